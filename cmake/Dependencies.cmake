@@ -1,0 +1,74 @@
+# Third-party packages. Debian's packages on CI and developer machines; on the GPU machine
+# LibTorch comes from the PyTorch wheel and Lua from Debian's .deb files unpacked beside the
+# build (ADVISOR_LUA_ROOT).
+find_package(nlohmann_json 3.9 REQUIRED)
+find_package(CLI11 REQUIRED)
+find_package(Threads REQUIRED)
+
+# ---- Lua 5.4 ----
+if(ADVISOR_LUA_ROOT)
+  set(_lua_multiarch ${ADVISOR_LUA_ROOT}/usr/include/x86_64-linux-gnu)
+  find_path(LUA54_INCLUDE_DIR lua.h PATHS ${ADVISOR_LUA_ROOT}/usr/include/lua5.4 NO_DEFAULT_PATH)
+  find_library(LUA54_LIBRARY NAMES liblua5.4.a
+               PATHS ${ADVISOR_LUA_ROOT}/usr/lib/x86_64-linux-gnu NO_DEFAULT_PATH)
+  set(LUA54_INCLUDE_DIRS ${LUA54_INCLUDE_DIR} ${_lua_multiarch})
+else()
+  find_path(LUA54_INCLUDE_DIR lua.h PATH_SUFFIXES lua5.4)
+  find_library(LUA54_LIBRARY NAMES lua5.4 lua54)
+  set(LUA54_INCLUDE_DIRS ${LUA54_INCLUDE_DIR})
+endif()
+if(NOT LUA54_INCLUDE_DIR OR NOT LUA54_LIBRARY)
+  message(FATAL_ERROR "Lua 5.4 not found: install liblua5.4-dev, or set ADVISOR_LUA_ROOT to a "
+                      "folder where its .deb was unpacked (scripts/gpu-check.sh does this)")
+endif()
+add_library(advisor::lua INTERFACE IMPORTED)
+target_include_directories(advisor::lua INTERFACE ${LUA54_INCLUDE_DIRS})
+target_link_libraries(advisor::lua INTERFACE ${LUA54_LIBRARY} ${CMAKE_DL_LIBS} m)
+
+# ---- CUPTI (headers for the record adapter; the library only for CUDA builds of LibTorch) ----
+find_package(CUDAToolkit QUIET)
+set(ADVISOR_CUPTI_HEADERS OFF)
+if(CUDAToolkit_FOUND)
+  find_path(ADVISOR_CUPTI_INCLUDE_DIR cupti_activity.h
+            PATHS ${CUDAToolkit_INCLUDE_DIRS} ${CUDAToolkit_TARGET_DIR}/extras/CUPTI/include)
+  if(ADVISOR_CUPTI_INCLUDE_DIR)
+    set(ADVISOR_CUPTI_HEADERS ON)
+  endif()
+endif()
+
+# ---- LibTorch ----
+if(ADVISOR_WITH_TORCH)
+  find_package(Torch REQUIRED)
+  # Debian's LibTorch and the PyTorch wheel both export TORCH_CXX_FLAGS (the C++ ABI setting).
+  string(REPLACE " " ";" _torch_flags "${TORCH_CXX_FLAGS}")
+  add_compile_options(${_torch_flags})
+  set(ADVISOR_TORCH_CUDA OFF)
+  if(TARGET torch_cuda OR TORCH_CUDA_LIBRARIES)
+    set(ADVISOR_TORCH_CUDA ON)
+  endif()
+  message(STATUS "advisor: LibTorch ${Torch_VERSION}, CUDA build: ${ADVISOR_TORCH_CUDA}")
+endif()
+message(STATUS "advisor: CUPTI headers: ${ADVISOR_CUPTI_HEADERS}")
+
+# ---- GoogleTest ----
+if(ADVISOR_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+
+# ---- A Python with torch, to export the bundled demo and the integration tests' models ----
+set(ADVISOR_PYTHON "" CACHE FILEPATH "Python interpreter with torch (default: found)")
+if(NOT ADVISOR_PYTHON)
+  foreach(candidate /usr/bin/python3 python3)
+    find_program(_python NAMES ${candidate} NO_CACHE)
+    if(_python)
+      execute_process(COMMAND ${_python} -c "import torch" RESULT_VARIABLE _no_torch
+                      OUTPUT_QUIET ERROR_QUIET)
+      if(_no_torch EQUAL 0)
+        set(ADVISOR_PYTHON ${_python} CACHE FILEPATH "Python interpreter with torch" FORCE)
+        break()
+      endif()
+    endif()
+    unset(_python)
+  endforeach()
+endif()
+message(STATUS "advisor: Python with torch: ${ADVISOR_PYTHON}")

@@ -1,0 +1,72 @@
+// Per-module and per-op cost of one window, from the placed ops. Costs are per step: the sum over
+// the window's steps divided by their count, so a module's inclusive cost is exactly the sum of
+// its own and its descendants' self costs.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/analysis/placement.h"
+#include "engine/timeline/timeline.h"
+
+namespace advisor {
+
+struct Cost {
+  double host_ms = 0;  // inclusive host time of top-level ops
+  double gpu_ms = 0;   // kernel and memcpy time launched by them (0 without a GPU probe)
+  Cost& operator+=(const Cost& other) {
+    host_ms += other.host_ms;
+    gpu_ms += other.gpu_ms;
+    return *this;
+  }
+};
+
+struct PhaseCosts {
+  Cost forward;
+  Cost backward;
+  Cost optimizer;
+  Cost& operator[](Phase phase);
+  const Cost& operator[](Phase phase) const;
+  PhaseCosts& operator+=(const PhaseCosts& other);
+};
+
+// One top-level op name inside one module and phase.
+struct OpCost {
+  std::string name;
+  std::string module;
+  Phase phase = Phase::kOutside;
+  double calls = 0;  // per step
+  Cost cost;
+};
+
+class WindowAttribution {
+ public:
+  // `gpu_ms_by_op`: device time each op launched itself (same order as timeline.ops), or empty.
+  WindowAttribution(const Timeline& timeline, const std::vector<OpPlacement>& placements,
+                    const std::vector<double>& gpu_ms_by_op);
+
+  int steps() const { return steps_; }
+  bool has_gpu() const { return has_gpu_; }
+  // The cost bisection ranks by: device time when a GPU probe ran, host time otherwise.
+  double Rank(const Cost& cost) const { return has_gpu_ ? cost.gpu_ms : cost.host_ms; }
+
+  // Modules seen in this window (instrumented and reached by some op).
+  std::vector<std::string> Modules() const;
+  // Own ops only, and own plus descendants'. "" is everything outside instrumented modules.
+  PhaseCosts Self(const std::string& path) const;
+  PhaseCosts Inclusive(const std::string& path) const;
+  PhaseCosts Step() const;  // the whole step, every op
+  // Top-level ops inside `path` and its descendants ("" for the whole step), hottest first.
+  std::vector<OpCost> TopOps(const std::string& path) const;
+
+ private:
+  int steps_ = 0;
+  bool has_gpu_ = false;
+  std::map<std::string, PhaseCosts> self_;
+  std::vector<OpCost> ops_;  // aggregated by (module, phase, name)
+};
+
+bool IsSameOrDescendant(const std::string& path, const std::string& ancestor);
+
+}  // namespace advisor

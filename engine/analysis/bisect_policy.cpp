@@ -1,0 +1,144 @@
+#include "engine/analysis/bisect_policy.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <optional>
+
+namespace advisor {
+namespace {
+
+std::string Format(const char* format, double a, double b = 0, double c = 0) {
+  char buffer[256];
+  std::snprintf(buffer, sizeof buffer, format, a, b, c);
+  return buffer;
+}
+
+std::string Relative(const std::string& path, const std::string& parent) {
+  return parent.empty() ? path : path.substr(parent.size() + 1);
+}
+
+// Children reached through a container (parent.blocks.3) form the group parent.blocks.
+std::string GroupOf(const std::string& path, const std::string& parent) {
+  const std::string relative = Relative(path, parent);
+  const std::size_t dot = relative.find('.');
+  if (dot == std::string::npos) return "";
+  return parent.empty() ? relative.substr(0, dot) : parent + "." + relative.substr(0, dot);
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+struct Anomaly {
+  const ChildCost* child = nullptr;
+  double excess = 0;
+  Phase phase = Phase::kOutside;
+  std::string reason;
+};
+
+std::optional<Anomaly> LargestAnomaly(const LevelInput& input) {
+  const double min_excess = kMinExcessShare * input.step_cost;
+  std::map<std::string, std::vector<double>> totals_by_type;
+  for (const ChildCost& child : input.children) totals_by_type[child.type].push_back(child.total());
+
+  std::optional<Anomaly> best;
+  auto consider = [&](Anomaly candidate) {
+    if (candidate.excess >= min_excess && (!best || candidate.excess > best->excess)) {
+      best = std::move(candidate);
+    }
+  };
+  for (const ChildCost& child : input.children) {
+    const double backward_excess = child.backward - kBackwardRatio * child.forward;
+    if (backward_excess > 0) {
+      consider({&child, backward_excess, Phase::kBackward,
+                Format("backward takes %.1fx its forward (expected at most %.0fx): %.3g ms/step "
+                       "beyond that",
+                       child.forward > 0 ? child.backward / child.forward : 0.0, kBackwardRatio,
+                       backward_excess)});
+    }
+    const std::vector<double>& same_type = totals_by_type[child.type];
+    if (same_type.size() >= 3) {
+      const double median = Median(same_type);
+      if (median > 0 && child.total() >= kOutlierFactor * median) {
+        const Phase phase = child.backward >= child.forward ? Phase::kBackward : Phase::kForward;
+        consider({&child, child.total() - median, phase,
+                  Format("%.1fx the median of its %.0f same-type siblings: %.3g ms/step beyond it",
+                         child.total() / median, static_cast<double>(same_type.size()),
+                         child.total() - median)});
+      }
+    }
+  }
+  return best;
+}
+
+std::vector<RankedCandidate> Rank(const LevelInput& input) {
+  std::map<std::string, RankedCandidate> rows;
+  for (const ChildCost& child : input.children) {
+    const std::string group = GroupOf(child.path, input.parent);
+    RankedCandidate& row = rows[group.empty() ? child.path : group];
+    row.path = group.empty() ? child.path : group;
+    row.forward += child.forward;
+    row.backward += child.backward;
+    if (!group.empty()) row.members.push_back(child.path);
+  }
+  std::vector<RankedCandidate> ranked;
+  for (auto& [path, row] : rows) {
+    // A "group" of one is just an instance reached through an attribute chain.
+    if (row.members.size() == 1) row.members.clear();
+    row.share = input.parent_cost > 0 ? (row.forward + row.backward) / input.parent_cost : 0;
+    ranked.push_back(std::move(row));
+  }
+  std::sort(ranked.begin(), ranked.end(), [](const RankedCandidate& a, const RankedCandidate& b) {
+    return a.forward + a.backward > b.forward + b.backward;
+  });
+  return ranked;
+}
+
+}  // namespace
+
+LevelDecision DecideLevel(const LevelInput& input) {
+  LevelDecision decision;
+  decision.candidates = Rank(input);
+  if (decision.candidates.empty()) {
+    decision.reason = "no instrumented child ran";
+    return decision;
+  }
+
+  if (std::optional<Anomaly> anomaly = LargestAnomaly(input)) {
+    const std::string group = GroupOf(anomaly->child->path, input.parent);
+    const bool in_group = std::any_of(
+        decision.candidates.begin(), decision.candidates.end(),
+        [&](const RankedCandidate& c) { return c.path == group && !c.members.empty(); });
+    decision.chosen = in_group ? group : anomaly->child->path;
+    decision.chosen_is_group = in_group;
+    decision.chosen_member = in_group ? anomaly->child->path : "";
+    decision.phase = anomaly->phase;
+    decision.reason = anomaly->child->path + ": " + anomaly->reason;
+    return decision;
+  }
+
+  const RankedCandidate& hottest = decision.candidates.front();
+  const double hottest_cost = hottest.forward + hottest.backward;
+  const double next_cost = decision.candidates.size() > 1
+                               ? decision.candidates[1].forward + decision.candidates[1].backward
+                               : 0.0;
+  if (hottest.share >= kMajority) {
+    decision.reason = Format("holds %.0f%% of the parent's time", 100 * hottest.share);
+  } else if (hottest_cost >= kStandoutFactor * next_cost && hottest.share >= kStandoutShare) {
+    decision.reason = Format("%.1fx the next child, %.0f%% of the parent's time",
+                             next_cost > 0 ? hottest_cost / next_cost : 0.0, 100 * hottest.share);
+  } else {
+    decision.reason =
+        Format("no child holds a clear majority (the hottest has %.0f%%) and none is anomalous",
+               100 * hottest.share);
+    return decision;
+  }
+  decision.chosen = hottest.path;
+  decision.chosen_is_group = !hottest.members.empty();
+  return decision;
+}
+
+}  // namespace advisor

@@ -1,0 +1,67 @@
+// Which child of the module under examination holds the avoidable time, decided from one
+// window's costs. Pure logic: the bisector (engine/torch) measures, this decides.
+//
+// A child is chosen, in this order, for:
+//   1. an anomaly, the largest excess over what its own measurements predict:
+//      - backward excess: backward cost beyond kBackwardRatio x its forward cost (a gather whose
+//        deterministic backward sorts, an embedding's scatter);
+//      - instance excess: cost beyond the median of the parent's other children of the same
+//        type (one slow block among identical blocks);
+//      either only when the excess is at least kMinExcessShare of the step;
+//   2. dominance: it holds at least kMajority of the parent's cost;
+//   3. standing out: at least kStandoutFactor x the next child and kStandoutShare of the parent.
+// Otherwise the descent stops at the parent.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/analysis/placement.h"
+
+namespace advisor {
+
+inline constexpr double kBackwardRatio = 3.0;
+inline constexpr double kMinExcessShare = 0.01;
+inline constexpr double kOutlierFactor = 1.5;
+inline constexpr double kMajority = 0.5;
+inline constexpr double kStandoutFactor = 2.0;
+inline constexpr double kStandoutShare = 0.25;
+
+// One instrumented child instance, with its ranked cost per step.
+struct ChildCost {
+  std::string path;  // full instance path, e.g. "blocks.3"
+  std::string type;  // TorchScript class, for same-type comparison
+  double forward = 0;
+  double backward = 0;
+  double total() const { return forward + backward; }
+};
+
+struct LevelInput {
+  std::string parent;      // "" for the root
+  double parent_cost = 0;  // the parent's inclusive forward + backward cost
+  double step_cost = 0;    // the whole step's cost, for the excess threshold
+  std::vector<ChildCost> children;
+};
+
+// A row of the level's table: a child instance, or a container group such as "blocks"
+// (blocks.0 .. blocks.11, called from the parent's own graph).
+struct RankedCandidate {
+  std::string path;
+  double forward = 0;
+  double backward = 0;
+  double share = 0;  // of the parent's cost
+  std::vector<std::string> members;  // group members; empty for an instance
+};
+
+struct LevelDecision {
+  std::vector<RankedCandidate> candidates;  // hottest first
+  std::string chosen;        // an instance path or a group path; "" when the descent stops
+  bool chosen_is_group = false;
+  std::string chosen_member; // when an anomaly picked an instance inside a group
+  Phase phase = Phase::kOutside;  // the phase the anomaly is in, where one decided
+  std::string reason;
+};
+
+LevelDecision DecideLevel(const LevelInput& input);
+
+}  // namespace advisor

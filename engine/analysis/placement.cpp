@@ -1,0 +1,142 @@
+#include "engine/analysis/placement.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace advisor {
+namespace {
+
+bool IsDescendant(const std::string& path, const std::string& ancestor) {
+  return path.size() > ancestor.size() && path.compare(0, ancestor.size(), ancestor) == 0 &&
+         path[ancestor.size()] == '.';
+}
+
+Phase PhaseAt(const StepSpan& step, TimeNs time) {
+  if (time < step.forward_end_ns) return Phase::kForward;
+  if (time < step.backward_end_ns) return Phase::kBackward;
+  return Phase::kOptimizer;
+}
+
+int StepAt(const std::vector<StepSpan>& steps, TimeNs time) {
+  // Steps are few and in order; the last one starting at or before `time` may contain it.
+  auto after = std::upper_bound(steps.begin(), steps.end(), time,
+                                [](TimeNs t, const StepSpan& s) { return t < s.start_ns; });
+  if (after == steps.begin()) return -1;
+  const StepSpan& step = *std::prev(after);
+  return time <= step.end_ns ? static_cast<int>(std::prev(after) - steps.begin()) : -1;
+}
+
+// One thread's module intervals, replayed in time order against its ops.
+class ThreadModules {
+ public:
+  explicit ThreadModules(std::set<std::string> paths_with_backward_end)
+      : paths_with_backward_end_(std::move(paths_with_backward_end)) {}
+
+  void Apply(const MarkerEvent& marker) {
+    switch (marker.kind) {
+      case MarkerKind::kForwardEnter:
+        stack_.push_back(marker.path);
+        break;
+      case MarkerKind::kForwardExit:
+        PopThrough(marker.path);
+        break;
+      case MarkerKind::kBackwardBegin:
+        // A module whose input gradient is never computed (its inputs need no gradient) sends no
+        // kBackwardEnd; its interval ends where another module's, not a descendant's, begins.
+        while (!stack_.empty() && !paths_with_backward_end_.count(stack_.back()) &&
+               !IsDescendant(marker.path, stack_.back())) {
+          stack_.pop_back();
+        }
+        stack_.push_back(marker.path);
+        break;
+      case MarkerKind::kBackwardEnd:
+        PopThrough(marker.path);
+        break;
+    }
+  }
+
+  void ClosePhase() { stack_.clear(); }
+  const std::string& Innermost() const { return stack_.empty() ? kNone : stack_.back(); }
+
+ private:
+  void PopThrough(const std::string& path) {
+    auto it = std::find(stack_.rbegin(), stack_.rend(), path);
+    if (it == stack_.rend()) return;  // its opening marker fell outside the window
+    stack_.erase(std::prev(it.base()), stack_.end());
+  }
+
+  static inline const std::string kNone;
+  std::set<std::string> paths_with_backward_end_;
+  std::vector<std::string> stack_;
+};
+
+}  // namespace
+
+const char* PhaseName(Phase phase) {
+  switch (phase) {
+    case Phase::kForward: return "forward";
+    case Phase::kBackward: return "backward";
+    case Phase::kOptimizer: return "optimizer";
+    case Phase::kOutside: return "outside";
+  }
+  return "outside";
+}
+
+std::vector<OpPlacement> PlaceOps(const Timeline& timeline) {
+  std::vector<OpPlacement> placements(timeline.ops.size());
+
+  std::set<std::string> paths_with_backward_end;
+  for (const MarkerEvent& marker : timeline.markers) {
+    if (marker.kind == MarkerKind::kBackwardEnd) paths_with_backward_end.insert(marker.path);
+  }
+
+  // Per thread: markers and op starts merged in time order (a marker before an op at a tie).
+  struct Item {
+    TimeNs time;
+    int order;  // 0 marker, 1 op
+    std::size_t index;
+  };
+  std::map<ThreadId, std::vector<Item>> by_thread;
+  for (std::size_t i = 0; i < timeline.markers.size(); ++i) {
+    by_thread[timeline.markers[i].thread].push_back({timeline.markers[i].time_ns, 0, i});
+  }
+  for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
+    by_thread[timeline.ops[i].thread].push_back({timeline.ops[i].start_ns, 1, i});
+  }
+
+  for (auto& [thread, items] : by_thread) {
+    std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+      return a.time != b.time ? a.time < b.time : a.order < b.order;
+    });
+    ThreadModules modules(paths_with_backward_end);
+    std::pair<int, Phase> current_phase{-2, Phase::kOutside};
+    std::vector<std::size_t> open_ops;  // enclosing ops, outermost first
+    for (const Item& item : items) {
+      const int step = StepAt(timeline.steps, item.time);
+      const Phase phase = step < 0 ? Phase::kOutside : PhaseAt(timeline.steps[step], item.time);
+      if (std::make_pair(step, phase) != current_phase) {
+        modules.ClosePhase();  // module intervals never span a phase boundary
+        current_phase = {step, phase};
+      }
+      if (item.order == 0) {
+        modules.Apply(timeline.markers[item.index]);
+        continue;
+      }
+      const OpEvent& op = timeline.ops[item.index];
+      while (!open_ops.empty() && timeline.ops[open_ops.back()].end_ns <= op.start_ns) {
+        open_ops.pop_back();
+      }
+      OpPlacement& placement = placements[item.index];
+      placement.step = step;
+      placement.phase = phase;
+      placement.module = modules.Innermost();
+      placement.top_level = open_ops.empty() ? static_cast<int>(item.index)
+                                             : static_cast<int>(open_ops.front());
+      open_ops.push_back(item.index);
+    }
+  }
+  return placements;
+}
+
+}  // namespace advisor

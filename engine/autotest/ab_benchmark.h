@@ -1,0 +1,57 @@
+// The A/B benchmark of one candidate: baseline (A) and candidate (B) each in a fresh worker
+// process, interleaved A B A B ... so that slow drift (clocks, thermals, other tenants) hits both
+// sides alike. A crash, hang or malformed result of either side ends the benchmark as "failed"
+// with the reason; it never ends advisor.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "engine/autotest/candidate.h"
+#include "engine/autotest/worker_command.h"
+#include "engine/report/report.h"
+
+namespace advisor {
+
+// FixResult::status values.
+namespace fix_status {
+inline constexpr char kVerified[] = "verified";   // works, measurably faster
+inline constexpr char kNoChange[] = "no-change";  // works, but the difference is inside the noise
+inline constexpr char kRejected[] = "rejected";  // numerics outside tolerance, or measurably slower
+inline constexpr char kFailed[] = "failed";      // a worker crashed, hung or wrote a bad result
+inline constexpr char kSkipped[] = "skipped";    // not tried: not implemented or not applicable
+}  // namespace fix_status
+
+struct AbSettings {
+  int rounds = 5;  // A B pairs; the speedup's spread comes from the per-round ratios
+  // Per worker process, model load and warm-up included.
+  std::chrono::milliseconds worker_timeout{std::chrono::minutes(10)};
+  // A speedup within this fraction of 1.0 is reported as "no measurable change".
+  double noise_threshold = 0.02;
+  std::size_t stderr_tail_bytes = 2000;  // of a failed worker, quoted in FixResult::detail
+};
+
+// What one benchmark measured, with the numbers FixResult has no field for (yet).
+struct AbResult {
+  FixResult fix;
+  std::optional<double> baseline_samples_per_s;
+  std::optional<double> candidate_samples_per_s;
+  std::optional<double> baseline_peak_memory_mb;  // fix.peak_memory_mb is the candidate's
+};
+
+// The FixResult fields a candidate determines before anything runs.
+FixResult NewFixResult(const CandidateSpec& candidate);
+
+// Runs settings.rounds rounds of baseline then candidate, writing result files into
+// `scratch_dir`, and prints one progress line per process on `progress`. The status is
+// "verified", "no-change", "rejected" (measurably slower), "failed", or "skipped" when the worker
+// reports the candidate does not apply (or a rewrite changed no site); numerics are the caller's
+// (RunAutotest).
+AbResult RunAbBenchmark(const CandidateSpec& candidate, const WorkerCommandBuilder& build_command,
+                        const AbSettings& settings, const std::string& scratch_dir,
+                        std::ostream& progress);
+
+}  // namespace advisor

@@ -1,0 +1,44 @@
+// The arithmetic of an A/B benchmark, kept apart from the processes so that it can be checked on
+// controlled numbers.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/report/report.h"
+
+namespace advisor {
+
+// One round: the measured steps of one baseline process and of the candidate process after it.
+struct AbRound {
+  std::vector<double> baseline_ms;
+  std::vector<double> candidate_ms;
+};
+
+struct AbMeasurement {
+  BenchStats baseline;  // over all measured steps of all rounds
+  BenchStats candidate;
+  double baseline_samples_per_s = 0;  // samples per step / median step time
+  double candidate_samples_per_s = 0;
+  double speedup = 0;       // candidate throughput / baseline throughput
+  double speedup_low = 0;   // smallest of the per-round ratios
+  double speedup_high = 0;  // largest of the per-round ratios
+};
+
+// The middle value; the mean of the two middle values for an even count. 0 for none.
+double Median(std::vector<double> values);
+
+BenchStats SummarizeSteps(const std::vector<double>& step_ms);
+
+// Speedup is a ratio of throughputs, so that a recipe that changes the batch size is compared per
+// sample; with equal samples per step it is baseline median / candidate median. Each round's
+// ratio uses that round's medians. Needs at least one round with steps on both sides.
+AbMeasurement MeasureAb(const std::vector<AbRound>& rounds, int baseline_samples_per_step,
+                        int candidate_samples_per_step);
+
+// Why the benchmark cannot tell the candidate from the baseline: the per-round ratios lie on both
+// sides of 1.0, or the speedup is within `noise_threshold` of 1.0 (0.02 means 2 %). "" when the
+// difference is measurable.
+std::string WhyNoMeasurableChange(const AbMeasurement& measurement, double noise_threshold);
+
+}  // namespace advisor

@@ -1,0 +1,141 @@
+#include "engine/autotest/autotest.h"
+
+#include <stdlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+
+#include "engine/autotest/applicability.h"
+
+namespace advisor {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A private folder for the workers' result files, removed with everything in it.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string pattern = (fs::temp_directory_path() / "advisor-autotest-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) {
+      throw std::runtime_error("autotest: cannot create a folder for worker results in " +
+                               fs::temp_directory_path().string() + ": " + std::strerror(errno));
+    }
+    path_ = pattern;
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+AbResult Skipped(FixResult fix, const std::string& reason, std::ostream& progress) {
+  fix.status = fix_status::kSkipped;
+  fix.detail = reason;
+  progress << "[autotest] " << fix.recipe << ": skipped: " << reason << "\n";
+  return AbResult{fix, {}, {}, {}};
+}
+
+// Numerics first: a candidate that computes something else is rejected without spending a
+// benchmark on it.
+AbResult TryCandidate(const CandidateSpec& candidate, const AutotestPlan& plan,
+                      const std::string& scratch_dir, std::ostream& progress) {
+  const std::string label = "[autotest] " + candidate.id + ": ";
+  std::optional<Numerics> numerics;
+  if (candidate.preserves_semantics && plan.check_numerics) {
+    const NumericsVerdict verdict = plan.check_numerics(candidate);
+    if (verdict.outcome != NumericsVerdict::Outcome::kWithinTolerance) {
+      AbResult ab{NewFixResult(candidate), {}, {}, {}};
+      const bool exceeded = verdict.outcome == NumericsVerdict::Outcome::kExceeded;
+      ab.fix.status = exceeded ? fix_status::kRejected : fix_status::kFailed;
+      if (exceeded) ab.fix.numerics = verdict.numerics;
+      ab.fix.detail =
+          (exceeded ? "numerics outside tolerance: " : "numerics check failed: ") + verdict.detail;
+      progress << label << ab.fix.status << ": " << ab.fix.detail << "\n";
+      return ab;
+    }
+    numerics = verdict.numerics;
+    progress << label << "numerics within tolerance\n";
+  }
+  AbResult ab =
+      RunAbBenchmark(candidate, plan.worker_command, plan.settings, scratch_dir, progress);
+  ab.fix.numerics = numerics;
+  if (candidate.preserves_semantics && !plan.check_numerics) {
+    ab.fix.detail += std::string(ab.fix.detail.empty() ? "" : "; ") + "numerics not checked";
+  }
+  return ab;
+}
+
+}  // namespace
+
+std::vector<std::string> RecipeIdsFromFindings(const std::vector<Finding>& findings) {
+  std::vector<std::string> ids;
+  for (const Finding& finding : findings) {
+    if (!finding.recipe.empty() && std::find(ids.begin(), ids.end(), finding.recipe) == ids.end()) {
+      ids.push_back(finding.recipe);
+    }
+  }
+  return ids;
+}
+
+std::vector<const Recipe*> ChooseCombination(const std::vector<AbResult>& singles,
+                                             const std::vector<Recipe>& recipes) {
+  std::vector<const AbResult*> helped;
+  for (const AbResult& single : singles) {
+    if (single.fix.status == fix_status::kVerified && FindRecipe(recipes, single.fix.recipe)) {
+      helped.push_back(&single);
+    }
+  }
+  std::stable_sort(helped.begin(), helped.end(), [](const AbResult* a, const AbResult* b) {
+    return a->fix.speedup > b->fix.speedup;
+  });
+  std::vector<const Recipe*> chosen;
+  for (const AbResult* single : helped) {
+    chosen.push_back(FindRecipe(recipes, single->fix.recipe));
+    if (!FindConflict(chosen).empty()) chosen.pop_back();
+  }
+  if (chosen.size() < 2) chosen.clear();
+  return chosen;
+}
+
+std::vector<AbResult> RunAutotest(const AutotestPlan& plan, std::ostream& progress) {
+  const ScratchDir scratch;
+  std::vector<AbResult> results;
+  for (const std::string& id : plan.recipe_ids) {
+    const Recipe* recipe = FindRecipe(plan.recipes, id);
+    if (!recipe) {
+      FixResult fix;
+      fix.recipe = id;
+      results.push_back(Skipped(
+          fix, "not applicable: no recipe \"" + id + "\" was loaded from recipes/", progress));
+      continue;
+    }
+    const CandidateSpec candidate = CombineRecipes({recipe});
+    const std::string reason = WhyNotApplicable(*recipe, plan.device, plan.torch_version);
+    if (!reason.empty()) {
+      results.push_back(Skipped(NewFixResult(candidate), reason, progress));
+      continue;
+    }
+    results.push_back(TryCandidate(candidate, plan, scratch.path(), progress));
+  }
+
+  const std::vector<const Recipe*> combination = ChooseCombination(results, plan.recipes);
+  if (!combination.empty()) {
+    const CandidateSpec candidate = CombineRecipes(combination);
+    progress << "[autotest] combining " << candidate.id << "\n";
+    results.push_back(TryCandidate(candidate, plan, scratch.path(), progress));
+  }
+  return results;
+}
+
+}  // namespace advisor

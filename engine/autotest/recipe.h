@@ -1,0 +1,118 @@
+// A recipe is one fix the autotester can try: a knob (a change to the workload or its environment)
+// or a graph rewrite. Recipes live in recipes/<id>.json (format in docs/recipes.md); they are user
+// input, so the loader validates every field and names the file and the problem in one line.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace advisor {
+
+enum class RecipeKind { kKnob, kRewrite };
+
+// "planned" recipes are documented but the worker cannot apply them yet: the autotester skips them
+// with a "not implemented" reason instead of measuring something else under their name.
+enum class RecipeStatus { kReady, kPlanned };
+
+// How the numerics check compares candidate and baseline. Ordered from strictest to loosest, so a
+// combination takes the largest of its members'.
+enum class ToleranceClass {
+  kReordering,  // same arithmetic, possibly in another order (other kernels, fused ops)
+  kTf32,        // float32 matmul/conv inputs rounded to TF32 (10-bit mantissa)
+  kUnchecked,   // the recipe changes what is computed; no comparison is meaningful
+};
+
+// A thread or worker count: a positive number, or one per physical core of the machine that runs
+// the worker (only the worker knows that machine).
+struct ThreadCount {
+  static constexpr int kOnePerPhysicalCore = 0;
+  int count = kOnePerPhysicalCore;
+  bool operator==(const ThreadCount& other) const { return count == other.count; }
+};
+
+// Changes a knob recipe makes to the workload inside the worker. Unset fields keep the workload's
+// own setting. JSON names are the field names.
+struct RecipeOverrides {
+  std::optional<bool> deterministic;              // torch deterministic algorithms on/off
+  std::optional<int> batch_scale;                 // multiplies the batch dimension (>= 2)
+  std::optional<std::string> autocast_dtype;      // "bfloat16": autocast forward and loss
+  std::optional<bool> allow_tf32;                 // TF32 in float32 matmuls and cuDNN convolutions
+  std::optional<bool> cudnn_benchmark;            // cuDNN autotuner picks convolution algorithms
+  std::optional<bool> channels_last;              // model and 4-D inputs in channels-last layout
+  std::optional<bool> cuda_graphs;                // capture the whole step once, replay it
+  std::optional<bool> fused_optimizer;            // one fused kernel for the optimizer step
+  std::optional<bool> pin_memory;                 // inputs staged in pinned host memory
+  std::optional<ThreadCount> dataloader_workers;  // host-side input stage in parallel workers
+  std::optional<ThreadCount> intra_op_threads;    // ATen intra-op parallelism on CPU
+};
+
+// Calls visit(json_name, member) for every override field, `member` being a pointer to the
+// RecipeOverrides member, so that the parser and the merge of a combination walk one list.
+template <class Visit>
+void ForEachOverrideField(Visit&& visit) {
+  visit("deterministic", &RecipeOverrides::deterministic);
+  visit("batch_scale", &RecipeOverrides::batch_scale);
+  visit("autocast_dtype", &RecipeOverrides::autocast_dtype);
+  visit("allow_tf32", &RecipeOverrides::allow_tf32);
+  visit("cudnn_benchmark", &RecipeOverrides::cudnn_benchmark);
+  visit("channels_last", &RecipeOverrides::channels_last);
+  visit("cuda_graphs", &RecipeOverrides::cuda_graphs);
+  visit("fused_optimizer", &RecipeOverrides::fused_optimizer);
+  visit("pin_memory", &RecipeOverrides::pin_memory);
+  visit("dataloader_workers", &RecipeOverrides::dataloader_workers);
+  visit("intra_op_threads", &RecipeOverrides::intra_op_threads);
+}
+
+struct Recipe {
+  std::string id;  // equals the file name without .json
+  std::string title;
+  std::string description;
+  RecipeKind kind = RecipeKind::kKnob;
+  RecipeStatus status = RecipeStatus::kReady;
+  bool preserves_semantics = false;
+  ToleranceClass tolerance = ToleranceClass::kUnchecked;
+  std::vector<std::string> devices;         // "cpu", "cuda"
+  std::map<std::string, std::string> env;   // set in the worker's environment before it starts
+  RecipeOverrides overrides;                // knobs only
+  std::string rewrite;                      // rewrites only: a built-in rewrite (kBuiltinRewrites)
+  std::string min_torch_version;            // "" when any LibTorch will do
+  std::vector<std::string> conflicts_with;  // recipe ids never combined with this one
+  std::string source;                       // where it was read from, for messages
+};
+
+// The graph rewrites the worker implements; a rewrite recipe must name one of them.
+inline const std::vector<std::string>& BuiltinRewrites() {
+  static const std::vector<std::string> rewrites = {"gather-to-index", "sdpa-attention"};
+  return rewrites;
+}
+
+// A recipe that cannot be used. what() is one line: "<source>: <field>: <problem>".
+class RecipeError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Parses one recipe; `source` names it in errors. Throws RecipeError.
+Recipe ParseRecipe(const std::string& json_text, const std::string& source);
+
+// Reads recipes/<id>.json; the id inside must equal the file name. Throws RecipeError.
+Recipe LoadRecipe(const std::string& path);
+
+struct RecipeSet {
+  std::vector<Recipe> recipes;      // sorted by id
+  std::vector<std::string> errors;  // one line per file that was left out
+};
+
+// Loads every *.json in `dir`. A bad file, or one whose conflicts_with names a recipe that does
+// not exist, is left out with an error; the others still load.
+RecipeSet LoadRecipeDir(const std::string& dir);
+
+const Recipe* FindRecipe(const std::vector<Recipe>& recipes, const std::string& id);
+
+const char* RecipeKindName(RecipeKind kind);               // "knob", "rewrite"
+const char* ToleranceClassName(ToleranceClass tolerance);  // "reordering", "tf32", "unchecked"
+
+}  // namespace advisor

@@ -1,0 +1,120 @@
+#include "engine/cli/bisect_command.h"
+
+#include <iostream>
+#include <sstream>
+
+#include "engine/facts/facts.h"
+#include "engine/report/html_writer.h"
+#include "engine/report/json_writer.h"
+#include "engine/report/markdown_writer.h"
+#include "engine/report/report_dir.h"
+#include "engine/rules/rule_runner.h"
+#include "engine/rules/rule_set.h"
+#include "engine/trace/chrome_trace.h"
+#include "engine/util/data_dir.h"
+
+namespace advisor {
+namespace {
+
+std::string DefaultModel() {
+  const std::string demo_dir = FindDataDir("demo");
+  return demo_dir.empty() ? "" : demo_dir + "/demo.pt";
+}
+
+void PrintSummary(const BisectReport& report, const std::string& out_dir) {
+  std::ostringstream line;
+  if (report.hotspot) {
+    const Hotspot& hot = *report.hotspot;
+    line << "hot spot: " << hot.path << " -> " << hot.op << " (" << hot.phase << ", "
+         << hot.ms << " ms/step, " << static_cast<int>(hot.share * 100 + 0.5) << "% of the step)";
+    if (hot.source) line << " at " << hot.source->file << ":" << hot.source->line;
+  } else {
+    line << "no module stands out: see the bisection table";
+  }
+  std::cout << line.str() << "\n";
+  for (const Finding& finding : report.findings) {
+    std::cout << "finding [" << SeverityName(finding.severity) << "] " << finding.rule << ": "
+              << finding.message << "\n";
+  }
+  std::cout << "report: " << out_dir << "/report.md (also report.json, report.html, trace.json)\n";
+}
+
+}  // namespace
+
+void AddBisectCommand(CLI::App& app, BisectCommandOptions& options) {
+  CLI::App* command = app.add_subcommand(
+      "bisect", "Localise the hot spot of a TorchScript training workload, level by level");
+  command->add_option("model", options.bisect.model_path,
+                      "model.pt with advisor/workload.json inside (default: the bundled demo)");
+  command->add_option("--out", options.out_dir, "report directory")->capture_default_str();
+  command->add_option("--device", options.device, "cpu or cuda (default: the workload's)");
+  command->add_option("--batch-size", options.batch_size, "override the workload's batch size");
+  auto* deterministic = command->add_flag("--deterministic", options.deterministic,
+                                          "use deterministic algorithms");
+  command->add_flag("--no-deterministic", options.nondeterministic,
+                    "do not use deterministic algorithms")
+      ->excludes(deterministic);
+  command->add_option("--warmup", options.bisect.warmup_steps, "discarded steps per window")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  command->add_option("--steps", options.bisect.window_steps, "profiled steps per window")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  command->add_option("--max-depth", options.bisect.max_depth, "deepest level to examine")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
+  command->add_flag("--jit-optimize", options.bisect.jit_optimize,
+                    "let the TorchScript executor fuse and specialise (default off: eager-like "
+                    "execution, as the model runs in Python; docs/bisect.md)");
+  command->add_option("--rules", options.rule_dirs, "add the rules in DIR (repeatable)");
+  command->add_flag("-q,--quiet", options.quiet, "no progress on stderr");
+}
+
+int RunBisectCommand(BisectCommandOptions& options) {
+  if (options.bisect.model_path.empty()) {
+    options.bisect.model_path = DefaultModel();
+    if (options.bisect.model_path.empty()) {
+      std::cerr << "advisor: no model given and the bundled demo is not built "
+                   "(cmake --build build --target demo_model)\n";
+      return 2;
+    }
+  }
+  WorkloadOverrides& overrides = options.bisect.overrides;
+  if (!options.device.empty()) overrides.device = options.device;
+  if (options.batch_size != 0) overrides.batch_size = options.batch_size;
+  if (options.deterministic) overrides.deterministic = true;
+  if (options.nondeterministic) overrides.deterministic = false;
+
+  // Everything that can be checked before minutes of profiling is checked first.
+  PrepareReportDir(options.out_dir);
+  std::vector<RuleDiagnostic> rule_errors;
+  std::vector<std::string> rule_sources{FindDataDir("rules")};
+  if (rule_sources.front().empty()) {
+    throw std::runtime_error("the built-in rules are missing beside the advisor binary "
+                             "(set ADVISOR_RULES_DIR)");
+  }
+  rule_sources.insert(rule_sources.end(), options.rule_dirs.begin(), options.rule_dirs.end());
+  const RuleSet rules = RuleSet::Load(rule_sources, rule_errors);
+  if (!rule_errors.empty()) throw std::runtime_error(rule_errors.front().ToString());
+
+  const Progress progress = [&](const std::string& line) {
+    if (!options.quiet) std::cerr << "[advisor] " << line << std::endl;
+  };
+  BisectOutcome outcome = RunBisect(options.bisect, progress);
+  BisectReport& report = outcome.report;
+
+  RuleRun rule_run = RunRules(rules, BuildFacts(report, ReadRunEnvironment()));
+  report.findings = std::move(rule_run.findings);
+  for (std::string& error : rule_run.errors) report.data_quality.push_back(std::move(error));
+
+  std::ostringstream trace;
+  WriteChromeTrace(outcome.window, outcome.placements, trace);
+  WriteReportDir(options.out_dir, {{"report.md", ReportToMarkdown(report)},
+                                   {"report.html", ReportToHtml(report)},
+                                   {"trace.json", trace.str()},
+                                   {"report.json", ReportToJsonText(report)}});
+  PrintSummary(report, options.out_dir);
+  return 0;
+}
+
+}  // namespace advisor

@@ -1,0 +1,27 @@
+// `advisor bisect`: options, the run, and the report directory.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "engine/torch/bisector.h"
+
+namespace advisor {
+
+struct BisectCommandOptions {
+  BisectOptions bisect;
+  std::string out_dir = "advisor-report";
+  std::vector<std::string> rule_dirs;
+  std::string device;             // "" keeps the workload's
+  long long batch_size = 0;       // 0 keeps the workload's
+  bool deterministic = false;
+  bool nondeterministic = false;
+  bool quiet = false;
+};
+
+void AddBisectCommand(CLI::App& app, BisectCommandOptions& options);
+int RunBisectCommand(BisectCommandOptions& options);
+
+}  // namespace advisor

@@ -1,0 +1,42 @@
+// advisor: finds why a PyTorch training step is slow and proves what fixes it.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "engine/cli/bisect_command.h"
+#include "engine/rules/rules_commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"advisor: finds why a PyTorch training step is slow and proves what fixes it"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "advisor 0.1.0");
+
+  advisor::BisectCommandOptions bisect;
+  advisor::AddBisectCommand(app, bisect);
+
+  CLI::App* rules = app.add_subcommand("rules", "List or validate rules")->require_subcommand(1);
+  std::vector<std::string> list_dirs;
+  bool list_json = false;
+  CLI::App* rules_list = rules->add_subcommand("list", "List built-in and user rules");
+  rules_list->add_flag("--json", list_json, "machine-readable output");
+  rules_list->add_option("--rules", list_dirs, "add the rules in DIR (repeatable)");
+  std::string check_path;
+  CLI::App* rules_check = rules->add_subcommand("check", "Validate a rule file or directory");
+  rules_check->add_option("path", check_path, "a .lua file or a directory of them")->required();
+
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    if (app.got_subcommand("bisect")) return advisor::RunBisectCommand(bisect);
+    if (rules_list->parsed()) {
+      return advisor::RulesListCommand(list_dirs, list_json, std::cout, std::cerr);
+    }
+    if (rules_check->parsed()) return advisor::RulesCheckCommand(check_path, std::cout, std::cerr);
+  } catch (const std::exception& error) {
+    // Every error advisor expects is one line; LibTorch's may not be, so keep the first.
+    const std::string message = error.what();
+    std::cerr << "advisor: " << message.substr(0, message.find('\n')) << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,199 @@
+#include "engine/facts/facts.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
+#include <set>
+
+#include "engine/facts/allocator_settings.h"
+
+namespace advisor {
+namespace {
+
+using nlohmann::json;
+
+// Sets `key` only when the value was measured: unmeasured facts are absent, never zero.
+template <typename T>
+void PutIf(json& object, const char* key, const std::optional<T>& value) {
+  if (value) object[key] = *value;
+}
+
+std::optional<std::string> NonEmpty(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  return text;
+}
+
+// `ms` as a fraction of the step; unknown when the step time is.
+std::optional<double> ShareOfStep(double ms, double step_ms) {
+  if (step_ms <= 0) return std::nullopt;
+  return ms / step_ms;
+}
+
+json RunFacts(const RunInfo& run, const RunEnvironment& environment) {
+  json facts = {
+      {"model", run.model},
+      {"device", run.device},
+      {"device_name", run.device_name},
+      {"torch_version", run.torch_version},
+      {"deterministic", run.deterministic},
+      {"warmup_steps", run.warmup_steps},
+      {"window_steps", run.window_steps},
+      {"allocator", AllocatorFacts(environment.cuda_alloc_conf)},
+  };
+  PutIf(facts, "batch_size", run.batch_size > 0 ? std::optional<int>(run.batch_size) : std::nullopt);
+  PutIf(facts, "dtype", NonEmpty(run.dtype));
+  return facts;
+}
+
+json StepFacts(const StepBreakdown& step) {
+  json facts = {
+      {"median_ms", step.median_ms},     {"min_ms", step.min_ms},
+      {"max_ms", step.max_ms},           {"forward_ms", step.forward_ms},
+      {"backward_ms", step.backward_ms}, {"optimizer_ms", step.optimizer_ms},
+  };
+  PutIf(facts, "forward_share", ShareOfStep(step.forward_ms, step.median_ms));
+  PutIf(facts, "backward_share", ShareOfStep(step.backward_ms, step.median_ms));
+  PutIf(facts, "optimizer_share", ShareOfStep(step.optimizer_ms, step.median_ms));
+  PutIf(facts, "spread", ShareOfStep(step.max_ms - step.min_ms, step.median_ms));
+  return facts;
+}
+
+json OpFacts(const OpTime& op, double step_ms, bool gpu_measured) {
+  json facts = {{"name", op.name}, {"phase", op.phase}, {"calls", op.calls}, {"ms", op.ms}};
+  PutIf(facts, "share", ShareOfStep(op.ms, step_ms));
+  PutIf(facts, "gpu_ms", gpu_measured ? std::optional<double>(op.gpu_ms) : std::nullopt);
+  return facts;
+}
+
+json HotspotFacts(const Hotspot& hotspot, double step_ms, bool gpu_measured) {
+  json ops = json::array();
+  for (const OpTime& op : hotspot.top_ops) {
+    json op_facts = OpFacts(op, step_ms, gpu_measured);
+    op_facts["path"] = hotspot.path;
+    ops.push_back(std::move(op_facts));
+  }
+  json facts = {{"path", hotspot.path}, {"phase", hotspot.phase}, {"op", hotspot.op},
+                {"ms", hotspot.ms},     {"share", hotspot.share}, {"ops", std::move(ops)}};
+  PutIf(facts, "forward_op", NonEmpty(hotspot.forward_op));
+  if (hotspot.source) {
+    facts["source"] = {{"file", hotspot.source->file},
+                       {"line", hotspot.source->line},
+                       {"text", hotspot.source->text}};
+  }
+  return facts;
+}
+
+json ModuleFacts(const ModuleStats& module, double step_ms, bool gpu_measured) {
+  const std::set<std::string> kinds(module.op_types.begin(), module.op_types.end());
+  json has_op = json::object();
+  for (const std::string& kind : kinds) has_op[kind] = true;
+  json facts = {{"path", module.path},         {"type", module.type},
+                {"measured", module.measured}, {"parameters", module.parameters},
+                {"op_types", kinds},           {"has_op", std::move(has_op)}};
+  if (module.measured) {
+    const double ms = module.forward_ms + module.backward_ms;
+    facts["forward_ms"] = module.forward_ms;
+    facts["backward_ms"] = module.backward_ms;
+    facts["ms"] = ms;
+    PutIf(facts, "share", ShareOfStep(ms, step_ms));
+    PutIf(facts, "gpu_ms", gpu_measured ? std::optional<double>(module.gpu_ms) : std::nullopt);
+  }
+  return facts;
+}
+
+json GpuFacts(const GpuSummary& gpu, double step_ms) {
+  json facts = {
+      {"busy_fraction", gpu.busy_fraction},
+      {"idle_ms", (1 - gpu.busy_fraction) * step_ms},
+      {"kernel_ms", gpu.kernel_ms},
+      {"memcpy_ms", gpu.memcpy_ms},
+      {"largest_idle_gap_ms", gpu.largest_idle_gap_ms},
+      {"kernels_per_step", gpu.kernels_per_step},
+      {"tiny_kernel_share", gpu.tiny_kernel_share},
+      {"median_kernel_us", gpu.median_kernel_us},
+  };
+  PutIf(facts, "achieved_occupancy", gpu.achieved_occupancy);
+  PutIf(facts, "sm_efficiency", gpu.sm_efficiency);
+  return facts;
+}
+
+json SyncFacts(const std::vector<SyncSite>& syncs, double step_ms) {
+  json facts = json::array();
+  for (const SyncSite& sync : syncs) {
+    json site = {{"kind", sync.kind},   {"path", sync.path},
+                 {"op", sync.op},       {"phase", sync.phase},
+                 {"count_per_step", sync.count_per_step}, {"wait_ms", sync.wait_ms}};
+    PutIf(site, "share", ShareOfStep(sync.wait_ms, step_ms));
+    facts.push_back(std::move(site));
+  }
+  return facts;
+}
+
+json CopyFacts(const std::vector<CopySite>& copies, double step_ms) {
+  json facts = json::array();
+  for (const CopySite& copy : copies) {
+    json site = {{"path", copy.path},
+                 {"op", copy.op},
+                 {"phase", copy.phase},
+                 {"count_per_step", copy.count_per_step},
+                 {"mb_per_step", copy.bytes_per_step / (1024.0 * 1024.0)},
+                 {"ms", copy.ms},
+                 {"pageable", copy.pageable}};
+    PutIf(site, "share", ShareOfStep(copy.ms, step_ms));
+    facts.push_back(std::move(site));
+  }
+  return facts;
+}
+
+json MemoryFacts(const MemoryStats& memory) {
+  json facts = {
+      {"peak_allocated_mb", memory.peak_allocated_mb},
+      {"peak_reserved_mb", memory.peak_reserved_mb},
+      {"device_total_mb", memory.device_total_mb},
+      {"alloc_retries", memory.alloc_retries},
+      {"device_allocs", memory.num_device_allocs},
+  };
+  PutIf(facts, "peak_reserved_share", ShareOfStep(memory.peak_reserved_mb, memory.device_total_mb));
+  PutIf(facts, "peak_allocated_share",
+        ShareOfStep(memory.peak_allocated_mb, memory.device_total_mb));
+  return facts;
+}
+
+}  // namespace
+
+RunEnvironment ReadRunEnvironment() {
+  RunEnvironment environment;
+  if (const char* conf = std::getenv("PYTORCH_CUDA_ALLOC_CONF")) environment.cuda_alloc_conf = conf;
+  return environment;
+}
+
+json BuildFacts(const BisectReport& report, const RunEnvironment& environment) {
+  const double step_ms = report.step.median_ms;
+  // The GPU probe measured this run: per-op and per-module GPU times, syncs and copies exist
+  // (possibly as empty lists) only then.
+  const bool gpu_measured = report.gpu.has_value();
+
+  json modules = json::object();
+  for (const ModuleStats& module : report.modules) {
+    modules[module.path] = ModuleFacts(module, step_ms, gpu_measured);
+  }
+  json ops = json::array();
+  for (const OpTime& op : report.ops) ops.push_back(OpFacts(op, step_ms, gpu_measured));
+
+  json facts = {
+      {"run", RunFacts(report.run, environment)},
+      {"step", StepFacts(report.step)},
+      {"modules", std::move(modules)},
+      {"ops", std::move(ops)},
+  };
+  if (report.hotspot) facts["hotspot"] = HotspotFacts(*report.hotspot, step_ms, gpu_measured);
+  if (gpu_measured) {
+    facts["gpu"] = GpuFacts(*report.gpu, step_ms);
+    facts["syncs"] = SyncFacts(report.syncs, step_ms);
+    facts["copies"] = CopyFacts(report.copies, step_ms);
+  }
+  if (report.memory) facts["memory"] = MemoryFacts(*report.memory);
+  return facts;
+}
+
+}  // namespace advisor

@@ -1,0 +1,27 @@
+// The facts table: what one run measured, as one plain JSON object that rules read as `facts`
+// (read-only), that the report embeds, and that docs/facts.md documents field by field.
+//
+// Conventions: times in ms per training step, shares as fractions 0..1 of the step's median
+// time, memory in MB. A fact that was not measured is absent (nil in Lua), never zero.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/report/report.h"
+
+namespace advisor {
+
+// What the run's process environment said, as far as facts need it. The caller reads it (see
+// ReadRunEnvironment) so that BuildFacts stays a pure function of its inputs.
+struct RunEnvironment {
+  std::string cuda_alloc_conf;  // PYTORCH_CUDA_ALLOC_CONF; "" when unset
+};
+
+// This process's environment.
+RunEnvironment ReadRunEnvironment();
+
+nlohmann::json BuildFacts(const BisectReport& report, const RunEnvironment& environment = {});
+
+}  // namespace advisor

@@ -1,0 +1,73 @@
+#include "engine/facts/sample_reports.h"
+
+namespace advisor {
+
+BisectReport SampleReportNothingMeasured() {
+  BisectReport report;
+  report.run.model = "sample.pt";
+  report.run.device = "cpu";
+  report.run.device_name = "Sample CPU";
+  report.run.torch_version = "2.4.0";
+  report.run.window_steps = 10;
+  report.step = {40.0, 38.0, 45.0, 15.0, 20.0, 5.0};
+  report.ops = {{"aten::addmm", "forward", 4, 8.0, 0.0},
+                {"AddmmBackward0", "backward", 4, 12.0, 0.0}};
+  report.modules = {{"", "__torch__.Sample", 0, 0, 0, false, 1000, {}}};
+  return report;
+}
+
+BisectReport SampleReportAllMeasured() {
+  BisectReport report;
+  report.run.model = "sample.pt";
+  report.run.device = "cuda";
+  report.run.device_name = "NVIDIA H100 80GB HBM3";
+  report.run.torch_version = "2.4.0";
+  report.run.warmup_steps = 5;
+  report.run.window_steps = 10;
+  report.run.batch_size = 32;
+  report.run.deterministic = true;
+  report.run.dtype = "float32";
+  report.step = {20.0, 19.0, 24.0, 6.0, 11.0, 3.0};
+
+  const std::vector<OpTime> attention_ops = {{"aten::softmax", "forward", 2, 1.5, 1.2},
+                                             {"aten::matmul", "forward", 4, 2.0, 1.8}};
+  Hotspot hotspot;
+  hotspot.path = "blocks.0.attn";
+  hotspot.phase = "backward";
+  hotspot.op = "GatherBackward0";
+  hotspot.forward_op = "aten::gather";
+  hotspot.ms = 6.0;
+  hotspot.share = 0.3;
+  hotspot.source = SourceLocation{"model.py", 42, "x = torch.gather(x, 1, index)"};
+  hotspot.top_ops = attention_ops;
+  report.hotspot = hotspot;
+
+  report.modules = {
+      {"", "__torch__.Sample", 19.0, 0, 15.0, true, 1000000, {"prim::CallMethod"}},
+      {"blocks.0.attn", "__torch__.Attention", 4.0, 7.0, 9.0, true, 200000,
+       {"aten::matmul", "aten::softmax", "aten::transpose", "aten::gather"}},
+      {"blocks.0.mlp", "__torch__.Mlp", 2.0, 3.0, 4.0, true, 800000, {"aten::linear"}},
+      {"head", "__torch__.Head", 0, 0, 0, false, 1000, {"aten::linear"}},
+  };
+  report.ops = {{"GatherBackward0", "backward", 2, 6.0, 5.5},
+                {"aten::matmul", "forward", 8, 3.0, 2.6},
+                {"aten::_foreach_add_", "optimizer", 1, 1.0, 0.8}};
+
+  GpuSummary gpu;
+  gpu.busy_fraction = 0.8;
+  gpu.kernel_ms = 15.0;
+  gpu.memcpy_ms = 0.5;
+  gpu.largest_idle_gap_ms = 1.0;
+  gpu.kernels_per_step = 400;
+  gpu.tiny_kernel_share = 0.2;
+  gpu.median_kernel_us = 25;
+  gpu.achieved_occupancy = 0.6;
+  gpu.sm_efficiency = 0.8;
+  report.gpu = gpu;
+  report.syncs = {{"cudaStreamSynchronize", "blocks.0.attn", "aten::item", "forward", 1, 0.2}};
+  report.copies = {{"blocks.0.attn", "aten::to", "forward", 1, 4096, 0.05, true}};
+  report.memory = MemoryStats{30000, 32000, 81559, 0, 0};
+  return report;
+}
+
+}  // namespace advisor

@@ -1,0 +1,59 @@
+#include "engine/gpu/op_lookup.h"
+
+#include <algorithm>
+#include <map>
+
+namespace advisor {
+namespace {
+
+bool IsModelCall(const OpEvent& op) {
+  return op.scope == OpScope::kForward || op.scope == OpScope::kBackward;
+}
+
+}  // namespace
+
+OpLookup::OpLookup(const Timeline& timeline) : calling_op_(timeline.ops.size(), -1) {
+  const std::vector<OpEvent>& ops = timeline.ops;
+  for (int i = 0; i < static_cast<int>(ops.size()); ++i) {
+    if (ops[i].correlation_id == 0) continue;
+    auto [it, inserted] = innermost_by_id_.emplace(ops[i].correlation_id, i);
+    if (!inserted && ops[i].depth > ops[it->second].depth) it->second = i;
+  }
+
+  // Per thread, ops in start order (enclosing before enclosed) against a stack of open ops.
+  std::map<ThreadId, std::vector<int>> by_thread;
+  for (int i = 0; i < static_cast<int>(ops.size()); ++i) by_thread[ops[i].thread].push_back(i);
+  for (auto& [thread, indices] : by_thread) {
+    std::sort(indices.begin(), indices.end(), [&ops](int a, int b) {
+      if (ops[a].start_ns != ops[b].start_ns) return ops[a].start_ns < ops[b].start_ns;
+      if (ops[a].end_ns != ops[b].end_ns) return ops[a].end_ns > ops[b].end_ns;
+      return ops[a].depth < ops[b].depth;
+    });
+    std::vector<int> open;  // enclosing ops, outermost first
+    for (int index : indices) {
+      while (!open.empty() && ops[open.back()].end_ns <= ops[index].start_ns) open.pop_back();
+      const int outer_call = open.empty() ? -1 : calling_op_[open.back()];
+      const bool outer_is_call = outer_call >= 0 && IsModelCall(ops[outer_call]);
+      calling_op_[index] = outer_is_call ? outer_call : index;
+      open.push_back(index);
+    }
+  }
+}
+
+int OpLookup::LaunchingOp(std::uint64_t external_id) const {
+  if (external_id == 0) return -1;
+  auto it = innermost_by_id_.find(external_id);
+  return it == innermost_by_id_.end() ? -1 : it->second;
+}
+
+std::optional<WorkOrigin> OriginOf(std::uint64_t external_id, const OpLookup& lookup,
+                                   const Timeline& timeline,
+                                   const std::vector<OpPlacement>& placements) {
+  const int op = lookup.LaunchingOp(external_id);
+  if (op < 0) return std::nullopt;
+  const OpPlacement& placement = placements[op];
+  return WorkOrigin{placement.step, placement.phase, placement.module,
+                    timeline.ops[lookup.CallingOp(op)].name};
+}
+
+}  // namespace advisor

@@ -1,0 +1,385 @@
+#include "engine/report/html_writer.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "engine/report/format.h"
+#include "engine/report/html_escape.h"
+#include "engine/report/html_style.h"
+#include "engine/report/json_writer.h"
+#include "engine/report/measured.h"
+#include "engine/report/report_tables.h"
+#include "engine/report/report_text.h"
+#include "engine/report/svg_bar_chart.h"
+
+namespace advisor {
+
+namespace {
+
+constexpr std::size_t kModulesCharted = 24;
+
+std::string HtmlCode(const std::string& identifier) {
+  return "<code>" + EscapeHtml(identifier) + "</code>";
+}
+
+constexpr InlineMarkup kHtml{HtmlCode, EscapeHtml};
+
+std::string Ms(double ms) { return FormatNumber(ms) + " ms"; }
+
+std::string NotMeasuredSpan() {
+  return "<span class=\"not-measured\">" + std::string(kNotMeasured) + "</span>";
+}
+
+// Fix statuses come from the autotester as strings; only known ones become CSS classes.
+std::string StatusClass(const std::string& status) {
+  for (const char* known : {"verified", "rejected", "failed", "no-change"}) {
+    if (status == known) return known;
+  }
+  return "info";
+}
+
+std::string RenderCell(const TableCell& cell, bool numeric) {
+  const std::string open = numeric ? "<td class=\"num\">" : "<td>";
+  switch (cell.style) {
+    case TableCell::Style::kCode:
+      return open + (cell.text.empty() ? "" : HtmlCode(cell.text)) + "</td>";
+    case TableCell::Style::kNotMeasured:
+      return open + NotMeasuredSpan() + "</td>";
+    case TableCell::Style::kText:
+      break;
+  }
+  return open + EscapeHtml(cell.text) + "</td>";
+}
+
+void RenderTable(std::ostringstream& out, const Table& table) {
+  // Wide tables scroll inside their wrapper instead of widening the page.
+  out << "<div class=\"table-wrap\"><table><thead><tr>";
+  for (std::size_t i = 0; i < table.columns.size(); ++i) {
+    out << (table.numeric[i] ? "<th class=\"num\">" : "<th>") << EscapeHtml(table.columns[i])
+        << "</th>";
+  }
+  out << "</tr></thead><tbody>\n";
+  for (const TableRow& row : table.rows) {
+    out << (row.highlighted ? "<tr class=\"highlighted\">" : "<tr>");
+    for (std::size_t i = 0; i < row.cells.size(); ++i) {
+      out << RenderCell(row.cells[i], i < table.numeric.size() && table.numeric[i]);
+    }
+    out << "</tr>\n";
+  }
+  out << "</tbody></table></div>\n";
+}
+
+void RenderTile(std::ostringstream& out, const std::string& name, const std::string& big_html,
+                const std::string& sub_html) {
+  out << "<div class=\"tile\"><div class=\"name\">" << EscapeHtml(name)
+      << "</div><div class=\"big\">" << big_html << "</div><div class=\"sub\">" << sub_html
+      << "</div></div>\n";
+}
+
+void RenderHeader(std::ostringstream& out, const BisectReport& report) {
+  const RunInfo& run = report.run;
+  out << "<header><div class=\"eyebrow\">advisor \u00b7 why is this training step slow?</div>"
+      << "<h1>" << HtmlCode(run.model) << "</h1><div class=\"meta\">"
+      << EscapeHtml(run.device_name.empty() ? run.device
+                                            : run.device + " \u00b7 " + run.device_name)
+      << " \u00b7 LibTorch " << EscapeHtml(run.torch_version) << " \u00b7 batch " << run.batch_size
+      << " \u00b7 " << EscapeHtml(run.dtype) << "</div></header>\n";
+}
+
+void RenderSummary(std::ostringstream& out, const BisectReport& report) {
+  out << "<section id=\"summary\"><div class=\"tiles\">\n";
+  RenderTile(out, "Step time (median)", EscapeHtml(Ms(report.step.median_ms)),
+             EscapeHtml("min " + Ms(report.step.min_ms) + " \u00b7 max " + Ms(report.step.max_ms)));
+  if (report.hotspot) {
+    RenderTile(out, "Hot spot", HtmlCode(report.hotspot->path),
+               HtmlCode(report.hotspot->op) + " \u00b7 " + EscapeHtml(report.hotspot->phase));
+    RenderTile(out, "Hot spot cost", EscapeHtml(Ms(report.hotspot->ms)),
+               EscapeHtml(FormatShare(report.hotspot->share) + " of the step"));
+  } else {
+    RenderTile(out, "Hot spot", "none", "no single module stood out");
+  }
+  RenderTile(out, "GPU busy",
+             report.gpu ? EscapeHtml(FormatShare(report.gpu->busy_fraction)) : NotMeasuredSpan(),
+             report.gpu ? "of the step's wall time" : "no GPU probe");
+  const auto high = std::count_if(report.findings.begin(), report.findings.end(),
+                                  [](const Finding& f) { return f.severity == Severity::kHigh; });
+  RenderTile(out, "Findings", std::to_string(report.findings.size()),
+             std::to_string(high) + " high severity");
+  out << "</div>\n<p class=\"summary\">" << SummaryParagraph(report, kHtml) << "</p></section>\n";
+}
+
+void RenderSteps(std::ostringstream& out, const BisectReport& report) {
+  const StepBreakdown& step = report.step;
+  BarRow row{"step (median)",
+             {{step.forward_ms, "fill-forward"},
+              {step.backward_ms, "fill-backward"},
+              {step.optimizer_ms, "fill-optimizer"}},
+             Ms(step.median_ms),
+             "forward " + Ms(step.forward_ms) + ", backward " + Ms(step.backward_ms) +
+                 ", optimizer " + Ms(step.optimizer_ms) + " of a " + Ms(step.median_ms) + " step"};
+  BarChart chart{"Step breakdown",
+                 {},
+                 {{"fill-forward", "forward"},
+                  {"fill-backward", "backward"},
+                  {"fill-optimizer", "optimizer"}}};
+  // Phase medians need not add up to the step median; show the remainder rather than hide it.
+  const double rest = step.median_ms - step.forward_ms - step.backward_ms - step.optimizer_ms;
+  if (rest > 0) {
+    row.segments.push_back({rest, "fill-rest"});
+    chart.legend.push_back({"fill-rest", "rest of the step"});
+  }
+  chart.rows.push_back(std::move(row));
+  out << "<section id=\"step\"><h2>Step breakdown</h2>\n" << RenderBarChartSvg(chart) << "\n";
+  RenderTable(out, StepTable(step));
+  out << "</section>\n";
+}
+
+BarChart LevelChart(const BisectLevel& level) {
+  BarChart chart{"Candidates' shares of their parent", {}, {}, AxisUnit::kShare, 1.0};
+  for (const Candidate& candidate : level.candidates) {
+    const bool chosen = !level.chosen.empty() && candidate.path == level.chosen;
+    std::string label = candidate.path;
+    if (candidate.instances > 1) label += " \u00d7" + std::to_string(candidate.instances);
+    chart.rows.push_back({label,
+                          {{candidate.share, chosen ? "fill-chosen" : "fill-candidate"}},
+                          FormatShare(candidate.share) + " \u00b7 " +
+                              Ms(candidate.forward_ms + candidate.backward_ms),
+                          candidate.path + ": forward " + Ms(candidate.forward_ms) + ", backward " +
+                              Ms(candidate.backward_ms) + ", " + FormatShare(candidate.share) +
+                              " of the parent",
+                          chosen});
+  }
+  return chart;
+}
+
+void RenderBisection(std::ostringstream& out, const BisectReport& report) {
+  out << "<section id=\"bisection\"><h2>Bisection path</h2>\n";
+  if (report.levels.empty()) out << "<p>No level was bisected.</p>\n";
+  for (const BisectLevel& level : report.levels) {
+    out << "<div class=\"level\"><h3>" << LevelTitle(level, kHtml);
+    if (level.reused_window) {
+      out << " <span class=\"badge info\" title=\"measured in the previous level's window\">"
+             "reused window</span>";
+    }
+    out << "</h3>\n" << RenderBarChartSvg(LevelChart(level)) << "\n<p class=\"reason\">";
+    out << (level.chosen.empty() ? std::string("<span class=\"label\">Stopped here.</span>")
+                                 : "<span class=\"label\">Chose</span> " + HtmlCode(level.chosen));
+    if (!level.reason.empty()) out << " \u2014 " << EscapeHtml(level.reason);
+    out << "</p>\n<details><summary>Numbers for this level</summary>\n";
+    RenderTable(out, CandidateTable(level, GpuMeasured(report)));
+    out << "</details></div>\n";
+  }
+  out << "</section>\n";
+}
+
+void RenderHotspot(std::ostringstream& out, const BisectReport& report) {
+  out << "<section id=\"hotspot\"><h2>Hot spot</h2>\n";
+  if (!report.hotspot) {
+    out << "<p>No hot spot was isolated.</p></section>\n";
+    return;
+  }
+  const Hotspot& hotspot = *report.hotspot;
+  out << "<p>" << HtmlCode(hotspot.path) << " \u2192 " << HtmlCode(hotspot.op);
+  if (!hotspot.forward_op.empty() && hotspot.forward_op != hotspot.op) {
+    out << " (made by " << HtmlCode(hotspot.forward_op) << ")";
+  }
+  out << " in the " << EscapeHtml(hotspot.phase) << " pass: <strong>" << EscapeHtml(Ms(hotspot.ms))
+      << "</strong> per step, <strong>" << EscapeHtml(FormatShare(hotspot.share))
+      << "</strong> of the step.</p>\n";
+  if (hotspot.source) {
+    out << "<pre class=\"source\"><span class=\"where\">" << EscapeHtml(hotspot.source->file) << ":"
+        << hotspot.source->line << "</span>" << EscapeHtml(hotspot.source->text) << "</pre>\n";
+  } else {
+    out << "<p class=\"note\">The archive holds no source for this op.</p>\n";
+  }
+  if (!hotspot.top_ops.empty()) {
+    out << "<h3>Top ops of " << HtmlCode(hotspot.path) << "</h3>\n";
+    RenderTable(out, OpTable(hotspot.top_ops, GpuMeasured(report), kTopOpsShown));
+  }
+  out << "</section>\n";
+}
+
+void RenderModules(std::ostringstream& out, const BisectReport& report) {
+  std::vector<const ModuleStats*> measured;
+  for (const ModuleStats& module : report.modules) {
+    if (module.measured) measured.push_back(&module);
+  }
+  if (measured.empty()) return;
+  std::stable_sort(measured.begin(), measured.end(),
+                   [](const ModuleStats* a, const ModuleStats* b) {
+                     return a->forward_ms + a->backward_ms > b->forward_ms + b->backward_ms;
+                   });
+  BarChart chart{"Forward and backward time per measured module",
+                 {},
+                 {{"fill-forward", "forward"}, {"fill-backward", "backward"}}};
+  for (std::size_t i = 0; i < std::min(kModulesCharted, measured.size()); ++i) {
+    const ModuleStats& module = *measured[i];
+    chart.rows.push_back(
+        {module.path,
+         {{module.forward_ms, "fill-forward"}, {module.backward_ms, "fill-backward"}},
+         Ms(module.forward_ms + module.backward_ms),
+         module.path + " (" + module.type + "): forward " + Ms(module.forward_ms) + ", backward " +
+             Ms(module.backward_ms)});
+  }
+  out << "<section id=\"modules\"><h2>Modules measured</h2>\n"
+      << "<p class=\"note\">Per step, for every module some level instrumented, slowest first.";
+  if (measured.size() > kModulesCharted) {
+    out << " The " << measured.size() - kModulesCharted << " fastest are not shown.";
+  }
+  out << "</p>\n" << RenderBarChartSvg(chart) << "\n</section>\n";
+}
+
+void RenderFindings(std::ostringstream& out, const BisectReport& report) {
+  out << "<section id=\"findings\"><h2>Findings</h2>\n";
+  if (report.findings.empty()) {
+    out << "<p>The rules raised no findings.</p></section>\n";
+    return;
+  }
+  out << "<ol class=\"findings\">\n";
+  for (const Finding* finding : RankFindings(report.findings)) {
+    const char* severity = SeverityName(finding->severity);
+    out << "<li class=\"finding\"><div class=\"head\"><span class=\"badge " << severity << "\">"
+        << severity << "</span>" << HtmlCode(finding->rule);
+    if (!finding->path.empty()) out << " at " << HtmlCode(finding->path);
+    if (!finding->op.empty()) out << " " << HtmlCode(finding->op);
+    out << "</div><p>" << EscapeHtml(finding->message) << "</p><div class=\"facts\">";
+    if (!finding->evidence.empty()) {
+      out << "<span>evidence: " << EscapeHtml(finding->evidence) << "</span>";
+    }
+    if (finding->expected_gain_ms) {
+      out << "<span>expected gain " << EscapeHtml(Ms(*finding->expected_gain_ms)) << "/step</span>";
+    }
+    if (!finding->recipe.empty()) {
+      out << "<span>recipe " << HtmlCode(finding->recipe) << "</span>";
+      if (const FixResult* fix = FixForRecipe(report, finding->recipe)) {
+        out << "<span>measured <span class=\"badge " << StatusClass(fix->status) << "\">"
+            << EscapeHtml(FixOutcome(*fix)) << "</span></span>";
+      }
+    }
+    out << "</div></li>\n";
+  }
+  out << "</ol></section>\n";
+}
+
+BarChart BenchmarkChart(const std::vector<FixResult>& fixes) {
+  BarChart chart{"Step time before and after each fix: median with min-max whiskers",
+                 {},
+                 {{"fill-baseline", "baseline"}}};
+  for (const char* status : {"verified", "no-change", "rejected", "failed"}) {
+    const bool present = std::any_of(fixes.begin(), fixes.end(), [status](const FixResult& fix) {
+      return fix.status == status && BenchmarkMeasured(fix.candidate);
+    });
+    if (present)
+      chart.legend.push_back({std::string("fill-") + status, std::string("fixed, ") + status});
+  }
+  const auto add = [&chart](const std::string& label, const BenchStats& stats,
+                            const std::string& fill, bool highlighted) {
+    BarRow row{label, {}, kNotMeasured, label + ": not measured", highlighted};
+    if (BenchmarkMeasured(stats)) {
+      row.segments.push_back({stats.median_ms, fill});
+      row.whisker = ValueRange{stats.min_ms, stats.max_ms};
+      row.value_text = Ms(stats.median_ms);
+      row.tooltip = label + ": median " + Ms(stats.median_ms) + ", min " + Ms(stats.min_ms) +
+                    ", max " + Ms(stats.max_ms) + " over " + std::to_string(stats.samples) +
+                    " samples";
+    }
+    chart.rows.push_back(std::move(row));
+  };
+  for (const FixResult& fix : fixes) {
+    add(fix.recipe + " \u00b7 baseline", fix.baseline, "fill-baseline", false);
+    add(fix.recipe + " \u00b7 fixed", fix.candidate, "fill-" + StatusClass(fix.status),
+        fix.status == "verified");
+    if (SpeedupMeasured(fix))
+      chart.rows.back().value_text += " (" + FormatSpeedup(fix.speedup) + ")";
+  }
+  return chart;
+}
+
+void RenderFixes(std::ostringstream& out, const BisectReport& report) {
+  if (report.fixes.empty()) return;
+  out << "<section id=\"fixes\"><h2>Fixes tried</h2>\n"
+      << RenderBarChartSvg(BenchmarkChart(report.fixes)) << "\n";
+  RenderTable(out, FixTable(report.fixes));
+  for (const FixResult& fix : report.fixes) {
+    if (fix.detail.empty()) continue;
+    out << "<details><summary>" << HtmlCode(fix.recipe)
+        << ": details</summary><pre class=\"source\">" << EscapeHtml(fix.detail)
+        << "</pre></details>\n";
+  }
+  out << "</section>\n";
+}
+
+void RenderGpu(std::ostringstream& out, const BisectReport& report) {
+  if (!report.gpu && report.syncs.empty() && report.copies.empty() && !report.memory) return;
+  out << "<section id=\"gpu\"><h2>GPU</h2>\n";
+  if (report.gpu) {
+    RenderTable(out, GpuTable(*report.gpu));
+  } else {
+    out << "<p class=\"note\">GPU time was " << kNotMeasured << ": no GPU probe ran.</p>\n";
+  }
+  if (!report.syncs.empty()) {
+    out << "<h3>Host-device synchronisations</h3>\n";
+    RenderTable(out, SyncTable(report.syncs));
+  }
+  if (!report.copies.empty()) {
+    out << "<h3>Host-to-device copies every step</h3>\n";
+    RenderTable(out, CopyTable(report.copies));
+  }
+  if (report.memory) {
+    out << "<h3>Device memory</h3>\n";
+    RenderTable(out, MemoryTable(*report.memory));
+  }
+  out << "</section>\n";
+}
+
+void RenderOps(std::ostringstream& out, const BisectReport& report) {
+  if (report.ops.empty()) return;
+  out << "<section id=\"ops\"><h2>Top ops of the step</h2>\n";
+  RenderTable(out, OpTable(report.ops, GpuMeasured(report), kTopOpsShown));
+  out << "</section>\n";
+}
+
+void RenderMeasurement(std::ostringstream& out, const BisectReport& report) {
+  out << "<section id=\"run\"><h2>What was measured on what</h2>\n";
+  RenderTable(out, RunTable(report.run, GpuMeasured(report)));
+  out << "<p><span class=\"note\">Cross-check:</span> "
+      << EscapeHtml(CrossCheckSentence(report.cross_check)) << "</p>\n<h3>Data quality</h3>\n";
+  if (report.data_quality.empty()) {
+    out << "<p>No problems were recorded.</p>\n";
+  } else {
+    out << "<ul class=\"quality\">\n";
+    for (const std::string& line : report.data_quality)
+      out << "<li>" << EscapeHtml(line) << "</li>\n";
+    out << "</ul>\n";
+  }
+  out << "</section>\n";
+}
+
+}  // namespace
+
+std::string ReportToHtml(const BisectReport& report) {
+  std::ostringstream out;
+  out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+      << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+         "style-src 'unsafe-inline'\">\n"
+      << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      << "<title>advisor: " << EscapeHtml(report.run.model) << "</title>\n"
+      << "<style>" << kReportCss << "</style></head>\n<body><main>\n";
+  RenderHeader(out, report);
+  RenderSummary(out, report);
+  RenderSteps(out, report);
+  RenderBisection(out, report);
+  RenderHotspot(out, report);
+  RenderModules(out, report);
+  RenderFindings(out, report);
+  RenderFixes(out, report);
+  RenderGpu(out, report);
+  RenderOps(out, report);
+  RenderMeasurement(out, report);
+  out << "<footer>advisor " << EscapeHtml(report.run.advisor_version)
+      << " \u00b7 report.json schema " << kReportSchemaVersion << " \u00b7 wall time "
+      << EscapeHtml(FormatSeconds(report.run.wall_s)) << "</footer>\n</main></body></html>\n";
+  return out.str();
+}
+
+}  // namespace advisor

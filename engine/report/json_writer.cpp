@@ -1,0 +1,237 @@
+#include "engine/report/json_writer.h"
+
+#include "engine/report/measured.h"
+
+namespace advisor {
+
+using nlohmann::json;
+
+namespace {
+
+json OrNull(bool measured, double value) { return measured ? json(value) : json(nullptr); }
+
+json OrNull(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
+
+json RunToJson(const RunInfo& run) {
+  return {{"model", run.model},
+          {"device", run.device},
+          {"device_name", run.device_name},
+          {"torch_version", run.torch_version},
+          {"advisor_version", run.advisor_version},
+          {"warmup_steps", run.warmup_steps},
+          {"window_steps", run.window_steps},
+          {"windows", run.windows},
+          {"batch_size", run.batch_size},
+          {"deterministic", run.deterministic},
+          {"dtype", run.dtype},
+          {"wall_s", run.wall_s}};
+}
+
+json StepToJson(const StepBreakdown& step) {
+  return {{"median_ms", step.median_ms},     {"min_ms", step.min_ms},
+          {"max_ms", step.max_ms},           {"forward_ms", step.forward_ms},
+          {"backward_ms", step.backward_ms}, {"optimizer_ms", step.optimizer_ms}};
+}
+
+json CandidateToJson(const Candidate& candidate, bool gpu_measured) {
+  return {{"path", candidate.path},
+          {"forward_ms", candidate.forward_ms},
+          {"backward_ms", candidate.backward_ms},
+          {"gpu_ms", OrNull(gpu_measured, candidate.gpu_ms)},
+          {"share", candidate.share},
+          {"instances", candidate.instances}};
+}
+
+json BisectionToJson(const std::vector<BisectLevel>& levels, bool gpu_measured) {
+  json out = json::array();
+  for (const BisectLevel& level : levels) {
+    json candidates = json::array();
+    for (const Candidate& candidate : level.candidates) {
+      candidates.push_back(CandidateToJson(candidate, gpu_measured));
+    }
+    out.push_back({{"depth", level.depth},
+                   {"parent", level.parent},
+                   {"candidates", std::move(candidates)},
+                   {"chosen", level.chosen},
+                   {"reason", level.reason},
+                   {"reused_window", level.reused_window}});
+  }
+  return {{"levels", std::move(out)}};
+}
+
+json OpToJson(const OpTime& op, bool gpu_measured) {
+  return {{"name", op.name},
+          {"phase", op.phase},
+          {"calls", op.calls},
+          {"ms", op.ms},
+          {"gpu_ms", OrNull(gpu_measured, op.gpu_ms)}};
+}
+
+json OpsToJson(const std::vector<OpTime>& ops, bool gpu_measured) {
+  json out = json::array();
+  for (const OpTime& op : ops) out.push_back(OpToJson(op, gpu_measured));
+  return out;
+}
+
+json HotspotToJson(const std::optional<Hotspot>& hotspot, bool gpu_measured) {
+  if (!hotspot) return nullptr;
+  json source = nullptr;
+  if (hotspot->source) {
+    source = {{"file", hotspot->source->file},
+              {"line", hotspot->source->line},
+              {"text", hotspot->source->text}};
+  }
+  return {{"path", hotspot->path},       {"phase", hotspot->phase},
+          {"op", hotspot->op},           {"forward_op", hotspot->forward_op},
+          {"ms", hotspot->ms},           {"share", hotspot->share},
+          {"source", std::move(source)}, {"top_ops", OpsToJson(hotspot->top_ops, gpu_measured)}};
+}
+
+json CrossCheckToJson(const CrossCheck& check) {
+  return {{"backward_ops_checked", check.backward_ops_checked},
+          {"backward_ops_agreeing", check.backward_ops_agreeing},
+          {"backward_ops_without_forward", check.backward_ops_without_forward}};
+}
+
+json ModulesToJson(const std::vector<ModuleStats>& modules, bool gpu_measured) {
+  json out = json::array();
+  for (const ModuleStats& module : modules) {
+    out.push_back({{"path", module.path},
+                   {"type", module.type},
+                   {"measured", module.measured},
+                   {"forward_ms", OrNull(module.measured, module.forward_ms)},
+                   {"backward_ms", OrNull(module.measured, module.backward_ms)},
+                   {"gpu_ms", OrNull(module.measured && gpu_measured, module.gpu_ms)},
+                   {"parameters", module.parameters},
+                   {"op_types", module.op_types}});
+  }
+  return out;
+}
+
+json GpuToJson(const std::optional<GpuSummary>& gpu) {
+  if (!gpu) return nullptr;
+  return {{"busy_fraction", gpu->busy_fraction},
+          {"kernel_ms", gpu->kernel_ms},
+          {"memcpy_ms", gpu->memcpy_ms},
+          {"largest_idle_gap_ms", gpu->largest_idle_gap_ms},
+          {"kernels_per_step", gpu->kernels_per_step},
+          {"tiny_kernel_share", gpu->tiny_kernel_share},
+          {"median_kernel_us", gpu->median_kernel_us},
+          {"achieved_occupancy", OrNull(gpu->achieved_occupancy)},
+          {"sm_efficiency", OrNull(gpu->sm_efficiency)}};
+}
+
+json MemoryToJson(const std::optional<MemoryStats>& memory) {
+  if (!memory) return nullptr;
+  return {{"peak_allocated_mb", memory->peak_allocated_mb},
+          {"peak_reserved_mb", memory->peak_reserved_mb},
+          {"device_total_mb", memory->device_total_mb},
+          {"alloc_retries", memory->alloc_retries},
+          {"num_device_allocs", memory->num_device_allocs}};
+}
+
+json SyncsToJson(const std::vector<SyncSite>& syncs) {
+  json out = json::array();
+  for (const SyncSite& sync : syncs) {
+    out.push_back({{"kind", sync.kind},
+                   {"path", sync.path},
+                   {"op", sync.op},
+                   {"phase", sync.phase},
+                   {"count_per_step", sync.count_per_step},
+                   {"wait_ms", sync.wait_ms}});
+  }
+  return out;
+}
+
+json CopiesToJson(const std::vector<CopySite>& copies) {
+  json out = json::array();
+  for (const CopySite& copy : copies) {
+    out.push_back({{"path", copy.path},
+                   {"op", copy.op},
+                   {"phase", copy.phase},
+                   {"count_per_step", copy.count_per_step},
+                   {"bytes_per_step", copy.bytes_per_step},
+                   {"ms", copy.ms},
+                   {"pageable", copy.pageable}});
+  }
+  return out;
+}
+
+json FindingsToJson(const std::vector<Finding>& findings) {
+  json out = json::array();
+  for (const Finding& finding : findings) {
+    out.push_back({{"rule", finding.rule},
+                   {"severity", SeverityName(finding.severity)},
+                   {"path", finding.path},
+                   {"op", finding.op},
+                   {"message", finding.message},
+                   {"evidence", finding.evidence},
+                   {"recipe", finding.recipe},
+                   {"expected_gain_ms", OrNull(finding.expected_gain_ms)}});
+  }
+  return out;
+}
+
+json BenchmarkToJson(const BenchStats& stats) {
+  if (!BenchmarkMeasured(stats)) return nullptr;
+  return {{"median_ms", stats.median_ms},
+          {"min_ms", stats.min_ms},
+          {"max_ms", stats.max_ms},
+          {"samples", stats.samples}};
+}
+
+json FixesToJson(const std::vector<FixResult>& fixes) {
+  json out = json::array();
+  for (const FixResult& fix : fixes) {
+    json numerics = nullptr;
+    if (fix.numerics) {
+      numerics = {{"max_abs_diff", fix.numerics->max_abs_diff},
+                  {"max_rel_diff", fix.numerics->max_rel_diff},
+                  {"tolerance", fix.numerics->tolerance}};
+    }
+    const bool interval = SpeedupIntervalMeasured(fix);
+    out.push_back({{"recipe", fix.recipe},
+                   {"kind", fix.kind},
+                   {"preserves_semantics", fix.preserves_semantics},
+                   {"status", fix.status},
+                   {"sites", fix.sites},
+                   {"baseline", BenchmarkToJson(fix.baseline)},
+                   {"candidate", BenchmarkToJson(fix.candidate)},
+                   {"speedup", OrNull(SpeedupMeasured(fix), fix.speedup)},
+                   {"speedup_low", OrNull(interval, fix.speedup_low)},
+                   {"speedup_high", OrNull(interval, fix.speedup_high)},
+                   {"numerics", std::move(numerics)},
+                   {"peak_memory_mb", OrNull(fix.peak_memory_mb)},
+                   {"detail", fix.detail}});
+  }
+  return out;
+}
+
+}  // namespace
+
+json ReportToJson(const BisectReport& report) {
+  const bool gpu_measured = GpuMeasured(report);
+  return {{"schema_version", kReportSchemaVersion},
+          {"run", RunToJson(report.run)},
+          {"step", StepToJson(report.step)},
+          {"bisection", BisectionToJson(report.levels, gpu_measured)},
+          {"hotspot", HotspotToJson(report.hotspot, gpu_measured)},
+          {"cross_check", CrossCheckToJson(report.cross_check)},
+          {"modules", ModulesToJson(report.modules, gpu_measured)},
+          {"ops", OpsToJson(report.ops, gpu_measured)},
+          {"gpu", GpuToJson(report.gpu)},
+          {"memory", MemoryToJson(report.memory)},
+          {"syncs", SyncsToJson(report.syncs)},
+          {"copies", CopiesToJson(report.copies)},
+          {"findings", FindingsToJson(report.findings)},
+          {"fixes", FixesToJson(report.fixes)},
+          {"data_quality", report.data_quality}};
+}
+
+std::string ReportToJsonText(const BisectReport& report) {
+  return ReportToJson(report).dump(2, ' ', /*ensure_ascii=*/false,
+                                   nlohmann::json::error_handler_t::replace) +
+         "\n";
+}
+
+}  // namespace advisor

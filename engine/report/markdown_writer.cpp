@@ -1,0 +1,230 @@
+#include "engine/report/markdown_writer.h"
+
+#include <algorithm>
+#include <sstream>
+#include <string_view>
+
+#include "engine/report/format.h"
+#include "engine/report/measured.h"
+#include "engine/report/report_tables.h"
+#include "engine/report/report_text.h"
+
+namespace advisor {
+
+namespace {
+
+// Line breaks would end a table row or a list item early.
+std::string OneLine(const std::string& text) {
+  std::string line = text;
+  std::replace(line.begin(), line.end(), '\n', ' ');
+  std::replace(line.begin(), line.end(), '\r', ' ');
+  return line;
+}
+
+// Prose: backslash-escape what Markdown would read as markup or raw HTML, and table pipes.
+// Underscores stay: in GFM they do not emphasise inside words (index_select), the common case.
+std::string MarkdownText(const std::string& text) {
+  static constexpr std::string_view kMarkup = "\\`*[]<>|#~!";
+  std::string escaped;
+  for (char c : OneLine(text)) {
+    if (kMarkup.find(c) != std::string_view::npos) escaped += '\\';
+    escaped += c;
+  }
+  return escaped;
+}
+
+// An identifier as a code span. Code spans render no HTML; the fence is longer than any run of
+// backticks inside, and pipes are escaped because GFM splits table cells before code spans.
+std::string MarkdownCode(const std::string& identifier) {
+  std::string body;
+  std::size_t longest_run = 0, run = 0;
+  for (char c : OneLine(identifier)) {
+    run = c == '`' ? run + 1 : 0;
+    longest_run = std::max(longest_run, run);
+    if (c == '|') body += '\\';
+    body += c;
+  }
+  const std::string fence(longest_run + 1, '`');
+  // A space keeps a leading or trailing backtick from joining the fence.
+  const bool pad = !body.empty() && (body.front() == '`' || body.back() == '`');
+  return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
+}
+
+constexpr InlineMarkup kMarkdown{MarkdownCode, MarkdownText};
+
+std::string RenderCell(const TableCell& cell) {
+  switch (cell.style) {
+    case TableCell::Style::kCode:
+      return cell.text.empty() ? "" : MarkdownCode(cell.text);
+    case TableCell::Style::kNotMeasured:
+      return "_" + MarkdownText(cell.text) + "_";
+    case TableCell::Style::kText:
+      break;
+  }
+  return MarkdownText(cell.text);
+}
+
+void RenderTable(std::ostringstream& out, const Table& table) {
+  out << "|";
+  for (const std::string& column : table.columns) out << " " << MarkdownText(column) << " |";
+  out << "\n|";
+  for (bool numeric : table.numeric) out << (numeric ? " ---: |" : " --- |");
+  out << "\n";
+  for (const TableRow& row : table.rows) {
+    out << "|";
+    for (const TableCell& cell : row.cells) {
+      const std::string text = RenderCell(cell);
+      out << " " << (row.highlighted && !text.empty() ? "**" + text + "**" : text) << " |";
+    }
+    out << "\n";
+  }
+  out << "\n";
+}
+
+void RenderSteps(std::ostringstream& out, const BisectReport& report) {
+  out << "## Step breakdown\n\n";
+  RenderTable(out, StepTable(report.step));
+}
+
+void RenderBisection(std::ostringstream& out, const BisectReport& report) {
+  out << "## Bisection path\n\n";
+  if (report.levels.empty()) {
+    out << "No level was bisected.\n\n";
+    return;
+  }
+  for (const BisectLevel& level : report.levels) {
+    out << "### " << LevelTitle(level, kMarkdown) << "\n\n";
+    RenderTable(out, CandidateTable(level, GpuMeasured(report)));
+    if (level.chosen.empty()) {
+      out << "Descent stopped here";
+    } else {
+      out << "Chose " << MarkdownCode(level.chosen);
+    }
+    if (!level.reason.empty()) out << ": " << MarkdownText(level.reason);
+    out << ".";
+    if (level.reused_window) out << " Measured in the previous level's window.";
+    out << "\n\n";
+  }
+}
+
+void RenderHotspot(std::ostringstream& out, const BisectReport& report) {
+  out << "## Hot spot\n\n";
+  if (!report.hotspot) {
+    out << "No hot spot was isolated.\n\n";
+    return;
+  }
+  const Hotspot& hotspot = *report.hotspot;
+  out << MarkdownCode(hotspot.path) << " \u2192 " << MarkdownCode(hotspot.op);
+  if (!hotspot.forward_op.empty() && hotspot.forward_op != hotspot.op) {
+    out << " (made by " << MarkdownCode(hotspot.forward_op) << ")";
+  }
+  out << ", " << MarkdownText(hotspot.phase) << " pass: " << FormatNumber(hotspot.ms)
+      << " ms/step, " << FormatShare(hotspot.share) << " of the step.\n\n";
+  if (hotspot.source) {
+    out << "Source: "
+        << MarkdownCode(hotspot.source->file + ":" + std::to_string(hotspot.source->line));
+    if (!hotspot.source->text.empty()) out << ": " << MarkdownCode(hotspot.source->text);
+    out << "\n\n";
+  } else {
+    out << "Source: not in the archive.\n\n";
+  }
+  if (!hotspot.top_ops.empty()) {
+    out << "Top ops of " << MarkdownCode(hotspot.path) << ":\n\n";
+    RenderTable(out, OpTable(hotspot.top_ops, GpuMeasured(report), kTopOpsShown));
+  }
+}
+
+void RenderFindings(std::ostringstream& out, const BisectReport& report) {
+  out << "## Findings\n\n";
+  if (report.findings.empty()) {
+    out << "The rules raised no findings.\n\n";
+    return;
+  }
+  int rank = 0;
+  for (const Finding* finding : RankFindings(report.findings)) {
+    out << ++rank << ". **" << SeverityName(finding->severity) << "** "
+        << MarkdownCode(finding->rule);
+    if (!finding->path.empty()) out << " at " << MarkdownCode(finding->path);
+    if (!finding->op.empty()) out << " (" << MarkdownCode(finding->op) << ")";
+    out << ": " << MarkdownText(finding->message) << "\n";
+    if (!finding->evidence.empty()) {
+      out << "   - Evidence: " << MarkdownText(finding->evidence) << "\n";
+    }
+    if (finding->expected_gain_ms) {
+      out << "   - Expected gain: " << FormatNumber(*finding->expected_gain_ms) << " ms/step\n";
+    }
+    if (!finding->recipe.empty()) {
+      out << "   - Recipe: " << MarkdownCode(finding->recipe);
+      if (const FixResult* fix = FixForRecipe(report, finding->recipe)) {
+        out << ", measured " << MarkdownText(FixOutcome(*fix));
+      }
+      out << "\n";
+    }
+  }
+  out << "\n";
+}
+
+void RenderFixes(std::ostringstream& out, const BisectReport& report) {
+  if (report.fixes.empty()) return;
+  out << "## Fixes tried\n\n";
+  RenderTable(out, FixTable(report.fixes));
+  for (const FixResult& fix : report.fixes) {
+    if (fix.detail.empty()) continue;
+    out << "- " << MarkdownCode(fix.recipe) << ": " << MarkdownText(fix.detail) << "\n";
+  }
+  out << "\n";
+}
+
+void RenderGpu(std::ostringstream& out, const BisectReport& report) {
+  if (report.gpu) {
+    out << "## GPU\n\n";
+    RenderTable(out, GpuTable(*report.gpu));
+  }
+  if (!report.syncs.empty()) {
+    out << "### Host-device synchronisations\n\n";
+    RenderTable(out, SyncTable(report.syncs));
+  }
+  if (!report.copies.empty()) {
+    out << "### Host-to-device copies every step\n\n";
+    RenderTable(out, CopyTable(report.copies));
+  }
+  if (report.memory) {
+    out << "### Device memory\n\n";
+    RenderTable(out, MemoryTable(*report.memory));
+  }
+}
+
+void RenderOps(std::ostringstream& out, const BisectReport& report) {
+  if (report.ops.empty()) return;
+  out << "## Top ops of the step\n\n";
+  RenderTable(out, OpTable(report.ops, GpuMeasured(report), kTopOpsShown));
+}
+
+void RenderMeasurement(std::ostringstream& out, const BisectReport& report) {
+  out << "## What was measured on what\n\n";
+  RenderTable(out, RunTable(report.run, GpuMeasured(report)));
+  const CrossCheck& check = report.cross_check;
+  out << "Cross-check: " << MarkdownText(CrossCheckSentence(check)) << "\n\n";
+  out << "### Data quality\n\n";
+  if (report.data_quality.empty()) out << "No problems were recorded.\n";
+  for (const std::string& line : report.data_quality) out << "- " << MarkdownText(line) << "\n";
+}
+
+}  // namespace
+
+std::string ReportToMarkdown(const BisectReport& report) {
+  std::ostringstream out;
+  out << "# advisor report: " << MarkdownCode(report.run.model) << "\n\n";
+  out << SummaryParagraph(report, kMarkdown) << "\n\n";
+  RenderSteps(out, report);
+  RenderBisection(out, report);
+  RenderHotspot(out, report);
+  RenderFindings(out, report);
+  RenderFixes(out, report);
+  RenderGpu(out, report);
+  RenderOps(out, report);
+  RenderMeasurement(out, report);
+  return out.str();
+}
+
+}  // namespace advisor

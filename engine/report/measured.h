@@ -1,0 +1,26 @@
+// What counts as "measured" in a BisectReport. The structs keep plain doubles where 0 can also
+// mean "never measured"; every writer asks here, so that report.json says null and the Markdown
+// and HTML say "not measured" for exactly the same values.
+#pragma once
+
+#include "engine/report/report.h"
+
+namespace advisor {
+
+// Kernel times (gpu_ms fields) exist only when a GPU probe ran.
+inline bool GpuMeasured(const BisectReport& report) { return report.gpu.has_value(); }
+
+// A benchmark that ran took time; a median of 0 means it never ran.
+inline bool BenchmarkMeasured(const BenchStats& stats) { return stats.median_ms > 0; }
+
+// A speedup needs both sides of the A/B benchmark.
+inline bool SpeedupMeasured(const FixResult& fix) {
+  return BenchmarkMeasured(fix.baseline) && BenchmarkMeasured(fix.candidate) && fix.speedup > 0;
+}
+
+// The interval bounds are optional even when the speedup was measured.
+inline bool SpeedupIntervalMeasured(const FixResult& fix) {
+  return SpeedupMeasured(fix) && fix.speedup_low > 0 && fix.speedup_high > 0;
+}
+
+}  // namespace advisor

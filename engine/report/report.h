@@ -1,0 +1,190 @@
+// Everything one `advisor bisect` run found, as plain data. The writers (JSON, Markdown, HTML,
+// Perfetto trace) read only this; report.json is its serialisation and the contract that tools
+// and tests read (schema in docs/report-schema.md).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/rules/finding.h"
+
+namespace advisor {
+
+struct RunInfo {
+  std::string model;          // path as given
+  std::string device;         // "cpu" or "cuda"
+  std::string device_name;    // e.g. "NVIDIA H100 80GB HBM3", or the CPU's model name
+  std::string torch_version;  // LibTorch that ran the model
+  std::string advisor_version;
+  int warmup_steps = 0;
+  int window_steps = 0;
+  int windows = 0;            // profiled windows used, the uninstrumented baseline included
+  int batch_size = 0;
+  bool deterministic = false;
+  std::string dtype;          // of the first input
+  double wall_s = 0;          // whole run, model load included
+};
+
+// Medians over the baseline window's steps (host clock; on GPU, the step ends after a sync).
+struct StepBreakdown {
+  double median_ms = 0;
+  double min_ms = 0;
+  double max_ms = 0;
+  double forward_ms = 0;
+  double backward_ms = 0;
+  double optimizer_ms = 0;
+};
+
+struct Candidate {
+  std::string path;
+  double forward_ms = 0;   // per step, median over the window's steps
+  double backward_ms = 0;
+  double gpu_ms = 0;       // kernel time attributed to the module; 0 without a GPU probe
+  double share = 0;        // of the parent's time at this level, 0..1
+  int instances = 1;       // >1 for a container group such as "blocks" (blocks.0 .. blocks.11)
+};
+
+struct BisectLevel {
+  int depth = 0;                 // 1 for the root's children
+  std::string parent;            // "" for the root
+  std::vector<Candidate> candidates;  // hottest first
+  std::string chosen;            // "" when the level stopped the descent
+  std::string reason;            // why this child was chosen, or why the descent stopped
+  bool reused_window = false;    // measured by the previous level's window (container groups)
+};
+
+struct OpTime {
+  std::string name;
+  std::string phase;  // "forward", "backward", "optimizer"
+  int calls = 0;      // per step
+  double ms = 0;      // host time per step (inclusive of ops it calls)
+  double gpu_ms = 0;  // kernel time per step; 0 without a GPU probe
+};
+
+struct SourceLocation {
+  std::string file;
+  int line = 0;
+  std::string text;  // the source line, trimmed, where the archive has it
+};
+
+struct Hotspot {
+  std::string path;   // module instance path
+  std::string phase;  // "forward", "backward", "optimizer"
+  std::string op;     // e.g. "GatherBackward0"
+  std::string forward_op;  // for backward ops: the forward op that made the node, e.g. "aten::gather"
+  double ms = 0;      // per step
+  double share = 0;   // of the step
+  std::optional<SourceLocation> source;
+  std::vector<OpTime> top_ops;  // the module's top ops, hottest first
+};
+
+struct CrossCheck {
+  // Backward ops whose module by sequence number agrees with their module by markers.
+  int backward_ops_checked = 0;
+  int backward_ops_agreeing = 0;
+  int backward_ops_without_forward = 0;  // e.g. inside DifferentiableGraphBackward
+};
+
+// Per module instance seen by any level (facts.modules for the rules).
+struct ModuleStats {
+  std::string path;
+  std::string type;          // TorchScript class name, e.g. "__torch__.timm.layers.PatchDropout"
+  double forward_ms = 0;     // per step; 0 when never instrumented (see measured)
+  double backward_ms = 0;
+  double gpu_ms = 0;
+  bool measured = false;     // some level instrumented this module
+  long long parameters = 0;  // own and descendants'
+  std::vector<std::string> op_types;  // graph node kinds used in its forward, e.g. "aten::gather"
+};
+
+// GPU step metrics from the CUPTI records of the baseline window (issue: GPU truth).
+struct GpuSummary {
+  double busy_fraction = 0;        // union of kernel/memcpy/memset time over the step's wall time
+  double kernel_ms = 0;            // per step, summed kernel time
+  double memcpy_ms = 0;
+  double largest_idle_gap_ms = 0;
+  double kernels_per_step = 0;
+  double tiny_kernel_share = 0;    // kernels shorter than kTinyKernelUs, as a share of all kernels
+  double median_kernel_us = 0;
+  std::optional<double> achieved_occupancy;  // estimated from launch configs and device limits
+  std::optional<double> sm_efficiency;       // estimated: blocks vs SMs, weighted by kernel time
+};
+
+// A host-device synchronisation inside the step, localised.
+struct SyncSite {
+  std::string kind;   // "cudaStreamSynchronize", "blocking memcpy D2H", ...
+  std::string path;   // module instance path, "" when outside instrumented modules
+  std::string op;     // the ATen op that caused it, e.g. "aten::item"
+  std::string phase;
+  int count_per_step = 0;
+  double wait_ms = 0;  // per step
+};
+
+// A host-to-device copy that happens every step.
+struct CopySite {
+  std::string path;
+  std::string op;
+  std::string phase;
+  int count_per_step = 0;
+  double bytes_per_step = 0;
+  double ms = 0;
+  bool pageable = false;
+};
+
+struct MemoryStats {
+  double peak_allocated_mb = 0;
+  double peak_reserved_mb = 0;
+  double device_total_mb = 0;
+  long long alloc_retries = 0;     // caching allocator cudaMalloc retries (churn)
+  long long num_device_allocs = 0; // cudaMalloc calls during the window
+};
+
+// One recipe tried by the autotester (issue: auto-test fixes).
+struct BenchStats {
+  double median_ms = 0;
+  double min_ms = 0;
+  double max_ms = 0;
+  int samples = 0;
+};
+
+struct Numerics {
+  double max_abs_diff = 0;
+  double max_rel_diff = 0;
+  double tolerance = 0;
+};
+
+struct FixResult {
+  std::string recipe;
+  std::string kind;                 // "knob" or "rewrite"
+  bool preserves_semantics = false;
+  std::string status;               // "verified", "rejected", "failed", "no-change"
+  std::vector<std::string> sites;   // module paths a rewrite changed
+  BenchStats baseline;
+  BenchStats candidate;
+  double speedup = 0;               // baseline median / candidate median
+  double speedup_low = 0;           // spread of the ratio over the A/B rounds
+  double speedup_high = 0;
+  std::optional<Numerics> numerics;
+  std::optional<double> peak_memory_mb;
+  std::string detail;               // why rejected or failed: the measured difference, stderr tail
+};
+
+struct BisectReport {
+  RunInfo run;
+  StepBreakdown step;
+  std::vector<BisectLevel> levels;
+  std::optional<Hotspot> hotspot;
+  CrossCheck cross_check;
+  std::vector<ModuleStats> modules;
+  std::vector<OpTime> ops;               // whole-step op table, hottest first
+  std::optional<GpuSummary> gpu;         // absent without a GPU probe
+  std::vector<SyncSite> syncs;
+  std::vector<CopySite> copies;
+  std::optional<MemoryStats> memory;     // absent on CPU
+  std::vector<Finding> findings;
+  std::vector<FixResult> fixes;
+  std::vector<std::string> data_quality;  // one line each: probes absent, records dropped, rule errors
+};
+
+}  // namespace advisor

@@ -1,0 +1,210 @@
+#include "engine/report/report_tables.h"
+
+#include <algorithm>
+#include <string>
+
+#include "engine/report/format.h"
+#include "engine/report/measured.h"
+
+namespace advisor {
+
+namespace {
+
+using Style = TableCell::Style;
+
+TableCell Text(std::string text) { return {std::move(text), Style::kText}; }
+TableCell Code(std::string text) { return {std::move(text), Style::kCode}; }
+TableCell NotMeasured() { return {kNotMeasured, Style::kNotMeasured}; }
+
+TableCell Ms(double ms) { return Text(FormatNumber(ms)); }
+TableCell Count(long long count) { return Text(std::to_string(count)); }
+
+// A path cell; "" means the finding or site lies outside every instrumented module.
+TableCell PathOrOutside(const std::string& path) {
+  return path.empty() ? Text("(outside instrumented modules)") : Code(path);
+}
+
+TableCell MedianWithRange(const BenchStats& stats) {
+  if (!BenchmarkMeasured(stats)) return NotMeasured();
+  return Text(FormatNumber(stats.median_ms) + " (" + FormatNumber(stats.min_ms) + "\u2013" +
+              FormatNumber(stats.max_ms) + ")");
+}
+
+TableCell SpeedupCell(const FixResult& fix) {
+  if (!SpeedupMeasured(fix)) return NotMeasured();
+  std::string text = FormatSpeedup(fix.speedup);
+  if (SpeedupIntervalMeasured(fix)) {
+    text +=
+        " (" + FormatSpeedup(fix.speedup_low) + "\u2013" + FormatSpeedup(fix.speedup_high) + ")";
+  }
+  return Text(std::move(text));
+}
+
+TableCell NumericsCell(const FixResult& fix) {
+  if (!fix.numerics) return NotMeasured();
+  return Text(FormatScientific(fix.numerics->max_abs_diff) + " / " +
+              FormatScientific(fix.numerics->max_rel_diff) + " (tol " +
+              FormatScientific(fix.numerics->tolerance) + ")");
+}
+
+std::string Join(const std::vector<std::string>& parts, const char* separator) {
+  std::string joined;
+  for (const std::string& part : parts) {
+    if (!joined.empty()) joined += separator;
+    joined += part;
+  }
+  return joined;
+}
+
+// A two-column table of named values, filled by AddRow.
+Table MetricTable() { return Table{{"metric", "value"}, {false, true}, {}}; }
+
+void AddRow(Table& table, std::string name, TableCell value) {
+  table.rows.push_back({{Text(std::move(name)), std::move(value)}});
+}
+
+TableCell ShareOfStep(double ms, double step_ms) {
+  return step_ms > 0 ? Text(FormatShare(ms / step_ms)) : NotMeasured();
+}
+
+}  // namespace
+
+Table StepTable(const StepBreakdown& step) {
+  Table table{{"part of the step", "ms/step", "share of step"}, {false, true, true}, {}};
+  const double median = step.median_ms;
+  table.rows.push_back(
+      {{Text("forward"), Ms(step.forward_ms), ShareOfStep(step.forward_ms, median)}});
+  table.rows.push_back(
+      {{Text("backward"), Ms(step.backward_ms), ShareOfStep(step.backward_ms, median)}});
+  table.rows.push_back(
+      {{Text("optimizer"), Ms(step.optimizer_ms), ShareOfStep(step.optimizer_ms, median)}});
+  table.rows.push_back({{Text("whole step (median)"), Ms(median), ShareOfStep(median, median)},
+                        /*highlighted=*/true});
+  table.rows.push_back({{Text("fastest step"), Ms(step.min_ms), Text("")}});
+  table.rows.push_back({{Text("slowest step"), Ms(step.max_ms), Text("")}});
+  return table;
+}
+
+Table CandidateTable(const BisectLevel& level, bool gpu_measured) {
+  Table table{{"", "module", "instances", "forward ms", "backward ms"},
+              {false, false, true, true, true},
+              {}};
+  if (gpu_measured) {
+    table.columns.push_back("GPU ms");
+    table.numeric.push_back(true);
+  }
+  table.columns.push_back("share of parent");
+  table.numeric.push_back(true);
+  for (const Candidate& candidate : level.candidates) {
+    const bool chosen = !level.chosen.empty() && candidate.path == level.chosen;
+    TableRow row{{Text(chosen ? "\u25b6 chosen" : ""), Code(candidate.path),
+                  Count(candidate.instances), Ms(candidate.forward_ms), Ms(candidate.backward_ms)},
+                 chosen};
+    if (gpu_measured) row.cells.push_back(Ms(candidate.gpu_ms));
+    row.cells.push_back(Text(FormatShare(candidate.share)));
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+Table OpTable(const std::vector<OpTime>& ops, bool gpu_measured, std::size_t limit) {
+  Table table{{"op", "phase", "calls/step", "ms/step"}, {false, false, true, true}, {}};
+  if (gpu_measured) {
+    table.columns.push_back("GPU ms/step");
+    table.numeric.push_back(true);
+  }
+  for (std::size_t i = 0; i < std::min(limit, ops.size()); ++i) {
+    const OpTime& op = ops[i];
+    TableRow row{{Code(op.name), Text(op.phase), Count(op.calls), Ms(op.ms)}};
+    if (gpu_measured) row.cells.push_back(Ms(op.gpu_ms));
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+Table FixTable(const std::vector<FixResult>& fixes) {
+  Table table{{"recipe", "kind", "status", "sites", "baseline ms (min\u2013max)",
+               "fixed ms (min\u2013max)", "speedup", "max abs / rel diff", "peak memory MB"},
+              {false, false, false, false, true, true, true, true, true},
+              {}};
+  for (const FixResult& fix : fixes) {
+    table.rows.push_back(
+        {{Code(fix.recipe), Text(fix.kind), Text(fix.status),
+          fix.sites.empty() ? Text("whole step") : Code(Join(fix.sites, ", ")),
+          MedianWithRange(fix.baseline), MedianWithRange(fix.candidate), SpeedupCell(fix),
+          NumericsCell(fix),
+          fix.peak_memory_mb ? Text(FormatNumber(*fix.peak_memory_mb)) : NotMeasured()},
+         fix.status == "verified"});
+  }
+  return table;
+}
+
+Table GpuTable(const GpuSummary& gpu) {
+  Table table = MetricTable();
+  AddRow(table, "GPU busy (share of step wall time)", Text(FormatShare(gpu.busy_fraction)));
+  AddRow(table, "kernel time, ms/step", Ms(gpu.kernel_ms));
+  AddRow(table, "memcpy time, ms/step", Ms(gpu.memcpy_ms));
+  AddRow(table, "largest idle gap, ms", Ms(gpu.largest_idle_gap_ms));
+  AddRow(table, "kernels/step", Text(FormatNumber(gpu.kernels_per_step)));
+  AddRow(table, "tiny kernels (share of kernels)", Text(FormatShare(gpu.tiny_kernel_share)));
+  AddRow(table, "median kernel, \u00b5s", Text(FormatNumber(gpu.median_kernel_us)));
+  AddRow(table, "achieved occupancy (estimated)",
+         gpu.achieved_occupancy ? Text(FormatShare(*gpu.achieved_occupancy)) : NotMeasured());
+  AddRow(table, "SM efficiency (estimated)",
+         gpu.sm_efficiency ? Text(FormatShare(*gpu.sm_efficiency)) : NotMeasured());
+  return table;
+}
+
+Table SyncTable(const std::vector<SyncSite>& syncs) {
+  Table table{{"kind", "module", "op", "phase", "count/step", "wait ms/step"},
+              {false, false, false, false, true, true},
+              {}};
+  for (const SyncSite& sync : syncs) {
+    table.rows.push_back({{Text(sync.kind), PathOrOutside(sync.path), Code(sync.op),
+                           Text(sync.phase), Count(sync.count_per_step), Ms(sync.wait_ms)}});
+  }
+  return table;
+}
+
+Table CopyTable(const std::vector<CopySite>& copies) {
+  Table table{{"module", "op", "phase", "count/step", "bytes/step", "ms/step", "host memory"},
+              {false, false, false, true, true, true, false},
+              {}};
+  for (const CopySite& copy : copies) {
+    table.rows.push_back({{PathOrOutside(copy.path), Code(copy.op), Text(copy.phase),
+                           Count(copy.count_per_step), Text(FormatBytes(copy.bytes_per_step)),
+                           Ms(copy.ms), Text(copy.pageable ? "pageable" : "pinned")}});
+  }
+  return table;
+}
+
+Table MemoryTable(const MemoryStats& memory) {
+  Table table = MetricTable();
+  AddRow(table, "peak allocated, MB", Text(FormatNumber(memory.peak_allocated_mb)));
+  AddRow(table, "peak reserved, MB", Text(FormatNumber(memory.peak_reserved_mb)));
+  AddRow(table, "device total, MB", Text(FormatNumber(memory.device_total_mb)));
+  AddRow(table, "allocator retries", Count(memory.alloc_retries));
+  AddRow(table, "device allocations (cudaMalloc)", Count(memory.num_device_allocs));
+  return table;
+}
+
+Table RunTable(const RunInfo& run, bool gpu_measured) {
+  Table table{{"what", "value"}, {false, false}, {}};
+  AddRow(table, "model", Code(run.model));
+  AddRow(table, "device",
+         Text(run.device_name.empty() ? run.device : run.device + " (" + run.device_name + ")"));
+  AddRow(table, "GPU probe",
+         Text(gpu_measured ? "ran (kernel times measured)" : "absent (no kernel times)"));
+  AddRow(table, "LibTorch", Text(run.torch_version));
+  AddRow(table, "advisor", Text(run.advisor_version));
+  AddRow(table, "batch size", Text(std::to_string(run.batch_size)));
+  AddRow(table, "input dtype", Text(run.dtype));
+  AddRow(table, "deterministic", Text(run.deterministic ? "yes" : "no"));
+  AddRow(table, "warm-up steps", Text(std::to_string(run.warmup_steps)));
+  AddRow(table, "steps per profiled window", Text(std::to_string(run.window_steps)));
+  AddRow(table, "profiled windows", Text(std::to_string(run.windows) + " (baseline included)"));
+  AddRow(table, "wall time", Text(FormatSeconds(run.wall_s) + " (model load included)"));
+  return table;
+}
+
+}  // namespace advisor

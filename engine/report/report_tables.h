@@ -1,0 +1,55 @@
+// The report's tables as plain rows of formatted text, built once and rendered by both the
+// Markdown and the HTML writer, so the two documents always show the same numbers.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "engine/report/report.h"
+
+namespace advisor {
+
+struct TableCell {
+  enum class Style {
+    kText,         // a label, prose or a formatted measurement
+    kCode,         // an identifier from the model: module path, op name, file
+    kNotMeasured,  // kNotMeasured, styled so it cannot be mistaken for a value
+  };
+  std::string text;
+  Style style = Style::kText;
+};
+
+struct TableRow {
+  std::vector<TableCell> cells;
+  bool highlighted = false;  // the chosen candidate, the step total
+};
+
+struct Table {
+  std::vector<std::string> columns;  // titles, with the unit where there is one
+  std::vector<bool> numeric;         // per column: right-aligned
+  std::vector<TableRow> rows;
+};
+
+// How many rows the op tables (whole step, hot spot) show.
+inline constexpr std::size_t kTopOpsShown = 15;
+
+// forward / backward / optimizer / step median, min and max, with shares of the median step.
+Table StepTable(const StepBreakdown& step);
+
+// One bisection level's candidates; the chosen one is highlighted and marked.
+Table CandidateTable(const BisectLevel& level, bool gpu_measured);
+
+// The first `limit` ops (they arrive hottest first).
+Table OpTable(const std::vector<OpTime>& ops, bool gpu_measured, std::size_t limit);
+
+Table FixTable(const std::vector<FixResult>& fixes);
+Table GpuTable(const GpuSummary& gpu);
+Table SyncTable(const std::vector<SyncSite>& syncs);
+Table CopyTable(const std::vector<CopySite>& copies);
+Table MemoryTable(const MemoryStats& memory);
+
+// "What was measured on what": device, versions, steps, windows, wall time.
+Table RunTable(const RunInfo& run, bool gpu_measured);
+
+}  // namespace advisor

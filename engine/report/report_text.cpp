@@ -1,0 +1,141 @@
+#include "engine/report/report_text.h"
+
+#include <algorithm>
+
+#include "engine/report/format.h"
+#include "engine/report/measured.h"
+
+namespace advisor {
+
+namespace {
+
+std::string Ms(double ms) { return FormatNumber(ms) + " ms"; }
+
+std::string StepSentence(const BisectReport& report, const InlineMarkup& markup) {
+  const RunInfo& run = report.run;
+  const StepBreakdown& step = report.step;
+  std::string device = run.device_name.empty() ? run.device : run.device_name;
+  return "A training step of " + markup.code(run.model) + " takes " + Ms(step.median_ms) +
+         " (median of " + std::to_string(run.window_steps) + " steps on " + markup.text(device) +
+         "): forward " + Ms(step.forward_ms) + ", backward " + Ms(step.backward_ms) +
+         ", optimizer " + Ms(step.optimizer_ms) + ".";
+}
+
+// "blocks → blocks.5 → blocks.5.mlp": the modules bisection descended through.
+std::string DescentPath(const std::vector<BisectLevel>& levels, const InlineMarkup& markup) {
+  std::string path;
+  for (const BisectLevel& level : levels) {
+    if (level.chosen.empty()) continue;
+    if (!path.empty()) path += " \u2192 ";
+    path += markup.code(level.chosen);
+  }
+  return path;
+}
+
+std::string HotspotSentence(const BisectReport& report, const InlineMarkup& markup) {
+  if (!report.hotspot) {
+    std::string sentence = "No single hot spot was isolated";
+    if (!report.levels.empty() && !report.levels.back().reason.empty()) {
+      sentence += ": " + markup.text(report.levels.back().reason);
+    }
+    return sentence + ".";
+  }
+  const Hotspot& hotspot = *report.hotspot;
+  std::string sentence =
+      "The hot spot is " + markup.code(hotspot.path) + " \u2192 " + markup.code(hotspot.op);
+  if (!hotspot.forward_op.empty() && hotspot.forward_op != hotspot.op) {
+    sentence += " (made by " + markup.code(hotspot.forward_op) + ")";
+  }
+  sentence += " in the " + markup.text(hotspot.phase) + " pass: " + Ms(hotspot.ms) + " per step, " +
+              FormatShare(hotspot.share) + " of the step.";
+  const std::string descent = DescentPath(report.levels, markup);
+  if (!descent.empty()) {
+    sentence += " Bisection descended " + std::to_string(report.levels.size()) +
+                (report.levels.size() == 1 ? " level: " : " levels: ") + descent + ".";
+  }
+  return sentence;
+}
+
+std::string FindingsSentence(const std::vector<Finding>& findings) {
+  if (findings.empty()) return "The rules raised no findings.";
+  std::string counts;
+  for (Severity severity : {Severity::kHigh, Severity::kMedium, Severity::kLow}) {
+    const auto n = std::count_if(findings.begin(), findings.end(),
+                                 [severity](const Finding& f) { return f.severity == severity; });
+    if (n == 0) continue;
+    if (!counts.empty()) counts += ", ";
+    counts += std::to_string(n) + " " + SeverityName(severity);
+  }
+  return "The rules raised " + std::to_string(findings.size()) +
+         (findings.size() == 1 ? " finding (" : " findings (") + counts + ").";
+}
+
+std::string FixesSentence(const std::vector<FixResult>& fixes, const InlineMarkup& markup) {
+  if (fixes.empty()) return "";
+  const FixResult* best = nullptr;
+  for (const FixResult& fix : fixes) {
+    if (fix.status != "verified" || !SpeedupMeasured(fix)) continue;
+    if (!best || fix.speedup > best->speedup) best = &fix;
+  }
+  if (!best) {
+    return " None of the " + std::to_string(fixes.size()) + " fixes tried was verified.";
+  }
+  return " The best verified fix, " + markup.code(best->recipe) + ", made the step " +
+         FormatSpeedup(best->speedup) + " faster.";
+}
+
+}  // namespace
+
+std::string SummaryParagraph(const BisectReport& report, const InlineMarkup& markup) {
+  return StepSentence(report, markup) + " " + HotspotSentence(report, markup) + " " +
+         FindingsSentence(report.findings) + FixesSentence(report.fixes, markup);
+}
+
+std::string LevelTitle(const BisectLevel& level, const InlineMarkup& markup) {
+  return "Level " + std::to_string(level.depth) + ": children of " +
+         (level.parent.empty() ? std::string("the model") : markup.code(level.parent));
+}
+
+std::vector<const Finding*> RankFindings(const std::vector<Finding>& findings) {
+  std::vector<const Finding*> ranked;
+  for (const Finding& finding : findings) ranked.push_back(&finding);
+  std::stable_sort(ranked.begin(), ranked.end(), [](const Finding* a, const Finding* b) {
+    if (a->severity != b->severity) return a->severity > b->severity;
+    const double gain_a = a->expected_gain_ms.value_or(-1);
+    const double gain_b = b->expected_gain_ms.value_or(-1);
+    return gain_a > gain_b;
+  });
+  return ranked;
+}
+
+std::string CrossCheckSentence(const CrossCheck& check) {
+  if (check.backward_ops_checked == 0) return "no backward op could be cross-checked.";
+  return std::to_string(check.backward_ops_agreeing) + " of " +
+         std::to_string(check.backward_ops_checked) +
+         " backward ops have the same module by sequence number as by markers (" +
+         FormatShare(static_cast<double>(check.backward_ops_agreeing) /
+                     check.backward_ops_checked) +
+         "); " + std::to_string(check.backward_ops_without_forward) +
+         " had no forward op to compare with.";
+}
+
+const FixResult* FixForRecipe(const BisectReport& report, const std::string& recipe) {
+  if (recipe.empty()) return nullptr;
+  for (const FixResult& fix : report.fixes) {
+    if (fix.recipe == recipe) return &fix;
+  }
+  return nullptr;
+}
+
+std::string FixOutcome(const FixResult& fix) {
+  if (!SpeedupMeasured(fix)) return fix.status;
+  std::string outcome = fix.status + ": " + FormatSpeedup(fix.speedup);
+  if (fix.speedup >= 1) outcome += " faster";
+  if (SpeedupIntervalMeasured(fix)) {
+    outcome +=
+        " (" + FormatSpeedup(fix.speedup_low) + "\u2013" + FormatSpeedup(fix.speedup_high) + ")";
+  }
+  return outcome;
+}
+
+}  // namespace advisor

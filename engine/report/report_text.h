@@ -1,0 +1,38 @@
+// Sentences and orderings that the Markdown and HTML writers share. Each writer passes its own
+// markup for identifiers and prose, so the wording lives here once and escaping stays with the
+// writer that knows its format.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/report/report.h"
+
+namespace advisor {
+
+struct InlineMarkup {
+  std::string (*code)(const std::string& identifier);  // module path, op name, recipe id
+  std::string (*text)(const std::string& prose);       // untrusted free text
+};
+
+// One paragraph for a person: step time, the hot spot (path -> op, phase, ms/step, share), how
+// bisection got there, findings and the best measured fix.
+std::string SummaryParagraph(const BisectReport& report, const InlineMarkup& markup);
+
+// "Level 2: children of blocks" / "Level 1: children of the model".
+std::string LevelTitle(const BisectLevel& level, const InlineMarkup& markup);
+
+// Highest severity first; within one severity the largest expected gain first, findings
+// without an estimate last; otherwise the rules' order.
+std::vector<const Finding*> RankFindings(const std::vector<Finding>& findings);
+
+// How far the marker-free attribution (sequence numbers) agrees with the markers.
+std::string CrossCheckSentence(const CrossCheck& check);
+
+// The autotester's result for a recipe, nullptr when it did not run that recipe.
+const FixResult* FixForRecipe(const BisectReport& report, const std::string& recipe);
+
+// "verified: 1.32× faster (1.25×–1.40×)", "failed", "no-change: 1.01×".
+std::string FixOutcome(const FixResult& fix);
+
+}  // namespace advisor

@@ -1,0 +1,86 @@
+#include "engine/rules/rule_helpers.h"
+
+namespace advisor {
+namespace {
+
+constexpr char kHelpers[] = R"lua(
+advisor = {}
+
+-- "12.3 ms" (two decimals below 1 ms); "n/a" for nil.
+function advisor.ms(value)
+  if value == nil then return "n/a" end
+  if type(value) ~= "number" then error("advisor.ms expects a number", 2) end
+  if math.abs(value) < 1 then return string.format("%.2f ms", value) end
+  return string.format("%.1f ms", value)
+end
+
+-- A share 0..1 as "42%"; "n/a" for nil.
+function advisor.pct(share)
+  if share == nil then return "n/a" end
+  if type(share) ~= "number" then error("advisor.pct expects a number", 2) end
+  return string.format("%.0f%%", share * 100)
+end
+
+-- part / total, or 0 when the total is unknown or not positive (so thresholds never fire on it).
+function advisor.share(part, total)
+  if total == nil or total <= 0 then return 0 end
+  return part / total
+end
+
+-- A set from a list: advisor.set{"aten::mm", "aten::bmm"}["aten::mm"] == true.
+function advisor.set(list)
+  local set = {}
+  for _, item in ipairs(list) do set[item] = true end
+  return set
+end
+
+-- What an op costs the step: its host time or its GPU time, whichever is larger (a GPU op
+-- whose kernels outlast their launch costs its GPU time; a host-bound one its host time).
+function advisor.op_ms(op)
+  return math.max(op.ms or 0, op.gpu_ms or 0)
+end
+
+-- The ops whose name is in `names` (a set from advisor.set): their summed cost (advisor.op_ms),
+-- their summed calls per step, and the matching ops, costliest first.
+function advisor.sum_ops(ops, names)
+  local ms, calls, matched = 0, 0, {}
+  for _, op in ipairs(ops or {}) do
+    if names[op.name] then
+      ms = ms + advisor.op_ms(op)
+      calls = calls + (op.calls or 0)
+      matched[#matched + 1] = op
+    end
+  end
+  table.sort(matched, function(a, b) return advisor.op_ms(a) > advisor.op_ms(b) end)
+  return ms, calls, matched
+end
+
+-- "high" when value >= high_at, "medium" when value >= medium_at, otherwise "low".
+function advisor.severity(value, high_at, medium_at)
+  if value >= high_at then return "high" end
+  if value >= medium_at then return "medium" end
+  return "low"
+end
+
+-- The names of `ops` joined as "a, b and c" (at most `limit`, default 3).
+function advisor.names(ops, limit)
+  limit = limit or 3
+  local names = {}
+  for i = 1, math.min(#ops, limit) do names[i] = ops[i].name end
+  local text = table.concat(names, ", ")
+  if #ops > limit then text = text .. string.format(" and %d more", #ops - limit) end
+  return text
+end
+)lua";
+
+}  // namespace
+
+int OpenRuleHelpers(lua_State* L) {
+  if (luaL_loadbufferx(L, kHelpers, sizeof(kHelpers) - 1, "=advisor", "t") != LUA_OK) {
+    return lua_error(L);
+  }
+  lua_call(L, 0, 0);
+  return 0;
+}
+
+}  // namespace advisor

@@ -1,0 +1,146 @@
+// The merged record of one profiled window: plain structs that every probe emits and every
+// analysis reads. Nothing here knows ATen, CUPTI or Lua, so analysis code and its tests build
+// without LibTorch or a GPU.
+//
+// Clock: every timestamp is nanoseconds on one host clock (std::chrono::steady_clock). Probes
+// whose native clock differs (CUPTI) convert before they emit.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace advisor {
+
+using TimeNs = std::int64_t;
+using ThreadId = std::uint64_t;
+
+// Which RecordFunction scope an op event came from.
+enum class OpScope {
+  kForward,   // an ATen operator call (RecordScope::FUNCTION)
+  kBackward,  // an autograd node running (RecordScope::BACKWARD_FUNCTION), e.g. GatherBackward0
+  kUser,      // a user scope (RecordScope::USER_SCOPE)
+  kOther,
+};
+
+// One ATen operator, autograd node or user scope, with its nesting on its thread.
+struct OpEvent {
+  std::string name;          // "aten::gather", "GatherBackward0", ...
+  OpScope scope = OpScope::kOther;
+  ThreadId thread = 0;       // the thread it ran on (RecordFunction::threadId)
+  std::int64_t seq_nr = -1;  // autograd sequence number; -1 where none
+  ThreadId forward_thread = 0;  // for backward nodes: thread of the forward op that made them
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+  int depth = 0;             // 0 for an op called directly by the interpreter or the engine
+  std::uint64_t correlation_id = 0;  // external correlation id pushed for GPU work; 0 if none
+};
+
+// What a marker op saw. Markers bracket the calls of instrumented module instances.
+enum class MarkerKind {
+  kForwardEnter,    // forward reached the module's inputs
+  kForwardExit,     // the module's forward returned
+  kBackwardBegin,   // the gradient reached the module's outputs ("before backward of X")
+  kBackwardEnd,     // the module's input gradient is done ("after backward of X")
+};
+
+struct MarkerEvent {
+  std::string path;  // module instance path, e.g. "blocks.5.mlp"
+  MarkerKind kind = MarkerKind::kForwardEnter;
+  ThreadId thread = 0;
+  TimeNs time_ns = 0;
+};
+
+// Host-side phases of one training step, as the runner measured them.
+struct StepSpan {
+  int index = 0;
+  TimeNs start_ns = 0;         // forward starts
+  TimeNs forward_end_ns = 0;   // loss computed
+  TimeNs backward_end_ns = 0;  // loss.backward() returned
+  TimeNs end_ns = 0;           // optimizer step and zero_grad done (device synchronised on GPU)
+};
+
+// ---- GPU activity (filled by probes/cupti; empty where no GPU probe ran) ----
+
+struct KernelEvent {
+  std::string name;
+  std::uint32_t device = 0;
+  std::uint32_t stream = 0;
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+  std::int32_t grid[3] = {0, 0, 0};
+  std::int32_t block[3] = {0, 0, 0};
+  std::int32_t registers_per_thread = 0;
+  std::int32_t static_shared_bytes = 0;
+  std::int32_t dynamic_shared_bytes = 0;
+  std::uint32_t correlation_id = 0;       // CUPTI's id, shared with the launching API call
+  std::uint64_t external_id = 0;          // the op's correlation id (OpEvent::correlation_id)
+};
+
+enum class MemcpyKind { kHostToDevice, kDeviceToHost, kDeviceToDevice, kOther };
+
+struct MemcpyEvent {
+  MemcpyKind kind = MemcpyKind::kOther;
+  std::uint64_t bytes = 0;
+  bool pageable_host = false;  // the host side was pageable memory (a staged, synchronous copy)
+  std::uint32_t device = 0;
+  std::uint32_t stream = 0;
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+  std::uint32_t correlation_id = 0;
+  std::uint64_t external_id = 0;
+};
+
+struct MemsetEvent {
+  std::uint64_t bytes = 0;
+  std::uint32_t device = 0;
+  std::uint32_t stream = 0;
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+  std::uint32_t correlation_id = 0;
+  std::uint64_t external_id = 0;
+};
+
+enum class SyncKind { kStream, kDevice, kEvent, kStreamWaitEvent, kContext, kOther };
+
+struct SyncEvent {
+  SyncKind kind = SyncKind::kOther;
+  std::uint32_t stream = 0;
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+  std::uint32_t correlation_id = 0;
+  std::uint64_t external_id = 0;
+};
+
+// A CUDA runtime or driver API call on the host.
+struct ApiCallEvent {
+  std::string name;  // "cudaLaunchKernel", "cudaStreamSynchronize", ...
+  bool driver = false;
+  ThreadId thread = 0;
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+  std::uint32_t correlation_id = 0;
+  std::uint64_t external_id = 0;
+};
+
+// What a probe could and could not see in this window. Reports show it; nothing is faked.
+struct ProbeStatus {
+  std::string probe;   // "ops", "markers", "cupti", "memory"
+  bool active = false;
+  std::string detail;  // why inactive, or notes such as "3 records dropped"
+  std::uint64_t dropped_records = 0;
+};
+
+struct Timeline {
+  std::vector<StepSpan> steps;
+  std::vector<OpEvent> ops;
+  std::vector<MarkerEvent> markers;
+  std::vector<KernelEvent> kernels;
+  std::vector<MemcpyEvent> memcpys;
+  std::vector<MemsetEvent> memsets;
+  std::vector<SyncEvent> syncs;
+  std::vector<ApiCallEvent> api_calls;
+  std::vector<ProbeStatus> probes;
+};
+
+}  // namespace advisor

@@ -1,0 +1,106 @@
+#include "engine/torch/device_info.h"
+
+#include <torch/version.h>
+
+#include <fstream>
+#include <thread>
+
+#ifdef ADVISOR_HAVE_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <cuda_runtime_api.h>
+#endif
+
+namespace advisor {
+
+std::string TorchVersion() { return TORCH_VERSION; }
+
+std::string CpuModelName() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  std::string model = "unknown CPU";
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const std::size_t colon = line.find(':');
+      if (colon != std::string::npos) model = line.substr(line.find_first_not_of(' ', colon + 1));
+      break;
+    }
+  }
+  return model + " (" + std::to_string(std::thread::hardware_concurrency()) + " cores)";
+}
+
+std::string CudaDeviceName() {
+#ifdef ADVISOR_HAVE_CUDA
+  cudaDeviceProp properties{};
+  int device = 0;
+  if (cudaGetDevice(&device) == cudaSuccess &&
+      cudaGetDeviceProperties(&properties, device) == cudaSuccess) {
+    return properties.name;
+  }
+#endif
+  return "unknown GPU";
+}
+
+std::string CudaUnavailableReason() {
+#ifdef ADVISOR_HAVE_CUDA
+  return "no CUDA device is visible to LibTorch";
+#else
+  return "this advisor was built against LibTorch " + TorchVersion() +
+         " without CUDA; build it against a CUDA LibTorch (scripts/gpu-check.sh)";
+#endif
+}
+
+std::optional<DeviceLimits> CudaDeviceLimits() {
+#ifdef ADVISOR_HAVE_CUDA
+  cudaDeviceProp properties{};
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaGetDeviceProperties(&properties, device) != cudaSuccess) {
+    return std::nullopt;
+  }
+  DeviceLimits limits;
+  limits.sm_count = properties.multiProcessorCount;
+  limits.max_threads_per_sm = properties.maxThreadsPerMultiProcessor;
+  limits.max_blocks_per_sm = properties.maxBlocksPerMultiProcessor;
+  limits.regs_per_sm = properties.regsPerMultiprocessor;
+  limits.smem_per_sm = static_cast<std::int64_t>(properties.sharedMemPerMultiprocessor);
+  limits.max_warps_per_sm = properties.maxThreadsPerMultiProcessor / properties.warpSize;
+  return limits;
+#else
+  return std::nullopt;
+#endif
+}
+
+void ResetCudaMemoryPeaks() {
+#ifdef ADVISOR_HAVE_CUDA
+  int device = 0;
+  if (cudaGetDevice(&device) == cudaSuccess) {
+    c10::cuda::CUDACachingAllocator::resetPeakStats(static_cast<c10::DeviceIndex>(device));
+  }
+#endif
+}
+
+std::optional<MemoryStats> ReadCudaMemoryStats() {
+#ifdef ADVISOR_HAVE_CUDA
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return std::nullopt;
+  using c10::cuda::CUDACachingAllocator::StatType;
+  const auto stats =
+      c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(device));
+  const auto aggregate = static_cast<std::size_t>(StatType::AGGREGATE);
+  constexpr double kMb = 1024.0 * 1024.0;
+  MemoryStats memory;
+  memory.peak_allocated_mb = stats.allocated_bytes[aggregate].peak / kMb;
+  memory.peak_reserved_mb = stats.reserved_bytes[aggregate].peak / kMb;
+  memory.alloc_retries = stats.num_alloc_retries;
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) {
+    memory.device_total_mb = total_bytes / kMb;
+  }
+  return memory;
+#else
+  return std::nullopt;
+#endif
+}
+
+}  // namespace advisor

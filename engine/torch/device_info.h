@@ -1,0 +1,26 @@
+// What the run ran on, for the report's "measured on what". CUDA queries compile only in builds
+// against a CUDA LibTorch (ADVISOR_HAVE_CUDA); other builds say why they cannot reach a GPU.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "engine/gpu/device_limits.h"
+#include "engine/report/report.h"
+
+namespace advisor {
+
+std::string TorchVersion();
+std::string CpuModelName();  // "AMD EPYC 7B13 (2 cores)"
+std::string CudaDeviceName();
+// Why `--device cuda` cannot run here, as one clause.
+std::string CudaUnavailableReason();
+
+// The current GPU's per-SM limits, for the occupancy estimates; nullopt without CUDA.
+std::optional<DeviceLimits> CudaDeviceLimits();
+
+// The caching allocator's counters: reset before a window, read after it; nullopt without CUDA.
+void ResetCudaMemoryPeaks();
+std::optional<MemoryStats> ReadCudaMemoryStats();
+
+}  // namespace advisor

@@ -1,0 +1,63 @@
+#include "engine/torch/model_archive.h"
+
+#include <filesystem>
+#include <fstream>
+
+namespace advisor {
+namespace {
+
+// LibTorch's messages run over many lines with C++ frames; the first line says what happened.
+std::string FirstLine(const std::string& text) {
+  const std::size_t end = text.find('\n');
+  return end == std::string::npos ? text : text.substr(0, end);
+}
+
+void CheckReadableFile(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw ModelError(path + ": no such file");
+  if (std::filesystem::is_directory(path, ec)) throw ModelError(path + ": is a directory");
+  std::ifstream probe(path, std::ios::binary);
+  if (!probe) throw ModelError(path + ": cannot be read");
+  // TorchScript archives are zip files; say so plainly rather than quote the zip reader.
+  char magic[2] = {0, 0};
+  probe.read(magic, 2);
+  if (probe.gcount() < 2 || magic[0] != 'P' || magic[1] != 'K') {
+    throw ModelError(path + ": not a TorchScript archive (no zip header); save the model with "
+                            "torch.jit.save (scripts/advisor_export.py)");
+  }
+}
+
+torch::jit::Module Load(const std::string& path, torch::jit::ExtraFilesMap& extra_files) {
+  CheckReadableFile(path);
+  try {
+    return torch::jit::load(path, torch::kCPU, extra_files);
+  } catch (const std::exception& error) {
+    throw ModelError(path + ": not a loadable TorchScript archive: " + FirstLine(error.what()));
+  }
+}
+
+}  // namespace
+
+WorkloadSpec ReadWorkload(const std::string& model_path) {
+  torch::jit::ExtraFilesMap extra_files{{kWorkloadEntry, ""}};
+  Load(model_path, extra_files);
+  const std::string& text = extra_files[kWorkloadEntry];
+  if (text.empty()) {
+    throw ModelError(model_path + ": has no " + kWorkloadEntry +
+                     "; export it with scripts/advisor_export.py (docs/workload.md)");
+  }
+  try {
+    return ParseWorkload(text, model_path + ":" + kWorkloadEntry);
+  } catch (const WorkloadError& error) {
+    throw ModelError(error.what());
+  }
+}
+
+torch::jit::Module LoadModule(const std::string& model_path) {
+  torch::jit::ExtraFilesMap no_extra_files;
+  torch::jit::Module module = Load(model_path, no_extra_files);
+  module.train();
+  return module;
+}
+
+}  // namespace advisor

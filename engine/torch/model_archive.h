@@ -1,0 +1,28 @@
+// Opening model.pt: the TorchScript module and the workload that travels inside it.
+#pragma once
+
+#include <torch/script.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "engine/workload/workload_spec.h"
+
+namespace advisor {
+
+inline constexpr const char* kWorkloadEntry = "advisor/workload.json";
+
+// A model file advisor cannot use; what() is one line naming the file and the problem.
+class ModelError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Reads the workload spec alone (cheap checks before the model is built).
+WorkloadSpec ReadWorkload(const std::string& model_path);
+
+// Loads a fresh copy of the module onto the CPU, in training mode. Each call gives new graphs
+// and executors, which instrumentation needs (an executor caches its optimised plan).
+torch::jit::Module LoadModule(const std::string& model_path);
+
+}  // namespace advisor

@@ -1,0 +1,122 @@
+#include "engine/torch/module_tree.h"
+
+#include <torch/csrc/jit/passes/inliner.h>
+
+#include <set>
+#include <stdexcept>
+
+namespace advisor {
+namespace {
+
+bool IsSubmoduleCall(const torch::jit::Node* node, const torch::jit::Value* self) {
+  return node->kind() == c10::prim::CallMethod && node->inputs()[0] != self;
+}
+
+// Whether `block` (nested blocks included) calls a module other than `self`.
+bool CallsSubmodules(const torch::jit::Block* block, const torch::jit::Value* self) {
+  for (const torch::jit::Node* node : block->nodes()) {
+    if (IsSubmoduleCall(node, self)) return true;
+    for (const torch::jit::Block* inner : node->blocks()) {
+      if (CallsSubmodules(inner, self)) return true;
+    }
+  }
+  return false;
+}
+
+std::shared_ptr<torch::jit::Graph> InlinedForward(const torch::jit::Module& module) {
+  auto graph = module.get_method("forward").graph()->copy();
+  torch::jit::Inline(*graph);
+  return graph;
+}
+
+void CollectKinds(const torch::jit::Block* block, std::set<std::string>& kinds) {
+  for (const torch::jit::Node* node : block->nodes()) {
+    if (node->kind().is_aten()) kinds.insert(node->kind().toQualString());
+    for (const torch::jit::Block* inner : node->blocks()) CollectKinds(inner, kinds);
+  }
+}
+
+const torch::jit::Node* FindNode(const torch::jit::Block* block, const c10::Symbol& kind) {
+  for (const torch::jit::Node* node : block->nodes()) {
+    if (node->kind() == kind) return node;
+    for (const torch::jit::Block* inner : node->blocks()) {
+      if (const torch::jit::Node* found = FindNode(inner, kind)) return found;
+    }
+  }
+  return nullptr;
+}
+
+std::string Trim(const std::string& text) {
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) return "";
+  return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+}  // namespace
+
+std::string ParentPath(const std::string& path) {
+  const std::size_t dot = path.rfind('.');
+  return dot == std::string::npos ? "" : path.substr(0, dot);
+}
+
+torch::jit::Module ModuleAt(const torch::jit::Module& root, const std::string& path) {
+  torch::jit::Module module = root;
+  std::size_t begin = 0;
+  while (begin < path.size()) {
+    std::size_t end = path.find('.', begin);
+    if (end == std::string::npos) end = path.size();
+    const std::string name = path.substr(begin, end - begin);
+    auto child = module.attr(name, c10::IValue());
+    if (!child.isModule()) throw std::out_of_range("no module instance at " + path);
+    module = child.toModule();
+    begin = end + 1;
+  }
+  return module;
+}
+
+std::map<std::string, ModuleInfo> DescribeModules(const torch::jit::Module& root) {
+  std::map<std::string, ModuleInfo> modules;
+  for (const torch::jit::NameModule& named : root.named_modules()) {
+    ModuleInfo info;
+    info.path = named.name;
+    info.type = named.value.type()->name() ? named.value.type()->name()->qualifiedName() : "";
+    for (const torch::jit::NameTensor& parameter : named.value.named_parameters()) {
+      info.parameters += parameter.value.numel();
+    }
+    if (auto forward = named.value.find_method("forward")) {
+      info.has_forward = true;
+      const auto graph = forward->graph();
+      info.calls_submodules = CallsSubmodules(graph->block(), graph->inputs()[0]);
+      std::set<std::string> kinds;
+      CollectKinds(InlinedForward(named.value)->block(), kinds);
+      info.op_types.assign(kinds.begin(), kinds.end());
+    }
+    modules[info.path] = std::move(info);
+  }
+  return modules;
+}
+
+std::optional<SourceLocation> FindOpSource(const torch::jit::Module& root, const std::string& path,
+                                           const std::string& op) {
+  if (op.rfind("aten::", 0) != 0) return std::nullopt;
+  const torch::jit::Module module = ModuleAt(root, path);
+  if (!module.find_method("forward")) return std::nullopt;
+  const auto graph = InlinedForward(module);
+  const torch::jit::Node* node = FindNode(graph->block(), c10::Symbol::fromQualString(op));
+  if (node == nullptr) return std::nullopt;
+  const torch::jit::SourceRange& range = node->sourceRange();
+  const auto file_line = range.file_line_col();
+  if (!file_line) return std::nullopt;
+  SourceLocation location;
+  location.file = std::get<0>(*file_line);
+  location.line = static_cast<int>(std::get<1>(*file_line));
+  // The text of the source line holding the node, from the archive's copy of the source.
+  const std::string text = range.source()->text_str().str();
+  const std::size_t start = std::min(range.start(), text.size());
+  const std::size_t line_begin = text.rfind('\n', start == 0 ? 0 : start - 1);
+  const std::size_t from = line_begin == std::string::npos ? 0 : line_begin + 1;
+  location.text = Trim(text.substr(from, text.find('\n', start) - from));
+  return location;
+}
+
+}  // namespace advisor

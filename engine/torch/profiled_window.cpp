@@ -1,0 +1,47 @@
+#include "engine/torch/profiled_window.h"
+
+#include "probes/cupti/gpu_probe.h"
+#include "probes/ops/event_recorder.h"
+#include "probes/ops/op_probe.h"
+
+namespace advisor {
+
+std::vector<StepSpan> RunSteps(TrainingStep& step, int count, bool sync_phases) {
+  std::vector<StepSpan> spans;
+  for (int i = 0; i < count; ++i) spans.push_back(step.Run(i, sync_phases));
+  return spans;
+}
+
+Timeline RecordWindow(TrainingStep& step, int steps, GpuActivityProbe* gpu) {
+  Timeline timeline;
+  const bool gpu_active = gpu != nullptr && gpu->Start();
+  {
+    OpProbe ops(gpu_active ? gpu : nullptr);
+    ops.Start();
+    try {
+      // On a GPU each phase ends with a synchronisation, so host timestamps delimit the
+      // device work of each phase too.
+      timeline.steps = RunSteps(step, steps, step.device().is_cuda());
+    } catch (...) {
+      ops.Stop();
+      if (gpu_active) gpu->Stop();
+      throw;
+    }
+    ops.Stop();
+  }
+  EventRecorder::Get().CollectInto(timeline);
+  timeline.probes.push_back({"ops", true, "ATen RecordFunction observer", 0});
+  if (gpu != nullptr) {
+    if (gpu_active) gpu->Stop();
+    gpu->DrainInto(timeline);  // records and the probe's status, or why it could not run
+  }
+  return timeline;
+}
+
+std::vector<double> StepMillis(const std::vector<StepSpan>& spans) {
+  std::vector<double> millis;
+  for (const StepSpan& span : spans) millis.push_back((span.end_ns - span.start_ns) * 1e-6);
+  return millis;
+}
+
+}  // namespace advisor

@@ -1,0 +1,133 @@
+#include "engine/torch/training_step.h"
+
+#include <torch/cuda.h>
+
+#include "probes/ops/event_recorder.h"
+
+namespace advisor {
+namespace {
+
+torch::Dtype DtypeOf(const std::string& name) {
+  if (name == "float16") return torch::kFloat16;
+  if (name == "bfloat16") return torch::kBFloat16;
+  if (name == "int64") return torch::kInt64;
+  if (name == "int32") return torch::kInt32;
+  if (name == "bool") return torch::kBool;
+  return torch::kFloat32;
+}
+
+torch::Tensor MakeTensor(const TensorSpec& spec, const torch::Device& device) {
+  const auto options = torch::TensorOptions().dtype(DtypeOf(spec.dtype)).device(device);
+  if (spec.init == "zeros") return torch::zeros(spec.shape, options);
+  if (spec.init == "ones") return torch::ones(spec.shape, options);
+  if (spec.init == "randint") return torch::randint(spec.low, spec.high, spec.shape, options);
+  // Random floats are drawn in float32 and cast, so every dtype gets the same distribution.
+  const auto float_options = torch::TensorOptions().dtype(torch::kFloat32).device(device);
+  torch::Tensor values = spec.init == "rand" ? torch::rand(spec.shape, float_options)
+                                             : torch::randn(spec.shape, float_options);
+  return values.to(DtypeOf(spec.dtype));
+}
+
+std::unique_ptr<torch::optim::Optimizer> MakeOptimizer(const OptimizerSpec& spec,
+                                                       std::vector<torch::Tensor> parameters) {
+  if (spec.name == "adamw") {
+    return std::make_unique<torch::optim::AdamW>(
+        parameters, torch::optim::AdamWOptions(spec.lr)
+                        .betas({spec.beta1, spec.beta2})
+                        .weight_decay(spec.weight_decay));
+  }
+  return std::make_unique<torch::optim::SGD>(
+      parameters,
+      torch::optim::SGDOptions(spec.lr).momentum(spec.momentum).weight_decay(spec.weight_decay));
+}
+
+}  // namespace
+
+void ApplyGlobalSettings(const WorkloadSpec& spec) {
+  torch::manual_seed(spec.seed);
+  at::globalContext().setDeterministicAlgorithms(spec.deterministic, /*warn_only=*/false);
+}
+
+std::string SummarizeTorchError(const std::string& what) {
+  // TorchScript interpreter errors open with "The following operation failed in the TorchScript
+  // interpreter." and a traceback; the cause is the last "...Error: ..." line.
+  std::string cause;
+  std::size_t begin = 0;
+  while (begin < what.size()) {
+    std::size_t end = what.find('\n', begin);
+    if (end == std::string::npos) end = what.size();
+    const std::string line = what.substr(begin, end - begin);
+    const std::size_t colon = line.find("Error: ");
+    if (colon != std::string::npos && line.find(' ') > colon) cause = line;
+    begin = end + 1;
+  }
+  if (!cause.empty()) return cause;
+  return what.substr(0, what.find('\n'));
+}
+
+TrainingStep::TrainingStep(torch::jit::Module module, const WorkloadSpec& spec)
+    : module_(std::move(module)), spec_(spec),
+      device_(spec.device == "cuda" ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU)) {
+  module_.to(device_);
+  module_.train();
+  torch::manual_seed(spec.seed);
+  for (const TensorSpec& input : spec.inputs) inputs_.emplace_back(MakeTensor(input, device_));
+  target_ = MakeTensor(spec.target, device_);
+  for (const torch::Tensor& parameter : module_.parameters()) {
+    if (parameter.requires_grad()) parameters_.push_back(parameter);
+  }
+  if (parameters_.empty()) throw StepError("the model has no trainable parameters");
+  optimizer_ = MakeOptimizer(spec.optimizer, parameters_);
+}
+
+torch::Tensor TrainingStep::Forward() {
+  torch::jit::IValue output = module_.forward(inputs_);
+  if (output.isTuple() && !output.toTupleRef().elements().empty()) {
+    output = output.toTupleRef().elements()[0];
+  }
+  if (!output.isTensor()) {
+    throw StepError("forward returned " + output.tagKind() +
+                    "; advisor needs a Tensor or a tuple whose first element is the prediction");
+  }
+  torch::Tensor prediction = output.toTensor();
+  if (spec_.loss == "mse") {
+    return torch::mse_loss(prediction, target_.to(prediction.scalar_type()));
+  }
+  return torch::nn::functional::cross_entropy(prediction, target_);
+}
+
+void TrainingStep::Synchronize() const {
+  if (device_.is_cuda()) torch::cuda::synchronize();
+}
+
+StepSpan TrainingStep::Run(int index, bool sync_phases) {
+  StepSpan span;
+  span.index = index;
+  try {
+    span.start_ns = NowNs();
+    torch::Tensor loss = Forward();
+    if (sync_phases) Synchronize();
+    span.forward_end_ns = NowNs();
+    loss.backward();
+    if (sync_phases) Synchronize();
+    span.backward_end_ns = NowNs();
+    optimizer_->step();
+    // Gradients are dropped, not zeroed: the same on every LibTorch version, and what
+    // PyTorch's zero_grad() does by default since 2.0.
+    for (torch::Tensor& parameter : parameters_) parameter.mutable_grad().reset();
+    Synchronize();
+    span.end_ns = NowNs();
+    last_loss_ = loss.detach();
+  } catch (const StepError&) {
+    throw;
+  } catch (const std::exception& error) {
+    throw StepError(SummarizeTorchError(error.what()));
+  }
+  return span;
+}
+
+double TrainingStep::last_loss() const {
+  return last_loss_.defined() ? last_loss_.item<double>() : 0.0;
+}
+
+}  // namespace advisor

@@ -1,0 +1,59 @@
+// One training step of the workload: forward, loss, backward, optimizer step, gradients reset.
+// Inputs and targets are made once, from the workload's seed, so every step does the same work.
+#pragma once
+
+#include <torch/script.h>
+#include <torch/torch.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "engine/timeline/timeline.h"
+#include "engine/workload/workload_spec.h"
+
+namespace advisor {
+
+// A step that failed in the model (a shape it rejects, out of memory); what() is one line that
+// names the module that raised where the error says so.
+class StepError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class TrainingStep {
+ public:
+  // Moves `module` to the workload's device and builds inputs, targets, loss and optimizer.
+  TrainingStep(torch::jit::Module module, const WorkloadSpec& spec);
+
+  // Runs one step and returns its host-side phase timestamps. On CUDA each phase ends with a
+  // device synchronisation only when `sync_phases` is set (the baseline window's breakdown);
+  // the step always ends with one.
+  StepSpan Run(int index, bool sync_phases);
+
+  // The loss of the last step (synchronises).
+  double last_loss() const;
+  torch::jit::Module& module() { return module_; }
+  const torch::Device& device() const { return device_; }
+
+ private:
+  torch::Tensor Forward();
+  void Synchronize() const;
+
+  torch::jit::Module module_;
+  WorkloadSpec spec_;
+  torch::Device device_;
+  std::vector<torch::jit::IValue> inputs_;
+  torch::Tensor target_;
+  torch::Tensor last_loss_;
+  std::vector<torch::Tensor> parameters_;
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;
+};
+
+// Seeds and global switches the workload asks for (deterministic algorithms, seeds).
+void ApplyGlobalSettings(const WorkloadSpec& spec);
+
+// One line from a LibTorch error: the cause, without the C++ or TorchScript traceback.
+std::string SummarizeTorchError(const std::string& what);
+
+}  // namespace advisor

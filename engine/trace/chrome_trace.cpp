@@ -1,0 +1,388 @@
+#include "engine/trace/chrome_trace.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "engine/gpu/intervals.h"
+#include "engine/gpu/op_lookup.h"
+#include "engine/trace/module_spans.h"
+#include "engine/trace/nested_lanes.h"
+#include "engine/trace/trace_event_stream.h"
+
+namespace advisor {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kHostPid = 1;
+constexpr int kGpuPidBase = 100;  // GPU d is process kGpuPidBase + d
+
+// Trace times: microseconds after the window's first event.
+class TraceClock {
+ public:
+  explicit TraceClock(TimeNs origin) : origin_(origin) {}
+  double Us(TimeNs time) const { return static_cast<double>(time - origin_) / 1e3; }
+  TimeNs origin() const { return origin_; }
+
+ private:
+  TimeNs origin_;
+};
+
+TimeNs EarliestTime(const Timeline& timeline) {
+  TimeNs earliest = std::numeric_limits<TimeNs>::max();
+  const auto see = [&earliest](TimeNs time) { earliest = std::min(earliest, time); };
+  for (const StepSpan& step : timeline.steps) see(step.start_ns);
+  for (const OpEvent& op : timeline.ops) see(op.start_ns);
+  for (const MarkerEvent& marker : timeline.markers) see(marker.time_ns);
+  for (const KernelEvent& kernel : timeline.kernels) see(kernel.start_ns);
+  for (const MemcpyEvent& copy : timeline.memcpys) see(copy.start_ns);
+  for (const MemsetEvent& memset : timeline.memsets) see(memset.start_ns);
+  for (const SyncEvent& sync : timeline.syncs) see(sync.start_ns);
+  for (const ApiCallEvent& call : timeline.api_calls) see(call.start_ns);
+  return earliest == std::numeric_limits<TimeNs>::max() ? 0 : earliest;
+}
+
+// Hands out thread ids and writes the metadata that names and orders processes and threads.
+class Tracks {
+ public:
+  explicit Tracks(TraceEventStream& stream) : stream_(stream) {}
+
+  void NameProcess(int pid, const std::string& name) {
+    stream_.Add({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"args", {{"name", name}}}});
+    stream_.Add({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"args", {{"sort_index", pid}}}});
+  }
+
+  // One track per lane, named `name`, then "name (overlap 1)" and so on.
+  std::vector<int> AddLanes(int pid, const std::string& name, int lanes) {
+    std::vector<int> tids;
+    for (int lane = 0; lane < std::max(lanes, 1); ++lane) {
+      const int tid = next_tid_++;
+      const std::string track = lane == 0 ? name : name + " (overlap " + std::to_string(lane) + ")";
+      stream_.Add({{"ph", "M"}, {"name", "thread_name"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", track}}}});
+      stream_.Add({{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", pid}, {"tid", tid},
+                   {"args", {{"sort_index", tid}}}});
+      tids.push_back(tid);
+    }
+    return tids;
+  }
+
+ private:
+  TraceEventStream& stream_;
+  int next_tid_ = 1;
+};
+
+json Complete(const std::string& name, const char* category, int pid, int tid, TimeNs start,
+              TimeNs end, const TraceClock& clock, json args = json::object()) {
+  return {{"ph", "X"}, {"name", name}, {"cat", category}, {"pid", pid}, {"tid", tid},
+          {"ts", clock.Us(start)}, {"dur", static_cast<double>(end - start) / 1e3},
+          {"args", std::move(args)}};
+}
+
+// Lays events out on lanes of one named track and returns each one's tid, same order.
+std::vector<int> PlaceOnLanes(Tracks& tracks, int pid, const std::string& name,
+                              const std::vector<Interval>& intervals) {
+  const std::vector<int> lanes = AssignNestedLanes(intervals);
+  const int lane_count = lanes.empty() ? 1 : *std::max_element(lanes.begin(), lanes.end()) + 1;
+  const std::vector<int> tids = tracks.AddLanes(pid, name, lane_count);
+  std::vector<int> placed;
+  for (int lane : lanes) placed.push_back(tids[lane]);
+  return placed;
+}
+
+const char* OpCategory(OpScope scope) {
+  switch (scope) {
+    case OpScope::kForward: return "cpu_op";
+    case OpScope::kBackward: return "autograd";
+    case OpScope::kUser: return "user_scope";
+    case OpScope::kOther: break;
+  }
+  return "op";
+}
+
+std::string MemcpyName(const MemcpyEvent& copy) {
+  std::string name = "Memcpy";
+  switch (copy.kind) {
+    case MemcpyKind::kHostToDevice: name += " HtoD"; break;
+    case MemcpyKind::kDeviceToHost: name += " DtoH"; break;
+    case MemcpyKind::kDeviceToDevice: name += " DtoD"; break;
+    case MemcpyKind::kOther: break;
+  }
+  return copy.pageable_host ? name + " (pageable)" : name;
+}
+
+const char* SyncName(SyncKind kind) {
+  switch (kind) {
+    case SyncKind::kStream: return "stream synchronize";
+    case SyncKind::kDevice:
+    case SyncKind::kContext: return "device synchronize";
+    case SyncKind::kEvent: return "event synchronize";
+    case SyncKind::kStreamWaitEvent: return "stream wait event";
+    case SyncKind::kOther: break;
+  }
+  return "synchronize";
+}
+
+// CUPTI names OS threads; the op probe names RecordFunction threads. The ops whose ids an OS
+// thread's calls carry say which op thread it is.
+std::map<ThreadId, ThreadId> OpThreadOfApiThreads(const Timeline& timeline, const OpLookup& lookup) {
+  std::map<ThreadId, std::map<ThreadId, int>> votes;
+  for (const ApiCallEvent& call : timeline.api_calls) {
+    const int op = lookup.LaunchingOp(call.external_id);
+    if (op >= 0) ++votes[call.thread][timeline.ops[op].thread];
+  }
+  std::map<ThreadId, ThreadId> op_thread;
+  for (const auto& [os_thread, counts] : votes) {
+    op_thread[os_thread] = std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) {
+                             return a.second < b.second;
+                           })->first;
+  }
+  return op_thread;
+}
+
+// One kernel, copy or memset, as the GPU tracks show it.
+struct GpuWork {
+  std::string name;
+  const char* category;
+  std::uint32_t device;
+  std::uint32_t stream;
+  TimeNs start_ns;
+  TimeNs end_ns;
+  std::uint32_t correlation_id;
+  std::uint64_t external_id;
+  json args;
+};
+
+class ChromeTraceWriter {
+ public:
+  ChromeTraceWriter(const Timeline& timeline, const std::vector<OpPlacement>& placements,
+                    std::ostream& out)
+      : timeline_(timeline),
+        placements_(placements),
+        lookup_(timeline),
+        clock_(EarliestTime(timeline)),
+        stream_(out),
+        tracks_(stream_),
+        op_tid_(timeline.ops.size(), 0) {}
+
+  void Write() {
+    tracks_.NameProcess(kHostPid, "host");
+    WriteSteps();
+    WriteHostThreads();
+    WriteSyncRecords();
+    WriteGpuWork();
+    stream_.Finish(OtherData());
+  }
+
+ private:
+  void WriteSteps() {
+    if (timeline_.steps.empty()) return;
+    const int tid = tracks_.AddLanes(kHostPid, "steps", 1)[0];
+    for (const StepSpan& step : timeline_.steps) {
+      stream_.Add(Complete("step " + std::to_string(step.index), "step", kHostPid, tid, step.start_ns,
+                           step.end_ns, clock_, {{"step", step.index}}));
+      const std::pair<const char*, std::pair<TimeNs, TimeNs>> phases[] = {
+          {PhaseName(Phase::kForward), {step.start_ns, step.forward_end_ns}},
+          {PhaseName(Phase::kBackward), {step.forward_end_ns, step.backward_end_ns}},
+          {PhaseName(Phase::kOptimizer), {step.backward_end_ns, step.end_ns}},
+      };
+      for (const auto& [name, span] : phases) {
+        stream_.Add(Complete(name, "phase", kHostPid, tid, span.first, span.second, clock_,
+                             {{"step", step.index}}));
+      }
+    }
+  }
+
+  // Per op thread: its ops and the CUDA calls made on it share lanes (the calls nest inside the
+  // op that made them); its module spans get tracks of their own.
+  void WriteHostThreads() {
+    const std::map<ThreadId, ThreadId> op_thread_of = OpThreadOfApiThreads(timeline_, lookup_);
+    std::map<ThreadId, std::vector<std::size_t>> ops_by_thread;
+    std::map<ThreadId, std::vector<std::size_t>> calls_by_thread;
+    std::map<ThreadId, std::vector<std::size_t>> unplaced_calls;  // by OS thread
+    for (std::size_t i = 0; i < timeline_.ops.size(); ++i) ops_by_thread[timeline_.ops[i].thread].push_back(i);
+    for (std::size_t i = 0; i < timeline_.api_calls.size(); ++i) {
+      const ThreadId os_thread = timeline_.api_calls[i].thread;
+      auto it = op_thread_of.find(os_thread);
+      if (it != op_thread_of.end()) {
+        calls_by_thread[it->second].push_back(i);
+      } else {
+        unplaced_calls[os_thread].push_back(i);
+      }
+    }
+    std::map<ThreadId, std::vector<std::size_t>> spans_by_thread;
+    const std::vector<ModuleSpan> spans = RebuildModuleSpans(timeline_);
+    for (std::size_t i = 0; i < spans.size(); ++i) spans_by_thread[spans[i].thread].push_back(i);
+
+    std::set<ThreadId> threads;
+    for (const auto& [thread, unused] : ops_by_thread) threads.insert(thread);
+    for (const auto& [thread, unused] : spans_by_thread) threads.insert(thread);
+    for (ThreadId thread : threads) {
+      WriteOpsAndCalls(thread, ops_by_thread[thread], calls_by_thread[thread]);
+      WriteModuleSpans(thread, spans, spans_by_thread[thread]);
+    }
+    for (const auto& [os_thread, calls] : unplaced_calls) {
+      WriteOpsAndCalls(0, {}, calls, "CUDA API, OS thread " + std::to_string(os_thread));
+    }
+  }
+
+  void WriteOpsAndCalls(ThreadId thread, const std::vector<std::size_t>& ops,
+                        const std::vector<std::size_t>& calls, std::string track = "") {
+    if (ops.empty() && calls.empty()) return;
+    if (track.empty()) track = "thread " + std::to_string(thread);
+    std::vector<Interval> intervals;
+    for (std::size_t i : ops) intervals.push_back({timeline_.ops[i].start_ns, timeline_.ops[i].end_ns});
+    for (std::size_t i : calls) intervals.push_back({timeline_.api_calls[i].start_ns, timeline_.api_calls[i].end_ns});
+    const std::vector<int> tids = PlaceOnLanes(tracks_, kHostPid, track, intervals);
+
+    for (std::size_t k = 0; k < ops.size(); ++k) {
+      const OpEvent& op = timeline_.ops[ops[k]];
+      const OpPlacement& placement = placements_[ops[k]];
+      json args = {{"module", placement.module}, {"phase", PhaseName(placement.phase)},
+                   {"step", placement.step}, {"correlation_id", op.correlation_id}};
+      if (op.seq_nr >= 0) args["seq_nr"] = op.seq_nr;
+      stream_.Add(Complete(op.name, OpCategory(op.scope), kHostPid, tids[k], op.start_ns, op.end_ns,
+                           clock_, std::move(args)));
+      op_tid_[ops[k]] = tids[k];
+    }
+    for (std::size_t k = 0; k < calls.size(); ++k) {
+      const ApiCallEvent& call = timeline_.api_calls[calls[k]];
+      stream_.Add(Complete(call.name, call.driver ? "cuda_driver" : "cuda_runtime", kHostPid,
+                           tids[ops.size() + k], call.start_ns, call.end_ns, clock_,
+                           {{"correlation", call.correlation_id}, {"external_id", call.external_id},
+                            {"os_thread", call.thread}}));
+    }
+  }
+
+  void WriteModuleSpans(ThreadId thread, const std::vector<ModuleSpan>& spans,
+                        const std::vector<std::size_t>& indices) {
+    if (indices.empty()) return;
+    std::vector<Interval> intervals;
+    for (std::size_t i : indices) intervals.push_back({spans[i].start_ns, spans[i].end_ns});
+    const std::vector<int> tids =
+        PlaceOnLanes(tracks_, kHostPid, "thread " + std::to_string(thread) + " modules", intervals);
+    for (std::size_t k = 0; k < indices.size(); ++k) {
+      const ModuleSpan& span = spans[indices[k]];
+      json args = {{"direction", span.backward ? "backward" : "forward"}};
+      if (span.end_inferred) args["end_inferred"] = true;
+      stream_.Add(Complete(span.path, span.backward ? "module_backward" : "module_forward", kHostPid,
+                           tids[k], span.start_ns, span.end_ns, clock_, std::move(args)));
+    }
+  }
+
+  // CUPTI's synchronisation records carry no thread: one track for all of them.
+  void WriteSyncRecords() {
+    if (timeline_.syncs.empty()) return;
+    std::vector<Interval> intervals;
+    for (const SyncEvent& sync : timeline_.syncs) intervals.push_back({sync.start_ns, sync.end_ns});
+    const std::vector<int> tids = PlaceOnLanes(tracks_, kHostPid, "CUDA synchronisation", intervals);
+    for (std::size_t i = 0; i < timeline_.syncs.size(); ++i) {
+      const SyncEvent& sync = timeline_.syncs[i];
+      stream_.Add(Complete(SyncName(sync.kind), "cuda_sync", kHostPid, tids[i], sync.start_ns, sync.end_ns,
+                           clock_, {{"stream", sync.stream}, {"correlation", sync.correlation_id},
+                                    {"external_id", sync.external_id}}));
+    }
+  }
+
+  // Kernels, copies and memsets of each stream on that stream's track, plus their flow arrows.
+  void WriteGpuWork() {
+    std::vector<GpuWork> work;
+    for (const KernelEvent& k : timeline_.kernels) {
+      json args = {{"grid", {k.grid[0], k.grid[1], k.grid[2]}}, {"block", {k.block[0], k.block[1], k.block[2]}},
+                   {"registers_per_thread", k.registers_per_thread},
+                   {"shared_memory_bytes", k.static_shared_bytes + k.dynamic_shared_bytes}};
+      work.push_back({k.name, "kernel", k.device, k.stream, k.start_ns, k.end_ns, k.correlation_id,
+                      k.external_id, std::move(args)});
+    }
+    for (const MemcpyEvent& c : timeline_.memcpys) {
+      work.push_back({MemcpyName(c), "gpu_memcpy", c.device, c.stream, c.start_ns, c.end_ns,
+                      c.correlation_id, c.external_id, {{"bytes", c.bytes}}});
+    }
+    for (const MemsetEvent& m : timeline_.memsets) {
+      work.push_back({"Memset", "gpu_memset", m.device, m.stream, m.start_ns, m.end_ns,
+                      m.correlation_id, m.external_id, {{"bytes", m.bytes}}});
+    }
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::size_t>> by_stream;
+    for (std::size_t i = 0; i < work.size(); ++i) by_stream[{work[i].device, work[i].stream}].push_back(i);
+
+    std::set<std::uint32_t> named_devices;
+    std::unordered_set<std::uint32_t> flowed;  // one arrow per correlation id
+    const std::unordered_map<std::uint32_t, const ApiCallEvent*> launches = LaunchCalls();
+    for (const auto& [device_stream, indices] : by_stream) {
+      const auto [device, stream] = device_stream;
+      const int pid = kGpuPidBase + static_cast<int>(device);
+      if (named_devices.insert(device).second) tracks_.NameProcess(pid, "GPU " + std::to_string(device));
+      std::vector<Interval> intervals;
+      for (std::size_t i : indices) intervals.push_back({work[i].start_ns, work[i].end_ns});
+      const std::vector<int> tids = PlaceOnLanes(tracks_, pid, "stream " + std::to_string(stream), intervals);
+      for (std::size_t k = 0; k < indices.size(); ++k) {
+        GpuWork& item = work[indices[k]];
+        const int op = lookup_.LaunchingOp(item.external_id);
+        item.args["correlation"] = item.correlation_id;
+        item.args["external_id"] = item.external_id;
+        if (op >= 0) item.args["op"] = timeline_.ops[op].name;
+        stream_.Add(Complete(item.name, item.category, pid, tids[k], item.start_ns, item.end_ns, clock_,
+                             std::move(item.args)));
+        if (op >= 0 && item.correlation_id != 0 && flowed.insert(item.correlation_id).second) {
+          WriteFlow(item, op, pid, tids[k], launches);
+        }
+      }
+    }
+  }
+
+  // The runtime call (else the driver call) behind each correlation id: where an arrow starts.
+  std::unordered_map<std::uint32_t, const ApiCallEvent*> LaunchCalls() const {
+    std::unordered_map<std::uint32_t, const ApiCallEvent*> launches;
+    for (const ApiCallEvent& call : timeline_.api_calls) {
+      auto [it, inserted] = launches.emplace(call.correlation_id, &call);
+      if (!inserted && it->second->driver && !call.driver) it->second = &call;
+    }
+    return launches;
+  }
+
+  // An arrow from the launching op (at the moment of the launch call, inside the op) to the work.
+  void WriteFlow(const GpuWork& item, int op, int pid, int tid,
+                 const std::unordered_map<std::uint32_t, const ApiCallEvent*>& launches) {
+    const OpEvent& launcher = timeline_.ops[op];
+    TimeNs launched = launcher.start_ns;
+    auto call = launches.find(item.correlation_id);
+    if (call != launches.end()) {
+      launched = std::clamp(call->second->start_ns, launcher.start_ns, launcher.end_ns);
+    }
+    stream_.Add({{"ph", "s"}, {"id", item.correlation_id}, {"name", "launch"}, {"cat", "launch"},
+                 {"pid", kHostPid}, {"tid", op_tid_[op]}, {"ts", clock_.Us(launched)}});
+    stream_.Add({{"ph", "f"}, {"bp", "e"}, {"id", item.correlation_id}, {"name", "launch"},
+                 {"cat", "launch"}, {"pid", pid}, {"tid", tid}, {"ts", clock_.Us(item.start_ns)}});
+  }
+
+  json OtherData() const {
+    json probes = json::array();
+    for (const ProbeStatus& status : timeline_.probes) {
+      probes.push_back({{"probe", status.probe}, {"active", status.active}, {"detail", status.detail},
+                        {"dropped_records", status.dropped_records}});
+    }
+    return {{"generator", "advisor"}, {"clock", "std::chrono::steady_clock"},
+            {"origin_ns", clock_.origin()}, {"probes", std::move(probes)}};
+  }
+
+  const Timeline& timeline_;
+  const std::vector<OpPlacement>& placements_;
+  const OpLookup lookup_;
+  const TraceClock clock_;
+  TraceEventStream stream_;
+  Tracks tracks_;
+  std::vector<int> op_tid_;  // the track each op landed on
+};
+
+}  // namespace
+
+void WriteChromeTrace(const Timeline& timeline, const std::vector<OpPlacement>& placements,
+                      std::ostream& out) {
+  ChromeTraceWriter(timeline, placements, out).Write();
+}
+
+}  // namespace advisor

@@ -1,0 +1,27 @@
+// Module instance spans rebuilt from marker pairs on each thread: forward enter..exit and
+// backward begin..end. A module whose inputs need no gradient sends no backward end; its span
+// then ends where the thread next enters something that is neither it nor inside it, and says
+// its end was inferred.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/timeline/timeline.h"
+
+namespace advisor {
+
+struct ModuleSpan {
+  std::string path;
+  ThreadId thread = 0;
+  bool backward = false;
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+  bool end_inferred = false;  // no closing marker: ended by the rule above or the thread's last event
+};
+
+// In the order the spans open on each thread. A closing marker whose opening fell before the
+// window makes no span: its start is unknown.
+std::vector<ModuleSpan> RebuildModuleSpans(const Timeline& timeline);
+
+}  // namespace advisor

@@ -1,0 +1,68 @@
+#include "engine/worker/graph_rewrite.h"
+
+#include <torch/csrc/jit/api/function_impl.h>
+#include <torch/csrc/jit/ir/subgraph_matcher.h>
+
+#include <map>
+
+#include "engine/worker/function_inliner.h"
+
+namespace advisor {
+namespace {
+
+// Rewrites the graphs of one module type; returns the matches replaced.
+int RewriteType(const c10::ClassTypePtr& type, const GraphRewrite& rewrite) {
+  int replaced = 0;
+  for (torch::jit::Function* method : type->methods()) {
+    std::shared_ptr<torch::jit::Graph> graph = torch::jit::toGraphFunction(*method).graph();
+    InlineFunctionCalls(*graph);
+    for (const RewritePattern& pattern : rewrite.patterns) {
+      torch::jit::SubgraphRewriter rewriter;
+      rewriter.RegisterRewritePattern(pattern.pattern, pattern.replacement);
+      // The filter sees each candidate match once; the matcher allows no outside uses of a
+      // match's inner values, so accepted matches cannot overlap and all of them are replaced.
+      rewriter.runOnGraph(graph, [&](const torch::jit::Match& match,
+                                     const std::unordered_map<std::string, torch::jit::Value*>&
+                                         pattern_values) {
+        const bool accepted = !pattern.filter || pattern.filter(match, pattern_values);
+        if (accepted) ++replaced;
+        return accepted;
+      });
+    }
+  }
+  return replaced;
+}
+
+}  // namespace
+
+RewriteOutcome ApplyGraphRewrite(torch::jit::Module& root, const GraphRewrite& rewrite) {
+  std::map<std::string, int> replaced_by_type;  // each type is rewritten once
+  RewriteOutcome outcome;
+  for (const torch::jit::NameModule& named : root.named_modules()) {
+    const c10::ClassTypePtr type = named.value.type();
+    const std::string type_name = type->name() ? type->name()->qualifiedName() : type->str();
+    auto found = replaced_by_type.find(type_name);
+    if (found == replaced_by_type.end()) {
+      found = replaced_by_type.emplace(type_name, RewriteType(type, rewrite)).first;
+    }
+    if (found->second == 0) continue;
+    outcome.sites += found->second;
+    outcome.module_paths.push_back(named.name.empty() ? kRootModulePath : named.name);
+  }
+  return outcome;
+}
+
+std::optional<c10::IValue> MatchedConstant(
+    const torch::jit::Match& match,
+    const std::unordered_map<std::string, torch::jit::Value*>& pattern_values,
+    const std::string& name) {
+  return torch::jit::toIValue(match.values_map.at(pattern_values.at(name)));
+}
+
+c10::TypePtr MatchedType(const torch::jit::Match& match,
+                         const std::unordered_map<std::string, torch::jit::Value*>& pattern_values,
+                         const std::string& name) {
+  return match.values_map.at(pattern_values.at(name))->type();
+}
+
+}  // namespace advisor

@@ -1,0 +1,197 @@
+#include "engine/workload/workload_spec.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+
+namespace advisor {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::array<const char*, 6> kDtypes = {"float32", "float16", "bfloat16",
+                                                "int64",   "int32",   "bool"};
+constexpr std::array<const char*, 5> kInits = {"randn", "rand", "randint", "zeros", "ones"};
+constexpr std::array<const char*, 2> kLosses = {"cross_entropy", "mse"};
+constexpr std::array<const char*, 2> kOptimizers = {"sgd", "adamw"};
+constexpr std::array<const char*, 2> kDevices = {"cpu", "cuda"};
+
+template <std::size_t N>
+bool OneOf(const std::string& value, const std::array<const char*, N>& allowed) {
+  return std::any_of(allowed.begin(), allowed.end(),
+                     [&](const char* candidate) { return value == candidate; });
+}
+
+template <std::size_t N>
+std::string Listed(const std::array<const char*, N>& allowed) {
+  std::string out;
+  for (const char* value : allowed) out += (out.empty() ? "" : "|") + std::string(value);
+  return out;
+}
+
+// Reads fields with errors that name the source and the JSON path of the field.
+class Reader {
+ public:
+  explicit Reader(std::string source) : source_(std::move(source)) {}
+
+  [[noreturn]] void Fail(const std::string& where, const std::string& problem) const {
+    throw WorkloadError(source_ + ": " + where + ": " + problem);
+  }
+
+  const json& Member(const json& object, const std::string& where, const char* key) const {
+    if (!object.contains(key)) Fail(where, std::string("missing field \"") + key + "\"");
+    return object.at(key);
+  }
+
+  std::string String(const json& value, const std::string& where) const {
+    if (!value.is_string()) Fail(where, "expected a string, got " + std::string(value.type_name()));
+    return value.get<std::string>();
+  }
+
+  double Number(const json& value, const std::string& where) const {
+    if (!value.is_number()) Fail(where, "expected a number, got " + std::string(value.type_name()));
+    return value.get<double>();
+  }
+
+  std::int64_t Integer(const json& value, const std::string& where) const {
+    if (!value.is_number_integer()) {
+      Fail(where, "expected an integer, got " + std::string(value.type_name()));
+    }
+    return value.get<std::int64_t>();
+  }
+
+  bool Bool(const json& value, const std::string& where) const {
+    if (!value.is_boolean()) Fail(where, "expected true or false, got " + value.dump());
+    return value.get<bool>();
+  }
+
+  template <std::size_t N>
+  std::string Choice(const json& value, const std::string& where,
+                     const std::array<const char*, N>& allowed) const {
+    std::string chosen = String(value, where);
+    if (!OneOf(chosen, allowed)) Fail(where, "\"" + chosen + "\" is not one of " + Listed(allowed));
+    return chosen;
+  }
+
+  TensorSpec Tensor(const json& value, const std::string& where) const {
+    if (!value.is_object()) Fail(where, "expected an object with \"shape\"");
+    TensorSpec spec;
+    const json& shape = Member(value, where, "shape");
+    if (!shape.is_array() || shape.empty()) Fail(where + ".shape", "expected a non-empty list");
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      const std::string dim_where = where + ".shape[" + std::to_string(i) + "]";
+      const std::int64_t dim = Integer(shape[i], dim_where);
+      if (dim <= 0) Fail(dim_where, "dimensions must be positive, got " + std::to_string(dim));
+      spec.shape.push_back(dim);
+    }
+    if (value.contains("dtype")) spec.dtype = Choice(value["dtype"], where + ".dtype", kDtypes);
+    const bool integral = spec.dtype == "int64" || spec.dtype == "int32";
+    spec.init = integral ? "randint" : "randn";
+    if (value.contains("init")) spec.init = Choice(value["init"], where + ".init", kInits);
+    if (value.contains("low")) spec.low = Integer(value["low"], where + ".low");
+    if (value.contains("high")) spec.high = Integer(value["high"], where + ".high");
+    if (spec.init == "randint" && spec.high <= spec.low) {
+      Fail(where, "init \"randint\" needs \"high\" greater than \"low\" (" +
+                      std::to_string(spec.low) + ")");
+    }
+    if (integral && (spec.init == "randn" || spec.init == "rand")) {
+      Fail(where + ".init", "\"" + spec.init + "\" needs a floating dtype, not " + spec.dtype);
+    }
+    return spec;
+  }
+
+ private:
+  std::string source_;
+};
+
+}  // namespace
+
+WorkloadSpec ParseWorkload(const std::string& json_text, const std::string& source) {
+  const Reader reader(source);
+  json root;
+  try {
+    root = json::parse(json_text);
+  } catch (const json::parse_error& error) {
+    // nlohmann's message carries the byte offset; keep only its first line.
+    std::string message = error.what();
+    throw WorkloadError(source + ": not valid JSON: " + message.substr(0, message.find('\n')));
+  }
+  if (!root.is_object()) reader.Fail("top level", "expected a JSON object");
+
+  WorkloadSpec spec;
+  const json& inputs = reader.Member(root, "top level", "inputs");
+  if (!inputs.is_array() || inputs.empty()) {
+    reader.Fail("inputs", "expected a non-empty list of tensor specs");
+  }
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    spec.inputs.push_back(reader.Tensor(inputs[i], "inputs[" + std::to_string(i) + "]"));
+  }
+  spec.target = reader.Tensor(reader.Member(root, "top level", "target"), "target");
+  for (const TensorSpec& tensor : spec.inputs) {
+    if (tensor.shape.front() != spec.inputs.front().shape.front()) {
+      reader.Fail("inputs", "dim 0 (the batch) differs between inputs");
+    }
+  }
+  if (spec.target.shape.front() != spec.batch_size()) {
+    reader.Fail("target.shape[0]", "must equal the inputs' batch size " +
+                                       std::to_string(spec.batch_size()));
+  }
+
+  spec.loss = reader.Choice(reader.Member(root, "top level", "loss"), "loss", kLosses);
+  const json& optimizer = reader.Member(root, "top level", "optimizer");
+  if (!optimizer.is_object()) reader.Fail("optimizer", "expected an object with \"name\"");
+  spec.optimizer.name =
+      reader.Choice(reader.Member(optimizer, "optimizer", "name"), "optimizer.name", kOptimizers);
+  if (optimizer.contains("lr")) spec.optimizer.lr = reader.Number(optimizer["lr"], "optimizer.lr");
+  if (optimizer.contains("momentum")) {
+    spec.optimizer.momentum = reader.Number(optimizer["momentum"], "optimizer.momentum");
+  }
+  if (optimizer.contains("weight_decay")) {
+    spec.optimizer.weight_decay = reader.Number(optimizer["weight_decay"], "optimizer.weight_decay");
+  }
+  if (optimizer.contains("betas")) {
+    const json& betas = optimizer["betas"];
+    if (!betas.is_array() || betas.size() != 2) reader.Fail("optimizer.betas", "expected [b1, b2]");
+    spec.optimizer.beta1 = reader.Number(betas[0], "optimizer.betas[0]");
+    spec.optimizer.beta2 = reader.Number(betas[1], "optimizer.betas[1]");
+  }
+  if (spec.optimizer.lr <= 0) reader.Fail("optimizer.lr", "must be positive");
+
+  if (root.contains("deterministic")) {
+    spec.deterministic = reader.Bool(root["deterministic"], "deterministic");
+  }
+  if (root.contains("seed")) {
+    const std::int64_t seed = reader.Integer(root["seed"], "seed");
+    if (seed < 0) reader.Fail("seed", "must not be negative");
+    spec.seed = static_cast<std::uint64_t>(seed);
+  }
+  if (root.contains("device")) spec.device = reader.Choice(root["device"], "device", kDevices);
+  if (root.contains("description")) {
+    spec.description = reader.String(root["description"], "description");
+  }
+  return spec;
+}
+
+WorkloadSpec ApplyOverrides(WorkloadSpec spec, const WorkloadOverrides& overrides) {
+  if (overrides.batch_size) {
+    if (*overrides.batch_size <= 0) {
+      throw WorkloadError("--batch-size: must be positive, got " +
+                          std::to_string(*overrides.batch_size));
+    }
+    for (TensorSpec& input : spec.inputs) input.shape.front() = *overrides.batch_size;
+    spec.target.shape.front() = *overrides.batch_size;
+  }
+  if (overrides.device) {
+    if (!OneOf(*overrides.device, kDevices)) {
+      throw WorkloadError("--device: \"" + *overrides.device + "\" is not one of " +
+                          Listed(kDevices));
+    }
+    spec.device = *overrides.device;
+  }
+  if (overrides.deterministic) spec.deterministic = *overrides.deterministic;
+  if (overrides.seed) spec.seed = *overrides.seed;
+  return spec;
+}
+
+}  // namespace advisor

@@ -1,0 +1,96 @@
+#include "probes/ops/event_recorder.h"
+
+#include <chrono>
+
+namespace advisor {
+
+TimeNs NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+struct EventRecorder::ThreadBuffer {
+  std::uint64_t generation = 0;  // the window these events belong to
+  int open_ops = 0;
+  std::vector<OpEvent> ops;
+  std::vector<MarkerEvent> markers;
+};
+
+EventRecorder& EventRecorder::Get() {
+  static EventRecorder recorder;
+  return recorder;
+}
+
+void EventRecorder::Start() {
+  generation_.fetch_add(1, std::memory_order_acq_rel);
+  recording_.store(true, std::memory_order_release);
+}
+
+void EventRecorder::Stop() { recording_.store(false, std::memory_order_release); }
+
+EventRecorder::ThreadBuffer& EventRecorder::CurrentThreadBuffer() {
+  // shared_ptr: the registry keeps a buffer alive after its thread exits, so collection can
+  // still read what an exited autograd worker recorded.
+  thread_local std::shared_ptr<ThreadBuffer> buffer;
+  if (!buffer) {
+    buffer = std::make_shared<ThreadBuffer>();
+    std::lock_guard<std::mutex> lock(registry_mutex_);
+    buffers_.push_back(buffer);
+  }
+  const std::uint64_t generation = generation_.load(std::memory_order_acquire);
+  if (buffer->generation != generation) {
+    buffer->generation = generation;
+    buffer->open_ops = 0;
+    buffer->ops.clear();
+    buffer->markers.clear();
+  }
+  return *buffer;
+}
+
+EventRecorder::OpHandle EventRecorder::BeginOp(const char* name, OpScope scope, ThreadId thread,
+                                               std::int64_t seq_nr, ThreadId forward_thread,
+                                               std::uint64_t correlation_id) {
+  ThreadBuffer& buffer = CurrentThreadBuffer();
+  OpEvent& op = buffer.ops.emplace_back();
+  op.name = name;
+  op.scope = scope;
+  op.thread = thread;
+  op.seq_nr = seq_nr;
+  op.forward_thread = forward_thread;
+  op.depth = buffer.open_ops++;
+  op.correlation_id = correlation_id;
+  op.start_ns = NowNs();
+  return {&buffer, buffer.ops.size() - 1};
+}
+
+void EventRecorder::EndOp(const OpHandle& handle) {
+  const TimeNs now = NowNs();
+  auto* buffer = static_cast<ThreadBuffer*>(handle.buffer);
+  // A window that started in between cleared the buffer: the op belongs to no window.
+  if (handle.index >= buffer->ops.size()) return;
+  buffer->ops[handle.index].end_ns = now;
+  if (buffer->open_ops > 0) --buffer->open_ops;
+}
+
+void EventRecorder::RecordMarker(const std::string& path, MarkerKind kind, ThreadId thread) {
+  ThreadBuffer& buffer = CurrentThreadBuffer();
+  buffer.markers.push_back(MarkerEvent{path, kind, thread, NowNs()});
+}
+
+void EventRecorder::CollectInto(Timeline& out) {
+  const std::uint64_t generation = generation_.load(std::memory_order_acquire);
+  std::lock_guard<std::mutex> lock(registry_mutex_);
+  for (const std::shared_ptr<ThreadBuffer>& buffer : buffers_) {
+    if (buffer->generation != generation) continue;
+    for (OpEvent& op : buffer->ops) {
+      if (op.end_ns == 0) continue;  // still open when the window stopped
+      out.ops.push_back(std::move(op));
+    }
+    for (MarkerEvent& marker : buffer->markers) out.markers.push_back(std::move(marker));
+    buffer->ops.clear();
+    buffer->markers.clear();
+  }
+}
+
+}  // namespace advisor

@@ -1,0 +1,53 @@
+// Per-thread buffers that the op probe and the marker ops append to while a window records.
+// Appending takes no lock: each thread owns its buffer; the registry lock is taken once per thread
+// per process and when a window is collected. Torch-free, so it is unit-testable.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "engine/timeline/timeline.h"
+
+namespace advisor {
+
+TimeNs NowNs();  // the one host clock of every timeline (steady_clock)
+
+class EventRecorder {
+ public:
+  static EventRecorder& Get();
+
+  // Discards what an earlier window recorded and starts recording.
+  void Start();
+  void Stop();
+  bool recording() const { return recording_.load(std::memory_order_acquire); }
+
+  struct OpHandle {
+    void* buffer = nullptr;
+    std::size_t index = 0;
+  };
+  // Appends an op that starts now on the calling thread; its depth is the calling thread's
+  // count of open ops.
+  OpHandle BeginOp(const char* name, OpScope scope, ThreadId thread, std::int64_t seq_nr,
+                   ThreadId forward_thread, std::uint64_t correlation_id);
+  // Closes an op opened by BeginOp on the same thread.
+  void EndOp(const OpHandle& handle);
+  void RecordMarker(const std::string& path, MarkerKind kind, ThreadId thread);
+
+  // Moves everything recorded since Start() into `out`, ops of each thread in start order.
+  void CollectInto(Timeline& out);
+
+ private:
+  struct ThreadBuffer;
+  ThreadBuffer& CurrentThreadBuffer();
+
+  std::atomic<bool> recording_{false};
+  std::atomic<std::uint64_t> generation_{0};
+  std::mutex registry_mutex_;
+  std::vector<std::shared_ptr<ThreadBuffer>> buffers_;
+};
+
+}  // namespace advisor

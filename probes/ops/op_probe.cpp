@@ -1,0 +1,110 @@
+#include "probes/ops/op_probe.h"
+
+#include <ATen/record_function.h>
+
+#include <atomic>
+#include <cstring>
+#include <memory>
+
+#include "probes/cupti/gpu_probe.h"
+#include "probes/ops/event_recorder.h"
+
+namespace advisor {
+namespace {
+
+// RecordFunction callbacks are plain function pointers: the probe's state lives here.
+std::atomic<GpuActivityProbe*> g_gpu{nullptr};
+std::atomic<std::uint64_t> g_next_correlation{1};
+
+struct OpContext : at::ObserverContext {
+  EventRecorder::OpHandle handle;
+  bool correlated = false;
+  bool advisor_own = false;
+};
+
+// Depth of advisor's own ops on this thread: the ops they call (detach in the marker) are not
+// the model's work either.
+thread_local int t_inside_advisor_op = 0;
+
+OpScope ScopeOf(at::RecordScope scope) {
+  switch (scope) {
+    case at::RecordScope::FUNCTION: return OpScope::kForward;
+    case at::RecordScope::BACKWARD_FUNCTION: return OpScope::kBackward;
+    case at::RecordScope::USER_SCOPE: return OpScope::kUser;
+    default: return OpScope::kOther;
+  }
+}
+
+// The marker ops and their autograd nodes are advisor's own instruments, not the model's work.
+bool IsAdvisorOwn(const char* name) { return std::strstr(name, "advisor::") != nullptr; }
+
+// The autograd engine wraps each node it runs ("autograd::engine::evaluate_function:
+// GatherBackward0") around the node's own event, which carries the sequence number. Leaving the
+// wrapper out makes the node itself the top-level op.
+bool IsEngineWrapper(const char* name) {
+  static constexpr char kPrefix[] = "autograd::engine::evaluate_function: ";
+  return std::strncmp(name, kPrefix, sizeof kPrefix - 1) == 0;
+}
+
+std::unique_ptr<at::ObserverContext> OnOpStart(const at::RecordFunction& fn) {
+  const char* name = fn.name();
+  if (fn.isAsync() || t_inside_advisor_op > 0 || IsEngineWrapper(name)) return nullptr;
+  auto context = std::make_unique<OpContext>();
+  if (IsAdvisorOwn(name)) {
+    ++t_inside_advisor_op;
+    context->advisor_own = true;
+    return context;
+  }
+  std::uint64_t correlation = 0;
+  if (GpuActivityProbe* gpu = g_gpu.load(std::memory_order_relaxed)) {
+    correlation = g_next_correlation.fetch_add(1, std::memory_order_relaxed);
+    gpu->PushCorrelation(correlation);
+    context->correlated = true;
+  }
+  context->handle = EventRecorder::Get().BeginOp(name, ScopeOf(fn.scope()), fn.threadId(),
+                                                 fn.seqNr(), fn.forwardThreadId(), correlation);
+  return context;
+}
+
+void OnOpEnd(const at::RecordFunction& /*fn*/, at::ObserverContext* raw_context) {
+  auto* context = static_cast<OpContext*>(raw_context);
+  if (context == nullptr) return;
+  if (context->advisor_own) {
+    --t_inside_advisor_op;
+    return;
+  }
+  EventRecorder::Get().EndOp(context->handle);
+  if (context->correlated) {
+    if (GpuActivityProbe* gpu = g_gpu.load(std::memory_order_relaxed)) gpu->PopCorrelation();
+  }
+}
+
+}  // namespace
+
+OpProbe::OpProbe(GpuActivityProbe* gpu) { g_gpu.store(gpu, std::memory_order_relaxed); }
+
+OpProbe::~OpProbe() {
+  Stop();
+  g_gpu.store(nullptr, std::memory_order_relaxed);
+}
+
+void OpProbe::Start() {
+  if (active_) return;
+  EventRecorder::Get().Start();
+  handle_ = at::addGlobalCallback(
+      at::RecordFunctionCallback(&OnOpStart, &OnOpEnd)
+          .needsInputs(false)
+          .needsIds(true)
+          .scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION,
+                   at::RecordScope::USER_SCOPE}));
+  active_ = true;
+}
+
+void OpProbe::Stop() {
+  if (!active_) return;
+  at::removeCallback(handle_);
+  EventRecorder::Get().Stop();
+  active_ = false;
+}
+
+}  // namespace advisor

@@ -1,0 +1,29 @@
+// The op probe: an ATen RecordFunction observer that records every operator call, autograd node
+// and user scope into the EventRecorder while a window runs. No callback is registered outside
+// a window, so the probe costs nothing when off.
+#pragma once
+
+#include <cstdint>
+
+namespace advisor {
+
+class GpuActivityProbe;
+
+class OpProbe {
+ public:
+  // `gpu` (may be null) receives an external correlation id for each op, so kernels map to the
+  // op that launched them.
+  explicit OpProbe(GpuActivityProbe* gpu = nullptr);
+  ~OpProbe();
+  OpProbe(const OpProbe&) = delete;
+  OpProbe& operator=(const OpProbe&) = delete;
+
+  void Start();
+  void Stop();
+
+ private:
+  std::uint64_t handle_ = 0;
+  bool active_ = false;
+};
+
+}  // namespace advisor

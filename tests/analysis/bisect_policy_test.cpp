@@ -1,0 +1,123 @@
+#include "engine/analysis/bisect_policy.h"
+
+#include <gtest/gtest.h>
+
+namespace advisor {
+namespace {
+
+ChildCost Child(const std::string& path, const std::string& type, double forward,
+                double backward) {
+  return ChildCost{path, type, forward, backward};
+}
+
+double Sum(const std::vector<ChildCost>& children) {
+  double total = 0;
+  for (const ChildCost& child : children) total += child.total();
+  return total;
+}
+
+TEST(DecideLevel, ChoosesTheOneSlowInstanceAmongIdenticalBlocks) {
+  LevelInput input;
+  input.children = {Child("stem", "Stem", 1, 2)};
+  for (int i = 0; i < 6; ++i) {
+    const double scale = i == 3 ? 5.0 : 1.0;  // blocks.3 does five times the work
+    input.children.push_back(Child("blocks." + std::to_string(i), "Block", 2 * scale, 4 * scale));
+  }
+  input.parent_cost = Sum(input.children);
+  input.step_cost = input.parent_cost + 5;
+  const LevelDecision decision = DecideLevel(input);
+  EXPECT_EQ(decision.chosen, "blocks");
+  EXPECT_TRUE(decision.chosen_is_group);
+  EXPECT_EQ(decision.chosen_member, "blocks.3");
+  EXPECT_NE(decision.reason.find("median"), std::string::npos) << decision.reason;
+  ASSERT_EQ(decision.candidates.size(), 2u);
+  EXPECT_EQ(decision.candidates[0].path, "blocks");
+  EXPECT_EQ(decision.candidates[0].members.size(), 6u);
+  EXPECT_NEAR(decision.candidates[0].share, 60.0 / 63.0, 1e-9);
+}
+
+TEST(DecideLevel, PrefersALargeBackwardExcessOverAMerelyBigChild) {
+  // The ViT case: patch_drop is cheap forward but its deterministic backward is slow;
+  // the blocks hold most of the time, evenly.
+  LevelInput input;
+  input.children = {Child("patch_embed", "PatchEmbed", 2, 4), Child("patch_drop", "PatchDropout", 0.1, 4)};
+  for (int i = 0; i < 12; ++i) {
+    input.children.push_back(Child("blocks." + std::to_string(i), "Block", 4, 8));
+  }
+  input.parent_cost = Sum(input.children);
+  input.step_cost = 160;
+  const LevelDecision decision = DecideLevel(input);
+  EXPECT_EQ(decision.chosen, "patch_drop");
+  EXPECT_FALSE(decision.chosen_is_group);
+  EXPECT_EQ(decision.phase, Phase::kBackward);
+  EXPECT_NE(decision.reason.find("backward takes 40.0x its forward"), std::string::npos)
+      << decision.reason;
+}
+
+TEST(DecideLevel, IgnoresAnomaliesBelowOnePercentOfTheStep) {
+  LevelInput input;
+  input.children = {Child("tiny", "Tiny", 0.001, 0.5), Child("big", "Big", 30, 60),
+                    Child("small", "Small", 1, 2)};
+  input.parent_cost = Sum(input.children);
+  input.step_cost = 100;
+  const LevelDecision decision = DecideLevel(input);
+  EXPECT_EQ(decision.chosen, "big");
+  EXPECT_NE(decision.reason.find("holds"), std::string::npos) << decision.reason;
+}
+
+TEST(DecideLevel, ChoosesAChildThatStandsOutWithoutAMajority) {
+  LevelInput input;
+  input.children = {Child("a", "A", 10, 20), Child("b", "B", 4, 8), Child("c", "C", 3, 6)};
+  input.parent_cost = Sum(input.children) + 40;  // much of the parent's time is its own
+  input.step_cost = 200;
+  const LevelDecision decision = DecideLevel(input);
+  EXPECT_EQ(decision.chosen, "a");
+  EXPECT_NE(decision.reason.find("2.5x the next child"), std::string::npos) << decision.reason;
+}
+
+TEST(DecideLevel, StopsWhenTimeIsSpreadEvenly) {
+  LevelInput input;
+  for (int i = 0; i < 4; ++i) {
+    input.children.push_back(Child("layers." + std::to_string(i), "Layer", 5, 10));
+  }
+  input.children.push_back(Child("head", "Head", 5, 10));
+  input.parent_cost = Sum(input.children);
+  input.step_cost = input.parent_cost;
+  const LevelDecision decision = DecideLevel(input);
+  // The group of four layers holds 80%: descend into it, then nothing stands out among them.
+  EXPECT_EQ(decision.chosen, "layers");
+  EXPECT_TRUE(decision.chosen_is_group);
+  EXPECT_TRUE(decision.chosen_member.empty());
+
+  LevelInput members;
+  members.parent = "layers";
+  members.parent_cost = 60;
+  members.step_cost = input.step_cost;
+  members.children.assign(input.children.begin(), input.children.begin() + 4);
+  const LevelDecision inner = DecideLevel(members);
+  EXPECT_TRUE(inner.chosen.empty());
+  EXPECT_NE(inner.reason.find("no child holds a clear majority"), std::string::npos);
+}
+
+TEST(DecideLevel, GroupsAreRelativeToTheParent) {
+  LevelInput input;
+  input.parent = "encoder";
+  input.children = {Child("encoder.stages.0", "Stage", 1, 2), Child("encoder.stages.1", "Stage", 1, 2),
+                    Child("encoder.norm", "Norm", 1, 1)};
+  input.parent_cost = Sum(input.children);
+  input.step_cost = 100;
+  const LevelDecision decision = DecideLevel(input);
+  ASSERT_EQ(decision.candidates.size(), 2u);
+  EXPECT_EQ(decision.candidates[0].path, "encoder.stages");
+  EXPECT_EQ(decision.candidates[0].members,
+            (std::vector<std::string>{"encoder.stages.0", "encoder.stages.1"}));
+}
+
+TEST(DecideLevel, NoChildrenStops) {
+  const LevelDecision decision = DecideLevel(LevelInput{});
+  EXPECT_TRUE(decision.chosen.empty());
+  EXPECT_TRUE(decision.candidates.empty());
+}
+
+}  // namespace
+}  // namespace advisor

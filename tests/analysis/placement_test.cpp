@@ -1,0 +1,102 @@
+#include "engine/analysis/placement.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/analysis/timeline_builder.h"
+
+namespace advisor {
+namespace {
+
+using testing::TimelineBuilder;
+
+TEST(PlaceOps, AssignsStepPhaseAndInnermostModule) {
+  TimelineBuilder b;
+  b.Step(0, 10, 30, 40)
+      .Forward("encoder", 1, 8)
+      .Forward("encoder.layer", 2, 5)
+      .Op("aten::linear", 2.5, 4.5)
+      .Op("aten::t", 2.6, 2.7)  // nested in aten::linear
+      .Op("aten::relu", 6, 7)
+      .Op("aten::cross_entropy", 9, 9.5)
+      .Op("aten::add_", 35, 36);
+  const Timeline& timeline = b.Build();
+  const std::vector<OpPlacement> placements = PlaceOps(timeline);
+
+  ASSERT_EQ(placements.size(), 5u);
+  EXPECT_EQ(placements[0].module, "encoder.layer");
+  EXPECT_EQ(placements[0].phase, Phase::kForward);
+  EXPECT_EQ(placements[0].step, 0);
+  EXPECT_EQ(placements[0].top_level, 0);
+  EXPECT_EQ(placements[1].module, "encoder.layer");
+  EXPECT_EQ(placements[1].top_level, 0) << "aten::t runs inside aten::linear";
+  EXPECT_EQ(placements[2].module, "encoder");
+  EXPECT_EQ(placements[3].module, "") << "the loss runs outside every module";
+  EXPECT_EQ(placements[4].phase, Phase::kOptimizer);
+}
+
+TEST(PlaceOps, BackwardIntervalsArePerThread) {
+  TimelineBuilder b;
+  b.Step(0, 10, 30, 40)
+      .Backward("head", 11, 15, /*thread=*/2)
+      .Op("AddmmBackward0", 12, 14, 2, OpScope::kBackward)
+      .Op("aten::mul", 12.5, 13, /*thread=*/1);  // same time, another thread, outside
+  const std::vector<OpPlacement> placements = PlaceOps(b.Build());
+  EXPECT_EQ(placements[0].module, "head");
+  EXPECT_EQ(placements[0].phase, Phase::kBackward);
+  EXPECT_EQ(placements[1].module, "");
+}
+
+TEST(PlaceOps, ModuleWithoutBackwardEndClosesAtTheNextNonDescendant) {
+  // "stem" takes the model input, which needs no gradient: no kBackwardEnd ever comes.
+  TimelineBuilder b;
+  b.Step(0, 10, 30, 40)
+      .Backward("body", 11, 20)
+      .Op("MmBackward0", 12, 19, 1, OpScope::kBackward)
+      .Mark("stem", MarkerKind::kBackwardBegin, 21)
+      .Mark("stem.conv", MarkerKind::kBackwardBegin, 21.5)
+      .Op("ConvolutionBackward0", 22, 25, 1, OpScope::kBackward)
+      .Mark("other", MarkerKind::kBackwardBegin, 26)
+      .Op("AddBackward0", 27, 28, 1, OpScope::kBackward)
+      .Mark("other", MarkerKind::kBackwardEnd, 29)
+      .Mark("tail", MarkerKind::kBackwardEnd, 29.5);  // unmatched: ignored
+  const std::vector<OpPlacement> placements = PlaceOps(b.Build());
+  EXPECT_EQ(placements[0].module, "body");
+  EXPECT_EQ(placements[1].module, "stem.conv");
+  EXPECT_EQ(placements[2].module, "other") << "stem's interval ended where other's began";
+}
+
+TEST(PlaceOps, IntervalsDoNotCrossPhasesOrSteps) {
+  // A forward exit lost to an error would otherwise swallow the rest of the window.
+  TimelineBuilder b;
+  b.Step(0, 10, 20, 30)
+      .Mark("a", MarkerKind::kForwardEnter, 1)
+      .Op("aten::mm", 2, 3)
+      .Op("MmBackward0", 12, 13, 1, OpScope::kBackward)
+      .Step(31, 40, 50, 60)
+      .Op("aten::mm", 32, 33)
+      .Op("aten::zero_", 61, 62);  // after the last step
+  const std::vector<OpPlacement> placements = PlaceOps(b.Build());
+  EXPECT_EQ(placements[0].module, "a");
+  EXPECT_EQ(placements[1].module, "");
+  EXPECT_EQ(placements[2].step, 1);
+  EXPECT_EQ(placements[2].module, "");
+  EXPECT_EQ(placements[3].step, -1);
+  EXPECT_EQ(placements[3].phase, Phase::kOutside);
+}
+
+TEST(PlaceOps, RepeatedCallsOfOneInstanceEachGetTheirInterval) {
+  TimelineBuilder b;
+  b.Step(0, 10, 20, 30)
+      .Forward("shared", 1, 2)
+      .Op("aten::mm", 1.2, 1.8)
+      .Op("aten::add", 2.5, 2.8)
+      .Forward("shared", 3, 4)
+      .Op("aten::mm", 3.2, 3.8);
+  const std::vector<OpPlacement> placements = PlaceOps(b.Build());
+  EXPECT_EQ(placements[0].module, "shared");
+  EXPECT_EQ(placements[1].module, "");
+  EXPECT_EQ(placements[2].module, "shared");
+}
+
+}  // namespace
+}  // namespace advisor

@@ -1,0 +1,67 @@
+// Builds hand-made timelines for analysis tests: steps with phases, nested ops and markers on
+// chosen threads, in milliseconds from the step start.
+#pragma once
+
+#include <string>
+
+#include "engine/timeline/timeline.h"
+
+namespace advisor::testing {
+
+inline TimeNs Ms(double ms) { return static_cast<TimeNs>(ms * 1e6); }
+
+class TimelineBuilder {
+ public:
+  // A step starting at `start` ms, whose forward ends at `forward_end`, backward at
+  // `backward_end` and the whole step at `end` (all in ms).
+  TimelineBuilder& Step(double start, double forward_end, double backward_end, double end) {
+    StepSpan span;
+    span.index = static_cast<int>(timeline_.steps.size());
+    span.start_ns = Ms(start);
+    span.forward_end_ns = Ms(forward_end);
+    span.backward_end_ns = Ms(backward_end);
+    span.end_ns = Ms(end);
+    timeline_.steps.push_back(span);
+    return *this;
+  }
+
+  TimelineBuilder& Op(const std::string& name, double start, double end, ThreadId thread = 1,
+                      OpScope scope = OpScope::kForward, std::int64_t seq_nr = -1,
+                      ThreadId forward_thread = 0) {
+    OpEvent op;
+    op.name = name;
+    op.scope = scope;
+    op.thread = thread;
+    op.seq_nr = seq_nr;
+    op.forward_thread = forward_thread;
+    op.start_ns = Ms(start);
+    op.end_ns = Ms(end);
+    timeline_.ops.push_back(op);
+    return *this;
+  }
+
+  TimelineBuilder& Mark(const std::string& path, MarkerKind kind, double at, ThreadId thread = 1) {
+    timeline_.markers.push_back(MarkerEvent{path, kind, thread, Ms(at)});
+    return *this;
+  }
+
+  // Forward enter/exit around [start, end] on `thread`.
+  TimelineBuilder& Forward(const std::string& path, double start, double end, ThreadId thread = 1) {
+    return Mark(path, MarkerKind::kForwardEnter, start, thread)
+        .Mark(path, MarkerKind::kForwardExit, end, thread);
+  }
+
+  // Backward begin/end around [start, end] on `thread`.
+  TimelineBuilder& Backward(const std::string& path, double start, double end,
+                            ThreadId thread = 1) {
+    return Mark(path, MarkerKind::kBackwardBegin, start, thread)
+        .Mark(path, MarkerKind::kBackwardEnd, end, thread);
+  }
+
+  const Timeline& Build() const { return timeline_; }
+
+ private:
+  Timeline timeline_;
+};
+
+}  // namespace advisor::testing

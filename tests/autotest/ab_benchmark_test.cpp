@@ -1,0 +1,151 @@
+#include "engine/autotest/ab_benchmark.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <sstream>
+
+#include "tests/autotest/fake_worker.h"
+#include "tests/report/scratch_dir.h"
+
+namespace advisor {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+constexpr char kBaseline20ms[] = "write_result 20 2000 8 1.5 ''";
+
+CandidateSpec Knob(const std::string& id) {
+  CandidateSpec candidate;
+  candidate.id = id;
+  candidate.recipe_ids = {id};
+  candidate.kind = "knob";
+  candidate.env["ADVISOR_TEST_KNOB"] = "on";
+  return candidate;
+}
+
+AbSettings ThreeRounds() {
+  AbSettings settings;
+  settings.rounds = 3;
+  settings.worker_timeout = std::chrono::seconds(20);
+  return settings;
+}
+
+class AbBenchmark : public ::testing::Test {
+ protected:
+  AbResult Run(const std::string& candidate_body, const CandidateSpec& candidate = Knob("fast"),
+               const AbSettings& settings = ThreeRounds(),
+               const std::string& baseline_body = kBaseline20ms) {
+    const std::string script = testing::WriteFakeWorker(dir_.path(), baseline_body, candidate_body);
+    return RunAbBenchmark(candidate, testing::FakeWorkerCommand(script), settings, dir_.path(),
+                          progress_);
+  }
+  std::string Order() const { return testing::ReadFile(dir_ / "order.log"); }
+
+  testing::ScratchDir dir_;
+  std::ostringstream progress_;
+};
+
+TEST_F(AbBenchmark, MeasuresASpeedupFromInterleavedRounds) {
+  const AbResult ab = Run("write_result 10 1500 8 1.5 '\"blocks.0.attn\"'");
+  const FixResult& fix = ab.fix;
+  EXPECT_EQ(fix.status, "verified");
+  EXPECT_EQ(fix.recipe, "fast");
+  EXPECT_EQ(fix.kind, "knob");
+  EXPECT_DOUBLE_EQ(fix.speedup, 2.0);
+  EXPECT_DOUBLE_EQ(fix.speedup_low, 2.0);
+  EXPECT_DOUBLE_EQ(fix.speedup_high, 2.0);
+  EXPECT_DOUBLE_EQ(fix.baseline.median_ms, 20);
+  EXPECT_DOUBLE_EQ(fix.candidate.median_ms, 10);
+  EXPECT_EQ(fix.baseline.samples, 9);  // 3 steps x 3 rounds
+  EXPECT_EQ(fix.peak_memory_mb, 1500);
+  EXPECT_EQ(ab.baseline_peak_memory_mb, 2000);
+  EXPECT_DOUBLE_EQ(*ab.baseline_samples_per_s, 400);
+  EXPECT_DOUBLE_EQ(*ab.candidate_samples_per_s, 800);
+  EXPECT_EQ(fix.sites, std::vector<std::string>{"blocks.0.attn"});
+  EXPECT_EQ(fix.detail, "");
+  // A B A B A B, and only the candidate sees the recipe's environment.
+  EXPECT_EQ(Order(), "baseline unset\nfast on\nbaseline unset\nfast on\nbaseline unset\nfast on\n");
+  EXPECT_THAT(progress_.str(), HasSubstr("[autotest] fast: round 2/3 candidate 10.0 ms\n"));
+  EXPECT_THAT(progress_.str(), HasSubstr("[autotest] fast: verified, 2.000x"));
+}
+
+TEST_F(AbBenchmark, EqualTimesAreNoMeasurableChange) {
+  const AbResult ab = Run("write_result 20 2000 8 1.5 ''");
+  EXPECT_EQ(ab.fix.status, "no-change");
+  EXPECT_DOUBLE_EQ(ab.fix.speedup, 1.0);
+  EXPECT_EQ(ab.fix.detail,
+            "no measurable change: 1.000x (rounds 1.000x to 1.000x), the rounds lie on both sides "
+            "of 1.0");
+}
+
+TEST_F(AbBenchmark, AMeasurableSlowdownIsRejected) {
+  const AbResult ab = Run("write_result 25 2000 8 1.5 ''");
+  EXPECT_EQ(ab.fix.status, "rejected");
+  EXPECT_DOUBLE_EQ(ab.fix.speedup, 0.8);
+  EXPECT_THAT(ab.fix.detail, StartsWith("slower than the baseline: 0.800x"));
+}
+
+TEST_F(AbBenchmark, ACrashingCandidateFailsWithItsSignalAndStderr) {
+  const AbResult ab =
+      Run("echo 'CUDA error: an illegal memory access was encountered' >&2; kill -SEGV $$");
+  EXPECT_EQ(ab.fix.status, "failed");
+  EXPECT_THAT(ab.fix.detail, StartsWith("candidate round 1/3: killed by signal 11"));
+  EXPECT_THAT(ab.fix.detail, HasSubstr("CUDA error: an illegal memory access"));
+  EXPECT_EQ(ab.fix.speedup, 0);                     // nothing measured is reported as measured
+  EXPECT_EQ(Order(), "baseline unset\nfast on\n");  // no round after the failure
+}
+
+TEST_F(AbBenchmark, AHangingCandidateIsKilledAtTheTimeout) {
+  AbSettings settings = ThreeRounds();
+  settings.worker_timeout = std::chrono::seconds(1);
+  const auto start = std::chrono::steady_clock::now();
+  const AbResult ab = Run("sleep 30", Knob("fast"), settings);
+  const double elapsed_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(ab.fix.status, "failed");
+  EXPECT_THAT(ab.fix.detail, StartsWith("candidate round 1/3: timed out after 1."));
+  EXPECT_LT(elapsed_s, 4.0);
+}
+
+TEST_F(AbBenchmark, GarbageOrNoResultFails) {
+  EXPECT_THAT(Run("echo garbage > \"$result\"").fix.detail,
+              ::testing::AllOf(StartsWith("candidate round 1/3: "), HasSubstr("not valid JSON")));
+  EXPECT_THAT(Run("exit 0").fix.detail, HasSubstr("the worker wrote no result file"));
+  EXPECT_THAT(Run("write_result 10 null 8 null ''").fix.detail,
+              HasSubstr("candidate round 1/3: the loss was not finite"));
+}
+
+TEST_F(AbBenchmark, ABatchSizeThatChangesBetweenRoundsFails) {
+  const AbResult ab = Run(R"(once="$(dirname "$result")/ran-once"
+if [ -e "$once" ]; then write_result 10 null 16 1 ''; else touch "$once"; write_result 10 null 8 1 ''; fi)");
+  EXPECT_EQ(ab.fix.status, "failed");
+  EXPECT_EQ(ab.fix.detail, "candidate round 2/3: samples_per_step changed from 8 to 16");
+}
+
+TEST_F(AbBenchmark, AFailingBaselineIsNamedAsTheBaseline) {
+  const AbResult ab = Run("write_result 10 null 8 1 ''", Knob("fast"), ThreeRounds(), "exit 1");
+  EXPECT_EQ(ab.fix.status, "failed");
+  EXPECT_THAT(ab.fix.detail, StartsWith("baseline round 1/3: exit status 1"));
+}
+
+TEST_F(AbBenchmark, TheWorkerCanDeclineACandidate) {
+  const AbResult ab =
+      Run(R"(printf '{"skipped": "not applicable: no convolution in the model"}' > "$result")");
+  EXPECT_EQ(ab.fix.status, "skipped");
+  EXPECT_EQ(ab.fix.detail, "not applicable: no convolution in the model");
+}
+
+TEST_F(AbBenchmark, ARewriteThatChangedNothingIsSkipped) {
+  CandidateSpec rewrite = Knob("gather-to-index");
+  rewrite.kind = "rewrite";
+  rewrite.rewrites = {"gather-to-index"};
+  const AbResult ab = Run("write_result 20 null 8 1 ''", rewrite);
+  EXPECT_EQ(ab.fix.status, "skipped");
+  EXPECT_EQ(ab.fix.detail, "not applicable: the rewrite changed no site in this model");
+}
+
+}  // namespace
+}  // namespace advisor

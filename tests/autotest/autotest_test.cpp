@@ -1,0 +1,196 @@
+#include "engine/autotest/autotest.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "tests/autotest/fake_worker.h"
+#include "tests/report/scratch_dir.h"
+
+namespace advisor {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+Recipe Knob(const std::string& id, bool preserves_semantics = false) {
+  Recipe recipe;
+  recipe.id = id;
+  recipe.kind = RecipeKind::kKnob;
+  recipe.preserves_semantics = preserves_semantics;
+  recipe.tolerance = preserves_semantics ? ToleranceClass::kReordering : ToleranceClass::kUnchecked;
+  recipe.devices = {"cuda"};
+  recipe.overrides.deterministic = false;
+  return recipe;
+}
+
+// Baseline 20 ms; the candidates' step times by id.
+constexpr char kCandidateTimes[] = R"(case "$2" in
+  fast) write_result 10 null 8 1 '' ;;
+  faster) write_result 8 null 8 1 '' ;;
+  rival) write_result 9 null 8 1 '' ;;
+  same) write_result 20 null 8 1 '' ;;
+  faster+fast) write_result 5 null 8 1 '' ;;
+  *) exit 7 ;;
+esac)";
+
+class Autotest : public ::testing::Test {
+ protected:
+  Autotest() {
+    const std::string script =
+        testing::WriteFakeWorker(dir_.path(), "write_result 20 null 8 1 ''", kCandidateTimes);
+    plan_.device = "cuda";
+    plan_.torch_version = "2.11.0";
+    plan_.settings.rounds = 2;
+    plan_.settings.worker_timeout = std::chrono::seconds(20);
+    plan_.worker_command = [this, build = testing::FakeWorkerCommand(script)](
+                               const CandidateSpec* candidate, const std::string& result) {
+      ++worker_runs_;
+      return build(candidate, result);
+    };
+  }
+
+  std::vector<AbResult> Run() { return RunAutotest(plan_, progress_); }
+
+  testing::ScratchDir dir_;
+  AutotestPlan plan_;
+  int worker_runs_ = 0;
+  std::ostringstream progress_;
+};
+
+TEST_F(Autotest, SkipsWhatCannotRunWithoutStartingAWorker) {
+  Recipe planned = Knob("planned");
+  planned.status = RecipeStatus::kPlanned;
+  Recipe cpu_only = Knob("cpu-only");
+  cpu_only.devices = {"cpu"};
+  plan_.recipes = {planned, cpu_only};
+  plan_.recipe_ids = {"planned", "cpu-only", "missing"};
+
+  const std::vector<AbResult> results = Run();
+  ASSERT_EQ(results.size(), 3u);
+  for (const AbResult& result : results) EXPECT_EQ(result.fix.status, "skipped");
+  EXPECT_THAT(results[0].fix.detail, StartsWith("not implemented"));
+  EXPECT_EQ(results[1].fix.detail, "not applicable: applies to cpu, this run is on cuda");
+  EXPECT_EQ(results[2].fix.detail,
+            "not applicable: no recipe \"missing\" was loaded from recipes/");
+  EXPECT_EQ(worker_runs_, 0);
+  EXPECT_THAT(progress_.str(), HasSubstr("[autotest] planned: skipped: not implemented"));
+}
+
+TEST_F(Autotest, NumericsOutsideToleranceRejectBeforeAnyBenchmark) {
+  plan_.recipes = {Knob("fast", /*preserves_semantics=*/true), Knob("faster", true)};
+  plan_.recipe_ids = {"fast", "faster"};
+  plan_.check_numerics = [](const CandidateSpec& candidate) {
+    NumericsVerdict verdict;
+    if (candidate.id == "fast") {
+      verdict.outcome = NumericsVerdict::Outcome::kExceeded;
+      verdict.numerics = Numerics{0.5, 0.1, 1e-3};
+      verdict.detail = "loss differs by 0.5";
+    } else {
+      verdict.detail = "the numerics worker crashed";
+    }
+    return verdict;
+  };
+
+  const std::vector<AbResult> results = Run();
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].fix.status, "rejected");
+  EXPECT_EQ(results[0].fix.detail, "numerics outside tolerance: loss differs by 0.5");
+  ASSERT_TRUE(results[0].fix.numerics.has_value());
+  EXPECT_EQ(results[0].fix.numerics->max_abs_diff, 0.5);
+  EXPECT_EQ(results[1].fix.status, "failed");
+  EXPECT_EQ(results[1].fix.detail, "numerics check failed: the numerics worker crashed");
+  EXPECT_EQ(worker_runs_, 0);
+}
+
+TEST_F(Autotest, NumericsAreReportedOrSaidToBeUnchecked) {
+  plan_.recipes = {Knob("fast", /*preserves_semantics=*/true)};
+  plan_.recipe_ids = {"fast"};
+  const std::vector<AbResult> unchecked = Run();
+  ASSERT_EQ(unchecked.size(), 1u);
+  EXPECT_EQ(unchecked[0].fix.status, "verified");
+  EXPECT_EQ(unchecked[0].fix.detail, "numerics not checked");
+  EXPECT_FALSE(unchecked[0].fix.numerics.has_value());
+
+  plan_.check_numerics = [](const CandidateSpec&) {
+    return NumericsVerdict{NumericsVerdict::Outcome::kWithinTolerance, Numerics{1e-7, 1e-6, 1e-4},
+                           ""};
+  };
+  const std::vector<AbResult> checked = Run();
+  ASSERT_TRUE(checked[0].fix.numerics.has_value());
+  EXPECT_EQ(checked[0].fix.numerics->tolerance, 1e-4);
+  EXPECT_EQ(checked[0].fix.detail, "");
+}
+
+TEST_F(Autotest, CombinesTheCompatibleRecipesThatHelpedLast) {
+  Recipe fast = Knob("fast");
+  fast.env["ADVISOR_TEST_KNOB"] = "on";
+  Recipe faster = Knob("faster");
+  faster.overrides.batch_scale = 2;
+  Recipe rival = Knob("rival");
+  rival.conflicts_with = {"faster"};
+  plan_.recipes = {fast, faster, rival, Knob("same")};
+  plan_.recipe_ids = {"same", "fast", "rival", "faster"};
+
+  const std::vector<AbResult> results = Run();
+  ASSERT_EQ(results.size(), 5u);
+  EXPECT_EQ(results[0].fix.status, "no-change");
+  const FixResult& combined = results.back().fix;
+  // Fastest first: faster (2.5x), then rival (2.2x) conflicts with it, then fast (2x).
+  EXPECT_EQ(combined.recipe, "faster+fast");
+  EXPECT_EQ(combined.kind, "combination");
+  EXPECT_EQ(combined.status, "verified");
+  EXPECT_DOUBLE_EQ(combined.speedup, 4.0);
+  EXPECT_THAT(progress_.str(), HasSubstr("[autotest] combining faster+fast\n"));
+  // The combination's candidate runs carry its members' environment.
+  EXPECT_THAT(testing::ReadFile(dir_ / "order.log"), HasSubstr("faster+fast on\n"));
+}
+
+TEST(ChooseCombination, NeedsTwoVerifiedRecipes) {
+  const std::vector<Recipe> recipes = {Knob("a"), Knob("b"), Knob("c")};
+  auto result = [](const std::string& id, const char* status, double speedup) {
+    AbResult ab;
+    ab.fix.recipe = id;
+    ab.fix.status = status;
+    ab.fix.speedup = speedup;
+    return ab;
+  };
+  EXPECT_TRUE(ChooseCombination({result("a", "verified", 1.5), result("b", "no-change", 1.01),
+                                 result("c", "rejected", 0.8)},
+                                recipes)
+                  .empty());
+  const std::vector<const Recipe*> chosen = ChooseCombination(
+      {result("a", "verified", 1.2), result("b", "failed", 0), result("c", "verified", 1.5)},
+      recipes);
+  ASSERT_EQ(chosen.size(), 2u);
+  EXPECT_EQ(chosen[0]->id, "c");
+  EXPECT_EQ(chosen[1]->id, "a");
+}
+
+TEST(RecipeIdsFromFindings, KeepsTheFindingsOrderOnce) {
+  std::vector<Finding> findings(4);
+  findings[0].recipe = "gather-to-index";
+  findings[2].recipe = "tf32-matmul";
+  findings[3].recipe = "gather-to-index";
+  EXPECT_EQ(RecipeIdsFromFindings(findings),
+            (std::vector<std::string>{"gather-to-index", "tf32-matmul"}));
+}
+
+TEST(AdvisorWorkerCommand, FollowsTheWorkerContract) {
+  const WorkerCommandBuilder build =
+      AdvisorWorkerCommandBuilder({"/opt/advisor", "vit.pt", "cuda", 30, 5});
+  EXPECT_EQ(
+      build(nullptr, "/tmp/r.json").argv,
+      (std::vector<std::string>{"/opt/advisor", "worker", "vit.pt", "--steps", "30", "--warmup",
+                                "5", "--device", "cuda", "--result", "/tmp/r.json"}));
+  CandidateSpec pair;
+  pair.recipe_ids = {"tf32-matmul", "cudnn-benchmark"};
+  EXPECT_EQ(build(&pair, "/tmp/r.json").argv,
+            (std::vector<std::string>{"/opt/advisor", "worker", "vit.pt", "--recipe",
+                                      "tf32-matmul,cudnn-benchmark", "--steps", "30", "--warmup",
+                                      "5", "--device", "cuda", "--result", "/tmp/r.json"}));
+}
+
+}  // namespace
+}  // namespace advisor

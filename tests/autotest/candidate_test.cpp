@@ -1,0 +1,106 @@
+#include "engine/autotest/candidate.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "engine/autotest/applicability.h"
+
+namespace advisor {
+namespace {
+
+Recipe Knob(const std::string& id) {
+  Recipe recipe;
+  recipe.id = id;
+  recipe.kind = RecipeKind::kKnob;
+  recipe.preserves_semantics = true;
+  recipe.tolerance = ToleranceClass::kReordering;
+  recipe.devices = {"cuda"};
+  return recipe;
+}
+
+TEST(Candidate, SingleRecipeKeepsItsKindAndFields) {
+  Recipe alloc = Knob("alloc");
+  alloc.env["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True";
+  const CandidateSpec spec = CombineRecipes({&alloc});
+  EXPECT_EQ(spec.id, "alloc");
+  EXPECT_EQ(spec.kind, "knob");
+  EXPECT_TRUE(spec.preserves_semantics);
+  EXPECT_EQ(spec.env, alloc.env);
+  EXPECT_TRUE(spec.rewrites.empty());
+}
+
+TEST(Candidate, CombinationMergesEverythingAndTakesTheLoosestTolerance) {
+  Recipe tf32 = Knob("tf32");
+  tf32.overrides.allow_tf32 = true;
+  tf32.tolerance = ToleranceClass::kTf32;
+  Recipe batch = Knob("batch");
+  batch.overrides.batch_scale = 2;
+  batch.preserves_semantics = false;
+  batch.tolerance = ToleranceClass::kUnchecked;
+  batch.env["A"] = "1";
+  Recipe gather = Knob("gather");
+  gather.kind = RecipeKind::kRewrite;
+  gather.rewrite = "gather-to-index";
+
+  const CandidateSpec spec = CombineRecipes({&gather, &tf32, &batch});
+  EXPECT_EQ(spec.id, "gather+tf32+batch");
+  EXPECT_EQ(spec.recipe_ids, (std::vector<std::string>{"gather", "tf32", "batch"}));
+  EXPECT_EQ(spec.kind, "combination");
+  EXPECT_FALSE(spec.preserves_semantics);
+  EXPECT_EQ(spec.tolerance, ToleranceClass::kUnchecked);
+  EXPECT_EQ(spec.overrides.allow_tf32, true);
+  EXPECT_EQ(spec.overrides.batch_scale, 2);
+  EXPECT_EQ(spec.env.at("A"), "1");
+  EXPECT_EQ(spec.rewrites, std::vector<std::string>{"gather-to-index"});
+
+  const CandidateSpec preserving = CombineRecipes({&gather, &tf32});
+  EXPECT_TRUE(preserving.preserves_semantics);
+  EXPECT_EQ(preserving.tolerance, ToleranceClass::kTf32);
+}
+
+TEST(Candidate, ConflictsAreDeclaredOrComeFromClashingSettings) {
+  Recipe a = Knob("a");
+  Recipe b = Knob("b");
+  a.overrides.cudnn_benchmark = true;
+  b.overrides.channels_last = true;
+  EXPECT_EQ(FindConflict({&a, &b}), "");
+
+  b.conflicts_with = {"a"};  // declared on one side is enough
+  EXPECT_EQ(FindConflict({&a, &b}), "a and b are declared as conflicting");
+  b.conflicts_with.clear();
+
+  b.overrides.cudnn_benchmark = false;
+  EXPECT_EQ(FindConflict({&a, &b}), "a and b set overrides.cudnn_benchmark differently");
+  b.overrides.cudnn_benchmark = true;  // the same value twice is no clash
+  EXPECT_EQ(FindConflict({&a, &b}), "");
+
+  a.env["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True";
+  b.env["PYTORCH_CUDA_ALLOC_CONF"] = "max_split_size_mb:128";
+  EXPECT_EQ(FindConflict({&a, &b}), "a and b set env.PYTORCH_CUDA_ALLOC_CONF differently");
+}
+
+TEST(Applicability, PlannedDeviceAndVersionAreChecked) {
+  Recipe recipe = Knob("k");
+  recipe.min_torch_version = "2.1";
+  EXPECT_EQ(WhyNotApplicable(recipe, "cuda", "2.11.0+cu130"), "");
+  EXPECT_EQ(WhyNotApplicable(recipe, "cpu", "2.11.0"),
+            "not applicable: applies to cuda, this run is on cpu");
+  EXPECT_EQ(WhyNotApplicable(recipe, "cuda", "2.0.1"),
+            "not applicable: needs LibTorch 2.1 or newer, this is 2.0.1");
+  EXPECT_EQ(WhyNotApplicable(recipe, "cuda", ""),
+            "not applicable: needs LibTorch 2.1 or newer, this is an unknown version");
+  recipe.status = RecipeStatus::kPlanned;
+  EXPECT_THAT(WhyNotApplicable(recipe, "cuda", "2.11.0"), ::testing::StartsWith("not implemented"));
+}
+
+TEST(Applicability, VersionsCompareNumberByNumber) {
+  EXPECT_TRUE(VersionAtLeast("2.11.0+cu130", "2.1"));
+  EXPECT_TRUE(VersionAtLeast("2.1", "2.1.0"));
+  EXPECT_TRUE(VersionAtLeast("10.0", "9.9"));
+  EXPECT_FALSE(VersionAtLeast("2.0.1", "2.1"));
+  EXPECT_FALSE(VersionAtLeast("1.13.1", "2"));
+  EXPECT_FALSE(VersionAtLeast("unknown", "1"));
+}
+
+}  // namespace
+}  // namespace advisor

@@ -1,0 +1,184 @@
+#include "engine/autotest/recipe.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/autotest/test_files.h"
+#include "tests/report/scratch_dir.h"
+
+namespace advisor {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr char kKnob[] = R"({
+  "id": "alloc-knob", "title": "t", "description": "d", "kind": "knob", "status": "ready",
+  "preserves_semantics": true, "tolerance": "reordering", "devices": ["cuda"],
+  "env": {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"},
+  "overrides": {"deterministic": false, "batch_scale": 2, "intra_op_threads": "physical-cores",
+                "dataloader_workers": 4},
+  "requires": {"torch": "2.1"}, "conflicts_with": ["other"]
+})";
+
+TEST(Recipe, ParsesEveryFieldOfAKnob) {
+  const Recipe recipe = ParseRecipe(kKnob, "recipes/alloc-knob.json");
+  EXPECT_EQ(recipe.id, "alloc-knob");
+  EXPECT_EQ(recipe.kind, RecipeKind::kKnob);
+  EXPECT_EQ(recipe.status, RecipeStatus::kReady);
+  EXPECT_TRUE(recipe.preserves_semantics);
+  EXPECT_EQ(recipe.tolerance, ToleranceClass::kReordering);
+  EXPECT_EQ(recipe.devices, std::vector<std::string>{"cuda"});
+  EXPECT_EQ(recipe.env.at("PYTORCH_CUDA_ALLOC_CONF"), "expandable_segments:True");
+  EXPECT_EQ(recipe.overrides.deterministic, false);
+  EXPECT_EQ(recipe.overrides.batch_scale, 2);
+  EXPECT_EQ(recipe.overrides.intra_op_threads, ThreadCount{ThreadCount::kOnePerPhysicalCore});
+  EXPECT_EQ(recipe.overrides.dataloader_workers, ThreadCount{4});
+  EXPECT_FALSE(recipe.overrides.allow_tf32.has_value());
+  EXPECT_EQ(recipe.min_torch_version, "2.1");
+  EXPECT_EQ(recipe.conflicts_with, std::vector<std::string>{"other"});
+  EXPECT_EQ(recipe.source, "recipes/alloc-knob.json");
+}
+
+TEST(Recipe, ParsesARewrite) {
+  const Recipe recipe = ParseRecipe(R"({"id": "g", "title": "t", "description": "d",
+      "kind": "rewrite", "status": "planned", "preserves_semantics": true, "tolerance": "tf32",
+      "devices": ["cpu", "cuda"], "rewrite": "gather-to-index"})",
+                                    "g.json");
+  EXPECT_EQ(recipe.kind, RecipeKind::kRewrite);
+  EXPECT_EQ(recipe.status, RecipeStatus::kPlanned);
+  EXPECT_EQ(recipe.tolerance, ToleranceClass::kTf32);
+  EXPECT_EQ(recipe.rewrite, "gather-to-index");
+}
+
+// A valid knob with `patch` merged in (RFC 7386: a null removes the field).
+std::string PatchedKnob(const nlohmann::json& patch) {
+  nlohmann::json recipe = nlohmann::json::parse(R"({
+      "id": "x", "title": "t", "description": "d", "kind": "knob", "status": "ready",
+      "preserves_semantics": false, "tolerance": "unchecked", "devices": ["cpu"],
+      "overrides": {"deterministic": false}})");
+  recipe.merge_patch(patch);
+  return recipe.dump();
+}
+
+struct BadRecipe {
+  const char* name;
+  const char* patch;    // the one thing broken in an otherwise valid knob
+  const char* message;  // what the one-line error must say after the file name
+};
+
+// Names the case in test output instead of dumping its bytes.
+void PrintTo(const BadRecipe& bad, std::ostream* out) { *out << bad.name; }
+
+const BadRecipe kBadRecipes[] = {
+    {"MissingId", R"({"id": null})", "id: missing"},
+    {"UnknownKind", R"({"kind": "knb"})", R"(kind: must be one of "knob", "rewrite", got "knb")"},
+    {"EnvValueNotString", R"({"env": {"OMP_NUM_THREADS": 4}})",
+     "env.OMP_NUM_THREADS: must be a string, got number"},
+    {"EnvNameInvalid", R"({"env": {"A=B": "1"}})",
+     R"(env: "A=B" is not an environment variable name)"},
+    {"UnknownField", R"({"colour": "red"})", "colour: unknown field"},
+    {"UnknownOverride", R"({"overrides": {"batch_size": 256}})",
+     "overrides.batch_size: unknown override"},
+    {"OverrideWrongType", R"({"overrides": {"deterministic": "no"}})",
+     R"(overrides.deterministic: must be true or false, got "no")"},
+    {"BatchScaleOne", R"({"overrides": {"batch_scale": 1}})",
+     "overrides.batch_scale: must be at least 2, got 1"},
+    {"KnobWithoutChange", R"({"overrides": null})",
+     R"(kind: a knob recipe must set "env" or "overrides")"},
+    {"PreservingButUnchecked", R"({"preserves_semantics": true})",
+     R"(tolerance: "unchecked" contradicts "preserves_semantics": true)"},
+    {"UnknownRewrite", R"({"kind": "rewrite", "overrides": null, "rewrite": "fuse-everything"})",
+     R"(rewrite: "fuse-everything" is not a built-in rewrite)"},
+    {"RewriteWithOverrides", R"({"kind": "rewrite", "rewrite": "gather-to-index"})",
+     "kind: a rewrite recipe changes the graph only"},
+    {"UnknownDevice", R"({"devices": ["tpu"]})",
+     R"(devices[0]: must be one of "cpu", "cuda", got "tpu")"},
+    {"BadTorchVersion", R"({"requires": {"torch": "two"}})",
+     R"(requires.torch: must be a version such as "2.1", got "two")"},
+    {"ConflictsWithItself", R"({"conflicts_with": ["x"]})",
+     "conflicts_with: a recipe cannot conflict with itself"},
+};
+
+void ExpectOneLineError(const std::string& json, const std::string& expected) {
+  try {
+    ParseRecipe(json, "recipes/x.json");
+    ADD_FAILURE() << "accepted a bad recipe: " << json;
+  } catch (const RecipeError& error) {
+    const std::string message = error.what();
+    EXPECT_EQ(message.rfind("recipes/x.json: ", 0), 0u) << message;
+    EXPECT_THAT(message, HasSubstr(expected));
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+}
+
+class RecipeDiagnostics : public ::testing::TestWithParam<BadRecipe> {};
+
+TEST_P(RecipeDiagnostics, NamesTheFileAndTheProblemOnOneLine) {
+  ExpectOneLineError(PatchedKnob(nlohmann::json::parse(GetParam().patch)), GetParam().message);
+}
+
+INSTANTIATE_TEST_SUITE_P(Recipe, RecipeDiagnostics, ::testing::ValuesIn(kBadRecipes),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(Recipe, TextThatIsNotARecipeObjectIsRejected) {
+  ExpectOneLineError(R"({"id": "x", )", "recipes/x.json: not valid JSON: ");
+  ExpectOneLineError(R"(["x"])", "top level: must be a JSON object");
+}
+
+TEST(Recipe, IdMustEqualTheFileName) {
+  testing::ScratchDir dir;
+  const std::string path =
+      testing::WriteFile(dir / "tf32.json", PatchedKnob({{"id", "tf32-matmul"}}));
+  try {
+    LoadRecipe(path);
+    FAIL() << "accepted an id that differs from the file name";
+  } catch (const RecipeError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              path + R"(: id: "tf32-matmul" must equal the file name "tf32")");
+  }
+}
+
+TEST(Recipe, MissingFileIsAnErrorNamingIt) {
+  testing::ScratchDir dir;
+  try {
+    LoadRecipe(dir / "absent.json");
+    FAIL() << "loaded a file that does not exist";
+  } catch (const RecipeError& error) {
+    EXPECT_THAT(error.what(), HasSubstr(dir / "absent.json" + ": cannot read"));
+  }
+}
+
+TEST(Recipe, DirectoryLoadLeavesOutBadFilesAndUnknownConflicts) {
+  testing::ScratchDir dir;
+  testing::WriteFile(dir / "good.json", PatchedKnob({{"id", "good"}}));
+  testing::WriteFile(dir / "pair.json",
+                     PatchedKnob({{"id", "pair"}, {"conflicts_with", {"good"}}}));
+  testing::WriteFile(dir / "typo.json", PatchedKnob({{"id", "typo"}, {"conflicts_with", {"god"}}}));
+  testing::WriteFile(dir / "broken.json", "{");
+  testing::WriteFile(dir / "notes.txt", "not a recipe");
+
+  const RecipeSet set = LoadRecipeDir(dir.path());
+  ASSERT_EQ(set.recipes.size(), 2u);
+  EXPECT_EQ(set.recipes[0].id, "good");
+  EXPECT_EQ(set.recipes[1].id, "pair");
+  ASSERT_EQ(set.errors.size(), 2u);
+  EXPECT_THAT(set.errors[0], HasSubstr("broken.json: not valid JSON"));
+  EXPECT_THAT(set.errors[1], HasSubstr("typo.json: conflicts_with: no recipe \"god\""));
+}
+
+TEST(Recipe, EveryShippedRecipeLoads) {
+  const RecipeSet set = LoadRecipeDir(ADVISOR_RECIPES_DIR);
+  for (const std::string& error : set.errors) ADD_FAILURE() << error;
+  // The ids the rules name; each needs its file.
+  for (const char* id :
+       {"gather-to-index", "deterministic-off", "batch-size-x2", "expandable-segments",
+        "bf16-autocast", "tf32-matmul", "cudnn-benchmark", "channels-last", "sdpa-attention",
+        "cuda-graphs", "fused-optimizer", "pin-memory", "dataloader-workers", "intra-op-threads"}) {
+    EXPECT_NE(FindRecipe(set.recipes, id), nullptr) << "no recipes/" << id << ".json";
+  }
+}
+
+}  // namespace
+}  // namespace advisor

@@ -1,0 +1,76 @@
+#include "engine/autotest/worker_result.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/report/scratch_dir.h"
+
+namespace advisor {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string ErrorOf(const std::string& json) {
+  try {
+    ParseWorkerResult(json, "r.json");
+  } catch (const WorkerResultError& error) {
+    return error.what();
+  }
+  return "accepted";
+}
+
+TEST(WorkerResult, ParsesTheContract) {
+  const WorkerResult result = ParseWorkerResult(
+      R"({"step_ms": [41.5, 40.25], "peak_memory_mb": 812.5, "samples_per_step": 128,
+          "loss": 6.9, "sites": ["patch_drop"]})",
+      "r.json");
+  EXPECT_EQ(result.step_ms, (std::vector<double>{41.5, 40.25}));
+  EXPECT_EQ(result.peak_memory_mb, 812.5);
+  EXPECT_EQ(result.samples_per_step, 128);
+  EXPECT_EQ(result.loss, 6.9);
+  EXPECT_EQ(result.sites, std::vector<std::string>{"patch_drop"});
+  EXPECT_TRUE(result.skipped.empty());
+}
+
+TEST(WorkerResult, NullMeansUnknownMemoryAndNonFiniteLoss) {
+  const WorkerResult result = ParseWorkerResult(
+      R"({"step_ms": [1], "peak_memory_mb": null, "samples_per_step": 1, "loss": null})", "r.json");
+  EXPECT_FALSE(result.peak_memory_mb.has_value());
+  EXPECT_FALSE(result.loss.has_value());
+}
+
+TEST(WorkerResult, SkippedNeedsOnlyTheReason) {
+  EXPECT_EQ(ParseWorkerResult(R"({"skipped": "not applicable: no convolution"})", "r.json").skipped,
+            "not applicable: no convolution");
+  EXPECT_THAT(ErrorOf(R"({"skipped": ""})"), HasSubstr("skipped: must be a non-empty string"));
+}
+
+TEST(WorkerResult, MalformedResultsAreErrorsNamingTheField) {
+  EXPECT_THAT(ErrorOf("garbage"), HasSubstr("r.json: not valid JSON"));
+  EXPECT_THAT(
+      ErrorOf(R"({"step_ms": [], "peak_memory_mb": null, "samples_per_step": 1, "loss": 1})"),
+      HasSubstr("r.json: step_ms: must be a non-empty list"));
+  EXPECT_THAT(ErrorOf(R"({"step_ms": [1, -2], "peak_memory_mb": null, "samples_per_step": 1,
+                          "loss": 1})"),
+              HasSubstr("step_ms: must hold positive numbers, got -2"));
+  EXPECT_THAT(ErrorOf(R"({"step_ms": [1], "peak_memory_mb": null, "loss": 1})"),
+              HasSubstr("samples_per_step: must be a positive integer, got null"));
+  EXPECT_THAT(ErrorOf(R"({"step_ms": [1], "samples_per_step": 1, "loss": 1})"),
+              HasSubstr("peak_memory_mb: missing"));
+  EXPECT_THAT(ErrorOf(R"({"step_ms": [1], "peak_memory_mb": null, "samples_per_step": 1,
+                          "loss": "nan"})"),
+              HasSubstr("loss: must be a number or null"));
+}
+
+TEST(WorkerResult, AMissingFileSaysTheWorkerWroteNone) {
+  testing::ScratchDir dir;
+  try {
+    ReadWorkerResult(dir / "absent.json");
+    FAIL() << "read a file that does not exist";
+  } catch (const WorkerResultError& error) {
+    EXPECT_EQ(std::string(error.what()), dir / "absent.json" + ": the worker wrote no result file");
+  }
+}
+
+}  // namespace
+}  // namespace advisor

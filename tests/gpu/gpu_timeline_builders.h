@@ -1,0 +1,100 @@
+// Small constructors for hand-built timelines in the GPU and trace tests.
+#pragma once
+
+#include <string>
+
+#include "engine/analysis/placement.h"
+#include "engine/timeline/timeline.h"
+
+namespace advisor::testing {
+
+inline OpEvent Op(std::string name, TimeNs start, TimeNs end, std::uint64_t correlation_id,
+                  int depth = 0, ThreadId thread = 1, OpScope scope = OpScope::kForward) {
+  OpEvent op;
+  op.name = std::move(name);
+  op.scope = scope;
+  op.thread = thread;
+  op.start_ns = start;
+  op.end_ns = end;
+  op.depth = depth;
+  op.correlation_id = correlation_id;
+  return op;
+}
+
+inline KernelEvent Kernel(TimeNs start, TimeNs end, std::uint64_t external_id,
+                          std::uint32_t stream = 7, std::string name = "kernel") {
+  KernelEvent kernel;
+  kernel.name = std::move(name);
+  kernel.stream = stream;
+  kernel.start_ns = start;
+  kernel.end_ns = end;
+  kernel.grid[0] = kernel.grid[1] = kernel.grid[2] = 1;
+  kernel.block[0] = 128;
+  kernel.block[1] = kernel.block[2] = 1;
+  kernel.external_id = external_id;
+  return kernel;
+}
+
+inline MemcpyEvent Memcpy(MemcpyKind kind, TimeNs start, TimeNs end, std::uint64_t external_id,
+                          std::uint64_t bytes = 1024, bool pageable = false) {
+  MemcpyEvent copy;
+  copy.kind = kind;
+  copy.bytes = bytes;
+  copy.pageable_host = pageable;
+  copy.stream = 7;
+  copy.start_ns = start;
+  copy.end_ns = end;
+  copy.external_id = external_id;
+  return copy;
+}
+
+inline MemsetEvent Memset(TimeNs start, TimeNs end, std::uint64_t external_id) {
+  MemsetEvent memset;
+  memset.bytes = 256;
+  memset.stream = 7;
+  memset.start_ns = start;
+  memset.end_ns = end;
+  memset.external_id = external_id;
+  return memset;
+}
+
+inline ApiCallEvent Api(std::string name, TimeNs start, TimeNs end, std::uint64_t external_id,
+                        bool driver = false, std::uint32_t correlation_id = 0) {
+  ApiCallEvent call;
+  call.name = std::move(name);
+  call.driver = driver;
+  call.thread = 9001;
+  call.start_ns = start;
+  call.end_ns = end;
+  call.external_id = external_id;
+  call.correlation_id = correlation_id;
+  return call;
+}
+
+inline SyncEvent Sync(SyncKind kind, TimeNs start, TimeNs end, std::uint64_t external_id) {
+  SyncEvent sync;
+  sync.kind = kind;
+  sync.stream = 7;
+  sync.start_ns = start;
+  sync.end_ns = end;
+  sync.external_id = external_id;
+  return sync;
+}
+
+// Forward is the first half of the step, backward the next quarter, the optimizer the rest.
+inline StepSpan Step(int index, TimeNs start, TimeNs end) {
+  const TimeNs length = end - start;
+  return StepSpan{index, start, start + length / 2, start + length * 3 / 4, end};
+}
+
+inline OpPlacement Placed(int step, Phase phase, std::string module = "") {
+  OpPlacement placement;
+  placement.step = step;
+  placement.phase = phase;
+  placement.module = std::move(module);
+  return placement;
+}
+
+inline ProbeStatus CuptiRecorded() { return ProbeStatus{"cupti", true, "test", 0}; }
+
+}  // namespace advisor::testing

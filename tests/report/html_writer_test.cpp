@@ -1,0 +1,105 @@
+#include "engine/report/html_writer.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/report/sample_report.h"
+#include "tests/report/text_assertions.h"
+
+namespace advisor {
+namespace {
+
+using testing::Contains;
+using testing::FilledReport;
+using testing::Lacks;
+using testing::MinimalReport;
+using testing::Occurrences;
+
+TEST(HtmlWriter, IsOneSelfContainedDocument) {
+  const std::string html = ReportToHtml(FilledReport());
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_TRUE(Contains(html, "<meta charset=\"utf-8\">"));
+  EXPECT_TRUE(Contains(html, "Content-Security-Policy\" content=\"default-src 'none'"));
+  EXPECT_TRUE(Contains(html, "<style>"));
+  EXPECT_TRUE(Contains(html, "</html>\n"));
+  for (const char* external : {"http:", "https:", "<script", "<link", "src=", "@import", "url("}) {
+    EXPECT_TRUE(Lacks(html, external));
+  }
+}
+
+TEST(HtmlWriter, DrawsEveryChart) {
+  const std::string html = ReportToHtml(FilledReport());
+  // Step breakdown, one per bisection level (3), modules, fix benchmark.
+  EXPECT_EQ(Occurrences(html, "<svg class=\"chart\""), 6u);
+  EXPECT_EQ(Occurrences(html, "</svg>"), 6u);
+  EXPECT_TRUE(Contains(html, "aria-label=\"Step breakdown\""));
+  EXPECT_TRUE(Contains(html, "class=\"fill-forward\""));
+  EXPECT_TRUE(Contains(html, "class=\"fill-backward\""));
+  EXPECT_TRUE(Contains(html, "class=\"fill-optimizer\""));
+  EXPECT_EQ(Occurrences(html, "class=\"fill-chosen\""), 3u) << "one chosen child per level";
+  EXPECT_TRUE(Contains(html, "aria-label=\"Forward and backward time per measured module\""));
+  // Two benchmarked fixes have both sides; the failed one has only a baseline: 5 whiskers.
+  EXPECT_EQ(Occurrences(html, "class=\"whisker\""), 5u);
+}
+
+TEST(HtmlWriter, ShowsTheHotspotFindingsAndFixResults) {
+  const std::string html = ReportToHtml(FilledReport());
+  EXPECT_TRUE(Contains(html,
+                       "The hot spot is <code>blocks.5.mlp</code> \u2192 "
+                       "<code>GatherBackward0</code>"));
+  EXPECT_TRUE(Contains(html,
+                       "<span class=\"where\">code/__torch__/timm/layers/mlp.py:42</span>"
+                       "x = torch.gather(x, 1, index)</pre>"));
+  EXPECT_LT(html.find("gather-backward-scatter"), html.find("host-sync-item"));
+  EXPECT_LT(html.find("host-sync-item"), html.find("<code>tiny-kernels</code>"));
+  EXPECT_TRUE(Contains(html, "<span class=\"badge verified\">verified: 1.11\u00d7 faster"));
+  EXPECT_TRUE(Contains(html, "<section id=\"fixes\">"));
+  EXPECT_TRUE(Contains(html, "<tr class=\"highlighted\"><td>\u25b6 chosen</td>"));
+}
+
+TEST(HtmlWriter, SaysNotMeasuredInsteadOfZero) {
+  const std::string html = ReportToHtml(MinimalReport());
+  EXPECT_TRUE(Contains(html,
+                       "<div class=\"name\">GPU busy</div><div class=\"big\">"
+                       "<span class=\"not-measured\">not measured</span>"));
+  EXPECT_TRUE(Lacks(html, "<section id=\"fixes\">"));
+  EXPECT_TRUE(Lacks(html, "<section id=\"gpu\">"));
+  EXPECT_TRUE(Lacks(html, "GPU ms"));
+  EXPECT_TRUE(Contains(html, "No single hot spot was isolated"));
+  // The never-instrumented module "act" is not charted.
+  EXPECT_TRUE(Contains(html, "<title>linear ("));
+  EXPECT_TRUE(Lacks(html, "<title>act ("));
+}
+
+TEST(HtmlWriter, EscapesTextFromTheModelFile) {
+  BisectReport report = FilledReport();
+  const std::string script = "<script>alert(1)</script>";
+  report.run.model = "m" + script + ".pt";
+  report.levels[0].candidates[1].path = "evil\"onmouseover=\"alert(1)" + script;
+  report.modules[4].path = report.levels[0].candidates[1].path;
+  report.hotspot->source->text = script;
+  report.findings[0].message = "<img src=x onerror=alert(1)>";
+  report.fixes[1].detail = "</pre>" + script;
+  report.fixes[1].status = "<b>odd</b>";
+  report.findings[0].recipe = report.fixes[1].recipe;
+  report.data_quality.push_back(script);
+  const std::string html = ReportToHtml(report);
+  EXPECT_TRUE(Lacks(html, "<script"));
+  EXPECT_TRUE(Lacks(html, "<img"));
+  EXPECT_TRUE(Lacks(html, "\"onmouseover"));
+  EXPECT_TRUE(Lacks(html, "<b>odd"));
+  EXPECT_TRUE(Contains(html, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+  EXPECT_TRUE(Contains(html, "evil&quot;onmouseover=&quot;alert(1)"));
+  // An unknown fix status never becomes a CSS class.
+  EXPECT_TRUE(Contains(html, "<span class=\"badge info\">&lt;b&gt;odd&lt;/b&gt;"));
+}
+
+TEST(HtmlWriter, LongModulePathsKeepTheirTailInCharts) {
+  BisectReport report = MinimalReport();
+  report.levels[0].candidates[0].path = "encoder.layers.23.self_attention.query_key_value.dense";
+  const std::string html = ReportToHtml(report);
+  EXPECT_TRUE(Contains(html, "\u202623.self_attention.query_key_value.dense</text>"));
+  EXPECT_TRUE(Contains(html, "<title>encoder.layers.23.self_attention.query_key_value.dense: "));
+}
+
+}  // namespace
+}  // namespace advisor

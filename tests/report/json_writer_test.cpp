@@ -1,0 +1,197 @@
+#include "engine/report/json_writer.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/report/sample_report.h"
+
+namespace advisor {
+namespace {
+
+using nlohmann::json;
+using testing::FilledReport;
+using testing::MinimalReport;
+
+TEST(JsonWriter, HasEveryTopLevelSection) {
+  const json j = ReportToJson(FilledReport());
+  EXPECT_EQ(j.at("schema_version"), 1);
+  for (const char* key :
+       {"run", "step", "bisection", "hotspot", "cross_check", "modules", "ops", "gpu", "memory",
+        "syncs", "copies", "findings", "fixes", "data_quality"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+}
+
+TEST(JsonWriter, RunAndStepAreTyped) {
+  const json j = ReportToJson(FilledReport());
+  const json& run = j.at("run");
+  EXPECT_EQ(run.at("model"), "models/vit_small.pt");
+  EXPECT_EQ(run.at("device"), "cuda");
+  EXPECT_EQ(run.at("torch_version"), "2.5.1");
+  EXPECT_TRUE(run.at("warmup_steps").is_number_integer());
+  EXPECT_EQ(run.at("window_steps"), 20);
+  EXPECT_EQ(run.at("windows"), 4);
+  EXPECT_EQ(run.at("batch_size"), 128);
+  EXPECT_TRUE(run.at("deterministic").is_boolean());
+  EXPECT_DOUBLE_EQ(run.at("wall_s").get<double>(), 83.27);
+  for (const char* key : {"device_name", "advisor_version", "dtype"}) {
+    EXPECT_TRUE(run.at(key).is_string()) << key;
+  }
+
+  const json& step = j.at("step");
+  EXPECT_DOUBLE_EQ(step.at("median_ms").get<double>(), 41.237);
+  for (const char* key : {"min_ms", "max_ms", "forward_ms", "backward_ms", "optimizer_ms"}) {
+    EXPECT_TRUE(step.at(key).is_number()) << key;
+  }
+}
+
+TEST(JsonWriter, BisectionLevelsKeepCandidatesAndChoices) {
+  const json levels = ReportToJson(FilledReport()).at("bisection").at("levels");
+  ASSERT_EQ(levels.size(), 3u);
+  const json& second = levels.at(1);
+  EXPECT_EQ(second.at("depth"), 2);
+  EXPECT_EQ(second.at("parent"), "blocks");
+  EXPECT_EQ(second.at("chosen"), "blocks.5");
+  EXPECT_EQ(second.at("reused_window"), true);
+  EXPECT_TRUE(second.at("reason").is_string());
+  const json& first_candidate = levels.at(0).at("candidates").at(0);
+  EXPECT_EQ(first_candidate.at("path"), "blocks");
+  EXPECT_EQ(first_candidate.at("instances"), 12);
+  EXPECT_DOUBLE_EQ(first_candidate.at("share").get<double>(), 0.917);
+  EXPECT_DOUBLE_EQ(first_candidate.at("gpu_ms").get<double>(), 33.5);
+  EXPECT_TRUE(first_candidate.at("forward_ms").is_number());
+  EXPECT_TRUE(first_candidate.at("backward_ms").is_number());
+  EXPECT_EQ(levels.at(2).at("chosen"), "blocks.5.mlp");
+}
+
+TEST(JsonWriter, HotspotCarriesSourceAndTopOps) {
+  const json hotspot = ReportToJson(FilledReport()).at("hotspot");
+  EXPECT_EQ(hotspot.at("path"), "blocks.5.mlp");
+  EXPECT_EQ(hotspot.at("phase"), "backward");
+  EXPECT_EQ(hotspot.at("op"), "GatherBackward0");
+  EXPECT_EQ(hotspot.at("forward_op"), "aten::gather");
+  EXPECT_DOUBLE_EQ(hotspot.at("ms").get<double>(), 4.731);
+  EXPECT_DOUBLE_EQ(hotspot.at("share").get<double>(), 0.1147);
+  EXPECT_EQ(hotspot.at("source").at("file"), "code/__torch__/timm/layers/mlp.py");
+  EXPECT_EQ(hotspot.at("source").at("line"), 42);
+  EXPECT_EQ(hotspot.at("source").at("text"), "x = torch.gather(x, 1, index)");
+  ASSERT_EQ(hotspot.at("top_ops").size(), 3u);
+  const json& top = hotspot.at("top_ops").at(0);
+  EXPECT_EQ(top.at("name"), "GatherBackward0");
+  EXPECT_EQ(top.at("calls"), 1);
+  EXPECT_DOUBLE_EQ(top.at("gpu_ms").get<double>(), 4.52);
+}
+
+TEST(JsonWriter, HotspotWithoutSourceHasNullSource) {
+  BisectReport report = FilledReport();
+  report.hotspot->source.reset();
+  EXPECT_TRUE(ReportToJson(report).at("hotspot").at("source").is_null());
+}
+
+TEST(JsonWriter, GpuMemorySyncsAndCopies) {
+  const json j = ReportToJson(FilledReport());
+  const json& gpu = j.at("gpu");
+  EXPECT_DOUBLE_EQ(gpu.at("busy_fraction").get<double>(), 0.712);
+  EXPECT_DOUBLE_EQ(gpu.at("achieved_occupancy").get<double>(), 0.61);
+  EXPECT_TRUE(gpu.at("sm_efficiency").is_null()) << "an estimate that was not made is null";
+  EXPECT_TRUE(gpu.at("kernels_per_step").is_number());
+  EXPECT_EQ(j.at("memory").at("alloc_retries"), 3);
+  EXPECT_DOUBLE_EQ(j.at("memory").at("peak_allocated_mb").get<double>(), 10240.5);
+  EXPECT_EQ(j.at("syncs").at(0).at("kind"), "cudaStreamSynchronize");
+  EXPECT_EQ(j.at("syncs").at(0).at("count_per_step"), 1);
+  EXPECT_EQ(j.at("syncs").at(1).at("path"), "");
+  EXPECT_EQ(j.at("copies").at(0).at("pageable"), true);
+  EXPECT_DOUBLE_EQ(j.at("copies").at(0).at("bytes_per_step").get<double>(), 77070336);
+  EXPECT_EQ(j.at("cross_check").at("backward_ops_agreeing"), 405);
+}
+
+TEST(JsonWriter, FindingsUseSeverityNamesAndNullForNoEstimate) {
+  const json findings = ReportToJson(FilledReport()).at("findings");
+  ASSERT_EQ(findings.size(), 3u);
+  EXPECT_EQ(findings.at(0).at("severity"), "low");
+  EXPECT_TRUE(findings.at(0).at("expected_gain_ms").is_null());
+  EXPECT_EQ(findings.at(1).at("severity"), "high");
+  EXPECT_EQ(findings.at(1).at("rule"), "gather-backward-scatter");
+  EXPECT_EQ(findings.at(1).at("recipe"), "gather-to-index-select");
+  EXPECT_DOUBLE_EQ(findings.at(1).at("expected_gain_ms").get<double>(), 4.1);
+  EXPECT_EQ(findings.at(2).at("severity"), "medium");
+  for (const char* key : {"path", "op", "message", "evidence"}) {
+    EXPECT_TRUE(findings.at(1).at(key).is_string()) << key;
+  }
+}
+
+TEST(JsonWriter, FixesShowOnlyWhatWasMeasured) {
+  const json fixes = ReportToJson(FilledReport()).at("fixes");
+  ASSERT_EQ(fixes.size(), 3u);
+  const json& verified = fixes.at(0);
+  EXPECT_EQ(verified.at("status"), "verified");
+  EXPECT_EQ(verified.at("kind"), "rewrite");
+  EXPECT_EQ(verified.at("preserves_semantics"), true);
+  EXPECT_EQ(verified.at("sites"), json::array({"blocks.5.mlp"}));
+  EXPECT_DOUBLE_EQ(verified.at("baseline").at("median_ms").get<double>(), 41.2);
+  EXPECT_EQ(verified.at("candidate").at("samples"), 30);
+  EXPECT_DOUBLE_EQ(verified.at("speedup").get<double>(), 1.111);
+  EXPECT_DOUBLE_EQ(verified.at("speedup_low").get<double>(), 1.09);
+  EXPECT_DOUBLE_EQ(verified.at("numerics").at("tolerance").get<double>(), 1e-4);
+  EXPECT_DOUBLE_EQ(verified.at("peak_memory_mb").get<double>(), 10100);
+
+  const json& failed = fixes.at(2);
+  EXPECT_EQ(failed.at("status"), "failed");
+  EXPECT_TRUE(failed.at("baseline").is_object());
+  EXPECT_TRUE(failed.at("candidate").is_null()) << "the fixed model never ran";
+  EXPECT_TRUE(failed.at("speedup").is_null());
+  EXPECT_TRUE(failed.at("speedup_low").is_null());
+  EXPECT_TRUE(failed.at("numerics").is_null());
+  EXPECT_TRUE(failed.at("peak_memory_mb").is_null());
+  EXPECT_EQ(failed.at("detail"), "RuntimeError: the rewritten graph does not type-check");
+}
+
+TEST(JsonWriter, ModulesNeverInstrumentedHaveNullTimes) {
+  const json modules = ReportToJson(FilledReport()).at("modules");
+  const json& norm = modules.at(6);
+  ASSERT_EQ(norm.at("path"), "norm");
+  EXPECT_EQ(norm.at("measured"), false);
+  EXPECT_TRUE(norm.at("forward_ms").is_null());
+  EXPECT_TRUE(norm.at("backward_ms").is_null());
+  EXPECT_TRUE(norm.at("gpu_ms").is_null());
+  EXPECT_EQ(norm.at("parameters"), 768);
+  const json& mlp = modules.at(2);
+  EXPECT_DOUBLE_EQ(mlp.at("backward_ms").get<double>(), 5.02);
+  EXPECT_EQ(mlp.at("op_types").at(1), "aten::gather");
+  EXPECT_TRUE(mlp.at("type").is_string());
+}
+
+TEST(JsonWriter, MinimalReportHasNullsWhereNothingWasMeasured) {
+  const json j = ReportToJson(MinimalReport());
+  EXPECT_TRUE(j.at("hotspot").is_null());
+  EXPECT_TRUE(j.at("gpu").is_null());
+  EXPECT_TRUE(j.at("memory").is_null());
+  EXPECT_TRUE(j.at("fixes").is_array());
+  EXPECT_TRUE(j.at("fixes").empty());
+  EXPECT_TRUE(j.at("findings").empty());
+  EXPECT_TRUE(j.at("syncs").empty());
+  EXPECT_TRUE(j.at("copies").empty());
+  // Without a GPU probe there are no kernel times: null, not 0.
+  EXPECT_TRUE(j.at("bisection").at("levels").at(0).at("candidates").at(0).at("gpu_ms").is_null());
+  EXPECT_TRUE(j.at("ops").at(0).at("gpu_ms").is_null());
+  EXPECT_TRUE(j.at("modules").at(0).at("gpu_ms").is_null());
+  EXPECT_DOUBLE_EQ(j.at("modules").at(0).at("forward_ms").get<double>(), 0.8);
+  EXPECT_EQ(j.at("bisection").at("levels").at(0).at("chosen"), "");
+  EXPECT_EQ(j.at("data_quality"), json::array({"no GPU: CUPTI probe did not run"}));
+}
+
+TEST(JsonWriter, TextSurvivesInvalidUtf8FromTheModelFile) {
+  BisectReport report = MinimalReport();
+  report.modules[0].path = "bad\xff\xfepath";
+  std::string text;
+  ASSERT_NO_THROW(text = ReportToJsonText(report));
+  const json parsed = json::parse(text);
+  EXPECT_EQ(parsed.at("modules").at(0).at("path"), "bad\xEF\xBF\xBD\xEF\xBF\xBDpath");
+}
+
+TEST(JsonWriter, TextParsesBackToTheSameDocument) {
+  const BisectReport report = FilledReport();
+  EXPECT_EQ(json::parse(ReportToJsonText(report)), ReportToJson(report));
+}
+
+}  // namespace
+}  // namespace advisor

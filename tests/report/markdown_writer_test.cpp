@@ -1,0 +1,164 @@
+#include "engine/report/markdown_writer.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "tests/report/sample_report.h"
+#include "tests/report/text_assertions.h"
+
+namespace advisor {
+namespace {
+
+using testing::Contains;
+using testing::FilledReport;
+using testing::Lacks;
+using testing::MinimalReport;
+using testing::Occurrences;
+
+// The line of `text` that contains `needle`, "" when none does.
+std::string LineWith(const std::string& text, const std::string& needle) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find(needle) != std::string::npos) return line;
+  }
+  return "";
+}
+
+TEST(MarkdownWriter, HasTheSectionsAPersonLooksFor) {
+  const std::string md = "\n" + ReportToMarkdown(FilledReport());
+  for (const char* heading :
+       {"# advisor report: `models/vit_small.pt`", "## Step breakdown", "## Bisection path",
+        "### Level 1: children of the model", "### Level 2: children of `blocks`",
+        "### Level 3: children of `blocks.5`", "## Hot spot", "## Findings", "## Fixes tried",
+        "## GPU", "### Host-device synchronisations", "### Host-to-device copies every step",
+        "### Device memory", "## Top ops of the step", "## What was measured on what",
+        "### Data quality"}) {
+    EXPECT_TRUE(Contains(md, std::string("\n") + heading + "\n")) << heading;
+  }
+}
+
+TEST(MarkdownWriter, SummaryNamesTheHotspotWithItsCost) {
+  const std::string md = ReportToMarkdown(FilledReport());
+  const std::string summary = LineWith(md, "The hot spot is");
+  EXPECT_TRUE(Contains(summary, "`blocks.5.mlp` \u2192 `GatherBackward0`"));
+  EXPECT_TRUE(Contains(summary, "backward pass: 4.73 ms per step, 11.5% of the step"));
+  EXPECT_TRUE(Contains(summary, "takes 41.24 ms (median of 20 steps on NVIDIA H100 80GB HBM3)"));
+  EXPECT_TRUE(Contains(summary, "3 levels: `blocks` \u2192 `blocks.5` \u2192 `blocks.5.mlp`."));
+  EXPECT_TRUE(Contains(summary, "3 findings (1 high, 1 medium, 1 low)"));
+  EXPECT_TRUE(Contains(summary, "`gather-to-index-select`, made the step 1.11\u00d7 faster"));
+}
+
+TEST(MarkdownWriter, StepTableHasTimesAndShares) {
+  const std::string md = ReportToMarkdown(FilledReport());
+  EXPECT_EQ(LineWith(md, "| forward |"), "| forward | 12.41 | 30.1% |");
+  EXPECT_EQ(LineWith(md, "| backward |"), "| backward | 25.03 | 60.7% |");
+  EXPECT_EQ(LineWith(md, "whole step"), "| **whole step (median)** | **41.24** | **100.0%** |");
+  EXPECT_TRUE(
+      Contains(md, "| part of the step | ms/step | share of step |\n| --- | ---: | ---: |"));
+}
+
+TEST(MarkdownWriter, BisectionMarksTheChosenRowAndGivesTheReason) {
+  const std::string md = ReportToMarkdown(FilledReport());
+  const std::string chosen = LineWith(md, "\u25b6 chosen");
+  EXPECT_TRUE(Contains(chosen, "**`blocks`**"));
+  EXPECT_TRUE(Contains(chosen, "**91.7%**"));
+  EXPECT_TRUE(Contains(md,
+                       "Chose `blocks.5`: blocks.5 costs 2.8x its siblings. Measured in the "
+                       "previous level's window."));
+  EXPECT_TRUE(Lacks(LineWith(md, "`blocks.5.attn`"), "**"));
+}
+
+TEST(MarkdownWriter, HotspotShowsSourceAndTopOps) {
+  const std::string md = ReportToMarkdown(FilledReport());
+  EXPECT_TRUE(Contains(md,
+                       "Source: `code/__torch__/timm/layers/mlp.py:42`: "
+                       "`x = torch.gather(x, 1, index)`"));
+  EXPECT_TRUE(Contains(md, "| `AddmmBackward0` | backward | 2 | 0.212 | 0.200 |"));
+}
+
+TEST(MarkdownWriter, FindingsAreRankedBySeverityThenGain) {
+  const std::string md = ReportToMarkdown(FilledReport());
+  const auto high = md.find("1. **high** `gather-backward-scatter`");
+  const auto medium = md.find("2. **medium** `host-sync-item`");
+  const auto low = md.find("3. **low** `tiny-kernels`");
+  ASSERT_NE(high, std::string::npos);
+  ASSERT_NE(medium, std::string::npos);
+  ASSERT_NE(low, std::string::npos);
+  EXPECT_LT(high, medium);
+  EXPECT_LT(medium, low);
+  EXPECT_TRUE(Contains(md, "   - Expected gain: 4.10 ms/step\n"));
+  EXPECT_TRUE(Contains(md,
+                       "   - Recipe: `gather-to-index-select`, measured verified: 1.11\u00d7 "
+                       "faster (1.09\u00d7\u20131.13\u00d7)\n"));
+}
+
+TEST(MarkdownWriter, FixesTableSaysNotMeasuredForAFixThatNeverRan) {
+  const std::string md = ReportToMarkdown(FilledReport());
+  const std::string failed = LineWith(md, "| `drop-item-sync` |");
+  EXPECT_TRUE(Contains(failed, "| failed |"));
+  EXPECT_TRUE(Contains(failed, "| 41.10 (40.40\u201344.00) | _not measured_ | _not measured_ |"));
+  EXPECT_TRUE(Contains(LineWith(md, "| **`gather-to-index-select`** |"),
+                       "| **1.11\u00d7 (1.09\u00d7\u20131.13\u00d7)** |"));
+  EXPECT_TRUE(Contains(md,
+                       "- `drop-item-sync`: RuntimeError: the rewritten graph does not "
+                       "type-check\n"));
+}
+
+TEST(MarkdownWriter, GpuEstimateThatWasNotMadeSaysSo) {
+  const std::string md = ReportToMarkdown(FilledReport());
+  EXPECT_EQ(LineWith(md, "SM efficiency"), "| SM efficiency (estimated) | _not measured_ |");
+  EXPECT_EQ(LineWith(md, "achieved occupancy"), "| achieved occupancy (estimated) | 61.0% |");
+  EXPECT_TRUE(
+      Contains(LineWith(md, "aten::_local_scalar_dense"), "| (outside instrumented modules) |"));
+  EXPECT_TRUE(Contains(LineWith(md, "aten::to"), "| 73.50 MiB |"));
+}
+
+TEST(MarkdownWriter, SaysWhatWasMeasuredOnWhat) {
+  const std::string md = ReportToMarkdown(FilledReport());
+  EXPECT_EQ(LineWith(md, "| device |"), "| device | cuda (NVIDIA H100 80GB HBM3) |");
+  EXPECT_EQ(LineWith(md, "| LibTorch |"), "| LibTorch | 2.5.1 |");
+  EXPECT_EQ(LineWith(md, "| profiled windows |"), "| profiled windows | 4 (baseline included) |");
+  EXPECT_EQ(LineWith(md, "| wall time |"), "| wall time | 83.3 s (model load included) |");
+  EXPECT_TRUE(Contains(md, "405 of 412 backward ops"));
+  EXPECT_TRUE(Contains(md, "- CUPTI dropped 12 activity records in window 2\n"));
+}
+
+TEST(MarkdownWriter, MinimalReportLeavesOutWhatWasNotMeasured) {
+  const std::string md = ReportToMarkdown(MinimalReport());
+  EXPECT_TRUE(Contains(md, "Descent stopped here: no child holds more than half of the step."));
+  EXPECT_TRUE(Contains(md,
+                       "No single hot spot was isolated: no child holds more than half of "
+                       "the step."));
+  EXPECT_TRUE(Contains(md, "The rules raised no findings."));
+  EXPECT_TRUE(Lacks(md, "## GPU"));
+  EXPECT_TRUE(Lacks(md, "## Fixes tried"));
+  EXPECT_TRUE(Lacks(md, "GPU ms"));
+  EXPECT_EQ(LineWith(md, "| GPU probe |"), "| GPU probe | absent (no kernel times) |");
+  EXPECT_EQ(LineWith(md, "| device |"), "| device | cpu |");
+}
+
+TEST(MarkdownWriter, UntrustedTextCannotInjectHtmlOrBreakTables) {
+  BisectReport report = FilledReport();
+  report.levels[0].candidates[1].path = "evil|<script>alert(1)</script>";
+  report.findings[1].message = "see <img src=x onerror=alert(1)> | now";
+  const std::string md = ReportToMarkdown(report);
+  // Markdown renders no HTML inside a code span, so the path may keep its brackets there, and
+  // only there.
+  const std::string as_code = "`evil\\|<script>alert(1)</script>`";
+  EXPECT_GT(Occurrences(md, as_code), 0u);
+  EXPECT_EQ(Occurrences(md, "<script>"), Occurrences(md, as_code));
+  EXPECT_EQ(Occurrences(md, "<img"), Occurrences(md, "\\<img"));
+  // In a table, the pipe stays inside its cell: every row of that table keeps seven cells.
+  const std::string row = LineWith(md, "evil");
+  std::string unescaped_pipes = row;
+  for (std::size_t at = 0; (at = unescaped_pipes.find("\\|", at)) != std::string::npos;) {
+    unescaped_pipes.erase(at, 2);
+  }
+  EXPECT_EQ(std::count(unescaped_pipes.begin(), unescaped_pipes.end(), '|'), 8);
+  EXPECT_TRUE(Contains(md, "see \\<img src=x onerror=alert(1)\\> \\| now"));
+}
+
+}  // namespace
+}  // namespace advisor

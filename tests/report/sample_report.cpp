@@ -1,0 +1,210 @@
+#include "tests/report/sample_report.h"
+
+namespace advisor::testing {
+
+BisectReport FilledReport() {
+  BisectReport report;
+  report.run = {"models/vit_small.pt",
+                "cuda",
+                "NVIDIA H100 80GB HBM3",
+                "2.5.1",
+                "0.1.0",
+                /*warmup_steps=*/5,
+                /*window_steps=*/20,
+                /*windows=*/4,
+                /*batch_size=*/128,
+                /*deterministic=*/true,
+                "float32",
+                /*wall_s=*/83.27};
+  report.step = {/*median_ms=*/41.237,  /*min_ms=*/40.512,
+                 /*max_ms=*/44.9,       /*forward_ms=*/12.41,
+                 /*backward_ms=*/25.03, /*optimizer_ms=*/2.61};
+
+  report.levels.push_back({1,
+                           "",
+                           {{"blocks", 11.2, 22.9, 33.5, 0.917, 12},
+                            {"patch_embed", 0.61, 0.92, 1.4, 0.042, 1},
+                            {"head", 0.21, 0.33, 0.5, 0.015, 1}},
+                           "blocks",
+                           "blocks holds 91.7% of the step; instances differ by 4.1x",
+                           false});
+  report.levels.push_back({2,
+                           "blocks",
+                           {{"blocks.5", 0.98, 6.02, 6.8, 0.204, 1},
+                            {"blocks.4", 0.93, 1.61, 2.4, 0.074, 1},
+                            {"blocks.6", 0.92, 1.59, 2.4, 0.073, 1}},
+                           "blocks.5",
+                           "blocks.5 costs 2.8x its siblings",
+                           true});
+  report.levels.push_back({3,
+                           "blocks.5",
+                           {{"blocks.5.mlp", 0.41, 5.02, 5.3, 0.776, 1},
+                            {"blocks.5.attn", 0.45, 0.79, 1.1, 0.177, 1},
+                            {"blocks.5.norm1", 0.04, 0.07, 0.1, 0.016, 1}},
+                           "blocks.5.mlp",
+                           "blocks.5.mlp holds 77.6% of blocks.5 and has no child modules",
+                           false});
+
+  Hotspot hotspot;
+  hotspot.path = "blocks.5.mlp";
+  hotspot.phase = "backward";
+  hotspot.op = "GatherBackward0";
+  hotspot.forward_op = "aten::gather";
+  hotspot.ms = 4.731;
+  hotspot.share = 0.1147;
+  hotspot.source =
+      SourceLocation{"code/__torch__/timm/layers/mlp.py", 42, "x = torch.gather(x, 1, index)"};
+  hotspot.top_ops = {{"GatherBackward0", "backward", 1, 4.731, 4.52},
+                     {"AddmmBackward0", "backward", 2, 0.212, 0.2},
+                     {"aten::gather", "forward", 1, 0.118, 0.09}};
+  report.hotspot = hotspot;
+
+  report.cross_check = {/*checked=*/412, /*agreeing=*/405, /*without_forward=*/7};
+
+  report.modules = {
+      {"blocks",
+       "__torch__.torch.nn.modules.container.Sequential",
+       11.2,
+       22.9,
+       33.5,
+       true,
+       21300000,
+       {}},
+      {"blocks.5",
+       "__torch__.timm.models.vision_transformer.Block",
+       0.98,
+       6.02,
+       6.8,
+       true,
+       1775000,
+       {"aten::layer_norm", "aten::add"}},
+      {"blocks.5.mlp",
+       "__torch__.timm.layers.mlp.Mlp",
+       0.41,
+       5.02,
+       5.3,
+       true,
+       1181000,
+       {"aten::linear", "aten::gather", "aten::gelu"}},
+      {"blocks.5.attn",
+       "__torch__.timm.models.vision_transformer.Attention",
+       0.45,
+       0.79,
+       1.1,
+       true,
+       591000,
+       {"aten::linear", "aten::scaled_dot_product_attention"}},
+      {"patch_embed",
+       "__torch__.timm.layers.patch_embed.PatchEmbed",
+       0.61,
+       0.92,
+       1.4,
+       true,
+       295000,
+       {"aten::conv2d"}},
+      {"head",
+       "__torch__.torch.nn.modules.linear.Linear",
+       0.21,
+       0.33,
+       0.5,
+       true,
+       385000,
+       {"aten::linear"}},
+      {"norm", "__torch__.torch.nn.modules.normalization.LayerNorm", 0, 0, 0, false, 768, {}},
+  };
+  report.ops = {{"GatherBackward0", "backward", 1, 4.731, 4.52},
+                {"aten::addmm", "forward", 48, 3.91, 3.7},
+                {"AddmmBackward0", "backward", 48, 7.82, 7.4},
+                {"aten::_foreach_add_", "optimizer", 1, 1.02, 0.6}};
+
+  GpuSummary gpu;
+  gpu.busy_fraction = 0.712;
+  gpu.kernel_ms = 29.4;
+  gpu.memcpy_ms = 0.81;
+  gpu.largest_idle_gap_ms = 3.2;
+  gpu.kernels_per_step = 1873;
+  gpu.tiny_kernel_share = 0.38;
+  gpu.median_kernel_us = 6.4;
+  gpu.achieved_occupancy = 0.61;  // sm_efficiency left unmeasured on purpose
+  report.gpu = gpu;
+
+  report.syncs = {{"cudaStreamSynchronize", "blocks.5.mlp", "aten::item", "forward", 1, 0.92},
+                  {"blocking memcpy D2H", "", "aten::_local_scalar_dense", "optimizer", 1, 0.3}};
+  report.copies = {{"", "aten::to", "forward", 2, 77070336, 0.81, true}};
+  report.memory = MemoryStats{10240.5, 12288, 81559, 3, 41};
+
+  report.findings = {
+      {"tiny-kernels", Severity::kLow, "", "", "38% of kernels run for under 10 us.",
+       "1873 kernels/step, median 6.4 us", "", std::nullopt},
+      {"gather-backward-scatter", Severity::kHigh, "blocks.5.mlp", "GatherBackward0",
+       "The backward of gather scatters with atomics; index_select is faster here.",
+       "GatherBackward0 4.73 ms/step, 11.5% of the step", "gather-to-index-select", 4.1},
+      {"host-sync-item", Severity::kMedium, "blocks.5.mlp", "aten::item",
+       "A .item() call synchronises the host with the GPU every step.",
+       "cudaStreamSynchronize 0.92 ms/step", "drop-item-sync", 0.9},
+  };
+
+  FixResult verified;
+  verified.recipe = "gather-to-index-select";
+  verified.kind = "rewrite";
+  verified.preserves_semantics = true;
+  verified.status = "verified";
+  verified.sites = {"blocks.5.mlp"};
+  verified.baseline = {41.2, 40.5, 44.9, 30};
+  verified.candidate = {37.1, 36.6, 38.2, 30};
+  verified.speedup = 1.111;
+  verified.speedup_low = 1.09;
+  verified.speedup_high = 1.13;
+  verified.numerics = Numerics{3.1e-6, 2.4e-5, 1e-4};
+  verified.peak_memory_mb = 10100;
+
+  FixResult rejected;
+  rejected.recipe = "channels-last";
+  rejected.kind = "knob";
+  rejected.status = "rejected";
+  rejected.baseline = {41.3, 40.6, 44.1, 30};
+  rejected.candidate = {42.0, 41.1, 46.3, 30};
+  rejected.speedup = 0.983;
+  rejected.speedup_low = 0.97;
+  rejected.speedup_high = 0.99;
+  rejected.detail = "slower than the baseline";
+
+  FixResult failed;
+  failed.recipe = "drop-item-sync";
+  failed.kind = "rewrite";
+  failed.status = "failed";
+  failed.sites = {"blocks.5.mlp"};
+  failed.baseline = {41.1, 40.4, 44.0, 30};
+  failed.detail = "RuntimeError: the rewritten graph does not type-check";
+  report.fixes = {verified, rejected, failed};
+
+  report.data_quality = {"CUPTI dropped 12 activity records in window 2",
+                         "rule 'sm-efficiency' skipped: no SM efficiency estimate"};
+  return report;
+}
+
+BisectReport MinimalReport() {
+  BisectReport report;
+  report.run = {"tiny.pt", "cpu", "", "2.5.1", "0.1.0", 2, 10, 1, 8, false, "float32", 3.4};
+  report.step = {2.5, 2.4, 2.9, 0.9, 1.3, 0.2};
+  report.levels.push_back({1,
+                           "",
+                           {{"linear", 0.8, 1.2, 0, 0.88, 1}},
+                           "",
+                           "no child holds more than half of the step",
+                           false});
+  report.modules = {{"linear",
+                     "__torch__.torch.nn.modules.linear.Linear",
+                     0.8,
+                     1.2,
+                     0,
+                     true,
+                     4160,
+                     {"aten::linear"}},
+                    {"act", "__torch__.torch.nn.modules.activation.ReLU", 0, 0, 0, false, 0, {}}};
+  report.ops = {{"aten::addmm", "forward", 1, 0.7, 0}};
+  report.data_quality = {"no GPU: CUPTI probe did not run"};
+  return report;
+}
+
+}  // namespace advisor::testing

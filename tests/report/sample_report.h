@@ -1,0 +1,17 @@
+// Reports to feed the writers: one with every section filled, as a CUDA run with fixes would
+// produce, and one as small as a CPU run that isolated nothing.
+#pragma once
+
+#include "engine/report/report.h"
+
+namespace advisor::testing {
+
+// A ViT training step on a GPU whose backward gather in blocks.5.mlp is the hot spot; three
+// findings (high, medium, low, given out of order), a verified, a rejected and a failed fix.
+BisectReport FilledReport();
+
+// CPU, no GPU probe, no memory stats, one level that stopped the descent (chose nothing), no hot
+// spot, no findings, no fixes, one module never instrumented.
+BisectReport MinimalReport();
+
+}  // namespace advisor::testing

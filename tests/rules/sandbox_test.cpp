@@ -1,0 +1,254 @@
+// Hostile rules: each must be stopped with a one-line error naming the file and, where Lua knows
+// it, the line, within about a second, while the engine carries on.
+#include <chrono>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/rules/rule_test_support.h"
+
+namespace advisor::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+// Runs a rule whose check body is `body` (starting on line 4 of rule.lua) and returns its one
+// error line; fails the test when the rule produced no error or took too long.
+class SandboxTest : public ::testing::Test {
+ protected:
+  std::string CheckError(const std::string& body) {
+    const std::string text =
+        "return {\n"
+        "  id = \"hostile\", title = \"Hostile\",\n"
+        "  check = function(facts)\n" +
+        body +
+        "\n"
+        "  end,\n"
+        "}\n";
+    const auto start = std::chrono::steady_clock::now();
+    const RuleRun run = RunOneRule(dir_, text, MinimalFacts());
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_LT(seconds, kMaxSeconds) << "a hostile rule must be stopped quickly";
+    EXPECT_TRUE(run.findings.empty());
+    if (run.errors.size() != 1) {
+      ADD_FAILURE() << "expected exactly one error, got " << run.errors.size();
+      return "";
+    }
+    EXPECT_THAT(run.errors[0], StartsWith(dir_.path() + "/rule.lua:"));
+    EXPECT_EQ(run.errors[0].find('\n'), std::string::npos);
+    return run.errors[0];
+  }
+
+  // Generous for a loaded 2-core CI machine; locally these take well under half of it.
+  static constexpr double kMaxSeconds = 2.0;
+  ScratchDir dir_;
+};
+
+TEST_F(SandboxTest, EndlessLoopExhaustsTheInstructionBudget) {
+  EXPECT_THAT(CheckError("    while true do end"),
+              HasSubstr("rule.lua:4: rule 'hostile': instruction budget of 50000000 exhausted"));
+}
+
+TEST_F(SandboxTest, LoopThatCatchesTheBudgetErrorStillStops) {
+  EXPECT_THAT(CheckError("    while true do pcall(function() while true do end end) end"),
+              HasSubstr("instruction budget"));
+}
+
+TEST_F(SandboxTest, ErrorHandlerThatLoopsStillStops) {
+  EXPECT_THAT(CheckError("    while true do\n"
+                         "      xpcall(function() while true do end end,\n"
+                         "             function() while true do end end)\n"
+                         "    end"),
+              HasSubstr("instruction budget"));
+}
+
+TEST_F(SandboxTest, EndlessLoopWhileLoadingTheFileIsADiagnostic) {
+  std::vector<RuleDiagnostic> errors;
+  const auto start = std::chrono::steady_clock::now();
+  RuleSet::Load({dir_.Write("load_loop.lua", "local x = 0\nwhile true do x = x + 1 end\n")},
+                errors);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+            kMaxSeconds);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].line, 2);
+  EXPECT_THAT(errors[0].message, HasSubstr("instruction budget"));
+}
+
+TEST_F(SandboxTest, MemoryBombHitsTheMemoryLimit) {
+  EXPECT_THAT(CheckError("    local t = {}\n"
+                         "    while true do t[#t + 1] = string.rep(\"x\", 1 << 20) .. #t end"),
+              HasSubstr("rule.lua:5: rule 'hostile': memory limit of 64 MiB exceeded"));
+}
+
+TEST_F(SandboxTest, SingleHugeAllocationHitsTheMemoryLimit) {
+  EXPECT_THAT(CheckError("    local s = string.rep(\"x\", 1 << 40)"), HasSubstr("memory limit"));
+}
+
+TEST_F(SandboxTest, TableBombHitsTheMemoryLimit) {
+  EXPECT_THAT(CheckError("    local t = {}\n    for i = 1, 1e9 do t[i] = {i} end"),
+              HasSubstr("memory limit"));
+}
+
+TEST_F(SandboxTest, SmallerLimitsAreHonoured) {
+  SandboxLimits limits;
+  limits.instructions = 100'000;
+  const RuleRun run = RunOneRule(
+      dir_, "return {id = \"x\", title = \"X\", check = function() while true do end end}",
+      MinimalFacts(), limits);
+  ASSERT_EQ(run.errors.size(), 1u);
+  EXPECT_THAT(run.errors[0], HasSubstr("instruction budget of 100000 exhausted"));
+}
+
+// Every library or function that reaches outside the sandbox is simply absent.
+TEST_F(SandboxTest, EscapeHatchesAreAbsent) {
+  const std::pair<const char*, const char*> attempts[] = {
+      {"io.open('/etc/passwd')", "global 'io'"},
+      {"os.execute('true')", "global 'os'"},
+      {"require('os')", "global 'require'"},
+      {"load('return 1')()", "global 'load'"},
+      {"loadfile('/etc/passwd')", "global 'loadfile'"},
+      {"dofile('/etc/passwd')", "global 'dofile'"},
+      {"package.loadlib('libc.so.6', 'system')", "global 'package'"},
+      {"debug.getregistry()", "global 'debug'"},
+      {"collectgarbage('count')", "global 'collectgarbage'"},
+      {"string.dump(function() end)", "field 'dump'"},
+      {"print('hello')", "global 'print'"},
+      {"rawset(facts, 'x', 1)", "global 'rawset'"},
+      {"coroutine.wrap(function() end)", "global 'coroutine'"},
+  };
+  for (const auto& [code, missing] : attempts) {
+    EXPECT_THAT(CheckError(std::string("    ") + code), HasSubstr(missing)) << code;
+  }
+}
+
+TEST_F(SandboxTest, StringMetatableIsLockedAndLeadsNowhere) {
+  EXPECT_THAT(CheckError("    assert(getmetatable('') == 'read-only')\n"
+                         "    assert(('').dump == nil)\n"
+                         "    error('locked')"),
+              HasSubstr("rule.lua:6: rule 'hostile': locked"));
+  EXPECT_THAT(CheckError("    getmetatable('').__index.dump(print)"),
+              HasSubstr("attempt to index a nil value"));
+}
+
+TEST_F(SandboxTest, BytecodeIsRefused) {
+  std::vector<RuleDiagnostic> errors;
+  RuleSet::Load({dir_.Write("binary.lua", std::string("\x1bLua\x54\x00", 6) + "junk")}, errors);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0].message, HasSubstr("attempt to load a binary chunk"));
+}
+
+TEST_F(SandboxTest, ErrorInCheckNamesTheLine) {
+  EXPECT_THAT(CheckError("    local x = 1\n    error('no luck')"),
+              HasSubstr("rule.lua:5: rule 'hostile': no luck"));
+}
+
+TEST_F(SandboxTest, NonStringErrorObjectsAreDescribedWithoutRunningThem) {
+  EXPECT_THAT(CheckError("    error(setmetatable({}, {__tostring = function() while true do end end}))"),
+              HasSubstr("error object is a table value"));
+}
+
+TEST_F(SandboxTest, MultiLineErrorsBecomeOneLine) {
+  EXPECT_THAT(CheckError("    error('first\\nsecond')"), HasSubstr("first second"));
+}
+
+TEST_F(SandboxTest, FactsAreReadOnly) {
+  EXPECT_THAT(CheckError("    facts.step.median_ms = 0"),
+              HasSubstr("rule.lua:4: rule 'hostile': facts are read-only (cannot set field "
+                        "'median_ms')"));
+  EXPECT_THAT(CheckError("    facts.extra = {}"), HasSubstr("facts are read-only"));
+  EXPECT_THAT(CheckError("    table.insert(facts.ops, {})"), HasSubstr("facts are read-only"));
+  EXPECT_THAT(CheckError("    table.sort(facts.ops, function(a, b) return a.ms < b.ms end)"),
+              HasSubstr("facts are read-only"));
+  EXPECT_THAT(CheckError("    setmetatable(facts, nil)"),
+              HasSubstr("cannot change a protected metatable"));
+}
+
+TEST_F(SandboxTest, CatastrophicPatternIsRefused) {
+  EXPECT_THAT(CheckError("    string.rep('a', 100000):find('.-.-.-b')"),
+              HasSubstr("string.find: pattern with 3 repetition items is too costly"));
+  EXPECT_THAT(CheckError("    for _ in string.rep('a', 5000):gmatch('a-a-a-b') do end"),
+              HasSubstr("string.gmatch"));
+}
+
+TEST_F(SandboxTest, PlainSearchOfHugeNeedleIsRefused) {
+  EXPECT_THAT(CheckError("    local hay = string.rep('a', 1 << 22)\n"
+                         "    hay:find(string.rep('a', 1 << 21) .. 'b', 1, true)"),
+              HasSubstr("too costly"));
+}
+
+TEST_F(SandboxTest, SparseTableCannotMakeTableInsertLoopForever) {
+  EXPECT_THAT(CheckError("    local t = {}\n"
+                         "    for i = 0, 62 do t[1 << i] = true end\n"
+                         "    table.insert(t, 1, true)"),
+              HasSubstr("table.insert: table length"));
+  EXPECT_THAT(CheckError("    local t = setmetatable({}, {__len = function() return 1 << 62 end})\n"
+                         "    table.remove(t, 1)"),
+              HasSubstr("__len metamethod"));
+}
+
+TEST_F(SandboxTest, EmptyStringRepeatedEndlesslyIsInstant) {
+  EXPECT_THAT(CheckError("    assert(string.rep('', 1 << 62) == '')\n"
+                         "    assert(('x'):rep(3, '-') == 'x-x-x')\n"
+                         "    error('done')"),
+              HasSubstr("rule.lua:6: rule 'hostile': done"));
+}
+
+TEST_F(SandboxTest, FinalizerThatLoopsDoesNotHangTheEngine) {
+  const auto start = std::chrono::steady_clock::now();
+  const RuleRun run = RunOneRule(dir_, R"(
+local keep = setmetatable({}, {__gc = function() while true do end end})
+return {id = "gc", title = "GC", check = function() return {} end}
+)",
+                                 MinimalFacts());
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+            kMaxSeconds);
+  EXPECT_TRUE(run.errors.empty());
+}
+
+TEST_F(SandboxTest, UsefulLibrariesWork) {
+  const RuleRun run = RunOneRule(dir_, R"(
+return {
+  id = "libraries", title = "Libraries",
+  check = function(facts)
+    local names = {}
+    for _, op in ipairs(facts.ops) do names[#names + 1] = op.name end
+    table.sort(names)
+    local keys = 0
+    for _ in pairs(facts.step) do keys = keys + 1 end
+    local first = next(facts.ops)
+    return {{
+      severity = "low",
+      message = string.format("%s|%d|%d|%d|%s", table.concat(names, ","), #facts.ops, keys,
+                              first, utf8.char(956) .. math.floor(2.5)),
+      evidence = tostring(facts.modules.encoder.has_op["aten::gather"]),
+    }}
+  end,
+})",
+                                 MinimalFacts());
+  ASSERT_TRUE(run.errors.empty()) << run.errors[0];
+  ASSERT_EQ(run.findings.size(), 1u);
+  EXPECT_EQ(run.findings[0].message, "aten::add,aten::mm|2|6|1|\xce\xbc" "2");
+  EXPECT_EQ(run.findings[0].evidence, "true");
+}
+
+TEST_F(SandboxTest, FailingRuleDoesNotStopTheOthers) {
+  dir_.Write("a_broken.lua",
+             "return {id = \"broken\", title = \"B\", check = function() error('boom') end}");
+  dir_.Write("b_fine.lua",
+             "return {id = \"fine\", title = \"F\", check = function()\n"
+             "  return {{severity = 'low', message = 'm', evidence = 'e'}} end}");
+  std::vector<RuleDiagnostic> errors;
+  const RuleSet rules = RuleSet::Load({dir_.path()}, errors);
+  ASSERT_TRUE(errors.empty());
+  const RuleRun run = RunRules(rules, MinimalFacts());
+  ASSERT_EQ(run.errors.size(), 1u);
+  EXPECT_THAT(run.errors[0], HasSubstr("a_broken.lua:1: rule 'broken': boom"));
+  ASSERT_EQ(run.findings.size(), 1u);
+  EXPECT_EQ(run.findings[0].rule, "fine");
+}
+
+}  // namespace
+}  // namespace advisor::testing

@@ -1,0 +1,248 @@
+// Writes a small two-thread, two-stream window and reads the JSON back as a viewer would.
+#include "engine/trace/chrome_trace.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "tests/gpu/gpu_timeline_builders.h"
+
+namespace advisor {
+namespace {
+
+using nlohmann::json;
+using namespace testing;
+
+class ChromeTraceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // One step from t=1'000'000 ns: forward on thread 1, backward on thread 2.
+    timeline_.steps = {Step(0, 1'000'000, 1'100'000)};
+    timeline_.ops = {
+        Op("aten::linear", 1'001'000, 1'010'000, 1, 0, 1),
+        Op("aten::addmm", 1'002'000, 1'009'000, 2, 1, 1),
+        Op("AddmmBackward0", 1'060'000, 1'070'000, 3, 0, 2, OpScope::kBackward),
+    };
+    timeline_.ops[0].seq_nr = 17;
+    placements_ = {Placed(0, Phase::kForward, "fc"), Placed(0, Phase::kForward, "fc"),
+                   Placed(0, Phase::kBackward, "fc")};
+    timeline_.markers = {
+        MarkerEvent{"fc", MarkerKind::kForwardEnter, 1, 1'000'500},
+        MarkerEvent{"fc", MarkerKind::kForwardExit, 1, 1'010'500},
+        MarkerEvent{"fc", MarkerKind::kBackwardBegin, 2, 1'059'000},
+    };
+    // CUDA calls on OS thread 9001 carry thread 1's op ids; 9002's carry none.
+    timeline_.api_calls = {Api("cudaLaunchKernel", 1'003'000, 1'003'500, 2, false, 500),
+                           Api("cudaLaunchKernel", 1'004'000, 1'004'500, 2, false, 501),
+                           Api("cudaStreamSynchronize", 1'099'000, 1'099'900, 0, false, 600)};
+    timeline_.api_calls[2].thread = 9002;
+    timeline_.kernels = {Kernel(1'005'000, 1'008'000, 2, 7, "gemm"), Kernel(1'008'000, 1'009'000, 2, 7, "bias"),
+                         Kernel(1'061'000, 1'065'000, 3, 8, "gemm_grad")};
+    timeline_.kernels[0].correlation_id = 500;
+    timeline_.kernels[1].correlation_id = 501;
+    timeline_.kernels[2].correlation_id = 502;
+    timeline_.memcpys = {Memcpy(MemcpyKind::kHostToDevice, 1'001'500, 1'001'800, 1, 4096, true)};
+    timeline_.memcpys[0].correlation_id = 499;
+    timeline_.probes = {CuptiRecorded()};
+  }
+
+  json Written() {
+    std::ostringstream out;
+    WriteChromeTrace(timeline_, placements_, out);
+    return json::parse(out.str());
+  }
+
+  static std::vector<json> Events(const json& trace, const std::string& phase) {
+    std::vector<json> events;
+    for (const json& event : trace["traceEvents"]) {
+      if (event["ph"] == phase) events.push_back(event);
+    }
+    return events;
+  }
+
+  static const json* Find(const json& trace, const std::string& name, const std::string& phase = "X") {
+    for (const json& event : trace["traceEvents"]) {
+      if (event["ph"] == phase && event.value("name", "") == name) return &event;
+    }
+    return nullptr;
+  }
+
+  // (pid, tid) -> the thread's name, from the metadata events.
+  static std::map<std::pair<int, int>, std::string> ThreadNames(const json& trace) {
+    std::map<std::pair<int, int>, std::string> names;
+    for (const json& event : Events(trace, "M")) {
+      if (event["name"] == "thread_name") names[{event["pid"], event["tid"]}] = event["args"]["name"];
+    }
+    return names;
+  }
+
+  Timeline timeline_;
+  std::vector<OpPlacement> placements_;
+};
+
+TEST_F(ChromeTraceTest, NamesTheHostAndGpuProcessesAndTheirTracks) {
+  const json trace = Written();
+  std::map<int, std::string> processes;
+  for (const json& event : Events(trace, "M")) {
+    if (event["name"] == "process_name") processes[event["pid"]] = event["args"]["name"];
+  }
+  EXPECT_EQ(processes[1], "host");
+  EXPECT_EQ(processes[100], "GPU 0");
+
+  std::set<std::string> names;
+  for (const auto& [key, name] : ThreadNames(trace)) names.insert(name);
+  for (const char* expected : {"steps", "thread 1", "thread 2", "thread 1 modules", "thread 2 modules",
+                               "CUDA API, OS thread 9002", "stream 7", "stream 8"}) {
+    EXPECT_EQ(names.count(expected), 1u) << expected;
+  }
+}
+
+TEST_F(ChromeTraceTest, OpsCarryTheirPlacementAndTimesStartAtZero) {
+  const json trace = Written();
+  const json* linear = Find(trace, "aten::linear");
+  ASSERT_NE(linear, nullptr);
+  EXPECT_EQ((*linear)["cat"], "cpu_op");
+  EXPECT_EQ((*linear)["args"]["module"], "fc");
+  EXPECT_EQ((*linear)["args"]["phase"], "forward");
+  EXPECT_EQ((*linear)["args"]["seq_nr"], 17);
+  EXPECT_DOUBLE_EQ((*linear)["ts"].get<double>(), 1.0);  // 1 us after the step began
+  EXPECT_DOUBLE_EQ((*linear)["dur"].get<double>(), 9.0);
+  const json* backward = Find(trace, "AddmmBackward0");
+  ASSERT_NE(backward, nullptr);
+  EXPECT_EQ((*backward)["args"]["phase"], "backward");
+  EXPECT_FALSE((*backward)["args"].contains("seq_nr")) << "-1 means none";
+
+  double earliest = 1e300;
+  for (const json& event : trace["traceEvents"]) {
+    if (event.contains("ts")) earliest = std::min(earliest, event["ts"].get<double>());
+  }
+  EXPECT_DOUBLE_EQ(earliest, 0.0);
+}
+
+TEST_F(ChromeTraceTest, CudaCallsJoinTheOpThreadWhoseIdsTheyCarry) {
+  const json trace = Written();
+  const auto names = ThreadNames(trace);
+  const json* linear = Find(trace, "aten::linear");
+  const json* launch = Find(trace, "cudaLaunchKernel");
+  const json* sync = Find(trace, "cudaStreamSynchronize");
+  ASSERT_TRUE(linear && launch && sync);
+  EXPECT_EQ(names.at({(*launch)["pid"], (*launch)["tid"]}), "thread 1");
+  EXPECT_EQ((*launch)["cat"], "cuda_runtime");
+  EXPECT_EQ(names.at({(*sync)["pid"], (*sync)["tid"]}), "CUDA API, OS thread 9002");
+}
+
+TEST_F(ChromeTraceTest, ModulesStepsAndPhasesAreSpans) {
+  const json trace = Written();
+  std::vector<json> modules;
+  for (const json& event : Events(trace, "X")) {
+    if (event["name"] == "fc") modules.push_back(event);
+  }
+  ASSERT_EQ(modules.size(), 2u);
+  EXPECT_EQ(modules[0]["cat"], "module_forward");
+  EXPECT_DOUBLE_EQ(modules[0]["ts"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(modules[0]["dur"].get<double>(), 10.0);
+  EXPECT_EQ(modules[1]["cat"], "module_backward");
+  EXPECT_TRUE(modules[1]["args"]["end_inferred"].get<bool>()) << "no kBackwardEnd was recorded";
+
+  const json* step = Find(trace, "step 0");
+  ASSERT_NE(step, nullptr);
+  EXPECT_DOUBLE_EQ((*step)["dur"].get<double>(), 100.0);
+  for (const char* phase : {"forward", "backward", "optimizer"}) {
+    const json* span = Find(trace, phase);
+    ASSERT_NE(span, nullptr) << phase;
+    EXPECT_EQ((*span)["tid"], (*step)["tid"]);
+  }
+}
+
+TEST_F(ChromeTraceTest, GpuWorkSitsOnItsStreamTrack) {
+  const json trace = Written();
+  const auto names = ThreadNames(trace);
+  const json* gemm = Find(trace, "gemm");
+  const json* grad = Find(trace, "gemm_grad");
+  const json* copy = Find(trace, "Memcpy HtoD (pageable)");
+  ASSERT_TRUE(gemm && grad && copy);
+  EXPECT_EQ((*gemm)["pid"], 100);
+  EXPECT_EQ(names.at({100, (*gemm)["tid"]}), "stream 7");
+  EXPECT_EQ(names.at({100, (*grad)["tid"]}), "stream 8");
+  EXPECT_EQ((*gemm)["cat"], "kernel");
+  EXPECT_EQ((*gemm)["args"]["op"], "aten::addmm");
+  EXPECT_EQ((*gemm)["args"]["block"], json::array({128, 1, 1}));
+  EXPECT_EQ((*copy)["args"]["bytes"], 4096);
+  EXPECT_EQ((*copy)["args"]["op"], "aten::linear");
+}
+
+TEST_F(ChromeTraceTest, EveryFlowRunsFromTheLaunchingOpToItsWork) {
+  const json trace = Written();
+  const auto starts = Events(trace, "s");
+  const auto finishes = Events(trace, "f");
+  ASSERT_EQ(starts.size(), 4u);  // three kernels and the copy
+  ASSERT_EQ(finishes.size(), 4u);
+  std::map<std::uint64_t, json> finish_by_id;
+  for (const json& finish : finishes) {
+    EXPECT_EQ(finish["bp"], "e");
+    EXPECT_TRUE(finish_by_id.emplace(finish["id"].get<std::uint64_t>(), finish).second) << "ids are unique";
+  }
+  const json* addmm = Find(trace, "aten::addmm");
+  const json* gemm = Find(trace, "gemm");
+  for (const json& start : starts) {
+    const auto id = start["id"].get<std::uint64_t>();
+    ASSERT_EQ(finish_by_id.count(id), 1u) << "flow " << id << " has no end";
+    EXPECT_EQ(start["pid"], 1);
+    EXPECT_EQ(finish_by_id[id]["pid"], 100);
+    if (id == 500) {
+      EXPECT_EQ(start["tid"], (*addmm)["tid"]);
+      EXPECT_DOUBLE_EQ(start["ts"].get<double>(), 3.0) << "at the launch call";
+      EXPECT_EQ(finish_by_id[id]["tid"], (*gemm)["tid"]);
+      EXPECT_DOUBLE_EQ(finish_by_id[id]["ts"].get<double>(), (*gemm)["ts"].get<double>());
+    }
+  }
+}
+
+TEST_F(ChromeTraceTest, CompleteEventsNestOnEveryTrack) {
+  // Two ops on thread 1 that cross each other, as a clock glitch could make them.
+  timeline_.ops.push_back(Op("aten::crossing", 1'008'000, 1'020'000, 4, 0, 1));
+  placements_.push_back(Placed(0, Phase::kForward));
+  const json trace = Written();
+  std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> by_track;
+  for (const json& event : Events(trace, "X")) {
+    const double start = event["ts"].get<double>();
+    by_track[{event["pid"], event["tid"]}].push_back({start, start + event["dur"].get<double>()});
+  }
+  for (auto& [track, spans] : by_track) {
+    std::sort(spans.begin(), spans.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first < b.first : a.second > b.second;
+    });
+    std::vector<double> open_ends;
+    for (const auto& [start, end] : spans) {
+      while (!open_ends.empty() && open_ends.back() <= start) open_ends.pop_back();
+      EXPECT_TRUE(open_ends.empty() || end <= open_ends.back() + 1e-9)
+          << "track " << track.first << "/" << track.second << " crosses at " << start;
+      open_ends.push_back(end);
+    }
+  }
+  std::set<std::string> names;
+  for (const auto& [key, name] : ThreadNames(trace)) names.insert(name);
+  EXPECT_EQ(names.count("thread 1 (overlap 1)"), 1u);
+}
+
+TEST_F(ChromeTraceTest, CarriesTheProbeStatusesAlong) {
+  timeline_.probes.push_back(ProbeStatus{"memory", false, "no CUDA", 0});
+  const json trace = Written();
+  ASSERT_EQ(trace["otherData"]["probes"].size(), 2u);
+  EXPECT_EQ(trace["otherData"]["probes"][1]["detail"], "no CUDA");
+  EXPECT_EQ(trace["otherData"]["origin_ns"], 1'000'000);
+}
+
+TEST(ChromeTrace, AnEmptyWindowIsStillAValidTrace) {
+  std::ostringstream out;
+  WriteChromeTrace(Timeline{}, {}, out);
+  const json trace = json::parse(out.str());
+  ASSERT_TRUE(trace["traceEvents"].is_array());
+  for (const json& event : trace["traceEvents"]) EXPECT_EQ(event["ph"], "M");
+}
+
+}  // namespace
+}  // namespace advisor
