@@ -36,14 +36,13 @@ int RewriteType(const c10::ClassTypePtr& type, const GraphRewrite& rewrite) {
 }  // namespace
 
 RewriteOutcome ApplyGraphRewrite(torch::jit::Module& root, const GraphRewrite& rewrite) {
-  std::map<std::string, int> replaced_by_type;  // each type is rewritten once
+  std::map<const c10::ClassType*, int> replaced_by_type;  // each type is rewritten once
   RewriteOutcome outcome;
   for (const torch::jit::NameModule& named : root.named_modules()) {
     const c10::ClassTypePtr type = named.value.type();
-    const std::string type_name = type->name() ? type->name()->qualifiedName() : type->str();
-    auto found = replaced_by_type.find(type_name);
+    auto found = replaced_by_type.find(type.get());
     if (found == replaced_by_type.end()) {
-      found = replaced_by_type.emplace(type_name, RewriteType(type, rewrite)).first;
+      found = replaced_by_type.emplace(type.get(), RewriteType(type, rewrite)).first;
     }
     if (found->second == 0) continue;
     outcome.sites += found->second;
