@@ -4,6 +4,7 @@ if(ADVISOR_PYTHON)
   set(_demo ${CMAKE_BINARY_DIR}/demo/demo.pt)
   add_custom_command(
     OUTPUT ${_demo}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/demo
     COMMAND ${ADVISOR_PYTHON} ${CMAKE_SOURCE_DIR}/scripts/demo/make_demo.py ${_demo}
     DEPENDS ${CMAKE_SOURCE_DIR}/scripts/demo/make_demo.py
             ${CMAKE_SOURCE_DIR}/scripts/advisor_export.py

@@ -1,7 +1,7 @@
 -- A host-device synchronisation inside the step (tensor.item(), .tolist(), .nonzero(),
 -- bool(tensor), a blocking .cpu()) stops the host until the GPU has drained its queue: the GPU
--- then idles while the host launches the next kernels. Each site is reported where it happens.
--- Sites without an op are the runner's own end-of-step synchronisation and are not advice.
+-- then idles while the host launches the next kernels. Each site is reported where it happens
+-- (the GPU probe leaves out the runner's own end-of-step synchronisation).
 
 local MIN_WAIT_SHARE = 0.02   -- waits under 2% of the step are noise
 local HIGH_WAIT_SHARE = 0.10
@@ -15,7 +15,7 @@ return {
     local sites = {}
     for _, site in ipairs(facts.syncs) do
       local share = advisor.share(site.wait_ms, facts.step.median_ms)
-      if site.op ~= "" and share >= MIN_WAIT_SHARE then
+      if share >= MIN_WAIT_SHARE then
         sites[#sites + 1] = { site = site, share = share }
       end
     end

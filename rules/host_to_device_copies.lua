@@ -1,8 +1,8 @@
 -- A host-to-device copy inside a module, every step, means the model rebuilds a tensor on the
 -- host and ships it over (torch.tensor(list).cuda(), torch.arange(n).to(device), a buffer kept
 -- on the CPU). Creating it on the device once (register_buffer, or a factory call with
--- device=...) removes both the copy and the host work. Copies outside every module are the
--- input batch and belong to the pin-memory and data-loader rules.
+-- device=...) removes both the copy and the host work. Copies outside the instrumented modules
+-- (path "") are mostly the input batch, which the pin-memory and data-loader rules cover.
 
 local MEDIUM_SHARE = 0.02     -- 2% of the step spent copying is worth a one-line fix
 local HIGH_SHARE = 0.10

@@ -26,7 +26,7 @@ return {
         .. "busy %s of a %s step", gpu.kernels_per_step, advisor.pct(gpu.tiny_kernel_share),
         gpu.median_kernel_us, advisor.pct(gpu.busy_fraction), advisor.ms(facts.step.median_ms)),
       recipe = "cuda-graphs",
-      expected_gain_ms = gpu.idle_ms * EXPECTED_RECOVERED,
+      expected_gain_ms = gpu.idle_ms and gpu.idle_ms * EXPECTED_RECOVERED,
     }}
   end,
 }

@@ -26,7 +26,7 @@ return {
         advisor.pct(gpu.busy_fraction), advisor.ms(facts.step.median_ms), batch,
         advisor.pct(memory.peak_reserved_share), memory.device_total_mb),
       recipe = "batch-size-x2",
-      expected_gain_ms = gpu.idle_ms * EXPECTED_FILLED,
+      expected_gain_ms = gpu.idle_ms and gpu.idle_ms * EXPECTED_FILLED,
     }}
   end,
 }

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "engine/cli/autotest_step.h"
 #include "engine/facts/facts.h"
 #include "engine/report/html_writer.h"
 #include "engine/report/json_writer.h"
@@ -68,6 +69,10 @@ void AddBisectCommand(CLI::App& app, BisectCommandOptions& options) {
                     "execution, as the model runs in Python; docs/bisect.md)");
   command->add_option("--rules", options.rule_dirs, "add the rules in DIR (repeatable)");
   command->add_flag("-q,--quiet", options.quiet, "no progress on stderr");
+  command->add_flag("--autotest", options.autotest,
+                    "try the recipes the findings name: check numerics, benchmark each against "
+                    "the baseline in separate processes, report the measured result "
+                    "(docs/recipes.md)");
 }
 
 int RunBisectCommand(BisectCommandOptions& options) {
@@ -88,13 +93,7 @@ int RunBisectCommand(BisectCommandOptions& options) {
   // Everything that can be checked before minutes of profiling is checked first.
   PrepareReportDir(options.out_dir);
   std::vector<RuleDiagnostic> rule_errors;
-  std::vector<std::string> rule_sources{FindDataDir("rules")};
-  if (rule_sources.front().empty()) {
-    throw std::runtime_error("the built-in rules are missing beside the advisor binary "
-                             "(set ADVISOR_RULES_DIR)");
-  }
-  rule_sources.insert(rule_sources.end(), options.rule_dirs.begin(), options.rule_dirs.end());
-  const RuleSet rules = RuleSet::Load(rule_sources, rule_errors);
+  const RuleSet rules = RuleSet::LoadInstalled(options.rule_dirs, rule_errors);
   if (!rule_errors.empty()) throw std::runtime_error(rule_errors.front().ToString());
 
   const Progress progress = [&](const std::string& line) {
@@ -106,6 +105,7 @@ int RunBisectCommand(BisectCommandOptions& options) {
   RuleRun rule_run = RunRules(rules, BuildFacts(report, ReadRunEnvironment()));
   report.findings = std::move(rule_run.findings);
   for (std::string& error : rule_run.errors) report.data_quality.push_back(std::move(error));
+  if (options.autotest) RunAutotestStep(options, report);
 
   std::ostringstream trace;
   WriteChromeTrace(outcome.window, outcome.placements, trace);

@@ -19,6 +19,7 @@ struct BisectCommandOptions {
   bool deterministic = false;
   bool nondeterministic = false;
   bool quiet = false;
+  bool autotest = false;          // try the findings' recipes (engine/cli/autotest_step.h)
 };
 
 void AddBisectCommand(CLI::App& app, BisectCommandOptions& options);

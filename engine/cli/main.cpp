@@ -4,15 +4,18 @@
 #include <iostream>
 
 #include "engine/cli/bisect_command.h"
+#include "engine/cli/worker_command.h"
 #include "engine/rules/rules_commands.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"advisor: finds why a PyTorch training step is slow and proves what fixes it"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "advisor 0.1.0");
+  app.set_version_flag("--version", "advisor " ADVISOR_VERSION);
 
   advisor::BisectCommandOptions bisect;
   advisor::AddBisectCommand(app, bisect);
+  advisor::WorkerCommandOptions worker;
+  advisor::AddWorkerCommand(app, worker);
 
   CLI::App* rules = app.add_subcommand("rules", "List or validate rules")->require_subcommand(1);
   std::vector<std::string> list_dirs;
@@ -28,6 +31,7 @@ int main(int argc, char** argv) {
 
   try {
     if (app.got_subcommand("bisect")) return advisor::RunBisectCommand(bisect);
+    if (app.got_subcommand("worker")) return advisor::RunWorkerCommand(worker);
     if (rules_list->parsed()) {
       return advisor::RulesListCommand(list_dirs, list_json, std::cout, std::cerr);
     }

@@ -104,7 +104,6 @@ json ModuleFacts(const ModuleStats& module, double step_ms, bool gpu_measured) {
 json GpuFacts(const GpuSummary& gpu, double step_ms) {
   json facts = {
       {"busy_fraction", gpu.busy_fraction},
-      {"idle_ms", (1 - gpu.busy_fraction) * step_ms},
       {"kernel_ms", gpu.kernel_ms},
       {"memcpy_ms", gpu.memcpy_ms},
       {"largest_idle_gap_ms", gpu.largest_idle_gap_ms},
@@ -112,6 +111,7 @@ json GpuFacts(const GpuSummary& gpu, double step_ms) {
       {"tiny_kernel_share", gpu.tiny_kernel_share},
       {"median_kernel_us", gpu.median_kernel_us},
   };
+  if (step_ms > 0) facts["idle_ms"] = (1 - gpu.busy_fraction) * step_ms;
   PutIf(facts, "achieved_occupancy", gpu.achieved_occupancy);
   PutIf(facts, "sm_efficiency", gpu.sm_efficiency);
   return facts;

@@ -11,9 +11,10 @@
 namespace advisor {
 namespace {
 
-// The count hook fires every kHookInterval instructions: rare enough to cost nothing measurable,
-// frequent enough that an exhausted budget stops a rule within microseconds.
-constexpr int kHookInterval = 1000;
+// The count hook fires every kHookInterval instructions: rare enough to cost little, frequent
+// enough that an exhausted budget stops a rule at once and that the line it records for errors
+// without a position (memory) is where the rule was.
+constexpr int kHookInterval = 100;
 constexpr std::size_t kMaxErrorBytes = 300;
 
 // Lua error messages become one line of a report: no control characters, bounded length.
@@ -41,7 +42,11 @@ std::string ErrorText(lua_State* L, int index) {
   }
 }
 
-std::string MiB(std::size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+std::string Bytes(std::size_t bytes) {
+  constexpr std::size_t kMiB = std::size_t{1} << 20;
+  if (bytes % kMiB == 0) return std::to_string(bytes / kMiB) + " MiB";
+  return std::to_string(bytes) + " bytes";
+}
 
 }  // namespace
 
@@ -56,9 +61,8 @@ LuaSandbox::LuaSandbox(const SandboxLimits& limits)
 }
 
 LuaSandbox::~LuaSandbox() {
-  // Closing runs the rule's pending __gc finalizers; the hook and the memory cap stay in force,
-  // so a finalizer that loops or allocates without end fails (Lua turns its error into an
-  // ignored warning) instead of hanging the engine.
+  // Nothing of the rule's runs here: rules cannot register __gc finalizers (see
+  // sandbox_libraries.cpp), and to-be-closed variables were closed as their calls ended.
   lua_close(state_);
 }
 
@@ -72,7 +76,7 @@ std::optional<std::string> LuaSandbox::CallFunction(int arguments, int results) 
   const int status = lua_pcall(state_, arguments, results, 0);
   if (status == LUA_OK) return std::nullopt;
   std::string message = status == LUA_ERRMEM
-                            ? "memory limit of " + MiB(limits_.memory_bytes) + " exceeded"
+                            ? "memory limit of " + Bytes(limits_.memory_bytes) + " exceeded"
                             : ErrorText(state_, -1);
   lua_pop(state_, 1);
   return message;

@@ -54,7 +54,7 @@ class LuaSandbox {
   }
   int last_tracked_line() const { return last_tracked_line_; }
 
-  // While on, records the line of the return statement that ends a main chunk.
+  // While on, records the line where the return statement that ends a main chunk ends.
   void WatchChunkReturns(bool on);
   int chunk_return_line() const { return chunk_return_line_; }
 

@@ -126,6 +126,25 @@ std::optional<RuleHeader> ValidateRuleTable(lua_State* L, const RuleSource& sour
   return header;
 }
 
+// Lua reports the line where the return statement ends (the rule table's closing brace). Rules
+// are written "return {" at the start of a line, so the last such line up to there is where the
+// statement starts; without one (e.g. "return rule" indented), the end line it is.
+int ReturnStatementLine(const std::string& text, int end_line) {
+  int line = 1;
+  int found = 0;
+  for (std::size_t start = 0; start < text.size() && line <= end_line; ++line) {
+    if (text.compare(start, 6, "return") == 0 &&
+        (start + 6 == text.size() || !(std::isalnum(static_cast<unsigned char>(text[start + 6])) ||
+                                       text[start + 6] == '_'))) {
+      found = line;
+    }
+    const std::size_t newline = text.find('\n', start);
+    if (newline == std::string::npos) break;
+    start = newline + 1;
+  }
+  return found > 0 ? found : end_line;
+}
+
 // Lua's short name for a chunk named "@name": what it puts before ":line:" in messages.
 std::string ShortName(const RuleSource& source) { return source.chunk_name.substr(1); }
 
@@ -134,12 +153,17 @@ std::string ShortName(const RuleSource& source) { return source.chunk_name.subst
 std::optional<RuleSource> ReadRuleFile(const std::string& path,
                                        std::vector<RuleDiagnostic>& errors) {
   std::error_code error;
+  // Only regular files: reading a FIFO or a device could block forever.
   if (!fs::is_regular_file(path, error)) {
-    errors.push_back({path, 0, "not a readable rule file"});
+    errors.push_back({path, 0, "not a regular file"});
     return std::nullopt;
   }
   const std::uintmax_t size = fs::file_size(path, error);
-  if (error || size > kMaxRuleFileBytes) {
+  if (error) {
+    errors.push_back({path, 0, "cannot read the file: " + error.message()});
+    return std::nullopt;
+  }
+  if (size > kMaxRuleFileBytes) {
     errors.push_back({path, 0, "rule file is " + std::to_string(size) + " bytes; at most " +
                                    std::to_string(kMaxRuleFileBytes) + " are read"});
     return std::nullopt;
@@ -169,7 +193,8 @@ std::optional<RuleHeader> EvaluateRuleFile(LuaSandbox& sandbox, const RuleSource
     errors.push_back(DiagnosticFromLuaError(source, *error, sandbox.last_tracked_line()));
     return std::nullopt;
   }
-  return ValidateRuleTable(sandbox.state(), source, sandbox.chunk_return_line(), errors);
+  return ValidateRuleTable(sandbox.state(), source,
+                           ReturnStatementLine(source.text, sandbox.chunk_return_line()), errors);
 }
 
 void PushRawField(lua_State* L, int index, const char* name) {

@@ -9,8 +9,9 @@
 namespace advisor {
 namespace {
 
-// The guards below exist because some library functions loop in C, where the instruction
-// budget's count hook never fires: a rule could hang the engine with one call.
+// The guards below exist because some library functions loop in C, and some Lua code runs with
+// hooks off, where the instruction budget's count hook never fires: a rule could hang the engine
+// with one call.
 
 // Matching a pattern with k repetition items (*, +, -, ?, %b) against n bytes can backtrack
 // through about n^(k+1) positions ("(.-)(.-)(.-)x" on a long string never finishes). Calls whose
@@ -146,13 +147,52 @@ int GuardedRemove(lua_State* L) {
   return CallOriginal(L);
 }
 
+// Lua runs __gc finalizers with debug hooks switched off, so a finalizer that loops would escape
+// the instruction budget. Lua marks a table for finalization only when setmetatable finds a __gc
+// field in the metatable (adding one later has no effect), so refusing it here is enough; rules
+// cannot create userdata.
+int GuardedSetmetatable(lua_State* L) {
+  if (lua_type(L, 2) == LUA_TTABLE) {
+    lua_pushliteral(L, "__gc");
+    if (lua_rawget(L, 2) != LUA_TNIL) {
+      return luaL_error(L, "setmetatable: __gc finalizers are not allowed in rules");
+    }
+    lua_pop(L, 1);
+  }
+  return CallOriginal(L);
+}
+
+// Lua's xpcall calls the message handler from inside the error. When the error comes from the
+// budget hook, hooks are still off at that point, so a handler that loops would never stop. This
+// xpcall calls the handler after the error has unwound, with the budget in force. Rules cannot
+// tell the difference: without the debug library a handler cannot look at the failed stack.
+int SafeXpcall(lua_State* L) {
+  const int arguments = lua_gettop(L);
+  luaL_checktype(L, 2, LUA_TFUNCTION);
+  luaL_checkstack(L, arguments, "too many arguments to xpcall");
+  lua_pushvalue(L, 1);
+  for (int i = 3; i <= arguments; ++i) lua_pushvalue(L, i);
+  if (lua_pcall(L, arguments - 2, LUA_MULTRET, 0) == LUA_OK) {
+    lua_pushboolean(L, 1);
+    lua_insert(L, arguments + 1);
+    return lua_gettop(L) - arguments;
+  }
+  lua_pushvalue(L, 2);
+  lua_insert(L, -2);
+  lua_pcall(L, 1, 1, 0);  // the handler's result, or the error the handler raised
+  lua_pushboolean(L, 0);
+  lua_insert(L, -2);
+  return 2;
+}
+
 struct Guard {
-  const char* library;
+  const char* library;  // nullptr for the globals
   const char* function;
   lua_CFunction wrapper;
 };
 
 constexpr Guard kGuards[] = {
+    {nullptr, "setmetatable", GuardedSetmetatable},
     {LUA_STRLIBNAME, "find", GuardedFind},     {LUA_STRLIBNAME, "match", GuardedMatch},
     {LUA_STRLIBNAME, "gmatch", GuardedGmatch}, {LUA_STRLIBNAME, "gsub", GuardedGsub},
     {LUA_STRLIBNAME, "rep", GuardedRep},       {LUA_TABLIBNAME, "insert", GuardedInsert},
@@ -210,6 +250,8 @@ int OpenSandboxLibraries(lua_State* L) {
 
   lua_pushcfunction(L, ReadOnlyAwareNext);
   lua_setglobal(L, "next");
+  lua_pushcfunction(L, SafeXpcall);
+  lua_setglobal(L, "xpcall");
 
   // Strings share one metatable whose __index is the string library. Locking it keeps rules from
   // replacing methods behind other code's back and from reaching the library through it.

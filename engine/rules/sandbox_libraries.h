@@ -2,9 +2,11 @@
 // nothing that reaches files, the process, other code or the garbage collector:
 //   removed: load, loadfile, dofile, collectgarbage, print, warn, rawset, rawget, rawlen,
 //            string.dump, table.move
-//   replaced: next (also walks read-only fact tables), and guarded versions of string.find,
+//   replaced: next (also walks read-only fact tables), xpcall (calls the handler after the
+//            error unwinds), and guarded versions of setmetatable (no __gc), string.find,
 //            string.match, string.gmatch, string.gsub, string.rep, table.insert and table.remove,
-//            whose C loops the instruction budget cannot interrupt (see sandbox_libraries.cpp)
+//            which could otherwise run where the instruction budget cannot interrupt them (see
+//            sandbox_libraries.cpp)
 //   locked: the string metatable (getmetatable("") returns "read-only")
 #pragma once
 

@@ -101,8 +101,8 @@ class Session {
       torch::jit::Module module = LoadModule(options_.model_path);
       AssignInstancePaths(module);
       Instrumenter instrumenter;
-      for (const auto& [path, info] : DescribeModules(module)) {
-        if (info.has_forward) instrumenter.InstrumentCallsIn(ModuleAt(module, path));
+      for (const torch::jit::NameModule& named : module.named_modules()) {
+        if (named.value.find_method("forward")) instrumenter.InstrumentCallsIn(named.value);
       }
       TrainingStep step(module, spec_);
       EventRecorder::Get().Start();
@@ -301,6 +301,7 @@ BisectOutcome RunBisect(const BisectOptions& options, const Progress& progress) 
   report.run.device = spec.device;
   report.run.device_name = DeviceName(spec);
   report.run.torch_version = TorchVersion();
+  report.run.advisor_version = ADVISOR_VERSION;
   report.run.warmup_steps = options.warmup_steps;
   report.run.window_steps = options.window_steps;
   report.run.batch_size = static_cast<int>(spec.batch_size());

@@ -83,10 +83,10 @@ std::optional<MemoryStats> ReadCudaMemoryStats() {
 #ifdef ADVISOR_HAVE_CUDA
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess) return std::nullopt;
-  using c10::cuda::CUDACachingAllocator::StatType;
   const auto stats =
       c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(device));
-  const auto aggregate = static_cast<std::size_t>(StatType::AGGREGATE);
+  // StatType::AGGREGATE is 0 on every version; the enum moved namespaces in PyTorch 2.x.
+  constexpr std::size_t aggregate = 0;
   constexpr double kMb = 1024.0 * 1024.0;
   MemoryStats memory;
   memory.peak_allocated_mb = stats.allocated_bytes[aggregate].peak / kMb;

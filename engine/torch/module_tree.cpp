@@ -104,7 +104,10 @@ std::optional<SourceLocation> FindOpSource(const torch::jit::Module& root, const
   const auto graph = InlinedForward(module);
   const torch::jit::Node* node = FindNode(graph->block(), c10::Symbol::fromQualString(op));
   if (node == nullptr) return std::nullopt;
-  const torch::jit::SourceRange& range = node->sourceRange();
+  // Archives saved with debug info map the serialized code back to the model's Python source;
+  // without it, the serialized TorchScript code (code/__torch__/...) is the best there is.
+  torch::jit::SourceRange range = node->sourceRange();
+  if (auto original = range.findSourceRangeThatGenerated()) range = *original;
   const auto file_line = range.file_line_col();
   if (!file_line) return std::nullopt;
   SourceLocation location;

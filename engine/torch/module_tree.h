@@ -21,6 +21,9 @@ struct ModuleInfo {
   bool calls_submodules = false;       // its forward calls another module: it can be descended
 };
 
+// Inlining the forwards to list their ops makes TorchScript cache the callees' optimised graphs,
+// which a later instrumentation of the same module would not reach: describe a copy that will
+// not be instrumented.
 std::map<std::string, ModuleInfo> DescribeModules(const torch::jit::Module& root);
 
 // The instance at `path` ("" is the root); throws std::out_of_range for an unknown path.

@@ -55,7 +55,11 @@ std::optional<c10::IValue> MatchedConstant(
     const torch::jit::Match& match,
     const std::unordered_map<std::string, torch::jit::Value*>& pattern_values,
     const std::string& name) {
-  return torch::jit::toIValue(match.values_map.at(pattern_values.at(name)));
+  // LibTorch 1.13 returns c10::optional, 2.x std::optional: unwrap explicitly, since IValue's
+  // own constructor would turn an empty c10::optional into a present None.
+  const auto constant = torch::jit::toIValue(match.values_map.at(pattern_values.at(name)));
+  if (!constant) return std::nullopt;
+  return *constant;
 }
 
 c10::TypePtr MatchedType(const torch::jit::Match& match,

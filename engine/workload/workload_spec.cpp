@@ -113,8 +113,10 @@ WorkloadSpec ParseWorkload(const std::string& json_text, const std::string& sour
   try {
     root = json::parse(json_text);
   } catch (const json::parse_error& error) {
-    // nlohmann's message carries the byte offset; keep only its first line.
+    // nlohmann's message opens with its exception id ("[json.exception.parse_error.101] ");
+    // the rest says where and what.
     std::string message = error.what();
+    if (message.rfind("[json.exception.", 0) == 0) message = message.substr(message.find("] ") + 2);
     throw WorkloadError(source + ": not valid JSON: " + message.substr(0, message.find('\n')));
   }
   if (!root.is_object()) reader.Fail("top level", "expected a JSON object");

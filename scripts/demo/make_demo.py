@@ -46,7 +46,7 @@ DEPTH = 12
 WINDOW = 9          # the planted block averages each token's hidden vector over a 9 x 9 window
 PLANTED_BLOCK = 3
 CLASSES = 10
-BATCH = 10          # keeps the gathered windows (B, N * 81, 64) under 32 MB, see README.md
+BATCH = 8           # the gathered windows, (B, N * 81, 64) floats, take 24 MB; see README.md
 
 EXPECTED = {"path": f"blocks.{PLANTED_BLOCK}.mlp.window", "phase": "backward",
             "op": "GatherBackward0", "forward_op": "aten::gather"}
@@ -200,7 +200,7 @@ def main():
             f.write("\n")
         print(f"wrote {expected_path}")
     if args.measure:
-        import advisor_measure
+        import advisor_measure  # only for --measure: the build's export needs no more
         advisor_measure.measure(model, scripted, advisor_export.make_workload(**spec),
                                 EXPECTED["path"])
 

@@ -99,7 +99,8 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, BuiltinRuleCase, ::testing::ValuesIn(CaseName
 TEST(BuiltinRules, EveryRuleFiresInSomeCase) {
   std::set<std::string> fired;
   for (const std::string& name : CaseNames()) {
-    for (const json& want : CaseFile(name).at("expect")) fired.insert(want.at("rule"));
+    const json test_case = CaseFile(name);
+    for (const json& want : test_case.at("expect")) fired.insert(want.at("rule"));
   }
   ASSERT_FALSE(BuiltinRules().rules().empty());
   for (const RuleInfo& rule : BuiltinRules().rules()) {
@@ -114,7 +115,8 @@ TEST(BuiltinRules, NameOnlyRecipesThatExist) {
       "channels-last", "sdpa-attention", "cuda-graphs", "fused-optimizer",
       "pin-memory", "dataloader-workers", "intra-op-threads"};
   for (const std::string& name : CaseNames()) {
-    for (const Finding& finding : RunRules(BuiltinRules(), CaseFacts(CaseFile(name))).findings) {
+    const RuleRun run = RunRules(BuiltinRules(), CaseFacts(CaseFile(name)));
+    for (const Finding& finding : run.findings) {
       EXPECT_EQ(recipes.count(finding.recipe), 1u) << finding.rule << ": " << finding.recipe;
     }
   }

@@ -65,6 +65,22 @@ TEST_F(LoaderTest, CheckNotAFunction) {
                                     "list of findings, not a string")));
 }
 
+TEST_F(LoaderTest, ProblemsPointAtTheReturnStatementNotAtReturnsInsideCheck) {
+  EXPECT_THAT(Lines(Load("local M = {}\n"
+                         "return {\n"
+                         "  title = \"T\",\n"
+                         "  check = function(facts)\n"
+                         "    return {}\n"
+                         "  end,\n"
+                         "}\n")),
+              ElementsAre(HasSubstr("r.lua:2: missing id")));
+  EXPECT_THAT(Lines(Load("local rule = {title = \"T\", check = function() end}\n"
+                         "do\n"
+                         "  return rule\n"
+                         "end\n")),
+              ElementsAre(HasSubstr("r.lua:3: missing id")));
+}
+
 TEST_F(LoaderTest, IdMustBeKebabCase) {
   for (const char* id : {"Slow_Thing", "slow--thing", "-slow", "slow-", "", "slöw"}) {
     EXPECT_THAT(Lines(Load(std::string("return {id = \"") + id +
@@ -86,7 +102,7 @@ TEST_F(LoaderTest, UnknownFieldsAreReported) {
 
 TEST_F(LoaderTest, FileMustReturnATable) {
   EXPECT_THAT(Lines(Load("local rule = {id = \"x\"}\n")),
-              ElementsAre(HasSubstr("r.lua:2: the file must return the rule table")));
+              ElementsAre(HasSubstr("r.lua:1: the file must return the rule table")));
   EXPECT_THAT(Lines(Load("return 42\n")),
               ElementsAre(HasSubstr("r.lua:1: the file must return the rule table {id = \"...\", "
                                     "title = \"...\", check = function(facts) ... end}, not a "

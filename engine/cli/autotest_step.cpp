@@ -1,0 +1,194 @@
+#include "engine/cli/autotest_step.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include "engine/autotest/applicability.h"
+#include "engine/autotest/autotest.h"
+#include "engine/autotest/process.h"
+#include "engine/util/data_dir.h"
+#include "engine/worker/result_files.h"
+
+namespace advisor {
+namespace {
+
+namespace fs = std::filesystem;
+
+// What makes each worker run the workload as this bisect ran it.
+std::vector<std::string> BisectArguments(const BisectOptions& bisect) {
+  std::vector<std::string> arguments;
+  if (bisect.overrides.batch_size) {
+    arguments.insert(arguments.end(),
+                     {"--batch-size", std::to_string(*bisect.overrides.batch_size)});
+  }
+  if (bisect.overrides.deterministic) {
+    arguments.push_back(*bisect.overrides.deterministic ? "--deterministic" : "--no-deterministic");
+  }
+  if (bisect.jit_optimize) arguments.push_back("--jit-optimize");
+  return arguments;
+}
+
+WorkerCommandBuilder WorkerCommands(const BisectCommandOptions& options, const BisectReport& report,
+                                    const std::string& advisor_path) {
+  AdvisorWorkerOptions worker;
+  worker.advisor_path = advisor_path;
+  worker.model = options.bisect.model_path;
+  worker.device = report.run.device;
+  const WorkerCommandBuilder contract = AdvisorWorkerCommandBuilder(worker);
+  const std::vector<std::string> extra = BisectArguments(options.bisect);
+  return [contract, extra](const CandidateSpec* candidate, const std::string& result_path) {
+    WorkerCommand command = contract(candidate, result_path);
+    command.argv.insert(command.argv.end(), extra.begin(), extra.end());
+    return command;
+  };
+}
+
+// The numerics check as `advisor worker ... --numerics`, in a process of its own like every run.
+class NumericsRunner {
+ public:
+  NumericsRunner(WorkerCommandBuilder commands, AbSettings settings)
+      : commands_(std::move(commands)), settings_(settings) {}
+
+  // Sets `declined` to the worker's reason when it does not apply the candidate to this model
+  // (the verdict is then an error: nothing was compared).
+  NumericsVerdict Check(const CandidateSpec& candidate, std::string& declined) const {
+    static std::atomic<int> counter{0};
+    const std::string result_path =
+        (fs::temp_directory_path() / ("advisor-numerics-" + std::to_string(getpid()) + "-" +
+                                      std::to_string(counter++) + ".json"))
+            .string();
+    WorkerCommand command = commands_(&candidate, result_path);
+    command.argv.push_back("--numerics");
+    ProcessSpec spec;
+    spec.argv = command.argv;
+    spec.env = command.env;
+    for (const auto& [name, value] : candidate.env) spec.env[name] = value;
+    spec.timeout = settings_.worker_timeout;
+    spec.stderr_tail_bytes = settings_.stderr_tail_bytes;
+    const ProcessOutcome outcome = RunProcess(spec);
+
+    NumericsVerdict verdict;
+    if (!outcome.Succeeded()) {
+      verdict.detail = "the numerics worker " + outcome.Describe();
+      if (!outcome.stderr_tail.empty()) verdict.detail += "; stderr tail:\n" + outcome.stderr_tail;
+    } else {
+      try {
+        const NumericsResult result = ReadNumericsResult(result_path);
+        if (!result.skipped.empty()) {
+          declined = result.skipped;
+          verdict.detail = result.skipped;
+        } else {
+          verdict.outcome = result.within_tolerance ? NumericsVerdict::Outcome::kWithinTolerance
+                                                    : NumericsVerdict::Outcome::kExceeded;
+          verdict.numerics = result.numerics;
+          verdict.detail = result.worst;
+        }
+      } catch (const WorkerResultError& error) {
+        verdict.detail = error.what();
+      }
+    }
+    std::error_code ignored;
+    fs::remove(result_path, ignored);
+    return verdict;
+  }
+
+ private:
+  WorkerCommandBuilder commands_;
+  AbSettings settings_;
+};
+
+}  // namespace
+
+void RunAutotestStep(const BisectCommandOptions& options, BisectReport& report) {
+  std::ostream no_progress(nullptr);
+  std::ostream& progress = options.quiet ? no_progress : std::cerr;
+  const std::string recipes_dir = FindDataDir("recipes");
+  if (recipes_dir.empty()) {
+    report.data_quality.push_back("autotest: the recipes are missing beside the advisor binary "
+                                  "(set ADVISOR_RECIPES_DIR); nothing was tried");
+    return;
+  }
+  RecipeSet recipes = LoadRecipeDir(recipes_dir);
+  for (const std::string& error : recipes.errors) {
+    report.data_quality.push_back("recipe left out: " + error);
+  }
+  const std::vector<std::string> ids = RecipeIdsFromFindings(report.findings);
+  if (ids.empty()) {
+    progress << "[autotest] no finding names a recipe: nothing to try\n";
+    return;
+  }
+  std::error_code error;
+  const fs::path advisor_path = fs::read_symlink("/proc/self/exe", error);
+  if (error) {
+    report.data_quality.push_back("autotest: cannot find the advisor binary to start workers: " +
+                                  error.message());
+    return;
+  }
+
+  AutotestPlan plan;
+  plan.recipes = std::move(recipes.recipes);
+  plan.device = report.run.device;
+  plan.torch_version = report.run.torch_version;
+  plan.worker_command = WorkerCommands(options, report, advisor_path.string());
+  const NumericsRunner numerics(plan.worker_command, plan.settings);
+
+  // The numerics check of each single recipe that keeps the computation runs first, so that a
+  // recipe the worker finds nothing to apply to (a rewrite without a site) is reported as skipped
+  // without a benchmark.
+  std::map<std::string, NumericsVerdict> verdicts;  // by recipe id
+  std::map<std::string, FixResult> declined;        // by recipe id
+  for (const std::string& id : ids) {
+    const Recipe* recipe = FindRecipe(plan.recipes, id);
+    const bool check_first = recipe != nullptr && recipe->preserves_semantics &&
+                             WhyNotApplicable(*recipe, plan.device, plan.torch_version).empty();
+    if (check_first) {
+      const CandidateSpec candidate = CombineRecipes({recipe});
+      progress << "[autotest] " << id << ": checking numerics\n";
+      std::string reason;
+      const NumericsVerdict verdict = numerics.Check(candidate, reason);
+      if (!reason.empty()) {
+        FixResult fix = NewFixResult(candidate);
+        fix.status = fix_status::kSkipped;
+        fix.detail = reason;
+        progress << "[autotest] " << id << ": skipped: " << reason << "\n";
+        declined.emplace(id, fix);
+        continue;
+      }
+      verdicts.emplace(id, verdict);
+    }
+    plan.recipe_ids.push_back(id);
+  }
+  plan.check_numerics = [&](const CandidateSpec& candidate) {
+    const auto checked = verdicts.find(candidate.id);
+    if (checked != verdicts.end()) return checked->second;
+    std::string reason;
+    NumericsVerdict verdict = numerics.Check(candidate, reason);
+    if (!reason.empty()) verdict.detail = "the worker declined it: " + reason;
+    return verdict;
+  };
+
+  std::vector<AbResult> results;
+  try {
+    results = RunAutotest(plan, progress);
+  } catch (const std::runtime_error& failure) {
+    report.data_quality.push_back(std::string("autotest: ") + failure.what());
+    return;
+  }
+  // In the findings' order; the combination, if any, last.
+  std::size_t next = 0;
+  for (const std::string& id : ids) {
+    const auto skipped = declined.find(id);
+    if (skipped != declined.end()) {
+      report.fixes.push_back(skipped->second);
+    } else if (next < results.size()) {
+      report.fixes.push_back(results[next++].fix);
+    }
+  }
+  for (; next < results.size(); ++next) report.fixes.push_back(results[next].fix);
+}
+
+}  // namespace advisor

@@ -1,0 +1,15 @@
+// `advisor bisect --autotest`: after the rules, try the recipes the findings name on the workload
+// (the numerics check first where a recipe keeps the computation, then an A/B benchmark against
+// the baseline, every run in a worker process of its own) and put the results into report.fixes.
+#pragma once
+
+#include "engine/cli/bisect_command.h"
+#include "engine/report/report.h"
+
+namespace advisor {
+
+// Progress goes to stderr unless options.quiet. A worker that crashes, hangs or writes nonsense
+// fails its candidate, never advisor; problems with the recipes go to report.data_quality.
+void RunAutotestStep(const BisectCommandOptions& options, BisectReport& report);
+
+}  // namespace advisor

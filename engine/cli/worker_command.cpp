@@ -1,0 +1,75 @@
+#include "engine/cli/worker_command.h"
+
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+
+#include "engine/util/data_dir.h"
+
+namespace advisor {
+namespace {
+
+std::vector<std::string> SplitIds(const std::string& text) {
+  std::vector<std::string> ids;
+  std::stringstream items(text);
+  std::string id;
+  while (std::getline(items, id, ',')) {
+    if (id.empty()) throw std::runtime_error("--recipe: empty recipe id in \"" + text + "\"");
+    ids.push_back(id);
+  }
+  return ids;
+}
+
+}  // namespace
+
+void AddWorkerCommand(CLI::App& app, WorkerCommandOptions& options) {
+  CLI::App* command = app.add_subcommand(
+      "worker", "Run one autotest candidate and write its result (started by bisect --autotest)");
+  command->add_option("model", options.worker.model_path, "model.pt with its workload")->required();
+  command->add_option("--recipe", options.recipes, "the candidate's recipe ids, comma-separated "
+                                                   "(none: the baseline)");
+  command->add_option("--steps", options.worker.steps, "measured steps")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  command->add_option("--warmup", options.worker.warmup, "steps run first and discarded")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 100000));
+  command->add_option("--device", options.device, "cpu or cuda (default: the workload's)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
+  command->add_option("--result", options.worker.result_path, "the result file to write")
+      ->required();
+  command->add_flag("--numerics", options.numerics,
+                    "compare the candidate's first step with the baseline's instead of timing it");
+  command->add_option("--batch-size", options.batch_size, "override the workload's batch size");
+  auto* deterministic = command->add_flag("--deterministic", options.deterministic,
+                                          "use deterministic algorithms");
+  command->add_flag("--no-deterministic", options.nondeterministic,
+                    "do not use deterministic algorithms")
+      ->excludes(deterministic);
+  command->add_flag("--jit-optimize", options.worker.jit_optimize,
+                    "let the TorchScript executor fuse and specialise, as bisect --jit-optimize");
+}
+
+int RunWorkerCommand(WorkerCommandOptions& options) {
+  WorkerOptions& worker = options.worker;
+  worker.recipe_ids = SplitIds(options.recipes);
+  if (!worker.recipe_ids.empty()) {
+    worker.recipes_dir = FindDataDir("recipes");
+    if (worker.recipes_dir.empty()) {
+      throw std::runtime_error("the recipes are missing beside the advisor binary "
+                               "(set ADVISOR_RECIPES_DIR)");
+    }
+  }
+  if (!options.device.empty()) worker.overrides.device = options.device;
+  if (options.batch_size != 0) worker.overrides.batch_size = options.batch_size;
+  if (options.deterministic) worker.overrides.deterministic = true;
+  if (options.nondeterministic) worker.overrides.deterministic = false;
+  if (options.numerics) {
+    RunNumericsWorker(worker, std::cerr);
+  } else {
+    RunBenchmarkWorker(worker, std::cerr);
+  }
+  return 0;
+}
+
+}  // namespace advisor

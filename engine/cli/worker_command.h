@@ -1,0 +1,27 @@
+// `advisor worker`: one autotest run in a process of its own, started by `advisor bisect
+// --autotest` (contract in docs/recipes.md). Not meant to be typed, but usable by hand to try a
+// recipe on a model.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "engine/worker/worker_run.h"
+
+namespace advisor {
+
+struct WorkerCommandOptions {
+  WorkerOptions worker;
+  std::string recipes;  // "a,b": the candidate's recipe ids
+  std::string device;   // "" keeps the workload's
+  long long batch_size = 0;  // 0 keeps the workload's
+  bool deterministic = false;
+  bool nondeterministic = false;
+  bool numerics = false;
+};
+
+void AddWorkerCommand(CLI::App& app, WorkerCommandOptions& options);
+int RunWorkerCommand(WorkerCommandOptions& options);
+
+}  // namespace advisor

@@ -1,0 +1,22 @@
+#include "engine/worker/builtin_rewrites.h"
+
+#include <stdexcept>
+
+#include "engine/worker/gather_to_index.h"
+#include "engine/worker/sdpa_attention.h"
+
+namespace advisor {
+
+std::string WhyRewriteUnavailable(const std::string& name) {
+  if (name == "gather-to-index") return "";
+  if (name == "sdpa-attention") return SdpaUnavailableReason();
+  return "not implemented: the worker has no rewrite \"" + name + "\"";
+}
+
+GraphRewrite BuiltinRewrite(const std::string& name) {
+  if (name == "gather-to-index") return GatherToIndexRewrite();
+  if (name == "sdpa-attention") return SdpaAttentionRewrite();
+  throw std::invalid_argument("no built-in rewrite \"" + name + "\"");
+}
+
+}  // namespace advisor

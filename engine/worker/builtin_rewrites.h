@@ -1,0 +1,19 @@
+// The graph rewrites a recipe can name in its `rewrite` field (BuiltinRewrites() in
+// engine/autotest/recipe.h), looked up by that name.
+#pragma once
+
+#include <string>
+
+#include "engine/worker/graph_rewrite.h"
+
+namespace advisor {
+
+// "" when the rewrite `name` can run with this LibTorch; otherwise why not, starting with
+// "not applicable" or "not implemented".
+std::string WhyRewriteUnavailable(const std::string& name);
+
+// Throws std::invalid_argument for a name that is no built-in rewrite. Check
+// WhyRewriteUnavailable first.
+GraphRewrite BuiltinRewrite(const std::string& name);
+
+}  // namespace advisor

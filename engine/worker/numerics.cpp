@@ -1,0 +1,144 @@
+#include "engine/worker/numerics.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+
+namespace advisor {
+namespace {
+
+std::string Scientific(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1e", value);
+  return text;
+}
+
+std::string ShapeText(const torch::Tensor& tensor) {
+  std::string text = "[";
+  for (int64_t i = 0; i < tensor.dim(); ++i) {
+    text += (i ? ", " : "") + std::to_string(tensor.size(i));
+  }
+  return text + "]";
+}
+
+// PyTorch's spelling ("float32"), which users know, rather than c10's ("Float").
+std::string DtypeName(torch::ScalarType dtype) {
+  switch (dtype) {
+    case torch::kFloat64:
+      return "float64";
+    case torch::kFloat32:
+      return "float32";
+    case torch::kFloat16:
+      return "float16";
+    case torch::kBFloat16:
+      return "bfloat16";
+    default:
+      return c10::toString(dtype);
+  }
+}
+
+struct TensorCheck {
+  double max_abs = 0;
+  double relative = 0;
+  double tolerance = 0;
+  std::string problem;  // set when the tensors cannot be compared element by element
+
+  // How far along its tolerance the tensor got: above 1 is outside.
+  double Ratio() const {
+    if (!problem.empty()) return std::numeric_limits<double>::infinity();
+    if (tolerance > 0) return relative / tolerance;
+    return relative > 0 ? std::numeric_limits<double>::infinity() : 0;
+  }
+};
+
+TensorCheck CheckTensor(const torch::Tensor& baseline, const torch::Tensor& candidate,
+                        ToleranceClass tolerance) {
+  TensorCheck check;
+  if (baseline.defined() != candidate.defined()) {
+    check.problem = baseline.defined() ? "is missing in the candidate" : "exists only in the candidate";
+    return check;
+  }
+  if (!baseline.defined()) return check;
+  check.tolerance = NumericsTolerance(baseline.scalar_type(), tolerance);
+  if (baseline.sizes() != candidate.sizes()) {
+    check.problem = "has shape " + ShapeText(candidate) + ", the baseline's " + ShapeText(baseline);
+    return check;
+  }
+  if (baseline.numel() == 0) return check;
+  const torch::Tensor a = baseline.to(torch::kCPU, torch::kFloat64);
+  const torch::Tensor b = candidate.to(torch::kCPU, torch::kFloat64);
+  const torch::Tensor finite = torch::isfinite(a);
+  if (!torch::equal(finite, torch::isfinite(b))) {
+    check.problem = "is not finite at other elements than the baseline's";
+    return check;
+  }
+  const torch::Tensor zero = torch::zeros_like(a);
+  check.max_abs = torch::where(finite, (a - b).abs(), zero).max().item<double>();
+  const double scale = std::max(torch::where(finite, a.abs(), zero).max().item<double>(),
+                                torch::where(finite, b.abs(), zero).max().item<double>());
+  check.relative = scale > 0 ? check.max_abs / scale : 0;
+  return check;
+}
+
+std::string Describe(const std::string& name, const TensorCheck& check, torch::ScalarType dtype) {
+  if (!check.problem.empty()) return name + " " + check.problem;
+  return name + ": relative difference " + Scientific(check.relative) + " (max abs " +
+         Scientific(check.max_abs) + "), tolerance " + Scientific(check.tolerance) + " (" +
+         DtypeName(dtype) + ")";
+}
+
+}  // namespace
+
+double NumericsTolerance(torch::ScalarType dtype, ToleranceClass tolerance) {
+  if (tolerance == ToleranceClass::kUnchecked) return std::numeric_limits<double>::infinity();
+  switch (dtype) {
+    case torch::kFloat64:
+      return 1e-10;
+    case torch::kFloat32:
+      // TF32 keeps 10 of float32's 23 mantissa bits in matmul and convolution inputs.
+      return tolerance == ToleranceClass::kTf32 ? 1e-2 : 1e-4;
+    case torch::kFloat16:
+      return 5e-3;
+    case torch::kBFloat16:
+      return 4e-2;
+    default:
+      return 0;  // integers and booleans: reordering cannot change them
+  }
+}
+
+NumericsComparison CompareSnapshots(const StepSnapshot& baseline, const StepSnapshot& candidate,
+                                    ToleranceClass tolerance) {
+  NumericsComparison result;
+  if (baseline.tensors.size() != candidate.tensors.size()) {
+    result.within_tolerance = false;
+    result.worst = "the candidate's step produced " + std::to_string(candidate.tensors.size()) +
+                   " tensors (loss, outputs, gradients), the baseline's " +
+                   std::to_string(baseline.tensors.size());
+    return result;
+  }
+  double worst_ratio = -1;
+  for (std::size_t i = 0; i < baseline.tensors.size(); ++i) {
+    const NamedTensor& expected = baseline.tensors[i];
+    const NamedTensor& actual = candidate.tensors[i];
+    TensorCheck check;
+    if (expected.name != actual.name) {
+      check.problem = "is " + actual.name + " in the candidate";
+    } else {
+      check = CheckTensor(expected.value, actual.value, tolerance);
+    }
+    ++result.compared;
+    result.numerics.max_abs_diff = std::max(result.numerics.max_abs_diff, check.max_abs);
+    result.numerics.max_rel_diff = std::max(result.numerics.max_rel_diff, check.relative);
+    if (check.Ratio() > 1) result.within_tolerance = false;
+    if (check.Ratio() > worst_ratio) {
+      worst_ratio = check.Ratio();
+      result.numerics.tolerance = check.tolerance;
+      const torch::ScalarType dtype =
+          expected.value.defined() ? expected.value.scalar_type() : torch::kFloat32;
+      result.worst = Describe(expected.name, check, dtype);
+    }
+  }
+  return result;
+}
+
+}  // namespace advisor

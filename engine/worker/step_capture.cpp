@@ -1,0 +1,77 @@
+#include "engine/worker/step_capture.h"
+
+#include <torch/csrc/jit/ir/ir.h>
+
+#include <memory>
+
+namespace advisor {
+namespace {
+
+constexpr const char* kOutputAttribute = "__advisor_step_output";
+
+// The tensors inside a forward output (a tensor, or tuples and lists of them), depth first.
+void CollectTensors(const c10::IValue& value, const std::string& name,
+                    std::vector<NamedTensor>& out) {
+  if (value.isTensor()) {
+    out.push_back({name, value.toTensor().detach()});
+  } else if (value.isTuple()) {
+    const auto& elements = value.toTupleRef().elements();
+    for (std::size_t i = 0; i < elements.size(); ++i) {
+      CollectTensors(elements[i], name + "[" + std::to_string(i) + "]", out);
+    }
+  } else if (value.isList()) {
+    const c10::List<c10::IValue> elements = value.toList();
+    for (std::size_t i = 0; i < elements.size(); ++i) {
+      CollectTensors(elements.get(i), name + "[" + std::to_string(i) + "]", out);
+    }
+  }
+}
+
+}  // namespace
+
+void KeepForwardOutput(torch::jit::Module& module) {
+  module.register_attribute(kOutputAttribute, c10::AnyType::get(), c10::IValue());
+  std::shared_ptr<torch::jit::Graph> graph = module.get_method("forward").graph();
+  torch::jit::WithInsertPoint before_return(graph->return_node());
+  torch::jit::Node* keep = graph->create(torch::jit::prim::SetAttr,
+                                         {graph->inputs()[0], graph->outputs()[0]}, 0);
+  keep->s_(torch::jit::attr::name, kOutputAttribute);
+  graph->insertNode(keep);
+}
+
+StepSnapshot CaptureStep(TrainingStep& step) {
+  // Gradients are caught by hooks as backward delivers them: the step drops them after the
+  // optimizer has used them.
+  std::vector<std::pair<std::string, torch::Tensor>> parameters;
+  for (const auto& named : step.module().named_parameters()) {
+    if (named.value.requires_grad()) parameters.emplace_back(named.name, named.value);
+  }
+  auto gradients = std::make_shared<std::vector<torch::Tensor>>(parameters.size());
+  std::vector<unsigned> hooks;
+  for (std::size_t i = 0; i < parameters.size(); ++i) {
+    hooks.push_back(parameters[i].second.register_hook(
+        [gradients, i](const torch::Tensor& gradient) {
+          (*gradients)[i] = gradient.detach().clone();
+        }));
+  }
+  step.Run(0, false);
+  for (std::size_t i = 0; i < parameters.size(); ++i) parameters[i].second.remove_hook(hooks[i]);
+
+  StepSnapshot snapshot;
+  std::vector<NamedTensor> outputs;
+  CollectTensors(step.module().attr(kOutputAttribute), "output", outputs);
+  // The loss is computed in the prediction's dtype; compare it at that dtype's tolerance.
+  const bool floating_prediction =
+      !outputs.empty() && c10::isFloatingType(outputs.front().value.scalar_type());
+  const torch::Dtype loss_dtype =
+      floating_prediction ? outputs.front().value.scalar_type() : torch::kFloat32;
+  snapshot.tensors.push_back(
+      {"loss", torch::scalar_tensor(step.last_loss(), torch::kFloat64).to(loss_dtype)});
+  for (NamedTensor& output : outputs) snapshot.tensors.push_back(std::move(output));
+  for (std::size_t i = 0; i < parameters.size(); ++i) {
+    snapshot.tensors.push_back({"grad of " + parameters[i].first, (*gradients)[i]});
+  }
+  return snapshot;
+}
+
+}  // namespace advisor

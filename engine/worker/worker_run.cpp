@@ -1,0 +1,120 @@
+#include "engine/worker/worker_run.h"
+
+#include <torch/cuda.h>
+
+#include <cmath>
+#include <optional>
+#include <stdexcept>
+
+#include "engine/autotest/ab_stats.h"
+#include "engine/torch/device_info.h"
+#include "engine/torch/model_archive.h"
+#include "engine/torch/profiled_window.h"
+#include "engine/torch/training_step.h"
+#include "engine/worker/knobs.h"
+#include "engine/worker/numerics.h"
+#include "engine/worker/prepared_candidate.h"
+#include "engine/worker/result_files.h"
+#include "engine/worker/step_capture.h"
+
+namespace advisor {
+namespace {
+
+WorkloadSpec ReadSpec(const WorkerOptions& options) {
+  WorkloadSpec spec = ApplyOverrides(ReadWorkload(options.model_path), options.overrides);
+  if (spec.device == "cuda" && !torch::cuda::is_available()) {
+    throw WorkloadError("--device cuda: " + CudaUnavailableReason());
+  }
+  torch::jit::setGraphExecutorOptimize(options.jit_optimize);
+  return spec;
+}
+
+std::optional<WorkerCandidate> CandidateOf(const WorkerOptions& options, const WorkloadSpec& spec) {
+  if (options.recipe_ids.empty()) return std::nullopt;
+  return LoadCandidate(options.recipe_ids, options.recipes_dir, spec.device);
+}
+
+}  // namespace
+
+void RunBenchmarkWorker(const WorkerOptions& options, std::ostream& log) {
+  const WorkloadSpec spec = ReadSpec(options);
+  const std::optional<WorkerCandidate> candidate = CandidateOf(options, spec);
+  WorkerResult result;
+  if (candidate && !candidate->skipped.empty()) {
+    result.skipped = candidate->skipped;
+    WriteWorkerResult(options.result_path, result);
+    return;
+  }
+  PreparedCandidate prepared =
+      PrepareCandidate(options.model_path, spec, candidate ? &candidate->spec : nullptr, log);
+  if (!prepared.skipped.empty()) {
+    result.skipped = prepared.skipped;
+    WriteWorkerResult(options.result_path, result);
+    return;
+  }
+
+  ApplyGlobalSettings(prepared.spec);
+  if (candidate) ApplyProcessKnobs(candidate->spec.overrides);
+  TrainingStep step(prepared.module, prepared.spec);
+  RunSteps(step, options.warmup, false);
+  ResetCudaMemoryPeaks();
+  result.step_ms = StepMillis(RunSteps(step, options.steps, false));
+  if (const std::optional<MemoryStats> memory = ReadCudaMemoryStats()) {
+    result.peak_memory_mb = memory->peak_allocated_mb;
+  }
+  result.samples_per_step = static_cast<int>(prepared.spec.batch_size());
+  const double loss = step.last_loss();
+  if (std::isfinite(loss)) result.loss = loss;
+  result.sites = prepared.sites;
+  WriteWorkerResult(options.result_path, result);
+  log << "[worker] " << (candidate ? candidate->spec.id : "baseline") << ": median "
+      << Median(result.step_ms) << " ms over " << result.step_ms.size() << " steps\n";
+}
+
+void RunNumericsWorker(const WorkerOptions& options, std::ostream& log) {
+  const WorkloadSpec spec = ReadSpec(options);
+  const std::optional<WorkerCandidate> candidate = CandidateOf(options, spec);
+  if (!candidate) throw std::runtime_error("--numerics: needs --recipe");
+  if (!candidate->spec.preserves_semantics) {
+    throw std::runtime_error("--numerics: " + candidate->spec.id +
+                             " changes what the step computes; there is nothing to compare");
+  }
+  NumericsResult result;
+  if (!candidate->skipped.empty()) {
+    result.skipped = candidate->skipped;
+    WriteNumericsResult(options.result_path, result);
+    return;
+  }
+  // Both copies are loaded and changed before either runs, each before its first forward.
+  PreparedCandidate baseline = PrepareCandidate(options.model_path, spec, nullptr, log);
+  PreparedCandidate tried = PrepareCandidate(options.model_path, spec, &candidate->spec, log);
+  if (!tried.skipped.empty()) {
+    result.skipped = tried.skipped;
+    WriteNumericsResult(options.result_path, result);
+    return;
+  }
+  KeepForwardOutput(baseline.module);
+  KeepForwardOutput(tried.module);
+
+  ApplyGlobalSettings(baseline.spec);
+  TrainingStep baseline_step(baseline.module, baseline.spec);
+  const StepSnapshot expected = CaptureStep(baseline_step);
+  ApplyGlobalSettings(tried.spec);
+  ApplyProcessKnobs(candidate->spec.overrides);
+  TrainingStep tried_step(tried.module, tried.spec);
+  const StepSnapshot actual = CaptureStep(tried_step);
+
+  const NumericsComparison comparison =
+      CompareSnapshots(expected, actual, candidate->spec.tolerance);
+  result.within_tolerance = comparison.within_tolerance;
+  result.numerics = comparison.numerics;
+  result.worst = comparison.worst;
+  result.compared = comparison.compared;
+  result.sites = tried.sites;
+  WriteNumericsResult(options.result_path, result);
+  log << "[worker] " << candidate->spec.id << ": numerics "
+      << (comparison.within_tolerance ? "within" : "outside") << " tolerance; " << comparison.worst
+      << "\n";
+}
+
+}  // namespace advisor

@@ -1,0 +1,150 @@
+// BuildFacts: units, derived shares, and the rule that unmeasured facts are absent, never zero.
+#include <gtest/gtest.h>
+
+#include "engine/facts/facts.h"
+#include "engine/facts/sample_reports.h"
+
+namespace advisor {
+namespace {
+
+using nlohmann::json;
+
+TEST(BuildFacts, RunFacts) {
+  const json facts = BuildFacts(SampleReportAllMeasured(), {"expandable_segments:True"});
+  const json& run = facts.at("run");
+  EXPECT_EQ(run.at("device"), "cuda");
+  EXPECT_EQ(run.at("device_name"), "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(run.at("torch_version"), "2.4.0");
+  EXPECT_EQ(run.at("deterministic"), true);
+  EXPECT_EQ(run.at("batch_size"), 32);
+  EXPECT_EQ(run.at("dtype"), "float32");
+  EXPECT_EQ(run.at("window_steps"), 10);
+  EXPECT_EQ(run.at("allocator").at("expandable_segments"), true);
+}
+
+TEST(BuildFacts, UnknownBatchSizeAndDtypeAreAbsent) {
+  const json run = BuildFacts(SampleReportNothingMeasured()).at("run");
+  EXPECT_FALSE(run.contains("batch_size"));
+  EXPECT_FALSE(run.contains("dtype"));
+  EXPECT_EQ(run.at("allocator").at("conf"), "");
+}
+
+TEST(BuildFacts, StepSharesAreFractionsOfTheMedian) {
+  const json step = BuildFacts(SampleReportAllMeasured()).at("step");
+  EXPECT_DOUBLE_EQ(step.at("median_ms"), 20.0);
+  EXPECT_DOUBLE_EQ(step.at("forward_share"), 6.0 / 20.0);
+  EXPECT_DOUBLE_EQ(step.at("backward_share"), 11.0 / 20.0);
+  EXPECT_DOUBLE_EQ(step.at("optimizer_share"), 3.0 / 20.0);
+  EXPECT_DOUBLE_EQ(step.at("spread"), (24.0 - 19.0) / 20.0);
+}
+
+TEST(BuildFacts, SharesAreAbsentWithoutAStepTime) {
+  BisectReport report = SampleReportAllMeasured();
+  report.step = {};
+  const json facts = BuildFacts(report);
+  EXPECT_FALSE(facts.at("step").contains("forward_share"));
+  EXPECT_FALSE(facts.at("ops")[0].contains("share"));
+  EXPECT_FALSE(facts.at("gpu").contains("idle_ms"));
+}
+
+TEST(BuildFacts, HotspotWithItsOpsAndSource) {
+  const json hotspot = BuildFacts(SampleReportAllMeasured()).at("hotspot");
+  EXPECT_EQ(hotspot.at("path"), "blocks.0.attn");
+  EXPECT_EQ(hotspot.at("op"), "GatherBackward0");
+  EXPECT_EQ(hotspot.at("forward_op"), "aten::gather");
+  EXPECT_DOUBLE_EQ(hotspot.at("share"), 0.3);
+  EXPECT_EQ(hotspot.at("source").at("line"), 42);
+  ASSERT_EQ(hotspot.at("ops").size(), 2u);
+  EXPECT_EQ(hotspot.at("ops")[0].at("name"), "aten::softmax");
+  EXPECT_EQ(hotspot.at("ops")[0].at("path"), "blocks.0.attn");
+  EXPECT_DOUBLE_EQ(hotspot.at("ops")[0].at("share"), 1.5 / 20.0);
+  EXPECT_FALSE(BuildFacts(SampleReportNothingMeasured()).contains("hotspot"));
+}
+
+TEST(BuildFacts, ModulesAreKeyedByPath) {
+  const json modules = BuildFacts(SampleReportAllMeasured()).at("modules");
+  const json& attention = modules.at("blocks.0.attn");
+  EXPECT_EQ(attention.at("type"), "__torch__.Attention");
+  EXPECT_DOUBLE_EQ(attention.at("forward_ms"), 4.0);
+  EXPECT_DOUBLE_EQ(attention.at("backward_ms"), 7.0);
+  EXPECT_DOUBLE_EQ(attention.at("ms"), 11.0);
+  EXPECT_DOUBLE_EQ(attention.at("share"), 11.0 / 20.0);
+  EXPECT_DOUBLE_EQ(attention.at("gpu_ms"), 9.0);
+  EXPECT_EQ(attention.at("parameters"), 200000);
+  EXPECT_EQ(attention.at("op_types"),
+            json({"aten::gather", "aten::matmul", "aten::softmax", "aten::transpose"}));
+  EXPECT_EQ(attention.at("has_op").at("aten::softmax"), true);
+  EXPECT_FALSE(attention.at("has_op").contains("aten::linear"));
+  EXPECT_TRUE(modules.contains(""));  // the root
+}
+
+TEST(BuildFacts, UnmeasuredModuleTimesAreAbsentNotZero) {
+  const json head = BuildFacts(SampleReportAllMeasured()).at("modules").at("head");
+  EXPECT_EQ(head.at("measured"), false);
+  for (const char* field : {"forward_ms", "backward_ms", "ms", "share", "gpu_ms"}) {
+    EXPECT_FALSE(head.contains(field)) << field;
+  }
+  EXPECT_EQ(head.at("parameters"), 1000);
+}
+
+TEST(BuildFacts, GpuTimesOnlyWithAGpuProbe) {
+  const json measured = BuildFacts(SampleReportAllMeasured());
+  EXPECT_DOUBLE_EQ(measured.at("ops")[0].at("gpu_ms"), 5.5);
+  const json cpu = BuildFacts(SampleReportNothingMeasured());
+  EXPECT_FALSE(cpu.at("ops")[0].contains("gpu_ms"));
+  EXPECT_EQ(cpu.at("ops")[0].at("name"), "aten::addmm");
+  EXPECT_EQ(cpu.at("ops")[0].at("calls"), 4);
+  EXPECT_DOUBLE_EQ(cpu.at("ops")[0].at("share"), 8.0 / 40.0);
+}
+
+TEST(BuildFacts, ProbeFactsOnlyWhenMeasured) {
+  const json cpu = BuildFacts(SampleReportNothingMeasured());
+  for (const char* fact : {"gpu", "syncs", "copies", "memory", "data"}) {
+    EXPECT_FALSE(cpu.contains(fact)) << fact;
+  }
+  // A GPU run that found no syncs measured that: an empty list, not an absent fact.
+  BisectReport report = SampleReportAllMeasured();
+  report.syncs.clear();
+  const json gpu = BuildFacts(report);
+  EXPECT_TRUE(gpu.at("syncs").is_array());
+  EXPECT_TRUE(gpu.at("syncs").empty());
+}
+
+TEST(BuildFacts, GpuSyncCopyAndMemoryFacts) {
+  const json facts = BuildFacts(SampleReportAllMeasured());
+  const json& gpu = facts.at("gpu");
+  EXPECT_DOUBLE_EQ(gpu.at("busy_fraction"), 0.8);
+  EXPECT_NEAR(gpu.at("idle_ms").get<double>(), 4.0, 1e-9);
+  EXPECT_DOUBLE_EQ(gpu.at("achieved_occupancy"), 0.6);
+
+  const json& sync = facts.at("syncs")[0];
+  EXPECT_EQ(sync.at("op"), "aten::item");
+  EXPECT_DOUBLE_EQ(sync.at("share"), 0.2 / 20.0);
+
+  const json& copy = facts.at("copies")[0];
+  EXPECT_DOUBLE_EQ(copy.at("mb_per_step"), 4096.0 / (1024 * 1024));
+  EXPECT_EQ(copy.at("pageable"), true);
+
+  const json& memory = facts.at("memory");
+  EXPECT_DOUBLE_EQ(memory.at("peak_reserved_share"), 32000.0 / 81559.0);
+  EXPECT_EQ(memory.at("device_allocs"), 0);
+}
+
+TEST(BuildFacts, OptionalGpuEstimatesAreAbsentWhenNotEstimated) {
+  BisectReport report = SampleReportAllMeasured();
+  report.gpu->achieved_occupancy.reset();
+  report.gpu->sm_efficiency.reset();
+  const json gpu = BuildFacts(report).at("gpu");
+  EXPECT_FALSE(gpu.contains("achieved_occupancy"));
+  EXPECT_FALSE(gpu.contains("sm_efficiency"));
+}
+
+TEST(ReadRunEnvironment, ReadsTheAllocatorVariable) {
+  ::setenv("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True", 1);
+  EXPECT_EQ(ReadRunEnvironment().cuda_alloc_conf, "expandable_segments:True");
+  ::unsetenv("PYTORCH_CUDA_ALLOC_CONF");
+  EXPECT_EQ(ReadRunEnvironment().cuda_alloc_conf, "");
+}
+
+}  // namespace
+}  // namespace advisor

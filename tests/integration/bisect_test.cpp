@@ -1,0 +1,123 @@
+// End to end: build/advisor bisects models it has never seen, exported by
+// tests/models/make_models.py (the ctest fixture "test_models"), and names the planted module
+// instance, phase and op; bad input gets one clear line, a non-zero exit and no report.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tests/integration/run_advisor.h"
+
+namespace advisor {
+namespace {
+
+namespace fs = std::filesystem;
+using advisor::testing::CommandResult;
+using advisor::testing::ReadFile;
+using advisor::testing::RunCommand;
+using nlohmann::json;
+
+const std::string kModels = ADVISOR_TEST_MODELS_DIR;
+const std::string kAdvisor = ADVISOR_BINARY;
+
+fs::path Scratch(const std::string& name) {
+  const fs::path dir = fs::path(ADVISOR_TEST_SCRATCH_DIR) / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+json Expected(const std::string& model) {
+  return json::parse(ReadFile(kModels + "/" + model + ".expected.json"));
+}
+
+int Depth(const std::string& path) { return 1 + static_cast<int>(std::count(path.begin(), path.end(), '.')); }
+
+class PlantedHotspot : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PlantedHotspot, BisectNamesTheInstancePhaseAndOp) {
+  const std::string model = GetParam();
+  const fs::path scratch = Scratch(model);
+  const CommandResult run = RunCommand(kAdvisor + " bisect " + kModels + "/" + model +
+                                           ".pt --out " + (scratch / "report").string(),
+                                       scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = json::parse(ReadFile((scratch / "report" / "report.json").string()));
+  const json expected = Expected(model);
+  ASSERT_TRUE(report["hotspot"].is_object()) << report.dump(2);
+  EXPECT_EQ(report["hotspot"]["path"], expected["path"]);
+  EXPECT_EQ(report["hotspot"]["phase"], expected["phase"]);
+  EXPECT_EQ(report["hotspot"]["op"], expected["op"]);
+  // One profiled window per level plus the baseline: container groups reuse their window.
+  EXPECT_LE(report["run"]["windows"].get<int>(), Depth(expected["path"]) + 1);
+  EXPECT_EQ(report["schema_version"], 1);
+  for (const char* file : {"report.md", "report.html", "trace.json"}) {
+    EXPECT_TRUE(fs::exists(scratch / "report" / file)) << file;
+  }
+  EXPECT_NE(run.out.find("hot spot: " + expected["path"].get<std::string>()), std::string::npos)
+      << run.out;
+  EXPECT_NE(run.err.find("[advisor] level 1"), std::string::npos) << "progress goes to stderr";
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, PlantedHotspot,
+                         ::testing::Values("repeated_type", "deep", "tuple_outputs"));
+
+struct BadInput {
+  std::string model;
+  std::string message;  // what the one line must say
+};
+
+void PrintTo(const BadInput& bad, std::ostream* out) { *out << bad.model; }
+
+class RejectsBadInput : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(RejectsBadInput, WithOneLineNamingTheFileAndNoReport) {
+  const BadInput& bad = GetParam();
+  const fs::path scratch = Scratch("bad_" + bad.model);
+  const std::string model_path = kModels + "/" + bad.model + ".pt";
+  const CommandResult run = RunCommand(
+      kAdvisor + " bisect " + model_path + " -q --out " + (scratch / "report").string(),
+      scratch.string());
+  EXPECT_NE(run.exit_code, 0);
+  EXPECT_LT(run.exit_code, 128) << "a crash, not an error exit: " << run.err;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  EXPECT_NE(run.err.find(model_path), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find(bad.message), std::string::npos) << run.err;
+  EXPECT_FALSE(fs::exists(scratch / "report" / "report.json"));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Models, RejectsBadInput,
+    ::testing::Values(BadInput{"not_torchscript", "not a TorchScript archive"},
+                      BadInput{"truncated", "not a loadable TorchScript archive"},
+                      BadInput{"no_workload", "has no advisor/workload.json"},
+                      BadInput{"bad_json", "advisor/workload.json: not valid JSON"},
+                      BadInput{"missing_fields", "missing field \"inputs\""},
+                      BadInput{"bad_shape", "module encoder.1: RuntimeError: mat1 and mat2"},
+                      BadInput{"dict_output", "forward returned"}),
+    [](const ::testing::TestParamInfo<BadInput>& info) { return info.param.model; });
+
+TEST(RejectsBadInput, MissingModelUnknownDeviceAndUnwritableOutput) {
+  const fs::path scratch = Scratch("bad_args");
+  const std::string model = kModels + "/deep.pt";
+  CommandResult run = RunCommand(kAdvisor + " bisect /no/such/model.pt -q", scratch.string());
+  EXPECT_EQ(run.err, "advisor: /no/such/model.pt: no such file\n");
+  EXPECT_NE(run.exit_code, 0);
+
+  run = RunCommand(kAdvisor + " bisect " + model + " --device tpu -q", scratch.string());
+  EXPECT_EQ(run.err, "advisor: --device: \"tpu\" is not one of cpu|cuda\n");
+
+  // A path under a regular file can never be created, even by root.
+  const fs::path file = scratch / "a-file";
+  std::ofstream(file.string()) << "x";
+  run = RunCommand(kAdvisor + " bisect " + model + " -q --out " + (file / "report").string(),
+                   scratch.string());
+  EXPECT_NE(run.exit_code, 0);
+  EXPECT_NE(run.err.find((file / "report").string()), std::string::npos) << run.err;
+}
+
+}  // namespace
+}  // namespace advisor

@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""Writes the small models of the worker tests (tests/worker) into a folder:
+
+    make_worker_models.py OUT_DIR
+
+gather.pt  two blocks whose ``select`` module takes tokens with timm's PatchDropout idiom, inside a
+           helper function that forward calls, plus a ``partial`` module whose gather index spans
+           only half the features (row indexing would not be the same there);
+plain.pt   linear layers only: no gather, no 4-D input;
+conv.pt    a small convolutional net with a 4-D input, for channels-last;
+attention.pt  hand-written attention four ways: the scale on q, on the scores, dividing the
+           scores, and (not to be rewritten) with dropout between softmax and the second matmul.
+
+All three train with cross entropy and SGD; gather.pt runs with deterministic algorithms on.
+Runs with PyTorch 1.13 and 2.x.
+"""
+
+import math
+import os
+import sys
+from typing import Tuple
+
+import torch
+from torch import nn
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import advisor_export  # noqa: E402
+
+BATCH, TOKENS, DIM, KEEP, CLASSES = 4, 6, 8, 5, 3
+
+
+def select_tokens(x: torch.Tensor, keep: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+    """timm's patch_dropout_forward, reduced to the gather."""
+    return x.gather(1, keep.unsqueeze(-1).expand((-1, -1) + x.shape[2:])), keep
+
+
+class TokenSelect(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("keep", torch.tensor([4, 0, 0, 3, 1]))
+        # Weighting the kept tokens by position makes their order matter downstream.
+        self.position = nn.Parameter(torch.linspace(0.5, 1.5, KEEP).unsqueeze(-1))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        keep = self.keep.unsqueeze(0).expand(x.shape[0], -1)
+        selected, _ = select_tokens(x, keep)
+        return selected * self.position
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(DIM, DIM)
+        self.select = TokenSelect()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.select(torch.tanh(self.fc(x)))
+
+
+class PartialGather(nn.Module):
+    """A gather whose index covers half the features: matched, but not row indexing at run time."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        keep = torch.arange(2, device=x.device).unsqueeze(0).expand(x.shape[0], -1)
+        return x.gather(1, keep.unsqueeze(-1).expand(-1, -1, x.shape[2] // 2))
+
+
+class GatherModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(), Block()])
+        self.partial = PartialGather()
+        self.head = nn.Linear(DIM // 2, CLASSES)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.blocks[0](x)
+        x = self.blocks[1](torch.cat([x, x[:, :1]], dim=1))  # back to TOKENS tokens
+        return self.head(self.partial(x).mean(1))
+
+
+class PlainModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(DIM, 16), nn.ReLU(), nn.Linear(16, CLASSES))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.net(x)
+
+
+class ConvModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.head = nn.Linear(8, CLASSES)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(torch.relu(self.conv(x)).mean((2, 3)))
+
+
+HEADS = 2
+
+
+def split_heads(qkv: torch.Tensor, x: torch.Tensor,
+                heads: int) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    B, N, D = x.shape
+    parts = qkv.reshape(B, N, 3, heads, D // heads).permute(2, 0, 3, 1, 4)
+    return parts[0], parts[1], parts[2]
+
+
+def merge_heads(out: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    return out.transpose(1, 2).reshape(x.shape)
+
+
+class ScaledQuery(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.qkv = nn.Linear(DIM, 3 * DIM)
+        self.heads = HEADS
+        self.scale = (DIM // HEADS) ** -0.5
+        self.root = math.sqrt(DIM // HEADS)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        q, k, v = split_heads(self.qkv(x), x, self.heads)
+        attn = ((q * self.scale) @ k.transpose(-2, -1)).softmax(dim=-1)
+        return merge_heads(attn @ v, x)
+
+
+class ScaledScores(ScaledQuery):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        q, k, v = split_heads(self.qkv(x), x, self.heads)
+        attn = torch.softmax(torch.matmul(q, k.transpose(-1, -2)) * self.scale, dim=-1)
+        return merge_heads(torch.matmul(attn, v), x)
+
+
+class DividedScores(ScaledQuery):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        q, k, v = split_heads(self.qkv(x), x, self.heads)
+        attn = (q @ k.transpose(-2, -1) / self.root).softmax(dim=-1)
+        return merge_heads(attn @ v, x)
+
+
+class DroppedWeights(ScaledQuery):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        q, k, v = split_heads(self.qkv(x), x, self.heads)
+        attn = ((q * self.scale) @ k.transpose(-2, -1)).softmax(dim=-1)
+        attn = nn.functional.dropout(attn, p=0.0, training=self.training)
+        return merge_heads(attn @ v, x)
+
+
+class AttentionModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([ScaledQuery(), ScaledScores(), DividedScores(),
+                                     DroppedWeights()])
+        self.head = nn.Linear(DIM, CLASSES)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for layer in self.layers:
+            x = x + layer(x)
+        return self.head(x.mean(1))
+
+
+def export(model, path, input_shape, deterministic=False):
+    advisor_export.export(
+        model, path,
+        inputs=[{"shape": input_shape, "dtype": "float32", "init": "randn"}],
+        target={"shape": [BATCH], "dtype": "int64", "init": "randint", "high": CLASSES},
+        loss="cross_entropy", optimizer={"name": "sgd", "lr": 0.01, "momentum": 0.9},
+        deterministic=deterministic, source_model="tests/worker/make_worker_models.py")
+
+
+def main():
+    out = sys.argv[1]
+    torch.manual_seed(0)
+    export(GatherModel(), os.path.join(out, "gather.pt"), [BATCH, TOKENS, DIM], deterministic=True)
+    export(PlainModel(), os.path.join(out, "plain.pt"), [BATCH, DIM])
+    export(ConvModel(), os.path.join(out, "conv.pt"), [BATCH, 3, 8, 8])
+    export(AttentionModel(), os.path.join(out, "attention.pt"), [BATCH, TOKENS, DIM])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,87 @@
+// `advisor worker` end to end: the result files the autotester reads, from the real binary.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "engine/autotest/worker_result.h"
+#include "engine/worker/result_files.h"
+#include "tests/report/scratch_dir.h"
+#include "tests/worker/worker_models.h"
+
+namespace advisor {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+class WorkerCli : public ::testing::Test {
+ protected:
+  // Runs `advisor worker MODEL ARGS... --steps 3 --warmup 1 --device cpu --result FILE`.
+  ProcessOutcome Run(const std::string& model, std::vector<std::string> arguments) {
+    std::vector<std::string> all = {"worker", model};
+    all.insert(all.end(), arguments.begin(), arguments.end());
+    all.insert(all.end(), {"--steps", "3", "--warmup", "1", "--device", "cpu", "--result", result_});
+    return testing::RunAdvisor(all);
+  }
+
+  testing::ScratchDir dir_;
+  const std::string result_ = dir_ / "result.json";
+};
+
+TEST_F(WorkerCli, BaselineWritesAValidResult) {
+  const ProcessOutcome outcome = Run(testing::Models().gather, {});
+  ASSERT_TRUE(outcome.Succeeded()) << outcome.Describe() << "\n" << outcome.stderr_tail;
+  const WorkerResult result = ReadWorkerResult(result_);
+  EXPECT_EQ(result.step_ms.size(), 3u);
+  EXPECT_EQ(result.samples_per_step, 4);
+  EXPECT_TRUE(result.loss.has_value());
+  EXPECT_FALSE(result.peak_memory_mb.has_value()) << "no allocator statistics on the CPU";
+  EXPECT_TRUE(result.sites.empty());
+}
+
+TEST_F(WorkerCli, RewriteReportsTheModulesItChanged) {
+  const ProcessOutcome outcome = Run(testing::Models().gather, {"--recipe", "gather-to-index"});
+  ASSERT_TRUE(outcome.Succeeded()) << outcome.Describe() << "\n" << outcome.stderr_tail;
+  EXPECT_THAT(ReadWorkerResult(result_).sites,
+              ElementsAre("blocks.0.select", "blocks.1.select", "partial"));
+}
+
+TEST_F(WorkerCli, RewriteWithoutASiteIsSkipped) {
+  const ProcessOutcome outcome = Run(testing::Models().plain, {"--recipe", "gather-to-index"});
+  ASSERT_TRUE(outcome.Succeeded()) << outcome.Describe() << "\n" << outcome.stderr_tail;
+  EXPECT_EQ(ReadWorkerResult(result_).skipped,
+            "not applicable: gather-to-index found no site in this model");
+}
+
+TEST_F(WorkerCli, BatchSizeX2RunsTwiceTheSamples) {
+  const ProcessOutcome outcome = Run(testing::Models().gather, {"--recipe", "batch-size-x2"});
+  ASSERT_TRUE(outcome.Succeeded()) << outcome.Describe() << "\n" << outcome.stderr_tail;
+  EXPECT_EQ(ReadWorkerResult(result_).samples_per_step, 8);
+}
+
+TEST_F(WorkerCli, PlannedRecipeIsSkippedAsNotImplemented) {
+  const ProcessOutcome outcome = Run(testing::Models().gather, {"--recipe", "dataloader-workers"});
+  ASSERT_TRUE(outcome.Succeeded()) << outcome.Describe() << "\n" << outcome.stderr_tail;
+  EXPECT_THAT(ReadWorkerResult(result_).skipped, StartsWith("not implemented"));
+}
+
+TEST_F(WorkerCli, NumericsModeComparesTheRewriteWithTheBaseline) {
+  const ProcessOutcome outcome =
+      Run(testing::Models().gather, {"--recipe", "gather-to-index", "--numerics"});
+  ASSERT_TRUE(outcome.Succeeded()) << outcome.Describe() << "\n" << outcome.stderr_tail;
+  const NumericsResult result = ReadNumericsResult(result_);
+  EXPECT_TRUE(result.within_tolerance) << result.worst;
+  EXPECT_EQ(result.compared, 10);
+  EXPECT_EQ(result.numerics.tolerance, 1e-4);
+  EXPECT_EQ(result.sites.size(), 3u);
+}
+
+TEST_F(WorkerCli, UnknownRecipeIsOneClearLine) {
+  const ProcessOutcome outcome = Run(testing::Models().gather, {"--recipe", "no-such-recipe"});
+  EXPECT_EQ(outcome.exit_code, 1);
+  EXPECT_THAT(outcome.stderr_tail, StartsWith("advisor: --recipe: no recipe \"no-such-recipe\" in "));
+  EXPECT_EQ(outcome.stderr_tail.find('\n'), outcome.stderr_tail.size() - 1) << outcome.stderr_tail;
+}
+
+}  // namespace
+}  // namespace advisor
