@@ -1,6 +1,7 @@
 #include "engine/analysis/attribution.h"
 
 #include <algorithm>
+#include <functional>
 #include <tuple>
 
 namespace advisor {
@@ -23,6 +24,31 @@ PhaseCosts& PhaseCosts::operator+=(const PhaseCosts& other) {
   optimizer += other.optimizer;
   return *this;
 }
+
+namespace {
+
+double MedianOf(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  if (n == 0) return 0;
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+// Each of the six numbers is the median of its own per-step values.
+PhaseCosts MedianOverSteps(const std::vector<PhaseCosts>& steps) {
+  PhaseCosts median;
+  for (Phase phase : {Phase::kForward, Phase::kBackward, Phase::kOptimizer}) {
+    std::vector<double> host, gpu;
+    for (const PhaseCosts& step : steps) {
+      host.push_back(step[phase].host_ms);
+      gpu.push_back(step[phase].gpu_ms);
+    }
+    median[phase] = Cost{MedianOf(host), MedianOf(gpu)};
+  }
+  return median;
+}
+
+}  // namespace
 
 bool IsSameOrDescendant(const std::string& path, const std::string& ancestor) {
   if (ancestor.empty()) return true;
@@ -50,45 +76,50 @@ WindowAttribution::WindowAttribution(const Timeline& timeline,
     const OpPlacement& placement = placements[i];
     if (placement.top_level != static_cast<int>(i) || placement.step < 0) continue;
     const OpEvent& op = timeline.ops[i];
-    Cost cost;
-    cost.host_ms = (op.end_ns - op.start_ns) * 1e-6 * per_step;
-    cost.gpu_ms = subtree_gpu_ms[i] * per_step;
-    self_[placement.module][placement.phase] += cost;
+    const Cost cost{(op.end_ns - op.start_ns) * 1e-6, subtree_gpu_ms[i]};
+    std::vector<PhaseCosts>& steps = self_by_step_[placement.module];
+    steps.resize(steps_);
+    steps[placement.step][placement.phase] += cost;
     OpCost& entry = by_op[{placement.module, placement.phase, op.name}];
     entry.name = op.name;
     entry.module = placement.module;
     entry.phase = placement.phase;
     entry.calls += per_step;
-    entry.cost += cost;
+    entry.cost += Cost{cost.host_ms * per_step, cost.gpu_ms * per_step};
   }
   for (auto& [key, entry] : by_op) ops_.push_back(std::move(entry));
 }
 
 std::vector<std::string> WindowAttribution::Modules() const {
   std::vector<std::string> modules;
-  for (const auto& [path, costs] : self_) {
+  for (const auto& [path, steps] : self_by_step_) {
     if (!path.empty()) modules.push_back(path);
   }
   return modules;
 }
 
+PhaseCosts WindowAttribution::SumPerStep(
+    const std::function<bool(const std::string&)>& include) const {
+  std::vector<PhaseCosts> totals(steps_);
+  for (const auto& [module, steps] : self_by_step_) {
+    if (!include(module)) continue;
+    for (int i = 0; i < steps_; ++i) totals[i] += steps[i];
+  }
+  return MedianOverSteps(totals);
+}
+
 PhaseCosts WindowAttribution::Self(const std::string& path) const {
-  auto it = self_.find(path);
-  return it == self_.end() ? PhaseCosts{} : it->second;
+  return SumPerStep([&](const std::string& module) { return module == path; });
 }
 
 PhaseCosts WindowAttribution::Inclusive(const std::string& path) const {
-  PhaseCosts total;
-  for (const auto& [module, costs] : self_) {
-    if (!module.empty() && IsSameOrDescendant(module, path)) total += costs;
-  }
-  return total;
+  return SumPerStep([&](const std::string& module) {
+    return !module.empty() && IsSameOrDescendant(module, path);
+  });
 }
 
 PhaseCosts WindowAttribution::Step() const {
-  PhaseCosts total;
-  for (const auto& [module, costs] : self_) total += costs;
-  return total;
+  return SumPerStep([](const std::string&) { return true; });
 }
 
 std::vector<OpCost> WindowAttribution::TopOps(const std::string& path) const {

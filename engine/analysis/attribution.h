@@ -1,8 +1,9 @@
-// Per-module and per-op cost of one window, from the placed ops. Costs are per step: the sum over
-// the window's steps divided by their count, so a module's inclusive cost is exactly the sum of
-// its own and its descendants' self costs.
+// Per-module and per-op cost of one window, from the placed ops. Module costs are medians over the
+// window's steps (a step that lost the CPU to another process does not move them); op costs are
+// means per step.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -61,9 +62,13 @@ class WindowAttribution {
   std::vector<OpCost> TopOps(const std::string& path) const;
 
  private:
+  // The median over steps of the summed self costs of the modules `include` accepts.
+  PhaseCosts SumPerStep(const std::function<bool(const std::string&)>& include) const;
+
   int steps_ = 0;
   bool has_gpu_ = false;
-  std::map<std::string, PhaseCosts> self_;
+  // Per module, one PhaseCosts per step of the window.
+  std::map<std::string, std::vector<PhaseCosts>> self_by_step_;
   std::vector<OpCost> ops_;  // aggregated by (module, phase, name)
 };
 

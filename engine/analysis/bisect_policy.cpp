@@ -39,8 +39,8 @@ struct Anomaly {
   std::string reason;
 };
 
-std::optional<Anomaly> LargestAnomaly(const LevelInput& input) {
-  const double min_excess = kMinExcessShare * input.step_cost;
+std::optional<Anomaly> LargestAnomaly(const LevelInput& input, double parent_self) {
+  const double min_excess = std::max(kMinExcessShare * input.step_cost, parent_self);
   std::map<std::string, std::vector<double>> totals_by_type;
   for (const ChildCost& child : input.children) totals_by_type[child.type].push_back(child.total());
 
@@ -107,7 +107,11 @@ LevelDecision DecideLevel(const LevelInput& input) {
     return decision;
   }
 
-  if (std::optional<Anomaly> anomaly = LargestAnomaly(input)) {
+  double children_cost = 0;
+  for (const ChildCost& child : input.children) children_cost += child.total();
+  const double parent_self = std::max(0.0, input.parent_cost - children_cost);
+
+  if (std::optional<Anomaly> anomaly = LargestAnomaly(input, parent_self)) {
     const std::string group = GroupOf(anomaly->child->path, input.parent);
     const bool in_group = std::any_of(
         decision.candidates.begin(), decision.candidates.end(),
@@ -122,6 +126,11 @@ LevelDecision DecideLevel(const LevelInput& input) {
 
   const RankedCandidate& hottest = decision.candidates.front();
   const double hottest_cost = hottest.forward + hottest.backward;
+  if (parent_self >= hottest_cost) {
+    decision.reason = Format("the parent's own ops (%.0f%% of its time) outweigh every child",
+                             input.parent_cost > 0 ? 100 * parent_self / input.parent_cost : 0.0);
+    return decision;
+  }
   const double next_cost = decision.candidates.size() > 1
                                ? decision.candidates[1].forward + decision.candidates[1].backward
                                : 0.0;

@@ -7,9 +7,11 @@
 //        deterministic backward sorts, an embedding's scatter);
 //      - instance excess: cost beyond the median of the parent's other children of the same
 //        type (one slow block among identical blocks);
-//      either only when the excess is at least kMinExcessShare of the step;
-//   2. dominance: it holds at least kMajority of the parent's cost;
-//   3. standing out: at least kStandoutFactor x the next child and kStandoutShare of the parent.
+//      either only when the excess is at least kMinExcessShare of the step and larger than the
+//      parent's own ops (what the parent runs outside its children);
+//   2. the parent's own ops outweighing every child stop the descent at the parent;
+//   3. dominance: it holds at least kMajority of the parent's cost;
+//   4. standing out: at least kStandoutFactor x the next child and kStandoutShare of the parent.
 // Otherwise the descent stops at the parent.
 #pragma once
 
@@ -21,7 +23,7 @@
 namespace advisor {
 
 inline constexpr double kBackwardRatio = 3.0;
-inline constexpr double kMinExcessShare = 0.01;
+inline constexpr double kMinExcessShare = 0.02;
 inline constexpr double kOutlierFactor = 1.5;
 inline constexpr double kMajority = 0.5;
 inline constexpr double kStandoutFactor = 2.0;
