@@ -47,3 +47,7 @@ step bisect_vit build-gpu/advisor bisect /tmp/vit.pt --device cuda --out /tmp/vi
 tail -12 "$logs/bisect_vit.log" | tee -a "$out/summary.txt"
 cp /tmp/vit-report/report.json "$out/vit-report.json" 2>/dev/null
 cp /tmp/vit-report/report.md "$out/vit-report.md" 2>/dev/null
+
+# Probe overhead beside torch.profiler (docs/benchmarks.md).
+step overhead bash bench/overhead.sh
+cat "$out/overhead.json" >/dev/null 2>&1 && log "overhead: $(wc -l <"$out/overhead.json") results"

@@ -14,7 +14,6 @@
 #include "engine/analysis/placement.h"
 #include "engine/gpu/copy_sites.h"
 #include "engine/gpu/device_allocations.h"
-#include "engine/gpu/gpu_attribution.h"
 #include "engine/gpu/gpu_summary.h"
 #include "engine/gpu/sync_sites.h"
 #include "engine/torch/instrument.h"
@@ -38,24 +37,6 @@ double Median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   const std::size_t n = values.size();
   return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
-// One profiled window, placed and attributed.
-struct MeasuredWindow {
-  Timeline timeline;
-  std::vector<OpPlacement> placements;
-  std::unique_ptr<WindowAttribution> attribution;
-};
-
-MeasuredWindow Measure(Timeline timeline) {
-  MeasuredWindow window;
-  window.timeline = std::move(timeline);
-  window.placements = PlaceOps(window.timeline);
-  // Device time per op; empty when no GPU probe recorded, and ranking then uses host time.
-  window.attribution = std::make_unique<WindowAttribution>(
-      window.timeline, window.placements,
-      AttributeGpuTime(window.timeline, window.placements).DeviceMsByOp());
-  return window;
 }
 
 double Total(const WindowAttribution& attribution, const PhaseCosts& costs) {
@@ -324,7 +305,8 @@ BisectOutcome RunBisect(const BisectOptions& options, const Progress& progress) 
   progress("baseline: median step " + Fixed(report.step.median_ms, 1) + " ms over " +
            std::to_string(timed.size()) + " steps; profiling window 1");
   ResetCudaMemoryPeaks();
-  MeasuredWindow baseline = Measure(RecordWindow(*step, options.window_steps, gpu.get()));
+  MeasuredWindow baseline =
+      MeasureWindow(RecordWindow(*step, options.window_steps, gpu.get(), spec.device == "cuda"));
   report.memory = ReadCudaMemoryStats();
   ++session.windows;
   step.reset();
@@ -342,7 +324,8 @@ BisectOutcome RunBisect(const BisectOptions& options, const Progress& progress) 
     report.data_quality.push_back(
         "probe overhead: profiled steps took " + Fixed(profiled, 1) + " ms (median) against " +
         Fixed(report.step.median_ms, 1) + " ms unprofiled (" +
-        Fixed(100.0 * (profiled / report.step.median_ms - 1.0), 1) + "%)");
+        Fixed(100.0 * (profiled / report.step.median_ms - 1.0), 1) + "%)" +
+        (spec.device == "cuda" ? ", phases synchronised in the profiled steps" : ""));
     for (const OpCost& op : baseline.attribution->TopOps("")) {
       OpTime time;
       time.name = op.name;
@@ -381,7 +364,7 @@ BisectOutcome RunBisect(const BisectOptions& options, const Progress& progress) 
              (parent.empty() ? std::string("the root") : parent) + "; profiling window " +
              std::to_string(session.windows + 1));
     step = session.Prepare(graphs);
-    last = Measure(RecordWindow(*step, options.window_steps, gpu.get()));
+    last = MeasureWindow(RecordWindow(*step, options.window_steps, gpu.get(), /*sync_phases=*/false));
     ++session.windows;
     step.reset();
     const WindowAttribution& attribution = *last.attribution;

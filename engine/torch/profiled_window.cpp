@@ -1,5 +1,6 @@
 #include "engine/torch/profiled_window.h"
 
+#include "engine/gpu/gpu_attribution.h"
 #include "probes/cupti/gpu_probe.h"
 #include "probes/ops/event_recorder.h"
 #include "probes/ops/op_probe.h"
@@ -12,16 +13,14 @@ std::vector<StepSpan> RunSteps(TrainingStep& step, int count, bool sync_phases) 
   return spans;
 }
 
-Timeline RecordWindow(TrainingStep& step, int steps, GpuActivityProbe* gpu) {
+Timeline RecordWindow(TrainingStep& step, int steps, GpuActivityProbe* gpu, bool sync_phases) {
   Timeline timeline;
   const bool gpu_active = gpu != nullptr && gpu->Start();
   {
     OpProbe ops(gpu_active ? gpu : nullptr);
     ops.Start();
     try {
-      // On a GPU each phase ends with a synchronisation, so host timestamps delimit the
-      // device work of each phase too.
-      timeline.steps = RunSteps(step, steps, step.device().is_cuda());
+      timeline.steps = RunSteps(step, steps, sync_phases);
     } catch (...) {
       ops.Stop();
       if (gpu_active) gpu->Stop();
@@ -36,6 +35,17 @@ Timeline RecordWindow(TrainingStep& step, int steps, GpuActivityProbe* gpu) {
     gpu->DrainInto(timeline);  // records and the probe's status, or why it could not run
   }
   return timeline;
+}
+
+MeasuredWindow MeasureWindow(Timeline timeline) {
+  MeasuredWindow window;
+  window.timeline = std::move(timeline);
+  window.placements = PlaceOps(window.timeline);
+  // Device time per op; empty when no GPU probe recorded, and ranking then uses host time.
+  window.attribution = std::make_unique<WindowAttribution>(
+      window.timeline, window.placements,
+      AttributeGpuTime(window.timeline, window.placements).DeviceMsByOp());
+  return window;
 }
 
 std::vector<double> StepMillis(const std::vector<StepSpan>& spans) {

@@ -3,9 +3,12 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "engine/analysis/attribution.h"
+#include "engine/analysis/placement.h"
 #include "engine/timeline/timeline.h"
 #include "engine/torch/training_step.h"
 
@@ -19,8 +22,20 @@ using Progress = std::function<void(const std::string&)>;
 // Runs `count` steps and returns their spans; nothing is recorded.
 std::vector<StepSpan> RunSteps(TrainingStep& step, int count, bool sync_phases);
 
-// Runs `steps` steps with the op probe (and `gpu`, when not null) recording.
-Timeline RecordWindow(TrainingStep& step, int steps, GpuActivityProbe* gpu);
+// Runs `steps` steps with the op probe (and `gpu`, when not null) recording. `sync_phases`
+// synchronises the device at each phase end, so that host timestamps delimit each phase's device
+// work too (the baseline's breakdown); kernels find their op by correlation, not by time, so the
+// levels' windows run without.
+Timeline RecordWindow(TrainingStep& step, int steps, GpuActivityProbe* gpu, bool sync_phases);
+
+// One profiled window, placed and attributed (device time per op where a GPU probe recorded).
+struct MeasuredWindow {
+  Timeline timeline;
+  std::vector<OpPlacement> placements;
+  std::unique_ptr<WindowAttribution> attribution;
+};
+
+MeasuredWindow MeasureWindow(Timeline timeline);
 
 // Milliseconds of each step, start to end.
 std::vector<double> StepMillis(const std::vector<StepSpan>& spans);
