@@ -107,9 +107,7 @@ LevelDecision DecideLevel(const LevelInput& input) {
     return decision;
   }
 
-  double children_cost = 0;
-  for (const ChildCost& child : input.children) children_cost += child.total();
-  const double parent_self = std::max(0.0, input.parent_cost - children_cost);
+  const double parent_self = input.parent_self;
 
   if (std::optional<Anomaly> anomaly = LargestAnomaly(input, parent_self)) {
     const std::string group = GroupOf(anomaly->child->path, input.parent);

@@ -41,6 +41,7 @@ struct ChildCost {
 struct LevelInput {
   std::string parent;      // "" for the root
   double parent_cost = 0;  // the parent's inclusive forward + backward cost
+  double parent_self = 0;  // of which its own ops, outside every child (0 for a container group)
   double step_cost = 0;    // the whole step's cost, for the excess threshold
   std::vector<ChildCost> children;
 };

@@ -3,7 +3,10 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <filesystem>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <map>
 
@@ -16,7 +19,25 @@
 namespace advisor {
 namespace {
 
-namespace fs = std::filesystem;
+// This file avoids std::filesystem: PyTorch's wheels export their own copy of it from libtorch,
+// which a program built with a newer GCC then calls with another layout (seen crashing with
+// LibTorch 2.11 and g++ 13).
+
+std::string TemporaryDir() {
+  const char* dir = std::getenv("TMPDIR");
+  return dir != nullptr && *dir != '\0' ? dir : "/tmp";
+}
+
+// The advisor binary itself, to start workers with; "" and `error` set when unreadable.
+std::string OwnExecutable(std::string& error) {
+  char path[4096];
+  const ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
+  if (length < 0) {
+    error = std::strerror(errno);
+    return "";
+  }
+  return std::string(path, static_cast<std::size_t>(length));
+}
 
 // What makes each worker run the workload as this bisect ran it.
 std::vector<std::string> BisectArguments(const BisectOptions& bisect) {
@@ -57,10 +78,9 @@ class NumericsRunner {
   // (the verdict is then an error: nothing was compared).
   NumericsVerdict Check(const CandidateSpec& candidate, std::string& declined) const {
     static std::atomic<int> counter{0};
-    const std::string result_path =
-        (fs::temp_directory_path() / ("advisor-numerics-" + std::to_string(getpid()) + "-" +
-                                      std::to_string(counter++) + ".json"))
-            .string();
+    const std::string result_path = TemporaryDir() + "/advisor-numerics-" +
+                                    std::to_string(getpid()) + "-" + std::to_string(counter++) +
+                                    ".json";
     WorkerCommand command = commands_(&candidate, result_path);
     command.argv.push_back("--numerics");
     ProcessSpec spec;
@@ -91,8 +111,7 @@ class NumericsRunner {
         verdict.detail = error.what();
       }
     }
-    std::error_code ignored;
-    fs::remove(result_path, ignored);
+    std::remove(result_path.c_str());
     return verdict;
   }
 
@@ -121,11 +140,11 @@ void RunAutotestStep(const BisectCommandOptions& options, BisectReport& report) 
     progress << "[autotest] no finding names a recipe: nothing to try\n";
     return;
   }
-  std::error_code error;
-  const fs::path advisor_path = fs::read_symlink("/proc/self/exe", error);
-  if (error) {
+  std::string error;
+  const std::string advisor_path = OwnExecutable(error);
+  if (advisor_path.empty()) {
     report.data_quality.push_back("autotest: cannot find the advisor binary to start workers: " +
-                                  error.message());
+                                  error);
     return;
   }
 
@@ -133,7 +152,7 @@ void RunAutotestStep(const BisectCommandOptions& options, BisectReport& report) 
   plan.recipes = std::move(recipes.recipes);
   plan.device = report.run.device;
   plan.torch_version = report.run.torch_version;
-  plan.worker_command = WorkerCommands(options, report, advisor_path.string());
+  plan.worker_command = WorkerCommands(options, report, advisor_path);
   const NumericsRunner numerics(plan.worker_command, plan.settings);
 
   // The numerics check of each single recipe that keeps the computation runs first, so that a

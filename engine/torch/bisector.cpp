@@ -376,6 +376,7 @@ BisectOutcome RunBisect(const BisectOptions& options, const Progress& progress) 
     input.step_cost = Total(attribution, step_costs) + attribution.Rank(step_costs.optimizer);
     input.parent_cost = parent.empty() ? Total(attribution, step_costs)
                                        : Total(attribution, attribution.Inclusive(parent));
+    input.parent_self = Total(attribution, attribution.Self(parent));
     // The parent's type is shared by other instances, which are instrumented too: only the
     // parent's own children count, and of nested ones only the outermost.
     const std::vector<std::string> seen = attribution.Modules();
@@ -396,9 +397,12 @@ BisectOutcome RunBisect(const BisectOptions& options, const Progress& progress) 
       LevelInput members;
       members.parent = decision.chosen;
       members.step_cost = input.step_cost;
-      members.parent_cost = Total(attribution, attribution.Inclusive(decision.chosen));
+      // A container group runs no ops of its own: its cost is its members'.
       for (const ChildCost& child : input.children) {
-        if (IsChildOf(child.path, decision.chosen)) members.children.push_back(child);
+        if (IsChildOf(child.path, decision.chosen)) {
+          members.children.push_back(child);
+          members.parent_cost += child.total();
+        }
       }
       LevelDecision inner = DecideLevel(members);
       if (!decision.chosen_member.empty()) {

@@ -68,7 +68,8 @@ TEST(DecideLevel, IgnoresAnomaliesBelowTwoPercentOfTheStep) {
 TEST(DecideLevel, ChoosesAChildThatStandsOutWithoutAMajority) {
   LevelInput input;
   input.children = {Child("a", "A", 10, 20), Child("b", "B", 4, 8), Child("c", "C", 3, 6)};
-  input.parent_cost = Sum(input.children) + 10;  // some of the parent's time is its own
+  input.parent_self = 10;  // some of the parent's time is its own
+  input.parent_cost = Sum(input.children) + input.parent_self;
   input.step_cost = 200;
   const LevelDecision decision = DecideLevel(input);
   EXPECT_EQ(decision.chosen, "a");
@@ -82,7 +83,8 @@ TEST(DecideLevel, StopsAtAParentWhoseOwnOpsOutweighEveryChild) {
   input.parent = "attend";
   input.children = {Child("attend.q", "Linear", 1, 2), Child("attend.k", "Linear", 2, 3),
                     Child("attend.v", "Linear", 1, 2)};
-  input.parent_cost = Sum(input.children) + 27;
+  input.parent_self = 27;
+  input.parent_cost = Sum(input.children) + input.parent_self;
   input.step_cost = 80;
   const LevelDecision decision = DecideLevel(input);
   EXPECT_TRUE(decision.chosen.empty()) << decision.chosen;
