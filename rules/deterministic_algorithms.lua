@@ -10,8 +10,10 @@ local DETERMINISTIC_SLOW_OPS = advisor.set{
   "aten::scatter_add_", "aten::index_add_", "aten::index_put_", "aten::index_copy_",
   "aten::put_", "aten::scatter_reduce_", "aten::cumsum",
 }
-local MIN_SHARE = 0.10       -- under a tenth of the step, determinism is cheap enough
-local MEDIUM_SHARE = 0.25    -- a quarter of the step or more is a real trade-off
+-- The ViT PatchDropout case (GatherBackward0 at 2.8% of the step on an H200) is the smallest
+-- cost this rule is meant to name: turning determinism off there measured about 3.5%.
+local MIN_SHARE = 0.02       -- under 2% of the step, determinism is cheap enough
+local MEDIUM_SHARE = 0.10    -- a tenth of the step or more is a real trade-off
 local EXPECTED_SAVING = 0.5  -- nondeterministic atomics typically halve these ops' time
 
 return {
