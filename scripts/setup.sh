@@ -24,5 +24,5 @@ if ((${#missing[@]})); then
     "${missing[@]}" >/dev/null
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DADVISOR_PYTHON=/usr/bin/python3 >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DADVISOR_PYTHON=/usr/bin/python3 >/dev/null
 cmake --build build -j"$(nproc)"

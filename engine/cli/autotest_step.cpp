@@ -19,9 +19,9 @@
 namespace advisor {
 namespace {
 
-// This file avoids std::filesystem: PyTorch's wheels export their own copy of it from libtorch,
-// which a program built with a newer GCC then calls with another layout (seen crashing with
-// LibTorch 2.11 and g++ 13).
+// No std::filesystem here: PyTorch's wheels export a copy of it from libtorch.so, to which a
+// program linking libtorch binds its calls; with the 2.11 wheel and g++ 13, remove_all() on a
+// folder with a file in it crashed there.
 
 std::string TemporaryDir() {
   const char* dir = std::getenv("TMPDIR");
@@ -127,8 +127,9 @@ void RunAutotestStep(const BisectCommandOptions& options, BisectReport& report) 
   std::ostream& progress = options.quiet ? no_progress : std::cerr;
   const std::string recipes_dir = FindDataDir("recipes");
   if (recipes_dir.empty()) {
-    report.data_quality.push_back("autotest: the recipes are missing beside the advisor binary "
-                                  "(set ADVISOR_RECIPES_DIR); nothing was tried");
+    report.data_quality.push_back(
+        "autotest: the recipes are missing beside the advisor binary "
+        "(set ADVISOR_RECIPES_DIR); nothing was tried");
     return;
   }
   RecipeSet recipes = LoadRecipeDir(recipes_dir);

@@ -26,8 +26,9 @@ void AddWorkerCommand(CLI::App& app, WorkerCommandOptions& options) {
   CLI::App* command = app.add_subcommand(
       "worker", "Run one autotest candidate and write its result (started by bisect --autotest)");
   command->add_option("model", options.worker.model_path, "model.pt with its workload")->required();
-  command->add_option("--recipe", options.recipes, "the candidate's recipe ids, comma-separated "
-                                                   "(none: the baseline)");
+  command->add_option("--recipe", options.recipes,
+                      "the candidate's recipe ids, comma-separated "
+                      "(none: the baseline)");
   command->add_option("--steps", options.worker.steps, "measured steps")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
@@ -41,10 +42,11 @@ void AddWorkerCommand(CLI::App& app, WorkerCommandOptions& options) {
   command->add_flag("--numerics", options.numerics,
                     "compare the candidate's first step with the baseline's instead of timing it");
   command->add_option("--batch-size", options.batch_size, "override the workload's batch size");
-  auto* deterministic = command->add_flag("--deterministic", options.deterministic,
-                                          "use deterministic algorithms");
-  command->add_flag("--no-deterministic", options.nondeterministic,
-                    "do not use deterministic algorithms")
+  auto* deterministic =
+      command->add_flag("--deterministic", options.deterministic, "use deterministic algorithms");
+  command
+      ->add_flag("--no-deterministic", options.nondeterministic,
+                 "do not use deterministic algorithms")
       ->excludes(deterministic);
   command->add_flag("--jit-optimize", options.worker.jit_optimize,
                     "let the TorchScript executor fuse and specialise, as bisect --jit-optimize");
@@ -56,8 +58,9 @@ int RunWorkerCommand(WorkerCommandOptions& options) {
   if (!worker.recipe_ids.empty()) {
     worker.recipes_dir = FindDataDir("recipes");
     if (worker.recipes_dir.empty()) {
-      throw std::runtime_error("the recipes are missing beside the advisor binary "
-                               "(set ADVISOR_RECIPES_DIR)");
+      throw std::runtime_error(
+          "the recipes are missing beside the advisor binary "
+          "(set ADVISOR_RECIPES_DIR)");
     }
   }
   if (!options.device.empty()) worker.overrides.device = options.device;

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <string>
 
 #include "engine/worker/worker_run.h"
@@ -13,8 +12,8 @@ namespace advisor {
 
 struct WorkerCommandOptions {
   WorkerOptions worker;
-  std::string recipes;  // "a,b": the candidate's recipe ids
-  std::string device;   // "" keeps the workload's
+  std::string recipes;       // "a,b": the candidate's recipe ids
+  std::string device;        // "" keeps the workload's
   long long batch_size = 0;  // 0 keeps the workload's
   bool deterministic = false;
   bool nondeterministic = false;

@@ -21,13 +21,13 @@ int RewriteType(const c10::ClassTypePtr& type, const GraphRewrite& rewrite) {
       rewriter.RegisterRewritePattern(pattern.pattern, pattern.replacement);
       // The filter sees each candidate match once; the matcher allows no outside uses of a
       // match's inner values, so accepted matches cannot overlap and all of them are replaced.
-      rewriter.runOnGraph(graph, [&](const torch::jit::Match& match,
-                                     const std::unordered_map<std::string, torch::jit::Value*>&
-                                         pattern_values) {
-        const bool accepted = !pattern.filter || pattern.filter(match, pattern_values);
-        if (accepted) ++replaced;
-        return accepted;
-      });
+      rewriter.runOnGraph(
+          graph, [&](const torch::jit::Match& match,
+                     const std::unordered_map<std::string, torch::jit::Value*>& pattern_values) {
+            const bool accepted = !pattern.filter || pattern.filter(match, pattern_values);
+            if (accepted) ++replaced;
+            return accepted;
+          });
     }
   }
   return replaced;

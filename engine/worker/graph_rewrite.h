@@ -26,7 +26,7 @@ struct RewritePattern {
 };
 
 struct GraphRewrite {
-  std::string name;  // the recipe's `rewrite` field, e.g. "gather-to-index"
+  std::string name;                      // the recipe's `rewrite` field, e.g. "gather-to-index"
   std::vector<RewritePattern> patterns;  // tried in order on every graph
 };
 

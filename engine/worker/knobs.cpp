@@ -51,7 +51,9 @@ std::string WhyKnobsDoNotApply(const RecipeOverrides& overrides, const WorkloadS
 
   const bool cuda = spec.device == "cuda";
   if (overrides.allow_tf32 && !cuda) return "not applicable: allow_tf32 acts on CUDA only";
-  if (overrides.cudnn_benchmark && !cuda) return "not applicable: cudnn_benchmark acts on CUDA only";
+  if (overrides.cudnn_benchmark && !cuda) {
+    return "not applicable: cudnn_benchmark acts on CUDA only";
+  }
   if (overrides.deterministic && *overrides.deterministic == spec.deterministic) {
     return std::string("not applicable: the workload already runs with deterministic algorithms ") +
            (spec.deterministic ? "on" : "off");
@@ -99,7 +101,9 @@ void ApplyModuleKnobs(torch::jit::Module& module, const WorkloadSpec& spec,
 }
 
 void ApplyProcessKnobs(const RecipeOverrides& overrides) {
-  if (overrides.intra_op_threads) at::set_num_threads(ResolveThreadCount(*overrides.intra_op_threads));
+  if (overrides.intra_op_threads) {
+    at::set_num_threads(ResolveThreadCount(*overrides.intra_op_threads));
+  }
   if (overrides.allow_tf32) {
     at::globalContext().setAllowTF32CuBLAS(*overrides.allow_tf32);
     at::globalContext().setAllowTF32CuDNN(*overrides.allow_tf32);

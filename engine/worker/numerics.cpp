@@ -55,7 +55,8 @@ TensorCheck CheckTensor(const torch::Tensor& baseline, const torch::Tensor& cand
                         ToleranceClass tolerance) {
   TensorCheck check;
   if (baseline.defined() != candidate.defined()) {
-    check.problem = baseline.defined() ? "is missing in the candidate" : "exists only in the candidate";
+    check.problem =
+        baseline.defined() ? "is missing in the candidate" : "exists only in the candidate";
     return check;
   }
   if (!baseline.defined()) return check;

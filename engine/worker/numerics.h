@@ -27,7 +27,8 @@ struct NumericsComparison {
   // tensor that came closest to (or furthest past) its own.
   Numerics numerics;
   // The tensor that came closest to its tolerance, or what did not match at all, e.g.
-  // "grad of fc.weight: relative difference 2.1e-02 (max abs 3.0e-03), tolerance 1.0e-04 (float32)".
+  // "grad of fc.weight: relative difference 2.1e-02 (max abs 3.0e-03), tolerance 1.0e-04
+  // (float32)".
   std::string worst;
   int compared = 0;  // tensors compared
 };

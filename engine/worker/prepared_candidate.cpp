@@ -38,9 +38,8 @@ WorkerCandidate LoadCandidate(const std::vector<std::string>& ids, const std::st
     const Recipe* recipe = FindRecipe(set.recipes, id);
     if (recipe == nullptr) {
       const std::string error = LoadErrorOf(set, id);
-      throw std::runtime_error("--recipe: " + (error.empty() ? "no recipe \"" + id + "\" in " +
-                                                                   recipes_dir
-                                                             : error));
+      throw std::runtime_error(
+          "--recipe: " + (error.empty() ? "no recipe \"" + id + "\" in " + recipes_dir : error));
     }
     recipes.push_back(recipe);
     const std::string reason = WhyNotApplicable(*recipe, device, TorchVersion());

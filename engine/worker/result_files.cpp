@@ -104,7 +104,9 @@ NumericsResult ReadNumericsResult(const std::string& path) {
   result.numerics.max_abs_diff = NonNegative(root, path, "max_abs_diff");
   result.numerics.max_rel_diff = NonNegative(root, path, "max_rel_diff");
   result.numerics.tolerance = NonNegative(root, path, "tolerance");
-  if (!root.contains("worst") || !root["worst"].is_string()) Fail(path, "worst", "must be a string");
+  if (!root.contains("worst") || !root["worst"].is_string()) {
+    Fail(path, "worst", "must be a string");
+  }
   result.worst = root["worst"].get<std::string>();
   if (!root.contains("compared") || !root["compared"].is_number_integer() ||
       root["compared"].get<long long>() < 1) {

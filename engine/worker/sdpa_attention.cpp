@@ -40,9 +40,7 @@ constexpr const char* kDividedScores = R"IR(
   return (%out))IR";
 
 // c10::optional on LibTorch 1.13, std::optional on 2.x.
-auto FindSdpa() {
-  return c10::Dispatcher::singleton().findSchema({kOperator, ""});
-}
+auto FindSdpa() { return c10::Dispatcher::singleton().findSchema({kOperator, ""}); }
 
 // The operator's arguments after `scale` (2.5 added enable_gqa), passed at their defaults.
 struct TrailingArguments {
@@ -60,9 +58,11 @@ TrailingArguments ArgumentsAfterScale(const c10::FunctionSchema& schema) {
       trailing.unsupported = arguments[i].name();
       return trailing;
     }
-    const std::string constant =
-        value->isBool() ? std::string("[value=") + (value->toBool() ? "1" : "0") + "]" : "";
-    trailing.constants += "  %" + arguments[i].name() + " = prim::Constant" + constant + "()\n";
+    // Typed: an untyped IR value is a Tensor, whose constant cannot hold a bool or None.
+    const std::string constant = value->isBool() ? std::string(" : bool = prim::Constant[value=") +
+                                                       (value->toBool() ? "1" : "0") + "]()"
+                                                 : " : NoneType = prim::Constant()";
+    trailing.constants += "  %" + arguments[i].name() + constant + "\n";
     trailing.arguments += ", %" + arguments[i].name();
   }
   return trailing;
@@ -71,14 +71,16 @@ TrailingArguments ArgumentsAfterScale(const c10::FunctionSchema& schema) {
 std::string Replacement(const c10::FunctionSchema& schema, bool divided) {
   const TrailingArguments trailing = ArgumentsAfterScale(schema);
   std::string text = kInputs;
-  text += "  %no_mask : NoneType = prim::Constant()\n"
-          "  %no_dropout : float = prim::Constant[value=0.0]()\n"
-          "  %not_causal : bool = prim::Constant[value=0]()\n";
+  text +=
+      "  %no_mask : NoneType = prim::Constant()\n"
+      "  %no_dropout : float = prim::Constant[value=0.0]()\n"
+      "  %not_causal : bool = prim::Constant[value=0]()\n";
   text += trailing.constants;
   std::string scale = "%scale";
   if (divided) {
-    text += "  %one : float = prim::Constant[value=1.0]()\n"
-            "  %inverse : float = aten::div(%one, %scale)\n";
+    text +=
+        "  %one : float = prim::Constant[value=1.0]()\n"
+        "  %inverse : float = aten::div(%one, %scale)\n";
     scale = "%inverse";
   }
   text += std::string("  %out : Tensor = ") + kOperator +
@@ -100,8 +102,8 @@ bool IsPlainAttention(const torch::jit::Match& match,
       !softmax_dim->isInt()) {
     return false;
   }
-  const bool last_two = (dim0->toInt() == -2 && dim1->toInt() == -1) ||
-                        (dim0->toInt() == -1 && dim1->toInt() == -2);
+  const bool last_two =
+      (dim0->toInt() == -2 && dim1->toInt() == -1) || (dim0->toInt() == -1 && dim1->toInt() == -2);
   return last_two && softmax_dim->toInt() == -1 && softmax_dtype->isNone();
 }
 
@@ -117,8 +119,8 @@ std::string SdpaUnavailableReason() {
   }
   const std::string unsupported = ArgumentsAfterScale(sdpa->schema()).unsupported;
   if (!unsupported.empty()) {
-    return prefix + "has " + kOperator + " with an argument the rewrite cannot fill: " +
-           unsupported;
+    return prefix + "has " + kOperator +
+           " with an argument the rewrite cannot fill: " + unsupported;
   }
   return "";
 }

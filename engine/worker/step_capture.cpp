@@ -33,8 +33,8 @@ void KeepForwardOutput(torch::jit::Module& module) {
   module.register_attribute(kOutputAttribute, c10::AnyType::get(), c10::IValue());
   std::shared_ptr<torch::jit::Graph> graph = module.get_method("forward").graph();
   torch::jit::WithInsertPoint before_return(graph->return_node());
-  torch::jit::Node* keep = graph->create(torch::jit::prim::SetAttr,
-                                         {graph->inputs()[0], graph->outputs()[0]}, 0);
+  torch::jit::Node* keep =
+      graph->create(torch::jit::prim::SetAttr, {graph->inputs()[0], graph->outputs()[0]}, 0);
   keep->s_(torch::jit::attr::name, kOutputAttribute);
   graph->insertNode(keep);
 }
@@ -49,8 +49,8 @@ StepSnapshot CaptureStep(TrainingStep& step) {
   auto gradients = std::make_shared<std::vector<torch::Tensor>>(parameters.size());
   std::vector<unsigned> hooks;
   for (std::size_t i = 0; i < parameters.size(); ++i) {
-    hooks.push_back(parameters[i].second.register_hook(
-        [gradients, i](const torch::Tensor& gradient) {
+    hooks.push_back(
+        parameters[i].second.register_hook([gradients, i](const torch::Tensor& gradient) {
           (*gradients)[i] = gradient.detach().clone();
         }));
   }

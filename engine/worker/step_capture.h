@@ -13,7 +13,7 @@
 namespace advisor {
 
 struct NamedTensor {
-  std::string name;  // "loss", "output", "output[1]", "grad of blocks.0.fc1.weight"
+  std::string name;     // "loss", "output", "output[1]", "grad of blocks.0.fc1.weight"
   torch::Tensor value;  // detached; undefined for a parameter the step gave no gradient
 };
 

@@ -30,8 +30,7 @@ TEST(GatherToIndex, ChangesEveryInstanceOfTheRewrittenTypeThroughItsHelperFuncti
 
   // Two TokenSelect instances share one graph; PartialGather matches too (its guard falls back).
   EXPECT_EQ(outcome.sites, 3);
-  EXPECT_THAT(outcome.module_paths,
-              ElementsAre("blocks.0.select", "blocks.1.select", "partial"));
+  EXPECT_THAT(outcome.module_paths, ElementsAre("blocks.0.select", "blocks.1.select", "partial"));
   const auto graph = ModuleAt(module, "blocks.0.select").get_method("forward").graph();
   EXPECT_EQ(CountNodes(graph->block(), "prim::CallFunction"), 0) << "the helper was not inlined";
   EXPECT_EQ(CountNodes(graph->block(), "aten::index"), 1) << *graph;

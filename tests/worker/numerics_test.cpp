@@ -75,28 +75,27 @@ TEST(Numerics, HoldsEachTensorToItsDtypeAndClass) {
                   .within_tolerance);
   // Integers cannot move by reordering.
   EXPECT_FALSE(CompareSnapshots(OneTensor("output", torch::tensor({1, 2})),
-                                OneTensor("output", torch::tensor({1, 3})),
-                                ToleranceClass::kTf32)
+                                OneTensor("output", torch::tensor({1, 3})), ToleranceClass::kTf32)
                    .within_tolerance);
 }
 
 TEST(Numerics, TreatsMissingGradientsAndOtherShapesAsDifferent) {
-  const NumericsComparison missing =
-      CompareSnapshots(OneTensor("grad of fc.weight", torch::ones({2})),
-                       OneTensor("grad of fc.weight", torch::Tensor()), ToleranceClass::kReordering);
+  const NumericsComparison missing = CompareSnapshots(
+      OneTensor("grad of fc.weight", torch::ones({2})),
+      OneTensor("grad of fc.weight", torch::Tensor()), ToleranceClass::kReordering);
   EXPECT_FALSE(missing.within_tolerance);
   EXPECT_EQ(missing.worst, "grad of fc.weight is missing in the candidate");
 
-  const NumericsComparison reshaped = CompareSnapshots(
-      OneTensor("output", torch::ones({2, 3})), OneTensor("output", torch::ones({3, 2})),
-      ToleranceClass::kReordering);
+  const NumericsComparison reshaped =
+      CompareSnapshots(OneTensor("output", torch::ones({2, 3})),
+                       OneTensor("output", torch::ones({3, 2})), ToleranceClass::kReordering);
   EXPECT_FALSE(reshaped.within_tolerance);
   EXPECT_EQ(reshaped.worst, "output has shape [3, 2], the baseline's [2, 3]");
 
-  const NumericsComparison diverged = CompareSnapshots(
-      OneTensor("loss", torch::tensor({1.0f})),
-      OneTensor("loss", torch::tensor({std::numeric_limits<float>::quiet_NaN()})),
-      ToleranceClass::kReordering);
+  const NumericsComparison diverged =
+      CompareSnapshots(OneTensor("loss", torch::tensor({1.0f})),
+                       OneTensor("loss", torch::tensor({std::numeric_limits<float>::quiet_NaN()})),
+                       ToleranceClass::kReordering);
   EXPECT_FALSE(diverged.within_tolerance);
   EXPECT_THAT(diverged.worst, HasSubstr("not finite"));
 }

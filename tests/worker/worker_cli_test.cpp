@@ -20,7 +20,8 @@ class WorkerCli : public ::testing::Test {
   ProcessOutcome Run(const std::string& model, std::vector<std::string> arguments) {
     std::vector<std::string> all = {"worker", model};
     all.insert(all.end(), arguments.begin(), arguments.end());
-    all.insert(all.end(), {"--steps", "3", "--warmup", "1", "--device", "cpu", "--result", result_});
+    all.insert(all.end(),
+               {"--steps", "3", "--warmup", "1", "--device", "cpu", "--result", result_});
     return testing::RunAdvisor(all);
   }
 
@@ -79,7 +80,8 @@ TEST_F(WorkerCli, NumericsModeComparesTheRewriteWithTheBaseline) {
 TEST_F(WorkerCli, UnknownRecipeIsOneClearLine) {
   const ProcessOutcome outcome = Run(testing::Models().gather, {"--recipe", "no-such-recipe"});
   EXPECT_EQ(outcome.exit_code, 1);
-  EXPECT_THAT(outcome.stderr_tail, StartsWith("advisor: --recipe: no recipe \"no-such-recipe\" in "));
+  EXPECT_THAT(outcome.stderr_tail,
+              StartsWith("advisor: --recipe: no recipe \"no-such-recipe\" in "));
   EXPECT_EQ(outcome.stderr_tail.find('\n'), outcome.stderr_tail.size() - 1) << outcome.stderr_tail;
 }
 

@@ -11,9 +11,9 @@
 namespace advisor::testing {
 
 struct WorkerModels {
-  std::string gather;  // blocks.0.select and blocks.1.select gather tokens; `partial` too
-  std::string plain;   // linear layers only
-  std::string conv;    // a convolution on a 4-D input
+  std::string gather;     // blocks.0.select and blocks.1.select gather tokens; `partial` too
+  std::string plain;      // linear layers only
+  std::string conv;       // a convolution on a 4-D input
   std::string attention;  // layers.0-2 attention by matmul-softmax-matmul; layers.3 with dropout
 };
 

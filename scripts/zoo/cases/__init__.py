@@ -1,0 +1,1 @@
+"""The zoo's cases: one module per case (``build(size)``) and its ``.expected.json`` beside it."""
