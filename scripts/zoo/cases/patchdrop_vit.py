@@ -22,7 +22,10 @@ CLASSES = 1000
 def build(size):
     if size != "cuda":
         raise ValueError("patchdrop_vit has a GPU size only")
-    model, timm_version = export_vit.build_model(0.5, CLASSES, indexing=False)
+    try:
+        model, timm_version = export_vit.build_model(0.5, CLASSES, indexing=False)
+    except SystemExit as e:  # export_vit's way of saying timm is missing
+        raise RuntimeError(str(e)) from None
     spec = workload([floats(BATCH, 3, 224, 224)], classes(BATCH, CLASSES), deterministic=True,
                     optimizer={"name": "sgd", "lr": 0.001, "momentum": 0.9},
                     description=f"timm {timm_version} ViT-B/16, patch_drop_rate=0.5, batch "

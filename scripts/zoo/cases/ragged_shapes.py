@@ -54,7 +54,7 @@ def build(size):
     # (batch, tokens, dim, hidden, start, grow): the length reaches the sequence after
     # (tokens - start) / grow calls, far more than one advisor run makes.
     batch, tokens, dim, hidden, start, grow = pick(size, (8, 1024, 32, 1024, 256, 4),
-                                                   (32, 8192, 256, 4096, 1024, 16))
+                                                   (8, 8192, 256, 4096, 1024, 16))
     return (CurriculumNet(16, dim, hidden, start, grow, 10),
             workload([floats(batch, tokens, 16)], classes(batch, 10),
                      description=f"body.curriculum trains on {start} + {grow} x calls tokens: "
