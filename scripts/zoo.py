@@ -14,7 +14,7 @@ is a known miss run too but are listed apart and not counted. The last line is
 
 --attempts N (default 1) runs a case whose answer was wrong again, up to N runs in all, and
 counts it right when a later run is; the table says which try was right and lists what the wrong
-tries found, so a flaky answer stays visible. Accuracy figures use one attempt; CI uses two,
+tries found, so a flaky answer stays visible. Accuracy figures use one attempt; CI uses three,
 because a loaded 2-core machine perturbs single measurements (docs/benchmarks.md).
 
 --workdir keeps the archives and reports there (default: a temporary folder, removed after);
@@ -69,7 +69,7 @@ def export(python, workdir, device, names, reuse):
         done = subprocess.run(command, capture_output=True, text=True,
                               timeout=EXPORT_TIMEOUT_PER_CASE_S * len(todo))
     except subprocess.TimeoutExpired:
-        return {n: errors[n] or "export timed out" for n in names}
+        return dict(errors, **{n: "export timed out" for n in todo})
     reported = {}
     for line in done.stdout.splitlines():
         if line.startswith("{"):
@@ -85,11 +85,14 @@ def run_advisor(advisor, archive, out_dir, device, timeout, autotest):
     command = [advisor, "bisect", archive, "--out", out_dir, "--device", device, "-q"]
     if autotest:
         command.append("--autotest")
+    shutil.rmtree(out_dir, ignore_errors=True)  # a report left by an earlier run must not count
     start = time.monotonic()
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return None, f"timed out after {timeout} s", time.monotonic() - start
+    except OSError as e:
+        return None, f"cannot run advisor: {e}", time.monotonic() - start
     seconds = time.monotonic() - start
     report_path = os.path.join(out_dir, "report.json")
     if done.returncode != 0 or not os.path.exists(report_path):
@@ -154,7 +157,7 @@ def print_table(rows):
     cells = [(r["case"], r["expected"], r["found"], verdict(r),
               "" if r["windows"] is None else str(r["windows"]),
               "" if r["wall_s"] is None else f"{r['wall_s']:.1f}") for r in rows]
-    widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(headers)]
+    widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(headers)]
     for line in [headers] + cells:
         print("  ".join(v.ljust(w) for v, w in zip(line, widths)).rstrip())
 
@@ -201,7 +204,8 @@ def main():
 
     counted = [r for r in rows if not r["known_miss"]]
     misses = [r for r in rows if r["known_miss"]]
-    print_table(counted)
+    if counted:
+        print_table(counted)
     for r in counted:
         for tried in r["wrong_tries"]:
             print(f"retried: {r['case']}: a wrong try found {tried['found']} ({tried['why']})")

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "engine/autotest/applicability.h"
+#include "engine/util/remove_tree.h"
 
 namespace advisor {
 namespace {
@@ -26,10 +27,7 @@ class ScratchDir {
     }
     path_ = pattern;
   }
-  ~ScratchDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
+  ~ScratchDir() { RemoveTree(path_); }
   ScratchDir(const ScratchDir&) = delete;
   ScratchDir& operator=(const ScratchDir&) = delete;
 

@@ -12,6 +12,7 @@
 #include "engine/analysis/attribution.h"
 #include "engine/analysis/bisect_policy.h"
 #include "engine/analysis/placement.h"
+#include "engine/analysis/sequence_numbers.h"
 #include "engine/gpu/copy_sites.h"
 #include "engine/gpu/device_allocations.h"
 #include "engine/gpu/gpu_summary.h"
@@ -42,80 +43,6 @@ double Median(std::vector<double> values) {
 double Total(const WindowAttribution& attribution, const PhaseCosts& costs) {
   return attribution.Rank(costs.forward) + attribution.Rank(costs.backward);
 }
-
-// Runs the session's steps on a fresh copy of the model, so instrumentation applies before
-// the executors first run.
-class Session {
- public:
-  Session(const BisectOptions& options, const WorkloadSpec& spec, const Progress& progress)
-      : options_(options), spec_(spec), progress_(progress) {}
-
-  // A fresh module with every instance labelled, and `graphs` instrumented.
-  std::unique_ptr<TrainingStep> Prepare(const std::vector<std::string>& graphs) {
-    torch::jit::Module module = LoadModule(options_.model_path);
-    AssignInstancePaths(module);
-    Instrumenter instrumenter;
-    for (const std::string& path : graphs) {
-      instrumenter.InstrumentCallsIn(ModuleAt(module, path));
-    }
-    auto step = std::make_unique<TrainingStep>(module, spec_);
-    Warm(*step);
-    return step;
-  }
-
-  void Warm(TrainingStep& step) {
-    try {
-      RunSteps(step, options_.warmup_steps, false);
-    } catch (const StepError& error) {
-      throw StepError(Locate(error.what()));
-    }
-  }
-
-  int windows = 0;
-
- private:
-  // Names the module a failing step raised in: every module's calls are instrumented and one
-  // step runs; the innermost module entered and not left is the one that raised.
-  std::string Locate(const std::string& message) {
-    std::string where;
-    try {
-      torch::jit::Module module = LoadModule(options_.model_path);
-      AssignInstancePaths(module);
-      Instrumenter instrumenter;
-      for (const torch::jit::NameModule& named : module.named_modules()) {
-        if (named.value.find_method("forward")) instrumenter.InstrumentCallsIn(named.value);
-      }
-      TrainingStep step(module, spec_);
-      EventRecorder::Get().Start();
-      try {
-        step.Run(0, false);
-      } catch (const std::exception&) {
-      }
-      EventRecorder::Get().Stop();
-      Timeline timeline;
-      EventRecorder::Get().CollectInto(timeline);
-      std::vector<std::string> open;
-      for (const MarkerEvent& marker : timeline.markers) {
-        if (marker.kind == MarkerKind::kForwardEnter) open.push_back(marker.path);
-        if (marker.kind == MarkerKind::kForwardExit && !open.empty() && open.back() == marker.path) {
-          open.pop_back();
-        }
-      }
-      if (!open.empty()) where = open.back();
-    } catch (const std::exception&) {
-      // The diagnosis is best effort; the original error still stands.
-    }
-    std::string located = where.empty() ? message : "module " + where + ": " + message;
-    if (message.find("out of memory") != std::string::npos) {
-      located += " (batch size " + std::to_string(spec_.batch_size()) + ")";
-    }
-    return options_.model_path + ": " + located;
-  }
-
-  const BisectOptions& options_;
-  const WorkloadSpec& spec_;
-  const Progress& progress_;
-};
 
 std::string NearestForwardAncestor(const std::map<std::string, ModuleInfo>& modules,
                                    std::string path) {
@@ -168,47 +95,17 @@ BisectLevel ToReportLevel(int depth, const std::string& parent, const LevelDecis
   return level;
 }
 
-// The forward op that created a backward node: same (thread, sequence number), the latest one
-// started before it (Kineto's rule), reported as the outermost op around it (the graph node).
-std::string ForwardOpOf(const MeasuredWindow& window, const OpEvent& backward) {
-  const std::vector<OpEvent>& ops = window.timeline.ops;
-  int best = -1;
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    const OpEvent& op = ops[i];
-    if (op.scope != OpScope::kForward || op.seq_nr != backward.seq_nr ||
-        op.thread != backward.forward_thread || op.start_ns > backward.start_ns) {
-      continue;
-    }
-    if (best < 0 || op.start_ns > ops[best].start_ns) best = static_cast<int>(i);
-  }
-  if (best < 0) return "";
-  return ops[window.placements[best].top_level].name;
-}
+constexpr std::size_t kHotspotTopOps = 10;
 
-// Backward ops placed by markers against the module of their forward op by sequence number.
-void CheckAgainstSequenceNumbers(const MeasuredWindow& window, CrossCheck& out) {
-  const std::vector<OpEvent>& ops = window.timeline.ops;
-  // (thread, seq) -> the latest forward op's module, in start order.
-  std::map<std::pair<ThreadId, std::int64_t>, std::string> forward_module;
-  std::vector<std::size_t> order(ops.size());
-  for (std::size_t i = 0; i < ops.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](std::size_t a, std::size_t b) { return ops[a].start_ns < ops[b].start_ns; });
-  for (std::size_t i : order) {
-    const OpEvent& op = ops[i];
-    if (op.seq_nr < 0) continue;
-    if (op.scope == OpScope::kForward) {
-      forward_module[{op.thread, op.seq_nr}] = window.placements[i].module;
-    } else if (op.scope == OpScope::kBackward && window.placements[i].top_level == static_cast<int>(i)) {
-      auto it = forward_module.find({op.forward_thread, op.seq_nr});
-      if (it == forward_module.end()) {
-        ++out.backward_ops_without_forward;
-        continue;
-      }
-      ++out.backward_ops_checked;
-      if (it->second == window.placements[i].module) ++out.backward_ops_agreeing;
-    }
-  }
+// Report both clocks, whatever the ranking used.
+OpTime ToOpTime(const OpCost& op) {
+  OpTime time;
+  time.name = op.name;
+  time.phase = PhaseName(op.phase);
+  time.calls = static_cast<int>(op.calls + 0.5);
+  time.ms = op.cost.host_ms;
+  time.gpu_ms = op.cost.gpu_ms;
+  return time;
 }
 
 Hotspot FindHotspot(const MeasuredWindow& window, const std::string& path, Phase phase,
@@ -223,15 +120,7 @@ Hotspot FindHotspot(const MeasuredWindow& window, const std::string& path, Phase
   hotspot.path = path;
   hotspot.phase = PhaseName(phase);
   for (const OpCost& op : attribution.TopOps(path)) {
-    if (hotspot.top_ops.size() < 10) {
-      OpTime time;
-      time.name = op.name;
-      time.phase = PhaseName(op.phase);
-      time.calls = static_cast<int>(op.calls + 0.5);
-      time.ms = op.cost.host_ms;
-      time.gpu_ms = op.cost.gpu_ms;
-      hotspot.top_ops.push_back(time);
-    }
+    if (hotspot.top_ops.size() < kHotspotTopOps) hotspot.top_ops.push_back(ToOpTime(op));
     if (op.phase == phase && hotspot.op.empty()) {
       hotspot.op = op.name;
       hotspot.ms = attribution.Rank(op.cost);
@@ -245,7 +134,7 @@ Hotspot FindHotspot(const MeasuredWindow& window, const std::string& path, Phase
       const OpEvent& op = window.timeline.ops[i];
       if (op.name == hotspot.op && IsSameOrDescendant(window.placements[i].module, path) &&
           op.seq_nr >= 0) {
-        forward_op = ForwardOpOf(window, op);
+        forward_op = ForwardOpOf(window.timeline, window.placements, i);
         break;
       }
     }
@@ -261,56 +150,93 @@ Hotspot FindHotspot(const MeasuredWindow& window, const std::string& path, Phase
   return hotspot;
 }
 
-std::string DeviceName(const WorkloadSpec& spec) {
-  if (spec.device == "cuda") return CudaDeviceName();
-  return CpuModelName();
-}
 
-}  // namespace
+// One `advisor bisect` run: the baseline window, then one window per level.
+class Bisection {
+ public:
+  Bisection(const BisectOptions& options, const Progress& progress)
+      : options_(options),
+        progress_(progress),
+        spec_(ApplyOverrides(ReadWorkload(options.model_path), options.overrides)) {}
 
-BisectOutcome RunBisect(const BisectOptions& options, const Progress& progress) {
-  const auto wall_start = std::chrono::steady_clock::now();
-  WorkloadSpec spec = ApplyOverrides(ReadWorkload(options.model_path), options.overrides);
-  if (spec.device == "cuda" && !torch::cuda::is_available()) {
-    throw WorkloadError("--device cuda: " + std::string(CudaUnavailableReason()));
+  BisectOutcome Run() {
+    const auto wall_start = std::chrono::steady_clock::now();
+    if (spec_.device == "cuda" && !torch::cuda::is_available()) {
+      throw WorkloadError("--device cuda: " + CudaUnavailableReason());
+    }
+    ApplyGlobalSettings(spec_);
+    torch::jit::setGraphExecutorOptimize(options_.jit_optimize);
+    if (spec_.device == "cuda") gpu_ = MakeGpuActivityProbe();
+
+    BisectReport report;
+    report.run = DescribeRun();
+    progress_("loading " + options_.model_path);
+    // Described on a copy that is never instrumented (see DescribeModules).
+    model_ = LoadModule(options_.model_path);
+    modules_ = DescribeModules(model_);
+
+    MeasureBaseline(report);
+    Descent descent = Descend(report);
+
+    if (!descent.path.empty()) {
+      const PhaseCosts costs = descent.window.attribution->Step();
+      const double step_cost = Total(*descent.window.attribution, costs) +
+                               descent.window.attribution->Rank(costs.optimizer);
+      report.hotspot = FindHotspot(descent.window, descent.path, descent.phase, step_cost, model_);
+    }
+    report.cross_check =
+        CheckAgainstSequenceNumbers(descent.window.timeline, descent.window.placements);
+    report.modules = ModuleTable(descent.measured);
+    report.run.windows = windows_;
+    report.run.wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    return BisectOutcome{std::move(report), std::move(descent.window.timeline),
+                         std::move(descent.window.placements)};
   }
-  ApplyGlobalSettings(spec);
-  torch::jit::setGraphExecutorOptimize(options.jit_optimize);
 
-  BisectReport report;
-  report.run.model = options.model_path;
-  report.run.device = spec.device;
-  report.run.device_name = DeviceName(spec);
-  report.run.torch_version = TorchVersion();
-  report.run.advisor_version = ADVISOR_VERSION;
-  report.run.warmup_steps = options.warmup_steps;
-  report.run.window_steps = options.window_steps;
-  report.run.batch_size = static_cast<int>(spec.batch_size());
-  report.run.deterministic = spec.deterministic;
-  report.run.dtype = spec.inputs.front().dtype;
+ private:
+  // Where the descent ended, and the deepest level's window.
+  struct Descent {
+    std::string path;                       // "" when nothing stood out at level 1
+    Phase phase = Phase::kOutside;          // the anomaly's phase, where one decided
+    MeasuredWindow window;
+    std::map<std::string, PhaseCosts> measured;  // every module some level saw
+  };
 
-  std::unique_ptr<GpuActivityProbe> gpu = spec.device == "cuda" ? MakeGpuActivityProbe() : nullptr;
-  Session session(options, spec, progress);
+  RunInfo DescribeRun() const {
+    RunInfo run;
+    run.model = options_.model_path;
+    run.device = spec_.device;
+    run.device_name = spec_.device == "cuda" ? CudaDeviceName() : CpuModelName();
+    run.torch_version = TorchVersion();
+    run.advisor_version = ADVISOR_VERSION;
+    run.warmup_steps = options_.warmup_steps;
+    run.window_steps = options_.window_steps;
+    run.batch_size = static_cast<int>(spec_.batch_size());
+    run.deterministic = spec_.deterministic;
+    run.dtype = spec_.inputs.front().dtype;
+    return run;
+  }
 
-  // ---- Baseline: uninstrumented, timed without probes, then one profiled window ----
-  progress("loading " + options.model_path);
-  torch::jit::Module model = LoadModule(options.model_path);
-  const std::map<std::string, ModuleInfo> modules = DescribeModules(model);
-  progress("baseline: " + std::to_string(options.warmup_steps) + " warm-up steps");
-  std::unique_ptr<TrainingStep> step = session.Prepare({});
-  const std::vector<double> timed = StepMillis(RunSteps(*step, options.window_steps, false));
-  report.step.median_ms = Median(timed);
-  report.step.min_ms = *std::min_element(timed.begin(), timed.end());
-  report.step.max_ms = *std::max_element(timed.begin(), timed.end());
-  progress("baseline: median step " + Fixed(report.step.median_ms, 1) + " ms over " +
-           std::to_string(timed.size()) + " steps; profiling window 1");
-  ResetCudaMemoryPeaks();
-  MeasuredWindow baseline =
-      MeasureWindow(RecordWindow(*step, options.window_steps, gpu.get(), spec.device == "cuda"));
-  report.memory = ReadCudaMemoryStats();
-  ++session.windows;
-  step.reset();
-  {
+  // Unprofiled timing steps give the step time; a profiled window gives the phases, the op table,
+  // the GPU summary, syncs, copies and memory.
+  void MeasureBaseline(BisectReport& report) {
+    progress_("baseline: " + std::to_string(options_.warmup_steps) + " warm-up steps");
+    std::unique_ptr<TrainingStep> step = Prepare({});
+    const std::vector<double> timed = StepMillis(RunSteps(*step, options_.window_steps, false));
+    report.step.median_ms = Median(timed);
+    report.step.min_ms = *std::min_element(timed.begin(), timed.end());
+    report.step.max_ms = *std::max_element(timed.begin(), timed.end());
+    progress_("baseline: median step " + Fixed(report.step.median_ms, 1) + " ms over " +
+              std::to_string(timed.size()) + " steps; profiling window " +
+              std::to_string(windows_ + 1));
+    ResetCudaMemoryPeaks();
+    const bool cuda = spec_.device == "cuda";
+    const MeasuredWindow baseline =
+        MeasureWindow(RecordWindow(*step, options_.window_steps, gpu_.get(), cuda));
+    ++windows_;
+    report.memory = ReadCudaMemoryStats();
+
     std::vector<double> forward, backward, optimizer;
     for (const StepSpan& span : baseline.timeline.steps) {
       forward.push_back((span.forward_end_ns - span.start_ns) * 1e-6);
@@ -325,51 +251,72 @@ BisectOutcome RunBisect(const BisectOptions& options, const Progress& progress) 
         "probe overhead: profiled steps took " + Fixed(profiled, 1) + " ms (median) against " +
         Fixed(report.step.median_ms, 1) + " ms unprofiled (" +
         Fixed(100.0 * (profiled / report.step.median_ms - 1.0), 1) + "%)" +
-        (spec.device == "cuda" ? ", phases synchronised in the profiled steps" : ""));
-    for (const OpCost& op : baseline.attribution->TopOps("")) {
-      OpTime time;
-      time.name = op.name;
-      time.phase = PhaseName(op.phase);
-      time.calls = static_cast<int>(op.calls + 0.5);
-      time.ms = op.cost.host_ms;
-      time.gpu_ms = op.cost.gpu_ms;
-      report.ops.push_back(time);
-    }
-  }
-  report.gpu = SummariseGpu(baseline.timeline, CudaDeviceLimits());
-  report.syncs = FindSyncSites(baseline.timeline, baseline.placements);
-  report.copies = FindCopySites(baseline.timeline, baseline.placements);
-  if (report.memory) report.memory->num_device_allocs = CountDeviceAllocations(baseline.timeline);
-  for (const ProbeStatus& probe : baseline.timeline.probes) {
-    if (!probe.active) {
-      report.data_quality.push_back(probe.probe + " probe inactive: " + probe.detail);
-    } else if (probe.probe != "ops" && !probe.detail.empty()) {
-      report.data_quality.push_back(probe.probe + ": " + probe.detail);
-    }
-    if (probe.dropped_records > 0) {
-      report.data_quality.push_back(probe.probe + " probe dropped " +
-                                    std::to_string(probe.dropped_records) + " records");
+        (cuda ? ", phases synchronised in the profiled steps" : ""));
+    for (const OpCost& op : baseline.attribution->TopOps("")) report.ops.push_back(ToOpTime(op));
+
+    report.gpu = SummariseGpu(baseline.timeline, CudaDeviceLimits());
+    report.syncs = FindSyncSites(baseline.timeline, baseline.placements);
+    report.copies = FindCopySites(baseline.timeline, baseline.placements);
+    if (report.memory) report.memory->num_device_allocs = CountDeviceAllocations(baseline.timeline);
+    for (const ProbeStatus& probe : baseline.timeline.probes) {
+      if (!probe.active) {
+        report.data_quality.push_back(probe.probe + " probe inactive: " + probe.detail);
+      } else if (probe.probe != "ops" && !probe.detail.empty()) {
+        report.data_quality.push_back(probe.probe + ": " + probe.detail);
+      }
+      if (probe.dropped_records > 0) {
+        report.data_quality.push_back(probe.probe + " probe dropped " +
+                                      std::to_string(probe.dropped_records) + " records");
+      }
     }
   }
 
-  // ---- Levels ----
-  std::map<std::string, PhaseCosts> measured;  // every module some level saw
-  std::string parent;                           // "" is the root
-  Phase anomaly_phase = Phase::kOutside;
-  MeasuredWindow last;
-  for (int depth = 1; depth <= options.max_depth; ++depth) {
-    std::vector<std::string> graphs{parent};
-    if (!parent.empty()) graphs.push_back(NearestForwardAncestor(modules, parent));
-    progress("level " + std::to_string(depth) + ": instrumenting the children of " +
-             (parent.empty() ? std::string("the root") : parent) + "; profiling window " +
-             std::to_string(session.windows + 1));
-    step = session.Prepare(graphs);
-    last = MeasureWindow(RecordWindow(*step, options.window_steps, gpu.get(), /*sync_phases=*/false));
-    ++session.windows;
-    step.reset();
-    const WindowAttribution& attribution = *last.attribution;
-    for (const std::string& path : attribution.Modules()) measured[path] = attribution.Inclusive(path);
+  // One window per level: instrument the children of the module under examination (and its own
+  // call), measure, decide, descend; container groups are decided from the same window.
+  Descent Descend(BisectReport& report) {
+    Descent descent;
+    for (int depth = 1; depth <= options_.max_depth; ++depth) {
+      const std::string parent = descent.path;
+      std::vector<std::string> graphs{parent};
+      if (!parent.empty()) graphs.push_back(NearestForwardAncestor(modules_, parent));
+      progress_("level " + std::to_string(depth) + ": instrumenting the children of " +
+                (parent.empty() ? std::string("the root") : parent) + "; profiling window " +
+                std::to_string(windows_ + 1));
+      {
+        std::unique_ptr<TrainingStep> step = Prepare(graphs);
+        descent.window =
+            MeasureWindow(RecordWindow(*step, options_.window_steps, gpu_.get(), false));
+        ++windows_;
+      }
+      const WindowAttribution& attribution = *descent.window.attribution;
+      for (const std::string& path : attribution.Modules()) {
+        descent.measured[path] = attribution.Inclusive(path);
+      }
 
+      const LevelInput input = LevelOf(parent, attribution);
+      LevelDecision decision = DecideLevel(input);
+      report.levels.push_back(ToReportLevel(depth, parent, decision, attribution, false));
+      std::string chosen = decision.chosen;
+      if (decision.chosen_is_group) {
+        LevelDecision inner = DecideAmongMembers(input, decision);
+        report.levels.push_back(ToReportLevel(depth, decision.chosen, inner, attribution, true));
+        if (inner.chosen.empty()) {
+          descent.path = decision.chosen;  // the descent stops at the group
+          return descent;
+        }
+        chosen = inner.chosen;
+        decision.phase = inner.phase;
+      }
+      if (chosen.empty()) return descent;
+      descent.path = chosen;
+      descent.phase = decision.phase;
+      auto info = modules_.find(chosen);
+      if (info == modules_.end() || !info->second.calls_submodules) return descent;  // a leaf
+    }
+    return descent;
+  }
+
+  LevelInput LevelOf(const std::string& parent, const WindowAttribution& attribution) const {
     LevelInput input;
     input.parent = parent;
     const PhaseCosts step_costs = attribution.Step();
@@ -385,73 +332,128 @@ BisectOutcome RunBisect(const BisectOptions& options, const Progress& progress) 
         return IsChildOf(other, parent) && IsChildOf(path, other);
       });
       if (IsChildOf(path, parent) && !nested) {
-        input.children.push_back(ChildOf(attribution, path, modules));
+        input.children.push_back(ChildOf(attribution, path, modules_));
       }
     }
+    return input;
+  }
 
-    LevelDecision decision = DecideLevel(input);
-    report.levels.push_back(ToReportLevel(depth, parent, decision, attribution, false));
-    std::string chosen = decision.chosen;
-    if (decision.chosen_is_group) {
-      // The group's instances were measured in this window: decide among them without a new one.
-      LevelInput members;
-      members.parent = decision.chosen;
-      members.step_cost = input.step_cost;
-      // A container group runs no ops of its own: its cost is its members'.
-      for (const ChildCost& child : input.children) {
-        if (IsChildOf(child.path, decision.chosen)) {
-          members.children.push_back(child);
-          members.parent_cost += child.total();
+  // The group's instances were measured in the level's window: decide among them without a new
+  // one. An anomaly that picked an instance inside the group has decided already.
+  static LevelDecision DecideAmongMembers(const LevelInput& level, const LevelDecision& group) {
+    LevelInput members;
+    members.parent = group.chosen;
+    members.step_cost = level.step_cost;
+    // A container group runs no ops of its own: its cost is its members'.
+    for (const ChildCost& child : level.children) {
+      if (IsChildOf(child.path, group.chosen)) {
+        members.children.push_back(child);
+        members.parent_cost += child.total();
+      }
+    }
+    LevelDecision inner = DecideLevel(members);
+    if (!group.chosen_member.empty()) {
+      inner.chosen = group.chosen_member;
+      inner.chosen_is_group = false;
+      inner.phase = group.phase;
+      inner.reason = group.reason;
+    }
+    return inner;
+  }
+
+  std::vector<ModuleStats> ModuleTable(const std::map<std::string, PhaseCosts>& measured) const {
+    std::vector<ModuleStats> table;
+    for (const auto& [path, info] : modules_) {
+      if (path.empty()) continue;
+      ModuleStats stats;
+      stats.path = path;
+      stats.type = info.type;
+      stats.parameters = info.parameters;
+      stats.op_types = info.op_types;
+      if (auto it = measured.find(path); it != measured.end()) {
+        stats.measured = true;
+        stats.forward_ms = it->second.forward.host_ms;
+        stats.backward_ms = it->second.backward.host_ms;
+        stats.gpu_ms = it->second.forward.gpu_ms + it->second.backward.gpu_ms;
+      }
+      table.push_back(std::move(stats));
+    }
+    return table;
+  }
+
+  // A fresh copy of the model with every instance labelled and `graphs` instrumented, warmed up:
+  // instrumentation must come before the executors first run.
+  std::unique_ptr<TrainingStep> Prepare(const std::vector<std::string>& graphs) {
+    torch::jit::Module module = LoadModule(options_.model_path);
+    AssignInstancePaths(module);
+    Instrumenter instrumenter;
+    for (const std::string& path : graphs) {
+      instrumenter.InstrumentCallsIn(ModuleAt(module, path));
+    }
+    auto step = std::make_unique<TrainingStep>(module, spec_);
+    Warm(*step);
+    return step;
+  }
+
+  void Warm(TrainingStep& step) {
+    try {
+      RunSteps(step, options_.warmup_steps, false);
+    } catch (const StepError& error) {
+      throw StepError(Locate(error.what()));
+    }
+  }
+
+  // Names the module a failing step raised in: every module's calls are instrumented and one
+  // step runs; the innermost module entered and not left is the one that raised.
+  std::string Locate(const std::string& message) {
+    std::string where;
+    try {
+      torch::jit::Module module = LoadModule(options_.model_path);
+      AssignInstancePaths(module);
+      Instrumenter instrumenter;
+      for (const torch::jit::NameModule& named : module.named_modules()) {
+        if (named.value.find_method("forward")) instrumenter.InstrumentCallsIn(named.value);
+      }
+      TrainingStep step(module, spec_);
+      EventRecorder::Get().Start();
+      try {
+        step.Run(0, false);
+      } catch (const std::exception&) {
+      }
+      EventRecorder::Get().Stop();
+      Timeline timeline;
+      EventRecorder::Get().CollectInto(timeline);
+      std::vector<std::string> open;
+      for (const MarkerEvent& marker : timeline.markers) {
+        if (marker.kind == MarkerKind::kForwardEnter) open.push_back(marker.path);
+        if (marker.kind == MarkerKind::kForwardExit && !open.empty() && open.back() == marker.path) {
+          open.pop_back();
         }
       }
-      LevelDecision inner = DecideLevel(members);
-      if (!decision.chosen_member.empty()) {
-        inner.chosen = decision.chosen_member;
-        inner.chosen_is_group = false;
-        inner.phase = decision.phase;
-        inner.reason = decision.reason;
-      }
-      report.levels.push_back(ToReportLevel(depth, decision.chosen, inner, attribution, true));
-      if (inner.chosen.empty()) {
-        parent = decision.chosen;  // the descent stops at the group
-        break;
-      }
-      chosen = inner.chosen;
-      decision.phase = inner.phase;
+      if (!open.empty()) where = open.back();
+    } catch (const std::exception&) {
+      // The diagnosis is best effort; the original error still stands.
     }
-    if (chosen.empty()) break;
-    anomaly_phase = decision.phase;
-    parent = chosen;
-    auto info = modules.find(chosen);
-    if (info == modules.end() || !info->second.calls_submodules) break;  // a leaf: done
+    std::string located = where.empty() ? message : "module " + where + ": " + message;
+    if (message.find("out of memory") != std::string::npos) {
+      located += " (batch size " + std::to_string(spec_.batch_size()) + ")";
+    }
+    return options_.model_path + ": " + located;
   }
 
-  // ---- Hot spot, cross-check, module table ----
-  const PhaseCosts step_costs = last.attribution->Step();
-  const double step_cost = Total(*last.attribution, step_costs) + last.attribution->Rank(step_costs.optimizer);
-  if (!parent.empty()) {
-    report.hotspot = FindHotspot(last, parent, anomaly_phase, step_cost, model);
-  }
-  CheckAgainstSequenceNumbers(last, report.cross_check);
-  for (const auto& [path, info] : modules) {
-    if (path.empty()) continue;
-    ModuleStats stats;
-    stats.path = path;
-    stats.type = info.type;
-    stats.parameters = info.parameters;
-    stats.op_types = info.op_types;
-    if (auto it = measured.find(path); it != measured.end()) {
-      stats.measured = true;
-      stats.forward_ms = it->second.forward.host_ms;
-      stats.backward_ms = it->second.backward.host_ms;
-      stats.gpu_ms = it->second.forward.gpu_ms + it->second.backward.gpu_ms;
-    }
-    report.modules.push_back(stats);
-  }
-  report.run.windows = session.windows;
-  report.run.wall_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  return BisectOutcome{std::move(report), std::move(last.timeline), std::move(last.placements)};
+  const BisectOptions& options_;
+  const Progress& progress_;
+  const WorkloadSpec spec_;
+  std::unique_ptr<GpuActivityProbe> gpu_;
+  torch::jit::Module model_;
+  std::map<std::string, ModuleInfo> modules_;
+  int windows_ = 0;
+};
+
+}  // namespace
+
+BisectOutcome RunBisect(const BisectOptions& options, const Progress& progress) {
+  return Bisection(options, progress).Run();
 }
 
 }  // namespace advisor

@@ -54,8 +54,9 @@ def main():
             failed += 1
         if args.device == "cuda":
             torch.cuda.empty_cache()  # a case's cached memory must not crowd the next one
-        print(json.dumps({"case": name, "ok": not error, "seconds": round(time.monotonic() - start, 2),
-                          "error": error}), flush=True)
+        seconds = round(time.monotonic() - start, 2)
+        print(json.dumps({"case": name, "ok": not error, "seconds": seconds, "error": error}),
+              flush=True)
     sys.exit(1 if failed else 0)
 
 

@@ -19,6 +19,8 @@ import json
 import statistics
 import sys
 
+DETAIL_CHARS = 100  # of a fix's detail (why it was skipped, rejected or failed) in the table
+
 
 def _load(path):
     with open(path, encoding="utf-8") as f:
@@ -87,8 +89,8 @@ def localisation_table(runs):
 
 def fixes_table(autotest):
     """Lines of the table of the autotester's fixes, one row per case and recipe."""
-    lines = ["| case | recipe | status | speedup (rounds min-max) | baseline ms | fixed ms |",
-             "|---|---|---|---:|---:|---:|"]
+    lines = ["| case | recipe | status | speedup (rounds min-max) | baseline ms | fixed ms "
+             "| detail |", "|---|---|---|---:|---:|---:|---|"]
     for result in autotest["results"]:
         for fix in result.get("fixes", []):
             speedup = "-"
@@ -100,7 +102,8 @@ def fixes_table(autotest):
             candidate = (fix.get("candidate") or {}).get("median_ms")
             lines.append(f"| {result['case']} | {fix['recipe']} | {fix['status']} | {speedup} | "
                          f"{'-' if baseline is None else f'{baseline:.1f}'} | "
-                         f"{'-' if candidate is None else f'{candidate:.1f}'} |")
+                         f"{'-' if candidate is None else f'{candidate:.1f}'} | "
+                         f"{_cell(fix.get('detail', '')[:DETAIL_CHARS])} |")
     return lines if len(lines) > 2 else []
 
 

@@ -5,7 +5,8 @@
 
 #include <filesystem>
 #include <stdexcept>
-#include <system_error>
+
+#include "engine/util/remove_tree.h"
 
 namespace advisor::testing {
 
@@ -16,9 +17,6 @@ ScratchDir::ScratchDir() {
   path_ = pattern;
 }
 
-ScratchDir::~ScratchDir() {
-  std::error_code ignored;
-  std::filesystem::remove_all(path_, ignored);
-}
+ScratchDir::~ScratchDir() { RemoveTree(path_); }
 
 }  // namespace advisor::testing

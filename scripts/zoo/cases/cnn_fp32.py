@@ -2,9 +2,10 @@
 
 A stem and five residual blocks in a Sequential (``features``). Each block expands with a 5x5
 convolution (``expand``) and projects back with a 1x1 one; the fourth block, ``features.4``,
-expands to 8 times the width of the others. On a tensor-core GPU every convolution runs in NCHW and float32, so cuDNN
-transposes around them: channels-last (and mixed precision) is the fix the rules name. On any
-device ``features.4.expand`` is where the time goes.
+expands to 8 times the width of the others (so it is another TorchScript type: the convolutions'
+channel counts are constants). On a tensor-core GPU every convolution runs in NCHW and float32,
+so cuDNN transposes around them: channels-last (and mixed precision) is the fix the rules name.
+On any device ``features.4.expand`` is where the time goes.
 """
 
 import torch

@@ -2,9 +2,9 @@
 
 PatchDropout keeps half of the patch tokens with ``x.gather(1, keep.unsqueeze(-1).expand(...))``;
 under deterministic algorithms its backward (GatherBackward0) takes CUDA's sort-based path. The
-model and workload are scripts/export_vit.py's (batch 128, fp32, SGD, deterministic); docs/gpu-check.md
-records advisor's answer on an H200 and an H100. GPU only: it needs timm, which the CPU machines
-lack, and is far too large for a CPU step.
+model and workload are scripts/export_vit.py's (batch 128, fp32, SGD, deterministic);
+docs/gpu-check.md records advisor's answer on an H200 and an H100. GPU only: it needs timm, which
+the CPU machines lack, and is far too large for a CPU step.
 """
 
 import os

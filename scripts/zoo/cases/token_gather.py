@@ -1,8 +1,9 @@
 """Token jitter by torch.gather in one stage of four, deterministic algorithms on.
 
 A token MLP in a ModuleList of stages; every stage has a ``jitter`` module, which in stage 1
-replaces each token by the mean (a sum, then one division) of ``factor`` tokens drawn at random from its sequence, taken with
-timm's PatchDropout idiom ``x.gather(1, idx.unsqueeze(-1).expand(-1, -1, C))``. Its backward
+replaces each token by the mean (a sum, then one division) of ``factor`` tokens drawn at random
+from its sequence, taken with timm's PatchDropout idiom
+``x.gather(1, idx.unsqueeze(-1).expand(-1, -1, C))``. Its backward
 (GatherBackward0) scatters the gradient back with scatter_add, which deterministic algorithms make
 sort-based on CUDA. The other stages' jitter has factor 0 and passes tokens through (one
 TorchScript type, the factor is a plain int attribute).

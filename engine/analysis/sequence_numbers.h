@@ -1,0 +1,27 @@
+// Matching backward nodes to the forward ops that created them by autograd sequence number: a
+// second, marker-free attribution that names the forward op behind a backward hot spot and
+// cross-checks the markers.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/analysis/placement.h"
+#include "engine/report/report.h"
+#include "engine/timeline/timeline.h"
+
+namespace advisor {
+
+// The forward op that created the node `backward` (an index into timeline.ops): same forward
+// thread and sequence number, the latest started before it (Kineto's rule), reported as the
+// outermost op around it, the graph node the model's code called ("aten::linear" for the
+// aten::addmm inside it). "" when the window holds no such op.
+std::string ForwardOpOf(const Timeline& timeline, const std::vector<OpPlacement>& placements,
+                        std::size_t backward);
+
+// For every top-level backward node: does its module by markers equal the module of its forward
+// op by sequence number?
+CrossCheck CheckAgainstSequenceNumbers(const Timeline& timeline,
+                                       const std::vector<OpPlacement>& placements);
+
+}  // namespace advisor
