@@ -24,7 +24,7 @@ namespace advisor {
 
 inline constexpr double kBackwardRatio = 3.0;
 inline constexpr double kMinExcessShare = 0.02;
-inline constexpr double kOutlierFactor = 1.5;
+inline constexpr double kOutlierFactor = 2.0;  // 1.5 let a noisy CPU window pick the wrong block
 inline constexpr double kMajority = 0.5;
 inline constexpr double kStandoutFactor = 2.0;
 inline constexpr double kStandoutShare = 0.25;

@@ -95,7 +95,7 @@ struct ModuleStats {
   double gpu_ms = 0;
   bool measured = false;     // some level instrumented this module
   long long parameters = 0;  // own and descendants'
-  std::vector<std::string> op_types;  // graph node kinds used in its forward, e.g. "aten::gather"
+  std::vector<std::string> op_types;  // operator kinds its own forward uses, e.g. "aten::gather"
 };
 
 // GPU step metrics from the CUPTI records of the baseline window (issue: GPU truth).

@@ -2,6 +2,8 @@
 
 #include <torch/csrc/jit/passes/inliner.h>
 
+#include "engine/torch/function_inliner.h"
+
 #include <set>
 #include <stdexcept>
 
@@ -23,7 +25,16 @@ bool CallsSubmodules(const torch::jit::Block* block, const torch::jit::Value* se
   return false;
 }
 
-std::shared_ptr<torch::jit::Graph> InlinedForward(const torch::jit::Module& module) {
+// The module's own forward with the free functions it calls inlined: its own ops, not its
+// children's (their calls stay prim::CallMethod).
+std::shared_ptr<torch::jit::Graph> OwnForward(const torch::jit::Module& module) {
+  auto graph = module.get_method("forward").graph()->copy();
+  InlineFunctionCalls(*graph);
+  return graph;
+}
+
+// Everything the forward runs, submodules included.
+std::shared_ptr<torch::jit::Graph> WholeForward(const torch::jit::Module& module) {
   auto graph = module.get_method("forward").graph()->copy();
   torch::jit::Inline(*graph);
   return graph;
@@ -88,7 +99,7 @@ std::map<std::string, ModuleInfo> DescribeModules(const torch::jit::Module& root
       const auto graph = forward->graph();
       info.calls_submodules = CallsSubmodules(graph->block(), graph->inputs()[0]);
       std::set<std::string> kinds;
-      CollectKinds(InlinedForward(named.value)->block(), kinds);
+      CollectKinds(OwnForward(named.value)->block(), kinds);
       info.op_types.assign(kinds.begin(), kinds.end());
     }
     modules[info.path] = std::move(info);
@@ -101,8 +112,14 @@ std::optional<SourceLocation> FindOpSource(const torch::jit::Module& root, const
   if (op.rfind("aten::", 0) != 0) return std::nullopt;
   const torch::jit::Module module = ModuleAt(root, path);
   if (!module.find_method("forward")) return std::nullopt;
-  const auto graph = InlinedForward(module);
-  const torch::jit::Node* node = FindNode(graph->block(), c10::Symbol::fromQualString(op));
+  // The module's own node first; a descendant's when the descent stopped above the op's module.
+  const c10::Symbol kind = c10::Symbol::fromQualString(op);
+  auto graph = OwnForward(module);
+  const torch::jit::Node* node = FindNode(graph->block(), kind);
+  if (node == nullptr) {
+    graph = WholeForward(module);
+    node = FindNode(graph->block(), kind);
+  }
   if (node == nullptr) return std::nullopt;
   // Archives saved with debug info map the serialized code back to the model's Python source;
   // without it, the serialized TorchScript code (code/__torch__/...) is the best there is.

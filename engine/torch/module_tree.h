@@ -16,14 +16,15 @@ struct ModuleInfo {
   std::string path;  // "" for the root
   std::string type;  // TorchScript class name
   long long parameters = 0;            // own and descendants'
-  std::vector<std::string> op_types;   // operator kinds its forward uses, submodules' included
+  std::vector<std::string> op_types;   // operator kinds its own forward (and the functions it
+                                       // calls) uses, not its submodules'
   bool has_forward = false;            // containers such as ModuleList have none
   bool calls_submodules = false;       // its forward calls another module: it can be descended
 };
 
-// Inlining the forwards to list their ops makes TorchScript cache the callees' optimised graphs,
-// which a later instrumentation of the same module would not reach: describe a copy that will
-// not be instrumented.
+// Inlining a forward (FindOpSource inlines submodules too) can make TorchScript cache the
+// callees' optimised graphs, which a later instrumentation of the same module would not reach:
+// describe a copy that will not be instrumented.
 std::map<std::string, ModuleInfo> DescribeModules(const torch::jit::Module& root);
 
 // The instance at `path` ("" is the root); throws std::out_of_range for an unknown path.

@@ -5,7 +5,7 @@
 
 #include <map>
 
-#include "engine/worker/function_inliner.h"
+#include "engine/torch/function_inliner.h"
 
 namespace advisor {
 namespace {

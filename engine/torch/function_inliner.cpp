@@ -1,4 +1,4 @@
-#include "engine/worker/function_inliner.h"
+#include "engine/torch/function_inliner.h"
 
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/passes/inliner.h>
