@@ -16,6 +16,7 @@
 #include "engine/gpu/copy_sites.h"
 #include "engine/gpu/device_allocations.h"
 #include "engine/gpu/gpu_summary.h"
+#include "engine/gpu/site_paths.h"
 #include "engine/gpu/sync_sites.h"
 #include "engine/torch/instrument.h"
 #include "engine/torch/model_archive.h"
@@ -292,6 +293,10 @@ class Bisection {
       for (const std::string& path : attribution.Modules()) {
         descent.measured[path] = attribution.Inclusive(path);
       }
+      RefineSitePaths(report.syncs,
+                      FindSyncSites(descent.window.timeline, descent.window.placements));
+      RefineSitePaths(report.copies,
+                      FindCopySites(descent.window.timeline, descent.window.placements));
 
       const LevelInput input = LevelOf(parent, attribution);
       LevelDecision decision = DecideLevel(input);
