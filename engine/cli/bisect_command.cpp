@@ -48,13 +48,7 @@ void AddBisectCommand(CLI::App& app, BisectCommandOptions& options) {
   command->add_option("model", options.bisect.model_path,
                       "model.pt with advisor/workload.json inside (default: the bundled demo)");
   command->add_option("--out", options.out_dir, "report directory")->capture_default_str();
-  command->add_option("--device", options.device, "cpu or cuda (default: the workload's)");
-  command->add_option("--batch-size", options.batch_size, "override the workload's batch size");
-  auto* deterministic = command->add_flag("--deterministic", options.deterministic,
-                                          "use deterministic algorithms");
-  command->add_flag("--no-deterministic", options.nondeterministic,
-                    "do not use deterministic algorithms")
-      ->excludes(deterministic);
+  options.workload.AddTo(*command);
   command->add_option("--warmup", options.bisect.warmup_steps, "discarded steps per window")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
@@ -84,11 +78,7 @@ int RunBisectCommand(BisectCommandOptions& options) {
       return 2;
     }
   }
-  WorkloadOverrides& overrides = options.bisect.overrides;
-  if (!options.device.empty()) overrides.device = options.device;
-  if (options.batch_size != 0) overrides.batch_size = options.batch_size;
-  if (options.deterministic) overrides.deterministic = true;
-  if (options.nondeterministic) overrides.deterministic = false;
+  options.bisect.overrides = options.workload.ToOverrides();
 
   // Everything that can be checked before minutes of profiling is checked first.
   PrepareReportDir(options.out_dir);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/cli/workload_flags.h"
 #include "engine/torch/bisector.h"
 
 namespace advisor {
@@ -14,10 +15,7 @@ struct BisectCommandOptions {
   BisectOptions bisect;
   std::string out_dir = "advisor-report";
   std::vector<std::string> rule_dirs;
-  std::string device;             // "" keeps the workload's
-  long long batch_size = 0;       // 0 keeps the workload's
-  bool deterministic = false;
-  bool nondeterministic = false;
+  WorkloadFlags workload;
   bool quiet = false;
   bool autotest = false;          // try the findings' recipes (engine/cli/autotest_step.h)
 };

@@ -35,19 +35,11 @@ void AddWorkerCommand(CLI::App& app, WorkerCommandOptions& options) {
   command->add_option("--warmup", options.worker.warmup, "steps run first and discarded")
       ->capture_default_str()
       ->check(CLI::Range(0, 100000));
-  command->add_option("--device", options.device, "cpu or cuda (default: the workload's)")
-      ->check(CLI::IsMember({"cpu", "cuda"}));
   command->add_option("--result", options.worker.result_path, "the result file to write")
       ->required();
   command->add_flag("--numerics", options.numerics,
                     "compare the candidate's first step with the baseline's instead of timing it");
-  command->add_option("--batch-size", options.batch_size, "override the workload's batch size");
-  auto* deterministic =
-      command->add_flag("--deterministic", options.deterministic, "use deterministic algorithms");
-  command
-      ->add_flag("--no-deterministic", options.nondeterministic,
-                 "do not use deterministic algorithms")
-      ->excludes(deterministic);
+  options.workload.AddTo(*command);
   command->add_flag("--jit-optimize", options.worker.jit_optimize,
                     "let the TorchScript executor fuse and specialise, as bisect --jit-optimize");
 }
@@ -63,10 +55,7 @@ int RunWorkerCommand(WorkerCommandOptions& options) {
           "(set ADVISOR_RECIPES_DIR)");
     }
   }
-  if (!options.device.empty()) worker.overrides.device = options.device;
-  if (options.batch_size != 0) worker.overrides.batch_size = options.batch_size;
-  if (options.deterministic) worker.overrides.deterministic = true;
-  if (options.nondeterministic) worker.overrides.deterministic = false;
+  worker.overrides = options.workload.ToOverrides();
   if (options.numerics) {
     RunNumericsWorker(worker, std::cerr);
   } else {

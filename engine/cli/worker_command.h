@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
+#include "engine/cli/workload_flags.h"
 #include "engine/worker/worker_run.h"
 
 namespace advisor {
@@ -13,10 +14,7 @@ namespace advisor {
 struct WorkerCommandOptions {
   WorkerOptions worker;
   std::string recipes;       // "a,b": the candidate's recipe ids
-  std::string device;        // "" keeps the workload's
-  long long batch_size = 0;  // 0 keeps the workload's
-  bool deterministic = false;
-  bool nondeterministic = false;
+  WorkloadFlags workload;
   bool numerics = false;
 };
 
