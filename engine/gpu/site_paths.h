@@ -1,7 +1,7 @@
 // Naming the module of a sync or copy site. The baseline window measures the sites without
-// markers, so their module path is empty; the levels' windows see the same sites inside
-// instrumented modules. Each baseline site takes the deepest path any level window gave a site
-// of the same kind, op and phase; its timings stay the baseline's.
+// markers, so their module path is empty. One more window, with every module instrumented, sees
+// the same sites inside their innermost modules: each baseline site takes the path of the
+// costliest site of the same kind, op and phase there, and keeps the baseline's timings.
 #pragma once
 
 #include <string>
@@ -12,30 +12,27 @@
 namespace advisor {
 
 namespace site_paths_detail {
-inline int Depth(const std::string& path) {
-  if (path.empty()) return 0;
-  int depth = 1;
-  for (char c : path) depth += c == '.';
-  return depth;
-}
 inline bool SameSite(const SyncSite& a, const SyncSite& b) {
   return a.kind == b.kind && a.op == b.op && a.phase == b.phase;
 }
 inline bool SameSite(const CopySite& a, const CopySite& b) {
   return a.op == b.op && a.phase == b.phase && a.pageable == b.pageable;
 }
+inline double Cost(const SyncSite& site) { return site.wait_ms; }
+inline double Cost(const CopySite& site) { return site.ms; }
 }  // namespace site_paths_detail
 
-// Site is SyncSite or CopySite.
+// Site is SyncSite or CopySite. A site that `instrumented` does not have keeps its path.
 template <typename Site>
-void RefineSitePaths(std::vector<Site>& baseline, const std::vector<Site>& level) {
-  using site_paths_detail::Depth;
+void NameSitePaths(std::vector<Site>& baseline, const std::vector<Site>& instrumented) {
+  using site_paths_detail::Cost;
   for (Site& site : baseline) {
-    for (const Site& seen : level) {
-      if (site_paths_detail::SameSite(site, seen) && Depth(seen.path) > Depth(site.path)) {
-        site.path = seen.path;
-      }
+    const Site* costliest = nullptr;
+    for (const Site& seen : instrumented) {
+      if (!site_paths_detail::SameSite(site, seen) || seen.path.empty()) continue;
+      if (costliest == nullptr || Cost(seen) > Cost(*costliest)) costliest = &seen;
     }
+    if (costliest != nullptr) site.path = costliest->path;
   }
 }
 

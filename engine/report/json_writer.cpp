@@ -21,6 +21,7 @@ json RunToJson(const RunInfo& run) {
           {"warmup_steps", run.warmup_steps},
           {"window_steps", run.window_steps},
           {"windows", run.windows},
+          {"site_windows", run.site_windows},
           {"batch_size", run.batch_size},
           {"deterministic", run.deterministic},
           {"dtype", run.dtype},

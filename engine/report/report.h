@@ -20,6 +20,7 @@ struct RunInfo {
   int warmup_steps = 0;
   int window_steps = 0;
   int windows = 0;            // profiled windows used, the uninstrumented baseline included
+  int site_windows = 0;       // of those, windows that only named the modules of sync/copy sites
   int batch_size = 0;
   bool deterministic = false;
   std::string dtype;          // of the first input

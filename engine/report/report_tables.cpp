@@ -202,7 +202,11 @@ Table RunTable(const RunInfo& run, bool gpu_measured) {
   AddRow(table, "deterministic", Text(run.deterministic ? "yes" : "no"));
   AddRow(table, "warm-up steps", Text(std::to_string(run.warmup_steps)));
   AddRow(table, "steps per profiled window", Text(std::to_string(run.window_steps)));
-  AddRow(table, "profiled windows", Text(std::to_string(run.windows) + " (baseline included)"));
+  std::string windows = std::to_string(run.windows) + " (baseline included";
+  if (run.site_windows > 0) {
+    windows += "; " + std::to_string(run.site_windows) + " to name the modules of sync and copy sites";
+  }
+  AddRow(table, "profiled windows", Text(windows + ")"));
   AddRow(table, "wall time", Text(FormatSeconds(run.wall_s) + " (model load included)"));
   return table;
 }

@@ -152,7 +152,11 @@ Hotspot FindHotspot(const MeasuredWindow& window, const std::string& path, Phase
 }
 
 
-// One `advisor bisect` run: the baseline window, then one window per level.
+// Each site is seen once per step; its timings come from the baseline window.
+constexpr int kSiteWindowSteps = 2;
+
+// One `advisor bisect` run: the baseline window, one window per level, and one to name the
+// modules of sync and copy sites where the baseline found any.
 class Bisection {
  public:
   Bisection(const BisectOptions& options, const Progress& progress)
@@ -178,6 +182,7 @@ class Bisection {
 
     MeasureBaseline(report);
     Descent descent = Descend(report);
+    NameSiteModules(report);
 
     if (!descent.path.empty()) {
       const PhaseCosts costs = descent.window.attribution->Step();
@@ -293,11 +298,6 @@ class Bisection {
       for (const std::string& path : attribution.Modules()) {
         descent.measured[path] = attribution.Inclusive(path);
       }
-      RefineSitePaths(report.syncs,
-                      FindSyncSites(descent.window.timeline, descent.window.placements));
-      RefineSitePaths(report.copies,
-                      FindCopySites(descent.window.timeline, descent.window.placements));
-
       const LevelInput input = LevelOf(parent, attribution);
       LevelDecision decision = DecideLevel(input);
       report.levels.push_back(ToReportLevel(depth, parent, decision, attribution, false));
@@ -386,15 +386,49 @@ class Bisection {
     return table;
   }
 
-  // A fresh copy of the model with every instance labelled and `graphs` instrumented, warmed up:
-  // instrumentation must come before the executors first run.
-  std::unique_ptr<TrainingStep> Prepare(const std::vector<std::string>& graphs) {
+  // The baseline measured its sync and copy sites without markers. One short window with every
+  // module instrumented names the innermost module of each, wherever it sits: the descent only
+  // instrumented the levels along its own path.
+  void NameSiteModules(BisectReport& report) {
+    if (report.syncs.empty() && report.copies.empty()) return;
+    progress_("sync and copy sites: instrumenting every module; profiling window " +
+              std::to_string(windows_ + 1));
+    torch::jit::Module module = LoadLabelled();
+    InstrumentEveryModule(module);
+    const MeasuredWindow window =
+        MeasureWindow(RecordWindow(*Warmed(module), kSiteWindowSteps, gpu_.get(), false));
+    ++windows_;
+    ++report.run.site_windows;
+    NameSitePaths(report.syncs, FindSyncSites(window.timeline, window.placements));
+    NameSitePaths(report.copies, FindCopySites(window.timeline, window.placements));
+  }
+
+  // A fresh copy of the model with every instance labelled; instrumentation must come before
+  // the executors first run.
+  torch::jit::Module LoadLabelled() const {
     torch::jit::Module module = LoadModule(options_.model_path);
     AssignInstancePaths(module);
+    return module;
+  }
+
+  static void InstrumentEveryModule(torch::jit::Module& module) {
+    Instrumenter instrumenter;
+    for (const torch::jit::NameModule& named : module.named_modules()) {
+      if (named.value.find_method("forward")) instrumenter.InstrumentCallsIn(named.value);
+    }
+  }
+
+  // A labelled copy with `graphs` instrumented, warmed up.
+  std::unique_ptr<TrainingStep> Prepare(const std::vector<std::string>& graphs) {
+    torch::jit::Module module = LoadLabelled();
     Instrumenter instrumenter;
     for (const std::string& path : graphs) {
       instrumenter.InstrumentCallsIn(ModuleAt(module, path));
     }
+    return Warmed(module);
+  }
+
+  std::unique_ptr<TrainingStep> Warmed(const torch::jit::Module& module) {
     auto step = std::make_unique<TrainingStep>(module, spec_);
     Warm(*step);
     return step;
@@ -413,12 +447,8 @@ class Bisection {
   std::string Locate(const std::string& message) {
     std::string where;
     try {
-      torch::jit::Module module = LoadModule(options_.model_path);
-      AssignInstancePaths(module);
-      Instrumenter instrumenter;
-      for (const torch::jit::NameModule& named : module.named_modules()) {
-        if (named.value.find_method("forward")) instrumenter.InstrumentCallsIn(named.value);
-      }
+      torch::jit::Module module = LoadLabelled();
+      InstrumentEveryModule(module);
       TrainingStep step(module, spec_);
       EventRecorder::Get().Start();
       try {

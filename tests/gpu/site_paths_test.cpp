@@ -16,18 +16,29 @@ SyncSite Sync(const std::string& path, const std::string& op, double wait_ms) {
   return site;
 }
 
-TEST(RefineSitePaths, TakesTheDeepestPathALevelSawAndKeepsTheBaselineTimings) {
+TEST(NameSitePaths, TakesTheCostliestMatchingSitesPathAndKeepsTheBaselineTimings) {
   std::vector<SyncSite> baseline = {Sync("", "aten::item", 2.0), Sync("", "aten::nonzero", 1.0)};
-  RefineSitePaths(baseline, {Sync("encoder", "aten::item", 2.4)});
-  RefineSitePaths(baseline, {Sync("encoder.layers.2.router", "aten::item", 2.6),
-                             Sync("encoder.layers", "aten::item", 2.5)});
-  RefineSitePaths(baseline, {Sync("encoder", "aten::item", 2.4)});  // a shallower one later
+  NameSitePaths(baseline, {Sync("encoder.layers.0.router", "aten::item", 0.4),
+                           Sync("encoder.layers.2.router", "aten::item", 2.2),
+                           Sync("", "aten::item", 3.0),  // outside every module: names nothing
+                           Sync("decoder.head", "aten::nonzero", 0.9)});
   EXPECT_EQ(baseline[0].path, "encoder.layers.2.router");
   EXPECT_DOUBLE_EQ(baseline[0].wait_ms, 2.0);
-  EXPECT_EQ(baseline[1].path, "") << "no level saw aten::nonzero's site";
+  EXPECT_EQ(baseline[1].path, "decoder.head");
+  EXPECT_DOUBLE_EQ(baseline[1].wait_ms, 1.0);
 }
 
-TEST(RefineSitePaths, CopiesMatchOnOpPhaseAndPageability) {
+TEST(NameSitePaths, ASiteTheInstrumentedWindowDidNotSeeKeepsItsPath) {
+  std::vector<SyncSite> baseline = {Sync("", "aten::item", 2.0)};
+  SyncSite other_kind = Sync("encoder", "aten::item", 2.0);
+  other_kind.kind = "cudaDeviceSynchronize";
+  SyncSite other_phase = Sync("encoder", "aten::item", 2.0);
+  other_phase.phase = "backward";
+  NameSitePaths(baseline, {other_kind, other_phase});
+  EXPECT_EQ(baseline[0].path, "");
+}
+
+TEST(NameSitePaths, CopiesMatchOnOpPhaseAndPageability) {
   CopySite pinned;
   pinned.op = "aten::to";
   pinned.phase = "forward";
@@ -35,10 +46,10 @@ TEST(RefineSitePaths, CopiesMatchOnOpPhaseAndPageability) {
   pageable.pageable = true;
   std::vector<CopySite> baseline = {pinned};
   pageable.path = "frontend.augment";
-  RefineSitePaths(baseline, {pageable});
+  NameSitePaths(baseline, {pageable});
   EXPECT_EQ(baseline[0].path, "");
   pinned.path = "blocks.table";
-  RefineSitePaths(baseline, {pinned});
+  NameSitePaths(baseline, {pinned});
   EXPECT_EQ(baseline[0].path, "blocks.table");
 }
 

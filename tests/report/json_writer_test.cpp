@@ -30,6 +30,7 @@ TEST(JsonWriter, RunAndStepAreTyped) {
   EXPECT_TRUE(run.at("warmup_steps").is_number_integer());
   EXPECT_EQ(run.at("window_steps"), 20);
   EXPECT_EQ(run.at("windows"), 4);
+  EXPECT_EQ(run.at("site_windows"), 1);
   EXPECT_EQ(run.at("batch_size"), 128);
   EXPECT_TRUE(run.at("deterministic").is_boolean());
   EXPECT_DOUBLE_EQ(run.at("wall_s").get<double>(), 83.27);

@@ -119,7 +119,9 @@ TEST(MarkdownWriter, SaysWhatWasMeasuredOnWhat) {
   const std::string md = ReportToMarkdown(FilledReport());
   EXPECT_EQ(LineWith(md, "| device |"), "| device | cuda (NVIDIA H100 80GB HBM3) |");
   EXPECT_EQ(LineWith(md, "| LibTorch |"), "| LibTorch | 2.5.1 |");
-  EXPECT_EQ(LineWith(md, "| profiled windows |"), "| profiled windows | 4 (baseline included) |");
+  EXPECT_EQ(LineWith(md, "| profiled windows |"),
+            "| profiled windows | 4 (baseline included; 1 to name the modules of sync and copy "
+            "sites) |");
   EXPECT_EQ(LineWith(md, "| wall time |"), "| wall time | 83.3 s (model load included) |");
   EXPECT_TRUE(Contains(md, "405 of 412 backward ops"));
   EXPECT_TRUE(Contains(md, "- CUPTI dropped 12 activity records in window 2\n"));

@@ -12,6 +12,7 @@ BisectReport FilledReport() {
                 /*warmup_steps=*/5,
                 /*window_steps=*/20,
                 /*windows=*/4,
+                /*site_windows=*/1,
                 /*batch_size=*/128,
                 /*deterministic=*/true,
                 "float32",
@@ -185,7 +186,7 @@ BisectReport FilledReport() {
 
 BisectReport MinimalReport() {
   BisectReport report;
-  report.run = {"tiny.pt", "cpu", "", "2.5.1", "0.1.0", 2, 10, 1, 8, false, "float32", 3.4};
+  report.run = {"tiny.pt", "cpu", "", "2.5.1", "0.1.0", 2, 10, 1, 0, 8, false, "float32", 3.4};
   report.step = {2.5, 2.4, 2.9, 0.9, 1.3, 0.2};
   report.levels.push_back({1,
                            "",
