@@ -4,6 +4,9 @@
 //   window:       the whole cost of a profiled window (start, the steps, stop, collection,
 //                 placement and attribution) beyond the same steps unprofiled, against one step.
 // Prints one JSON object; bench/overhead.sh runs it beside torch.profiler (docs/benchmarks.md).
+// --gpu-probe says what the CUPTI probe records, to measure what each part costs:
+//   full (advisor's default), no-driver (no driver API records), no-api (neither runtime nor
+//   driver API records, nor synchronisation records), off (the op probe alone).
 #include <torch/cuda.h>
 
 #include <algorithm>
@@ -32,10 +35,12 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: probe_overhead MODEL [--device cpu|cuda] [--steps N] [--rounds R]\n";
+    std::cerr << "usage: probe_overhead MODEL [--device cpu|cuda] [--steps N] [--rounds R]"
+                 " [--gpu-probe full|no-driver|no-api|off]\n";
     return 2;
   }
   std::string device = "";
+  std::string gpu_probe = "full";
   int steps = 10;
   int rounds = 5;
   for (int i = 2; i + 1 < argc; i += 2) {
@@ -43,6 +48,17 @@ int main(int argc, char** argv) {
     if (flag == "--device") device = argv[i + 1];
     if (flag == "--steps") steps = std::stoi(argv[i + 1]);
     if (flag == "--rounds") rounds = std::stoi(argv[i + 1]);
+    if (flag == "--gpu-probe") gpu_probe = argv[i + 1];
+  }
+  advisor::GpuProbeOptions gpu_options;
+  if (gpu_probe == "no-driver") {
+    gpu_options.driver_api = false;
+  } else if (gpu_probe == "no-api") {
+    gpu_options.runtime_api = gpu_options.driver_api = gpu_options.synchronization = false;
+  } else if (gpu_probe != "full" && gpu_probe != "off") {
+    std::cerr << "probe_overhead: --gpu-probe " << gpu_probe
+              << ": expected full, no-driver, no-api or off\n";
+    return 2;
   }
   try {
     advisor::WorkloadOverrides overrides;
@@ -53,7 +69,8 @@ int main(int argc, char** argv) {
     torch::jit::setGraphExecutorOptimize(false);  // as advisor bisect runs it
     advisor::TrainingStep step(advisor::LoadModule(argv[1]), spec);
     std::unique_ptr<advisor::GpuActivityProbe> gpu =
-        spec.device == "cuda" ? advisor::MakeGpuActivityProbe() : nullptr;
+        spec.device == "cuda" && gpu_probe != "off" ? advisor::MakeGpuActivityProbe(gpu_options)
+                                                    : nullptr;
     advisor::RunSteps(step, 5, false);  // warm-up, discarded
 
     std::vector<double> off_ms, on_ms, window_extra_ms, round_ratio;
@@ -72,6 +89,7 @@ int main(int argc, char** argv) {
     nlohmann::json result;
     result["model"] = argv[1];
     result["device"] = spec.device;
+    result["gpu_probe"] = gpu ? gpu_probe : "off";
     result["steps_per_round"] = steps;
     result["rounds"] = rounds;
     result["off_median_ms"] = Median(off_ms);
@@ -83,7 +101,7 @@ int main(int argc, char** argv) {
     result["window_extra_ms_max"] =
         *std::max_element(window_extra_ms.begin(), window_extra_ms.end());
     result["window_extra_in_steps"] = Median(window_extra_ms) / Median(off_ms);
-    if (gpu) result["gpu_probe"] = gpu->Status().detail;
+    if (gpu) result["gpu_probe_status"] = gpu->Status().detail;
     std::cout << result.dump(2) << std::endl;
   } catch (const std::exception& error) {
     std::cerr << "probe_overhead: " << error.what() << "\n";

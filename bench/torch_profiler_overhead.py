@@ -2,11 +2,12 @@
 """What torch.profiler (CPU and CUDA activities) costs the same training step that
 bench/probe_overhead measures for advisor's probes, in the same executor mode:
 
-    torch_profiler_overhead.py MODEL.pt [--device cuda] [--steps 10] [--rounds 5]
+    torch_profiler_overhead.py MODEL.pt [--device cuda] [--steps 10] [--rounds 5] [--cpu-only]
 
 steady state: step times with no profiler, against step times inside an active profiler, in
 interleaved rounds; window: the whole cost of a profiled window (start, the steps, stop and
-collection with key_averages) beyond the same steps unprofiled, against one step. Prints JSON.
+collection with key_averages) beyond the same steps unprofiled, against one step. --cpu-only
+leaves the CUDA activity out (beside advisor's op probe alone). Prints JSON.
 """
 
 import argparse
@@ -38,6 +39,7 @@ def main():
     parser.add_argument("--device", default=None)
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--cpu-only", action="store_true", help="CPU activity only")
     args = parser.parse_args()
 
     module, workload = advisor_export.load_archive(args.model)
@@ -48,7 +50,7 @@ def main():
     inputs, target = advisor_export.make_batch(workload)
     optimizer = advisor_export.make_optimizer(module, workload["optimizer"])
     activities = [ProfilerActivity.CPU]
-    if workload["device"] == "cuda":
+    if workload["device"] == "cuda" and not args.cpu_only:
         activities.append(ProfilerActivity.CUDA)
 
     def step():
@@ -72,6 +74,7 @@ def main():
     off_median = statistics.median(off_ms)
     print(json.dumps({
         "model": args.model, "device": workload["device"], "torch": torch.__version__,
+        "activities": [str(activity).split(".")[-1] for activity in activities],
         "steps_per_round": args.steps, "rounds": args.rounds,
         "off_median_ms": off_median, "on_median_ms": statistics.median(on_ms),
         "steady_ratio": statistics.median(on_ms) / off_median,

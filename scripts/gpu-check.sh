@@ -1,17 +1,28 @@
 #!/usr/bin/env bash
-# The GPU check: on a machine with a GPU and PyTorch 2.x, in one run, build advisor against that
-# PyTorch's LibTorch, run the test suites, export the ViT PatchDropout case and bisect it on the
-# GPU. Results go to $OUT (default ./gpu-check-out); docs/gpu-check.md records them.
+# The GPU check: on a machine with a GPU and PyTorch 2.x, build advisor against that PyTorch's
+# LibTorch, run the test suites, bisect and auto-test the ViT PatchDropout case, check the
+# out-of-memory path, measure probe overhead beside torch.profiler, and run the zoo's GPU set.
+# docs/gpu-check.md and docs/benchmarks.md record what it measured.
+#
+#   bash scripts/gpu-check.sh [STAGE ...]    # default: build tests vit overhead zoo
+#
+# Stages, in order: build, tests, vit (bisect --autotest of the ViT case, out-of-memory check),
+# overhead (bench/overhead.sh), zoo (bench/zoo_gpu.sh, ZOO_RUNS=1 unless set). A later stage
+# reuses build-gpu/ and /tmp from an earlier call on the same machine, so a device call with a
+# time limit can take a few stages at a time.
 #
 # Lua is often missing there: carry Debian's liblua5.4-dev and liblua5.4-0 .deb files in .deps/
 # (`apt-get download liblua5.4-dev liblua5.4-0` in .deps/ on a Debian machine); they are unpacked
 # beside the build and linked statically.
+#
+# Results go to $OUT (default ./gpu-check-out): summary.txt, failures.txt (the tail of each failed
+# step) and results.tar.gz (reports, overhead JSON, zoo tables and full logs), few files because
+# the device tool returns at most eight.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-# $OUT takes few files (the device tool returns at most 8): full logs stay in $logs, and the
-# summary, the failing tails and the reports are copied out.
 out="${OUT:-$PWD/gpu-check-out}"
-logs=/tmp/gpu-check-logs
+results=/tmp/gpu-check-results  # everything that goes into results.tar.gz
+logs=$results/logs
 mkdir -p "$out" "$logs"
 log() { echo "[gpu-check] $*" | tee -a "$out/summary.txt" >&2; }
 step() {  # step NAME COMMAND...: runs it, keeps its log, records its status and time
@@ -20,34 +31,82 @@ step() {  # step NAME COMMAND...: runs it, keeps its log, records its status and
   "$@" >"$logs/$name.log" 2>&1
   local status=$?
   log "$name: exit $status in $((SECONDS - start)) s"
-  ((status == 0)) || tail -30 "$logs/$name.log" >>"$out/failures.txt"
+  ((status == 0)) || { echo "== $name" && tail -30 "$logs/$name.log"; } >>"$out/failures.txt"
   return $status
 }
+pack() { tar -czf "$out/results.tar.gz" -C "$results" . 2>/dev/null; }
+trap pack EXIT
 
-lua_root=/tmp/advisor-lua
-mkdir -p "$lua_root"
-for deb in .deps/liblua5.4-*.deb; do dpkg -x "$deb" "$lua_root"; done
-torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
-log "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader), torch $(python3 -c 'import torch; print(torch.__version__)')"
+stages=("$@")
+[ ${#stages[@]} -gt 0 ] || stages=(build tests vit overhead zoo)
+log "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader), torch" \
+  "$(python3 -c 'import torch; print(torch.__version__)'); stages: ${stages[*]}"
 
-step configure cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$torch_prefix" -DADVISOR_LUA_ROOT="$lua_root" \
-  -DADVISOR_PYTHON="$(command -v python3)" -DCMAKE_CUDA_ARCHITECTURES=90 || exit 1
-step build_advisor cmake --build build-gpu -j"$(nproc)" --target advisor || exit 1
-if step build_all cmake --build build-gpu -j"$(nproc)"; then
+build() {
+  local lua_root=/tmp/advisor-lua
+  mkdir -p "$lua_root"
+  for deb in .deps/liblua5.4-*.deb; do dpkg -x "$deb" "$lua_root"; done
+  local torch_prefix
+  torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
+  step configure cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_PREFIX_PATH="$torch_prefix" -DADVISOR_LUA_ROOT="$lua_root" \
+    -DADVISOR_PYTHON="$(command -v python3)" -DCMAKE_CUDA_ARCHITECTURES=90 || return 1
+  step build cmake --build build-gpu -j"$(nproc)"
+}
+
+tests() {
   step tests ctest --test-dir build-gpu --output-on-failure -j8 --timeout 300
-  tail -3 "$logs/tests.log" | tee -a "$out/summary.txt"
-fi
+  grep -E "tests passed|tests failed|\(Failed\)|\(SEGFAULT\)|\(Timeout\)|Skipped" \
+    "$logs/tests.log" | tail -12 | tee -a "$out/summary.txt"
+}
 
-# The ViT-B/16 PatchDropout case (docs/gpu-check.md): advisor must find patch_drop ->
-# GatherBackward0 unaided.
-step export_vit python3 scripts/export_vit.py /tmp/vit.pt --steps 10 || exit 1
-tail -3 "$logs/export_vit.log" | tee -a "$out/summary.txt"
-step bisect_vit build-gpu/advisor bisect /tmp/vit.pt --device cuda --out /tmp/vit-report
-tail -12 "$logs/bisect_vit.log" | tee -a "$out/summary.txt"
-cp /tmp/vit-report/report.json "$out/vit-report.json" 2>/dev/null
-cp /tmp/vit-report/report.md "$out/vit-report.md" 2>/dev/null
+# The ViT-B/16 PatchDropout case: advisor must name patch_drop -> GatherBackward0 unaided, and
+# the auto-test must verify gather-to-index and deterministic-off with measured speedups.
+vit() {
+  [ -f /tmp/vit.pt ] || step export_vit python3 scripts/export_vit.py /tmp/vit.pt --steps 10 ||
+    return 1
+  step vit_autotest build-gpu/advisor bisect /tmp/vit.pt --device cuda --autotest \
+    --out "$results/vit-report"
+  tail -25 "$logs/vit_autotest.log" | tee -a "$out/summary.txt"
+  cp "$results/vit-report/report.md" "$out/vit-report.md" 2>/dev/null
 
-# Probe overhead beside torch.profiler (docs/benchmarks.md).
-step overhead bash bench/overhead.sh
-cat "$out/overhead.json" >/dev/null 2>&1 && log "overhead: $(wc -l <"$out/overhead.json") results"
+  # Out of memory in a window: one line naming the batch size, exit non-zero, no report left.
+  python3 bench/make_launch_bound.py /tmp/launch_bound.pt --device cuda >/dev/null
+  build-gpu/advisor bisect /tmp/launch_bound.pt --device cuda --batch-size 4000000 \
+    --out /tmp/oom-report >"$logs/oom.log" 2>&1
+  local status=$?
+  if ((status != 0)) && grep -q "out of memory" "$logs/oom.log" &&
+     grep -q "batch size 4000000" "$logs/oom.log" && [ ! -e /tmp/oom-report ]; then
+    log "oom: reported as expected (exit $status): $(grep -m1 "out of memory" "$logs/oom.log" | cut -c1-300)"
+  else
+    log "oom: NOT as expected (exit $status)"
+    tail -20 "$logs/oom.log" >>"$out/failures.txt"
+  fi
+}
+
+overhead() {
+  OUT="$results" step overhead bash bench/overhead.sh
+  python3 - "$results/overhead.json" <<'EOF' | tee -a "$out/summary.txt"
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    print("overhead {:>24} {:>15} {:>9}: steady {:.4f} ({:.4f}-{:.4f}), window +{:.0f} ms ({:.2f} steps), step {:.1f} ms".format(
+        r["model"].split("/")[-1], r["tool"], r.get("variant", ""), r["steady_ratio"],
+        r["steady_ratio_min"], r["steady_ratio_max"], r["window_extra_ms_median"],
+        r["window_extra_in_steps"], r["off_median_ms"]))
+EOF
+}
+
+zoo() {
+  OUT="$results/zoo" ZOO_RUNS="${ZOO_RUNS:-1}" step zoo bash bench/zoo_gpu.sh
+  grep -h "localized" "$results"/zoo/run-*.txt | tee -a "$out/summary.txt"
+  cp "$results/zoo/zoo-benchmarks.md" "$out/" 2>/dev/null
+}
+
+for stage in "${stages[@]}"; do
+  case "$stage" in
+    build) build || { log "build failed: later stages skipped"; exit 1; } ;;
+    tests|vit|overhead|zoo) "$stage" ;;
+    *) log "unknown stage '$stage' (build, tests, vit, overhead, zoo)"; exit 2 ;;
+  esac
+done

@@ -29,15 +29,20 @@ struct RecordedKind {
 };
 
 // CONCURRENT_KERNEL, not KERNEL: the latter serialises kernels and would change what is measured.
-constexpr RecordedKind kRecordedKinds[] = {
-    {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "kernels", true},
-    {CUPTI_ACTIVITY_KIND_MEMCPY, "memcpys", true},
-    {CUPTI_ACTIVITY_KIND_MEMSET, "memsets", false},
-    {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "synchronisations", false},
-    {CUPTI_ACTIVITY_KIND_RUNTIME, "runtime API", true},
-    {CUPTI_ACTIVITY_KIND_DRIVER, "driver API", false},
-    {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "external correlation", true},
-};
+std::vector<RecordedKind> KindsToRecord(const GpuProbeOptions& options) {
+  std::vector<RecordedKind> kinds = {
+      {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "kernels", true},
+      {CUPTI_ACTIVITY_KIND_MEMCPY, "memcpys", true},
+      {CUPTI_ACTIVITY_KIND_MEMSET, "memsets", false},
+      {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "external correlation", true},
+  };
+  if (options.synchronization) {
+    kinds.push_back({CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "synchronisations", false});
+  }
+  if (options.runtime_api) kinds.push_back({CUPTI_ACTIVITY_KIND_RUNTIME, "runtime API", true});
+  if (options.driver_api) kinds.push_back({CUPTI_ACTIVITY_KIND_DRIVER, "driver API", false});
+  return kinds;
+}
 
 // Readings of both clocks taken back to back; the tightest of a few wins.
 constexpr int kClockReadings = 5;
@@ -106,8 +111,8 @@ thread_local std::vector<bool> t_pushed;
 
 class CuptiGpuProbe final : public GpuActivityProbe {
  public:
-  explicit CuptiGpuProbe(const GpuProbeLimits& limits)
-      : buffers_(limits.buffer_bytes, limits.max_buffers) {}
+  explicit CuptiGpuProbe(const GpuProbeOptions& options)
+      : kinds_(KindsToRecord(options)), buffers_(options.buffer_bytes, options.max_buffers) {}
 
   ~CuptiGpuProbe() override { Stop(); }
 
@@ -143,6 +148,7 @@ class CuptiGpuProbe final : public GpuActivityProbe {
   void ConvertWindow(const ClockPair& at_stop);
   ProbeStatus StatusLocked() const;
 
+  const std::vector<RecordedKind> kinds_;
   ActivityBufferPool buffers_;
   std::atomic<bool> recording_{false};
   std::atomic<std::uint64_t> dropped_in_window_{0};
@@ -226,7 +232,7 @@ std::string CuptiGpuProbe::OpenWindow() {
     return give_up("cuptiActivityRegisterCallbacks failed: " + CuptiError(registered));
   }
   kinds_missing_.clear();
-  for (const RecordedKind& recorded : kRecordedKinds) {
+  for (const RecordedKind& recorded : kinds_) {
     const CUptiResult enabled = cuptiActivityEnable(recorded.kind);
     if (enabled == CUPTI_SUCCESS) {
       enabled_kinds_.push_back(recorded.kind);
@@ -328,8 +334,8 @@ ProbeStatus CuptiGpuProbe::StatusLocked() const {
 
 }  // namespace
 
-std::unique_ptr<GpuActivityProbe> MakeGpuActivityProbe(const GpuProbeLimits& limits) {
-  return std::make_unique<CuptiGpuProbe>(limits);
+std::unique_ptr<GpuActivityProbe> MakeGpuActivityProbe(const GpuProbeOptions& options) {
+  return std::make_unique<CuptiGpuProbe>(options);
 }
 
 }  // namespace advisor

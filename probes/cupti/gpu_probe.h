@@ -39,15 +39,22 @@ class GpuActivityProbe {
   virtual void PopCorrelation() = 0;
 };
 
-// How much activity the probe may hold between Start and Stop. CUPTI asks for a buffer whenever
-// one fills; past max_buffers the request is refused and CUPTI drops (and counts) what follows.
-struct GpuProbeLimits {
+struct GpuProbeOptions {
+  // How much activity the probe may hold between Start and Stop. CUPTI asks for a buffer whenever
+  // one fills; past max_buffers the request is refused and CUPTI drops (and counts) what follows.
   std::size_t buffer_bytes = std::size_t{4} << 20;
   std::size_t max_buffers = 64;  // 256 MiB at most, allocated only as CUPTI fills them
+
+  // Kernels, memcpys, memsets and their ties to ops are always recorded. The CUDA API records
+  // (one per runtime or driver call) and synchronisation records are what sync detection and the
+  // allocation count read; bench/probe_overhead switches them off to measure what they cost.
+  bool runtime_api = true;
+  bool driver_api = true;
+  bool synchronization = true;
 };
 
 // CUPTI-backed when the build found libcupti, else a probe whose Status() says
 // "GPU probe absent: built without CUPTI".
-std::unique_ptr<GpuActivityProbe> MakeGpuActivityProbe(const GpuProbeLimits& limits = {});
+std::unique_ptr<GpuActivityProbe> MakeGpuActivityProbe(const GpuProbeOptions& options = {});
 
 }  // namespace advisor

@@ -18,7 +18,7 @@ class AbsentGpuProbe final : public GpuActivityProbe {
 
 }  // namespace
 
-std::unique_ptr<GpuActivityProbe> MakeGpuActivityProbe(const GpuProbeLimits&) {
+std::unique_ptr<GpuActivityProbe> MakeGpuActivityProbe(const GpuProbeOptions&) {
   return std::make_unique<AbsentGpuProbe>();
 }
 
