@@ -24,6 +24,7 @@ Runs with PyTorch 1.13 and 2.x. On the project's Debian machines, start it with 
 """
 
 import argparse
+import contextlib
 import copy
 import json
 import math
@@ -51,9 +52,10 @@ LOSSES = ("cross_entropy", "mse")
 OPTIMIZERS = ("sgd", "adamw")
 METHODS = ("script", "trace")
 TOP_LEVEL_KEYS = {"inputs", "target", "loss", "optimizer", "deterministic", "seed", "device",
-                  "description", "source_model"}
+                  "description", "source_model", "autocast", "cuda_graphs"}
 TENSOR_KEYS = {"shape", "dtype", "init", "low", "high"}
-OPTIMIZER_KEYS = {"sgd": {"name", "lr", "momentum", "weight_decay"},
+AUTOCAST_DTYPES = ("bfloat16", "float16")
+OPTIMIZER_KEYS = {"sgd": {"name", "lr", "momentum", "weight_decay", "foreach"},
                   "adamw": {"name", "lr", "betas", "weight_decay"}}
 
 
@@ -182,6 +184,8 @@ def validate_workload(workload):
         if key in workload and not check(workload[key]):
             raise ValueError(f"workload.{key}: expected {kind}, got {workload[key]!r}")
 
+    _validate_step_options(workload)
+
     result = copy.deepcopy(workload)
     result.setdefault("deterministic", False)
     result.setdefault("seed", 0)
@@ -191,6 +195,32 @@ def validate_workload(workload):
     for key, value in defaults.items():
         result["optimizer"].setdefault(key, value)
     return result
+
+
+def _validate_step_options(workload):
+    """autocast, cuda_graphs and optimizer.foreach: their types, and the device and optimizer they
+    need (the same rules as WhyStepOptionsDoNotFit in engine/workload/step_options.cpp)."""
+    if "autocast" in workload and workload["autocast"] not in AUTOCAST_DTYPES:
+        raise ValueError(f"workload.autocast: {workload['autocast']!r} is not one of "
+                         f"{list(AUTOCAST_DTYPES)}")
+    for where, obj, key in (("workload.cuda_graphs", workload, "cuda_graphs"),
+                            ("workload.optimizer.foreach", workload["optimizer"], "foreach")):
+        if key in obj and not isinstance(obj[key], bool):
+            raise ValueError(f"{where}: expected true or false, got {obj[key]!r}")
+    cuda = torch.device(workload.get("device", "cpu")).type == "cuda"
+    if "autocast" in workload and not cuda:
+        raise ValueError("workload.autocast: needs \"device\": \"cuda\" (advisor runs autocast on "
+                         "CUDA only)")
+    if workload.get("cuda_graphs", False):
+        if not cuda:
+            raise ValueError("workload.cuda_graphs: needs \"device\": \"cuda\"")
+        if workload["optimizer"]["name"] == "adamw":
+            raise ValueError("workload.cuda_graphs: AdamW computes its bias correction from a "
+                             "host-side step count, which a captured graph would freeze; use "
+                             "\"sgd\"")
+        if "input_stage" in workload:
+            raise ValueError("workload.cuda_graphs: a workload with an input_stage takes a new "
+                             "batch every step, which a captured graph would not see")
 
 
 def _is_device_name(value):
@@ -237,7 +267,8 @@ def make_optimizer(module, spec):
         raise ExportError("the model has no trainable parameters")
     if spec["name"] == "sgd":
         return torch.optim.SGD(params, lr=spec["lr"], momentum=spec["momentum"],
-                               weight_decay=spec["weight_decay"])
+                               weight_decay=spec["weight_decay"],
+                               foreach=spec.get("foreach", False))
     return torch.optim.AdamW(params, lr=spec["lr"], betas=tuple(spec["betas"]),
                              weight_decay=spec["weight_decay"])
 
@@ -283,10 +314,16 @@ class deterministic_mode:
         return False
 
 
-def training_step(module, optimizer, inputs, target, loss_kind):
-    """One training step: forward, loss, backward, optimizer step. Returns the loss as a float."""
+def training_step(module, optimizer, inputs, target, loss_kind, autocast=None):
+    """One training step: forward, loss, backward, optimizer step. Returns the loss as a float.
+
+    ``autocast`` ("bfloat16", "float16" or None) runs forward and loss under CUDA autocast. A
+    workload's cuda_graphs is not replayed here: a graph replays the same eager step."""
     optimizer.zero_grad(set_to_none=True)
-    loss = compute_loss(loss_kind, prediction_of(module(*inputs)), target)
+    # No autocast object at all without autocast: torch 1.13's checks the GPU even when disabled.
+    region = torch.autocast("cuda", dtype=DTYPES[autocast]) if autocast else contextlib.nullcontext()
+    with region:
+        loss = compute_loss(loss_kind, prediction_of(module(*inputs)), target)
     loss.backward()
     optimizer.step()
     return loss.item()
@@ -302,7 +339,8 @@ def validate_step(module, workload):
     optimizer = make_optimizer(module, workload["optimizer"])
     try:
         with deterministic_mode(workload["deterministic"]):
-            loss = training_step(module, optimizer, inputs, target, workload["loss"])
+            loss = training_step(module, optimizer, inputs, target, workload["loss"],
+                                 workload.get("autocast"))
             trained = [name for name, p in module.named_parameters() if p.grad is not None]
     except ExportError:
         raise
@@ -331,7 +369,8 @@ def time_steps(module, workload, steps, warmup=3):
     with deterministic_mode(workload["deterministic"]):
         for i in range(warmup + steps):
             start = time.perf_counter()
-            training_step(module, optimizer, inputs, target, workload["loss"])
+            training_step(module, optimizer, inputs, target, workload["loss"],
+                          workload.get("autocast"))
             if cuda:
                 torch.cuda.synchronize()
             if i >= warmup:
@@ -344,7 +383,7 @@ def time_steps(module, workload, steps, warmup=3):
 
 
 def make_workload(inputs, target, loss, optimizer, deterministic=False, seed=0, device="cpu",
-                  description="", source_model=None):
+                  description="", source_model=None, autocast=None, cuda_graphs=False):
     """Assembles and validates a workload dict (see validate_workload)."""
     workload = {"inputs": inputs, "target": target, "loss": loss, "optimizer": optimizer,
                 "deterministic": deterministic, "seed": seed, "device": device}
@@ -352,6 +391,10 @@ def make_workload(inputs, target, loss, optimizer, deterministic=False, seed=0, 
         workload["description"] = description
     if source_model:
         workload["source_model"] = source_model
+    if autocast is not None:
+        workload["autocast"] = autocast
+    if cuda_graphs:
+        workload["cuda_graphs"] = True
     return validate_workload(workload)
 
 
@@ -362,7 +405,8 @@ def save_archive(module, path, workload):
 
 
 def export(model, path, inputs, target, loss, optimizer, deterministic=False, method="script",
-           seed=0, device="cpu", description="", source_model=None):
+           seed=0, device="cpu", description="", source_model=None, autocast=None,
+           cuda_graphs=False):
     """Compiles ``model`` to TorchScript, checks one training step, and saves it with its workload.
 
     Args:
@@ -375,6 +419,8 @@ def export(model, path, inputs, target, loss, optimizer, deterministic=False, me
       deterministic: whether the workload runs with torch.use_deterministic_algorithms(True).
       method: "script" (torch.jit.script) or "trace" (torch.jit.trace with the workload's inputs).
       seed, device, description, source_model: copied into the workload.
+      autocast, cuda_graphs: the step options of docs/workload.md (None/False: off); the one-step
+        check runs under autocast but does not capture a graph. optimizer may hold "foreach".
 
     Returns the TorchScript module that was saved. Raises ValueError for a bad workload,
     CompileError when scripting or tracing fails and ExportError when the training step fails.
@@ -382,7 +428,8 @@ def export(model, path, inputs, target, loss, optimizer, deterministic=False, me
     if method not in METHODS:
         raise ValueError(f"method: {method!r} is not one of {list(METHODS)}")
     workload = make_workload(inputs, target, loss, optimizer, deterministic, seed, device,
-                             description, source_model)
+                             description, source_model, autocast=autocast,
+                             cuda_graphs=cuda_graphs)
     model = model.to(workload["device"]).train()
     try:
         if method == "script":

@@ -2,6 +2,10 @@
 
 #include <torch/cuda.h>
 
+#include <optional>
+
+#include "engine/torch/autocast_adapter.h"
+#include "engine/torch/foreach_sgd.h"
 #include "probes/ops/event_recorder.h"
 
 namespace advisor {
@@ -36,6 +40,9 @@ std::unique_ptr<torch::optim::Optimizer> MakeOptimizer(const OptimizerSpec& spec
                         .betas({spec.beta1, spec.beta2})
                         .weight_decay(spec.weight_decay));
   }
+  if (spec.foreach) {
+    return std::make_unique<ForeachSgd>(parameters, spec.lr, spec.momentum, spec.weight_decay);
+  }
   return std::make_unique<torch::optim::SGD>(
       parameters,
       torch::optim::SGDOptions(spec.lr).momentum(spec.momentum).weight_decay(spec.weight_decay));
@@ -68,6 +75,9 @@ std::string SummarizeTorchError(const std::string& what) {
 TrainingStep::TrainingStep(torch::jit::Module module, const WorkloadSpec& spec)
     : module_(std::move(module)), spec_(spec),
       device_(spec.device == "cuda" ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU)) {
+  // A spec changed in code (the worker's knobs, tests) gets the same check as workload.json.
+  const std::string misfit = WhyStepOptionsDoNotFit(spec);
+  if (!misfit.empty()) throw StepError(misfit);
   module_.to(device_);
   module_.train();
   torch::manual_seed(spec.seed);
@@ -78,9 +88,16 @@ TrainingStep::TrainingStep(torch::jit::Module module, const WorkloadSpec& spec)
   }
   if (parameters_.empty()) throw StepError("the model has no trainable parameters");
   optimizer_ = MakeOptimizer(spec.optimizer, parameters_);
+  if (spec.cuda_graphs) {
+    graph_ = std::make_unique<CudaGraphStep>([this] { return WholeStep(); }, parameters_,
+                                             *optimizer_);
+  }
 }
 
 torch::Tensor TrainingStep::Forward() {
+  // Parameters and the optimizer stay float32; autocast picks the dtype of each op inside.
+  std::optional<AutocastRegion> autocast;
+  if (!spec_.autocast.empty()) autocast.emplace(device_.type(), AutocastDtypeOf(spec_.autocast));
   torch::jit::IValue output = module_.forward(inputs_);
   if (output.isTuple() && !output.toTupleRef().elements().empty()) {
     output = output.toTupleRef().elements()[0];
@@ -96,6 +113,27 @@ torch::Tensor TrainingStep::Forward() {
   return torch::nn::functional::cross_entropy(prediction, target_);
 }
 
+torch::Tensor TrainingStep::WholeStep() {
+  for (torch::Tensor& parameter : parameters_) parameter.mutable_grad().reset();
+  torch::Tensor loss = Forward();
+  loss.backward();
+  optimizer_->step();
+  return loss.detach();
+}
+
+StepSpan TrainingStep::ReplayGraph(int index) {
+  if (!graph_->captured()) graph_->Capture();
+  StepSpan span;
+  span.index = index;
+  span.start_ns = NowNs();
+  last_loss_ = graph_->Replay();
+  Synchronize();
+  span.end_ns = NowNs();
+  span.forward_end_ns = span.end_ns;
+  span.backward_end_ns = span.end_ns;
+  return span;
+}
+
 void TrainingStep::Synchronize() const {
   if (device_.is_cuda()) torch::cuda::synchronize();
 }
@@ -104,6 +142,7 @@ StepSpan TrainingStep::Run(int index, bool sync_phases) {
   StepSpan span;
   span.index = index;
   try {
+    if (graph_) return ReplayGraph(index);
     span.start_ns = NowNs();
     torch::Tensor loss = Forward();
     if (sync_phases) Synchronize();

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "engine/timeline/timeline.h"
+#include "engine/torch/cuda_graph_step.h"
 #include "engine/workload/workload_spec.h"
 
 namespace advisor {
@@ -28,7 +29,10 @@ class TrainingStep {
 
   // Runs one step and returns its host-side phase timestamps. On CUDA each phase ends with a
   // device synchronisation only when `sync_phases` is set (the baseline window's breakdown);
-  // the step always ends with one.
+  // the step always ends with one. With cuda_graphs the first call warms up and captures before
+  // its span starts, and every span is one replay, whose phases cannot be told apart: forward_end
+  // and backward_end are stamped where the replay ends (the loss exists only then), so the
+  // forward phase carries the whole step and backward and optimizer are empty.
   StepSpan Run(int index, bool sync_phases);
 
   // The loss of the last step (synchronises).
@@ -37,7 +41,9 @@ class TrainingStep {
   const torch::Device& device() const { return device_; }
 
  private:
-  torch::Tensor Forward();
+  torch::Tensor Forward();  // forward and loss, under autocast when the workload asks
+  torch::Tensor WholeStep();  // gradients dropped, forward, loss, backward, step: the graph's body
+  StepSpan ReplayGraph(int index);
   void Synchronize() const;
 
   torch::jit::Module module_;
@@ -48,6 +54,7 @@ class TrainingStep {
   torch::Tensor last_loss_;
   std::vector<torch::Tensor> parameters_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  std::unique_ptr<CudaGraphStep> graph_;  // null without cuda_graphs; its body calls back into this
 };
 
 // Seeds and global switches the workload asks for (deterministic algorithms, seeds).

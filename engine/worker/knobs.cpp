@@ -33,6 +33,25 @@ void ConvertImageInputs(torch::jit::Module& module, const WorkloadSpec& spec) {
   }
 }
 
+// The overrides that become workload step options (autocast, CUDA graphs, the foreach optimizer):
+// declined where the workload already has the setting, or where the changed workload would fail
+// the workload's own check (WhyStepOptionsDoNotFit), whose words say why.
+std::string WhyStepOptionsDoNotApply(const RecipeOverrides& overrides, const WorkloadSpec& spec) {
+  if (overrides.autocast_dtype && *overrides.autocast_dtype == spec.autocast) {
+    return "not applicable: the workload already runs under " + spec.autocast + " autocast";
+  }
+  if (overrides.cuda_graphs && *overrides.cuda_graphs == spec.cuda_graphs) {
+    return std::string("not applicable: the workload already runs ") +
+           (spec.cuda_graphs ? "with" : "without") + " CUDA graphs";
+  }
+  if (overrides.fused_optimizer && *overrides.fused_optimizer == spec.optimizer.foreach) {
+    return std::string("not applicable: the workload's optimizer already runs the ") +
+           (spec.optimizer.foreach ? "foreach" : "per-parameter") + " update";
+  }
+  const std::string misfit = WhyStepOptionsDoNotFit(ApplySpecKnobs(spec, overrides));
+  return misfit.empty() ? "" : "not applicable: " + misfit;
+}
+
 }  // namespace
 
 int ResolveThreadCount(const ThreadCount& threads) {
@@ -43,9 +62,6 @@ std::string WhyKnobsDoNotApply(const RecipeOverrides& overrides, const WorkloadS
   const auto not_implemented = [](const char* field) {
     return std::string("not implemented: the worker cannot apply ") + field + " yet";
   };
-  if (overrides.autocast_dtype) return not_implemented("autocast_dtype");
-  if (overrides.cuda_graphs) return not_implemented("cuda_graphs");
-  if (overrides.fused_optimizer) return not_implemented("fused_optimizer");
   if (overrides.pin_memory) return not_implemented("pin_memory");
   if (overrides.dataloader_workers) return not_implemented("dataloader_workers");
 
@@ -66,6 +82,8 @@ std::string WhyKnobsDoNotApply(const RecipeOverrides& overrides, const WorkloadS
       return "not applicable: the workload has no 4-D floating input to put in channels-last";
     }
   }
+  const std::string step_options = WhyStepOptionsDoNotApply(overrides, spec);
+  if (!step_options.empty()) return step_options;
   if (overrides.intra_op_threads) {
     const int threads = ResolveThreadCount(*overrides.intra_op_threads);
     if (threads == at::get_num_threads()) {
@@ -78,6 +96,9 @@ std::string WhyKnobsDoNotApply(const RecipeOverrides& overrides, const WorkloadS
 
 WorkloadSpec ApplySpecKnobs(WorkloadSpec spec, const RecipeOverrides& overrides) {
   if (overrides.deterministic) spec.deterministic = *overrides.deterministic;
+  if (overrides.autocast_dtype) spec.autocast = *overrides.autocast_dtype;
+  if (overrides.cuda_graphs) spec.cuda_graphs = *overrides.cuda_graphs;
+  if (overrides.fused_optimizer) spec.optimizer.foreach = *overrides.fused_optimizer;
   if (overrides.batch_scale) {
     WorkloadOverrides batch;
     batch.batch_size = spec.batch_size() * *overrides.batch_scale;

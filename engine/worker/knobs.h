@@ -1,8 +1,9 @@
 // Applying a knob recipe's overrides (RecipeOverrides, engine/autotest/recipe.h) inside the worker.
 // They act on three things at three moments: the workload spec before the step is built
-// (determinism, batch size), the module before its first forward (channels-last), and LibTorch's
-// process-wide settings right before the candidate's steps (threads, TF32, cuDNN benchmark), so
-// that a numerics check can run the baseline first in the same process.
+// (determinism, batch size, autocast, CUDA graphs, the foreach optimizer), the module before its
+// first forward (channels-last), and LibTorch's process-wide settings right before the candidate's
+// steps (threads, TF32, cuDNN benchmark), so that a numerics check can run the baseline first in
+// the same process.
 #pragma once
 
 #include <torch/script.h>
@@ -20,7 +21,9 @@ namespace advisor {
 // workload (channels-last without a 4-D input, a CUDA setting on the CPU).
 std::string WhyKnobsDoNotApply(const RecipeOverrides& overrides, const WorkloadSpec& spec);
 
-// Determinism and batch size (`batch_scale` multiplies dim 0 of every input and the target).
+// Determinism, batch size (`batch_scale` multiplies dim 0 of every input and the target), and the
+// step options: autocast_dtype, cuda_graphs and fused_optimizer (the foreach SGD) become the
+// workload's autocast, cuda_graphs and optimizer.foreach.
 WorkloadSpec ApplySpecKnobs(WorkloadSpec spec, const RecipeOverrides& overrides);
 
 // Channels-last: 4-D parameters are stored channels-last, and the forward converts its 4-D inputs

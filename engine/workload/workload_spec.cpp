@@ -16,6 +16,7 @@ constexpr std::array<const char*, 5> kInits = {"randn", "rand", "randint", "zero
 constexpr std::array<const char*, 2> kLosses = {"cross_entropy", "mse"};
 constexpr std::array<const char*, 2> kOptimizers = {"sgd", "adamw"};
 constexpr std::array<const char*, 2> kDevices = {"cpu", "cuda"};
+constexpr std::array<const char*, 2> kAutocastDtypes = {"bfloat16", "float16"};
 
 template <std::size_t N>
 bool OneOf(const std::string& value, const std::array<const char*, N>& allowed) {
@@ -158,6 +159,9 @@ WorkloadSpec ParseWorkload(const std::string& json_text, const std::string& sour
     spec.optimizer.beta1 = reader.Number(betas[0], "optimizer.betas[0]");
     spec.optimizer.beta2 = reader.Number(betas[1], "optimizer.betas[1]");
   }
+  if (optimizer.contains("foreach")) {
+    spec.optimizer.foreach = reader.Bool(optimizer["foreach"], "optimizer.foreach");
+  }
   if (spec.optimizer.lr <= 0) reader.Fail("optimizer.lr", "must be positive");
 
   if (root.contains("deterministic")) {
@@ -172,6 +176,14 @@ WorkloadSpec ParseWorkload(const std::string& json_text, const std::string& sour
   if (root.contains("description")) {
     spec.description = reader.String(root["description"], "description");
   }
+  if (root.contains("autocast")) {
+    spec.autocast = reader.Choice(root["autocast"], "autocast", kAutocastDtypes);
+  }
+  if (root.contains("cuda_graphs")) {
+    spec.cuda_graphs = reader.Bool(root["cuda_graphs"], "cuda_graphs");
+  }
+  const std::string misfit = WhyStepOptionsDoNotFit(spec);
+  if (!misfit.empty()) throw WorkloadError(source + ": " + misfit);
   return spec;
 }
 
@@ -190,6 +202,7 @@ WorkloadSpec ApplyOverrides(WorkloadSpec spec, const WorkloadOverrides& override
                           Listed(kDevices));
     }
     spec.device = *overrides.device;
+    const std::string misfit = WhyStepOptionsDoNotFit(spec);
   }
   if (overrides.deterministic) spec.deterministic = *overrides.deterministic;
   if (overrides.seed) spec.seed = *overrides.seed;

@@ -27,6 +27,7 @@ struct OptimizerSpec {
   double weight_decay = 0.0;
   double beta1 = 0.9;
   double beta2 = 0.999;
+  bool foreach = false;  // sgd only: the multi-tensor update (engine/torch/foreach_sgd.h)
 };
 
 struct WorkloadSpec {
@@ -38,6 +39,8 @@ struct WorkloadSpec {
   std::uint64_t seed = 0;
   std::string device = "cpu";  // cpu | cuda
   std::string description;
+  std::string autocast;      // "" (none) | bfloat16 | float16: forward and loss under CUDA autocast
+  bool cuda_graphs = false;  // capture the whole step in a CUDA graph once, replay it every step
 
   std::int64_t batch_size() const { return inputs.empty() ? 0 : inputs.front().shape.front(); }
 };
@@ -61,5 +64,9 @@ WorkloadSpec ParseWorkload(const std::string& json_text, const std::string& sour
 
 // Applies overrides; a new batch size rescales dim 0 of every input and of the target.
 WorkloadSpec ApplyOverrides(WorkloadSpec spec, const WorkloadOverrides& overrides);
+
+// "" when the step options (autocast, cuda_graphs, optimizer.foreach) fit the rest of the workload;
+// otherwise the problem, starting with the field, e.g. `cuda_graphs: needs "device": "cuda"`.
+std::string WhyStepOptionsDoNotFit(const WorkloadSpec& spec);
 
 }  // namespace advisor

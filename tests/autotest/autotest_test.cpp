@@ -168,6 +168,29 @@ TEST(ChooseCombination, NeedsTwoVerifiedRecipes) {
   EXPECT_EQ(chosen[1]->id, "a");
 }
 
+TEST(ChooseCombination, NeverPutsTheTwoShippedBatchScalesTogether) {
+  const RecipeSet set = LoadRecipeDir(ADVISOR_RECIPES_DIR);
+  const Recipe* x2 = FindRecipe(set.recipes, "batch-size-x2");
+  const Recipe* x4 = FindRecipe(set.recipes, "batch-size-x4");
+  ASSERT_NE(x2, nullptr);
+  ASSERT_NE(x4, nullptr);
+  EXPECT_EQ(x4->overrides.batch_scale, 4);
+  EXPECT_EQ(x4->conflicts_with, std::vector<std::string>{"batch-size-x2"});
+  EXPECT_THAT(FindConflict({x2, x4}), HasSubstr("batch-size-x2"));
+
+  auto verified = [](const std::string& id, double speedup) {
+    AbResult ab;
+    ab.fix.recipe = id;
+    ab.fix.status = fix_status::kVerified;
+    ab.fix.speedup = speedup;
+    return ab;
+  };
+  // Both measured faster: the combination keeps the faster one only, which is no combination.
+  EXPECT_TRUE(ChooseCombination({verified("batch-size-x2", 1.8), verified("batch-size-x4", 2.6)},
+                                set.recipes)
+                  .empty());
+}
+
 TEST(RecipeIdsFromFindings, KeepsTheFindingsOrderOnce) {
   std::vector<Finding> findings(4);
   findings[0].recipe = "gather-to-index";

@@ -173,10 +173,16 @@ TEST(Recipe, EveryShippedRecipeLoads) {
   for (const std::string& error : set.errors) ADD_FAILURE() << error;
   // The ids the rules name; each needs its file.
   for (const char* id :
-       {"gather-to-index", "deterministic-off", "batch-size-x2", "expandable-segments",
-        "bf16-autocast", "tf32-matmul", "cudnn-benchmark", "channels-last", "sdpa-attention",
+       {"gather-to-index", "deterministic-off", "batch-size-x2", "batch-size-x4",
+        "expandable-segments", "bf16-autocast", "tf32-matmul", "cudnn-benchmark", "channels-last", "sdpa-attention",
         "cuda-graphs", "fused-optimizer", "pin-memory", "dataloader-workers", "intra-op-threads"}) {
     EXPECT_NE(FindRecipe(set.recipes, id), nullptr) << "no recipes/" << id << ".json";
+  }
+  // The worker applies these as workload step options (engine/worker/knobs.cpp).
+  for (const char* id : {"bf16-autocast", "cuda-graphs", "fused-optimizer", "batch-size-x4"}) {
+    const Recipe* recipe = FindRecipe(set.recipes, id);
+    ASSERT_NE(recipe, nullptr) << id;
+    EXPECT_EQ(recipe->status, RecipeStatus::kReady) << id;
   }
 }
 

@@ -110,7 +110,7 @@ TEST(BuiltinRules, EveryRuleFiresInSomeCase) {
 
 TEST(BuiltinRules, NameOnlyRecipesThatExist) {
   const std::set<std::string> recipes = {
-      "",           "gather-to-index", "deterministic-off", "batch-size-x2",
+      "",           "gather-to-index", "deterministic-off", "batch-size-x2", "batch-size-x4",
       "expandable-segments", "bf16-autocast", "tf32-matmul", "cudnn-benchmark",
       "channels-last", "sdpa-attention", "cuda-graphs", "fused-optimizer",
       "pin-memory", "dataloader-workers", "intra-op-threads"};

@@ -96,13 +96,62 @@ TEST(Knobs, ChannelsLastConvertsConvolutionWeightsAndImageInputsAndKeepsTheNumbe
 
 TEST(Knobs, DeclinesWhatTheWorkerCannotApplyAndCudaSettingsOnTheCpu) {
   const WorkloadSpec cpu = ReadWorkload(testing::Models().plain);
-  RecipeOverrides autocast;
-  autocast.autocast_dtype = "bfloat16";
-  EXPECT_EQ(WhyKnobsDoNotApply(autocast, cpu),
-            "not implemented: the worker cannot apply autocast_dtype yet");
   RecipeOverrides tf32;
   tf32.allow_tf32 = true;
   EXPECT_EQ(WhyKnobsDoNotApply(tf32, cpu), "not applicable: allow_tf32 acts on CUDA only");
+}
+
+TEST(Knobs, StepOptionKnobsBecomeWorkloadSettings) {
+  RecipeOverrides overrides;
+  overrides.autocast_dtype = "bfloat16";
+  overrides.cuda_graphs = true;
+  overrides.fused_optimizer = true;
+  WorkloadSpec cuda = ReadWorkload(testing::Models().plain);
+  cuda.device = "cuda";  // only read here: the knobs are checked against the spec, nothing runs
+  EXPECT_EQ(WhyKnobsDoNotApply(overrides, cuda), "");
+  const WorkloadSpec changed = ApplySpecKnobs(cuda, overrides);
+  EXPECT_EQ(changed.autocast, "bfloat16");
+  EXPECT_TRUE(changed.cuda_graphs);
+  EXPECT_TRUE(changed.optimizer.foreach);
+  EXPECT_EQ(changed.optimizer.name, "sgd");
+}
+
+TEST(Knobs, StepOptionKnobsSayWhyTheyDoNotApply) {
+  const WorkloadSpec cpu = ReadWorkload(testing::Models().plain);
+  RecipeOverrides autocast;
+  autocast.autocast_dtype = "bfloat16";
+  EXPECT_EQ(WhyKnobsDoNotApply(autocast, cpu),
+            "not applicable: autocast: needs \"device\": \"cuda\" (advisor runs autocast on CUDA "
+            "only)");
+  RecipeOverrides graphs;
+  graphs.cuda_graphs = true;
+  EXPECT_EQ(WhyKnobsDoNotApply(graphs, cpu),
+            "not applicable: cuda_graphs: needs \"device\": \"cuda\"");
+
+  WorkloadSpec adamw = cpu;
+  adamw.device = "cuda";
+  adamw.optimizer.name = "adamw";
+  EXPECT_EQ(WhyKnobsDoNotApply(graphs, adamw),
+            "not applicable: cuda_graphs: AdamW computes its bias correction from a host-side "
+            "step count, which a captured graph would freeze; use \"sgd\"");
+  RecipeOverrides fused;
+  fused.fused_optimizer = true;
+  EXPECT_EQ(WhyKnobsDoNotApply(fused, adamw),
+            "not applicable: optimizer.foreach: only \"sgd\" has a foreach implementation, not "
+            "\"adamw\"");
+  EXPECT_EQ(WhyKnobsDoNotApply(fused, cpu), "") << "the foreach SGD runs on the CPU too";
+
+  WorkloadSpec already = adamw;
+  already.optimizer.name = "sgd";
+  already.autocast = "bfloat16";
+  already.cuda_graphs = true;
+  already.optimizer.foreach = true;
+  EXPECT_EQ(WhyKnobsDoNotApply(autocast, already),
+            "not applicable: the workload already runs under bfloat16 autocast");
+  EXPECT_EQ(WhyKnobsDoNotApply(graphs, already),
+            "not applicable: the workload already runs with CUDA graphs");
+  EXPECT_EQ(WhyKnobsDoNotApply(fused, already),
+            "not applicable: the workload's optimizer already runs the foreach update");
 }
 
 }  // namespace
