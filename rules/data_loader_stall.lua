@@ -1,7 +1,7 @@
 -- When the training loop waits for the next batch, the GPU waits with it. More DataLoader
 -- workers (and persistent_workers, prefetch_factor) prepare batches in parallel with the step.
--- facts.data comes from traces whose DataLoader iteration is visible (see docs/facts.md); the
--- bisect runner builds its inputs itself and never sets it.
+-- facts.data is the step's data phase (docs/facts.md): measured when the workload has an input
+-- stage (docs/workload.md), whose workers the recipe raises; without one it is absent.
 
 local MIN_WAIT_SHARE = 0.10   -- waiting a tenth of the step for data
 local HIGH_WAIT_SHARE = 0.30

@@ -36,6 +36,8 @@ import time
 import torch
 import torch.nn.functional as F
 
+import advisor_input_stage  # scripts/ is on the path wherever this module is
+
 WORKLOAD_FILE = "advisor/workload.json"
 
 DTYPES = {
@@ -52,7 +54,7 @@ LOSSES = ("cross_entropy", "mse")
 OPTIMIZERS = ("sgd", "adamw")
 METHODS = ("script", "trace")
 TOP_LEVEL_KEYS = {"inputs", "target", "loss", "optimizer", "deterministic", "seed", "device",
-                  "description", "source_model", "autocast", "cuda_graphs"}
+                  "description", "source_model", "input_stage", "autocast", "cuda_graphs"}
 TENSOR_KEYS = {"shape", "dtype", "init", "low", "high"}
 AUTOCAST_DTYPES = ("bfloat16", "float16")
 OPTIMIZER_KEYS = {"sgd": {"name", "lr", "momentum", "weight_decay", "foreach"},
@@ -187,6 +189,8 @@ def validate_workload(workload):
     _validate_step_options(workload)
 
     result = copy.deepcopy(workload)
+    if "input_stage" in workload:
+        result["input_stage"] = advisor_input_stage.validate_input_stage(workload["input_stage"])
     result.setdefault("deterministic", False)
     result.setdefault("seed", 0)
     result.setdefault("device", "cpu")
@@ -255,7 +259,8 @@ def make_batch(workload):
     """Returns (inputs, target) for a validated workload, drawn from a generator seeded with its
     seed: the inputs in order, then the target."""
     generator = torch.Generator().manual_seed(workload["seed"])
-    device = torch.device(workload["device"])
+    # An input stage's base tensors stay on the host: it prepares each batch from them there.
+    device = torch.device("cpu" if "input_stage" in workload else workload["device"])
     inputs = [make_tensor(spec, device, generator) for spec in workload["inputs"]]
     target = make_tensor(workload["target"], device, generator)
     return inputs, target
@@ -329,16 +334,24 @@ def training_step(module, optimizer, inputs, target, loss_kind, autocast=None):
     return loss.item()
 
 
-def validate_step(module, workload):
+def validate_step(module, workload, source="the model"):
     """Runs one training step of ``module`` with ``workload`` and restores the module's state after.
 
-    Raises ExportError with the reason when the step fails or trains nothing.
+    Raises ValueError ``SOURCE: input_stage.method ...`` when the input stage's method does not fit
+    the workload, ExportError with the reason when the step fails or trains nothing.
     """
+    if "input_stage" in workload:
+        try:
+            advisor_input_stage.check_method(module, workload)
+        except ValueError as e:
+            raise ValueError(f"{source}: {e}") from e
     saved = {k: v.detach().clone() for k, v in module.state_dict().items()}
     inputs, target = make_batch(workload)
     optimizer = make_optimizer(module, workload["optimizer"])
     try:
         with deterministic_mode(workload["deterministic"]):
+            if "input_stage" in workload:
+                inputs, target = advisor_input_stage.prepare_batch(module, workload, inputs, target)
             loss = training_step(module, optimizer, inputs, target, workload["loss"],
                                  workload.get("autocast"))
             trained = [name for name, p in module.named_parameters() if p.grad is not None]
@@ -369,7 +382,9 @@ def time_steps(module, workload, steps, warmup=3):
     with deterministic_mode(workload["deterministic"]):
         for i in range(warmup + steps):
             start = time.perf_counter()
-            training_step(module, optimizer, inputs, target, workload["loss"],
+            batch = (advisor_input_stage.prepare_batch(module, workload, inputs, target)
+                     if "input_stage" in workload else (inputs, target))
+            training_step(module, optimizer, *batch, workload["loss"],
                           workload.get("autocast"))
             if cuda:
                 torch.cuda.synchronize()
@@ -383,7 +398,8 @@ def time_steps(module, workload, steps, warmup=3):
 
 
 def make_workload(inputs, target, loss, optimizer, deterministic=False, seed=0, device="cpu",
-                  description="", source_model=None, autocast=None, cuda_graphs=False):
+                  description="", source_model=None, autocast=None, cuda_graphs=False,
+                  input_stage=None):
     """Assembles and validates a workload dict (see validate_workload)."""
     workload = {"inputs": inputs, "target": target, "loss": loss, "optimizer": optimizer,
                 "deterministic": deterministic, "seed": seed, "device": device}
@@ -391,6 +407,8 @@ def make_workload(inputs, target, loss, optimizer, deterministic=False, seed=0, 
         workload["description"] = description
     if source_model:
         workload["source_model"] = source_model
+    if input_stage is not None:
+        workload["input_stage"] = input_stage
     if autocast is not None:
         workload["autocast"] = autocast
     if cuda_graphs:
@@ -406,7 +424,7 @@ def save_archive(module, path, workload):
 
 def export(model, path, inputs, target, loss, optimizer, deterministic=False, method="script",
            seed=0, device="cpu", description="", source_model=None, autocast=None,
-           cuda_graphs=False):
+           cuda_graphs=False, input_stage=None):
     """Compiles ``model`` to TorchScript, checks one training step, and saves it with its workload.
 
     Args:
@@ -419,6 +437,8 @@ def export(model, path, inputs, target, loss, optimizer, deterministic=False, me
       deterministic: whether the workload runs with torch.use_deterministic_algorithms(True).
       method: "script" (torch.jit.script) or "trace" (torch.jit.trace with the workload's inputs).
       seed, device, description, source_model: copied into the workload.
+      input_stage: {"method": ..., "workers": ..., "pin_memory": ...}, or None for none
+        (docs/workload.md); the method must be a @torch.jit.export method of the model.
       autocast, cuda_graphs: the step options of docs/workload.md (None/False: off); the one-step
         check runs under autocast but does not capture a graph. optimizer may hold "foreach".
 
@@ -429,7 +449,7 @@ def export(model, path, inputs, target, loss, optimizer, deterministic=False, me
         raise ValueError(f"method: {method!r} is not one of {list(METHODS)}")
     workload = make_workload(inputs, target, loss, optimizer, deterministic, seed, device,
                              description, source_model, autocast=autocast,
-                             cuda_graphs=cuda_graphs)
+                             cuda_graphs=cuda_graphs, input_stage=input_stage)
     model = model.to(workload["device"]).train()
     try:
         if method == "script":
@@ -441,7 +461,7 @@ def export(model, path, inputs, target, loss, optimizer, deterministic=False, me
     except Exception as e:
         raise CompileError(f"torch.jit.{method} failed: {type(e).__name__}: {e}") from e
     module.train()
-    validate_step(module, workload)
+    validate_step(module, workload, path)
     save_archive(module, path, workload)
     return module
 
@@ -489,7 +509,7 @@ def _cmd_check(args):
     if args.threads:
         torch.set_num_threads(args.threads)
     module, workload = load_archive(args.archive)
-    loss = validate_step(module, workload)
+    loss = validate_step(module, workload, args.archive)
     print(f"{args.archive}: one training step ran, loss {loss:.4f}")
     if args.steps:
         times = time_steps(module, workload, args.steps, args.warmup)
@@ -510,7 +530,7 @@ def _cmd_embed(args):
     except ValueError as e:
         raise ValueError(f"{args.workload}: {e}") from e
     module = module.to(workload["device"]).train()
-    validate_step(module, workload)
+    validate_step(module, workload, args.archive)
     save_archive(module, args.output, workload)
     print(f"wrote {args.output}")
 

@@ -8,6 +8,7 @@ namespace advisor {
 
 Cost& PhaseCosts::operator[](Phase phase) {
   switch (phase) {
+    case Phase::kData: return data;
     case Phase::kForward: return forward;
     case Phase::kBackward: return backward;
     default: return optimizer;
@@ -19,6 +20,7 @@ const Cost& PhaseCosts::operator[](Phase phase) const {
 }
 
 PhaseCosts& PhaseCosts::operator+=(const PhaseCosts& other) {
+  data += other.data;
   forward += other.forward;
   backward += other.backward;
   optimizer += other.optimizer;
@@ -34,10 +36,10 @@ double MedianOf(std::vector<double> values) {
   return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
-// Each of the six numbers is the median of its own per-step values.
+// Each of the eight numbers is the median of its own per-step values.
 PhaseCosts MedianOverSteps(const std::vector<PhaseCosts>& steps) {
   PhaseCosts median;
-  for (Phase phase : {Phase::kForward, Phase::kBackward, Phase::kOptimizer}) {
+  for (Phase phase : {Phase::kData, Phase::kForward, Phase::kBackward, Phase::kOptimizer}) {
     std::vector<double> host, gpu;
     for (const PhaseCosts& step : steps) {
       host.push_back(step[phase].host_ms);

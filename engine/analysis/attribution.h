@@ -24,6 +24,7 @@ struct Cost {
 };
 
 struct PhaseCosts {
+  Cost data;  // ops on the step's thread while it waited for its batch (the input stage)
   Cost forward;
   Cost backward;
   Cost optimizer;

@@ -13,6 +13,7 @@ bool IsDescendant(const std::string& path, const std::string& ancestor) {
 }
 
 Phase PhaseAt(const StepSpan& step, TimeNs time) {
+  if (time < step.data_end_ns) return Phase::kData;
   if (time < step.forward_end_ns) return Phase::kForward;
   if (time < step.backward_end_ns) return Phase::kBackward;
   return Phase::kOptimizer;
@@ -75,6 +76,7 @@ class ThreadModules {
 
 const char* PhaseName(Phase phase) {
   switch (phase) {
+    case Phase::kData: return "data";
     case Phase::kForward: return "forward";
     case Phase::kBackward: return "backward";
     case Phase::kOptimizer: return "optimizer";

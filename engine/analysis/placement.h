@@ -10,7 +10,8 @@
 
 namespace advisor {
 
-enum class Phase { kForward, kBackward, kOptimizer, kOutside };
+// kData: the step waits for (or prepares) its input batch, before forward (StepSpan::data_end_ns).
+enum class Phase { kData, kForward, kBackward, kOptimizer, kOutside };
 
 const char* PhaseName(Phase phase);
 

@@ -145,6 +145,13 @@ json CopyFacts(const std::vector<CopySite>& copies, double step_ms) {
   return facts;
 }
 
+json DataFacts(const DataWait& data, double step_ms) {
+  json facts = {
+      {"wait_ms", data.wait_ms}, {"workers", data.workers}, {"pin_memory", data.pin_memory}};
+  PutIf(facts, "wait_share", ShareOfStep(data.wait_ms, step_ms));
+  return facts;
+}
+
 json MemoryFacts(const MemoryStats& memory) {
   json facts = {
       {"peak_allocated_mb", memory.peak_allocated_mb},
@@ -193,6 +200,7 @@ json BuildFacts(const BisectReport& report, const RunEnvironment& environment) {
     facts["copies"] = CopyFacts(report.copies, step_ms);
   }
   if (report.memory) facts["memory"] = MemoryFacts(*report.memory);
+  if (report.data) facts["data"] = DataFacts(*report.data, step_ms);
   return facts;
 }
 

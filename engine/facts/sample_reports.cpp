@@ -67,6 +67,7 @@ BisectReport SampleReportAllMeasured() {
   report.syncs = {{"cudaStreamSynchronize", "blocks.0.attn", "aten::item", "forward", 1, 0.2}};
   report.copies = {{"blocks.0.attn", "aten::to", "forward", 1, 4096, 0.05, true}};
   report.memory = MemoryStats{30000, 32000, 81559, 0, 0};
+  report.data = DataWait{1.0, 2, true};
   return report;
 }
 

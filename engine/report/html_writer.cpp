@@ -122,15 +122,21 @@ void RenderSteps(std::ostringstream& out, const BisectReport& report) {
                  {{"fill-forward", "forward"},
                   {"fill-backward", "backward"},
                   {"fill-optimizer", "optimizer"}}};
+  const double data_ms = report.data ? report.data->wait_ms : 0.0;
+  if (report.data) {
+    row.segments.insert(row.segments.begin(), {data_ms, "fill-data"});
+    chart.legend.insert(chart.legend.begin(), {"fill-data", "waiting for the input batch"});
+  }
   // Phase medians need not add up to the step median; show the remainder rather than hide it.
-  const double rest = step.median_ms - step.forward_ms - step.backward_ms - step.optimizer_ms;
+  const double rest =
+      step.median_ms - data_ms - step.forward_ms - step.backward_ms - step.optimizer_ms;
   if (rest > 0) {
     row.segments.push_back({rest, "fill-rest"});
     chart.legend.push_back({"fill-rest", "rest of the step"});
   }
   chart.rows.push_back(std::move(row));
   out << "<section id=\"step\"><h2>Step breakdown</h2>\n" << RenderBarChartSvg(chart) << "\n";
-  RenderTable(out, StepTable(step));
+  RenderTable(out, StepTable(step, report.data));
   out << "</section>\n";
 }
 

@@ -122,6 +122,11 @@ json GpuToJson(const std::optional<GpuSummary>& gpu) {
           {"sm_efficiency", OrNull(gpu->sm_efficiency)}};
 }
 
+json DataToJson(const std::optional<DataWait>& data) {
+  if (!data) return nullptr;
+  return {{"wait_ms", data->wait_ms}, {"workers", data->workers}, {"pin_memory", data->pin_memory}};
+}
+
 json MemoryToJson(const std::optional<MemoryStats>& memory) {
   if (!memory) return nullptr;
   return {{"peak_allocated_mb", memory->peak_allocated_mb},
@@ -222,6 +227,7 @@ json ReportToJson(const BisectReport& report) {
           {"ops", OpsToJson(report.ops, gpu_measured)},
           {"gpu", GpuToJson(report.gpu)},
           {"memory", MemoryToJson(report.memory)},
+          {"data", DataToJson(report.data)},
           {"syncs", SyncsToJson(report.syncs)},
           {"copies", CopiesToJson(report.copies)},
           {"findings", FindingsToJson(report.findings)},

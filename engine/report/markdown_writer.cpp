@@ -83,7 +83,7 @@ void RenderTable(std::ostringstream& out, const Table& table) {
 
 void RenderSteps(std::ostringstream& out, const BisectReport& report) {
   out << "## Step breakdown\n\n";
-  RenderTable(out, StepTable(report.step));
+  RenderTable(out, StepTable(report.step, report.data));
 }
 
 void RenderBisection(std::ostringstream& out, const BisectReport& report) {

@@ -37,6 +37,14 @@ struct StepBreakdown {
   double optimizer_ms = 0;
 };
 
+// The step's wait for its input batch: present when the workload has an input stage
+// (docs/workload.md), measured as the data phase of the baseline window's steps.
+struct DataWait {
+  double wait_ms = 0;       // median per step
+  int workers = 0;          // input_stage.workers
+  bool pin_memory = false;  // input_stage.pin_memory, on a CUDA device
+};
+
 struct Candidate {
   std::string path;
   double forward_ms = 0;   // per step, median over the window's steps
@@ -183,6 +191,7 @@ struct BisectReport {
   std::vector<SyncSite> syncs;
   std::vector<CopySite> copies;
   std::optional<MemoryStats> memory;     // absent on CPU
+  std::optional<DataWait> data;          // absent without an input stage
   std::vector<Finding> findings;
   std::vector<FixResult> fixes;
   std::vector<std::string> data_quality;  // one line each: probes absent, records dropped, rule errors

@@ -69,9 +69,13 @@ TableCell ShareOfStep(double ms, double step_ms) {
 
 }  // namespace
 
-Table StepTable(const StepBreakdown& step) {
+Table StepTable(const StepBreakdown& step, const std::optional<DataWait>& data) {
   Table table{{"part of the step", "ms/step", "share of step"}, {false, true, true}, {}};
   const double median = step.median_ms;
+  if (data) {
+    table.rows.push_back({{Text("waiting for the input batch"), Ms(data->wait_ms),
+                           ShareOfStep(data->wait_ms, median)}});
+  }
   table.rows.push_back(
       {{Text("forward"), Ms(step.forward_ms), ShareOfStep(step.forward_ms, median)}});
   table.rows.push_back(

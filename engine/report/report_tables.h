@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,7 +36,7 @@ struct Table {
 inline constexpr std::size_t kTopOpsShown = 15;
 
 // forward / backward / optimizer / step median, min and max, with shares of the median step.
-Table StepTable(const StepBreakdown& step);
+Table StepTable(const StepBreakdown& step, const std::optional<DataWait>& data);
 
 // One bisection level's candidates; the chosen one is highlighted and marked.
 Table CandidateTable(const BisectLevel& level, bool gpu_measured);

@@ -51,13 +51,19 @@ struct MarkerEvent {
   TimeNs time_ns = 0;
 };
 
-// Host-side phases of one training step, as the runner measured them.
+// Host-side phases of one training step, as the runner measured them. A workload with an input
+// stage starts each step by waiting for (or preparing) its batch: the data phase, start_ns to
+// data_end_ns. Without one, data_end_ns is 0 (or start_ns) and forward starts the step.
 struct StepSpan {
   int index = 0;
-  TimeNs start_ns = 0;         // forward starts
+  TimeNs start_ns = 0;         // the step starts (with the data phase, if any)
   TimeNs forward_end_ns = 0;   // loss computed
   TimeNs backward_end_ns = 0;  // loss.backward() returned
   TimeNs end_ns = 0;           // optimizer step and zero_grad done (device synchronised on GPU)
+  // Last, so that positional initialisers of the other fields keep their meaning.
+  TimeNs data_end_ns = 0;      // the batch is on the device, forward starts; 0: no data phase
+
+  TimeNs forward_start_ns() const { return data_end_ns > start_ns ? data_end_ns : start_ns; }
 };
 
 // ---- GPU activity (filled by probes/cupti; empty where no GPU probe ran) ----

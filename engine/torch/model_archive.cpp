@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "engine/torch/seeded_method.h"
+
 namespace advisor {
 namespace {
 
@@ -54,9 +56,19 @@ WorkloadSpec ReadWorkload(const std::string& model_path) {
 }
 
 torch::jit::Module LoadModule(const std::string& model_path) {
-  torch::jit::ExtraFilesMap no_extra_files;
-  torch::jit::Module module = Load(model_path, no_extra_files);
+  torch::jit::ExtraFilesMap extra_files{{kWorkloadEntry, ""}};
+  torch::jit::Module module = Load(model_path, extra_files);
   module.train();
+  // The input stage's method is part of the model: check it against the archive's own workload
+  // (ReadWorkload reports a workload that does not parse).
+  const std::string& workload = extra_files[kWorkloadEntry];
+  if (!workload.empty()) {
+    try {
+      const std::string problem = InputStageProblem(module, ParseWorkload(workload, model_path));
+      if (!problem.empty()) throw ModelError(model_path + ": " + problem);
+    } catch (const WorkloadError&) {
+    }
+  }
   return module;
 }
 

@@ -22,7 +22,8 @@ class ModelError : public std::runtime_error {
 WorkloadSpec ReadWorkload(const std::string& model_path);
 
 // Loads a fresh copy of the module onto the CPU, in training mode. Each call gives new graphs
-// and executors, which instrumentation needs (an executor caches its optimised plan).
+// and executors, which instrumentation needs (an executor caches its optimised plan). Throws
+// ModelError when the input stage's method does not fit the archive's workload.
 torch::jit::Module LoadModule(const std::string& model_path);
 
 }  // namespace advisor

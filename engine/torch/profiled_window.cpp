@@ -1,5 +1,6 @@
 #include "engine/torch/profiled_window.h"
 
+#include "engine/analysis/step_phases.h"
 #include "engine/gpu/gpu_attribution.h"
 #include "probes/cupti/gpu_probe.h"
 #include "probes/ops/event_recorder.h"
@@ -46,6 +47,13 @@ MeasuredWindow MeasureWindow(Timeline timeline) {
       window.timeline, window.placements,
       AttributeGpuTime(window.timeline, window.placements).DeviceMsByOp());
   return window;
+}
+
+std::optional<DataWait> MeasureDataWait(const WorkloadSpec& spec,
+                                        const std::vector<StepSpan>& spans) {
+  if (!spec.input_stage) return std::nullopt;
+  return DataWait{MedianPhases(spans).data_ms, spec.input_stage->workers,
+                  spec.input_stage->pin_memory && spec.device == "cuda"};
 }
 
 std::vector<double> StepMillis(const std::vector<StepSpan>& spans) {

@@ -4,11 +4,13 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/analysis/attribution.h"
 #include "engine/analysis/placement.h"
+#include "engine/report/report.h"
 #include "engine/timeline/timeline.h"
 #include "engine/torch/training_step.h"
 
@@ -39,5 +41,10 @@ MeasuredWindow MeasureWindow(Timeline timeline);
 
 // Milliseconds of each step, start to end.
 std::vector<double> StepMillis(const std::vector<StepSpan>& spans);
+
+// The steps' wait for their batch (the median data phase) with the input stage's settings;
+// absent when the workload has no input stage.
+std::optional<DataWait> MeasureDataWait(const WorkloadSpec& spec,
+                                        const std::vector<StepSpan>& spans);
 
 }  // namespace advisor

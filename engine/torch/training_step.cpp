@@ -81,8 +81,16 @@ TrainingStep::TrainingStep(torch::jit::Module module, const WorkloadSpec& spec)
   module_.to(device_);
   module_.train();
   torch::manual_seed(spec.seed);
-  for (const TensorSpec& input : spec.inputs) inputs_.emplace_back(MakeTensor(input, device_));
-  target_ = MakeTensor(spec.target, device_);
+  // An input stage's base tensors stay on the host: the stage prepares batches from them there.
+  const torch::Device drawn_on = spec.input_stage ? torch::Device(torch::kCPU) : device_;
+  for (const TensorSpec& input : spec.inputs) inputs_.emplace_back(MakeTensor(input, drawn_on));
+  target_ = MakeTensor(spec.target, drawn_on);
+  if (spec.input_stage) {
+    std::vector<torch::Tensor> base;
+    for (const torch::jit::IValue& input : inputs_) base.push_back(input.toTensor());
+    base.push_back(target_);
+    input_stage_ = std::make_unique<InputStage>(module_, spec, std::move(base), device_);
+  }
   for (const torch::Tensor& parameter : module_.parameters()) {
     if (parameter.requires_grad()) parameters_.push_back(parameter);
   }
@@ -111,6 +119,13 @@ torch::Tensor TrainingStep::Forward() {
     return torch::mse_loss(prediction, target_.to(prediction.scalar_type()));
   }
   return torch::nn::functional::cross_entropy(prediction, target_);
+}
+
+void TrainingStep::TakeBatch() {
+  std::vector<torch::Tensor> batch = input_stage_->Next();
+  target_ = batch.back();
+  batch.pop_back();
+  inputs_.assign(batch.begin(), batch.end());
 }
 
 torch::Tensor TrainingStep::WholeStep() {
@@ -144,6 +159,11 @@ StepSpan TrainingStep::Run(int index, bool sync_phases) {
   try {
     if (graph_) return ReplayGraph(index);
     span.start_ns = NowNs();
+    if (input_stage_) {
+      TakeBatch();
+      if (sync_phases) Synchronize();
+      span.data_end_ns = NowNs();
+    }
     torch::Tensor loss = Forward();
     if (sync_phases) Synchronize();
     span.forward_end_ns = NowNs();

@@ -1,5 +1,6 @@
 // One training step of the workload: forward, loss, backward, optimizer step, gradients reset.
-// Inputs and targets are made once, from the workload's seed, so every step does the same work.
+// Inputs and targets are made once, from the workload's seed, so every step does the same work;
+// with an input stage they are its base, and each step takes its own batch from the stage.
 #pragma once
 
 #include <torch/script.h>
@@ -11,6 +12,7 @@
 
 #include "engine/timeline/timeline.h"
 #include "engine/torch/cuda_graph_step.h"
+#include "engine/torch/input_stage.h"
 #include "engine/workload/workload_spec.h"
 
 namespace advisor {
@@ -44,6 +46,7 @@ class TrainingStep {
   torch::Tensor Forward();  // forward and loss, under autocast when the workload asks
   torch::Tensor WholeStep();  // gradients dropped, forward, loss, backward, step: the graph's body
   StepSpan ReplayGraph(int index);
+  void TakeBatch();  // the input stage's next batch becomes inputs_ and target_
   void Synchronize() const;
 
   torch::jit::Module module_;
@@ -55,6 +58,7 @@ class TrainingStep {
   std::vector<torch::Tensor> parameters_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::unique_ptr<CudaGraphStep> graph_;  // null without cuda_graphs; its body calls back into this
+  std::unique_ptr<InputStage> input_stage_;  // null without an input stage
 };
 
 // Seeds and global switches the workload asks for (deterministic algorithms, seeds).

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "engine/worker/input_stage_knobs.h"
 #include "engine/worker/physical_cores.h"
 
 namespace advisor {
@@ -59,11 +60,8 @@ int ResolveThreadCount(const ThreadCount& threads) {
 }
 
 std::string WhyKnobsDoNotApply(const RecipeOverrides& overrides, const WorkloadSpec& spec) {
-  const auto not_implemented = [](const char* field) {
-    return std::string("not implemented: the worker cannot apply ") + field + " yet";
-  };
-  if (overrides.pin_memory) return not_implemented("pin_memory");
-  if (overrides.dataloader_workers) return not_implemented("dataloader_workers");
+  const std::string input_stage = WhyInputStageKnobsDoNotApply(overrides, spec);
+  if (!input_stage.empty()) return input_stage;
 
   const bool cuda = spec.device == "cuda";
   if (overrides.allow_tf32 && !cuda) return "not applicable: allow_tf32 acts on CUDA only";
@@ -96,6 +94,7 @@ std::string WhyKnobsDoNotApply(const RecipeOverrides& overrides, const WorkloadS
 
 WorkloadSpec ApplySpecKnobs(WorkloadSpec spec, const RecipeOverrides& overrides) {
   if (overrides.deterministic) spec.deterministic = *overrides.deterministic;
+  ApplyInputStageKnobs(spec, overrides);
   if (overrides.autocast_dtype) spec.autocast = *overrides.autocast_dtype;
   if (overrides.cuda_graphs) spec.cuda_graphs = *overrides.cuda_graphs;
   if (overrides.fused_optimizer) spec.optimizer.foreach = *overrides.fused_optimizer;

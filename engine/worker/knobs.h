@@ -23,7 +23,8 @@ std::string WhyKnobsDoNotApply(const RecipeOverrides& overrides, const WorkloadS
 
 // Determinism, batch size (`batch_scale` multiplies dim 0 of every input and the target), and the
 // step options: autocast_dtype, cuda_graphs and fused_optimizer (the foreach SGD) become the
-// workload's autocast, cuda_graphs and optimizer.foreach.
+// workload's autocast, cuda_graphs and optimizer.foreach; dataloader_workers and pin_memory
+// become its input stage's workers and pin_memory (engine/worker/input_stage_knobs.h).
 WorkloadSpec ApplySpecKnobs(WorkloadSpec spec, const RecipeOverrides& overrides);
 
 // Channels-last: 4-D parameters are stored channels-last, and the forward converts its 4-D inputs

@@ -176,6 +176,7 @@ WorkloadSpec ParseWorkload(const std::string& json_text, const std::string& sour
   if (root.contains("description")) {
     spec.description = reader.String(root["description"], "description");
   }
+  if (root.contains("input_stage")) spec.input_stage = ParseInputStage(root["input_stage"], source);
   if (root.contains("autocast")) {
     spec.autocast = reader.Choice(root["autocast"], "autocast", kAutocastDtypes);
   }

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/workload/input_stage_spec.h"
+
 namespace advisor {
 
 // One positional input of forward(), or the target.
@@ -39,6 +41,7 @@ struct WorkloadSpec {
   std::uint64_t seed = 0;
   std::string device = "cpu";  // cpu | cuda
   std::string description;
+  std::optional<InputStageSpec> input_stage;  // absent: one device-resident batch feeds every step
   std::string autocast;      // "" (none) | bfloat16 | float16: forward and loss under CUDA autocast
   bool cuda_graphs = false;  // capture the whole step in a CUDA graph once, replay it every step
 

@@ -84,5 +84,26 @@ TEST(IsSameOrDescendant, MatchesWholePathComponents) {
   EXPECT_TRUE(IsSameOrDescendant("anything", ""));
 }
 
+TEST(WindowAttribution, DataPhaseOpsCountApartFromForward) {
+  TimelineBuilder b;
+  for (double t : {0.0, 100.0}) {
+    b.StepWithData(t, t + 20, t + 30, t + 40, t + 50)
+        .Op("aten::flip", t + 1, t + 16)
+        .Forward("a", t + 21, t + 27)
+        .Op("aten::linear", t + 22, t + 25);
+  }
+  const Timeline timeline = b.Build();
+  const WindowAttribution attribution(timeline, PlaceOps(timeline), {});
+  const PhaseCosts step = attribution.Step();
+  EXPECT_NEAR(step.data.host_ms, 15.0, 1e-9);
+  EXPECT_NEAR(step.forward.host_ms, 3.0, 1e-9) << "preparing the batch is not forward";
+  EXPECT_NEAR(attribution.Inclusive("a").data.host_ms, 0.0, 1e-9);
+  const std::vector<OpCost> ops = attribution.TopOps("");
+  ASSERT_FALSE(ops.empty());
+  EXPECT_EQ(ops.front().name, "aten::flip");
+  EXPECT_EQ(ops.front().phase, Phase::kData);
+  EXPECT_EQ(ops.front().module, "");
+}
+
 }  // namespace
 }  // namespace advisor

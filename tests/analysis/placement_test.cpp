@@ -98,5 +98,27 @@ TEST(PlaceOps, RepeatedCallsOfOneInstanceEachGetTheirInterval) {
   EXPECT_EQ(placements[2].module, "shared");
 }
 
+TEST(PlaceOps, OpsWhileTheStepWaitsForItsBatchAreInTheDataPhase) {
+  // The input stage prepares the batch on the step's thread (0 workers) before forward starts.
+  TimelineBuilder b;
+  b.StepWithData(0, 12, 20, 30, 40)
+      .Op("aten::flip", 1, 5)
+      .Op("aten::to", 10, 11.9)
+      .Forward("encoder", 12.5, 18)
+      .Op("aten::linear", 13, 17)
+      .Step(41, 50, 60, 70)  // a step without a data phase: forward starts it
+      .Op("aten::linear", 41.5, 45);
+  const std::vector<OpPlacement> placements = PlaceOps(b.Build());
+  EXPECT_EQ(placements[0].phase, Phase::kData);
+  EXPECT_EQ(placements[0].step, 0);
+  EXPECT_EQ(placements[0].module, "");
+  EXPECT_EQ(placements[1].phase, Phase::kData) << "the copy to the device is part of the wait";
+  EXPECT_EQ(placements[2].phase, Phase::kForward);
+  EXPECT_EQ(placements[2].module, "encoder");
+  EXPECT_EQ(placements[3].phase, Phase::kForward);
+  EXPECT_EQ(placements[3].step, 1);
+  EXPECT_STREQ(PhaseName(Phase::kData), "data");
+}
+
 }  // namespace
 }  // namespace advisor

@@ -25,6 +25,15 @@ class TimelineBuilder {
     return *this;
   }
 
+  // The same, after a data phase: the step starts at `start` waiting for its batch, which is on
+  // the device at `data_end`, where forward starts.
+  TimelineBuilder& StepWithData(double start, double data_end, double forward_end,
+                                double backward_end, double end) {
+    Step(start, forward_end, backward_end, end);
+    timeline_.steps.back().data_end_ns = Ms(data_end);
+    return *this;
+  }
+
   TimelineBuilder& Op(const std::string& name, double start, double end, ThreadId thread = 1,
                       OpScope scope = OpScope::kForward, std::int64_t seq_nr = -1,
                       ThreadId forward_thread = 0) {

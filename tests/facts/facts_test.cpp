@@ -130,6 +130,17 @@ TEST(BuildFacts, GpuSyncCopyAndMemoryFacts) {
   EXPECT_EQ(memory.at("device_allocs"), 0);
 }
 
+TEST(BuildFacts, DataWaitFromTheInputStage) {
+  const json data = BuildFacts(SampleReportAllMeasured()).at("data");
+  EXPECT_DOUBLE_EQ(data.at("wait_ms"), 1.0);
+  EXPECT_DOUBLE_EQ(data.at("wait_share"), 1.0 / 20.0);
+  EXPECT_EQ(data.at("workers"), 2);
+  EXPECT_EQ(data.at("pin_memory"), true);
+  BisectReport unknown_step = SampleReportAllMeasured();
+  unknown_step.step.median_ms = 0;
+  EXPECT_FALSE(BuildFacts(unknown_step).at("data").contains("wait_share"));
+}
+
 TEST(BuildFacts, OptionalGpuEstimatesAreAbsentWhenNotEstimated) {
   BisectReport report = SampleReportAllMeasured();
   report.gpu->achieved_occupancy.reset();

@@ -16,7 +16,7 @@ TEST(JsonWriter, HasEveryTopLevelSection) {
   EXPECT_EQ(j.at("schema_version"), 1);
   for (const char* key :
        {"run", "step", "bisection", "hotspot", "cross_check", "modules", "ops", "gpu", "memory",
-        "syncs", "copies", "findings", "fixes", "data_quality"}) {
+        "data", "syncs", "copies", "findings", "fixes", "data_quality"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
 }
@@ -166,6 +166,7 @@ TEST(JsonWriter, MinimalReportHasNullsWhereNothingWasMeasured) {
   EXPECT_TRUE(j.at("hotspot").is_null());
   EXPECT_TRUE(j.at("gpu").is_null());
   EXPECT_TRUE(j.at("memory").is_null());
+  EXPECT_TRUE(j.at("data").is_null()) << "no input stage";
   EXPECT_TRUE(j.at("fixes").is_array());
   EXPECT_TRUE(j.at("fixes").empty());
   EXPECT_TRUE(j.at("findings").empty());
@@ -192,6 +193,15 @@ TEST(JsonWriter, TextSurvivesInvalidUtf8FromTheModelFile) {
 TEST(JsonWriter, TextParsesBackToTheSameDocument) {
   const BisectReport report = FilledReport();
   EXPECT_EQ(json::parse(ReportToJsonText(report)), ReportToJson(report));
+}
+
+TEST(JsonWriter, DataWaitOfTheInputStage) {
+  BisectReport report = FilledReport();
+  report.data = DataWait{10.31, 2, true};
+  const json data = ReportToJson(report).at("data");
+  EXPECT_DOUBLE_EQ(data.at("wait_ms").get<double>(), 10.31);
+  EXPECT_EQ(data.at("workers"), 2);
+  EXPECT_EQ(data.at("pin_memory"), true);
 }
 
 }  // namespace

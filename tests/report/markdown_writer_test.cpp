@@ -162,5 +162,15 @@ TEST(MarkdownWriter, UntrustedTextCannotInjectHtmlOrBreakTables) {
   EXPECT_TRUE(Contains(md, "see \\<img src=x onerror=alert(1)\\> \\| now"));
 }
 
+TEST(MarkdownWriter, StepBreakdownShowsTheWaitForTheInputBatch) {
+  BisectReport report = FilledReport();
+  report.data = DataWait{10.31, 2, false};
+  const std::string md = ReportToMarkdown(report);
+  EXPECT_EQ(LineWith(md, "waiting for the input batch"),
+            "| waiting for the input batch | 10.31 | 25.0% |");
+  EXPECT_EQ(LineWith(ReportToMarkdown(FilledReport()), "waiting for the input batch"), "")
+      << "no row without an input stage";
+}
+
 }  // namespace
 }  // namespace advisor

@@ -244,5 +244,18 @@ TEST(ChromeTrace, AnEmptyWindowIsStillAValidTrace) {
   for (const json& event : trace["traceEvents"]) EXPECT_EQ(event["ph"], "M");
 }
 
+TEST_F(ChromeTraceTest, TheWaitForTheBatchIsThePhaseBeforeForward) {
+  EXPECT_EQ(Find(Written(), "data"), nullptr) << "no data phase without an input stage";
+  timeline_.steps[0].data_end_ns = 1'000'400;  // the step starts at 1'000'000
+  const json trace = Written();
+  const json* data = Find(trace, "data");
+  const json* forward = Find(trace, "forward");
+  ASSERT_NE(data, nullptr);
+  ASSERT_NE(forward, nullptr);
+  EXPECT_EQ((*data)["cat"], "phase");
+  EXPECT_DOUBLE_EQ((*data)["dur"].get<double>(), 0.4);
+  EXPECT_DOUBLE_EQ((*forward)["ts"].get<double>(), (*data)["ts"].get<double>() + 0.4);
+}
+
 }  // namespace
 }  // namespace advisor

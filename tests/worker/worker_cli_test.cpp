@@ -60,10 +60,11 @@ TEST_F(WorkerCli, BatchSizeX2RunsTwiceTheSamples) {
   EXPECT_EQ(ReadWorkerResult(result_).samples_per_step, 8);
 }
 
-TEST_F(WorkerCli, PlannedRecipeIsSkippedAsNotImplemented) {
+TEST_F(WorkerCli, InputStageRecipeIsSkippedWithoutAnInputStage) {
   const ProcessOutcome outcome = Run(testing::Models().gather, {"--recipe", "dataloader-workers"});
   ASSERT_TRUE(outcome.Succeeded()) << outcome.Describe() << "\n" << outcome.stderr_tail;
-  EXPECT_THAT(ReadWorkerResult(result_).skipped, StartsWith("not implemented"));
+  EXPECT_THAT(ReadWorkerResult(result_).skipped,
+              StartsWith("not applicable: the workload has no host-side input stage"));
 }
 
 TEST_F(WorkerCli, NumericsModeComparesTheRewriteWithTheBaseline) {

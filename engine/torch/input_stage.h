@@ -1,0 +1,66 @@
+// The workload's host-side input stage (docs/workload.md, "input_stage"): each step's batch is the
+// input-stage method applied to the workload's base host tensors, then copied to the device.
+// With 0 workers the step prepares its batch itself; with N, N threads prepare batches ahead into
+// a bounded queue (kPrefetchPerWorker per worker, like DataLoader's prefetch_factor) and the step
+// only waits when the queue is empty.
+#pragma once
+
+#include <torch/script.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/torch/seeded_method.h"
+#include "engine/workload/workload_spec.h"
+
+namespace advisor {
+
+// The seed of batch `index`'s random ops: a function of the workload's seed and the index only.
+std::uint64_t BatchSeed(std::uint64_t workload_seed, std::int64_t index);
+
+class InputStage {
+ public:
+  // `base`: the inputs, then the target, on the host. Starts the workers, if any.
+  InputStage(const torch::jit::Module& module, const WorkloadSpec& spec,
+             std::vector<torch::Tensor> base, const torch::Device& device);
+  ~InputStage();
+  InputStage(const InputStage&) = delete;
+  InputStage& operator=(const InputStage&) = delete;
+
+  // The next batch (inputs, then target) on the device; batches come in index order 0, 1, ...
+  // Throws StepError when the method failed on it.
+  std::vector<torch::Tensor> Next();
+
+ private:
+  struct Prepared {
+    std::vector<torch::Tensor> tensors;
+    std::string error;
+  };
+
+  Prepared Prepare(std::int64_t index) const;  // the host batch, pinned where asked
+  void WorkerLoop();
+
+  const SeededMethod method_;
+  const std::vector<torch::Tensor> base_;
+  const torch::Device device_;
+  const std::uint64_t seed_;
+  const bool pin_;            // pin_memory on a CUDA device (pinning means nothing on the CPU)
+  const std::int64_t depth_;  // batches prepared ahead at most
+
+  // Shared with the workers, under mutex_.
+  std::mutex mutex_;
+  std::int64_t next_take_ = 0;        // the step's next batch
+  std::condition_variable ready_cv_;  // a batch was added to ready_
+  std::condition_variable space_cv_;  // the step took one, or stopping_
+  std::int64_t next_claim_ = 0;       // the next batch a worker prepares
+  std::map<std::int64_t, Prepared> ready_;
+  bool stopping_ = false;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace advisor

@@ -1,0 +1,26 @@
+// The optional host-side input stage of a workload (docs/workload.md, "input_stage"): a scripted
+// method of the model that turns the workload's base host tensors into each step's batch, run on
+// the training thread or ahead of it in worker threads, the batch then copied to the device.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace advisor {
+
+struct InputStageSpec {
+  std::string method;       // a @torch.jit.export method: (inputs..., target) -> tuple, same arity
+  int workers = 0;          // 0: prepared inside the step; N: N threads prepare ahead
+  bool pin_memory = false;  // batches staged in pinned host memory, copied non-blocking (CUDA)
+};
+
+// Most workers a workload may ask for: a typo such as 1000 must not start a thousand threads.
+inline constexpr int kMaxInputWorkers = 256;
+
+// Batches each worker prepares ahead of the step (DataLoader's default prefetch_factor).
+inline constexpr int kPrefetchPerWorker = 2;
+
+// Parses the "input_stage" object; throws WorkloadError naming `source` and the field.
+InputStageSpec ParseInputStage(const nlohmann::json& value, const std::string& source);
+
+}  // namespace advisor

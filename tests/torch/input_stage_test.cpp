@@ -1,0 +1,188 @@
+// The workload's input stage on the models of make_input_stage_models.py: the method's checks,
+// batches that depend on (seed, index) only, the data phase in the timeline, facts.data, and the
+// numerics of a candidate with workers against the baseline without.
+#include "engine/torch/input_stage.h"
+
+#include <gtest/gtest.h>
+#include <torch/cuda.h>
+
+#include <memory>
+#include <stdexcept>
+
+#include "engine/analysis/placement.h"
+#include "engine/facts/facts.h"
+#include "engine/torch/model_archive.h"
+#include "engine/torch/profiled_window.h"
+#include "engine/torch/training_step.h"
+#include "engine/worker/numerics.h"
+#include "engine/worker/step_capture.h"
+#include "tests/torch/input_stage_models.h"
+
+namespace advisor {
+namespace {
+
+using testing::StageModelFiles;
+using testing::StageModels;
+
+WorkloadSpec StagedSpec(int workers) {
+  WorkloadSpec spec = ReadWorkload(StageModels().staged);
+  spec.input_stage->workers = workers;
+  return spec;
+}
+
+// The base host tensors of the staged model's workload: inputs [8, 6], target [8].
+std::vector<torch::Tensor> Base() {
+  torch::manual_seed(1);
+  return {torch::randn({8, 6}), torch::randint(0, 3, {8})};
+}
+
+std::vector<std::vector<torch::Tensor>> Batches(int workers, int count,
+                                                const std::string& device = "cpu") {
+  WorkloadSpec spec = StagedSpec(workers);
+  spec.device = device;
+  torch::jit::Module module = LoadModule(StageModels().staged);
+  InputStage stage(module, spec, Base(), torch::Device(device));
+  std::vector<std::vector<torch::Tensor>> batches;
+  for (int i = 0; i < count; ++i) batches.push_back(stage.Next());
+  return batches;
+}
+
+void ExpectSameBatches(const std::vector<std::vector<torch::Tensor>>& expected,
+                       const std::vector<std::vector<torch::Tensor>>& actual) {
+  ASSERT_EQ(expected.size(), actual.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    ASSERT_EQ(expected[i].size(), actual[i].size());
+    for (std::size_t k = 0; k < expected[i].size(); ++k) {
+      EXPECT_TRUE(torch::equal(expected[i][k].cpu(), actual[i][k].cpu()))
+          << "batch " << i << ", tensor " << k;
+    }
+  }
+}
+
+std::string LoadError(const std::string& path) {
+  try {
+    LoadModule(path);
+  } catch (const ModelError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(InputStage, MethodsThatDoNotFitAreOneLineModelErrors) {
+  const StageModelFiles& models = StageModels();
+  EXPECT_EQ(LoadError(models.no_method),
+            models.no_method +
+                ": input_stage.method \"prepare\": the model has no such method; define it on the "
+                "model's class with @torch.jit.export (and script the model: tracing drops it)");
+  EXPECT_EQ(LoadError(models.one_output),
+            models.one_output +
+                ": input_stage.method \"prepare_batch\": returns Tensor, expected a tuple of 2 "
+                "tensors (the workload's 1 input, then the target)");
+  EXPECT_EQ(LoadError(models.rand_like),
+            models.rand_like +
+                ": input_stage.method \"prepare_batch\": aten::rand_like draws from the "
+                "process-wide generator, which advisor cannot seed per batch; draw with "
+                "torch.rand/randn/randint/bernoulli instead");
+  EXPECT_EQ(LoadError(models.staged), "");
+}
+
+TEST(InputStage, BatchesDependOnTheSeedAndTheIndexNotOnTheWorkers) {
+  const auto serial = Batches(0, 6);
+  ExpectSameBatches(serial, Batches(0, 6));
+  ExpectSameBatches(serial, Batches(2, 6));
+  ExpectSameBatches(serial, Batches(3, 6));
+  EXPECT_FALSE(torch::equal(serial[0][0], serial[1][0])) << "each batch draws its own noise";
+  EXPECT_TRUE(torch::equal(serial[0][1], serial[1][1])) << "the target passes through";
+  EXPECT_NE(BatchSeed(0, 1), BatchSeed(1, 0));
+}
+
+TEST(InputStage, TheStepWaitsForItsBatchInTheDataPhase) {
+  for (int workers : {0, 2}) {
+    TrainingStep step(LoadModule(StageModels().staged), StagedSpec(workers));
+    RunSteps(step, 2, false);
+    const Timeline timeline = RecordWindow(step, 3, nullptr, false);
+    ASSERT_EQ(timeline.steps.size(), 3u);
+    for (const StepSpan& span : timeline.steps) {
+      EXPECT_GT(span.data_end_ns, span.start_ns) << workers << " workers";
+      EXPECT_GE(span.forward_end_ns, span.data_end_ns);
+    }
+    const std::vector<OpPlacement> placements = PlaceOps(timeline);
+    int flips_in_data = 0;
+    bool linear_in_forward = false;
+    for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
+      const std::string& name = timeline.ops[i].name;
+      if (name == "aten::flip") {
+        EXPECT_EQ(placements[i].phase, Phase::kData) << "preparing a batch is never forward";
+        ++flips_in_data;
+      }
+      linear_in_forward |= name == "aten::linear" && placements[i].phase == Phase::kForward;
+    }
+    // On the step's thread the preparation is recorded; worker threads are not (they run beside
+    // the step), and the step's wait for them is the data phase.
+    EXPECT_EQ(flips_in_data, workers == 0 ? 3 : 0) << workers << " workers";
+    EXPECT_TRUE(linear_in_forward);
+  }
+}
+
+TEST(InputStage, FactsDataComesFromTheDataPhase) {
+  TrainingStep step(LoadModule(StageModels().staged), StagedSpec(0));
+  const std::vector<StepSpan> spans = RunSteps(step, 3, false);
+  const std::optional<DataWait> data = MeasureDataWait(StagedSpec(0), spans);
+  ASSERT_TRUE(data.has_value());
+  EXPECT_GT(data->wait_ms, 0.0);
+  EXPECT_EQ(data->workers, 0);
+  EXPECT_FALSE(data->pin_memory);
+
+  WorkloadSpec plain = StagedSpec(0);
+  plain.input_stage.reset();
+  EXPECT_FALSE(MeasureDataWait(plain, spans).has_value());
+
+  BisectReport report;
+  report.step.median_ms = 2 * data->wait_ms;
+  report.data = data;
+  const nlohmann::json facts = BuildFacts(report);
+  EXPECT_DOUBLE_EQ(facts.at("data").at("wait_ms").get<double>(), data->wait_ms);
+  EXPECT_DOUBLE_EQ(facts.at("data").at("wait_share").get<double>(), 0.5);
+  EXPECT_EQ(facts.at("data").at("workers"), 0);
+}
+
+TEST(InputStage, WorkersPreserveTheComputation) {
+  torch::jit::Module baseline = LoadModule(StageModels().staged);
+  torch::jit::Module candidate = LoadModule(StageModels().staged);
+  KeepForwardOutput(baseline);
+  KeepForwardOutput(candidate);
+  TrainingStep baseline_step(baseline, StagedSpec(0));
+  const StepSnapshot expected = CaptureStep(baseline_step);
+  TrainingStep candidate_step(candidate, StagedSpec(2));
+  const StepSnapshot actual = CaptureStep(candidate_step);
+  const NumericsComparison comparison =
+      CompareSnapshots(expected, actual, ToleranceClass::kReordering);
+  EXPECT_TRUE(comparison.within_tolerance) << comparison.worst;
+  EXPECT_EQ(comparison.numerics.max_abs_diff, 0.0) << "the same batch, the same arithmetic";
+}
+
+// Runs only where LibTorch sees a GPU (the GPU machine): pinned batches copied non-blocking must
+// equal the pageable ones, and a pinned, prefetched stage must feed CUDA steps.
+TEST(InputStageCuda, PinnedBatchesEqualPageableOnesOnTheDevice) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  const auto host = Batches(0, 4, "cpu");
+  ExpectSameBatches(host, Batches(0, 4, "cuda"));
+  WorkloadSpec pinned = StagedSpec(2);
+  pinned.device = "cuda";
+  pinned.input_stage->pin_memory = true;
+  {
+    torch::jit::Module module = LoadModule(StageModels().staged);
+    InputStage stage(module, pinned, Base(), torch::Device("cuda"));
+    std::vector<std::vector<torch::Tensor>> batches;
+    for (int i = 0; i < 4; ++i) batches.push_back(stage.Next());
+    for (const auto& batch : batches) EXPECT_TRUE(batch.front().is_cuda());
+    ExpectSameBatches(host, batches);
+  }
+  TrainingStep step(LoadModule(StageModels().staged), pinned);
+  const std::vector<StepSpan> spans = RunSteps(step, 3, true);
+  for (const StepSpan& span : spans) EXPECT_GT(span.data_end_ns, span.start_ns);
+  EXPECT_TRUE(std::isfinite(step.last_loss()));
+}
+
+}  // namespace
+}  // namespace advisor
