@@ -81,7 +81,7 @@ int RunBisectCommand(BisectCommandOptions& options) {
   options.bisect.overrides = options.workload.ToOverrides();
 
   // Everything that can be checked before minutes of profiling is checked first.
-  PrepareReportDir(options.out_dir);
+  ReportDirReservation report_dir(options.out_dir);
   std::vector<RuleDiagnostic> rule_errors;
   const RuleSet rules = RuleSet::LoadInstalled(options.rule_dirs, rule_errors);
   if (!rule_errors.empty()) throw std::runtime_error(rule_errors.front().ToString());
@@ -103,6 +103,7 @@ int RunBisectCommand(BisectCommandOptions& options) {
                                    {"report.html", ReportToHtml(report)},
                                    {"trace.json", trace.str()},
                                    {"report.json", ReportToJsonText(report)}});
+  report_dir.Keep();
   PrintSummary(report, options.out_dir);
   return 0;
 }

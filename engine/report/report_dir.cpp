@@ -105,10 +105,11 @@ struct Undo {
 
 }  // namespace
 
-void PrepareReportDir(const std::string& dir) {
-  std::vector<fs::path> created;
-  CreateFolders(MissingFolders(FolderPath(dir)), created);
+ReportDirReservation::ReportDirReservation(const std::string& dir) {
+  CreateFolders(MissingFolders(FolderPath(dir)), created_);
 }
+
+ReportDirReservation::~ReportDirReservation() { Undo{{}, created_}.Run(); }
 
 void WriteReportDir(const std::string& dir,
                     const std::vector<std::pair<std::string, std::string>>& files) {

@@ -3,16 +3,30 @@
 // newer than a run's start means the whole set is complete.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace advisor {
 
-// Creates `dir` if needed. Throws std::runtime_error when it exists but is not a folder (e.g. a
-// regular file), or when it cannot be created: one line naming the path and the reason. Call it
-// before a long run, so that a bad --out fails in a second rather than after profiling.
-void PrepareReportDir(const std::string& dir);
+// Made before a long run, so that a bad --out fails in a second rather than after profiling:
+// creates `dir` if needed, and throws std::runtime_error when it exists but is not a folder (e.g.
+// a regular file) or cannot be created, with one line naming the path and the reason. Until
+// Keep(), destruction removes the folders it created if they are still empty, so a run that fails
+// later leaves no empty report folder behind.
+class ReportDirReservation {
+ public:
+  explicit ReportDirReservation(const std::string& dir);
+  ~ReportDirReservation();
+  ReportDirReservation(const ReportDirReservation&) = delete;
+  ReportDirReservation& operator=(const ReportDirReservation&) = delete;
+
+  void Keep() { created_.clear(); }
+
+ private:
+  std::vector<std::filesystem::path> created_;
+};
 
 // Writes (name, content) pairs into `dir`, creating it if needed; names must be plain file names
 // (std::invalid_argument otherwise). All files are written under temporary names before the

@@ -12,6 +12,7 @@
 #include "engine/analysis/attribution.h"
 #include "engine/analysis/bisect_policy.h"
 #include "engine/analysis/placement.h"
+#include "engine/analysis/step_phases.h"
 #include "engine/analysis/sequence_numbers.h"
 #include "engine/gpu/copy_sites.h"
 #include "engine/gpu/device_allocations.h"
@@ -236,22 +237,19 @@ class Bisection {
     progress_("baseline: median step " + Fixed(report.step.median_ms, 1) + " ms over " +
               std::to_string(timed.size()) + " steps; profiling window " +
               std::to_string(windows_ + 1));
-    ResetCudaMemoryPeaks();
     const bool cuda = spec_.device == "cuda";
+    if (cuda) ResetCudaMemoryPeaks();
     const MeasuredWindow baseline =
         MeasureWindow(RecordWindow(*step, options_.window_steps, gpu_.get(), cuda));
     ++windows_;
-    report.memory = ReadCudaMemoryStats();
+    if (cuda) report.memory = ReadCudaMemoryStats();
 
-    std::vector<double> forward, backward, optimizer;
-    for (const StepSpan& span : baseline.timeline.steps) {
-      forward.push_back((span.forward_end_ns - span.start_ns) * 1e-6);
-      backward.push_back((span.backward_end_ns - span.forward_end_ns) * 1e-6);
-      optimizer.push_back((span.end_ns - span.backward_end_ns) * 1e-6);
-    }
-    report.step.forward_ms = Median(forward);
-    report.step.backward_ms = Median(backward);
-    report.step.optimizer_ms = Median(optimizer);
+    // Forward starts after the data phase (an input stage's wait for the batch), which is its own.
+    const StepPhaseMedians phases = MedianPhases(baseline.timeline.steps);
+    report.step.forward_ms = phases.forward_ms;
+    report.step.backward_ms = phases.backward_ms;
+    report.step.optimizer_ms = phases.optimizer_ms;
+    report.data = MeasureDataWait(spec_, baseline.timeline.steps);
     const double profiled = Median(StepMillis(baseline.timeline.steps));
     report.data_quality.push_back(
         "probe overhead: profiled steps took " + Fixed(profiled, 1) + " ms (median) against " +

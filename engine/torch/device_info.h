@@ -20,6 +20,7 @@ std::string CudaUnavailableReason();
 std::optional<DeviceLimits> CudaDeviceLimits();
 
 // The caching allocator's counters: reset before a window, read after it; nullopt without CUDA.
+// For CUDA workloads only: a CPU run in a CUDA build would read an idle GPU's counters.
 void ResetCudaMemoryPeaks();
 std::optional<MemoryStats> ReadCudaMemoryStats();
 

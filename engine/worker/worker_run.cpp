@@ -57,9 +57,10 @@ void RunBenchmarkWorker(const WorkerOptions& options, std::ostream& log) {
   if (candidate) ApplyProcessKnobs(candidate->spec.overrides);
   TrainingStep step(prepared.module, prepared.spec);
   RunSteps(step, options.warmup, false);
-  ResetCudaMemoryPeaks();
+  const bool cuda = step.device().is_cuda();
+  if (cuda) ResetCudaMemoryPeaks();
   result.step_ms = StepMillis(RunSteps(step, options.steps, false));
-  if (const std::optional<MemoryStats> memory = ReadCudaMemoryStats()) {
+  if (const std::optional<MemoryStats> memory = cuda ? ReadCudaMemoryStats() : std::nullopt) {
     result.peak_memory_mb = memory->peak_allocated_mb;
   }
   result.samples_per_step = static_cast<int>(prepared.spec.batch_size());

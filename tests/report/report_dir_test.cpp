@@ -68,7 +68,7 @@ TEST(ReportDir, RefusesAPathThatIsARegularFile) {
   const std::string file = scratch / "taken";
   std::ofstream(file) << "not a folder";
   try {
-    PrepareReportDir(file);
+    ReportDirReservation reservation(file);
     FAIL() << "no exception";
   } catch (const std::runtime_error& error) {
     EXPECT_EQ(std::string(error.what()), "cannot use " + file + ": it exists and is not a folder");
@@ -85,9 +85,28 @@ TEST(ReportDir, UnwritablePathFailsWithTheOsErrorAndLeavesNothing) {
   std::ofstream(file) << "x";
   const std::string dir = file + "/advisor-report";
   EXPECT_EQ(ErrorOf(dir, kReport), "cannot create folder " + dir + ": Not a directory");
-  EXPECT_NO_THROW(PrepareReportDir(scratch.path()));
-  EXPECT_THROW(PrepareReportDir(dir), std::runtime_error);
+  EXPECT_NO_THROW(ReportDirReservation{scratch.path()});
+  EXPECT_THROW(ReportDirReservation{dir}, std::runtime_error);
   EXPECT_EQ(Listing(scratch.path()), (std::set<std::string>{"taken"}));
+}
+
+TEST(ReportDir, AReservationNotKeptRemovesTheEmptyFoldersItMade) {
+  ScratchDir scratch;
+  const std::string dir = scratch / "runs/today/report";
+  { ReportDirReservation reservation(dir); }
+  EXPECT_EQ(Listing(scratch.path()), std::set<std::string>{});
+
+  { ReportDirReservation reservation(dir); }
+  std::filesystem::create_directories(dir);  // a folder that was there before stays
+  { ReportDirReservation reservation(dir); }
+  EXPECT_TRUE(std::filesystem::is_directory(dir));
+
+  const std::string kept = scratch / "kept/report";
+  {
+    ReportDirReservation reservation(kept);
+    reservation.Keep();
+  }
+  EXPECT_TRUE(std::filesystem::is_directory(kept));
 }
 
 TEST(ReportDir, AFailedWriteRemovesWhatThisCallWrote) {
