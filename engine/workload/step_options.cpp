@@ -15,6 +15,10 @@ std::string WhyStepOptionsDoNotFit(const WorkloadSpec& spec) {
     return "cuda_graphs: AdamW computes its bias correction from a host-side step count, which a "
            "captured graph would freeze; use \"sgd\"";
   }
+  if (spec.cuda_graphs && spec.input_stage) {
+    return "cuda_graphs: a workload with an input_stage takes a new batch every step, which a "
+           "captured graph would not see (it replays on fixed input buffers)";
+  }
   if (spec.optimizer.foreach && spec.optimizer.name != "sgd") {
     return "optimizer.foreach: only \"sgd\" has a foreach implementation, not \"" +
            spec.optimizer.name + "\"";

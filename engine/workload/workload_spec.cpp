@@ -204,6 +204,7 @@ WorkloadSpec ApplyOverrides(WorkloadSpec spec, const WorkloadOverrides& override
     }
     spec.device = *overrides.device;
     const std::string misfit = WhyStepOptionsDoNotFit(spec);
+    if (!misfit.empty()) throw WorkloadError("--device " + spec.device + ": " + misfit);
   }
   if (overrides.deterministic) spec.deterministic = *overrides.deterministic;
   if (overrides.seed) spec.seed = *overrides.seed;

@@ -68,6 +68,10 @@ TEST(StepOptions, RejectCombinationsTheStepCannotRun) {
   EXPECT_EQ(ErrorOf(Workload("", R"({"name": "adamw", "lr": 0.1, "foreach": true})")),
             "m.pt:advisor/workload.json: optimizer.foreach: only \"sgd\" has a foreach "
             "implementation, not \"adamw\"");
+  EXPECT_EQ(ErrorOf(Workload(R"("cuda_graphs": true, "input_stage": {"method": "prepare"})")),
+            "m.pt:advisor/workload.json: cuda_graphs: a workload with an input_stage takes a new "
+            "batch every step, which a captured graph would not see (it replays on fixed input "
+            "buffers)");
   // Off is always fine.
   EXPECT_EQ(ErrorOf(Workload(R"("cuda_graphs": false)", R"({"name": "adamw", "lr": 0.1})", "cpu")),
             "");
