@@ -21,7 +21,13 @@ return {
   title = "Deterministic algorithms cost time",
   check = function(facts)
     if not facts.run.deterministic then return {} end
-    local ms, _, matched = advisor.sum_ops(facts.ops, DETERMINISTIC_SLOW_OPS)
+    -- facts.ops lists nested ops beside their callers, with inclusive costs: an aten:: op in the
+    -- backward phase runs inside one of the autograd nodes listed, so only forward calls count.
+    local ops = {}
+    for _, op in ipairs(facts.ops) do
+      if op.phase ~= "backward" or op.name:find("aten::", 1, true) ~= 1 then ops[#ops + 1] = op end
+    end
+    local ms, _, matched = advisor.sum_ops(ops, DETERMINISTIC_SLOW_OPS)
     local share = advisor.share(ms, facts.step.median_ms)
     if share < MIN_SHARE then return {} end
     return {{

@@ -32,7 +32,7 @@ return {
     if not facts.run.deterministic then return {} end
     local ms, _, matched = advisor.sum_ops(facts.ops, GATHER_BACKWARD)
     local op = matched[1] and matched[1].name
-    -- The node's kernels are charged to the ops it calls; the bisection timed the node itself.
+    -- The bisection's hot spot may have timed the node more closely than the whole-step table.
     local hotspot = facts.hotspot
     local at_hotspot = hotspot ~= nil and GATHER_BACKWARD[hotspot.op] == true
     if at_hotspot then ms, op = math.max(ms, hotspot.ms), hotspot.op end

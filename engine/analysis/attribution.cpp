@@ -50,6 +50,26 @@ PhaseCosts MedianOverSteps(const std::vector<PhaseCosts>& steps) {
   return median;
 }
 
+// Per op, the device time it and every op nested in it launched. A child starts after its parent
+// (at a tie, the parent was recorded first), so visiting the latest start first adds each op's
+// whole subtree to its parent.
+std::vector<double> InclusiveGpuMs(const Timeline& timeline,
+                                   const std::vector<OpPlacement>& placements,
+                                   const std::vector<double>& gpu_ms_by_op) {
+  std::vector<double> inclusive = gpu_ms_by_op;
+  if (inclusive.empty()) return std::vector<double>(timeline.ops.size(), 0.0);
+  std::vector<std::size_t> latest_first(timeline.ops.size());
+  for (std::size_t i = 0; i < latest_first.size(); ++i) latest_first[i] = i;
+  std::sort(latest_first.begin(), latest_first.end(), [&](std::size_t a, std::size_t b) {
+    const TimeNs start_a = timeline.ops[a].start_ns, start_b = timeline.ops[b].start_ns;
+    return start_a != start_b ? start_a > start_b : a > b;
+  });
+  for (std::size_t i : latest_first) {
+    if (placements[i].parent >= 0) inclusive[placements[i].parent] += inclusive[i];
+  }
+  return inclusive;
+}
+
 }  // namespace
 
 bool IsSameOrDescendant(const std::string& path, const std::string& ancestor) {
@@ -63,33 +83,36 @@ WindowAttribution::WindowAttribution(const Timeline& timeline,
                                      const std::vector<double>& gpu_ms_by_op)
     : steps_(static_cast<int>(timeline.steps.size())), has_gpu_(!gpu_ms_by_op.empty()) {
   if (steps_ == 0) return;
-  // Device time launched anywhere inside a top-level op counts for that op.
-  std::vector<double> subtree_gpu_ms(timeline.ops.size(), 0.0);
-  if (has_gpu_) {
-    for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
-      const int top = placements[i].top_level;
-      if (top >= 0) subtree_gpu_ms[top] += gpu_ms_by_op[i];
-    }
-  }
+  const std::vector<double> inclusive_gpu_ms = InclusiveGpuMs(timeline, placements, gpu_ms_by_op);
 
   std::map<std::tuple<std::string, Phase, std::string>, OpCost> by_op;
+  std::map<std::pair<Phase, std::string>, OpCost> by_name;
   const double per_step = 1.0 / steps_;
+  const auto add = [per_step](OpCost& entry, const OpEvent& op, Phase phase, const Cost& cost) {
+    entry.name = op.name;
+    entry.phase = phase;
+    entry.calls += per_step;
+    entry.cost += Cost{cost.host_ms * per_step, cost.gpu_ms * per_step};
+  };
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
     const OpPlacement& placement = placements[i];
-    if (placement.top_level != static_cast<int>(i) || placement.step < 0) continue;
+    if (placement.step < 0) continue;
     const OpEvent& op = timeline.ops[i];
-    const Cost cost{(op.end_ns - op.start_ns) * 1e-6, subtree_gpu_ms[i]};
+    const Cost cost{(op.end_ns - op.start_ns) * 1e-6, inclusive_gpu_ms[i]};
+    add(by_name[{placement.phase, op.name}], op, placement.phase, cost);
+    if (placement.top_level != static_cast<int>(i)) continue;
     std::vector<PhaseCosts>& steps = self_by_step_[placement.module];
     steps.resize(steps_);
     steps[placement.step][placement.phase] += cost;
     OpCost& entry = by_op[{placement.module, placement.phase, op.name}];
-    entry.name = op.name;
     entry.module = placement.module;
-    entry.phase = placement.phase;
-    entry.calls += per_step;
-    entry.cost += Cost{cost.host_ms * per_step, cost.gpu_ms * per_step};
+    add(entry, op, placement.phase, cost);
   }
   for (auto& [key, entry] : by_op) ops_.push_back(std::move(entry));
+  for (auto& [key, entry] : by_name) step_ops_.push_back(std::move(entry));
+  std::sort(step_ops_.begin(), step_ops_.end(), [this](const OpCost& a, const OpCost& b) {
+    return Rank(a.cost) > Rank(b.cost);
+  });
 }
 
 std::vector<std::string> WindowAttribution::Modules() const {

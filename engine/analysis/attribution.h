@@ -61,6 +61,10 @@ class WindowAttribution {
   PhaseCosts Step() const;  // the whole step, every op
   // Top-level ops inside `path` and its descendants ("" for the whole step), hottest first.
   std::vector<OpCost> TopOps(const std::string& path) const;
+  // Every op of the steps at any depth, merged by name and phase, hottest first; each cost is
+  // inclusive of the ops it calls (host time and the device time they launched). Nested ops are
+  // listed beside their callers, so the costs of different entries may overlap.
+  const std::vector<OpCost>& StepOps() const { return step_ops_; }
 
  private:
   // The median over steps of the summed self costs of the modules `include` accepts.
@@ -70,7 +74,8 @@ class WindowAttribution {
   bool has_gpu_ = false;
   // Per module, one PhaseCosts per step of the window.
   std::map<std::string, std::vector<PhaseCosts>> self_by_step_;
-  std::vector<OpCost> ops_;  // aggregated by (module, phase, name)
+  std::vector<OpCost> ops_;  // top-level ops aggregated by (module, phase, name)
+  std::vector<OpCost> step_ops_;
 };
 
 bool IsSameOrDescendant(const std::string& path, const std::string& ancestor);

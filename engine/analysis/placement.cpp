@@ -135,6 +135,7 @@ std::vector<OpPlacement> PlaceOps(const Timeline& timeline) {
       placement.module = modules.Innermost();
       placement.top_level = open_ops.empty() ? static_cast<int>(item.index)
                                              : static_cast<int>(open_ops.front());
+      placement.parent = open_ops.empty() ? -1 : static_cast<int>(open_ops.back());
       open_ops.push_back(item.index);
     }
   }

@@ -20,6 +20,7 @@ struct OpPlacement {
   Phase phase = Phase::kOutside;
   std::string module;        // innermost instrumented module instance, "" when none
   int top_level = -1;        // index of the outermost enclosing op on its thread (itself if depth 0)
+  int parent = -1;           // index of the innermost enclosing op on its thread; -1 at top level
 };
 
 // One entry per Timeline::ops element, same order.

@@ -256,7 +256,7 @@ class Bisection {
         Fixed(report.step.median_ms, 1) + " ms unprofiled (" +
         Fixed(100.0 * (profiled / report.step.median_ms - 1.0), 1) + "%)" +
         (cuda ? ", phases synchronised in the profiled steps" : ""));
-    for (const OpCost& op : baseline.attribution->TopOps("")) report.ops.push_back(ToOpTime(op));
+    for (const OpCost& op : baseline.attribution->StepOps()) report.ops.push_back(ToOpTime(op));
 
     report.gpu = SummariseGpu(baseline.timeline, CudaDeviceLimits());
     report.syncs = FindSyncSites(baseline.timeline, baseline.placements);

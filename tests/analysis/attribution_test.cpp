@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "tests/analysis/timeline_builder.h"
 
 namespace advisor {
@@ -74,6 +76,42 @@ TEST(WindowAttribution, RanksByDeviceTimeWhenTheGpuProbeRan) {
   EXPECT_NEAR(attribution.Self("a").forward.gpu_ms, 20.0, 1e-9);
   const std::vector<OpCost> ops = attribution.TopOps("a");
   EXPECT_EQ(ops[0].name, "aten::linear");
+}
+
+TEST(WindowAttribution, StepOpsListEveryOpWithInclusiveHostAndDeviceTime) {
+  TimelineBuilder b;
+  for (double t : {0.0, 100.0}) {
+    b.Step(t, t + 10, t + 30, t + 40)
+        .Forward("a", t + 1, t + 9)
+        .Op("aten::linear", t + 2, t + 6)
+        .Op("aten::addmm", t + 2.5, t + 5.5)
+        .Op("aten::mm", t + 3, t + 4)  // nested two deep
+        .Op("aten::addmm", t + 7, t + 8)  // a top-level call of the same op
+        .Op("MmBackward0", t + 12, t + 18, 1, OpScope::kBackward)
+        .Op("aten::mm", t + 13, t + 17);
+  }
+  const Timeline timeline = b.Build();
+  std::vector<double> gpu_ms(timeline.ops.size(), 0.0);
+  for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
+    if (timeline.ops[i].name == "aten::mm") gpu_ms[i] = 5.0;  // only the innermost ops launch
+  }
+  const WindowAttribution attribution(timeline, PlaceOps(timeline), gpu_ms);
+  std::map<std::pair<Phase, std::string>, OpCost> ops;
+  for (const OpCost& op : attribution.StepOps()) ops[{op.phase, op.name}] = op;
+  ASSERT_EQ(ops.size(), 5u);
+
+  const OpCost& addmm = ops.at({Phase::kForward, "aten::addmm"});
+  EXPECT_NEAR(addmm.calls, 2.0, 1e-9) << "nested and top-level calls alike";
+  EXPECT_NEAR(addmm.cost.host_ms, 4.0, 1e-9);
+  EXPECT_NEAR(addmm.cost.gpu_ms, 5.0, 1e-9) << "the kernels of the mm it calls";
+  EXPECT_NEAR(ops.at({Phase::kForward, "aten::linear"}).cost.gpu_ms, 5.0, 1e-9);
+  EXPECT_NEAR(ops.at({Phase::kForward, "aten::mm"}).cost.host_ms, 1.0, 1e-9);
+  EXPECT_NEAR(ops.at({Phase::kBackward, "MmBackward0"}).cost.gpu_ms, 5.0, 1e-9);
+  EXPECT_NEAR(ops.at({Phase::kBackward, "aten::mm"}).cost.host_ms, 4.0, 1e-9);
+
+  // Hottest first by device time; the top-level view is unchanged.
+  EXPECT_DOUBLE_EQ(attribution.StepOps().front().cost.gpu_ms, 5.0);
+  EXPECT_EQ(attribution.TopOps("a").size(), 2u) << "linear and the top-level addmm";
 }
 
 TEST(IsSameOrDescendant, MatchesWholePathComponents) {
