@@ -45,11 +45,11 @@ TEST(Numerics, RejectsANonEquivalentRewriteWithTheMeasuredDifference) {
   const NumericsComparison comparison =
       CompareSnapshots(baseline, candidate, ToleranceClass::kReordering);
   EXPECT_FALSE(comparison.within_tolerance);
-  EXPECT_EQ(comparison.numerics.tolerance, 1e-4);  // float32, reordering
+  EXPECT_EQ(comparison.numerics.tolerance, 1e-3);  // float32, reordering
   EXPECT_GT(comparison.numerics.max_rel_diff, 100 * comparison.numerics.tolerance);
   EXPECT_GT(comparison.numerics.max_abs_diff, 0);
   EXPECT_THAT(comparison.worst, HasSubstr("relative difference"));
-  EXPECT_THAT(comparison.worst, HasSubstr("tolerance 1.0e-04 (float32)"));
+  EXPECT_THAT(comparison.worst, HasSubstr("tolerance 1.0e-03 (float32)"));
 }
 
 StepSnapshot OneTensor(const std::string& name, torch::Tensor value) {
@@ -58,15 +58,15 @@ StepSnapshot OneTensor(const std::string& name, torch::Tensor value) {
 
 TEST(Numerics, HoldsEachTensorToItsDtypeAndClass) {
   const torch::Tensor values = torch::tensor({1.0f, -2.0f, 4.0f});
-  const torch::Tensor nudged = values + torch::tensor({0.0f, 0.0f, 4e-3f});  // 1e-3 of the max
+  const torch::Tensor nudged = values + torch::tensor({0.0f, 0.0f, 8e-3f});  // 2e-3 of the max
   const StepSnapshot baseline = OneTensor("output", values);
   const StepSnapshot candidate = OneTensor("output", nudged);
 
   const NumericsComparison reordering =
       CompareSnapshots(baseline, candidate, ToleranceClass::kReordering);
   EXPECT_FALSE(reordering.within_tolerance);
-  EXPECT_NEAR(reordering.numerics.max_rel_diff, 1e-3, 1e-6);
-  EXPECT_NEAR(reordering.numerics.max_abs_diff, 4e-3, 1e-6);
+  EXPECT_NEAR(reordering.numerics.max_rel_diff, 2e-3, 1e-5);
+  EXPECT_NEAR(reordering.numerics.max_abs_diff, 8e-3, 1e-6);
   EXPECT_TRUE(CompareSnapshots(baseline, candidate, ToleranceClass::kTf32).within_tolerance);
   // The same relative difference is ordinary rounding in bfloat16.
   EXPECT_TRUE(CompareSnapshots(OneTensor("output", values.to(torch::kBFloat16)),
