@@ -26,7 +26,9 @@ inline constexpr char kSkipped[] = "skipped";    // not tried: not implemented o
 }  // namespace fix_status
 
 struct AbSettings {
-  int rounds = 5;  // A B pairs; the speedup's spread comes from the per-round ratios
+  // A B pairs. The verdict is a sign test over the per-round ratios: with 8, one round disturbed
+  // by another process does not turn a real gain into "no measurable change".
+  int rounds = 8;
   // Per worker process, model load and warm-up included.
   std::chrono::milliseconds worker_timeout{std::chrono::minutes(10)};
   // A speedup within this fraction of 1.0 is reported as "no measurable change".

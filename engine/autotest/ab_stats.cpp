@@ -51,12 +51,33 @@ AbMeasurement MeasureAb(const std::vector<AbRound>& rounds, int baseline_samples
   const auto [low, high] = std::minmax_element(round_ratios.begin(), round_ratios.end());
   measurement.speedup_low = *low;
   measurement.speedup_high = *high;
+  measurement.round_ratios = std::move(round_ratios);
   return measurement;
 }
 
+double SignTestP(int agreeing, int rounds) {
+  double tail = 0;
+  double choose = 1;  // C(rounds, k), built up from k = 0
+  for (int k = 0; k <= rounds; ++k) {
+    if (k > 0) choose = choose * (rounds - k + 1) / k;
+    if (k >= agreeing) tail += choose;
+  }
+  return tail / std::pow(2.0, rounds);
+}
+
 std::string WhyNoMeasurableChange(const AbMeasurement& measurement, double noise_threshold) {
-  if (measurement.speedup_low <= 1.0 && measurement.speedup_high >= 1.0) {
-    return "the rounds lie on both sides of 1.0";
+  constexpr double kSignificance = 0.05;
+  const bool faster = measurement.speedup > 1.0;
+  const int rounds = static_cast<int>(measurement.round_ratios.size());
+  const int agreeing = static_cast<int>(
+      std::count_if(measurement.round_ratios.begin(), measurement.round_ratios.end(),
+                    [faster](double ratio) { return faster ? ratio > 1.0 : ratio < 1.0; }));
+  const double p = SignTestP(agreeing, rounds);
+  if (p > kSignificance) {
+    char text[160];
+    std::snprintf(text, sizeof text, "%d of %d rounds %s (sign test p = %.2f, above %.2f)",
+                  agreeing, rounds, faster ? "faster" : "slower", p, kSignificance);
+    return text;
   }
   if (std::abs(measurement.speedup - 1.0) < noise_threshold) {
     char text[96];

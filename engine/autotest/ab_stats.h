@@ -23,6 +23,7 @@ struct AbMeasurement {
   double speedup = 0;       // candidate throughput / baseline throughput
   double speedup_low = 0;   // smallest of the per-round ratios
   double speedup_high = 0;  // largest of the per-round ratios
+  std::vector<double> round_ratios;  // each round's baseline median / candidate median, per sample
 };
 
 // The middle value; the mean of the two middle values for an even count. 0 for none.
@@ -36,9 +37,14 @@ BenchStats SummarizeSteps(const std::vector<double>& step_ms);
 AbMeasurement MeasureAb(const std::vector<AbRound>& rounds, int baseline_samples_per_step,
                         int candidate_samples_per_step);
 
-// Why the benchmark cannot tell the candidate from the baseline: the per-round ratios lie on both
-// sides of 1.0, or the speedup is within `noise_threshold` of 1.0 (0.02 means 2 %). "" when the
-// difference is measurable.
+// One-sided sign test: the chance that at least `agreeing` of `rounds` rounds fall on one side of
+// 1.0 when candidate and baseline are alike (each round then a fair coin).
+double SignTestP(int agreeing, int rounds);
+
+// Why the benchmark cannot tell the candidate from the baseline: too few rounds side with the
+// overall speedup for a sign test at 5 % (with 5 rounds all must; with 8, all but one: one round
+// disturbed by another process does not decide), or the speedup is within `noise_threshold` of
+// 1.0 (0.02 means 2 %). "" when the difference is measurable.
 std::string WhyNoMeasurableChange(const AbMeasurement& measurement, double noise_threshold);
 
 }  // namespace advisor

@@ -154,6 +154,7 @@ void RunAutotestStep(const BisectCommandOptions& options, BisectReport& report) 
   plan.device = report.run.device;
   plan.torch_version = report.run.torch_version;
   plan.worker_command = WorkerCommands(options, report, advisor_path);
+  plan.settings.rounds = options.autotest_rounds;
   const NumericsRunner numerics(plan.worker_command, plan.settings);
 
   // The numerics check of each single recipe that keeps the computation runs first, so that a

@@ -67,6 +67,12 @@ void AddBisectCommand(CLI::App& app, BisectCommandOptions& options) {
                     "try the recipes the findings name: check numerics, benchmark each against "
                     "the baseline in separate processes, report the measured result "
                     "(docs/recipes.md)");
+  command->add_option("--autotest-rounds", options.autotest_rounds,
+                      "A/B rounds per candidate: baseline and candidate processes, alternating; "
+                      "the verdict is a sign test over the rounds, so 5 is the fewest that can "
+                      "verify")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
 }
 
 int RunBisectCommand(BisectCommandOptions& options) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/autotest/ab_benchmark.h"
 #include "engine/cli/workload_flags.h"
 #include "engine/torch/bisector.h"
 
@@ -18,6 +19,7 @@ struct BisectCommandOptions {
   WorkloadFlags workload;
   bool quiet = false;
   bool autotest = false;          // try the findings' recipes (engine/cli/autotest_step.h)
+  int autotest_rounds = AbSettings{}.rounds;  // A/B rounds per candidate
 };
 
 void AddBisectCommand(CLI::App& app, BisectCommandOptions& options);

@@ -26,9 +26,9 @@ CandidateSpec Knob(const std::string& id) {
   return candidate;
 }
 
-AbSettings ThreeRounds() {
+AbSettings FiveRounds() {
   AbSettings settings;
-  settings.rounds = 3;
+  settings.rounds = 5;  // the fewest a sign test at 5 % can decide on
   settings.worker_timeout = std::chrono::seconds(20);
   return settings;
 }
@@ -36,7 +36,7 @@ AbSettings ThreeRounds() {
 class AbBenchmark : public ::testing::Test {
  protected:
   AbResult Run(const std::string& candidate_body, const CandidateSpec& candidate = Knob("fast"),
-               const AbSettings& settings = ThreeRounds(),
+               const AbSettings& settings = FiveRounds(),
                const std::string& baseline_body = kBaseline20ms) {
     const std::string script = testing::WriteFakeWorker(dir_.path(), baseline_body, candidate_body);
     return RunAbBenchmark(candidate, testing::FakeWorkerCommand(script), settings, dir_.path(),
@@ -59,16 +59,18 @@ TEST_F(AbBenchmark, MeasuresASpeedupFromInterleavedRounds) {
   EXPECT_DOUBLE_EQ(fix.speedup_high, 2.0);
   EXPECT_DOUBLE_EQ(fix.baseline.median_ms, 20);
   EXPECT_DOUBLE_EQ(fix.candidate.median_ms, 10);
-  EXPECT_EQ(fix.baseline.samples, 9);  // 3 steps x 3 rounds
+  EXPECT_EQ(fix.baseline.samples, 15);  // 3 steps x 5 rounds
   EXPECT_EQ(fix.peak_memory_mb, 1500);
   EXPECT_EQ(ab.baseline_peak_memory_mb, 2000);
   EXPECT_DOUBLE_EQ(*ab.baseline_samples_per_s, 400);
   EXPECT_DOUBLE_EQ(*ab.candidate_samples_per_s, 800);
   EXPECT_EQ(fix.sites, std::vector<std::string>{"blocks.0.attn"});
   EXPECT_EQ(fix.detail, "");
-  // A B A B A B, and only the candidate sees the recipe's environment.
-  EXPECT_EQ(Order(), "baseline unset\nfast on\nbaseline unset\nfast on\nbaseline unset\nfast on\n");
-  EXPECT_THAT(progress_.str(), HasSubstr("[autotest] fast: round 2/3 candidate 10.0 ms\n"));
+  // A B A B ..., and only the candidate sees the recipe's environment.
+  std::string alternating;
+  for (int round = 0; round < 5; ++round) alternating += "baseline unset\nfast on\n";
+  EXPECT_EQ(Order(), alternating);
+  EXPECT_THAT(progress_.str(), HasSubstr("[autotest] fast: round 2/5 candidate 10.0 ms\n"));
   EXPECT_THAT(progress_.str(), HasSubstr("[autotest] fast: verified, 2.000x"));
 }
 
@@ -77,8 +79,8 @@ TEST_F(AbBenchmark, EqualTimesAreNoMeasurableChange) {
   EXPECT_EQ(ab.fix.status, "no-change");
   EXPECT_DOUBLE_EQ(ab.fix.speedup, 1.0);
   EXPECT_EQ(ab.fix.detail,
-            "no measurable change: 1.000x (rounds 1.000x to 1.000x), the rounds lie on both sides "
-            "of 1.0");
+            "no measurable change: 1.000x (rounds 1.000x to 1.000x), 0 of 5 rounds slower (sign "
+            "test p = 1.00, above 0.05)");
 }
 
 TEST_F(AbBenchmark, AMeasurableSlowdownIsRejected) {
@@ -92,43 +94,43 @@ TEST_F(AbBenchmark, ACrashingCandidateFailsWithItsSignalAndStderr) {
   const AbResult ab =
       Run("echo 'CUDA error: an illegal memory access was encountered' >&2; kill -SEGV $$");
   EXPECT_EQ(ab.fix.status, "failed");
-  EXPECT_THAT(ab.fix.detail, StartsWith("candidate round 1/3: killed by signal 11"));
+  EXPECT_THAT(ab.fix.detail, StartsWith("candidate round 1/5: killed by signal 11"));
   EXPECT_THAT(ab.fix.detail, HasSubstr("CUDA error: an illegal memory access"));
   EXPECT_EQ(ab.fix.speedup, 0);                     // nothing measured is reported as measured
   EXPECT_EQ(Order(), "baseline unset\nfast on\n");  // no round after the failure
 }
 
 TEST_F(AbBenchmark, AHangingCandidateIsKilledAtTheTimeout) {
-  AbSettings settings = ThreeRounds();
+  AbSettings settings = FiveRounds();
   settings.worker_timeout = std::chrono::seconds(1);
   const auto start = std::chrono::steady_clock::now();
   const AbResult ab = Run("sleep 30", Knob("fast"), settings);
   const double elapsed_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(ab.fix.status, "failed");
-  EXPECT_THAT(ab.fix.detail, StartsWith("candidate round 1/3: timed out after 1."));
+  EXPECT_THAT(ab.fix.detail, StartsWith("candidate round 1/5: timed out after 1."));
   EXPECT_LT(elapsed_s, 4.0);
 }
 
 TEST_F(AbBenchmark, GarbageOrNoResultFails) {
   EXPECT_THAT(Run("echo garbage > \"$result\"").fix.detail,
-              ::testing::AllOf(StartsWith("candidate round 1/3: "), HasSubstr("not valid JSON")));
+              ::testing::AllOf(StartsWith("candidate round 1/5: "), HasSubstr("not valid JSON")));
   EXPECT_THAT(Run("exit 0").fix.detail, HasSubstr("the worker wrote no result file"));
   EXPECT_THAT(Run("write_result 10 null 8 null ''").fix.detail,
-              HasSubstr("candidate round 1/3: the loss was not finite"));
+              HasSubstr("candidate round 1/5: the loss was not finite"));
 }
 
 TEST_F(AbBenchmark, ABatchSizeThatChangesBetweenRoundsFails) {
   const AbResult ab = Run(R"(once="$(dirname "$result")/ran-once"
 if [ -e "$once" ]; then write_result 10 null 16 1 ''; else touch "$once"; write_result 10 null 8 1 ''; fi)");
   EXPECT_EQ(ab.fix.status, "failed");
-  EXPECT_EQ(ab.fix.detail, "candidate round 2/3: samples_per_step changed from 8 to 16");
+  EXPECT_EQ(ab.fix.detail, "candidate round 2/5: samples_per_step changed from 8 to 16");
 }
 
 TEST_F(AbBenchmark, AFailingBaselineIsNamedAsTheBaseline) {
-  const AbResult ab = Run("write_result 10 null 8 1 ''", Knob("fast"), ThreeRounds(), "exit 1");
+  const AbResult ab = Run("write_result 10 null 8 1 ''", Knob("fast"), FiveRounds(), "exit 1");
   EXPECT_EQ(ab.fix.status, "failed");
-  EXPECT_THAT(ab.fix.detail, StartsWith("baseline round 1/3: exit status 1"));
+  EXPECT_THAT(ab.fix.detail, StartsWith("baseline round 1/5: exit status 1"));
 }
 
 TEST_F(AbBenchmark, TheWorkerCanDeclineACandidate) {

@@ -36,22 +36,36 @@ TEST(AbStats, SpeedupComparesThroughputWhenTheBatchChanges) {
   EXPECT_NEAR(m.speedup_low, 10.0 / 9.0, 1e-12);
 }
 
-AbMeasurement Ratios(double speedup, double low, double high) {
+AbMeasurement Ratios(double speedup, std::vector<double> rounds) {
   AbMeasurement m;
   m.speedup = speedup;
-  m.speedup_low = low;
-  m.speedup_high = high;
+  m.round_ratios = std::move(rounds);
   return m;
 }
 
-TEST(AbStats, NoMeasurableChangeWhenRoundsStraddleOneOrTheGainIsSmall) {
-  EXPECT_EQ(WhyNoMeasurableChange(Ratios(1.08, 0.99, 1.12), 0.02),
-            "the rounds lie on both sides of 1.0");
-  EXPECT_EQ(WhyNoMeasurableChange(Ratios(1.015, 1.01, 1.02), 0.02),
+TEST(AbStats, SignTestTailProbabilities) {
+  EXPECT_DOUBLE_EQ(SignTestP(5, 5), 1.0 / 32);
+  EXPECT_DOUBLE_EQ(SignTestP(4, 5), 6.0 / 32);
+  EXPECT_DOUBLE_EQ(SignTestP(7, 8), 9.0 / 256);
+  EXPECT_DOUBLE_EQ(SignTestP(0, 8), 1.0);
+}
+
+TEST(AbStats, NoMeasurableChangeWhenTooFewRoundsAgreeOrTheGainIsSmall) {
+  EXPECT_EQ(WhyNoMeasurableChange(Ratios(1.08, {1.08, 0.99, 1.12, 1.1, 1.09}), 0.02),
+            "4 of 5 rounds faster (sign test p = 0.19, above 0.05)");
+  EXPECT_EQ(WhyNoMeasurableChange(Ratios(1.08, {1.08, 1.05, 1.12, 1.1, 1.09}), 0.02), "");
+  // With 8 rounds, one round disturbed by another process does not decide; two do.
+  EXPECT_EQ(WhyNoMeasurableChange(Ratios(1.1, {1.1, 0.76, 1.12, 1.1, 1.09, 1.1, 1.13, 1.1}), 0.02),
+            "");
+  EXPECT_EQ(WhyNoMeasurableChange(Ratios(1.1, {1.1, 0.76, 1.12, 0.9, 1.09, 1.1, 1.13, 1.1}), 0.02),
+            "6 of 8 rounds faster (sign test p = 0.14, above 0.05)");
+  EXPECT_EQ(WhyNoMeasurableChange(Ratios(1.0, {1.0, 1.0, 1.0, 1.0, 1.0}), 0.02),
+            "0 of 5 rounds slower (sign test p = 1.00, above 0.05)");
+  EXPECT_EQ(WhyNoMeasurableChange(Ratios(1.015, {1.01, 1.02, 1.01, 1.02, 1.015}), 0.02),
             "within the 2.0 % noise threshold");
-  EXPECT_EQ(WhyNoMeasurableChange(Ratios(1.08, 1.05, 1.12), 0.02), "");
-  EXPECT_EQ(WhyNoMeasurableChange(Ratios(0.80, 0.78, 0.83), 0.02), "");  // a measurable slowdown
-  EXPECT_NE(WhyNoMeasurableChange(Ratios(1.08, 1.05, 1.12), 0.10),
+  EXPECT_EQ(WhyNoMeasurableChange(Ratios(0.80, {0.8, 0.78, 0.83, 0.81, 0.8}), 0.02),
+            "");  // a measurable slowdown
+  EXPECT_NE(WhyNoMeasurableChange(Ratios(1.08, {1.08, 1.05, 1.12, 1.1, 1.09}), 0.10),
             "");  // the threshold is a setting
 }
 

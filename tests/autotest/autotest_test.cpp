@@ -42,7 +42,7 @@ class Autotest : public ::testing::Test {
         testing::WriteFakeWorker(dir_.path(), "write_result 20 null 8 1 ''", kCandidateTimes);
     plan_.device = "cuda";
     plan_.torch_version = "2.11.0";
-    plan_.settings.rounds = 2;
+    plan_.settings.rounds = 5;  // the fewest a sign test at 5 % can decide on
     plan_.settings.worker_timeout = std::chrono::seconds(20);
     plan_.worker_command = [this, build = testing::FakeWorkerCommand(script)](
                                const CandidateSpec* candidate, const std::string& result) {
