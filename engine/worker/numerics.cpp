@@ -100,7 +100,9 @@ double NumericsTolerance(torch::ScalarType dtype, ToleranceClass tolerance) {
       // a gradient summed over thousands of terms moves by more than float32's epsilon; the fused
       // attention kernels moved one weight gradient of the zoo's handwritten_attention case by
       // 5e-4 of its largest element (H200, PyTorch 2.11), while a wrong rewrite moves it by O(1).
-      return tolerance == ToleranceClass::kTf32 ? 1e-2 : 1e-3;
+      // TF32: the float32 MLP of the zoo's fp32_mlp case moved a weight gradient by 1.4e-2 of its
+      // largest element with TF32 matmuls (H200, PyTorch 2.11).
+      return tolerance == ToleranceClass::kTf32 ? 5e-2 : 1e-3;
     case torch::kFloat16:
       return 5e-3;
     case torch::kBFloat16:

@@ -1,14 +1,13 @@
 """A step that holds 93% of the GPU's memory at its peak.
 
-``ballast`` allocates a zero-filled tensor of 93% of the device's memory every forward (sized at
-export time from the GPU the case is exported on) and adds one of its elements to the logits:
-the caching allocator keeps that much reserved, one input shape away from running out. The rest
-is a small MLP, so zero-filling the ballast is also the step's costliest op. GPU only.
+``ballast`` holds a tensor of 93% of the device's memory (sized at export time from the GPU the
+case is exported on), allocated at its first forward and zero-filled in every forward, and adds one
+of its elements to the logits: one input shape away from running out. The rest is a small MLP, so
+zero-filling the ballast is also the step's costliest op. GPU only.
 
-The ballast comes after the MLP: the first matmul takes cuBLAS's workspace from the caching
-allocator, and had the ballast's freed block been the only large one by then, the workspace would
-have been split off it, and the next step's ballast would no longer fit (measured on an H200 with
-PyTorch 2.11: out of memory in the second step).
+The ballast is kept, not allocated each forward: a freed block that large gets small allocations
+split off it (cuBLAS's workspace, for one), and the next step's ballast no longer fits (measured on
+an H200 with PyTorch 2.11: out of memory in the second step).
 """
 
 import torch
@@ -23,10 +22,13 @@ class Ballast(nn.Module):
     def __init__(self, elements):
         super().__init__()
         self.elements = elements
+        self.held = torch.empty(0)  # an attribute, not a buffer: the archive stays small
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        ballast = torch.zeros(self.elements, device=x.device)
-        return x + ballast[0]
+        if self.held.numel() == 0:
+            self.held = torch.empty(self.elements, device=x.device)
+        self.held.zero_()
+        return x + self.held[0]
 
 
 class BallastNet(nn.Module):
