@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/workload/workload_spec.h"
+#include "tests/workload/workload_error.h"
 
 namespace advisor {
 namespace {
@@ -18,14 +19,7 @@ std::string Workload(const std::string& extra,
          "}";
 }
 
-std::string ErrorOf(const std::string& json) {
-  try {
-    ParseWorkload(json, "m.pt:advisor/workload.json");
-  } catch (const WorkloadError& error) {
-    return error.what();
-  }
-  return "";
-}
+std::string ErrorOf(const std::string& json) { return testing::WorkloadErrorOf(json); }
 
 TEST(StepOptions, DefaultToNoneOfThem) {
   const WorkloadSpec spec = ParseWorkload(Workload(""), "m.pt");

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/workload/workload_error.h"
+
 namespace advisor {
 namespace {
 
@@ -12,14 +14,7 @@ const char* kValid = R"({
   "optimizer": {"name": "sgd", "lr": 0.01, "momentum": 0.9},
   "deterministic": true, "seed": 7, "device": "cpu"})";
 
-std::string ErrorOf(const std::string& json) {
-  try {
-    ParseWorkload(json, "m.pt:advisor/workload.json");
-  } catch (const WorkloadError& error) {
-    return error.what();
-  }
-  return "";
-}
+std::string ErrorOf(const std::string& json) { return testing::WorkloadErrorOf(json); }
 
 TEST(ParseWorkload, ReadsEveryField) {
   const WorkloadSpec spec = ParseWorkload(kValid, "m.pt");
