@@ -180,7 +180,7 @@ def validate_workload(workload):
 
     for key, kind, check in (("deterministic", "true or false", lambda v: isinstance(v, bool)),
                              ("seed", "a non-negative integer", lambda v: _is_int(v) and v >= 0),
-                             ("device", "\"cpu\", \"cuda\" or \"cuda:N\"", _is_device_name),
+                             ("device", "\"cpu\" or \"cuda\"", lambda v: v in ("cpu", "cuda")),
                              ("description", "a string", lambda v: isinstance(v, str)),
                              ("source_model", "a string", lambda v: isinstance(v, str))):
         if key in workload and not check(workload[key]):
@@ -225,14 +225,6 @@ def _validate_step_options(workload):
         if "input_stage" in workload:
             raise ValueError("workload.cuda_graphs: a workload with an input_stage takes a new "
                              "batch every step, which a captured graph would not see")
-
-
-def _is_device_name(value):
-    if not isinstance(value, str):
-        return False
-    if value in ("cpu", "cuda"):
-        return True
-    return value.startswith("cuda:") and value[5:].isdigit()
 
 
 # --------------------------------------------------------------------------------------------------

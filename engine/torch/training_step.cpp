@@ -114,11 +114,13 @@ torch::Tensor TrainingStep::Forward() {
     throw StepError("forward returned " + output.tagKind() +
                     "; advisor needs a Tensor or a tuple whose first element is the prediction");
   }
-  torch::Tensor prediction = output.toTensor();
-  if (spec_.loss == "mse") {
-    return torch::mse_loss(prediction, target_.to(prediction.scalar_type()));
-  }
-  return torch::nn::functional::cross_entropy(prediction, target_);
+  // As docs/workload.md says and scripts/advisor_export.py does: the loss in float32, whatever
+  // the prediction's dtype (a bfloat16 model, autocast).
+  const torch::Tensor prediction = output.toTensor().to(torch::kFloat32);
+  if (spec_.loss == "mse") return torch::mse_loss(prediction, target_.to(torch::kFloat32));
+  const bool class_indices = target_.scalar_type() == torch::kInt64;
+  return torch::nn::functional::cross_entropy(
+      prediction, class_indices ? target_ : target_.to(torch::kFloat32));
 }
 
 void TrainingStep::TakeBatch() {

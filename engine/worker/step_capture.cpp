@@ -60,7 +60,8 @@ StepSnapshot CaptureStep(TrainingStep& step) {
   StepSnapshot snapshot;
   std::vector<NamedTensor> outputs;
   CollectTensors(step.module().attr(kOutputAttribute), "output", outputs);
-  // The loss is computed in the prediction's dtype; compare it at that dtype's tolerance.
+  // The loss is computed in float32 from the prediction, whose precision it carries: compare it
+  // at the prediction dtype's tolerance.
   const bool floating_prediction =
       !outputs.empty() && c10::isFloatingType(outputs.front().value.scalar_type());
   const torch::Dtype loss_dtype =

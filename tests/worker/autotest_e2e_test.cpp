@@ -56,7 +56,8 @@ TEST(AutotestEndToEnd, SurvivesACrashingCandidateAndReportsItAsFailed) {
 
   const ProcessOutcome outcome = testing::RunAdvisor(
       {"bisect", testing::Models().gather, "--autotest", "--out", dir / "report", "--rules",
-       dir / "rules", "--warmup", "1", "--steps", "2", "--max-depth", "2"},
+       dir / "rules", "--warmup", "1", "--steps", "2", "--max-depth", "2", "--autotest-rounds",
+       "5"},
       {{"ADVISOR_RECIPES_DIR", dir / "recipes"}});
   ASSERT_TRUE(outcome.Succeeded()) << outcome.Describe() << "\n" << outcome.stderr_tail;
 
