@@ -1,6 +1,9 @@
 #include "engine/autotest/worker_result.h"
 
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -23,9 +26,43 @@ bool IsFiniteNumber(const json& value) {
   return value.is_number() && std::isfinite(value.get<double>());
 }
 
-}  // namespace
+// JSON has no NaN or infinity: a value that is not finite is written as null.
+json NumberOrNull(const std::optional<double>& value) {
+  return value && std::isfinite(*value) ? json(*value) : json(nullptr);
+}
 
-WorkerResult ParseWorkerResult(const std::string& json_text, const std::string& source) {
+void WriteWhole(const std::string& path, const json& content) {
+  const std::string temporary = path + ".partial";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << content.dump() << "\n";
+    if (!out.flush()) {
+      throw std::runtime_error("cannot write " + temporary + ": " + std::strerror(errno));
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const std::string reason = std::strerror(errno);
+    std::remove(temporary.c_str());
+    throw std::runtime_error("cannot write " + path + ": " + reason);
+  }
+}
+
+std::string ReadBounded(const std::string& path, const std::string& missing) {
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) throw WorkerResultError(path + ": " + missing);
+  const std::uintmax_t size = std::filesystem::file_size(path, error);
+  if (error) throw WorkerResultError(path + ": cannot read: " + error.message());
+  if (size > kMaxResultBytes) {
+    throw WorkerResultError(path + ": " + std::to_string(size) +
+                            " bytes is too large for a result");
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+json ParseObject(const std::string& json_text, const std::string& source) {
   json root;
   try {
     root = json::parse(json_text);
@@ -34,16 +71,72 @@ WorkerResult ParseWorkerResult(const std::string& json_text, const std::string& 
     throw WorkerResultError(source + ": not valid JSON: " + message.substr(0, message.find('\n')));
   }
   if (!root.is_object()) Fail(source, "top level", "must be a JSON object");
+  return root;
+}
 
-  WorkerResult result;
-  if (root.contains("skipped")) {
-    const json& skipped = root["skipped"];
-    if (!skipped.is_string() || skipped.get<std::string>().empty()) {
-      Fail(source, "skipped", "must be a non-empty string (the reason)");
-    }
-    result.skipped = skipped.get<std::string>();
-    return result;
+// Both files say "skipped" with a reason instead of results when the candidate did not apply.
+std::string SkippedReason(const json& root, const std::string& source) {
+  if (!root.contains("skipped")) return "";
+  const json& skipped = root["skipped"];
+  if (!skipped.is_string() || skipped.get<std::string>().empty()) {
+    Fail(source, "skipped", "must be a non-empty string (the reason)");
   }
+  return skipped.get<std::string>();
+}
+
+std::vector<std::string> Sites(const json& root, const std::string& source) {
+  std::vector<std::string> paths;
+  if (!root.contains("sites")) return paths;
+  const json& sites = root["sites"];
+  if (!sites.is_array()) Fail(source, "sites", "must be a list of module paths");
+  for (const json& site : sites) {
+    if (!site.is_string()) Fail(source, "sites", "must hold strings, got " + site.dump());
+    paths.push_back(site.get<std::string>());
+  }
+  return paths;
+}
+
+double NonNegative(const json& root, const std::string& source, const char* field) {
+  const json& value = root.contains(field) ? root[field] : json();
+  if (!IsFiniteNumber(value) || value.get<double>() < 0) {
+    Fail(source, field, "must be a non-negative number, got " + value.dump());
+  }
+  return value.get<double>();
+}
+
+}  // namespace
+
+void WriteWorkerResult(const std::string& path, const WorkerResult& result) {
+  if (!result.skipped.empty()) {
+    WriteWhole(path, {{"skipped", result.skipped}});
+    return;
+  }
+  WriteWhole(path, {{"step_ms", result.step_ms},
+                    {"peak_memory_mb", NumberOrNull(result.peak_memory_mb)},
+                    {"samples_per_step", result.samples_per_step},
+                    {"loss", NumberOrNull(result.loss)},
+                    {"sites", result.sites}});
+}
+
+void WriteNumericsResult(const std::string& path, const NumericsResult& result) {
+  if (!result.skipped.empty()) {
+    WriteWhole(path, {{"skipped", result.skipped}});
+    return;
+  }
+  WriteWhole(path, {{"within_tolerance", result.within_tolerance},
+                    {"max_abs_diff", result.numerics.max_abs_diff},
+                    {"max_rel_diff", result.numerics.max_rel_diff},
+                    {"tolerance", result.numerics.tolerance},
+                    {"worst", result.worst},
+                    {"compared", result.compared},
+                    {"sites", result.sites}});
+}
+
+WorkerResult ParseWorkerResult(const std::string& json_text, const std::string& source) {
+  const json root = ParseObject(json_text, source);
+  WorkerResult result;
+  result.skipped = SkippedReason(root, source);
+  if (!result.skipped.empty()) return result;
 
   const json& steps = root.contains("step_ms") ? root["step_ms"] : json();
   if (!steps.is_array() || steps.empty()) {
@@ -73,7 +166,7 @@ WorkerResult ParseWorkerResult(const std::string& json_text, const std::string& 
     result.peak_memory_mb = peak.get<double>();
   }
 
-  // JSON has no NaN or infinity, so a worker whose loss diverged writes null.
+  // A worker whose loss diverged writes null.
   if (!root.contains("loss")) Fail(source, "loss", "missing (null when not finite)");
   const json& loss = root["loss"];
   if (!loss.is_null()) {
@@ -81,32 +174,38 @@ WorkerResult ParseWorkerResult(const std::string& json_text, const std::string& 
     result.loss = loss.get<double>();
   }
 
-  if (root.contains("sites")) {
-    const json& sites = root["sites"];
-    if (!sites.is_array()) Fail(source, "sites", "must be a list of module paths");
-    for (const json& site : sites) {
-      if (!site.is_string()) Fail(source, "sites", "must hold strings, got " + site.dump());
-      result.sites.push_back(site.get<std::string>());
-    }
-  }
+  result.sites = Sites(root, source);
   return result;
 }
 
 WorkerResult ReadWorkerResult(const std::string& path) {
-  std::error_code error;
-  if (!std::filesystem::exists(path, error)) {
-    throw WorkerResultError(path + ": the worker wrote no result file");
+  return ParseWorkerResult(ReadBounded(path, "the worker wrote no result file"), path);
+}
+
+NumericsResult ReadNumericsResult(const std::string& path) {
+  const json root = ParseObject(ReadBounded(path, "the worker wrote no numerics result"), path);
+  NumericsResult result;
+  result.skipped = SkippedReason(root, path);
+  if (!result.skipped.empty()) return result;
+
+  if (!root.contains("within_tolerance") || !root["within_tolerance"].is_boolean()) {
+    Fail(path, "within_tolerance", "must be true or false");
   }
-  const std::uintmax_t size = std::filesystem::file_size(path, error);
-  if (error) throw WorkerResultError(path + ": cannot read: " + error.message());
-  if (size > kMaxResultBytes) {
-    throw WorkerResultError(path + ": " + std::to_string(size) +
-                            " bytes is too large for a result");
+  result.within_tolerance = root["within_tolerance"].get<bool>();
+  result.numerics.max_abs_diff = NonNegative(root, path, "max_abs_diff");
+  result.numerics.max_rel_diff = NonNegative(root, path, "max_rel_diff");
+  result.numerics.tolerance = NonNegative(root, path, "tolerance");
+  if (!root.contains("worst") || !root["worst"].is_string()) {
+    Fail(path, "worst", "must be a string");
   }
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return ParseWorkerResult(text.str(), path);
+  result.worst = root["worst"].get<std::string>();
+  if (!root.contains("compared") || !root["compared"].is_number_integer() ||
+      root["compared"].get<long long>() < 1) {
+    Fail(path, "compared", "must be a positive integer");
+  }
+  result.compared = static_cast<int>(root["compared"].get<long long>());
+  result.sites = Sites(root, path);
+  return result;
 }
 
 }  // namespace advisor

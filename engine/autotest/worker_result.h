@@ -1,12 +1,17 @@
-// The file a worker process writes after its measured steps (the `--result FILE.json` of
-// `advisor worker`). It comes from another process that may have crashed halfway, so it is read
-// as untrusted input: anything malformed is an error naming the file and the field.
+// The files `advisor worker` writes for the autotester: the benchmark result (`--result FILE.json`,
+// the contract in docs/recipes.md) and the verdict of a `--numerics` run. One place owns both
+// schemas, writer and reader. The writer puts a file in place whole or not at all (a temporary
+// file renamed), so a worker that dies while writing leaves no half file; the reader takes the
+// file as untrusted input from a process that may have crashed: anything malformed is an error
+// naming the file and the field.
 #pragma once
 
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "engine/report/report.h"
 
 namespace advisor {
 
@@ -19,13 +24,28 @@ struct WorkerResult {
   std::string skipped;  // non-empty: the worker did not run this candidate, and why
 };
 
+// What `advisor worker MODEL --recipe ID --numerics` found.
+struct NumericsResult {
+  std::string skipped;  // non-empty: the worker did not apply the candidate, and why
+  bool within_tolerance = false;
+  Numerics numerics;
+  std::string worst;  // the tensor closest to (or past) its tolerance, described in words
+  int compared = 0;   // tensors compared: loss, outputs, parameter gradients
+  std::vector<std::string> sites;  // module paths a rewrite changed
+};
+
 class WorkerResultError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
-// Throws WorkerResultError, e.g. "<path>: step_ms: must be a non-empty list of positive numbers".
+// Throw std::runtime_error naming the path when the file cannot be written.
+void WriteWorkerResult(const std::string& path, const WorkerResult& result);
+void WriteNumericsResult(const std::string& path, const NumericsResult& result);
+
+// Throw WorkerResultError, e.g. "<path>: step_ms: must be a non-empty list of positive numbers".
 WorkerResult ParseWorkerResult(const std::string& json_text, const std::string& source);
 WorkerResult ReadWorkerResult(const std::string& path);
+NumericsResult ReadNumericsResult(const std::string& path);
 
 }  // namespace advisor

@@ -14,7 +14,7 @@
 #include "engine/autotest/autotest.h"
 #include "engine/autotest/process.h"
 #include "engine/util/data_dir.h"
-#include "engine/worker/result_files.h"
+#include "engine/autotest/worker_result.h"
 
 namespace advisor {
 namespace {

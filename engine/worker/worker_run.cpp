@@ -14,7 +14,7 @@
 #include "engine/worker/knobs.h"
 #include "engine/worker/numerics.h"
 #include "engine/worker/prepared_candidate.h"
-#include "engine/worker/result_files.h"
+#include "engine/autotest/worker_result.h"
 #include "engine/worker/step_capture.h"
 
 namespace advisor {

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "tests/report/scratch_dir.h"
 
 namespace advisor {
@@ -69,6 +71,34 @@ TEST(WorkerResult, AMissingFileSaysTheWorkerWroteNone) {
     FAIL() << "read a file that does not exist";
   } catch (const WorkerResultError& error) {
     EXPECT_EQ(std::string(error.what()), dir / "absent.json" + ": the worker wrote no result file");
+  }
+}
+
+TEST(NumericsResultFile, RoundTripsAndRejectsAMalformedFile) {
+  testing::ScratchDir dir;
+  NumericsResult written;
+  written.within_tolerance = false;
+  written.numerics = {0.25, 0.5, 1e-4};
+  written.worst = "grad of fc.weight: relative difference 5.0e-01";
+  written.compared = 7;
+  written.sites = {"blocks.0.select"};
+  WriteNumericsResult(dir / "numerics.json", written);
+  const NumericsResult read = ReadNumericsResult(dir / "numerics.json");
+  EXPECT_FALSE(read.within_tolerance);
+  EXPECT_EQ(read.numerics.max_abs_diff, 0.25);
+  EXPECT_EQ(read.numerics.max_rel_diff, 0.5);
+  EXPECT_EQ(read.numerics.tolerance, 1e-4);
+  EXPECT_EQ(read.worst, written.worst);
+  EXPECT_EQ(read.compared, 7);
+  EXPECT_EQ(read.sites, written.sites);
+
+  std::ofstream(dir / "bad.json") << R"({"within_tolerance": "yes"})";
+  try {
+    ReadNumericsResult(dir / "bad.json");
+    FAIL() << "a malformed file was accepted";
+  } catch (const WorkerResultError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              dir / "bad.json" + ": within_tolerance: must be true or false");
   }
 }
 

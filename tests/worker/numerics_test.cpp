@@ -5,12 +5,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <limits>
 
 #include "engine/worker/gather_to_index.h"
-#include "engine/worker/result_files.h"
-#include "tests/report/scratch_dir.h"
 #include "tests/worker/step_snapshots.h"
 #include "tests/worker/worker_models.h"
 
@@ -98,34 +95,6 @@ TEST(Numerics, TreatsMissingGradientsAndOtherShapesAsDifferent) {
                        ToleranceClass::kReordering);
   EXPECT_FALSE(diverged.within_tolerance);
   EXPECT_THAT(diverged.worst, HasSubstr("not finite"));
-}
-
-TEST(NumericsResultFile, RoundTripsAndRejectsAMalformedFile) {
-  testing::ScratchDir dir;
-  NumericsResult written;
-  written.within_tolerance = false;
-  written.numerics = {0.25, 0.5, 1e-4};
-  written.worst = "grad of fc.weight: relative difference 5.0e-01";
-  written.compared = 7;
-  written.sites = {"blocks.0.select"};
-  WriteNumericsResult(dir / "numerics.json", written);
-  const NumericsResult read = ReadNumericsResult(dir / "numerics.json");
-  EXPECT_FALSE(read.within_tolerance);
-  EXPECT_EQ(read.numerics.max_abs_diff, 0.25);
-  EXPECT_EQ(read.numerics.max_rel_diff, 0.5);
-  EXPECT_EQ(read.numerics.tolerance, 1e-4);
-  EXPECT_EQ(read.worst, written.worst);
-  EXPECT_EQ(read.compared, 7);
-  EXPECT_EQ(read.sites, written.sites);
-
-  std::ofstream(dir / "bad.json") << R"({"within_tolerance": "yes"})";
-  try {
-    ReadNumericsResult(dir / "bad.json");
-    FAIL() << "a malformed file was accepted";
-  } catch (const WorkerResultError& error) {
-    EXPECT_EQ(std::string(error.what()),
-              dir / "bad.json" + ": within_tolerance: must be true or false");
-  }
 }
 
 }  // namespace

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include "engine/autotest/worker_result.h"
-#include "engine/worker/result_files.h"
 #include "tests/report/scratch_dir.h"
 #include "tests/worker/worker_models.h"
 
