@@ -17,15 +17,10 @@
 #include "engine/torch/model_archive.h"
 #include "engine/torch/profiled_window.h"
 #include "engine/torch/training_step.h"
+#include "engine/util/median.h"
 #include "probes/cupti/gpu_probe.h"
 
 namespace {
-
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -83,8 +78,8 @@ int main(int argc, char** argv) {
       const std::vector<double> on = advisor::StepMillis(window.timeline.steps);
       off_ms.insert(off_ms.end(), off.begin(), off.end());
       on_ms.insert(on_ms.end(), on.begin(), on.end());
-      round_ratio.push_back(Median(on) / Median(off));
-      window_extra_ms.push_back(window_s * 1e3 - steps * Median(off));
+      round_ratio.push_back(advisor::Median(on) / advisor::Median(off));
+      window_extra_ms.push_back(window_s * 1e3 - steps * advisor::Median(off));
     }
     nlohmann::json result;
     result["model"] = argv[1];
@@ -92,15 +87,15 @@ int main(int argc, char** argv) {
     result["gpu_probe"] = gpu ? gpu_probe : "off";
     result["steps_per_round"] = steps;
     result["rounds"] = rounds;
-    result["off_median_ms"] = Median(off_ms);
-    result["on_median_ms"] = Median(on_ms);
-    result["steady_ratio"] = Median(on_ms) / Median(off_ms);
+    result["off_median_ms"] = advisor::Median(off_ms);
+    result["on_median_ms"] = advisor::Median(on_ms);
+    result["steady_ratio"] = advisor::Median(on_ms) / advisor::Median(off_ms);
     result["steady_ratio_min"] = *std::min_element(round_ratio.begin(), round_ratio.end());
     result["steady_ratio_max"] = *std::max_element(round_ratio.begin(), round_ratio.end());
-    result["window_extra_ms_median"] = Median(window_extra_ms);
+    result["window_extra_ms_median"] = advisor::Median(window_extra_ms);
     result["window_extra_ms_max"] =
         *std::max_element(window_extra_ms.begin(), window_extra_ms.end());
-    result["window_extra_in_steps"] = Median(window_extra_ms) / Median(off_ms);
+    result["window_extra_in_steps"] = advisor::Median(window_extra_ms) / advisor::Median(off_ms);
     if (gpu) result["gpu_probe_status"] = gpu->Status().detail;
     std::cout << result.dump(2) << std::endl;
   } catch (const std::exception& error) {

@@ -4,6 +4,8 @@
 #include <functional>
 #include <tuple>
 
+#include "engine/util/median.h"
+
 namespace advisor {
 
 Cost& PhaseCosts::operator[](Phase phase) {
@@ -29,13 +31,6 @@ PhaseCosts& PhaseCosts::operator+=(const PhaseCosts& other) {
 
 namespace {
 
-double MedianOf(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  if (n == 0) return 0;
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 // Each of the eight numbers is the median of its own per-step values.
 PhaseCosts MedianOverSteps(const std::vector<PhaseCosts>& steps) {
   PhaseCosts median;
@@ -45,7 +40,7 @@ PhaseCosts MedianOverSteps(const std::vector<PhaseCosts>& steps) {
       host.push_back(step[phase].host_ms);
       gpu.push_back(step[phase].gpu_ms);
     }
-    median[phase] = Cost{MedianOf(host), MedianOf(gpu)};
+    median[phase] = Cost{Median(host), Median(gpu)};
   }
   return median;
 }

@@ -5,6 +5,8 @@
 #include <map>
 #include <optional>
 
+#include "engine/util/median.h"
+
 namespace advisor {
 namespace {
 
@@ -24,12 +26,6 @@ std::string GroupOf(const std::string& path, const std::string& parent) {
   const std::size_t dot = relative.find('.');
   if (dot == std::string::npos) return "";
   return parent.empty() ? relative.substr(0, dot) : parent + "." + relative.substr(0, dot);
-}
-
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
 struct Anomaly {

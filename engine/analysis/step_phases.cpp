@@ -1,16 +1,12 @@
 #include "engine/analysis/step_phases.h"
 
-#include <algorithm>
+#include "engine/util/median.h"
 
 namespace advisor {
 namespace {
 
-double MedianMs(std::vector<TimeNs> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  const double ns = n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-  return ns * 1e-6;
+double MedianMs(const std::vector<TimeNs>& values) {
+  return Median(std::vector<double>(values.begin(), values.end())) * 1e-6;
 }
 
 }  // namespace

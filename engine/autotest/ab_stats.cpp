@@ -6,16 +6,6 @@
 
 namespace advisor {
 
-double Median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  const std::size_t middle = values.size() / 2;
-  std::nth_element(values.begin(), values.begin() + middle, values.end());
-  if (values.size() % 2 == 1) return values[middle];
-  const double upper = values[middle];
-  const double lower = *std::max_element(values.begin(), values.begin() + middle);
-  return (lower + upper) / 2;
-}
-
 BenchStats SummarizeSteps(const std::vector<double>& step_ms) {
   BenchStats stats;
   if (step_ms.empty()) return stats;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/report/report.h"
+#include "engine/util/median.h"
 
 namespace advisor {
 
@@ -25,9 +26,6 @@ struct AbMeasurement {
   double speedup_high = 0;  // largest of the per-round ratios
   std::vector<double> round_ratios;  // each round's baseline median / candidate median, per sample
 };
-
-// The middle value; the mean of the two middle values for an even count. 0 for none.
-double Median(std::vector<double> values);
 
 BenchStats SummarizeSteps(const std::vector<double>& step_ms);
 

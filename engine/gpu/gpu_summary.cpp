@@ -5,19 +5,13 @@
 #include "engine/gpu/gpu_attribution.h"
 #include "engine/gpu/intervals.h"
 #include "engine/gpu/occupancy.h"
+#include "engine/util/median.h"
 
 namespace advisor {
 namespace {
 
 constexpr double kNsPerMs = 1e6;
 constexpr double kNsPerUs = 1e3;
-
-double Median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const std::size_t middle = values.size() / 2;
-  return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
-}
 
 template <typename Event>
 void AddOverlapping(const std::vector<Event>& events, const Interval& window,

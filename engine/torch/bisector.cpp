@@ -12,17 +12,18 @@
 #include "engine/analysis/attribution.h"
 #include "engine/analysis/bisect_policy.h"
 #include "engine/analysis/placement.h"
-#include "engine/analysis/step_phases.h"
 #include "engine/analysis/sequence_numbers.h"
+#include "engine/analysis/step_phases.h"
 #include "engine/gpu/copy_sites.h"
 #include "engine/gpu/device_allocations.h"
 #include "engine/gpu/gpu_summary.h"
 #include "engine/gpu/site_paths.h"
 #include "engine/gpu/sync_sites.h"
+#include "engine/torch/device_info.h"
 #include "engine/torch/instrument.h"
 #include "engine/torch/model_archive.h"
 #include "engine/torch/module_tree.h"
-#include "engine/torch/device_info.h"
+#include "engine/util/median.h"
 #include "probes/cupti/gpu_probe.h"
 #include "probes/ops/event_recorder.h"
 
@@ -33,13 +34,6 @@ std::string Fixed(double value, int decimals) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
   return buffer;
-}
-
-double Median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
 double Total(const WindowAttribution& attribution, const PhaseCosts& costs) {
