@@ -13,20 +13,13 @@ local HALF_DTYPES = advisor.set{ "float16", "bfloat16" }
 local MIN_SHARE = 0.25         -- convolutions take a quarter of the step
 local EXPECTED_SAVING = 0.2    -- of convolution time, from the transposes removed
 
-local function has_tensor_cores(device_name)
-  for _, fragment in ipairs(TENSOR_CORE_GPUS) do
-    if device_name:find(fragment, 1, true) then return true end
-  end
-  return false
-end
-
 return {
   id = "channels-last-convolutions",
   title = "Convolutions run in channels-first layout on tensor cores",
   check = function(facts)
     local run = facts.run
     if run.device ~= "cuda" or run.memory_format == "channels_last"
-        or not has_tensor_cores(run.device_name) then
+        or not advisor.has_fragment(run.device_name, TENSOR_CORE_GPUS) then
       return {}
     end
     local ms, _, matched = advisor.sum_ops(facts.ops, CONV_OPS)

@@ -17,19 +17,13 @@ local HIGH_SHARE = 0.50
 local TF32_SAVING = 0.5        -- of GEMM time; TF32 GEMMs are several times faster, but not all
 local BF16_SAVING = 0.6        -- of the step's GEMMs are large enough to gain it all
 
-local function ampere_or_newer(device_name)
-  for _, fragment in ipairs(AMPERE_OR_NEWER) do
-    if device_name:find(fragment, 1, true) then return true end
-  end
-  return false
-end
-
 return {
   id = "fp32-matmul",
   title = "float32 matrix multiplies on a tensor-core GPU",
   check = function(facts)
     local run = facts.run
-    if run.device ~= "cuda" or run.dtype ~= "float32" or not ampere_or_newer(run.device_name) then
+    if run.device ~= "cuda" or run.dtype ~= "float32"
+        or not advisor.has_fragment(run.device_name, AMPERE_OR_NEWER) then
       return {}
     end
     local ms, _, matched = advisor.sum_ops(facts.ops, GEMM_OPS)

@@ -62,6 +62,16 @@ function advisor.severity(value, high_at, medium_at)
   return "low"
 end
 
+-- Whether `text` contains one of the plain strings in the list `fragments` (no Lua patterns):
+-- advisor.has_fragment("NVIDIA H100 80GB HBM3", {"A100", "H100"}) == true. Rules recognise GPUs by
+-- name fragments with it.
+function advisor.has_fragment(text, fragments)
+  for _, fragment in ipairs(fragments) do
+    if text:find(fragment, 1, true) then return true end
+  end
+  return false
+end
+
 -- The names of `ops` joined as "a, b and c" (at most `limit`, default 3).
 function advisor.names(ops, limit)
   limit = limit or 3

@@ -117,6 +117,16 @@ TEST_F(RunnerTest, HelpersAreAvailable) {
   EXPECT_EQ(run.findings[0].evidence, "4.0 4 aten::mm and 1 more");
 }
 
+TEST_F(RunnerTest, HasFragmentMatchesPlainSubstrings) {
+  const RuleRun run = Returning(R"({{severity = "low", message = "m",
+      evidence = tostring(advisor.has_fragment("NVIDIA H100 80GB HBM3", {"A100", "H100"})) .. " "
+          .. tostring(advisor.has_fragment("Tesla V100", {"A100", "H100"})) .. " "
+          .. tostring(advisor.has_fragment("a.b", {"%."}))}})");
+  ASSERT_THAT(run.errors, IsEmpty());
+  ASSERT_EQ(run.findings.size(), 1u);
+  EXPECT_EQ(run.findings[0].evidence, "true false false");
+}
+
 TEST(RankFindings, SeverityThenExpectedGainThenRuleOrder) {
   const auto make = [](const char* rule, Severity severity, std::optional<double> gain) {
     Finding finding;
