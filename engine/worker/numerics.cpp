@@ -41,7 +41,8 @@ struct TensorCheck {
   double max_abs = 0;
   double relative = 0;
   double tolerance = 0;
-  std::string problem;  // set when the tensors cannot be compared element by element
+  std::string precision;  // the dtype whose tolerance applies, e.g. "float32 under bfloat16 autocast"
+  std::string problem;    // set when the tensors cannot be compared element by element
 
   // How far along its tolerance the tensor got: above 1 is outside.
   double Ratio() const {
@@ -51,8 +52,21 @@ struct TensorCheck {
   }
 };
 
+// Sets the tolerance of a tensor of `dtype` (see CompareSnapshots for the autocast rule).
+void ChooseTolerance(TensorCheck& check, torch::ScalarType dtype, ToleranceClass tolerance,
+                     std::optional<torch::ScalarType> autocast_dtype) {
+  check.tolerance = NumericsTolerance(dtype, tolerance);
+  check.precision = DtypeName(dtype);
+  if (!autocast_dtype || !c10::isFloatingType(dtype)) return;
+  const double under_autocast = NumericsTolerance(*autocast_dtype, tolerance);
+  if (under_autocast > check.tolerance) {
+    check.tolerance = under_autocast;
+    check.precision += " under " + DtypeName(*autocast_dtype) + " autocast";
+  }
+}
+
 TensorCheck CheckTensor(const torch::Tensor& baseline, const torch::Tensor& candidate,
-                        ToleranceClass tolerance) {
+                        ToleranceClass tolerance, std::optional<torch::ScalarType> autocast_dtype) {
   TensorCheck check;
   if (baseline.defined() != candidate.defined()) {
     check.problem =
@@ -60,7 +74,7 @@ TensorCheck CheckTensor(const torch::Tensor& baseline, const torch::Tensor& cand
     return check;
   }
   if (!baseline.defined()) return check;
-  check.tolerance = NumericsTolerance(baseline.scalar_type(), tolerance);
+  ChooseTolerance(check, baseline.scalar_type(), tolerance, autocast_dtype);
   if (baseline.sizes() != candidate.sizes()) {
     check.problem = "has shape " + ShapeText(candidate) + ", the baseline's " + ShapeText(baseline);
     return check;
@@ -81,11 +95,11 @@ TensorCheck CheckTensor(const torch::Tensor& baseline, const torch::Tensor& cand
   return check;
 }
 
-std::string Describe(const std::string& name, const TensorCheck& check, torch::ScalarType dtype) {
+std::string Describe(const std::string& name, const TensorCheck& check) {
   if (!check.problem.empty()) return name + " " + check.problem;
   return name + ": relative difference " + Scientific(check.relative) + " (max abs " +
          Scientific(check.max_abs) + "), tolerance " + Scientific(check.tolerance) + " (" +
-         DtypeName(dtype) + ")";
+         check.precision + ")";
 }
 
 }  // namespace
@@ -113,7 +127,8 @@ double NumericsTolerance(torch::ScalarType dtype, ToleranceClass tolerance) {
 }
 
 NumericsComparison CompareSnapshots(const StepSnapshot& baseline, const StepSnapshot& candidate,
-                                    ToleranceClass tolerance) {
+                                    ToleranceClass tolerance,
+                                    std::optional<torch::ScalarType> autocast_dtype) {
   NumericsComparison result;
   if (baseline.tensors.size() != candidate.tensors.size()) {
     result.within_tolerance = false;
@@ -130,7 +145,7 @@ NumericsComparison CompareSnapshots(const StepSnapshot& baseline, const StepSnap
     if (expected.name != actual.name) {
       check.problem = "is " + actual.name + " in the candidate";
     } else {
-      check = CheckTensor(expected.value, actual.value, tolerance);
+      check = CheckTensor(expected.value, actual.value, tolerance, autocast_dtype);
     }
     ++result.compared;
     result.numerics.max_abs_diff = std::max(result.numerics.max_abs_diff, check.max_abs);
@@ -139,9 +154,7 @@ NumericsComparison CompareSnapshots(const StepSnapshot& baseline, const StepSnap
     if (check.Ratio() > worst_ratio) {
       worst_ratio = check.Ratio();
       result.numerics.tolerance = check.tolerance;
-      const torch::ScalarType dtype =
-          expected.value.defined() ? expected.value.scalar_type() : torch::kFloat32;
-      result.worst = Describe(expected.name, check, dtype);
+      result.worst = Describe(expected.name, check);
     }
   }
   return result;

@@ -1,5 +1,6 @@
 // The numerics check's comparison: a candidate's step against the baseline's, tensor by tensor,
-// each held to a tolerance chosen by its dtype and the recipe's tolerance class.
+// each held to a tolerance chosen by its dtype, the workload's autocast dtype and the recipe's
+// tolerance class.
 //
 // A tensor's difference is its largest absolute element difference relative to the largest
 // magnitude in either tensor (max|a - b| / max(max|a|, max|b|)): element-wise relative errors blow
@@ -9,6 +10,7 @@
 
 #include <torch/torch.h>
 
+#include <optional>
 #include <string>
 
 #include "engine/autotest/recipe.h"
@@ -35,7 +37,14 @@ struct NumericsComparison {
 
 // Compares tensors of the same names in the same order; a missing gradient, another shape, or
 // non-finite values where the other side has finite ones put the candidate outside tolerance.
+//
+// `autocast_dtype` is the workload's autocast dtype, nullopt without autocast. Under autocast the
+// parameters and their gradients stay float32 while the matmuls and attention that produce them
+// compute in bfloat16 or float16, so a kernel that sums in another order moves them by the half
+// dtype's rounding: every floating tensor is then held to the looser of its own dtype's tolerance
+// and the autocast dtype's. Without autocast each tensor's own dtype decides.
 NumericsComparison CompareSnapshots(const StepSnapshot& baseline, const StepSnapshot& candidate,
-                                    ToleranceClass tolerance);
+                                    ToleranceClass tolerance,
+                                    std::optional<torch::ScalarType> autocast_dtype = std::nullopt);
 
 }  // namespace advisor

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "engine/autotest/ab_stats.h"
+#include "engine/torch/autocast_adapter.h"
 #include "engine/torch/device_info.h"
 #include "engine/torch/model_archive.h"
 #include "engine/torch/profiled_window.h"
@@ -105,8 +106,12 @@ void RunNumericsWorker(const WorkerOptions& options, std::ostream& log) {
   TrainingStep tried_step(tried.module, tried.spec);
   const StepSnapshot actual = CaptureStep(tried_step);
 
+  // The candidate's autocast: the workload's, unless the recipe adds it (knobs never remove it).
+  const std::string& autocast_name = tried.spec.autocast;
+  const std::optional<torch::ScalarType> autocast =
+      autocast_name.empty() ? std::nullopt : std::optional(AutocastDtypeOf(autocast_name));
   const NumericsComparison comparison =
-      CompareSnapshots(expected, actual, candidate->spec.tolerance);
+      CompareSnapshots(expected, actual, candidate->spec.tolerance, autocast);
   result.within_tolerance = comparison.within_tolerance;
   result.numerics = comparison.numerics;
   result.worst = comparison.worst;

@@ -76,6 +76,40 @@ TEST(Numerics, HoldsEachTensorToItsDtypeAndClass) {
                    .within_tolerance);
 }
 
+// Under bf16 autocast a float32 gradient carries the bfloat16 rounding of the kernels that made it:
+// another attention backend moves it by bfloat16's tolerance, not float32's. Integers stay exact,
+// and a workload without autocast keeps float32's tolerance (the test above).
+TEST(Numerics, HoldsFloatTensorsOfAnAutocastWorkloadToTheAutocastDtype) {
+  const torch::Tensor values = torch::tensor({1.0f, -2.0f, 4.0f});
+  const torch::Tensor nudged = values + torch::tensor({0.0f, 0.0f, 4e-2f});  // 1e-2 of the max
+  const NumericsComparison bf16 =
+      CompareSnapshots(OneTensor("grad of fc.weight", values),
+                       OneTensor("grad of fc.weight", nudged), ToleranceClass::kReordering,
+                       torch::kBFloat16);
+  EXPECT_TRUE(bf16.within_tolerance) << bf16.worst;
+  EXPECT_EQ(bf16.numerics.tolerance, 4e-2);
+  EXPECT_THAT(bf16.worst, HasSubstr("tolerance 4.0e-02 (float32 under bfloat16 autocast)"));
+
+  const NumericsComparison fp16 =
+      CompareSnapshots(OneTensor("grad of fc.weight", values),
+                       OneTensor("grad of fc.weight", nudged), ToleranceClass::kReordering,
+                       torch::kFloat16);
+  EXPECT_FALSE(fp16.within_tolerance);  // 1e-2 is past float16's 5e-3
+  EXPECT_THAT(fp16.worst, HasSubstr("(float32 under float16 autocast)"));
+
+  // TF32's float32 tolerance is already looser than bfloat16's: it stays.
+  const NumericsComparison tf32 =
+      CompareSnapshots(OneTensor("output", values), OneTensor("output", nudged),
+                       ToleranceClass::kTf32, torch::kBFloat16);
+  EXPECT_EQ(tf32.numerics.tolerance, 5e-2);
+  EXPECT_THAT(tf32.worst, HasSubstr("(float32)"));
+
+  EXPECT_FALSE(CompareSnapshots(OneTensor("step", torch::tensor({1, 2})),
+                                OneTensor("step", torch::tensor({1, 3})),
+                                ToleranceClass::kReordering, torch::kBFloat16)
+                   .within_tolerance);
+}
+
 TEST(Numerics, TreatsMissingGradientsAndOtherShapesAsDifferent) {
   const NumericsComparison missing = CompareSnapshots(
       OneTensor("grad of fc.weight", torch::ones({2})),
