@@ -61,13 +61,17 @@ class Reader {
   std::string Choice(const json& value, const std::string& field,
                      const std::set<std::string>& allowed) const {
     std::string chosen = String(value, field);
-    if (allowed.count(chosen) == 0) {
-      std::string listed;
-      for (const std::string& option : allowed)
-        listed += (listed.empty() ? "" : ", ") + Quoted(option);
-      Fail(field, "must be one of " + listed + ", got " + Quoted(chosen));
-    }
+    OneOf(chosen, field, allowed);
     return chosen;
+  }
+
+  void OneOf(const std::string& chosen, const std::string& field,
+             const std::set<std::string>& allowed) const {
+    if (allowed.count(chosen) != 0) return;
+    std::string listed;
+    for (const std::string& option : allowed)
+      listed += (listed.empty() ? "" : ", ") + Quoted(option);
+    Fail(field, "must be one of " + listed + ", got " + Quoted(chosen));
   }
 
   bool Bool(const json& value, const std::string& field) const {
@@ -145,6 +149,10 @@ RecipeOverrides ReadOverrides(const Reader& reader, const json& object) {
   if (overrides.autocast_dtype && *overrides.autocast_dtype != "bfloat16") {
     reader.Fail("overrides.autocast_dtype",
                 "must be \"bfloat16\", got " + Quoted(*overrides.autocast_dtype));
+  }
+  if (overrides.sdpa_backend) {
+    reader.OneOf(*overrides.sdpa_backend, "overrides.sdpa_backend",
+                 {SdpaBackendNames().begin(), SdpaBackendNames().end()});
   }
   return overrides;
 }

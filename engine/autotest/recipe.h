@@ -47,7 +47,15 @@ struct RecipeOverrides {
   std::optional<bool> pin_memory;                 // inputs staged in pinned host memory
   std::optional<ThreadCount> dataloader_workers;  // host-side input stage in parallel workers
   std::optional<ThreadCount> intra_op_threads;    // ATen intra-op parallelism on CPU
+  std::optional<std::string> sdpa_backend;        // the one SDPA backend left enabled (below)
 };
+
+// The backends scaled_dot_product_attention dispatches to on CUDA, as `sdpa_backend` names them:
+// flash, efficient (memory-efficient), cudnn, math (the unfused reference).
+inline const std::vector<std::string>& SdpaBackendNames() {
+  static const std::vector<std::string> names = {"flash", "efficient", "cudnn", "math"};
+  return names;
+}
 
 // Calls visit(json_name, member) for every override field, `member` being a pointer to the
 // RecipeOverrides member, so that the parser and the merge of a combination walk one list.
@@ -64,6 +72,7 @@ void ForEachOverrideField(Visit&& visit) {
   visit("pin_memory", &RecipeOverrides::pin_memory);
   visit("dataloader_workers", &RecipeOverrides::dataloader_workers);
   visit("intra_op_threads", &RecipeOverrides::intra_op_threads);
+  visit("sdpa_backend", &RecipeOverrides::sdpa_backend);
 }
 
 struct Recipe {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "engine/torch/sdpa_backends.h"
 #include "engine/worker/input_stage_knobs.h"
 #include "engine/worker/physical_cores.h"
 
@@ -53,6 +54,17 @@ std::string WhyStepOptionsDoNotApply(const RecipeOverrides& overrides, const Wor
   return misfit.empty() ? "" : "not applicable: " + misfit;
 }
 
+// sdpa_backend: a CUDA setting that this LibTorch must be able to switch; cuDNN attention refuses
+// deterministic algorithms (PyTorch's check_cudnn_deterministic), so it would only fail there.
+std::string WhySdpaBackendDoesNotApply(const RecipeOverrides& overrides, const WorkloadSpec& spec) {
+  if (spec.device != "cuda") return "not applicable: sdpa_backend acts on CUDA only";
+  if (*overrides.sdpa_backend == "cudnn" && overrides.deterministic.value_or(spec.deterministic)) {
+    return "not applicable: cuDNN attention refuses deterministic algorithms, which the workload "
+           "runs with";
+  }
+  return SdpaBackendUnavailableReason(*overrides.sdpa_backend);
+}
+
 }  // namespace
 
 int ResolveThreadCount(const ThreadCount& threads) {
@@ -67,6 +79,10 @@ std::string WhyKnobsDoNotApply(const RecipeOverrides& overrides, const WorkloadS
   if (overrides.allow_tf32 && !cuda) return "not applicable: allow_tf32 acts on CUDA only";
   if (overrides.cudnn_benchmark && !cuda) {
     return "not applicable: cudnn_benchmark acts on CUDA only";
+  }
+  if (overrides.sdpa_backend) {
+    const std::string sdpa = WhySdpaBackendDoesNotApply(overrides, spec);
+    if (!sdpa.empty()) return sdpa;
   }
   if (overrides.deterministic && *overrides.deterministic == spec.deterministic) {
     return std::string("not applicable: the workload already runs with deterministic algorithms ") +
@@ -129,6 +145,7 @@ void ApplyProcessKnobs(const RecipeOverrides& overrides) {
     at::globalContext().setAllowTF32CuDNN(*overrides.allow_tf32);
   }
   if (overrides.cudnn_benchmark) at::globalContext().setBenchmarkCuDNN(*overrides.cudnn_benchmark);
+  if (overrides.sdpa_backend) EnableOnlySdpaBackend(*overrides.sdpa_backend);
 }
 
 }  // namespace advisor

@@ -2,8 +2,8 @@
 // They act on three things at three moments: the workload spec before the step is built
 // (determinism, batch size, autocast, CUDA graphs, the foreach optimizer), the module before its
 // first forward (channels-last), and LibTorch's process-wide settings right before the candidate's
-// steps (threads, TF32, cuDNN benchmark), so that a numerics check can run the baseline first in
-// the same process.
+// steps (threads, TF32, cuDNN benchmark, the SDPA backend), so that a numerics check can run the
+// baseline first in the same process.
 #pragma once
 
 #include <torch/script.h>
@@ -33,7 +33,8 @@ WorkloadSpec ApplySpecKnobs(WorkloadSpec spec, const RecipeOverrides& overrides)
 void ApplyModuleKnobs(torch::jit::Module& module, const WorkloadSpec& spec,
                       const RecipeOverrides& overrides);
 
-// Intra-op threads, TF32 and cuDNN benchmark mode, for the rest of the process.
+// Intra-op threads, TF32, cuDNN benchmark mode and the one SDPA backend left enabled
+// (engine/torch/sdpa_backends.h), for the rest of the process.
 void ApplyProcessKnobs(const RecipeOverrides& overrides);
 
 // A recipe's thread count on this machine ("physical-cores" resolved).

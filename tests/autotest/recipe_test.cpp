@@ -52,6 +52,17 @@ TEST(Recipe, ParsesARewrite) {
   EXPECT_EQ(recipe.rewrite, "gather-to-index");
 }
 
+TEST(Recipe, ParsesEverySdpaBackend) {
+  for (const std::string& backend : SdpaBackendNames()) {
+    const Recipe recipe = ParseRecipe(R"({"id": "s", "title": "t", "description": "d",
+        "kind": "knob", "status": "ready", "preserves_semantics": true, "tolerance": "reordering",
+        "devices": ["cuda"], "overrides": {"sdpa_backend": ")" + backend + R"("}})",
+                                      "s.json");
+    EXPECT_EQ(recipe.overrides.sdpa_backend, backend);
+  }
+  EXPECT_EQ(SdpaBackendNames().size(), 4u);
+}
+
 // A valid knob with `patch` merged in (RFC 7386: a null removes the field).
 std::string PatchedKnob(const nlohmann::json& patch) {
   nlohmann::json recipe = nlohmann::json::parse(R"({
@@ -85,6 +96,10 @@ const BadRecipe kBadRecipes[] = {
      R"(overrides.deterministic: must be true or false, got "no")"},
     {"BatchScaleOne", R"({"overrides": {"batch_scale": 1}})",
      "overrides.batch_scale: must be at least 2, got 1"},
+    {"SdpaBackendUnknown", R"({"overrides": {"sdpa_backend": "fastest"}})",
+     R"(overrides.sdpa_backend: must be one of "cudnn", "efficient", "flash", "math", got "fastest")"},
+    {"SdpaBackendNotString", R"({"overrides": {"sdpa_backend": 1}})",
+     "overrides.sdpa_backend: must be a string, got number"},
     {"KnobWithoutChange", R"({"overrides": null})",
      R"(kind: a knob recipe must set "env" or "overrides")"},
     {"PreservingButUnchecked", R"({"preserves_semantics": true})",
@@ -175,7 +190,8 @@ TEST(Recipe, EveryShippedRecipeLoads) {
   for (const char* id :
        {"gather-to-index", "deterministic-off", "batch-size-x2", "batch-size-x4",
         "expandable-segments", "bf16-autocast", "tf32-matmul", "cudnn-benchmark", "channels-last", "sdpa-attention",
-        "cuda-graphs", "fused-optimizer", "pin-memory", "dataloader-workers", "intra-op-threads"}) {
+        "cuda-graphs", "fused-optimizer", "pin-memory", "dataloader-workers", "intra-op-threads",
+        "sdpa-cudnn-backend", "sdpa-flash-backend"}) {
     EXPECT_NE(FindRecipe(set.recipes, id), nullptr) << "no recipes/" << id << ".json";
   }
   // The worker applies these as workload step options (engine/worker/knobs.cpp).
