@@ -11,10 +11,11 @@ namespace advisor {
 // with "not applicable: ". Throws std::invalid_argument for a name that is no backend.
 std::string SdpaBackendUnavailableReason(const std::string& backend);
 
-// Enables `backend` and disables the other backends in at::globalContext(). SDPA then fails with
-// "No available kernel" where that backend cannot take the inputs (a dtype, a mask, a head
-// dimension it does not support): the honest outcome for a candidate that asked for it. Throws
-// std::invalid_argument where SdpaBackendUnavailableReason(backend) is not "".
+// Enables `backend` and disables the other backends in at::globalContext(). SDPA then raises an
+// error ("No available kernel"; "Invalid backend" on 2.11) where that backend cannot take the
+// inputs (a dtype, a mask, a head dimension it does not support): the honest outcome for a
+// candidate that asked for it. Throws std::invalid_argument where
+// SdpaBackendUnavailableReason(backend) is not "".
 void EnableOnlySdpaBackend(const std::string& backend);
 
 }  // namespace advisor
