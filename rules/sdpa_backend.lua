@@ -1,7 +1,7 @@
 -- F.scaled_dot_product_attention dispatches on CUDA to one of its fused backends (flash,
--- memory-efficient, cuDNN) by a fixed priority order, not by measurement: recent PyTorch (2.9 and
--- later, with a new enough cuDNN) puts cuDNN first on Hopper and Blackwell GPUs, older releases
--- flash. On those GPUs whether cuDNN or flash attention is faster depends on the shapes, so where
+-- memory-efficient, cuDNN) by a fixed priority order, not by measurement: recent PyTorch puts
+-- cuDNN first on Hopper and Blackwell GPUs when the runtime cuDNN is new enough (2.11 does on an
+-- H200, measured), older releases flash. On those GPUs whether cuDNN or flash attention is faster depends on the shapes, so where
 -- fused attention is a large part of the step the rule names the other backend's recipe and the
 -- autotester measures it; the rule claims no gain. cuDNN attention refuses deterministic
 -- algorithms: with them on, the rule says so and names no recipe.

@@ -4,10 +4,10 @@ autocast.
 A frame encoder: a per-frame projection, then ``spine``, an OrderedDict Sequential of a per-frame
 feed-forward layer (``spine.pre_ffn``), ``spine.long_range``: multi-head self-attention over 8192
 frames through F.scaled_dot_product_attention, and another feed-forward layer
-(``spine.post_ffn``), each residual, then a pooled linear head. The workload runs forward and loss under bfloat16
-autocast, so SDPA gets bfloat16 q, k, v and runs on a fused backend: the one PyTorch's fixed
-priority order picks (cuDNN attention on Hopper with PyTorch 2.9 or later and a new enough cuDNN,
-flash attention before), not the one measured fastest. The attention's T^2 work is about 9 times
+(``spine.post_ffn``), each residual, then a pooled linear head. The workload runs forward and loss
+under bfloat16 autocast, so SDPA gets bfloat16 q, k, v and runs on a fused backend: the one
+PyTorch's fixed priority order picks (cuDNN attention with PyTorch 2.11 on an H200, measured;
+flash attention where cuDNN is not preferred), not the one measured fastest. The attention's T^2 work is about 9 times
 the FLOPs of either feed-forward layer; its backward is the step's costliest part.
 
 GPU only: LibTorch 1.13 (the CPU machines) has no scaled_dot_product_attention, and advisor runs
