@@ -13,17 +13,6 @@ local MEDIUM_SHARE = 0.02     -- the ViT case
 local HIGH_SHARE = 0.20       -- a fifth of the step or more
 local EXPECTED_SAVING = 0.8   -- the indexing backward costs a fraction of the deterministic scatter
 
--- The costliest measured module whose forward uses aten::gather ("" when none was measured).
-local function gathering_module(facts)
-  local best, best_ms = "", -1
-  for path, module in pairs(facts.modules) do
-    if module.has_op["aten::gather"] and (module.ms or 0) > best_ms then
-      best, best_ms = path, module.ms or 0
-    end
-  end
-  return best
-end
-
 return {
   id = "deterministic-gather-backward",
   title = "Deterministic gather backward is slow",
@@ -39,7 +28,8 @@ return {
     local share = advisor.share(ms, facts.step.median_ms)
     if op == nil or share < MIN_SHARE then return {} end
 
-    local path = at_hotspot and hotspot.path or gathering_module(facts)
+    local path = at_hotspot and hotspot.path
+      or advisor.costliest_module_with_op(facts.modules, "aten::gather")
     local where = path ~= "" and (" in " .. path) or ""
     local source = at_hotspot and hotspot.source
     local line = source and string.format("; gathered at %s:%d", source.file, source.line) or ""

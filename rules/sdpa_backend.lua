@@ -42,13 +42,7 @@ local MEDIUM_SHARE = 0.30
 local function attention_path(facts)
   local hotspot = facts.hotspot
   if hotspot ~= nil and ATTENTION_OPS[hotspot.op] then return hotspot.path end
-  local best, best_ms = "", -1
-  for path, module in pairs(facts.modules) do
-    if module.has_op["aten::scaled_dot_product_attention"] and (module.ms or 0) > best_ms then
-      best, best_ms = path, module.ms or 0
-    end
-  end
-  return best
+  return (advisor.costliest_module_with_op(facts.modules, "aten::scaled_dot_product_attention"))
 end
 
 -- The finding about which fused backend ran, or nil.

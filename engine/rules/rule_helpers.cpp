@@ -72,6 +72,20 @@ function advisor.has_fragment(text, fragments)
   return false
 end
 
+-- The path of the costliest measured module whose forward calls the op `name`, and its cost;
+-- "" and 0 when no measured module does. Rules use it to put a finding about an op on the module
+-- that runs it.
+function advisor.costliest_module_with_op(modules, name)
+  local best, best_ms = "", -1
+  for path, module in pairs(modules) do
+    local ms = module.ms or 0
+    if module.has_op[name] and (ms > best_ms or (ms == best_ms and path < best)) then
+      best, best_ms = path, ms
+    end
+  end
+  return best, math.max(best_ms, 0)
+end
+
 -- The names of `ops` joined as "a, b and c" (at most `limit`, default 3).
 function advisor.names(ops, limit)
   limit = limit or 3

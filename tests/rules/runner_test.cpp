@@ -127,6 +127,25 @@ TEST_F(RunnerTest, HasFragmentMatchesPlainSubstrings) {
   EXPECT_EQ(run.findings[0].evidence, "true false false");
 }
 
+TEST_F(RunnerTest, CostliestModuleWithOpPicksTheCostliestCaller) {
+  nlohmann::json facts = MinimalFacts();
+  facts["modules"]["decoder"] = {{"path", "decoder"}, {"type", "Decoder"}, {"measured", true},
+                                 {"ms", 9.0}, {"has_op", {{"aten::gather", true}}}};
+  facts["modules"]["head"] = {{"path", "head"}, {"type", "Head"}, {"measured", true},
+                              {"ms", 20.0}, {"has_op", {{"aten::mm", true}}}};
+  const RuleRun run = RunOneRule(dir_, R"(return {id = "r", title = "R",
+      check = function(facts)
+        local gather, gather_ms = advisor.costliest_module_with_op(facts.modules, "aten::gather")
+        local none, none_ms = advisor.costliest_module_with_op(facts.modules, "aten::bmm")
+        return {{severity = "low", message = "m",
+                 evidence = string.format("%s %.0f [%s] %.0f", gather, gather_ms, none, none_ms)}}
+      end})",
+                                 facts);
+  ASSERT_THAT(run.errors, IsEmpty());
+  ASSERT_EQ(run.findings.size(), 1u);
+  EXPECT_EQ(run.findings[0].evidence, "decoder 9 [] 0");
+}
+
 TEST(RankFindings, SeverityThenExpectedGainThenRuleOrder) {
   const auto make = [](const char* rule, Severity severity, std::optional<double> gain) {
     Finding finding;
