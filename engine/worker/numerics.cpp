@@ -52,21 +52,29 @@ struct TensorCheck {
   }
 };
 
-// Sets the tolerance of a tensor of `dtype` (see CompareSnapshots for the autocast rule).
+// Sets the tolerance of a tensor of `dtype` (see CompareSnapshots for the autocast rule), widened
+// by `resolution`, the difference rounding alone can make (NamedTensor).
 void ChooseTolerance(TensorCheck& check, torch::ScalarType dtype, ToleranceClass tolerance,
-                     std::optional<torch::ScalarType> autocast_dtype) {
+                     std::optional<torch::ScalarType> autocast_dtype, double resolution) {
   check.tolerance = NumericsTolerance(dtype, tolerance);
   check.precision = DtypeName(dtype);
-  if (!autocast_dtype || !c10::isFloatingType(dtype)) return;
-  const double under_autocast = NumericsTolerance(*autocast_dtype, tolerance);
-  if (under_autocast > check.tolerance) {
-    check.tolerance = under_autocast;
-    check.precision += " under " + DtypeName(*autocast_dtype) + " autocast";
+  if (autocast_dtype && c10::isFloatingType(dtype)) {
+    const double under_autocast = NumericsTolerance(*autocast_dtype, tolerance);
+    if (under_autocast > check.tolerance) {
+      check.tolerance = under_autocast;
+      check.precision += " under " + DtypeName(*autocast_dtype) + " autocast";
+    }
+  }
+  if (resolution > 0) {
+    check.tolerance += resolution;
+    check.precision += ", plus " + Scientific(resolution) + " of parameter rounding";
   }
 }
 
-TensorCheck CheckTensor(const torch::Tensor& baseline, const torch::Tensor& candidate,
+TensorCheck CheckTensor(const NamedTensor& expected, const NamedTensor& actual,
                         ToleranceClass tolerance, std::optional<torch::ScalarType> autocast_dtype) {
+  const torch::Tensor& baseline = expected.value;
+  const torch::Tensor& candidate = actual.value;
   TensorCheck check;
   if (baseline.defined() != candidate.defined()) {
     check.problem =
@@ -74,7 +82,8 @@ TensorCheck CheckTensor(const torch::Tensor& baseline, const torch::Tensor& cand
     return check;
   }
   if (!baseline.defined()) return check;
-  ChooseTolerance(check, baseline.scalar_type(), tolerance, autocast_dtype);
+  ChooseTolerance(check, baseline.scalar_type(), tolerance, autocast_dtype,
+                  std::max(expected.resolution, actual.resolution));
   if (baseline.sizes() != candidate.sizes()) {
     check.problem = "has shape " + ShapeText(candidate) + ", the baseline's " + ShapeText(baseline);
     return check;
@@ -145,7 +154,7 @@ NumericsComparison CompareSnapshots(const StepSnapshot& baseline, const StepSnap
     if (expected.name != actual.name) {
       check.problem = "is " + actual.name + " in the candidate";
     } else {
-      check = CheckTensor(expected.value, actual.value, tolerance, autocast_dtype);
+      check = CheckTensor(expected, actual, tolerance, autocast_dtype);
     }
     ++result.compared;
     result.numerics.max_abs_diff = std::max(result.numerics.max_abs_diff, check.max_abs);

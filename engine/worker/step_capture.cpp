@@ -2,6 +2,7 @@
 
 #include <torch/csrc/jit/ir/ir.h>
 
+#include <limits>
 #include <memory>
 
 namespace advisor {
@@ -27,6 +28,35 @@ void CollectTensors(const c10::IValue& value, const std::string& name,
   }
 }
 
+double EpsilonOf(torch::ScalarType dtype) {
+  switch (dtype) {
+    case torch::kFloat64:
+      return std::numeric_limits<double>::epsilon();
+    case torch::kFloat32:
+      return std::numeric_limits<float>::epsilon();
+    case torch::kFloat16:
+      return 0x1p-10;
+    case torch::kBFloat16:
+      return 0x1p-7;
+    default:
+      return 0;
+  }
+}
+
+// `after` minus `before` (exact where the update is small against the parameter), with its
+// resolution (see CaptureStep).
+NamedTensor UpdateOf(const std::string& name, const torch::Tensor& before,
+                     const torch::Tensor& after) {
+  NamedTensor update{"update of " + name, after.detach() - before};
+  if (update.value.numel() == 0) return update;
+  const double largest_update = update.value.abs().max().item<double>();
+  if (largest_update > 0) {
+    update.resolution = EpsilonOf(before.scalar_type()) *
+                        before.abs().max().item<double>() / largest_update;
+  }
+  return update;
+}
+
 }  // namespace
 
 void KeepForwardOutput(torch::jit::Module& module) {
@@ -39,7 +69,7 @@ void KeepForwardOutput(torch::jit::Module& module) {
   graph->insertNode(keep);
 }
 
-StepSnapshot CaptureStep(TrainingStep& step) {
+StepSnapshot CaptureStep(TrainingStep& step, bool record_updates) {
   // Gradients are caught by hooks as backward delivers them: the step drops them after the
   // optimizer has used them.
   std::vector<std::pair<std::string, torch::Tensor>> parameters;
@@ -53,6 +83,10 @@ StepSnapshot CaptureStep(TrainingStep& step) {
         parameters[i].second.register_hook([gradients, i](const torch::Tensor& gradient) {
           (*gradients)[i] = gradient.detach().clone();
         }));
+  }
+  std::vector<torch::Tensor> before;
+  if (record_updates) {
+    for (const auto& parameter : parameters) before.push_back(parameter.second.detach().clone());
   }
   step.Run(0, false);
   for (std::size_t i = 0; i < parameters.size(); ++i) parameters[i].second.remove_hook(hooks[i]);
@@ -71,6 +105,9 @@ StepSnapshot CaptureStep(TrainingStep& step) {
   for (NamedTensor& output : outputs) snapshot.tensors.push_back(std::move(output));
   for (std::size_t i = 0; i < parameters.size(); ++i) {
     snapshot.tensors.push_back({"grad of " + parameters[i].first, (*gradients)[i]});
+  }
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    snapshot.tensors.push_back(UpdateOf(parameters[i].first, before[i], parameters[i].second));
   }
   return snapshot;
 }

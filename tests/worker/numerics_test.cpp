@@ -131,5 +131,56 @@ TEST(Numerics, TreatsMissingGradientsAndOtherShapesAsDifferent) {
   EXPECT_THAT(diverged.worst, HasSubstr("not finite"));
 }
 
+// Only recipes that change the optimizer's step have their updates compared (CaptureStep): a
+// candidate whose optimizer does half the baseline's update has the same gradients, so only the
+// updates can tell.
+TEST(Numerics, RecordedUpdatesCatchAWrongOptimizerStep) {
+  const WorkloadSpec spec = ReadWorkload(testing::Models().plain);
+  WorkloadSpec half_step = spec;
+  half_step.optimizer.lr = spec.optimizer.lr / 2;
+
+  const auto snapshot = [](const WorkloadSpec& workload, bool record_updates) {
+    return testing::SnapshotOf(LoadModule(testing::Models().plain), workload, record_updates);
+  };
+  EXPECT_TRUE(CompareSnapshots(snapshot(spec, false), snapshot(half_step, false),
+                               ToleranceClass::kReordering)
+                  .within_tolerance);
+
+  const StepSnapshot baseline = snapshot(spec, true);
+  const NumericsComparison halved =
+      CompareSnapshots(baseline, snapshot(half_step, true), ToleranceClass::kReordering);
+  EXPECT_FALSE(halved.within_tolerance);
+  EXPECT_NEAR(halved.numerics.max_rel_diff, 0.5, 1e-3);
+  EXPECT_THAT(halved.worst, HasSubstr("update of "));
+  EXPECT_THAT(halved.worst, HasSubstr("of parameter rounding"));
+  EXPECT_TRUE(
+      CompareSnapshots(baseline, snapshot(spec, true), ToleranceClass::kReordering).within_tolerance);
+}
+
+// An update is known to within the rounding of the parameter it lands in: a difference of one ulp
+// of the parameter passes, however small the update; one beyond the tolerance and the rounding
+// does not.
+TEST(Numerics, HoldsAnUpdateToItsTolerancePlusTheParametersRounding) {
+  const torch::Tensor update = torch::tensor({1e-5f, -2e-5f});
+  const torch::Tensor one_ulp_off = update + torch::tensor({0x1p-23f, 0.0f});  // 6e-3 of the max
+  const double rounding = 0x1p-23 / 2e-5;  // float32 parameters of magnitude 1
+  const auto update_of = [](torch::Tensor value, double resolution) {
+    return StepSnapshot{{{"update of fc.weight", std::move(value), resolution}}};
+  };
+  const NumericsComparison one_ulp = CompareSnapshots(
+      update_of(update, rounding), update_of(one_ulp_off, rounding), ToleranceClass::kReordering);
+  EXPECT_TRUE(one_ulp.within_tolerance) << one_ulp.worst;
+  EXPECT_NEAR(one_ulp.numerics.tolerance, 1e-3 + rounding, 1e-12);
+  // Without the rounding, the same ulp is past float32's reordering tolerance.
+  EXPECT_FALSE(
+      CompareSnapshots(update_of(update, 0), update_of(one_ulp_off, 0), ToleranceClass::kReordering)
+          .within_tolerance);
+
+  EXPECT_FALSE(CompareSnapshots(update_of(update, rounding),
+                                update_of(update + torch::tensor({4e-7f, 0.0f}), rounding),
+                                ToleranceClass::kReordering)
+                   .within_tolerance);  // 2e-2 of the largest update, past 7e-3
+}
+
 }  // namespace
 }  // namespace advisor

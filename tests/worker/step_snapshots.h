@@ -9,13 +9,15 @@
 
 namespace advisor::testing {
 
-// Runs the first step of `module` (not run before) with `spec` and returns what it computed.
-inline StepSnapshot SnapshotOf(torch::jit::Module module, const WorkloadSpec& spec) {
+// Runs the first step of `module` (not run before) with `spec` and returns what it computed
+// (with the optimizer's updates where `record_updates`).
+inline StepSnapshot SnapshotOf(torch::jit::Module module, const WorkloadSpec& spec,
+                               bool record_updates = false) {
   torch::jit::setGraphExecutorOptimize(false);  // as the worker runs by default
   KeepForwardOutput(module);
   ApplyGlobalSettings(spec);
   TrainingStep step(module, spec);
-  return CaptureStep(step);
+  return CaptureStep(step, record_updates);
 }
 
 inline const NamedTensor& Named(const StepSnapshot& snapshot, const std::string& name) {
