@@ -1,20 +1,14 @@
 #include "engine/analysis/bisect_policy.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <optional>
 
 #include "engine/util/median.h"
+#include "engine/util/printf.h"
 
 namespace advisor {
 namespace {
-
-std::string Format(const char* format, double a, double b = 0, double c = 0) {
-  char buffer[256];
-  std::snprintf(buffer, sizeof buffer, format, a, b, c);
-  return buffer;
-}
 
 std::string Relative(const std::string& path, const std::string& parent) {
   return parent.empty() ? path : path.substr(parent.size() + 1);
@@ -50,7 +44,7 @@ std::optional<Anomaly> LargestAnomaly(const LevelInput& input, double parent_sel
     const double backward_excess = child.backward - kBackwardRatio * child.forward;
     if (backward_excess > 0) {
       consider({&child, backward_excess, Phase::kBackward,
-                Format("backward takes %.1fx its forward (expected at most %.0fx): %.3g ms/step "
+                Printf("backward takes %.1fx its forward (expected at most %.0fx): %.3g ms/step "
                        "beyond that",
                        child.forward > 0 ? child.backward / child.forward : 0.0, kBackwardRatio,
                        backward_excess)});
@@ -61,9 +55,8 @@ std::optional<Anomaly> LargestAnomaly(const LevelInput& input, double parent_sel
       if (median > 0 && child.total() >= kOutlierFactor * median) {
         const Phase phase = child.backward >= child.forward ? Phase::kBackward : Phase::kForward;
         consider({&child, child.total() - median, phase,
-                  Format("%.1fx the median of its %.0f same-type siblings: %.3g ms/step beyond it",
-                         child.total() / median, static_cast<double>(same_type.size()),
-                         child.total() - median)});
+                  Printf("%.1fx the median of its %zu same-type siblings: %.3g ms/step beyond it",
+                         child.total() / median, same_type.size(), child.total() - median)});
       }
     }
   }
@@ -121,7 +114,7 @@ LevelDecision DecideLevel(const LevelInput& input) {
   const RankedCandidate& hottest = decision.candidates.front();
   const double hottest_cost = hottest.forward + hottest.backward;
   if (parent_self >= hottest_cost) {
-    decision.reason = Format("the parent's own ops (%.0f%% of its time) outweigh every child",
+    decision.reason = Printf("the parent's own ops (%.0f%% of its time) outweigh every child",
                              input.parent_cost > 0 ? 100 * parent_self / input.parent_cost : 0.0);
     return decision;
   }
@@ -129,13 +122,13 @@ LevelDecision DecideLevel(const LevelInput& input) {
                                ? decision.candidates[1].forward + decision.candidates[1].backward
                                : 0.0;
   if (hottest.share >= kMajority) {
-    decision.reason = Format("holds %.0f%% of the parent's time", 100 * hottest.share);
+    decision.reason = Printf("holds %.0f%% of the parent's time", 100 * hottest.share);
   } else if (hottest_cost >= kStandoutFactor * next_cost && hottest.share >= kStandoutShare) {
-    decision.reason = Format("%.1fx the next child, %.0f%% of the parent's time",
+    decision.reason = Printf("%.1fx the next child, %.0f%% of the parent's time",
                              next_cost > 0 ? hottest_cost / next_cost : 0.0, 100 * hottest.share);
   } else {
     decision.reason =
-        Format("no child holds a clear majority (the hottest has %.0f%%) and none is anomalous",
+        Printf("no child holds a clear majority (the hottest has %.0f%%) and none is anomalous",
                100 * hottest.share);
     return decision;
   }

@@ -1,22 +1,16 @@
 #include "engine/autotest/ab_benchmark.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <vector>
 
 #include "engine/autotest/ab_stats.h"
 #include "engine/autotest/process.h"
 #include "engine/autotest/worker_result.h"
+#include "engine/util/printf.h"
 
 namespace advisor {
 namespace {
-
-std::string Format(const char* format, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, format, value);
-  return text;
-}
 
 // The largest reported peak, or none when no run reported one.
 void KeepPeak(std::optional<double>& peak, const std::optional<double>& reported) {
@@ -120,7 +114,7 @@ AbResult RunAbBenchmark(const CandidateSpec& candidate, const WorkerCommandBuild
       (side->candidate ? measured.candidate_ms : measured.baseline_ms) = result.step_ms;
       if (side->candidate && round == 1) fix.sites = result.sites;
       progress << label << "round " << round << "/" << settings.rounds << " " << side->name << " "
-               << Format("%.1f", Median(result.step_ms)) << " ms\n";
+               << Printf("%.1f", Median(result.step_ms)) << " ms\n";
     }
     // A rewrite that found nothing to change would only benchmark the baseline against itself.
     if (round == 1 && !candidate.rewrites.empty() && fix.sites.empty()) {
@@ -144,9 +138,9 @@ AbResult RunAbBenchmark(const CandidateSpec& candidate, const WorkerCommandBuild
   ab.baseline_samples_per_s = measurement.baseline_samples_per_s;
   ab.candidate_samples_per_s = measurement.candidate_samples_per_s;
 
-  const std::string ratio = Format("%.3fx", fix.speedup) + " (rounds " +
-                            Format("%.3fx", fix.speedup_low) + " to " +
-                            Format("%.3fx", fix.speedup_high) + ")";
+  const std::string ratio = Printf("%.3fx", fix.speedup) + " (rounds " +
+                            Printf("%.3fx", fix.speedup_low) + " to " +
+                            Printf("%.3fx", fix.speedup_high) + ")";
   const std::string why_no_change = WhyNoMeasurableChange(measurement, settings.noise_threshold);
   if (!why_no_change.empty()) {
     fix.status = fix_status::kNoChange;
@@ -157,8 +151,8 @@ AbResult RunAbBenchmark(const CandidateSpec& candidate, const WorkerCommandBuild
     if (fix.speedup < 1) fix.detail = "slower than the baseline: " + ratio;
   }
   progress << label << fix.status << ", " << ratio << ", "
-           << Format("%.1f", measurement.baseline_samples_per_s) << " -> "
-           << Format("%.1f", measurement.candidate_samples_per_s) << " samples/s\n";
+           << Printf("%.1f", measurement.baseline_samples_per_s) << " -> "
+           << Printf("%.1f", measurement.candidate_samples_per_s) << " samples/s\n";
   return ab;
 }
 

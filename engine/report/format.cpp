@@ -1,25 +1,10 @@
 #include "engine/report/format.h"
 
 #include <cmath>
-#include <cstdio>
+
+#include "engine/util/printf.h"
 
 namespace advisor {
-
-namespace {
-
-std::string Printf(const char* format, double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, format, value);
-  return buffer;
-}
-
-std::string Fixed(double value, int decimals) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-  return buffer;
-}
-
-}  // namespace
 
 std::string FormatNumber(double value) {
   if (!std::isfinite(value)) return "n/a";
@@ -31,7 +16,7 @@ std::string FormatNumber(double value) {
   if (value >= 1) decimals = 2;
   if (value >= 100) decimals = 1;
   if (value >= 1000) decimals = 0;
-  return Fixed(value, decimals);
+  return Printf("%.*f", decimals, value);
 }
 
 std::string FormatShare(double fraction) {
@@ -51,7 +36,7 @@ std::string FormatBytes(double bytes) {
     bytes /= 1024;
     ++unit;
   }
-  return (unit == 0 ? Fixed(bytes, 0) : FormatNumber(bytes)) + " " + kUnits[unit];
+  return (unit == 0 ? Printf("%.0f", bytes) : FormatNumber(bytes)) + " " + kUnits[unit];
 }
 
 std::string FormatSeconds(double seconds) { return Printf("%.1f", seconds) + " s"; }

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <map>
 #include <memory>
 
@@ -24,17 +23,12 @@
 #include "engine/torch/model_archive.h"
 #include "engine/torch/module_tree.h"
 #include "engine/util/median.h"
+#include "engine/util/printf.h"
 #include "probes/cupti/gpu_probe.h"
 #include "probes/ops/event_recorder.h"
 
 namespace advisor {
 namespace {
-
-std::string Fixed(double value, int decimals) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-  return buffer;
-}
 
 double Total(const WindowAttribution& attribution, const PhaseCosts& costs) {
   return attribution.Rank(costs.forward) + attribution.Rank(costs.backward);
@@ -228,7 +222,7 @@ class Bisection {
     report.step.median_ms = Median(timed);
     report.step.min_ms = *std::min_element(timed.begin(), timed.end());
     report.step.max_ms = *std::max_element(timed.begin(), timed.end());
-    progress_("baseline: median step " + Fixed(report.step.median_ms, 1) + " ms over " +
+    progress_("baseline: median step " + Printf("%.1f", report.step.median_ms) + " ms over " +
               std::to_string(timed.size()) + " steps; profiling window " +
               std::to_string(windows_ + 1));
     const bool cuda = spec_.device == "cuda";
@@ -245,11 +239,10 @@ class Bisection {
     report.step.optimizer_ms = phases.optimizer_ms;
     report.data = MeasureDataWait(spec_, baseline.timeline.steps);
     const double profiled = Median(StepMillis(baseline.timeline.steps));
-    report.data_quality.push_back(
-        "probe overhead: profiled steps took " + Fixed(profiled, 1) + " ms (median) against " +
-        Fixed(report.step.median_ms, 1) + " ms unprofiled (" +
-        Fixed(100.0 * (profiled / report.step.median_ms - 1.0), 1) + "%)" +
-        (cuda ? ", phases synchronised in the profiled steps" : ""));
+    report.data_quality.push_back(Printf(
+        "probe overhead: profiled steps took %.1f ms (median) against %.1f ms unprofiled (%.1f%%)%s",
+        profiled, report.step.median_ms, 100.0 * (profiled / report.step.median_ms - 1.0),
+        cuda ? ", phases synchronised in the profiled steps" : ""));
     for (const OpCost& op : baseline.attribution->StepOps()) report.ops.push_back(ToOpTime(op));
 
     report.gpu = SummariseGpu(baseline.timeline, CudaDeviceLimits());

@@ -1,17 +1,12 @@
 #include "engine/worker/numerics.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <limits>
+
+#include "engine/util/printf.h"
 
 namespace advisor {
 namespace {
-
-std::string Scientific(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1e", value);
-  return text;
-}
 
 std::string ShapeText(const torch::Tensor& tensor) {
   std::string text = "[";
@@ -67,7 +62,7 @@ void ChooseTolerance(TensorCheck& check, torch::ScalarType dtype, ToleranceClass
   }
   if (resolution > 0) {
     check.tolerance += resolution;
-    check.precision += ", plus " + Scientific(resolution) + " of parameter rounding";
+    check.precision += ", plus " + Printf("%.1e", resolution) + " of parameter rounding";
   }
 }
 
@@ -106,8 +101,8 @@ TensorCheck CheckTensor(const NamedTensor& expected, const NamedTensor& actual,
 
 std::string Describe(const std::string& name, const TensorCheck& check) {
   if (!check.problem.empty()) return name + " " + check.problem;
-  return name + ": relative difference " + Scientific(check.relative) + " (max abs " +
-         Scientific(check.max_abs) + "), tolerance " + Scientific(check.tolerance) + " (" +
+  return name + ": relative difference " + Printf("%.1e", check.relative) + " (max abs " +
+         Printf("%.1e", check.max_abs) + "), tolerance " + Printf("%.1e", check.tolerance) + " (" +
          check.precision + ")";
 }
 
