@@ -213,9 +213,10 @@ ProcessOutcome RunProcess(const ProcessSpec& spec) {
   };
   auto keep_stderr = [&](const char* data, std::size_t size) {
     stderr_text.append(data, size);
-    // Trim now and then rather than on every read, so a flood costs linear time.
+    // Trim now and then rather than on every read, so a flood costs linear time; at a line start
+    // like the final cut, which leaves a text no longer than the limit as it is.
     if (stderr_text.size() > 2 * spec.stderr_tail_bytes + 65536) {
-      stderr_text.erase(0, stderr_text.size() - spec.stderr_tail_bytes);
+      stderr_text = Tail(stderr_text, spec.stderr_tail_bytes);
     }
   };
 
