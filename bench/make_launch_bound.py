@@ -2,7 +2,10 @@
 """Exports the launch-bound benchmark model: 150 residual blocks of Linear(64, 64), GELU and
 LayerNorm, batch 32, SGD; many tiny kernels, so per-op probe overhead shows.
 
-    make_launch_bound.py OUT.pt [--device cuda] [--blocks 150]
+    make_launch_bound.py OUT.pt [--device cuda] [--blocks 150] [--cuda-graphs]
+
+--cuda-graphs writes a workload that replays its step as a CUDA graph (scripts/gpu-check.sh bisects
+it: the windows must run eagerly and still see the ops).
 """
 
 import argparse
@@ -41,6 +44,7 @@ def main():
     parser.add_argument("output")
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--blocks", type=int, default=150)
+    parser.add_argument("--cuda-graphs", action="store_true")
     args = parser.parse_args()
     batch, width, classes = 32, 64, 10
     advisor_export.export(
@@ -48,7 +52,9 @@ def main():
         inputs=[{"shape": [batch, width], "dtype": "float32", "init": "randn"}],
         target={"shape": [batch], "dtype": "int64", "init": "randint", "high": classes},
         loss="cross_entropy", optimizer={"name": "sgd", "lr": 0.01, "momentum": 0.9},
-        device=args.device, description="launch-bound benchmark: 150 tiny residual blocks")
+        device=args.device, cuda_graphs=args.cuda_graphs,
+        description=f"launch-bound benchmark: {args.blocks} tiny residual blocks"
+                    + (", replayed as a CUDA graph" if args.cuda_graphs else ""))
     print(f"wrote {args.output}")
 
 

@@ -4,12 +4,13 @@
 # out-of-memory path, measure probe overhead beside torch.profiler, and run the zoo's GPU set.
 # docs/gpu-check.md and docs/benchmarks.md record what it measured.
 #
-#   bash scripts/gpu-check.sh [STAGE ...]    # default: build tests vit overhead zoo
+#   bash scripts/gpu-check.sh [STAGE ...]    # default: build tests vit graphs overhead zoo
 #
 # Stages, in order: build, tests, vit (bisect --autotest of the ViT case, out-of-memory check),
-# overhead (bench/overhead.sh), zoo (bench/zoo_gpu.sh, ZOO_RUNS=1 unless set). A later stage
-# reuses build-gpu/ and /tmp from an earlier call on the same machine, so a device call with a
-# time limit can take a few stages at a time.
+# graphs (bisect of a workload replayed as a CUDA graph), overhead (bench/overhead.sh), zoo
+# (bench/zoo_gpu.sh, ZOO_RUNS=1 unless set). A later stage reuses build-gpu/ and /tmp from an
+# earlier call on the same machine, so a device call with a time limit can take a few stages at a
+# time.
 #
 # Lua is often missing there: carry Debian's liblua5.4-dev and liblua5.4-0 .deb files in .deps/
 # (`apt-get download liblua5.4-dev liblua5.4-0` in .deps/ on a Debian machine); they are unpacked
@@ -38,7 +39,7 @@ pack() { tar -czf "$out/results.tar.gz" -C "$results" . 2>/dev/null; }
 trap pack EXIT
 
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(build tests vit overhead zoo)
+[ ${#stages[@]} -gt 0 ] || stages=(build tests vit graphs overhead zoo)
 log "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader), torch" \
   "$(python3 -c 'import torch; print(torch.__version__)'); stages: ${stages[*]}"
 
@@ -89,6 +90,25 @@ vit() {
   fi
 }
 
+# A workload that replays its step as a CUDA graph: the step time is the graph's, the windows run
+# the step eagerly and still localise, and launch-bound-step stays silent.
+graphs() {
+  python3 bench/make_launch_bound.py /tmp/launch_bound_graphed.pt --cuda-graphs >/dev/null &&
+    step graphs_bisect build-gpu/advisor bisect /tmp/launch_bound_graphed.pt --device cuda \
+      --out "$results/graphs-report" &&
+    python3 - "$results/graphs-report/report.json" <<'EOF' | tee -a "$out/summary.txt"
+import json, sys
+r = json.load(open(sys.argv[1]))
+levels = r["bisection"]["levels"]
+rules = sorted({f["rule"] for f in r["findings"]})
+note = [q for q in r["data_quality"] if q.startswith("CUDA graphs")]
+ok = r["run"]["cuda_graphs"] and levels and note and "launch-bound-step" not in rules
+print("graphs: {}: step {:.1f} ms, {} levels, hot spot {}, rules {}; {}".format(
+    "as expected" if ok else "NOT as expected", r["step"]["median_ms"], len(levels),
+    (r["hotspot"] or {}).get("path"), rules, note[0] if note else "no CUDA graphs note"))
+EOF
+}
+
 overhead() {
   OUT="$results" step overhead bash bench/overhead.sh
   python3 - "$results/overhead.json" <<'EOF' | tee -a "$out/summary.txt"
@@ -111,7 +131,7 @@ zoo() {
 for stage in "${stages[@]}"; do
   case "$stage" in
     build) build || { log "build failed: later stages skipped"; exit 1; } ;;
-    tests|vit|overhead|zoo) "$stage" ;;
-    *) log "unknown stage '$stage' (build, tests, vit, overhead, zoo)"; exit 2 ;;
+    tests|vit|graphs|overhead|zoo) "$stage" ;;
+    *) log "unknown stage '$stage' (build, tests, vit, graphs, overhead, zoo)"; exit 2 ;;
   esac
 done

@@ -36,6 +36,7 @@ json RunFacts(const RunInfo& run, const RunEnvironment& environment) {
       {"device_name", run.device_name},
       {"torch_version", run.torch_version},
       {"deterministic", run.deterministic},
+      {"cuda_graphs", run.cuda_graphs},
       {"warmup_steps", run.warmup_steps},
       {"window_steps", run.window_steps},
       {"allocator", AllocatorFacts(environment.cuda_alloc_conf)},

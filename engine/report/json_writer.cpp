@@ -24,6 +24,7 @@ json RunToJson(const RunInfo& run) {
           {"site_windows", run.site_windows},
           {"batch_size", run.batch_size},
           {"deterministic", run.deterministic},
+          {"cuda_graphs", run.cuda_graphs},
           {"dtype", run.dtype},
           {"wall_s", run.wall_s}};
 }

@@ -25,6 +25,9 @@ struct RunInfo {
   bool deterministic = false;
   std::string dtype;          // of the first input
   double wall_s = 0;          // whole run, model load included
+  // The workload replays its step as a CUDA graph: the step time is the graphed step's, while the
+  // profiled windows run the step eagerly (a replay hides every op inside it from the probes).
+  bool cuda_graphs = false;
 };
 
 // Medians over the baseline window's steps (host clock; on GPU, the step ends after a sync).
