@@ -56,6 +56,7 @@ json StepFacts(const StepBreakdown& step) {
   PutIf(facts, "backward_share", ShareOfStep(step.backward_ms, step.median_ms));
   PutIf(facts, "optimizer_share", ShareOfStep(step.optimizer_ms, step.median_ms));
   PutIf(facts, "spread", ShareOfStep(step.max_ms - step.min_ms, step.median_ms));
+  PutIf(facts, "graphed_median_ms", step.graphed_median_ms);
   return facts;
 }
 

@@ -32,7 +32,8 @@ json RunToJson(const RunInfo& run) {
 json StepToJson(const StepBreakdown& step) {
   return {{"median_ms", step.median_ms},     {"min_ms", step.min_ms},
           {"max_ms", step.max_ms},           {"forward_ms", step.forward_ms},
-          {"backward_ms", step.backward_ms}, {"optimizer_ms", step.optimizer_ms}};
+          {"backward_ms", step.backward_ms}, {"optimizer_ms", step.optimizer_ms},
+          {"graphed_median_ms", OrNull(step.graphed_median_ms)}};
 }
 
 json CandidateToJson(const Candidate& candidate, bool gpu_measured) {

@@ -25,8 +25,9 @@ struct RunInfo {
   bool deterministic = false;
   std::string dtype;          // of the first input
   double wall_s = 0;          // whole run, model load included
-  // The workload replays its step as a CUDA graph: the step time is the graphed step's, while the
-  // profiled windows run the step eagerly (a replay hides every op inside it from the probes).
+  // The workload replays its step as a CUDA graph. A replay hides every op inside it from the
+  // probes, so the step is measured and profiled eagerly, and the graphed step is only timed
+  // (StepBreakdown::graphed_median_ms).
   bool cuda_graphs = false;
 };
 
@@ -38,6 +39,9 @@ struct StepBreakdown {
   double forward_ms = 0;
   double backward_ms = 0;
   double optimizer_ms = 0;
+  // With RunInfo::cuda_graphs: the median of as many unprofiled steps replayed as a CUDA graph.
+  // Everything else here, and every share of the step, is of the eager step, which the windows saw.
+  std::optional<double> graphed_median_ms;
 };
 
 // The step's wait for its input batch: present when the workload has an input stage

@@ -204,7 +204,7 @@ Table RunTable(const RunInfo& run, bool gpu_measured) {
   AddRow(table, "batch size", Text(std::to_string(run.batch_size)));
   AddRow(table, "input dtype", Text(run.dtype));
   AddRow(table, "deterministic", Text(run.deterministic ? "yes" : "no"));
-  if (run.cuda_graphs) AddRow(table, "CUDA graphs", Text("yes: step time graphed, windows eager"));
+  if (run.cuda_graphs) AddRow(table, "CUDA graphs", Text("yes: timed as a graph, profiled eagerly"));
   AddRow(table, "warm-up steps", Text(std::to_string(run.warmup_steps)));
   AddRow(table, "steps per profiled window", Text(std::to_string(run.window_steps)));
   std::string windows = std::to_string(run.windows) + " (baseline included";

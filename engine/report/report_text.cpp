@@ -18,7 +18,11 @@ std::string StepSentence(const BisectReport& report, const InlineMarkup& markup)
   return "A training step of " + markup.code(run.model) + " takes " + Ms(step.median_ms) +
          " (median of " + std::to_string(run.window_steps) + " steps on " + markup.text(device) +
          "): forward " + Ms(step.forward_ms) + ", backward " + Ms(step.backward_ms) +
-         ", optimizer " + Ms(step.optimizer_ms) + ".";
+         ", optimizer " + Ms(step.optimizer_ms) + "." +
+         (step.graphed_median_ms ? " Replayed as a CUDA graph, as the workload runs it, it takes " +
+                                       Ms(*step.graphed_median_ms) +
+                                       "; the rest of this report profiles the step run eagerly."
+                                 : "");
 }
 
 // "blocks → blocks.5 → blocks.5.mlp": the modules bisection descended through.

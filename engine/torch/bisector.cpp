@@ -30,8 +30,8 @@
 namespace advisor {
 namespace {
 
-// The step a profiled window runs: the workload's, eager where it replays a CUDA graph (no op
-// inside a replay reaches the probes).
+// The step the bisection measures and profiles: the workload's, eager where it replays a CUDA
+// graph (no op inside a replay reaches the probes); the graphed step is only timed.
 WorkloadSpec EagerStepOf(WorkloadSpec spec) {
   spec.cuda_graphs = false;
   return spec;
@@ -159,7 +159,7 @@ class Bisection {
       : options_(options),
         progress_(progress),
         spec_(ApplyOverrides(ReadWorkload(options.model_path), options.overrides)),
-        window_spec_(EagerStepOf(spec_)) {}
+        eager_spec_(EagerStepOf(spec_)) {}
 
   BisectOutcome Run() {
     const auto wall_start = std::chrono::steady_clock::now();
@@ -226,15 +226,12 @@ class Bisection {
   // the GPU summary, syncs, copies and memory.
   void MeasureBaseline(BisectReport& report) {
     progress_("baseline: " + std::to_string(options_.warmup_steps) + " warm-up steps");
-    std::vector<double> timed;
-    std::unique_ptr<TrainingStep> step;
     if (spec_.cuda_graphs) {
-      timed = TimeGraphedSteps();
-      step = Prepare({});
-    } else {
-      step = Prepare({});
-      timed = StepMillis(RunSteps(*step, options_.window_steps, false));
+      progress_("baseline: timing the step replayed as a CUDA graph, then eagerly");
+      report.step.graphed_median_ms = Median(TimeGraphedSteps());
     }
+    std::unique_ptr<TrainingStep> step = Prepare({});
+    const std::vector<double> timed = StepMillis(RunSteps(*step, options_.window_steps, false));
     report.step.median_ms = Median(timed);
     report.step.min_ms = *std::min_element(timed.begin(), timed.end());
     report.step.max_ms = *std::max_element(timed.begin(), timed.end());
@@ -255,18 +252,17 @@ class Bisection {
     report.step.optimizer_ms = phases.optimizer_ms;
     report.data = MeasureDataWait(spec_, baseline.timeline.steps);
     const double profiled = Median(StepMillis(baseline.timeline.steps));
-    if (spec_.cuda_graphs) {
+    report.data_quality.push_back(Printf(
+        "probe overhead: profiled steps took %.1f ms (median) against %.1f ms unprofiled "
+        "(%.1f%%)%s",
+        profiled, report.step.median_ms, 100.0 * (profiled / report.step.median_ms - 1.0),
+        cuda ? ", phases synchronised in the profiled steps" : ""));
+    if (report.step.graphed_median_ms) {
       report.data_quality.push_back(Printf(
-          "CUDA graphs: the step time is the graphed step's (%.1f ms); the profiled windows ran "
-          "the step eagerly (%.1f ms, phases synchronised), because a graph replay hides every op "
-          "inside it: phases, ops, levels and the GPU summary describe the eager step",
-          report.step.median_ms, profiled));
-    } else {
-      report.data_quality.push_back(Printf(
-          "probe overhead: profiled steps took %.1f ms (median) against %.1f ms unprofiled "
-          "(%.1f%%)%s",
-          profiled, report.step.median_ms, 100.0 * (profiled / report.step.median_ms - 1.0),
-          cuda ? ", phases synchronised in the profiled steps" : ""));
+          "CUDA graphs: replayed as a graph the step takes %.1f ms; the step time, phases, ops, "
+          "levels and GPU summary are of the step run eagerly (%.1f ms), because a replay hides "
+          "every op inside it",
+          *report.step.graphed_median_ms, report.step.median_ms));
     }
     for (const OpCost& op : baseline.attribution->StepOps()) report.ops.push_back(ToOpTime(op));
 
@@ -439,13 +435,13 @@ class Bisection {
   }
 
   std::unique_ptr<TrainingStep> Warmed(const torch::jit::Module& module) {
-    auto step = std::make_unique<TrainingStep>(module, window_spec_);
+    auto step = std::make_unique<TrainingStep>(module, eager_spec_);
     Warm(*step);
     return step;
   }
 
   // The unprofiled step times of a workload that replays its step as a CUDA graph, on a copy of
-  // its own, released before the eager windows load theirs.
+  // its own, released before the eager steps load theirs.
   std::vector<double> TimeGraphedSteps() {
     TrainingStep step(LoadLabelled(), spec_);
     Warm(step);
@@ -467,7 +463,7 @@ class Bisection {
     try {
       torch::jit::Module module = LoadLabelled();
       InstrumentEveryModule(module);
-      TrainingStep step(module, window_spec_);
+      TrainingStep step(module, eager_spec_);
       EventRecorder::Get().Start();
       try {
         step.Run(0, false);
@@ -497,7 +493,7 @@ class Bisection {
   const BisectOptions& options_;
   const Progress& progress_;
   const WorkloadSpec spec_;
-  const WorkloadSpec window_spec_;  // what profiled windows run: spec_ without CUDA graphs
+  const WorkloadSpec eager_spec_;  // what the bisection runs: spec_ without CUDA graphs
   std::unique_ptr<GpuActivityProbe> gpu_;
   torch::jit::Module model_;
   std::map<std::string, ModuleInfo> modules_;

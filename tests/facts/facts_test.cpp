@@ -36,6 +36,18 @@ TEST(BuildFacts, StepSharesAreFractionsOfTheMedian) {
   EXPECT_DOUBLE_EQ(step.at("backward_share"), 11.0 / 20.0);
   EXPECT_DOUBLE_EQ(step.at("optimizer_share"), 3.0 / 20.0);
   EXPECT_DOUBLE_EQ(step.at("spread"), (24.0 - 19.0) / 20.0);
+  EXPECT_FALSE(step.contains("graphed_median_ms"));
+}
+
+// A graphed workload: the shares stay of the eager step the windows saw; the graph's time is apart.
+TEST(BuildFacts, AGraphedStepKeepsSharesOfTheEagerStep) {
+  BisectReport report = SampleReportAllMeasured();
+  report.run.cuda_graphs = true;
+  report.step.graphed_median_ms = 5.0;
+  const json facts = BuildFacts(report);
+  EXPECT_EQ(facts.at("run").at("cuda_graphs"), true);
+  EXPECT_DOUBLE_EQ(facts.at("step").at("graphed_median_ms"), 5.0);
+  EXPECT_DOUBLE_EQ(facts.at("step").at("optimizer_share"), 3.0 / 20.0);
 }
 
 TEST(BuildFacts, SharesAreAbsentWithoutAStepTime) {

@@ -43,6 +43,18 @@ TEST(JsonWriter, RunAndStepAreTyped) {
   for (const char* key : {"min_ms", "max_ms", "forward_ms", "backward_ms", "optimizer_ms"}) {
     EXPECT_TRUE(step.at(key).is_number()) << key;
   }
+  EXPECT_FALSE(run.at("cuda_graphs").get<bool>());
+  EXPECT_TRUE(step.at("graphed_median_ms").is_null());
+}
+
+TEST(JsonWriter, AGraphedWorkloadHasItsGraphedStepTime) {
+  BisectReport report = FilledReport();
+  report.run.cuda_graphs = true;
+  report.step.graphed_median_ms = 7.5;
+  const json j = ReportToJson(report);
+  EXPECT_TRUE(j.at("run").at("cuda_graphs").get<bool>());
+  EXPECT_DOUBLE_EQ(j.at("step").at("graphed_median_ms").get<double>(), 7.5);
+  EXPECT_DOUBLE_EQ(j.at("step").at("median_ms").get<double>(), 41.237);
 }
 
 TEST(JsonWriter, BisectionLevelsKeepCandidatesAndChoices) {

@@ -48,6 +48,18 @@ TEST(MarkdownWriter, SummaryNamesTheHotspotWithItsCost) {
   EXPECT_TRUE(Contains(summary, "3 levels: `blocks` \u2192 `blocks.5` \u2192 `blocks.5.mlp`."));
   EXPECT_TRUE(Contains(summary, "3 findings (1 high, 1 medium, 1 low)"));
   EXPECT_TRUE(Contains(summary, "`gather-to-index-select`, made the step 1.11\u00d7 faster"));
+  EXPECT_FALSE(Contains(summary, "CUDA graph"));
+}
+
+TEST(MarkdownWriter, SummaryGivesAGraphedStepsTimeBesideTheEagerOne) {
+  BisectReport report = FilledReport();
+  report.run.cuda_graphs = true;
+  report.step.graphed_median_ms = 7.5;
+  const std::string summary = LineWith(ReportToMarkdown(report), "The hot spot is");
+  EXPECT_TRUE(Contains(summary, "takes 41.24 ms (median of 20 steps"));
+  EXPECT_TRUE(Contains(summary,
+                       "Replayed as a CUDA graph, as the workload runs it, it takes 7.50 ms; the "
+                       "rest of this report profiles the step run eagerly."));
 }
 
 TEST(MarkdownWriter, StepTableHasTimesAndShares) {
