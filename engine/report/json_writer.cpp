@@ -13,7 +13,8 @@ json OrNull(bool measured, double value) { return measured ? json(value) : json(
 json OrNull(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
 
 json RunToJson(const RunInfo& run) {
-  return {{"model", run.model},
+  return {{"mode", run.mode},
+          {"model", run.model},
           {"device", run.device},
           {"device_name", run.device_name},
           {"torch_version", run.torch_version},

@@ -12,6 +12,9 @@
 namespace advisor {
 
 struct RunInfo {
+  // The front door that produced the report: "model" (advisor bisect model.pt), "script"
+  // (advisor bisect -- python train.py) or "trace" (advisor analyze trace.json).
+  std::string mode = "model";
   std::string model;          // path as given
   std::string device;         // "cpu" or "cuda"
   std::string device_name;    // e.g. "NVIDIA H100 80GB HBM3", or the CPU's model name
