@@ -12,13 +12,6 @@ bool IsDescendant(const std::string& path, const std::string& ancestor) {
          path[ancestor.size()] == '.';
 }
 
-Phase PhaseAt(const StepSpan& step, TimeNs time) {
-  if (time < step.data_end_ns) return Phase::kData;
-  if (time < step.forward_end_ns) return Phase::kForward;
-  if (time < step.backward_end_ns) return Phase::kBackward;
-  return Phase::kOptimizer;
-}
-
 int StepAt(const std::vector<StepSpan>& steps, TimeNs time) {
   // Steps are few and in order; the last one starting at or before `time` may contain it.
   auto after = std::upper_bound(steps.begin(), steps.end(), time,
@@ -116,7 +109,7 @@ std::vector<OpPlacement> PlaceOps(const Timeline& timeline) {
     std::vector<std::size_t> open_ops;  // enclosing ops, outermost first
     for (const Item& item : items) {
       const int step = StepAt(timeline.steps, item.time);
-      const Phase phase = step < 0 ? Phase::kOutside : PhaseAt(timeline.steps[step], item.time);
+      const Phase phase = step < 0 ? Phase::kOutside : timeline.steps[step].PhaseAt(item.time);
       if (std::make_pair(step, phase) != current_phase) {
         modules.ClosePhase();  // module intervals never span a phase boundary
         current_phase = {step, phase};

@@ -10,9 +10,6 @@
 
 namespace advisor {
 
-// kData: the step waits for (or prepares) its input batch, before forward (StepSpan::data_end_ns).
-enum class Phase { kData, kForward, kBackward, kOptimizer, kOutside };
-
 const char* PhaseName(Phase phase);
 
 struct OpPlacement {

@@ -14,10 +14,10 @@ double MedianMs(const std::vector<TimeNs>& values) {
 StepPhaseMedians MedianPhases(const std::vector<StepSpan>& steps) {
   std::vector<TimeNs> data, forward, backward, optimizer;
   for (const StepSpan& step : steps) {
-    data.push_back(step.forward_start_ns() - step.start_ns);
-    forward.push_back(step.forward_end_ns - step.forward_start_ns());
-    backward.push_back(step.backward_end_ns - step.forward_end_ns);
-    optimizer.push_back(step.end_ns - step.backward_end_ns);
+    data.push_back(step.TimeIn(Phase::kData));
+    forward.push_back(step.TimeIn(Phase::kForward));
+    backward.push_back(step.TimeIn(Phase::kBackward));
+    optimizer.push_back(step.TimeIn(Phase::kOptimizer));
   }
   return {MedianMs(data), MedianMs(forward), MedianMs(backward), MedianMs(optimizer)};
 }

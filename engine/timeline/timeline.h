@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace advisor {
@@ -51,20 +52,68 @@ struct MarkerEvent {
   TimeNs time_ns = 0;
 };
 
-// Host-side phases of one training step, as the runner measured them. A workload with an input
-// stage starts each step by waiting for (or preparing) its batch: the data phase, start_ns to
-// data_end_ns. Without one, data_end_ns is 0 (or start_ns) and forward starts the step.
+// The phases of a training step; kOutside is a time in no step.
+enum class Phase { kData, kForward, kBackward, kOptimizer, kOutside };
+
+// One stretch of a step spent in one phase, on the host clock.
+struct PhaseSpan {
+  Phase phase = Phase::kForward;
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+};
+
+// One training step: from its start to the end of its optimizer step, cut into phases in time
+// order, each stretch ending where the next begins. A model.pt step has at most four stretches:
+// data (its input stage's batch), forward (loss included), backward, optimizer. A script's step
+// with gradient accumulation has a data, forward and backward stretch per micro-batch before its
+// optimizer stretch; its data stretches are the waits for the next batch.
 struct StepSpan {
   int index = 0;
-  TimeNs start_ns = 0;         // the step starts (with the data phase, if any)
-  TimeNs forward_end_ns = 0;   // loss computed
-  TimeNs backward_end_ns = 0;  // loss.backward() returned
-  TimeNs end_ns = 0;           // optimizer step and zero_grad done (device synchronised on GPU)
-  // Last, so that positional initialisers of the other fields keep their meaning.
-  TimeNs data_end_ns = 0;      // the batch is on the device, forward starts; 0: no data phase
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+  std::vector<PhaseSpan> phases;
 
-  TimeNs forward_start_ns() const { return data_end_ns > start_ns ? data_end_ns : start_ns; }
+  // The phase at `time`, which lies in the step: that of the last stretch starting at or before
+  // it (a step's first stretch starts at start_ns).
+  Phase PhaseAt(TimeNs time) const {
+    Phase phase = Phase::kOutside;
+    for (const PhaseSpan& span : phases) {
+      if (span.start_ns > time) break;
+      phase = span.phase;
+    }
+    return phase;
+  }
+
+  // The time the step spent in `phase`, all its stretches together.
+  TimeNs TimeIn(Phase phase) const {
+    TimeNs total = 0;
+    for (const PhaseSpan& span : phases) {
+      if (span.phase == phase) total += span.end_ns - span.start_ns;
+    }
+    return total;
+  }
 };
+
+// A step of the four classic phases from its boundaries; a boundary equal to the previous one
+// (no input stage: data_end_ns == start_ns) leaves that phase out.
+inline StepSpan StepOfPhases(int index, TimeNs start_ns, TimeNs data_end_ns,
+                             TimeNs forward_end_ns, TimeNs backward_end_ns, TimeNs end_ns) {
+  StepSpan step;
+  step.index = index;
+  step.start_ns = start_ns;
+  step.end_ns = end_ns;
+  const std::pair<Phase, TimeNs> ends[] = {{Phase::kData, data_end_ns},
+                                           {Phase::kForward, forward_end_ns},
+                                           {Phase::kBackward, backward_end_ns},
+                                           {Phase::kOptimizer, end_ns}};
+  TimeNs begin = start_ns;
+  for (const auto& [phase, end] : ends) {
+    if (end <= begin) continue;
+    step.phases.push_back({phase, begin, end});
+    begin = end;
+  }
+  return step;
+}
 
 // ---- GPU activity (filled by probes/cupti; empty where no GPU probe ran) ----
 

@@ -65,11 +65,6 @@ std::string Trim(const std::string& text) {
 
 }  // namespace
 
-std::string ParentPath(const std::string& path) {
-  const std::size_t dot = path.rfind('.');
-  return dot == std::string::npos ? "" : path.substr(0, dot);
-}
-
 torch::jit::Module ModuleAt(const torch::jit::Module& root, const std::string& path) {
   torch::jit::Module module = root;
   std::size_t begin = 0;
@@ -85,8 +80,8 @@ torch::jit::Module ModuleAt(const torch::jit::Module& root, const std::string& p
   return module;
 }
 
-std::map<std::string, ModuleInfo> DescribeModules(const torch::jit::Module& root) {
-  std::map<std::string, ModuleInfo> modules;
+ModuleTree DescribeModules(const torch::jit::Module& root) {
+  ModuleTree modules;
   for (const torch::jit::NameModule& named : root.named_modules()) {
     ModuleInfo info;
     info.path = named.name;

@@ -1,10 +1,6 @@
 #include "engine/torch/profiled_window.h"
 
-#include "engine/analysis/step_phases.h"
-#include "engine/gpu/gpu_attribution.h"
-#include "probes/cupti/gpu_probe.h"
-#include "probes/ops/event_recorder.h"
-#include "probes/ops/op_probe.h"
+#include "probes/ops/window_recording.h"
 
 namespace advisor {
 
@@ -15,51 +11,12 @@ std::vector<StepSpan> RunSteps(TrainingStep& step, int count, bool sync_phases) 
 }
 
 Timeline RecordWindow(TrainingStep& step, int steps, GpuActivityProbe* gpu, bool sync_phases) {
-  Timeline timeline;
-  const bool gpu_active = gpu != nullptr && gpu->Start();
-  {
-    OpProbe ops(gpu_active ? gpu : nullptr);
-    ops.Start();
-    try {
-      timeline.steps = RunSteps(step, steps, sync_phases);
-    } catch (...) {
-      ops.Stop();
-      if (gpu_active) gpu->Stop();
-      throw;
-    }
-    ops.Stop();
-  }
-  EventRecorder::Get().CollectInto(timeline);
-  timeline.probes.push_back({"ops", true, "ATen RecordFunction observer", 0});
-  if (gpu != nullptr) {
-    if (gpu_active) gpu->Stop();
-    gpu->DrainInto(timeline);  // records and the probe's status, or why it could not run
-  }
+  WindowRecording recording(gpu);
+  recording.Start();
+  std::vector<StepSpan> spans = RunSteps(step, steps, sync_phases);
+  Timeline timeline = recording.Finish();
+  timeline.steps = std::move(spans);
   return timeline;
-}
-
-MeasuredWindow MeasureWindow(Timeline timeline) {
-  MeasuredWindow window;
-  window.timeline = std::move(timeline);
-  window.placements = PlaceOps(window.timeline);
-  // Device time per op; empty when no GPU probe recorded, and ranking then uses host time.
-  window.attribution = std::make_unique<WindowAttribution>(
-      window.timeline, window.placements,
-      AttributeGpuTime(window.timeline, window.placements).DeviceMsByOp());
-  return window;
-}
-
-std::optional<DataWait> MeasureDataWait(const WorkloadSpec& spec,
-                                        const std::vector<StepSpan>& spans) {
-  if (!spec.input_stage) return std::nullopt;
-  return DataWait{MedianPhases(spans).data_ms, spec.input_stage->workers,
-                  spec.input_stage->pin_memory && spec.device == "cuda"};
-}
-
-std::vector<double> StepMillis(const std::vector<StepSpan>& spans) {
-  std::vector<double> millis;
-  for (const StepSpan& span : spans) millis.push_back((span.end_ns - span.start_ns) * 1e-6);
-  return millis;
 }
 
 }  // namespace advisor

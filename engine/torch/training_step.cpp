@@ -140,15 +140,11 @@ torch::Tensor TrainingStep::WholeStep() {
 
 StepSpan TrainingStep::ReplayGraph(int index) {
   if (!graph_->captured()) graph_->Capture();
-  StepSpan span;
-  span.index = index;
-  span.start_ns = NowNs();
+  const TimeNs start = NowNs();
   last_loss_ = graph_->Replay();
   Synchronize();
-  span.end_ns = NowNs();
-  span.forward_end_ns = span.end_ns;
-  span.backward_end_ns = span.end_ns;
-  return span;
+  const TimeNs end = NowNs();
+  return StepOfPhases(index, start, start, end, end, end);
 }
 
 void TrainingStep::Synchronize() const {
@@ -156,35 +152,34 @@ void TrainingStep::Synchronize() const {
 }
 
 StepSpan TrainingStep::Run(int index, bool sync_phases) {
-  StepSpan span;
-  span.index = index;
   try {
     if (graph_) return ReplayGraph(index);
-    span.start_ns = NowNs();
+    const TimeNs start = NowNs();
+    TimeNs data_end = start;
     if (input_stage_) {
       TakeBatch();
       if (sync_phases) Synchronize();
-      span.data_end_ns = NowNs();
+      data_end = NowNs();
     }
     torch::Tensor loss = Forward();
     if (sync_phases) Synchronize();
-    span.forward_end_ns = NowNs();
+    const TimeNs forward_end = NowNs();
     loss.backward();
     if (sync_phases) Synchronize();
-    span.backward_end_ns = NowNs();
+    const TimeNs backward_end = NowNs();
     optimizer_->step();
     // Gradients are dropped, not zeroed: the same on every LibTorch version, and what
     // PyTorch's zero_grad() does by default since 2.0.
     for (torch::Tensor& parameter : parameters_) parameter.mutable_grad().reset();
     Synchronize();
-    span.end_ns = NowNs();
+    const TimeNs end = NowNs();
     last_loss_ = loss.detach();
+    return StepOfPhases(index, start, data_end, forward_end, backward_end, end);
   } catch (const StepError&) {
     throw;
   } catch (const std::exception& error) {
     throw StepError(SummarizeTorchError(error.what()));
   }
-  return span;
 }
 
 double TrainingStep::last_loss() const {

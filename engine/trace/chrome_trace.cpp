@@ -185,16 +185,9 @@ class ChromeTraceWriter {
     for (const StepSpan& step : timeline_.steps) {
       stream_.Add(Complete("step " + std::to_string(step.index), "step", kHostPid, tid, step.start_ns,
                            step.end_ns, clock_, {{"step", step.index}}));
-      const std::pair<const char*, std::pair<TimeNs, TimeNs>> phases[] = {
-          {PhaseName(Phase::kData), {step.start_ns, step.forward_start_ns()}},
-          {PhaseName(Phase::kForward), {step.forward_start_ns(), step.forward_end_ns}},
-          {PhaseName(Phase::kBackward), {step.forward_end_ns, step.backward_end_ns}},
-          {PhaseName(Phase::kOptimizer), {step.backward_end_ns, step.end_ns}},
-      };
-      for (const auto& [name, span] : phases) {
-        if (span.second <= span.first) continue;  // no data phase without an input stage
-        stream_.Add(Complete(name, "phase", kHostPid, tid, span.first, span.second, clock_,
-                             {{"step", step.index}}));
+      for (const PhaseSpan& span : step.phases) {
+        stream_.Add(Complete(PhaseName(span.phase), "phase", kHostPid, tid, span.start_ns,
+                             span.end_ns, clock_, {{"step", step.index}}));
       }
     }
   }

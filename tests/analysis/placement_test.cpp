@@ -34,6 +34,30 @@ TEST(PlaceOps, AssignsStepPhaseAndInnermostModule) {
   EXPECT_EQ(placements[4].phase, Phase::kOptimizer);
 }
 
+TEST(PlaceOps, GradientAccumulationAlternatesPhasesWithinOneStep) {
+  TimelineBuilder b;
+  b.Stretches(0, {{Phase::kData, 2},
+                  {Phase::kForward, 10},
+                  {Phase::kBackward, 20},
+                  {Phase::kData, 22},
+                  {Phase::kForward, 30},
+                  {Phase::kBackward, 40},
+                  {Phase::kOptimizer, 45}})
+      .Op("aten::linear", 5, 6)
+      .Op("AddmmBackward0", 15, 16, 1, OpScope::kBackward)
+      .Op("aten::copy_", 21, 21.5)
+      .Op("aten::linear", 25, 26)
+      .Op("AddmmBackward0", 35, 36, 1, OpScope::kBackward)
+      .Op("aten::add_", 42, 43);
+  const std::vector<OpPlacement> placements = PlaceOps(b.Build());
+  const Phase expected[] = {Phase::kForward, Phase::kBackward, Phase::kData,
+                            Phase::kForward, Phase::kBackward, Phase::kOptimizer};
+  for (std::size_t i = 0; i < placements.size(); ++i) {
+    EXPECT_EQ(placements[i].phase, expected[i]) << "op " << i;
+    EXPECT_EQ(placements[i].step, 0) << "one step: one optimizer step";
+  }
+}
+
 TEST(PlaceOps, BackwardIntervalsArePerThread) {
   TimelineBuilder b;
   b.Step(0, 10, 30, 40)

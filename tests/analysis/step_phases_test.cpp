@@ -25,9 +25,21 @@ TEST(MedianPhases, StepsWithoutADataPhaseStartWithForward) {
   TimelineBuilder b;
   b.Step(50, 60, 80, 90).Step(100, 112, 130, 140);
   const StepPhaseMedians phases = MedianPhases(b.Build().steps);
-  EXPECT_EQ(phases.data_ms, 0.0) << "data_end_ns 0 means no data phase";
+  EXPECT_EQ(phases.data_ms, 0.0) << "a step without a data stretch waited for nothing";
   EXPECT_NEAR(phases.forward_ms, 11.0, 1e-9);
   EXPECT_NEAR(phases.backward_ms, 19.0, 1e-9);
+}
+
+TEST(MedianPhases, EachPhaseSumsItsStretchesWithinAStep) {
+  TimelineBuilder b;
+  b.Stretches(0, {{Phase::kData, 2}, {Phase::kForward, 10}, {Phase::kBackward, 20},
+                  {Phase::kData, 23}, {Phase::kForward, 30}, {Phase::kBackward, 40},
+                  {Phase::kOptimizer, 45}});
+  const StepPhaseMedians phases = MedianPhases(b.Build().steps);
+  EXPECT_NEAR(phases.data_ms, 5.0, 1e-9);
+  EXPECT_NEAR(phases.forward_ms, 15.0, 1e-9);
+  EXPECT_NEAR(phases.backward_ms, 20.0, 1e-9);
+  EXPECT_NEAR(phases.optimizer_ms, 5.0, 1e-9);
 }
 
 TEST(MedianPhases, NoStepsGiveZeros) {

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/timeline/timeline.h"
 
@@ -15,22 +17,32 @@ class TimelineBuilder {
   // A step starting at `start` ms, whose forward ends at `forward_end`, backward at
   // `backward_end` and the whole step at `end` (all in ms).
   TimelineBuilder& Step(double start, double forward_end, double backward_end, double end) {
-    StepSpan span;
-    span.index = static_cast<int>(timeline_.steps.size());
-    span.start_ns = Ms(start);
-    span.forward_end_ns = Ms(forward_end);
-    span.backward_end_ns = Ms(backward_end);
-    span.end_ns = Ms(end);
-    timeline_.steps.push_back(span);
-    return *this;
+    return StepWithData(start, start, forward_end, backward_end, end);
   }
 
   // The same, after a data phase: the step starts at `start` waiting for its batch, which is on
   // the device at `data_end`, where forward starts.
   TimelineBuilder& StepWithData(double start, double data_end, double forward_end,
                                 double backward_end, double end) {
-    Step(start, forward_end, backward_end, end);
-    timeline_.steps.back().data_end_ns = Ms(data_end);
+    timeline_.steps.push_back(StepOfPhases(static_cast<int>(timeline_.steps.size()), Ms(start),
+                                           Ms(data_end), Ms(forward_end), Ms(backward_end),
+                                           Ms(end)));
+    return *this;
+  }
+
+  // A step cut into stretches in time order, each (phase, end ms) ending where the next begins:
+  // gradient accumulation alternates data, forward and backward before the optimizer.
+  TimelineBuilder& Stretches(double start, const std::vector<std::pair<Phase, double>>& ends) {
+    StepSpan span;
+    span.index = static_cast<int>(timeline_.steps.size());
+    span.start_ns = Ms(start);
+    TimeNs begin = span.start_ns;
+    for (const auto& [phase, end] : ends) {
+      span.phases.push_back({phase, begin, Ms(end)});
+      begin = Ms(end);
+    }
+    span.end_ns = begin;
+    timeline_.steps.push_back(span);
     return *this;
   }
 

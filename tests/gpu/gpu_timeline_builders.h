@@ -84,7 +84,7 @@ inline SyncEvent Sync(SyncKind kind, TimeNs start, TimeNs end, std::uint64_t ext
 // Forward is the first half of the step, backward the next quarter, the optimizer the rest.
 inline StepSpan Step(int index, TimeNs start, TimeNs end) {
   const TimeNs length = end - start;
-  return StepSpan{index, start, start + length / 2, start + length * 3 / 4, end};
+  return StepOfPhases(index, start, start, start + length / 2, start + length * 3 / 4, end);
 }
 
 inline OpPlacement Placed(int step, Phase phase, std::string module = "") {

@@ -11,6 +11,7 @@
 
 #include "engine/analysis/placement.h"
 #include "engine/facts/facts.h"
+#include "engine/torch/bisector.h"
 #include "engine/torch/model_archive.h"
 #include "engine/torch/profiled_window.h"
 #include "engine/torch/training_step.h"
@@ -103,8 +104,10 @@ TEST(InputStage, TheStepWaitsForItsBatchInTheDataPhase) {
     const Timeline timeline = RecordWindow(step, 3, nullptr, false);
     ASSERT_EQ(timeline.steps.size(), 3u);
     for (const StepSpan& span : timeline.steps) {
-      EXPECT_GT(span.data_end_ns, span.start_ns) << workers << " workers";
-      EXPECT_GE(span.forward_end_ns, span.data_end_ns);
+      ASSERT_FALSE(span.phases.empty());
+      EXPECT_EQ(span.phases.front().phase, Phase::kData) << workers << " workers";
+      EXPECT_GT(span.TimeIn(Phase::kData), 0) << workers << " workers";
+      EXPECT_EQ(span.phases.size(), 4u) << "data, forward, backward, optimizer";
     }
     const std::vector<OpPlacement> placements = PlaceOps(timeline);
     int flips_in_data = 0;
@@ -124,18 +127,18 @@ TEST(InputStage, TheStepWaitsForItsBatchInTheDataPhase) {
   }
 }
 
-TEST(InputStage, FactsDataComesFromTheDataPhase) {
-  TrainingStep step(LoadModule(StageModels().staged), StagedSpec(0));
-  const std::vector<StepSpan> spans = RunSteps(step, 3, false);
-  const std::optional<DataWait> data = MeasureDataWait(StagedSpec(0), spans);
+TEST(InputStage, ReportDataComesFromTheDataPhase) {
+  BisectOptions options;
+  options.model_path = StageModels().staged;
+  options.warmup_steps = 1;
+  options.window_steps = 3;
+  options.max_depth = 1;
+  const BisectOutcome outcome = RunBisect(options, [](const std::string&) {});
+  const std::optional<DataWait>& data = outcome.report.data;
   ASSERT_TRUE(data.has_value());
   EXPECT_GT(data->wait_ms, 0.0);
   EXPECT_EQ(data->workers, 0);
   EXPECT_FALSE(data->pin_memory);
-
-  WorkloadSpec plain = StagedSpec(0);
-  plain.input_stage.reset();
-  EXPECT_FALSE(MeasureDataWait(plain, spans).has_value());
 
   BisectReport report;
   report.step.median_ms = 2 * data->wait_ms;
@@ -180,7 +183,7 @@ TEST(InputStageCuda, PinnedBatchesEqualPageableOnesOnTheDevice) {
   }
   TrainingStep step(LoadModule(StageModels().staged), pinned);
   const std::vector<StepSpan> spans = RunSteps(step, 3, true);
-  for (const StepSpan& span : spans) EXPECT_GT(span.data_end_ns, span.start_ns);
+  for (const StepSpan& span : spans) EXPECT_GT(span.TimeIn(Phase::kData), 0);
   EXPECT_TRUE(std::isfinite(step.last_loss()));
 }
 

@@ -246,7 +246,10 @@ TEST(ChromeTrace, AnEmptyWindowIsStillAValidTrace) {
 
 TEST_F(ChromeTraceTest, TheWaitForTheBatchIsThePhaseBeforeForward) {
   EXPECT_EQ(Find(Written(), "data"), nullptr) << "no data phase without an input stage";
-  timeline_.steps[0].data_end_ns = 1'000'400;  // the step starts at 1'000'000
+  // The step starts at 1'000'000; its batch arrives 0.4 ms later.
+  const StepSpan& step = timeline_.steps[0];
+  timeline_.steps[0] = StepOfPhases(step.index, step.start_ns, 1'000'400,
+                                    step.phases[0].end_ns, step.phases[1].end_ns, step.end_ns);
   const json trace = Written();
   const json* data = Find(trace, "data");
   const json* forward = Find(trace, "forward");

@@ -1,0 +1,366 @@
+#include "engine/bisect/bisection.h"
+
+#include <algorithm>
+#include <map>
+
+#include "engine/analysis/attribution.h"
+#include "engine/analysis/bisect_policy.h"
+#include "engine/analysis/sequence_numbers.h"
+#include "engine/analysis/step_phases.h"
+#include "engine/bisect/measured_window.h"
+#include "engine/gpu/copy_sites.h"
+#include "engine/gpu/device_allocations.h"
+#include "engine/gpu/gpu_summary.h"
+#include "engine/gpu/site_paths.h"
+#include "engine/gpu/sync_sites.h"
+#include "engine/util/median.h"
+#include "engine/util/printf.h"
+
+namespace advisor {
+namespace {
+
+double Total(const WindowAttribution& attribution, const PhaseCosts& costs) {
+  return attribution.Rank(costs.forward) + attribution.Rank(costs.backward);
+}
+
+ChildCost ChildOf(const WindowAttribution& attribution, const std::string& path,
+                  const ModuleTree& modules) {
+  const PhaseCosts costs = attribution.Inclusive(path);
+  ChildCost child;
+  child.path = path;
+  auto it = modules.find(path);
+  child.type = it == modules.end() ? "" : it->second.type;
+  child.forward = attribution.Rank(costs.forward);
+  child.backward = attribution.Rank(costs.backward);
+  return child;
+}
+
+bool IsChildOf(const std::string& path, const std::string& parent) {
+  return path != parent && IsSameOrDescendant(path, parent);
+}
+
+BisectLevel ToReportLevel(int depth, const std::string& parent, const LevelDecision& decision,
+                          const WindowAttribution& attribution, bool reused) {
+  BisectLevel level;
+  level.depth = depth;
+  level.parent = parent;
+  level.chosen = decision.chosen;
+  level.reason = decision.reason;
+  level.reused_window = reused;
+  for (const RankedCandidate& ranked : decision.candidates) {
+    Candidate candidate;
+    candidate.path = ranked.path;
+    candidate.share = ranked.share;
+    candidate.instances = ranked.members.empty() ? 1 : static_cast<int>(ranked.members.size());
+    // Report host and device time alike, whatever the ranking used.
+    const std::vector<std::string> members =
+        ranked.members.empty() ? std::vector<std::string>{ranked.path} : ranked.members;
+    for (const std::string& member : members) {
+      const PhaseCosts costs = attribution.Inclusive(member);
+      candidate.forward_ms += costs.forward.host_ms;
+      candidate.backward_ms += costs.backward.host_ms;
+      candidate.gpu_ms += costs.forward.gpu_ms + costs.backward.gpu_ms;
+    }
+    level.candidates.push_back(candidate);
+  }
+  return level;
+}
+
+constexpr std::size_t kHotspotTopOps = 10;
+
+// Report both clocks, whatever the ranking used.
+OpTime ToOpTime(const OpCost& op) {
+  OpTime time;
+  time.name = op.name;
+  time.phase = PhaseName(op.phase);
+  time.calls = static_cast<int>(op.calls + 0.5);
+  time.ms = op.cost.host_ms;
+  time.gpu_ms = op.cost.gpu_ms;
+  return time;
+}
+
+// Each site is seen once per step; its timings come from the baseline window.
+constexpr int kSiteWindowSteps = 2;
+
+// One bisection: the baseline window, one window per level, and one to name the modules of sync
+// and copy sites where the baseline found any.
+class Bisection {
+ public:
+  Bisection(WindowSource& source, const BisectSettings& settings, const Progress& progress)
+      : source_(source), settings_(settings), progress_(progress), modules_(source.Modules()) {}
+
+  BisectOutcome Run() {
+    BisectReport report;
+    report.run = source_.Describe().run;
+    report.run.window_steps = settings_.window_steps;
+    report.data_quality = source_.Describe().notes;
+
+    MeasureBaseline(report);
+    Descent descent = Descend(report);
+    NameSiteModules(report);
+
+    if (descent.found) {
+      const PhaseCosts costs = descent.window.attribution->Step();
+      const double step_cost = Total(*descent.window.attribution, costs) +
+                               descent.window.attribution->Rank(costs.optimizer);
+      report.hotspot = FindHotspot(descent.window, descent.path, descent.phase, step_cost);
+    }
+    report.cross_check =
+        CheckAgainstSequenceNumbers(descent.window.timeline, descent.window.placements);
+    report.modules = ModuleTable(descent.measured);
+    report.run.windows = windows_;
+    return BisectOutcome{std::move(report), std::move(descent.window.timeline),
+                         std::move(descent.window.placements)};
+  }
+
+ private:
+  // Where the descent ended, and the deepest level's window.
+  struct Descent {
+    bool found = false;                     // a module holds the time: `path`
+    std::string path;                       // "" is the root: nothing stood out at level 1, or
+                                            // the whole model is one leaf (compiled)
+    Phase phase = Phase::kOutside;          // the anomaly's phase, where one decided
+    MeasuredWindow window;
+    std::map<std::string, PhaseCosts> measured;  // every module some level saw
+  };
+
+  MeasuredWindow Record(const WindowRequest& request, std::optional<MemoryStats>* memory) {
+    RecordedWindow recorded = source_.Record(request);
+    ++windows_;
+    if (memory != nullptr) *memory = recorded.memory;
+    return MeasureWindow(std::move(recorded.timeline));
+  }
+
+  // Unprofiled timing steps give the step time; a profiled window gives the phases, the op table,
+  // the GPU summary, syncs, copies and memory.
+  void MeasureBaseline(BisectReport& report) {
+    const int steps = settings_.window_steps;
+    progress_("baseline: timing " + std::to_string(steps) + " unprofiled steps");
+    const std::vector<double> timed = StepMillis(source_.TimeSteps(steps));
+    report.step.median_ms = Median(timed);
+    report.step.min_ms = *std::min_element(timed.begin(), timed.end());
+    report.step.max_ms = *std::max_element(timed.begin(), timed.end());
+    progress_("baseline: median step " + Printf("%.1f", report.step.median_ms) + " ms over " +
+              std::to_string(timed.size()) + " steps; profiling window " +
+              std::to_string(windows_ + 1));
+    const bool cuda = report.run.device == "cuda";
+    const MeasuredWindow baseline =
+        Record({Instrumentation::kNone, "", steps, /*sync_phases=*/cuda}, &report.memory);
+
+    // Forward starts after the data phase (the wait for the batch), which is its own.
+    const StepPhaseMedians phases = MedianPhases(baseline.timeline.steps);
+    report.step.forward_ms = phases.forward_ms;
+    report.step.backward_ms = phases.backward_ms;
+    report.step.optimizer_ms = phases.optimizer_ms;
+    if (const std::optional<DataWait>& input = source_.Describe().input) {
+      report.data = *input;
+      report.data->wait_ms = phases.data_ms;
+    }
+    const double profiled = Median(StepMillis(baseline.timeline.steps));
+    report.data_quality.push_back(Printf(
+        "probe overhead: profiled steps took %.1f ms (median) against %.1f ms unprofiled "
+        "(%.1f%%)%s",
+        profiled, report.step.median_ms, 100.0 * (profiled / report.step.median_ms - 1.0),
+        cuda ? ", phases synchronised in the profiled steps" : ""));
+    for (const OpCost& op : baseline.attribution->StepOps()) report.ops.push_back(ToOpTime(op));
+
+    report.gpu = SummariseGpu(baseline.timeline, source_.Describe().device_limits);
+    report.syncs = FindSyncSites(baseline.timeline, baseline.placements);
+    report.copies = FindCopySites(baseline.timeline, baseline.placements);
+    if (report.memory) report.memory->num_device_allocs = CountDeviceAllocations(baseline.timeline);
+    for (const ProbeStatus& probe : baseline.timeline.probes) {
+      if (!probe.active) {
+        report.data_quality.push_back(probe.probe + " probe inactive: " + probe.detail);
+      } else if (probe.probe != "ops" && !probe.detail.empty()) {
+        report.data_quality.push_back(probe.probe + ": " + probe.detail);
+      }
+      if (probe.dropped_records > 0) {
+        report.data_quality.push_back(probe.probe + " probe dropped " +
+                                      std::to_string(probe.dropped_records) + " records");
+      }
+    }
+  }
+
+  // One window per level: instrument the children of the module under examination (and its own
+  // call), measure, decide, descend; container groups are decided from the same window.
+  Descent Descend(BisectReport& report) {
+    Descent descent;
+    if (const auto root = modules_.find(""); root != modules_.end() && !root->second.opaque_reason.empty()) {
+      // Nothing inside can be instrumented: the model is its own hot spot, measured from the
+      // baseline's ops.
+      report.data_quality.push_back("the model: " + root->second.opaque_reason);
+      descent.window = Record({Instrumentation::kNone, "", settings_.window_steps, false}, nullptr);
+      descent.found = true;
+      return descent;
+    }
+    for (int depth = 1; depth <= settings_.max_depth; ++depth) {
+      const std::string parent = descent.path;
+      progress_("level " + std::to_string(depth) + ": instrumenting the children of " +
+                (parent.empty() ? std::string("the root") : parent) + "; profiling window " +
+                std::to_string(windows_ + 1));
+      descent.window = Record(
+          {Instrumentation::kChildrenOf, parent, settings_.window_steps, false}, nullptr);
+      const WindowAttribution& attribution = *descent.window.attribution;
+      for (const std::string& path : attribution.Modules()) {
+        descent.measured[path] = attribution.Inclusive(path);
+      }
+      const LevelInput input = LevelOf(parent, attribution);
+      LevelDecision decision = DecideLevel(input);
+      report.levels.push_back(ToReportLevel(depth, parent, decision, attribution, false));
+      std::string chosen = decision.chosen;
+      if (decision.chosen_is_group) {
+        LevelDecision inner = DecideAmongMembers(input, decision);
+        report.levels.push_back(ToReportLevel(depth, decision.chosen, inner, attribution, true));
+        if (inner.chosen.empty()) {
+          descent.path = decision.chosen;  // the descent stops at the group
+          descent.found = true;
+          return descent;
+        }
+        chosen = inner.chosen;
+        decision.phase = inner.phase;
+      }
+      if (chosen.empty()) return descent;
+      descent.found = true;
+      descent.path = chosen;
+      descent.phase = decision.phase;
+      auto info = modules_.find(chosen);
+      if (info == modules_.end() || !info->second.calls_submodules) return descent;  // a leaf
+      if (!info->second.opaque_reason.empty()) {
+        report.data_quality.push_back(chosen + ": " + info->second.opaque_reason);
+        return descent;
+      }
+    }
+    return descent;
+  }
+
+  LevelInput LevelOf(const std::string& parent, const WindowAttribution& attribution) const {
+    LevelInput input;
+    input.parent = parent;
+    const PhaseCosts step_costs = attribution.Step();
+    input.step_cost = Total(attribution, step_costs) + attribution.Rank(step_costs.optimizer);
+    input.parent_cost = parent.empty() ? Total(attribution, step_costs)
+                                       : Total(attribution, attribution.Inclusive(parent));
+    input.parent_self = Total(attribution, attribution.Self(parent));
+    // Other instances of the parent's type may be instrumented too (TorchScript instruments a
+    // type's graph): only the parent's own children count, and of nested ones only the outermost.
+    const std::vector<std::string> seen = attribution.Modules();
+    for (const std::string& path : seen) {
+      const bool nested = std::any_of(seen.begin(), seen.end(), [&](const std::string& other) {
+        return IsChildOf(other, parent) && IsChildOf(path, other);
+      });
+      if (IsChildOf(path, parent) && !nested) {
+        input.children.push_back(ChildOf(attribution, path, modules_));
+      }
+    }
+    return input;
+  }
+
+  // The group's instances were measured in the level's window: decide among them without a new
+  // one. An anomaly that picked an instance inside the group has decided already.
+  static LevelDecision DecideAmongMembers(const LevelInput& level, const LevelDecision& group) {
+    LevelInput members;
+    members.parent = group.chosen;
+    members.step_cost = level.step_cost;
+    // A container group runs no ops of its own: its cost is its members'.
+    for (const ChildCost& child : level.children) {
+      if (IsChildOf(child.path, group.chosen)) {
+        members.children.push_back(child);
+        members.parent_cost += child.total();
+      }
+    }
+    LevelDecision inner = DecideLevel(members);
+    if (!group.chosen_member.empty()) {
+      inner.chosen = group.chosen_member;
+      inner.chosen_is_group = false;
+      inner.phase = group.phase;
+      inner.reason = group.reason;
+    }
+    return inner;
+  }
+
+  Hotspot FindHotspot(const MeasuredWindow& window, const std::string& path, Phase phase,
+                      double step_cost) {
+    const WindowAttribution& attribution = *window.attribution;
+    const PhaseCosts costs = path.empty() ? attribution.Step() : attribution.Inclusive(path);
+    if (phase == Phase::kOutside) {
+      phase = attribution.Rank(costs.backward) > attribution.Rank(costs.forward)
+                  ? Phase::kBackward
+                  : Phase::kForward;
+    }
+    Hotspot hotspot;
+    hotspot.path = path;
+    hotspot.phase = PhaseName(phase);
+    for (const OpCost& op : attribution.TopOps(path)) {
+      if (hotspot.top_ops.size() < kHotspotTopOps) hotspot.top_ops.push_back(ToOpTime(op));
+      if (op.phase == phase && hotspot.op.empty()) {
+        hotspot.op = op.name;
+        hotspot.ms = attribution.Rank(op.cost);
+        hotspot.share = step_cost > 0 ? hotspot.ms / step_cost : 0;
+      }
+    }
+    // The forward op behind a backward node, and its place in the model's source.
+    std::string forward_op = hotspot.op;
+    if (phase == Phase::kBackward) {
+      for (std::size_t i = 0; i < window.timeline.ops.size(); ++i) {
+        const OpEvent& op = window.timeline.ops[i];
+        if (op.name == hotspot.op && IsSameOrDescendant(window.placements[i].module, path) &&
+            op.seq_nr >= 0) {
+          forward_op = ForwardOpOf(window.timeline, window.placements, i);
+          break;
+        }
+      }
+      hotspot.forward_op = forward_op;
+    }
+    if (!forward_op.empty()) hotspot.source = source_.SourceOf(path, forward_op);
+    return hotspot;
+  }
+
+  std::vector<ModuleStats> ModuleTable(const std::map<std::string, PhaseCosts>& measured) const {
+    std::vector<ModuleStats> table;
+    for (const auto& [path, info] : modules_) {
+      if (path.empty()) continue;
+      ModuleStats stats;
+      stats.path = path;
+      stats.type = info.type;
+      stats.parameters = info.parameters;
+      stats.op_types = info.op_types;
+      if (auto it = measured.find(path); it != measured.end()) {
+        stats.measured = true;
+        stats.forward_ms = it->second.forward.host_ms;
+        stats.backward_ms = it->second.backward.host_ms;
+        stats.gpu_ms = it->second.forward.gpu_ms + it->second.backward.gpu_ms;
+      }
+      table.push_back(std::move(stats));
+    }
+    return table;
+  }
+
+  // The baseline measured its sync and copy sites without markers. One short window with every
+  // module instrumented names the innermost module of each, wherever it sits: the descent only
+  // instrumented the levels along its own path.
+  void NameSiteModules(BisectReport& report) {
+    if (report.syncs.empty() && report.copies.empty()) return;
+    progress_("sync and copy sites: instrumenting every module; profiling window " +
+              std::to_string(windows_ + 1));
+    const MeasuredWindow window =
+        Record({Instrumentation::kEveryModule, "", kSiteWindowSteps, false}, nullptr);
+    ++report.run.site_windows;
+    NameSitePaths(report.syncs, FindSyncSites(window.timeline, window.placements));
+    NameSitePaths(report.copies, FindCopySites(window.timeline, window.placements));
+  }
+
+  WindowSource& source_;
+  const BisectSettings& settings_;
+  const Progress& progress_;
+  const ModuleTree& modules_;
+  int windows_ = 0;
+};
+
+}  // namespace
+
+BisectOutcome RunBisection(WindowSource& source, const BisectSettings& settings,
+                           const Progress& progress) {
+  return Bisection(source, settings, progress).Run();
+}
+
+}  // namespace advisor

@@ -1,0 +1,38 @@
+// The bisection loop, torch-free: measure the uninstrumented step, then descend the module tree
+// one level per profiled window, instrumenting only the level under examination, until a leaf
+// module or a level where nothing stands out; name the module instance, the phase and the op.
+// Every front door (model.pt, a Python script) runs it through its WindowSource.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/analysis/placement.h"
+#include "engine/bisect/window_source.h"
+#include "engine/report/report.h"
+#include "engine/timeline/timeline.h"
+
+namespace advisor {
+
+// Reports progress: one line, no newline.
+using Progress = std::function<void(const std::string&)>;
+
+struct BisectSettings {
+  int window_steps = 5;  // per profiled window, and unprofiled timing steps of the baseline
+  int max_depth = 16;
+};
+
+struct BisectOutcome {
+  BisectReport report;
+  // The deepest level's window, for the trace: ops, markers and GPU activity of its steps.
+  Timeline window;
+  std::vector<OpPlacement> placements;
+};
+
+// Runs the whole bisection through `source`. The report's run info is the source's, with the
+// windows counted; wall_s is left to the caller, who knows when the run began.
+BisectOutcome RunBisection(WindowSource& source, const BisectSettings& settings,
+                           const Progress& progress);
+
+}  // namespace advisor

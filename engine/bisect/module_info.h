@@ -1,0 +1,29 @@
+// The module hierarchy as every front door describes it to the bisection: plain data, no LibTorch.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace advisor {
+
+struct ModuleInfo {
+  std::string path;  // "" for the root
+  std::string type;  // class name: TorchScript's qualified name, or Python's module.Class
+  long long parameters = 0;            // own and descendants'
+  std::vector<std::string> op_types;   // operator kinds its own forward uses, not its submodules',
+                                       // where the front door can tell (TorchScript can)
+  bool has_forward = false;            // containers such as ModuleList have none
+  bool calls_submodules = false;       // its forward calls another module: it can be descended
+  // Why the bisection must not look inside it although it has submodules, e.g. "compiled with
+  // torch.compile: measured as one leaf"; "" when it may.
+  std::string opaque_reason;
+};
+
+// Every instance by path; "" is the root.
+using ModuleTree = std::map<std::string, ModuleInfo>;
+
+// The parent path of "a.b.c" is "a.b"; of "a" it is "".
+std::string ParentPath(const std::string& path);
+
+}  // namespace advisor

@@ -1,0 +1,68 @@
+// What the bisection asks of a front door: the module tree, timed steps, and profiled windows of
+// the user's training step with chosen modules instrumented. The TorchScript runner
+// (engine/torch/torchscript_source) and the script probe's controller (engine/script) implement
+// it; the bisection loop (engine/bisect/bisection) drives either without knowing which.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/bisect/module_info.h"
+#include "engine/gpu/device_limits.h"
+#include "engine/report/report.h"
+#include "engine/timeline/timeline.h"
+
+namespace advisor {
+
+// Which modules a window brackets with marker ops.
+enum class Instrumentation {
+  kNone,         // the uninstrumented baseline
+  kChildrenOf,   // the children of WindowRequest::parent, and the parent's own call
+  kEveryModule,  // every module: names the modules of sync and copy sites
+};
+
+struct WindowRequest {
+  Instrumentation instrumentation = Instrumentation::kNone;
+  std::string parent;        // with kChildrenOf; "" is the root
+  int steps = 0;
+  // Synchronise the device at each phase end, so that host timestamps delimit each phase's
+  // device work too (the baseline's breakdown). Kernels find their op by correlation, not by
+  // time, so the levels' windows run without.
+  bool sync_phases = false;
+};
+
+struct RecordedWindow {
+  Timeline timeline;
+  std::optional<MemoryStats> memory;  // the device's allocator over the window; absent on CPU
+};
+
+// What the front door knows of the run before any window.
+struct SourceDescription {
+  RunInfo run;  // mode, model or command, device, versions, batch, dtype, ...
+  std::optional<DeviceLimits> device_limits;  // for the occupancy estimate; absent on CPU
+  // The input pipeline's settings (workers, pinned memory); absent when the door cannot tell.
+  // The bisection fills wait_ms from the baseline's data phase.
+  std::optional<DataWait> input;
+  std::vector<std::string> notes;  // data-quality lines the door knows from the start
+};
+
+class WindowSource {
+ public:
+  virtual ~WindowSource() = default;
+
+  virtual const SourceDescription& Describe() const = 0;
+  virtual const ModuleTree& Modules() const = 0;
+
+  // `steps` steps with no probe recording: the step time.
+  virtual std::vector<StepSpan> TimeSteps(int steps) = 0;
+  // `request.steps` steps with the op probe (and the GPU probe, where one runs) recording.
+  // Throws std::runtime_error (one line) when the step cannot run.
+  virtual RecordedWindow Record(const WindowRequest& request) = 0;
+
+  // The file and line in the user's code of the first call to `op` (e.g. "aten::gather") made by
+  // the forward of the module at `path`; nullopt when the door cannot tell.
+  virtual std::optional<SourceLocation> SourceOf(const std::string& path, const std::string& op) = 0;
+};
+
+}  // namespace advisor

@@ -1,0 +1,200 @@
+#include "engine/torch/torchscript_source.h"
+
+#include <torch/cuda.h>
+#include <torch/script.h>
+
+#include "engine/torch/device_info.h"
+#include "engine/torch/instrument.h"
+#include "engine/torch/model_archive.h"
+#include "engine/torch/module_tree.h"
+#include "engine/torch/profiled_window.h"
+#include "engine/torch/training_step.h"
+#include "probes/cupti/gpu_probe.h"
+#include "probes/ops/event_recorder.h"
+
+namespace advisor {
+namespace {
+
+// The step the windows measure and profile: the workload's, eager where it replays a CUDA graph
+// (no op inside a replay reaches the probes); the graphed step is only timed.
+WorkloadSpec EagerStepOf(WorkloadSpec spec) {
+  spec.cuda_graphs = false;
+  return spec;
+}
+
+// TorchScript brackets a module's children from inside its forward graph; a container without
+// forward (a ModuleList) has its children called from the nearest ancestor that has one.
+std::string NearestForwardAncestor(const ModuleTree& modules, std::string path) {
+  do {
+    path = ParentPath(path);
+  } while (!path.empty() && !modules.at(path).has_forward);
+  return path;
+}
+
+void InstrumentEveryModule(torch::jit::Module& module) {
+  Instrumenter instrumenter;
+  for (const torch::jit::NameModule& named : module.named_modules()) {
+    if (named.value.find_method("forward")) instrumenter.InstrumentCallsIn(named.value);
+  }
+}
+
+}  // namespace
+
+struct TorchScriptSource::Model {
+  // Described and searched for sources, never instrumented (see DescribeModules).
+  torch::jit::Module described;
+
+  // A fresh copy with every instance labelled; instrumentation must come before the executors
+  // first run.
+  torch::jit::Module LoadLabelled(const std::string& path) const {
+    torch::jit::Module module = LoadModule(path);
+    AssignInstancePaths(module);
+    return module;
+  }
+};
+
+TorchScriptSource::TorchScriptSource(const TorchScriptSourceOptions& options,
+                                     const Progress& progress)
+    : options_(options),
+      progress_(progress),
+      spec_(ApplyOverrides(ReadWorkload(options.model_path), options.overrides)),
+      eager_spec_(EagerStepOf(spec_)),
+      model_(std::make_unique<Model>()) {
+  if (spec_.device == "cuda" && !torch::cuda::is_available()) {
+    throw WorkloadError("--device cuda: " + CudaUnavailableReason());
+  }
+  ApplyGlobalSettings(spec_);
+  torch::jit::setGraphExecutorOptimize(options_.jit_optimize);
+  if (spec_.device == "cuda") gpu_ = MakeGpuActivityProbe();
+
+  RunInfo& run = description_.run;
+  run.mode = "model";
+  run.model = options_.model_path;
+  run.device = spec_.device;
+  run.device_name = spec_.device == "cuda" ? CudaDeviceName() : CpuModelName();
+  run.torch_version = TorchVersion();
+  run.advisor_version = ADVISOR_VERSION;
+  run.warmup_steps = options_.warmup_steps;
+  run.batch_size = static_cast<int>(spec_.batch_size());
+  run.deterministic = spec_.deterministic;
+  run.cuda_graphs = spec_.cuda_graphs;
+  run.dtype = spec_.inputs.front().dtype;
+  description_.device_limits = CudaDeviceLimits();
+  if (spec_.input_stage) {
+    description_.input = DataWait{0, spec_.input_stage->workers,
+                                  spec_.input_stage->pin_memory && spec_.device == "cuda"};
+  }
+
+  progress_("loading " + options_.model_path);
+  model_->described = LoadModule(options_.model_path);
+  modules_ = DescribeModules(model_->described);
+}
+
+TorchScriptSource::~TorchScriptSource() = default;
+
+std::vector<StepSpan> TorchScriptSource::TimeSteps(int steps) {
+  if (!baseline_step_) {
+    progress_("baseline: " + std::to_string(options_.warmup_steps) + " warm-up steps");
+    baseline_step_ = Prepare({});
+  }
+  return RunSteps(*baseline_step_, steps, false);
+}
+
+RecordedWindow TorchScriptSource::Record(const WindowRequest& request) {
+  std::unique_ptr<TrainingStep> step;
+  switch (request.instrumentation) {
+    case Instrumentation::kNone:
+      // The copy that timed the baseline records its window too, then makes room for the levels'.
+      step = baseline_step_ ? std::move(baseline_step_) : Prepare({});
+      break;
+    case Instrumentation::kChildrenOf: {
+      std::vector<std::string> graphs{request.parent};
+      if (!request.parent.empty()) graphs.push_back(NearestForwardAncestor(modules_, request.parent));
+      step = Prepare(graphs);
+      break;
+    }
+    case Instrumentation::kEveryModule:
+      step = PrepareEveryModule();
+      break;
+  }
+  const bool cuda = spec_.device == "cuda";
+  if (cuda) ResetCudaMemoryPeaks();
+  RecordedWindow window;
+  window.timeline = RecordWindow(*step, request.steps, gpu_.get(), request.sync_phases && cuda);
+  if (cuda) window.memory = ReadCudaMemoryStats();
+  return window;
+}
+
+std::optional<SourceLocation> TorchScriptSource::SourceOf(const std::string& path,
+                                                          const std::string& op) {
+  try {
+    return FindOpSource(model_->described, path, op);
+  } catch (const std::exception&) {
+    return std::nullopt;  // a group path (a container without forward) has no single source
+  }
+}
+
+std::vector<StepSpan> TorchScriptSource::TimeGraphedSteps(int steps) {
+  std::unique_ptr<TrainingStep> step =
+      Warmed(std::make_unique<TrainingStep>(model_->LoadLabelled(options_.model_path), spec_));
+  return RunSteps(*step, steps, false);
+}
+
+// A labelled copy with the calls inside `graphs` instrumented, warmed up.
+std::unique_ptr<TrainingStep> TorchScriptSource::Prepare(const std::vector<std::string>& graphs) {
+  torch::jit::Module module = model_->LoadLabelled(options_.model_path);
+  Instrumenter instrumenter;
+  for (const std::string& path : graphs) instrumenter.InstrumentCallsIn(ModuleAt(module, path));
+  return Warmed(std::make_unique<TrainingStep>(module, eager_spec_));
+}
+
+std::unique_ptr<TrainingStep> TorchScriptSource::PrepareEveryModule() {
+  torch::jit::Module module = model_->LoadLabelled(options_.model_path);
+  InstrumentEveryModule(module);
+  return Warmed(std::make_unique<TrainingStep>(module, eager_spec_));
+}
+
+std::unique_ptr<TrainingStep> TorchScriptSource::Warmed(std::unique_ptr<TrainingStep> step) {
+  try {
+    RunSteps(*step, options_.warmup_steps, false);
+  } catch (const StepError& error) {
+    throw StepError(Locate(error.what()));
+  }
+  return step;
+}
+
+// Names the module a failing step raised in: every module's calls are instrumented and one
+// step runs; the innermost module entered and not left is the one that raised.
+std::string TorchScriptSource::Locate(const std::string& message) {
+  std::string where;
+  try {
+    torch::jit::Module module = model_->LoadLabelled(options_.model_path);
+    InstrumentEveryModule(module);
+    TrainingStep step(module, eager_spec_);
+    EventRecorder::Get().Start();
+    try {
+      step.Run(0, false);
+    } catch (const std::exception&) {
+    }
+    EventRecorder::Get().Stop();
+    Timeline timeline;
+    EventRecorder::Get().CollectInto(timeline);
+    std::vector<std::string> open;
+    for (const MarkerEvent& marker : timeline.markers) {
+      if (marker.kind == MarkerKind::kForwardEnter) open.push_back(marker.path);
+      if (marker.kind == MarkerKind::kForwardExit && !open.empty() && open.back() == marker.path) {
+        open.pop_back();
+      }
+    }
+    if (!open.empty()) where = open.back();
+  } catch (const std::exception&) {
+    // The diagnosis is best effort; the original error still stands.
+  }
+  std::string located = where.empty() ? message : "module " + where + ": " + message;
+  if (message.find("out of memory") != std::string::npos) {
+    located += " (batch size " + std::to_string(spec_.batch_size()) + ")";
+  }
+  return options_.model_path + ": " + located;
+}
+
+}  // namespace advisor

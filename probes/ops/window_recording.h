@@ -1,0 +1,34 @@
+// One profiled window's recording: the op probe (and the GPU probe, where one is given) from
+// Start() to Finish(), which returns the events with each probe's status. The caller measures the
+// steps: the TorchScript runner in C++, the script probe in Python.
+#pragma once
+
+#include <optional>
+
+#include "engine/timeline/timeline.h"
+#include "probes/ops/op_probe.h"
+
+namespace advisor {
+
+class GpuActivityProbe;
+
+class WindowRecording {
+ public:
+  explicit WindowRecording(GpuActivityProbe* gpu);
+  ~WindowRecording();  // stops the probes if Finish() was never reached (a step threw)
+  WindowRecording(const WindowRecording&) = delete;
+  WindowRecording& operator=(const WindowRecording&) = delete;
+
+  void Start();
+  // Stops recording; the timeline has every event and probe status, and no steps.
+  Timeline Finish();
+
+ private:
+  void Stop();
+
+  GpuActivityProbe* gpu_;
+  bool gpu_active_ = false;
+  std::optional<OpProbe> ops_;
+};
+
+}  // namespace advisor

@@ -1,0 +1,144 @@
+// The bisection loop against a synthetic source: which windows it asks for, where it descends and
+// what it names, with no LibTorch and no model.
+#include "engine/bisect/bisection.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/bisect/fake_source.h"
+
+namespace advisor {
+namespace {
+
+using testing::FakeModule;
+using testing::FakeSource;
+
+FakeModule Leaf(const std::string& path, double forward_ms, double backward_ms) {
+  FakeModule module;
+  module.path = path;
+  module.type = "Linear";
+  module.forward_ms = forward_ms;
+  module.backward_ms = backward_ms;
+  return module;
+}
+
+// root -> stem, blocks (a ModuleList of four identical Blocks), head; each Block -> attn, mlp;
+// blocks.2.mlp's backward is slow: a gather whose backward sorts.
+FakeModule Transformer() {
+  FakeModule root;
+  root.type = "Model";
+  root.children.push_back(Leaf("stem", 0.5, 1.0));
+  FakeModule blocks;
+  blocks.path = "blocks";
+  blocks.type = "ModuleList";
+  blocks.has_forward = false;
+  for (int i = 0; i < 4; ++i) {
+    const std::string path = "blocks." + std::to_string(i);
+    FakeModule block;
+    block.path = path;
+    block.type = "Block";
+    block.children.push_back(Leaf(path + ".attn", 2.0, 4.0));
+    FakeModule mlp = Leaf(path + ".mlp", 2.0, 4.0);
+    if (i == 2) {
+      mlp.forward_op = "aten::gather";
+      mlp.backward_op = "GatherBackward0";
+      mlp.backward_ms = 40.0;
+    }
+    block.children.push_back(mlp);
+    blocks.children.push_back(block);
+  }
+  root.children.push_back(blocks);
+  root.children.push_back(Leaf("head", 1.0, 2.0));
+  return root;
+}
+
+BisectOutcome Bisect(FakeSource& source) {
+  return RunBisection(source, BisectSettings{3, 16}, [](const std::string&) {});
+}
+
+TEST(Bisection, NamesTheSlowInstanceAmongIdenticalSiblingsWithOneWindowPerLevel) {
+  FakeSource source(Transformer());
+  const BisectOutcome outcome = Bisect(source);
+  const BisectReport& report = outcome.report;
+
+  ASSERT_TRUE(report.hotspot.has_value());
+  EXPECT_EQ(report.hotspot->path, "blocks.2.mlp");
+  EXPECT_EQ(report.hotspot->phase, "backward");
+  EXPECT_EQ(report.hotspot->op, "GatherBackward0");
+  EXPECT_EQ(report.hotspot->forward_op, "aten::gather");
+  ASSERT_TRUE(report.hotspot->source.has_value());
+  EXPECT_EQ(report.hotspot->source->line, 42);
+  ASSERT_EQ(source.source_queries().size(), 1u);
+  EXPECT_EQ(source.source_queries()[0].first, "blocks.2.mlp");
+  EXPECT_EQ(source.source_queries()[0].second, "aten::gather") << "the forward op is looked up";
+
+  // Timing steps, the baseline window, then the root's children (the group "blocks" is decided
+  // from that window) and blocks.2's: depth 2 in three windows.
+  const std::vector<WindowRequest>& requests = source.requests();
+  ASSERT_EQ(requests.size(), 4u);
+  EXPECT_EQ(requests[1].instrumentation, Instrumentation::kNone);
+  EXPECT_EQ(requests[2].instrumentation, Instrumentation::kChildrenOf);
+  EXPECT_EQ(requests[2].parent, "");
+  EXPECT_EQ(requests[3].parent, "blocks.2");
+  EXPECT_EQ(report.run.windows, 3);
+  for (const WindowRequest& request : requests) EXPECT_EQ(request.steps, 3);
+}
+
+TEST(Bisection, ReportsTheStepFromTheTimingStepsAndThePhasesFromTheBaseline) {
+  FakeSource source(Transformer());
+  const BisectReport report = Bisect(source).report;
+  // Forward: root 0.1 + stem 0.5 + 4 blocks x (0.1 + 2 + 2) + head 1 = 18 ms; backward: root 0.2 +
+  // stem 1 + 4 blocks x 0.2 + three blocks' 8 + the slow one's 44 + head 2 = 72 ms; optimizer 1 ms.
+  EXPECT_NEAR(report.step.median_ms, 91.0, 1e-6);
+  EXPECT_NEAR(report.step.forward_ms, 18.0, 1e-6);
+  EXPECT_NEAR(report.step.backward_ms, 72.0, 1e-6);
+  EXPECT_NEAR(report.step.optimizer_ms, 1.0, 1e-6);
+  EXPECT_FALSE(report.ops.empty());
+  EXPECT_EQ(report.ops.front().name, "GatherBackward0");
+}
+
+TEST(Bisection, StopsAtAModuleItMustNotLookInsideAndSaysWhy) {
+  FakeModule root = Transformer();
+  for (FakeModule& block : root.children[1].children) {
+    block.opaque_reason = "compiled with torch.compile: measured as one leaf";
+  }
+  FakeSource source(root);
+  const BisectReport report = Bisect(source).report;
+  ASSERT_TRUE(report.hotspot.has_value());
+  EXPECT_EQ(report.hotspot->path, "blocks.2");
+  EXPECT_EQ(report.hotspot->op, "GatherBackward0") << "the leaf's hottest op is still named";
+  EXPECT_EQ(source.requests().size(), 3u) << "no window inside the compiled block";
+  bool said = false;
+  for (const std::string& line : report.data_quality) {
+    said |= line == "blocks.2: compiled with torch.compile: measured as one leaf";
+  }
+  EXPECT_TRUE(said);
+}
+
+TEST(Bisection, AWholeModelThatIsOneLeafIsItsOwnHotSpot) {
+  FakeModule root = Transformer();
+  root.opaque_reason = "compiled with torch.compile: measured as one leaf";
+  FakeSource source(root);
+  const BisectReport report = Bisect(source).report;
+  ASSERT_TRUE(report.hotspot.has_value());
+  EXPECT_EQ(report.hotspot->path, "");
+  EXPECT_EQ(report.hotspot->op, "GatherBackward0");
+  EXPECT_TRUE(report.levels.empty());
+  for (const WindowRequest& request : source.requests()) {
+    EXPECT_EQ(request.instrumentation, Instrumentation::kNone) << "nothing inside is touched";
+  }
+}
+
+TEST(Bisection, NothingStandsOutAmongEvenChildren) {
+  FakeModule root;
+  root.type = "Model";
+  for (const char* name : {"a", "b", "c", "d"}) root.children.push_back(Leaf(name, 1.0, 2.0));
+  FakeSource source(root);
+  const BisectReport report = Bisect(source).report;
+  EXPECT_FALSE(report.hotspot.has_value());
+  ASSERT_EQ(report.levels.size(), 1u);
+  EXPECT_TRUE(report.levels[0].chosen.empty());
+  EXPECT_TRUE(source.source_queries().empty());
+}
+
+}  // namespace
+}  // namespace advisor

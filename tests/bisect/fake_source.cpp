@@ -1,0 +1,135 @@
+#include "tests/bisect/fake_source.h"
+
+#include <set>
+
+namespace advisor::testing {
+namespace {
+
+constexpr ThreadId kMainThread = 1;
+constexpr TimeNs kOptimizerNs = 1'000'000;
+
+TimeNs Ns(double ms) { return static_cast<TimeNs>(ms * 1e6); }
+
+bool IsChild(const std::string& path, const std::string& parent) {
+  return parent.empty() ? path.find('.') == std::string::npos
+                        : path.size() > parent.size() + 1 &&
+                              path.compare(0, parent.size() + 1, parent + ".") == 0 &&
+                              path.find('.', parent.size() + 1) == std::string::npos;
+}
+
+}  // namespace
+
+// Writes one step's ops and markers, bracketing the instrumented modules as marker ops would.
+struct FakeSource::Emitter {
+  const std::set<std::string>& instrumented;
+  Timeline& timeline;
+  TimeNs now;
+  std::int64_t next_seq = 0;
+  std::map<std::string, std::int64_t> seq_of;  // each module's forward op
+
+  void Op(const std::string& name, OpScope scope, double ms, std::int64_t seq) {
+    OpEvent op;
+    op.name = name;
+    op.scope = scope;
+    op.thread = kMainThread;
+    op.seq_nr = seq;
+    op.forward_thread = scope == OpScope::kBackward ? kMainThread : 0;
+    op.start_ns = now;
+    now += Ns(ms);
+    op.end_ns = now;
+    timeline.ops.push_back(op);
+  }
+
+  void Mark(const std::string& path, MarkerKind kind) {
+    if (instrumented.count(path)) timeline.markers.push_back({path, kind, kMainThread, now});
+  }
+
+  void Forward(const FakeModule& module) {
+    Mark(module.path, MarkerKind::kForwardEnter);
+    seq_of[module.path] = next_seq;
+    if (module.has_forward) Op(module.forward_op, OpScope::kForward, module.forward_ms, next_seq++);
+    for (const FakeModule& child : module.children) Forward(child);
+    Mark(module.path, MarkerKind::kForwardExit);
+  }
+
+  void Backward(const FakeModule& module) {
+    Mark(module.path, MarkerKind::kBackwardBegin);
+    for (auto child = module.children.rbegin(); child != module.children.rend(); ++child) {
+      Backward(*child);
+    }
+    if (module.has_forward) {
+      Op(module.backward_op, OpScope::kBackward, module.backward_ms, seq_of[module.path]);
+    }
+    Mark(module.path, MarkerKind::kBackwardEnd);
+  }
+};
+
+FakeSource::FakeSource(FakeModule root) : root_(std::move(root)) {
+  description_.run.mode = "model";
+  description_.run.device = "cpu";
+  Describe(root_);
+}
+
+void FakeSource::Describe(const FakeModule& module) {
+  ModuleInfo info;
+  info.path = module.path;
+  info.type = module.type;
+  info.has_forward = module.has_forward;
+  info.calls_submodules = !module.children.empty();
+  info.opaque_reason = module.opaque_reason;
+  modules_[module.path] = info;
+  for (const FakeModule& child : module.children) Describe(child);
+}
+
+std::vector<StepSpan> FakeSource::TimeSteps(int steps) {
+  return Record({Instrumentation::kNone, "", steps, false}).timeline.steps;
+}
+
+RecordedWindow FakeSource::Record(const WindowRequest& request) {
+  requests_.push_back(request);
+  // What TorchScript brackets when asked for the children of `parent`: the parent's own call and
+  // its children's, a container's children standing in for the container.
+  std::set<std::string> instrumented;
+  for (const auto& [path, info] : modules_) {
+    if (path.empty()) continue;
+    switch (request.instrumentation) {
+      case Instrumentation::kNone:
+        break;
+      case Instrumentation::kEveryModule:
+        instrumented.insert(path);
+        break;
+      case Instrumentation::kChildrenOf: {
+        const std::string& parent = request.parent;
+        const bool child = IsChild(path, parent);
+        const bool in_container = !child && IsChild(ParentPath(path), parent) &&
+                                  !modules_.at(ParentPath(path)).has_forward;
+        if (path == parent || (child && info.has_forward) || in_container) {
+          instrumented.insert(path);
+        }
+        break;
+      }
+    }
+  }
+  RecordedWindow window;
+  for (int i = 0; i < request.steps; ++i) {
+    Emitter emitter{instrumented, window.timeline, clock_, 0, {}};
+    const TimeNs start = emitter.now;
+    emitter.Forward(root_);
+    const TimeNs forward_end = emitter.now;
+    emitter.Backward(root_);
+    const TimeNs backward_end = emitter.now;
+    emitter.Op("Optimizer.step#SGD.step", OpScope::kUser, 1.0, -1);
+    const TimeNs end = emitter.now;
+    window.timeline.steps.push_back(StepOfPhases(i, start, start, forward_end, backward_end, end));
+    clock_ = end + kOptimizerNs;
+  }
+  window.timeline.probes.push_back({"ops", true, "fake", 0});
+  return window;
+}
+
+std::optional<SourceLocation> FakeSource::SourceOf(const std::string& path, const std::string& op) {
+  source_queries_.emplace_back(path, op);
+  return SourceLocation{"model.py", 42, "x = " + op + "(x)"};
+}
+
+}  // namespace advisor::testing

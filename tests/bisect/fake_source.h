@@ -1,0 +1,53 @@
+// A WindowSource that synthesises its windows from a described model: every module runs one
+// forward op of its own and one backward node, for the milliseconds given, in call order. What the
+// bisection asks for is recorded, so tests can check the windows it ran as well as its answer.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/bisect/window_source.h"
+
+namespace advisor::testing {
+
+struct FakeModule {
+  std::string path;
+  std::string type;
+  double forward_ms = 0.1;   // its own forward op
+  double backward_ms = 0.2;  // its own backward node
+  std::string forward_op = "aten::linear";
+  std::string backward_op = "AddmmBackward0";
+  bool has_forward = true;   // false for a container such as ModuleList
+  std::string opaque_reason;
+  std::vector<FakeModule> children;
+};
+
+class FakeSource : public WindowSource {
+ public:
+  explicit FakeSource(FakeModule root);
+
+  const SourceDescription& Describe() const override { return description_; }
+  const ModuleTree& Modules() const override { return modules_; }
+  std::vector<StepSpan> TimeSteps(int steps) override;
+  RecordedWindow Record(const WindowRequest& request) override;
+  std::optional<SourceLocation> SourceOf(const std::string& path, const std::string& op) override;
+
+  const std::vector<WindowRequest>& requests() const { return requests_; }
+  const std::vector<std::pair<std::string, std::string>>& source_queries() const {
+    return source_queries_;
+  }
+
+ private:
+  struct Emitter;
+  void Describe(const FakeModule& module);
+
+  FakeModule root_;
+  SourceDescription description_;
+  ModuleTree modules_;
+  std::vector<WindowRequest> requests_;
+  std::vector<std::pair<std::string, std::string>> source_queries_;
+  TimeNs clock_ = 1'000'000;
+};
+
+}  // namespace advisor::testing
