@@ -80,6 +80,7 @@ const char* PhaseName(Phase phase) {
 
 std::vector<OpPlacement> PlaceOps(const Timeline& timeline) {
   std::vector<OpPlacement> placements(timeline.ops.size());
+  std::vector<bool> encloses_boundary(timeline.ops.size(), false);
 
   std::set<std::string> paths_with_backward_end;
   for (const MarkerEvent& marker : timeline.markers) {
@@ -107,6 +108,7 @@ std::vector<OpPlacement> PlaceOps(const Timeline& timeline) {
     ThreadModules modules(paths_with_backward_end);
     std::pair<int, Phase> current_phase{-2, Phase::kOutside};
     std::vector<std::size_t> open_ops;  // enclosing ops, outermost first
+    std::vector<std::size_t> thread_ops;  // this thread's ops in start order
     for (const Item& item : items) {
       const int step = StepAt(timeline.steps, item.time);
       const Phase phase = step < 0 ? Phase::kOutside : timeline.steps[step].PhaseAt(item.time);
@@ -115,7 +117,14 @@ std::vector<OpPlacement> PlaceOps(const Timeline& timeline) {
         current_phase = {step, phase};
       }
       if (item.order == 0) {
-        modules.Apply(timeline.markers[item.index]);
+        const MarkerEvent& marker = timeline.markers[item.index];
+        modules.Apply(marker);
+        for (std::size_t open : open_ops) {
+          const OpEvent& enclosing = timeline.ops[open];
+          if (enclosing.start_ns < marker.time_ns && marker.time_ns < enclosing.end_ns) {
+            encloses_boundary[open] = true;
+          }
+        }
         continue;
       }
       const OpEvent& op = timeline.ops[item.index];
@@ -126,10 +135,20 @@ std::vector<OpPlacement> PlaceOps(const Timeline& timeline) {
       placement.step = step;
       placement.phase = phase;
       placement.module = modules.Innermost();
-      placement.top_level = open_ops.empty() ? static_cast<int>(item.index)
-                                             : static_cast<int>(open_ops.front());
       placement.parent = open_ops.empty() ? -1 : static_cast<int>(open_ops.back());
       open_ops.push_back(item.index);
+      thread_ops.push_back(item.index);
+    }
+    // Parents come before their children: one pass finds each op's top level.
+    for (std::size_t i : thread_ops) {
+      OpPlacement& placement = placements[i];
+      if (encloses_boundary[i]) {
+        placement.top_level = -1;
+      } else if (placement.parent < 0 || encloses_boundary[placement.parent]) {
+        placement.top_level = static_cast<int>(i);
+      } else {
+        placement.top_level = placements[placement.parent].top_level;
+      }
     }
   }
   return placements;

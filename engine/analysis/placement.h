@@ -16,7 +16,12 @@ struct OpPlacement {
   int step = -1;             // index into Timeline::steps; -1 outside every step
   Phase phase = Phase::kOutside;
   std::string module;        // innermost instrumented module instance, "" when none
-  int top_level = -1;        // index of the outermost enclosing op on its thread (itself if depth 0)
+  // The op whose cost this op's is part of: the outermost enclosing op on its thread (itself if
+  // none encloses it). An op that encloses a module boundary (a marker on its thread falls inside
+  // it: autograd Functions such as activation checkpointing run whole modules inside one op) is
+  // no op's top level: its cost belongs to the ops inside it, each in its own module, and its own
+  // top_level is -1.
+  int top_level = -1;
   int parent = -1;           // index of the innermost enclosing op on its thread; -1 at top level
 };
 

@@ -1,5 +1,6 @@
 #include "engine/cli/bisect_command.h"
 
+#include <chrono>
 #include <iostream>
 #include <sstream>
 
@@ -26,7 +27,7 @@ void PrintSummary(const BisectReport& report, const std::string& out_dir) {
   std::ostringstream line;
   if (report.hotspot) {
     const Hotspot& hot = *report.hotspot;
-    line << "hot spot: " << hot.path << " -> " << hot.op << " (" << hot.phase << ", "
+    line << "hot spot: " << (hot.path.empty() ? "the whole model" : hot.path) << " -> " << hot.op << " (" << hot.phase << ", "
          << hot.ms << " ms/step, " << static_cast<int>(hot.share * 100 + 0.5) << "% of the step)";
     if (hot.source) line << " at " << hot.source->file << ":" << hot.source->line;
   } else {
@@ -44,9 +45,13 @@ void PrintSummary(const BisectReport& report, const std::string& out_dir) {
 
 void AddBisectCommand(CLI::App& app, BisectCommandOptions& options) {
   CLI::App* command = app.add_subcommand(
-      "bisect", "Localise the hot spot of a TorchScript training workload, level by level");
+      "bisect",
+      "Localise the hot spot of a training step, level by level: of a TorchScript model with its "
+      "workload (advisor bisect model.pt), or of your own training script, unmodified "
+      "(advisor bisect [options] -- python train.py ...)");
   command->add_option("model", options.bisect.model_path,
-                      "model.pt with advisor/workload.json inside (default: the bundled demo)");
+                      "model.pt with advisor/workload.json inside (default: the bundled demo); a "
+                      "model file is code, as a script is: run only ones you trust");
   command->add_option("--out", options.out_dir, "report directory")->capture_default_str();
   options.workload.AddTo(*command);
   command->add_option("--warmup", options.bisect.warmup_steps, "discarded steps per window")
@@ -62,6 +67,14 @@ void AddBisectCommand(CLI::App& app, BisectCommandOptions& options) {
                     "let the TorchScript executor fuse and specialise (default off: eager-like "
                     "execution, as the model runs in Python; docs/bisect.md)");
   command->add_option("--rules", options.rule_dirs, "add the rules in DIR (repeatable)");
+  command->add_flag("--let-run", options.let_run,
+                    "script mode: let the script train on to its end once the bisection is done "
+                    "(default: advisor ends it)");
+  command->add_option("--step-timeout", options.step_timeout_s,
+                      "script mode: seconds to wait for the script's next training step, its "
+                      "first included (start-up, imports, model and data set-up)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 86400));
   command->add_flag("-q,--quiet", options.quiet, "no progress on stderr");
   command->add_flag("--autotest", options.autotest,
                     "try the recipes the findings name: check numerics, benchmark each against "
@@ -75,7 +88,70 @@ void AddBisectCommand(CLI::App& app, BisectCommandOptions& options) {
       ->check(CLI::Range(1, 100));
 }
 
+namespace {
+
+// Rules, the autotest where asked, and the report folder: the same for every front door.
+int Report(BisectCommandOptions& options, const RuleSet& rules, BisectOutcome& outcome,
+           ReportDirReservation& report_dir) {
+  BisectReport& report = outcome.report;
+  RuleRun rule_run = RunRules(rules, BuildFacts(report, ReadRunEnvironment()));
+  report.findings = std::move(rule_run.findings);
+  for (std::string& error : rule_run.errors) report.data_quality.push_back(std::move(error));
+  if (options.autotest) RunAutotestStep(options, report);
+
+  std::ostringstream trace;
+  WriteChromeTrace(outcome.window, outcome.placements, trace);
+  WriteReportDir(options.out_dir, {{"report.md", ReportToMarkdown(report)},
+                                   {"report.html", ReportToHtml(report)},
+                                   {"trace.json", trace.str()},
+                                   {"report.json", ReportToJsonText(report)}});
+  report_dir.Keep();
+  PrintSummary(report, options.out_dir);
+  return 0;
+}
+
+Progress ProgressOnStderr(const BisectCommandOptions& options) {
+  return [quiet = options.quiet](const std::string& line) {
+    if (!quiet) std::cerr << "[advisor] " << line << std::endl;
+  };
+}
+
+// `advisor bisect [options] -- COMMAND`: the bisection runs inside the script's own run.
+int RunScriptBisect(BisectCommandOptions& options) {
+  if (!options.bisect.model_path.empty()) {
+    throw std::runtime_error("give a model or a command after --, not both (" +
+                             options.bisect.model_path + ")");
+  }
+  ReportDirReservation report_dir(options.out_dir);
+  std::vector<RuleDiagnostic> rule_errors;
+  const RuleSet rules = RuleSet::LoadInstalled(options.rule_dirs, rule_errors);
+  if (!rule_errors.empty()) throw std::runtime_error(rule_errors.front().ToString());
+
+  const Progress progress = ProgressOnStderr(options);
+  const auto wall_start = std::chrono::steady_clock::now();
+  ScriptOptions script = options.script;
+  script.warmup_steps = options.bisect.warmup_steps;
+  script.step_timeout = std::chrono::seconds(options.step_timeout_s);
+  script.probe_dir = FindDataDir("probe");
+  ScriptSource source(script, progress);
+  BisectOutcome outcome = RunBisection(
+      source, {options.bisect.window_steps, options.bisect.max_depth}, progress);
+  outcome.report.run.wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  source.Finish(options.let_run);
+  const int status = Report(options, rules, outcome, report_dir);
+  if (options.let_run) {
+    const int script_status = source.WaitForScript();
+    progress(ScriptName(options.script.command) + " ended with exit status " +
+             std::to_string(script_status));
+  }
+  return status;
+}
+
+}  // namespace
+
 int RunBisectCommand(BisectCommandOptions& options) {
+  if (options.script_given) return RunScriptBisect(options);
   if (options.bisect.model_path.empty()) {
     options.bisect.model_path = DefaultModel();
     if (options.bisect.model_path.empty()) {
@@ -92,26 +168,8 @@ int RunBisectCommand(BisectCommandOptions& options) {
   const RuleSet rules = RuleSet::LoadInstalled(options.rule_dirs, rule_errors);
   if (!rule_errors.empty()) throw std::runtime_error(rule_errors.front().ToString());
 
-  const Progress progress = [&](const std::string& line) {
-    if (!options.quiet) std::cerr << "[advisor] " << line << std::endl;
-  };
-  BisectOutcome outcome = RunBisect(options.bisect, progress);
-  BisectReport& report = outcome.report;
-
-  RuleRun rule_run = RunRules(rules, BuildFacts(report, ReadRunEnvironment()));
-  report.findings = std::move(rule_run.findings);
-  for (std::string& error : rule_run.errors) report.data_quality.push_back(std::move(error));
-  if (options.autotest) RunAutotestStep(options, report);
-
-  std::ostringstream trace;
-  WriteChromeTrace(outcome.window, outcome.placements, trace);
-  WriteReportDir(options.out_dir, {{"report.md", ReportToMarkdown(report)},
-                                   {"report.html", ReportToHtml(report)},
-                                   {"trace.json", trace.str()},
-                                   {"report.json", ReportToJsonText(report)}});
-  report_dir.Keep();
-  PrintSummary(report, options.out_dir);
-  return 0;
+  BisectOutcome outcome = RunBisect(options.bisect, ProgressOnStderr(options));
+  return Report(options, rules, outcome, report_dir);
 }
 
 }  // namespace advisor

@@ -8,12 +8,17 @@
 
 #include "engine/autotest/ab_benchmark.h"
 #include "engine/cli/workload_flags.h"
+#include "engine/script/script_source.h"
 #include "engine/torch/bisector.h"
 
 namespace advisor {
 
 struct BisectCommandOptions {
-  BisectOptions bisect;
+  BisectOptions bisect;           // a model.pt, and the settings both front doors share
+  ScriptOptions script;           // a training command given after `--` (script mode)
+  bool script_given = false;      // `--` was on the command line
+  bool let_run = false;           // script mode: the script trains on once the bisection is done
+  int step_timeout_s = 600;       // script mode: the longest wait for the script's next step
   std::string out_dir = "advisor-report";
   std::vector<std::string> rule_dirs;
   WorkloadFlags workload;

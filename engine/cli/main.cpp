@@ -2,17 +2,42 @@
 #include <CLI/CLI.hpp>
 
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "engine/cli/bisect_command.h"
 #include "engine/cli/worker_command.h"
 #include "engine/rules/rules_commands.h"
 
+namespace {
+
+// `advisor bisect [options] -- COMMAND [ARGS...]`: everything after the first "--" is the user's
+// command, kept away from advisor's option parser (its flags are the script's, not advisor's).
+int SplitAtCommand(int argc, char** argv, std::vector<std::string>& command) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--") {
+      command.assign(argv + i + 1, argv + argc);
+      return i;
+    }
+  }
+  return argc;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  std::vector<std::string> script_command;
+  const int options_end = SplitAtCommand(argc, argv, script_command);
+  const bool has_command = options_end < argc;
+  argc = options_end;
+
   CLI::App app{"advisor: finds why a PyTorch training step is slow and proves what fixes it"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "advisor " ADVISOR_VERSION);
 
   advisor::BisectCommandOptions bisect;
+  bisect.script.command = script_command;
+  bisect.script_given = has_command;
   advisor::AddBisectCommand(app, bisect);
   advisor::WorkerCommandOptions worker;
   advisor::AddWorkerCommand(app, worker);
@@ -29,6 +54,10 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
 
+  if (has_command && !app.got_subcommand("bisect")) {
+    std::cerr << "advisor: only `advisor bisect` takes a command after --\n";
+    return 2;
+  }
   try {
     if (app.got_subcommand("bisect")) return advisor::RunBisectCommand(bisect);
     if (app.got_subcommand("worker")) return advisor::RunWorkerCommand(worker);

@@ -82,7 +82,10 @@ void RenderHeader(std::ostringstream& out, const BisectReport& report) {
       << "<h1>" << HtmlCode(run.model) << "</h1><div class=\"meta\">"
       << EscapeHtml(run.device_name.empty() ? run.device
                                             : run.device + " \u00b7 " + run.device_name)
-      << " \u00b7 LibTorch " << EscapeHtml(run.torch_version) << " \u00b7 batch " << run.batch_size
+      << (run.mode == "script" ? " \u00b7 PyTorch " : " \u00b7 LibTorch ")
+      << EscapeHtml(run.torch_version)
+      << (run.mode == "script" ? " \u00b7 Python " + EscapeHtml(run.python_version) : "")
+      << " \u00b7 batch " << run.batch_size
       << " \u00b7 " << EscapeHtml(run.dtype) << "</div></header>\n";
 }
 

@@ -27,7 +27,10 @@ json RunToJson(const RunInfo& run) {
           {"deterministic", run.deterministic},
           {"cuda_graphs", run.cuda_graphs},
           {"dtype", run.dtype},
-          {"wall_s", run.wall_s}};
+          {"wall_s", run.wall_s},
+          {"command", run.command},
+          {"python", run.mode == "script" ? json(run.python) : json(nullptr)},
+          {"python_version", run.mode == "script" ? json(run.python_version) : json(nullptr)}};
 }
 
 json StepToJson(const StepBreakdown& step) {

@@ -33,6 +33,10 @@ struct RunInfo {
   // (advisor bisect -- python train.py) or "trace" (advisor analyze trace.json). Last, so that
   // positional initialisers of the other fields keep their meaning.
   std::string mode = "model";
+  // Script mode: the command as given after `--`, and the Python that ran it.
+  std::vector<std::string> command;
+  std::string python;          // the interpreter's path
+  std::string python_version;  // e.g. "3.11.2"
 };
 
 // Medians over the baseline window's steps (host clock; on GPU, the step ends after a sync).

@@ -194,12 +194,20 @@ Table MemoryTable(const MemoryStats& memory) {
 
 Table RunTable(const RunInfo& run, bool gpu_measured) {
   Table table{{"what", "value"}, {false, false}, {}};
-  AddRow(table, "model", Code(run.model));
+  const bool script = run.mode == "script";
+  if (script) {
+    std::string command;
+    for (const std::string& argument : run.command) command += (command.empty() ? "" : " ") + argument;
+    AddRow(table, "command", Code(command));
+    AddRow(table, "Python", Text(run.python_version + " (" + run.python + ")"));
+  } else {
+    AddRow(table, "model", Code(run.model));
+  }
   AddRow(table, "device",
          Text(run.device_name.empty() ? run.device : run.device + " (" + run.device_name + ")"));
   AddRow(table, "GPU probe",
          Text(gpu_measured ? "ran (kernel times measured)" : "absent (no kernel times)"));
-  AddRow(table, "LibTorch", Text(run.torch_version));
+  AddRow(table, script ? "PyTorch" : "LibTorch", Text(run.torch_version));
   AddRow(table, "advisor", Text(run.advisor_version));
   AddRow(table, "batch size", Text(std::to_string(run.batch_size)));
   AddRow(table, "input dtype", Text(run.dtype));
@@ -212,7 +220,9 @@ Table RunTable(const RunInfo& run, bool gpu_measured) {
     windows += "; " + std::to_string(run.site_windows) + " to name the modules of sync and copy sites";
   }
   AddRow(table, "profiled windows", Text(windows + ")"));
-  AddRow(table, "wall time", Text(FormatSeconds(run.wall_s) + " (model load included)"));
+  AddRow(table, "wall time",
+         Text(FormatSeconds(run.wall_s) +
+              (script ? " (the script's start-up and first steps included)" : " (model load included)")));
   return table;
 }
 

@@ -11,7 +11,6 @@
 namespace advisor {
 
 std::string TorchVersion();
-std::string CpuModelName();  // "AMD EPYC 7B13 (2 cores)"
 std::string CudaDeviceName();
 // Why `--device cuda` cannot run here, as one clause.
 std::string CudaUnavailableReason();

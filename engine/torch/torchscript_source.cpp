@@ -4,6 +4,7 @@
 #include <torch/script.h>
 
 #include "engine/torch/device_info.h"
+#include "engine/util/cpu_model.h"
 #include "engine/torch/instrument.h"
 #include "engine/torch/model_archive.h"
 #include "engine/torch/module_tree.h"

@@ -58,6 +58,32 @@ TEST(PlaceOps, GradientAccumulationAlternatesPhasesWithinOneStep) {
   }
 }
 
+TEST(PlaceOps, AnOpThatRunsWholeModulesLeavesTheirOpsToThem) {
+  // Activation checkpointing: the layer runs inside the CheckpointFunction op, in forward and
+  // again (recomputed) inside its backward node.
+  TimelineBuilder b;
+  b.Step(0, 10, 30, 40)
+      .Op("CheckpointFunction", 1, 9)
+      .Forward("layer", 2, 8)
+      .Op("aten::linear", 3, 7)
+      .Op("CheckpointFunctionBackward", 12, 28, 1, OpScope::kBackward)
+      .Forward("layer", 13, 18)
+      .Op("aten::linear", 14, 17)
+      .Backward("layer", 19, 27)
+      .Op("AddmmBackward0", 20, 26, 1, OpScope::kBackward);
+  const std::vector<OpPlacement> placements = PlaceOps(b.Build());
+  EXPECT_EQ(placements[0].top_level, -1) << "the checkpoint's cost is its layer's";
+  EXPECT_EQ(placements[1].top_level, 1);
+  EXPECT_EQ(placements[1].module, "layer");
+  EXPECT_EQ(placements[1].parent, 0) << "still nested in the checkpoint op";
+  EXPECT_EQ(placements[2].top_level, -1);
+  EXPECT_EQ(placements[3].top_level, 3);
+  EXPECT_EQ(placements[3].module, "layer");
+  EXPECT_EQ(placements[3].phase, Phase::kBackward) << "the recompute is backward work";
+  EXPECT_EQ(placements[4].top_level, 4);
+  EXPECT_EQ(placements[4].module, "layer");
+}
+
 TEST(PlaceOps, BackwardIntervalsArePerThread) {
   TimelineBuilder b;
   b.Step(0, 10, 30, 40)

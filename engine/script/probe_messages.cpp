@@ -1,0 +1,217 @@
+#include "engine/script/probe_messages.h"
+
+#include <algorithm>
+
+#include "engine/analysis/placement.h"
+
+namespace advisor {
+namespace {
+
+using nlohmann::json;
+
+// More modules than any model has: a bound on what a broken probe can make advisor hold.
+constexpr std::size_t kMaxModules = 1'000'000;
+constexpr std::size_t kMaxTextBytes = 4096;
+
+const json& Field(const json& message, const char* key) {
+  auto it = message.find(key);
+  if (it == message.end()) throw ProbeMessageError(std::string("missing field '") + key + "'");
+  return *it;
+}
+
+std::string Text(const json& value, const char* what) {
+  if (!value.is_string()) throw ProbeMessageError(std::string(what) + ": not a string");
+  const std::string& text = value.get_ref<const std::string&>();
+  if (text.size() > kMaxTextBytes) throw ProbeMessageError(std::string(what) + ": too long");
+  if (std::any_of(text.begin(), text.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x20; })) {
+    throw ProbeMessageError(std::string(what) + ": control characters");
+  }
+  return text;
+}
+
+std::string TextOr(const json& message, const char* key, const char* what) {
+  auto it = message.find(key);
+  return it == message.end() || it->is_null() ? std::string() : Text(*it, what);
+}
+
+bool Flag(const json& value, const char* what) {
+  if (!value.is_boolean()) throw ProbeMessageError(std::string(what) + ": not a boolean");
+  return value.get<bool>();
+}
+
+long long Count(const json& value, const char* what) {
+  if (!value.is_number_integer() || value.get<long long>() < 0) {
+    throw ProbeMessageError(std::string(what) + ": not a count");
+  }
+  return value.get<long long>();
+}
+
+double Number(const json& value, const char* what) {
+  if (!value.is_number() || !(value.get<double>() >= 0)) {
+    throw ProbeMessageError(std::string(what) + ": not a non-negative number");
+  }
+  return value.get<double>();
+}
+
+ModuleTree ReadModules(const json& modules) {
+  if (!modules.is_array() || modules.size() > kMaxModules) {
+    throw ProbeMessageError("modules: not an array of modules");
+  }
+  ModuleTree tree;
+  for (const json& entry : modules) {
+    if (!entry.is_object()) throw ProbeMessageError("modules: an entry is not an object");
+    ModuleInfo info;
+    info.path = Text(Field(entry, "path"), "modules path");
+    info.type = Text(Field(entry, "type"), "modules type");
+    info.parameters = Count(Field(entry, "parameters"), "modules parameters");
+    info.has_forward = Flag(Field(entry, "has_forward"), "modules has_forward");
+    info.calls_submodules = Flag(Field(entry, "calls_submodules"), "modules calls_submodules");
+    info.opaque_reason = TextOr(entry, "opaque", "modules opaque");
+    const std::string path = info.path;
+    if (!tree.emplace(path, std::move(info)).second) {
+      throw ProbeMessageError("modules: '" + path + "' appears twice");
+    }
+  }
+  if (tree.count("") == 0) throw ProbeMessageError("modules: no root");
+  for (const auto& [path, info] : tree) {
+    if (!path.empty() && tree.count(ParentPath(path)) == 0) {
+      throw ProbeMessageError("modules: '" + path + "' has no parent in the tree");
+    }
+  }
+  return tree;
+}
+
+std::optional<DeviceLimits> ReadDeviceLimits(const json& limits) {
+  if (limits.is_null()) return std::nullopt;
+  if (!limits.is_object()) throw ProbeMessageError("device_limits: not an object");
+  DeviceLimits out;
+  out.sm_count = static_cast<int>(Count(Field(limits, "sm_count"), "device_limits sm_count"));
+  out.max_threads_per_sm =
+      static_cast<int>(Count(Field(limits, "max_threads_per_sm"), "device_limits threads"));
+  out.regs_per_sm = static_cast<int>(Count(Field(limits, "regs_per_sm"), "device_limits regs"));
+  out.smem_per_sm = Count(Field(limits, "smem_per_sm"), "device_limits shared memory");
+  out.max_warps_per_sm =
+      static_cast<int>(Count(Field(limits, "max_warps_per_sm"), "device_limits warps"));
+  // Python does not expose the resident block limit: 32 on every architecture since Volta
+  // (compute capability 7.x and later), 16 or 32 before.
+  const long long major = Count(Field(limits, "major"), "device_limits major");
+  out.max_blocks_per_sm = major >= 7 ? 32 : 16;
+  if (!out.complete()) return std::nullopt;
+  return out;
+}
+
+}  // namespace
+
+std::string MessageType(const json& message) { return Text(Field(message, "type"), "type"); }
+
+ProbeHello ReadHello(const json& message) {
+  ProbeHello hello;
+  hello.python_version = Text(Field(message, "python"), "hello python");
+  hello.executable = Text(Field(message, "executable"), "hello executable");
+  hello.pid = Count(Field(message, "pid"), "hello pid");
+  return hello;
+}
+
+ProbeModel ReadModel(const json& message) {
+  ProbeModel model;
+  model.modules = ReadModules(Field(message, "modules"));
+  RunInfo& run = model.description.run;
+  run.mode = "script";
+  run.torch_version = Text(Field(message, "torch"), "model torch");
+  run.device = Text(Field(message, "device"), "model device");
+  if (run.device != "cpu" && run.device != "cuda") {
+    throw ProbeMessageError("model device: neither cpu nor cuda");
+  }
+  run.device_name = TextOr(message, "device_name", "model device_name");
+  run.deterministic = Flag(Field(message, "deterministic"), "model deterministic");
+  const json& input = Field(message, "input");
+  if (!input.is_object()) throw ProbeMessageError("model input: not an object");
+  if (input.contains("batch_size")) {
+    run.batch_size = static_cast<int>(std::min<long long>(
+        Count(input["batch_size"], "model input batch_size"), 1LL << 30));
+  }
+  run.dtype = TextOr(input, "dtype", "model input dtype");
+  const json& data = Field(message, "data");
+  if (data.is_object()) {
+    DataWait wait;
+    wait.workers = static_cast<int>(
+        std::min<long long>(Count(Field(data, "workers"), "model data workers"), 1 << 20));
+    wait.pin_memory = Flag(Field(data, "pin_memory"), "model data pin_memory") &&
+                      run.device == "cuda";
+    model.description.input = wait;
+  } else if (!data.is_null()) {
+    throw ProbeMessageError("model data: not an object");
+  }
+  model.description.device_limits = ReadDeviceLimits(Field(message, "device_limits"));
+  return model;
+}
+
+ProbeEnded ReadEnded(const json& message) {
+  ProbeEnded ended;
+  ended.steps = static_cast<int>(std::min<long long>(Count(Field(message, "steps"), "ended steps"),
+                                                     1 << 30));
+  ended.optimizer_seen = Flag(Field(message, "optimizer_seen"), "ended optimizer_seen");
+  ended.model_seen = Flag(Field(message, "model_seen"), "ended model_seen");
+  return ended;
+}
+
+std::string ReadFatal(const json& message) { return Text(Field(message, "message"), "fatal message"); }
+
+std::vector<StepSpan> ReadSteps(const json& message) { return StepsFromJson(Field(message, "steps")); }
+
+ProbeWindow ReadWindow(const json& message) {
+  ProbeWindow out;
+  out.window.timeline.steps = StepsFromJson(Field(message, "steps"));
+  EventsFromJson(Field(message, "events"), out.window.timeline);
+  const json& memory = Field(message, "memory");
+  if (memory.is_object()) {
+    MemoryStats stats;
+    stats.peak_allocated_mb = Number(Field(memory, "peak_allocated_mb"), "memory peak_allocated_mb");
+    stats.peak_reserved_mb = Number(Field(memory, "peak_reserved_mb"), "memory peak_reserved_mb");
+    stats.device_total_mb = Number(Field(memory, "device_total_mb"), "memory device_total_mb");
+    stats.alloc_retries = Count(Field(memory, "alloc_retries"), "memory alloc_retries");
+    out.window.memory = stats;
+  } else if (!memory.is_null()) {
+    throw ProbeMessageError("memory: not an object");
+  }
+  if (auto lines = message.find("lines"); lines != message.end()) {
+    if (!lines->is_object()) throw ProbeMessageError("lines: not an object");
+    for (const auto& [where, text] : lines->items()) {
+      out.lines[where] = text.is_string() && text.get_ref<const std::string&>().size() <= kMaxTextBytes
+                             ? text.get<std::string>()
+                             : std::string();
+    }
+  }
+  return out;
+}
+
+std::optional<SourceLocation> FindLabelledSource(const ProbeWindow& window, const std::string& op) {
+  static constexpr char kPrefix[] = "advisor.source@";
+  const Timeline& timeline = window.window.timeline;
+  const std::vector<OpPlacement> placements = PlaceOps(timeline);
+  for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
+    if (timeline.ops[i].name != op) continue;
+    for (int parent = placements[i].parent; parent >= 0; parent = placements[parent].parent) {
+      const std::string& label = timeline.ops[parent].name;
+      if (label.compare(0, sizeof kPrefix - 1, kPrefix) != 0) continue;
+      const std::string where = label.substr(sizeof kPrefix - 1);
+      const std::size_t colon = where.rfind(':');
+      if (colon == std::string::npos) break;
+      SourceLocation location;
+      location.file = where.substr(0, colon);
+      try {
+        location.line = std::stoi(where.substr(colon + 1));
+      } catch (const std::exception&) {
+        break;
+      }
+      if (auto text = window.lines.find(where); text != window.lines.end()) {
+        location.text = text->second;
+      }
+      return location;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace advisor

@@ -1,0 +1,58 @@
+// The messages the script probe sends (docs/script-mode.md, "The protocol"), read into engine
+// structs. Each reader checks the message's fields and throws ProbeMessageError naming the first
+// problem: a probe message is input from another process, never trusted.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/bisect/window_source.h"
+#include "engine/script/timeline_codec.h"
+
+namespace advisor {
+
+// "hello": the interpreter started with the probe in it.
+struct ProbeHello {
+  std::string python_version;
+  std::string executable;
+  long long pid = 0;
+};
+
+// "model": the first step is done and the model is known.
+struct ProbeModel {
+  SourceDescription description;  // run.mode "script"; torch, device, input, data settings
+  ModuleTree modules;
+};
+
+// "ended": the script is exiting.
+struct ProbeEnded {
+  int steps = 0;              // steps it completed
+  bool optimizer_seen = false;
+  bool model_seen = false;
+};
+
+// A window's reply: its steps and events, and for a source window the text of each labelled line.
+struct ProbeWindow {
+  RecordedWindow window;
+  std::map<std::string, std::string> lines;  // "file:line" -> the line's text
+};
+
+// The message's "type", or ProbeMessageError.
+std::string MessageType(const nlohmann::json& message);
+
+ProbeHello ReadHello(const nlohmann::json& message);
+ProbeModel ReadModel(const nlohmann::json& message);
+ProbeEnded ReadEnded(const nlohmann::json& message);
+std::string ReadFatal(const nlohmann::json& message);
+std::vector<StepSpan> ReadSteps(const nlohmann::json& message);
+ProbeWindow ReadWindow(const nlohmann::json& message);
+
+// Where the source window labelled the first call that ran `op`: the innermost
+// "advisor.source@FILE:LINE" range around it (probes/python/site/advisor_probe/sources.py).
+std::optional<SourceLocation> FindLabelledSource(const ProbeWindow& window, const std::string& op);
+
+}  // namespace advisor

@@ -1,0 +1,57 @@
+#include "engine/script/python_command.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace advisor {
+namespace {
+
+std::string BaseName(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool IsExecutableFile(const std::string& path) {
+  struct stat info {};
+  return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) && access(path.c_str(), X_OK) == 0;
+}
+
+// The program as execvp would find it; "" when it would not.
+std::string Resolve(const std::string& program) {
+  if (program.find('/') != std::string::npos) return IsExecutableFile(program) ? program : "";
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
+    if (IsExecutableFile(candidate)) return candidate;
+  }
+  return "";
+}
+
+bool NamesPython(const std::string& program) { return BaseName(program).rfind("python", 0) == 0; }
+
+bool ShebangNamesPython(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::string line;
+  if (!std::getline(file, line) || line.rfind("#!", 0) != 0) return false;
+  return line.find("python") != std::string::npos;
+}
+
+}  // namespace
+
+std::string WhyNotPython(const std::vector<std::string>& command) {
+  if (command.empty()) return "no command after --: give the command that trains, e.g. python train.py";
+  const std::string& program = command.front();
+  const std::string resolved = Resolve(program);
+  if (resolved.empty()) return program + ": no such program";
+  if (NamesPython(program) || NamesPython(resolved) || ShebangNamesPython(resolved)) return "";
+  return program + " is not Python: advisor bisect -- runs a command that starts Python "
+                   "(python train.py, python -m pkg.train, a launcher such as torchrun)";
+}
+
+}  // namespace advisor

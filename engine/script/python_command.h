@@ -1,0 +1,14 @@
+// Whether a command starts Python: `advisor bisect -- COMMAND` refuses anything else before it
+// runs, with one line. A program named python* is Python; so is a script whose #! line names a
+// Python (torchrun, accelerate and other launchers installed by pip).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace advisor {
+
+// "" when `command` starts Python, else the one-line reason.
+std::string WhyNotPython(const std::vector<std::string>& command);
+
+}  // namespace advisor

@@ -1,0 +1,47 @@
+// The user's training command, run by `advisor bisect -- COMMAND`: in a process group of its own
+// (so that advisor can end it and every process it started, DataLoader workers included), dying
+// with advisor (PR_SET_PDEATHSIG), its stdout and stderr passed through, and one end of the
+// probe's channel handed down as a numbered file descriptor.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace advisor {
+
+class ScriptProcess {
+ public:
+  // Starts argv (argv[0] looked up in PATH) with `env` added to advisor's environment and
+  // `inherited_fd` open in the child. Throws std::runtime_error (one line) when it cannot start.
+  ScriptProcess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+                int inherited_fd);
+  // Ends the process group if it still runs.
+  ~ScriptProcess();
+  ScriptProcess(const ScriptProcess&) = delete;
+  ScriptProcess& operator=(const ScriptProcess&) = delete;
+
+  pid_t pid() const { return pid_; }
+
+  // The exit status once the command has ended (reaped without waiting); nullopt while it runs.
+  // A command killed by a signal reads 128 + the signal.
+  std::optional<int> Poll();
+  // Waits for the command to end on its own (--let-run) and returns its status.
+  int Wait();
+  // Ends the command and everything in its process group: SIGTERM, then SIGKILL after `grace`.
+  void Terminate(std::chrono::milliseconds grace = std::chrono::milliseconds(2000));
+  // One line: "exit status 1", "killed by signal 9".
+  std::string DescribeExit() const;
+
+ private:
+  void Reaped(int status);
+
+  pid_t pid_ = -1;
+  std::optional<int> status_;  // raw wait status once reaped
+};
+
+}  // namespace advisor

@@ -1,0 +1,29 @@
+// The timeline as the script probe sends it to the controller: compact JSON (arrays, names
+// interned), written inside the user's process by the probe library and read back by advisor.
+// What the probe sends is not trusted: the reader checks every field's type and range and throws
+// ProbeMessageError naming the first problem.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <stdexcept>
+#include <string>
+
+#include "engine/timeline/timeline.h"
+
+namespace advisor {
+
+class ProbeMessageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Events and probe statuses (not steps: the Python side measures those).
+std::string EventsToJson(const Timeline& timeline);
+// Fills `out`'s events and probe statuses from EventsToJson's output.
+void EventsFromJson(const nlohmann::json& events, Timeline& out);
+
+nlohmann::json StepsToJson(const std::vector<StepSpan>& steps);
+std::vector<StepSpan> StepsFromJson(const nlohmann::json& steps);
+
+}  // namespace advisor

@@ -1,0 +1,63 @@
+// The script probe's native half, loaded into the user's Python process with
+// torch.ops.load_library: the same op observer, marker ops and CUPTI probe that `bisect model.pt`
+// uses, behind a few operators the Python half (site/advisor_probe) calls between steps.
+//
+//   advisor::probe_start(bool gpu) -> ()   start recording a window (CUPTI too when gpu)
+//   advisor::probe_finish() -> str         stop; the window's events as JSON (engine/script)
+//   advisor::probe_abandon() -> ()         stop and drop what was recorded (a forked child)
+//   advisor::probe_torch_version() -> str  the LibTorch this library was built against
+//
+// Names contain "advisor::", so the op probe leaves these calls out of the model's ops.
+#include <torch/library.h>
+#include <torch/version.h>
+
+#include <memory>
+#include <string>
+
+#include "engine/script/timeline_codec.h"
+#include "probes/cupti/gpu_probe.h"
+#include "probes/markers/marker_ops.h"
+#include "probes/ops/event_recorder.h"
+#include "probes/ops/window_recording.h"
+
+namespace advisor {
+namespace {
+
+// Called from the Python thread that runs the training loop, one call at a time.
+std::unique_ptr<GpuActivityProbe> g_gpu;
+std::unique_ptr<WindowRecording> g_recording;
+
+void ProbeStart(bool gpu) {
+  if (gpu && !g_gpu) g_gpu = MakeGpuActivityProbe();
+  g_recording = std::make_unique<WindowRecording>(gpu ? g_gpu.get() : nullptr);
+  g_recording->Start();
+}
+
+std::string ProbeFinish() {
+  if (!g_recording) return EventsToJson(Timeline{});
+  const Timeline timeline = g_recording->Finish();
+  g_recording.reset();
+  return EventsToJson(timeline);
+}
+
+void ProbeAbandon() {
+  g_recording.reset();
+  EventRecorder::Get().Stop();
+  Timeline discarded;
+  EventRecorder::Get().CollectInto(discarded);
+}
+
+std::string ProbeTorchVersion() { return TORCH_VERSION; }
+
+// The marker ops live in a static library: referencing it keeps their registration linked in.
+const bool kMarkersLinked = (EnsureMarkerOpsRegistered(), true);
+
+}  // namespace
+}  // namespace advisor
+
+TORCH_LIBRARY_FRAGMENT(advisor, m) {
+  m.def("probe_start(bool gpu) -> ()", &advisor::ProbeStart);
+  m.def("probe_finish() -> str", &advisor::ProbeFinish);
+  m.def("probe_abandon() -> ()", &advisor::ProbeAbandon);
+  m.def("probe_torch_version() -> str", &advisor::ProbeTorchVersion);
+}

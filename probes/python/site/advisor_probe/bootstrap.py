@@ -1,0 +1,120 @@
+"""Start-up inside the user's interpreter, before the script runs: open the channel, refuse a
+Python without torch or with a torch other than the one advisor's probe library was built
+against (before the script runs half-instrumented), and arrange for the session to start the
+moment torch finishes importing."""
+
+import ast
+import importlib.abc
+import importlib.util
+import json
+import os
+import platform
+import sys
+
+from advisor_probe.channel import Channel
+
+
+def _fatal(channel, message):
+    channel.send({"type": "fatal", "message": message})
+    channel.close()
+    os._exit(3)
+
+
+def _torch_version_on_disk(spec):
+    """torch.__version__ and torch.version.cuda from torch/version.py, without importing torch."""
+    for location in spec.submodule_search_locations or []:
+        path = os.path.join(location, "version.py")
+        try:
+            with open(path) as source:
+                tree = ast.parse(source.read())
+        except OSError:
+            continue
+        found = {}
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target = node.targets[0]
+                if isinstance(target, ast.Name) and isinstance(node.value, ast.Constant):
+                    found[target.id] = node.value.value
+        return found.get("__version__"), found.get("cuda")
+    return None, None
+
+
+def _check_torch(channel, build):
+    spec = importlib.util.find_spec("torch")
+    if spec is None:
+        _fatal(channel, "%s has no torch (no module named 'torch'): run the script with the "
+                        "Python of your training environment" % sys.executable)
+    built = build.get("python_torch")
+    if not built:
+        _fatal(channel, "advisor's script probe was built without a Python with torch: rebuild "
+                        "with scripts/setup.sh --python %s" % sys.executable)
+    version, cuda = _torch_version_on_disk(spec)
+    if version is not None and (version != built["torch_version"] or cuda != built["cuda"]):
+        _fatal(channel, "the script's torch is %s (CUDA %s, %s) but advisor's probe was built "
+                        "against torch %s (CUDA %s, %s): rebuild with scripts/setup.sh --python %s"
+               % (version, cuda, sys.executable, built["torch_version"], built["cuda"],
+                  built["python"], sys.executable))
+    return built
+
+
+class _AfterExec(importlib.abc.Loader):
+    """Runs `then(module)` once the wrapped loader has executed the module."""
+
+    def __init__(self, loader, then):
+        self._loader = loader
+        self._then = then
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+        self._then(module)
+
+    def __getattr__(self, name):
+        return getattr(self._loader, name)
+
+
+class _WhenTorchImports(importlib.abc.MetaPathFinder):
+    def __init__(self, then):
+        self._then = then
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "torch":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _AfterExec(spec.loader, self._then)
+        return spec
+
+
+def install():
+    channel = Channel(int(os.environ.pop("ADVISOR_PROBE_FD")))
+    config = json.loads(os.environ.pop("ADVISOR_PROBE_CONFIG"))
+    channel.send({"type": "hello", "protocol": 1, "pid": os.getpid(),
+                  "python": platform.python_version(), "executable": sys.executable})
+    with open(config["build_info"]) as info:
+        build = json.load(info)
+    built = _check_torch(channel, build)
+
+    def start(torch):
+        from advisor_probe.session import Session
+
+        abi = bool(torch._C._GLIBCXX_USE_CXX11_ABI)
+        if abi != built["cxx11_abi"]:
+            _fatal(channel, "the script's torch uses the C++ ABI %s, advisor's probe library %s: "
+                            "rebuild with scripts/setup.sh --python %s"
+                   % (int(abi), int(built["cxx11_abi"]), sys.executable))
+        try:
+            torch.ops.load_library(config["library"])
+        except Exception as error:  # a library that does not load is a build problem: say so
+            _fatal(channel, "cannot load advisor's probe library %s: %s"
+                   % (config["library"], str(error).splitlines()[0]))
+        try:
+            Session(channel, config).start()
+        except Exception as error:  # the probe's own failure must not look like the script's
+            _fatal(channel, "advisor's probe could not start in torch %s: %s: %s"
+                   % (torch.__version__, type(error).__name__, error))
+
+    sys.meta_path.insert(0, _WhenTorchImports(start))

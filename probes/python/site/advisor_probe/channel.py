@@ -1,0 +1,33 @@
+"""The probe's end of the private channel to advisor: one JSON object per line each way."""
+
+import json
+import os
+import socket
+
+
+class Channel:
+    def __init__(self, fd):
+        os.set_inheritable(fd, False)  # the script's subprocesses never see it
+        self._socket = socket.socket(fileno=fd)
+        self._socket.setblocking(True)
+        self._pending = b""
+
+    def send(self, message):
+        self.send_text(json.dumps(message, separators=(",", ":")))
+
+    def send_text(self, text):
+        """Sends one message already encoded as a JSON object without newlines."""
+        self._socket.sendall(text.encode("utf-8", "replace") + b"\n")
+
+    def receive(self):
+        """The next command; None when advisor has closed the channel."""
+        while b"\n" not in self._pending:
+            chunk = self._socket.recv(65536)
+            if not chunk:
+                return None
+            self._pending += chunk
+        line, self._pending = self._pending.split(b"\n", 1)
+        return json.loads(line)
+
+    def close(self):
+        self._socket.close()

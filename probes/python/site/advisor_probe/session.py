@@ -1,0 +1,376 @@
+"""The probe's life in the user's process: step detection, model discovery, and carrying out the
+controller's commands at step boundaries (docs/script-mode.md, "The protocol").
+
+Outside windows the probe costs a few Python calls per step: a hook on the model's forward, a
+wrapper around torch.autograd.backward and one around the optimizer's step. Everything else
+(marker hooks, the native recorder, CUPTI, device synchronisation) is on only for the steps a
+window measures.
+"""
+
+import atexit
+import functools
+import importlib
+import json
+import os
+import time
+
+import torch
+
+from advisor_probe import modules as module_tree
+from advisor_probe.markers import Markers
+from advisor_probe.sources import SourceCapture, line_text
+from advisor_probe.steps import StepClock
+
+now = time.monotonic_ns
+
+
+class _Command:
+    """A command being carried out: the steps it measures come after the step in progress when it
+    arrived (that one warms the new hooks up) and after `skip` more."""
+
+    def __init__(self, message, step_in_progress):
+        self.message = message
+        self.op = message.get("op")
+        self.steps = int(message.get("steps", 0))
+        self.first = step_in_progress + 1 + int(message.get("skip", 0))
+        self.last = self.first + self.steps - 1
+        self.spans = []
+        self.recording = False
+        self.undo = []  # what to remove when the command is done
+
+    @property
+    def records(self):
+        return self.op in ("record", "source")
+
+    def measures(self, index):
+        return self.first <= index <= self.last
+
+
+class Session:
+    def __init__(self, channel, config):
+        self._channel = channel
+        self._config = config
+        self._pid = os.getpid()
+        self._clock = StepClock()
+        self._optimizers = []
+        self._candidates = []      # modules called outermost during the first step
+        self._depth = 0
+        self._in_backward = False
+        self._discovery = []       # global hook handles, until the model is known
+        self._tree = None
+        self._command = None
+        self._cuda = False
+        self._sync_phases = False  # in the measured steps of the baseline's profiled window
+        self._input = {}
+        self._loader = None
+        self._sources = set()      # (file, line) labelled by a source capture
+        self._awaiting_command = False  # the model is described; the next boundary asks advisor
+
+    # ---- set-up --------------------------------------------------------------------------
+
+    def start(self):
+        self._wrap_optimizers()
+        self._wrap_backward()
+        self._track_data_loaders()
+        mod = importlib.import_module("torch.nn.modules.module")
+        self._discovery = [mod.register_module_forward_pre_hook(self._discover_enter),
+                           mod.register_module_forward_hook(self._discover_exit)]
+        os.register_at_fork(after_in_child=self._forked)
+        atexit.register(self._at_exit)
+
+    def _active(self):
+        return os.getpid() == self._pid and self._channel is not None
+
+    def _wrap_optimizers(self):
+        optimizer_module = importlib.import_module("torch.optim.optimizer")
+        if hasattr(optimizer_module, "register_optimizer_step_pre_hook"):
+            optimizer_module.register_optimizer_step_pre_hook(
+                lambda optimizer, args, kwargs: self._optimizer_starts(optimizer))
+            optimizer_module.register_optimizer_step_post_hook(
+                lambda optimizer, args, kwargs: self._optimizer_ends())
+            return
+        # torch 1.x: no global step hooks; wrap each optimizer class's step once, when the first
+        # instance is made.
+        session = self
+        original_init = torch.optim.Optimizer.__init__
+
+        @functools.wraps(original_init)
+        def init(optimizer, *args, **kwargs):
+            original_init(optimizer, *args, **kwargs)
+            cls = type(optimizer)
+            if getattr(cls.step, "_advisor_wrapped", False):
+                return
+            step = cls.step
+
+            @functools.wraps(step)
+            def wrapped_step(self, *args, **kwargs):
+                session._optimizer_starts(self)
+                try:
+                    return step(self, *args, **kwargs)
+                finally:
+                    session._optimizer_ends()
+
+            wrapped_step._advisor_wrapped = True
+            cls.step = wrapped_step
+
+        torch.optim.Optimizer.__init__ = init
+
+    def _wrap_backward(self):
+        original = torch.autograd.backward
+        session = self
+
+        @functools.wraps(original)
+        def backward(*args, **kwargs):
+            session._backward_starts()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                session._backward_ends()
+
+        torch.autograd.backward = backward
+
+    def _track_data_loaders(self):
+        loader_class = importlib.import_module("torch.utils.data").DataLoader
+        original_iter = loader_class.__iter__
+        session = self
+
+        @functools.wraps(original_iter)
+        def iterate(loader):
+            session._loader = {"workers": int(loader.num_workers),
+                               "pin_memory": bool(loader.pin_memory)}
+            return original_iter(loader)
+
+        loader_class.__iter__ = iterate
+
+    def _forked(self):
+        # A DataLoader worker or any other fork: it must not record, send or hold the channel.
+        if self._command is not None and self._command.recording:
+            torch.ops.advisor.probe_abandon()
+        try:
+            self._channel.close()
+        except OSError:
+            pass
+        self._channel = None
+
+    def _at_exit(self):
+        if self._active():
+            self._send({"type": "ended", "steps": self._clock.completed,
+                        "optimizer_seen": bool(self._optimizers), "model_seen": self._tree is not None})
+
+    # ---- what the script does --------------------------------------------------------------
+
+    def _optimizer_starts(self, optimizer):
+        if not self._active():
+            return
+        if not any(o is optimizer for o in self._optimizers):
+            self._optimizers.append(optimizer)
+        self._sync_if(self._sync_phases)
+        self._clock.optimizer_starts(now())
+
+    def _optimizer_ends(self):
+        if not self._active():
+            return
+        command = self._command
+        measured = command is not None and command.first - 1 <= self._clock.completed <= command.last
+        # The step's end: device work included where a window measures it.
+        self._sync_if(measured)
+        self._depth = 0
+        self._clock.optimizer_ends(now())
+        # The next step is the window's first: record from here, so that its data phase is in.
+        if command is not None and command.records and not command.recording and \
+                self._clock.completed + 1 == command.first:
+            self._start_recording(command)
+
+    def _backward_starts(self):
+        if not self._active():
+            return
+        self._sync_if(self._sync_phases)
+        self._in_backward = True
+        self._clock.backward_starts(now())
+
+    def _backward_ends(self):
+        if not self._active():
+            return
+        self._sync_if(self._sync_phases)
+        self._in_backward = False
+        self._clock.backward_ends(now())
+
+    def _discover_enter(self, module, args):
+        if not self._active():
+            return
+        if self._depth == 0 and not self._in_backward:
+            if self._clock.optimizer_stepped and self._optimizers:
+                self._finish_discovery()
+                self._model_forward(module, args)
+                self._depth += 1
+                return
+            if not any(c is module for c in self._candidates):
+                self._candidates.append(module)
+            self._clock.forward_starts(now())
+        self._depth += 1
+
+    def _discover_exit(self, module, args, output):
+        if self._active() and self._depth > 0:
+            self._depth -= 1
+
+    def _finish_discovery(self):
+        for handle in self._discovery:
+            handle.remove()
+        self._discovery = []
+        candidates = [c for c in self._candidates
+                      if not any(o is not c and any(m is c for m in o.modules())
+                                 for o in self._candidates)]
+        roots = module_tree.choose_roots(candidates, module_tree.parameter_ids(self._optimizers))
+        if not roots:
+            self._fatal("no module whose parameters the optimizer trains was called in the first "
+                        "step: advisor bisects the model an optimizer trains")
+        self._tree = module_tree.ModuleTree(roots)
+        for root in roots:
+            root.register_forward_pre_hook(self._model_forward)
+        first = next(roots[0].parameters(), None)
+        self._cuda = first is not None and first.is_cuda
+        self._send_model()
+        self._awaiting_command = True
+
+    def _model_forward(self, module, args):
+        if not self._active() or self._in_backward:
+            return
+        if not self._input:
+            tensor = next((a for a in args if isinstance(a, torch.Tensor)), None)
+            if tensor is not None and tensor.dim() > 0:
+                self._input = {"batch_size": int(tensor.shape[0]),
+                               "dtype": str(tensor.dtype).replace("torch.", "")}
+        if self._clock.optimizer_stepped:
+            self._sync_if(self._sync_phases)
+        closed = self._clock.forward_starts(now())
+        if closed is not None:
+            self._step_closed(closed)
+
+    # ---- windows ------------------------------------------------------------------------
+
+    def _step_closed(self, step):
+        command = self._command
+        if command is not None:
+            self._send({"type": "step", "index": step[0]})  # advisor times out a hung script
+            if command.measures(step[0]):
+                command.spans.append(step)
+            if step[0] != command.last:
+                return
+            self._complete(command)
+        elif not self._awaiting_command:
+            return
+        self._awaiting_command = False
+        self._receive_command()
+
+    def _start_recording(self, command):
+        if self._cuda:
+            torch.cuda.reset_peak_memory_stats()
+        torch.ops.advisor.probe_start(self._cuda)
+        command.recording = True
+        self._sync_phases = bool(command.message.get("sync_phases", False))
+
+    def _complete(self, command):
+        self._sync_phases = False
+        for remove in command.undo:
+            remove()
+        steps = json.dumps(command.spans, separators=(",", ":"))
+        if command.op == "time":
+            self._channel.send_text('{"type":"steps","steps":%s}' % steps)
+        else:
+            events = torch.ops.advisor.probe_finish()
+            command.recording = False
+            message = {"memory": self._memory()}
+            if command.op == "source":
+                message["lines"] = {"%s:%d" % key: line_text(*key) for key in self._sources}
+                self._sources = set()
+            tail = json.dumps(message, separators=(",", ":"))[1:]
+            self._channel.send_text('{"type":"window","steps":%s,"events":%s,%s'
+                                    % (steps, events, tail))
+        self._command = None
+
+    def _memory(self):
+        if not self._cuda:
+            return None
+        stats = torch.cuda.memory_stats()
+        return {"peak_allocated_mb": torch.cuda.max_memory_allocated() / 2**20,
+                "peak_reserved_mb": torch.cuda.max_memory_reserved() / 2**20,
+                "device_total_mb": torch.cuda.get_device_properties(
+                    torch.cuda.current_device()).total_memory / 2**20,
+                "alloc_retries": int(stats.get("num_alloc_retries", 0))}
+
+    def _receive_command(self):
+        message = self._channel.receive()
+        if message is None or message.get("op") == "exit":
+            os._exit(0)
+        if message.get("op") == "detach":
+            self._detach()
+            return
+        command = _Command(message, self._clock.completed)
+        if command.op == "record":
+            command.undo.append(self._instrument(message))
+        elif command.op == "source":
+            module = self._tree.by_path.get(message.get("path"))
+            if module is None:
+                self._fatal("advisor asked for the source of an unknown module")
+            capture = SourceCapture(module, self._sources)
+            command.undo.append(capture.remove)
+        self._command = command
+
+    def _instrument(self, message):
+        kind = message.get("instrument", "none")
+        if kind == "none":
+            return lambda: None
+        paths = (self._tree.every_module() if kind == "every"
+                 else self._tree.children_of(message.get("parent", "")))
+        markers = Markers()
+        markers.install({path: self._tree.by_path[path] for path in paths})
+        return markers.remove
+
+    def _detach(self):
+        """--let-run: the probe stops measuring; the script runs on as if it were alone."""
+        self._channel.close()
+        self._channel = None
+
+    # ---- messages -------------------------------------------------------------------------
+
+    def _send(self, message):
+        try:
+            self._channel.send(message)
+        except OSError:
+            pass  # advisor is gone (it ended the run); nothing is left to tell it
+
+    def _fatal(self, text):
+        self._send({"type": "fatal", "message": text})
+        os._exit(3)
+
+    def _sync_if(self, condition):
+        if condition and self._cuda:
+            torch.cuda.synchronize()
+
+    def _send_model(self):
+        device = "cuda" if self._cuda else "cpu"
+        message = {
+            "type": "model",
+            "torch": torch.__version__,
+            "device": device,
+            "device_name": torch.cuda.get_device_name() if self._cuda else "",
+            "deterministic": bool(torch.are_deterministic_algorithms_enabled()),
+            "modules": self._tree.describe(),
+            "input": self._input,
+            "data": self._loader,
+            "device_limits": self._device_limits(),
+            "optimizers": [type(o).__name__ for o in self._optimizers],
+        }
+        self._send(message)
+
+    def _device_limits(self):
+        if not self._cuda:
+            return None
+        props = torch.cuda.get_device_properties(torch.cuda.current_device())
+        threads = getattr(props, "max_threads_per_multi_processor", 0)
+        return {"sm_count": props.multi_processor_count,
+                "max_threads_per_sm": threads,
+                "regs_per_sm": getattr(props, "regs_per_multiprocessor", 0),
+                "smem_per_sm": getattr(props, "shared_memory_per_multiprocessor", 0),
+                "max_warps_per_sm": threads // 32,
+                "major": props.major}

@@ -1,0 +1,30 @@
+"""advisor's script probe, injected by `advisor bisect -- python ...` through PYTHONPATH.
+
+Python imports the first sitecustomize on its path at start-up. This one starts the probe when
+advisor launched the interpreter (ADVISOR_PROBE_FD is set; the probe removes it, so the script's
+own child interpreters run untouched), then runs the sitecustomize it shadows, as Python would have.
+"""
+
+import os
+import sys
+
+
+def _run_shadowed_sitecustomize():
+    import importlib.machinery
+    import importlib.util
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    others = [entry for entry in sys.path if os.path.abspath(entry or ".") != here]
+    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", others)
+    if spec is None or spec.loader is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+
+if "ADVISOR_PROBE_FD" in os.environ:
+    from advisor_probe import bootstrap
+
+    bootstrap.install()
+
+_run_shadowed_sitecustomize()

@@ -1,0 +1,69 @@
+"""The probe's step clock: where steps end and how they are cut into phases."""
+
+import unittest
+
+from advisor_probe.steps import BACKWARD, DATA, FORWARD, OPTIMIZER, StepClock
+
+
+class StepClockTest(unittest.TestCase):
+    def test_a_step_closes_when_the_next_forward_begins(self):
+        clock = StepClock()
+        self.assertIsNone(clock.forward_starts(10))
+        clock.backward_starts(20)
+        clock.backward_ends(30)
+        clock.optimizer_starts(32)
+        clock.optimizer_ends(40)
+        self.assertTrue(clock.optimizer_stepped)
+        step = clock.forward_starts(50)
+        self.assertEqual(step, [0, 10, 40, [[FORWARD, 10, 20], [BACKWARD, 20, 30],
+                                            [OPTIMIZER, 30, 40]]])
+        self.assertEqual(clock.completed, 1)
+        clock.backward_starts(60)
+        clock.backward_ends(70)
+        clock.optimizer_starts(70)
+        clock.optimizer_ends(75)
+        step = clock.forward_starts(90)
+        self.assertEqual(step[1:3], [40, 75])
+        self.assertEqual(step[3][0], [DATA, 40, 50], "the wait for the next batch is data")
+
+    def test_gradient_accumulation_is_one_step(self):
+        clock = StepClock()
+        clock.forward_starts(0)
+        clock.backward_starts(10)
+        clock.backward_ends(20)
+        self.assertIsNone(clock.forward_starts(25), "a second micro-batch, same step")
+        clock.backward_starts(35)
+        clock.backward_ends(45)
+        clock.optimizer_starts(50)
+        clock.optimizer_ends(60)
+        step = clock.forward_starts(70)
+        self.assertEqual([p[0] for p in step[3]],
+                         [FORWARD, BACKWARD, DATA, FORWARD, BACKWARD, OPTIMIZER])
+        self.assertEqual(step[3][2], [DATA, 20, 25])
+        self.assertEqual(step[3][5], [OPTIMIZER, 45, 60], "clipping before the step is optimizer")
+
+    def test_two_optimizers_end_one_step(self):
+        clock = StepClock()
+        clock.forward_starts(0)
+        clock.backward_starts(10)
+        clock.backward_ends(20)
+        clock.optimizer_starts(20)
+        clock.optimizer_ends(25)
+        clock.optimizer_starts(26)
+        clock.optimizer_ends(30)
+        step = clock.forward_starts(40)
+        self.assertEqual(step[2], 30)
+        self.assertEqual(step[3][-1], [OPTIMIZER, 20, 30])
+        self.assertEqual(clock.completed, 1)
+
+    def test_nothing_counts_before_the_first_forward(self):
+        clock = StepClock()
+        clock.backward_starts(1)
+        clock.optimizer_starts(2)
+        clock.optimizer_ends(3)
+        self.assertFalse(clock.optimizer_stepped)
+        self.assertIsNone(clock.forward_starts(5))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,226 @@
+// `advisor bisect -- python ...` end to end, on scripts written as users write them: the answer,
+// the report, and how advisor ends (or refuses) a script: one line, a non-zero exit, no report
+// and no process left behind.
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <thread>
+
+#include "tests/integration/run_advisor.h"
+
+namespace advisor {
+namespace {
+
+namespace fs = std::filesystem;
+using advisor::testing::CommandResult;
+using advisor::testing::ReadFile;
+using advisor::testing::RunCommand;
+using nlohmann::json;
+
+const std::string kAdvisor = ADVISOR_BINARY;
+const std::string kPython = ADVISOR_PYTHON;
+const std::string kScripts = ADVISOR_TEST_SCRIPTS_DIR;
+
+fs::path Scratch(const std::string& name) {
+  const fs::path dir = fs::path(ADVISOR_TEST_SCRATCH_DIR) / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+// A word no other process has on its command line: the tests find the script's processes by it.
+std::string UniqueTag() {
+  std::random_device random;
+  return "advisor-test-" + std::to_string(getpid()) + "-" + std::to_string(random());
+}
+
+// Processes whose command line contains `tag` (DataLoader workers forked by the script carry its
+// command line too).
+int ProcessesTagged(const std::string& tag) {
+  int count = 0;
+  DIR* proc = opendir("/proc");
+  while (dirent* entry = readdir(proc)) {
+    const std::string pid = entry->d_name;
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string cmdline = ReadFile("/proc/" + pid + "/cmdline");
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    if (cmdline.find(tag) != std::string::npos) ++count;
+  }
+  closedir(proc);
+  return count;
+}
+
+std::string Sample(const std::string& tag, const std::string& arguments = "") {
+  return kPython + " " + kScripts + "/train_sample.py --tag " + tag + " " + arguments;
+}
+
+json Report(const fs::path& out) { return json::parse(ReadFile((out / "report.json").string())); }
+
+// One line on stderr after advisor's own progress lines, and nothing else advisor printed.
+std::string AdvisorError(const CommandResult& run) {
+  const std::size_t at = run.err.rfind("advisor: ");
+  return at == std::string::npos ? "" : run.err.substr(at);
+}
+
+TEST(ScriptMode, NamesTheSlowInstanceOfAUsersTrainingScript) {
+  const fs::path scratch = Scratch("names_the_instance");
+  const std::string tag = UniqueTag();
+  const CommandResult run = RunCommand(
+      kAdvisor + " bisect -q --out " + (scratch / "report").string() + " -- " + Sample(tag),
+      scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("epoch 0:"), std::string::npos) << "the script's own output passes through";
+  const json report = Report(scratch / "report");
+  EXPECT_EQ(report["run"]["mode"], "script");
+  EXPECT_EQ(report["run"]["command"][1], kScripts + "/train_sample.py");
+  EXPECT_FALSE(report["run"]["python_version"].get<std::string>().empty());
+  const json& hotspot = report["hotspot"];
+  EXPECT_EQ(hotspot["path"], "encoder.layers.2.ffn") << run.out;
+  EXPECT_FALSE(hotspot["op"].get<std::string>().empty());
+  ASSERT_TRUE(hotspot["source"].is_object());
+  EXPECT_EQ(hotspot["source"]["file"], kScripts + "/train_sample.py");
+  EXPECT_NE(hotspot["source"]["text"].get<std::string>().find("self.up"), std::string::npos)
+      << "the line of FeedForward.forward that runs the slow matmuls";
+  EXPECT_EQ(ProcessesTagged(tag), 0) << "the script and its DataLoader workers are gone";
+  for (const char* file : {"report.md", "report.html", "trace.json"}) {
+    EXPECT_TRUE(fs::exists(scratch / "report" / file)) << file;
+  }
+}
+
+TEST(ScriptMode, CheckpointedLayersAndInPlaceOpsOnModuleOutputs) {
+  const fs::path scratch = Scratch("checkpointed");
+  const std::string tag = UniqueTag();
+  const CommandResult run =
+      RunCommand(kAdvisor + " bisect -q --out " + (scratch / "report").string() + " -- " +
+                     Sample(tag, "--checkpoint"),
+                 scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(Report(scratch / "report")["hotspot"]["path"], "encoder.layers.2.ffn");
+}
+
+TEST(ScriptMode, LetRunLetsTheScriptFinish) {
+  const fs::path scratch = Scratch("let_run");
+  const std::string tag = UniqueTag();
+  const CommandResult run =
+      RunCommand(kAdvisor + " bisect -q --let-run --out " + (scratch / "report").string() +
+                     " -- " + Sample(tag, "--epochs 8"),
+                 scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("epoch 7:"), std::string::npos) << "the script trained to its end";
+  EXPECT_TRUE(fs::exists(scratch / "report" / "report.json"));
+}
+
+struct BadScript {
+  std::string name;
+  std::string command;   // after "--"
+  std::string expected;  // in advisor's one error line
+  std::string options;   // before "--"
+
+  friend void PrintTo(const BadScript& bad, std::ostream* out) { *out << bad.name; }
+};
+
+class RejectsBadScript : public ::testing::TestWithParam<BadScript> {};
+
+// A Python without torch: a venv of the same interpreter, without the system's packages.
+std::string PythonWithoutTorch() {
+  const fs::path dir = fs::path(ADVISOR_TEST_SCRATCH_DIR) / "venv-without-torch";
+  if (!fs::exists(dir / "bin" / "python")) {
+    EXPECT_EQ(std::system((kPython + " -m venv --without-pip " + dir.string()).c_str()), 0);
+  }
+  return (dir / "bin" / "python").string();
+}
+
+TEST_P(RejectsBadScript, WithOneLineAndNoReportOrProcessLeft) {
+  const BadScript& bad = GetParam();
+  const fs::path scratch = Scratch("bad_" + bad.name);
+  const std::string tag = UniqueTag();
+  std::string command = bad.command;
+  for (std::size_t at; (at = command.find("TAG")) != std::string::npos;) command.replace(at, 3, tag);
+  if (command.rfind("VENV", 0) == 0) command.replace(0, 4, PythonWithoutTorch());
+  const CommandResult run = RunCommand(kAdvisor + " bisect " + bad.options + " --out " +
+                                           (scratch / "report").string() + " -- " + command,
+                                       scratch.string());
+  EXPECT_NE(run.exit_code, 0);
+  const std::string error = AdvisorError(run);
+  EXPECT_NE(error.find(bad.expected), std::string::npos) << run.err;
+  EXPECT_EQ(std::count(error.begin(), error.end(), '\n'), 1) << "one line: " << error;
+  EXPECT_FALSE(fs::exists(scratch / "report")) << "no report";
+  EXPECT_EQ(ProcessesTagged(tag), 0) << "no process left behind";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Scripts, RejectsBadScript,
+    ::testing::Values(
+        BadScript{"not_python", "/bin/true TAG", "/bin/true is not Python", "-q"},
+        BadScript{"no_such_program", "no-such-program-TAG x.py", "no such program", "-q"},
+        BadScript{"without_torch", "VENV " + kScripts + "/train_sample.py --tag TAG",
+                  "has no torch", "-q"},
+        BadScript{"fails_early", kPython + " " + kScripts + "/fails_early.py TAG",
+                  "fails_early.py failed (exit status 1) before its second training step", "-q"},
+        BadScript{"ends_too_early", kPython + " " + kScripts + "/train_sample.py --epochs 2 --tag TAG",
+                  "train_sample.py ended (exit status 0) after", "-q"},
+        BadScript{"no_optimizer", kPython + " " + kScripts + "/no_optimizer.py TAG",
+                  "without stepping a torch.optim optimizer", "-q"},
+        BadScript{"hangs", kPython + " " + kScripts + "/hangs.py TAG",
+                  "hangs.py made no training step in 3 s", "-q --step-timeout 3"}),
+    [](const ::testing::TestParamInfo<BadScript>& info) { return info.param.name; });
+
+TEST(RejectsBadScript, ATorchOtherThanTheProbesIsRefusedBeforeTheScriptRuns) {
+  const fs::path scratch = Scratch("other_torch");
+  // The probe as built, but claiming another torch.
+  const fs::path probe = scratch / "probe";
+  fs::copy(fs::path(ADVISOR_PROBE_DIR), probe, fs::copy_options::recursive);
+  json info = json::parse(ReadFile((probe / "build_info.json").string()));
+  info["python_torch"]["torch_version"] = "9.9.9";
+  std::ofstream((probe / "build_info.json").string()) << info.dump();
+  const std::string tag = UniqueTag();
+  const CommandResult run = RunCommand("ADVISOR_PROBE_DIR=" + probe.string() + " " + kAdvisor +
+                                           " bisect -q --out " + (scratch / "report").string() +
+                                           " -- " + Sample(tag),
+                                       scratch.string());
+  EXPECT_NE(run.exit_code, 0);
+  const std::string error = AdvisorError(run);
+  EXPECT_NE(error.find("advisor's probe was built against torch 9.9.9"), std::string::npos)
+      << run.err;
+  EXPECT_NE(error.find("rebuild with scripts/setup.sh --python"), std::string::npos);
+  EXPECT_EQ(run.out.find("epoch"), std::string::npos) << "the script never ran";
+  EXPECT_FALSE(fs::exists(scratch / "report"));
+}
+
+TEST(ScriptMode, CtrlCEndsAdvisorAndTheScript) {
+  const fs::path scratch = Scratch("interrupted");
+  const std::string tag = UniqueTag();
+  const std::string err_path = (scratch / "stderr.txt").string();
+  const pid_t advisor = fork();
+  if (advisor == 0) {
+    const std::string command = "exec " + kAdvisor + " bisect --out " +
+                                (scratch / "report").string() + " -- " +
+                                Sample(tag, "--epochs 1000") + " >/dev/null 2>" + err_path;
+    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Interrupt once the script is training under advisor.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (ReadFile(err_path).find("level 1") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  kill(advisor, SIGINT);
+  int status = 0;
+  waitpid(advisor, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << ReadFile(err_path);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(ProcessesTagged(tag), 0) << "the script and its workers are gone";
+}
+
+}  // namespace
+}  // namespace advisor

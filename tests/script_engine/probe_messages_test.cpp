@@ -1,0 +1,118 @@
+// Reading what the probe sends: the model's description, windows, and where a labelled op is in
+// the user's code; malformed messages are refused with the field named.
+#include "engine/script/probe_messages.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/script/python_command.h"
+#include "engine/script/script_source.h"
+
+namespace advisor {
+namespace {
+
+using nlohmann::json;
+
+json Model() {
+  return {{"type", "model"},
+          {"torch", "2.11.0+cu130"},
+          {"device", "cuda"},
+          {"device_name", "NVIDIA H200"},
+          {"deterministic", true},
+          {"modules",
+           {{{"path", ""}, {"type", "timm.VisionTransformer"}, {"parameters", 86},
+             {"has_forward", true}, {"calls_submodules", true}, {"opaque", ""}},
+            {{"path", "blocks"}, {"type", "torch.nn.Sequential"}, {"parameters", 80},
+             {"has_forward", true}, {"calls_submodules", true}, {"opaque", ""}},
+            {{"path", "blocks.0"}, {"type", "timm.Block"}, {"parameters", 80},
+             {"has_forward", true}, {"calls_submodules", true},
+             {"opaque", "compiled with torch.compile: measured as one leaf"}}}},
+          {"input", {{"batch_size", 128}, {"dtype", "float32"}}},
+          {"data", {{"workers", 8}, {"pin_memory", true}}},
+          {"device_limits",
+           {{"sm_count", 132}, {"max_threads_per_sm", 2048}, {"regs_per_sm", 65536},
+            {"smem_per_sm", 233472}, {"max_warps_per_sm", 64}, {"major", 9}}}};
+}
+
+TEST(ProbeMessages, ReadsTheModel) {
+  const ProbeModel model = ReadModel(Model());
+  const RunInfo& run = model.description.run;
+  EXPECT_EQ(run.mode, "script");
+  EXPECT_EQ(run.torch_version, "2.11.0+cu130");
+  EXPECT_EQ(run.device, "cuda");
+  EXPECT_EQ(run.batch_size, 128);
+  EXPECT_TRUE(run.deterministic);
+  ASSERT_TRUE(model.description.input.has_value());
+  EXPECT_EQ(model.description.input->workers, 8);
+  EXPECT_TRUE(model.description.input->pin_memory);
+  ASSERT_TRUE(model.description.device_limits.has_value());
+  EXPECT_EQ(model.description.device_limits->max_blocks_per_sm, 32);
+  ASSERT_EQ(model.modules.size(), 3u);
+  EXPECT_EQ(model.modules.at("blocks.0").opaque_reason,
+            "compiled with torch.compile: measured as one leaf");
+}
+
+std::string ModelError(const json& message) {
+  try {
+    ReadModel(message);
+  } catch (const ProbeMessageError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(ProbeMessages, RefusesAModelThatDoesNotHoldTogether) {
+  json bad = Model();
+  bad["modules"][2]["path"] = "head.0";
+  EXPECT_EQ(ModelError(bad), "modules: 'head.0' has no parent in the tree");
+  bad = Model();
+  bad["modules"].erase(0);
+  EXPECT_EQ(ModelError(bad), "modules: no root");
+  bad = Model();
+  bad["modules"][1]["path"] = "blocks\x1b[2J";
+  EXPECT_EQ(ModelError(bad), "modules path: control characters");
+  bad = Model();
+  bad["device"] = "tpu";
+  EXPECT_EQ(ModelError(bad), "model device: neither cpu nor cuda");
+  bad = Model();
+  bad["modules"][1]["parameters"] = -1;
+  EXPECT_EQ(ModelError(bad), "modules parameters: not a count");
+  bad = Model();
+  bad.erase("input");
+  EXPECT_EQ(ModelError(bad), "missing field 'input'");
+}
+
+TEST(ProbeMessages, FindsTheUserLineThatCalledAnOp) {
+  // A source window: the module's calls ran inside labels naming their lines.
+  ProbeWindow window;
+  Timeline& timeline = window.window.timeline;
+  timeline.steps = {StepOfPhases(0, 0, 0, 100, 200, 300)};
+  timeline.ops = {{"advisor.source@/home/me/model.py:41", OpScope::kUser, 1, -1, 0, 10, 20, 0, 0},
+                  {"aten::linear", OpScope::kForward, 1, 1, 0, 11, 19, 1, 0},
+                  {"advisor.source@/home/me/model.py:57", OpScope::kUser, 1, -1, 0, 30, 60, 0, 0},
+                  {"aten::gather", OpScope::kForward, 1, 2, 0, 31, 59, 1, 0}};
+  window.lines["/home/me/model.py:57"] = "x = torch.gather(x, 1, index)";
+  const std::optional<SourceLocation> source = FindLabelledSource(window, "aten::gather");
+  ASSERT_TRUE(source.has_value());
+  EXPECT_EQ(source->file, "/home/me/model.py");
+  EXPECT_EQ(source->line, 57);
+  EXPECT_EQ(source->text, "x = torch.gather(x, 1, index)");
+  EXPECT_FALSE(FindLabelledSource(window, "aten::bmm").has_value());
+}
+
+TEST(ScriptCommand, NamesTheScriptInMessages) {
+  EXPECT_EQ(ScriptName({"python", "-u", "train.py", "--lr", "0.1"}), "train.py");
+  EXPECT_EQ(ScriptName({"python3", "-m", "pkg.train"}), "-m pkg.train");
+  EXPECT_EQ(ScriptName({"torchrun", "--nproc_per_node", "2"}), "torchrun");
+}
+
+TEST(ScriptCommand, OnlyPythonIsRun) {
+  EXPECT_EQ(WhyNotPython({"/bin/true", "train.py"}),
+            "/bin/true is not Python: advisor bisect -- runs a command that starts Python "
+            "(python train.py, python -m pkg.train, a launcher such as torchrun)");
+  EXPECT_EQ(WhyNotPython({"no-such-program-here"}), "no-such-program-here: no such program");
+  EXPECT_NE(WhyNotPython({}).find("no command after --"), std::string::npos);
+  EXPECT_EQ(WhyNotPython({ADVISOR_TEST_PYTHON, "train.py"}), "");
+}
+
+}  // namespace
+}  // namespace advisor

@@ -1,0 +1,108 @@
+// The timeline as the probe sends it: everything survives the trip, and what a broken or hostile
+// probe sends is refused with the field named.
+#include "engine/script/timeline_codec.h"
+
+#include <gtest/gtest.h>
+
+namespace advisor {
+namespace {
+
+using nlohmann::json;
+
+Timeline Sample() {
+  Timeline timeline;
+  timeline.ops.push_back({"aten::gather", OpScope::kForward, 7, 42, 0, 100, 200, 0, 9});
+  timeline.ops.push_back({"GatherBackward0", OpScope::kBackward, 8, 42, 7, 300, 400, 1, 0});
+  timeline.markers.push_back({"blocks.3.mlp", MarkerKind::kBackwardBegin, 8, 290});
+  KernelEvent kernel;
+  kernel.name = "void gather_kernel<float>";
+  kernel.start_ns = 150;
+  kernel.end_ns = 160;
+  kernel.grid[0] = 80;
+  kernel.block[0] = 256;
+  kernel.external_id = 9;
+  timeline.kernels.push_back(kernel);
+  timeline.memcpys.push_back({MemcpyKind::kHostToDevice, 4096, true, 0, 7, 110, 120, 3, 9});
+  timeline.memsets.push_back({64, 0, 7, 130, 131, 4, 9});
+  timeline.syncs.push_back({SyncKind::kStream, 7, 140, 145, 5, 9});
+  timeline.api_calls.push_back({"cudaLaunchKernel", false, 7, 149, 151, 6, 9});
+  timeline.probes.push_back({"cupti", true, "", 2});
+  return timeline;
+}
+
+TEST(TimelineCodec, EventsRoundTrip) {
+  const Timeline original = Sample();
+  Timeline read;
+  EventsFromJson(json::parse(EventsToJson(original)), read);
+  ASSERT_EQ(read.ops.size(), 2u);
+  EXPECT_EQ(read.ops[1].name, "GatherBackward0");
+  EXPECT_EQ(read.ops[1].scope, OpScope::kBackward);
+  EXPECT_EQ(read.ops[1].forward_thread, 7u);
+  EXPECT_EQ(read.ops[0].correlation_id, 9u);
+  EXPECT_EQ(read.markers[0].path, "blocks.3.mlp");
+  EXPECT_EQ(read.markers[0].kind, MarkerKind::kBackwardBegin);
+  EXPECT_EQ(read.kernels[0].name, "void gather_kernel<float>");
+  EXPECT_EQ(read.kernels[0].grid[0], 80);
+  EXPECT_EQ(read.memcpys[0].kind, MemcpyKind::kHostToDevice);
+  EXPECT_TRUE(read.memcpys[0].pageable_host);
+  EXPECT_EQ(read.memsets[0].bytes, 64u);
+  EXPECT_EQ(read.syncs[0].kind, SyncKind::kStream);
+  EXPECT_EQ(read.api_calls[0].name, "cudaLaunchKernel");
+  EXPECT_EQ(read.probes[0].dropped_records, 2u);
+}
+
+TEST(TimelineCodec, StepsRoundTripWithTheirStretches) {
+  std::vector<StepSpan> steps = {StepOfPhases(0, 10, 12, 20, 30, 40)};
+  const std::vector<StepSpan> read = StepsFromJson(StepsToJson(steps));
+  ASSERT_EQ(read.size(), 1u);
+  ASSERT_EQ(read[0].phases.size(), 4u);
+  EXPECT_EQ(read[0].phases[0].phase, Phase::kData);
+  EXPECT_EQ(read[0].phases[3].end_ns, 40);
+}
+
+std::string ErrorOf(const json& events) {
+  try {
+    Timeline timeline;
+    EventsFromJson(events, timeline);
+  } catch (const ProbeMessageError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(TimelineCodec, RefusesMalformedEventsNamingTheField) {
+  json events = json::parse(EventsToJson(Sample()));
+  json bad = events;
+  bad["ops"][0][0] = 99;  // no such name
+  EXPECT_EQ(ErrorOf(bad), "events.ops name: no such name");
+  bad = events;
+  bad["ops"][0][1] = 17;
+  EXPECT_EQ(ErrorOf(bad), "events.ops scope: out of range");
+  bad = events;
+  bad["ops"][0][6] = 50;  // ends before it starts
+  EXPECT_EQ(ErrorOf(bad), "events.ops: ends before it starts");
+  bad = events;
+  bad["markers"][0] = "x";
+  EXPECT_EQ(ErrorOf(bad), "events.markers: expected an array of at least 1 elements");
+  bad = events;
+  bad["kernels"][0][5] = 1e300;
+  EXPECT_EQ(ErrorOf(bad), "events.kernels: not an integer");
+  bad = events;
+  bad["probes"] = json::object();
+  EXPECT_EQ(ErrorOf(bad), "events.probes: not an array");
+  EXPECT_EQ(ErrorOf(json::array()), "events: not an object");
+}
+
+TEST(TimelineCodec, RefusesStepsOutOfOrder) {
+  json steps = StepsToJson({StepOfPhases(0, 10, 10, 20, 30, 40), StepOfPhases(1, 40, 40, 50, 60, 70)});
+  steps[1][1] = 35;  // starts before the previous one ends
+  EXPECT_THROW(StepsFromJson(steps), ProbeMessageError);
+  steps = StepsToJson({StepOfPhases(0, 10, 10, 20, 30, 40)});
+  steps[0][3][1][2] = 45;  // a phase past the step's end
+  EXPECT_THROW(StepsFromJson(steps), ProbeMessageError);
+  steps[0][3] = "phases";
+  EXPECT_THROW(StepsFromJson(steps), ProbeMessageError);
+}
+
+}  // namespace
+}  // namespace advisor
