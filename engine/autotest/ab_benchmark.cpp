@@ -111,6 +111,7 @@ AbResult RunAbBenchmark(const CandidateSpec& candidate, const WorkerCommandBuild
       }
       side->samples_per_step = result.samples_per_step;
       KeepPeak(side->peak_memory_mb, result.peak_memory_mb);
+      if (side->candidate && result.warmup_s) KeepPeak(fix.warmup_s, result.warmup_s);
       (side->candidate ? measured.candidate_ms : measured.baseline_ms) = result.step_ms;
       if (side->candidate && round == 1) fix.sites = result.sites;
       progress << label << "round " << round << "/" << settings.rounds << " " << side->name << " "

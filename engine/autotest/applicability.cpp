@@ -35,10 +35,16 @@ bool VersionAtLeast(const std::string& version, const std::string& minimum) {
   return !std::lexicographical_compare(have.begin(), have.end(), need.begin(), need.end());
 }
 
-std::string WhyNotApplicable(const Recipe& recipe, const std::string& device,
-                             const std::string& torch_version) {
+std::string WhyNotApplicable(const Recipe& recipe, const std::string& door,
+                             const std::string& device, const std::string& torch_version) {
   if (recipe.status == RecipeStatus::kPlanned) {
     return "not implemented: the worker cannot apply this recipe yet (status \"planned\")";
+  }
+  if (std::find(recipe.doors.begin(), recipe.doors.end(), door) == recipe.doors.end()) {
+    return door == "script"
+               ? "not applicable to a script: it needs a TorchScript model (advisor bisect "
+                 "model.pt); apply it to your code by hand"
+               : "not applicable to a TorchScript model: only a script run can apply it";
   }
   if (std::find(recipe.devices.begin(), recipe.devices.end(), device) == recipe.devices.end()) {
     std::string devices;
@@ -47,7 +53,7 @@ std::string WhyNotApplicable(const Recipe& recipe, const std::string& device,
   }
   if (!recipe.min_torch_version.empty() &&
       !VersionAtLeast(torch_version, recipe.min_torch_version)) {
-    return "not applicable: needs LibTorch " + recipe.min_torch_version + " or newer, this is " +
+    return "not applicable: needs torch " + recipe.min_torch_version + " or newer, this is " +
            (torch_version.empty() ? std::string("an unknown version") : torch_version);
   }
   return {};

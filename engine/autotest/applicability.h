@@ -8,11 +8,11 @@
 
 namespace advisor {
 
-// "" when `recipe` can be tried on `device` ("cpu" or "cuda") with the LibTorch `torch_version`
-// (e.g. "2.11.0+cu130"); otherwise the reason, starting with "not implemented" for planned
-// recipes and "not applicable" for the others.
-std::string WhyNotApplicable(const Recipe& recipe, const std::string& device,
-                             const std::string& torch_version);
+// "" when `recipe` can be tried through the front door `door` ("model" or "script") on `device`
+// ("cpu" or "cuda") with the torch `torch_version` (e.g. "2.11.0+cu130"); otherwise the reason,
+// starting with "not implemented" for planned recipes and "not applicable" for the others.
+std::string WhyNotApplicable(const Recipe& recipe, const std::string& door,
+                             const std::string& device, const std::string& torch_version);
 
 // Compares the leading dotted numbers: VersionAtLeast("2.11.0+cu130", "2.1") is true. A version
 // without a leading number satisfies no minimum.

@@ -119,7 +119,7 @@ std::vector<AbResult> RunAutotest(const AutotestPlan& plan, std::ostream& progre
       continue;
     }
     const CandidateSpec candidate = CombineRecipes({recipe});
-    const std::string reason = WhyNotApplicable(*recipe, plan.device, plan.torch_version);
+    const std::string reason = WhyNotApplicable(*recipe, plan.door, plan.device, plan.torch_version);
     if (!reason.empty()) {
       results.push_back(Skipped(NewFixResult(candidate), reason, progress));
       continue;

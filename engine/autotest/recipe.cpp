@@ -18,8 +18,9 @@ constexpr std::uintmax_t kMaxRecipeBytes = 64 * 1024;
 
 const std::set<std::string> kTopLevelKeys = {
     "id",      "title", "description", "kind",    "status",   "preserves_semantics", "tolerance",
-    "devices", "env",   "overrides",   "rewrite", "requires", "conflicts_with"};
+    "devices", "doors", "env",         "overrides", "rewrite",  "requires",            "conflicts_with"};
 const std::set<std::string> kDevices = {"cpu", "cuda"};
+const std::set<std::string> kDoors = {"model", "script"};
 
 std::string Quoted(const std::string& text) { return "\"" + text + "\""; }
 
@@ -249,6 +250,19 @@ Recipe ParseRecipe(const std::string& json_text, const std::string& source) {
     if (std::count(recipe.devices.begin(), recipe.devices.end(), recipe.devices[i]) > 1) {
       reader.Fail(field, Quoted(recipe.devices[i]) + " is listed twice");
     }
+  }
+
+  // Without "doors", a knob applies through both front doors and a rewrite only to a model.
+  recipe.doors = root.contains("doors") ? reader.Strings(root["doors"], "doors")
+                 : recipe.kind == RecipeKind::kRewrite ? std::vector<std::string>{"model"}
+                                                       : std::vector<std::string>{"model", "script"};
+  if (recipe.doors.empty()) reader.Fail("doors", "must name at least one front door");
+  for (std::size_t i = 0; i < recipe.doors.size(); ++i) {
+    reader.Choice(recipe.doors[i], "doors[" + std::to_string(i) + "]", kDoors);
+  }
+  if (recipe.kind == RecipeKind::kRewrite &&
+      std::find(recipe.doors.begin(), recipe.doors.end(), "script") != recipe.doors.end()) {
+    reader.Fail("doors", "a graph rewrite needs a TorchScript model: \"script\" cannot apply it");
   }
 
   if (root.contains("env")) {

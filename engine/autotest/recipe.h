@@ -48,6 +48,7 @@ struct RecipeOverrides {
   std::optional<ThreadCount> dataloader_workers;  // host-side input stage in parallel workers
   std::optional<ThreadCount> intra_op_threads;    // ATen intra-op parallelism on CPU
   std::optional<std::string> sdpa_backend;        // the one SDPA backend left enabled (below)
+  std::optional<bool> compile;                    // torch.compile the model (script mode)
 };
 
 // The backends scaled_dot_product_attention dispatches to on CUDA, as `sdpa_backend` names them:
@@ -73,6 +74,7 @@ void ForEachOverrideField(Visit&& visit) {
   visit("dataloader_workers", &RecipeOverrides::dataloader_workers);
   visit("intra_op_threads", &RecipeOverrides::intra_op_threads);
   visit("sdpa_backend", &RecipeOverrides::sdpa_backend);
+  visit("compile", &RecipeOverrides::compile);
 }
 
 struct Recipe {
@@ -84,6 +86,10 @@ struct Recipe {
   bool preserves_semantics = false;
   ToleranceClass tolerance = ToleranceClass::kUnchecked;
   std::vector<std::string> devices;         // "cpu", "cuda"
+  // The front doors that can apply it: "model" (a TorchScript model.pt, `advisor worker`),
+  // "script" (the user's Python script, relaunched with the probe applying the knob). A graph
+  // rewrite needs a model; torch.compile needs a script.
+  std::vector<std::string> doors = {"model", "script"};
   std::map<std::string, std::string> env;   // set in the worker's environment before it starts
   RecipeOverrides overrides;                // knobs only
   std::string rewrite;                      // rewrites only: a built-in rewrite (kBuiltinRewrites)

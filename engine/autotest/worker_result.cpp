@@ -115,7 +115,8 @@ void WriteWorkerResult(const std::string& path, const WorkerResult& result) {
                     {"peak_memory_mb", NumberOrNull(result.peak_memory_mb)},
                     {"samples_per_step", result.samples_per_step},
                     {"loss", NumberOrNull(result.loss)},
-                    {"sites", result.sites}});
+                    {"sites", result.sites},
+                    {"warmup_s", NumberOrNull(result.warmup_s)}});
 }
 
 void WriteNumericsResult(const std::string& path, const NumericsResult& result) {
@@ -175,6 +176,9 @@ WorkerResult ParseWorkerResult(const std::string& json_text, const std::string& 
   }
 
   result.sites = Sites(root, source);
+  if (root.contains("warmup_s") && !root["warmup_s"].is_null()) {
+    result.warmup_s = NonNegative(root, source, "warmup_s");
+  }
   return result;
 }
 

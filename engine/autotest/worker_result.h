@@ -22,6 +22,9 @@ struct WorkerResult {
   std::optional<double> loss;            // last step's loss; null when it was not finite
   std::vector<std::string> sites;        // module paths a rewrite changed
   std::string skipped;  // non-empty: the worker did not run this candidate, and why
+  // Wall time of the warm-up steps, which the measured steps leave out: where a recipe compiles
+  // (torch.compile), its compilation. Absent when the worker does not say.
+  std::optional<double> warmup_s;
 };
 
 // What `advisor worker MODEL --recipe ID --numerics` found.

@@ -8,13 +8,17 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <functional>
 #include <map>
+#include <optional>
 
 #include "engine/autotest/applicability.h"
 #include "engine/autotest/autotest.h"
 #include "engine/autotest/process.h"
 #include "engine/util/data_dir.h"
 #include "engine/autotest/worker_result.h"
+#include "engine/script/script_worker.h"
+#include "engine/util/remove_tree.h"
 
 namespace advisor {
 namespace {
@@ -120,6 +124,32 @@ class NumericsRunner {
   AbSettings settings_;
 };
 
+
+// What the autotest runs for one front door: the workers' command and the numerics check.
+// `check` sets `declined` to the worker's reason when the candidate does not apply to this model.
+struct Workers {
+  WorkerCommandBuilder command;
+  std::function<NumericsVerdict(const CandidateSpec&, std::string& declined)> check;
+};
+
+// A private folder for the script door's numerics runs, removed with everything in it.
+class ScratchFolder {
+ public:
+  ScratchFolder() {
+    std::string pattern = TemporaryDir() + "/advisor-script-numerics-XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr) {
+      throw std::runtime_error("cannot make a scratch folder in " + TemporaryDir() + ": " +
+                               std::strerror(errno));
+    }
+    path_ = pattern;
+  }
+  ~ScratchFolder() { RemoveTree(path_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
 }  // namespace
 
 void RunAutotestStep(const BisectCommandOptions& options, BisectReport& report) {
@@ -141,21 +171,43 @@ void RunAutotestStep(const BisectCommandOptions& options, BisectReport& report) 
     progress << "[autotest] no finding names a recipe: nothing to try\n";
     return;
   }
-  std::string error;
-  const std::string advisor_path = OwnExecutable(error);
-  if (advisor_path.empty()) {
-    report.data_quality.push_back("autotest: cannot find the advisor binary to start workers: " +
-                                  error);
-    return;
-  }
 
   AutotestPlan plan;
   plan.recipes = std::move(recipes.recipes);
+  plan.door = report.run.mode;
   plan.device = report.run.device;
   plan.torch_version = report.run.torch_version;
-  plan.worker_command = WorkerCommands(options, report, advisor_path);
   plan.settings.rounds = options.autotest_rounds;
-  const NumericsRunner numerics(plan.worker_command, plan.settings);
+
+  Workers workers;
+  std::optional<ScratchFolder> script_scratch;
+  std::optional<ScriptNumerics> script_numerics;
+  std::optional<NumericsRunner> model_numerics;
+  if (plan.door == "script") {
+    ScriptWorkerOptions script;
+    script.command = options.script.command;
+    script.probe_dir = FindDataDir("probe");
+    workers.command = ScriptWorkerCommandBuilder(script);
+    script_scratch.emplace();
+    script_numerics.emplace(script, plan.settings, script_scratch->path());
+    workers.check = [&](const CandidateSpec& candidate, std::string&) {
+      return script_numerics->Check(candidate);
+    };
+  } else {
+    std::string error;
+    const std::string advisor_path = OwnExecutable(error);
+    if (advisor_path.empty()) {
+      report.data_quality.push_back("autotest: cannot find the advisor binary to start workers: " +
+                                    error);
+      return;
+    }
+    workers.command = WorkerCommands(options, report, advisor_path);
+    model_numerics.emplace(workers.command, plan.settings);
+    workers.check = [&](const CandidateSpec& candidate, std::string& declined) {
+      return model_numerics->Check(candidate, declined);
+    };
+  }
+  plan.worker_command = workers.command;
 
   // The numerics check of each single recipe that keeps the computation runs first, so that a
   // recipe the worker finds nothing to apply to (a rewrite without a site) is reported as skipped
@@ -164,13 +216,14 @@ void RunAutotestStep(const BisectCommandOptions& options, BisectReport& report) 
   std::map<std::string, FixResult> declined;        // by recipe id
   for (const std::string& id : ids) {
     const Recipe* recipe = FindRecipe(plan.recipes, id);
-    const bool check_first = recipe != nullptr && recipe->preserves_semantics &&
-                             WhyNotApplicable(*recipe, plan.device, plan.torch_version).empty();
+    const bool check_first =
+        recipe != nullptr && recipe->preserves_semantics &&
+        WhyNotApplicable(*recipe, plan.door, plan.device, plan.torch_version).empty();
     if (check_first) {
       const CandidateSpec candidate = CombineRecipes({recipe});
       progress << "[autotest] " << id << ": checking numerics\n";
       std::string reason;
-      const NumericsVerdict verdict = numerics.Check(candidate, reason);
+      const NumericsVerdict verdict = workers.check(candidate, reason);
       if (!reason.empty()) {
         FixResult fix = NewFixResult(candidate);
         fix.status = fix_status::kSkipped;
@@ -187,7 +240,7 @@ void RunAutotestStep(const BisectCommandOptions& options, BisectReport& report) 
     const auto checked = verdicts.find(candidate.id);
     if (checked != verdicts.end()) return checked->second;
     std::string reason;
-    NumericsVerdict verdict = numerics.Check(candidate, reason);
+    NumericsVerdict verdict = workers.check(candidate, reason);
     if (!reason.empty()) verdict.detail = "the worker declined it: " + reason;
     return verdict;
   };

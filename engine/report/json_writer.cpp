@@ -214,6 +214,7 @@ json FixesToJson(const std::vector<FixResult>& fixes) {
                    {"speedup_high", OrNull(interval, fix.speedup_high)},
                    {"numerics", std::move(numerics)},
                    {"peak_memory_mb", OrNull(fix.peak_memory_mb)},
+                   {"warmup_s", OrNull(fix.warmup_s)},
                    {"detail", fix.detail}});
   }
   return out;

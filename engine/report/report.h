@@ -191,6 +191,8 @@ struct FixResult {
   double speedup_high = 0;
   std::optional<Numerics> numerics;
   std::optional<double> peak_memory_mb;
+  // The candidate's warm-up, left out of the A/B steps: a compiling recipe's compilation.
+  std::optional<double> warmup_s;
   std::string detail;               // why rejected or failed: the measured difference, stderr tail
 };
 

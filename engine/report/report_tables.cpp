@@ -128,8 +128,9 @@ Table OpTable(const std::vector<OpTime>& ops, bool gpu_measured, std::size_t lim
 
 Table FixTable(const std::vector<FixResult>& fixes) {
   Table table{{"recipe", "kind", "status", "sites", "baseline ms (min\u2013max)",
-               "fixed ms (min\u2013max)", "speedup", "max abs / rel diff", "peak memory MB"},
-              {false, false, false, false, true, true, true, true, true},
+               "fixed ms (min\u2013max)", "speedup", "max abs / rel diff", "peak memory MB",
+               "warm-up s"},
+              {false, false, false, false, true, true, true, true, true, true},
               {}};
   for (const FixResult& fix : fixes) {
     table.rows.push_back(
@@ -137,7 +138,8 @@ Table FixTable(const std::vector<FixResult>& fixes) {
           fix.sites.empty() ? Text("whole step") : Code(Join(fix.sites, ", ")),
           MedianWithRange(fix.baseline), MedianWithRange(fix.candidate), SpeedupCell(fix),
           NumericsCell(fix),
-          fix.peak_memory_mb ? Text(FormatNumber(*fix.peak_memory_mb)) : NotMeasured()},
+          fix.peak_memory_mb ? Text(FormatNumber(*fix.peak_memory_mb)) : NotMeasured(),
+          fix.warmup_s ? Text(FormatNumber(*fix.warmup_s)) : NotMeasured()},
          fix.status == "verified"});
   }
   return table;

@@ -1,5 +1,7 @@
 #include "engine/worker/numerics.h"
 
+#include "engine/autotest/tolerance.h"
+
 #include <algorithm>
 #include <limits>
 
@@ -109,25 +111,7 @@ std::string Describe(const std::string& name, const TensorCheck& check) {
 }  // namespace
 
 double NumericsTolerance(torch::ScalarType dtype, ToleranceClass tolerance) {
-  if (tolerance == ToleranceClass::kUnchecked) return std::numeric_limits<double>::infinity();
-  switch (dtype) {
-    case torch::kFloat64:
-      return 1e-10;
-    case torch::kFloat32:
-      // TF32 keeps 10 of float32's 23 mantissa bits in matmul and convolution inputs. Reordering:
-      // a gradient summed over thousands of terms moves by more than float32's epsilon; the fused
-      // attention kernels moved one weight gradient of the zoo's handwritten_attention case by
-      // 5e-4 of its largest element (H200, PyTorch 2.11), while a wrong rewrite moves it by O(1).
-      // TF32: the float32 MLP of the zoo's fp32_mlp case moved a weight gradient by 1.4e-2 of its
-      // largest element with TF32 matmuls (H200, PyTorch 2.11).
-      return tolerance == ToleranceClass::kTf32 ? 5e-2 : 1e-3;
-    case torch::kFloat16:
-      return 5e-3;
-    case torch::kBFloat16:
-      return 4e-2;
-    default:
-      return 0;  // integers and booleans: reordering cannot change them
-  }
+  return NumericsTolerance(DtypeName(dtype), tolerance);
 }
 
 NumericsComparison CompareSnapshots(const StepSnapshot& baseline, const StepSnapshot& candidate,

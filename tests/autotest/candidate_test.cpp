@@ -79,18 +79,22 @@ TEST(Candidate, ConflictsAreDeclaredOrComeFromClashingSettings) {
   EXPECT_EQ(FindConflict({&a, &b}), "a and b set env.PYTORCH_CUDA_ALLOC_CONF differently");
 }
 
-TEST(Applicability, PlannedDeviceAndVersionAreChecked) {
+TEST(Applicability, PlannedDoorDeviceAndVersionAreChecked) {
   Recipe recipe = Knob("k");
   recipe.min_torch_version = "2.1";
-  EXPECT_EQ(WhyNotApplicable(recipe, "cuda", "2.11.0+cu130"), "");
-  EXPECT_EQ(WhyNotApplicable(recipe, "cpu", "2.11.0"),
+  EXPECT_EQ(WhyNotApplicable(recipe, "model", "cuda", "2.11.0+cu130"), "");
+  EXPECT_EQ(WhyNotApplicable(recipe, "model", "cpu", "2.11.0"),
             "not applicable: applies to cuda, this run is on cpu");
-  EXPECT_EQ(WhyNotApplicable(recipe, "cuda", "2.0.1"),
-            "not applicable: needs LibTorch 2.1 or newer, this is 2.0.1");
-  EXPECT_EQ(WhyNotApplicable(recipe, "cuda", ""),
-            "not applicable: needs LibTorch 2.1 or newer, this is an unknown version");
+  EXPECT_EQ(WhyNotApplicable(recipe, "model", "cuda", "2.0.1"),
+            "not applicable: needs torch 2.1 or newer, this is 2.0.1");
+  EXPECT_EQ(WhyNotApplicable(recipe, "model", "cuda", ""),
+            "not applicable: needs torch 2.1 or newer, this is an unknown version");
+  recipe.doors = {"model"};
+  EXPECT_THAT(WhyNotApplicable(recipe, "script", "cuda", "2.11.0"),
+              ::testing::StartsWith("not applicable to a script"));
   recipe.status = RecipeStatus::kPlanned;
-  EXPECT_THAT(WhyNotApplicable(recipe, "cuda", "2.11.0"), ::testing::StartsWith("not implemented"));
+  EXPECT_THAT(WhyNotApplicable(recipe, "model", "cuda", "2.11.0"),
+              ::testing::StartsWith("not implemented"));
 }
 
 TEST(Applicability, VersionsCompareNumberByNumber) {

@@ -119,6 +119,28 @@ TEST(ScriptMode, LetRunLetsTheScriptFinish) {
   EXPECT_TRUE(fs::exists(scratch / "report" / "report.json"));
 }
 
+TEST(ScriptMode, AutotestRelaunchesTheScriptWithTheKnobApplied) {
+  const fs::path scratch = Scratch("autotest");
+  const std::string tag = UniqueTag();
+  const CommandResult run = RunCommand(kAdvisor + " bisect -q --autotest --autotest-rounds 1 --out " +
+                                           (scratch / "report").string() + " -- " + Sample(tag),
+                                       scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json fixes = Report(scratch / "report")["fixes"];
+  const json* workers = nullptr;
+  for (const json& fix : fixes) {
+    if (fix["recipe"] == "dataloader-workers") workers = &fix;
+  }
+  ASSERT_NE(workers, nullptr) << fixes.dump();
+  ASSERT_TRUE((*workers)["numerics"].is_object()) << workers->dump();
+  EXPECT_LE((*workers)["numerics"]["max_rel_diff"].get<double>(),
+            (*workers)["numerics"]["tolerance"].get<double>())
+      << "the same batches in the same order, whatever the worker count";
+  EXPECT_GT((*workers)["baseline"]["samples"].get<int>(), 0) << workers->dump();
+  EXPECT_GT((*workers)["candidate"]["median_ms"].get<double>(), 0.0);
+  EXPECT_EQ(ProcessesTagged(tag), 0);
+}
+
 struct BadScript {
   std::string name;
   std::string command;   // after "--"

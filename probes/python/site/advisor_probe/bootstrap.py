@@ -15,8 +15,13 @@ from advisor_probe.channel import Channel
 
 
 def _fatal(channel, message):
-    channel.send({"type": "fatal", "message": message})
-    channel.close()
+    """Ends the interpreter before the script runs on half-instrumented. In bench mode there is no
+    channel: the message goes to stderr, which the autotest quotes."""
+    if channel is None:
+        sys.stderr.write("advisor probe: %s\n" % message)
+    else:
+        channel.send({"type": "fatal", "message": message})
+        channel.close()
     os._exit(3)
 
 
@@ -57,6 +62,18 @@ def _check_torch(channel, build):
     return built
 
 
+def _fix_seeds(torch):
+    """The same random numbers in the baseline's run and the candidate's, where the script does
+    not seed them itself (numerics compare their first steps' losses)."""
+    import random
+
+    random.seed(0)
+    torch.manual_seed(0)
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        numpy.random.seed(0)
+
+
 class _AfterExec(importlib.abc.Loader):
     """Runs `then(module)` once the wrapped loader has executed the module."""
 
@@ -90,10 +107,14 @@ class _WhenTorchImports(importlib.abc.MetaPathFinder):
 
 
 def install():
-    channel = Channel(int(os.environ.pop("ADVISOR_PROBE_FD")))
-    config = json.loads(os.environ.pop("ADVISOR_PROBE_CONFIG"))
-    channel.send({"type": "hello", "protocol": 1, "pid": os.getpid(),
-                  "python": platform.python_version(), "executable": sys.executable})
+    bench = os.environ.pop("ADVISOR_PROBE_BENCH", None)
+    if bench is not None:
+        channel, config = None, json.loads(bench)
+    else:
+        channel = Channel(int(os.environ.pop("ADVISOR_PROBE_FD")))
+        config = json.loads(os.environ.pop("ADVISOR_PROBE_CONFIG"))
+        channel.send({"type": "hello", "protocol": 1, "pid": os.getpid(),
+                      "python": platform.python_version(), "executable": sys.executable})
     with open(config["build_info"]) as info:
         build = json.load(info)
     built = _check_torch(channel, build)
@@ -112,7 +133,17 @@ def install():
             _fatal(channel, "cannot load advisor's probe library %s: %s"
                    % (config["library"], str(error).splitlines()[0]))
         try:
-            Session(channel, config).start()
+            if channel is None:
+                from advisor_probe.bench import Bench
+                from advisor_probe.knobs import Knobs
+
+                _fix_seeds(torch)
+                session = None
+                bench = Bench(config, lambda: session._cuda)
+                session = Session(None, config, bench, Knobs(config.get("overrides", {})))
+                session.start()
+            else:
+                Session(channel, config).start()
         except Exception as error:  # the probe's own failure must not look like the script's
             _fatal(channel, "advisor's probe could not start in torch %s: %s: %s"
                    % (torch.__version__, type(error).__name__, error))

@@ -12,6 +12,7 @@ import functools
 import importlib
 import json
 import os
+import sys
 import time
 
 import torch
@@ -47,9 +48,13 @@ class _Command:
 
 
 class Session:
-    def __init__(self, channel, config):
+    """`channel` is advisor's (bisect mode) or None (bench mode: `bench` and `knobs` given)."""
+
+    def __init__(self, channel, config, bench=None, knobs=None):
         self._channel = channel
         self._config = config
+        self._bench = bench
+        self._knobs = knobs
         self._pid = os.getpid()
         self._clock = StepClock()
         self._optimizers = []
@@ -69,6 +74,8 @@ class Session:
     # ---- set-up --------------------------------------------------------------------------
 
     def start(self):
+        if self._knobs is not None:
+            self._knobs.at_import()
         self._wrap_optimizers()
         self._wrap_backward()
         self._track_data_loaders()
@@ -79,7 +86,7 @@ class Session:
         atexit.register(self._at_exit)
 
     def _active(self):
-        return os.getpid() == self._pid and self._channel is not None
+        return os.getpid() == self._pid and (self._channel is not None or self._bench is not None)
 
     def _wrap_optimizers(self):
         optimizer_module = importlib.import_module("torch.optim.optimizer")
@@ -121,7 +128,7 @@ class Session:
 
         @functools.wraps(original)
         def backward(*args, **kwargs):
-            session._backward_starts()
+            session._backward_starts(args[0] if args else kwargs.get("tensors"))
             try:
                 return original(*args, **kwargs)
             finally:
@@ -144,18 +151,25 @@ class Session:
 
     def _forked(self):
         # A DataLoader worker or any other fork: it must not record, send or hold the channel.
+        self._pid = -1
         if self._command is not None and self._command.recording:
             torch.ops.advisor.probe_abandon()
-        try:
-            self._channel.close()
-        except OSError:
-            pass
+        if self._channel is not None:
+            try:
+                self._channel.close()
+            except OSError:
+                pass
         self._channel = None
 
     def _at_exit(self):
-        if self._active():
-            self._send({"type": "ended", "steps": self._clock.completed,
-                        "optimizer_seen": bool(self._optimizers), "model_seen": self._tree is not None})
+        if not self._active():
+            return
+        if self._bench is not None:
+            sys.stderr.write("advisor probe: the script ended after %d steps, before the "
+                             "benchmark's end\n" % self._clock.completed)
+            return
+        self._send({"type": "ended", "steps": self._clock.completed,
+                    "optimizer_seen": bool(self._optimizers), "model_seen": self._tree is not None})
 
     # ---- what the script does --------------------------------------------------------------
 
@@ -171,7 +185,9 @@ class Session:
         if not self._active():
             return
         command = self._command
-        measured = command is not None and command.first - 1 <= self._clock.completed <= command.last
+        completed = self._clock.completed
+        measured = (command is not None and command.first - 1 <= completed <= command.last) or \
+            (self._bench is not None and completed >= self._bench.first_measured - 1)
         # The step's end: device work included where a window measures it.
         self._sync_if(measured)
         self._depth = 0
@@ -181,9 +197,11 @@ class Session:
                 self._clock.completed + 1 == command.first:
             self._start_recording(command)
 
-    def _backward_starts(self):
+    def _backward_starts(self, tensors):
         if not self._active():
             return
+        if self._bench is not None:
+            self._bench.backward(tensors)
         self._sync_if(self._sync_phases)
         self._in_backward = True
         self._clock.backward_starts(now())
@@ -229,6 +247,12 @@ class Session:
             root.register_forward_pre_hook(self._model_forward)
         first = next(roots[0].parameters(), None)
         self._cuda = first is not None and first.is_cuda
+        if self._bench is not None:
+            if self._knobs.unsupported:
+                self._bench.skip(self._knobs.unsupported)
+            self._knobs.at_model(roots, self._cuda)
+            self._bench.model_found()
+            return
         self._send_model()
         self._awaiting_command = True
 
@@ -245,10 +269,15 @@ class Session:
         closed = self._clock.forward_starts(now())
         if closed is not None:
             self._step_closed(closed)
+        if self._bench is not None:
+            self._bench.forward(self._clock.completed, args)
 
     # ---- windows ------------------------------------------------------------------------
 
     def _step_closed(self, step):
+        if self._bench is not None:
+            self._bench.step_closed(step)
+            return
         command = self._command
         if command is not None:
             self._send({"type": "step", "index": step[0]})  # advisor times out a hung script
@@ -334,12 +363,16 @@ class Session:
     # ---- messages -------------------------------------------------------------------------
 
     def _send(self, message):
+        if self._channel is None:
+            return
         try:
             self._channel.send(message)
         except OSError:
             pass  # advisor is gone (it ended the run); nothing is left to tell it
 
     def _fatal(self, text):
+        if self._channel is None:
+            sys.stderr.write("advisor probe: %s\n" % text)
         self._send({"type": "fatal", "message": text})
         os._exit(3)
 

@@ -1,0 +1,151 @@
+"""A recipe's knobs, applied by the probe to the script as it runs (docs/recipes.md): never by
+editing the script. What the script constructs (DataLoaders, optimizers) is changed as it is
+constructed; what it sets up (backend flags, the model) is changed once the model is known,
+after the script's own set-up, so that its settings do not undo the knob."""
+
+import functools
+import inspect
+import os
+
+import torch
+
+# What each override needs, for a clear "cannot apply" instead of a silent no-op.
+KNOWN = {"deterministic", "batch_scale", "autocast_dtype", "allow_tf32", "cudnn_benchmark",
+         "channels_last", "fused_optimizer", "pin_memory", "dataloader_workers",
+         "intra_op_threads", "sdpa_backend", "compile"}
+
+
+def physical_cores():
+    cores = set()
+    try:
+        with open("/proc/cpuinfo") as info:
+            physical = core = None
+            for line in info:
+                key, _, value = line.partition(":")
+                key = key.strip()
+                if key == "physical id":
+                    physical = value.strip()
+                elif key == "core id":
+                    core = value.strip()
+                    cores.add((physical, core))
+    except OSError:
+        pass
+    return len(cores) or os.cpu_count() or 1
+
+
+def _count(value):
+    return physical_cores() if value == 0 else int(value)
+
+
+class Knobs:
+    def __init__(self, overrides):
+        self._overrides = dict(overrides)
+        unknown = sorted(set(self._overrides) - KNOWN)
+        self.unsupported = ("the script probe cannot apply %s" % ", ".join(unknown)) if unknown else ""
+        self._autocast = []
+
+    def __bool__(self):
+        return bool(self._overrides)
+
+    # ---- as the script constructs things ---------------------------------------------------
+
+    def at_import(self):
+        o = self._overrides
+        if {"dataloader_workers", "pin_memory", "batch_scale"} & set(o):
+            self._patch_data_loader()
+        if o.get("fused_optimizer"):
+            self._patch_optimizers()
+
+    def _patch_data_loader(self):
+        o = self._overrides
+        loader = torch.utils.data.DataLoader
+        original = loader.__init__
+        signature = inspect.signature(original)
+
+        @functools.wraps(original)
+        def init(self, *args, **kwargs):
+            bound = signature.bind(self, *args, **kwargs)
+            arguments = bound.arguments
+            if "dataloader_workers" in o:
+                arguments["num_workers"] = _count(o["dataloader_workers"])
+            if o.get("pin_memory") and torch.cuda.is_available():
+                arguments["pin_memory"] = True
+            if "batch_scale" in o and arguments.get("batch_sampler") is None:
+                arguments["batch_size"] = arguments.get("batch_size", 1) * int(o["batch_scale"])
+            original(*bound.args, **bound.kwargs)
+
+        loader.__init__ = init
+
+    def _patch_optimizers(self):
+        for name in dir(torch.optim):
+            cls = getattr(torch.optim, name)
+            if not (isinstance(cls, type) and issubclass(cls, torch.optim.Optimizer)) or \
+                    cls is torch.optim.Optimizer:
+                continue
+            parameters = inspect.signature(cls.__init__).parameters
+            if "fused" in parameters or "foreach" in parameters:
+                cls.__init__ = self._fused_init(cls.__init__, "fused" in parameters)
+
+    @staticmethod
+    def _fused_init(original, has_fused):
+        @functools.wraps(original)
+        def init(self, params, *args, **kwargs):
+            params = list(params)
+            first = params[0]["params"][0] if params and isinstance(params[0], dict) else \
+                (params[0] if params else None)
+            on_cuda = isinstance(first, torch.Tensor) and first.is_cuda
+            if has_fused and on_cuda:
+                kwargs["fused"], kwargs["foreach"] = True, False
+            else:
+                kwargs["foreach"] = True
+            original(self, params, *args, **kwargs)
+
+        return init
+
+    # ---- once the model is known -----------------------------------------------------------
+
+    def at_model(self, roots, cuda):
+        o = self._overrides
+        if "deterministic" in o:
+            torch.use_deterministic_algorithms(bool(o["deterministic"]))
+        if "allow_tf32" in o:
+            torch.backends.cuda.matmul.allow_tf32 = bool(o["allow_tf32"])
+            torch.backends.cudnn.allow_tf32 = bool(o["allow_tf32"])
+        if "cudnn_benchmark" in o:
+            torch.backends.cudnn.benchmark = bool(o["cudnn_benchmark"])
+        if "sdpa_backend" in o:
+            self._only_sdpa_backend(o["sdpa_backend"])
+        if "intra_op_threads" in o:
+            torch.set_num_threads(_count(o["intra_op_threads"]))
+        for root in roots:
+            if o.get("channels_last"):
+                root.to(memory_format=torch.channels_last)
+                root.register_forward_pre_hook(_channels_last_inputs)
+            if o.get("autocast_dtype") and cuda:
+                root.register_forward_pre_hook(self._enter_autocast)
+                root.register_forward_hook(self._exit_autocast)
+            if o.get("compile"):
+                # The forward, not the module: the module's own hooks (the probe's) stay eager.
+                root.forward = torch.compile(root.forward)
+
+    @staticmethod
+    def _only_sdpa_backend(backend):
+        switches = {"flash": "enable_flash_sdp", "efficient": "enable_mem_efficient_sdp",
+                    "math": "enable_math_sdp", "cudnn": "enable_cudnn_sdp"}
+        for name, switch in switches.items():
+            if hasattr(torch.backends.cuda, switch):
+                getattr(torch.backends.cuda, switch)(name == backend)
+
+    def _enter_autocast(self, module, args):
+        context = torch.autocast("cuda", dtype=getattr(torch, self._overrides["autocast_dtype"]))
+        context.__enter__()
+        self._autocast.append(context)
+
+    def _exit_autocast(self, module, args, output):
+        if self._autocast:
+            self._autocast.pop().__exit__(None, None, None)
+
+
+def _channels_last_inputs(module, args):
+    return tuple(a.contiguous(memory_format=torch.channels_last)
+                 if isinstance(a, torch.Tensor) and a.dim() == 4 else a for a in args)

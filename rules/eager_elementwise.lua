@@ -1,0 +1,56 @@
+-- An eager script runs every elementwise and normalisation op as kernels of its own, each
+-- reading and writing whole tensors: the adds, GELUs, dropouts, layer norms and softmaxes of a
+-- transformer, forward and backward. torch.compile fuses chains of them into a few kernels. Only a
+-- script can be compiled (a TorchScript model cannot), on torch 2.0 or newer, and not twice.
+
+local MEDIUM_SHARE = 0.15
+local HIGH_SHARE = 0.30
+local EXPECTED_SAVING = 0.5  -- of the elementwise time: fusion removes most of its memory traffic
+
+-- Outermost names only: aten::layer_norm holds aten::native_layer_norm, which is not counted again.
+local ELEMENTWISE = advisor.set{
+  "aten::add", "aten::add_", "aten::mul", "aten::mul_", "aten::div", "aten::sub",
+  "aten::gelu", "aten::silu", "aten::relu", "aten::tanh", "aten::sigmoid",
+  "aten::dropout", "aten::layer_norm", "aten::softmax", "aten::group_norm",
+  "AddBackward0", "MulBackward0", "DivBackward0", "SubBackward0",
+  "GeluBackward0", "SiluBackward0", "ReluBackward0", "TanhBackward0", "SigmoidBackward0",
+  "NativeDropoutBackward0", "NativeLayerNormBackward0", "SoftmaxBackward0",
+  "NativeGroupNormBackward0",
+}
+
+local function compiled(ops)
+  for _, op in ipairs(ops) do
+    if op.name:find("CompiledFunction", 1, true) or op.name:find("Torch-Compiled Region", 1, true) then
+      return true
+    end
+  end
+  return false
+end
+
+return {
+  id = "eager-elementwise",
+  title = "Elementwise and normalisation ops run unfused",
+  check = function(facts)
+    local run = facts.run
+    if run.mode ~= "script" or run.device ~= "cuda" then return {} end
+    local major = tonumber((run.torch_version or ""):match("^(%d+)%."))
+    if major == nil or major < 2 or compiled(facts.ops) then return {} end
+    local model_ops = {}
+    for _, op in ipairs(facts.ops) do
+      if op.phase == "forward" or op.phase == "backward" then model_ops[#model_ops + 1] = op end
+    end
+    local ms, calls, matched = advisor.sum_ops(model_ops, ELEMENTWISE)
+    local share = advisor.share(ms, facts.step.median_ms)
+    if share < MEDIUM_SHARE then return {} end
+    return {{
+      severity = advisor.severity(share, HIGH_SHARE, MEDIUM_SHARE),
+      op = matched[1].name,
+      message = "Elementwise and normalisation ops run one kernel each. Compile the model "
+        .. "(model = torch.compile(model)) so that chains of them fuse into a few kernels.",
+      evidence = string.format("%s per step (%s of the step) in %d calls of %s", advisor.ms(ms),
+        advisor.pct(share), calls, advisor.names(matched)),
+      recipe = "torch-compile",
+      expected_gain_ms = ms * EXPECTED_SAVING,
+    }}
+  end,
+}
