@@ -8,7 +8,10 @@
 #
 # Stages, in order: build, tests, vit (bisect --autotest of the ViT case, out-of-memory check),
 # graphs (bisect of a workload replayed as a CUDA graph), overhead (bench/overhead.sh), zoo
-# (bench/zoo_gpu.sh, ZOO_RUNS=1 unless set). A later stage reuses build-gpu/ and /tmp from an
+# (bench/zoo_gpu.sh, ZOO_RUNS=1 unless set); script mode: script (bisect of the ViT case as an
+# eager training script, and of its torch.compile'd variant), script_overhead
+# (bench/script_overhead.py on the ViT and launch-bound scripts), script_autotest (--autotest on
+# the eager ViT script). A later stage reuses build-gpu/ and /tmp from an
 # earlier call on the same machine, so a device call with a time limit can take a few stages at a
 # time.
 #
@@ -122,6 +125,48 @@ for line in open(sys.argv[1]):
 EOF
 }
 
+# The ViT case as a user's eager script: patch_drop -> GatherBackward0 in one run of the script,
+# within a minute and depth + 1 windows; the torch.compile'd script measured as one leaf.
+script() {
+  step script_vit build-gpu/advisor bisect --out "$results/script-vit" -- \
+    python3 bench/scripts/vit_train.py --steps 100000
+  step script_vit_compiled build-gpu/advisor bisect --out "$results/script-vit-compiled" -- \
+    python3 bench/scripts/vit_train.py --steps 100000 --compile
+  python3 - "$results" <<'EOF' | tee -a "$out/summary.txt"
+import json, sys
+for name in ("script-vit", "script-vit-compiled"):
+    try:
+        r = json.load(open("%s/%s/report.json" % (sys.argv[1], name)))
+    except OSError:
+        print("%s: no report" % name)
+        continue
+    hot = r["hotspot"] or {}
+    depth = len({l["depth"] for l in r["bisection"]["levels"]})
+    print("%s: %s -> %s (%s), %d windows for depth %d, %.1f s wall, step %.1f ms, torch %s; %s" % (
+        name, hot.get("path"), hot.get("op"), hot.get("phase"), r["run"]["windows"], depth,
+        r["run"]["wall_s"], r["step"]["median_ms"], r["run"]["torch_version"],
+        "; ".join(l for l in r["data_quality"] if "compile" in l or "probe" in l)[:400]))
+EOF
+}
+
+script_overhead() {
+  step script_overhead_vit python3 bench/script_overhead.py build-gpu/advisor \
+    bench/scripts/vit_train.py --rounds "${SCRIPT_ROUNDS:-1}" --steps 600 --every 50 \
+    --out "$results/script-overhead.jsonl"
+  step script_overhead_launch python3 bench/script_overhead.py build-gpu/advisor \
+    bench/scripts/launch_bound_train.py --rounds "${SCRIPT_ROUNDS:-1}" --steps 6000 --every 500 \
+    --profile-steps 200 --out "$results/script-overhead.jsonl"
+  cat "$results/script-overhead.jsonl" | tee -a "$out/summary.txt"
+}
+
+script_autotest() {
+  step script_autotest build-gpu/advisor bisect --autotest \
+    --autotest-rounds "${AUTOTEST_ROUNDS:-5}" --out "$results/script-vit-autotest" -- \
+    python3 bench/scripts/vit_train.py --steps 100000
+  grep -E "^\[autotest\].*(verified|no-change|rejected|failed|skipped)" \
+    "$logs/script_autotest.log" | tee -a "$out/summary.txt"
+}
+
 zoo() {
   OUT="$results/zoo" ZOO_RUNS="${ZOO_RUNS:-1}" step zoo bash bench/zoo_gpu.sh
   grep -h "localized" "$results"/zoo/run-*.txt | tee -a "$out/summary.txt"
@@ -131,7 +176,8 @@ zoo() {
 for stage in "${stages[@]}"; do
   case "$stage" in
     build) build || { log "build failed: later stages skipped"; exit 1; } ;;
-    tests|vit|graphs|overhead|zoo) "$stage" ;;
-    *) log "unknown stage '$stage' (build, tests, vit, graphs, overhead, zoo)"; exit 2 ;;
+    tests|vit|graphs|overhead|zoo|script|script_overhead|script_autotest) "$stage" ;;
+    *) log "unknown stage '$stage' (build, tests, vit, graphs, overhead, zoo, script," \
+         "script_overhead, script_autotest)"; exit 2 ;;
   esac
 done

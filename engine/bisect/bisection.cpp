@@ -207,6 +207,7 @@ class Bisection {
       const LevelInput input = LevelOf(parent, attribution);
       LevelDecision decision = DecideLevel(input);
       report.levels.push_back(ToReportLevel(depth, parent, decision, attribution, false));
+      report.levels.back().window_step_ms = Median(StepMillis(descent.window.timeline.steps));
       std::string chosen = decision.chosen;
       if (decision.chosen_is_group) {
         LevelDecision inner = DecideAmongMembers(input, decision);

@@ -61,7 +61,8 @@ json BisectionToJson(const std::vector<BisectLevel>& levels, bool gpu_measured) 
                    {"candidates", std::move(candidates)},
                    {"chosen", level.chosen},
                    {"reason", level.reason},
-                   {"reused_window", level.reused_window}});
+                   {"reused_window", level.reused_window},
+                   {"window_step_ms", OrNull(!level.reused_window, level.window_step_ms)}});
   }
   return {{"levels", std::move(out)}};
 }

@@ -24,6 +24,15 @@ from advisor_probe.steps import StepClock
 
 now = time.monotonic_ns
 
+try:  # torch 2.3 and newer; TorchDynamo folds the call to True while it traces a hook
+    from torch.compiler import is_compiling
+except ImportError:
+    try:
+        from torch._dynamo import is_compiling
+    except ImportError:  # torch 1.x: nothing compiles
+        def is_compiling():
+            return False
+
 
 class _Command:
     """A command being carried out: the steps it measures come after the step in progress when it
@@ -214,7 +223,8 @@ class Session:
         self._clock.backward_ends(now())
 
     def _discover_enter(self, module, args):
-        if not self._active():
+        # Traced inside a compiled region, the hook is nothing: no graph break, no recompilation.
+        if is_compiling() or self._tree is not None or not self._active():
             return
         if self._depth == 0 and not self._in_backward:
             if self._clock.optimizer_stepped and self._optimizers:
@@ -228,21 +238,27 @@ class Session:
         self._depth += 1
 
     def _discover_exit(self, module, args, output):
+        if is_compiling() or self._tree is not None:
+            return
         if self._active() and self._depth > 0:
             self._depth -= 1
 
     def _finish_discovery(self):
-        for handle in self._discovery:
-            handle.remove()
-        self._discovery = []
         candidates = [c for c in self._candidates
                       if not any(o is not c and any(m is c for m in o.modules())
                                  for o in self._candidates)]
         roots = module_tree.choose_roots(candidates, module_tree.parameter_ids(self._optimizers))
         if not roots:
             self._fatal("no module whose parameters the optimizer trains was called in the first "
-                        "step: advisor bisects the model an optimizer trains")
+                        "step outside a compiled region: advisor bisects the model an optimizer "
+                        "trains (compile it with model = torch.compile(model), not in place)")
         self._tree = module_tree.ModuleTree(roots)
+        # Removing the discovery hooks would change what compiled code guards on and recompile it:
+        # with a compiled module they stay, doing nothing. Without one they go, costing nothing.
+        if not any(entry["opaque"] for entry in self._tree.info.values()):
+            for handle in self._discovery:
+                handle.remove()
+        self._discovery = []
         for root in roots:
             root.register_forward_pre_hook(self._model_forward)
         first = next(roots[0].parameters(), None)
@@ -257,7 +273,7 @@ class Session:
         self._awaiting_command = True
 
     def _model_forward(self, module, args):
-        if not self._active() or self._in_backward:
+        if is_compiling() or not self._active() or self._in_backward:
             return
         if not self._input:
             tensor = next((a for a in args if isinstance(a, torch.Tensor)), None)

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Script mode's costs, side by side in one run on the same machine (docs/benchmarks.md):
+
+  steady    the script's own step times once advisor has bisected it and let it train on
+            (advisor bisect --let-run), against the same steps of the script run alone:
+            what being attached costs the steps outside windows;
+  windows   the median step of each level's window (report.json, window_step_ms) against the
+            unprofiled median step (step.median_ms), beside torch.profiler's profiled steps
+            against the script's own steps around them;
+  wall      advisor's wall time from start to report, Python start-up and model build included,
+            and the windows it used against the depth it reached.
+
+    script_overhead.py ADVISOR SCRIPT [--rounds 2] [--steps N] [--every K] [--out FILE.jsonl]
+                       [-- SCRIPT ARGS...]
+
+SCRIPT prints "steps A-B: T ms/step" every K steps and, with --torch-profiler N, one
+"torch.profiler: N steps, T ms/step" line (bench/scripts/vit_train.py, launch_bound_train.py).
+"""
+
+import argparse
+import json
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+BLOCK = re.compile(r"steps (\d+)-(\d+): ([\d.]+) ms/step")
+PROFILED = re.compile(r"torch\.profiler: (\d+) steps, ([\d.]+) ms/step")
+
+
+def blocks(text):
+    return [(int(a), float(ms)) for a, _, ms in BLOCK.findall(text)]
+
+
+def run(command):
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit("failed (%d): %s\n%s" % (done.returncode, " ".join(command), done.stderr[-3000:]))
+    return done.stdout, done.stderr
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("advisor")
+    parser.add_argument("script")
+    parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--steps", type=int, default=600)
+    parser.add_argument("--every", type=int, default=50)
+    parser.add_argument("--profile-steps", type=int, default=20)
+    parser.add_argument("--out", default="script-overhead.jsonl")
+    parser.add_argument("script_args", nargs="*")
+    args = parser.parse_args()
+    script = [args.python, args.script, "--steps", str(args.steps), "--report-every",
+              str(args.every)] + args.script_args
+    # The last third of the run: after advisor's windows, which the first third holds.
+    tail_from = args.steps * 2 // 3
+    records = []
+    for round_number in range(1, args.rounds + 1):
+        alone, _ = run(script + ["--torch-profiler", str(args.profile_steps)])
+        with tempfile.TemporaryDirectory() as out:
+            attached, progress = run([args.advisor, "bisect", "-q", "--let-run", "--out", out,
+                                      "--"] + script)
+            report = json.load(open(out + "/report.json"))
+        alone_tail = [ms for start, ms in blocks(alone) if start >= tail_from]
+        attached_tail = [ms for start, ms in blocks(attached) if start >= tail_from]
+        profiled = PROFILED.search(alone)
+        around = statistics.median(ms for _, ms in blocks(alone))
+        levels = [l for l in report["bisection"]["levels"] if l.get("window_step_ms")]
+        record = {
+            "script": args.script.split("/")[-1], "round": round_number,
+            "steady_ratio": statistics.median(attached_tail) / statistics.median(alone_tail),
+            "alone_ms": statistics.median(alone_tail),
+            "attached_ms": statistics.median(attached_tail),
+            "advisor_window_ratios": [l["window_step_ms"] / report["step"]["median_ms"]
+                                      for l in levels],
+            "profiler_ratio": float(profiled.group(2)) / around if profiled else None,
+            "wall_s": report["run"]["wall_s"],
+            "windows": report["run"]["windows"],
+            "depth": len({l["depth"] for l in report["bisection"]["levels"]}),
+            "hotspot": (report["hotspot"] or {}).get("path"),
+            "op": (report["hotspot"] or {}).get("op"),
+        }
+        records.append(record)
+        print(json.dumps(record), flush=True)
+    with open(args.out, "a") as out:
+        for record in records:
+            out.write(json.dumps(record) + "\n")
+
+
+if __name__ == "__main__":
+    main()
