@@ -9,7 +9,8 @@
 # Stages, in order: build, tests, vit (bisect --autotest of the ViT case, out-of-memory check),
 # graphs (bisect of a workload replayed as a CUDA graph), overhead (bench/overhead.sh), zoo
 # (bench/zoo_gpu.sh, ZOO_RUNS=1 unless set); script mode: script (bisect of the ViT case as an
-# eager training script, and of its torch.compile'd variant), script_overhead
+# eager training script, and of its torch.compile'd variant), script_tests (the script-mode
+# suites alone), script_overhead
 # (bench/script_overhead.py on the ViT and launch-bound scripts), script_autotest (--autotest on
 # the eager ViT script). A later stage reuses build-gpu/ and /tmp from an
 # earlier call on the same machine, so a device call with a time limit can take a few stages at a
@@ -55,7 +56,17 @@ build() {
   step configure cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_PREFIX_PATH="$torch_prefix" -DADVISOR_LUA_ROOT="$lua_root" \
     -DADVISOR_PYTHON="$(command -v python3)" -DCMAKE_CUDA_ARCHITECTURES=90 || return 1
-  step build cmake --build build-gpu -j"$(nproc)"
+  # BUILD_TARGETS (e.g. "advisor script_mode_tests") builds only those, for a short device call.
+  # shellcheck disable=SC2086
+  step build cmake --build build-gpu -j"$(nproc)" ${BUILD_TARGETS:+--target $BUILD_TARGETS}
+}
+
+# The script-mode suites alone (a device call that has no time for the whole of `tests`).
+script_tests() {
+  step script_tests ctest --test-dir build-gpu --output-on-failure -j4 --timeout 300 \
+    -R "ScriptMode|RejectsBadScript|script_probe_python|ProbeMessages|TimelineCodec|ScriptWorker|ScriptCommand|Bisection"
+  grep -hE "tests passed|tests failed|\(Failed\)|\(Timeout\)" "$logs/script_tests.log" |
+    tee -a "$out/summary.txt"
 }
 
 # The CPU zoo runs alone after the other suites: its answers rest on timings, which the suites
@@ -176,8 +187,8 @@ zoo() {
 for stage in "${stages[@]}"; do
   case "$stage" in
     build) build || { log "build failed: later stages skipped"; exit 1; } ;;
-    tests|vit|graphs|overhead|zoo|script|script_overhead|script_autotest) "$stage" ;;
+    tests|vit|graphs|overhead|zoo|script|script_tests|script_overhead|script_autotest) "$stage" ;;
     *) log "unknown stage '$stage' (build, tests, vit, graphs, overhead, zoo, script," \
-         "script_overhead, script_autotest)"; exit 2 ;;
+         "script_tests, script_overhead, script_autotest)"; exit 2 ;;
   esac
 done
