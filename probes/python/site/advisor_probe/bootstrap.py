@@ -36,10 +36,16 @@ def _torch_version_on_disk(spec):
             continue
         found = {}
         for node in tree.body:
+            # `__version__ = "1.13.0"`, or annotated as torch 2.x writes it:
+            # `cuda: Optional[str] = "13.0"`.
             if isinstance(node, ast.Assign) and len(node.targets) == 1:
                 target = node.targets[0]
-                if isinstance(target, ast.Name) and isinstance(node.value, ast.Constant):
-                    found[target.id] = node.value.value
+            elif isinstance(node, ast.AnnAssign):
+                target = node.target
+            else:
+                continue
+            if isinstance(target, ast.Name) and isinstance(node.value, ast.Constant):
+                found[target.id] = node.value.value
         return found.get("__version__"), found.get("cuda")
     return None, None
 
