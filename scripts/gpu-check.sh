@@ -53,7 +53,12 @@ build() {
   for deb in .deps/liblua5.4-*.deb; do dpkg -x "$deb" "$lua_root"; done
   local torch_prefix
   torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
-  step configure cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release \
+  # The distribution's compiler, not a wrapper that links parts of libstdc++ statically (the GPU
+  # machine's CXX=/opt/gcc/bin/g++ does): the script probe is a library loaded into Python beside
+  # torch, and a second copy of libstdc++'s locale code inside it crashed its first ostream.
+  local compilers=()
+  [ -x /usr/bin/g++ ] && compilers=(-DCMAKE_C_COMPILER=/usr/bin/gcc -DCMAKE_CXX_COMPILER=/usr/bin/g++)
+  step configure cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release "${compilers[@]}" \
     -DCMAKE_PREFIX_PATH="$torch_prefix" -DADVISOR_LUA_ROOT="$lua_root" \
     -DADVISOR_PYTHON="$(command -v python3)" -DCMAKE_CUDA_ARCHITECTURES=90 || return 1
   # BUILD_TARGETS (e.g. "advisor script_mode_tests") builds only those, for a short device call.
@@ -162,11 +167,11 @@ EOF
 
 script_overhead() {
   step script_overhead_vit python3 bench/script_overhead.py build-gpu/advisor \
-    bench/scripts/vit_train.py --rounds "${SCRIPT_ROUNDS:-1}" --steps 600 --every 50 \
+    bench/scripts/vit_train.py --rounds "${SCRIPT_ROUNDS:-1}" --steps 450 --every 50 \
     --out "$results/script-overhead.jsonl"
   step script_overhead_launch python3 bench/script_overhead.py build-gpu/advisor \
-    bench/scripts/launch_bound_train.py --rounds "${SCRIPT_ROUNDS:-1}" --steps 6000 --every 500 \
-    --profile-steps 200 --out "$results/script-overhead.jsonl"
+    bench/scripts/launch_bound_train.py --rounds "${SCRIPT_ROUNDS:-1}" --steps 3000 --every 250 \
+    --profile-steps 20 --out "$results/script-overhead.jsonl"
   cat "$results/script-overhead.jsonl" | tee -a "$out/summary.txt"
 }
 

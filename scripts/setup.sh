@@ -1,15 +1,32 @@
 #!/usr/bin/env bash
 # Installs what advisor needs from Debian's packages (only what is missing) and builds it into
 # build/. Safe to run again: a second run only rebuilds what changed.
+#
+#   scripts/setup.sh                      # Debian's LibTorch 1.13 and /usr/bin/python3's torch
+#   scripts/setup.sh --python PATH        # the LibTorch inside that Python's torch package
+#
+# Script mode (advisor bisect -- python train.py) loads advisor's probe library into the script's
+# Python, so the library must be built against that Python's torch: with --python, a pip-installed
+# torch (a virtualenv's, CUDA or not) needs nothing else. The build remembers its torch; running
+# again with another one rebuilds for that one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+python=""
+while (($#)); do
+  case "$1" in
+    --python) python="${2:?--python needs the path of a Python with torch}"; shift 2 ;;
+    *) echo "setup.sh: unknown option $1 (usage: scripts/setup.sh [--python PATH])" >&2; exit 2 ;;
+  esac
+done
+
 packages=(
   build-essential cmake pkg-config
-  libtorch-dev python3-torch   # LibTorch 1.13 (CPU) and the matching Python to export models
   libopenblas0-pthread         # without it Debian's LibTorch falls back to the reference BLAS (~10x slower)
   liblua5.4-dev nlohmann-json3-dev libcli11-dev libgtest-dev
 )
+# Debian's LibTorch 1.13 (CPU) and the matching Python, unless another Python's torch is asked for.
+[ -n "$python" ] || packages+=(libtorch-dev python3-torch)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
@@ -24,5 +41,22 @@ if ((${#missing[@]})); then
     "${missing[@]}" >/dev/null
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DADVISOR_PYTHON=/usr/bin/python3 >/dev/null
+python="${python:-/usr/bin/python3}"
+if ! torch_prefix=$("$python" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)' 2>/dev/null); then
+  echo "setup.sh: $python cannot import torch: give a Python with torch (--python PATH)" >&2
+  exit 1
+fi
+# Debian's python3-torch ships no CMake files; its LibTorch's are libtorch-dev's.
+torch_dir="$torch_prefix/Torch"
+[ -f "$torch_dir/TorchConfig.cmake" ] || torch_dir=/usr/lib/x86_64-linux-gnu/cmake/Torch
+
+# Another torch than the build's: start the configuration afresh (its cached Caffe2 and CUDA
+# settings belong to the old one); the objects are rebuilt against the new headers.
+cache=build/CMakeCache.txt
+if [ -f "$cache" ] && ! grep -qx "Torch_DIR:PATH=$torch_dir" "$cache"; then
+  echo "[setup] building for the torch in $torch_dir (was: $(sed -n 's/^Torch_DIR:PATH=//p' "$cache"))" >&2
+  rm -f "$cache"
+fi
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DADVISOR_PYTHON="$python" \
+  -DTorch_DIR="$torch_dir" >/dev/null
 cmake --build build -j"$(nproc)"

@@ -71,6 +71,15 @@ def main():
             step += 1
             if profiler is not None:
                 profiler.step()
+                profiled_steps += 1
+                if profiled_steps == args.torch_profiler:
+                    torch.cuda.synchronize()
+                    print("torch.profiler: %d steps, %.1f ms/step" % (
+                        profiled_steps,
+                        1000 * (time.perf_counter() - profiled_from) / profiled_steps), flush=True)
+                    profiler.__exit__(None, None, None)
+                    profiler = None
+                    args.torch_profiler = 0
             if step % args.report_every == 0:
                 torch.cuda.synchronize()
                 now = time.perf_counter()
@@ -84,18 +93,8 @@ def main():
                         activities=[torch.profiler.ProfilerActivity.CPU,
                                     torch.profiler.ProfilerActivity.CUDA])
                     profiler.__enter__()
-                    profiled_from = now
+                    profiled_from = time.perf_counter()
                     profiled_steps = 0
-            if profiler is not None:
-                profiled_steps += 1
-                if profiled_steps == args.torch_profiler:
-                    torch.cuda.synchronize()
-                    print("torch.profiler: %d steps, %.1f ms/step" % (
-                        profiled_steps, 1000 * (time.perf_counter() - profiled_from) / profiled_steps),
-                        flush=True)
-                    profiler.__exit__(None, None, None)
-                    profiler = None
-                    args.torch_profiler = 0
             if step >= args.steps:
                 break
 
