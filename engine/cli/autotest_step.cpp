@@ -17,6 +17,7 @@
 #include "engine/autotest/process.h"
 #include "engine/util/data_dir.h"
 #include "engine/autotest/worker_result.h"
+#include "engine/script/code_change.h"
 #include "engine/script/script_worker.h"
 #include "engine/util/remove_tree.h"
 
@@ -150,6 +151,25 @@ class ScratchFolder {
   std::string path_;
 };
 
+// A rewrite cannot be applied to a script: where the finding is about the hot spot and its line
+// is known, the fix says what to change there instead.
+void SuggestCodeChanges(const std::vector<Recipe>& recipes, BisectReport& report) {
+  for (FixResult& fix : report.fixes) {
+    const Recipe* recipe = FindRecipe(recipes, fix.recipe);
+    if (recipe == nullptr || recipe->kind != RecipeKind::kRewrite) continue;
+    for (const Finding& finding : report.findings) {
+      const bool at_hotspot = report.hotspot && report.hotspot->source &&
+                              (finding.path.empty() || finding.path == report.hotspot->path);
+      if (finding.recipe != fix.recipe || !at_hotspot) continue;
+      if (auto change = SuggestCodeChange(fix.recipe, *report.hotspot->source)) {
+        fix.detail = "needs a change to the script's code: " + change->advice;
+        fix.suggested_change = change->patch;
+      }
+      break;
+    }
+  }
+}
+
 }  // namespace
 
 void RunAutotestStep(const BisectCommandOptions& options, BisectReport& report) {
@@ -263,6 +283,7 @@ void RunAutotestStep(const BisectCommandOptions& options, BisectReport& report) 
     }
   }
   for (; next < results.size(); ++next) report.fixes.push_back(results[next].fix);
+  if (plan.door == "script") SuggestCodeChanges(plan.recipes, report);
 }
 
 }  // namespace advisor

@@ -315,6 +315,11 @@ void RenderFixes(std::ostringstream& out, const BisectReport& report) {
         << ": details</summary><pre class=\"source\">" << EscapeHtml(fix.detail)
         << "</pre></details>\n";
   }
+  for (const FixResult& fix : report.fixes) {
+    if (fix.suggested_change.empty()) continue;
+    out << "<p>The change " << HtmlCode(fix.recipe) << " asks of the code:</p><pre class=\"source\">"
+        << EscapeHtml(fix.suggested_change) << "</pre>\n";
+  }
   out << "</section>\n";
 }
 

@@ -216,7 +216,8 @@ json FixesToJson(const std::vector<FixResult>& fixes) {
                    {"numerics", std::move(numerics)},
                    {"peak_memory_mb", OrNull(fix.peak_memory_mb)},
                    {"warmup_s", OrNull(fix.warmup_s)},
-                   {"detail", fix.detail}});
+                   {"detail", fix.detail},
+                   {"suggested_change", fix.suggested_change}});
   }
   return out;
 }

@@ -173,6 +173,11 @@ void RenderFixes(std::ostringstream& out, const BisectReport& report) {
     out << "- " << MarkdownCode(fix.recipe) << ": " << MarkdownText(fix.detail) << "\n";
   }
   out << "\n";
+  for (const FixResult& fix : report.fixes) {
+    if (fix.suggested_change.empty()) continue;
+    out << "The change " << MarkdownCode(fix.recipe) << " asks of the code:\n\n```diff\n"
+        << fix.suggested_change << "```\n\n";
+  }
 }
 
 void RenderGpu(std::ostringstream& out, const BisectReport& report) {

@@ -197,6 +197,9 @@ struct FixResult {
   // The candidate's warm-up, left out of the A/B steps: a compiling recipe's compilation.
   std::optional<double> warmup_s;
   std::string detail;               // why rejected or failed: the measured difference, stderr tail
+  // A fix a script gets only by a change to its code: the change against the user's file and
+  // line ("--- file / +++ file / @@ -N +N @@ / -before / +after"); "" otherwise.
+  std::string suggested_change;
 };
 
 struct BisectReport {

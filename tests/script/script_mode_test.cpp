@@ -141,6 +141,29 @@ TEST(ScriptMode, AutotestRelaunchesTheScriptWithTheKnobApplied) {
   EXPECT_EQ(ProcessesTagged(tag), 0);
 }
 
+TEST(ScriptMode, AFixThatNeedsACodeChangeIsShownAgainstTheUsersLine) {
+  const fs::path scratch = Scratch("code_change");
+  const CommandResult run = RunCommand(
+      kAdvisor + " bisect -q --autotest --autotest-rounds 1 --out " + (scratch / "report").string() +
+          " -- " + kPython + " " + kScripts + "/gather_train.py",
+      scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = Report(scratch / "report");
+  EXPECT_EQ(report["hotspot"]["path"], "select");
+  const json* gather = nullptr;
+  for (const json& fix : report["fixes"]) {
+    if (fix["recipe"] == "gather-to-index") gather = &fix;
+  }
+  ASSERT_NE(gather, nullptr) << report["fixes"].dump();
+  EXPECT_EQ((*gather)["status"], "skipped") << "a script's code is never edited";
+  EXPECT_NE((*gather)["detail"].get<std::string>().find(kScripts + "/gather_train.py:"),
+            std::string::npos);
+  EXPECT_NE((*gather)["suggested_change"].get<std::string>().find(
+                "+x = x[torch.arange(x.shape[0], device=x.device).unsqueeze(-1), keep_indices]"),
+            std::string::npos)
+      << (*gather)["suggested_change"];
+}
+
 struct BadScript {
   std::string name;
   std::string command;   // after "--"
