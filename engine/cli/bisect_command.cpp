@@ -122,6 +122,11 @@ int RunScriptBisect(BisectCommandOptions& options) {
     throw std::runtime_error("give a model or a command after --, not both (" +
                              options.bisect.model_path + ")");
   }
+  if (options.let_run && options.autotest) {
+    throw std::runtime_error(
+        "--let-run and --autotest cannot be combined: the autotest's runs of the script would "
+        "compete with the script training on");
+  }
   ReportDirReservation report_dir(options.out_dir);
   std::vector<RuleDiagnostic> rule_errors;
   const RuleSet rules = RuleSet::LoadInstalled(options.rule_dirs, rule_errors);

@@ -89,11 +89,13 @@ std::vector<StepSpan> ScriptSource::TimeSteps(int steps) {
 }
 
 RecordedWindow ScriptSource::Record(const WindowRequest& request) {
-  const std::string doing =
-      request.instrumentation == Instrumentation::kChildrenOf
-          ? "profiling the children of " + (request.parent.empty() ? std::string("the model")
-                                                                   : request.parent)
-          : std::string("profiling the baseline window");
+  std::string doing = "profiling the baseline window";
+  if (request.instrumentation == Instrumentation::kChildrenOf) {
+    doing = "profiling the children of " +
+            (request.parent.empty() ? std::string("the model") : request.parent);
+  } else if (request.instrumentation == Instrumentation::kEveryModule) {
+    doing = "naming the modules of sync and copy sites";
+  }
   const json reply = Ask({{"op", "record"},
                           {"steps", request.steps},
                           {"instrument", InstrumentationName(request.instrumentation)},

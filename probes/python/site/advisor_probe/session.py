@@ -34,6 +34,23 @@ except ImportError:
             return False
 
 
+def _reported(method):
+    """The probe's own failure inside a hook must not surface as the user's traceback, nor leave
+    the script running half-instrumented: advisor gets one line and the interpreter ends."""
+
+    @functools.wraps(method)
+    def guarded(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except Exception as error:  # noqa: BLE001 (anything from the probe's own code)
+            if not self._active():
+                raise
+            self._fatal("advisor's probe failed in %s: %s: %s"
+                        % (method.__name__.strip("_"), type(error).__name__, error))
+
+    return guarded
+
+
 class _Command:
     """A command being carried out: the steps it measures come after the step in progress when it
     arrived (that one warms the new hooks up) and after `skip` more."""
@@ -182,6 +199,7 @@ class Session:
 
     # ---- what the script does --------------------------------------------------------------
 
+    @_reported
     def _optimizer_starts(self, optimizer):
         if not self._active():
             return
@@ -190,6 +208,7 @@ class Session:
         self._sync_if(self._sync_phases)
         self._clock.optimizer_starts(now())
 
+    @_reported
     def _optimizer_ends(self):
         if not self._active():
             return
@@ -206,6 +225,7 @@ class Session:
                 self._clock.completed + 1 == command.first:
             self._start_recording(command)
 
+    @_reported
     def _backward_starts(self, tensors):
         if not self._active():
             return
@@ -215,6 +235,7 @@ class Session:
         self._in_backward = True
         self._clock.backward_starts(now())
 
+    @_reported
     def _backward_ends(self):
         if not self._active():
             return
@@ -222,6 +243,7 @@ class Session:
         self._in_backward = False
         self._clock.backward_ends(now())
 
+    @_reported
     def _discover_enter(self, module, args):
         # Traced inside a compiled region, the hook is nothing: no graph break, no recompilation.
         if is_compiling() or self._tree is not None or not self._active():
@@ -237,6 +259,7 @@ class Session:
             self._clock.forward_starts(now())
         self._depth += 1
 
+    @_reported
     def _discover_exit(self, module, args, output):
         if is_compiling() or self._tree is not None:
             return
@@ -272,6 +295,7 @@ class Session:
         self._send_model()
         self._awaiting_command = True
 
+    @_reported
     def _model_forward(self, module, args):
         if is_compiling() or not self._active() or self._in_backward:
             return
