@@ -6,18 +6,17 @@ advisor should name patch_drop -> GatherBackward0 (deterministic gather backward
     vit_train.py [--steps N] [--compile] [--batch 128] [--workers 4] [--report-every 50]
                  [--torch-profiler STEPS]
 
---compile trains torch.compile(model). Every --report-every steps it prints the mean step time of
-those steps ("steps 100-149: 168.2 ms/step"), synchronising the GPU only there: the benchmarks
-compare these lines with and without advisor. --torch-profiler N profiles N steps after the first
-report with torch.profiler (CPU and CUDA activity), as a user would, and prints their mean.
+--compile trains torch.compile(model). It prints its own step times (step_report.py): the mean of
+every --report-every steps, and with --torch-profiler N the mean of N steps under torch.profiler;
+the benchmarks compare these lines with and without advisor.
 Random images (the GPU machine has no network); timm 1.0 API.
 """
 
 import argparse
-import time
 
 import timm
 import torch
+from step_report import StepReport
 from torch.utils.data import DataLoader, Dataset
 
 
@@ -57,9 +56,8 @@ def main():
                         num_workers=args.workers, pin_memory=True, persistent_workers=True,
                         drop_last=True)
 
+    report = StepReport(args.report_every, args.torch_profiler, cuda=True)
     step = 0
-    block_start = None
-    profiler = None
     while step < args.steps:
         for images, labels in loader:
             images = images.to(device, non_blocking=True)
@@ -69,32 +67,7 @@ def main():
             loss.backward()
             optimizer.step()
             step += 1
-            if profiler is not None:
-                profiler.step()
-                profiled_steps += 1
-                if profiled_steps == args.torch_profiler:
-                    torch.cuda.synchronize()
-                    print("torch.profiler: %d steps, %.1f ms/step" % (
-                        profiled_steps,
-                        1000 * (time.perf_counter() - profiled_from) / profiled_steps), flush=True)
-                    profiler.__exit__(None, None, None)
-                    profiler = None
-                    args.torch_profiler = 0
-            if step % args.report_every == 0:
-                torch.cuda.synchronize()
-                now = time.perf_counter()
-                if block_start is not None:
-                    print("steps %d-%d: %.1f ms/step (loss %.3f)" % (
-                        step - args.report_every, step - 1,
-                        1000 * (now - block_start) / args.report_every, loss.item()), flush=True)
-                block_start = now
-                if args.torch_profiler and profiler is None and step >= 2 * args.report_every:
-                    profiler = torch.profiler.profile(
-                        activities=[torch.profiler.ProfilerActivity.CPU,
-                                    torch.profiler.ProfilerActivity.CUDA])
-                    profiler.__enter__()
-                    profiled_from = time.perf_counter()
-                    profiled_steps = 0
+            report.step_done(step)
             if step >= args.steps:
                 break
 

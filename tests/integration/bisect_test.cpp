@@ -24,10 +24,7 @@ const std::string kModels = ADVISOR_TEST_MODELS_DIR;
 const std::string kAdvisor = ADVISOR_BINARY;
 
 fs::path Scratch(const std::string& name) {
-  const fs::path dir = fs::path(ADVISOR_TEST_SCRATCH_DIR) / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
+  return advisor::testing::FreshFolder(ADVISOR_TEST_SCRATCH_DIR, name);
 }
 
 json Expected(const std::string& model) {

@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -13,6 +14,13 @@ std::string ReadFile(const std::string& path) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+std::string FreshFolder(const std::string& root, const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::path(root) / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir.string();
 }
 
 CommandResult RunCommand(const std::string& command, const std::string& scratch_dir) {

@@ -11,6 +11,9 @@ struct CommandResult {
   std::string err;
 };
 
+// An empty folder `name` under `root`, whatever an earlier run left there.
+std::string FreshFolder(const std::string& root, const std::string& name);
+
 // Runs `command` through the shell; its output goes to files under `scratch_dir`.
 CommandResult RunCommand(const std::string& command, const std::string& scratch_dir);
 

@@ -31,10 +31,7 @@ const std::string kPython = ADVISOR_PYTHON;
 const std::string kScripts = ADVISOR_TEST_SCRIPTS_DIR;
 
 fs::path Scratch(const std::string& name) {
-  const fs::path dir = fs::path(ADVISOR_TEST_SCRATCH_DIR) / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
+  return advisor::testing::FreshFolder(ADVISOR_TEST_SCRATCH_DIR, name);
 }
 
 // A word no other process has on its command line: the tests find the script's processes by it.
