@@ -12,6 +12,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -68,9 +69,20 @@ std::string AdvisorError(const CommandResult& run) {
   return at == std::string::npos ? "" : run.err.substr(at);
 }
 
+// Python's multiprocessing folders (/tmp/pymp-*): a DataLoader worker killed instead of shut down
+// leaves its own behind.
+std::set<std::string> MultiprocessingFolders() {
+  std::set<std::string> folders;
+  for (const auto& entry : fs::directory_iterator(fs::temp_directory_path())) {
+    if (entry.path().filename().string().rfind("pymp-", 0) == 0) folders.insert(entry.path());
+  }
+  return folders;
+}
+
 TEST(ScriptMode, NamesTheSlowInstanceOfAUsersTrainingScript) {
   const fs::path scratch = Scratch("names_the_instance");
   const std::string tag = UniqueTag();
+  const std::set<std::string> folders_before = MultiprocessingFolders();
   const CommandResult run = RunCommand(
       kAdvisor + " bisect -q --out " + (scratch / "report").string() + " -- " + Sample(tag),
       scratch.string());
@@ -88,6 +100,7 @@ TEST(ScriptMode, NamesTheSlowInstanceOfAUsersTrainingScript) {
   EXPECT_NE(hotspot["source"]["text"].get<std::string>().find("self.up"), std::string::npos)
       << "the line of FeedForward.forward that runs the slow matmuls";
   EXPECT_EQ(ProcessesTagged(tag), 0) << "the script and its DataLoader workers are gone";
+  EXPECT_EQ(MultiprocessingFolders(), folders_before) << "the workers were shut down, not killed";
   for (const char* file : {"report.md", "report.html", "trace.json"}) {
     EXPECT_TRUE(fs::exists(scratch / "report" / file)) << file;
   }

@@ -14,6 +14,7 @@ import json
 import os
 import sys
 import time
+import weakref
 
 import torch
 
@@ -32,6 +33,21 @@ except ImportError:
     except ImportError:  # torch 1.x: nothing compiles
         def is_compiling():
             return False
+
+
+def _end_interpreter(loader_iterators):
+    """Ends the script where it stands, without running its own code (its finally blocks or atexit
+    handlers could save checkpoints). Its DataLoaders' workers are shut down first, as the
+    loaders themselves would: a worker killed instead leaves its temporary folder (/tmp/pymp-*,
+    where it shared tensors) behind."""
+    for iterator in list(loader_iterators):
+        try:
+            shutdown = getattr(iterator, "_shutdown_workers", None)
+            if shutdown is not None:
+                shutdown()
+        except Exception:  # noqa: BLE001 (clean-up is best effort; the exit is not)
+            pass
+    os._exit(0)
 
 
 def _reported(method):
@@ -94,6 +110,7 @@ class Session:
         self._sync_phases = False  # in the measured steps of the baseline's profiled window
         self._input = {}
         self._loader = None
+        self._loader_iterators = weakref.WeakSet()  # to shut their workers down at the end
         self._sources = set()      # (file, line) labelled by a source capture
         self._awaiting_command = False  # the model is described; the next boundary asks advisor
 
@@ -171,7 +188,12 @@ class Session:
         def iterate(loader):
             session._loader = {"workers": int(loader.num_workers),
                                "pin_memory": bool(loader.pin_memory)}
-            return original_iter(loader)
+            iterator = original_iter(loader)
+            try:
+                session._loader_iterators.add(iterator)
+            except TypeError:  # an iterator that takes no weak reference is not a worker pool
+                pass
+            return iterator
 
         loader_class.__iter__ = iterate
 
@@ -370,7 +392,7 @@ class Session:
     def _receive_command(self):
         message = self._channel.receive()
         if message is None or message.get("op") == "exit":
-            os._exit(0)
+            _end_interpreter(self._loader_iterators)
         if message.get("op") == "detach":
             self._detach()
             return
