@@ -11,7 +11,7 @@
             and the windows it used against the depth it reached.
 
     script_overhead.py ADVISOR SCRIPT [--rounds 2] [--steps N] [--every K] [--out FILE.jsonl]
-                       [-- SCRIPT ARGS...]
+                       [--timeout S] [-- SCRIPT ARGS...]
 
 SCRIPT prints "steps A-B: T ms/step" every K steps and, with --torch-profiler N, one
 "torch.profiler: N steps, T ms/step" line (bench/scripts/vit_train.py, launch_bound_train.py).
@@ -33,8 +33,15 @@ def blocks(text):
     return [(int(a), float(ms)) for a, _, ms in BLOCK.findall(text)]
 
 
-def run(command):
-    done = subprocess.run(command, capture_output=True, text=True)
+def run(command, timeout_s):
+    print("running: " + " ".join(command), file=sys.stderr, flush=True)
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s)
+    except subprocess.TimeoutExpired as expired:
+        tail = (expired.stderr or b"")[-3000:]
+        sys.exit("timed out after %d s: %s\nstdout tail:\n%s\nstderr tail:\n%s" % (
+            timeout_s, " ".join(command), (expired.stdout or b"")[-2000:].decode(errors="replace"),
+            tail.decode(errors="replace")))
     if done.returncode != 0:
         sys.exit("failed (%d): %s\n%s" % (done.returncode, " ".join(command), done.stderr[-3000:]))
     return done.stdout, done.stderr
@@ -50,18 +57,21 @@ def main():
     parser.add_argument("--every", type=int, default=50)
     parser.add_argument("--profile-steps", type=int, default=20)
     parser.add_argument("--out", default="script-overhead.jsonl")
-    parser.add_argument("script_args", nargs="*")
-    args = parser.parse_args()
+    parser.add_argument("--timeout", type=int, default=240, help="seconds per run")
+    argv = sys.argv[1:]
+    split = argv.index("--") if "--" in argv else len(argv)
+    args = parser.parse_args(argv[:split])
+    args.script_args = argv[split + 1:]
     script = [args.python, args.script, "--steps", str(args.steps), "--report-every",
               str(args.every)] + args.script_args
     # The last third of the run: after advisor's windows, which the first third holds.
     tail_from = args.steps * 2 // 3
     records = []
     for round_number in range(1, args.rounds + 1):
-        alone, _ = run(script + ["--torch-profiler", str(args.profile_steps)])
+        alone, _ = run(script + ["--torch-profiler", str(args.profile_steps)], args.timeout)
         with tempfile.TemporaryDirectory() as out:
-            attached, progress = run([args.advisor, "bisect", "-q", "--let-run", "--out", out,
-                                      "--"] + script)
+            attached, _ = run([args.advisor, "bisect", "-q", "--let-run", "--out", out, "--"] +
+                              script, args.timeout)
             report = json.load(open(out + "/report.json"))
         alone_tail = [ms for start, ms in blocks(alone) if start >= tail_from]
         attached_tail = [ms for start, ms in blocks(attached) if start >= tail_from]
