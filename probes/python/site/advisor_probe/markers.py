@@ -14,12 +14,19 @@ ENTER, EXIT = 0, 1
 
 
 def _mark(value, path, kind):
+    # The common shapes first, without a tree walk: every instrumented call pays for this twice,
+    # and a launch-bound model makes hundreds of calls a step.
+    mark = torch.ops.advisor.mark
+    if isinstance(value, torch.Tensor):
+        return mark([value], path, kind)[0]
+    if type(value) is tuple and value and all(isinstance(v, torch.Tensor) for v in value):
+        return tuple(mark(list(value), path, kind))
     leaves, spec = _pytree.tree_flatten(value)
     tensors = [i for i, leaf in enumerate(leaves) if isinstance(leaf, torch.Tensor)]
     if not tensors:
         torch.ops.advisor.mark_event(path, kind)
         return None
-    marked = torch.ops.advisor.mark([leaves[i] for i in tensors], path, kind)
+    marked = mark([leaves[i] for i in tensors], path, kind)
     for i, tensor in zip(tensors, marked):
         leaves[i] = tensor
     return _pytree.tree_unflatten(leaves, spec)
