@@ -2,9 +2,11 @@
 
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -19,30 +21,67 @@ constexpr auto kSlice = std::chrono::milliseconds(100);
 }  // namespace
 
 ProbeChannel::ProbeChannel() {
-  int ends[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) {
-    throw std::runtime_error(std::string("cannot make the probe's channel: ") +
+  const char* temporary = std::getenv("TMPDIR");
+  std::string pattern = std::string(temporary != nullptr && *temporary ? temporary : "/tmp") +
+                        "/advisor-probe-XXXXXX";
+  if (mkdtemp(pattern.data()) == nullptr) {
+    throw std::runtime_error("cannot make a folder for the probe's socket in " +
+                             pattern.substr(0, pattern.rfind('/')) + ": " + std::strerror(errno));
+  }
+  folder_ = pattern;
+  address_ = folder_ + "/probe.sock";
+  sockaddr_un where{};
+  where.sun_family = AF_UNIX;
+  if (address_.size() >= sizeof where.sun_path) {
+    throw std::runtime_error("the probe's socket path is too long: " + address_ + " (set TMPDIR)");
+  }
+  std::memcpy(where.sun_path, address_.c_str(), address_.size() + 1);
+  listening_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (listening_ < 0 || bind(listening_, reinterpret_cast<sockaddr*>(&where), sizeof where) != 0 ||
+      listen(listening_, 4) != 0) {
+    throw std::runtime_error("cannot open the probe's socket " + address_ + ": " +
                              std::strerror(errno));
   }
-  own_end_ = ends[0];
-  probe_end_ = ends[1];
 }
 
 ProbeChannel::~ProbeChannel() {
-  CloseProbeEnd();
-  if (own_end_ >= 0) close(own_end_);
+  if (connection_ >= 0) close(connection_);
+  if (listening_ >= 0) close(listening_);
+  if (!address_.empty()) unlink(address_.c_str());
+  if (!folder_.empty()) rmdir(folder_.c_str());
 }
 
-void ProbeChannel::CloseProbeEnd() {
-  if (probe_end_ >= 0) close(probe_end_);
-  probe_end_ = -1;
+ProbeChannel::Wait ProbeChannel::Accept(std::chrono::milliseconds timeout,
+                                        const std::function<bool()>& keep_waiting) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return Wait::kTimedOut;
+    const auto slice = std::min<std::chrono::steady_clock::duration>(kSlice, deadline - now);
+    pollfd descriptor{listening_, POLLIN, 0};
+    const int ready = poll(&descriptor, 1,
+                           static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(slice).count()));
+    if (ready < 0 && errno != EINTR) throw std::runtime_error(std::strerror(errno));
+    if (ready > 0) {
+      connection_ = accept4(listening_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (connection_ >= 0) {
+        // One probe per run: whoever else connects later finds nobody listening.
+        close(listening_);
+        listening_ = -1;
+        return Wait::kMessage;
+      }
+      if (errno != EINTR && errno != ECONNABORTED) throw std::runtime_error(std::strerror(errno));
+      continue;
+    }
+    if (!keep_waiting()) return Wait::kStopped;
+  }
 }
 
 void ProbeChannel::Send(const nlohmann::json& command) {
   const std::string line = command.dump() + "\n";
   std::size_t sent = 0;
   while (sent < line.size()) {
-    const ssize_t n = send(own_end_, line.data() + sent, line.size() - sent, MSG_NOSIGNAL);
+    const ssize_t n = send(connection_, line.data() + sent, line.size() - sent, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) throw std::runtime_error("the script's probe is gone (its channel closed)");
     sent += static_cast<std::size_t>(n);
@@ -78,12 +117,12 @@ ProbeChannel::Wait ProbeChannel::Receive(std::chrono::milliseconds timeout,
     const auto now = std::chrono::steady_clock::now();
     if (now >= deadline) return Wait::kTimedOut;
     const auto slice = std::min<std::chrono::steady_clock::duration>(kSlice, deadline - now);
-    pollfd descriptor{own_end_, POLLIN, 0};
+    pollfd descriptor{connection_, POLLIN, 0};
     const int ready = poll(&descriptor, 1,
                            static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(slice).count()));
     if (ready < 0 && errno != EINTR) throw std::runtime_error(std::strerror(errno));
     if (ready > 0) {
-      const ssize_t n = recv(own_end_, buffer, sizeof buffer, 0);
+      const ssize_t n = recv(connection_, buffer, sizeof buffer, 0);
       if (n == 0) return Wait::kClosed;
       if (n > 0) pending_.append(buffer, static_cast<std::size_t>(n));
       continue;

@@ -1,6 +1,8 @@
-// advisor's end of the private channel to the probe in the script's process: a socket pair made
-// before the script starts, one JSON object per line each way. What arrives is untrusted: lines
-// are bounded (kMaxMessageBytes) and must be JSON objects, or ProbeMessageError says so.
+// advisor's end of the private channel to the probe in the script's process: a Unix socket in a
+// folder of advisor's own (mode 0700), which the probe connects to by path, so that it reaches the
+// process that trains even when a launcher (torchrun) starts it with other file descriptors
+// closed. One JSON object per line each way. What arrives is untrusted: lines are bounded
+// (kMaxMessageBytes) and must be JSON objects, or ProbeMessageError says so.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -19,20 +21,24 @@ inline constexpr std::size_t kMaxMessageBytes = std::size_t{256} << 20;
 
 class ProbeChannel {
  public:
-  // Makes the socket pair; both ends are close-on-exec.
+  // Makes the folder and the listening socket in it. Throws std::runtime_error (one line).
   ProbeChannel();
+  // Closes the connection and removes the socket and its folder.
   ~ProbeChannel();
   ProbeChannel(const ProbeChannel&) = delete;
   ProbeChannel& operator=(const ProbeChannel&) = delete;
 
-  // The end the script inherits; close it here once the script has started.
-  int probe_end() const { return probe_end_; }
-  void CloseProbeEnd();
+  // The socket's path, which the probe is given as ADVISOR_PROBE_SOCKET.
+  const std::string& address() const { return address_; }
+
+  enum class Wait { kMessage, kClosed, kTimedOut, kStopped };
+  // Waits up to `timeout` for the probe to connect; kStopped when `keep_waiting` says to stop
+  // (asked every slice of waiting). One connection is taken; later ones are refused.
+  Wait Accept(std::chrono::milliseconds timeout, const std::function<bool()>& keep_waiting);
 
   // Throws std::runtime_error when the probe is gone.
   void Send(const nlohmann::json& command);
 
-  enum class Wait { kMessage, kClosed, kTimedOut, kStopped };
   // Waits up to `timeout` for the next message. Every slice of waiting, `keep_waiting` is asked
   // whether to go on (false: the script has exited, say). Throws ProbeMessageError for a line that
   // is too long or not a JSON object.
@@ -42,8 +48,10 @@ class ProbeChannel {
  private:
   bool TakeLine(nlohmann::json& message);
 
-  int own_end_ = -1;
-  int probe_end_ = -1;
+  std::string folder_;
+  std::string address_;
+  int listening_ = -1;
+  int connection_ = -1;
   std::string pending_;
   std::size_t scanned_ = 0;  // bytes of pending_ known to hold no newline
 };

@@ -110,6 +110,13 @@ ProbeHello ReadHello(const json& message) {
   hello.python_version = Text(Field(message, "python"), "hello python");
   hello.executable = Text(Field(message, "executable"), "hello executable");
   hello.pid = Count(Field(message, "pid"), "hello pid");
+  hello.rank = static_cast<int>(std::min<long long>(Count(Field(message, "rank"), "hello rank"), 1 << 20));
+  hello.world_size = static_cast<int>(
+      std::min<long long>(Count(Field(message, "world_size"), "hello world_size"), 1 << 20));
+  if (hello.world_size < 1 || hello.rank >= hello.world_size) {
+    throw ProbeMessageError("hello: rank " + std::to_string(hello.rank) + " of world size " +
+                            std::to_string(hello.world_size));
+  }
   return hello;
 }
 

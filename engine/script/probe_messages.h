@@ -20,6 +20,8 @@ struct ProbeHello {
   std::string python_version;
   std::string executable;
   long long pid = 0;
+  int rank = 0;        // torch.distributed's RANK, 0 without one
+  int world_size = 1;  // WORLD_SIZE, 1 without one
 };
 
 // "model": the first step is done and the model is known.

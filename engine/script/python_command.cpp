@@ -42,11 +42,26 @@ bool ShebangNamesPython(const std::string& path) {
   return line.find("python") != std::string::npos;
 }
 
+// `env [-u NAME] [NAME=VALUE ...] PROGRAM ...` runs PROGRAM: the command starts what env starts.
+std::size_t ProgramIndex(const std::vector<std::string>& command) {
+  std::size_t i = 0;
+  while (i < command.size() && BaseName(command[i]) == "env") {
+    ++i;
+    while (i < command.size() &&
+           (command[i].find('=') != std::string::npos || command[i].rfind("-", 0) == 0)) {
+      i += command[i] == "-u" || command[i] == "--unset" ? 2 : 1;
+    }
+  }
+  return i;
+}
+
 }  // namespace
 
 std::string WhyNotPython(const std::vector<std::string>& command) {
   if (command.empty()) return "no command after --: give the command that trains, e.g. python train.py";
-  const std::string& program = command.front();
+  const std::size_t index = ProgramIndex(command);
+  if (index >= command.size()) return command.front() + " runs no program after its settings";
+  const std::string& program = command[index];
   const std::string resolved = Resolve(program);
   if (resolved.empty()) return program + ": no such program";
   if (NamesPython(program) || NamesPython(resolved) || ShebangNamesPython(resolved)) return "";

@@ -45,7 +45,7 @@ void StopForwarding() {
 }  // namespace
 
 ScriptProcess::ScriptProcess(const std::vector<std::string>& argv,
-                             const std::map<std::string, std::string>& env, int inherited_fd) {
+                             const std::map<std::string, std::string>& env) {
   if (argv.empty()) throw std::runtime_error("no command to run");
   // Everything the child needs is prepared before fork: after it, only async-signal-safe calls.
   std::vector<std::string> environment = MergedEnvironment(env);
@@ -71,8 +71,6 @@ ScriptProcess::ScriptProcess(const std::vector<std::string>& argv,
     setpgid(0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(127);  // advisor died before the death signal was armed
-    // The channel's end stays open across exec (it was made close-on-exec like every other fd).
-    fcntl(inherited_fd, F_SETFD, 0);
     execvpe(args[0], args.data(), envp.data());
     const int error = errno;
     (void)!write(error_pipe[1], &error, sizeof error);

@@ -1,7 +1,6 @@
 // The user's training command, run by `advisor bisect -- COMMAND`: in a process group of its own
 // (so that advisor can end it and every process it started, DataLoader workers included), dying
-// with advisor (PR_SET_PDEATHSIG), its stdout and stderr passed through, and one end of the
-// probe's channel handed down as a numbered file descriptor.
+// with advisor (PR_SET_PDEATHSIG), its stdout and stderr passed through.
 #pragma once
 
 #include <sys/types.h>
@@ -16,10 +15,9 @@ namespace advisor {
 
 class ScriptProcess {
  public:
-  // Starts argv (argv[0] looked up in PATH) with `env` added to advisor's environment and
-  // `inherited_fd` open in the child. Throws std::runtime_error (one line) when it cannot start.
-  ScriptProcess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-                int inherited_fd);
+  // Starts argv (argv[0] looked up in PATH) with `env` added to advisor's environment. Throws
+  // std::runtime_error (one line) when it cannot start.
+  ScriptProcess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env);
   // Ends the process group if it still runs.
   ~ScriptProcess();
   ScriptProcess(const ScriptProcess&) = delete;

@@ -53,15 +53,22 @@ ScriptSource::ScriptSource(const ScriptOptions& options, const Progress& progres
                        {"build_info", options_.probe_dir + "/build_info.json"}};
   progress_("starting " + name_ + " with advisor's probe inside");
   process_ = std::make_unique<ScriptProcess>(
-      options_.command,
-      std::map<std::string, std::string>{
-          {"PYTHONPATH", python_path},
-          {"ADVISOR_PROBE_FD", std::to_string(channel_.probe_end())},
-          {"ADVISOR_PROBE_CONFIG", config.dump()}},
-      channel_.probe_end());
-  channel_.CloseProbeEnd();
+      options_.command, std::map<std::string, std::string>{
+                            {"PYTHONPATH", python_path},
+                            {"ADVISOR_PROBE_SOCKET", channel_.address()},
+                            {"ADVISOR_PROBE_CONFIG", config.dump()}});
 
+  const ProbeChannel::Wait connected =
+      channel_.Accept(options_.step_timeout, [this] { return !process_->Poll(); });
+  if (connected == ProbeChannel::Wait::kTimedOut) TimedOut("starting Python");
+  if (connected != ProbeChannel::Wait::kMessage) Stopped("starting Python");
   hello_ = ReadHello(Await("hello", "starting Python"));
+  if (hello_->world_size > 1) {
+    process_->Terminate();
+    throw ScriptError(name_ + " runs " + std::to_string(hello_->world_size) +
+                      " ranks (WORLD_SIZE): script mode bisects one training process for now; "
+                      "run one rank (torchrun --nproc_per_node 1, or python " + name_ + ")");
+  }
   ProbeModel model = ReadModel(Await("model", "running its first training step"));
   modules_ = std::move(model.modules);
   description_ = std::move(model.description);
@@ -158,12 +165,7 @@ json ScriptSource::Await(const std::string& expected_type, const std::string& do
       throw ScriptError(name_ + ": advisor's probe sent a bad message while " + doing + ": " +
                         error.what());
     }
-    if (wait == ProbeChannel::Wait::kTimedOut) {
-      process_->Terminate();
-      throw ScriptError(name_ + " made no training step in " +
-                        std::to_string(options_.step_timeout.count()) + " s while advisor was " +
-                        doing + " (--step-timeout); advisor stopped it");
-    }
+    if (wait == ProbeChannel::Wait::kTimedOut) TimedOut(doing);
     if (wait != ProbeChannel::Wait::kMessage) Stopped(doing);
     try {
       const std::string type = MessageType(message);
@@ -186,14 +188,25 @@ json ScriptSource::Await(const std::string& expected_type, const std::string& do
   }
 }
 
+void ScriptSource::TimedOut(const std::string& doing) {
+  process_->Terminate();
+  throw ScriptError(name_ + " made no training step in " +
+                    std::to_string(options_.step_timeout.count()) + " s while advisor was " +
+                    doing + " (--step-timeout); advisor stopped it");
+}
+
 void ScriptSource::Stopped(const std::string& doing) {
   process_->Wait();
   const std::string how = process_->DescribeExit();
+  const bool failed = process_->Poll().value_or(1) != 0;
+  if (!hello_ && failed) {
+    throw ScriptError(name_ + " failed (" + how + ") before advisor's probe started in its "
+                      "training process; its error is above");
+  }
   if (!hello_) {
     throw ScriptError(name_ + " ended (" + how + ") before advisor's probe started in it: is the "
                       "command a Python that reads PYTHONPATH (not python -I, -E or -S)?");
   }
-  const bool failed = process_->Poll().value_or(1) != 0;
   if (modules_.empty() && failed) {
     throw ScriptError(name_ + " failed (" + how + ") before its second training step began; its "
                       "error is above");

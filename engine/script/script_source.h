@@ -58,6 +58,7 @@ class ScriptSource : public WindowSource {
                      const std::string& doing, int steps);
   nlohmann::json Await(const std::string& expected_type, const std::string& doing);
   [[noreturn]] void Stopped(const std::string& doing);
+  [[noreturn]] void TimedOut(const std::string& doing);
 
   ScriptOptions options_;
   const Progress& progress_;

@@ -225,6 +225,10 @@ INSTANTIATE_TEST_SUITE_P(
                   "train_sample.py ended (exit status 0) after", "-q"},
         BadScript{"no_optimizer", kPython + " " + kScripts + "/no_optimizer.py TAG",
                   "without stepping a torch.optim optimizer", "-q"},
+        BadScript{"several_ranks",
+                  "env RANK=0 WORLD_SIZE=2 " + kPython + " " + kScripts + "/train_sample.py --tag TAG",
+                  "train_sample.py runs 2 ranks (WORLD_SIZE): script mode bisects one training "
+                  "process for now", "-q"},
         BadScript{"hangs", kPython + " " + kScripts + "/hangs.py TAG",
                   "hangs.py made no training step in 3 s", "-q --step-timeout 3"}),
     [](const ::testing::TestParamInfo<BadScript>& info) { return info.param.name; });

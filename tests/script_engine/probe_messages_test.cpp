@@ -112,6 +112,22 @@ TEST(ScriptCommand, OnlyPythonIsRun) {
   EXPECT_EQ(WhyNotPython({"no-such-program-here"}), "no-such-program-here: no such program");
   EXPECT_NE(WhyNotPython({}).find("no command after --"), std::string::npos);
   EXPECT_EQ(WhyNotPython({ADVISOR_TEST_PYTHON, "train.py"}), "");
+  EXPECT_EQ(WhyNotPython({"env", "CUDA_VISIBLE_DEVICES=1", "-u", "HOME", ADVISOR_TEST_PYTHON, "x.py"}),
+            "")
+      << "env's settings are skipped";
+  EXPECT_EQ(WhyNotPython({"env", "A=1", "/bin/true"}).rfind("/bin/true is not Python", 0), 0u);
+  EXPECT_EQ(WhyNotPython({"env", "A=1"}), "env runs no program after its settings");
+}
+
+TEST(ProbeMessages, AHelloNamesItsRank) {
+  const json hello = {{"type", "hello"}, {"protocol", 1}, {"pid", 42}, {"python", "3.12.3"},
+                      {"executable", "/venv/bin/python"}, {"rank", 1}, {"world_size", 2}};
+  const ProbeHello read = ReadHello(hello);
+  EXPECT_EQ(read.rank, 1);
+  EXPECT_EQ(read.world_size, 2);
+  json bad = hello;
+  bad["rank"] = 2;
+  EXPECT_THROW(ReadHello(bad), ProbeMessageError);
 }
 
 }  // namespace

@@ -1,9 +1,10 @@
 """advisor's script probe, injected by `advisor bisect -- python ...` through PYTHONPATH.
 
 Python imports the first sitecustomize on its path at start-up. This one starts the probe when
-advisor launched the interpreter (ADVISOR_PROBE_FD for a bisection, ADVISOR_PROBE_BENCH for an
-autotest worker; the probe removes them, so the script's own child interpreters run untouched),
-then runs the sitecustomize it shadows, as Python would have.
+advisor launched the interpreter (ADVISOR_PROBE_SOCKET for a bisection, ADVISOR_PROBE_BENCH for
+an autotest worker; the probe removes them, so the script's own child interpreters run untouched;
+a launcher such as torchrun leaves them to the process it starts), then runs the sitecustomize it
+shadows, as Python would have.
 """
 
 import os
@@ -23,7 +24,7 @@ def _run_shadowed_sitecustomize():
     spec.loader.exec_module(module)
 
 
-if "ADVISOR_PROBE_FD" in os.environ or "ADVISOR_PROBE_BENCH" in os.environ:
+if "ADVISOR_PROBE_SOCKET" in os.environ or "ADVISOR_PROBE_BENCH" in os.environ:
     from advisor_probe import bootstrap
 
     bootstrap.install()

@@ -112,15 +112,30 @@ class _WhenTorchImports(importlib.abc.MetaPathFinder):
         return spec
 
 
+# Launchers that start the training process as a child: the probe belongs in the child.
+_LAUNCHER_MODULES = ("torch.distributed.run", "torch.distributed.launch")
+
+
+def _is_launcher():
+    argv = getattr(sys, "orig_argv", sys.argv)
+    if "-m" in argv[:-1]:
+        return argv[argv.index("-m") + 1] in _LAUNCHER_MODULES
+    return len(argv) > 1 and os.path.basename(argv[1]) == "torchrun"
+
+
 def install():
+    if _is_launcher():
+        return  # the variables stay in the environment for the process it starts
     bench = os.environ.pop("ADVISOR_PROBE_BENCH", None)
     if bench is not None:
         channel, config = None, json.loads(bench)
     else:
-        channel = Channel(int(os.environ.pop("ADVISOR_PROBE_FD")))
+        channel = Channel(os.environ.pop("ADVISOR_PROBE_SOCKET"))
         config = json.loads(os.environ.pop("ADVISOR_PROBE_CONFIG"))
         channel.send({"type": "hello", "protocol": 1, "pid": os.getpid(),
-                      "python": platform.python_version(), "executable": sys.executable})
+                      "python": platform.python_version(), "executable": sys.executable,
+                      "rank": int(os.environ.get("RANK", 0)),
+                      "world_size": int(os.environ.get("WORLD_SIZE", 1))})
     with open(config["build_info"]) as info:
         build = json.load(info)
     built = _check_torch(channel, build)

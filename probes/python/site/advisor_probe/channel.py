@@ -1,15 +1,13 @@
 """The probe's end of the private channel to advisor: one JSON object per line each way."""
 
 import json
-import os
 import socket
 
 
 class Channel:
-    def __init__(self, fd):
-        os.set_inheritable(fd, False)  # the script's subprocesses never see it
-        self._socket = socket.socket(fileno=fd)
-        self._socket.setblocking(True)
+    def __init__(self, address):
+        self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # not inherited by exec
+        self._socket.connect(address)
         self._pending = b""
 
     def send(self, message):
