@@ -161,10 +161,10 @@ def install():
                 _fix_seeds(torch)
                 session = None
                 bench = Bench(config, lambda: session._cuda)
-                session = Session(None, config, bench, Knobs(config.get("overrides", {})))
+                session = Session(None, bench, Knobs(config.get("overrides", {})))
                 session.start()
             else:
-                Session(channel, config).start()
+                Session(channel).start()
         except Exception as error:  # the probe's own failure must not look like the script's
             _fatal(channel, "advisor's probe could not start in torch %s: %s: %s"
                    % (torch.__version__, type(error).__name__, error))

@@ -92,9 +92,8 @@ class _Command:
 class Session:
     """`channel` is advisor's (bisect mode) or None (bench mode: `bench` and `knobs` given)."""
 
-    def __init__(self, channel, config, bench=None, knobs=None):
+    def __init__(self, channel, bench=None, knobs=None):
         self._channel = channel
-        self._config = config
         self._bench = bench
         self._knobs = knobs
         self._pid = os.getpid()
@@ -311,6 +310,7 @@ class Session:
         if self._bench is not None:
             if self._knobs.unsupported:
                 self._bench.skip(self._knobs.unsupported)
+                _end_interpreter(self._loader_iterators)
             self._knobs.at_model(roots, self._cuda)
             self._bench.model_found()
             return
@@ -338,7 +338,8 @@ class Session:
 
     def _step_closed(self, step):
         if self._bench is not None:
-            self._bench.step_closed(step)
+            if self._bench.step_closed(step):
+                _end_interpreter(self._loader_iterators)
             return
         command = self._command
         if command is not None:
