@@ -5,8 +5,8 @@
 //   1. an anomaly, the largest excess over what its own measurements predict:
 //      - backward excess: backward cost beyond kBackwardRatio x its forward cost (a gather whose
 //        deterministic backward sorts, an embedding's scatter);
-//      - instance excess: cost beyond the median of the parent's other children of the same
-//        type (one slow block among identical blocks);
+//      - instance excess: at least kOutlierFactor x the median of the parent's other children
+//        of the same type, at least two of them (one slow block among identical blocks);
 //      either only when the excess is at least kMinExcessShare of the step and larger than the
 //      parent's own ops (what the parent runs outside its children);
 //   2. the parent's own ops outweighing every child stop the descent at the parent;

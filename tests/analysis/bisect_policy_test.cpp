@@ -36,6 +36,34 @@ TEST(DecideLevel, ChoosesTheOneSlowInstanceAmongIdenticalBlocks) {
   EXPECT_NEAR(decision.candidates[0].share, 60.0 / 63.0, 1e-9);
 }
 
+TEST(DecideLevel, MeasuresAnInstanceAgainstItsSiblingsWithoutItself) {
+  // slow_block_deep's stages on a loaded 2-core CPU (ms per step, forward/backward): stage 2
+  // does about twice the work; stage 3 ran slower than 0 and 1 for the same work. With stage 2
+  // in its own yardstick the median is 3.1 ms and stage 2 only 1.9x of it.
+  LevelInput input;
+  input.parent = "trunk.stages";
+  input.children = {Child("trunk.stages.0", "Stage", 1.21, 1.52),
+                    Child("trunk.stages.1", "Stage", 1.29, 1.44),
+                    Child("trunk.stages.2", "Stage", 2.77, 3.17),
+                    Child("trunk.stages.3", "Stage", 2.02, 1.50)};
+  input.parent_cost = Sum(input.children);
+  input.step_cost = 18;
+  const LevelDecision decision = DecideLevel(input);
+  EXPECT_EQ(decision.chosen, "trunk.stages.2");
+  EXPECT_NE(decision.reason.find("2.2x the median of its 3 same-type siblings"), std::string::npos)
+      << decision.reason;
+}
+
+TEST(DecideLevel, NeedsTwoOtherInstancesToCallOneAnOutlier) {
+  LevelInput input;
+  input.children = {Child("a", "Block", 1, 1), Child("b", "Block", 3, 3)};
+  input.parent_cost = Sum(input.children);
+  input.step_cost = 100;
+  const LevelDecision decision = DecideLevel(input);
+  EXPECT_EQ(decision.chosen, "b");
+  EXPECT_NE(decision.reason.find("holds 75%"), std::string::npos) << decision.reason;
+}
+
 TEST(DecideLevel, PrefersALargeBackwardExcessOverAMerelyBigChild) {
   // The ViT case: patch_drop is cheap forward but its deterministic backward is slow;
   // the blocks hold most of the time, evenly.

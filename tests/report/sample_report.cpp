@@ -4,22 +4,25 @@ namespace advisor::testing {
 
 BisectReport FilledReport() {
   BisectReport report;
-  report.run = {"models/vit_small.pt",
-                "cuda",
-                "NVIDIA H100 80GB HBM3",
-                "2.5.1",
-                "0.1.0",
-                /*warmup_steps=*/5,
-                /*window_steps=*/20,
-                /*windows=*/4,
-                /*site_windows=*/1,
-                /*batch_size=*/128,
-                /*deterministic=*/true,
-                "float32",
-                /*wall_s=*/83.27};
-  report.step = {/*median_ms=*/41.237,  /*min_ms=*/40.512,
-                 /*max_ms=*/44.9,       /*forward_ms=*/12.41,
-                 /*backward_ms=*/25.03, /*optimizer_ms=*/2.61};
+  report.run.model = "models/vit_small.pt";
+  report.run.device = "cuda";
+  report.run.device_name = "NVIDIA H100 80GB HBM3";
+  report.run.torch_version = "2.5.1";
+  report.run.advisor_version = "0.1.0";
+  report.run.warmup_steps = 5;
+  report.run.window_steps = 20;
+  report.run.windows = 4;
+  report.run.site_windows = 1;
+  report.run.batch_size = 128;
+  report.run.deterministic = true;
+  report.run.dtype = "float32";
+  report.run.wall_s = 83.27;
+  report.step.median_ms = 41.237;
+  report.step.min_ms = 40.512;
+  report.step.max_ms = 44.9;
+  report.step.forward_ms = 12.41;
+  report.step.backward_ms = 25.03;
+  report.step.optimizer_ms = 2.61;
 
   report.levels.push_back({1,
                            "",
@@ -186,8 +189,22 @@ BisectReport FilledReport() {
 
 BisectReport MinimalReport() {
   BisectReport report;
-  report.run = {"tiny.pt", "cpu", "", "2.5.1", "0.1.0", 2, 10, 1, 0, 8, false, "float32", 3.4};
-  report.step = {2.5, 2.4, 2.9, 0.9, 1.3, 0.2};
+  report.run.model = "tiny.pt";
+  report.run.device = "cpu";
+  report.run.torch_version = "2.5.1";
+  report.run.advisor_version = "0.1.0";
+  report.run.warmup_steps = 2;
+  report.run.window_steps = 10;
+  report.run.windows = 1;
+  report.run.batch_size = 8;
+  report.run.dtype = "float32";
+  report.run.wall_s = 3.4;
+  report.step.median_ms = 2.5;
+  report.step.min_ms = 2.4;
+  report.step.max_ms = 2.9;
+  report.step.forward_ms = 0.9;
+  report.step.backward_ms = 1.3;
+  report.step.optimizer_ms = 0.2;
   report.levels.push_back({1,
                            "",
                            {{"linear", 0.8, 1.2, 0, 0.88, 1}},
