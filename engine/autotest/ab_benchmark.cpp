@@ -31,7 +31,7 @@ std::string RunOnce(const Side& side, int round, const WorkerCommandBuilder& bui
                     const AbSettings& settings, const std::string& scratch_dir,
                     WorkerResult& result) {
   const std::string prefix = std::string(side.name) + " round " + std::to_string(round) + "/" +
-                             std::to_string(settings.rounds) + ": ";
+                             std::to_string(settings.max_rounds) + ": ";
   const std::string id = side.candidate ? side.candidate->id : "baseline";
   const std::string result_path = (std::filesystem::path(scratch_dir) /
                                    (id + "-" + side.name + "-r" + std::to_string(round) + ".json"))
@@ -80,7 +80,7 @@ FixResult NewFixResult(const CandidateSpec& candidate) {
 
 AbResult RunAbBenchmark(const CandidateSpec& candidate, const WorkerCommandBuilder& build_command,
                         const AbSettings& settings, const std::string& scratch_dir,
-                        std::ostream& progress) {
+                        AutotestBudget& budget, int rounds_queued, std::ostream& progress) {
   AbResult ab;
   ab.fix = NewFixResult(candidate);
   FixResult& fix = ab.fix;
@@ -89,7 +89,18 @@ AbResult RunAbBenchmark(const CandidateSpec& candidate, const WorkerCommandBuild
   Side baseline{"baseline", nullptr, 0, std::nullopt};
   Side tried{"candidate", &candidate, 0, std::nullopt};
   std::vector<AbRound> rounds;
-  for (int round = 1; round <= settings.rounds; ++round) {
+  AbMeasurement measurement;
+  AbDecision decision;
+  std::string budget_note;  // why the rounds stopped before a clear decision or the cap
+  for (int round = 1; round <= settings.max_rounds; ++round) {
+    if (!budget.RoomForRound()) {
+      budget_note = "the autotest budget (" + budget.DescribeLimit() + ") " +
+                    (round == 1 ? std::string("was spent")
+                                : "ended it after " + std::to_string(round - 1) +
+                                      (round == 2 ? " round" : " rounds"));
+      break;
+    }
+    const auto round_start = AutotestBudget::Clock::now();
     AbRound measured;
     for (Side* side : {&baseline, &tried}) {
       WorkerResult result;
@@ -114,9 +125,12 @@ AbResult RunAbBenchmark(const CandidateSpec& candidate, const WorkerCommandBuild
       if (side->candidate && result.warmup_s) KeepPeak(fix.warmup_s, result.warmup_s);
       (side->candidate ? measured.candidate_ms : measured.baseline_ms) = result.step_ms;
       if (side->candidate && round == 1) fix.sites = result.sites;
-      progress << label << "round " << round << "/" << settings.rounds << " " << side->name << " "
-               << Printf("%.1f", Median(result.step_ms)) << " ms\n";
+      if (!side->candidate) {
+        progress << label << "round " << round << "/" << settings.max_rounds << " baseline "
+                 << Printf("%.1f", Median(result.step_ms)) << " ms\n";
+      }
     }
+    budget.RecordRound(AutotestBudget::Clock::now() - round_start);
     // A rewrite that found nothing to change would only benchmark the baseline against itself.
     if (round == 1 && !candidate.rewrites.empty() && fix.sites.empty()) {
       fix.status = fix_status::kSkipped;
@@ -124,32 +138,72 @@ AbResult RunAbBenchmark(const CandidateSpec& candidate, const WorkerCommandBuild
       progress << label << "skipped: " << fix.detail << "\n";
       return ab;
     }
+    const double candidate_ms = Median(measured.candidate_ms);
     rounds.push_back(std::move(measured));
+    measurement = MeasureAb(rounds, baseline.samples_per_step, tried.samples_per_step);
+    decision = DecideAb(measurement, settings.noise_threshold, round == settings.max_rounds);
+    const bool decided = decision.outcome != AbDecision::Outcome::kUndecided;
+    std::string line = label + "round " + std::to_string(round) + "/" +
+                       std::to_string(settings.max_rounds) + " candidate " +
+                       Printf("%.1f", candidate_ms) + " ms";
+    if (measurement.interval) {
+      line += Printf(", %.3fx [%.3fx, %.3fx]", measurement.speedup, measurement.interval->low,
+                     measurement.interval->high);
+    }
+    const std::string left =
+        budget.DescribeTimeLeft((decided ? 0 : settings.max_rounds - round) + rounds_queued);
+    if (!left.empty()) line += "; " + left;
+    progress << line << "\n";
+    if (decided) break;
+  }
+  if (rounds.empty()) {
+    fix.status = fix_status::kSkipped;
+    fix.detail = "not tried: " + budget_note;
+    progress << label << "skipped: " << fix.detail << "\n";
+    return ab;
+  }
+  if (decision.outcome == AbDecision::Outcome::kUndecided) {  // the budget ended the rounds
+    decision = DecideAb(measurement, settings.noise_threshold, /*last_round=*/true);
   }
 
-  const AbMeasurement measurement =
-      MeasureAb(rounds, baseline.samples_per_step, tried.samples_per_step);
+  fix.rounds = static_cast<int>(rounds.size());
   fix.baseline = measurement.baseline;
   fix.candidate = measurement.candidate;
   fix.speedup = measurement.speedup;
   fix.speedup_low = measurement.speedup_low;
   fix.speedup_high = measurement.speedup_high;
+  if (measurement.interval) {
+    fix.speedup_ci_low = measurement.interval->low;
+    fix.speedup_ci_high = measurement.interval->high;
+  }
   fix.peak_memory_mb = tried.peak_memory_mb;
   ab.baseline_peak_memory_mb = baseline.peak_memory_mb;
   ab.baseline_samples_per_s = measurement.baseline_samples_per_s;
   ab.candidate_samples_per_s = measurement.candidate_samples_per_s;
 
-  const std::string ratio = Printf("%.3fx", fix.speedup) + " (rounds " +
-                            Printf("%.3fx", fix.speedup_low) + " to " +
-                            Printf("%.3fx", fix.speedup_high) + ")";
-  const std::string why_no_change = WhyNoMeasurableChange(measurement, settings.noise_threshold);
-  if (!why_no_change.empty()) {
-    fix.status = fix_status::kNoChange;
-    fix.detail = "no measurable change: " + ratio + ", " + why_no_change;
-  } else {
-    // A measurable slowdown is not a fix, however correct.
-    fix.status = fix.speedup > 1 ? fix_status::kVerified : fix_status::kRejected;
-    if (fix.speedup < 1) fix.detail = "slower than the baseline: " + ratio;
+  std::string ratio = Printf("%.3fx (", fix.speedup);
+  if (measurement.interval) {
+    ratio += Printf("95 %% interval %.3fx to %.3fx, ", measurement.interval->low,
+                    measurement.interval->high);
+  }
+  ratio += std::to_string(fix.rounds) + (fix.rounds == 1 ? " round)" : " rounds)");
+  std::vector<std::string> notes;
+  switch (decision.outcome) {
+    case AbDecision::Outcome::kFaster:
+      fix.status = fix_status::kVerified;
+      break;
+    case AbDecision::Outcome::kSlower:  // a measurable slowdown is not a fix, however correct
+      fix.status = fix_status::kRejected;
+      notes.push_back("slower than the baseline: " + ratio);
+      break;
+    default:
+      fix.status = fix_status::kNoChange;
+      notes.push_back("no measurable change: " + ratio + ", " + decision.why);
+      break;
+  }
+  if (!budget_note.empty()) notes.push_back(budget_note);
+  for (const std::string& note : notes) {
+    fix.detail += (fix.detail.empty() ? "" : "; ") + note;
   }
   progress << label << fix.status << ", " << ratio << ", "
            << Printf("%.1f", measurement.baseline_samples_per_s) << " -> "

@@ -10,6 +10,7 @@
 #include <ostream>
 #include <string>
 
+#include "engine/autotest/autotest_budget.h"
 #include "engine/autotest/candidate.h"
 #include "engine/autotest/worker_command.h"
 #include "engine/report/report.h"
@@ -26,9 +27,10 @@ inline constexpr char kSkipped[] = "skipped";    // not tried: not implemented o
 }  // namespace fix_status
 
 struct AbSettings {
-  // A B pairs. The verdict is a sign test over the per-round ratios: with 8, one round disturbed
-  // by another process does not turn a real gain into "no measurable change".
-  int rounds = 8;
+  // The most A B pairs a candidate gets. Rounds go on only while the speedup's interval still
+  // straddles an edge of the noise band (DecideAb), so a large win is verified in 2 and a small
+  // one gets up to this many.
+  int max_rounds = 8;
   // Per worker process, model load and warm-up included.
   std::chrono::milliseconds worker_timeout{std::chrono::minutes(10)};
   // A speedup within this fraction of 1.0 is reported as "no measurable change".
@@ -47,13 +49,15 @@ struct AbResult {
 // The FixResult fields a candidate determines before anything runs.
 FixResult NewFixResult(const CandidateSpec& candidate);
 
-// Runs settings.rounds rounds of baseline then candidate, writing result files into
-// `scratch_dir`, and prints one progress line per process on `progress`. The status is
+// Runs rounds of baseline then candidate until DecideAb decides, settings.max_rounds are done
+// or `budget` has no room for another round, writing result files into `scratch_dir`, and prints
+// one progress line per process on `progress`, the last of each round with the interval so far
+// and the time left (`rounds_queued`: the rounds later candidates may take). The status is
 // "verified", "no-change", "rejected" (measurably slower), "failed", or "skipped" when the worker
-// reports the candidate does not apply (or a rewrite changed no site); numerics are the caller's
-// (RunAutotest).
+// reports the candidate does not apply (or a rewrite changed no site, or the budget was spent
+// before its first round); numerics are the caller's (RunAutotest).
 AbResult RunAbBenchmark(const CandidateSpec& candidate, const WorkerCommandBuilder& build_command,
                         const AbSettings& settings, const std::string& scratch_dir,
-                        std::ostream& progress);
+                        AutotestBudget& budget, int rounds_queued, std::ostream& progress);
 
 }  // namespace advisor

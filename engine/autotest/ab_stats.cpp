@@ -2,9 +2,55 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
+
+#include "engine/util/printf.h"
 
 namespace advisor {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+// The variance of the log of a median of `steps`: pi/2 sigma^2 / n for a normal spread, sigma
+// from the median absolute deviation of the logs (1.4826 MAD), so that one stalled step does not
+// widen it. 0 for fewer than two steps.
+double LogMedianVariance(const std::vector<double>& steps) {
+  if (steps.size() < 2) return 0;
+  std::vector<double> logs;
+  logs.reserve(steps.size());
+  for (double step : steps) logs.push_back(std::log(step));
+  const double center = Median(logs);
+  std::vector<double> deviations;
+  deviations.reserve(logs.size());
+  for (double value : logs) deviations.push_back(std::abs(value - center));
+  const double sigma = 1.4826 * Median(deviations);
+  return kPi / 2 * sigma * sigma / static_cast<double>(steps.size());
+}
+
+double MeanLog(const std::vector<double>& ratios) {
+  double sum = 0;
+  for (double ratio : ratios) sum += std::log(ratio);
+  return sum / static_cast<double>(ratios.size());
+}
+
+std::optional<SpeedupInterval> IntervalOf(const std::vector<AbRound>& rounds,
+                                          const std::vector<double>& round_ratios) {
+  const std::size_t count = round_ratios.size();
+  if (count < 2) return std::nullopt;
+  const double mean = MeanLog(round_ratios);
+  double between = 0;  // the sample variance of the rounds' log ratios
+  for (double ratio : round_ratios) between += std::pow(std::log(ratio) - mean, 2);
+  between /= static_cast<double>(count - 1);
+  double within = 0;  // what each round's own steps make its log ratio vary by, on average
+  for (const AbRound& round : rounds) {
+    within += LogMedianVariance(round.baseline_ms) + LogMedianVariance(round.candidate_ms);
+  }
+  within /= static_cast<double>(rounds.size());
+  const double standard_error = std::sqrt(std::max(between, within) / static_cast<double>(count));
+  const double half_width = StudentT95(static_cast<int>(count) - 1) * standard_error;
+  return SpeedupInterval{std::exp(mean - half_width), std::exp(mean + half_width)};
+}
+
+}  // namespace
 
 BenchStats SummarizeSteps(const std::vector<double>& step_ms) {
   BenchStats stats;
@@ -37,44 +83,54 @@ AbMeasurement MeasureAb(const std::vector<AbRound>& rounds, int baseline_samples
       baseline_samples_per_step * 1000.0 / measurement.baseline.median_ms;
   measurement.candidate_samples_per_s =
       candidate_samples_per_step * 1000.0 / measurement.candidate.median_ms;
-  measurement.speedup = measurement.candidate_samples_per_s / measurement.baseline_samples_per_s;
+  measurement.speedup = std::exp(MeanLog(round_ratios));
   const auto [low, high] = std::minmax_element(round_ratios.begin(), round_ratios.end());
   measurement.speedup_low = *low;
   measurement.speedup_high = *high;
+  measurement.interval = IntervalOf(rounds, round_ratios);
   measurement.round_ratios = std::move(round_ratios);
   return measurement;
 }
 
-double SignTestP(int agreeing, int rounds) {
-  double tail = 0;
-  double choose = 1;  // C(rounds, k), built up from k = 0
-  for (int k = 0; k <= rounds; ++k) {
-    if (k > 0) choose = choose * (rounds - k + 1) / k;
-    if (k >= agreeing) tail += choose;
-  }
-  return tail / std::pow(2.0, rounds);
+double StudentT95(int degrees) {
+  static constexpr double kQuantiles[] = {
+      12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+      2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+      2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+  constexpr int kTabulated = sizeof kQuantiles / sizeof kQuantiles[0];
+  if (degrees < 1) return INFINITY;
+  if (degrees <= kTabulated) return kQuantiles[degrees - 1];
+  return degrees <= 60 ? 2.000 : degrees <= 120 ? 1.980 : 1.960;
 }
 
-std::string WhyNoMeasurableChange(const AbMeasurement& measurement, double noise_threshold) {
-  constexpr double kSignificance = 0.05;
-  const bool faster = measurement.speedup > 1.0;
+AbDecision DecideAb(const AbMeasurement& measurement, double noise_threshold, bool last_round) {
+  using Outcome = AbDecision::Outcome;
+  const double upper = 1.0 + noise_threshold;
+  const double lower = 1.0 - noise_threshold;
+  const double speedup = measurement.speedup;
   const int rounds = static_cast<int>(measurement.round_ratios.size());
-  const int agreeing = static_cast<int>(
-      std::count_if(measurement.round_ratios.begin(), measurement.round_ratios.end(),
-                    [faster](double ratio) { return faster ? ratio > 1.0 : ratio < 1.0; }));
-  const double p = SignTestP(agreeing, rounds);
-  if (p > kSignificance) {
-    char text[160];
-    std::snprintf(text, sizeof text, "%d of %d rounds %s (sign test p = %.2f, above %.2f)",
-                  agreeing, rounds, faster ? "faster" : "slower", p, kSignificance);
-    return text;
+  if (!measurement.interval) {
+    if (!last_round) return {Outcome::kUndecided, ""};
+    return {Outcome::kNoChange,
+            Printf("%d round cannot tell the candidate from one process's luck (an interval "
+                   "needs 2)",
+                   rounds)};
   }
-  if (std::abs(measurement.speedup - 1.0) < noise_threshold) {
-    char text[96];
-    std::snprintf(text, sizeof text, "within the %.1f %% noise threshold", noise_threshold * 100);
-    return text;
+  const SpeedupInterval& interval = *measurement.interval;
+  if (interval.low > upper) return {Outcome::kFaster, ""};
+  if (interval.high < lower) return {Outcome::kSlower, ""};
+  const std::string band = Printf("the %.1f %% noise threshold", noise_threshold * 100);
+  if (interval.low >= lower && interval.high <= upper) {
+    return {Outcome::kNoChange, "the whole interval lies within " + band};
   }
-  return {};
+  if (!last_round) return {Outcome::kUndecided, ""};
+  if (interval.low > 1.0 && speedup >= upper) return {Outcome::kFaster, ""};
+  if (interval.high < 1.0 && speedup <= lower) return {Outcome::kSlower, ""};
+  if (std::abs(speedup - 1.0) < noise_threshold) return {Outcome::kNoChange, "within " + band};
+  return {Outcome::kNoChange,
+          Printf("the %.0f %% interval includes %s after %d rounds", kIntervalConfidence * 100,
+                 interval.low <= 1.0 && interval.high >= 1.0 ? "1.0" : "the noise threshold",
+                 rounds)};
 }
 
 }  // namespace advisor

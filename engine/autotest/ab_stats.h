@@ -1,7 +1,15 @@
 // The arithmetic of an A/B benchmark, kept apart from the processes so that it can be checked on
 // controlled numbers.
+//
+// The unit of evidence is the round: one baseline process and one candidate process after it.
+// Steps inside one process share its memory layout, clocks and neighbours, so a thousand steps of
+// one process are not a thousand independent samples; rounds are. The interval of the speedup is
+// a Student-t interval over the rounds' log ratios, blocked by round, whose spread is never
+// taken below what the rounds' own steps imply (two rounds that agree by chance do not make a
+// zero-width interval).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,33 +24,57 @@ struct AbRound {
   std::vector<double> candidate_ms;
 };
 
+struct SpeedupInterval {
+  double low = 0;
+  double high = 0;
+};
+
+inline constexpr double kIntervalConfidence = 0.95;
+
 struct AbMeasurement {
   BenchStats baseline;  // over all measured steps of all rounds
   BenchStats candidate;
-  double baseline_samples_per_s = 0;  // samples per step / median step time
+  double baseline_samples_per_s = 0;  // samples per step / median step time of all steps
   double candidate_samples_per_s = 0;
-  double speedup = 0;       // candidate throughput / baseline throughput
+  // Candidate throughput / baseline throughput: the geometric mean of the rounds' ratios, the
+  // centre of `interval`. Rounds, not pooled steps: pooled, a round whose candidate ran fast
+  // would count once per step.
+  double speedup = 0;
   double speedup_low = 0;   // smallest of the per-round ratios
   double speedup_high = 0;  // largest of the per-round ratios
   std::vector<double> round_ratios;  // each round's baseline median / candidate median, per sample
+  // The kIntervalConfidence interval of the speedup; none from a single round, which cannot tell
+  // a process's luck from the candidate's effect.
+  std::optional<SpeedupInterval> interval;
 };
 
 BenchStats SummarizeSteps(const std::vector<double>& step_ms);
 
 // Speedup is a ratio of throughputs, so that a recipe that changes the batch size is compared per
-// sample; with equal samples per step it is baseline median / candidate median. Each round's
-// ratio uses that round's medians. Needs at least one round with steps on both sides.
+// sample; each round's ratio is its baseline median / its candidate median, times the samples
+// ratio. Needs at least one round with steps on both sides.
 AbMeasurement MeasureAb(const std::vector<AbRound>& rounds, int baseline_samples_per_step,
                         int candidate_samples_per_step);
 
-// One-sided sign test: the chance that at least `agreeing` of `rounds` rounds fall on one side of
-// 1.0 when candidate and baseline are alike (each round then a fair coin).
-double SignTestP(int agreeing, int rounds);
+// The two-sided Student-t quantile for kIntervalConfidence with `degrees` degrees of freedom.
+double StudentT95(int degrees);
 
-// Why the benchmark cannot tell the candidate from the baseline: too few rounds side with the
-// overall speedup for a sign test at 5 % (with 5 rounds all must; with 8, all but one: one round
-// disturbed by another process does not decide), or the speedup is within `noise_threshold` of
-// 1.0 (0.02 means 2 %). "" when the difference is measurable.
-std::string WhyNoMeasurableChange(const AbMeasurement& measurement, double noise_threshold);
+// What the rounds so far say, against a noise band of +-`noise_threshold` around 1.0 (0.02 is 2 %).
+struct AbDecision {
+  enum class Outcome {
+    kFaster,     // verified: the interval lies above 1.0 and the speedup beyond the band
+    kSlower,     // the interval lies below 1.0 and the speedup beyond the band
+    kNoChange,   // within the noise, or not separable from the baseline (see `why`)
+    kUndecided,  // more rounds could still decide
+  };
+  Outcome outcome = Outcome::kUndecided;
+  std::string why;  // for kNoChange: why the difference is not measurable
+};
+
+// Clear decisions end the benchmark early: the whole interval beyond the band on one side, or
+// inside it. With `last_round` (the cap, or the budget, allows no more) every interval is
+// settled: faster or slower when it excludes 1.0 and the speedup lies beyond the band, else no
+// change.
+AbDecision DecideAb(const AbMeasurement& measurement, double noise_threshold, bool last_round);
 
 }  // namespace advisor

@@ -47,8 +47,14 @@ AbResult Skipped(FixResult fix, const std::string& reason, std::ostream& progres
 // Numerics first: a candidate that computes something else is rejected without spending a
 // benchmark on it.
 AbResult TryCandidate(const CandidateSpec& candidate, const AutotestPlan& plan,
-                      const std::string& scratch_dir, std::ostream& progress) {
+                      const std::string& scratch_dir, AutotestBudget& budget, int rounds_queued,
+                      std::ostream& progress) {
   const std::string label = "[autotest] " + candidate.id + ": ";
+  if (!budget.RoomForRound()) {
+    return Skipped(NewFixResult(candidate),
+                   "not tried: the autotest budget (" + budget.DescribeLimit() + ") was spent",
+                   progress);
+  }
   std::optional<Numerics> numerics;
   if (candidate.preserves_semantics && plan.check_numerics) {
     const NumericsVerdict verdict = plan.check_numerics(candidate);
@@ -65,8 +71,8 @@ AbResult TryCandidate(const CandidateSpec& candidate, const AutotestPlan& plan,
     numerics = verdict.numerics;
     progress << label << "numerics within tolerance\n";
   }
-  AbResult ab =
-      RunAbBenchmark(candidate, plan.worker_command, plan.settings, scratch_dir, progress);
+  AbResult ab = RunAbBenchmark(candidate, plan.worker_command, plan.settings, scratch_dir, budget,
+                               rounds_queued, progress);
   ab.fix.numerics = numerics;
   if (candidate.preserves_semantics && !plan.check_numerics) {
     ab.fix.detail += std::string(ab.fix.detail.empty() ? "" : "; ") + "numerics not checked";
@@ -106,10 +112,15 @@ std::vector<const Recipe*> ChooseCombination(const std::vector<AbResult>& single
   return chosen;
 }
 
-std::vector<AbResult> RunAutotest(const AutotestPlan& plan, std::ostream& progress) {
+std::vector<AbResult> RunAutotest(const AutotestPlan& plan, AutotestBudget& budget,
+                                  std::ostream& progress) {
   const ScratchDir scratch;
   std::vector<AbResult> results;
+  // The rounds the candidates after the current one may take at most, the combination counted
+  // as one, for the "time left" of the progress lines.
+  int candidates_left = static_cast<int>(plan.recipe_ids.size()) + 1;
   for (const std::string& id : plan.recipe_ids) {
+    --candidates_left;
     const Recipe* recipe = FindRecipe(plan.recipes, id);
     if (!recipe) {
       FixResult fix;
@@ -124,14 +135,15 @@ std::vector<AbResult> RunAutotest(const AutotestPlan& plan, std::ostream& progre
       results.push_back(Skipped(NewFixResult(candidate), reason, progress));
       continue;
     }
-    results.push_back(TryCandidate(candidate, plan, scratch.path(), progress));
+    results.push_back(TryCandidate(candidate, plan, scratch.path(), budget,
+                                   candidates_left * plan.settings.max_rounds, progress));
   }
 
   const std::vector<const Recipe*> combination = ChooseCombination(results, plan.recipes);
   if (!combination.empty()) {
     const CandidateSpec candidate = CombineRecipes(combination);
     progress << "[autotest] combining " << candidate.id << "\n";
-    results.push_back(TryCandidate(candidate, plan, scratch.path(), progress));
+    results.push_back(TryCandidate(candidate, plan, scratch.path(), budget, 0, progress));
   }
   return results;
 }

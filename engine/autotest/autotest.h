@@ -51,7 +51,9 @@ std::vector<const Recipe*> ChooseCombination(const std::vector<AbResult>& single
 
 // Runs the plan: every recipe once (skipped ones say why), then the combination if there is one,
 // last. Worker result files go to a temporary folder removed afterwards. Throws std::runtime_error
-// only when that folder cannot be created.
-std::vector<AbResult> RunAutotest(const AutotestPlan& plan, std::ostream& progress);
+// only when that folder cannot be created. `budget` was started by the caller when the autotest
+// began (numerics checks count); a candidate it leaves no room for is skipped and says so.
+std::vector<AbResult> RunAutotest(const AutotestPlan& plan, AutotestBudget& budget,
+                                  std::ostream& progress);
 
 }  // namespace advisor

@@ -16,6 +16,7 @@
 #include "engine/autotest/autotest.h"
 #include "engine/autotest/process.h"
 #include "engine/util/data_dir.h"
+#include "engine/util/duration.h"
 #include "engine/autotest/worker_result.h"
 #include "engine/script/code_change.h"
 #include "engine/script/script_worker.h"
@@ -173,6 +174,10 @@ void SuggestCodeChanges(const std::vector<Recipe>& recipes, BisectReport& report
 }  // namespace
 
 void RunAutotestStep(const BisectCommandOptions& options, BisectReport& report) {
+  // Started before the numerics checks, which count against it.
+  AutotestBudget budget(options.autotest_budget.empty()
+                            ? std::nullopt
+                            : ParseDuration(options.autotest_budget));
   std::ostream no_progress(nullptr);
   std::ostream& progress = options.quiet ? no_progress : std::cerr;
   const std::string recipes_dir = FindDataDir("recipes");
@@ -197,7 +202,7 @@ void RunAutotestStep(const BisectCommandOptions& options, BisectReport& report) 
   plan.door = report.run.mode;
   plan.device = report.run.device;
   plan.torch_version = report.run.torch_version;
-  plan.settings.rounds = options.autotest_rounds;
+  plan.settings.max_rounds = options.autotest_rounds;
 
   Workers workers;
   std::optional<ScratchFolder> script_scratch;
@@ -237,7 +242,7 @@ void RunAutotestStep(const BisectCommandOptions& options, BisectReport& report) 
   for (const std::string& id : ids) {
     const Recipe* recipe = FindRecipe(plan.recipes, id);
     const bool check_first =
-        recipe != nullptr && recipe->preserves_semantics &&
+        recipe != nullptr && recipe->preserves_semantics && budget.RoomForRound() &&
         WhyNotApplicable(*recipe, plan.door, plan.device, plan.torch_version).empty();
     if (check_first) {
       const CandidateSpec candidate = CombineRecipes({recipe});
@@ -267,7 +272,7 @@ void RunAutotestStep(const BisectCommandOptions& options, BisectReport& report) 
 
   std::vector<AbResult> results;
   try {
-    results = RunAutotest(plan, progress);
+    results = RunAutotest(plan, budget, progress);
   } catch (const std::runtime_error& failure) {
     report.data_quality.push_back(std::string("autotest: ") + failure.what());
     return;

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "engine/cli/autotest_step.h"
+#include "engine/util/duration.h"
 #include "engine/facts/facts.h"
 #include "engine/report/html_writer.h"
 #include "engine/report/json_writer.h"
@@ -81,11 +82,18 @@ void AddBisectCommand(CLI::App& app, BisectCommandOptions& options) {
                     "the baseline in separate processes, report the measured result "
                     "(docs/recipes.md)");
   command->add_option("--autotest-rounds", options.autotest_rounds,
-                      "A/B rounds per candidate: baseline and candidate processes, alternating; "
-                      "the verdict is a sign test over the rounds, so 5 is the fewest that can "
-                      "verify")
+                      "the most A/B rounds per candidate (baseline and candidate processes, "
+                      "alternating); rounds stop as soon as the speedup's 95% interval decides, "
+                      "and 2 is the fewest that can")
       ->capture_default_str()
       ->check(CLI::Range(1, 100));
+  command->add_option("--autotest-budget", options.autotest_budget,
+                      "the longest the whole autotest may take, e.g. 90s, 10m, 1h30m (default: "
+                      "no limit); candidates it leaves no time for are skipped and say so")
+      ->check([](const std::string& text) {
+        return ParseDuration(text) ? std::string()
+                                   : "not a duration like 90s, 10m or 1h30m: " + text;
+      });
 }
 
 namespace {

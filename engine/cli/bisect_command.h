@@ -24,7 +24,8 @@ struct BisectCommandOptions {
   WorkloadFlags workload;
   bool quiet = false;
   bool autotest = false;          // try the findings' recipes (engine/cli/autotest_step.h)
-  int autotest_rounds = AbSettings{}.rounds;  // A/B rounds per candidate
+  int autotest_rounds = AbSettings{}.max_rounds;  // the most A/B rounds per candidate
+  std::string autotest_budget;    // the whole autotest's wall time, e.g. "10m"; "" for no limit
 };
 
 void AddBisectCommand(CLI::App& app, BisectCommandOptions& options);

@@ -18,9 +18,14 @@ inline bool SpeedupMeasured(const FixResult& fix) {
   return BenchmarkMeasured(fix.baseline) && BenchmarkMeasured(fix.candidate) && fix.speedup > 0;
 }
 
-// The interval bounds are optional even when the speedup was measured.
+// The round spread is optional even when the speedup was measured.
 inline bool SpeedupIntervalMeasured(const FixResult& fix) {
   return SpeedupMeasured(fix) && fix.speedup_low > 0 && fix.speedup_high > 0;
+}
+
+// The confidence interval needs two rounds.
+inline bool SpeedupConfidenceMeasured(const FixResult& fix) {
+  return SpeedupMeasured(fix) && fix.speedup_ci_low && fix.speedup_ci_high;
 }
 
 }  // namespace advisor

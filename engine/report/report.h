@@ -192,6 +192,11 @@ struct FixResult {
   double speedup = 0;               // baseline median / candidate median
   double speedup_low = 0;           // spread of the ratio over the A/B rounds
   double speedup_high = 0;
+  // The 95 % confidence interval of `speedup`, over the rounds (engine/autotest/ab_stats.h);
+  // absent when fewer than two rounds ran.
+  std::optional<double> speedup_ci_low;
+  std::optional<double> speedup_ci_high;
+  int rounds = 0;                   // A/B rounds run: each a baseline and a candidate process
   std::optional<Numerics> numerics;
   std::optional<double> peak_memory_mb;
   // The candidate's warm-up, left out of the A/B steps: a compiling recipe's compilation.

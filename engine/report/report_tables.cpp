@@ -5,6 +5,7 @@
 
 #include "engine/report/format.h"
 #include "engine/report/measured.h"
+#include "engine/report/report_text.h"
 
 namespace advisor {
 
@@ -32,12 +33,7 @@ TableCell MedianWithRange(const BenchStats& stats) {
 
 TableCell SpeedupCell(const FixResult& fix) {
   if (!SpeedupMeasured(fix)) return NotMeasured();
-  std::string text = FormatSpeedup(fix.speedup);
-  if (SpeedupIntervalMeasured(fix)) {
-    text +=
-        " (" + FormatSpeedup(fix.speedup_low) + "\u2013" + FormatSpeedup(fix.speedup_high) + ")";
-  }
-  return Text(std::move(text));
+  return Text(SpeedupText(fix));
 }
 
 TableCell NumericsCell(const FixResult& fix) {

@@ -131,15 +131,29 @@ const FixResult* FixForRecipe(const BisectReport& report, const std::string& rec
   return nullptr;
 }
 
+std::string SpeedupText(const FixResult& fix) {
+  if (!SpeedupMeasured(fix)) return "";
+  std::vector<std::string> notes;
+  if (SpeedupConfidenceMeasured(fix)) {
+    notes.push_back("95% interval " + FormatSpeedup(*fix.speedup_ci_low) + "\u2013" +
+                    FormatSpeedup(*fix.speedup_ci_high));
+  }
+  if (fix.rounds > 0) {
+    notes.push_back(std::to_string(fix.rounds) + (fix.rounds == 1 ? " round" : " rounds"));
+  }
+  std::string text = FormatSpeedup(fix.speedup);
+  for (std::size_t i = 0; i < notes.size(); ++i) {
+    text += (i == 0 ? " (" : ", ") + notes[i] + (i + 1 == notes.size() ? ")" : "");
+  }
+  return text;
+}
+
 std::string FixOutcome(const FixResult& fix) {
   if (!SpeedupMeasured(fix)) return fix.status;
-  std::string outcome = fix.status + ": " + FormatSpeedup(fix.speedup);
-  if (fix.speedup >= 1) outcome += " faster";
-  if (SpeedupIntervalMeasured(fix)) {
-    outcome +=
-        " (" + FormatSpeedup(fix.speedup_low) + "\u2013" + FormatSpeedup(fix.speedup_high) + ")";
-  }
-  return outcome;
+  const std::string speedup = SpeedupText(fix);
+  const std::size_t ratio_end = speedup.find(' ');
+  return fix.status + ": " + speedup.substr(0, ratio_end) + (fix.speedup >= 1 ? " faster" : "") +
+         speedup.substr(ratio_end);
 }
 
 }  // namespace advisor

@@ -32,7 +32,10 @@ std::string CrossCheckSentence(const CrossCheck& check);
 // The autotester's result for a recipe, nullptr when it did not run that recipe.
 const FixResult* FixForRecipe(const BisectReport& report, const std::string& recipe);
 
-// "verified: 1.32× faster (1.25×–1.40×)", "failed", "no-change: 1.01×".
+// "1.32× (95% interval 1.25×–1.40×, 3 rounds)", "1.05× (1 round)"; "" when not measured.
+std::string SpeedupText(const FixResult& fix);
+
+// "verified: 1.32× faster (95% interval 1.25×–1.40×, 3 rounds)", "failed", "no-change: 1.01× (…)".
 std::string FixOutcome(const FixResult& fix);
 
 }  // namespace advisor

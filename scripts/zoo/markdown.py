@@ -89,15 +89,16 @@ def localisation_table(runs):
 
 def fixes_table(autotest):
     """Lines of the table of the autotester's fixes, one row per case and recipe."""
-    lines = ["| case | recipe | status | speedup (rounds min-max) | baseline ms | fixed ms "
+    lines = ["| case | recipe | status | speedup (95% interval, rounds) | baseline ms | fixed ms "
              "| detail |", "|---|---|---|---:|---:|---:|---|"]
     for result in autotest["results"]:
         for fix in result.get("fixes", []):
             speedup = "-"
             if fix.get("speedup") is not None:
                 speedup = f"{fix['speedup']:.3f}x"
-                if fix.get("speedup_low") is not None and fix.get("speedup_high") is not None:
-                    speedup += f" ({fix['speedup_low']:.3f}-{fix['speedup_high']:.3f})"
+                if fix.get("speedup_ci_low") is not None and fix.get("speedup_ci_high") is not None:
+                    speedup += (f" ({fix['speedup_ci_low']:.3f}-{fix['speedup_ci_high']:.3f}, "
+                                f"{fix.get('rounds', 0)} rounds)")
             baseline = (fix.get("baseline") or {}).get("median_ms")
             candidate = (fix.get("candidate") or {}).get("median_ms")
             lines.append(f"| {result['case']} | {fix['recipe']} | {fix['status']} | {speedup} | "

@@ -28,7 +28,7 @@ CandidateSpec Knob(const std::string& id) {
 
 AbSettings FiveRounds() {
   AbSettings settings;
-  settings.rounds = 5;  // the fewest a sign test at 5 % can decide on
+  settings.max_rounds = 5;
   settings.worker_timeout = std::chrono::seconds(20);
   return settings;
 }
@@ -40,11 +40,12 @@ class AbBenchmark : public ::testing::Test {
                const std::string& baseline_body = kBaseline20ms) {
     const std::string script = testing::WriteFakeWorker(dir_.path(), baseline_body, candidate_body);
     return RunAbBenchmark(candidate, testing::FakeWorkerCommand(script), settings, dir_.path(),
-                          progress_);
+                          budget_, /*rounds_queued=*/0, progress_);
   }
   std::string Order() const { return testing::ReadFile(dir_ / "order.log"); }
 
   testing::ScratchDir dir_;
+  AutotestBudget budget_;
   std::ostringstream progress_;
 };
 
@@ -59,7 +60,10 @@ TEST_F(AbBenchmark, MeasuresASpeedupFromInterleavedRounds) {
   EXPECT_DOUBLE_EQ(fix.speedup_high, 2.0);
   EXPECT_DOUBLE_EQ(fix.baseline.median_ms, 20);
   EXPECT_DOUBLE_EQ(fix.candidate.median_ms, 10);
-  EXPECT_EQ(fix.baseline.samples, 15);  // 3 steps x 5 rounds
+  EXPECT_EQ(fix.baseline.samples, 6);  // 3 steps x 2 rounds: a clear 2x needs no more
+  EXPECT_EQ(fix.rounds, 2);
+  EXPECT_DOUBLE_EQ(*fix.speedup_ci_low, 2.0);  // steps without spread: an interval of no width
+  EXPECT_DOUBLE_EQ(*fix.speedup_ci_high, 2.0);
   EXPECT_EQ(fix.peak_memory_mb, 1500);
   EXPECT_EQ(ab.baseline_peak_memory_mb, 2000);
   EXPECT_DOUBLE_EQ(*ab.baseline_samples_per_s, 400);
@@ -68,10 +72,13 @@ TEST_F(AbBenchmark, MeasuresASpeedupFromInterleavedRounds) {
   EXPECT_EQ(fix.detail, "");
   // A B A B ..., and only the candidate sees the recipe's environment.
   std::string alternating;
-  for (int round = 0; round < 5; ++round) alternating += "baseline unset\nfast on\n";
+  for (int round = 0; round < 2; ++round) alternating += "baseline unset\nfast on\n";
   EXPECT_EQ(Order(), alternating);
-  EXPECT_THAT(progress_.str(), HasSubstr("[autotest] fast: round 2/5 candidate 10.0 ms\n"));
-  EXPECT_THAT(progress_.str(), HasSubstr("[autotest] fast: verified, 2.000x"));
+  EXPECT_THAT(progress_.str(),
+              HasSubstr("[autotest] fast: round 2/5 candidate 10.0 ms, 2.000x [2.000x, 2.000x]"));
+  EXPECT_THAT(progress_.str(),
+              HasSubstr("[autotest] fast: verified, 2.000x (95 % interval 2.000x to 2.000x, 2 "
+                        "rounds)"));
 }
 
 TEST_F(AbBenchmark, EqualTimesAreNoMeasurableChange) {
@@ -79,8 +86,8 @@ TEST_F(AbBenchmark, EqualTimesAreNoMeasurableChange) {
   EXPECT_EQ(ab.fix.status, "no-change");
   EXPECT_DOUBLE_EQ(ab.fix.speedup, 1.0);
   EXPECT_EQ(ab.fix.detail,
-            "no measurable change: 1.000x (rounds 1.000x to 1.000x), 0 of 5 rounds slower (sign "
-            "test p = 1.00, above 0.05)");
+            "no measurable change: 1.000x (95 % interval 1.000x to 1.000x, 2 rounds), the whole "
+            "interval lies within the 2.0 % noise threshold");
 }
 
 TEST_F(AbBenchmark, AMeasurableSlowdownIsRejected) {
@@ -88,6 +95,44 @@ TEST_F(AbBenchmark, AMeasurableSlowdownIsRejected) {
   EXPECT_EQ(ab.fix.status, "rejected");
   EXPECT_DOUBLE_EQ(ab.fix.speedup, 0.8);
   EXPECT_THAT(ab.fix.detail, StartsWith("slower than the baseline: 0.800x"));
+}
+
+TEST_F(AbBenchmark, AnUnclearDifferenceGetsEveryRoundUpToTheCap) {
+  // The candidate is 5 % faster in odd rounds and 1 % slower in even ones: no number of rounds
+  // up to 5 separates that from the baseline.
+  const AbResult ab = Run(R"(if [ $((round % 2)) = 0 ]; then write_steps 19.0,19.1,18.9
+else write_steps 20.2,20.1,20.3; fi)",
+                          Knob("fast"), FiveRounds(), R"(write_steps 20.0,20.1,19.9)");
+  EXPECT_EQ(ab.fix.status, "no-change");
+  EXPECT_EQ(ab.fix.rounds, 5);
+  ASSERT_TRUE(ab.fix.speedup_ci_low && ab.fix.speedup_ci_high);
+  EXPECT_LT(*ab.fix.speedup_ci_low, 1.0);
+  EXPECT_GT(*ab.fix.speedup_ci_high, 1.02);
+  EXPECT_THAT(ab.fix.detail, HasSubstr("the 95 % interval includes 1.0 after 5 rounds"));
+}
+
+TEST_F(AbBenchmark, ASmallSteadyGainIsVerifiedOnceTheRoundsSeparateIt) {
+  // 4 % faster in every round, each round's steps spread by about 1 %: two rounds leave the
+  // interval across the 2 % edge of the noise band, more rounds narrow it.
+  const AbResult ab = Run(R"(write_steps 19.2,19.4,19.0,19.3,19.1)", Knob("fast"), FiveRounds(),
+                          R"(if [ $((round % 2)) = 0 ]; then write_steps 20.0,20.2,19.8,20.1,19.9
+else write_steps 20.1,20.3,19.9,20.2,20.0; fi)");
+  EXPECT_EQ(ab.fix.status, "verified");
+  EXPECT_GT(ab.fix.rounds, 2);
+  EXPECT_LE(ab.fix.rounds, 5);
+  EXPECT_GT(*ab.fix.speedup_ci_low, 1.02);
+}
+
+TEST_F(AbBenchmark, TheBudgetEndsTheRoundsAndTheDetailSaysSo) {
+  budget_ = AutotestBudget(std::chrono::seconds(2));
+  // Each process takes about 0.4 s; the difference is unclear, so only the budget ends it.
+  const AbResult ab = Run(R"(sleep 0.4; if [ $((round % 2)) = 0 ]; then write_steps 19.0
+else write_steps 20.2; fi)",
+                          Knob("fast"), FiveRounds(), R"(sleep 0.4; write_steps 20.0)");
+  EXPECT_LT(ab.fix.rounds, 5);
+  EXPECT_GE(ab.fix.rounds, 1);
+  EXPECT_EQ(ab.fix.status, "no-change");
+  EXPECT_THAT(ab.fix.detail, HasSubstr("the autotest budget (2s) ended it after "));
 }
 
 TEST_F(AbBenchmark, ACrashingCandidateFailsWithItsSignalAndStderr) {

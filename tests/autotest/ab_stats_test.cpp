@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace advisor {
 namespace {
 
@@ -18,8 +20,9 @@ TEST(AbStats, SummarizesAllStepsOfAllRounds) {
   EXPECT_DOUBLE_EQ(m.baseline.max_ms, 30);
   EXPECT_EQ(m.baseline.samples, 6);
   EXPECT_DOUBLE_EQ(m.candidate.median_ms, 5);
-  EXPECT_DOUBLE_EQ(m.speedup, 10.5 / 5);
-  // Per round: 11 / 5 and 10 / 5.
+  // Per round: 11 / 5 and 10 / 5; the speedup is their geometric mean, not 10.5 / 5 of the pooled
+  // steps.
+  EXPECT_DOUBLE_EQ(m.speedup, std::sqrt(2.2 * 2.0));
   EXPECT_DOUBLE_EQ(m.speedup_low, 2.0);
   EXPECT_DOUBLE_EQ(m.speedup_high, 2.2);
   EXPECT_DOUBLE_EQ(m.baseline_samples_per_s, 8 * 1000 / 10.5);
@@ -36,37 +39,92 @@ TEST(AbStats, SpeedupComparesThroughputWhenTheBatchChanges) {
   EXPECT_NEAR(m.speedup_low, 10.0 / 9.0, 1e-12);
 }
 
-AbMeasurement Ratios(double speedup, std::vector<double> rounds) {
+TEST(AbStats, StudentQuantilesFallTowardsTheNormalOne) {
+  EXPECT_DOUBLE_EQ(StudentT95(1), 12.706);
+  EXPECT_DOUBLE_EQ(StudentT95(4), 2.776);
+  EXPECT_DOUBLE_EQ(StudentT95(30), 2.042);
+  EXPECT_DOUBLE_EQ(StudentT95(1000), 1.960);
+  EXPECT_TRUE(std::isinf(StudentT95(0)));
+}
+
+TEST(AbStats, OneRoundHasNoInterval) {
+  const AbMeasurement m = MeasureAb({{{20, 21, 19}, {10, 11, 9}}}, 8, 8);
+  EXPECT_FALSE(m.interval.has_value());
+  EXPECT_EQ(DecideAb(m, 0.02, /*last_round=*/false).outcome, AbDecision::Outcome::kUndecided);
+  const AbDecision last = DecideAb(m, 0.02, /*last_round=*/true);
+  EXPECT_EQ(last.outcome, AbDecision::Outcome::kNoChange);
+  EXPECT_EQ(last.why, "1 round cannot tell the candidate from one process's luck (an interval "
+                      "needs 2)");
+}
+
+TEST(AbStats, TheIntervalIsStudentsOverTheRoundsLogRatios) {
+  // Steps without spread: only the rounds' ratios (1.9 and 2.1) vary.
+  const AbMeasurement m = MeasureAb({{{19}, {10}}, {{21}, {10}}}, 8, 8);
+  ASSERT_TRUE(m.interval.has_value());
+  const double mean = (std::log(1.9) + std::log(2.1)) / 2;
+  const double sd = std::abs(std::log(2.1) - std::log(1.9)) / std::sqrt(2.0);
+  const double half = 12.706 * sd / std::sqrt(2.0);
+  EXPECT_NEAR(m.speedup, std::exp(mean), 1e-12);
+  EXPECT_NEAR(m.interval->low, std::exp(mean - half), 1e-9);
+  EXPECT_NEAR(m.interval->high, std::exp(mean + half), 1e-9);
+}
+
+TEST(AbStats, RoundsThatAgreeByChanceDoNotNarrowTheIntervalBelowTheirStepsSpread) {
+  // Two rounds with the same medians, but each round's steps spread by about 5 %.
+  const std::vector<double> baseline = {19, 20, 21, 20, 19, 21, 20};
+  const std::vector<double> candidate = {9.5, 10, 10.5, 10, 9.5, 10.5, 10};
+  const AbMeasurement m = MeasureAb({{baseline, candidate}, {baseline, candidate}}, 8, 8);
+  ASSERT_TRUE(m.interval.has_value());
+  EXPECT_NEAR(m.speedup, 2.0, 1e-12);
+  EXPECT_LT(m.interval->low, 1.9);
+  EXPECT_GT(m.interval->high, 2.1);
+}
+
+TEST(AbStats, OneStalledStepDoesNotWidenARoundsSpread) {
+  const AbMeasurement steady = MeasureAb({{{20, 20.2, 19.8, 20.1, 19.9}, {10, 10.1, 9.9, 10, 10}},
+                                          {{20, 20.2, 19.8, 20.1, 19.9}, {10, 10.1, 9.9, 10, 10}}},
+                                         8, 8);
+  const AbMeasurement stalled = MeasureAb({{{20, 20.2, 19.8, 20.1, 90}, {10, 10.1, 9.9, 10, 10}},
+                                           {{20, 20.2, 19.8, 20.1, 19.9}, {10, 10.1, 9.9, 10, 10}}},
+                                          8, 8);
+  EXPECT_NEAR(stalled.interval->high / stalled.interval->low,
+              steady.interval->high / steady.interval->low, 0.01);
+}
+
+AbMeasurement WithInterval(double speedup, double low, double high, int rounds) {
   AbMeasurement m;
   m.speedup = speedup;
-  m.round_ratios = std::move(rounds);
+  m.round_ratios.assign(static_cast<std::size_t>(rounds), speedup);
+  m.interval = SpeedupInterval{low, high};
   return m;
 }
 
-TEST(AbStats, SignTestTailProbabilities) {
-  EXPECT_DOUBLE_EQ(SignTestP(5, 5), 1.0 / 32);
-  EXPECT_DOUBLE_EQ(SignTestP(4, 5), 6.0 / 32);
-  EXPECT_DOUBLE_EQ(SignTestP(7, 8), 9.0 / 256);
-  EXPECT_DOUBLE_EQ(SignTestP(0, 8), 1.0);
+TEST(AbStats, ClearIntervalsDecideBeforeTheLastRound) {
+  using Outcome = AbDecision::Outcome;
+  // bf16 autocast on the GPU machine: 2.84x with rounds between 2.835x and 2.849x.
+  EXPECT_EQ(DecideAb(WithInterval(2.84, 2.78, 2.90, 2), 0.02, false).outcome, Outcome::kFaster);
+  EXPECT_EQ(DecideAb(WithInterval(0.80, 0.70, 0.90, 2), 0.02, false).outcome, Outcome::kSlower);
+  const AbDecision within = DecideAb(WithInterval(1.0, 0.99, 1.01, 3), 0.02, false);
+  EXPECT_EQ(within.outcome, Outcome::kNoChange);
+  EXPECT_EQ(within.why, "the whole interval lies within the 2.0 % noise threshold");
+  // Across an edge of the band: more rounds could decide.
+  EXPECT_EQ(DecideAb(WithInterval(1.04, 1.01, 1.07, 3), 0.02, false).outcome, Outcome::kUndecided);
+  EXPECT_EQ(DecideAb(WithInterval(1.03, 0.95, 1.11, 3), 0.02, false).outcome, Outcome::kUndecided);
 }
 
-TEST(AbStats, NoMeasurableChangeWhenTooFewRoundsAgreeOrTheGainIsSmall) {
-  EXPECT_EQ(WhyNoMeasurableChange(Ratios(1.08, {1.08, 0.99, 1.12, 1.1, 1.09}), 0.02),
-            "4 of 5 rounds faster (sign test p = 0.19, above 0.05)");
-  EXPECT_EQ(WhyNoMeasurableChange(Ratios(1.08, {1.08, 1.05, 1.12, 1.1, 1.09}), 0.02), "");
-  // With 8 rounds, one round disturbed by another process does not decide; two do.
-  EXPECT_EQ(WhyNoMeasurableChange(Ratios(1.1, {1.1, 0.76, 1.12, 1.1, 1.09, 1.1, 1.13, 1.1}), 0.02),
-            "");
-  EXPECT_EQ(WhyNoMeasurableChange(Ratios(1.1, {1.1, 0.76, 1.12, 0.9, 1.09, 1.1, 1.13, 1.1}), 0.02),
-            "6 of 8 rounds faster (sign test p = 0.14, above 0.05)");
-  EXPECT_EQ(WhyNoMeasurableChange(Ratios(1.0, {1.0, 1.0, 1.0, 1.0, 1.0}), 0.02),
-            "0 of 5 rounds slower (sign test p = 1.00, above 0.05)");
-  EXPECT_EQ(WhyNoMeasurableChange(Ratios(1.015, {1.01, 1.02, 1.01, 1.02, 1.015}), 0.02),
-            "within the 2.0 % noise threshold");
-  EXPECT_EQ(WhyNoMeasurableChange(Ratios(0.80, {0.8, 0.78, 0.83, 0.81, 0.8}), 0.02),
-            "");  // a measurable slowdown
-  EXPECT_NE(WhyNoMeasurableChange(Ratios(1.08, {1.08, 1.05, 1.12, 1.1, 1.09}), 0.10),
-            "");  // the threshold is a setting
+TEST(AbStats, TheLastRoundSettlesEveryInterval) {
+  using Outcome = AbDecision::Outcome;
+  // Measurably faster, by more than the noise threshold, though the interval reaches into it.
+  EXPECT_EQ(DecideAb(WithInterval(1.04, 1.01, 1.07, 8), 0.02, true).outcome, Outcome::kFaster);
+  EXPECT_EQ(DecideAb(WithInterval(0.96, 0.93, 0.99, 8), 0.02, true).outcome, Outcome::kSlower);
+  const AbDecision straddles = DecideAb(WithInterval(1.03, 0.95, 1.11, 8), 0.02, true);
+  EXPECT_EQ(straddles.outcome, Outcome::kNoChange);
+  EXPECT_EQ(straddles.why, "the 95 % interval includes 1.0 after 8 rounds");
+  const AbDecision small = DecideAb(WithInterval(1.015, 1.005, 1.025, 8), 0.02, true);
+  EXPECT_EQ(small.outcome, Outcome::kNoChange);
+  EXPECT_EQ(small.why, "within the 2.0 % noise threshold");
+  // The threshold is a setting.
+  EXPECT_EQ(DecideAb(WithInterval(1.04, 1.01, 1.07, 8), 0.10, true).outcome, Outcome::kNoChange);
 }
 
 }  // namespace

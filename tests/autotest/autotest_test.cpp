@@ -42,7 +42,7 @@ class Autotest : public ::testing::Test {
         testing::WriteFakeWorker(dir_.path(), "write_result 20 null 8 1 ''", kCandidateTimes);
     plan_.device = "cuda";
     plan_.torch_version = "2.11.0";
-    plan_.settings.rounds = 5;  // the fewest a sign test at 5 % can decide on
+    plan_.settings.max_rounds = 5;
     plan_.settings.worker_timeout = std::chrono::seconds(20);
     plan_.worker_command = [this, build = testing::FakeWorkerCommand(script)](
                                const CandidateSpec* candidate, const std::string& result) {
@@ -51,10 +51,11 @@ class Autotest : public ::testing::Test {
     };
   }
 
-  std::vector<AbResult> Run() { return RunAutotest(plan_, progress_); }
+  std::vector<AbResult> Run() { return RunAutotest(plan_, budget_, progress_); }
 
   testing::ScratchDir dir_;
   AutotestPlan plan_;
+  AutotestBudget budget_;
   int worker_runs_ = 0;
   std::ostringstream progress_;
 };
@@ -213,6 +214,20 @@ TEST(AdvisorWorkerCommand, FollowsTheWorkerContract) {
             (std::vector<std::string>{"/opt/advisor", "worker", "vit.pt", "--recipe",
                                       "tf32-matmul,cudnn-benchmark", "--steps", "30", "--warmup",
                                       "5", "--device", "cuda", "--result", "/tmp/r.json"}));
+}
+
+TEST_F(Autotest, ACandidateTheBudgetLeavesNoTimeForIsSkippedAndSaysSo) {
+  plan_.recipes = {Knob("fast"), Knob("faster")};
+  plan_.recipe_ids = {"fast", "faster"};
+  budget_ = AutotestBudget(std::chrono::seconds(90),
+                           AutotestBudget::Clock::now() - std::chrono::seconds(91));
+  const std::vector<AbResult> results = Run();
+  ASSERT_EQ(results.size(), 2u);
+  for (const AbResult& result : results) {
+    EXPECT_EQ(result.fix.status, "skipped");
+    EXPECT_EQ(result.fix.detail, "not tried: the autotest budget (1m30s) was spent");
+  }
+  EXPECT_EQ(worker_runs_, 0);
 }
 
 }  // namespace

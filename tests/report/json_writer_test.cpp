@@ -143,7 +143,10 @@ TEST(JsonWriter, FixesShowOnlyWhatWasMeasured) {
   EXPECT_DOUBLE_EQ(verified.at("baseline").at("median_ms").get<double>(), 41.2);
   EXPECT_EQ(verified.at("candidate").at("samples"), 30);
   EXPECT_DOUBLE_EQ(verified.at("speedup").get<double>(), 1.111);
-  EXPECT_DOUBLE_EQ(verified.at("speedup_low").get<double>(), 1.09);
+  EXPECT_DOUBLE_EQ(verified.at("speedup_low").get<double>(), 1.10);
+  EXPECT_DOUBLE_EQ(verified.at("speedup_ci_low").get<double>(), 1.09);
+  EXPECT_DOUBLE_EQ(verified.at("speedup_ci_high").get<double>(), 1.13);
+  EXPECT_EQ(verified.at("rounds"), 4);
   EXPECT_DOUBLE_EQ(verified.at("numerics").at("tolerance").get<double>(), 1e-4);
   EXPECT_DOUBLE_EQ(verified.at("peak_memory_mb").get<double>(), 10100);
 
@@ -153,6 +156,8 @@ TEST(JsonWriter, FixesShowOnlyWhatWasMeasured) {
   EXPECT_TRUE(failed.at("candidate").is_null()) << "the fixed model never ran";
   EXPECT_TRUE(failed.at("speedup").is_null());
   EXPECT_TRUE(failed.at("speedup_low").is_null());
+  EXPECT_TRUE(failed.at("speedup_ci_low").is_null());
+  EXPECT_EQ(failed.at("rounds"), 0);
   EXPECT_TRUE(failed.at("numerics").is_null());
   EXPECT_TRUE(failed.at("peak_memory_mb").is_null());
   EXPECT_EQ(failed.at("detail"), "RuntimeError: the rewritten graph does not type-check");

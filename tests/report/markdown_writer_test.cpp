@@ -103,7 +103,7 @@ TEST(MarkdownWriter, FindingsAreRankedBySeverityThenGain) {
   EXPECT_TRUE(Contains(md, "   - Expected gain: 4.10 ms/step\n"));
   EXPECT_TRUE(Contains(md,
                        "   - Recipe: `gather-to-index-select`, measured verified: 1.11\u00d7 "
-                       "faster (1.09\u00d7\u20131.13\u00d7)\n"));
+                       "faster (95% interval 1.09\u00d7\u20131.13\u00d7, 4 rounds)\n"));
 }
 
 TEST(MarkdownWriter, FixesTableSaysNotMeasuredForAFixThatNeverRan) {
@@ -112,7 +112,7 @@ TEST(MarkdownWriter, FixesTableSaysNotMeasuredForAFixThatNeverRan) {
   EXPECT_TRUE(Contains(failed, "| failed |"));
   EXPECT_TRUE(Contains(failed, "| 41.10 (40.40\u201344.00) | _not measured_ | _not measured_ |"));
   EXPECT_TRUE(Contains(LineWith(md, "| **`gather-to-index-select`** |"),
-                       "| **1.11\u00d7 (1.09\u00d7\u20131.13\u00d7)** |"));
+                       "| **1.11\u00d7 (95% interval 1.09\u00d7\u20131.13\u00d7, 4 rounds)** |"));
   EXPECT_TRUE(Contains(md,
                        "- `drop-item-sync`: RuntimeError: the rewritten graph does not "
                        "type-check\n"));

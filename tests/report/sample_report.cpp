@@ -157,8 +157,11 @@ BisectReport FilledReport() {
   verified.baseline = {41.2, 40.5, 44.9, 30};
   verified.candidate = {37.1, 36.6, 38.2, 30};
   verified.speedup = 1.111;
-  verified.speedup_low = 1.09;
-  verified.speedup_high = 1.13;
+  verified.speedup_low = 1.10;
+  verified.speedup_high = 1.12;
+  verified.speedup_ci_low = 1.09;
+  verified.speedup_ci_high = 1.13;
+  verified.rounds = 4;
   verified.numerics = Numerics{3.1e-6, 2.4e-5, 1e-4};
   verified.peak_memory_mb = 10100;
 
@@ -171,6 +174,9 @@ BisectReport FilledReport() {
   rejected.speedup = 0.983;
   rejected.speedup_low = 0.97;
   rejected.speedup_high = 0.99;
+  rejected.speedup_ci_low = 0.96;
+  rejected.speedup_ci_high = 0.995;
+  rejected.rounds = 8;
   rejected.detail = "slower than the baseline";
 
   FixResult failed;
