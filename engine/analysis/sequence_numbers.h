@@ -12,8 +12,12 @@
 
 namespace advisor {
 
-// The forward op that created the node `backward` (an index into timeline.ops): same forward
-// thread and sequence number, the latest started before it (Kineto's rule), reported as the
+// For every backward op with a sequence number, the index of the forward op that created its
+// node: same forward thread and sequence number, the latest started before it (Kineto's rule);
+// -1 for every other op and where the window holds no such forward op.
+std::vector<int> CreatingForwardOps(const Timeline& timeline);
+
+// The forward op that created the node `backward` (an index into timeline.ops), reported as the
 // outermost op around it, the graph node the model's code called ("aten::linear" for the
 // aten::addmm inside it). "" when the window holds no such op.
 std::string ForwardOpOf(const Timeline& timeline, const std::vector<OpPlacement>& placements,

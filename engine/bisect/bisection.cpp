@@ -109,8 +109,7 @@ class Bisection {
         CheckAgainstSequenceNumbers(descent.window.timeline, descent.window.placements);
     report.modules = ModuleTable(descent.measured);
     report.run.windows = windows_;
-    return BisectOutcome{std::move(report), std::move(descent.window.timeline),
-                         std::move(descent.window.placements)};
+    return BisectOutcome{std::move(report), std::move(trace_windows_)};
   }
 
  private:
@@ -128,7 +127,21 @@ class Bisection {
     RecordedWindow recorded = source_.Record(request);
     ++windows_;
     if (memory != nullptr) *memory = recorded.memory;
-    return MeasureWindow(std::move(recorded.timeline));
+    MeasuredWindow window = MeasureWindow(std::move(recorded.timeline));
+    trace_windows_.push_back({Describe(request), window.timeline, window.placements});
+    return window;
+  }
+
+  // What a window instrumented, as the trace names it.
+  static std::string Describe(const WindowRequest& request) {
+    switch (request.instrumentation) {
+      case Instrumentation::kNone: return "no module instrumented";
+      case Instrumentation::kChildrenOf:
+        return "the children of " + (request.parent.empty() ? std::string("the root")
+                                                            : request.parent);
+      case Instrumentation::kEveryModule: return "every module (sync and copy sites)";
+    }
+    return "";
   }
 
   // Unprofiled timing steps give the step time; a profiled window gives the phases, the op table,
@@ -355,6 +368,7 @@ class Bisection {
   const Progress& progress_;
   const ModuleTree& modules_;
   int windows_ = 0;
+  std::vector<TraceWindow> trace_windows_;
 };
 
 }  // namespace

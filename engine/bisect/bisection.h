@@ -12,6 +12,7 @@
 #include "engine/bisect/window_source.h"
 #include "engine/report/report.h"
 #include "engine/timeline/timeline.h"
+#include "engine/trace/chrome_trace.h"
 
 namespace advisor {
 
@@ -25,9 +26,9 @@ struct BisectSettings {
 
 struct BisectOutcome {
   BisectReport report;
-  // The deepest level's window, for the trace: ops, markers and GPU activity of its steps.
-  Timeline window;
-  std::vector<OpPlacement> placements;
+  // Every profiled window, in the order they ran, for the trace: ops, markers and GPU activity
+  // of their steps.
+  std::vector<TraceWindow> windows;
 };
 
 // Runs the whole bisection through `source`. The report's run info is the source's, with the

@@ -108,7 +108,7 @@ int Report(BisectCommandOptions& options, const RuleSet& rules, BisectOutcome& o
   if (options.autotest) RunAutotestStep(options, report);
 
   std::ostringstream trace;
-  WriteChromeTrace(outcome.window, outcome.placements, trace);
+  WriteChromeTrace(outcome.windows, trace);
   WriteReportDir(options.out_dir, {{"report.md", ReportToMarkdown(report)},
                                    {"report.html", ReportToHtml(report)},
                                    {"trace.json", trace.str()},

@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "engine/gpu/intervals.h"
+#include "engine/analysis/sequence_numbers.h"
 #include "engine/gpu/op_lookup.h"
 #include "engine/trace/module_spans.h"
 #include "engine/trace/nested_lanes.h"
@@ -19,8 +20,10 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kHostPid = 1;
-constexpr int kGpuPidBase = 100;  // GPU d is process kGpuPidBase + d
+// Process ids: the run overview is 0; window w (from 1) is kWindowPidStride * w for its host and
+// kWindowPidStride * w + 1 + d for its GPU d, so each window's processes sort together.
+constexpr int kRunPid = 0;
+constexpr int kWindowPidStride = 100;
 
 // Trace times: microseconds after the window's first event.
 class TraceClock {
@@ -33,18 +36,24 @@ class TraceClock {
   TimeNs origin_;
 };
 
-TimeNs EarliestTime(const Timeline& timeline) {
+// The first and last instants a window recorded; {0, 0} for an empty one.
+Interval Extent(const Timeline& timeline) {
   TimeNs earliest = std::numeric_limits<TimeNs>::max();
-  const auto see = [&earliest](TimeNs time) { earliest = std::min(earliest, time); };
-  for (const StepSpan& step : timeline.steps) see(step.start_ns);
-  for (const OpEvent& op : timeline.ops) see(op.start_ns);
-  for (const MarkerEvent& marker : timeline.markers) see(marker.time_ns);
-  for (const KernelEvent& kernel : timeline.kernels) see(kernel.start_ns);
-  for (const MemcpyEvent& copy : timeline.memcpys) see(copy.start_ns);
-  for (const MemsetEvent& memset : timeline.memsets) see(memset.start_ns);
-  for (const SyncEvent& sync : timeline.syncs) see(sync.start_ns);
-  for (const ApiCallEvent& call : timeline.api_calls) see(call.start_ns);
-  return earliest == std::numeric_limits<TimeNs>::max() ? 0 : earliest;
+  TimeNs latest = std::numeric_limits<TimeNs>::min();
+  const auto see = [&](TimeNs start, TimeNs end) {
+    earliest = std::min(earliest, start);
+    latest = std::max(latest, end);
+  };
+  for (const StepSpan& step : timeline.steps) see(step.start_ns, step.end_ns);
+  for (const OpEvent& op : timeline.ops) see(op.start_ns, op.end_ns);
+  for (const MarkerEvent& marker : timeline.markers) see(marker.time_ns, marker.time_ns);
+  for (const KernelEvent& kernel : timeline.kernels) see(kernel.start_ns, kernel.end_ns);
+  for (const MemcpyEvent& copy : timeline.memcpys) see(copy.start_ns, copy.end_ns);
+  for (const MemsetEvent& memset : timeline.memsets) see(memset.start_ns, memset.end_ns);
+  for (const SyncEvent& sync : timeline.syncs) see(sync.start_ns, sync.end_ns);
+  for (const ApiCallEvent& call : timeline.api_calls) see(call.start_ns, call.end_ns);
+  if (earliest > latest) return {0, 0};
+  return {earliest, latest};
 }
 
 // Hands out thread ids and writes the metadata that names and orders processes and threads.
@@ -157,36 +166,43 @@ struct GpuWork {
   json args;
 };
 
-class ChromeTraceWriter {
+// One window: its processes, tracks and flows.
+class WindowWriter {
  public:
-  ChromeTraceWriter(const Timeline& timeline, const std::vector<OpPlacement>& placements,
-                    std::ostream& out)
-      : timeline_(timeline),
-        placements_(placements),
-        lookup_(timeline),
-        clock_(EarliestTime(timeline)),
-        stream_(out),
-        tracks_(stream_),
-        op_tid_(timeline.ops.size(), 0) {}
+  // `number` counts windows from 1; `next_flow_id` is shared by all windows, so that no two
+  // forward-to-backward arrows share an id.
+  WindowWriter(const TraceWindow& window, int number, const TraceClock& clock,
+               TraceEventStream& stream, Tracks& tracks, std::uint64_t& next_flow_id)
+      : timeline_(window.timeline),
+        placements_(window.placements),
+        lookup_(window.timeline),
+        clock_(clock),
+        stream_(stream),
+        tracks_(tracks),
+        next_flow_id_(next_flow_id),
+        name_("window " + std::to_string(number)),
+        host_pid_(kWindowPidStride * number),
+        op_tid_(window.timeline.ops.size(), 0) {
+    tracks_.NameProcess(host_pid_, name_ + ": " + window.label);
+  }
 
   void Write() {
-    tracks_.NameProcess(kHostPid, "host");
     WriteSteps();
     WriteHostThreads();
     WriteSyncRecords();
     WriteGpuWork();
-    stream_.Finish(OtherData());
+    WriteBackwardFlows();
   }
 
  private:
   void WriteSteps() {
     if (timeline_.steps.empty()) return;
-    const int tid = tracks_.AddLanes(kHostPid, "steps", 1)[0];
+    const int tid = tracks_.AddLanes(host_pid_, "steps", 1)[0];
     for (const StepSpan& step : timeline_.steps) {
-      stream_.Add(Complete("step " + std::to_string(step.index), "step", kHostPid, tid, step.start_ns,
+      stream_.Add(Complete("step " + std::to_string(step.index), "step", host_pid_, tid, step.start_ns,
                            step.end_ns, clock_, {{"step", step.index}}));
       for (const PhaseSpan& span : step.phases) {
-        stream_.Add(Complete(PhaseName(span.phase), "phase", kHostPid, tid, span.start_ns,
+        stream_.Add(Complete(PhaseName(span.phase), "phase", host_pid_, tid, span.start_ns,
                              span.end_ns, clock_, {{"step", step.index}}));
       }
     }
@@ -232,7 +248,7 @@ class ChromeTraceWriter {
     std::vector<Interval> intervals;
     for (std::size_t i : ops) intervals.push_back({timeline_.ops[i].start_ns, timeline_.ops[i].end_ns});
     for (std::size_t i : calls) intervals.push_back({timeline_.api_calls[i].start_ns, timeline_.api_calls[i].end_ns});
-    const std::vector<int> tids = PlaceOnLanes(tracks_, kHostPid, track, intervals);
+    const std::vector<int> tids = PlaceOnLanes(tracks_, host_pid_, track, intervals);
 
     for (std::size_t k = 0; k < ops.size(); ++k) {
       const OpEvent& op = timeline_.ops[ops[k]];
@@ -240,13 +256,13 @@ class ChromeTraceWriter {
       json args = {{"module", placement.module}, {"phase", PhaseName(placement.phase)},
                    {"step", placement.step}, {"correlation_id", op.correlation_id}};
       if (op.seq_nr >= 0) args["seq_nr"] = op.seq_nr;
-      stream_.Add(Complete(op.name, OpCategory(op.scope), kHostPid, tids[k], op.start_ns, op.end_ns,
+      stream_.Add(Complete(op.name, OpCategory(op.scope), host_pid_, tids[k], op.start_ns, op.end_ns,
                            clock_, std::move(args)));
       op_tid_[ops[k]] = tids[k];
     }
     for (std::size_t k = 0; k < calls.size(); ++k) {
       const ApiCallEvent& call = timeline_.api_calls[calls[k]];
-      stream_.Add(Complete(call.name, call.driver ? "cuda_driver" : "cuda_runtime", kHostPid,
+      stream_.Add(Complete(call.name, call.driver ? "cuda_driver" : "cuda_runtime", host_pid_,
                            tids[ops.size() + k], call.start_ns, call.end_ns, clock_,
                            {{"correlation", call.correlation_id}, {"external_id", call.external_id},
                             {"os_thread", call.thread}}));
@@ -259,12 +275,12 @@ class ChromeTraceWriter {
     std::vector<Interval> intervals;
     for (std::size_t i : indices) intervals.push_back({spans[i].start_ns, spans[i].end_ns});
     const std::vector<int> tids =
-        PlaceOnLanes(tracks_, kHostPid, "thread " + std::to_string(thread) + " modules", intervals);
+        PlaceOnLanes(tracks_, host_pid_, "thread " + std::to_string(thread) + " modules", intervals);
     for (std::size_t k = 0; k < indices.size(); ++k) {
       const ModuleSpan& span = spans[indices[k]];
       json args = {{"direction", span.backward ? "backward" : "forward"}};
       if (span.end_inferred) args["end_inferred"] = true;
-      stream_.Add(Complete(span.path, span.backward ? "module_backward" : "module_forward", kHostPid,
+      stream_.Add(Complete(span.path, span.backward ? "module_backward" : "module_forward", host_pid_,
                            tids[k], span.start_ns, span.end_ns, clock_, std::move(args)));
     }
   }
@@ -274,10 +290,10 @@ class ChromeTraceWriter {
     if (timeline_.syncs.empty()) return;
     std::vector<Interval> intervals;
     for (const SyncEvent& sync : timeline_.syncs) intervals.push_back({sync.start_ns, sync.end_ns});
-    const std::vector<int> tids = PlaceOnLanes(tracks_, kHostPid, "CUDA synchronisation", intervals);
+    const std::vector<int> tids = PlaceOnLanes(tracks_, host_pid_, "CUDA synchronisation", intervals);
     for (std::size_t i = 0; i < timeline_.syncs.size(); ++i) {
       const SyncEvent& sync = timeline_.syncs[i];
-      stream_.Add(Complete(SyncName(sync.kind), "cuda_sync", kHostPid, tids[i], sync.start_ns, sync.end_ns,
+      stream_.Add(Complete(SyncName(sync.kind), "cuda_sync", host_pid_, tids[i], sync.start_ns, sync.end_ns,
                            clock_, {{"stream", sync.stream}, {"correlation", sync.correlation_id},
                                     {"external_id", sync.external_id}}));
     }
@@ -309,8 +325,10 @@ class ChromeTraceWriter {
     const std::unordered_map<std::uint32_t, const ApiCallEvent*> launches = LaunchCalls();
     for (const auto& [device_stream, indices] : by_stream) {
       const auto [device, stream] = device_stream;
-      const int pid = kGpuPidBase + static_cast<int>(device);
-      if (named_devices.insert(device).second) tracks_.NameProcess(pid, "GPU " + std::to_string(device));
+      const int pid = host_pid_ + 1 + static_cast<int>(device);
+      if (named_devices.insert(device).second) {
+        tracks_.NameProcess(pid, name_ + ": GPU " + std::to_string(device));
+      }
       std::vector<Interval> intervals;
       for (std::size_t i : indices) intervals.push_back({work[i].start_ns, work[i].end_ns});
       const std::vector<int> tids = PlaceOnLanes(tracks_, pid, "stream " + std::to_string(stream), intervals);
@@ -349,35 +367,85 @@ class ChromeTraceWriter {
       launched = std::clamp(call->second->start_ns, launcher.start_ns, launcher.end_ns);
     }
     stream_.Add({{"ph", "s"}, {"id", item.correlation_id}, {"name", "launch"}, {"cat", "launch"},
-                 {"pid", kHostPid}, {"tid", op_tid_[op]}, {"ts", clock_.Us(launched)}});
+                 {"pid", host_pid_}, {"tid", op_tid_[op]}, {"ts", clock_.Us(launched)}});
     stream_.Add({{"ph", "f"}, {"bp", "e"}, {"id", item.correlation_id}, {"name", "launch"},
                  {"cat", "launch"}, {"pid", pid}, {"tid", tid}, {"ts", clock_.Us(item.start_ns)}});
   }
 
-  json OtherData() const {
-    json probes = json::array();
-    for (const ProbeStatus& status : timeline_.probes) {
-      probes.push_back({{"probe", status.probe}, {"active", status.active}, {"detail", status.detail},
-                        {"dropped_records", status.dropped_records}});
+  // An arrow from each forward op to the top-level backward node it created.
+  void WriteBackwardFlows() {
+    const std::vector<int> creators = CreatingForwardOps(timeline_);
+    for (std::size_t i = 0; i < creators.size(); ++i) {
+      if (creators[i] < 0 || placements_[i].top_level != static_cast<int>(i)) continue;
+      const OpEvent& forward = timeline_.ops[static_cast<std::size_t>(creators[i])];
+      const OpEvent& backward = timeline_.ops[i];
+      const std::uint64_t id = next_flow_id_++;
+      stream_.Add({{"ph", "s"}, {"id", id}, {"name", "backward"}, {"cat", "autograd"},
+                   {"pid", host_pid_}, {"tid", op_tid_[static_cast<std::size_t>(creators[i])]},
+                   {"ts", clock_.Us(forward.start_ns)}});
+      stream_.Add({{"ph", "f"}, {"bp", "e"}, {"id", id}, {"name", "backward"},
+                   {"cat", "autograd"}, {"pid", host_pid_}, {"tid", op_tid_[i]},
+                   {"ts", clock_.Us(backward.start_ns)}});
     }
-    return {{"generator", "advisor"}, {"clock", "std::chrono::steady_clock"},
-            {"origin_ns", clock_.origin()}, {"probes", std::move(probes)}};
   }
 
   const Timeline& timeline_;
   const std::vector<OpPlacement>& placements_;
   const OpLookup lookup_;
-  const TraceClock clock_;
-  TraceEventStream stream_;
-  Tracks tracks_;
+  const TraceClock& clock_;
+  TraceEventStream& stream_;
+  Tracks& tracks_;
+  std::uint64_t& next_flow_id_;
+  const std::string name_;  // "window 2"
+  const int host_pid_;
   std::vector<int> op_tid_;  // the track each op landed on
 };
 
+// The run's overview: one span per window on a track of its own.
+void WriteWindowOverview(const std::vector<TraceWindow>& windows, const TraceClock& clock,
+                         TraceEventStream& stream, Tracks& tracks) {
+  if (windows.empty()) return;
+  tracks.NameProcess(kRunPid, "run");
+  const int tid = tracks.AddLanes(kRunPid, "windows", 1)[0];
+  for (std::size_t w = 0; w < windows.size(); ++w) {
+    const Interval extent = Extent(windows[w].timeline);
+    if (extent.end <= extent.start) continue;
+    stream.Add(Complete("window " + std::to_string(w + 1) + ": " + windows[w].label, "window",
+                        kRunPid, tid, extent.start, extent.end, clock,
+                        {{"window", w + 1}, {"steps", windows[w].timeline.steps.size()}}));
+  }
+}
+
+json OtherData(const std::vector<TraceWindow>& windows, const TraceClock& clock) {
+  json probes = json::array();
+  for (std::size_t w = 0; w < windows.size(); ++w) {
+    for (const ProbeStatus& status : windows[w].timeline.probes) {
+      probes.push_back({{"window", w + 1}, {"probe", status.probe}, {"active", status.active},
+                        {"detail", status.detail}, {"dropped_records", status.dropped_records}});
+    }
+  }
+  return {{"generator", "advisor"}, {"clock", "std::chrono::steady_clock"},
+          {"origin_ns", clock.origin()}, {"probes", std::move(probes)}};
+}
+
 }  // namespace
 
-void WriteChromeTrace(const Timeline& timeline, const std::vector<OpPlacement>& placements,
-                      std::ostream& out) {
-  ChromeTraceWriter(timeline, placements, out).Write();
+void WriteChromeTrace(const std::vector<TraceWindow>& windows, std::ostream& out) {
+  TimeNs origin = std::numeric_limits<TimeNs>::max();
+  for (const TraceWindow& window : windows) {
+    const Interval extent = Extent(window.timeline);
+    if (extent.end > extent.start || extent.start != 0) origin = std::min(origin, extent.start);
+  }
+  const TraceClock clock(origin == std::numeric_limits<TimeNs>::max() ? 0 : origin);
+  TraceEventStream stream(out);
+  Tracks tracks(stream);
+  WriteWindowOverview(windows, clock, stream, tracks);
+  // Above every CUPTI correlation id (32 bits), which the launch arrows use as theirs.
+  std::uint64_t next_flow_id = std::uint64_t{1} << 32;
+  for (std::size_t w = 0; w < windows.size(); ++w) {
+    WindowWriter(windows[w], static_cast<int>(w) + 1, clock, stream, tracks, next_flow_id).Write();
+  }
+  stream.Finish(OtherData(windows, clock));
 }
 
 }  // namespace advisor

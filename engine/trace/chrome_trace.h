@@ -1,10 +1,14 @@
-// The window as a Chrome trace (JSON), for Perfetto or chrome://tracing: a host process with one
-// track per thread (ops, and the CUDA calls they made), the modules on each thread, the steps and
-// their phases; one GPU process per device with a track per stream; a flow arrow from each op
-// to the GPU work it launched. Times are microseconds from the window's first event.
+// A run's profiled windows as one Chrome trace (JSON), for Perfetto or chrome://tracing. Each
+// window is a process group of its own, named after what it instrumented and placed at its real
+// time: a host process with one track per thread (ops, and the CUDA calls they made), the
+// modules on each thread, the steps and their phases; one GPU process per device with a track per
+// stream. Flow arrows run from each op to the GPU work it launched and from each forward op to
+// the backward node it created (autograd sequence numbers). A "run" process shows where each
+// window lies. Times are microseconds from the run's first recorded event.
 #pragma once
 
 #include <ostream>
+#include <string>
 #include <vector>
 
 #include "engine/analysis/placement.h"
@@ -12,7 +16,12 @@
 
 namespace advisor {
 
-void WriteChromeTrace(const Timeline& timeline, const std::vector<OpPlacement>& placements,
-                      std::ostream& out);
+struct TraceWindow {
+  std::string label;  // what the window measured: "window 3: the children of trunk"
+  Timeline timeline;
+  std::vector<OpPlacement> placements;  // one per timeline op
+};
+
+void WriteChromeTrace(const std::vector<TraceWindow>& windows, std::ostream& out);
 
 }  // namespace advisor

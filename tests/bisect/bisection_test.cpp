@@ -81,6 +81,16 @@ TEST(Bisection, NamesTheSlowInstanceAmongIdenticalSiblingsWithOneWindowPerLevel)
   EXPECT_EQ(requests[3].parent, "blocks.2");
   EXPECT_EQ(report.run.windows, 3);
   for (const WindowRequest& request : requests) EXPECT_EQ(request.steps, 3);
+
+  // Every window goes to the trace, named after what it instrumented.
+  ASSERT_EQ(outcome.windows.size(), 3u);
+  EXPECT_EQ(outcome.windows[0].label, "no module instrumented");
+  EXPECT_EQ(outcome.windows[1].label, "the children of the root");
+  EXPECT_EQ(outcome.windows[2].label, "the children of blocks.2");
+  for (const TraceWindow& window : outcome.windows) {
+    EXPECT_EQ(window.timeline.steps.size(), 3u);
+    EXPECT_EQ(window.placements.size(), window.timeline.ops.size());
+  }
 }
 
 TEST(Bisection, ReportsTheStepFromTheTimingStepsAndThePhasesFromTheBaseline) {

@@ -51,7 +51,7 @@ class ChromeTraceTest : public ::testing::Test {
 
   json Written() {
     std::ostringstream out;
-    WriteChromeTrace(timeline_, placements_, out);
+    WriteChromeTrace({{"the children of the root", timeline_, placements_}}, out);
     return json::parse(out.str());
   }
 
@@ -89,12 +89,14 @@ TEST_F(ChromeTraceTest, NamesTheHostAndGpuProcessesAndTheirTracks) {
   for (const json& event : Events(trace, "M")) {
     if (event["name"] == "process_name") processes[event["pid"]] = event["args"]["name"];
   }
-  EXPECT_EQ(processes[1], "host");
-  EXPECT_EQ(processes[100], "GPU 0");
+  EXPECT_EQ(processes[0], "run");
+  EXPECT_EQ(processes[100], "window 1: the children of the root");
+  EXPECT_EQ(processes[101], "window 1: GPU 0");
 
   std::set<std::string> names;
   for (const auto& [key, name] : ThreadNames(trace)) names.insert(name);
-  for (const char* expected : {"steps", "thread 1", "thread 2", "thread 1 modules", "thread 2 modules",
+  for (const char* expected : {"windows", "steps", "thread 1", "thread 2", "thread 1 modules",
+                               "thread 2 modules",
                                "CUDA API, OS thread 9002", "stream 7", "stream 8"}) {
     EXPECT_EQ(names.count(expected), 1u) << expected;
   }
@@ -164,9 +166,9 @@ TEST_F(ChromeTraceTest, GpuWorkSitsOnItsStreamTrack) {
   const json* grad = Find(trace, "gemm_grad");
   const json* copy = Find(trace, "Memcpy HtoD (pageable)");
   ASSERT_TRUE(gemm && grad && copy);
-  EXPECT_EQ((*gemm)["pid"], 100);
-  EXPECT_EQ(names.at({100, (*gemm)["tid"]}), "stream 7");
-  EXPECT_EQ(names.at({100, (*grad)["tid"]}), "stream 8");
+  EXPECT_EQ((*gemm)["pid"], 101);
+  EXPECT_EQ(names.at({101, (*gemm)["tid"]}), "stream 7");
+  EXPECT_EQ(names.at({101, (*grad)["tid"]}), "stream 8");
   EXPECT_EQ((*gemm)["cat"], "kernel");
   EXPECT_EQ((*gemm)["args"]["op"], "aten::addmm");
   EXPECT_EQ((*gemm)["args"]["block"], json::array({128, 1, 1}));
@@ -176,8 +178,12 @@ TEST_F(ChromeTraceTest, GpuWorkSitsOnItsStreamTrack) {
 
 TEST_F(ChromeTraceTest, EveryFlowRunsFromTheLaunchingOpToItsWork) {
   const json trace = Written();
-  const auto starts = Events(trace, "s");
-  const auto finishes = Events(trace, "f");
+  std::vector<json> starts;
+  std::vector<json> finishes;
+  for (const json& event : trace["traceEvents"]) {
+    if (event.value("cat", "") != "launch") continue;
+    (event["ph"] == "s" ? starts : finishes).push_back(event);
+  }
   ASSERT_EQ(starts.size(), 4u);  // three kernels and the copy
   ASSERT_EQ(finishes.size(), 4u);
   std::map<std::uint64_t, json> finish_by_id;
@@ -190,8 +196,8 @@ TEST_F(ChromeTraceTest, EveryFlowRunsFromTheLaunchingOpToItsWork) {
   for (const json& start : starts) {
     const auto id = start["id"].get<std::uint64_t>();
     ASSERT_EQ(finish_by_id.count(id), 1u) << "flow " << id << " has no end";
-    EXPECT_EQ(start["pid"], 1);
-    EXPECT_EQ(finish_by_id[id]["pid"], 100);
+    EXPECT_EQ(start["pid"], 100);
+    EXPECT_EQ(finish_by_id[id]["pid"], 101);
     if (id == 500) {
       EXPECT_EQ(start["tid"], (*addmm)["tid"]);
       EXPECT_DOUBLE_EQ(start["ts"].get<double>(), 3.0) << "at the launch call";
@@ -233,15 +239,94 @@ TEST_F(ChromeTraceTest, CarriesTheProbeStatusesAlong) {
   const json trace = Written();
   ASSERT_EQ(trace["otherData"]["probes"].size(), 2u);
   EXPECT_EQ(trace["otherData"]["probes"][1]["detail"], "no CUDA");
+  EXPECT_EQ(trace["otherData"]["probes"][1]["window"], 1);
   EXPECT_EQ(trace["otherData"]["origin_ns"], 1'000'000);
 }
 
 TEST(ChromeTrace, AnEmptyWindowIsStillAValidTrace) {
   std::ostringstream out;
-  WriteChromeTrace(Timeline{}, {}, out);
+  WriteChromeTrace({{"no module instrumented", Timeline{}, {}}}, out);
   const json trace = json::parse(out.str());
   ASSERT_TRUE(trace["traceEvents"].is_array());
   for (const json& event : trace["traceEvents"]) EXPECT_EQ(event["ph"], "M");
+}
+
+TEST_F(ChromeTraceTest, AForwardOpPointsAtTheBackwardNodeItCreated) {
+  // aten::linear (seq 17 on thread 1) created AddmmBackward0 (seq 17, forward thread 1).
+  timeline_.ops[2].seq_nr = 17;
+  timeline_.ops[2].forward_thread = 1;
+  placements_[2].top_level = 2;
+  const json trace = Written();
+  std::vector<json> starts;
+  std::vector<json> finishes;
+  for (const json& event : trace["traceEvents"]) {
+    if (event.value("cat", "") != "autograd" || event["ph"] == "X") continue;
+    (event["ph"] == "s" ? starts : finishes).push_back(event);
+  }
+  ASSERT_EQ(starts.size(), 1u);
+  ASSERT_EQ(finishes.size(), 1u);
+  EXPECT_EQ(starts[0]["id"], finishes[0]["id"]);
+  EXPECT_GE(starts[0]["id"].get<std::uint64_t>(), std::uint64_t{1} << 32)
+      << "apart from the launch arrows' correlation ids";
+  const json* linear = Find(trace, "aten::linear");
+  const json* backward = Find(trace, "AddmmBackward0");
+  EXPECT_EQ(starts[0]["tid"], (*linear)["tid"]);
+  EXPECT_DOUBLE_EQ(starts[0]["ts"].get<double>(), (*linear)["ts"].get<double>());
+  EXPECT_EQ(finishes[0]["tid"], (*backward)["tid"]);
+  EXPECT_DOUBLE_EQ(finishes[0]["ts"].get<double>(), (*backward)["ts"].get<double>());
+}
+
+TEST_F(ChromeTraceTest, EveryWindowIsAProcessGroupAtItsOwnTime) {
+  // A second window 50 ms after the first, on the same threads.
+  Timeline later = timeline_;
+  const TimeNs shift = 50'000'000;
+  for (StepSpan& step : later.steps) {
+    step.start_ns += shift;
+    step.end_ns += shift;
+    for (PhaseSpan& phase : step.phases) {
+      phase.start_ns += shift;
+      phase.end_ns += shift;
+    }
+  }
+  for (OpEvent& op : later.ops) {
+    op.start_ns += shift;
+    op.end_ns += shift;
+  }
+  later.markers.clear();
+  later.kernels.clear();
+  later.memcpys.clear();
+  later.api_calls.clear();
+  std::ostringstream out;
+  WriteChromeTrace({{"no module instrumented", timeline_, placements_},
+                    {"the children of fc", later, placements_}},
+                   out);
+  const json trace = json::parse(out.str());
+
+  std::map<int, std::string> processes;
+  for (const json& event : Events(trace, "M")) {
+    if (event["name"] == "process_name") processes[event["pid"]] = event["args"]["name"];
+  }
+  EXPECT_EQ(processes[100], "window 1: no module instrumented");
+  EXPECT_EQ(processes[200], "window 2: the children of fc");
+  std::vector<const json*> linears;
+  for (const json& event : trace["traceEvents"]) {
+    if (event["ph"] == "X" && event["name"] == "aten::linear") linears.push_back(&event);
+  }
+  ASSERT_EQ(linears.size(), 2u);
+  EXPECT_EQ((*linears[0])["pid"], 100);
+  EXPECT_EQ((*linears[1])["pid"], 200);
+  EXPECT_DOUBLE_EQ((*linears[1])["ts"].get<double>() - (*linears[0])["ts"].get<double>(), 50'000.0);
+
+  std::vector<json> spans;
+  for (const json& event : trace["traceEvents"]) {
+    if (event.value("cat", "") == "window") spans.push_back(event);
+  }
+  ASSERT_EQ(spans.size(), 2u);
+  EXPECT_EQ(spans[0]["name"], "window 1: no module instrumented");
+  EXPECT_EQ(spans[0]["pid"], 0);
+  EXPECT_DOUBLE_EQ(spans[0]["ts"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(spans[1]["ts"].get<double>(), 50'000.0);
+  EXPECT_DOUBLE_EQ(spans[1]["dur"].get<double>(), 100.0);  // its one step
 }
 
 TEST_F(ChromeTraceTest, TheWaitForTheBatchIsThePhaseBeforeForward) {
