@@ -93,6 +93,19 @@ TEST_F(RulesCommandsTest, CheckCatchesMalformedFindings) {
   EXPECT_THAT(err_.str(), Not(HasSubstr("nothing optional")));
 }
 
+// Each run of the rule (one per sample) ends at the time limit with the file and line named.
+TEST_F(RulesCommandsTest, CheckEndsARuleThatRunsForHours) {
+  const std::string file = dir_.Write(
+      "slow.lua",
+      "return {id = \"slow\", title = \"Slow\", check = function(facts)\n"
+      "  local a, b = string.rep('x', 15 << 20), string.rep('x', 15 << 20)\n"
+      "  while a == b do end\n"
+      "end}");
+  EXPECT_EQ(RulesCheckCommand(file, out_, err_), 1);
+  EXPECT_THAT(err_.str(), HasSubstr(file + ":3: rule 'slow': time limit of 1000 ms exceeded"));
+  EXPECT_THAT(out_.str(), HasSubstr("1 rule loaded, 2 problems\n"));
+}
+
 TEST_F(RulesCommandsTest, CheckReportsLoadProblemsOfAFolder) {
   dir_.Write("a.lua", "return {id = \"a\", title = \"A\", check = function() end}");
   dir_.Write("b.lua", "return {id = \"a\", title = \"B\", check = function() end}");
