@@ -10,7 +10,7 @@
 #include "engine/report/markdown_writer.h"
 #include "engine/report/report_dir.h"
 #include "engine/rules/rule_runner.h"
-#include "engine/rules/rule_set.h"
+#include "engine/rules/rules_commands.h"
 #include "engine/trace/chrome_trace.h"
 #include "engine/util/data_dir.h"
 
@@ -88,15 +88,16 @@ int RunBisectCommand(BisectCommandOptions& options) {
 
   // Everything that can be checked before minutes of profiling is checked first.
   ReportDirReservation report_dir(options.out_dir);
-  std::vector<RuleDiagnostic> rule_errors;
-  const RuleSet rules = RuleSet::LoadInstalled(options.rule_dirs, rule_errors);
-  if (!rule_errors.empty()) throw std::runtime_error(rule_errors.front().ToString());
+  std::vector<std::string> rule_problems;
+  const RuleSet rules = LoadRulesForRun(options.rule_dirs, std::cerr, rule_problems);
 
   const Progress progress = [&](const std::string& line) {
     if (!options.quiet) std::cerr << "[advisor] " << line << std::endl;
   };
   BisectOutcome outcome = RunBisect(options.bisect, progress);
   BisectReport& report = outcome.report;
+  report.data_quality.insert(report.data_quality.end(), rule_problems.begin(),
+                             rule_problems.end());
 
   RuleRun rule_run = RunRules(rules, BuildFacts(report, ReadRunEnvironment()));
   report.findings = std::move(rule_run.findings);
