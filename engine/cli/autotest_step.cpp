@@ -2,19 +2,19 @@
 
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include "engine/autotest/applicability.h"
 #include "engine/autotest/autotest.h"
 #include "engine/autotest/process.h"
-#include "engine/util/data_dir.h"
 #include "engine/autotest/worker_result.h"
+#include "engine/util/data_dir.h"
+#include "engine/util/scratch_paths.h"
 
 namespace advisor {
 namespace {
@@ -22,11 +22,6 @@ namespace {
 // No std::filesystem here: PyTorch's wheels export a copy of it from libtorch.so, to which a
 // program linking libtorch binds its calls; with the 2.11 wheel and g++ 13, remove_all() on a
 // folder with a file in it crashed there.
-
-std::string TemporaryDir() {
-  const char* dir = std::getenv("TMPDIR");
-  return dir != nullptr && *dir != '\0' ? dir : "/tmp";
-}
 
 // The advisor binary itself, to start workers with; "" and `error` set when unreadable.
 std::string OwnExecutable(std::string& error) {
@@ -40,8 +35,10 @@ std::string OwnExecutable(std::string& error) {
 }
 
 // What makes each worker run the workload as this bisect ran it.
-std::vector<std::string> BisectArguments(const BisectOptions& bisect) {
-  std::vector<std::string> arguments;
+std::vector<std::string> BisectArguments(const BisectCommandOptions& options) {
+  const BisectOptions& bisect = options.bisect;
+  std::vector<std::string> arguments{"--step-timeout",
+                                     std::to_string(options.workload.step_timeout_s)};
   if (bisect.overrides.batch_size) {
     arguments.insert(arguments.end(),
                      {"--batch-size", std::to_string(*bisect.overrides.batch_size)});
@@ -60,7 +57,7 @@ WorkerCommandBuilder WorkerCommands(const BisectCommandOptions& options, const B
   worker.model = options.bisect.model_path;
   worker.device = report.run.device;
   const WorkerCommandBuilder contract = AdvisorWorkerCommandBuilder(worker);
-  const std::vector<std::string> extra = BisectArguments(options.bisect);
+  const std::vector<std::string> extra = BisectArguments(options);
   return [contract, extra](const CandidateSpec* candidate, const std::string& result_path) {
     WorkerCommand command = contract(candidate, result_path);
     command.argv.insert(command.argv.end(), extra.begin(), extra.end());
@@ -69,18 +66,18 @@ WorkerCommandBuilder WorkerCommands(const BisectCommandOptions& options, const B
 }
 
 // The numerics check as `advisor worker ... --numerics`, in a process of its own like every run.
+// Its result files go to a private folder (predictable names in a shared one could be taken).
 class NumericsRunner {
  public:
+  // Throws std::runtime_error when the private folder cannot be made.
   NumericsRunner(WorkerCommandBuilder commands, AbSettings settings)
-      : commands_(std::move(commands)), settings_(settings) {}
+      : commands_(std::move(commands)), settings_(settings), scratch_("advisor-numerics-") {}
 
   // Sets `declined` to the worker's reason when it does not apply the candidate to this model
   // (the verdict is then an error: nothing was compared).
-  NumericsVerdict Check(const CandidateSpec& candidate, std::string& declined) const {
-    static std::atomic<int> counter{0};
-    const std::string result_path = TemporaryDir() + "/advisor-numerics-" +
-                                    std::to_string(getpid()) + "-" + std::to_string(counter++) +
-                                    ".json";
+  NumericsVerdict Check(const CandidateSpec& candidate, std::string& declined) {
+    const std::string result_path =
+        scratch_.path() + "/numerics-" + std::to_string(checks_++) + ".json";
     WorkerCommand command = commands_(&candidate, result_path);
     command.argv.push_back("--numerics");
     ProcessSpec spec;
@@ -118,6 +115,8 @@ class NumericsRunner {
  private:
   WorkerCommandBuilder commands_;
   AbSettings settings_;
+  PrivateTempDir scratch_;
+  int checks_ = 0;
 };
 
 }  // namespace
@@ -155,7 +154,13 @@ void RunAutotestStep(const BisectCommandOptions& options, BisectReport& report) 
   plan.torch_version = report.run.torch_version;
   plan.worker_command = WorkerCommands(options, report, advisor_path);
   plan.settings.rounds = options.autotest_rounds;
-  const NumericsRunner numerics(plan.worker_command, plan.settings);
+  std::optional<NumericsRunner> numerics;
+  try {
+    numerics.emplace(plan.worker_command, plan.settings);
+  } catch (const std::runtime_error& failure) {
+    report.data_quality.push_back(std::string("autotest: ") + failure.what());
+    return;
+  }
 
   // The numerics check of each single recipe that keeps the computation runs first, so that a
   // recipe the worker finds nothing to apply to (a rewrite without a site) is reported as skipped
@@ -170,7 +175,7 @@ void RunAutotestStep(const BisectCommandOptions& options, BisectReport& report) 
       const CandidateSpec candidate = CombineRecipes({recipe});
       progress << "[autotest] " << id << ": checking numerics\n";
       std::string reason;
-      const NumericsVerdict verdict = numerics.Check(candidate, reason);
+      const NumericsVerdict verdict = numerics->Check(candidate, reason);
       if (!reason.empty()) {
         FixResult fix = NewFixResult(candidate);
         fix.status = fix_status::kSkipped;
@@ -187,7 +192,7 @@ void RunAutotestStep(const BisectCommandOptions& options, BisectReport& report) 
     const auto checked = verdicts.find(candidate.id);
     if (checked != verdicts.end()) return checked->second;
     std::string reason;
-    NumericsVerdict verdict = numerics.Check(candidate, reason);
+    NumericsVerdict verdict = numerics->Check(candidate, reason);
     if (!reason.empty()) verdict.detail = "the worker declined it: " + reason;
     return verdict;
   };

@@ -85,6 +85,7 @@ int RunBisectCommand(BisectCommandOptions& options) {
     }
   }
   options.bisect.overrides = options.workload.ToOverrides();
+  SetStepTimeout(std::chrono::seconds(options.workload.step_timeout_s), options.bisect.model_path);
 
   // Everything that can be checked before minutes of profiling is checked first.
   ReportDirReservation report_dir(options.out_dir);

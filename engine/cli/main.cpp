@@ -6,6 +6,7 @@
 #include "engine/cli/bisect_command.h"
 #include "engine/cli/worker_command.h"
 #include "engine/rules/rules_commands.h"
+#include "engine/util/interrupts.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"advisor: finds why a PyTorch training step is slow and proves what fixes it"};
@@ -28,6 +29,8 @@ int main(int argc, char** argv) {
   rules_check->add_option("path", check_path, "a .lua file or a directory of them")->required();
 
   CLI11_PARSE(app, argc, argv);
+  // From here on Ctrl-C, SIGTERM and SIGHUP end the workers and remove the scratch folders too.
+  advisor::InstallInterruptCleanup();
 
   try {
     if (app.got_subcommand("bisect")) return advisor::RunBisectCommand(bisect);

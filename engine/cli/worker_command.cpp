@@ -56,6 +56,7 @@ int RunWorkerCommand(WorkerCommandOptions& options) {
     }
   }
   worker.overrides = options.workload.ToOverrides();
+  SetStepTimeout(std::chrono::seconds(options.workload.step_timeout_s), worker.model_path);
   if (options.numerics) {
     RunNumericsWorker(worker, std::cerr);
   } else {

@@ -8,6 +8,12 @@ void WorkloadFlags::AddTo(CLI::App& command) {
   auto* on = command.add_flag("--deterministic", deterministic, "use deterministic algorithms");
   command.add_flag("--no-deterministic", nondeterministic, "do not use deterministic algorithms")
       ->excludes(on);
+  command
+      .add_option("--step-timeout", step_timeout_s,
+                  "seconds one training step may take before the run is abandoned (exit status "
+                  "124); 0: no limit")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1'000'000));
 }
 
 WorkloadOverrides WorkloadFlags::ToOverrides() const {

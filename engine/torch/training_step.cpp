@@ -6,6 +6,7 @@
 
 #include "engine/torch/autocast_adapter.h"
 #include "engine/torch/foreach_sgd.h"
+#include "engine/util/watchdog.h"
 #include "probes/ops/event_recorder.h"
 
 namespace advisor {
@@ -156,6 +157,8 @@ void TrainingStep::Synchronize() const {
 }
 
 StepSpan TrainingStep::Run(int index, bool sync_phases) {
+  // A forward, loss, backward or input stage that never returns ends the run (--step-timeout).
+  const StepTimeoutGuard timeout("a training step");
   StepSpan span;
   span.index = index;
   try {

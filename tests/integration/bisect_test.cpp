@@ -119,5 +119,25 @@ TEST(RejectsBadInput, MissingModelUnknownDeviceAndUnwritableOutput) {
   EXPECT_NE(run.err.find((file / "report").string()), std::string::npos) << run.err;
 }
 
+// A forward that never returns: the step timeout ends the run, bisect and worker alike.
+TEST(StepTimeout, AStepThatNeverReturnsEndsTheRunWithOneLine) {
+  const fs::path scratch = Scratch("step_timeout");
+  const std::string model = kModels + "/hangs_in_forward.pt";
+  const std::string line =
+      "advisor: " + model + ": a training step did not finish within 2 s (--step-timeout)\n";
+  CommandResult run = RunCommand(kAdvisor + " bisect " + model + " -q --step-timeout 2 --out " +
+                                     (scratch / "report").string(),
+                                 scratch.string());
+  EXPECT_EQ(run.exit_code, 124);
+  EXPECT_EQ(run.err, line);
+
+  run = RunCommand(kAdvisor + " worker " + model + " --step-timeout 2 --result " +
+                       (scratch / "result.json").string(),
+                   scratch.string());
+  EXPECT_EQ(run.exit_code, 124);
+  EXPECT_EQ(run.err, line);
+  EXPECT_FALSE(fs::exists(scratch / "result.json"));
+}
+
 }  // namespace
 }  // namespace advisor

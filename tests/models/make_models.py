@@ -248,6 +248,20 @@ class DictOutput(nn.Module):
         return {"logits": self.body(x)}
 
 
+class Hang(nn.Module):
+    """A forward that never returns: a loop whose condition stays true."""
+
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(8, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        spins = 0
+        while spins >= 0:
+            spins += 1
+        return self.body(x)
+
+
 SMALL_WORKLOAD = {"inputs": [float_input(4, 3, 8, 8)], "target": class_target(4, 4),
                   "loss": "cross_entropy", "optimizer": SGD}
 
@@ -279,6 +293,11 @@ def write_bad_inputs(outdir, wanted):
                                            json.dumps(dict(SMALL_WORKLOAD,
                                                            inputs=[float_input(4, 8)]))),
                         {"error": "unsupported_output"}),
+        # Saved without the exporter's one-step check, which would never return either.
+        "hangs_in_forward": (lambda p: save_raw(torch.jit.script(Hang().train()), p,
+                                                json.dumps(dict(SMALL_WORKLOAD,
+                                                                inputs=[float_input(4, 8)]))),
+                             {"error": "step_timeout"}),
     }
     expected = {}
     for name, (write, answer) in cases.items():
@@ -301,7 +320,7 @@ def _write_truncated(path, module, workload_text):
 
 
 BAD_INPUTS = ("not_torchscript", "truncated", "no_workload", "bad_json", "missing_fields",
-              "bad_shape", "dict_output")
+              "bad_shape", "dict_output", "hangs_in_forward")
 
 
 # --------------------------------------------------------------------------------------------------
