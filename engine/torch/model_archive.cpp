@@ -1,9 +1,9 @@
 #include "engine/torch/model_archive.h"
 
-#include <filesystem>
 #include <fstream>
 
 #include "engine/torch/seeded_method.h"
+#include "engine/util/file_kind.h"
 
 namespace advisor {
 namespace {
@@ -15,9 +15,9 @@ std::string FirstLine(const std::string& text) {
 }
 
 void CheckReadableFile(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw ModelError(path + ": no such file");
-  if (std::filesystem::is_directory(path, ec)) throw ModelError(path + ": is a directory");
+  // Opening a named pipe would block forever; a symbolic link loop must not read "no such file".
+  const std::string not_a_file = WhyNotARegularFile(path);
+  if (!not_a_file.empty()) throw ModelError(path + ": " + not_a_file);
   std::ifstream probe(path, std::ios::binary);
   if (!probe) throw ModelError(path + ": cannot be read");
   // TorchScript archives are zip files; say so plainly rather than quote the zip reader.

@@ -3,6 +3,7 @@
 // instance, phase and op; bad input gets one clear line, a non-zero exit and no report.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -117,6 +118,22 @@ TEST(RejectsBadInput, MissingModelUnknownDeviceAndUnwritableOutput) {
                    scratch.string());
   EXPECT_NE(run.exit_code, 0);
   EXPECT_NE(run.err.find((file / "report").string()), std::string::npos) << run.err;
+}
+
+TEST(RejectsBadInput, SymbolicLinkLoopAndNamedPipeAsTheModel) {
+  const fs::path scratch = Scratch("bad_model_paths");
+  const std::string loop = (scratch / "loop.pt").string();
+  fs::create_symlink(loop, loop);
+  CommandResult run = RunCommand(kAdvisor + " bisect " + loop + " -q", scratch.string());
+  EXPECT_EQ(run.err, "advisor: " + loop + ": is a symbolic link loop\n");
+  EXPECT_EQ(run.exit_code, 1);
+
+  // Opening a named pipe to read it would wait for a writer forever.
+  const std::string pipe = (scratch / "pipe.pt").string();
+  ASSERT_EQ(::mkfifo(pipe.c_str(), 0600), 0);
+  run = RunCommand(kAdvisor + " bisect " + pipe + " -q", scratch.string());
+  EXPECT_EQ(run.err, "advisor: " + pipe + ": is a named pipe (FIFO), not a regular file\n");
+  EXPECT_EQ(run.exit_code, 1);
 }
 
 // A forward that never returns: the step timeout ends the run, bisect and worker alike.
