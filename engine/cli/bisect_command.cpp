@@ -88,7 +88,7 @@ int RunBisectCommand(BisectCommandOptions& options) {
   SetStepTimeout(std::chrono::seconds(options.workload.step_timeout_s), options.bisect.model_path);
 
   // Everything that can be checked before minutes of profiling is checked first.
-  ReportDirReservation report_dir(options.out_dir);
+  ReportDir report_dir(options.out_dir);
   std::vector<std::string> rule_problems;
   const RuleSet rules = LoadRulesForRun(options.rule_dirs, std::cerr, rule_problems);
 
@@ -107,12 +107,11 @@ int RunBisectCommand(BisectCommandOptions& options) {
 
   std::ostringstream trace;
   WriteChromeTrace(outcome.window, outcome.placements, trace);
-  WriteReportDir(options.out_dir, {{"report.md", ReportToMarkdown(report)},
-                                   {"report.html", ReportToHtml(report)},
-                                   {"trace.json", trace.str()},
-                                   {"report.json", ReportToJsonText(report)}});
-  report_dir.Keep();
-  PrintSummary(report, options.out_dir);
+  report_dir.Write({{"report.md", ReportToMarkdown(report)},
+                    {"report.html", ReportToHtml(report)},
+                    {"trace.json", trace.str()},
+                    {"report.json", ReportToJsonText(report)}});
+  PrintSummary(report, report_dir.path());
   return 0;
 }
 

@@ -147,6 +147,7 @@ TEST(StepTimeout, AStepThatNeverReturnsEndsTheRunWithOneLine) {
                                  scratch.string());
   EXPECT_EQ(run.exit_code, 124);
   EXPECT_EQ(run.err, line);
+  EXPECT_FALSE(fs::exists(scratch / "report")) << "an abandoned run leaves no report folder";
 
   run = RunCommand(kAdvisor + " worker " + model + " --step-timeout 2 --result " +
                        (scratch / "result.json").string(),
@@ -154,6 +155,29 @@ TEST(StepTimeout, AStepThatNeverReturnsEndsTheRunWithOneLine) {
   EXPECT_EQ(run.exit_code, 124);
   EXPECT_EQ(run.err, line);
   EXPECT_FALSE(fs::exists(scratch / "result.json"));
+}
+
+// Ctrl-C during a run left an empty report folder behind.
+TEST(Interrupt, LeavesNoReportFolderAndDiesOfTheSignal) {
+  const fs::path scratch = Scratch("interrupt");
+  const std::string out = (scratch / "report").string();
+  const CommandResult run = RunCommand(
+      kAdvisor + " bisect " + kModels + "/hangs_in_forward.pt -q --out " + out + " & advisor=$!; " +
+          "i=0; while [ ! -e " + out + "/.advisor.lock ] && [ $i -lt 600 ]; do " +
+          "sleep 0.1; i=$((i+1)); done; sleep 1; kill -INT $advisor; wait $advisor; echo $?",
+      scratch.string());
+  EXPECT_EQ(run.out, "130\n") << run.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// The report folder is checked before minutes of profiling: a read-only one fails at once.
+TEST(RejectsBadInput, AReportFolderThatCannotBeWrittenFailsBeforeTheFirstWindow) {
+  const fs::path scratch = Scratch("read_only_out");
+  const CommandResult run =
+      RunCommand(kAdvisor + " bisect " + kModels + "/deep.pt --out /proc/self", scratch.string());
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.err.rfind("advisor: cannot write to /proc/self: ", 0), 0u) << run.err;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << "no progress line: " << run.err;
 }
 
 }  // namespace
