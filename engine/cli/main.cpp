@@ -7,8 +7,13 @@
 #include "engine/cli/worker_command.h"
 #include "engine/rules/rules_commands.h"
 #include "engine/util/interrupts.h"
+#include "engine/util/printable_stream.h"
 
 int main(int argc, char** argv) {
+  // Nothing a model or a rule says (a finding's message, a module path, a worker's error) reaches
+  // the terminal as an escape sequence or invalid UTF-8.
+  const advisor::PrintableStream printable_out(std::cout);
+  const advisor::PrintableStream printable_err(std::cerr);
   CLI::App app{"advisor: finds why a PyTorch training step is slow and proves what fixes it"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "advisor " ADVISOR_VERSION);

@@ -43,7 +43,10 @@ void PrintJson(const std::vector<RuleInfo>& rules, std::ostream& out) {
                     {"file", rule.file},
                     {"builtin", rule.builtin}});
   }
-  out << nlohmann::json{{"rules", std::move(list)}}.dump(2) << '\n';
+  // A title may hold any bytes the rule file had: replace invalid UTF-8 rather than throw.
+  out << nlohmann::json{{"rules", std::move(list)}}.dump(2, ' ', false,
+                                                          nlohmann::json::error_handler_t::replace)
+      << '\n';
 }
 
 }  // namespace

@@ -180,5 +180,43 @@ TEST(RejectsBadInput, AReportFolderThatCannotBeWrittenFailsBeforeTheFirstWindow)
   EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << "no progress line: " << run.err;
 }
 
+// Rules are untrusted: one that is broken is left out with every problem named, and what a
+// hostile one says reaches neither the terminal nor report.md as an escape sequence.
+TEST(UntrustedRules, ABrokenRuleIsLeftOutAndAHostileMessageIsPrintedHarmlessly) {
+  const fs::path scratch = Scratch("untrusted_rules");
+  const fs::path rules = scratch / "rules";
+  fs::create_directories(rules);
+  std::ofstream(rules / "broken.lua") << "return {id = \"broken\", titel = \"typo\"}\n";
+  std::ofstream(rules / "hostile.lua")
+      << "return {id = \"hostile\", title = \"Hostile \\27]0;pwned\\7\", check = function()\n"
+         "  return {{severity = 'high', message = 'owned \\27]0;pwned\\7\\27[2J\\r\\255',\n"
+         "           evidence = 'e'}} end}\n";
+  const std::string report = (scratch / "report").string();
+  const CommandResult run = RunCommand(kAdvisor + " bisect " + kModels + "/deep.pt -q --rules " +
+                                           rules.string() + " --out " + report,
+                                       scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("advisor: rule left out: " + (rules / "broken.lua").string() +
+                         ":1: unknown field 'titel'"),
+            std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("broken.lua:1: missing title"), std::string::npos) << run.err;
+  EXPECT_NE(run.out.find("finding [high] hostile: owned \\x1b]0;pwned\\x07\\x1b[2J\\x0d\xef\xbf\xbd"),
+            std::string::npos)
+      << run.out;
+  const std::string markdown = ReadFile(report + "/report.md");
+  for (const std::string& text : {run.out, run.err, markdown}) {
+    EXPECT_EQ(text.find('\x1b'), std::string::npos);
+    EXPECT_EQ(text.find('\r'), std::string::npos);
+  }
+  const json written = json::parse(ReadFile(report + "/report.json"));
+  EXPECT_NE(written["data_quality"].dump().find("rule left out: "), std::string::npos);
+
+  const CommandResult listed =
+      RunCommand(kAdvisor + " rules list --rules " + rules.string(), scratch.string());
+  EXPECT_NE(listed.out.find("Hostile \\x1b]0;pwned\\x07"), std::string::npos) << listed.out;
+  EXPECT_EQ(listed.out.find('\x1b'), std::string::npos);
+}
+
 }  // namespace
 }  // namespace advisor

@@ -50,6 +50,13 @@ TEST_F(RulesCommandsTest, ListAsJson) {
   EXPECT_THAT(first.at("file").get<std::string>(), HasSubstr("allocator_churn.lua"));
 }
 
+TEST_F(RulesCommandsTest, ListAsJsonReplacesInvalidUtf8InATitle) {
+  dir_.Write("odd.lua", "return {id = \"odd\", title = \"T\\255\", check = function() end}");
+  EXPECT_EQ(RulesListCommand({dir_.path()}, /*json=*/true, out_, err_), 0) << err_.str();
+  const nlohmann::json listed = nlohmann::json::parse(out_.str());
+  EXPECT_EQ(listed.at("rules").back().at("title"), "T\xef\xbf\xbd");
+}
+
 TEST_F(RulesCommandsTest, ListFailsOnBrokenUserRuleButListsTheRest) {
   dir_.Write("broken.lua", "return {id = \"broken\"}");
   EXPECT_EQ(RulesListCommand({dir_.path()}, false, out_, err_), 1);
