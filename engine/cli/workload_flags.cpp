@@ -1,10 +1,33 @@
 #include "engine/cli/workload_flags.h"
 
+#include <charconv>
+#include <limits>
+#include <string>
+
 namespace advisor {
+namespace {
+
+// CLI11 reads an integer beyond int64 as its largest value, silently; the text is checked first.
+CLI::Validator PositiveInteger() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        long long value = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (error != std::errc() || end != text.data() + text.size() || value < 1) {
+          return "must be an integer from 1 to " +
+                 std::to_string(std::numeric_limits<long long>::max()) + ", got " + text;
+        }
+        return "";
+      },
+      "POSITIVE INTEGER");
+}
+
+}  // namespace
 
 void WorkloadFlags::AddTo(CLI::App& command) {
   command.add_option("--device", device, "cpu or cuda (default: the workload's)");
-  command.add_option("--batch-size", batch_size, "override the workload's batch size");
+  command.add_option("--batch-size", batch_size, "override the workload's batch size")
+      ->check(PositiveInteger());
   auto* on = command.add_flag("--deterministic", deterministic, "use deterministic algorithms");
   command.add_flag("--no-deterministic", nondeterministic, "do not use deterministic algorithms")
       ->excludes(on);

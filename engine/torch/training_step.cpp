@@ -33,6 +33,20 @@ torch::Tensor MakeTensor(const TensorSpec& spec, const torch::Device& device) {
   return values.to(DtypeOf(spec.dtype));
 }
 
+// MakeTensor with the field named when the allocation fails (a shape within the workload's limit
+// can still be more than the machine has).
+torch::Tensor MakeWorkloadTensor(const TensorSpec& spec, const torch::Device& device,
+                                 const std::string& source, const std::string& field) {
+  try {
+    return MakeTensor(spec, device);
+  } catch (const std::exception& error) {
+    std::string shape;
+    for (std::int64_t dim : spec.shape) shape += (shape.empty() ? "" : " x ") + std::to_string(dim);
+    throw StepError(source + ": " + field + ": cannot make the " + shape + " " + spec.dtype +
+                    " tensor on " + device.str() + ": " + SummarizeTorchError(error.what()));
+  }
+}
+
 std::unique_ptr<torch::optim::Optimizer> MakeOptimizer(const OptimizerSpec& spec,
                                                        std::vector<torch::Tensor> parameters) {
   if (spec.name == "adamw") {
@@ -84,8 +98,11 @@ TrainingStep::TrainingStep(torch::jit::Module module, const WorkloadSpec& spec)
   torch::manual_seed(spec.seed);
   // An input stage's base tensors stay on the host: the stage prepares batches from them there.
   const torch::Device drawn_on = spec.input_stage ? torch::Device(torch::kCPU) : device_;
-  for (const TensorSpec& input : spec.inputs) inputs_.emplace_back(MakeTensor(input, drawn_on));
-  target_ = MakeTensor(spec.target, drawn_on);
+  for (std::size_t i = 0; i < spec.inputs.size(); ++i) {
+    inputs_.emplace_back(MakeWorkloadTensor(spec.inputs[i], drawn_on, spec.source,
+                                            "inputs[" + std::to_string(i) + "]"));
+  }
+  target_ = MakeWorkloadTensor(spec.target, drawn_on, spec.source, "target");
   if (spec.input_stage) {
     std::vector<torch::Tensor> base;
     for (const torch::jit::IValue& input : inputs_) base.push_back(input.toTensor());

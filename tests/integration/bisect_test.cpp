@@ -136,6 +136,25 @@ TEST(RejectsBadInput, SymbolicLinkLoopAndNamedPipeAsTheModel) {
   EXPECT_EQ(run.exit_code, 1);
 }
 
+// CLI11 read a batch size beyond int64 as its largest value, silently.
+TEST(RejectsBadInput, ABatchSizeThatDoesNotFitIsRefusedNamingTheOption) {
+  const fs::path scratch = Scratch("bad_batch_size");
+  const std::string model = kModels + "/deep.pt";
+  CommandResult run = RunCommand(
+      kAdvisor + " bisect " + model + " -q --batch-size 99999999999999999999", scratch.string());
+  EXPECT_NE(run.exit_code, 0);
+  EXPECT_NE(run.err.find("--batch-size: must be an integer from 1 to 9223372036854775807, got "
+                         "99999999999999999999"),
+            std::string::npos)
+      << run.err;
+  run = RunCommand(kAdvisor + " bisect " + model + " -q --batch-size 999999999999",
+                   scratch.string());
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.err,
+            "advisor: --batch-size 999999999999: 999999999999 x 3 x 32 x 32 elements are more "
+            "than the 2147483648 (2^31) a workload tensor may have\n");
+}
+
 // A forward that never returns: the step timeout ends the run, bisect and worker alike.
 TEST(StepTimeout, AStepThatNeverReturnsEndsTheRunWithOneLine) {
   const fs::path scratch = Scratch("step_timeout");
