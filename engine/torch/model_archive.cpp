@@ -2,6 +2,8 @@
 
 #include <fstream>
 
+#include "engine/archive/entry_limits.h"
+#include "engine/archive/zip_directory.h"
 #include "engine/torch/seeded_method.h"
 #include "engine/util/file_kind.h"
 
@@ -29,8 +31,21 @@ void CheckReadableFile(const std::string& path) {
   }
 }
 
+// What each entry would expand to, from the zip directory, before LibTorch inflates any.
+void CheckArchiveEntries(const std::string& path) {
+  std::vector<ZipEntry> entries;
+  try {
+    entries = ReadZipDirectoryOfFile(path);
+  } catch (const ZipError& error) {
+    throw ModelError(path + ": not a loadable TorchScript archive: " + error.what());
+  }
+  const std::string too_large = WhyEntriesTooLarge(entries, kWorkloadEntry);
+  if (!too_large.empty()) throw ModelError(path + ": " + too_large);
+}
+
 torch::jit::Module Load(const std::string& path, torch::jit::ExtraFilesMap& extra_files) {
   CheckReadableFile(path);
+  CheckArchiveEntries(path);
   try {
     return torch::jit::load(path, torch::kCPU, extra_files);
   } catch (const std::exception& error) {

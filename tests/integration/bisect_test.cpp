@@ -98,7 +98,9 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"bad_json", "advisor/workload.json: not valid JSON"},
                       BadInput{"missing_fields", "missing field \"inputs\""},
                       BadInput{"bad_shape", "module encoder.1: RuntimeError: mat1 and mat2"},
-                      BadInput{"dict_output", "forward returned"}),
+                      BadInput{"dict_output", "forward returned"},
+                      BadInput{"zip_bomb", "advisor/workload.json\" expands to 67109115 bytes; "
+                                           "at most 1048576 (1 MiB) of the workload are read"}),
     [](const ::testing::TestParamInfo<BadInput>& info) { return info.param.model; });
 
 TEST(RejectsBadInput, MissingModelUnknownDeviceAndUnwritableOutput) {

@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import sys
+import zipfile
 from typing import Dict, Tuple
 
 import torch
@@ -293,6 +294,7 @@ def write_bad_inputs(outdir, wanted):
                                            json.dumps(dict(SMALL_WORKLOAD,
                                                            inputs=[float_input(4, 8)]))),
                         {"error": "unsupported_output"}),
+        "zip_bomb": (lambda p: _write_zip_bomb(p, small), {"error": "entry_too_large"}),
         # Saved without the exporter's one-step check, which would never return either.
         "hangs_in_forward": (lambda p: save_raw(torch.jit.script(Hang().train()), p,
                                                 json.dumps(dict(SMALL_WORKLOAD,
@@ -312,6 +314,22 @@ def _write_bytes(path, data):
         f.write(data)
 
 
+def _write_zip_bomb(path, module):
+    """A valid archive whose workload.json, deflated to some kilobytes, expands to 64 MiB (a
+    description of spaces): advisor must refuse it from the zip directory, before inflating it."""
+    plain = path + ".plain"
+    save_raw(module, plain, json.dumps(SMALL_WORKLOAD))
+    bomb = json.dumps(dict(SMALL_WORKLOAD, description=" " * (64 << 20)))
+    with zipfile.ZipFile(plain) as source, zipfile.ZipFile(path, "w") as target:
+        for info in source.infolist():
+            if info.filename.endswith("/extra/" + advisor_export.WORKLOAD_FILE):
+                target.writestr(info.filename, bomb, compress_type=zipfile.ZIP_DEFLATED,
+                                compresslevel=9)
+            else:
+                target.writestr(info, source.read(info))
+    os.remove(plain)
+
+
 def _write_truncated(path, module, workload_text):
     save_raw(module, path, workload_text)
     with open(path, "rb") as f:
@@ -320,7 +338,7 @@ def _write_truncated(path, module, workload_text):
 
 
 BAD_INPUTS = ("not_torchscript", "truncated", "no_workload", "bad_json", "missing_fields",
-              "bad_shape", "dict_output", "hangs_in_forward")
+              "bad_shape", "dict_output", "zip_bomb", "hangs_in_forward")
 
 
 # --------------------------------------------------------------------------------------------------
