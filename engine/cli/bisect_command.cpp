@@ -11,6 +11,7 @@
 #include "engine/report/report_dir.h"
 #include "engine/rules/rule_runner.h"
 #include "engine/rules/rules_commands.h"
+#include "engine/torch/profiled_window.h"
 #include "engine/trace/chrome_trace.h"
 #include "engine/util/data_dir.h"
 
@@ -97,6 +98,12 @@ int RunBisectCommand(BisectCommandOptions& options) {
   };
   BisectOutcome outcome = RunBisect(options.bisect, progress);
   BisectReport& report = outcome.report;
+  if (const TrainingStep::LossCheck losses = LossesSoFar(); losses.non_finite > 0) {
+    report.data_quality.push_back(
+        "the loss was not finite (NaN or infinite) in " + std::to_string(losses.non_finite) +
+        " of " + std::to_string(losses.steps) +
+        " steps: the training diverged, and its times may not be those of a healthy step");
+  }
   report.data_quality.insert(report.data_quality.end(), rule_problems.begin(),
                              rule_problems.end());
 

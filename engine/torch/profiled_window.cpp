@@ -7,6 +7,12 @@
 #include "probes/ops/op_probe.h"
 
 namespace advisor {
+namespace {
+
+// Every window of the process adds to it; windows are recorded one at a time.
+TrainingStep::LossCheck g_losses;
+
+}  // namespace
 
 std::vector<StepSpan> RunSteps(TrainingStep& step, int count, bool sync_phases) {
   std::vector<StepSpan> spans;
@@ -35,8 +41,13 @@ Timeline RecordWindow(TrainingStep& step, int steps, GpuActivityProbe* gpu, bool
     if (gpu_active) gpu->Stop();
     gpu->DrainInto(timeline);  // records and the probe's status, or why it could not run
   }
+  const TrainingStep::LossCheck losses = step.TakeLossCheck();
+  g_losses.steps += losses.steps;
+  g_losses.non_finite += losses.non_finite;
   return timeline;
 }
+
+TrainingStep::LossCheck LossesSoFar() { return g_losses; }
 
 MeasuredWindow MeasureWindow(Timeline timeline) {
   MeasuredWindow window;

@@ -39,6 +39,11 @@ struct MeasuredWindow {
 
 MeasuredWindow MeasureWindow(Timeline timeline);
 
+// The steps this process ran up to the end of its last profiled window, and how many of them had
+// a loss that was NaN or infinite: RecordWindow checks each step's loss once its probes have
+// stopped. A diverged training is measured all the same; the report says so (data_quality).
+TrainingStep::LossCheck LossesSoFar();
+
 // Milliseconds of each step, start to end.
 std::vector<double> StepMillis(const std::vector<StepSpan>& spans);
 

@@ -162,6 +162,7 @@ StepSpan TrainingStep::ReplayGraph(int index) {
   span.index = index;
   span.start_ns = NowNs();
   last_loss_ = graph_->Replay();
+  unchecked_losses_.push_back(last_loss_);
   Synchronize();
   span.end_ns = NowNs();
   span.forward_end_ns = span.end_ns;
@@ -199,6 +200,7 @@ StepSpan TrainingStep::Run(int index, bool sync_phases) {
     Synchronize();
     span.end_ns = NowNs();
     last_loss_ = loss.detach();
+    unchecked_losses_.push_back(last_loss_);
   } catch (const StepError&) {
     throw;
   } catch (const std::exception& error) {
@@ -209,6 +211,17 @@ StepSpan TrainingStep::Run(int index, bool sync_phases) {
 
 double TrainingStep::last_loss() const {
   return last_loss_.defined() ? last_loss_.item<double>() : 0.0;
+}
+
+TrainingStep::LossCheck TrainingStep::TakeLossCheck() {
+  LossCheck check;
+  check.steps = static_cast<int>(unchecked_losses_.size());
+  if (!unchecked_losses_.empty()) {
+    const torch::Tensor losses = torch::stack(unchecked_losses_).to(torch::kFloat32);
+    check.non_finite = static_cast<int>((~torch::isfinite(losses)).sum().item<std::int64_t>());
+  }
+  unchecked_losses_.clear();
+  return check;
 }
 
 }  // namespace advisor

@@ -157,6 +157,26 @@ TEST(RejectsBadInput, ABatchSizeThatDoesNotFitIsRefusedNamingTheOption) {
             "than the 2147483648 (2^31) a workload tensor may have\n");
 }
 
+// A NaN loss gave a full report with no note of it.
+TEST(NonFiniteLoss, IsADataQualityLineAndTheWorkerWritesNoLoss) {
+  const fs::path scratch = Scratch("nan_loss");
+  const std::string model = kModels + "/nan_loss.pt";
+  CommandResult run = RunCommand(
+      kAdvisor + " bisect " + model + " -q --out " + (scratch / "report").string(), scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = json::parse(ReadFile((scratch / "report" / "report.json").string()));
+  EXPECT_NE(report["data_quality"].dump().find("the loss was not finite (NaN or infinite) in "),
+            std::string::npos)
+      << report["data_quality"].dump();
+
+  // The autotest fails a candidate whose worker reports no loss: it is never verified.
+  run = RunCommand(kAdvisor + " worker " + model + " --steps 2 --warmup 1 --result " +
+                       (scratch / "result.json").string(),
+                   scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(json::parse(ReadFile((scratch / "result.json").string()))["loss"].is_null());
+}
+
 // A forward that never returns: the step timeout ends the run, bisect and worker alike.
 TEST(StepTimeout, AStepThatNeverReturnsEndsTheRunWithOneLine) {
   const fs::path scratch = Scratch("step_timeout");

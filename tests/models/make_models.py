@@ -263,6 +263,17 @@ class Hang(nn.Module):
         return self.body(x)
 
 
+class NanLoss(nn.Module):
+    """Trains, but every prediction is NaN, and so is the loss."""
+
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(8, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.body(x) * float("nan")
+
+
 SMALL_WORKLOAD = {"inputs": [float_input(4, 3, 8, 8)], "target": class_target(4, 4),
                   "loss": "cross_entropy", "optimizer": SGD}
 
@@ -295,6 +306,11 @@ def write_bad_inputs(outdir, wanted):
                                                            inputs=[float_input(4, 8)]))),
                         {"error": "unsupported_output"}),
         "zip_bomb": (lambda p: _write_zip_bomb(p, small), {"error": "entry_too_large"}),
+        # Saved without the exporter's one-step check, which refuses a loss that is not finite.
+        "nan_loss": (lambda p: save_raw(torch.jit.script(NanLoss().train()), p,
+                                        json.dumps(dict(SMALL_WORKLOAD,
+                                                        inputs=[float_input(4, 8)]))),
+                     {"data_quality": "non_finite_loss"}),
         # Saved without the exporter's one-step check, which would never return either.
         "hangs_in_forward": (lambda p: save_raw(torch.jit.script(Hang().train()), p,
                                                 json.dumps(dict(SMALL_WORKLOAD,
@@ -338,7 +354,7 @@ def _write_truncated(path, module, workload_text):
 
 
 BAD_INPUTS = ("not_torchscript", "truncated", "no_workload", "bad_json", "missing_fields",
-              "bad_shape", "dict_output", "zip_bomb", "hangs_in_forward")
+              "bad_shape", "dict_output", "zip_bomb", "nan_loss", "hangs_in_forward")
 
 
 # --------------------------------------------------------------------------------------------------
