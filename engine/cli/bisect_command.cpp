@@ -46,6 +46,7 @@ void PrintSummary(const BisectReport& report, const std::string& out_dir) {
 void AddBisectCommand(CLI::App& app, BisectCommandOptions& options) {
   CLI::App* command = app.add_subcommand(
       "bisect", "Localise the hot spot of a TorchScript training workload, level by level");
+  command->footer(kModelIsCode);
   command->add_option("model", options.bisect.model_path,
                       "model.pt with advisor/workload.json inside (default: the bundled demo)");
   command->add_option("--out", options.out_dir, "report directory")->capture_default_str();

@@ -12,6 +12,12 @@
 
 namespace advisor {
 
+// For the help of every command that runs a model (docs/security.md).
+inline constexpr char kModelIsCode[] =
+    "A model file is code: its TorchScript runs with your rights, and it can read, write and "
+    "delete files (torch.from_file, say) like any script. Give advisor only models you would run "
+    "yourself; the sandbox is for rule files, not for models.";
+
 struct WorkloadFlags {
   std::string device;        // "" keeps the workload's (ApplyOverrides validates it)
   long long batch_size = 0;  // 0 keeps the workload's

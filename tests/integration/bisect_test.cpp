@@ -138,6 +138,16 @@ TEST(RejectsBadInput, SymbolicLinkLoopAndNamedPipeAsTheModel) {
   EXPECT_EQ(run.exit_code, 1);
 }
 
+// A scripted torch.from_file wrote a file during a plain bisect, and nothing said a model is code.
+TEST(Help, SaysThatAModelIsCode) {
+  const fs::path scratch = Scratch("help");
+  for (const char* command : {" bisect --help", " worker --help"}) {
+    const CommandResult run = RunCommand(kAdvisor + command, scratch.string());
+    EXPECT_EQ(run.exit_code, 0);
+    EXPECT_NE(run.out.find("A model file is code"), std::string::npos) << run.out;
+  }
+}
+
 // CLI11 read a batch size beyond int64 as its largest value, silently.
 TEST(RejectsBadInput, ABatchSizeThatDoesNotFitIsRefusedNamingTheOption) {
   const fs::path scratch = Scratch("bad_batch_size");
