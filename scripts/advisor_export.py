@@ -59,6 +59,9 @@ TENSOR_KEYS = {"shape", "dtype", "init", "low", "high"}
 AUTOCAST_DTYPES = ("bfloat16", "float16")
 OPTIMIZER_KEYS = {"sgd": {"name", "lr", "momentum", "weight_decay", "foreach"},
                   "adamw": {"name", "lr", "betas", "weight_decay"}}
+# Most elements one input or target tensor may have, as advisor's kMaxTensorElements
+# (engine/workload/workload_spec.h): a typo in a shape is refused, not handed to the allocator.
+MAX_TENSOR_ELEMENTS = 2 ** 31
 
 
 class ExportError(RuntimeError):
@@ -101,6 +104,9 @@ def validate_tensor_spec(spec, where):
             or not all(_is_int(d) and d > 0 for d in shape)):
         raise ValueError(f"{where}.shape: expected a non-empty list of positive integers "
                          f"(dim 0 is the batch), got {shape!r}")
+    if math.prod(shape) > MAX_TENSOR_ELEMENTS:
+        raise ValueError(f"{where}.shape: {' x '.join(map(str, shape))} elements are more than "
+                         f"the {MAX_TENSOR_ELEMENTS} (2^31) a workload tensor may have")
     dtype, init = spec["dtype"], spec["init"]
     if dtype not in DTYPES:
         raise ValueError(f"{where}.dtype: {dtype!r} is not one of {list(DTYPES)}")
@@ -338,7 +344,11 @@ def validate_step(module, workload, source="the model"):
         except ValueError as e:
             raise ValueError(f"{source}: {e}") from e
     saved = {k: v.detach().clone() for k, v in module.state_dict().items()}
-    inputs, target = make_batch(workload)
+    try:
+        inputs, target = make_batch(workload)
+    except (RuntimeError, MemoryError) as e:  # a shape within the limit, beyond this machine
+        raise ExportError(f"cannot make the workload's tensors: {type(e).__name__}: "
+                          f"{_first_line(e)}") from e
     optimizer = make_optimizer(module, workload["optimizer"])
     try:
         with deterministic_mode(workload["deterministic"]):
@@ -351,7 +361,7 @@ def validate_step(module, workload, source="the model"):
         raise
     except Exception as e:  # the model's own error: report it with the workload's context
         raise ExportError(f"one training step with the workload failed: {type(e).__name__}: "
-                          f"{e}") from e
+                          f"{_first_line(e)}") from e
     finally:
         with torch.no_grad():
             module.load_state_dict(saved)
@@ -361,6 +371,12 @@ def validate_step(module, workload, source="the model"):
     if not math.isfinite(loss):
         raise ExportError(f"the training step's loss is {loss}")
     return loss
+
+
+def _first_line(error):
+    """TorchScript's errors run over many lines with a traceback; the first says what happened."""
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else ""
 
 
 def time_steps(module, workload, steps, warmup=3):
@@ -458,6 +474,17 @@ def export(model, path, inputs, target, loss, optimizer, deterministic=False, me
     return module
 
 
+def parse_json(text, where):
+    """json.loads with one-line errors: ValueError naming ``where`` for a syntax error and for a
+    document nested deeper than Python's parser can follow."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError(f"{where}: JSON nested too deeply to read") from None
+    except ValueError as e:
+        raise ValueError(f"{where}: not valid JSON: {e}") from None
+
+
 def load_module(path):
     """Loads any TorchScript archive onto the CPU; returns (module, text of its workload file or
     "" when it has none). Raises ValueError when the file is no loadable archive."""
@@ -465,7 +492,7 @@ def load_module(path):
     try:
         module = torch.jit.load(path, map_location="cpu", _extra_files=files)
     except Exception as e:
-        raise ValueError(f"{path}: not a loadable TorchScript archive: {e}") from e
+        raise ValueError(f"{path}: not a loadable TorchScript archive: {_first_line(e)}") from e
     text = files[WORKLOAD_FILE]
     return module, text.decode("utf-8") if isinstance(text, bytes) else text
 
@@ -477,10 +504,7 @@ def load_archive(path):
     module, text = load_module(path)
     if not text:
         raise ValueError(f"{path}: the archive has no {WORKLOAD_FILE}")
-    try:
-        workload = json.loads(text)
-    except ValueError as e:
-        raise ValueError(f"{path}: {WORKLOAD_FILE} is not valid JSON: {e}") from e
+    workload = parse_json(text, f"{path}: {WORKLOAD_FILE}")
     try:
         workload = validate_workload(workload)
     except ValueError as e:
@@ -514,9 +538,10 @@ def _cmd_embed(args):
     module, _ = load_module(args.archive)
     try:
         with open(args.workload, encoding="utf-8") as f:
-            workload = json.load(f)
+            text = f.read()
     except (OSError, ValueError) as e:
         raise ValueError(f"{args.workload}: {e}") from e
+    workload = parse_json(text, args.workload)
     try:
         workload = validate_workload(workload)
     except ValueError as e:
@@ -549,9 +574,16 @@ def main(argv=None):
     try:
         args.run(args)
     except (ValueError, ExportError) as e:
-        print(f"advisor_export: error: {e}", file=sys.stderr)
+        print(f"advisor_export: error: {_one_line(str(e))}", file=sys.stderr)
+        return 1
+    except (RuntimeError, MemoryError, OSError) as e:  # torch's or the system's, never a traceback
+        print(f"advisor_export: error: {type(e).__name__}: {_first_line(e)}", file=sys.stderr)
         return 1
     return 0
+
+
+def _one_line(text):
+    return " ".join(text.split("\n"))
 
 
 if __name__ == "__main__":

@@ -1,41 +1,12 @@
 #include "engine/autotest/autotest.h"
 
-#include <stdlib.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <stdexcept>
 
 #include "engine/autotest/applicability.h"
-#include "engine/util/remove_tree.h"
+#include "engine/util/scratch_paths.h"
 
 namespace advisor {
 namespace {
-
-namespace fs = std::filesystem;
-
-// A private folder for the workers' result files, removed with everything in it.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string pattern = (fs::temp_directory_path() / "advisor-autotest-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) {
-      throw std::runtime_error("autotest: cannot create a folder for worker results in " +
-                               fs::temp_directory_path().string() + ": " + std::strerror(errno));
-    }
-    path_ = pattern;
-  }
-  ~ScratchDir() { RemoveTree(path_); }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 AbResult Skipped(FixResult fix, const std::string& reason, std::ostream& progress) {
   fix.status = fix_status::kSkipped;
@@ -114,7 +85,9 @@ std::vector<const Recipe*> ChooseCombination(const std::vector<AbResult>& single
 
 std::vector<AbResult> RunAutotest(const AutotestPlan& plan, AutotestBudget& budget,
                                   std::ostream& progress) {
-  const ScratchDir scratch;
+  // The workers' result files, in a private folder removed with everything in it, also when
+  // advisor is interrupted.
+  const PrivateTempDir scratch("advisor-autotest-");
   std::vector<AbResult> results;
   // The rounds the candidates after the current one may take at most, the combination counted
   // as one, for the "time left" of the progress lines.

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,7 +12,7 @@
 #include <cstring>
 #include <thread>
 
-extern char** environ;
+#include "engine/util/child_processes.h"
 
 namespace advisor {
 namespace {
@@ -70,23 +69,6 @@ bool ReadAvailable(int fd, Sink&& sink) {
   }
 }
 
-std::vector<std::string> MergedEnvironment(const std::map<std::string, std::string>& additions) {
-  std::vector<std::string> merged;
-  for (char** entry = environ; entry && *entry; ++entry) {
-    const std::string text = *entry;
-    if (additions.count(text.substr(0, text.find('='))) == 0) merged.push_back(text);
-  }
-  for (const auto& [name, value] : additions) merged.push_back(name + "=" + value);
-  return merged;
-}
-
-std::vector<char*> CStrings(std::vector<std::string>& strings) {
-  std::vector<char*> pointers;
-  for (std::string& text : strings) pointers.push_back(text.data());
-  pointers.push_back(nullptr);
-  return pointers;
-}
-
 // Keeps the last `limit` bytes, starting at a line where the cut allows it.
 std::string Tail(const std::string& text, std::size_t limit) {
   if (text.size() <= limit) return text;
@@ -94,48 +76,6 @@ std::string Tail(const std::string& text, std::size_t limit) {
   const std::size_t newline = tail.find('\n');
   if (newline != std::string::npos && newline + 1 < tail.size()) tail.erase(0, newline + 1);
   return tail;
-}
-
-// Starts argv in a new process group (its pid is the group id) with stdin from /dev/null and
-// stdout/stderr into the pipes. Returns the pid, or 0 with `error` set.
-pid_t Spawn(const ProcessSpec& spec, const Pipe& out, const Pipe& err, std::string& error) {
-  std::vector<std::string> argv = spec.argv;
-  std::vector<std::string> env = MergedEnvironment(spec.env);
-  std::vector<char*> argv_pointers = CStrings(argv);
-  std::vector<char*> env_pointers = CStrings(env);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out.write_fd(), STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, err.write_fd(), STDERR_FILENO);
-
-  // The child starts with no blocked signals and default handling of the signals advisor (or a
-  // library in it) may block or ignore, so that it can be stopped like any other program.
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  posix_spawnattr_setflags(&attributes,
-                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  posix_spawnattr_setpgroup(&attributes, 0);
-  sigset_t signals;
-  sigemptyset(&signals);
-  posix_spawnattr_setsigmask(&attributes, &signals);
-  for (int signal_number : {SIGPIPE, SIGINT, SIGTERM, SIGQUIT, SIGHUP}) {
-    sigaddset(&signals, signal_number);
-  }
-  posix_spawnattr_setsigdefault(&attributes, &signals);
-
-  pid_t pid = 0;
-  // posix_spawn, unlike fork, is safe in a process with many threads (LibTorch's pools).
-  const int status = posix_spawnp(&pid, argv_pointers[0], &actions, &attributes,
-                                  argv_pointers.data(), env_pointers.data());
-  posix_spawnattr_destroy(&attributes);
-  posix_spawn_file_actions_destroy(&actions);
-  if (status != 0) {
-    error = "cannot run " + spec.argv[0] + ": " + std::strerror(status);
-    return 0;
-  }
-  return pid;
 }
 
 // Whether the child has exited, without reaping it: while it is a zombie its pid still names its
@@ -198,8 +138,13 @@ ProcessOutcome RunProcess(const ProcessSpec& spec) {
     outcome.start_error = std::string("cannot create pipes: ") + std::strerror(errno);
     return outcome;
   }
-  const pid_t pid = Spawn(spec, out, err, outcome.start_error);
-  if (pid == 0) return outcome;
+  ChildSpec child;
+  child.argv = spec.argv;
+  child.env = spec.env;
+  child.stdout_fd = out.write_fd();
+  child.stderr_fd = err.write_fd();
+  const pid_t pid = StartChild(child, outcome.start_error);
+  if (pid < 0) return outcome;
   outcome.started = true;
   out.CloseWrite();
   err.CloseWrite();
@@ -227,6 +172,7 @@ ProcessOutcome RunProcess(const ProcessSpec& spec) {
       exited = true;
       // Whatever the worker started must not outlive it.
       kill(-pid, SIGKILL);
+      ForgetChildGroup(pid);
       deadline = std::min(deadline, Clock::now() + kDrainGrace);
     }
     pollfd fds[2];
@@ -239,6 +185,7 @@ ProcessOutcome RunProcess(const ProcessSpec& spec) {
       if (!exited) {
         outcome.timed_out = true;
         kill(-pid, SIGKILL);
+        ForgetChildGroup(pid);
       }
       break;
     }

@@ -1,6 +1,8 @@
 // Runs one child process in isolation: its own process group, extra environment variables, a
 // wall-clock limit after which the whole group is killed, and bounded capture of its output. A
-// worker that crashes, hangs or floods its output cannot take advisor down or make it wait.
+// worker that crashes, hangs or floods its output cannot take advisor down or make it wait. It
+// starts through StartChild (engine/util/child_processes.h): it dies with advisor, and an
+// interrupt of advisor reaches it.
 #pragma once
 
 #include <chrono>

@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "engine/util/new_file.h"
+
 namespace advisor {
 namespace {
 
@@ -32,13 +34,10 @@ json NumberOrNull(const std::optional<double>& value) {
 }
 
 void WriteWhole(const std::string& path, const json& content) {
+  // Never through a link or into a file someone placed there: see new_file.h.
   const std::string temporary = path + ".partial";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << content.dump() << "\n";
-    if (!out.flush()) {
-      throw std::runtime_error("cannot write " + temporary + ": " + std::strerror(errno));
-    }
+  if (const int error = WriteNewFile(temporary, content.dump() + "\n")) {
+    throw std::runtime_error("cannot write " + temporary + ": " + std::strerror(error));
   }
   if (std::rename(temporary.c_str(), path.c_str()) != 0) {
     const std::string reason = std::strerror(errno);

@@ -2,25 +2,23 @@
 
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <iostream>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <optional>
 
 #include "engine/autotest/applicability.h"
 #include "engine/autotest/autotest.h"
 #include "engine/autotest/process.h"
-#include "engine/util/data_dir.h"
-#include "engine/util/duration.h"
 #include "engine/autotest/worker_result.h"
 #include "engine/script/code_change.h"
 #include "engine/script/script_worker.h"
-#include "engine/util/remove_tree.h"
+#include "engine/util/data_dir.h"
+#include "engine/util/duration.h"
+#include "engine/util/scratch_paths.h"
 
 namespace advisor {
 namespace {
@@ -28,11 +26,6 @@ namespace {
 // No std::filesystem here: PyTorch's wheels export a copy of it from libtorch.so, to which a
 // program linking libtorch binds its calls; with the 2.11 wheel and g++ 13, remove_all() on a
 // folder with a file in it crashed there.
-
-std::string TemporaryDir() {
-  const char* dir = std::getenv("TMPDIR");
-  return dir != nullptr && *dir != '\0' ? dir : "/tmp";
-}
 
 // The advisor binary itself, to start workers with; "" and `error` set when unreadable.
 std::string OwnExecutable(std::string& error) {
@@ -46,8 +39,10 @@ std::string OwnExecutable(std::string& error) {
 }
 
 // What makes each worker run the workload as this bisect ran it.
-std::vector<std::string> BisectArguments(const BisectOptions& bisect) {
-  std::vector<std::string> arguments;
+std::vector<std::string> BisectArguments(const BisectCommandOptions& options) {
+  const BisectOptions& bisect = options.bisect;
+  std::vector<std::string> arguments{"--step-timeout",
+                                     std::to_string(options.workload.step_timeout_s)};
   if (bisect.overrides.batch_size) {
     arguments.insert(arguments.end(),
                      {"--batch-size", std::to_string(*bisect.overrides.batch_size)});
@@ -66,7 +61,7 @@ WorkerCommandBuilder WorkerCommands(const BisectCommandOptions& options, const B
   worker.model = options.bisect.model_path;
   worker.device = report.run.device;
   const WorkerCommandBuilder contract = AdvisorWorkerCommandBuilder(worker);
-  const std::vector<std::string> extra = BisectArguments(options.bisect);
+  const std::vector<std::string> extra = BisectArguments(options);
   return [contract, extra](const CandidateSpec* candidate, const std::string& result_path) {
     WorkerCommand command = contract(candidate, result_path);
     command.argv.insert(command.argv.end(), extra.begin(), extra.end());
@@ -75,18 +70,18 @@ WorkerCommandBuilder WorkerCommands(const BisectCommandOptions& options, const B
 }
 
 // The numerics check as `advisor worker ... --numerics`, in a process of its own like every run.
+// Its result files go to a private folder (predictable names in a shared one could be taken).
 class NumericsRunner {
  public:
+  // Throws std::runtime_error when the private folder cannot be made.
   NumericsRunner(WorkerCommandBuilder commands, AbSettings settings)
-      : commands_(std::move(commands)), settings_(settings) {}
+      : commands_(std::move(commands)), settings_(settings), scratch_("advisor-numerics-") {}
 
   // Sets `declined` to the worker's reason when it does not apply the candidate to this model
   // (the verdict is then an error: nothing was compared).
-  NumericsVerdict Check(const CandidateSpec& candidate, std::string& declined) const {
-    static std::atomic<int> counter{0};
-    const std::string result_path = TemporaryDir() + "/advisor-numerics-" +
-                                    std::to_string(getpid()) + "-" + std::to_string(counter++) +
-                                    ".json";
+  NumericsVerdict Check(const CandidateSpec& candidate, std::string& declined) {
+    const std::string result_path =
+        scratch_.path() + "/numerics-" + std::to_string(checks_++) + ".json";
     WorkerCommand command = commands_(&candidate, result_path);
     command.argv.push_back("--numerics");
     ProcessSpec spec;
@@ -124,6 +119,8 @@ class NumericsRunner {
  private:
   WorkerCommandBuilder commands_;
   AbSettings settings_;
+  PrivateTempDir scratch_;
+  int checks_ = 0;
 };
 
 
@@ -132,24 +129,6 @@ class NumericsRunner {
 struct Workers {
   WorkerCommandBuilder command;
   std::function<NumericsVerdict(const CandidateSpec&, std::string& declined)> check;
-};
-
-// A private folder for the script door's numerics runs, removed with everything in it.
-class ScratchFolder {
- public:
-  ScratchFolder() {
-    std::string pattern = TemporaryDir() + "/advisor-script-numerics-XXXXXX";
-    if (mkdtemp(pattern.data()) == nullptr) {
-      throw std::runtime_error("cannot make a scratch folder in " + TemporaryDir() + ": " +
-                               std::strerror(errno));
-    }
-    path_ = pattern;
-  }
-  ~ScratchFolder() { RemoveTree(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
 };
 
 // A rewrite cannot be applied to a script: where the finding is about the hot spot and its line
@@ -205,32 +184,37 @@ void RunAutotestStep(const BisectCommandOptions& options, BisectReport& report) 
   plan.settings.max_rounds = options.autotest_rounds;
 
   Workers workers;
-  std::optional<ScratchFolder> script_scratch;
+  std::optional<PrivateTempDir> script_scratch;
   std::optional<ScriptNumerics> script_numerics;
   std::optional<NumericsRunner> model_numerics;
-  if (plan.door == "script") {
-    ScriptWorkerOptions script;
-    script.command = options.script.command;
-    script.probe_dir = FindDataDir("probe");
-    workers.command = ScriptWorkerCommandBuilder(script);
-    script_scratch.emplace();
-    script_numerics.emplace(script, plan.settings, script_scratch->path());
-    workers.check = [&](const CandidateSpec& candidate, std::string&) {
-      return script_numerics->Check(candidate);
-    };
-  } else {
-    std::string error;
-    const std::string advisor_path = OwnExecutable(error);
-    if (advisor_path.empty()) {
-      report.data_quality.push_back("autotest: cannot find the advisor binary to start workers: " +
-                                    error);
-      return;
+  try {
+    if (plan.door == "script") {
+      ScriptWorkerOptions script;
+      script.command = options.script.command;
+      script.probe_dir = FindDataDir("probe");
+      workers.command = ScriptWorkerCommandBuilder(script);
+      script_scratch.emplace("advisor-script-numerics-");
+      script_numerics.emplace(script, plan.settings, script_scratch->path());
+      workers.check = [&](const CandidateSpec& candidate, std::string&) {
+        return script_numerics->Check(candidate);
+      };
+    } else {
+      std::string error;
+      const std::string advisor_path = OwnExecutable(error);
+      if (advisor_path.empty()) {
+        report.data_quality.push_back(
+            "autotest: cannot find the advisor binary to start workers: " + error);
+        return;
+      }
+      workers.command = WorkerCommands(options, report, advisor_path);
+      model_numerics.emplace(workers.command, plan.settings);
+      workers.check = [&](const CandidateSpec& candidate, std::string& declined) {
+        return model_numerics->Check(candidate, declined);
+      };
     }
-    workers.command = WorkerCommands(options, report, advisor_path);
-    model_numerics.emplace(workers.command, plan.settings);
-    workers.check = [&](const CandidateSpec& candidate, std::string& declined) {
-      return model_numerics->Check(candidate, declined);
-    };
+  } catch (const std::runtime_error& failure) {  // a private scratch folder could not be made
+    report.data_quality.push_back(std::string("autotest: ") + failure.what());
+    return;
   }
   plan.worker_command = workers.command;
 

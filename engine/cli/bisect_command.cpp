@@ -12,7 +12,8 @@
 #include "engine/report/markdown_writer.h"
 #include "engine/report/report_dir.h"
 #include "engine/rules/rule_runner.h"
-#include "engine/rules/rule_set.h"
+#include "engine/rules/rules_commands.h"
+#include "engine/torch/profiled_window.h"
 #include "engine/trace/chrome_trace.h"
 #include "engine/util/data_dir.h"
 
@@ -50,6 +51,7 @@ void AddBisectCommand(CLI::App& app, BisectCommandOptions& options) {
       "Localise the hot spot of a training step, level by level: of a TorchScript model with its "
       "workload (advisor bisect model.pt), or of your own training script, unmodified "
       "(advisor bisect [options] -- python train.py ...)");
+  command->footer(kModelIsCode);
   command->add_option("model", options.bisect.model_path,
                       "model.pt with advisor/workload.json inside (default: the bundled demo); a "
                       "model file is code, as a script is: run only ones you trust");
@@ -71,11 +73,6 @@ void AddBisectCommand(CLI::App& app, BisectCommandOptions& options) {
   command->add_flag("--let-run", options.let_run,
                     "script mode: let the script train on to its end once the bisection is done "
                     "(default: advisor ends it)");
-  command->add_option("--step-timeout", options.step_timeout_s,
-                      "script mode: seconds to wait for the script's next training step, its "
-                      "first included (start-up, imports, model and data set-up)")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 86400));
   command->add_flag("-q,--quiet", options.quiet, "no progress on stderr");
   command->add_flag("--autotest", options.autotest,
                     "try the recipes the findings name: check numerics, benchmark each against "
@@ -99,9 +96,13 @@ void AddBisectCommand(CLI::App& app, BisectCommandOptions& options) {
 namespace {
 
 // Rules, the autotest where asked, and the report folder: the same for every front door.
-int Report(BisectCommandOptions& options, const RuleSet& rules, BisectOutcome& outcome,
-           ReportDirReservation& report_dir) {
+// `rule_problems`: the rule files left out, for data_quality.
+int Report(BisectCommandOptions& options, const RuleSet& rules,
+           const std::vector<std::string>& rule_problems, BisectOutcome& outcome,
+           ReportDir& report_dir) {
   BisectReport& report = outcome.report;
+  report.data_quality.insert(report.data_quality.end(), rule_problems.begin(),
+                             rule_problems.end());
   RuleRun rule_run = RunRules(rules, BuildFacts(report, ReadRunEnvironment()));
   report.findings = std::move(rule_run.findings);
   for (std::string& error : rule_run.errors) report.data_quality.push_back(std::move(error));
@@ -109,12 +110,11 @@ int Report(BisectCommandOptions& options, const RuleSet& rules, BisectOutcome& o
 
   std::ostringstream trace;
   WriteChromeTrace(outcome.windows, trace);
-  WriteReportDir(options.out_dir, {{"report.md", ReportToMarkdown(report)},
-                                   {"report.html", ReportToHtml(report)},
-                                   {"trace.json", trace.str()},
-                                   {"report.json", ReportToJsonText(report)}});
-  report_dir.Keep();
-  PrintSummary(report, options.out_dir);
+  report_dir.Write({{"report.md", ReportToMarkdown(report)},
+                    {"report.html", ReportToHtml(report)},
+                    {"trace.json", trace.str()},
+                    {"report.json", ReportToJsonText(report)}});
+  PrintSummary(report, report_dir.path());
   return 0;
 }
 
@@ -135,16 +135,19 @@ int RunScriptBisect(BisectCommandOptions& options) {
         "--let-run and --autotest cannot be combined: the autotest's runs of the script would "
         "compete with the script training on");
   }
-  ReportDirReservation report_dir(options.out_dir);
-  std::vector<RuleDiagnostic> rule_errors;
-  const RuleSet rules = RuleSet::LoadInstalled(options.rule_dirs, rule_errors);
-  if (!rule_errors.empty()) throw std::runtime_error(rule_errors.front().ToString());
+  // Everything that can be checked before the script starts is checked first.
+  ReportDir report_dir(options.out_dir);
+  std::vector<std::string> rule_problems;
+  const RuleSet rules = LoadRulesForRun(options.rule_dirs, std::cerr, rule_problems);
 
   const Progress progress = ProgressOnStderr(options);
   const auto wall_start = std::chrono::steady_clock::now();
   ScriptOptions script = options.script;
   script.warmup_steps = options.bisect.warmup_steps;
-  script.step_timeout = std::chrono::seconds(options.step_timeout_s);
+  // 0 is no limit: a wait no script reaches.
+  script.step_timeout = options.workload.step_timeout_s > 0
+                            ? std::chrono::seconds(options.workload.step_timeout_s)
+                            : std::chrono::hours(24 * 365);
   script.probe_dir = FindDataDir("probe");
   ScriptSource source(script, progress);
   BisectOutcome outcome = RunBisection(
@@ -152,7 +155,7 @@ int RunScriptBisect(BisectCommandOptions& options) {
   outcome.report.run.wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   source.Finish(options.let_run);
-  const int status = Report(options, rules, outcome, report_dir);
+  const int status = Report(options, rules, rule_problems, outcome, report_dir);
   if (options.let_run) {
     const int script_status = source.WaitForScript();
     progress(ScriptName(options.script.command) + " ended with exit status " +
@@ -174,15 +177,21 @@ int RunBisectCommand(BisectCommandOptions& options) {
     }
   }
   options.bisect.overrides = options.workload.ToOverrides();
+  SetStepTimeout(std::chrono::seconds(options.workload.step_timeout_s), options.bisect.model_path);
 
   // Everything that can be checked before minutes of profiling is checked first.
-  ReportDirReservation report_dir(options.out_dir);
-  std::vector<RuleDiagnostic> rule_errors;
-  const RuleSet rules = RuleSet::LoadInstalled(options.rule_dirs, rule_errors);
-  if (!rule_errors.empty()) throw std::runtime_error(rule_errors.front().ToString());
+  ReportDir report_dir(options.out_dir);
+  std::vector<std::string> rule_problems;
+  const RuleSet rules = LoadRulesForRun(options.rule_dirs, std::cerr, rule_problems);
 
   BisectOutcome outcome = RunBisect(options.bisect, ProgressOnStderr(options));
-  return Report(options, rules, outcome, report_dir);
+  if (const TrainingStep::LossCheck losses = LossesSoFar(); losses.non_finite > 0) {
+    outcome.report.data_quality.push_back(
+        "the loss was not finite (NaN or infinite) in " + std::to_string(losses.non_finite) +
+        " of " + std::to_string(losses.steps) +
+        " steps: the training diverged, and its times may not be those of a healthy step");
+  }
+  return Report(options, rules, rule_problems, outcome, report_dir);
 }
 
 }  // namespace advisor

@@ -18,7 +18,6 @@ struct BisectCommandOptions {
   ScriptOptions script;           // a training command given after `--` (script mode)
   bool script_given = false;      // `--` was on the command line
   bool let_run = false;           // script mode: the script trains on once the bisection is done
-  int step_timeout_s = 600;       // script mode: the longest wait for the script's next step
   std::string out_dir = "advisor-report";
   std::vector<std::string> rule_dirs;
   WorkloadFlags workload;

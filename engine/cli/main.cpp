@@ -8,6 +8,8 @@
 #include "engine/cli/bisect_command.h"
 #include "engine/cli/worker_command.h"
 #include "engine/rules/rules_commands.h"
+#include "engine/util/interrupts.h"
+#include "engine/util/printable_stream.h"
 
 namespace {
 
@@ -31,6 +33,10 @@ int main(int argc, char** argv) {
   const bool has_command = options_end < argc;
   argc = options_end;
 
+  // Nothing a model or a rule says (a finding's message, a module path, a worker's error) reaches
+  // the terminal as an escape sequence or invalid UTF-8.
+  const advisor::PrintableStream printable_out(std::cout);
+  const advisor::PrintableStream printable_err(std::cerr);
   CLI::App app{"advisor: finds why a PyTorch training step is slow and proves what fixes it"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "advisor " ADVISOR_VERSION);
@@ -53,6 +59,8 @@ int main(int argc, char** argv) {
   rules_check->add_option("path", check_path, "a .lua file or a directory of them")->required();
 
   CLI11_PARSE(app, argc, argv);
+  // From here on Ctrl-C, SIGTERM and SIGHUP end the workers and remove the scratch folders too.
+  advisor::InstallInterruptCleanup();
 
   if (has_command && !app.got_subcommand("bisect")) {
     std::cerr << "advisor: only `advisor bisect` takes a command after --\n";

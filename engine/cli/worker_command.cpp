@@ -25,6 +25,7 @@ std::vector<std::string> SplitIds(const std::string& text) {
 void AddWorkerCommand(CLI::App& app, WorkerCommandOptions& options) {
   CLI::App* command = app.add_subcommand(
       "worker", "Run one autotest candidate and write its result (started by bisect --autotest)");
+  command->footer(kModelIsCode);
   command->add_option("model", options.worker.model_path, "model.pt with its workload")->required();
   command->add_option("--recipe", options.recipes,
                       "the candidate's recipe ids, comma-separated "
@@ -56,6 +57,7 @@ int RunWorkerCommand(WorkerCommandOptions& options) {
     }
   }
   worker.overrides = options.workload.ToOverrides();
+  SetStepTimeout(std::chrono::seconds(options.workload.step_timeout_s), worker.model_path);
   if (options.numerics) {
     RunNumericsWorker(worker, std::cerr);
   } else {

@@ -1,11 +1,13 @@
 #include "engine/report/html_escape.h"
 
+#include "engine/util/printable_text.h"
+
 namespace advisor {
 
 std::string EscapeHtml(const std::string& text) {
   std::string escaped;
   escaped.reserve(text.size());
-  for (char c : text) {
+  for (char c : PrintableText(text)) {
     switch (c) {
       case '&':
         escaped += "&amp;";

@@ -6,7 +6,8 @@
 
 namespace advisor {
 
-// & < > " ' become character references; everything else is copied.
+// & < > " ' become character references; control characters and invalid UTF-8 are made
+// printable (printable_text.h), keeping newlines and tabs for <pre>; everything else is copied.
 std::string EscapeHtml(const std::string& text);
 
 }  // namespace advisor

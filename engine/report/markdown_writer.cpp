@@ -8,17 +8,20 @@
 #include "engine/report/measured.h"
 #include "engine/report/report_tables.h"
 #include "engine/report/report_text.h"
+#include "engine/util/printable_text.h"
 
 namespace advisor {
 
 namespace {
 
-// Line breaks would end a table row or a list item early.
+// Line breaks would end a table row or a list item early; other control characters and invalid
+// UTF-8 from a model or a rule must not reach the file at all (printable_text.h).
 std::string OneLine(const std::string& text) {
   std::string line = text;
-  std::replace(line.begin(), line.end(), '\n', ' ');
-  std::replace(line.begin(), line.end(), '\r', ' ');
-  return line;
+  for (char& c : line) {
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  }
+  return PrintableText(line);
 }
 
 // Prose: backslash-escape what Markdown would read as markup or raw HTML, and table pipes.
@@ -33,15 +36,17 @@ std::string MarkdownText(const std::string& text) {
   return escaped;
 }
 
-// An identifier as a code span. Code spans render no HTML; the fence is longer than any run of
-// backticks inside, and pipes are escaped because GFM splits table cells before code spans.
-std::string MarkdownCode(const std::string& identifier) {
+// An identifier as a code span. Code spans render no HTML and no backslash escapes; the fence is
+// longer than any run of backticks inside. In a table cell pipes are escaped, because GFM splits
+// cells before it reads code spans (and drops the backslash there); anywhere else a backslash
+// would show.
+std::string CodeSpan(const std::string& identifier, bool in_table) {
   std::string body;
   std::size_t longest_run = 0, run = 0;
   for (char c : OneLine(identifier)) {
     run = c == '`' ? run + 1 : 0;
     longest_run = std::max(longest_run, run);
-    if (c == '|') body += '\\';
+    if (c == '|' && in_table) body += '\\';
     body += c;
   }
   const std::string fence(longest_run + 1, '`');
@@ -50,12 +55,14 @@ std::string MarkdownCode(const std::string& identifier) {
   return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
 }
 
+std::string MarkdownCode(const std::string& identifier) { return CodeSpan(identifier, false); }
+
 constexpr InlineMarkup kMarkdown{MarkdownCode, MarkdownText};
 
 std::string RenderCell(const TableCell& cell) {
   switch (cell.style) {
     case TableCell::Style::kCode:
-      return cell.text.empty() ? "" : MarkdownCode(cell.text);
+      return cell.text.empty() ? "" : CodeSpan(cell.text, /*in_table=*/true);
     case TableCell::Style::kNotMeasured:
       return "_" + MarkdownText(cell.text) + "_";
     case TableCell::Style::kText:

@@ -1,14 +1,20 @@
 #include "engine/report/report_dir.h"
 
-#include <fcntl.h>
+#include <dirent.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
 #include <system_error>
+
+#include "engine/util/new_file.h"
+#include "engine/util/remove_tree.h"
 
 namespace advisor {
 
@@ -18,9 +24,15 @@ namespace {
 
 // Tools poll for report.json; renaming it last means its presence implies the rest is in place.
 constexpr char kContractFile[] = "report.json";
+// What advisors before the staging folder wrote beside the report: ".report.json.tmp.<pid>".
+constexpr const char* kOldTemporaryNames[] = {"report.json", "report.md", "report.html",
+                                              "trace.json"};
+// In the staging folder, beside the new files: the previous ones, kept until the new are in.
+constexpr char kPreviousPrefix[] = ".previous.";
 
-[[noreturn]] void Fail(const std::string& what, const fs::path& path, const std::string& reason) {
-  throw std::runtime_error("cannot " + what + " " + path.string() + ": " + reason);
+[[noreturn]] void Fail(const std::string& what, const std::string& path,
+                       const std::string& reason) {
+  throw std::runtime_error("cannot " + what + " " + path + ": " + reason);
 }
 
 void CheckPlainName(const std::string& name) {
@@ -29,11 +41,12 @@ void CheckPlainName(const std::string& name) {
   }
 }
 
-// "out/" names the same folder as "out", but status() and parent_path() see them differently.
-fs::path FolderPath(const std::string& dir) {
-  std::string path = dir;
+// Lexically: "out/" and "out" are one folder, and "a/../a/./sub/.." is "a" (creating the folders
+// on the way would leave an empty "a/sub" behind).
+std::string FolderPath(const std::string& dir) {
+  std::string path = fs::path(dir).lexically_normal().string();
   while (path.size() > 1 && path.back() == '/') path.pop_back();
-  return path;
+  return path.empty() ? "." : path;
 }
 
 // The missing folders on the way to `dir`, outermost first, after refusing a `dir` that exists
@@ -45,7 +58,7 @@ std::vector<fs::path> MissingFolders(const fs::path& dir) {
     const fs::file_status status = fs::status(path, error);
     if (fs::exists(status)) {
       if (path == dir && !fs::is_directory(status)) {
-        Fail("use", dir, "it exists and is not a folder");
+        Fail("use", dir.string(), "it exists and is not a folder");
       }
       break;
     }
@@ -56,95 +69,122 @@ std::vector<fs::path> MissingFolders(const fs::path& dir) {
   return missing;
 }
 
-// Creates the folders one by one, recording each, so that a failure can undo exactly them.
-void CreateFolders(const std::vector<fs::path>& folders, std::vector<fs::path>& created) {
-  for (const fs::path& folder : folders) {
-    std::error_code error;
-    const bool made = fs::create_directory(folder, error);
-    if (error) Fail("create folder", folder, error.message());
-    if (made) created.push_back(folder);
-  }
-}
-
-// Returns 0 or the errno of the first failing call. fsync before the rename, so that after a
-// crash the final name holds either the old or the complete new content.
-int WriteWholeFile(const fs::path& path, const std::string& content) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return errno;
-  const char* data = content.data();
-  std::size_t left = content.size();
-  int error = 0;
-  while (left > 0 && error == 0) {
-    const ssize_t written = ::write(fd, data, left);
-    if (written < 0) {
-      if (errno != EINTR) error = errno;
-      continue;
-    }
-    data += written;
-    left -= static_cast<std::size_t>(written);
-  }
-  if (error == 0 && ::fsync(fd) != 0) error = errno;
-  if (::close(fd) != 0 && error == 0) error = errno;
-  return error;
-}
-
-// Undoes one WriteReportDir call: its temporary files, the files it renamed into place and the
-// folders it created (innermost first; only empty ones can go).
-struct Undo {
-  std::vector<fs::path> files;
-  std::vector<fs::path> folders;
-
-  void Run() const {
-    std::error_code ignored;
-    for (const fs::path& file : files) fs::remove(file, ignored);
-    for (auto folder = folders.rbegin(); folder != folders.rend(); ++folder) {
-      fs::remove(*folder, ignored);
+bool IsDebris(const std::string& name) {
+  if (name.rfind(kStagingPrefix, 0) == 0) return true;
+  for (const char* file : kOldTemporaryNames) {
+    const std::string prefix = std::string(".") + file + ".tmp.";
+    if (name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0 &&
+        std::all_of(name.begin() + prefix.size(), name.end(),
+                    [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+      return true;
     }
   }
-};
+  return false;
+}
+
+// What runs killed while writing left in `dir`: with the folder's lock held, no live run owns it.
+void RemoveDebris(const std::string& dir) {
+  DIR* listing = opendir(dir.c_str());
+  if (listing == nullptr) return;
+  std::vector<std::string> debris;
+  while (const dirent* entry = readdir(listing)) {
+    if (IsDebris(entry->d_name)) debris.push_back(dir + "/" + entry->d_name);
+  }
+  closedir(listing);
+  for (const std::string& path : debris) RemoveTree(path);  // links removed, never followed
+}
+
+std::string MakeStagingFolder(const std::string& dir) {
+  std::string pattern = dir + "/" + kStagingPrefix + "XXXXXX";
+  if (mkdtemp(pattern.data()) == nullptr) Fail("write to", dir, std::strerror(errno));
+  return pattern;
+}
+
+bool IsFolder(const std::string& path) {
+  struct stat info {};
+  return lstat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
+}
+
+// Keeps the file now at `target` as `previous`: a second name for it where the file system
+// allows, so that the report stays readable until the new file replaces it; else moved aside.
+// False when there is nothing at `target`.
+bool KeepPrevious(const std::string& target, const std::string& previous) {
+  if (::link(target.c_str(), previous.c_str()) == 0) return true;
+  return errno != ENOENT && ::rename(target.c_str(), previous.c_str()) == 0;
+}
 
 }  // namespace
 
-ReportDirReservation::ReportDirReservation(const std::string& dir) {
-  CreateFolders(MissingFolders(FolderPath(dir)), created_);
+ReportDir::ReportDir(const std::string& dir) : path_(FolderPath(dir)) {
+  try {
+    for (const fs::path& folder : MissingFolders(path_)) {
+      std::error_code error;
+      const bool made = fs::create_directory(folder, error);
+      if (error) Fail("create folder", folder.string(), error.message());
+      if (made) {
+        created_.push_back(std::make_unique<ScratchPath>(folder.string(), ScratchPath::Kind::kEntry));
+      }
+    }
+    lock_ = std::make_unique<FolderLock>(path_);
+    RemoveDebris(path_);
+    const std::string staging = MakeStagingFolder(path_);
+    staging_ = std::make_unique<ScratchPath>(staging, ScratchPath::Kind::kTree);
+  } catch (...) {
+    lock_.reset();
+    for (auto folder = created_.rbegin(); folder != created_.rend(); ++folder) {
+      ::rmdir((*folder)->path().c_str());
+    }
+    throw;
+  }
 }
 
-ReportDirReservation::~ReportDirReservation() { Undo{{}, created_}.Run(); }
+ReportDir::~ReportDir() {
+  RemoveTree(staging_->path());
+  lock_.reset();
+  if (written_) return;
+  for (auto folder = created_.rbegin(); folder != created_.rend(); ++folder) {
+    ::rmdir((*folder)->path().c_str());  // only an empty one goes
+  }
+}
 
-void WriteReportDir(const std::string& dir,
-                    const std::vector<std::pair<std::string, std::string>>& files) {
+void ReportDir::Write(const std::vector<std::pair<std::string, std::string>>& files) {
   for (const auto& [name, content] : files) CheckPlainName(name);
   std::vector<const std::pair<std::string, std::string>*> ordered;
   for (const auto& file : files) ordered.push_back(&file);
   std::stable_partition(ordered.begin(), ordered.end(),
                         [](const auto* file) { return file->first != kContractFile; });
 
-  const fs::path folder = FolderPath(dir);
-  const std::string temp_suffix = ".tmp." + std::to_string(::getpid());
-  Undo undo;
-  try {
-    CreateFolders(MissingFolders(folder), undo.folders);
-    // Write everything under temporary names first: a failure here leaves the old report intact.
-    std::vector<fs::path> temps;
-    for (const auto* file : ordered) {
-      const fs::path temp = folder / ("." + file->first + temp_suffix);
-      undo.files.push_back(temp);
-      if (const int error = WriteWholeFile(temp, file->second)) {
-        Fail("write", folder / file->first, std::strerror(error));
-      }
-      temps.push_back(temp);
+  const std::string& staging = staging_->path();
+  std::vector<std::string> targets;
+  for (const auto* file : ordered) {
+    const std::string target = path_ + "/" + file->first;
+    // A folder in the way would fail its rename after others were replaced.
+    if (IsFolder(target)) Fail("write", target, std::strerror(EISDIR));
+    if (const int error = WriteNewFile(staging + "/" + file->first, file->second)) {
+      Fail("write", target, std::strerror(error));
     }
-    for (std::size_t i = 0; i < ordered.size(); ++i) {
-      const fs::path target = folder / ordered[i]->first;
-      if (::rename(temps[i].c_str(), target.c_str()) != 0) {
-        Fail("write", target, std::strerror(errno));
-      }
-      undo.files.push_back(target);
-    }
-  } catch (...) {
-    undo.Run();
-    throw;
+    targets.push_back(target);
   }
+  std::vector<bool> kept;
+  for (std::size_t i = 0; i < ordered.size(); ++i) {
+    const std::string previous = staging + "/" + kPreviousPrefix + ordered[i]->first;
+    kept.push_back(KeepPrevious(targets[i], previous));
+    if (::rename((staging + "/" + ordered[i]->first).c_str(), targets[i].c_str()) != 0) {
+      const int error = errno;
+      // Puts the previous report back as it was, this file's included.
+      for (std::size_t j = i + 1; j-- > 0;) {
+        const std::string kept_as = staging + "/" + kPreviousPrefix + ordered[j]->first;
+        if (kept[j]) {
+          ::rename(kept_as.c_str(), targets[j].c_str());
+        } else if (j < i) {
+          ::unlink(targets[j].c_str());
+        }
+      }
+      Fail("write", targets[i], std::strerror(error));
+    }
+  }
+  written_ = true;
+  created_.clear();  // the folders hold a report now: an interrupt must not try to remove them
 }
 
 }  // namespace advisor

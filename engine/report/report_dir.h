@@ -1,40 +1,54 @@
-// Writes the report folder so that a reader never sees a half-written report: every file is
-// written under a temporary name and renamed into place, report.json last, so a report.json
-// newer than a run's start means the whole set is complete.
+// The report folder of one run, held from before the first profiled window to the end. A reader
+// never sees a half-written or mixed report, and a failure never costs the previous one:
+//
+//  - every file is written whole into a private staging folder inside the report folder (made
+//    with mkdtemp, so nobody can place a file or a link at its names), then renamed into place,
+//    report.json last: a report.json newer than a run's start means that run's set is complete;
+//  - a name in the way that is a folder fails before anything is replaced, and a rename that
+//    fails midway puts the previous files back (they were hard-linked into the staging folder);
+//  - a symbolic link inside the report folder is never followed: renaming replaces the link;
+//  - one run at a time (folder_lock.h), and the next run removes what a killed one left.
 #pragma once
 
-#include <filesystem>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "engine/report/folder_lock.h"
+#include "engine/util/scratch_paths.h"
+
 namespace advisor {
 
-// Made before a long run, so that a bad --out fails in a second rather than after profiling:
-// creates `dir` if needed, and throws std::runtime_error when it exists but is not a folder (e.g.
-// a regular file) or cannot be created, with one line naming the path and the reason. Until
-// Keep(), destruction removes the folders it created if they are still empty, so a run that fails
-// later leaves no empty report folder behind.
-class ReportDirReservation {
- public:
-  explicit ReportDirReservation(const std::string& dir);
-  ~ReportDirReservation();
-  ReportDirReservation(const ReportDirReservation&) = delete;
-  ReportDirReservation& operator=(const ReportDirReservation&) = delete;
+inline constexpr char kStagingPrefix[] = ".advisor-staging-";
 
-  void Keep() { created_.clear(); }
+class ReportDir {
+ public:
+  // Readies `dir` for a run, in a second rather than after the profiling: takes the path
+  // lexically ("a/../a/./sub/.." is "a"), creates the folder and its missing parents, takes its
+  // lock, removes the debris of dead runs (their staging folders, the ".report.json.tmp.<pid>"
+  // files of older advisors) and makes this run's staging folder, which proves the folder
+  // writable. Throws std::runtime_error with one line naming the path and the reason.
+  explicit ReportDir(const std::string& dir);
+  // Removes the staging folder and the lock, and the folders it created unless a report was
+  // written into them (they go on an interrupt too: scratch_paths.h).
+  ~ReportDir();
+  ReportDir(const ReportDir&) = delete;
+  ReportDir& operator=(const ReportDir&) = delete;
+
+  // Writes (name, content) pairs; names must be plain file names (std::invalid_argument
+  // otherwise). On failure the folder holds what it held before and std::runtime_error says,
+  // e.g., "cannot write advisor-report/report.json: Is a directory".
+  void Write(const std::vector<std::pair<std::string, std::string>>& files);
+
+  const std::string& path() const { return path_; }
 
  private:
-  std::vector<std::filesystem::path> created_;
+  std::string path_;
+  std::vector<std::unique_ptr<ScratchPath>> created_;  // outermost first
+  std::unique_ptr<FolderLock> lock_;
+  std::unique_ptr<ScratchPath> staging_;
+  bool written_ = false;
 };
-
-// Writes (name, content) pairs into `dir`, creating it if needed; names must be plain file names
-// (std::invalid_argument otherwise). All files are written under temporary names before the
-// first rename, so a failed write leaves an earlier report untouched. On any failure this call
-// removes every file and folder it created (a rename that fails midway removes the files it had
-// already renamed) and throws std::runtime_error with one line naming the path and the OS error,
-// e.g. "cannot write advisor-report/report.json: Permission denied".
-void WriteReportDir(const std::string& dir,
-                    const std::vector<std::pair<std::string, std::string>>& files);
 
 }  // namespace advisor

@@ -48,6 +48,7 @@ std::string Bytes(std::size_t bytes) {
   return std::to_string(bytes) + " bytes";
 }
 
+
 }  // namespace
 
 LuaSandbox::LuaSandbox(const SandboxLimits& limits)
@@ -85,6 +86,7 @@ std::optional<std::string> LuaSandbox::CallFunction(int arguments, int results) 
 void LuaSandbox::ArmLimits() {
   armed_ = true;
   byte_limit_ = used_bytes_ + limits_.memory_bytes;
+  deadline_ = std::chrono::steady_clock::now() + limits_.time;
   InstallHook();
 }
 
@@ -94,8 +96,11 @@ void LuaSandbox::WatchChunkReturns(bool on) {
 }
 
 void LuaSandbox::InstallHook() {
-  if (exhausted_) return;  // keeps the every-instruction hook that fails at once
-  const int mask = (armed_ ? LUA_MASKCOUNT : 0) | (watch_returns_ ? LUA_MASKRET : 0);
+  if (stopped_ != nullptr) return;  // keeps the every-instruction hook that fails at once
+  // Calls are watched as well as instructions: a C function such as table.sort is one
+  // instruction, and a loop of them would otherwise run many calls between two count events.
+  const int mask =
+      (armed_ ? LUA_MASKCOUNT | LUA_MASKCALL : 0) | (watch_returns_ ? LUA_MASKRET : 0);
   lua_sethook(state_, mask ? &LuaSandbox::Hook : nullptr, mask, kHookInterval);
 }
 
@@ -128,23 +133,36 @@ void LuaSandbox::Hook(lua_State* L, lua_Debug* event) {
     }
     return;
   }
-  if (self->exhausted_) {
-    // The rule may catch the first error with pcall; every later instruction fails again, so
-    // control cannot stay inside the rule.
-    lua_pushliteral(L, "instruction budget exhausted");
+  if (self->stopped_ != nullptr) {
+    // The rule may catch the first error with pcall; every later instruction and call fails
+    // again, so control cannot stay inside the rule.
+    lua_pushstring(L, self->stopped_);
     lua_error(L);
   }
+  if (std::chrono::steady_clock::now() > self->deadline_) {
+    lua_pushfstring(L, "time limit of %I ms exceeded (a loop of costly calls?)",
+                    static_cast<lua_Integer>(self->limits_.time.count()));
+    self->Stop(L, event, "time limit exceeded");
+  }
+  if (event->event != LUA_HOOKCOUNT) return;  // a call: only the clock is watched there
   if (!self->tracked_chunk_.empty() && lua_getinfo(L, "Sl", event) &&
       self->tracked_chunk_ == event->source) {
     self->last_tracked_line_ = event->currentline;
   }
   self->executed_ += kHookInterval;
   if (self->executed_ <= self->limits_.instructions) return;
-  self->exhausted_ = true;
-  lua_sethook(L, &LuaSandbox::Hook, LUA_MASKCOUNT, 1);
-  luaL_where(L, 0);
   lua_pushfstring(L, "instruction budget of %I exhausted (an endless loop?)",
                   static_cast<lua_Integer>(self->limits_.instructions));
+  self->Stop(L, event, "instruction budget exhausted");
+}
+
+void LuaSandbox::Stop(lua_State* L, lua_Debug* event, const char* why) {
+  stopped_ = why;
+  lua_sethook(L, &LuaSandbox::Hook, LUA_MASKCOUNT | LUA_MASKCALL, 1);
+  // A count event stops the running function; a call event has entered the callee, so the line
+  // to name is its caller's.
+  luaL_where(L, event->event == LUA_HOOKCOUNT ? 0 : 1);
+  lua_insert(L, -2);  // "file:line: " before the message the caller pushed
   lua_concat(L, 2);
   lua_error(L);
 }

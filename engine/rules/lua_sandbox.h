@@ -1,6 +1,6 @@
 // One Lua 5.4 state for one untrusted rule run: only the safe standard libraries (see
-// sandbox_libraries.h), an instruction budget enforced by a count hook and a memory cap enforced
-// by the state's allocator.
+// sandbox_libraries.h), an instruction budget and a wall-clock limit enforced by a hook, and a
+// memory cap enforced by the state's allocator.
 //
 // Error discipline: Lua reports errors with longjmp, which skips C++ destructors. Everything that
 // can raise a Lua error therefore runs inside Call(), whose bodies touch only the Lua C API and
@@ -8,6 +8,7 @@
 // code (lua_next, lua_rawgeti, lua_rawlen, lua_type, lua_to*), so it never raises.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -21,7 +22,14 @@ struct SandboxLimits {
   // use well under a million; an endless loop reaches 50 million in a fraction of a second.
   long long instructions = 50'000'000;
   // Bytes a rule run may allocate on top of what the engine put in the state (facts, helpers).
+  // It also bounds the cost of one call: no string or table a rule can build is larger, and the
+  // library functions that work in C on one (compare, concatenate, search, sort) take time about
+  // proportional to its size, at most some tens of milliseconds.
   std::size_t memory_bytes = std::size_t{64} << 20;
+  // Wall-clock time per rule run. The instruction budget alone does not bound time: one
+  // instruction can do much work in C (comparing two equal 15 MB strings takes over a millisecond,
+  // so 50 million of them would take hours). Built-in rules take a few milliseconds.
+  std::chrono::milliseconds time{1000};
 };
 
 class LuaSandbox {
@@ -42,8 +50,8 @@ class LuaSandbox {
   // Calls the function that sits below its `arguments` on top of the stack, like Call.
   std::optional<std::string> CallFunction(int arguments, int results);
 
-  // From now on, count instructions and cap allocations at what the state holds now plus the
-  // limit. Until then the engine fills the state (libraries, facts) without limits.
+  // From now on, count instructions, watch the clock and cap allocations at what the state holds
+  // now plus the limit. Until then the engine fills the state (libraries, facts) without limits.
   void ArmLimits();
 
   // Tracks, from now on, where a chunk of this name (as given to lua_load, e.g. "@gather.lua")
@@ -62,6 +70,8 @@ class LuaSandbox {
   static void* Allocate(void* self, void* block, std::size_t old_size, std::size_t new_size);
   static void Hook(lua_State* L, lua_Debug* event);
   void InstallHook();
+  // Raises the error that ends the rule, and makes every later instruction and call raise one too.
+  [[noreturn]] void Stop(lua_State* L, lua_Debug* event, const char* why);
 
   SandboxLimits limits_;
   lua_State* state_ = nullptr;
@@ -69,7 +79,8 @@ class LuaSandbox {
   std::size_t byte_limit_;  // used_bytes_ never exceeds it
   bool armed_ = false;
   long long executed_ = 0;
-  bool exhausted_ = false;
+  std::chrono::steady_clock::time_point deadline_;
+  const char* stopped_ = nullptr;  // why the rule was stopped: it may not run on
   bool watch_returns_ = false;
   std::string tracked_chunk_;
   int last_tracked_line_ = 0;

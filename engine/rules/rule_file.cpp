@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "engine/rules/rule_helpers.h"
+#include "engine/util/file_kind.h"
 
 namespace advisor {
 namespace {
@@ -152,12 +153,13 @@ std::string ShortName(const RuleSource& source) { return source.chunk_name.subst
 
 std::optional<RuleSource> ReadRuleFile(const std::string& path,
                                        std::vector<RuleDiagnostic>& errors) {
-  std::error_code error;
   // Only regular files: reading a FIFO or a device could block forever.
-  if (!fs::is_regular_file(path, error)) {
-    errors.push_back({path, 0, "not a regular file"});
+  const std::string not_a_file = WhyNotARegularFile(path);
+  if (!not_a_file.empty()) {
+    errors.push_back({path, 0, not_a_file});
     return std::nullopt;
   }
+  std::error_code error;
   const std::uintmax_t size = fs::file_size(path, error);
   if (error) {
     errors.push_back({path, 0, "cannot read the file: " + error.message()});

@@ -6,17 +6,20 @@
 #include <system_error>
 
 #include "engine/util/data_dir.h"
+#include "engine/util/file_kind.h"
 
 namespace advisor {
 namespace {
 
 namespace fs = std::filesystem;
 
+// Every *.lua entry but folders: one that is no readable file (a symbolic link loop, a FIFO) is
+// meant as a rule, and reading it reports why it cannot be one.
 std::vector<std::string> LuaFilesIn(const fs::path& folder, std::error_code& error) {
   std::vector<std::string> files;
   for (const fs::directory_entry& entry : fs::directory_iterator(folder, error)) {
     std::error_code ignored;
-    if (entry.path().extension() == ".lua" && entry.is_regular_file(ignored)) {
+    if (entry.path().extension() == ".lua" && !entry.is_directory(ignored)) {
       files.push_back(entry.path().string());
     }
   }
@@ -52,7 +55,8 @@ void RuleSet::AddPath(const std::string& dir_or_file, bool builtin,
                       std::vector<RuleDiagnostic>& errors) {
   std::error_code error;
   if (!fs::exists(dir_or_file, error)) {
-    errors.push_back({dir_or_file, 0, "no such file or folder"});
+    const std::string why = WhyNotARegularFile(dir_or_file);  // a loop is not "no such file"
+    errors.push_back({dir_or_file, 0, why == "no such file" ? "no such file or folder" : why});
     return;
   }
   if (!fs::is_directory(dir_or_file, error)) {

@@ -43,10 +43,25 @@ void PrintJson(const std::vector<RuleInfo>& rules, std::ostream& out) {
                     {"file", rule.file},
                     {"builtin", rule.builtin}});
   }
-  out << nlohmann::json{{"rules", std::move(list)}}.dump(2) << '\n';
+  // A title may hold any bytes the rule file had: replace invalid UTF-8 rather than throw.
+  out << nlohmann::json{{"rules", std::move(list)}}.dump(2, ' ', false,
+                                                          nlohmann::json::error_handler_t::replace)
+      << '\n';
 }
 
 }  // namespace
+
+RuleSet LoadRulesForRun(const std::vector<std::string>& user_dirs_or_files, std::ostream& err,
+                        std::vector<std::string>& data_quality) {
+  std::vector<RuleDiagnostic> errors;
+  RuleSet rules = RuleSet::LoadInstalled(user_dirs_or_files, errors);
+  for (const RuleDiagnostic& error : errors) {
+    const std::string line = "rule left out: " + error.ToString();
+    err << "advisor: " << line << '\n';
+    data_quality.push_back(line);
+  }
+  return rules;
+}
 
 int RulesListCommand(const std::vector<std::string>& user_dirs, bool json, std::ostream& out,
                      std::ostream& err) {

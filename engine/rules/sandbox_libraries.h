@@ -4,8 +4,8 @@
 //            string.dump, table.move
 //   replaced: next (also walks read-only fact tables), xpcall (calls the handler after the
 //            error unwinds), and guarded versions of setmetatable (no __gc), string.find,
-//            string.match, string.gmatch, string.gsub, string.rep, table.insert and table.remove,
-//            which could otherwise run where the instruction budget cannot interrupt them (see
+//            string.match, string.gmatch, string.gsub, string.rep, table.insert, table.remove and
+//            table.sort, which could otherwise run where the hook cannot interrupt them (see
 //            sandbox_libraries.cpp)
 //   locked: the string metatable (getmetatable("") returns "read-only")
 #pragma once

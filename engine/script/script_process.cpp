@@ -1,128 +1,72 @@
 #include "engine/script/script_process.h"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
 #include <thread>
 
-#include "engine/util/environment.h"
+#include "engine/util/child_processes.h"
 
 namespace advisor {
 namespace {
 
-// The process group advisor forwards a Ctrl-C or a kill to; one script runs at a time.
-std::atomic<pid_t> g_script_group{0};
-
-// Ctrl-C reaches advisor's process group, not the script's: advisor ends the script's whole
-// group, then dies of the same signal, as it would have without a script.
-void ForwardAndDie(int signal_number) {
-  const pid_t group = g_script_group.load();
-  if (group > 0) kill(-group, SIGKILL);
-  ::signal(signal_number, SIG_DFL);
-  raise(signal_number);
-}
-
-void ForwardInterruptsTo(pid_t group) {
-  g_script_group.store(group);
-  struct sigaction action {};
-  action.sa_handler = ForwardAndDie;
-  sigemptyset(&action.sa_mask);
-  for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) sigaction(signal_number, &action, nullptr);
-}
-
-void StopForwarding() {
-  g_script_group.store(0);
-  for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) ::signal(signal_number, SIG_DFL);
+// Whether the command has exited, without reaping it: while it is a zombie its pid still names
+// its process group, so killing the group cannot hit an unrelated process that reused the id.
+bool HasExited(pid_t pid) {
+  siginfo_t info{};
+  if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
+    return errno == ECHILD;
+  }
+  return info.si_pid == pid;
 }
 
 }  // namespace
 
+// StartChild (engine/util/child_processes.h): a process group of its own, dying with advisor,
+// registered so that a Ctrl-C forwarded by advisor's interrupt handler ends it.
 ScriptProcess::ScriptProcess(const std::vector<std::string>& argv,
                              const std::map<std::string, std::string>& env) {
   if (argv.empty()) throw std::runtime_error("no command to run");
-  // Everything the child needs is prepared before fork: after it, only async-signal-safe calls.
-  std::vector<std::string> environment = MergedEnvironment(env);
-  std::vector<char*> envp;
-  for (std::string& entry : environment) envp.push_back(entry.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> arguments = argv;
-  std::vector<char*> args;
-  for (std::string& argument : arguments) args.push_back(argument.data());
-  args.push_back(nullptr);
-  int error_pipe[2];
-  if (pipe2(error_pipe, O_CLOEXEC) != 0) {
-    throw std::runtime_error(std::string("cannot start ") + argv[0] + ": " + std::strerror(errno));
-  }
-  const pid_t parent = getpid();
-  pid_ = fork();
-  if (pid_ < 0) {
-    close(error_pipe[0]);
-    close(error_pipe[1]);
-    throw std::runtime_error(std::string("cannot start ") + argv[0] + ": " + std::strerror(errno));
-  }
-  if (pid_ == 0) {
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(127);  // advisor died before the death signal was armed
-    execvpe(args[0], args.data(), envp.data());
-    const int error = errno;
-    (void)!write(error_pipe[1], &error, sizeof error);
-    _exit(127);
-  }
-  setpgid(pid_, pid_);  // also here: no window in which a signal finds the child in advisor's group
-  close(error_pipe[1]);
-  int exec_error = 0;
-  ssize_t n;
-  do {
-    n = read(error_pipe[0], &exec_error, sizeof exec_error);
-  } while (n < 0 && errno == EINTR);
-  close(error_pipe[0]);
-  if (n == static_cast<ssize_t>(sizeof exec_error)) {
-    int status = 0;
-    waitpid(pid_, &status, 0);
-    pid_ = -1;
-    throw std::runtime_error(std::string("cannot run ") + argv[0] + ": " +
-                             std::strerror(exec_error));
-  }
-  ForwardInterruptsTo(pid_);
+  ChildSpec spec;
+  spec.argv = argv;
+  spec.env = env;
+  std::string error;
+  pid_ = StartChild(spec, error);
+  if (pid_ < 0) throw std::runtime_error(error);
 }
 
 ScriptProcess::~ScriptProcess() {
   if (pid_ > 0 && !status_) Terminate();
-  StopForwarding();
 }
 
-void ScriptProcess::Reaped(int status) {
-  status_ = status;
-  kill(-pid_, SIGKILL);  // what the script started and left behind (DataLoader workers) goes too
+void ScriptProcess::Reap() {
+  // What the script started and left behind (DataLoader workers) goes too, before the pid is
+  // released.
+  kill(-pid_, SIGKILL);
+  ForgetChildGroup(pid_);
+  int status = 0;
+  pid_t reaped;
+  do {
+    reaped = waitpid(pid_, &status, 0);
+  } while (reaped < 0 && errno == EINTR);
+  // ECHILD: reaped behind our back (SIGCHLD ignored); it ended, how is unknown.
+  status_ = reaped == pid_ ? status : (1 << 8);
 }
 
 std::optional<int> ScriptProcess::Poll() {
-  if (!status_) {
-    int status = 0;
-    pid_t reaped;
-    do {
-      reaped = waitpid(pid_, &status, WNOHANG);
-    } while (reaped < 0 && errno == EINTR);
-    if (reaped == pid_) Reaped(status);
-  }
+  if (!status_ && HasExited(pid_)) Reap();
   if (!status_) return std::nullopt;
   return WIFEXITED(*status_) ? WEXITSTATUS(*status_) : 128 + WTERMSIG(*status_);
 }
 
 int ScriptProcess::Wait() {
   while (!status_) {
-    int status = 0;
-    const pid_t reaped = waitpid(pid_, &status, 0);
-    if (reaped == pid_) Reaped(status);
-    if (reaped < 0 && errno != EINTR) break;
+    siginfo_t info{};
+    const int waited = waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOWAIT);
+    if (waited == 0 || errno != EINTR) Reap();
   }
   return Poll().value_or(1);
 }
@@ -134,10 +78,7 @@ void ScriptProcess::Terminate(std::chrono::milliseconds grace) {
   while (!Poll() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  if (!status_) {
-    kill(-pid_, SIGKILL);
-    Wait();
-  }
+  if (!status_) Reap();  // kills the group and waits
 }
 
 std::string ScriptProcess::DescribeExit() const {

@@ -1,6 +1,7 @@
-// The user's training command, run by `advisor bisect -- COMMAND`: in a process group of its own
-// (so that advisor can end it and every process it started, DataLoader workers included), dying
-// with advisor (PR_SET_PDEATHSIG), its stdout and stderr passed through.
+// The user's training command, run by `advisor bisect -- COMMAND` through StartChild
+// (engine/util/child_processes.h): in a process group of its own (so that advisor can end it and
+// every process it started, DataLoader workers included), dying with advisor, ended by advisor's
+// interrupt handler (a Ctrl-C), its stdout and stderr passed through.
 #pragma once
 
 #include <sys/types.h>
@@ -16,7 +17,8 @@ namespace advisor {
 class ScriptProcess {
  public:
   // Starts argv (argv[0] looked up in PATH) with `env` added to advisor's environment. Throws
-  // std::runtime_error (one line) when it cannot start.
+  // std::runtime_error (one line) when it cannot start. Call it from the main thread: the
+  // child's death signal follows the thread that started it.
   ScriptProcess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env);
   // Ends the process group if it still runs.
   ~ScriptProcess();
@@ -36,7 +38,8 @@ class ScriptProcess {
   std::string DescribeExit() const;
 
  private:
-  void Reaped(int status);
+  // The command has exited (or must go now): kills its group, unregisters it and reaps it.
+  void Reap();
 
   pid_t pid_ = -1;
   std::optional<int> status_;  // raw wait status once reaped

@@ -1,9 +1,11 @@
 #include "engine/torch/model_archive.h"
 
-#include <filesystem>
 #include <fstream>
 
+#include "engine/archive/entry_limits.h"
+#include "engine/archive/zip_directory.h"
 #include "engine/torch/seeded_method.h"
+#include "engine/util/file_kind.h"
 
 namespace advisor {
 namespace {
@@ -15,9 +17,9 @@ std::string FirstLine(const std::string& text) {
 }
 
 void CheckReadableFile(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw ModelError(path + ": no such file");
-  if (std::filesystem::is_directory(path, ec)) throw ModelError(path + ": is a directory");
+  // Opening a named pipe would block forever; a symbolic link loop must not read "no such file".
+  const std::string not_a_file = WhyNotARegularFile(path);
+  if (!not_a_file.empty()) throw ModelError(path + ": " + not_a_file);
   std::ifstream probe(path, std::ios::binary);
   if (!probe) throw ModelError(path + ": cannot be read");
   // TorchScript archives are zip files; say so plainly rather than quote the zip reader.
@@ -29,8 +31,21 @@ void CheckReadableFile(const std::string& path) {
   }
 }
 
+// What each entry would expand to, from the zip directory, before LibTorch inflates any.
+void CheckArchiveEntries(const std::string& path) {
+  std::vector<ZipEntry> entries;
+  try {
+    entries = ReadZipDirectoryOfFile(path);
+  } catch (const ZipError& error) {
+    throw ModelError(path + ": not a loadable TorchScript archive: " + error.what());
+  }
+  const std::string too_large = WhyEntriesTooLarge(entries, kWorkloadEntry);
+  if (!too_large.empty()) throw ModelError(path + ": " + too_large);
+}
+
 torch::jit::Module Load(const std::string& path, torch::jit::ExtraFilesMap& extra_files) {
   CheckReadableFile(path);
+  CheckArchiveEntries(path);
   try {
     return torch::jit::load(path, torch::kCPU, extra_files);
   } catch (const std::exception& error) {

@@ -6,6 +6,7 @@
 
 #include "engine/torch/autocast_adapter.h"
 #include "engine/torch/foreach_sgd.h"
+#include "engine/util/watchdog.h"
 #include "probes/ops/event_recorder.h"
 
 namespace advisor {
@@ -30,6 +31,20 @@ torch::Tensor MakeTensor(const TensorSpec& spec, const torch::Device& device) {
   torch::Tensor values = spec.init == "rand" ? torch::rand(spec.shape, float_options)
                                              : torch::randn(spec.shape, float_options);
   return values.to(DtypeOf(spec.dtype));
+}
+
+// MakeTensor with the field named when the allocation fails (a shape within the workload's limit
+// can still be more than the machine has).
+torch::Tensor MakeWorkloadTensor(const TensorSpec& spec, const torch::Device& device,
+                                 const std::string& source, const std::string& field) {
+  try {
+    return MakeTensor(spec, device);
+  } catch (const std::exception& error) {
+    std::string shape;
+    for (std::int64_t dim : spec.shape) shape += (shape.empty() ? "" : " x ") + std::to_string(dim);
+    throw StepError(source + ": " + field + ": cannot make the " + shape + " " + spec.dtype +
+                    " tensor on " + device.str() + ": " + SummarizeTorchError(error.what()));
+  }
 }
 
 std::unique_ptr<torch::optim::Optimizer> MakeOptimizer(const OptimizerSpec& spec,
@@ -83,8 +98,11 @@ TrainingStep::TrainingStep(torch::jit::Module module, const WorkloadSpec& spec)
   torch::manual_seed(spec.seed);
   // An input stage's base tensors stay on the host: the stage prepares batches from them there.
   const torch::Device drawn_on = spec.input_stage ? torch::Device(torch::kCPU) : device_;
-  for (const TensorSpec& input : spec.inputs) inputs_.emplace_back(MakeTensor(input, drawn_on));
-  target_ = MakeTensor(spec.target, drawn_on);
+  for (std::size_t i = 0; i < spec.inputs.size(); ++i) {
+    inputs_.emplace_back(MakeWorkloadTensor(spec.inputs[i], drawn_on, spec.source,
+                                            "inputs[" + std::to_string(i) + "]"));
+  }
+  target_ = MakeWorkloadTensor(spec.target, drawn_on, spec.source, "target");
   if (spec.input_stage) {
     std::vector<torch::Tensor> base;
     for (const torch::jit::IValue& input : inputs_) base.push_back(input.toTensor());
@@ -142,6 +160,7 @@ StepSpan TrainingStep::ReplayGraph(int index) {
   if (!graph_->captured()) graph_->Capture();
   const TimeNs start = NowNs();
   last_loss_ = graph_->Replay();
+  unchecked_losses_.push_back(last_loss_);
   Synchronize();
   const TimeNs end = NowNs();
   return StepOfPhases(index, start, start, end, end, end);
@@ -152,6 +171,8 @@ void TrainingStep::Synchronize() const {
 }
 
 StepSpan TrainingStep::Run(int index, bool sync_phases) {
+  // A forward, loss, backward or input stage that never returns ends the run (--step-timeout).
+  const StepTimeoutGuard timeout("a training step");
   try {
     if (graph_) return ReplayGraph(index);
     const TimeNs start = NowNs();
@@ -174,6 +195,7 @@ StepSpan TrainingStep::Run(int index, bool sync_phases) {
     Synchronize();
     const TimeNs end = NowNs();
     last_loss_ = loss.detach();
+    unchecked_losses_.push_back(last_loss_);
     return StepOfPhases(index, start, data_end, forward_end, backward_end, end);
   } catch (const StepError&) {
     throw;
@@ -184,6 +206,17 @@ StepSpan TrainingStep::Run(int index, bool sync_phases) {
 
 double TrainingStep::last_loss() const {
   return last_loss_.defined() ? last_loss_.item<double>() : 0.0;
+}
+
+TrainingStep::LossCheck TrainingStep::TakeLossCheck() {
+  LossCheck check;
+  check.steps = static_cast<int>(unchecked_losses_.size());
+  if (!unchecked_losses_.empty()) {
+    const torch::Tensor losses = torch::stack(unchecked_losses_).to(torch::kFloat32);
+    check.non_finite = static_cast<int>((~torch::isfinite(losses)).sum().item<std::int64_t>());
+  }
+  unchecked_losses_.clear();
+  return check;
 }
 
 }  // namespace advisor

@@ -39,6 +39,14 @@ class TrainingStep {
 
   // The loss of the last step (synchronises).
   double last_loss() const;
+  // The steps run since the last call, and how many of them had a loss that was NaN or infinite.
+  // Reads the losses from the device: call it outside profiled windows, where its ops and copy
+  // cannot be recorded.
+  struct LossCheck {
+    int steps = 0;
+    int non_finite = 0;
+  };
+  LossCheck TakeLossCheck();
   torch::jit::Module& module() { return module_; }
   const torch::Device& device() const { return device_; }
 
@@ -55,6 +63,7 @@ class TrainingStep {
   std::vector<torch::jit::IValue> inputs_;
   torch::Tensor target_;
   torch::Tensor last_loss_;
+  std::vector<torch::Tensor> unchecked_losses_;  // since the last TakeLossCheck, on the device
   std::vector<torch::Tensor> parameters_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::unique_ptr<CudaGraphStep> graph_;  // null without cuda_graphs; its body calls back into this

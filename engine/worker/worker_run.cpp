@@ -66,8 +66,9 @@ void RunBenchmarkWorker(const WorkerOptions& options, std::ostream& log) {
     result.peak_memory_mb = memory->peak_allocated_mb;
   }
   result.samples_per_step = static_cast<int>(prepared.spec.batch_size());
+  // A loss that was not finite in any step, not only the last, fails the candidate.
   const double loss = step.last_loss();
-  if (std::isfinite(loss)) result.loss = loss;
+  if (std::isfinite(loss) && step.TakeLossCheck().non_finite == 0) result.loss = loss;
   result.sites = prepared.sites;
   WriteWorkerResult(options.result_path, result);
   log << "[worker] " << (candidate ? candidate->spec.id : "baseline") << ": median "

@@ -1,5 +1,6 @@
 #include "engine/workload/input_stage_spec.h"
 
+#include "engine/workload/json_keys.h"
 #include "engine/workload/workload_spec.h"
 
 namespace advisor {
@@ -9,11 +10,8 @@ InputStageSpec ParseInputStage(const nlohmann::json& value, const std::string& s
     throw WorkloadError(source + ": " + where + ": " + problem);
   };
   if (!value.is_object()) fail("input_stage", "expected an object with \"method\"");
-  for (const auto& item : value.items()) {
-    if (item.key() != "method" && item.key() != "workers" && item.key() != "pin_memory") {
-      fail("input_stage", "unknown field \"" + item.key() + "\" (method, workers, pin_memory)");
-    }
-  }
+  const std::string unknown = UnknownKeyProblem(value, {"method", "workers", "pin_memory"});
+  if (!unknown.empty()) fail("input_stage", unknown);
   InputStageSpec stage;
   if (!value.contains("method")) fail("input_stage", "missing field \"method\"");
   const nlohmann::json& method = value["method"];

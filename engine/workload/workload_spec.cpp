@@ -4,6 +4,13 @@
 
 #include <algorithm>
 #include <array>
+#include <climits>
+#include <cstdint>
+#include <limits>
+#include <utility>
+
+#include "engine/workload/json_document.h"
+#include "engine/workload/json_keys.h"
 
 namespace advisor {
 namespace {
@@ -22,6 +29,28 @@ template <std::size_t N>
 bool OneOf(const std::string& value, const std::array<const char*, N>& allowed) {
   return std::any_of(allowed.begin(), allowed.end(),
                      [&](const char* candidate) { return value == candidate; });
+}
+
+// "" when a tensor of this shape stays within kMaxTensorElements; else why not.
+std::string WhyTooLarge(const std::vector<std::int64_t>& shape) {
+  std::int64_t elements = 1;
+  std::string product;
+  bool too_large = false;
+  for (std::int64_t dim : shape) {
+    too_large = too_large || dim > kMaxTensorElements / elements;
+    if (!too_large) elements *= dim;
+    product += (product.empty() ? "" : " x ") + std::to_string(dim);
+  }
+  if (!too_large) return "";
+  return product + " elements are more than the " + std::to_string(kMaxTensorElements) +
+         " (2^31) a workload tensor may have";
+}
+
+// The values randint may draw for a dtype (high exclusive): bool's 0 and 1, int32's range.
+std::pair<std::int64_t, std::int64_t> RandintRange(const std::string& dtype) {
+  if (dtype == "bool") return {0, 2};
+  if (dtype == "int32") return {INT32_MIN, std::int64_t{INT32_MAX} + 1};
+  return {INT64_MIN, INT64_MAX};
 }
 
 template <std::size_t N>
@@ -55,6 +84,22 @@ class Reader {
     return value.get<double>();
   }
 
+  // A number in [low, high) (high_open) or [low, high], checked as it is read.
+  double NumberIn(const json& value, const std::string& where, double low, double high,
+                  const char* range) const {
+    const double number = Number(value, where);
+    if (!(number >= low && number <= high)) {
+      Fail(where, std::string("must be ") + range + ", got " + value.dump());
+    }
+    return number;
+  }
+
+  void Keys(const json& object, const std::string& where,
+            const std::vector<std::string>& allowed) const {
+    const std::string problem = UnknownKeyProblem(object, allowed);
+    if (!problem.empty()) Fail(where, problem);
+  }
+
   std::int64_t Integer(const json& value, const std::string& where) const {
     if (!value.is_number_integer()) {
       Fail(where, "expected an integer, got " + std::string(value.type_name()));
@@ -77,6 +122,7 @@ class Reader {
 
   TensorSpec Tensor(const json& value, const std::string& where) const {
     if (!value.is_object()) Fail(where, "expected an object with \"shape\"");
+    Keys(value, where, {"shape", "dtype", "init", "low", "high"});
     TensorSpec spec;
     const json& shape = Member(value, where, "shape");
     if (!shape.is_array() || shape.empty()) Fail(where + ".shape", "expected a non-empty list");
@@ -86,6 +132,8 @@ class Reader {
       if (dim <= 0) Fail(dim_where, "dimensions must be positive, got " + std::to_string(dim));
       spec.shape.push_back(dim);
     }
+    const std::string too_large = WhyTooLarge(spec.shape);
+    if (!too_large.empty()) Fail(where + ".shape", too_large);
     if (value.contains("dtype")) spec.dtype = Choice(value["dtype"], where + ".dtype", kDtypes);
     const bool integral = spec.dtype == "int64" || spec.dtype == "int32";
     spec.init = integral ? "randint" : "randn";
@@ -99,6 +147,15 @@ class Reader {
     if (integral && (spec.init == "randn" || spec.init == "rand")) {
       Fail(where + ".init", "\"" + spec.init + "\" needs a floating dtype, not " + spec.dtype);
     }
+    if (spec.init != "randint" && (value.contains("low") || value.contains("high"))) {
+      Fail(where, "\"low\" and \"high\" apply only to init \"randint\"");
+    }
+    const auto [lowest, highest] = RandintRange(spec.dtype);
+    if (spec.init == "randint" && (spec.low < lowest || spec.high > highest)) {
+      Fail(where, "randint for " + spec.dtype + " needs " + std::to_string(lowest) +
+                      " <= low < high <= " + std::to_string(highest) + ", got low " +
+                      std::to_string(spec.low) + ", high " + std::to_string(spec.high));
+    }
     return spec;
   }
 
@@ -106,23 +163,25 @@ class Reader {
   std::string source_;
 };
 
+std::vector<const TensorSpec*> TensorsOf(const WorkloadSpec& spec) {
+  std::vector<const TensorSpec*> tensors;
+  for (const TensorSpec& input : spec.inputs) tensors.push_back(&input);
+  tensors.push_back(&spec.target);
+  return tensors;
+}
+
 }  // namespace
 
 WorkloadSpec ParseWorkload(const std::string& json_text, const std::string& source) {
   const Reader reader(source);
-  json root;
-  try {
-    root = json::parse(json_text);
-  } catch (const json::parse_error& error) {
-    // nlohmann's message opens with its exception id ("[json.exception.parse_error.101] ");
-    // the rest says where and what.
-    std::string message = error.what();
-    if (message.rfind("[json.exception.", 0) == 0) message = message.substr(message.find("] ") + 2);
-    throw WorkloadError(source + ": not valid JSON: " + message.substr(0, message.find('\n')));
-  }
+  const json root = ParseJsonDocument(json_text, source);
   if (!root.is_object()) reader.Fail("top level", "expected a JSON object");
+  reader.Keys(root, "top level",
+              {"inputs", "target", "loss", "optimizer", "deterministic", "seed", "device",
+               "description", "source_model", "input_stage", "autocast", "cuda_graphs"});
 
   WorkloadSpec spec;
+  spec.source = source;
   const json& inputs = reader.Member(root, "top level", "inputs");
   if (!inputs.is_array() || inputs.empty()) {
     reader.Fail("inputs", "expected a non-empty list of tensor specs");
@@ -146,23 +205,40 @@ WorkloadSpec ParseWorkload(const std::string& json_text, const std::string& sour
   if (!optimizer.is_object()) reader.Fail("optimizer", "expected an object with \"name\"");
   spec.optimizer.name =
       reader.Choice(reader.Member(optimizer, "optimizer", "name"), "optimizer.name", kOptimizers);
-  if (optimizer.contains("lr")) spec.optimizer.lr = reader.Number(optimizer["lr"], "optimizer.lr");
+  // The keys each optimizer takes, as torch.optim names them (scripts/advisor_export.py agrees);
+  // "foreach" on AdamW gets the step options' own message below.
+  if (spec.optimizer.name == "sgd") {
+    reader.Keys(optimizer, "optimizer", {"name", "lr", "momentum", "weight_decay", "foreach"});
+  } else {
+    reader.Keys(optimizer, "optimizer", {"name", "lr", "betas", "weight_decay", "foreach"});
+  }
+  constexpr double kHuge = std::numeric_limits<double>::max();
+  if (optimizer.contains("lr")) {
+    spec.optimizer.lr = reader.NumberIn(optimizer["lr"], "optimizer.lr",
+                                        std::numeric_limits<double>::min(), kHuge,
+                                        "a positive number");
+  }
   if (optimizer.contains("momentum")) {
-    spec.optimizer.momentum = reader.Number(optimizer["momentum"], "optimizer.momentum");
+    spec.optimizer.momentum = reader.NumberIn(optimizer["momentum"], "optimizer.momentum", 0,
+                                              kHuge, "a number >= 0");
   }
   if (optimizer.contains("weight_decay")) {
-    spec.optimizer.weight_decay = reader.Number(optimizer["weight_decay"], "optimizer.weight_decay");
+    spec.optimizer.weight_decay = reader.NumberIn(
+        optimizer["weight_decay"], "optimizer.weight_decay", 0, kHuge, "a number >= 0");
   }
   if (optimizer.contains("betas")) {
     const json& betas = optimizer["betas"];
     if (!betas.is_array() || betas.size() != 2) reader.Fail("optimizer.betas", "expected [b1, b2]");
-    spec.optimizer.beta1 = reader.Number(betas[0], "optimizer.betas[0]");
-    spec.optimizer.beta2 = reader.Number(betas[1], "optimizer.betas[1]");
+    // Each in [0, 1): torch.optim.AdamW's own check.
+    constexpr double kBelowOne = 1.0 - std::numeric_limits<double>::epsilon() / 2;
+    spec.optimizer.beta1 =
+        reader.NumberIn(betas[0], "optimizer.betas[0]", 0, kBelowOne, "in [0, 1)");
+    spec.optimizer.beta2 =
+        reader.NumberIn(betas[1], "optimizer.betas[1]", 0, kBelowOne, "in [0, 1)");
   }
   if (optimizer.contains("foreach")) {
     spec.optimizer.foreach = reader.Bool(optimizer["foreach"], "optimizer.foreach");
   }
-  if (spec.optimizer.lr <= 0) reader.Fail("optimizer.lr", "must be positive");
 
   if (root.contains("deterministic")) {
     spec.deterministic = reader.Bool(root["deterministic"], "deterministic");
@@ -196,6 +272,13 @@ WorkloadSpec ApplyOverrides(WorkloadSpec spec, const WorkloadOverrides& override
     }
     for (TensorSpec& input : spec.inputs) input.shape.front() = *overrides.batch_size;
     spec.target.shape.front() = *overrides.batch_size;
+    for (const TensorSpec* tensor : TensorsOf(spec)) {
+      const std::string too_large = WhyTooLarge(tensor->shape);
+      if (!too_large.empty()) {
+        throw WorkloadError("--batch-size " + std::to_string(*overrides.batch_size) + ": " +
+                            too_large);
+      }
+    }
   }
   if (overrides.device) {
     if (!OneOf(*overrides.device, kDevices)) {

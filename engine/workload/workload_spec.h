@@ -32,7 +32,13 @@ struct OptimizerSpec {
   bool foreach = false;  // sgd only: the multi-tensor update (engine/torch/foreach_sgd.h)
 };
 
+// Most elements one input or target tensor may have: 2^31 (8 GiB of float32), far beyond any
+// batch advisor is meant for, so that a typo in a shape fails with the field named instead of an
+// allocator's error.
+inline constexpr std::int64_t kMaxTensorElements = std::int64_t{1} << 31;
+
 struct WorkloadSpec {
+  std::string source;  // where it was read, for messages: "model.pt:advisor/workload.json"
   std::vector<TensorSpec> inputs;
   TensorSpec target;
   std::string loss = "cross_entropy";  // cross_entropy | mse
@@ -65,7 +71,8 @@ class WorkloadError : public std::runtime_error {
 // `source` names the file in error messages, e.g. "model.pt:advisor/workload.json".
 WorkloadSpec ParseWorkload(const std::string& json_text, const std::string& source);
 
-// Applies overrides; a new batch size rescales dim 0 of every input and of the target.
+// Applies overrides; a new batch size rescales dim 0 of every input and of the target (and must
+// keep each within kMaxTensorElements).
 WorkloadSpec ApplyOverrides(WorkloadSpec spec, const WorkloadOverrides& overrides);
 
 // "" when the step options (autocast, cuda_graphs, optimizer.foreach) fit the rest of the workload;

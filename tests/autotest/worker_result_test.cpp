@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <fstream>
 
 #include "tests/report/scratch_dir.h"
@@ -72,6 +74,21 @@ TEST(WorkerResult, AMissingFileSaysTheWorkerWroteNone) {
   } catch (const WorkerResultError& error) {
     EXPECT_EQ(std::string(error.what()), dir / "absent.json" + ": the worker wrote no result file");
   }
+}
+
+// A link planted at the temporary name must not make the worker overwrite the file it points at.
+TEST(WorkerResult, TheWriterNeverFollowsALinkAtItsTemporaryName) {
+  testing::ScratchDir dir;
+  const std::string victim = dir / "victim";
+  std::ofstream(victim) << "precious";
+  ASSERT_EQ(symlink(victim.c_str(), (dir / "result.json.partial").c_str()), 0);
+  WorkerResult result;
+  result.skipped = "not applicable";
+  EXPECT_THROW(WriteWorkerResult(dir / "result.json", result), std::runtime_error);
+  std::ifstream read_back(victim);
+  std::string text;
+  read_back >> text;
+  EXPECT_EQ(text, "precious");
 }
 
 TEST(NumericsResultFile, RoundTripsAndRejectsAMalformedFile) {

@@ -3,6 +3,7 @@
 // instance, phase and op; bad input gets one clear line, a non-zero exit and no report.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -94,7 +95,9 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"bad_json", "advisor/workload.json: not valid JSON"},
                       BadInput{"missing_fields", "missing field \"inputs\""},
                       BadInput{"bad_shape", "module encoder.1: RuntimeError: mat1 and mat2"},
-                      BadInput{"dict_output", "forward returned"}),
+                      BadInput{"dict_output", "forward returned"},
+                      BadInput{"zip_bomb", "advisor/workload.json\" expands to 67109115 bytes; "
+                                           "at most 1048576 (1 MiB) of the workload are read"}),
     [](const ::testing::TestParamInfo<BadInput>& info) { return info.param.model; });
 
 TEST(RejectsBadInput, MissingModelUnknownDeviceAndUnwritableOutput) {
@@ -114,6 +117,153 @@ TEST(RejectsBadInput, MissingModelUnknownDeviceAndUnwritableOutput) {
                    scratch.string());
   EXPECT_NE(run.exit_code, 0);
   EXPECT_NE(run.err.find((file / "report").string()), std::string::npos) << run.err;
+}
+
+TEST(RejectsBadInput, SymbolicLinkLoopAndNamedPipeAsTheModel) {
+  const fs::path scratch = Scratch("bad_model_paths");
+  const std::string loop = (scratch / "loop.pt").string();
+  fs::create_symlink(loop, loop);
+  CommandResult run = RunCommand(kAdvisor + " bisect " + loop + " -q", scratch.string());
+  EXPECT_EQ(run.err, "advisor: " + loop + ": is a symbolic link loop\n");
+  EXPECT_EQ(run.exit_code, 1);
+
+  // Opening a named pipe to read it would wait for a writer forever.
+  const std::string pipe = (scratch / "pipe.pt").string();
+  ASSERT_EQ(::mkfifo(pipe.c_str(), 0600), 0);
+  run = RunCommand(kAdvisor + " bisect " + pipe + " -q", scratch.string());
+  EXPECT_EQ(run.err, "advisor: " + pipe + ": is a named pipe (FIFO), not a regular file\n");
+  EXPECT_EQ(run.exit_code, 1);
+}
+
+// A scripted torch.from_file wrote a file during a plain bisect, and nothing said a model is code.
+TEST(Help, SaysThatAModelIsCode) {
+  const fs::path scratch = Scratch("help");
+  for (const char* command : {" bisect --help", " worker --help"}) {
+    const CommandResult run = RunCommand(kAdvisor + command, scratch.string());
+    EXPECT_EQ(run.exit_code, 0);
+    EXPECT_NE(run.out.find("A model file is code"), std::string::npos) << run.out;
+  }
+}
+
+// CLI11 read a batch size beyond int64 as its largest value, silently.
+TEST(RejectsBadInput, ABatchSizeThatDoesNotFitIsRefusedNamingTheOption) {
+  const fs::path scratch = Scratch("bad_batch_size");
+  const std::string model = kModels + "/deep.pt";
+  CommandResult run = RunCommand(
+      kAdvisor + " bisect " + model + " -q --batch-size 99999999999999999999", scratch.string());
+  EXPECT_NE(run.exit_code, 0);
+  EXPECT_NE(run.err.find("--batch-size: must be an integer from 1 to 9223372036854775807, got "
+                         "99999999999999999999"),
+            std::string::npos)
+      << run.err;
+  run = RunCommand(kAdvisor + " bisect " + model + " -q --batch-size 999999999999",
+                   scratch.string());
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.err,
+            "advisor: --batch-size 999999999999: 999999999999 x 3 x 32 x 32 elements are more "
+            "than the 2147483648 (2^31) a workload tensor may have\n");
+}
+
+// A NaN loss gave a full report with no note of it.
+TEST(NonFiniteLoss, IsADataQualityLineAndTheWorkerWritesNoLoss) {
+  const fs::path scratch = Scratch("nan_loss");
+  const std::string model = kModels + "/nan_loss.pt";
+  CommandResult run = RunCommand(
+      kAdvisor + " bisect " + model + " -q --out " + (scratch / "report").string(), scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = json::parse(ReadFile((scratch / "report" / "report.json").string()));
+  EXPECT_NE(report["data_quality"].dump().find("the loss was not finite (NaN or infinite) in "),
+            std::string::npos)
+      << report["data_quality"].dump();
+
+  // The autotest fails a candidate whose worker reports no loss: it is never verified.
+  run = RunCommand(kAdvisor + " worker " + model + " --steps 2 --warmup 1 --result " +
+                       (scratch / "result.json").string(),
+                   scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(json::parse(ReadFile((scratch / "result.json").string()))["loss"].is_null());
+}
+
+// A forward that never returns: the step timeout ends the run, bisect and worker alike.
+TEST(StepTimeout, AStepThatNeverReturnsEndsTheRunWithOneLine) {
+  const fs::path scratch = Scratch("step_timeout");
+  const std::string model = kModels + "/hangs_in_forward.pt";
+  const std::string line =
+      "advisor: " + model + ": a training step did not finish within 2 s (--step-timeout)\n";
+  CommandResult run = RunCommand(kAdvisor + " bisect " + model + " -q --step-timeout 2 --out " +
+                                     (scratch / "report").string(),
+                                 scratch.string());
+  EXPECT_EQ(run.exit_code, 124);
+  EXPECT_EQ(run.err, line);
+  EXPECT_FALSE(fs::exists(scratch / "report")) << "an abandoned run leaves no report folder";
+
+  run = RunCommand(kAdvisor + " worker " + model + " --step-timeout 2 --result " +
+                       (scratch / "result.json").string(),
+                   scratch.string());
+  EXPECT_EQ(run.exit_code, 124);
+  EXPECT_EQ(run.err, line);
+  EXPECT_FALSE(fs::exists(scratch / "result.json"));
+}
+
+// Ctrl-C during a run left an empty report folder behind.
+TEST(Interrupt, LeavesNoReportFolderAndDiesOfTheSignal) {
+  const fs::path scratch = Scratch("interrupt");
+  const std::string out = (scratch / "report").string();
+  const CommandResult run = RunCommand(
+      kAdvisor + " bisect " + kModels + "/hangs_in_forward.pt -q --out " + out + " & advisor=$!; " +
+          "i=0; while [ ! -e " + out + "/.advisor.lock ] && [ $i -lt 600 ]; do " +
+          "sleep 0.1; i=$((i+1)); done; sleep 1; kill -INT $advisor; wait $advisor; echo $?",
+      scratch.string());
+  EXPECT_EQ(run.out, "130\n") << run.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// The report folder is checked before minutes of profiling: a read-only one fails at once.
+TEST(RejectsBadInput, AReportFolderThatCannotBeWrittenFailsBeforeTheFirstWindow) {
+  const fs::path scratch = Scratch("read_only_out");
+  const CommandResult run =
+      RunCommand(kAdvisor + " bisect " + kModels + "/deep.pt --out /proc/self", scratch.string());
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.err.rfind("advisor: cannot write to /proc/self: ", 0), 0u) << run.err;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << "no progress line: " << run.err;
+}
+
+// Rules are untrusted: one that is broken is left out with every problem named, and what a
+// hostile one says reaches neither the terminal nor report.md as an escape sequence.
+TEST(UntrustedRules, ABrokenRuleIsLeftOutAndAHostileMessageIsPrintedHarmlessly) {
+  const fs::path scratch = Scratch("untrusted_rules");
+  const fs::path rules = scratch / "rules";
+  fs::create_directories(rules);
+  std::ofstream(rules / "broken.lua") << "return {id = \"broken\", titel = \"typo\"}\n";
+  std::ofstream(rules / "hostile.lua")
+      << "return {id = \"hostile\", title = \"Hostile \\27]0;pwned\\7\", check = function()\n"
+         "  return {{severity = 'high', message = 'owned \\27]0;pwned\\7\\27[2J\\r\\255',\n"
+         "           evidence = 'e'}} end}\n";
+  const std::string report = (scratch / "report").string();
+  const CommandResult run = RunCommand(kAdvisor + " bisect " + kModels + "/deep.pt -q --rules " +
+                                           rules.string() + " --out " + report,
+                                       scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("advisor: rule left out: " + (rules / "broken.lua").string() +
+                         ":1: unknown field 'titel'"),
+            std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("broken.lua:1: missing title"), std::string::npos) << run.err;
+  EXPECT_NE(run.out.find("finding [high] hostile: owned \\x1b]0;pwned\\x07\\x1b[2J\\x0d\xef\xbf\xbd"),
+            std::string::npos)
+      << run.out;
+  const std::string markdown = ReadFile(report + "/report.md");
+  for (const std::string& text : {run.out, run.err, markdown}) {
+    EXPECT_EQ(text.find('\x1b'), std::string::npos);
+    EXPECT_EQ(text.find('\r'), std::string::npos);
+  }
+  const json written = json::parse(ReadFile(report + "/report.json"));
+  EXPECT_NE(written["data_quality"].dump().find("rule left out: "), std::string::npos);
+
+  const CommandResult listed =
+      RunCommand(kAdvisor + " rules list --rules " + rules.string(), scratch.string());
+  EXPECT_NE(listed.out.find("Hostile \\x1b]0;pwned\\x07"), std::string::npos) << listed.out;
+  EXPECT_EQ(listed.out.find('\x1b'), std::string::npos);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import sys
+import zipfile
 from typing import Dict, Tuple
 
 import torch
@@ -248,6 +249,31 @@ class DictOutput(nn.Module):
         return {"logits": self.body(x)}
 
 
+class Hang(nn.Module):
+    """A forward that never returns: a loop whose condition stays true."""
+
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(8, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        spins = 0
+        while spins >= 0:
+            spins += 1
+        return self.body(x)
+
+
+class NanLoss(nn.Module):
+    """Trains, but every prediction is NaN, and so is the loss."""
+
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(8, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.body(x) * float("nan")
+
+
 SMALL_WORKLOAD = {"inputs": [float_input(4, 3, 8, 8)], "target": class_target(4, 4),
                   "loss": "cross_entropy", "optimizer": SGD}
 
@@ -279,6 +305,17 @@ def write_bad_inputs(outdir, wanted):
                                            json.dumps(dict(SMALL_WORKLOAD,
                                                            inputs=[float_input(4, 8)]))),
                         {"error": "unsupported_output"}),
+        "zip_bomb": (lambda p: _write_zip_bomb(p, small), {"error": "entry_too_large"}),
+        # Saved without the exporter's one-step check, which refuses a loss that is not finite.
+        "nan_loss": (lambda p: save_raw(torch.jit.script(NanLoss().train()), p,
+                                        json.dumps(dict(SMALL_WORKLOAD,
+                                                        inputs=[float_input(4, 8)]))),
+                     {"data_quality": "non_finite_loss"}),
+        # Saved without the exporter's one-step check, which would never return either.
+        "hangs_in_forward": (lambda p: save_raw(torch.jit.script(Hang().train()), p,
+                                                json.dumps(dict(SMALL_WORKLOAD,
+                                                                inputs=[float_input(4, 8)]))),
+                             {"error": "step_timeout"}),
     }
     expected = {}
     for name, (write, answer) in cases.items():
@@ -293,6 +330,22 @@ def _write_bytes(path, data):
         f.write(data)
 
 
+def _write_zip_bomb(path, module):
+    """A valid archive whose workload.json, deflated to some kilobytes, expands to 64 MiB (a
+    description of spaces): advisor must refuse it from the zip directory, before inflating it."""
+    plain = path + ".plain"
+    save_raw(module, plain, json.dumps(SMALL_WORKLOAD))
+    bomb = json.dumps(dict(SMALL_WORKLOAD, description=" " * (64 << 20)))
+    with zipfile.ZipFile(plain) as source, zipfile.ZipFile(path, "w") as target:
+        for info in source.infolist():
+            if info.filename.endswith("/extra/" + advisor_export.WORKLOAD_FILE):
+                target.writestr(info.filename, bomb, compress_type=zipfile.ZIP_DEFLATED,
+                                compresslevel=9)
+            else:
+                target.writestr(info, source.read(info))
+    os.remove(plain)
+
+
 def _write_truncated(path, module, workload_text):
     save_raw(module, path, workload_text)
     with open(path, "rb") as f:
@@ -301,7 +354,7 @@ def _write_truncated(path, module, workload_text):
 
 
 BAD_INPUTS = ("not_torchscript", "truncated", "no_workload", "bad_json", "missing_fields",
-              "bad_shape", "dict_output")
+              "bad_shape", "dict_output", "zip_bomb", "nan_loss", "hangs_in_forward")
 
 
 # --------------------------------------------------------------------------------------------------

@@ -93,6 +93,17 @@ TEST(HtmlWriter, EscapesTextFromTheModelFile) {
   EXPECT_TRUE(Contains(html, "<span class=\"badge info\">&lt;b&gt;odd&lt;/b&gt;"));
 }
 
+TEST(HtmlWriter, ControlCharactersAndInvalidUtf8NeverReachTheFile) {
+  BisectReport report = FilledReport();
+  report.findings[0].message = std::string("\x1b]0;pwned\x07\x1b[2J\rspoof \xff ok\0end", 29);
+  report.fixes[1].detail = "line one\nline \x1b[1mtwo";
+  const std::string html = ReportToHtml(report);
+  for (const char* raw : {"\x1b", "\x07", "\r", "\xff"}) EXPECT_TRUE(Lacks(html, raw));
+  EXPECT_EQ(html.find('\0'), std::string::npos);
+  EXPECT_TRUE(Contains(html, "\\x1b]0;pwned\\x07\\x1b[2J\\x0dspoof \xef\xbf\xbd ok\\x00end"));
+  EXPECT_TRUE(Contains(html, "line one\nline \\x1b[1mtwo")) << "a <pre> keeps its lines";
+}
+
 TEST(HtmlWriter, LongModulePathsKeepTheirTailInCharts) {
   BisectReport report = MinimalReport();
   report.levels[0].candidates[0].path = "encoder.layers.23.self_attention.query_key_value.dense";

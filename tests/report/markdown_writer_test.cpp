@@ -174,6 +174,34 @@ TEST(MarkdownWriter, UntrustedTextCannotInjectHtmlOrBreakTables) {
   EXPECT_TRUE(Contains(md, "see \\<img src=x onerror=alert(1)\\> \\| now"));
 }
 
+// An escape sequence in a rule's message retitled and cleared the terminal of whoever viewed the
+// report with cat; NUL and invalid UTF-8 landed in the file.
+TEST(MarkdownWriter, ControlCharactersAndInvalidUtf8NeverReachTheFile) {
+  BisectReport report = FilledReport();
+  report.findings[0].message = std::string("\x1b]0;pwned\x07\x1b[2J\rspoof \xff\xfe ok\0end", 30);
+  report.hotspot->path = "blocks.\x1b[31m3";
+  report.data_quality.push_back("\xc2\x9b" "31m C1 control");
+  const std::string md = ReportToMarkdown(report);
+  for (const char* raw : {"\x1b", "\x07", "\r", "\xff", "\xc2\x9b"}) {
+    EXPECT_TRUE(Lacks(md, raw)) << static_cast<int>(static_cast<unsigned char>(raw[0]));
+  }
+  EXPECT_EQ(md.find('\0'), std::string::npos);
+  EXPECT_TRUE(Contains(md, "0;pwned"));
+  EXPECT_TRUE(Contains(md, "`blocks.\\x1b[31m3`")) << "code spans show the escape as text";
+  EXPECT_TRUE(Contains(md, "\xef\xbf\xbd")) << "invalid bytes become U+FFFD";
+}
+
+// A `|` in a module path showed as `\|` in the prose: only table cells need the escape.
+TEST(MarkdownWriter, APipeIsEscapedInTablesOnly) {
+  BisectReport report = FilledReport();
+  report.hotspot->path = "blocks|3";
+  report.levels[0].candidates[1].path = "blocks|3";
+  const std::string md = ReportToMarkdown(report);
+  EXPECT_TRUE(Contains(LineWith(md, "The hot spot is"), "`blocks|3`"));
+  EXPECT_TRUE(Contains(md, "Top ops of `blocks|3`"));
+  EXPECT_TRUE(Contains(LineWith(md, "| `blocks\\|3` |"), "|"));
+}
+
 TEST(MarkdownWriter, StepBreakdownShowsTheWaitForTheInputBatch) {
   BisectReport report = FilledReport();
   report.data = DataWait{10.31, 2, false};

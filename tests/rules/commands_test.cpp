@@ -1,4 +1,5 @@
 // `advisor rules list` and `advisor rules check` as the CLI calls them.
+#include <algorithm>
 #include <sstream>
 #include <string>
 
@@ -49,6 +50,13 @@ TEST_F(RulesCommandsTest, ListAsJson) {
   EXPECT_THAT(first.at("file").get<std::string>(), HasSubstr("allocator_churn.lua"));
 }
 
+TEST_F(RulesCommandsTest, ListAsJsonReplacesInvalidUtf8InATitle) {
+  dir_.Write("odd.lua", "return {id = \"odd\", title = \"T\\255\", check = function() end}");
+  EXPECT_EQ(RulesListCommand({dir_.path()}, /*json=*/true, out_, err_), 0) << err_.str();
+  const nlohmann::json listed = nlohmann::json::parse(out_.str());
+  EXPECT_EQ(listed.at("rules").back().at("title"), "T\xef\xbf\xbd");
+}
+
 TEST_F(RulesCommandsTest, ListFailsOnBrokenUserRuleButListsTheRest) {
   dir_.Write("broken.lua", "return {id = \"broken\"}");
   EXPECT_EQ(RulesListCommand({dir_.path()}, false, out_, err_), 1);
@@ -93,12 +101,50 @@ TEST_F(RulesCommandsTest, CheckCatchesMalformedFindings) {
   EXPECT_THAT(err_.str(), Not(HasSubstr("nothing optional")));
 }
 
+// Each run of the rule (one per sample) ends at the time limit with the file and line named.
+TEST_F(RulesCommandsTest, CheckEndsARuleThatRunsForHours) {
+  const std::string file = dir_.Write(
+      "slow.lua",
+      "return {id = \"slow\", title = \"Slow\", check = function(facts)\n"
+      "  local a, b = string.rep('x', 15 << 20), string.rep('x', 15 << 20)\n"
+      "  while a == b do end\n"
+      "end}");
+  EXPECT_EQ(RulesCheckCommand(file, out_, err_), 1);
+  EXPECT_THAT(err_.str(), HasSubstr(file + ":3: rule 'slow': time limit of 1000 ms exceeded"));
+  EXPECT_THAT(out_.str(), HasSubstr("1 rule loaded, 2 problems\n"));
+}
+
 TEST_F(RulesCommandsTest, CheckReportsLoadProblemsOfAFolder) {
   dir_.Write("a.lua", "return {id = \"a\", title = \"A\", check = function() end}");
   dir_.Write("b.lua", "return {id = \"a\", title = \"B\", check = function() end}");
   EXPECT_EQ(RulesCheckCommand(dir_.path(), out_, err_), 1);
   EXPECT_THAT(err_.str(), HasSubstr(dir_.path() + "/b.lua:1: duplicate id 'a'"));
   EXPECT_THAT(out_.str(), HasSubstr("1 rule loaded, 1 problem\n"));
+}
+
+// docs/rules.md: a file with a problem is left out and the others load; a run lists every problem.
+TEST_F(RulesCommandsTest, RunLeavesOutEachBrokenRuleAndListsEveryProblem) {
+  dir_.Write("a_syntax.lua", "return {id = \"a\",, }");
+  dir_.Write("b_fine.lua", "return {id = \"fine\", title = \"Fine\", check = function() end}");
+  dir_.Write("c_fields.lua", "return {id = \"Bad_Id\", titel = \"T\", check = 1}");
+  std::vector<std::string> data_quality;
+  const RuleSet rules = LoadRulesForRun({dir_.path(), dir_.path() + "/none"}, err_, data_quality);
+
+  std::vector<std::string> ids;
+  for (const RuleInfo& rule : rules.rules()) ids.push_back(rule.id);
+  EXPECT_THAT(ids, ::testing::Contains("fine"));
+  EXPECT_THAT(ids, ::testing::Contains("allocator-churn")) << "the built-in rules load too";
+  EXPECT_THAT(ids, Not(::testing::Contains("a")));
+
+  const std::string printed = err_.str();
+  EXPECT_THAT(printed, HasSubstr("advisor: rule left out: " + dir_.path() + "/a_syntax.lua:1:"));
+  EXPECT_THAT(printed, HasSubstr(dir_.path() + "/c_fields.lua:1: id 'Bad_Id' is not kebab-case"));
+  EXPECT_THAT(printed, HasSubstr(dir_.path() + "/c_fields.lua:1: check must be a function"));
+  EXPECT_THAT(printed, HasSubstr(dir_.path() + "/c_fields.lua:1: unknown field 'titel'"));
+  EXPECT_THAT(printed, HasSubstr(dir_.path() + "/none: no such file or folder"));
+  ASSERT_EQ(data_quality.size(), 6u) << printed;
+  EXPECT_EQ(std::count(printed.begin(), printed.end(), '\n'), 6);
+  EXPECT_THAT(data_quality[0], ::testing::StartsWith("rule left out: " + dir_.path()));
 }
 
 TEST_F(RulesCommandsTest, CheckOfAMissingPathFails) {

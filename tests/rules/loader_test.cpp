@@ -1,5 +1,8 @@
 // Loading is staged (read, compile and run, validate, de-duplicate); every problem names the
 // file and the line of the rule table or of the Lua error.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <string>
 
 #include <gmock/gmock.h>
@@ -148,6 +151,26 @@ TEST_F(LoaderTest, MissingPathsAndEmptyFoldersAreReported) {
   RuleSet::Load({dir_.path() + "/nope", dir_.path()}, errors);
   EXPECT_THAT(Lines(errors), ElementsAre(dir_.path() + "/nope: no such file or folder",
                                          dir_.path() + ": no .lua rule files in this folder"));
+}
+
+// A rule file that cannot be read is named with the reason, never passed over in silence.
+TEST_F(LoaderTest, SymbolicLinkLoopsAndPipesAreNamedAsSuch) {
+  const std::string loop = dir_.path() + "/loop.lua";
+  ASSERT_EQ(::symlink(loop.c_str(), loop.c_str()), 0);
+  std::vector<RuleDiagnostic> errors;
+  RuleSet::Load({dir_.path(), loop}, errors);
+  EXPECT_THAT(Lines(errors), ElementsAre(loop + ": is a symbolic link loop",
+                                         loop + ": is a symbolic link loop"));
+
+  const std::string dangling = dir_.path() + "/dangling";
+  ASSERT_EQ(::symlink((dir_.path() + "/gone").c_str(), dangling.c_str()), 0);
+  const std::string pipe = dir_.path() + "/pipe.lua";
+  ASSERT_EQ(::mkfifo(pipe.c_str(), 0600), 0);
+  errors.clear();
+  RuleSet::Load({dangling, pipe}, errors);
+  EXPECT_THAT(Lines(errors),
+              ElementsAre(dangling + ": is a symbolic link to a missing file",
+                          pipe + ": is a named pipe (FIFO), not a regular file"));
 }
 
 TEST_F(LoaderTest, HugeFileIsNotRead) {

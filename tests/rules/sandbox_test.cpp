@@ -18,7 +18,7 @@ using ::testing::StartsWith;
 // error line; fails the test when the rule produced no error or took too long.
 class SandboxTest : public ::testing::Test {
  protected:
-  std::string CheckError(const std::string& body) {
+  std::string CheckError(const std::string& body, double max_seconds = kMaxSeconds) {
     const std::string text =
         "return {\n"
         "  id = \"hostile\", title = \"Hostile\",\n"
@@ -31,7 +31,7 @@ class SandboxTest : public ::testing::Test {
     const RuleRun run = RunOneRule(dir_, text, MinimalFacts());
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    EXPECT_LT(seconds, kMaxSeconds) << "a hostile rule must be stopped quickly";
+    EXPECT_LT(seconds, max_seconds) << "a hostile rule must be stopped quickly";
     EXPECT_TRUE(run.findings.empty());
     if (run.errors.size() != 1) {
       ADD_FAILURE() << "expected exactly one error, got " << run.errors.size();
@@ -44,6 +44,8 @@ class SandboxTest : public ::testing::Test {
 
   // Generous for a loaded 2-core CI machine; locally these take well under half of it.
   static constexpr double kMaxSeconds = 2.0;
+  // For rules stopped by the 1 s time limit: generous too, but far from the hours they would run.
+  static constexpr double kMaxSecondsAtTheTimeLimit = 10.0;
   ScratchDir dir_;
 };
 
@@ -75,6 +77,45 @@ TEST_F(SandboxTest, EndlessLoopWhileLoadingTheFileIsADiagnostic) {
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0].line, 2);
   EXPECT_THAT(errors[0].message, HasSubstr("instruction budget"));
+}
+
+// One instruction can do much work in C: 50 million comparisons of two distinct, equal 15 MB
+// strings would take hours within the instruction budget.
+TEST_F(SandboxTest, CostlyComparisonsInALoopHitTheTimeLimit) {
+  EXPECT_THAT(CheckError("    local a = string.rep('x', 15 << 20)\n"
+                         "    local b = string.rep('x', 15 << 20)\n"
+                         "    while a == b do end",
+                         kMaxSecondsAtTheTimeLimit),
+              HasSubstr("rule.lua:6: rule 'hostile': time limit of 1000 ms exceeded"));
+}
+
+// table.sort runs in C: a loop of sorts passes few instructions, so the clock is also read at
+// every call.
+TEST_F(SandboxTest, LoopOfSortsHitsTheTimeLimitEvenWhenItCatchesTheError) {
+  EXPECT_THAT(CheckError("    local t = {}\n"
+                         "    for i = 1, 1 << 20 do t[i] = (i * 7919) % 1000003 end\n"
+                         "    while true do pcall(table.sort, t) end",
+                         kMaxSecondsAtTheTimeLimit),
+              HasSubstr("time limit"));
+}
+
+TEST_F(SandboxTest, SortOfMoreElementsThanTheLimitIsRefused) {
+  EXPECT_THAT(CheckError("    local t = {}\n"
+                         "    for i = 1, (1 << 20) + 1 do t[i] = -i end\n"
+                         "    table.sort(t)"),
+              HasSubstr("table.sort: table length 1048577 is beyond the 1048576 elements"));
+}
+
+TEST_F(SandboxTest, SmallerTimeLimitIsHonoured) {
+  SandboxLimits limits;
+  limits.time = std::chrono::milliseconds(50);
+  const RuleRun run = RunOneRule(dir_,
+                                 "return {id = \"x\", title = \"X\", check = function()\n"
+                                 "  local s = string.rep('y', 1 << 20)\n"
+                                 "  while s == s .. '' do end end}",
+                                 MinimalFacts(), limits);
+  ASSERT_EQ(run.errors.size(), 1u);
+  EXPECT_THAT(run.errors[0], HasSubstr("rule.lua:3: rule 'x': time limit of 50 ms exceeded"));
 }
 
 TEST_F(SandboxTest, MemoryBombHitsTheMemoryLimit) {

@@ -63,7 +63,7 @@ TEST(ParseInputStage, ErrorsNameTheFileAndTheField) {
   EXPECT_EQ(ErrorOf(R"({"method": "p", "pin_memory": "yes"})"),
             source + "input_stage.pin_memory: expected true or false, got \"yes\"");
   EXPECT_EQ(ErrorOf(R"({"method": "p", "num_workers": 2})"),
-            source + "input_stage: unknown field \"num_workers\" (method, workers, pin_memory)");
+            source + "input_stage: unknown key \"num_workers\"; allowed: method, workers, pin_memory");
 }
 
 }  // namespace

@@ -53,6 +53,71 @@ TEST(ParseWorkload, ErrorsNameTheSourceAndTheField) {
             "m.pt:advisor/workload.json: optimizer.lr: expected a number, got string");
 }
 
+// Misspelt keys ran silently with the default ("determinstic": true ran non-deterministic); the
+// exporter rejected the same file.
+TEST(ParseWorkload, UnknownKeysAreRejectedWithTheNearOneSuggested) {
+  const std::string head = R"({"inputs": [{"shape": [4]}], "target": {"shape": [4]}, "loss": "mse",)";
+  EXPECT_EQ(ErrorOf(head + R"( "optimizer": {"name": "sgd"}, "determinstic": true})"),
+            "m.pt:advisor/workload.json: top level: unknown key \"determinstic\" (did you mean "
+            "\"deterministic\"?); allowed: inputs, target, loss, optimizer, deterministic, seed, "
+            "device, description, source_model, input_stage, autocast, cuda_graphs");
+  EXPECT_EQ(ErrorOf(head + R"( "optimizer": {"name": "sgd", "lr": 0.1, "momentun": 0.9}})"),
+            "m.pt:advisor/workload.json: optimizer: unknown key \"momentun\" (did you mean "
+            "\"momentum\"?); allowed: name, lr, momentum, weight_decay, foreach");
+  EXPECT_EQ(ErrorOf(head + R"( "optimizer": {"name": "adamw", "momentum": 0.9}})"),
+            "m.pt:advisor/workload.json: optimizer: unknown key \"momentum\"; allowed: name, lr, "
+            "betas, weight_decay, foreach");
+  EXPECT_EQ(ErrorOf(R"({"inputs": [{"shape": [4], "dtpye": "float16"}], "target": {"shape": [4]},
+                       "loss": "mse", "optimizer": {"name": "sgd"}})"),
+            "m.pt:advisor/workload.json: inputs[0]: unknown key \"dtpye\" (did you mean "
+            "\"dtype\"?); allowed: shape, dtype, init, low, high");
+  EXPECT_EQ(ErrorOf(head + R"( "optimizer": {"name": "sgd"}, "source_model": "timm"})"), "");
+}
+
+// Each out-of-range number is one line naming the file and the field, checked as it is read.
+TEST(ParseWorkload, NumbersAreRangeCheckedWithTheFieldNamed) {
+  const std::string head = R"({"inputs": [{"shape": [4]}], "target": {"shape": [4]}, "loss": "mse",)";
+  const auto optimizer = [&](const std::string& body) {
+    return ErrorOf(head + R"( "optimizer": )" + body + "}");
+  };
+  EXPECT_EQ(optimizer(R"({"name": "sgd", "lr": 1e400})"),
+            "m.pt:advisor/workload.json: optimizer.lr: number overflow parsing '1e400'");
+  EXPECT_EQ(optimizer(R"({"name": "sgd", "lr": 0})"),
+            "m.pt:advisor/workload.json: optimizer.lr: must be a positive number, got 0");
+  EXPECT_EQ(optimizer(R"({"name": "sgd", "lr": 0.1, "momentum": -5})"),
+            "m.pt:advisor/workload.json: optimizer.momentum: must be a number >= 0, got -5");
+  EXPECT_EQ(optimizer(R"({"name": "sgd", "lr": 0.1, "weight_decay": -1e-4})"),
+            "m.pt:advisor/workload.json: optimizer.weight_decay: must be a number >= 0, got -0.0001");
+  EXPECT_EQ(optimizer(R"({"name": "adamw", "lr": 0.1, "betas": [0.9, 1.0]})"),
+            "m.pt:advisor/workload.json: optimizer.betas[1]: must be in [0, 1), got 1.0");
+  EXPECT_EQ(optimizer(R"({"name": "adamw", "lr": 0.1, "betas": [-0.5, 0.9]})"),
+            "m.pt:advisor/workload.json: optimizer.betas[0]: must be in [0, 1), got -0.5");
+  EXPECT_EQ(ErrorOf(R"({"inputs": [{"shape": [4, 1e999]}], "target": {"shape": [4]}, "loss": "mse",
+                       "optimizer": {"name": "sgd"}})"),
+            "m.pt:advisor/workload.json: inputs[0].shape[1]: number overflow parsing '1e999'");
+  EXPECT_EQ(ErrorOf(R"({"inputs": [{"shape": [65536, 65536, 65536]}], "target": {"shape": [65536]},
+                       "loss": "mse", "optimizer": {"name": "sgd"}})"),
+            "m.pt:advisor/workload.json: inputs[0].shape: 65536 x 65536 x 65536 elements are more "
+            "than the 2147483648 (2^31) a workload tensor may have");
+  EXPECT_EQ(ErrorOf(R"({"inputs": [{"shape": [4], "dtype": "bool", "init": "randint", "high": 3}],
+                       "target": {"shape": [4]}, "loss": "mse", "optimizer": {"name": "sgd"}})"),
+            "m.pt:advisor/workload.json: inputs[0]: randint for bool needs 0 <= low < high <= 2, "
+            "got low 0, high 3");
+}
+
+TEST(ApplyOverrides, RejectsABatchSizeThatMakesATensorTooLarge) {
+  WorkloadOverrides overrides;
+  overrides.batch_size = std::int64_t{1} << 40;
+  try {
+    ApplyOverrides(ParseWorkload(kValid, "m.pt"), overrides);
+    FAIL() << "accepted a batch of 2^40";
+  } catch (const WorkloadError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "--batch-size 1099511627776: 1099511627776 x 3 x 32 x 32 elements are more than the "
+              "2147483648 (2^31) a workload tensor may have");
+  }
+}
+
 TEST(ApplyOverrides, RescalesTheBatchOfEveryTensor) {
   WorkloadOverrides overrides;
   overrides.batch_size = 32;
