@@ -203,7 +203,7 @@ Recipe ParseRecipe(const std::string& json_text, const std::string& source) {
   json root;
   try {
     root = json::parse(json_text);
-  } catch (const json::parse_error& error) {
+  } catch (const json::exception& error) {  // a syntax error, or a number beyond double
     const std::string message = error.what();
     throw RecipeError(source + ": not valid JSON: " + message.substr(0, message.find('\n')));
   }

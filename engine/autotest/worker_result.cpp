@@ -65,7 +65,7 @@ json ParseObject(const std::string& json_text, const std::string& source) {
   json root;
   try {
     root = json::parse(json_text);
-  } catch (const json::parse_error& error) {
+  } catch (const json::exception& error) {  // a syntax error, or a number beyond double
     const std::string message = error.what();
     throw WorkerResultError(source + ": not valid JSON: " + message.substr(0, message.find('\n')));
   }

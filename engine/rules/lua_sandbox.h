@@ -71,7 +71,8 @@ class LuaSandbox {
   static void Hook(lua_State* L, lua_Debug* event);
   void InstallHook();
   // Raises the error that ends the rule, and makes every later instruction and call raise one too.
-  [[noreturn]] void Stop(lua_State* L, lua_Debug* event, const char* why);
+  // Never returns (lua_error jumps out), though Lua does not declare it so.
+  void Stop(lua_State* L, lua_Debug* event, const char* why);
 
   SandboxLimits limits_;
   lua_State* state_ = nullptr;

@@ -51,6 +51,8 @@ TEST(WorkerResult, SkippedNeedsOnlyTheReason) {
 
 TEST(WorkerResult, MalformedResultsAreErrorsNamingTheField) {
   EXPECT_THAT(ErrorOf("garbage"), HasSubstr("r.json: not valid JSON"));
+  // A number beyond double (the fuzz corpus's bad.json) ended advisor with an uncaught exception.
+  EXPECT_THAT(ErrorOf(R"({"step_ms": [1e999]})"), HasSubstr("r.json: not valid JSON"));
   EXPECT_THAT(
       ErrorOf(R"({"step_ms": [], "peak_memory_mb": null, "samples_per_step": 1, "loss": 1})"),
       HasSubstr("r.json: step_ms: must be a non-empty list"));

@@ -1,0 +1,31 @@
+// A line from the script probe, sent by a process that runs the user's code: any bytes are read
+// into the engine's structs or refused with a ProbeMessageError naming the field, as advisor's
+// channel reads them (a JSON object per line); a window that reads is measured as the bisection
+// measures it (placement, attribution), so hostile timelines reach the analysis too.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "engine/bisect/measured_window.h"
+#include "engine/script/probe_messages.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const nlohmann::json message = nlohmann::json::parse(data, data + size, nullptr, false);
+  if (!message.is_object()) return 0;  // the channel refuses it before any reader sees it
+  try {
+    const std::string type = advisor::MessageType(message);
+    if (type == "hello") advisor::ReadHello(message);
+    if (type == "model") advisor::ReadModel(message);
+    if (type == "ended") advisor::ReadEnded(message);
+    if (type == "fatal") advisor::ReadFatal(message);
+    if (type == "steps") advisor::ReadSteps(message);
+    if (type == "window") {
+      const advisor::ProbeWindow window = advisor::ReadWindow(message);
+      advisor::FindLabelledSource(window, "aten::gather");
+      const advisor::MeasuredWindow measured = advisor::MeasureWindow(window.window.timeline);
+      measured.attribution->StepOps();
+    }
+  } catch (const advisor::ProbeMessageError&) {
+  }
+  return 0;
+}
