@@ -12,9 +12,6 @@
 namespace advisor {
 
 struct RunInfo {
-  // The front door that produced the report: "model" (advisor bisect model.pt), "script"
-  // (advisor bisect -- python train.py) or "trace" (advisor analyze trace.json).
-  std::string mode = "model";
   std::string model;          // path as given
   std::string device;         // "cpu" or "cuda"
   std::string device_name;    // e.g. "NVIDIA H100 80GB HBM3", or the CPU's model name
@@ -32,6 +29,10 @@ struct RunInfo {
   // probes, so the step is measured and profiled eagerly, and the graphed step is only timed
   // (StepBreakdown::graphed_median_ms).
   bool cuda_graphs = false;
+  // The front door that produced the report: "model" (advisor bisect model.pt), "script"
+  // (advisor bisect -- python train.py) or "trace" (advisor analyze trace.json). Last, so that
+  // positional initialisers of the other fields keep their meaning.
+  std::string mode = "model";
 };
 
 // Medians over the baseline window's steps (host clock; on GPU, the step ends after a sync).
