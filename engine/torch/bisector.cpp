@@ -102,6 +102,7 @@ OpTime ToOpTime(const OpCost& op) {
   time.calls = static_cast<int>(op.calls + 0.5);
   time.ms = op.cost.host_ms;
   time.gpu_ms = op.cost.gpu_ms;
+  time.self_ms = op.self_host_ms;
   return time;
 }
 
