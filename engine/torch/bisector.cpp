@@ -13,9 +13,8 @@
 #include "engine/analysis/placement.h"
 #include "engine/analysis/sequence_numbers.h"
 #include "engine/analysis/step_phases.h"
+#include "engine/bisect/window_sections.h"
 #include "engine/gpu/copy_sites.h"
-#include "engine/gpu/device_allocations.h"
-#include "engine/gpu/gpu_summary.h"
 #include "engine/gpu/site_paths.h"
 #include "engine/gpu/sync_sites.h"
 #include "engine/torch/device_info.h"
@@ -93,18 +92,6 @@ BisectLevel ToReportLevel(int depth, const std::string& parent, const LevelDecis
 }
 
 constexpr std::size_t kHotspotTopOps = 10;
-
-// Report both clocks, whatever the ranking used.
-OpTime ToOpTime(const OpCost& op) {
-  OpTime time;
-  time.name = op.name;
-  time.phase = PhaseName(op.phase);
-  time.calls = static_cast<int>(op.calls + 0.5);
-  time.ms = op.cost.host_ms;
-  time.gpu_ms = op.cost.gpu_ms;
-  time.self_ms = op.self_host_ms;
-  return time;
-}
 
 Hotspot FindHotspot(const MeasuredWindow& window, const std::string& path, Phase phase,
                     double step_cost, const torch::jit::Module& model) {
@@ -265,23 +252,7 @@ class Bisection {
           "every op inside it",
           *report.step.graphed_median_ms, report.step.median_ms));
     }
-    for (const OpCost& op : baseline.attribution->StepOps()) report.ops.push_back(ToOpTime(op));
-
-    report.gpu = SummariseGpu(baseline.timeline, CudaDeviceLimits());
-    report.syncs = FindSyncSites(baseline.timeline, baseline.placements);
-    report.copies = FindCopySites(baseline.timeline, baseline.placements);
-    if (report.memory) report.memory->num_device_allocs = CountDeviceAllocations(baseline.timeline);
-    for (const ProbeStatus& probe : baseline.timeline.probes) {
-      if (!probe.active) {
-        report.data_quality.push_back(probe.probe + " probe inactive: " + probe.detail);
-      } else if (probe.probe != "ops" && !probe.detail.empty()) {
-        report.data_quality.push_back(probe.probe + ": " + probe.detail);
-      }
-      if (probe.dropped_records > 0) {
-        report.data_quality.push_back(probe.probe + " probe dropped " +
-                                      std::to_string(probe.dropped_records) + " records");
-      }
-    }
+    FillWindowSections(baseline, CudaDeviceLimits(), report);
   }
 
   // One window per level: instrument the children of the module under examination (and its own

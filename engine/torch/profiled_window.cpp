@@ -1,7 +1,6 @@
 #include "engine/torch/profiled_window.h"
 
 #include "engine/analysis/step_phases.h"
-#include "engine/gpu/gpu_attribution.h"
 #include "probes/cupti/gpu_probe.h"
 #include "probes/ops/event_recorder.h"
 #include "probes/ops/op_probe.h"
@@ -38,28 +37,11 @@ Timeline RecordWindow(TrainingStep& step, int steps, GpuActivityProbe* gpu, bool
   return timeline;
 }
 
-MeasuredWindow MeasureWindow(Timeline timeline) {
-  MeasuredWindow window;
-  window.timeline = std::move(timeline);
-  window.placements = PlaceOps(window.timeline);
-  // Device time per op; empty when no GPU probe recorded, and ranking then uses host time.
-  window.attribution = std::make_unique<WindowAttribution>(
-      window.timeline, window.placements,
-      AttributeGpuTime(window.timeline, window.placements).DeviceMsByOp());
-  return window;
-}
-
 std::optional<DataWait> MeasureDataWait(const WorkloadSpec& spec,
                                         const std::vector<StepSpan>& spans) {
   if (!spec.input_stage) return std::nullopt;
   return DataWait{MedianPhases(spans).data_ms, spec.input_stage->workers,
                   spec.input_stage->pin_memory && spec.device == "cuda"};
-}
-
-std::vector<double> StepMillis(const std::vector<StepSpan>& spans) {
-  std::vector<double> millis;
-  for (const StepSpan& span : spans) millis.push_back((span.end_ns - span.start_ns) * 1e-6);
-  return millis;
 }
 
 }  // namespace advisor

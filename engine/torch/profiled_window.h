@@ -8,8 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/analysis/attribution.h"
-#include "engine/analysis/placement.h"
+#include "engine/bisect/measured_window.h"
 #include "engine/report/report.h"
 #include "engine/timeline/timeline.h"
 #include "engine/torch/training_step.h"
@@ -29,18 +28,6 @@ std::vector<StepSpan> RunSteps(TrainingStep& step, int count, bool sync_phases);
 // work too (the baseline's breakdown); kernels find their op by correlation, not by time, so the
 // levels' windows run without.
 Timeline RecordWindow(TrainingStep& step, int steps, GpuActivityProbe* gpu, bool sync_phases);
-
-// One profiled window, placed and attributed (device time per op where a GPU probe recorded).
-struct MeasuredWindow {
-  Timeline timeline;
-  std::vector<OpPlacement> placements;
-  std::unique_ptr<WindowAttribution> attribution;
-};
-
-MeasuredWindow MeasureWindow(Timeline timeline);
-
-// Milliseconds of each step, start to end.
-std::vector<double> StepMillis(const std::vector<StepSpan>& spans);
 
 // The steps' wait for their batch (the median data phase) with the input stage's settings;
 // absent when the workload has no input stage.
