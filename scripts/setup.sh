@@ -9,6 +9,8 @@ packages=(
   libtorch-dev python3-torch   # LibTorch 1.13 (CPU) and the matching Python to export models
   libopenblas0-pthread         # without it Debian's LibTorch falls back to the reference BLAS (~10x slower)
   liblua5.4-dev nlohmann-json3-dev libcli11-dev libgtest-dev
+  zlib1g-dev                   # .json.gz traces (advisor analyze)
+  clang-14 libclang-rt-14-dev  # the fuzz targets (fuzz/, scripts/fuzz.sh)
 )
 missing=()
 for package in "${packages[@]}"; do
