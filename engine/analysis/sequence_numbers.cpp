@@ -25,34 +25,62 @@ std::string ForwardOpOf(const Timeline& timeline, const std::vector<OpPlacement>
   return ops[outermost >= 0 ? outermost : best].name;
 }
 
-CrossCheck CheckAgainstSequenceNumbers(const Timeline& timeline,
-                                       const std::vector<OpPlacement>& placements) {
+namespace {
+
+// Calls visit(node, forward) for every top-level backward node, in start order, with the index
+// of its forward op (same forward thread and sequence number, the latest started before it), or
+// -1 when the timeline holds none.
+template <typename Visit>
+void ForEachTopLevelNode(const Timeline& timeline, const std::vector<OpPlacement>& placements,
+                         Visit&& visit) {
   const std::vector<OpEvent>& ops = timeline.ops;
   std::vector<std::size_t> order(ops.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return ops[a].start_ns < ops[b].start_ns;
   });
-  CrossCheck check;
-  // (thread, sequence number) -> module of the latest forward op, replayed in start order.
-  std::map<std::pair<ThreadId, std::int64_t>, std::string> forward_module;
+  // (thread, sequence number) -> the latest forward op, replayed in start order.
+  std::map<std::pair<ThreadId, std::int64_t>, std::size_t> latest_forward;
   for (std::size_t i : order) {
     const OpEvent& op = ops[i];
     if (op.seq_nr < 0) continue;
     if (op.scope == OpScope::kForward) {
-      forward_module[{op.thread, op.seq_nr}] = placements[i].module;
+      latest_forward[{op.thread, op.seq_nr}] = i;
       continue;
     }
     if (op.scope != OpScope::kBackward || placements[i].top_level != static_cast<int>(i)) continue;
-    auto it = forward_module.find({op.forward_thread, op.seq_nr});
-    if (it == forward_module.end()) {
+    auto it = latest_forward.find({op.forward_thread, op.seq_nr});
+    visit(i, it == latest_forward.end() ? -1 : static_cast<int>(it->second));
+  }
+}
+
+}  // namespace
+
+CrossCheck CheckAgainstSequenceNumbers(const Timeline& timeline,
+                                       const std::vector<OpPlacement>& placements) {
+  CrossCheck check;
+  ForEachTopLevelNode(timeline, placements, [&](std::size_t node, int forward) {
+    if (forward < 0) {
       ++check.backward_ops_without_forward;  // e.g. inside a DifferentiableGraphBackward
-      continue;
+      return;
     }
     ++check.backward_ops_checked;
-    if (it->second == placements[i].module) ++check.backward_ops_agreeing;
-  }
+    if (placements[forward].module == placements[node].module) ++check.backward_ops_agreeing;
+  });
   return check;
+}
+
+std::vector<MarkerEvent> BackwardMarkersFromSequenceNumbers(
+    const Timeline& timeline, const std::vector<OpPlacement>& placements) {
+  std::vector<MarkerEvent> markers;
+  ForEachTopLevelNode(timeline, placements, [&](std::size_t node, int forward) {
+    if (forward < 0 || placements[forward].module.empty()) return;
+    const OpEvent& op = timeline.ops[node];
+    const std::string& path = placements[forward].module;
+    markers.push_back({path, MarkerKind::kBackwardBegin, op.thread, op.start_ns});
+    markers.push_back({path, MarkerKind::kBackwardEnd, op.thread, op.end_ns});
+  });
+  return markers;
 }
 
 }  // namespace advisor
