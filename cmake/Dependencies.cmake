@@ -4,6 +4,7 @@
 find_package(nlohmann_json 3.9 REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(Threads REQUIRED)
+find_package(ZLIB REQUIRED)  # .json.gz traces (advisor analyze)
 
 # ---- Lua 5.4 ----
 if(ADVISOR_LUA_ROOT)

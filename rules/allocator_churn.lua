@@ -16,7 +16,9 @@ return {
     if memory == nil or (facts.run.window_steps or 0) <= 0 then return {} end
     local steps = facts.run.window_steps
     local allocs_per_step = memory.device_allocs / steps
-    if memory.alloc_retries == 0 and allocs_per_step < MIN_ALLOCS_PER_STEP then return {} end
+    -- A trace does not record retries (nil): only the cudaMalloc calls count then.
+    local retries = memory.alloc_retries or 0
+    if retries == 0 and allocs_per_step < MIN_ALLOCS_PER_STEP then return {} end
 
     local expandable = facts.run.allocator.expandable_segments
     local message
@@ -32,11 +34,13 @@ return {
                                  memory.peak_reserved_mb)
     local fragmentation = unused >= FRAGMENTATION_HINT
       and string.format("; %s of reserved memory unused at peak", advisor.pct(unused)) or ""
+    local retries_text = memory.alloc_retries and string.format("%d", memory.alloc_retries)
+      or "unmeasured"
     return {{
-      severity = memory.alloc_retries > 0 and "high" or "medium",
+      severity = retries > 0 and "high" or "medium",
       message = message,
-      evidence = string.format("%d cudaMalloc calls and %d allocation retries in %d steps "
-        .. "(allocator: %s)%s", memory.device_allocs, memory.alloc_retries, steps,
+      evidence = string.format("%d cudaMalloc calls and %s allocation retries in %d steps "
+        .. "(allocator: %s)%s", memory.device_allocs, retries_text, steps,
         facts.run.allocator.conf ~= "" and facts.run.allocator.conf or "defaults", fragmentation),
       recipe = expandable and "" or "expandable-segments",
     }}

@@ -27,14 +27,15 @@ return {
       message = "Memory is close to the device limit. Shrink the activations: bf16 autocast, "
         .. "activation checkpointing of the largest blocks, or a smaller batch."
     end
-    local critical = memory.peak_reserved_share >= CRITICAL or memory.alloc_retries > 0
+    local retries = memory.alloc_retries  -- nil where not measured (a trace)
+    local critical = memory.peak_reserved_share >= CRITICAL or (retries or 0) > 0
     return {{
       severity = critical and "high" or "medium",
       message = message,
       evidence = string.format("peak reserved %.0f MB (%s of %.0f MB), peak allocated %.0f MB, "
-        .. "%d allocation retries", memory.peak_reserved_mb,
+        .. "%s allocation retries", memory.peak_reserved_mb,
         advisor.pct(memory.peak_reserved_share), memory.device_total_mb,
-        memory.peak_allocated_mb, memory.alloc_retries),
+        memory.peak_allocated_mb, retries and string.format("%d", retries) or "unmeasured"),
       recipe = fragmented and "expandable-segments" or "",
     }}
   end,

@@ -65,6 +65,19 @@ std::vector<double> InclusiveGpuMs(const Timeline& timeline,
   return inclusive;
 }
 
+// Per op, its host time outside the ops nested in it (same thread, `parent` links).
+std::vector<double> SelfHostMs(const Timeline& timeline, const std::vector<OpPlacement>& placements) {
+  std::vector<double> self(timeline.ops.size());
+  for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
+    self[i] = (timeline.ops[i].end_ns - timeline.ops[i].start_ns) * 1e-6;
+  }
+  for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
+    const int parent = placements[i].parent;
+    if (parent >= 0) self[parent] -= (timeline.ops[i].end_ns - timeline.ops[i].start_ns) * 1e-6;
+  }
+  return self;
+}
+
 }  // namespace
 
 bool IsSameOrDescendant(const std::string& path, const std::string& ancestor) {
@@ -79,29 +92,32 @@ WindowAttribution::WindowAttribution(const Timeline& timeline,
     : steps_(static_cast<int>(timeline.steps.size())), has_gpu_(!gpu_ms_by_op.empty()) {
   if (steps_ == 0) return;
   const std::vector<double> inclusive_gpu_ms = InclusiveGpuMs(timeline, placements, gpu_ms_by_op);
+  const std::vector<double> self_host_ms = SelfHostMs(timeline, placements);
 
   std::map<std::tuple<std::string, Phase, std::string>, OpCost> by_op;
   std::map<std::pair<Phase, std::string>, OpCost> by_name;
   const double per_step = 1.0 / steps_;
-  const auto add = [per_step](OpCost& entry, const OpEvent& op, Phase phase, const Cost& cost) {
+  const auto add = [per_step](OpCost& entry, const OpEvent& op, Phase phase, const Cost& cost,
+                              double self_ms) {
     entry.name = op.name;
     entry.phase = phase;
     entry.calls += per_step;
     entry.cost += Cost{cost.host_ms * per_step, cost.gpu_ms * per_step};
+    entry.self_host_ms += self_ms * per_step;
   };
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
     const OpPlacement& placement = placements[i];
     if (placement.step < 0) continue;
     const OpEvent& op = timeline.ops[i];
     const Cost cost{(op.end_ns - op.start_ns) * 1e-6, inclusive_gpu_ms[i]};
-    add(by_name[{placement.phase, op.name}], op, placement.phase, cost);
+    add(by_name[{placement.phase, op.name}], op, placement.phase, cost, self_host_ms[i]);
     if (placement.top_level != static_cast<int>(i)) continue;
     std::vector<PhaseCosts>& steps = self_by_step_[placement.module];
     steps.resize(steps_);
     steps[placement.step][placement.phase] += cost;
     OpCost& entry = by_op[{placement.module, placement.phase, op.name}];
     entry.module = placement.module;
-    add(entry, op, placement.phase, cost);
+    add(entry, op, placement.phase, cost, self_host_ms[i]);
   }
   for (auto& [key, entry] : by_op) ops_.push_back(std::move(entry));
   for (auto& [key, entry] : by_name) step_ops_.push_back(std::move(entry));
@@ -154,6 +170,7 @@ std::vector<OpCost> WindowAttribution::TopOps(const std::string& path) const {
     } else {
       entry.calls += op.calls;
       entry.cost += op.cost;
+      entry.self_host_ms += op.self_host_ms;
     }
   }
   std::vector<OpCost> out;

@@ -40,6 +40,8 @@ struct OpCost {
   Phase phase = Phase::kOutside;
   double calls = 0;  // per step
   Cost cost;
+  // Host time per step in the op itself, outside the ops it calls (cost.host_ms includes them).
+  double self_host_ms = 0;
 };
 
 class WindowAttribution {
@@ -62,8 +64,9 @@ class WindowAttribution {
   // Top-level ops inside `path` and its descendants ("" for the whole step), hottest first.
   std::vector<OpCost> TopOps(const std::string& path) const;
   // Every op of the steps at any depth, merged by name and phase, hottest first; each cost is
-  // inclusive of the ops it calls (host time and the device time they launched). Nested ops are
-  // listed beside their callers, so the costs of different entries may overlap.
+  // inclusive of the ops it calls (host time and the device time they launched), and
+  // self_host_ms is not. Nested ops are listed beside their callers, so the inclusive costs of
+  // different entries may overlap; the self times do not.
   const std::vector<OpCost>& StepOps() const { return step_ops_; }
 
  private:

@@ -58,4 +58,28 @@ CrossCheck CheckAgainstSequenceNumbers(const Timeline& timeline,
   return check;
 }
 
+std::vector<MarkerEvent> BackwardMarkersFromSequenceNumbers(
+    const Timeline& timeline, const std::vector<OpPlacement>& placements) {
+  const std::vector<OpEvent>& ops = timeline.ops;
+  const std::vector<int> creator = CreatingForwardOps(timeline);
+  std::vector<std::size_t> nodes;  // top-level backward nodes, in start order
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].scope == OpScope::kBackward && creator[i] >= 0 &&
+        placements[i].top_level == static_cast<int>(i)) {
+      nodes.push_back(i);
+    }
+  }
+  std::stable_sort(nodes.begin(), nodes.end(), [&](std::size_t a, std::size_t b) {
+    return ops[a].start_ns < ops[b].start_ns;
+  });
+  std::vector<MarkerEvent> markers;
+  for (std::size_t node : nodes) {
+    const std::string& path = placements[creator[node]].module;
+    if (path.empty()) continue;
+    markers.push_back({path, MarkerKind::kBackwardBegin, ops[node].thread, ops[node].start_ns});
+    markers.push_back({path, MarkerKind::kBackwardEnd, ops[node].thread, ops[node].end_ns});
+  }
+  return markers;
+}
+
 }  // namespace advisor

@@ -28,4 +28,12 @@ std::string ForwardOpOf(const Timeline& timeline, const std::vector<OpPlacement>
 CrossCheck CheckAgainstSequenceNumbers(const Timeline& timeline,
                                        const std::vector<OpPlacement>& placements);
 
+// Backward markers from sequence numbers alone, for a timeline that has forward markers only (a
+// torch.profiler trace): each top-level backward node is bracketed as the backward of the module
+// its forward op ran in (by `placements`, placed with the forward markers). Nodes whose forward op
+// is outside every module, or not in the timeline, get none. Placing the ops again with these
+// markers added gives backward ops their modules, as a bisection's backward markers would.
+std::vector<MarkerEvent> BackwardMarkersFromSequenceNumbers(
+    const Timeline& timeline, const std::vector<OpPlacement>& placements);
+
 }  // namespace advisor

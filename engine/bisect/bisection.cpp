@@ -8,9 +8,8 @@
 #include "engine/analysis/sequence_numbers.h"
 #include "engine/analysis/step_phases.h"
 #include "engine/bisect/measured_window.h"
+#include "engine/bisect/window_sections.h"
 #include "engine/gpu/copy_sites.h"
-#include "engine/gpu/device_allocations.h"
-#include "engine/gpu/gpu_summary.h"
 #include "engine/gpu/site_paths.h"
 #include "engine/gpu/sync_sites.h"
 #include "engine/util/median.h"
@@ -67,17 +66,6 @@ BisectLevel ToReportLevel(int depth, const std::string& parent, const LevelDecis
 }
 
 constexpr std::size_t kHotspotTopOps = 10;
-
-// Report both clocks, whatever the ranking used.
-OpTime ToOpTime(const OpCost& op) {
-  OpTime time;
-  time.name = op.name;
-  time.phase = PhaseName(op.phase);
-  time.calls = static_cast<int>(op.calls + 0.5);
-  time.ms = op.cost.host_ms;
-  time.gpu_ms = op.cost.gpu_ms;
-  return time;
-}
 
 // Each site is seen once per step; its timings come from the baseline window.
 constexpr int kSiteWindowSteps = 2;
@@ -175,23 +163,7 @@ class Bisection {
         "(%.1f%%)%s",
         profiled, report.step.median_ms, 100.0 * (profiled / report.step.median_ms - 1.0),
         cuda ? ", phases synchronised in the profiled steps" : ""));
-    for (const OpCost& op : baseline.attribution->StepOps()) report.ops.push_back(ToOpTime(op));
-
-    report.gpu = SummariseGpu(baseline.timeline, source_.Describe().device_limits);
-    report.syncs = FindSyncSites(baseline.timeline, baseline.placements);
-    report.copies = FindCopySites(baseline.timeline, baseline.placements);
-    if (report.memory) report.memory->num_device_allocs = CountDeviceAllocations(baseline.timeline);
-    for (const ProbeStatus& probe : baseline.timeline.probes) {
-      if (!probe.active) {
-        report.data_quality.push_back(probe.probe + " probe inactive: " + probe.detail);
-      } else if (probe.probe != "ops" && !probe.detail.empty()) {
-        report.data_quality.push_back(probe.probe + ": " + probe.detail);
-      }
-      if (probe.dropped_records > 0) {
-        report.data_quality.push_back(probe.probe + " probe dropped " +
-                                      std::to_string(probe.dropped_records) + " records");
-      }
-    }
+    FillWindowSections(baseline, source_.Describe().device_limits, report);
   }
 
   // One window per level: instrument the children of the module under examination (and its own

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/cli/analyze_command.h"
 #include "engine/cli/bisect_command.h"
 #include "engine/cli/worker_command.h"
 #include "engine/rules/rules_commands.h"
@@ -45,6 +46,8 @@ int main(int argc, char** argv) {
   bisect.script.command = script_command;
   bisect.script_given = has_command;
   advisor::AddBisectCommand(app, bisect);
+  advisor::AnalyzeCommandOptions analyze;
+  advisor::AddAnalyzeCommand(app, analyze);
   advisor::WorkerCommandOptions worker;
   advisor::AddWorkerCommand(app, worker);
 
@@ -68,6 +71,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (app.got_subcommand("bisect")) return advisor::RunBisectCommand(bisect);
+    if (app.got_subcommand("analyze")) return advisor::RunAnalyzeCommand(analyze);
     if (app.got_subcommand("worker")) return advisor::RunWorkerCommand(worker);
     if (rules_list->parsed()) {
       return advisor::RulesListCommand(list_dirs, list_json, std::cout, std::cerr);

@@ -36,7 +36,6 @@ json RunFacts(const RunInfo& run, const RunEnvironment& environment) {
       {"device", run.device},
       {"device_name", run.device_name},
       {"torch_version", run.torch_version},
-      {"deterministic", run.deterministic},
       {"cuda_graphs", run.cuda_graphs},
       {"warmup_steps", run.warmup_steps},
       {"window_steps", run.window_steps},
@@ -44,6 +43,7 @@ json RunFacts(const RunInfo& run, const RunEnvironment& environment) {
   };
   PutIf(facts, "batch_size", run.batch_size > 0 ? std::optional<int>(run.batch_size) : std::nullopt);
   PutIf(facts, "dtype", NonEmpty(run.dtype));
+  PutIf(facts, "deterministic", run.deterministic);
   return facts;
 }
 
@@ -62,7 +62,8 @@ json StepFacts(const StepBreakdown& step) {
 }
 
 json OpFacts(const OpTime& op, double step_ms, bool gpu_measured) {
-  json facts = {{"name", op.name}, {"phase", op.phase}, {"calls", op.calls}, {"ms", op.ms}};
+  json facts = {{"name", op.name}, {"phase", op.phase}, {"calls", op.calls}, {"ms", op.ms},
+                {"self_ms", op.self_ms}};
   PutIf(facts, "share", ShareOfStep(op.ms, step_ms));
   PutIf(facts, "gpu_ms", gpu_measured ? std::optional<double>(op.gpu_ms) : std::nullopt);
   return facts;
@@ -91,8 +92,9 @@ json ModuleFacts(const ModuleStats& module, double step_ms, bool gpu_measured) {
   json has_op = json::object();
   for (const std::string& kind : kinds) has_op[kind] = true;
   json facts = {{"path", module.path},         {"type", module.type},
-                {"measured", module.measured}, {"parameters", module.parameters},
-                {"op_types", kinds},           {"has_op", std::move(has_op)}};
+                {"measured", module.measured}, {"op_types", kinds},
+                {"has_op", std::move(has_op)}};
+  PutIf(facts, "parameters", module.parameters);
   if (module.measured) {
     const double ms = module.forward_ms + module.backward_ms;
     facts["forward_ms"] = module.forward_ms;
@@ -149,8 +151,9 @@ json CopyFacts(const std::vector<CopySite>& copies, double step_ms) {
 }
 
 json DataFacts(const DataWait& data, double step_ms) {
-  json facts = {
-      {"wait_ms", data.wait_ms}, {"workers", data.workers}, {"pin_memory", data.pin_memory}};
+  json facts = {{"wait_ms", data.wait_ms}};
+  PutIf(facts, "workers", data.workers);
+  PutIf(facts, "pin_memory", data.pin_memory);
   PutIf(facts, "wait_share", ShareOfStep(data.wait_ms, step_ms));
   return facts;
 }
@@ -160,12 +163,68 @@ json MemoryFacts(const MemoryStats& memory) {
       {"peak_allocated_mb", memory.peak_allocated_mb},
       {"peak_reserved_mb", memory.peak_reserved_mb},
       {"device_total_mb", memory.device_total_mb},
-      {"alloc_retries", memory.alloc_retries},
       {"device_allocs", memory.num_device_allocs},
   };
+  PutIf(facts, "alloc_retries", memory.alloc_retries);
+  PutIf(facts, "tensor_allocs_per_step", memory.tensor_allocs_per_step);
+  PutIf(facts, "tensor_alloc_mb_per_step", memory.tensor_alloc_mb_per_step);
   PutIf(facts, "peak_reserved_share", ShareOfStep(memory.peak_reserved_mb, memory.device_total_mb));
   PutIf(facts, "peak_allocated_share",
         ShareOfStep(memory.peak_allocated_mb, memory.device_total_mb));
+  return facts;
+}
+
+json RankFacts(const RankSummary& rank) {
+  json facts = {{"rank", rank.rank},
+                {"step_ms", rank.step_ms},
+                {"forward_ms", rank.forward_ms},
+                {"backward_ms", rank.backward_ms},
+                {"optimizer_ms", rank.optimizer_ms},
+                {"compute_ms", rank.compute_ms},
+                {"comm_ms", rank.comm_ms},
+                {"exposed_comm_ms", rank.exposed_comm_ms},
+                {"late_ms", rank.late_ms},
+                {"last_arrivals", rank.last_arrivals}};
+  PutIf(facts, "data_wait_ms", rank.data_wait_ms);
+  PutIf(facts, "exposed_comm_share", ShareOfStep(rank.exposed_comm_ms, rank.step_ms));
+  PutIf(facts, "late_share", ShareOfStep(rank.late_ms, rank.step_ms));
+  return facts;
+}
+
+json StragglerFacts(const Straggler& straggler, double step_ms) {
+  json facts = {{"rank", straggler.rank},
+                {"late_ms", straggler.late_ms},
+                {"last_share", straggler.last_share},
+                {"compute_excess_ms", straggler.compute_excess_ms}};
+  PutIf(facts, "late_share", ShareOfStep(straggler.late_ms, step_ms));
+  PutIf(facts, "data_wait_excess_ms", straggler.data_wait_excess_ms);
+  if (!straggler.path.empty()) {
+    facts["path"] = straggler.path;
+    facts["path_excess_ms"] = straggler.path_excess_ms;
+  }
+  if (!straggler.op.empty()) {
+    facts["op"] = straggler.op;
+    facts["op_phase"] = straggler.op_phase;
+    facts["op_excess_ms"] = straggler.op_excess_ms;
+  }
+  return facts;
+}
+
+json DistributedFacts(const DistributedSummary& distributed) {
+  json facts = {{"world_size", distributed.world_size},
+                {"ranks_traced", static_cast<int>(distributed.ranks.size())},
+                {"backend", distributed.backend},
+                {"collectives_matched", distributed.collectives_matched},
+                {"collectives_unmatched", distributed.collectives_unmatched},
+                {"skew_median_ms", distributed.skew_median_ms},
+                {"skew_max_ms", distributed.skew_max_ms}};
+  if (distributed.straggler) {
+    double step_ms = 0;
+    for (const RankSummary& rank : distributed.ranks) {
+      if (rank.rank == distributed.straggler->rank) step_ms = rank.step_ms;
+    }
+    facts["straggler"] = StragglerFacts(*distributed.straggler, step_ms);
+  }
   return facts;
 }
 
@@ -204,6 +263,12 @@ json BuildFacts(const BisectReport& report, const RunEnvironment& environment) {
   }
   if (report.memory) facts["memory"] = MemoryFacts(*report.memory);
   if (report.data) facts["data"] = DataFacts(*report.data, step_ms);
+  if (report.distributed) {
+    json ranks = json::array();
+    for (const RankSummary& rank : report.distributed->ranks) ranks.push_back(RankFacts(rank));
+    facts["ranks"] = std::move(ranks);
+    facts["distributed"] = DistributedFacts(*report.distributed);
+  }
   return facts;
 }
 

@@ -10,8 +10,8 @@ BisectReport SampleReportNothingMeasured() {
   report.run.torch_version = "2.4.0";
   report.run.window_steps = 10;
   report.step = {40.0, 38.0, 45.0, 15.0, 20.0, 5.0};
-  report.ops = {{"aten::addmm", "forward", 4, 8.0, 0.0},
-                {"AddmmBackward0", "backward", 4, 12.0, 0.0}};
+  report.ops = {{"aten::addmm", "forward", 4, 8.0, 0.0, 6.5},
+                {"AddmmBackward0", "backward", 4, 12.0, 0.0, 2.0}};
   report.modules = {{"", "__torch__.Sample", 0, 0, 0, false, 1000, {}}};
   return report;
 }
@@ -67,7 +67,31 @@ BisectReport SampleReportAllMeasured() {
   report.syncs = {{"cudaStreamSynchronize", "blocks.0.attn", "aten::item", "forward", 1, 0.2}};
   report.copies = {{"blocks.0.attn", "aten::to", "forward", 1, 4096, 0.05, true}};
   report.memory = MemoryStats{30000, 32000, 81559, 0, 0};
+  report.memory->tensor_allocs_per_step = 120;
+  report.memory->tensor_alloc_mb_per_step = 900;
   report.data = DataWait{1.0, 2, true};
+
+  DistributedSummary distributed;
+  distributed.world_size = 2;
+  distributed.backend = "nccl";
+  distributed.collectives_matched = 24;
+  distributed.skew_median_ms = 1.5;
+  distributed.skew_max_ms = 2.5;
+  distributed.ranks = {{0, "rank0.json", 20.0, 6.0, 11.0, 3.0, 1.0, 16.0, 4.0, 2.5, 0.0, 0},
+                       {1, "rank1.json", 20.1, 7.5, 11.0, 1.5, 1.1, 17.5, 2.2, 0.3, 1.5, 24}};
+  Straggler straggler;
+  straggler.rank = 1;
+  straggler.late_ms = 1.5;
+  straggler.last_share = 1.0;
+  straggler.compute_excess_ms = 1.5;
+  straggler.data_wait_excess_ms = 0.1;
+  straggler.path = "blocks.0.mlp";
+  straggler.path_excess_ms = 1.4;
+  straggler.op = "aten::mm";
+  straggler.op_phase = "forward";
+  straggler.op_excess_ms = 1.3;
+  distributed.straggler = straggler;
+  report.distributed = distributed;
   return report;
 }
 

@@ -27,6 +27,23 @@ TimeNs TotalLength(const std::vector<Interval>& disjoint) {
   return total;
 }
 
+TimeNs OverlapLength(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  TimeNs total = 0;
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const TimeNs start = std::max(a[i].start, b[j].start);
+    const TimeNs end = std::min(a[i].end, b[j].end);
+    if (end > start) total += end - start;
+    // The one that ends first cannot overlap anything later in the other.
+    if (a[i].end < b[j].end) {
+      ++i;
+    } else {
+      ++j;
+    }
+  }
+  return total;
+}
+
 TimeNs LargestGap(const std::vector<Interval>& disjoint, const Interval& window) {
   TimeNs largest = 0;
   TimeNs covered_until = window.start;

@@ -17,6 +17,10 @@ std::vector<Interval> UnionWithin(std::vector<Interval> intervals, const Interva
 
 TimeNs TotalLength(const std::vector<Interval>& disjoint);
 
+// How long two unions (each sorted and disjoint, as UnionWithin returns them) cover together:
+// communication hidden behind compute, for one.
+TimeNs OverlapLength(const std::vector<Interval>& a, const std::vector<Interval>& b);
+
 // The longest stretch of the window that no interval covers, the window's edges included.
 TimeNs LargestGap(const std::vector<Interval>& disjoint, const Interval& window);
 

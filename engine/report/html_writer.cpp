@@ -161,7 +161,16 @@ BarChart LevelChart(const BisectLevel& level) {
   return chart;
 }
 
+void RenderRanks(std::ostringstream& out, const BisectReport& report) {
+  if (!report.distributed) return;
+  out << "<section id=\"ranks\"><h2>Ranks</h2>\n<p>"
+      << DistributedSentence(*report.distributed, kHtml) << "</p>\n";
+  RenderTable(out, RankTable(*report.distributed));
+  out << "</section>\n";
+}
+
 void RenderBisection(std::ostringstream& out, const BisectReport& report) {
+  if (AbsentSectionOf(report, "bisection")) return;
   out << "<section id=\"bisection\"><h2>Bisection path</h2>\n";
   if (report.levels.empty()) out << "<p>No level was bisected.</p>\n";
   for (const BisectLevel& level : report.levels) {
@@ -182,6 +191,7 @@ void RenderBisection(std::ostringstream& out, const BisectReport& report) {
 }
 
 void RenderHotspot(std::ostringstream& out, const BisectReport& report) {
+  if (AbsentSectionOf(report, "hotspot")) return;
   out << "<section id=\"hotspot\"><h2>Hot spot</h2>\n";
   if (!report.hotspot) {
     out << "<p>No hot spot was isolated.</p></section>\n";
@@ -231,7 +241,9 @@ void RenderModules(std::ostringstream& out, const BisectReport& report) {
              Ms(module.backward_ms)});
   }
   out << "<section id=\"modules\"><h2>Modules measured</h2>\n"
-      << "<p class=\"note\">Per step, for every module some level instrumented, slowest first.";
+      << "<p class=\"note\">Per step, for every module "
+      << (report.run.mode == "trace" ? "the trace names" : "some level instrumented")
+      << ", slowest first.";
   if (measured.size() > kModulesCharted) {
     out << " The " << measured.size() - kModulesCharted << " fastest are not shown.";
   }
@@ -356,14 +368,24 @@ void RenderOps(std::ostringstream& out, const BisectReport& report) {
 void RenderMeasurement(std::ostringstream& out, const BisectReport& report) {
   out << "<section id=\"run\"><h2>What was measured on what</h2>\n";
   RenderTable(out, RunTable(report.run, GpuMeasured(report)));
-  out << "<p><span class=\"note\">Cross-check:</span> "
-      << EscapeHtml(CrossCheckSentence(report.cross_check)) << "</p>\n<h3>Data quality</h3>\n";
+  if (!AbsentSectionOf(report, "cross_check")) {
+    out << "<p><span class=\"note\">Cross-check:</span> "
+        << EscapeHtml(CrossCheckSentence(report.cross_check)) << "</p>\n";
+  }
+  out << "<h3>Data quality</h3>\n";
   if (report.data_quality.empty()) {
     out << "<p>No problems were recorded.</p>\n";
   } else {
     out << "<ul class=\"quality\">\n";
     for (const std::string& line : report.data_quality)
       out << "<li>" << EscapeHtml(line) << "</li>\n";
+    out << "</ul>\n";
+  }
+  if (!report.absent.empty()) {
+    out << "<h3>Not in this report</h3>\n<ul class=\"quality\">\n";
+    for (const AbsentSection& absent : report.absent) {
+      out << "<li>" << HtmlCode(absent.section) << ": " << EscapeHtml(absent.reason) << "</li>\n";
+    }
     out << "</ul>\n";
   }
   out << "</section>\n";
@@ -382,6 +404,7 @@ std::string ReportToHtml(const BisectReport& report) {
   RenderHeader(out, report);
   RenderSummary(out, report);
   RenderSteps(out, report);
+  RenderRanks(out, report);
   RenderBisection(out, report);
   RenderHotspot(out, report);
   RenderModules(out, report);

@@ -10,7 +10,10 @@ namespace {
 
 json OrNull(bool measured, double value) { return measured ? json(value) : json(nullptr); }
 
-json OrNull(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
+template <typename T>
+json OrNull(const std::optional<T>& value) {
+  return value ? json(*value) : json(nullptr);
+}
 
 json RunToJson(const RunInfo& run) {
   return {{"mode", run.mode},
@@ -23,8 +26,8 @@ json RunToJson(const RunInfo& run) {
           {"window_steps", run.window_steps},
           {"windows", run.windows},
           {"site_windows", run.site_windows},
-          {"batch_size", run.batch_size},
-          {"deterministic", run.deterministic},
+          {"batch_size", run.batch_size > 0 ? json(run.batch_size) : json(nullptr)},
+          {"deterministic", OrNull(run.deterministic)},
           {"cuda_graphs", run.cuda_graphs},
           {"dtype", run.dtype},
           {"wall_s", run.wall_s},
@@ -72,6 +75,7 @@ json OpToJson(const OpTime& op, bool gpu_measured) {
           {"phase", op.phase},
           {"calls", op.calls},
           {"ms", op.ms},
+          {"self_ms", op.self_ms},
           {"gpu_ms", OrNull(gpu_measured, op.gpu_ms)}};
 }
 
@@ -110,7 +114,7 @@ json ModulesToJson(const std::vector<ModuleStats>& modules, bool gpu_measured) {
                    {"forward_ms", OrNull(module.measured, module.forward_ms)},
                    {"backward_ms", OrNull(module.measured, module.backward_ms)},
                    {"gpu_ms", OrNull(module.measured && gpu_measured, module.gpu_ms)},
-                   {"parameters", module.parameters},
+                   {"parameters", OrNull(module.parameters)},
                    {"op_types", module.op_types}});
   }
   return out;
@@ -131,7 +135,9 @@ json GpuToJson(const std::optional<GpuSummary>& gpu) {
 
 json DataToJson(const std::optional<DataWait>& data) {
   if (!data) return nullptr;
-  return {{"wait_ms", data->wait_ms}, {"workers", data->workers}, {"pin_memory", data->pin_memory}};
+  return {{"wait_ms", data->wait_ms},
+          {"workers", OrNull(data->workers)},
+          {"pin_memory", OrNull(data->pin_memory)}};
 }
 
 json MemoryToJson(const std::optional<MemoryStats>& memory) {
@@ -139,8 +145,10 @@ json MemoryToJson(const std::optional<MemoryStats>& memory) {
   return {{"peak_allocated_mb", memory->peak_allocated_mb},
           {"peak_reserved_mb", memory->peak_reserved_mb},
           {"device_total_mb", memory->device_total_mb},
-          {"alloc_retries", memory->alloc_retries},
-          {"num_device_allocs", memory->num_device_allocs}};
+          {"alloc_retries", OrNull(memory->alloc_retries)},
+          {"num_device_allocs", memory->num_device_allocs},
+          {"tensor_allocs_per_step", OrNull(memory->tensor_allocs_per_step)},
+          {"tensor_alloc_mb_per_step", OrNull(memory->tensor_alloc_mb_per_step)}};
 }
 
 json SyncsToJson(const std::vector<SyncSite>& syncs) {
@@ -225,26 +233,82 @@ json FixesToJson(const std::vector<FixResult>& fixes) {
   return out;
 }
 
+json DistributedToJson(const std::optional<DistributedSummary>& distributed) {
+  if (!distributed) return nullptr;
+  json ranks = json::array();
+  for (const RankSummary& rank : distributed->ranks) {
+    ranks.push_back({{"rank", rank.rank},
+                     {"trace", rank.trace},
+                     {"step_ms", rank.step_ms},
+                     {"forward_ms", rank.forward_ms},
+                     {"backward_ms", rank.backward_ms},
+                     {"optimizer_ms", rank.optimizer_ms},
+                     {"data_wait_ms", OrNull(rank.data_wait_ms)},
+                     {"compute_ms", rank.compute_ms},
+                     {"comm_ms", rank.comm_ms},
+                     {"exposed_comm_ms", rank.exposed_comm_ms},
+                     {"late_ms", rank.late_ms},
+                     {"last_arrivals", rank.last_arrivals}});
+  }
+  json straggler = nullptr;
+  if (const std::optional<Straggler>& s = distributed->straggler) {
+    straggler = {{"rank", s->rank},
+                 {"late_ms", s->late_ms},
+                 {"last_share", s->last_share},
+                 {"compute_excess_ms", s->compute_excess_ms},
+                 {"data_wait_excess_ms", OrNull(s->data_wait_excess_ms)},
+                 {"path", s->path},
+                 {"path_excess_ms", s->path_excess_ms},
+                 {"op", s->op},
+                 {"op_phase", s->op_phase},
+                 {"op_excess_ms", s->op_excess_ms}};
+  }
+  return {{"world_size", distributed->world_size},
+          {"backend", distributed->backend},
+          {"collectives_matched", distributed->collectives_matched},
+          {"collectives_unmatched", distributed->collectives_unmatched},
+          {"skew_median_ms", distributed->skew_median_ms},
+          {"skew_max_ms", distributed->skew_max_ms},
+          {"ranks", std::move(ranks)},
+          {"straggler", std::move(straggler)}};
+}
+
+json AbsentToJson(const std::vector<AbsentSection>& absent) {
+  json out = json::array();
+  for (const AbsentSection& section : absent) {
+    out.push_back({{"section", section.section}, {"reason", section.reason}});
+  }
+  return out;
+}
+
 }  // namespace
 
 json ReportToJson(const BisectReport& report) {
   const bool gpu_measured = GpuMeasured(report);
-  return {{"schema_version", kReportSchemaVersion},
-          {"run", RunToJson(report.run)},
-          {"step", StepToJson(report.step)},
-          {"bisection", BisectionToJson(report.levels, gpu_measured)},
-          {"hotspot", HotspotToJson(report.hotspot, gpu_measured)},
-          {"cross_check", CrossCheckToJson(report.cross_check)},
-          {"modules", ModulesToJson(report.modules, gpu_measured)},
-          {"ops", OpsToJson(report.ops, gpu_measured)},
-          {"gpu", GpuToJson(report.gpu)},
-          {"memory", MemoryToJson(report.memory)},
-          {"data", DataToJson(report.data)},
-          {"syncs", SyncsToJson(report.syncs)},
-          {"copies", CopiesToJson(report.copies)},
-          {"findings", FindingsToJson(report.findings)},
-          {"fixes", FixesToJson(report.fixes)},
-          {"data_quality", report.data_quality}};
+  json out = {{"schema_version", kReportSchemaVersion},
+              {"run", RunToJson(report.run)},
+              {"step", StepToJson(report.step)},
+              {"bisection", BisectionToJson(report.levels, gpu_measured)},
+              {"hotspot", HotspotToJson(report.hotspot, gpu_measured)},
+              {"cross_check", CrossCheckToJson(report.cross_check)},
+              {"modules", ModulesToJson(report.modules, gpu_measured)},
+              {"ops", OpsToJson(report.ops, gpu_measured)},
+              {"gpu", GpuToJson(report.gpu)},
+              {"memory", MemoryToJson(report.memory)},
+              {"data", DataToJson(report.data)},
+              {"syncs", SyncsToJson(report.syncs)},
+              {"copies", CopiesToJson(report.copies)},
+              {"findings", FindingsToJson(report.findings)},
+              {"fixes", FixesToJson(report.fixes)},
+              {"distributed", DistributedToJson(report.distributed)},
+              {"data_quality", report.data_quality},
+              {"absent", AbsentToJson(report.absent)}};
+  // A section the front door could not measure is null, not an empty object; lists stay lists.
+  for (const AbsentSection& section : report.absent) {
+    auto it = out.find(section.section);
+    if (it != out.end() && !it->is_array()) *it = nullptr;
+  }
+  return out;
 }
 
 std::string ReportToJsonText(const BisectReport& report) {

@@ -93,7 +93,14 @@ void RenderSteps(std::ostringstream& out, const BisectReport& report) {
   RenderTable(out, StepTable(report.step, report.data));
 }
 
+void RenderRanks(std::ostringstream& out, const BisectReport& report) {
+  if (!report.distributed) return;
+  out << "## Ranks\n\n" << DistributedSentence(*report.distributed, kMarkdown) << "\n\n";
+  RenderTable(out, RankTable(*report.distributed));
+}
+
 void RenderBisection(std::ostringstream& out, const BisectReport& report) {
+  if (AbsentSectionOf(report, "bisection")) return;
   out << "## Bisection path\n\n";
   if (report.levels.empty()) {
     out << "No level was bisected.\n\n";
@@ -115,6 +122,7 @@ void RenderBisection(std::ostringstream& out, const BisectReport& report) {
 }
 
 void RenderHotspot(std::ostringstream& out, const BisectReport& report) {
+  if (AbsentSectionOf(report, "hotspot")) return;
   out << "## Hot spot\n\n";
   if (!report.hotspot) {
     out << "No hot spot was isolated.\n\n";
@@ -206,6 +214,13 @@ void RenderGpu(std::ostringstream& out, const BisectReport& report) {
   }
 }
 
+void RenderModules(std::ostringstream& out, const BisectReport& report) {
+  const Table table = ModuleTable(report.modules, GpuMeasured(report), kModulesShown);
+  if (table.rows.empty()) return;
+  out << "## Modules\n\n";
+  RenderTable(out, table);
+}
+
 void RenderOps(std::ostringstream& out, const BisectReport& report) {
   if (report.ops.empty()) return;
   out << "## Top ops of the step\n\n";
@@ -215,11 +230,17 @@ void RenderOps(std::ostringstream& out, const BisectReport& report) {
 void RenderMeasurement(std::ostringstream& out, const BisectReport& report) {
   out << "## What was measured on what\n\n";
   RenderTable(out, RunTable(report.run, GpuMeasured(report)));
-  const CrossCheck& check = report.cross_check;
-  out << "Cross-check: " << MarkdownText(CrossCheckSentence(check)) << "\n\n";
+  if (!AbsentSectionOf(report, "cross_check")) {
+    out << "Cross-check: " << MarkdownText(CrossCheckSentence(report.cross_check)) << "\n\n";
+  }
   out << "### Data quality\n\n";
   if (report.data_quality.empty()) out << "No problems were recorded.\n";
   for (const std::string& line : report.data_quality) out << "- " << MarkdownText(line) << "\n";
+  if (report.absent.empty()) return;
+  out << "\n### Not in this report\n\n";
+  for (const AbsentSection& absent : report.absent) {
+    out << "- " << MarkdownCode(absent.section) << ": " << MarkdownText(absent.reason) << "\n";
+  }
 }
 
 }  // namespace
@@ -229,11 +250,13 @@ std::string ReportToMarkdown(const BisectReport& report) {
   out << "# advisor report: " << MarkdownCode(report.run.model) << "\n\n";
   out << SummaryParagraph(report, kMarkdown) << "\n\n";
   RenderSteps(out, report);
+  RenderRanks(out, report);
   RenderBisection(out, report);
   RenderHotspot(out, report);
   RenderFindings(out, report);
   RenderFixes(out, report);
   RenderGpu(out, report);
+  RenderModules(out, report);
   RenderOps(out, report);
   RenderMeasurement(out, report);
   return out.str();

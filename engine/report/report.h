@@ -21,8 +21,8 @@ struct RunInfo {
   int window_steps = 0;
   int windows = 0;            // profiled windows used, the uninstrumented baseline included
   int site_windows = 0;       // of those, windows that only named the modules of sync/copy sites
-  int batch_size = 0;
-  bool deterministic = false;
+  int batch_size = 0;         // 0: unknown (a trace does not say)
+  std::optional<bool> deterministic;  // absent when the front door cannot tell (a trace)
   std::string dtype;          // of the first input
   double wall_s = 0;          // whole run, model load included
   // The workload replays its step as a CUDA graph. A replay hides every op inside it from the
@@ -55,9 +55,9 @@ struct StepBreakdown {
 // The step's wait for its input batch: present when the workload has an input stage
 // (docs/workload.md), measured as the data phase of the baseline window's steps.
 struct DataWait {
-  double wait_ms = 0;       // median per step
-  int workers = 0;          // input_stage.workers
-  bool pin_memory = false;  // input_stage.pin_memory, on a CUDA device
+  double wait_ms = 0;                 // median per step
+  std::optional<int> workers;         // input_stage.workers; absent where the door cannot tell
+  std::optional<bool> pin_memory;     // input_stage.pin_memory, on a CUDA device; likewise
 };
 
 struct Candidate {
@@ -87,6 +87,7 @@ struct OpTime {
   int calls = 0;      // per step
   double ms = 0;      // host time per step (inclusive of ops it calls)
   double gpu_ms = 0;  // kernel time per step; 0 without a GPU probe
+  double self_ms = 0; // host time per step outside the ops it calls
 };
 
 struct SourceLocation {
@@ -121,7 +122,7 @@ struct ModuleStats {
   double backward_ms = 0;
   double gpu_ms = 0;
   bool measured = false;     // some level instrumented this module
-  long long parameters = 0;  // own and descendants'
+  std::optional<long long> parameters;  // own and descendants'; absent when unknown (a trace)
   std::vector<std::string> op_types;  // operator kinds its own forward uses, e.g. "aten::gather"
 };
 
@@ -163,8 +164,12 @@ struct MemoryStats {
   double peak_allocated_mb = 0;
   double peak_reserved_mb = 0;
   double device_total_mb = 0;
-  long long alloc_retries = 0;     // caching allocator cudaMalloc retries (churn)
+  std::optional<long long> alloc_retries;  // caching allocator cudaMalloc retries (churn);
+                                           // absent where not measured (a trace)
   long long num_device_allocs = 0; // cudaMalloc calls during the window
+  // From profile_memory's [memory] records (a trace): tensor allocations per step and their size.
+  std::optional<double> tensor_allocs_per_step;
+  std::optional<double> tensor_alloc_mb_per_step;
 };
 
 // One recipe tried by the autotester (issue: auto-test fixes).
@@ -207,6 +212,60 @@ struct FixResult {
   std::string suggested_change;
 };
 
+// One rank of a multi-rank run, from its own trace (advisor analyze on a folder of rank traces).
+// Times are per step, medians over the rank's steps where they are step times, totals over its
+// steps divided by their number otherwise.
+struct RankSummary {
+  int rank = 0;
+  std::string trace;                 // the file it came from
+  double step_ms = 0;                // median step
+  double forward_ms = 0;
+  double backward_ms = 0;
+  double optimizer_ms = 0;
+  std::optional<double> data_wait_ms;  // absent without DataLoader ranges
+  double compute_ms = 0;             // union of compute: kernels on a GPU, host ops on a CPU
+  double comm_ms = 0;                // union of its collectives' time
+  double exposed_comm_ms = 0;        // collective time no compute overlaps
+  double late_ms = 0;                // how much later than the earliest rank it reached the
+                                     // matched collectives, summed
+  int last_arrivals = 0;             // matched collectives it reached last
+};
+
+// The rank the others wait for, and what on it made it late: its costs beyond the median of the
+// other ranks'.
+struct Straggler {
+  int rank = 0;
+  double late_ms = 0;                // its RankSummary::late_ms
+  double last_share = 0;             // of the matched collectives, the share it reached last
+  double compute_excess_ms = 0;      // its compute beyond the others' median, per step
+  std::optional<double> data_wait_excess_ms;  // likewise its wait for data, where measured
+  std::string path;                  // the module with the largest excess; "" when none named
+  double path_excess_ms = 0;
+  std::string op;                    // the op with the largest excess
+  std::string op_phase;
+  double op_excess_ms = 0;
+};
+
+// Across the ranks: collectives matched by process group and sequence number (or by order where
+// the traces carry no sequence numbers), their skew, each rank's timing, the straggler.
+struct DistributedSummary {
+  int world_size = 0;               // distributedInfo's, else the number of traces
+  std::string backend;              // "nccl", "gloo"; "" when the traces do not say
+  int collectives_matched = 0;      // found on every rank
+  int collectives_unmatched = 0;    // found on some ranks only
+  double skew_median_ms = 0;        // per matched collective: latest arrival minus earliest
+  double skew_max_ms = 0;
+  std::vector<RankSummary> ranks;   // by rank
+  std::optional<Straggler> straggler;  // absent when no rank is consistently late
+};
+
+// A report section the front door could not measure, and why: reports say so instead of showing
+// zeros (a trace has no bisection levels; a CPU trace has no GPU section).
+struct AbsentSection {
+  std::string section;  // the report.json key: "bisection", "hotspot", "gpu", ...
+  std::string reason;
+};
+
 struct BisectReport {
   RunInfo run;
   StepBreakdown step;
@@ -223,6 +282,8 @@ struct BisectReport {
   std::vector<Finding> findings;
   std::vector<FixResult> fixes;
   std::vector<std::string> data_quality;  // one line each: probes absent, records dropped, rule errors
+  std::vector<AbsentSection> absent;      // sections this front door cannot fill
+  std::optional<DistributedSummary> distributed;  // several ranks' traces (advisor analyze)
 };
 
 }  // namespace advisor

@@ -108,16 +108,62 @@ Table CandidateTable(const BisectLevel& level, bool gpu_measured) {
 }
 
 Table OpTable(const std::vector<OpTime>& ops, bool gpu_measured, std::size_t limit) {
-  Table table{{"op", "phase", "calls/step", "ms/step"}, {false, false, true, true}, {}};
+  Table table{{"op", "phase", "calls/step", "ms/step", "self ms/step"},
+              {false, false, true, true, true},
+              {}};
   if (gpu_measured) {
     table.columns.push_back("GPU ms/step");
     table.numeric.push_back(true);
   }
   for (std::size_t i = 0; i < std::min(limit, ops.size()); ++i) {
     const OpTime& op = ops[i];
-    TableRow row{{Code(op.name), Text(op.phase), Count(op.calls), Ms(op.ms)}};
+    TableRow row{{Code(op.name), Text(op.phase), Count(op.calls), Ms(op.ms), Ms(op.self_ms)}};
     if (gpu_measured) row.cells.push_back(Ms(op.gpu_ms));
     table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+Table ModuleTable(const std::vector<ModuleStats>& modules, bool gpu_measured, std::size_t limit) {
+  std::vector<const ModuleStats*> measured;
+  for (const ModuleStats& module : modules) {
+    if (module.measured) measured.push_back(&module);
+  }
+  std::stable_sort(measured.begin(), measured.end(), [](const ModuleStats* a, const ModuleStats* b) {
+    return a->forward_ms + a->backward_ms > b->forward_ms + b->backward_ms;
+  });
+  Table table{{"module", "type", "forward ms/step", "backward ms/step"},
+              {false, false, true, true},
+              {}};
+  if (gpu_measured) {
+    table.columns.push_back("GPU ms/step");
+    table.numeric.push_back(true);
+  }
+  for (std::size_t i = 0; i < std::min(limit, measured.size()); ++i) {
+    const ModuleStats& module = *measured[i];
+    TableRow row{{Code(module.path), Code(module.type), Ms(module.forward_ms), Ms(module.backward_ms)}};
+    if (gpu_measured) row.cells.push_back(Ms(module.gpu_ms));
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+Table RankTable(const DistributedSummary& distributed) {
+  Table table{{"rank", "step ms", "forward ms", "backward ms", "optimizer ms", "data wait ms",
+               "compute ms/step", "communication ms/step", "exposed ms/step", "late ms/step",
+               "reached last"},
+              {true, true, true, true, true, true, true, true, true, true, true},
+              {}};
+  const int straggler = distributed.straggler ? distributed.straggler->rank : -1;
+  for (const RankSummary& rank : distributed.ranks) {
+    table.rows.push_back(
+        {{Text(std::to_string(rank.rank)), Ms(rank.step_ms), Ms(rank.forward_ms),
+          Ms(rank.backward_ms), Ms(rank.optimizer_ms),
+          rank.data_wait_ms ? Ms(*rank.data_wait_ms) : NotMeasured(), Ms(rank.compute_ms),
+          Ms(rank.comm_ms), Ms(rank.exposed_comm_ms), Ms(rank.late_ms),
+          Text(std::to_string(rank.last_arrivals) + " of " +
+               std::to_string(distributed.collectives_matched))},
+         /*highlighted=*/rank.rank == straggler});
   }
   return table;
 }
@@ -185,12 +231,39 @@ Table MemoryTable(const MemoryStats& memory) {
   AddRow(table, "peak allocated, MB", Text(FormatNumber(memory.peak_allocated_mb)));
   AddRow(table, "peak reserved, MB", Text(FormatNumber(memory.peak_reserved_mb)));
   AddRow(table, "device total, MB", Text(FormatNumber(memory.device_total_mb)));
-  AddRow(table, "allocator retries", Count(memory.alloc_retries));
+  AddRow(table, "allocator retries",
+         memory.alloc_retries ? Count(*memory.alloc_retries) : NotMeasured());
   AddRow(table, "device allocations (cudaMalloc)", Count(memory.num_device_allocs));
+  if (memory.tensor_allocs_per_step) {
+    AddRow(table, "tensor allocations per step", Text(FormatNumber(*memory.tensor_allocs_per_step)));
+  }
+  if (memory.tensor_alloc_mb_per_step) {
+    AddRow(table, "MB allocated per step", Text(FormatNumber(*memory.tensor_alloc_mb_per_step)));
+  }
   return table;
 }
 
+namespace {
+
+// What a torch.profiler trace told about its run (advisor analyze).
+Table TraceRunTable(const RunInfo& run, bool gpu_measured) {
+  Table table{{"what", "value"}, {false, false}, {}};
+  AddRow(table, "trace", Code(run.model));
+  AddRow(table, "device",
+         Text(run.device_name.empty() ? run.device : run.device + " (" + run.device_name + ")"));
+  AddRow(table, "GPU activity",
+         Text(gpu_measured ? "recorded (kernel times measured)" : "not in the trace"));
+  AddRow(table, "profiled steps", Text(std::to_string(run.window_steps)));
+  if (run.cuda_graphs) AddRow(table, "CUDA graphs", Text("yes: the trace shows graph launches"));
+  AddRow(table, "advisor", Text(run.advisor_version));
+  AddRow(table, "wall time", Text(FormatSeconds(run.wall_s) + " (reading and analysis)"));
+  return table;
+}
+
+}  // namespace
+
 Table RunTable(const RunInfo& run, bool gpu_measured) {
+  if (run.mode == "trace") return TraceRunTable(run, gpu_measured);
   Table table{{"what", "value"}, {false, false}, {}};
   const bool script = run.mode == "script";
   if (script) {
@@ -209,7 +282,8 @@ Table RunTable(const RunInfo& run, bool gpu_measured) {
   AddRow(table, "advisor", Text(run.advisor_version));
   AddRow(table, "batch size", Text(std::to_string(run.batch_size)));
   AddRow(table, "input dtype", Text(run.dtype));
-  AddRow(table, "deterministic", Text(run.deterministic ? "yes" : "no"));
+  AddRow(table, "deterministic",
+         run.deterministic ? Text(*run.deterministic ? "yes" : "no") : NotMeasured());
   if (run.cuda_graphs) AddRow(table, "CUDA graphs", Text("yes: timed as a graph, profiled eagerly"));
   AddRow(table, "warm-up steps", Text(std::to_string(run.warmup_steps)));
   AddRow(table, "steps per profiled window", Text(std::to_string(run.window_steps)));

@@ -32,8 +32,9 @@ struct Table {
   std::vector<TableRow> rows;
 };
 
-// How many rows the op tables (whole step, hot spot) show.
+// How many rows the op tables (whole step, hot spot) and the module table show.
 inline constexpr std::size_t kTopOpsShown = 15;
+inline constexpr std::size_t kModulesShown = 15;
 
 // forward / backward / optimizer / step median, min and max, with shares of the median step.
 Table StepTable(const StepBreakdown& step, const std::optional<DataWait>& data);
@@ -43,6 +44,12 @@ Table CandidateTable(const BisectLevel& level, bool gpu_measured);
 
 // The first `limit` ops (they arrive hottest first).
 Table OpTable(const std::vector<OpTime>& ops, bool gpu_measured, std::size_t limit);
+
+// The measured modules, slowest (forward + backward) first, the first `limit` of them.
+Table ModuleTable(const std::vector<ModuleStats>& modules, bool gpu_measured, std::size_t limit);
+
+// One row per rank: step and phases, data wait, compute, communication (exposed), lateness.
+Table RankTable(const DistributedSummary& distributed);
 
 Table FixTable(const std::vector<FixResult>& fixes);
 Table GpuTable(const GpuSummary& gpu);

@@ -91,8 +91,41 @@ std::string FixesSentence(const std::vector<FixResult>& fixes, const InlineMarku
 }  // namespace
 
 std::string SummaryParagraph(const BisectReport& report, const InlineMarkup& markup) {
-  return StepSentence(report, markup) + " " + HotspotSentence(report, markup) + " " +
-         FindingsSentence(report.findings) + FixesSentence(report.fixes, markup);
+  const std::string hotspot =
+      AbsentSectionOf(report, "hotspot") ? "" : HotspotSentence(report, markup) + " ";
+  return StepSentence(report, markup) + " " + hotspot + FindingsSentence(report.findings) +
+         FixesSentence(report.fixes, markup);
+}
+
+std::string DistributedSentence(const DistributedSummary& distributed, const InlineMarkup& markup) {
+  std::string sentence = std::to_string(distributed.ranks.size()) + " ranks traced";
+  if (distributed.world_size > static_cast<int>(distributed.ranks.size())) {
+    sentence += " of " + std::to_string(distributed.world_size);
+  }
+  sentence += "; " + std::to_string(distributed.collectives_matched) +
+              " collectives matched across them, skew " + Ms(distributed.skew_median_ms) +
+              " (median), " + Ms(distributed.skew_max_ms) + " (largest).";
+  const std::optional<Straggler>& straggler = distributed.straggler;
+  if (!straggler) return sentence + " No rank was consistently the last to arrive.";
+  sentence += " Rank " + std::to_string(straggler->rank) + " is the straggler: it reached " +
+              FormatShare(straggler->last_share) + " of them last, " + Ms(straggler->late_ms) +
+              " per step later than the earliest rank";
+  if (!straggler->path.empty()) {
+    sentence += "; on it " + markup.code(straggler->path) + " costs " +
+                Ms(straggler->path_excess_ms) + " per step more than on the other ranks";
+  }
+  if (!straggler->op.empty()) {
+    sentence += "; the op furthest behind is " + markup.code(straggler->op) + " (" +
+                markup.text(straggler->op_phase) + ", +" + Ms(straggler->op_excess_ms) + ")";
+  }
+  return sentence + ".";
+}
+
+const AbsentSection* AbsentSectionOf(const BisectReport& report, const std::string& section) {
+  for (const AbsentSection& absent : report.absent) {
+    if (absent.section == section) return &absent;
+  }
+  return nullptr;
 }
 
 std::string LevelTitle(const BisectLevel& level, const InlineMarkup& markup) {

@@ -29,6 +29,13 @@ std::vector<const Finding*> RankFindings(const std::vector<Finding>& findings);
 // How far the marker-free attribution (sequence numbers) agrees with the markers.
 std::string CrossCheckSentence(const CrossCheck& check);
 
+// What the ranks' collectives say: how many matched, their skew, and the straggler with the module
+// and op that made it late, or that no rank was consistently late.
+std::string DistributedSentence(const DistributedSummary& distributed, const InlineMarkup& markup);
+
+// Why `section` (a report.json key) is not in the report; nullptr when it is.
+const AbsentSection* AbsentSectionOf(const BisectReport& report, const std::string& section);
+
 // The autotester's result for a recipe, nullptr when it did not run that recipe.
 const FixResult* FixForRecipe(const BisectReport& report, const std::string& recipe);
 

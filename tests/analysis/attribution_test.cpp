@@ -114,6 +114,29 @@ TEST(WindowAttribution, StepOpsListEveryOpWithInclusiveHostAndDeviceTime) {
   EXPECT_EQ(attribution.TopOps("a").size(), 2u) << "linear and the top-level addmm";
 }
 
+TEST(WindowAttribution, SelfTimeLeavesOutTheOpsCalledInside) {
+  TimelineBuilder b;
+  for (double t : {0.0, 100.0}) {
+    b.Step(t, t + 10, t + 30, t + 40)
+        .Op("aten::linear", t + 2, t + 6)
+        .Op("aten::addmm", t + 2.5, t + 5.5)
+        .Op("aten::mm", t + 3, t + 4)
+        .Op("aten::addmm", t + 7, t + 8)
+        .Op("aten::relu", t + 8.5, t + 9, 2);  // another thread: nested in nothing
+  }
+  const Timeline timeline = b.Build();
+  const WindowAttribution attribution(timeline, PlaceOps(timeline), {});
+  std::map<std::string, OpCost> ops;
+  for (const OpCost& op : attribution.StepOps()) ops[op.name] = op;
+  EXPECT_NEAR(ops.at("aten::linear").self_host_ms, 1.0, 1e-9) << "4 ms less the addmm's 3 ms";
+  EXPECT_NEAR(ops.at("aten::addmm").self_host_ms, 3.0, 1e-9) << "(3 - 1) + 1 for the top-level call";
+  EXPECT_NEAR(ops.at("aten::mm").self_host_ms, 1.0, 1e-9);
+  EXPECT_NEAR(ops.at("aten::relu").self_host_ms, 0.5, 1e-9);
+  double self_total = 0;
+  for (const auto& [name, op] : ops) self_total += op.self_host_ms;
+  EXPECT_NEAR(self_total, 4.0 + 1.0 + 0.5, 1e-9) << "self times add up to the top-level ops' time";
+}
+
 TEST(IsSameOrDescendant, MatchesWholePathComponents) {
   EXPECT_TRUE(IsSameOrDescendant("blocks.1", "blocks"));
   EXPECT_TRUE(IsSameOrDescendant("blocks", "blocks"));

@@ -57,5 +57,39 @@ TEST(CheckAgainstSequenceNumbers, ReportsAMarkerIntervalThatSwallowedAnotherModu
   EXPECT_EQ(check.backward_ops_agreeing, 0);
 }
 
+TEST(BackwardMarkersFromSequenceNumbers, GiveBackwardNodesTheModulesOfTheirForwardOps) {
+  // As a trace has it: forward markers only, the backward on the autograd thread.
+  TimelineBuilder b;
+  b.Step(0, 10, 30, 40)
+      .Forward("proj", 1, 4)
+      .Op("aten::addmm", 2, 3, 1, OpScope::kForward, 7)
+      .Forward("drop", 5, 8)
+      .Op("aten::gather", 5.5, 7, 1, OpScope::kForward, 8)
+      .Op("aten::mul", 9, 9.5, 1, OpScope::kForward, 9)  // outside every module
+      .Op("GatherBackward0", 12, 14, 2, OpScope::kBackward, 8, 1)
+      .Op("aten::scatter_add_", 12.5, 13.5, 2)
+      .Op("AddmmBackward0", 17, 19, 2, OpScope::kBackward, 7, 1)
+      .Op("MulBackward0", 20, 21, 2, OpScope::kBackward, 9, 1)
+      .Op("AccumulateGrad", 22, 23, 2, OpScope::kBackward, -1, 1);
+  Timeline timeline = b.Build();
+  const std::vector<MarkerEvent> markers =
+      BackwardMarkersFromSequenceNumbers(timeline, PlaceOps(timeline));
+  ASSERT_EQ(markers.size(), 4u) << "none for the mul outside modules or for AccumulateGrad";
+  EXPECT_EQ(markers[0].path, "drop");
+  EXPECT_EQ(markers[0].kind, MarkerKind::kBackwardBegin);
+  EXPECT_EQ(markers[0].thread, 2u);
+  EXPECT_EQ(markers[0].time_ns, testing::Ms(12));
+  EXPECT_EQ(markers[1].kind, MarkerKind::kBackwardEnd);
+  EXPECT_EQ(markers[1].time_ns, testing::Ms(14));
+  EXPECT_EQ(markers[2].path, "proj");
+
+  timeline.markers.insert(timeline.markers.end(), markers.begin(), markers.end());
+  const std::vector<OpPlacement> placed = PlaceOps(timeline);
+  EXPECT_EQ(placed[4].module, "drop") << "the scatter inside GatherBackward0";
+  EXPECT_EQ(placed[5].module, "proj");
+  EXPECT_EQ(placed[6].module, "");
+  EXPECT_EQ(CheckAgainstSequenceNumbers(timeline, placed).backward_ops_agreeing, 3);
+}
+
 }  // namespace
 }  // namespace advisor

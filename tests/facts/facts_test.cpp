@@ -107,6 +107,7 @@ TEST(BuildFacts, GpuTimesOnlyWithAGpuProbe) {
   EXPECT_EQ(cpu.at("ops")[0].at("name"), "aten::addmm");
   EXPECT_EQ(cpu.at("ops")[0].at("calls"), 4);
   EXPECT_DOUBLE_EQ(cpu.at("ops")[0].at("share"), 8.0 / 40.0);
+  EXPECT_DOUBLE_EQ(cpu.at("ops")[0].at("self_ms"), 6.5);
 }
 
 TEST(BuildFacts, ProbeFactsOnlyWhenMeasured) {

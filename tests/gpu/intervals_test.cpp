@@ -32,4 +32,12 @@ TEST(Intervals, LargestGapCountsTheWindowEdges) {
 }
 
 }  // namespace
+TEST(Intervals, OverlapOfTwoUnions) {
+  const std::vector<Interval> communication = {{0, 10}, {20, 30}, {40, 50}};
+  const std::vector<Interval> compute = {{5, 25}, {28, 29}, {60, 70}};
+  EXPECT_EQ(OverlapLength(communication, compute), 5 + 5 + 1);
+  EXPECT_EQ(OverlapLength(compute, communication), 11);
+  EXPECT_EQ(OverlapLength(communication, {}), 0);
+}
+
 }  // namespace advisor

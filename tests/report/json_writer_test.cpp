@@ -94,6 +94,13 @@ TEST(JsonWriter, HotspotCarriesSourceAndTopOps) {
   EXPECT_DOUBLE_EQ(top.at("gpu_ms").get<double>(), 4.52);
 }
 
+TEST(JsonWriter, OpsHaveInclusiveAndSelfTime) {
+  const json op = ReportToJson(FilledReport()).at("ops").at(1);
+  EXPECT_EQ(op.at("name"), "aten::addmm");
+  EXPECT_DOUBLE_EQ(op.at("ms").get<double>(), 3.91);
+  EXPECT_DOUBLE_EQ(op.at("self_ms").get<double>(), 3.05);
+}
+
 TEST(JsonWriter, HotspotWithoutSourceHasNullSource) {
   BisectReport report = FilledReport();
   report.hotspot->source.reset();

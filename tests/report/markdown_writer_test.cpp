@@ -87,7 +87,7 @@ TEST(MarkdownWriter, HotspotShowsSourceAndTopOps) {
   EXPECT_TRUE(Contains(md,
                        "Source: `code/__torch__/timm/layers/mlp.py:42`: "
                        "`x = torch.gather(x, 1, index)`"));
-  EXPECT_TRUE(Contains(md, "| `AddmmBackward0` | backward | 2 | 0.212 | 0.200 |"));
+  EXPECT_TRUE(Contains(md, "| `AddmmBackward0` | backward | 2 | 0.212 | 0 | 0.200 |"));
 }
 
 TEST(MarkdownWriter, FindingsAreRankedBySeverityThenGain) {

@@ -1,0 +1,25 @@
+// The report sections that one profiled window gives, whichever front door recorded it: the op
+// table, the GPU summary, host-device synchronisations, host-to-device copies, device
+// allocations, and what the probes said about themselves. `advisor bisect` fills them from its
+// uninstrumented baseline window, `advisor analyze` from a trace.
+#pragma once
+
+#include <optional>
+
+#include "engine/analysis/attribution.h"
+#include "engine/bisect/measured_window.h"
+#include "engine/gpu/device_limits.h"
+#include "engine/report/report.h"
+
+namespace advisor {
+
+// Sets report.ops, gpu, syncs and copies from `window`, memory->num_device_allocs where
+// report.memory is set, and adds one data_quality line per probe that was inactive, had
+// something to say, or dropped records. `limits` feed the occupancy estimate (absent on CPU).
+void FillWindowSections(const MeasuredWindow& window, const std::optional<DeviceLimits>& limits,
+                        BisectReport& report);
+
+// One op's costs as the report shows them: host and device time alike, whichever ranked it.
+OpTime ToOpTime(const OpCost& op);
+
+}  // namespace advisor

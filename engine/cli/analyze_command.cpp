@@ -1,0 +1,122 @@
+#include "engine/cli/analyze_command.h"
+
+#include <chrono>
+#include <iostream>
+#include <sstream>
+
+#include "engine/facts/facts.h"
+#include "engine/multi_rank/distributed_summary.h"
+#include "engine/multi_rank/rank_trace.h"
+#include "engine/report/html_writer.h"
+#include "engine/report/json_writer.h"
+#include "engine/report/markdown_writer.h"
+#include "engine/report/report_dir.h"
+#include "engine/rules/rule_runner.h"
+#include "engine/rules/rule_set.h"
+#include "engine/trace_analysis/trace_files.h"
+#include "engine/trace_analysis/trace_report.h"
+#include "engine/trace_analysis/trace_window.h"
+#include "engine/trace_import/trace_reader.h"
+#include "engine/util/printf.h"
+
+namespace advisor {
+namespace {
+
+void PrintSummary(const BisectReport& report, const std::string& out_dir) {
+  std::cout << Printf("step: %.3f ms median over %d steps (forward %.3f, backward %.3f, "
+                      "optimizer %.3f ms)\n",
+                      report.step.median_ms, report.run.window_steps, report.step.forward_ms,
+                      report.step.backward_ms, report.step.optimizer_ms);
+  if (report.distributed && report.distributed->straggler) {
+    const Straggler& straggler = *report.distributed->straggler;
+    std::cout << Printf("straggler: rank %d, %.3f ms per step late", straggler.rank,
+                        straggler.late_ms);
+    if (!straggler.path.empty()) std::cout << ", in " << straggler.path;
+    std::cout << "\n";
+  }
+  for (const Finding& finding : report.findings) {
+    std::cout << "finding [" << SeverityName(finding.severity) << "] " << finding.rule << ": "
+              << finding.message << "\n";
+  }
+  std::cout << "report: " << out_dir << "/report.md (also report.json, report.html)\n";
+}
+
+}  // namespace
+
+void AddAnalyzeCommand(CLI::App& app, AnalyzeCommandOptions& options) {
+  CLI::App* command = app.add_subcommand(
+      "analyze", "Analyse torch.profiler traces (one file, or a folder of one trace per rank)");
+  command->add_option("path", options.paths, "trace .json / .json.gz, or a folder of them")
+      ->required();
+  command->add_option("--out", options.out_dir, "report directory")->capture_default_str();
+  command->add_option("--rules", options.rule_dirs, "add the rules in DIR (repeatable)");
+  command->add_option("--threads", options.threads,
+                      "threads that parse events (default: every core this process may use)")
+      ->check(CLI::Range(1, 1024));
+  command->add_flag("-q,--quiet", options.quiet, "no progress on stderr");
+}
+
+int RunAnalyzeCommand(const AnalyzeCommandOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  // Everything that can be checked before reading gigabytes is checked first.
+  const std::vector<std::string> files = TraceFilesOf(options.paths);
+  ReportDirReservation report_dir(options.out_dir);
+  std::vector<RuleDiagnostic> rule_errors;
+  const RuleSet rules = RuleSet::LoadInstalled(options.rule_dirs, rule_errors);
+  if (!rule_errors.empty()) throw std::runtime_error(rule_errors.front().ToString());
+  const auto progress = [&](const std::string& line) {
+    if (!options.quiet) std::cerr << "[advisor] " << line << std::endl;
+  };
+
+  ReadOptions read;
+  read.threads = options.threads;
+  std::vector<RankTrace> ranks;
+  std::vector<std::string> rank_notes;
+  for (const std::string& file : files) {
+    progress("reading " + file);
+    const auto read_start = std::chrono::steady_clock::now();
+    const TraceStore store = ReadTrace(file, read);
+    const double read_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - read_start).count();
+    progress(Printf("read %llu events (%.1f MB of JSON) in %.2f s",
+                    static_cast<unsigned long long>(store.stats.events),
+                    store.stats.json_bytes / 1e6, read_s));
+    RankTrace rank;
+    rank.path = file;
+    if (files.size() > 1) {
+      rank.rank = RankOf(store.metadata, file, static_cast<int>(ranks.size()), rank_notes);
+    }
+    rank.distributed = store.metadata.distributed;
+    rank.trace = BuildTraceWindow(store);
+    rank.report = ReportOfTrace(store, rank.trace);
+    ranks.push_back(std::move(rank));
+  }
+  SortByRank(ranks);
+  // One report: the lowest rank's sections, and every rank side by side where there are several.
+  BisectReport report = ranks.front().report;
+  if (ranks.size() > 1) {
+    report.distributed = SummariseRanks(ranks);
+    report.run.model = options.paths.size() == 1 ? options.paths.front() : files.front();
+    report.data_quality.insert(report.data_quality.begin(),
+                               "the sections other than Ranks are rank " +
+                                   std::to_string(ranks.front().rank) + "'s (" +
+                                   ranks.front().path + ")");
+    report.data_quality.insert(report.data_quality.end(), rank_notes.begin(), rank_notes.end());
+  }
+
+  // A trace says nothing of the allocator settings of its run: the facts take the defaults.
+  RuleRun rule_run = RunRules(rules, BuildFacts(report, RunEnvironment{}));
+  report.findings = std::move(rule_run.findings);
+  for (std::string& error : rule_run.errors) report.data_quality.push_back(std::move(error));
+  report.run.wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  WriteReportDir(options.out_dir, {{"report.md", ReportToMarkdown(report)},
+                                   {"report.html", ReportToHtml(report)},
+                                   {"report.json", ReportToJsonText(report)}});
+  report_dir.Keep();
+  PrintSummary(report, options.out_dir);
+  return 0;
+}
+
+}  // namespace advisor

@@ -1,0 +1,23 @@
+// `advisor analyze PATH...`: the analysis and rules of `advisor bisect` on torch.profiler traces
+// people already have, one per rank (docs/analyze.md).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+namespace advisor {
+
+struct AnalyzeCommandOptions {
+  std::vector<std::string> paths;  // trace files, or folders of one trace per rank
+  std::string out_dir = "advisor-report";
+  std::vector<std::string> rule_dirs;
+  int threads = 0;  // reader threads; 0: every core this process may use
+  bool quiet = false;
+};
+
+void AddAnalyzeCommand(CLI::App& app, AnalyzeCommandOptions& options);
+int RunAnalyzeCommand(const AnalyzeCommandOptions& options);
+
+}  // namespace advisor

@@ -1,0 +1,31 @@
+// One rank's trace, analysed on its own: what the multi-rank analysis compares across ranks.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/report/report.h"
+#include "engine/trace_analysis/trace_window.h"
+#include "engine/trace_import/event_store.h"
+
+namespace advisor {
+
+struct RankTrace {
+  int rank = 0;
+  std::string path;
+  std::optional<DistributedInfo> distributed;  // distributedInfo, where the trace has it
+  TraceWindow trace;
+  BisectReport report;  // the rank's single-trace report (ReportOfTrace)
+};
+
+// The rank of a trace: distributedInfo's; else a "rank<N>" in its file name (as
+// tensorboard_trace_handler's worker_name often carries it); else `position`, the file's place
+// among the traces read, with a note in `notes`.
+int RankOf(const TraceMetadata& metadata, const std::string& path, int position,
+           std::vector<std::string>& notes);
+
+// Orders `ranks` by rank; throws std::runtime_error naming both files when two claim one rank.
+void SortByRank(std::vector<RankTrace>& ranks);
+
+}  // namespace advisor

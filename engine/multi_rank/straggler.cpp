@@ -1,0 +1,154 @@
+#include "engine/multi_rank/straggler.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "engine/util/median.h"
+
+namespace advisor {
+namespace {
+
+// A straggler reaches at least this share of the matched collectives last.
+constexpr double kMinLastShare = 0.5;
+// and its lateness is at least this share of its step: below, it is noise of the clocks.
+constexpr double kMinLateShareOfStep = 0.01;
+// The module named is the deepest whose excess is at least this share of the largest.
+constexpr double kDeepestShare = 0.8;
+
+// `value` of the straggler less the median of the other ranks' values.
+double Excess(const std::vector<double>& by_rank, std::size_t straggler) {
+  std::vector<double> others;
+  for (std::size_t r = 0; r < by_rank.size(); ++r) {
+    if (r != straggler) others.push_back(by_rank[r]);
+  }
+  return by_rank[straggler] - Median(others);
+}
+
+int Depth(const std::string& path) {
+  return static_cast<int>(std::count(path.begin(), path.end(), '.'));
+}
+
+bool IsWithin(const std::string& path, const std::string& ancestor) {
+  return path.size() > ancestor.size() && path.compare(0, ancestor.size(), ancestor) == 0 &&
+         path[ancestor.size()] == '.';
+}
+
+// The module costing the straggler the most beyond the others: per module its forward and
+// backward cost per step (device time where a GPU ran), the largest excess, then the deepest
+// module inside it that holds most of that excess.
+void NameModule(const std::vector<RankTrace>& ranks, std::size_t straggler, Straggler& result) {
+  std::set<std::string> paths;
+  for (const ModuleStats& module : ranks[straggler].report.modules) paths.insert(module.path);
+  std::map<std::string, double> excess;
+  for (const std::string& path : paths) {
+    std::vector<double> cost;
+    for (const RankTrace& rank : ranks) {
+      const WindowAttribution& attribution = *rank.trace.window.attribution;
+      const PhaseCosts costs = attribution.Inclusive(path);
+      cost.push_back(attribution.Rank(costs.forward) + attribution.Rank(costs.backward));
+    }
+    excess[path] = Excess(cost, straggler);
+  }
+  const auto largest = std::max_element(
+      excess.begin(), excess.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  if (largest == excess.end() || largest->second <= 0) return;
+  std::string chosen = largest->first;
+  for (const auto& [path, value] : excess) {
+    if (IsWithin(path, largest->first) && value >= kDeepestShare * largest->second &&
+        Depth(path) > Depth(chosen)) {
+      chosen = path;
+    }
+  }
+  result.path = chosen;
+  result.path_excess_ms = excess[chosen];
+}
+
+// The op (by name and phase) costing the straggler the most beyond the others: its own host time
+// on a CPU, the device time it launched on a GPU.
+void NameOp(const std::vector<RankTrace>& ranks, std::size_t straggler, Straggler& result) {
+  std::map<std::pair<std::string, std::string>, std::vector<double>> cost;
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    for (const OpTime& op : ranks[r].report.ops) {
+      std::vector<double>& by_rank = cost[{op.name, op.phase}];
+      by_rank.resize(ranks.size(), 0.0);
+      by_rank[r] = ranks[r].trace.gpu_activity ? op.gpu_ms : op.self_ms;
+    }
+  }
+  double best = 0;
+  for (const auto& [key, by_rank] : cost) {
+    const double excess = Excess(by_rank, straggler);
+    if (excess > best) {
+      best = excess;
+      result.op = key.first;
+      result.op_phase = key.second;
+      result.op_excess_ms = excess;
+    }
+  }
+}
+
+}  // namespace
+
+Lateness LatenessOf(const std::vector<RankTrace>& ranks,
+                    const std::vector<MatchedCollective>& matches) {
+  Lateness lateness;
+  lateness.late_ms.assign(ranks.size(), 0.0);
+  lateness.last_arrivals.assign(ranks.size(), 0);
+  std::vector<double> skews;
+  for (const MatchedCollective& match : matches) {
+    if (!match.complete()) {
+      ++lateness.unmatched;
+      continue;
+    }
+    std::vector<double> duration_ms;
+    bool in_steps = true;
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+      const CollectiveCall& call = ranks[r].trace.collectives[match.calls[r]];
+      in_steps = in_steps && call.step >= 0;
+      duration_ms.push_back((call.end_ns - call.start_ns) * 1e-6);
+    }
+    if (!in_steps) continue;
+    ++lateness.matched;
+    const auto [shortest, longest] = std::minmax_element(duration_ms.begin(), duration_ms.end());
+    skews.push_back(*longest - *shortest);
+    for (std::size_t r = 0; r < ranks.size(); ++r) lateness.late_ms[r] += *longest - duration_ms[r];
+    if (*longest > *shortest) ++lateness.last_arrivals[shortest - duration_ms.begin()];
+  }
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    const std::size_t steps = ranks[r].trace.window.timeline.steps.size();
+    lateness.late_ms[r] /= static_cast<double>(std::max<std::size_t>(1, steps));
+  }
+  if (!skews.empty()) {
+    lateness.skew_max_ms = *std::max_element(skews.begin(), skews.end());
+    lateness.skew_median_ms = Median(skews);
+  }
+  return lateness;
+}
+
+std::optional<Straggler> FindStraggler(const std::vector<RankTrace>& ranks,
+                                       const std::vector<RankSummary>& summaries,
+                                       const Lateness& lateness) {
+  if (ranks.size() < 2 || lateness.matched == 0) return std::nullopt;
+  const std::size_t latest = static_cast<std::size_t>(
+      std::max_element(lateness.late_ms.begin(), lateness.late_ms.end()) - lateness.late_ms.begin());
+  Straggler straggler;
+  straggler.rank = summaries[latest].rank;
+  straggler.late_ms = lateness.late_ms[latest];
+  straggler.last_share = static_cast<double>(lateness.last_arrivals[latest]) / lateness.matched;
+  if (straggler.last_share < kMinLastShare ||
+      straggler.late_ms < kMinLateShareOfStep * summaries[latest].step_ms) {
+    return std::nullopt;
+  }
+  std::vector<double> compute, data_wait;
+  for (const RankSummary& summary : summaries) {
+    compute.push_back(summary.compute_ms);
+    if (summary.data_wait_ms) data_wait.push_back(*summary.data_wait_ms);
+  }
+  straggler.compute_excess_ms = Excess(compute, latest);
+  if (data_wait.size() == summaries.size()) straggler.data_wait_excess_ms = Excess(data_wait, latest);
+  NameModule(ranks, latest, straggler);
+  NameOp(ranks, latest, straggler);
+  return straggler;
+}
+
+}  // namespace advisor

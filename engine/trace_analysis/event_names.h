@@ -1,0 +1,53 @@
+// What torch.profiler's event names mean to advisor. Traces from LibTorch without Kineto (the
+// legacy exporter) carry no categories, so names alone must tell an autograd node from an ATen op
+// and a record_function range from both.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "engine/timeline/timeline.h"
+
+namespace advisor {
+
+// "ProfilerStep#12": prof.step() brackets each training step with one.
+bool IsProfilerStep(std::string_view name);
+// "Optimizer.step#SGD.step", "Optimizer.zero_grad#AdamW.zero_grad": torch.optim's own ranges.
+bool IsOptimizerStep(std::string_view name);
+bool IsOptimizerRange(std::string_view name);
+// "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__": the loop waiting for a batch.
+bool IsDataLoaderNext(std::string_view name);
+// The workers of the DataLoader a range names: 0 for the single-process iterator; nullopt when
+// the name does not say (the multiprocessing iterator: some workers).
+std::optional<int> DataLoaderWorkers(std::string_view name);
+// The autograd engine's wrapper around each node it runs; advisor leaves it out, as its op
+// probe does, so that the node itself is the top-level op.
+bool IsEngineWrapper(std::string_view name);
+// An autograd node: "AddmmBackward0", "torch::autograd::AccumulateGrad", "CopySlices".
+bool IsBackwardNode(std::string_view name);
+// A collective or its host-side range: "nccl:all_reduce", "gloo:all_reduce", "c10d::allreduce_",
+// "record_param_comms".
+bool IsCommunication(std::string_view name);
+// The forward of a data-parallel wrapper ("DistributedDataParallel.forward"): the root module,
+// which module paths leave out as a bisection does.
+bool IsParallelWrapperForward(std::string_view name);
+// A name an ATen, TorchScript or c10d operator has ("aten::mm", "prim::If", "c10d::...").
+bool IsOperatorName(std::string_view name);
+// In a trace without categories: a name that is an op's rather than a record_function label's,
+// an operator name or any C++ scope ("torch.distributed.ddp.reducer::copy_bucket_to_grad"), or
+// the bare names the autograd engine records ("detach").
+bool IsLegacyOpName(std::string_view name);
+// "nn.Module: Linear_0" (with_stack) -> "Linear_0"; nullopt for other Python frames.
+std::optional<std::string> ModuleOfPythonEvent(std::string_view name);
+// "Linear_0" -> "Linear": the class of a module instance named by the Python tracer.
+std::string ModuleClass(std::string_view component);
+
+// GPU record names as Kineto writes them.
+MemcpyKind MemcpyKindOf(std::string_view name);  // "Memcpy HtoD (Pageable -> Device)"
+bool IsPageableCopy(std::string_view name);
+SyncKind SyncKindOf(std::string_view name);      // "Stream Sync", "Event Sync", ...
+// A collective's kernel: "ncclDevKernel_AllReduce_Sum_f32_RING_LL(...)", "ncclKernel_...".
+bool IsNcclKernel(std::string_view name);
+
+}  // namespace advisor

@@ -1,0 +1,199 @@
+#include "engine/trace_analysis/gpu_records.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "engine/trace_analysis/event_names.h"
+
+namespace advisor {
+namespace {
+
+constexpr std::uint64_t kNoOp = 0;
+
+std::uint32_t Narrow(std::int64_t value) {
+  return value < 0 || value == kAbsent ? 0 : static_cast<std::uint32_t>(value);
+}
+
+// The correlation id of the innermost op running on its thread when each call started (kNoOp
+// when none): ops and calls swept in start order per thread against a stack of open ops.
+std::vector<std::uint64_t> LaunchingOps(const std::vector<OpEvent>& ops,
+                                        const std::vector<ApiCallEvent>& calls) {
+  std::map<ThreadId, std::vector<std::size_t>> ops_by_thread, calls_by_thread;
+  for (std::size_t i = 0; i < ops.size(); ++i) ops_by_thread[ops[i].thread].push_back(i);
+  for (std::size_t i = 0; i < calls.size(); ++i) calls_by_thread[calls[i].thread].push_back(i);
+  std::vector<std::uint64_t> launching(calls.size(), kNoOp);
+  for (auto& [thread, call_indices] : calls_by_thread) {
+    std::vector<std::size_t>& op_indices = ops_by_thread[thread];
+    std::sort(op_indices.begin(), op_indices.end(), [&](std::size_t a, std::size_t b) {
+      if (ops[a].start_ns != ops[b].start_ns) return ops[a].start_ns < ops[b].start_ns;
+      return ops[a].end_ns > ops[b].end_ns;  // the enclosing op first
+    });
+    std::sort(call_indices.begin(), call_indices.end(), [&](std::size_t a, std::size_t b) {
+      return calls[a].start_ns < calls[b].start_ns;
+    });
+    std::vector<std::size_t> open;
+    std::size_t next = 0;
+    for (std::size_t call : call_indices) {
+      const TimeNs at = calls[call].start_ns;
+      for (; next < op_indices.size() && ops[op_indices[next]].start_ns <= at; ++next) {
+        const OpEvent& op = ops[op_indices[next]];
+        while (!open.empty() && ops[open.back()].end_ns <= op.start_ns) open.pop_back();
+        open.push_back(op_indices[next]);
+      }
+      while (!open.empty() && ops[open.back()].end_ns <= at) open.pop_back();
+      if (!open.empty()) launching[call] = ops[open.back()].correlation_id;
+    }
+  }
+  return launching;
+}
+
+}  // namespace
+
+GpuRecords ReadGpuRecords(const TraceStore& store, const HostEvents& host) {
+  GpuRecords records;
+  std::map<int, std::int64_t> work_by_device;
+  const auto gpu_of = [](const EventChunk& chunk, std::size_t i) -> const GpuArgs* {
+    const std::uint32_t extra = chunk.extra[i];
+    if (extra == EventChunk::kNoExtra || !chunk.extras[extra].has_gpu) return nullptr;
+    return &chunk.extras[extra].gpu;
+  };
+  for (const EventChunk& chunk : store.chunks) {
+    for (std::size_t i = 0; i < chunk.size(); ++i) {
+      if (chunk.phase[i] != 'X' || chunk.ts_ns[i] == kAbsent) continue;
+      const TimeNs start = chunk.ts_ns[i];
+      const TimeNs end = start + chunk.dur_ns[i];
+      const std::string& name = store.strings[chunk.name[i]];
+      const GpuArgs* gpu = gpu_of(chunk, i);
+      const std::uint32_t device = gpu && gpu->device >= 0 ? Narrow(gpu->device) : Narrow(chunk.pid[i]);
+      const std::uint32_t stream = gpu && gpu->stream >= 0 ? Narrow(gpu->stream) : Narrow(chunk.tid[i]);
+      const std::uint32_t correlation = Narrow(chunk.correlation[i]);
+      switch (chunk.category[i]) {
+        case EventCategory::kKernel: {
+          KernelEvent kernel;
+          kernel.name = name;
+          kernel.device = device;
+          kernel.stream = stream;
+          kernel.start_ns = start;
+          kernel.end_ns = end;
+          if (gpu) {
+            std::copy(std::begin(gpu->grid), std::end(gpu->grid), kernel.grid);
+            std::copy(std::begin(gpu->block), std::end(gpu->block), kernel.block);
+            kernel.registers_per_thread = gpu->registers_per_thread;
+            kernel.static_shared_bytes = gpu->shared_memory;  // Kineto sums static and dynamic
+          }
+          kernel.correlation_id = correlation;
+          if (auto collective = CollectiveOf(store, chunk, i)) {
+            records.collective_of_kernel.emplace(records.kernels.size(), std::move(*collective));
+          }
+          records.kernels.push_back(std::move(kernel));
+          work_by_device[static_cast<int>(device)] += end - start;
+          break;
+        }
+        case EventCategory::kGpuMemcpy: {
+          MemcpyEvent copy;
+          copy.kind = MemcpyKindOf(name);
+          copy.bytes = gpu && gpu->bytes > 0 ? static_cast<std::uint64_t>(gpu->bytes) : 0;
+          copy.pageable_host = IsPageableCopy(name);
+          copy.device = device;
+          copy.stream = stream;
+          copy.start_ns = start;
+          copy.end_ns = end;
+          copy.correlation_id = correlation;
+          records.memcpys.push_back(copy);
+          work_by_device[static_cast<int>(device)] += end - start;
+          break;
+        }
+        case EventCategory::kGpuMemset: {
+          MemsetEvent memset;
+          memset.bytes = gpu && gpu->bytes > 0 ? static_cast<std::uint64_t>(gpu->bytes) : 0;
+          memset.device = device;
+          memset.stream = stream;
+          memset.start_ns = start;
+          memset.end_ns = end;
+          memset.correlation_id = correlation;
+          records.memsets.push_back(memset);
+          work_by_device[static_cast<int>(device)] += end - start;
+          break;
+        }
+        case EventCategory::kCudaSync: {
+          SyncEvent sync;
+          sync.kind = SyncKindOf(name);
+          sync.stream = stream;
+          sync.start_ns = start;
+          sync.end_ns = end;
+          sync.correlation_id = correlation;
+          records.syncs.push_back(sync);
+          break;
+        }
+        case EventCategory::kCudaRuntime:
+        case EventCategory::kCudaDriver: {
+          ApiCallEvent call;
+          call.name = name;
+          call.driver = chunk.category[i] == EventCategory::kCudaDriver;
+          call.thread = chunk.tid[i] == kAbsent ? 0 : static_cast<ThreadId>(chunk.tid[i]);
+          call.start_ns = start;
+          call.end_ns = end;
+          call.correlation_id = correlation;
+          records.api_calls.push_back(std::move(call));
+          break;
+        }
+        default:
+          break;
+      }
+    }
+  }
+
+  const std::vector<std::uint64_t> launching = LaunchingOps(host.ops, records.api_calls);
+  std::unordered_map<std::uint32_t, std::uint64_t> op_by_correlation;
+  for (std::size_t i = 0; i < records.api_calls.size(); ++i) {
+    records.api_calls[i].external_id = launching[i];
+    if (records.api_calls[i].correlation_id != 0 && launching[i] != kNoOp) {
+      op_by_correlation.emplace(records.api_calls[i].correlation_id, launching[i]);
+    }
+  }
+  const auto link = [&](auto& events) {
+    for (auto& event : events) {
+      auto it = op_by_correlation.find(event.correlation_id);
+      event.external_id = it == op_by_correlation.end() ? kNoOp : it->second;
+    }
+  };
+  link(records.kernels);
+  link(records.memcpys);
+  link(records.memsets);
+  link(records.syncs);
+
+  records.any_device_work =
+      !records.kernels.empty() || !records.memcpys.empty() || !records.memsets.empty();
+  std::int64_t most = -1;
+  for (const auto& [device, work] : work_by_device) {
+    if (work > most) {
+      most = work;
+      records.device = device;
+    }
+  }
+  return records;
+}
+
+const DeviceProperties* DeviceOf(const TraceMetadata& metadata, int device) {
+  for (const DeviceProperties& properties : metadata.devices) {
+    if (properties.id == device) return &properties;
+  }
+  return nullptr;
+}
+
+std::optional<DeviceLimits> DeviceLimitsOf(const TraceMetadata& metadata, int device) {
+  const DeviceProperties* properties = DeviceOf(metadata, device);
+  if (properties == nullptr || properties->warp_size <= 0) return std::nullopt;
+  DeviceLimits limits;
+  limits.sm_count = properties->sm_count;
+  limits.max_threads_per_sm = properties->max_threads_per_sm;
+  limits.max_blocks_per_sm = properties->max_blocks_per_sm;
+  limits.regs_per_sm = properties->regs_per_sm;
+  limits.smem_per_sm = properties->shared_memory_per_sm;
+  limits.max_warps_per_sm = properties->max_threads_per_sm / properties->warp_size;
+  if (!limits.complete()) return std::nullopt;
+  return limits;
+}
+
+}  // namespace advisor

@@ -1,0 +1,42 @@
+// The device side of a trace as the engine's timeline records: kernels, copies, memsets, CUPTI's
+// synchronisation records and the CUDA runtime and driver calls, each linked to the op that
+// launched it, the way the engine's op probe links them (the innermost op running on the
+// launching thread when the call was made).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/gpu/device_limits.h"
+#include "engine/timeline/timeline.h"
+#include "engine/trace_analysis/host_events.h"
+#include "engine/trace_import/event_store.h"
+
+namespace advisor {
+
+struct GpuRecords {
+  std::vector<KernelEvent> kernels;
+  std::vector<MemcpyEvent> memcpys;
+  std::vector<MemsetEvent> memsets;
+  std::vector<SyncEvent> syncs;
+  std::vector<ApiCallEvent> api_calls;
+  // By kernel index: what newer Kineto writes on NCCL kernels about their collective.
+  std::unordered_map<std::size_t, CollectiveDescription> collective_of_kernel;
+  bool any_device_work = false;  // kernels, copies or memsets: the trace recorded CUDA activity
+  int device = -1;               // the device most of the work ran on
+};
+
+// Kineto writes each runtime call's own correlation as its "External id", and some traces do the
+// same for GPU records, so the op behind a record is found by time on the launching thread, not
+// by that id: the runtime call with the record's correlation, then the innermost op around it.
+// A record whose runtime call is not in the trace stays unlinked (work without an op).
+GpuRecords ReadGpuRecords(const TraceStore& store, const HostEvents& host);
+
+// deviceProperties of `device` as the occupancy estimate's limits; nullopt when the trace does
+// not describe it fully.
+std::optional<DeviceLimits> DeviceLimitsOf(const TraceMetadata& metadata, int device);
+const DeviceProperties* DeviceOf(const TraceMetadata& metadata, int device);
+
+}  // namespace advisor

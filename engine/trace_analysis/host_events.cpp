@@ -1,0 +1,217 @@
+#include "engine/trace_analysis/host_events.h"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <unordered_map>
+#include <utility>
+
+#include "engine/trace_analysis/event_names.h"
+
+namespace advisor {
+namespace {
+
+// A backward node as read, before its forward thread is known.
+struct PendingNode {
+  std::size_t op = 0;
+  std::int64_t recorded_forward_thread = 0;  // RecordFunction's thread number
+};
+
+// The ops whose input dtype says what the step computes in.
+bool IsComputeOp(const std::string& name) {
+  static const std::set<std::string> kCompute = {
+      "aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::matmul", "aten::linear",
+      "aten::convolution", "aten::_convolution", "aten::conv1d", "aten::conv2d", "aten::conv3d"};
+  return kCompute.count(name) > 0;
+}
+
+// record_shapes writes C++ type names: "float", "c10::BFloat16".
+std::string DtypeName(const std::string& type) {
+  static const std::map<std::string, std::string> kNames = {
+      {"float", "float32"}, {"double", "float64"}, {"c10::Half", "float16"},
+      {"c10::BFloat16", "bfloat16"}, {"c10::Float8_e4m3fn", "float8_e4m3fn"}};
+  auto it = kNames.find(type);
+  return it == kNames.end() ? type : it->second;
+}
+
+class HostReader {
+ public:
+  explicit HostReader(const TraceStore& store) : store_(store) {}
+
+  HostEvents Read() {
+    for (const EventChunk& chunk : store_.chunks) {
+      for (std::size_t i = 0; i < chunk.size(); ++i) Add(chunk, i);
+    }
+    LinkBackwardThreads();
+    TimeNs most = 0;
+    for (const auto& [type, time] : time_by_dtype_) {
+      if (time > most) {
+        most = time;
+        host_.compute_dtype = DtypeName(type);
+      }
+    }
+    return std::move(host_);
+  }
+
+ private:
+  void Add(const EventChunk& chunk, std::size_t i) {
+    const EventCategory category = chunk.category[i];
+    if (category == EventCategory::kFlowForwardBackward) return AddFlow(chunk, i);
+    if (chunk.phase[i] != 'X' || chunk.ts_ns[i] == kAbsent) return;
+    const std::string& name = store_.strings[chunk.name[i]];
+    const ThreadId thread = ThreadOf(chunk.tid[i]);
+    const TimeNs start = chunk.ts_ns[i];
+    const TimeNs end = start + chunk.dur_ns[i];
+    switch (category) {
+      case EventCategory::kCpuOp:
+        if (IsEngineWrapper(name)) return;
+        AddOp(chunk, i, name, thread,
+              IsBackwardNode(name) || (chunk.forward_thread[i] > 0 && chunk.sequence_number[i] >= 0)
+                  ? OpScope::kBackward
+                  : OpScope::kForward);
+        return;
+      case EventCategory::kUserAnnotation:
+        return AddRange(chunk, i, name, thread, start, end);
+      case EventCategory::kPythonFunction:
+        if (auto component = ModuleOfPythonEvent(name)) {
+          host_.modules.push_back({*component, ModuleClass(*component), thread, start, end});
+        }
+        return;
+      case EventCategory::kNone:
+        // The legacy exporter: no categories, so the name says what the event is.
+        if (IsEngineWrapper(name)) return;
+        if (IsBackwardNode(name)) return AddOp(chunk, i, name, thread, OpScope::kBackward);
+        if (IsLegacyOpName(name)) return AddOp(chunk, i, name, thread, OpScope::kForward);
+        return AddRange(chunk, i, name, thread, start, end);
+      default:
+        return;  // GPU records and runtime calls are read with the GPU records
+    }
+  }
+
+  // A record_function range: a step, torch.optim's or the DataLoader's range, a collective's
+  // host side, or otherwise a label of the code it brackets, taken as a module.
+  void AddRange(const EventChunk& chunk, std::size_t i, const std::string& name, ThreadId thread,
+                TimeNs start, TimeNs end) {
+    if (IsProfilerStep(name)) {
+      host_.profiler_steps.push_back({name, thread, start, end});
+      return;
+    }
+    const bool optimizer = IsOptimizerRange(name);
+    const bool data_loader = IsDataLoaderNext(name);
+    if (optimizer || data_loader || IsCommunication(name)) {
+      if (IsOptimizerStep(name)) host_.optimizer_steps.push_back({name, thread, start, end});
+      if (data_loader) host_.data_loader.push_back({name, thread, start, end});
+      AddOp(chunk, i, name, thread, OpScope::kUser);
+      return;
+    }
+    if (IsParallelWrapperForward(name)) return;
+    host_.modules.push_back({name, "", thread, start, end});
+  }
+
+  void AddOp(const EventChunk& chunk, std::size_t i, const std::string& name, ThreadId thread,
+             OpScope scope) {
+    OpEvent op;
+    op.name = name;
+    op.scope = scope;
+    op.thread = thread;
+    op.start_ns = chunk.ts_ns[i];
+    op.end_ns = chunk.ts_ns[i] + chunk.dur_ns[i];
+    op.correlation_id = host_.ops.size() + 1;
+    if (auto collective = CollectiveOf(store_, chunk, i)) {
+      host_.collective_of_op.emplace(op.correlation_id, std::move(*collective));
+    }
+    if (chunk.sequence_number[i] >= 0) {
+      op.seq_nr = chunk.sequence_number[i];
+      host_.has_sequence_numbers = true;
+      if (scope == OpScope::kBackward && chunk.forward_thread[i] != kAbsent) {
+        pending_.push_back({host_.ops.size(), chunk.forward_thread[i]});
+        recorded_thread_.emplace(host_.ops.size(), chunk.forward_thread[i]);
+      }
+    }
+    if (scope == OpScope::kBackward) node_at_[{thread, op.start_ns}] = host_.ops.size();
+    if (chunk.input_type[i] != 0 && IsComputeOp(name)) {
+      time_by_dtype_[store_.strings[chunk.input_type[i]]] += op.end_ns - op.start_ns;
+    }
+    if (scope == OpScope::kForward && op.seq_nr >= 0) forward_threads_.insert(thread);
+    host_.ops.push_back(std::move(op));
+  }
+
+  // "s" at the forward op, "f" at its backward node, with one id.
+  void AddFlow(const EventChunk& chunk, std::size_t i) {
+    if (chunk.correlation[i] == kAbsent || chunk.ts_ns[i] == kAbsent) return;
+    Flow& flow = flows_[chunk.correlation[i]];
+    const std::pair<ThreadId, TimeNs> at{ThreadOf(chunk.tid[i]), chunk.ts_ns[i]};
+    if (chunk.phase[i] == 's') flow.start = at;
+    if (chunk.phase[i] == 'f') flow.finish = at;
+  }
+
+  // Backward nodes name the forward thread by RecordFunction's number for it ("Fwd thread id":
+  // 1), not by the thread id the trace uses. Each forward-backward flow shows both for one node;
+  // a trace without flows whose forward ops all ran on one thread names it too.
+  void LinkBackwardThreads() {
+    std::map<std::int64_t, ThreadId> thread_of;
+    for (const auto& [id, flow] : flows_) {
+      if (!flow.start || !flow.finish) continue;
+      auto node = node_at_.find(*flow.finish);
+      if (node == node_at_.end()) continue;
+      auto recorded = recorded_thread_.find(node->second);
+      if (recorded != recorded_thread_.end()) thread_of.emplace(recorded->second, flow.start->first);
+    }
+    if (thread_of.empty() && forward_threads_.size() == 1) {
+      for (const PendingNode& pending : pending_) {
+        thread_of.emplace(pending.recorded_forward_thread, *forward_threads_.begin());
+      }
+    }
+    std::size_t linked = 0;
+    for (const PendingNode& pending : pending_) {
+      auto it = thread_of.find(pending.recorded_forward_thread);
+      if (it == thread_of.end()) continue;
+      host_.ops[pending.op].forward_thread = it->second;
+      ++linked;
+    }
+    host_.backward_linked = linked > 0;
+    if (!host_.has_sequence_numbers) {
+      host_.notes.push_back(
+          "the trace has no sequence numbers (LibTorch without Kineto writes none): backward ops "
+          "are not linked to their forward ops, so they count outside every module");
+    } else if (linked < pending_.size()) {
+      host_.notes.push_back(std::to_string(pending_.size() - linked) + " of " +
+                            std::to_string(pending_.size()) +
+                            " backward nodes name a forward thread the trace does not show; "
+                            "they count outside every module");
+    }
+  }
+
+  static ThreadId ThreadOf(std::int64_t tid) {
+    return tid == kAbsent ? 0 : static_cast<ThreadId>(tid);
+  }
+
+  struct Flow {
+    std::optional<std::pair<ThreadId, TimeNs>> start;
+    std::optional<std::pair<ThreadId, TimeNs>> finish;
+  };
+
+  const TraceStore& store_;
+  HostEvents host_;
+  std::vector<PendingNode> pending_;
+  std::unordered_map<std::size_t, std::int64_t> recorded_thread_;  // op -> pending's thread number
+  std::map<std::pair<ThreadId, TimeNs>, std::size_t> node_at_;  // backward node by (thread, start)
+  std::map<std::int64_t, Flow> flows_;
+  std::set<ThreadId> forward_threads_;
+  std::map<std::string, TimeNs> time_by_dtype_;  // compute ops' time by their first input's type
+};
+
+}  // namespace
+
+HostEvents ReadHostEvents(const TraceStore& store) { return HostReader(store).Read(); }
+
+std::optional<CollectiveDescription> CollectiveOf(const TraceStore& store, const EventChunk& chunk,
+                                                  std::size_t i) {
+  const std::uint32_t extra = chunk.extra[i];
+  if (extra == EventChunk::kNoExtra || !chunk.extras[extra].has_collective) return std::nullopt;
+  const CollectiveArgs& args = chunk.extras[extra].collective;
+  return CollectiveDescription{store.strings[args.name], store.strings[args.process_group],
+                               args.seq == kAbsent ? -1 : args.seq};
+}
+
+}  // namespace advisor

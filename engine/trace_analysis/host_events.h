@@ -1,0 +1,69 @@
+// The host side of a trace, sorted into what the analysis uses: ops (ATen operators, autograd
+// nodes, torch.optim's and the DataLoader's ranges, communication calls), the ranges that
+// delimit steps and phases, and the ranges that name modules.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/timeline/timeline.h"
+#include "engine/trace_import/event_store.h"
+
+namespace advisor {
+
+// A record_function range, or a ProfilerStep#N, on one thread.
+struct HostRange {
+  std::string name;
+  ThreadId thread = 0;
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+};
+
+// A range that names a module: "nn.Module: Linear_0" (with_stack), or a record_function label.
+struct ModuleRange {
+  std::string component;  // one path component: "Linear_0", "encoder", "DistributedDataParallel.forward"
+  std::string type;       // the module's class where the trace says ("Linear"), else ""
+  ThreadId thread = 0;
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+};
+
+// What a trace says of a collective: record_param_comms's arguments (and, in newer Kineto, the
+// NCCL kernel's own).
+struct CollectiveDescription {
+  std::string name;           // "allreduce", "allgather", ...
+  std::string process_group;  // "Process Group Name"
+  std::int64_t seq = -1;      // "Seq": its number within the group; -1 where not recorded
+};
+
+struct HostEvents {
+  // Ops as the engine's op probe records them: each with its own correlation id (index + 1),
+  // which GPU records are linked to; the autograd engine's wrappers left out.
+  std::vector<OpEvent> ops;
+  std::vector<HostRange> profiler_steps;   // ProfilerStep#N
+  std::vector<HostRange> optimizer_steps;  // Optimizer.step#...
+  std::vector<HostRange> data_loader;      // enumerate(DataLoader)#...__next__
+  std::vector<ModuleRange> modules;
+  // By op correlation id: the ops that describe a collective (record_param_comms).
+  std::unordered_map<std::uint64_t, CollectiveDescription> collective_of_op;
+  // Backward nodes name their forward op's thread by RecordFunction's own thread number; it was
+  // mapped to the thread's id in the trace (through the forward-backward flows) for these nodes.
+  bool backward_linked = false;
+  // The dtype the matrix multiplies and convolutions took in, most of their time ("float32",
+  // "bfloat16"), from record_shapes' input types; "" when the trace does not say.
+  std::string compute_dtype;
+  bool has_sequence_numbers = false;
+  std::vector<std::string> notes;  // for the report's data quality
+};
+
+// Reads the host events of `store`. Times are the trace's own clock in ns.
+HostEvents ReadHostEvents(const TraceStore& store);
+
+// The collective arguments of event i of `chunk`, when it has any.
+std::optional<CollectiveDescription> CollectiveOf(const TraceStore& store, const EventChunk& chunk,
+                                                  std::size_t i);
+
+}  // namespace advisor

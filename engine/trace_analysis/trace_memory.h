@@ -1,0 +1,23 @@
+// The CUDA caching allocator as profile_memory=True recorded it: each [memory] record is an
+// allocation (positive bytes) or a free, with the allocator's totals after it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "engine/report/report.h"
+#include "engine/timeline/timeline.h"
+#include "engine/trace_import/event_store.h"
+
+namespace advisor {
+
+// Peak allocated and reserved memory of `device` over the trace, and the tensor allocations per
+// step; nullopt when the trace holds no [memory] record of a CUDA device. Retries and cudaMalloc
+// calls are not in these records: alloc_retries stays absent, num_device_allocs is counted from
+// the runtime calls (FillWindowSections).
+std::optional<MemoryStats> DeviceMemoryOf(const TraceStore& store, int device,
+                                          std::int64_t device_total_bytes,
+                                          const std::vector<StepSpan>& steps);
+
+}  // namespace advisor

@@ -1,0 +1,151 @@
+#include "engine/trace_analysis/trace_report.h"
+
+#include <algorithm>
+#include <set>
+
+#include "engine/analysis/step_phases.h"
+#include "engine/bisect/window_sections.h"
+#include "engine/util/median.h"
+
+namespace advisor {
+namespace {
+
+RunInfo DescribeRun(const TraceStore& store, const TraceWindow& trace) {
+  RunInfo run;
+  run.mode = "trace";
+  run.model = store.path;
+  run.device = trace.gpu_activity ? "cuda" : "cpu";
+  run.device_name = trace.device_name;
+  run.advisor_version = ADVISOR_VERSION;
+  run.window_steps = static_cast<int>(trace.window.timeline.steps.size());
+  run.windows = 1;
+  run.cuda_graphs = trace.cuda_graphs;
+  run.dtype = trace.compute_dtype;
+  return run;
+}
+
+StepBreakdown StepTimes(const std::vector<StepSpan>& steps) {
+  StepBreakdown step;
+  if (steps.empty()) return step;
+  const std::vector<double> millis = StepMillis(steps);
+  step.median_ms = Median(millis);
+  step.min_ms = *std::min_element(millis.begin(), millis.end());
+  step.max_ms = *std::max_element(millis.begin(), millis.end());
+  const StepPhaseMedians phases = MedianPhases(steps);
+  step.forward_ms = phases.forward_ms;
+  step.backward_ms = phases.backward_ms;
+  step.optimizer_ms = phases.optimizer_ms;
+  return step;
+}
+
+// Every module the trace names, timed: a trace holds every module at once, where a bisection
+// times the levels it descends.
+std::vector<ModuleStats> ModuleTable(const TraceWindow& trace) {
+  const MeasuredWindow& window = trace.window;
+  std::set<std::string> paths;
+  for (const MarkerEvent& marker : window.timeline.markers) paths.insert(marker.path);
+  std::map<std::string, std::set<std::string>> op_types;  // the ops each module's forward calls
+  for (std::size_t i = 0; i < window.timeline.ops.size(); ++i) {
+    const OpPlacement& placement = window.placements[i];
+    if (placement.phase == Phase::kForward && placement.top_level == static_cast<int>(i) &&
+        !placement.module.empty()) {
+      op_types[placement.module].insert(window.timeline.ops[i].name);
+    }
+  }
+  std::vector<ModuleStats> modules;
+  for (const std::string& path : paths) {
+    const PhaseCosts costs = window.attribution->Inclusive(path);
+    ModuleStats stats;
+    stats.path = path;
+    if (auto type = trace.module_types.find(path); type != trace.module_types.end()) {
+      stats.type = type->second;
+    }
+    stats.measured = true;
+    stats.forward_ms = costs.forward.host_ms;
+    stats.backward_ms = costs.backward.host_ms;
+    stats.gpu_ms = costs.forward.gpu_ms + costs.backward.gpu_ms;
+    const std::set<std::string>& kinds = op_types[path];
+    stats.op_types.assign(kinds.begin(), kinds.end());
+    modules.push_back(std::move(stats));
+  }
+  return modules;
+}
+
+void AddDataQuality(const TraceStore& store, const TraceWindow& trace, BisectReport& report) {
+  std::vector<std::string>& lines = report.data_quality;
+  const ReadStats& stats = store.stats;
+  if (stats.skipped_events > 0) {
+    lines.push_back(std::to_string(stats.skipped_events) + " of " +
+                    std::to_string(stats.events + stats.skipped_events) +
+                    " events of the trace were malformed and skipped");
+  }
+  for (const std::string& problem : stats.problems) lines.push_back(store.path + ": " + problem);
+  lines.insert(lines.end(), trace.notes.begin(), trace.notes.end());
+  if (trace.steps_from_profiler) {
+    lines.push_back("step times are of the " + std::to_string(report.run.window_steps) +
+                    " profiled steps in the trace, torch.profiler's overhead included");
+  } else {
+    lines.push_back(
+        "the trace has no ProfilerStep#N ranges (prof.step() was not called): the whole trace "
+        "is taken as one step");
+  }
+}
+
+void AddAbsentSections(const TraceWindow& trace, BisectReport& report) {
+  std::vector<AbsentSection>& absent = report.absent;
+  absent.push_back({"bisection",
+                    "a trace is one recording of the whole step: no levels were measured one by "
+                    "one; modules[] holds every module the trace names, timed"});
+  absent.push_back({"hotspot", "no bisection ran; the module and op tables rank the step's time"});
+  absent.push_back({"cross_check",
+                    "the backward ops' modules come from their sequence numbers, so there is "
+                    "nothing to check them against"});
+  if (!trace.has_modules) {
+    absent.push_back({"modules",
+                      "the trace names no modules: record with with_stack=True (nn.Module events) "
+                      "or bracket code in torch.profiler.record_function"});
+  }
+  if (!trace.gpu_activity) {
+    absent.push_back({"gpu",
+                      "the trace holds no GPU activity (a CPU run, or recorded without "
+                      "ProfilerActivity.CUDA): no kernels, syncs or copies"});
+  }
+  if (!report.memory) {
+    absent.push_back({"memory",
+                      trace.gpu_activity
+                          ? "the trace holds no [memory] records of the GPU (record with "
+                            "profile_memory=True)"
+                          : "memory is the CUDA caching allocator's, and the trace ran no GPU"});
+  }
+  if (!trace.has_data_loader) {
+    absent.push_back({"data",
+                      "the trace holds no DataLoader ranges (enumerate(DataLoader)#...): the "
+                      "loop does not iterate a torch DataLoader"});
+  }
+  absent.push_back({"fixes",
+                    "recipes are tried by re-running the workload (advisor bisect model.pt); a "
+                    "trace cannot be re-run"});
+}
+
+}  // namespace
+
+BisectReport ReportOfTrace(const TraceStore& store, const TraceWindow& trace) {
+  BisectReport report;
+  report.run = DescribeRun(store, trace);
+  const std::vector<StepSpan>& steps = trace.window.timeline.steps;
+  report.step = StepTimes(steps);
+  if (trace.has_data_loader && !steps.empty()) {
+    DataWait data;
+    data.wait_ms = MedianPhases(steps).data_ms;
+    data.workers = trace.data_loader_workers;
+    report.data = data;
+  }
+  report.memory = trace.memory;
+  FillWindowSections(trace.window, trace.device_limits, report);
+  if (trace.has_modules) report.modules = ModuleTable(trace);
+  AddDataQuality(store, trace, report);
+  AddAbsentSections(trace, report);
+  return report;
+}
+
+}  // namespace advisor

@@ -1,0 +1,120 @@
+#include "engine/trace_analysis/trace_steps.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace advisor {
+namespace {
+
+// Where one step's phases begin and end.
+struct StepBoundaries {
+  TimeNs start = 0;
+  TimeNs data_end = 0;  // == start: no data phase
+  TimeNs forward_end = 0;
+  TimeNs backward_end = 0;
+  TimeNs end = 0;
+};
+
+// The engine's step from its boundaries.
+StepSpan ToStepSpan(int index, const StepBoundaries& b) {
+  StepSpan step;
+  step.index = index;
+  step.start_ns = b.start;
+  step.data_end_ns = b.data_end > b.start ? b.data_end : 0;
+  step.forward_end_ns = b.forward_end;
+  step.backward_end_ns = b.backward_end;
+  step.end_ns = b.end;
+  return step;
+}
+
+// The first start in `sorted` at or after `from` and before `to`, if any.
+const TimeNs* FirstIn(const std::vector<TimeNs>& sorted, TimeNs from, TimeNs to) {
+  auto it = std::lower_bound(sorted.begin(), sorted.end(), from);
+  return it != sorted.end() && *it < to ? &*it : nullptr;
+}
+
+std::vector<TimeNs> SortedStarts(const std::vector<HostRange>& ranges) {
+  std::vector<TimeNs> starts;
+  for (const HostRange& range : ranges) starts.push_back(range.start_ns);
+  std::sort(starts.begin(), starts.end());
+  return starts;
+}
+
+class StepCutter {
+ public:
+  explicit StepCutter(const HostEvents& host) : host_(host) {
+    for (const OpEvent& op : host.ops) {
+      if (op.scope == OpScope::kBackward) backward_.push_back({op.start_ns, op.end_ns});
+    }
+    std::sort(backward_.begin(), backward_.end());
+    for (const auto& [start, end] : backward_) backward_starts_.push_back(start);
+    optimizer_starts_ = SortedStarts(host.optimizer_steps);
+  }
+
+  StepBoundaries Cut(TimeNs start, TimeNs end) const {
+    StepBoundaries b;
+    b.start = start;
+    b.end = end;
+    const TimeNs* backward = FirstIn(backward_starts_, start, end);
+    // The batch the step waited for: DataLoader ranges that begin in it before backward does.
+    b.data_end = start;
+    for (const HostRange& range : host_.data_loader) {
+      if (range.start_ns >= start && range.start_ns < (backward ? *backward : end)) {
+        b.data_end = std::max(b.data_end, std::min(range.end_ns, end));
+      }
+    }
+    backward = FirstIn(backward_starts_, b.data_end, end);
+    const TimeNs* optimizer = FirstIn(optimizer_starts_, backward ? *backward : b.data_end, end);
+    b.forward_end = backward ? *backward : (optimizer ? *optimizer : end);
+    if (optimizer) {
+      b.backward_end = *optimizer;
+    } else if (backward) {
+      b.backward_end = LastBackwardEnd(*backward, end);
+    } else {
+      b.backward_end = b.forward_end;
+    }
+    return b;
+  }
+
+ private:
+  TimeNs LastBackwardEnd(TimeNs from, TimeNs end) const {
+    TimeNs last = from;
+    auto it = std::lower_bound(backward_starts_.begin(), backward_starts_.end(), from);
+    for (auto i = static_cast<std::size_t>(it - backward_starts_.begin());
+         i < backward_.size() && backward_[i].first < end; ++i) {
+      last = std::max(last, std::min(backward_[i].second, end));
+    }
+    return last;
+  }
+
+  const HostEvents& host_;
+  std::vector<std::pair<TimeNs, TimeNs>> backward_;  // autograd nodes, by start
+  std::vector<TimeNs> backward_starts_;
+  std::vector<TimeNs> optimizer_starts_;
+};
+
+}  // namespace
+
+TraceSteps StepsOf(const HostEvents& host) {
+  TraceSteps result;
+  const StepCutter cutter(host);
+  std::vector<HostRange> ranges = host.profiler_steps;
+  std::sort(ranges.begin(), ranges.end(),
+            [](const HostRange& a, const HostRange& b) { return a.start_ns < b.start_ns; });
+  for (const HostRange& range : ranges) {
+    if (range.end_ns <= range.start_ns) continue;
+    result.steps.push_back(ToStepSpan(static_cast<int>(result.steps.size()),
+                                      cutter.Cut(range.start_ns, range.end_ns)));
+  }
+  result.from_profiler_steps = !result.steps.empty();
+  if (result.from_profiler_steps || host.ops.empty()) return result;
+  TimeNs first = std::numeric_limits<TimeNs>::max(), last = std::numeric_limits<TimeNs>::min();
+  for (const OpEvent& op : host.ops) {
+    first = std::min(first, op.start_ns);
+    last = std::max(last, op.end_ns);
+  }
+  if (last > first) result.steps.push_back(ToStepSpan(0, cutter.Cut(first, last)));
+  return result;
+}
+
+}  // namespace advisor

@@ -1,0 +1,80 @@
+#include "engine/trace_analysis/trace_window.h"
+
+#include <utility>
+
+#include "engine/analysis/sequence_numbers.h"
+#include "engine/trace_analysis/event_names.h"
+#include "engine/trace_analysis/gpu_records.h"
+#include "engine/trace_analysis/host_events.h"
+#include "engine/trace_analysis/module_markers.h"
+#include "engine/trace_analysis/trace_memory.h"
+#include "engine/trace_analysis/trace_steps.h"
+
+namespace advisor {
+namespace {
+
+bool LaunchesGraphs(const std::vector<ApiCallEvent>& calls) {
+  for (const ApiCallEvent& call : calls) {
+    if (call.name == "cudaGraphLaunch" || call.name == "cuGraphLaunch") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TraceWindow BuildTraceWindow(const TraceStore& store) {
+  TraceWindow trace;
+  HostEvents host = ReadHostEvents(store);
+  GpuRecords gpu = ReadGpuRecords(store, host);
+  TraceSteps steps = StepsOf(host);
+  ModuleMarkers modules = MarkersOfModuleRanges(host.modules);
+
+  trace.steps_from_profiler = steps.from_profiler_steps;
+  trace.has_modules = !modules.markers.empty();
+  trace.backward_linked = host.backward_linked;
+  trace.module_types = std::move(modules.types);
+  trace.has_data_loader = !host.data_loader.empty();
+  if (trace.has_data_loader) trace.data_loader_workers = DataLoaderWorkers(host.data_loader.front().name);
+  trace.gpu_activity = gpu.any_device_work;
+  trace.cuda_graphs = LaunchesGraphs(gpu.api_calls);
+  trace.compute_dtype = host.compute_dtype;
+  trace.notes = host.notes;
+  if (gpu.any_device_work) {
+    if (const DeviceProperties* device = DeviceOf(store.metadata, gpu.device)) {
+      trace.device_name = device->name;
+      trace.device_limits = DeviceLimitsOf(store.metadata, gpu.device);
+      trace.memory = DeviceMemoryOf(store, gpu.device, device->total_memory_bytes, steps.steps);
+    } else {
+      trace.notes.push_back("the trace describes no device " + std::to_string(gpu.device) +
+                            " (deviceProperties): no device name, memory size or occupancy");
+      trace.memory = DeviceMemoryOf(store, gpu.device, 0, steps.steps);
+    }
+  }
+
+  Timeline timeline;
+  timeline.steps = std::move(steps.steps);
+  timeline.ops = std::move(host.ops);
+  timeline.markers = std::move(modules.markers);
+  timeline.kernels = std::move(gpu.kernels);
+  timeline.memcpys = std::move(gpu.memcpys);
+  timeline.memsets = std::move(gpu.memsets);
+  timeline.syncs = std::move(gpu.syncs);
+  timeline.api_calls = std::move(gpu.api_calls);
+  timeline.probes.push_back({"ops", true, "torch.profiler trace", 0});
+  // Only a trace with CUDA activity says anything about the device: without, there is no GPU
+  // section at all rather than an idle GPU.
+  if (trace.gpu_activity) timeline.probes.push_back({"cupti", true, "", 0});
+
+  // Backward ops take the modules of their forward ops, found by sequence number once the
+  // forward ops are placed in their modules.
+  if (trace.has_modules && trace.backward_linked) {
+    const std::vector<MarkerEvent> backward =
+        BackwardMarkersFromSequenceNumbers(timeline, PlaceOps(timeline));
+    timeline.markers.insert(timeline.markers.end(), backward.begin(), backward.end());
+  }
+  trace.window = MeasureWindow(std::move(timeline));
+  trace.collectives = CollectivesOf(trace.window, host, gpu.collective_of_kernel);
+  return trace;
+}
+
+}  // namespace advisor

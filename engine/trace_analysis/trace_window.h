@@ -1,0 +1,41 @@
+// One torch.profiler trace as the engine's profiled window: ops with their modules (forward
+// markers from the trace's module ranges, backward markers from sequence numbers), steps cut into
+// phases, GPU records linked to their ops; placed and attributed as a bisection window is, plus
+// what only a trace has: memory records, DataLoader ranges, collectives.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/bisect/measured_window.h"
+#include "engine/gpu/device_limits.h"
+#include "engine/report/report.h"
+#include "engine/trace_analysis/collectives.h"
+#include "engine/trace_import/event_store.h"
+
+namespace advisor {
+
+struct TraceWindow {
+  MeasuredWindow window;
+  std::map<std::string, std::string> module_types;  // path -> class, where the trace names it
+  std::vector<CollectiveCall> collectives;
+  bool gpu_activity = false;       // the trace recorded CUDA activity
+  std::string device_name;         // deviceProperties' name of the device the work ran on
+  std::optional<DeviceLimits> device_limits;
+  bool steps_from_profiler = false;  // ProfilerStep#N ranges delimit the steps
+  bool has_modules = false;          // nn.Module events or record_function labels
+  bool backward_linked = false;      // backward nodes found their forward ops' threads
+  bool has_data_loader = false;
+  std::optional<int> data_loader_workers;
+  bool cuda_graphs = false;          // the steps launch CUDA graphs
+  std::string compute_dtype;         // HostEvents::compute_dtype
+  std::optional<MemoryStats> memory;
+  std::vector<std::string> notes;    // for the report's data quality
+};
+
+TraceWindow BuildTraceWindow(const TraceStore& store);
+
+}  // namespace advisor

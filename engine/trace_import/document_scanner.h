@@ -1,0 +1,100 @@
+// Finds the events of a Chrome trace, and the top-level members the reader keeps, in JSON text
+// that arrives block by block, without parsing them: one sequential pass that tracks only
+// strings and nesting. The events it finds are parsed elsewhere, in parallel.
+//
+// Two document shapes are accepted: {"traceEvents": [...], ...} (Kineto; other members may come
+// before or after the array) and a bare array of events (torch.autograd.profiler's own exporter).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace advisor {
+
+// Where the scanner hands what it found; offsets are absolute byte offsets in the JSON text.
+class ScanSink {
+ public:
+  virtual ~ScanSink() = default;
+  // One element of the event array that is a JSON object: [begin, end).
+  virtual void Event(std::uint64_t begin, std::uint64_t end) = 0;
+  // An element of the event array that cannot be an event: not an object, or cut off by the end
+  // of the file (counted as a skipped event).
+  virtual void Skipped(std::uint64_t begin, const char* problem) = 0;
+  // The value of a top-level member named by DocumentScanner::IsKeptMember: [begin, end).
+  virtual void Member(const std::string& key, std::uint64_t begin, std::uint64_t end) = 0;
+};
+
+class DocumentScanner {
+ public:
+  // Members of the top-level object worth keeping: small, and read after the scan.
+  static bool IsKeptMember(const std::string& key);
+  // A kept member larger than this is skipped instead (its text would have to be held).
+  static constexpr std::uint64_t kMaxKeptMemberBytes = 16u << 20;
+
+  // `path` names the file in errors.
+  explicit DocumentScanner(std::string path) : path_(std::move(path)) {}
+
+  // Scans the text [offset, offset + size) held at `data`; `offset` must be where the previous
+  // call stopped (text before RetainFrom() may be re-offered and is skipped). Throws TraceError
+  // (file, byte offset, problem) for text that is not a trace.
+  void Scan(const char* data, std::uint64_t offset, std::uint64_t size, ScanSink& sink);
+
+  // After the last block: throws TraceError when the document is incomplete in a way that leaves
+  // no events to read. A file that ends inside the event array (a trace cut off) is accepted:
+  // truncated() says so, and an event cut off is reported to the sink as not an event.
+  void Finish(ScanSink& sink);
+
+  // The first byte a later Scan still needs in memory: the start of the event or kept member in
+  // progress; position() when nothing before it is needed.
+  std::uint64_t RetainFrom() const;
+  std::uint64_t position() const { return position_; }
+  bool found_events() const { return found_events_; }
+  bool top_level_array() const { return top_level_array_; }
+  bool truncated() const { return truncated_; }
+
+ private:
+  // Where in the document the next byte is.
+  enum class State {
+    kStart,            // before the top-level value
+    kKey,              // in the top-level object: a member name or '}' next
+    kKeyText,          // inside a member name
+    kColon,            // ':' next
+    kMemberValue,      // a member's value next
+    kAfterMember,      // ',' or '}' next
+    kEventsNext,       // in the event array: an element or ']' next
+    kAfterEvent,       // in the event array: ',' or ']' next
+    kInValue,          // inside a value (an event, a member's value): see value_
+    kDone,             // after the top-level value: only whitespace may follow
+  };
+  // What the value being scanned is, and what comes after it.
+  enum class ValueRole { kEvent, kNotAnEvent, kKeptMember, kSkippedMember };
+
+  [[noreturn]] void Fail(std::uint64_t at, const std::string& problem) const;
+  // At the value's first character, `at`; returns the position after what it consumed.
+  const char* BeginValue(const char* p, std::uint64_t at, ValueRole role);
+  void EndValue(std::uint64_t end, ScanSink& sink);
+  // Scans inside the current value from p (data holds offset 0 of this block); returns where it
+  // stopped: after the value's end, or at `end`.
+  const char* ScanValue(const char* p, const char* end, const char* data, std::uint64_t offset,
+                        ScanSink& sink);
+  void EndEventArray();
+
+  std::string path_;
+  State state_ = State::kStart;
+  std::uint64_t position_ = 0;
+  bool top_level_array_ = false;
+  bool found_events_ = false;
+  bool truncated_ = false;
+
+  std::string key_;  // the member name being read, or the last one
+
+  // The value in progress.
+  ValueRole role_ = ValueRole::kEvent;
+  std::uint64_t value_begin_ = 0;
+  std::uint64_t depth_ = 0;      // open brackets inside the value; 0 for a scalar
+  bool in_string_ = false;
+  bool escape_pending_ = false;  // the previous byte was a backslash inside a string
+  bool scalar_ = false;          // a number or literal: ends at a delimiter
+};
+
+}  // namespace advisor

@@ -1,0 +1,32 @@
+// Fuzz target for the trace reader: any bytes, plain or gzip, must give a TraceStore or one
+// TraceError line, never a crash, a hang, a leak or another exception. The input goes through a
+// memory file so that the real path runs: gzip detection, block reading, scanning and the parser
+// threads.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "engine/trace_import/trace_error.h"
+#include "engine/trace_import/trace_reader.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static const int fd = memfd_create("trace", 0);
+  static const std::string path = "/proc/self/fd/" + std::to_string(fd);
+  if (fd < 0 || ftruncate(fd, 0) != 0) return 0;
+  if (size > 0 && pwrite(fd, data, size, 0) != static_cast<ssize_t>(size)) return 0;
+
+  advisor::ReadOptions options;
+  // Small blocks put events across block boundaries; odd sizes also run the parser threads.
+  options.block_bytes = 61 + size % 4096;
+  options.max_event_bytes = 1u << 20;
+  options.threads = 1 + static_cast<int>(size % 2);
+  try {
+    advisor::ReadTrace(path, options);
+  } catch (const advisor::TraceError&) {
+    // A refused file is a correct outcome.
+  }
+  return 0;
+}

@@ -1,0 +1,47 @@
+-- In data-parallel training every rank waits at each collective for the last rank to arrive, so
+-- one slow rank sets the step time of all of them. facts.distributed.straggler (advisor analyze
+-- on a folder of rank traces) names the rank that arrived last at most collectives, how late it
+-- was, and the module and op whose cost on it exceeds the other ranks' most. When that module
+-- explains most of the extra compute, the fix is there: uneven work in one module (a branch
+-- taken on one rank, a slower kernel, a host sync); the unbalanced-data rule covers the case
+-- where everything on the rank is slower.
+
+local MIN_LATE_SHARE = 0.05    -- the others wait 5% of the step for it
+local HIGH_LATE_SHARE = 0.20
+local MODULE_EXPLAINS = 0.5    -- the module holds half of the rank's extra compute or more
+
+return {
+  id = "straggler-rank",
+  title = "One rank is late to the collectives and holds every rank back",
+  check = function(facts)
+    local distributed = facts.distributed
+    if distributed == nil or distributed.straggler == nil then return {} end
+    local s = distributed.straggler
+    if s.late_share == nil or s.late_share < MIN_LATE_SHARE then return {} end
+    local explained = s.path ~= nil and s.path_excess_ms >= MODULE_EXPLAINS * s.compute_excess_ms
+    local op_explains = s.op ~= nil and s.op_excess_ms >= MODULE_EXPLAINS * s.compute_excess_ms
+    if not explained and not op_explains then return {} end
+    local where = explained and (" in " .. s.path) or ""
+    local op_text = s.op ~= nil
+      and string.format("; the op furthest behind is %s (%s, +%s)", s.op, s.op_phase,
+                        advisor.ms(s.op_excess_ms)) or ""
+    return {{
+      severity = advisor.severity(s.late_share, HIGH_LATE_SHARE, MIN_LATE_SHARE),
+      path = explained and s.path or "",
+      op = s.op or "",
+      message = string.format("Rank %d reaches the collectives last and every other rank waits "
+        .. "for it. Its extra time is%s: find why that work is larger or slower on rank %d "
+        .. "(a branch taken only there, a slower device, a host synchronisation).", s.rank,
+        where, s.rank),
+      evidence = string.format("rank %d was last at %s of %d matched collectives, %s per step "
+        .. "later than the earliest rank (%s of its step); its compute exceeds the other ranks' "
+        .. "median by %s per step%s%s", s.rank, advisor.pct(s.last_share),
+        distributed.collectives_matched, advisor.ms(s.late_ms), advisor.pct(s.late_share),
+        advisor.ms(s.compute_excess_ms),
+        explained and string.format(", %s of it in %s", advisor.ms(s.path_excess_ms), s.path) or "",
+        op_text),
+      recipe = "",
+      expected_gain_ms = s.late_ms,
+    }}
+  end,
+}

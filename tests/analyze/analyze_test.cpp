@@ -1,0 +1,128 @@
+// End-to-end: build/advisor analyze on traces recorded with torch.profiler
+// (tests/data/traces/, scripts/record_traces.py), as a user runs it.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "tests/integration/run_advisor.h"
+
+namespace advisor::testing {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+const std::string kTraces = ADVISOR_TEST_TRACES_DIR;
+
+class AnalyzeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    scratch_ = fs::path(ADVISOR_TEST_SCRATCH_DIR) /
+               ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    fs::remove_all(scratch_);
+    fs::create_directories(scratch_);
+  }
+
+  CommandResult Analyze(const std::string& arguments) {
+    return RunCommand(std::string(ADVISOR_BINARY) + " analyze " + arguments + " --out " +
+                          (scratch_ / "report").string() + " -q",
+                      scratch_.string());
+  }
+
+  json Report() const { return json::parse(ReadFile((scratch_ / "report" / "report.json").string())); }
+
+  fs::path scratch_;
+};
+
+std::set<std::string> FindingRules(const json& report) {
+  std::set<std::string> rules;
+  for (const json& finding : report.at("findings")) rules.insert(finding.at("rule"));
+  return rules;
+}
+
+// Every single-rank trace of the manifest names the rule advisor bisect raises on its zoo case;
+// a clean case raises no high finding.
+TEST_F(AnalyzeTest, NamesTheFindingsBisectRaisesOnTheZooCases) {
+  const json manifest =
+      json::parse(ReadFile(kTraces + "/torch-1.13-cpu/manifest.json"));
+  int checked = 0;
+  for (const json& trace : manifest.at("traces")) {
+    if (trace.contains("world_size")) continue;
+    const CommandResult result = Analyze(kTraces + "/torch-1.13-cpu/" + trace.at("trace").get<std::string>());
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const json report = Report();
+    EXPECT_EQ(report.at("run").at("mode"), "trace");
+    const json& expected = trace.at("expected");
+    if (expected.value("clean", false)) {
+      for (const json& finding : report.at("findings")) {
+        EXPECT_NE(finding.at("severity"), "high") << trace.at("case") << ": " << finding.dump();
+      }
+    } else {
+      const std::string rule = expected.at("rule");
+      EXPECT_EQ(FindingRules(report).count(rule), 1u) << trace.at("case") << ": " << report.at("findings").dump();
+      for (const json& finding : report.at("findings")) {
+        if (finding.at("rule") != rule) continue;
+        EXPECT_EQ(finding.at("recipe"), expected.at("recipe"));
+        if (expected.contains("finding_path")) EXPECT_EQ(finding.at("path"), expected.at("finding_path"));
+      }
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, 4);
+}
+
+TEST_F(AnalyzeTest, AFolderOfRankTracesNamesThePlantedStraggler) {
+  const CommandResult result = Analyze(kTraces + "/torch-1.13-cpu/ranks/straggler");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("straggler: rank 1"), std::string::npos) << result.out;
+  const json report = Report();
+  const json& distributed = report.at("distributed");
+  ASSERT_TRUE(distributed.is_object());
+  EXPECT_EQ(distributed.at("ranks").size(), 2u);
+  EXPECT_EQ(distributed.at("straggler").at("rank"), 1);
+  EXPECT_EQ(distributed.at("straggler").at("path"), "blocks.2.mixer");
+  EXPECT_EQ(FindingRules(report).count("straggler-rank"), 1u) << report.at("findings").dump();
+  const std::string markdown = ReadFile((scratch_ / "report" / "report.md").string());
+  EXPECT_NE(markdown.find("## Ranks"), std::string::npos);
+  EXPECT_NE(markdown.find("Rank 1 is the straggler"), std::string::npos);
+}
+
+TEST_F(AnalyzeTest, TheReportSaysWhichSectionsATraceCannotFill) {
+  ASSERT_EQ(Analyze(kTraces + "/torch-1.13-cpu/single/augment_stall-labels.json.gz").exit_code, 0);
+  const json report = Report();
+  EXPECT_TRUE(report.at("bisection").is_null());
+  EXPECT_TRUE(report.at("hotspot").is_null());
+  EXPECT_TRUE(report.at("gpu").is_null());
+  std::set<std::string> absent;
+  for (const json& section : report.at("absent")) absent.insert(section.at("section"));
+  EXPECT_EQ(absent, (std::set<std::string>{"bisection", "hotspot", "cross_check", "gpu",
+                                           "memory", "fixes"}));
+  const std::string markdown = ReadFile((scratch_ / "report" / "report.md").string());
+  EXPECT_EQ(markdown.find("## Bisection path"), std::string::npos);
+  EXPECT_NE(markdown.find("### Not in this report"), std::string::npos);
+  EXPECT_FALSE(fs::exists(scratch_ / "report" / "trace.json"));
+}
+
+TEST_F(AnalyzeTest, ABadFileGetsOneLineWithTheByteOffsetAndNoReport) {
+  const std::string bad = (scratch_ / "bad.json").string();
+  std::ofstream(bad) << "{\"traceEvents\": [{\"ph\": \"X\"} {}]}";
+  const CommandResult result = Analyze(bad);
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.err, "advisor: " + bad + ": byte 29: expected ',' or ']' after an event, "
+                                            "found '{'\n");
+  EXPECT_FALSE(fs::exists(scratch_ / "report"));
+}
+
+TEST_F(AnalyzeTest, AFolderWithoutTracesIsRefused) {
+  const CommandResult result = Analyze(scratch_.string());
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("holds no trace"), std::string::npos) << result.err;
+}
+
+}  // namespace
+}  // namespace advisor::testing

@@ -1,0 +1,78 @@
+#include "engine/bisect/window_sections.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/gpu/gpu_timeline_builders.h"
+
+namespace advisor {
+namespace {
+
+using testing::Api;
+using testing::Kernel;
+using testing::Memcpy;
+using testing::Op;
+
+constexpr TimeNs kMs = 1000000;
+
+// Two 10 ms steps on a GPU: an aten::item that copies to the host and waits, and a matmul whose
+// aten::mm launches a 4 ms kernel.
+Timeline GpuWindow() {
+  Timeline timeline;
+  for (int step = 0; step < 2; ++step) {
+    const TimeNs t = step * 10 * kMs;
+    timeline.steps.push_back({step, t, t + 5 * kMs, t + 8 * kMs, t + 10 * kMs});
+    const std::uint64_t id = 10 * (step + 1);
+    timeline.ops.push_back(Op("aten::matmul", t + 1 * kMs, t + 3 * kMs, id));
+    timeline.ops.push_back(Op("aten::mm", t + 1 * kMs + 100, t + 2 * kMs, id + 1, 1));
+    timeline.kernels.push_back(Kernel(t + 1 * kMs + 200, t + 5 * kMs, id + 1));
+    timeline.ops.push_back(Op("aten::item", t + 3 * kMs, t + 4 * kMs, id + 2));
+    timeline.ops.push_back(Op("aten::_local_scalar_dense", t + 3 * kMs + 10, t + 4 * kMs, id + 3, 1));
+    timeline.memcpys.push_back(Memcpy(MemcpyKind::kDeviceToHost, t + 3 * kMs + 500,
+                                      t + 3 * kMs + 600, id + 3));
+    timeline.api_calls.push_back(Api("cudaStreamSynchronize", t + 3 * kMs + 20, t + 4 * kMs - 10, id + 3));
+  }
+  timeline.probes = {{"ops", true, "ATen RecordFunction observer", 0},
+                     {"cupti", true, "2 records late", 3}};
+  return timeline;
+}
+
+TEST(WindowSections, FillOpsGpuSyncsAndProbeNotesFromOneWindow) {
+  BisectReport report;
+  report.memory = MemoryStats{};
+  FillWindowSections(MeasureWindow(GpuWindow()), std::nullopt, report);
+
+  ASSERT_FALSE(report.ops.empty());
+  const OpTime* matmul = nullptr;
+  for (const OpTime& op : report.ops) {
+    if (op.name == "aten::matmul") matmul = &op;
+  }
+  ASSERT_NE(matmul, nullptr);
+  EXPECT_EQ(matmul->phase, "forward");
+  EXPECT_EQ(matmul->calls, 1);
+  EXPECT_NEAR(matmul->ms, 2.0, 1e-9);
+  EXPECT_NEAR(matmul->self_ms, 2.0 - (1.0 - 0.0001), 1e-9);
+  EXPECT_NEAR(matmul->gpu_ms, 4.0 - 0.0002, 1e-9) << "its aten::mm's kernel";
+
+  ASSERT_TRUE(report.gpu.has_value());
+  EXPECT_EQ(report.gpu->kernels_per_step, 1.0);
+  ASSERT_EQ(report.syncs.size(), 1u);
+  EXPECT_EQ(report.syncs[0].op, "aten::item");
+  EXPECT_EQ(report.syncs[0].kind, "cudaStreamSynchronize");
+  EXPECT_TRUE(report.copies.empty()) << "a device-to-host copy is no upload";
+  EXPECT_EQ(report.memory->num_device_allocs, 0);
+  EXPECT_EQ(report.data_quality,
+            (std::vector<std::string>{"cupti: 2 records late", "cupti probe dropped 3 records"}));
+}
+
+TEST(WindowSections, NoGpuProbeMeansNoGpuSectionNotAnIdleGpu) {
+  Timeline timeline = GpuWindow();
+  timeline.probes = {{"ops", true, "", 0}, {"cupti", false, "no CUDA device", 0}};
+  BisectReport report;
+  FillWindowSections(MeasureWindow(timeline), std::nullopt, report);
+  EXPECT_FALSE(report.gpu.has_value());
+  EXPECT_FALSE(report.memory.has_value());
+  EXPECT_EQ(report.data_quality, (std::vector<std::string>{"cupti probe inactive: no CUDA device"}));
+}
+
+}  // namespace
+}  // namespace advisor

@@ -1,0 +1,79 @@
+#include "engine/multi_rank/distributed_summary.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/trace_analysis/trace_report.h"
+#include "engine/trace_import/trace_reader.h"
+
+namespace advisor {
+namespace {
+
+const std::string kRanks = std::string(ADVISOR_TEST_TRACES_DIR) + "/torch-1.13-cpu/ranks/straggler";
+
+std::vector<RankTrace> ReadRanks() {
+  std::vector<RankTrace> ranks;
+  std::vector<std::string> notes;
+  for (const char* file : {"rank1.json.gz", "rank0.json.gz"}) {
+    const std::string path = kRanks + "/" + file;
+    const TraceStore store = ReadTrace(path);
+    RankTrace rank;
+    rank.path = path;
+    rank.rank = RankOf(store.metadata, path, static_cast<int>(ranks.size()), notes);
+    rank.trace = BuildTraceWindow(store);
+    rank.report = ReportOfTrace(store, rank.trace);
+    ranks.push_back(std::move(rank));
+  }
+  EXPECT_EQ(notes.size(), 2u) << "the legacy format has no distributedInfo: ranks by file name";
+  SortByRank(ranks);
+  return ranks;
+}
+
+// scripts/record_traces.py --cpu: DDP on gloo, rank 1 runs 12 extra matmuls in blocks.2.mixer.
+TEST(DistributedSummary, NamesThePlantedStragglerAndItsModule) {
+  const std::vector<RankTrace> ranks = ReadRanks();
+  ASSERT_EQ(ranks[0].rank, 0);
+  const DistributedSummary summary = SummariseRanks(ranks);
+  EXPECT_EQ(summary.world_size, 2);
+  ASSERT_EQ(summary.ranks.size(), 2u);
+  EXPECT_GT(summary.collectives_matched, 0);
+  ASSERT_TRUE(summary.straggler.has_value());
+  const Straggler& straggler = *summary.straggler;
+  EXPECT_EQ(straggler.rank, 1);
+  EXPECT_EQ(straggler.path, "blocks.2.mixer");
+  EXPECT_EQ(straggler.op, "aten::mm");
+  EXPECT_EQ(straggler.op_phase, "forward");
+  EXPECT_GT(straggler.path_excess_ms, 0.5 * straggler.compute_excess_ms);
+  EXPECT_GT(straggler.last_share, 0.5);
+  // Rank 0 waits for rank 1 inside the collectives: its communication is longer, and exposed.
+  EXPECT_GT(summary.ranks[0].comm_ms, summary.ranks[1].comm_ms);
+  EXPECT_GT(summary.ranks[0].exposed_comm_ms, 0);
+  EXPECT_GT(summary.ranks[1].late_ms, summary.ranks[0].late_ms);
+  EXPECT_GE(summary.skew_max_ms, summary.skew_median_ms);
+}
+
+TEST(DistributedSummary, TwoTracesOfOneRankAreRefused) {
+  std::vector<RankTrace> ranks(2);
+  ranks[0].path = "a.json";
+  ranks[1].path = "b.json";
+  try {
+    SortByRank(ranks);
+    FAIL();
+  } catch (const std::runtime_error& error) {
+    EXPECT_STREQ(error.what(), "a.json and b.json are both rank 0: give one trace per rank");
+  }
+}
+
+TEST(RankOf, DistributedInfoThenTheFileNameThenThePlace) {
+  std::vector<std::string> notes;
+  TraceMetadata metadata;
+  EXPECT_EQ(RankOf(metadata, "/runs/job/rank3.1234.pt.trace.json", 0, notes), 3);
+  EXPECT_EQ(RankOf(metadata, "/runs/rank_12/host_1.json", 0, notes), 0)
+      << "only the file's name counts, not its folder's";
+  EXPECT_EQ(RankOf(metadata, "worker-rank_5.json.gz", 9, notes), 5);
+  metadata.distributed = DistributedInfo{"nccl", 7, 8, {}};
+  EXPECT_EQ(RankOf(metadata, "rank3.json", 0, notes), 7);
+  EXPECT_EQ(notes.size(), 3u) << "each rank not from distributedInfo is noted";
+}
+
+}  // namespace
+}  // namespace advisor

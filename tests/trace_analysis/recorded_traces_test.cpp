@@ -1,0 +1,84 @@
+// The analysis on traces recorded with torch.profiler (scripts/record_traces.py --cpu, Debian's
+// LibTorch 1.13 without Kineto: the legacy exporter's format).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "engine/trace_analysis/trace_report.h"
+#include "engine/trace_analysis/trace_window.h"
+#include "engine/trace_import/trace_reader.h"
+
+namespace advisor {
+namespace {
+
+const std::string kCpuTraces = std::string(ADVISOR_TEST_TRACES_DIR) + "/torch-1.13-cpu";
+
+BisectReport Analyse(const std::string& relative) {
+  const TraceStore store = ReadTrace(kCpuTraces + "/" + relative);
+  return ReportOfTrace(store, BuildTraceWindow(store));
+}
+
+double ModuleMs(const BisectReport& report, const std::string& path) {
+  for (const ModuleStats& module : report.modules) {
+    if (module.path == path) return module.forward_ms + module.backward_ms;
+  }
+  return -1;
+}
+
+TEST(RecordedTraces, TheAttentionCaseHasItsFourStepsModulesAndOps) {
+  const BisectReport report = Analyse("single/handwritten_attention-labels.json.gz");
+  EXPECT_EQ(report.run.device, "cpu");
+  EXPECT_EQ(report.run.window_steps, 4);
+  EXPECT_GT(report.step.median_ms, 0);
+  EXPECT_GT(report.step.forward_ms, 0);
+  EXPECT_GT(report.step.backward_ms, 0);
+  EXPECT_GT(report.step.optimizer_ms, 0);
+  // The labels spell bisect's paths; the planted module costs more than its sibling.
+  const double context = ModuleMs(report, "mixers.context");
+  const double local = ModuleMs(report, "mixers.local");
+  EXPECT_GT(context, 0);
+  EXPECT_GT(context, local);
+  const auto has_op = [&](const std::string& name, const std::string& phase) {
+    return std::any_of(report.ops.begin(), report.ops.end(), [&](const OpTime& op) {
+      return op.name == name && op.phase == phase;
+    });
+  };
+  EXPECT_TRUE(has_op("aten::bmm", "forward"));
+  EXPECT_TRUE(has_op("BmmBackward0", "backward"));
+  EXPECT_TRUE(has_op("Optimizer.step#SGD.step", "optimizer"));
+  EXPECT_FALSE(report.gpu.has_value());
+  for (const ModuleStats& module : report.modules) {
+    EXPECT_EQ(module.backward_ms, 0) << module.path << ": the legacy format has no sequence "
+                                                       "numbers to place backward ops";
+  }
+}
+
+TEST(RecordedTraces, TheInputStageCaseWaitsForItsBatchInTheDataLoader) {
+  const BisectReport report = Analyse("single/augment_stall-labels.json.gz");
+  ASSERT_TRUE(report.data.has_value());
+  EXPECT_EQ(report.data->workers, 0);
+  EXPECT_GT(report.data->wait_ms / report.step.median_ms, 0.3)
+      << "augment_stall blurs and resizes its batch on the host every step";
+}
+
+TEST(RecordedTraces, EveryRankOfTheTwoRankRunHasItsGlooCollectives) {
+  for (const char* rank : {"rank0", "rank1"}) {
+    const TraceStore store = ReadTrace(kCpuTraces + "/ranks/straggler/" + rank + ".json.gz");
+    const TraceWindow trace = BuildTraceWindow(store);
+    EXPECT_EQ(trace.window.timeline.steps.size(), 4u);
+    // DDP broadcasts the model's buffers in each forward and all-reduces gradients in backward.
+    std::set<std::string> names;
+    for (const CollectiveCall& call : trace.collectives) {
+      EXPECT_FALSE(call.on_device);
+      EXPECT_EQ(call.step >= 0, true) << call.name;
+      names.insert(call.name);
+    }
+    EXPECT_EQ(names, (std::set<std::string>{"gloo:all_reduce", "gloo:broadcast"})) << rank;
+    EXPECT_GT(ModuleMs(ReportOfTrace(store, trace), "blocks.2.mixer"), 0) << rank;
+  }
+}
+
+}  // namespace
+}  // namespace advisor

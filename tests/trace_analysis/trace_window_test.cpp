@@ -1,0 +1,176 @@
+#include "engine/trace_analysis/trace_window.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "engine/trace_analysis/trace_report.h"
+#include "tests/report/scratch_dir.h"
+#include "tests/trace_analysis/kineto_trace_builder.h"
+
+namespace advisor {
+namespace {
+
+using testing::KinetoTraceBuilder;
+constexpr int kMain = KinetoTraceBuilder::kMainThread;
+constexpr int kAutograd = KinetoTraceBuilder::kAutogradThread;
+
+// Two 10 ms steps on a GPU, as torch 2.x writes them with with_stack and profile_memory: a 1 ms
+// wait for the batch, Net_0.Linear_0 launching a 2 ms GEMM, Net_0.Linear_1 calling .item() (a
+// copy to the host and a 1.1 ms wait), backward on the autograd thread, and the optimizer.
+KinetoTraceBuilder TwoGpuSteps() {
+  KinetoTraceBuilder b;
+  b.Gpu("NVIDIA H100 80GB HBM3", 85899345920);
+  for (int i = 0; i < 2; ++i) {
+    const double t = 1000 + i * 10000;
+    const int seq = 10 + 100 * i;
+    b.Annotation("ProfilerStep#" + std::to_string(i), t, 10000)
+        .Annotation("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", t + 10, 990)
+        .PythonModule("Net_0", t + 1000, 3000)
+        .PythonModule("Linear_0", t + 1100, 1000)
+        .Op("aten::linear", t + 1150, 900, kMain, seq, 0)
+        .Op("aten::addmm", t + 1200, 800, kMain, seq, 0)
+        .Runtime("cudaLaunchKernel", t + 1300, 10, 1000 + i)
+        .Kernel("gemm_kernel", t + 1400, 2000, 1000 + i)
+        .Memory(t + 1250, 1 << 20, 100 << 20, 200 << 20)
+        .PythonModule("Linear_1", t + 2200, 1500)
+        .Op("aten::item", t + 2300, 1200)
+        .Op("aten::_local_scalar_dense", t + 2310, 1150)
+        .Runtime("cudaMemcpyAsync", t + 2320, 20, 2000 + i)
+        .Memcpy("Memcpy DtoH (Device -> Pageable)", t + 3400, 5, 2000 + i, 4)
+        .Runtime("cudaStreamSynchronize", t + 2350, 1100, 3000 + i)
+        .Op("aten::cross_entropy_loss", t + 4100, 300)
+        .Op("autograd::engine::evaluate_function: AddmmBackward0", t + 5000, 2000, kAutograd, seq, 1)
+        .Op("AddmmBackward0", t + 5010, 1980, kAutograd, seq, 1)
+        .Op("aten::mm", t + 5100, 1500, kAutograd)
+        .Flow(seq, t + 1200, t + 5010)
+        .Annotation("Optimizer.step#SGD.step", t + 8000, 1500)
+        .Op("aten::add_", t + 8100, 100);
+  }
+  return b;
+}
+
+const ModuleStats* FindModule(const BisectReport& report, const std::string& path) {
+  for (const ModuleStats& module : report.modules) {
+    if (module.path == path) return &module;
+  }
+  return nullptr;
+}
+
+const OpTime* FindOp(const BisectReport& report, const std::string& name) {
+  for (const OpTime& op : report.ops) {
+    if (op.name == name) return &op;
+  }
+  return nullptr;
+}
+
+TEST(TraceReport, StepsArePhasedByTheProfilersStepTheDataLoaderAutogradAndTheOptimizer) {
+  testing::ScratchDir dir;
+  const TraceStore store = TwoGpuSteps().Write(dir / "trace.json");
+  const TraceWindow trace = BuildTraceWindow(store);
+  const BisectReport report = ReportOfTrace(store, trace);
+  EXPECT_EQ(report.run.mode, "trace");
+  EXPECT_EQ(report.run.device, "cuda");
+  EXPECT_EQ(report.run.device_name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(report.run.window_steps, 2);
+  EXPECT_FALSE(report.run.deterministic.has_value()) << "a trace does not say";
+  EXPECT_NEAR(report.step.median_ms, 10.0, 1e-9);
+  ASSERT_TRUE(report.data.has_value());
+  EXPECT_NEAR(report.data->wait_ms, 1.0, 1e-9);
+  EXPECT_EQ(report.data->workers, 0);
+  EXPECT_FALSE(report.data->pin_memory.has_value());
+  EXPECT_NEAR(report.step.forward_ms, 4.01, 1e-9) << "to the first autograd node";
+  EXPECT_NEAR(report.step.backward_ms, 2.99, 1e-9) << "to Optimizer.step";
+  EXPECT_NEAR(report.step.optimizer_ms, 2.0, 1e-9);
+}
+
+TEST(TraceReport, KernelsFindTheirOpsThroughTheLaunchingCallNotTheRecordsExternalId) {
+  testing::ScratchDir dir;
+  const TraceStore store = TwoGpuSteps().Write(dir / "trace.json");
+  const BisectReport report = ReportOfTrace(store, BuildTraceWindow(store));
+  const OpTime* addmm = FindOp(report, "aten::addmm");
+  ASSERT_NE(addmm, nullptr);
+  EXPECT_EQ(addmm->phase, "forward");
+  EXPECT_EQ(addmm->calls, 1);
+  EXPECT_NEAR(addmm->ms, 0.8, 1e-9);
+  EXPECT_NEAR(addmm->gpu_ms, 2.0, 1e-9);
+  EXPECT_NEAR(FindOp(report, "aten::linear")->gpu_ms, 2.0, 1e-9) << "inclusive";
+  EXPECT_NEAR(FindOp(report, "aten::linear")->self_ms, 0.1, 1e-9);
+  EXPECT_EQ(FindOp(report, "autograd::engine::evaluate_function: AddmmBackward0"), nullptr)
+      << "the engine's wrapper is left out, as the op probe leaves it out";
+  ASSERT_TRUE(report.gpu.has_value());
+  EXPECT_EQ(report.gpu->kernels_per_step, 1.0);
+  EXPECT_NEAR(report.gpu->kernel_ms, 2.0, 1e-9);
+  ASSERT_EQ(report.syncs.size(), 1u);
+  EXPECT_EQ(report.syncs[0].kind, "cudaStreamSynchronize");
+  EXPECT_EQ(report.syncs[0].op, "aten::item");
+  EXPECT_EQ(report.syncs[0].path, "Net_0.Linear_1");
+  EXPECT_EQ(report.syncs[0].phase, "forward");
+  EXPECT_NEAR(report.syncs[0].wait_ms, 1.1, 1e-9);
+}
+
+TEST(TraceReport, ModulesComeFromNestedModuleEventsAndBackwardFollowsSequenceNumbers) {
+  testing::ScratchDir dir;
+  const TraceStore store = TwoGpuSteps().Write(dir / "trace.json");
+  const BisectReport report = ReportOfTrace(store, BuildTraceWindow(store));
+  const ModuleStats* linear = FindModule(report, "Net_0.Linear_0");
+  ASSERT_NE(linear, nullptr);
+  EXPECT_EQ(linear->type, "Linear");
+  EXPECT_TRUE(linear->measured);
+  EXPECT_FALSE(linear->parameters.has_value());
+  EXPECT_NEAR(linear->forward_ms, 0.9, 1e-9);
+  EXPECT_NEAR(linear->backward_ms, 1.98, 1e-9) << "AddmmBackward0, linked by the flow's thread";
+  EXPECT_NEAR(linear->gpu_ms, 2.0, 1e-9);
+  EXPECT_EQ(linear->op_types, (std::vector<std::string>{"aten::linear"}));
+  const ModuleStats* net = FindModule(report, "Net_0");
+  ASSERT_NE(net, nullptr);
+  EXPECT_NEAR(net->forward_ms, 0.9 + 1.2, 1e-9);
+  EXPECT_EQ(net->type, "Net");
+}
+
+TEST(TraceReport, MemoryRecordsGivePeaksAndAllocationsPerStep) {
+  testing::ScratchDir dir;
+  const TraceStore store = TwoGpuSteps().Write(dir / "trace.json");
+  const BisectReport report = ReportOfTrace(store, BuildTraceWindow(store));
+  ASSERT_TRUE(report.memory.has_value());
+  EXPECT_NEAR(report.memory->peak_allocated_mb, 100.0, 1e-9);
+  EXPECT_NEAR(report.memory->peak_reserved_mb, 200.0, 1e-9);
+  EXPECT_NEAR(report.memory->device_total_mb, 81920.0, 1e-9);
+  EXPECT_FALSE(report.memory->alloc_retries.has_value());
+  EXPECT_EQ(report.memory->tensor_allocs_per_step, 1.0);
+  EXPECT_NEAR(*report.memory->tensor_alloc_mb_per_step, 1.0, 1e-9);
+}
+
+TEST(TraceReport, SaysWhichSectionsATraceCannotFill) {
+  testing::ScratchDir dir;
+  const TraceStore gpu_store = TwoGpuSteps().Write(dir / "gpu.json");
+  std::map<std::string, std::string> absent;
+  for (const AbsentSection& section : ReportOfTrace(gpu_store, BuildTraceWindow(gpu_store)).absent) {
+    absent[section.section] = section.reason;
+  }
+  EXPECT_EQ(absent.size(), 4u);
+  for (const char* section : {"bisection", "hotspot", "cross_check", "fixes"}) {
+    EXPECT_EQ(absent.count(section), 1u) << section;
+  }
+
+  KinetoTraceBuilder cpu;
+  cpu.Op("aten::mm", 10, 5).Op("aten::add", 20, 5);  // no steps, modules, GPU or memory
+  const TraceStore cpu_store = cpu.Write(dir / "cpu.json");
+  const BisectReport report = ReportOfTrace(cpu_store, BuildTraceWindow(cpu_store));
+  absent.clear();
+  for (const AbsentSection& section : report.absent) absent[section.section] = section.reason;
+  for (const char* section : {"modules", "gpu", "memory", "data"}) {
+    EXPECT_EQ(absent.count(section), 1u) << section;
+  }
+  EXPECT_FALSE(report.gpu.has_value());
+  EXPECT_EQ(report.run.window_steps, 1) << "without ProfilerStep#N the trace is one step";
+  EXPECT_NEAR(report.step.median_ms, 0.015, 1e-9);
+  EXPECT_NE(std::find_if(report.data_quality.begin(), report.data_quality.end(),
+                         [](const std::string& line) {
+                           return line.find("no ProfilerStep#N") != std::string::npos;
+                         }),
+            report.data_quality.end());
+}
+
+}  // namespace
+}  // namespace advisor

@@ -1,0 +1,206 @@
+#include "engine/trace_import/trace_reader.h"
+
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <fstream>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "engine/trace_import/trace_error.h"
+#include "tests/report/scratch_dir.h"
+#include "tests/trace_import/sample_trace.h"
+
+namespace advisor {
+namespace {
+
+void WriteFile(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+std::string Gzip(const std::string& text) {
+  z_stream zlib{};
+  deflateInit2(&zlib, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&zlib, text.size()), '\0');
+  zlib.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  zlib.avail_in = static_cast<uInt>(text.size());
+  zlib.next_out = reinterpret_cast<Bytef*>(out.data());
+  zlib.avail_out = static_cast<uInt>(out.size());
+  deflate(&zlib, Z_FINISH);
+  out.resize(zlib.total_out);
+  deflateEnd(&zlib);
+  return out;
+}
+
+// Every event as one comparable row: category, phase, name, times and ids.
+using Row = std::tuple<int, char, std::string, std::int64_t, std::int64_t, std::int64_t,
+                       std::int64_t, std::int64_t, std::int64_t>;
+
+std::vector<Row> Rows(const TraceStore& store) {
+  std::vector<Row> rows;
+  for (const EventChunk& chunk : store.chunks) {
+    for (std::size_t i = 0; i < chunk.size(); ++i) {
+      rows.emplace_back(static_cast<int>(chunk.category[i]), chunk.phase[i],
+                        store.strings[chunk.name[i]], chunk.pid[i], chunk.tid[i], chunk.ts_ns[i],
+                        chunk.dur_ns[i], chunk.external_id[i], chunk.correlation[i]);
+    }
+  }
+  return rows;
+}
+
+std::string ErrorReading(const std::string& path, ReadOptions options = {}) {
+  try {
+    ReadTrace(path, options);
+  } catch (const TraceError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(TraceReader, ReadsEventsAndMetadataOfAKinetoTrace) {
+  testing::ScratchDir dir;
+  WriteFile(dir / "trace.json", testing::SampleKinetoTrace());
+  const TraceStore store = ReadTrace(dir / "trace.json");
+  EXPECT_EQ(store.events(), 12u);
+  EXPECT_EQ(store.stats.skipped_events, 0u);
+  EXPECT_TRUE(store.metadata.has_trace_events_object);
+  ASSERT_EQ(store.metadata.devices.size(), 1u);
+  EXPECT_EQ(store.metadata.devices[0].name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(store.metadata.devices[0].sm_count, 132);
+  EXPECT_EQ(store.metadata.devices[0].max_blocks_per_sm, 32);
+  ASSERT_TRUE(store.metadata.distributed.has_value());
+  EXPECT_EQ(store.metadata.distributed->rank, 1);
+  EXPECT_EQ(store.metadata.distributed->world_size, 2);
+  ASSERT_EQ(store.metadata.distributed->groups.size(), 1u);
+  EXPECT_EQ(store.metadata.distributed->groups[0].ranks, (std::vector<int>{0, 1}));
+  EXPECT_EQ(store.metadata.base_time_ns, 1759000000000000000);
+  const std::vector<Row> rows = Rows(store);
+  EXPECT_EQ(std::get<2>(rows[5]), "void gemm<float, \"quoted\\path\">(int)");
+}
+
+TEST(TraceReader, ThreadsBlocksAndCompressionReadTheSameEvents) {
+  testing::ScratchDir dir;
+  // Enough events for many batches and blocks.
+  std::string text = "{\"traceEvents\": [";
+  for (int i = 0; i < 5000; ++i) {
+    if (i > 0) text += ",\n";
+    text += R"({"ph": "X", "cat": "cpu_op", "name": "aten::op)" + std::to_string(i % 97) +
+            R"(", "pid": 1, "tid": )" + std::to_string(i % 3) + R"(, "ts": )" +
+            std::to_string(i) + ".5" + R"(, "dur": 0.25, "args": {"External id": )" +
+            std::to_string(i) + "}}";
+  }
+  text += "]}";
+  WriteFile(dir / "trace.json", text);
+  WriteFile(dir / "trace.json.gz", Gzip(text));
+  // Two gzip members, as `cat a.gz b.gz` makes: one stream of text.
+  const std::size_t half = text.size() / 2;
+  WriteFile(dir / "members.json.gz", Gzip(text.substr(0, half)) + Gzip(text.substr(half)));
+
+  const std::vector<Row> expected = Rows(ReadTrace(dir / "trace.json", {1}));
+  ASSERT_EQ(expected.size(), 5000u);
+  EXPECT_EQ(std::get<5>(expected[3]), 3500);
+  for (const std::string name : {"trace.json", "trace.json.gz", "members.json.gz"}) {
+    for (int threads : {1, 2, 4}) {
+      for (std::size_t block : {std::size_t{97}, std::size_t{4096}, std::size_t{8u << 20}}) {
+        ReadOptions options;
+        options.threads = threads;
+        options.block_bytes = block;
+        const TraceStore store = ReadTrace(dir / name, options);
+        EXPECT_EQ(Rows(store), expected) << name << " threads " << threads << " block " << block;
+        EXPECT_EQ(store.stats.json_bytes, text.size());
+        EXPECT_EQ(store.stats.compressed, name != std::string("trace.json"));
+      }
+    }
+  }
+}
+
+TEST(TraceReader, ReadsTheLegacyExportersBareArray) {
+  testing::ScratchDir dir;
+  WriteFile(dir / "legacy.json", testing::SampleLegacyTrace());
+  const TraceStore store = ReadTrace(dir / "legacy.json");
+  EXPECT_FALSE(store.metadata.has_trace_events_object);
+  const std::vector<Row> rows = Rows(store);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(std::get<0>(rows[1]), static_cast<int>(EventCategory::kNone));
+  EXPECT_EQ(std::get<3>(rows[1]), kAbsent);  // pid "CPU functions"
+  EXPECT_EQ(std::get<5>(rows[1]), 120000);
+}
+
+TEST(TraceReader, BadFilesFailWithOneLineNamingFileAndProblem) {
+  testing::ScratchDir dir;
+  EXPECT_EQ(ErrorReading(dir / "missing.json"),
+            dir / "missing.json" + ": cannot open: No such file or directory");
+  EXPECT_EQ(ErrorReading(dir.path()), dir.path() + ": not a regular file");
+  const std::string gz = Gzip(testing::SampleKinetoTrace());
+  WriteFile(dir / "cut.json.gz", gz.substr(0, gz.size() / 2));
+  EXPECT_EQ(ErrorReading(dir / "cut.json.gz"),
+            dir / "cut.json.gz" + ": byte " + std::to_string(gz.size() / 2) +
+                ": the gzip data ends early (the file is cut off)");
+  std::string corrupt = gz;
+  for (std::size_t i = 20; i < 60; ++i) corrupt[i] = static_cast<char>(corrupt[i] ^ 0x5a);
+  WriteFile(dir / "corrupt.json.gz", corrupt);
+  const std::string error = ErrorReading(dir / "corrupt.json.gz");
+  EXPECT_EQ(error.rfind(dir / "corrupt.json.gz" + ": byte ", 0), 0u) << error;
+  EXPECT_NE(error.find("corrupt gzip data"), std::string::npos) << error;
+  WriteFile(dir / "huge.json", "[{\"name\": \"" + std::string(300, 'x') + "\"}]");
+  ReadOptions small;
+  small.block_bytes = 64;
+  small.max_event_bytes = 128;
+  EXPECT_EQ(ErrorReading(dir / "huge.json", small),
+            dir / "huge.json" + ": byte 1: an event larger than 0 MiB: not a trace this reader "
+                                "accepts");
+}
+
+TEST(TraceReader, SkippedEventsAreCountedWithTheirOffsets) {
+  testing::ScratchDir dir;
+  WriteFile(dir / "trace.json",
+            R"({"traceEvents": [{"ph": "X", "ts": 1}, {"ph": "X", "ts": 1 "dur": 1}, 7]})");
+  const TraceStore store = ReadTrace(dir / "trace.json");
+  EXPECT_EQ(store.events(), 1u);
+  EXPECT_EQ(store.stats.skipped_events, 2u);
+  ASSERT_EQ(store.stats.problems.size(), 2u);
+  // The scanner's skip is reported at once, the parser's with its batch.
+  EXPECT_EQ(store.stats.problems[0],
+            "byte 70: an element of the event array is not a JSON object; the event is skipped");
+  EXPECT_EQ(store.stats.problems[1],
+            "byte 59: expected ',' or '}' in an object; the event is skipped");
+}
+
+// Mutated traces must give a store or a TraceError: never a crash, a hang or another exception.
+// (The fuzz target in fuzz/ does the same at scale.)
+TEST(TraceReader, MutatedTracesAreReadOrRefusedWithoutCrashing) {
+  testing::ScratchDir dir;
+  const std::string sample = testing::SampleKinetoTrace();
+  std::mt19937 random(1234);
+  int refused = 0, read = 0;
+  for (int round = 0; round < 2000; ++round) {
+    std::string text = sample;
+    const int edits = 1 + static_cast<int>(random() % 4);
+    for (int e = 0; e < edits; ++e) {
+      const std::size_t at = random() % text.size();
+      switch (random() % 3) {
+        case 0: text[at] = static_cast<char>(random() % 256); break;
+        case 1: text.erase(at, 1 + random() % 16); break;
+        default: text.insert(at, text.substr(random() % text.size(), 1 + random() % 32)); break;
+      }
+    }
+    WriteFile(dir / "mutated.json", text);
+    ReadOptions options;
+    options.threads = 1 + round % 3;
+    options.block_bytes = 16 + random() % 512;
+    try {
+      const TraceStore store = ReadTrace(dir / "mutated.json", options);
+      ++read;
+      EXPECT_LE(store.events(), 14u);
+    } catch (const TraceError&) {
+      ++refused;
+    }
+  }
+  EXPECT_GT(read, 0);
+  EXPECT_GT(refused, 0);
+}
+
+}  // namespace
+}  // namespace advisor
