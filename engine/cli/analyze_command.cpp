@@ -4,15 +4,10 @@
 #include <iostream>
 #include <sstream>
 
-#include "engine/facts/facts.h"
+#include "engine/cli/report_step.h"
 #include "engine/multi_rank/distributed_summary.h"
 #include "engine/multi_rank/rank_trace.h"
-#include "engine/report/html_writer.h"
-#include "engine/report/json_writer.h"
-#include "engine/report/markdown_writer.h"
-#include "engine/report/report_dir.h"
-#include "engine/rules/rule_runner.h"
-#include "engine/rules/rule_set.h"
+#include "engine/rules/rules_commands.h"
 #include "engine/trace_analysis/trace_files.h"
 #include "engine/trace_analysis/trace_report.h"
 #include "engine/trace_analysis/trace_window.h"
@@ -34,11 +29,7 @@ void PrintSummary(const BisectReport& report, const std::string& out_dir) {
     if (!straggler.path.empty()) std::cout << ", in " << straggler.path;
     std::cout << "\n";
   }
-  for (const Finding& finding : report.findings) {
-    std::cout << "finding [" << SeverityName(finding.severity) << "] " << finding.rule << ": "
-              << finding.message << "\n";
-  }
-  std::cout << "report: " << out_dir << "/report.md (also report.json, report.html)\n";
+  PrintFindingsAndReport(report, out_dir, /*with_trace=*/false);
 }
 
 }  // namespace
@@ -60,10 +51,9 @@ int RunAnalyzeCommand(const AnalyzeCommandOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   // Everything that can be checked before reading gigabytes is checked first.
   const std::vector<std::string> files = TraceFilesOf(options.paths);
-  ReportDirReservation report_dir(options.out_dir);
-  std::vector<RuleDiagnostic> rule_errors;
-  const RuleSet rules = RuleSet::LoadInstalled(options.rule_dirs, rule_errors);
-  if (!rule_errors.empty()) throw std::runtime_error(rule_errors.front().ToString());
+  ReportDir report_dir(options.out_dir);
+  std::vector<std::string> rule_problems;
+  const RuleSet rules = LoadRulesForRun(options.rule_dirs, std::cerr, rule_problems);
   const auto progress = [&](const std::string& line) {
     if (!options.quiet) std::cerr << "[advisor] " << line << std::endl;
   };
@@ -104,18 +94,15 @@ int RunAnalyzeCommand(const AnalyzeCommandOptions& options) {
     report.data_quality.insert(report.data_quality.end(), rank_notes.begin(), rank_notes.end());
   }
 
+  report.data_quality.insert(report.data_quality.end(), rule_problems.begin(),
+                             rule_problems.end());
   // A trace says nothing of the allocator settings of its run: the facts take the defaults.
-  RuleRun rule_run = RunRules(rules, BuildFacts(report, RunEnvironment{}));
-  report.findings = std::move(rule_run.findings);
-  for (std::string& error : rule_run.errors) report.data_quality.push_back(std::move(error));
+  ApplyRules(rules, RunEnvironment{}, report);
   report.run.wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  WriteReportDir(options.out_dir, {{"report.md", ReportToMarkdown(report)},
-                                   {"report.html", ReportToHtml(report)},
-                                   {"report.json", ReportToJsonText(report)}});
-  report_dir.Keep();
-  PrintSummary(report, options.out_dir);
+  WriteReportFiles(report_dir, report, std::nullopt);
+  PrintSummary(report, report_dir.path());
   return 0;
 }
 

@@ -5,17 +5,12 @@
 #include <sstream>
 
 #include "engine/cli/autotest_step.h"
-#include "engine/util/duration.h"
-#include "engine/facts/facts.h"
-#include "engine/report/html_writer.h"
-#include "engine/report/json_writer.h"
-#include "engine/report/markdown_writer.h"
-#include "engine/report/report_dir.h"
-#include "engine/rules/rule_runner.h"
+#include "engine/cli/report_step.h"
 #include "engine/rules/rules_commands.h"
 #include "engine/torch/profiled_window.h"
 #include "engine/trace/chrome_trace.h"
 #include "engine/util/data_dir.h"
+#include "engine/util/duration.h"
 
 namespace advisor {
 namespace {
@@ -36,11 +31,7 @@ void PrintSummary(const BisectReport& report, const std::string& out_dir) {
     line << "no module stands out: see the bisection table";
   }
   std::cout << line.str() << "\n";
-  for (const Finding& finding : report.findings) {
-    std::cout << "finding [" << SeverityName(finding.severity) << "] " << finding.rule << ": "
-              << finding.message << "\n";
-  }
-  std::cout << "report: " << out_dir << "/report.md (also report.json, report.html, trace.json)\n";
+  PrintFindingsAndReport(report, out_dir, /*with_trace=*/true);
 }
 
 }  // namespace
@@ -103,17 +94,12 @@ int Report(BisectCommandOptions& options, const RuleSet& rules,
   BisectReport& report = outcome.report;
   report.data_quality.insert(report.data_quality.end(), rule_problems.begin(),
                              rule_problems.end());
-  RuleRun rule_run = RunRules(rules, BuildFacts(report, ReadRunEnvironment()));
-  report.findings = std::move(rule_run.findings);
-  for (std::string& error : rule_run.errors) report.data_quality.push_back(std::move(error));
+  ApplyRules(rules, ReadRunEnvironment(), report);
   if (options.autotest) RunAutotestStep(options, report);
 
   std::ostringstream trace;
   WriteChromeTrace(outcome.windows, trace);
-  report_dir.Write({{"report.md", ReportToMarkdown(report)},
-                    {"report.html", ReportToHtml(report)},
-                    {"trace.json", trace.str()},
-                    {"report.json", ReportToJsonText(report)}});
+  WriteReportFiles(report_dir, report, trace.str());
   PrintSummary(report, report_dir.path());
   return 0;
 }

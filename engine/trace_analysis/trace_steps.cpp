@@ -17,14 +17,7 @@ struct StepBoundaries {
 
 // The engine's step from its boundaries.
 StepSpan ToStepSpan(int index, const StepBoundaries& b) {
-  StepSpan step;
-  step.index = index;
-  step.start_ns = b.start;
-  step.data_end_ns = b.data_end > b.start ? b.data_end : 0;
-  step.forward_end_ns = b.forward_end;
-  step.backward_end_ns = b.backward_end;
-  step.end_ns = b.end;
-  return step;
+  return StepOfPhases(index, b.start, b.data_end, b.forward_end, b.backward_end, b.end);
 }
 
 // The first start in `sorted` at or after `from` and before `to`, if any.

@@ -68,7 +68,9 @@ TEST_F(AnalyzeTest, NamesTheFindingsBisectRaisesOnTheZooCases) {
       for (const json& finding : report.at("findings")) {
         if (finding.at("rule") != rule) continue;
         EXPECT_EQ(finding.at("recipe"), expected.at("recipe"));
-        if (expected.contains("finding_path")) EXPECT_EQ(finding.at("path"), expected.at("finding_path"));
+        if (expected.contains("finding_path")) {
+          EXPECT_EQ(finding.at("path"), expected.at("finding_path"));
+        }
       }
     }
     ++checked;

@@ -20,7 +20,7 @@ Timeline GpuWindow() {
   Timeline timeline;
   for (int step = 0; step < 2; ++step) {
     const TimeNs t = step * 10 * kMs;
-    timeline.steps.push_back({step, t, t + 5 * kMs, t + 8 * kMs, t + 10 * kMs});
+    timeline.steps.push_back(StepOfPhases(step, t, t, t + 5 * kMs, t + 8 * kMs, t + 10 * kMs));
     const std::uint64_t id = 10 * (step + 1);
     timeline.ops.push_back(Op("aten::matmul", t + 1 * kMs, t + 3 * kMs, id));
     timeline.ops.push_back(Op("aten::mm", t + 1 * kMs + 100, t + 2 * kMs, id + 1, 1));

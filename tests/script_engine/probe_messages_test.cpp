@@ -40,10 +40,10 @@ TEST(ProbeMessages, ReadsTheModel) {
   EXPECT_EQ(run.torch_version, "2.11.0+cu130");
   EXPECT_EQ(run.device, "cuda");
   EXPECT_EQ(run.batch_size, 128);
-  EXPECT_TRUE(run.deterministic);
+  EXPECT_EQ(run.deterministic, true);
   ASSERT_TRUE(model.description.input.has_value());
   EXPECT_EQ(model.description.input->workers, 8);
-  EXPECT_TRUE(model.description.input->pin_memory);
+  EXPECT_EQ(model.description.input->pin_memory, true);
   ASSERT_TRUE(model.description.device_limits.has_value());
   EXPECT_EQ(model.description.device_limits->max_blocks_per_sm, 32);
   ASSERT_EQ(model.modules.size(), 3u);

@@ -138,7 +138,7 @@ TEST(InputStage, ReportDataComesFromTheDataPhase) {
   ASSERT_TRUE(data.has_value());
   EXPECT_GT(data->wait_ms, 0.0);
   EXPECT_EQ(data->workers, 0);
-  EXPECT_FALSE(data->pin_memory);
+  EXPECT_EQ(data->pin_memory, false) << "a CPU run pins nothing";
 
   BisectReport report;
   report.step.median_ms = 2 * data->wait_ms;

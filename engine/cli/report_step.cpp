@@ -1,0 +1,39 @@
+#include "engine/cli/report_step.h"
+
+#include <iostream>
+#include <utility>
+#include <vector>
+
+#include "engine/report/html_writer.h"
+#include "engine/report/json_writer.h"
+#include "engine/report/markdown_writer.h"
+#include "engine/rules/rule_runner.h"
+
+namespace advisor {
+
+void ApplyRules(const RuleSet& rules, const RunEnvironment& environment, BisectReport& report) {
+  RuleRun run = RunRules(rules, BuildFacts(report, environment));
+  report.findings = std::move(run.findings);
+  for (std::string& error : run.errors) report.data_quality.push_back(std::move(error));
+}
+
+void WriteReportFiles(ReportDir& dir, const BisectReport& report,
+                      const std::optional<std::string>& trace_json) {
+  std::vector<std::pair<std::string, std::string>> files = {
+      {"report.md", ReportToMarkdown(report)}, {"report.html", ReportToHtml(report)}};
+  if (trace_json) files.emplace_back("trace.json", *trace_json);
+  files.emplace_back("report.json", ReportToJsonText(report));  // last: it marks the set complete
+  dir.Write(files);
+}
+
+void PrintFindingsAndReport(const BisectReport& report, const std::string& out_dir,
+                            bool with_trace) {
+  for (const Finding& finding : report.findings) {
+    std::cout << "finding [" << SeverityName(finding.severity) << "] " << finding.rule << ": "
+              << finding.message << "\n";
+  }
+  std::cout << "report: " << out_dir << "/report.md (also report.json, report.html"
+            << (with_trace ? ", trace.json)\n" : ")\n");
+}
+
+}  // namespace advisor

@@ -1,0 +1,28 @@
+// The end every front door's run shares: the rules on the report's facts, the report folder's
+// files, and the findings on stdout.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "engine/facts/facts.h"
+#include "engine/report/report.h"
+#include "engine/report/report_dir.h"
+#include "engine/rules/rule_set.h"
+
+namespace advisor {
+
+// Runs the rules on the report's facts: their findings into report.findings, the problems of
+// rules that failed into data_quality.
+void ApplyRules(const RuleSet& rules, const RunEnvironment& environment, BisectReport& report);
+
+// report.md, report.html and report.json, and trace.json where the door has one, written into
+// the folder as one set (ReportDir::Write).
+void WriteReportFiles(ReportDir& dir, const BisectReport& report,
+                      const std::optional<std::string>& trace_json);
+
+// One line per finding, then where the report is.
+void PrintFindingsAndReport(const BisectReport& report, const std::string& out_dir,
+                            bool with_trace);
+
+}  // namespace advisor
