@@ -267,16 +267,23 @@ class Bisection {
   Hotspot FindHotspot(const MeasuredWindow& window, const std::string& path, Phase phase,
                       double step_cost) {
     const WindowAttribution& attribution = *window.attribution;
-    const PhaseCosts costs = path.empty() ? attribution.Step() : attribution.Inclusive(path);
+    const std::vector<OpCost> top_ops = attribution.TopOps(path);
     if (phase == Phase::kOutside) {
-      phase = attribution.Rank(costs.backward) > attribution.Rank(costs.forward)
-                  ? Phase::kBackward
-                  : Phase::kForward;
+      // No anomaly named a phase: the headline is the op the module's own table puts first
+      // (comparing the phases' totals once named a forward gather beside a costlier backward).
+      if (!top_ops.empty()) {
+        phase = top_ops.front().phase;
+      } else {
+        const PhaseCosts costs = path.empty() ? attribution.Step() : attribution.Inclusive(path);
+        phase = attribution.Rank(costs.backward) > attribution.Rank(costs.forward)
+                    ? Phase::kBackward
+                    : Phase::kForward;
+      }
     }
     Hotspot hotspot;
     hotspot.path = path;
     hotspot.phase = PhaseName(phase);
-    for (const OpCost& op : attribution.TopOps(path)) {
+    for (const OpCost& op : top_ops) {
       if (hotspot.top_ops.size() < kHotspotTopOps) hotspot.top_ops.push_back(ToOpTime(op));
       if (op.phase == phase && hotspot.op.empty()) {
         hotspot.op = op.name;

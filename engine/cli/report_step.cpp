@@ -4,10 +4,13 @@
 #include <utility>
 #include <vector>
 
+#include "engine/autotest/advice_fit.h"
+#include "engine/autotest/recipe.h"
 #include "engine/report/html_writer.h"
 #include "engine/report/json_writer.h"
 #include "engine/report/markdown_writer.h"
 #include "engine/rules/rule_runner.h"
+#include "engine/util/data_dir.h"
 
 namespace advisor {
 
@@ -15,6 +18,13 @@ void ApplyRules(const RuleSet& rules, const RunEnvironment& environment, BisectR
   RuleRun run = RunRules(rules, BuildFacts(report, environment));
   report.findings = std::move(run.findings);
   for (std::string& error : run.errors) report.data_quality.push_back(std::move(error));
+  MergeFindings(report.findings);
+  // The recipes say which torch each fix needs; a missing recipes folder is the autotest's to
+  // report, and leaves the findings as the rules wrote them.
+  if (const std::string recipes_dir = FindDataDir("recipes"); !recipes_dir.empty()) {
+    FitFindingsToTorch(report.findings, LoadRecipeDir(recipes_dir).recipes,
+                       report.run.torch_version);
+  }
 }
 
 void WriteReportFiles(ReportDir& dir, const BisectReport& report,

@@ -12,8 +12,9 @@
 
 namespace advisor {
 
-// Runs the rules on the report's facts: their findings into report.findings, the problems of
-// rules that failed into data_quality.
+// Runs the rules on the report's facts: their findings into report.findings (one per rule and
+// module, fitted to the run's torch: engine/autotest/advice_fit.h), the problems of rules that
+// failed into data_quality.
 void ApplyRules(const RuleSet& rules, const RunEnvironment& environment, BisectReport& report);
 
 // report.md, report.html and report.json, and trace.json where the door has one, written into

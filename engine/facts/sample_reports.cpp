@@ -9,7 +9,12 @@ BisectReport SampleReportNothingMeasured() {
   report.run.device_name = "Sample CPU";
   report.run.torch_version = "2.4.0";
   report.run.window_steps = 10;
-  report.step = {40.0, 38.0, 45.0, 15.0, 20.0, 5.0};
+  report.step.median_ms = 40.0;
+  report.step.min_ms = 38.0;
+  report.step.max_ms = 45.0;
+  report.step.forward_ms = 15.0;
+  report.step.backward_ms = 20.0;
+  report.step.optimizer_ms = 5.0;
   report.ops = {{"aten::addmm", "forward", 4, 8.0, 0.0, 6.5},
                 {"AddmmBackward0", "backward", 4, 12.0, 0.0, 2.0}};
   report.modules = {{"", "__torch__.Sample", 0, 0, 0, false, 1000, {}}};
@@ -27,7 +32,12 @@ BisectReport SampleReportAllMeasured() {
   report.run.batch_size = 32;
   report.run.deterministic = true;
   report.run.dtype = "float32";
-  report.step = {20.0, 19.0, 24.0, 6.0, 11.0, 3.0};
+  report.step.median_ms = 20.0;
+  report.step.min_ms = 19.0;
+  report.step.max_ms = 24.0;
+  report.step.forward_ms = 6.0;
+  report.step.backward_ms = 11.0;
+  report.step.optimizer_ms = 3.0;
 
   const std::vector<OpTime> attention_ops = {{"aten::softmax", "forward", 2, 1.5, 1.2},
                                              {"aten::matmul", "forward", 4, 2.0, 1.8}};
@@ -66,7 +76,12 @@ BisectReport SampleReportAllMeasured() {
   report.gpu = gpu;
   report.syncs = {{"cudaStreamSynchronize", "blocks.0.attn", "aten::item", "forward", 1, 0.2}};
   report.copies = {{"blocks.0.attn", "aten::to", "forward", 1, 4096, 0.05, true}};
-  report.memory = MemoryStats{30000, 32000, 81559, 0, 0};
+  report.memory = MemoryStats{};
+  report.memory->peak_allocated_mb = 30000;
+  report.memory->peak_reserved_mb = 32000;
+  report.memory->device_total_mb = 81559;
+  report.memory->alloc_retries = 0;
+  report.memory->num_device_allocs = 0;
   report.memory->tensor_allocs_per_step = 120;
   report.memory->tensor_alloc_mb_per_step = 900;
   report.data = DataWait{1.0, 2, true};

@@ -188,7 +188,9 @@ json FindingsToJson(const std::vector<Finding>& findings) {
                    {"message", finding.message},
                    {"evidence", finding.evidence},
                    {"recipe", finding.recipe},
-                   {"expected_gain_ms", OrNull(finding.expected_gain_ms)}});
+                   {"expected_gain_ms", OrNull(finding.expected_gain_ms)},
+                   {"needs_torch", finding.needs_torch.empty() ? json(nullptr)
+                                                               : json(finding.needs_torch)}});
   }
   return out;
 }

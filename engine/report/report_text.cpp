@@ -137,6 +137,8 @@ std::vector<const Finding*> RankFindings(const std::vector<Finding>& findings) {
   std::vector<const Finding*> ranked;
   for (const Finding& finding : findings) ranked.push_back(&finding);
   std::stable_sort(ranked.begin(), ranked.end(), [](const Finding* a, const Finding* b) {
+    // Advice the run's torch cannot take comes after all advice it can.
+    if (a->needs_torch.empty() != b->needs_torch.empty()) return a->needs_torch.empty();
     if (a->severity != b->severity) return a->severity > b->severity;
     const double gain_a = a->expected_gain_ms.value_or(-1);
     const double gain_b = b->expected_gain_ms.value_or(-1);

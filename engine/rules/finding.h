@@ -18,6 +18,9 @@ struct Finding {
   std::string evidence;  // the measured numbers that made the rule fire
   std::string recipe;    // id of the recipe that fixes it, "" when none exists
   std::optional<double> expected_gain_ms;  // per step, where the rule can estimate it
+  // The torch version the recipe needs, where that is newer than the run's: the advice does not
+  // fit this run as it is (FitFindingsToTorch). "" when it fits or nothing is known.
+  std::string needs_torch;
 };
 
 // "high", "medium", "low": the spelling rules use and report.json writes.

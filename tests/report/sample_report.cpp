@@ -135,17 +135,22 @@ BisectReport FilledReport() {
   report.syncs = {{"cudaStreamSynchronize", "blocks.5.mlp", "aten::item", "forward", 1, 0.92},
                   {"blocking memcpy D2H", "", "aten::_local_scalar_dense", "optimizer", 1, 0.3}};
   report.copies = {{"", "aten::to", "forward", 2, 77070336, 0.81, true}};
-  report.memory = MemoryStats{10240.5, 12288, 81559, 3, 41};
+  report.memory = MemoryStats{};
+  report.memory->peak_allocated_mb = 10240.5;
+  report.memory->peak_reserved_mb = 12288;
+  report.memory->device_total_mb = 81559;
+  report.memory->alloc_retries = 3;
+  report.memory->num_device_allocs = 41;
 
   report.findings = {
       {"tiny-kernels", Severity::kLow, "", "", "38% of kernels run for under 10 us.",
-       "1873 kernels/step, median 6.4 us", "", std::nullopt},
+       "1873 kernels/step, median 6.4 us", "", std::nullopt, ""},
       {"gather-backward-scatter", Severity::kHigh, "blocks.5.mlp", "GatherBackward0",
        "The backward of gather scatters with atomics; index_select is faster here.",
-       "GatherBackward0 4.73 ms/step, 11.5% of the step", "gather-to-index-select", 4.1},
+       "GatherBackward0 4.73 ms/step, 11.5% of the step", "gather-to-index-select", 4.1, ""},
       {"host-sync-item", Severity::kMedium, "blocks.5.mlp", "aten::item",
        "A .item() call synchronises the host with the GPU every step.",
-       "cudaStreamSynchronize 0.92 ms/step", "drop-item-sync", 0.9},
+       "cudaStreamSynchronize 0.92 ms/step", "drop-item-sync", 0.9, ""},
   };
 
   FixResult verified;

@@ -1,0 +1,61 @@
+#include "engine/autotest/advice_fit.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "engine/autotest/applicability.h"
+
+namespace advisor {
+namespace {
+
+// Appends `part` to `text` with `separator` unless `text` already holds it.
+void JoinDistinct(std::string& text, const std::string& part, const char* separator) {
+  if (part.empty() || text.find(part) != std::string::npos) return;
+  text += text.empty() ? part : separator + part;
+}
+
+}  // namespace
+
+void FitFindingsToTorch(std::vector<Finding>& findings, const std::vector<Recipe>& recipes,
+                        const std::string& torch_version) {
+  if (torch_version.empty()) return;
+  for (Finding& finding : findings) {
+    const Recipe* recipe = FindRecipe(recipes, finding.recipe);
+    if (recipe == nullptr || recipe->min_torch_version.empty() ||
+        VersionAtLeast(torch_version, recipe->min_torch_version)) {
+      continue;
+    }
+    finding.needs_torch = recipe->min_torch_version;
+    finding.severity = Severity::kLow;
+    finding.message += " Its fix (the recipe " + recipe->id + ") needs torch " +
+                       recipe->min_torch_version + " or newer; this run has " + torch_version +
+                       ".";
+  }
+}
+
+void MergeFindings(std::vector<Finding>& findings) {
+  std::vector<Finding> merged;
+  std::map<std::pair<std::string, std::string>, std::size_t> index;  // (rule, path) -> merged
+  for (Finding& finding : findings) {
+    const auto [it, inserted] = index.emplace(std::make_pair(finding.rule, finding.path),
+                                              merged.size());
+    if (inserted) {
+      merged.push_back(std::move(finding));
+      continue;
+    }
+    Finding& into = merged[it->second];
+    into.severity = std::max(into.severity, finding.severity);
+    if (finding.expected_gain_ms &&
+        (!into.expected_gain_ms || *finding.expected_gain_ms > *into.expected_gain_ms)) {
+      into.expected_gain_ms = finding.expected_gain_ms;
+    }
+    JoinDistinct(into.message, finding.message, " ");
+    JoinDistinct(into.evidence, finding.evidence, "; ");
+    if (into.recipe.empty()) into.recipe = finding.recipe;
+    if (into.op.empty()) into.op = finding.op;
+  }
+  findings = std::move(merged);
+}
+
+}  // namespace advisor

@@ -1,0 +1,80 @@
+#include "engine/autotest/advice_fit.h"
+
+#include <gtest/gtest.h>
+
+namespace advisor {
+namespace {
+
+Finding Named(const std::string& rule, const std::string& path, Severity severity,
+              const std::string& recipe, const std::string& message) {
+  Finding finding;
+  finding.rule = rule;
+  finding.path = path;
+  finding.severity = severity;
+  finding.recipe = recipe;
+  finding.message = message;
+  return finding;
+}
+
+Recipe Needing(const std::string& id, const std::string& torch) {
+  Recipe recipe;
+  recipe.id = id;
+  recipe.min_torch_version = torch;
+  return recipe;
+}
+
+TEST(FitFindingsToTorch, AFixTheRunsTorchLacksSaysWhichItNeedsAndIsNoLongerHigh) {
+  // LibTorch 1.13 has no F.scaled_dot_product_attention (2.0; the recipe asks for 2.1).
+  std::vector<Finding> findings = {
+      Named("materialised-attention", "blocks.0.attn", Severity::kHigh, "sdpa-attention",
+            "Use F.scaled_dot_product_attention."),
+      Named("fp32-matmul", "", Severity::kHigh, "tf32-matmul", "Allow TF32.")};
+  FitFindingsToTorch(findings, {Needing("sdpa-attention", "2.1"), Needing("tf32-matmul", "")},
+                     "1.13.0");
+  EXPECT_EQ(findings[0].needs_torch, "2.1");
+  EXPECT_EQ(findings[0].severity, Severity::kLow);
+  EXPECT_EQ(findings[0].message,
+            "Use F.scaled_dot_product_attention. Its fix (the recipe sdpa-attention) needs "
+            "torch 2.1 or newer; this run has 1.13.0.");
+  EXPECT_EQ(findings[1].needs_torch, "");
+  EXPECT_EQ(findings[1].severity, Severity::kHigh);
+}
+
+TEST(FitFindingsToTorch, ANewEnoughOrUnknownTorchChangesNothing) {
+  const Finding original = Named("materialised-attention", "a", Severity::kHigh, "sdpa-attention",
+                                 "Use SDPA.");
+  for (const char* version : {"2.11.0+cu130", "2.1", ""}) {
+    std::vector<Finding> findings = {original};
+    FitFindingsToTorch(findings, {Needing("sdpa-attention", "2.1")}, version);
+    EXPECT_EQ(findings[0].needs_torch, "") << version;
+    EXPECT_EQ(findings[0].severity, Severity::kHigh) << version;
+    EXPECT_EQ(findings[0].message, "Use SDPA.") << version;
+  }
+}
+
+TEST(MergeFindings, OneRuleAboutOneModuleIsOneFindingWithAllItsAdvice) {
+  Finding gemm = Named("fp32-matmul", "", Severity::kMedium, "tf32-matmul",
+                       "GEMMs run in float32: allow TF32.");
+  gemm.expected_gain_ms = 3.0;
+  gemm.evidence = "addmm 12 ms";
+  Finding conv = Named("fp32-matmul", "", Severity::kHigh, "",
+                       "Convolutions run in float32: allow TF32 for cuDNN.");
+  conv.expected_gain_ms = 5.0;
+  conv.evidence = "convolution 20 ms";
+  Finding other = Named("fp32-matmul", "head", Severity::kLow, "tf32-matmul", "In head too.");
+  std::vector<Finding> findings = {gemm, other, conv, gemm};
+  MergeFindings(findings);
+  ASSERT_EQ(findings.size(), 2u);
+  EXPECT_EQ(findings[0].path, "");
+  EXPECT_EQ(findings[0].severity, Severity::kHigh);
+  EXPECT_EQ(*findings[0].expected_gain_ms, 5.0);
+  EXPECT_EQ(findings[0].recipe, "tf32-matmul");
+  EXPECT_EQ(findings[0].message,
+            "GEMMs run in float32: allow TF32. Convolutions run in float32: allow TF32 for "
+            "cuDNN.");
+  EXPECT_EQ(findings[0].evidence, "addmm 12 ms; convolution 20 ms");
+  EXPECT_EQ(findings[1].path, "head");
+}
+
+}  // namespace
+}  // namespace advisor
