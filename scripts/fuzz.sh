@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes every target registered in fuzz/CMakeLists.txt for SECONDS each (default 30), after
 # building them into build-fuzz/ (clang, libFuzzer, AddressSanitizer, UndefinedBehaviorSanitizer;
-# the torch-free libraries only). Each target starts from its seed corpus, fuzz/corpus/NAME/, and
+# the torch-free libraries only). Each target starts from its seed corpus, fuzz/corpus/NAME/ (and
+# the shipped rules or recipes, for their parsers), and
 # keeps what it finds in build-fuzz/fuzz/work/NAME/ (the seed corpus is not changed). A crash,
 # leak, timeout or sanitizer report saves its input under build-fuzz/fuzz/crashes/NAME/ and makes
 # the script fail; once fixed, copy the input into fuzz/regressions/NAME/, where ctest replays it.
@@ -22,11 +23,13 @@ for line in "${targets[@]}"; do names+=("${line%% *}_fuzz"); done
 cmake --build "$build" -j"$jobs" --target "${names[@]}"
 
 run_target() {
-  local name="$1" binary="$2" corpus="$3"
+  local name="$1" binary="$2"
+  shift 2  # the rest: the seed folders
   local work="$build/fuzz/work/$name" crashes="$build/fuzz/crashes/$name/"
   local log="$build/fuzz/logs/$name.log" dict="$root/fuzz/$name.dict"
   mkdir -p "$work" "$crashes" "$(dirname "$log")"
-  cp -n "$corpus"/* "$work"/ 2>/dev/null || true
+  local seeds
+  for seeds in "$@"; do cp -n "$seeds"/* "$work"/ 2>/dev/null || true; done
   local options=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
                  -artifact_prefix="$crashes")
   [ -f "$dict" ] && options+=(-dict="$dict")
@@ -44,5 +47,5 @@ run_target() {
 export -f run_target
 export build root seconds
 
-# Each line of targets.txt is "NAME BINARY CORPUS"; xargs runs JOBS of them at a time.
+# Each line of targets.txt is "NAME BINARY SEED_FOLDER..."; xargs runs JOBS of them at a time.
 printf '%s\n' "${targets[@]}" | xargs -P "$jobs" -L 1 bash -c 'run_target "$@"' _
