@@ -17,8 +17,8 @@
 # time.
 #
 # Lua is often missing there: carry Debian's liblua5.4-dev and liblua5.4-0 .deb files in .deps/
-# (`apt-get download liblua5.4-dev liblua5.4-0` in .deps/ on a Debian machine); they are unpacked
-# beside the build and linked statically.
+# (`apt-get download liblua5.4-dev liblua5.4-0 zlib1g-dev` in .deps/ on a Debian machine); they
+# are unpacked beside the build and linked statically (zlib only where its headers are missing).
 #
 # Results go to $OUT (default ./gpu-check-out): summary.txt, failures.txt (the tail of each failed
 # step) and results.tar.gz (reports, overhead JSON, zoo tables and full logs), few files because
@@ -51,6 +51,13 @@ build() {
   local lua_root=/tmp/advisor-lua
   mkdir -p "$lua_root"
   for deb in .deps/liblua5.4-*.deb; do dpkg -x "$deb" "$lua_root"; done
+  # zlib's headers (advisor analyze reads .json.gz) may be missing there too: Debian's
+  # zlib1g-dev .deb in .deps/, linked statically (its libz.so points at a library it lacks).
+  local zlib=()
+  if [ ! -f /usr/include/zlib.h ] && ls .deps/zlib1g-dev_*.deb >/dev/null 2>&1; then
+    dpkg -x .deps/zlib1g-dev_*.deb "$lua_root"
+    zlib=(-DZLIB_ROOT="$lua_root/usr" -DZLIB_USE_STATIC_LIBS=ON)
+  fi
   local torch_prefix
   torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
   # The distribution's compiler, not a wrapper that links parts of libstdc++ statically (the GPU
@@ -60,7 +67,7 @@ build() {
   [ -x /usr/bin/g++ ] && compilers=(-DCMAKE_C_COMPILER=/usr/bin/gcc -DCMAKE_CXX_COMPILER=/usr/bin/g++)
   step configure cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release "${compilers[@]}" \
     -DCMAKE_PREFIX_PATH="$torch_prefix" -DADVISOR_LUA_ROOT="$lua_root" \
-    -DADVISOR_PYTHON="$(command -v python3)" -DCMAKE_CUDA_ARCHITECTURES=90 || return 1
+    -DADVISOR_PYTHON="$(command -v python3)" -DCMAKE_CUDA_ARCHITECTURES=90 "${zlib[@]}" || return 1
   # BUILD_TARGETS (e.g. "advisor script_mode_tests") builds only those, for a short device call.
   # shellcheck disable=SC2086
   step build cmake --build build-gpu -j"$(nproc)" ${BUILD_TARGETS:+--target $BUILD_TARGETS}
