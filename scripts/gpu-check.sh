@@ -12,7 +12,8 @@
 # eager training script, and of its torch.compile'd variant), script_tests (the script-mode
 # suites alone), script_overhead
 # (bench/script_overhead.py on the ViT and launch-bound scripts), script_autotest (--autotest on
-# the eager ViT script). A later stage reuses build-gpu/ and /tmp from an
+# the eager ViT script), traces (2.11 CUDA traces recorded and analysed, the trace reader's
+# benchmark). A later stage reuses build-gpu/ and /tmp from an
 # earlier call on the same machine, so a device call with a time limit can take a few stages at a
 # time.
 #
@@ -191,6 +192,22 @@ script_autotest() {
     "$logs/script_autotest.log" | tee -a "$out/summary.txt"
 }
 
+# advisor analyze on the GPU machine: 2.11 traces with CUDA activity recorded (the zoo's cases, a
+# two-rank NCCL run with a planted straggler, needing 2 GPUs: skipped on one), analysed, and the
+# trace reader's benchmark on all 16 cores beside Python's json.load (docs/benchmarks.md).
+traces() {
+  local ranks=()
+  [ "$(nvidia-smi -L | wc -l)" -ge 2 ] || ranks=(--skip-ranks)
+  step record_traces python3 scripts/record_traces.py "$results/traces" "${ranks[@]}"
+  for trace in "$results"/traces/single/*.json.gz; do
+    build-gpu/advisor analyze -q "$trace" --out "$results/analyze/$(basename "$trace" .json.gz)" \
+      >>"$logs/analyze.log" 2>&1 || log "analyze failed on $trace"
+  done
+  grep -h "^finding\|^step" "$logs/analyze.log" | head -40 | tee -a "$out/summary.txt"
+  step bench_trace_reader bash scripts/bench_trace_reader.sh build-gpu /tmp/advisor-trace-bench 1.2
+  grep "^|" "$logs/bench_trace_reader.log" | tee -a "$out/summary.txt"
+}
+
 zoo() {
   OUT="$results/zoo" ZOO_RUNS="${ZOO_RUNS:-1}" step zoo bash bench/zoo_gpu.sh
   grep -h "localized" "$results"/zoo/run-*.txt | tee -a "$out/summary.txt"
@@ -200,8 +217,9 @@ zoo() {
 for stage in "${stages[@]}"; do
   case "$stage" in
     build) build || { log "build failed: later stages skipped"; exit 1; } ;;
-    tests|vit|graphs|overhead|zoo|script|script_tests|script_overhead|script_autotest) "$stage" ;;
+    tests|vit|graphs|overhead|zoo|script|script_tests|script_overhead|script_autotest|traces)
+      "$stage" ;;
     *) log "unknown stage '$stage' (build, tests, vit, graphs, overhead, zoo, script," \
-         "script_tests, script_overhead, script_autotest)"; exit 2 ;;
+         "script_tests, script_overhead, script_autotest, traces)"; exit 2 ;;
   esac
 done
