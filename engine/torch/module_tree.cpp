@@ -63,6 +63,86 @@ std::string Trim(const std::string& text) {
   return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
 }
 
+// Archives saved with debug info map the serialized code back to the model's Python source;
+// without it, the serialized TorchScript code (code/__torch__/...) is the best there is.
+std::optional<SourceLocation> LocationOf(const torch::jit::Node* node) {
+  torch::jit::SourceRange range = node->sourceRange();
+  if (auto original = range.findSourceRangeThatGenerated()) range = *original;
+  const auto file_line = range.file_line_col();
+  if (!file_line) return std::nullopt;
+  SourceLocation location;
+  location.file = std::get<0>(*file_line);
+  location.line = static_cast<int>(std::get<1>(*file_line));
+  // The text of the source line holding the node, from the archive's copy of the source.
+  const std::string text = range.source()->text_str().str();
+  const std::size_t start = std::min(range.start(), text.size());
+  const std::size_t line_begin = text.rfind('\n', start == 0 ? 0 : start - 1);
+  const std::size_t from = line_begin == std::string::npos ? 0 : line_begin + 1;
+  location.text = Trim(text.substr(from, text.find('\n', start) - from));
+  return location;
+}
+
+// torch's own Python (torch/nn/modules/linear.py, torch/functional.py), as installed or as
+// serialized into the archive: not the model author's code.
+bool InTorchPackage(const std::string& file) {
+  return file.find("-packages/torch/") != std::string::npos ||
+         file.rfind("code/__torch__/torch/", 0) == 0 ||
+         file.find("/code/__torch__/torch/") != std::string::npos;
+}
+
+// "towers.item" for a value got as self.towers.item; "" when it is not an attribute chain of
+// `self`.
+std::string AttributePath(const torch::jit::Value* value, const torch::jit::Value* self) {
+  std::string path;
+  while (value != self) {
+    const torch::jit::Node* node = value->node();
+    if (node->kind() != c10::prim::GetAttr) return "";
+    const std::string name = node->s(c10::attr::name);
+    path = path.empty() ? name : name + "." + path;
+    value = node->inputs()[0];
+  }
+  return path;
+}
+
+// The first call, in `block`, of the submodule at `relative` (or of a module that holds it).
+const torch::jit::Node* FindCallOf(const torch::jit::Block* block, const torch::jit::Value* self,
+                                   const std::string& relative) {
+  for (const torch::jit::Node* node : block->nodes()) {
+    if (node->kind() == c10::prim::CallMethod) {
+      const std::string called = AttributePath(node->inputs()[0], self);
+      if (!called.empty() &&
+          (relative == called || relative.rfind(called + ".", 0) == 0)) {
+        return node;
+      }
+    }
+    for (const torch::jit::Block* inner : node->blocks()) {
+      if (const torch::jit::Node* found = FindCallOf(inner, self, relative)) return found;
+    }
+  }
+  return nullptr;
+}
+
+// Where the model author's code calls the module at `path`: the nearest ancestor whose forward
+// calls it (or a container holding it) from a file outside torch's package. A Linear's op sits in
+// torch/nn/modules/linear.py and a Sequential's calls in container.py; the line that matters is
+// the user's `self.towers["item"](x)`.
+std::optional<SourceLocation> UserCallSite(const torch::jit::Module& root, const std::string& path) {
+  std::string ancestor = path;
+  while (!ancestor.empty()) {
+    const std::size_t dot = ancestor.rfind('.');
+    ancestor = dot == std::string::npos ? "" : ancestor.substr(0, dot);
+    const torch::jit::Module module = ModuleAt(root, ancestor);
+    if (!module.find_method("forward")) continue;  // a ModuleDict or ModuleList: no code of its own
+    const auto graph = OwnForward(module);
+    const std::string relative = ancestor.empty() ? path : path.substr(ancestor.size() + 1);
+    const torch::jit::Node* call = FindCallOf(graph->block(), graph->inputs()[0], relative);
+    if (call == nullptr) continue;
+    std::optional<SourceLocation> location = LocationOf(call);
+    if (location && !InTorchPackage(location->file)) return location;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 torch::jit::Module ModuleAt(const torch::jit::Module& root, const std::string& path) {
@@ -116,21 +196,10 @@ std::optional<SourceLocation> FindOpSource(const torch::jit::Module& root, const
     node = FindNode(graph->block(), kind);
   }
   if (node == nullptr) return std::nullopt;
-  // Archives saved with debug info map the serialized code back to the model's Python source;
-  // without it, the serialized TorchScript code (code/__torch__/...) is the best there is.
-  torch::jit::SourceRange range = node->sourceRange();
-  if (auto original = range.findSourceRangeThatGenerated()) range = *original;
-  const auto file_line = range.file_line_col();
-  if (!file_line) return std::nullopt;
-  SourceLocation location;
-  location.file = std::get<0>(*file_line);
-  location.line = static_cast<int>(std::get<1>(*file_line));
-  // The text of the source line holding the node, from the archive's copy of the source.
-  const std::string text = range.source()->text_str().str();
-  const std::size_t start = std::min(range.start(), text.size());
-  const std::size_t line_begin = text.rfind('\n', start == 0 ? 0 : start - 1);
-  const std::size_t from = line_begin == std::string::npos ? 0 : line_begin + 1;
-  location.text = Trim(text.substr(from, text.find('\n', start) - from));
+  std::optional<SourceLocation> location = LocationOf(node);
+  if (location && InTorchPackage(location->file)) {
+    if (std::optional<SourceLocation> call = UserCallSite(root, path)) return call;
+  }
   return location;
 }
 

@@ -22,7 +22,9 @@ ModuleTree DescribeModules(const torch::jit::Module& root);
 torch::jit::Module ModuleAt(const torch::jit::Module& root, const std::string& path);
 
 // The file and line of the first node of kind `op` (e.g. "aten::gather") in the forward of the
-// module at `path`, functions it calls included; nullopt when the archive has no debug info.
+// module at `path`, functions it calls included; where that line is torch's own (a Linear's
+// F.linear in torch/nn/modules/linear.py), the line of the model author's code that calls the
+// module instead. nullopt when the archive has no debug info.
 std::optional<SourceLocation> FindOpSource(const torch::jit::Module& root, const std::string& path,
                                            const std::string& op);
 

@@ -1,0 +1,61 @@
+// Where the hot op's source line points: the model author's code, not torch's own.
+#include <gtest/gtest.h>
+#include <torch/script.h>
+
+#include <fstream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "engine/autotest/process.h"
+#include "engine/torch/module_tree.h"
+#include "tests/report/scratch_dir.h"
+
+namespace advisor {
+namespace {
+
+// The 1-based line of the script that holds `marker`.
+int LineOf(const std::string& marker) {
+  std::ifstream file(SOURCE_MODELS_SCRIPT);
+  std::string line;
+  for (int number = 1; std::getline(file, line); ++number) {
+    if (line.find(marker) != std::string::npos) return number;
+  }
+  return -1;
+}
+
+const torch::jit::Module& CallsModel() {
+  static const std::unique_ptr<testing::ScratchDir> dir = std::make_unique<testing::ScratchDir>();
+  static const torch::jit::Module model = [] {
+    ProcessSpec spec;
+    spec.argv = {ADVISOR_PYTHON, SOURCE_MODELS_SCRIPT, dir->path()};
+    spec.timeout = std::chrono::seconds(120);
+    const ProcessOutcome outcome = RunProcess(spec);
+    if (!outcome.Succeeded()) {
+      throw std::runtime_error("exporting the op-source model failed: " + outcome.Describe() +
+                               "\n" + outcome.stderr_tail);
+    }
+    return torch::jit::load(*dir / "calls.pt");
+  }();
+  return model;
+}
+
+TEST(OpSource, AnOpOfTorchsOwnModuleIsShownWhereTheModelCallsIt) {
+  // body.0 is an nn.Linear inside an nn.Sequential: its F.linear is in torch/nn/modules/linear.py
+  // and the Sequential's call in container.py; the user's line is `h = self.body(x)`.
+  const std::optional<SourceLocation> source = FindOpSource(CallsModel(), "body.0", "aten::linear");
+  ASSERT_TRUE(source.has_value());
+  EXPECT_EQ(source->file, SOURCE_MODELS_SCRIPT);
+  EXPECT_EQ(source->line, LineOf("# BODY_LINE"));
+  EXPECT_EQ(source->text, "h = self.body(x)  # BODY_LINE");
+}
+
+TEST(OpSource, AnOpInTheModelsOwnCodeKeepsItsLine) {
+  const std::optional<SourceLocation> source = FindOpSource(CallsModel(), "gate", "aten::sigmoid");
+  ASSERT_TRUE(source.has_value());
+  EXPECT_EQ(source->file, SOURCE_MODELS_SCRIPT);
+  EXPECT_EQ(source->line, LineOf("# GATE_LINE"));
+}
+
+}  // namespace
+}  // namespace advisor
