@@ -48,7 +48,7 @@ std::int64_t NumberInName(std::string_view text) {
 
 class EventReader {
  public:
-  EventReader(const char* begin, const char* end, LocalStrings& strings)
+  EventReader(const char* begin, const char* end, StringTable& strings)
       : p_(begin), end_(end), strings_(strings) {}
 
   // True when the event parsed; otherwise problem() and position() say what and where.
@@ -371,7 +371,7 @@ class EventReader {
 
   const char* p_;
   const char* end_;
-  LocalStrings& strings_;
+  StringTable& strings_;
   std::string unescaped_;
   const char* problem_ = "";
 };
@@ -398,17 +398,6 @@ void Append(const Row& row, EventChunk& chunk) {
 }
 
 }  // namespace
-
-LocalStrings::LocalStrings() { Intern(""); }
-
-std::uint32_t LocalStrings::Intern(std::string_view text) {
-  auto it = index_.find(text);
-  if (it != index_.end()) return it->second;
-  const auto id = static_cast<std::uint32_t>(strings_.size());
-  const std::string& stored = strings_.emplace_back(text);
-  index_.emplace(std::string_view(stored), id);
-  return id;
-}
 
 void ParseEvent(const char* begin, const char* end, std::uint64_t offset, ParsedBatch& batch) {
   EventReader reader(begin, end, batch.strings);

@@ -3,32 +3,17 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <string>
-#include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "engine/trace_import/event_store.h"
 
 namespace advisor {
 
-// A parser thread's own string table: ids are local to its batch until the store merges them.
-class LocalStrings {
- public:
-  LocalStrings();
-  std::uint32_t Intern(std::string_view text);
-  const std::deque<std::string>& strings() const { return strings_; }
-
- private:
-  std::deque<std::string> strings_;
-  std::unordered_map<std::string_view, std::uint32_t> index_;
-};
-
 // The events of one batch, with the strings they name and the events that had to be skipped.
 struct ParsedBatch {
   EventChunk chunk;
-  LocalStrings strings;
+  StringTable strings;  // the batch's own: its ids are local until the store merges them
   std::uint64_t skipped = 0;
   std::vector<std::string> problems;  // the first few: "byte N: ..."
 };

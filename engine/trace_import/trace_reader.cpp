@@ -179,8 +179,10 @@ void AddProblem(ReadStats& stats, std::string problem) {
 // Moves a parsed batch into the store: its strings join the store's table.
 void Merge(ParsedBatch&& parsed, TraceStore& store) {
   std::vector<std::uint32_t> global;
-  global.reserve(parsed.strings.strings().size());
-  for (const std::string& text : parsed.strings.strings()) global.push_back(store.strings.Intern(text));
+  global.reserve(parsed.strings.size());
+  for (std::uint32_t id = 0; id < parsed.strings.size(); ++id) {
+    global.push_back(store.strings.Intern(parsed.strings[id]));
+  }
   EventChunk& chunk = parsed.chunk;
   for (std::uint32_t& name : chunk.name) name = global[name];
   for (std::uint32_t& type : chunk.input_type) type = global[type];

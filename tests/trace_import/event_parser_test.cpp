@@ -14,7 +14,7 @@ ParsedBatch Parse(const std::string& event, std::uint64_t offset = 0) {
 }
 
 const std::string& Name(const ParsedBatch& batch, std::uint32_t id) {
-  return batch.strings.strings()[id];
+  return batch.strings[id];
 }
 
 TEST(EventParser, ReadsTheFieldsOfAnOp) {
