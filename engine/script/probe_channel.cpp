@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -20,16 +19,7 @@ constexpr auto kSlice = std::chrono::milliseconds(100);
 
 }  // namespace
 
-ProbeChannel::ProbeChannel() {
-  const char* temporary = std::getenv("TMPDIR");
-  std::string pattern = std::string(temporary != nullptr && *temporary ? temporary : "/tmp") +
-                        "/advisor-probe-XXXXXX";
-  if (mkdtemp(pattern.data()) == nullptr) {
-    throw std::runtime_error("cannot make a folder for the probe's socket in " +
-                             pattern.substr(0, pattern.rfind('/')) + ": " + std::strerror(errno));
-  }
-  folder_ = pattern;
-  address_ = folder_ + "/probe.sock";
+ProbeChannel::ProbeChannel() : address_(folder_.path() + "/probe.sock") {
   sockaddr_un where{};
   where.sun_family = AF_UNIX;
   if (address_.size() >= sizeof where.sun_path) {
@@ -47,8 +37,6 @@ ProbeChannel::ProbeChannel() {
 ProbeChannel::~ProbeChannel() {
   if (connection_ >= 0) close(connection_);
   if (listening_ >= 0) close(listening_);
-  if (!address_.empty()) unlink(address_.c_str());
-  if (!folder_.empty()) rmdir(folder_.c_str());
 }
 
 ProbeChannel::Wait ProbeChannel::Accept(std::chrono::milliseconds timeout,

@@ -13,6 +13,8 @@
 #include <optional>
 #include <string>
 
+#include "engine/util/scratch_paths.h"
+
 namespace advisor {
 
 // A profiled window of a large model with CUPTI records is tens of MB; a quarter GiB bounds what a
@@ -48,7 +50,8 @@ class ProbeChannel {
  private:
   bool TakeLine(nlohmann::json& message);
 
-  std::string folder_;
+  // Registered scratch: an interrupt, which cannot unwind the stack, removes it too.
+  PrivateTempDir folder_{"advisor-probe-"};
   std::string address_;
   int listening_ = -1;
   int connection_ = -1;

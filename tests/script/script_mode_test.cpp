@@ -257,13 +257,20 @@ TEST(RejectsBadScript, ATorchOtherThanTheProbesIsRefusedBeforeTheScriptRuns) {
   EXPECT_FALSE(fs::exists(scratch / "report"));
 }
 
-TEST(ScriptMode, CtrlCEndsAdvisorAndTheScript) {
-  const fs::path scratch = Scratch("interrupted");
+// Ctrl-C, or a SIGTERM from a job scheduler: the script dies with advisor, and neither the report
+// folder this run made nor a scratch folder in $TMPDIR is left behind.
+class ScriptInterrupt : public ::testing::TestWithParam<int> {};
+
+TEST_P(ScriptInterrupt, EndsAdvisorAndTheScriptAndLeavesNothing) {
+  const int signal_number = GetParam();
+  const fs::path scratch = Scratch("interrupted-" + std::to_string(signal_number));
+  const fs::path tmp = scratch / "tmp";
+  fs::create_directories(tmp);
   const std::string tag = UniqueTag();
   const std::string err_path = (scratch / "stderr.txt").string();
   const pid_t advisor = fork();
   if (advisor == 0) {
-    const std::string command = "exec " + kAdvisor + " bisect --out " +
+    const std::string command = "TMPDIR=" + tmp.string() + " exec " + kAdvisor + " bisect --out " +
                                 (scratch / "report").string() + " -- " +
                                 Sample(tag, "--epochs 1000") + " >/dev/null 2>" + err_path;
     execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
@@ -275,13 +282,21 @@ TEST(ScriptMode, CtrlCEndsAdvisorAndTheScript) {
          std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  kill(advisor, SIGINT);
+  kill(advisor, signal_number);
   int status = 0;
   waitpid(advisor, &status, 0);
-  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << ReadFile(err_path);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == signal_number) << ReadFile(err_path);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_EQ(ProcessesTagged(tag), 0) << "the script and its workers are gone";
+  EXPECT_FALSE(fs::exists(scratch / "report")) << "the report folder this run made is removed";
+  // Only advisor's own: a DataLoader worker killed mid-step may leave Python's pymp-* behind.
+  for (const auto& entry : fs::directory_iterator(tmp)) {
+    EXPECT_NE(entry.path().filename().string().rfind("advisor", 0), 0u)
+        << entry.path() << " is left behind";
+  }
 }
+
+INSTANTIATE_TEST_SUITE_P(Signals, ScriptInterrupt, ::testing::Values(SIGINT, SIGTERM));
 
 }  // namespace
 }  // namespace advisor
