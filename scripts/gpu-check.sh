@@ -178,15 +178,18 @@ script_overhead() {
   step script_overhead_vit python3 bench/script_overhead.py build-gpu/advisor \
     bench/scripts/vit_train.py --rounds "${SCRIPT_ROUNDS:-1}" --steps 450 --every 50 \
     --out "$results/script-overhead.jsonl"
+  # 600 steps: the launch-bound script's steps take 50-75 ms on the H100 machine's host (3000
+  # outlasted two device calls); each run bounded all the same.
   step script_overhead_launch python3 bench/script_overhead.py build-gpu/advisor \
-    bench/scripts/launch_bound_train.py --rounds "${SCRIPT_ROUNDS:-1}" --steps 3000 --every 250 \
-    --profile-steps 20 --out "$results/script-overhead.jsonl"
+    bench/scripts/launch_bound_train.py --rounds "${SCRIPT_ROUNDS:-1}" --steps 600 --every 50 \
+    --profile-steps 20 --timeout 250 --out "$results/script-overhead.jsonl"
   cat "$results/script-overhead.jsonl" | tee -a "$out/summary.txt"
 }
 
 script_autotest() {
-  step script_autotest build-gpu/advisor bisect --autotest \
-    --autotest-rounds "${AUTOTEST_ROUNDS:-3}" --out "$results/script-vit-autotest" -- \
+  # Budgeted so that a build and this stage fit in one device call of 10 minutes.
+  step script_autotest build-gpu/advisor bisect --autotest --autotest-rounds "${AUTOTEST_ROUNDS:-3}" \
+    --autotest-budget "${AUTOTEST_BUDGET:-6m30s}" --out "$results/script-vit-autotest" -- \
     python3 bench/scripts/vit_train.py --steps 100000
   grep -E "^\[autotest\].*(verified|no-change|rejected|failed|skipped)" \
     "$logs/script_autotest.log" | tee -a "$out/summary.txt"

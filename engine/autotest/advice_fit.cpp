@@ -52,7 +52,17 @@ void MergeFindings(std::vector<Finding>& findings) {
     }
     JoinDistinct(into.message, finding.message, " ");
     JoinDistinct(into.evidence, finding.evidence, "; ");
-    if (into.recipe.empty()) into.recipe = finding.recipe;
+    // Every recipe stays: each is a fix the autotester can measure.
+    const std::vector<std::string> named = RecipesOf(into);
+    if (into.recipe.empty()) {
+      into.recipe = finding.recipe;
+    } else if (!finding.recipe.empty() &&
+               std::find(named.begin(), named.end(), finding.recipe) == named.end()) {
+      into.also_recipes.push_back(finding.recipe);
+    }
+    // Checked per finding before merging (FitFindingsToTorch): the merged advice fits the run
+    // when any part of it does.
+    if (finding.needs_torch.empty()) into.needs_torch.clear();
     if (into.op.empty()) into.op = finding.op;
   }
   findings = std::move(merged);

@@ -56,8 +56,8 @@ AbResult TryCandidate(const CandidateSpec& candidate, const AutotestPlan& plan,
 std::vector<std::string> RecipeIdsFromFindings(const std::vector<Finding>& findings) {
   std::vector<std::string> ids;
   for (const Finding& finding : findings) {
-    if (!finding.recipe.empty() && std::find(ids.begin(), ids.end(), finding.recipe) == ids.end()) {
-      ids.push_back(finding.recipe);
+    for (const std::string& recipe : RecipesOf(finding)) {
+      if (std::find(ids.begin(), ids.end(), recipe) == ids.end()) ids.push_back(recipe);
     }
   }
   return ids;

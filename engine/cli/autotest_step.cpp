@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -140,7 +141,10 @@ void SuggestCodeChanges(const std::vector<Recipe>& recipes, BisectReport& report
     for (const Finding& finding : report.findings) {
       const bool at_hotspot = report.hotspot && report.hotspot->source &&
                               (finding.path.empty() || finding.path == report.hotspot->path);
-      if (finding.recipe != fix.recipe || !at_hotspot) continue;
+      const std::vector<std::string> recipes = RecipesOf(finding);
+      if (std::find(recipes.begin(), recipes.end(), fix.recipe) == recipes.end() || !at_hotspot) {
+        continue;
+      }
       if (auto change = SuggestCodeChange(fix.recipe, *report.hotspot->source)) {
         fix.detail = "needs a change to the script's code: " + change->advice;
         fix.suggested_change = change->patch;

@@ -18,13 +18,14 @@ void ApplyRules(const RuleSet& rules, const RunEnvironment& environment, BisectR
   RuleRun run = RunRules(rules, BuildFacts(report, environment));
   report.findings = std::move(run.findings);
   for (std::string& error : run.errors) report.data_quality.push_back(std::move(error));
-  MergeFindings(report.findings);
   // The recipes say which torch each fix needs; a missing recipes folder is the autotest's to
-  // report, and leaves the findings as the rules wrote them.
+  // report, and leaves the findings as the rules wrote them. Fitted one recipe at a time, before
+  // the findings of one rule and module merge into one with all their recipes.
   if (const std::string recipes_dir = FindDataDir("recipes"); !recipes_dir.empty()) {
     FitFindingsToTorch(report.findings, LoadRecipeDir(recipes_dir).recipes,
                        report.run.torch_version);
   }
+  MergeFindings(report.findings);
 }
 
 void WriteReportFiles(ReportDir& dir, const BisectReport& report,

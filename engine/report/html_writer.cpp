@@ -270,9 +270,9 @@ void RenderFindings(std::ostringstream& out, const BisectReport& report) {
     if (finding->expected_gain_ms) {
       out << "<span>expected gain " << EscapeHtml(Ms(*finding->expected_gain_ms)) << "/step</span>";
     }
-    if (!finding->recipe.empty()) {
-      out << "<span>recipe " << HtmlCode(finding->recipe) << "</span>";
-      if (const FixResult* fix = FixForRecipe(report, finding->recipe)) {
+    for (const std::string& recipe : RecipesOf(*finding)) {
+      out << "<span>recipe " << HtmlCode(recipe) << "</span>";
+      if (const FixResult* fix = FixForRecipe(report, recipe)) {
         out << "<span>measured <span class=\"badge " << StatusClass(fix->status) << "\">"
             << EscapeHtml(FixOutcome(*fix)) << "</span></span>";
       }

@@ -188,6 +188,7 @@ json FindingsToJson(const std::vector<Finding>& findings) {
                    {"message", finding.message},
                    {"evidence", finding.evidence},
                    {"recipe", finding.recipe},
+                   {"also_recipes", finding.also_recipes},
                    {"expected_gain_ms", OrNull(finding.expected_gain_ms)},
                    {"needs_torch", finding.needs_torch.empty() ? json(nullptr)
                                                                : json(finding.needs_torch)}});

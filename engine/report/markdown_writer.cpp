@@ -168,9 +168,9 @@ void RenderFindings(std::ostringstream& out, const BisectReport& report) {
     if (finding->expected_gain_ms) {
       out << "   - Expected gain: " << FormatNumber(*finding->expected_gain_ms) << " ms/step\n";
     }
-    if (!finding->recipe.empty()) {
-      out << "   - Recipe: " << MarkdownCode(finding->recipe);
-      if (const FixResult* fix = FixForRecipe(report, finding->recipe)) {
+    for (const std::string& recipe : RecipesOf(*finding)) {
+      out << "   - Recipe: " << MarkdownCode(recipe);
+      if (const FixResult* fix = FixForRecipe(report, recipe)) {
         out << ", measured " << MarkdownText(FixOutcome(*fix));
       }
       out << "\n";

@@ -2,6 +2,13 @@
 
 namespace advisor {
 
+std::vector<std::string> RecipesOf(const Finding& finding) {
+  std::vector<std::string> recipes;
+  if (!finding.recipe.empty()) recipes.push_back(finding.recipe);
+  recipes.insert(recipes.end(), finding.also_recipes.begin(), finding.also_recipes.end());
+  return recipes;
+}
+
 const char* SeverityName(Severity severity) {
   switch (severity) {
     case Severity::kHigh: return "high";

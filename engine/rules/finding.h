@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace advisor {
 
@@ -21,7 +22,13 @@ struct Finding {
   // The torch version the recipe needs, where that is newer than the run's: the advice does not
   // fit this run as it is (FitFindingsToTorch). "" when it fits or nothing is known.
   std::string needs_torch;
+  // Further recipes of a finding merged from several of one rule and module (MergeFindings):
+  // fp32-matmul offers bf16 autocast and TF32, and the autotester measures each.
+  std::vector<std::string> also_recipes;
 };
+
+// recipe, then also_recipes: every recipe the finding names; empty when none.
+std::vector<std::string> RecipesOf(const Finding& finding);
 
 // "high", "medium", "low": the spelling rules use and report.json writes.
 const char* SeverityName(Severity severity);

@@ -76,5 +76,41 @@ TEST(MergeFindings, OneRuleAboutOneModuleIsOneFindingWithAllItsAdvice) {
   EXPECT_EQ(findings[1].path, "head");
 }
 
+TEST(MergeFindings, EveryRecipeOfTheMergedFindingsStaysForTheAutotester) {
+  // fp32-matmul writes one finding for bf16 autocast and one for TF32: merged, the autotester
+  // must still measure both (it had measured bf16 alone).
+  std::vector<Finding> findings = {
+      Named("fp32-matmul", "", Severity::kHigh, "bf16-autocast", "Autocast to bf16."),
+      Named("fp32-matmul", "", Severity::kHigh, "tf32-matmul", "Allow TF32."),
+      Named("fp32-matmul", "", Severity::kMedium, "bf16-autocast", "Autocast to bf16.")};
+  MergeFindings(findings);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].recipe, "bf16-autocast");
+  EXPECT_EQ(findings[0].also_recipes, std::vector<std::string>{"tf32-matmul"});
+  EXPECT_EQ(RecipesOf(findings[0]), (std::vector<std::string>{"bf16-autocast", "tf32-matmul"}));
+}
+
+TEST(MergeFindings, MergedAdviceFitsTheRunWhenAnyOfItsRecipesDoes) {
+  std::vector<Finding> findings = {
+      Named("materialised-attention", "attn", Severity::kHigh, "sdpa-attention", "Use SDPA."),
+      Named("materialised-attention", "attn", Severity::kMedium, "", "Or chunk it.")};
+  FitFindingsToTorch(findings, {Needing("sdpa-attention", "2.1")}, "1.13.0");
+  MergeFindings(findings);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].needs_torch, "");
+  EXPECT_EQ(findings[0].severity, Severity::kMedium);
+
+  std::vector<Finding> both_too_new = {
+      Named("materialised-attention", "attn", Severity::kHigh, "sdpa-attention", "Use SDPA."),
+      Named("materialised-attention", "attn", Severity::kHigh, "sdpa-flash-backend", "Flash.")};
+  FitFindingsToTorch(both_too_new,
+                     {Needing("sdpa-attention", "2.1"), Needing("sdpa-flash-backend", "2.1")},
+                     "1.13.0");
+  MergeFindings(both_too_new);
+  ASSERT_EQ(both_too_new.size(), 1u);
+  EXPECT_EQ(both_too_new[0].needs_torch, "2.1");
+  EXPECT_EQ(both_too_new[0].severity, Severity::kLow);
+}
+
 }  // namespace
 }  // namespace advisor

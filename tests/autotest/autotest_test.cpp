@@ -196,9 +196,10 @@ TEST(RecipeIdsFromFindings, KeepsTheFindingsOrderOnce) {
   std::vector<Finding> findings(4);
   findings[0].recipe = "gather-to-index";
   findings[2].recipe = "tf32-matmul";
+  findings[2].also_recipes = {"bf16-autocast", "gather-to-index"};
   findings[3].recipe = "gather-to-index";
   EXPECT_EQ(RecipeIdsFromFindings(findings),
-            (std::vector<std::string>{"gather-to-index", "tf32-matmul"}));
+            (std::vector<std::string>{"gather-to-index", "tf32-matmul", "bf16-autocast"}));
 }
 
 TEST(AdvisorWorkerCommand, FollowsTheWorkerContract) {

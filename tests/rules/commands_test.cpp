@@ -32,9 +32,9 @@ TEST_F(RulesCommandsTest, ListShowsBuiltinAndUserRules) {
   EXPECT_EQ(err_.str(), "");
   const std::string table = out_.str();
   EXPECT_THAT(table, HasSubstr("ID"));
-  EXPECT_THAT(table, HasSubstr("deterministic-gather-backward"));
-  EXPECT_THAT(table, HasSubstr("built-in  Deterministic gather backward is slow"));
-  EXPECT_THAT(table, HasSubstr("deterministic_gather_backward.lua"));
+  EXPECT_THAT(table, HasSubstr("gather-backward"));
+  EXPECT_THAT(table, HasSubstr("built-in  The backward of torch.gather is slow"));
+  EXPECT_THAT(table, HasSubstr("gather_backward.lua"));
   EXPECT_THAT(table, HasSubstr("user      Mine"));
   EXPECT_THAT(table, HasSubstr(dir_.path() + "/mine.lua"));
 }

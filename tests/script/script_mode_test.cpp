@@ -92,6 +92,10 @@ TEST(ScriptMode, NamesTheSlowInstanceOfAUsersTrainingScript) {
   EXPECT_EQ(report["run"]["mode"], "script");
   EXPECT_EQ(report["run"]["command"][1], kScripts + "/train_sample.py");
   EXPECT_FALSE(report["run"]["python_version"].get<std::string>().empty());
+  // From the model's first call, which comes before the probe describes the model (the rules
+  // that look at the compute dtype stayed silent without it).
+  EXPECT_EQ(report["run"]["dtype"], "float32");
+  EXPECT_EQ(report["run"]["batch_size"], 16);
   const json& hotspot = report["hotspot"];
   EXPECT_EQ(hotspot["path"], "encoder.layers.2.ffn") << run.out;
   EXPECT_FALSE(hotspot["op"].get<std::string>().empty());

@@ -161,7 +161,8 @@ def install():
                 _fix_seeds(torch)
                 session = None
                 bench = Bench(config, lambda: session._cuda)
-                session = Session(None, bench, Knobs(config.get("overrides", {})))
+                session = Session(None, bench, Knobs(config.get("overrides", {}),
+                                                     numerics=bool(config.get("loss_steps"))))
                 session.start()
             else:
                 Session(channel).start()

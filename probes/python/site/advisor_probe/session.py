@@ -35,6 +35,19 @@ except ImportError:
             return False
 
 
+def _autocast_enabled(device):
+    try:  # torch 2.4 and newer take the device type
+        return torch.is_autocast_enabled(device)
+    except TypeError:  # torch 1.x and early 2.x: one call per device
+        return torch.is_autocast_enabled() if device == "cuda" else torch.is_autocast_cpu_enabled()
+
+
+def _autocast_dtype(device):
+    if hasattr(torch, "get_autocast_dtype"):  # torch 2.4 and newer
+        return torch.get_autocast_dtype(device)
+    return torch.get_autocast_gpu_dtype() if device == "cuda" else torch.get_autocast_cpu_dtype()
+
+
 def _end_interpreter(loader_iterators):
     """Ends the script where it stands, without running its own code (its finally blocks or atexit
     handlers could save checkpoints). Its DataLoaders' workers are shut down first, as the
@@ -271,6 +284,7 @@ class Session:
             return
         if self._depth == 0 and not self._in_backward:
             if self._clock.optimizer_stepped and self._optimizers:
+                self._note_input(module, args)  # before the model message, which carries it
                 self._finish_discovery()
                 self._model_forward(module, args)
                 self._depth += 1
@@ -321,11 +335,7 @@ class Session:
     def _model_forward(self, module, args):
         if is_compiling() or not self._active() or self._in_backward:
             return
-        if not self._input:
-            tensor = next((a for a in args if isinstance(a, torch.Tensor)), None)
-            if tensor is not None and tensor.dim() > 0:
-                self._input = {"batch_size": int(tensor.shape[0]),
-                               "dtype": str(tensor.dtype).replace("torch.", "")}
+        self._note_input(module, args)
         if self._clock.optimizer_stepped:
             self._sync_if(self._sync_phases)
         closed = self._clock.forward_starts(now())
@@ -333,6 +343,26 @@ class Session:
             self._step_closed(closed)
         if self._bench is not None:
             self._bench.forward(self._clock.completed, args)
+
+    def _note_input(self, module, args):
+        """The batch size and the dtype the model computes in, from its first call: autocast's
+        dtype where the call runs under autocast, else a floating input's, else its parameters'
+        (token ids are int64; the GEMMs run in the weights' dtype)."""
+        if self._input:
+            return
+        tensor = next((a for a in args if isinstance(a, torch.Tensor)), None)
+        if tensor is None or tensor.dim() == 0:
+            return
+        floating = next((a for a in args if isinstance(a, torch.Tensor) and a.is_floating_point()),
+                        None)
+        if floating is None:
+            floating = next((p for p in module.parameters() if p.is_floating_point()), None)
+        dtype = floating.dtype if floating is not None else tensor.dtype
+        device = "cuda" if tensor.is_cuda else "cpu"
+        if _autocast_enabled(device):
+            dtype = _autocast_dtype(device)
+        self._input = {"batch_size": int(tensor.shape[0]),
+                       "dtype": str(dtype).replace("torch.", "")}
 
     # ---- windows ------------------------------------------------------------------------
 
