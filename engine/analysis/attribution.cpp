@@ -134,28 +134,55 @@ std::vector<std::string> WindowAttribution::Modules() const {
   return modules;
 }
 
-PhaseCosts WindowAttribution::SumPerStep(
+namespace {
+
+// `module` is `path` or inside it; "" (ops outside every instrumented module) is inside nothing.
+bool IsInside(const std::string& module, const std::string& path) {
+  return !module.empty() && IsSameOrDescendant(module, path);
+}
+
+}  // namespace
+
+std::vector<PhaseCosts> WindowAttribution::SumPerStep(
     const std::function<bool(const std::string&)>& include) const {
   std::vector<PhaseCosts> totals(steps_);
   for (const auto& [module, steps] : self_by_step_) {
     if (!include(module)) continue;
     for (int i = 0; i < steps_; ++i) totals[i] += steps[i];
   }
-  return MedianOverSteps(totals);
+  return totals;
 }
 
 PhaseCosts WindowAttribution::Self(const std::string& path) const {
-  return SumPerStep([&](const std::string& module) { return module == path; });
+  return MedianOverSteps(SumPerStep([&](const std::string& module) { return module == path; }));
 }
 
 PhaseCosts WindowAttribution::Inclusive(const std::string& path) const {
-  return SumPerStep([&](const std::string& module) {
-    return !module.empty() && IsSameOrDescendant(module, path);
-  });
+  return MedianOverSteps(
+      SumPerStep([&](const std::string& module) { return IsInside(module, path); }));
 }
 
 PhaseCosts WindowAttribution::Step() const {
-  return SumPerStep([](const std::string&) { return true; });
+  return MedianOverSteps(SumPerStep([](const std::string&) { return true; }));
+}
+
+PhaseCosts WindowAttribution::SelfAt(const std::string& path, int step) const {
+  auto it = self_by_step_.find(path);
+  return it == self_by_step_.end() ? PhaseCosts{} : it->second.at(step);
+}
+
+PhaseCosts WindowAttribution::InclusiveAt(const std::string& path, int step) const {
+  PhaseCosts total;
+  for (const auto& [module, steps] : self_by_step_) {
+    if (IsInside(module, path)) total += steps.at(step);
+  }
+  return total;
+}
+
+PhaseCosts WindowAttribution::StepAt(int step) const {
+  PhaseCosts total;
+  for (const auto& [module, steps] : self_by_step_) total += steps.at(step);
+  return total;
 }
 
 std::vector<OpCost> WindowAttribution::TopOps(const std::string& path) const {

@@ -61,6 +61,11 @@ class WindowAttribution {
   PhaseCosts Self(const std::string& path) const;
   PhaseCosts Inclusive(const std::string& path) const;
   PhaseCosts Step() const;  // the whole step, every op
+  // The same for one step of the window (0 <= step < steps()): the bisection checks that a
+  // level's choice holds step by step, not only in the medians.
+  PhaseCosts SelfAt(const std::string& path, int step) const;
+  PhaseCosts InclusiveAt(const std::string& path, int step) const;
+  PhaseCosts StepAt(int step) const;
   // Top-level ops inside `path` and its descendants ("" for the whole step), hottest first.
   std::vector<OpCost> TopOps(const std::string& path) const;
   // Every op of the steps at any depth, merged by name and phase, hottest first; each cost is
@@ -70,8 +75,8 @@ class WindowAttribution {
   const std::vector<OpCost>& StepOps() const { return step_ops_; }
 
  private:
-  // The median over steps of the summed self costs of the modules `include` accepts.
-  PhaseCosts SumPerStep(const std::function<bool(const std::string&)>& include) const;
+  // Per step, the summed self costs of the modules `include` accepts.
+  std::vector<PhaseCosts> SumPerStep(const std::function<bool(const std::string&)>& include) const;
 
   int steps_ = 0;
   bool has_gpu_ = false;

@@ -22,20 +22,90 @@ double Total(const WindowAttribution& attribution, const PhaseCosts& costs) {
   return attribution.Rank(costs.forward) + attribution.Rank(costs.backward);
 }
 
-ChildCost ChildOf(const WindowAttribution& attribution, const std::string& path,
-                  const ModuleTree& modules) {
-  const PhaseCosts costs = attribution.Inclusive(path);
+// The costs a level is decided from: the window's medians over its steps, or one step's.
+struct LevelCosts {
+  const WindowAttribution& attribution;
+  std::optional<int> step;
+
+  PhaseCosts Inclusive(const std::string& path) const {
+    return step ? attribution.InclusiveAt(path, *step) : attribution.Inclusive(path);
+  }
+  PhaseCosts Self(const std::string& path) const {
+    return step ? attribution.SelfAt(path, *step) : attribution.Self(path);
+  }
+  PhaseCosts Step() const { return step ? attribution.StepAt(*step) : attribution.Step(); }
+  double Total(const PhaseCosts& costs) const { return advisor::Total(attribution, costs); }
+};
+
+ChildCost ChildOf(const LevelCosts& level, const std::string& path, const ModuleTree& modules) {
+  const PhaseCosts costs = level.Inclusive(path);
   ChildCost child;
   child.path = path;
   auto it = modules.find(path);
   child.type = it == modules.end() ? "" : it->second.type;
-  child.forward = attribution.Rank(costs.forward);
-  child.backward = attribution.Rank(costs.backward);
+  child.forward = level.attribution.Rank(costs.forward);
+  child.backward = level.attribution.Rank(costs.backward);
   return child;
 }
 
 bool IsChildOf(const std::string& path, const std::string& parent) {
   return path != parent && IsSameOrDescendant(path, parent);
+}
+
+// The group's instances were measured in the level's window: decide among them without a new
+// one. An anomaly that picked an instance inside the group has decided already.
+LevelDecision DecideAmongMembers(const LevelInput& level, const LevelDecision& group) {
+  LevelInput members;
+  members.parent = group.chosen;
+  members.step_cost = level.step_cost;
+  // A container group runs no ops of its own: its cost is its members'.
+  for (const ChildCost& child : level.children) {
+    if (IsChildOf(child.path, group.chosen)) {
+      members.children.push_back(child);
+      members.parent_cost += child.total();
+    }
+  }
+  LevelDecision inner = DecideLevel(members);
+  if (!group.chosen_member.empty()) {
+    inner.chosen = group.chosen_member;
+    inner.chosen_is_group = false;
+    inner.phase = group.phase;
+    inner.reason = group.reason;
+  }
+  return inner;
+}
+
+// Where a level's decision leads: the instance chosen (inside a group where the group was
+// chosen), the group when none of its members stood out, "" when the descent stops.
+std::string Destination(const LevelInput& input, const LevelDecision& decision) {
+  if (!decision.chosen_is_group) return decision.chosen;
+  const LevelDecision inner = DecideAmongMembers(input, decision);
+  return inner.chosen.empty() ? decision.chosen : inner.chosen;
+}
+
+// A level's choice is clear when the steps of its window, each decided alone, lead to the same
+// place in most of them: a median can be carried by two steps that lost the CPU.
+struct StepSupport {
+  int agreeing = 0;
+  int steps = 0;
+  bool Majority() const { return 2 * agreeing > steps; }
+  double Fraction() const { return steps > 0 ? static_cast<double>(agreeing) / steps : 0; }
+};
+
+// At most this many level windows are measured again in one bisection.
+constexpr int kMaxReruns = 2;
+// Profiled steps faster than unprofiled ones by more than this: the load changed mid-run. (The
+// spread of the steps themselves is no such sign: a DataLoader's script varies 4-5x from step to
+// step on a quiet machine, and each level's steps are checked one by one.)
+constexpr double kLoadChangedOverhead = -0.15;
+
+std::string StepsText(const StepSupport& support) {
+  return std::to_string(support.agreeing) + " of " + std::to_string(support.steps) + " steps";
+}
+
+std::string PlaceName(const std::string& destination, const std::string& parent) {
+  if (!destination.empty()) return destination;
+  return parent.empty() ? "no child of the root" : "no child of " + parent;
 }
 
 BisectLevel ToReportLevel(int depth, const std::string& parent, const LevelDecision& decision,
@@ -92,6 +162,13 @@ class Bisection {
       const double step_cost = Total(*descent.window.attribution, costs) +
                                descent.window.attribution->Rank(costs.optimizer);
       report.hotspot = FindHotspot(descent.window, descent.path, descent.phase, step_cost);
+      report.hotspot->confidence = doubts_.empty() ? "high" : "low";
+      for (const std::string& candidate : candidates_) {
+        if (candidate != report.hotspot->path) report.hotspot->candidates.push_back(candidate);
+      }
+      for (const std::string& doubt : doubts_) {
+        report.data_quality.push_back("low confidence: " + doubt);
+      }
     }
     report.cross_check =
         CheckAgainstSequenceNumbers(descent.window.timeline, descent.window.placements);
@@ -158,6 +235,12 @@ class Bisection {
       report.data->wait_ms = phases.data_ms;
     }
     const double profiled = Median(StepMillis(baseline.timeline.steps));
+    if (profiled / report.step.median_ms - 1.0 < kLoadChangedOverhead) {
+      Doubt(Printf("profiled steps ran %.0f%% faster than unprofiled ones: the machine's load "
+                   "changed during the run",
+                   100.0 * (1.0 - profiled / report.step.median_ms)),
+            {});
+    }
     report.data_quality.push_back(Printf(
         "probe overhead: profiled steps took %.1f ms (median) against %.1f ms unprofiled "
         "(%.1f%%)%s",
@@ -183,20 +266,26 @@ class Bisection {
       progress_("level " + std::to_string(depth) + ": instrumenting the children of " +
                 (parent.empty() ? std::string("the root") : parent) + "; profiling window " +
                 std::to_string(windows_ + 1));
-      descent.window = Record(
-          {Instrumentation::kChildrenOf, parent, settings_.window_steps, false}, nullptr);
+      bool measured_again = false;
+      descent.window = MeasureLevel(depth, parent, measured_again);
       const WindowAttribution& attribution = *descent.window.attribution;
       for (const std::string& path : attribution.Modules()) {
         descent.measured[path] = attribution.Inclusive(path);
       }
-      const LevelInput input = LevelOf(parent, attribution);
+      const LevelInput input = LevelOf(parent, {attribution, std::nullopt});
       LevelDecision decision = DecideLevel(input);
       report.levels.push_back(ToReportLevel(depth, parent, decision, attribution, false));
       report.levels.back().window_step_ms = Median(StepMillis(descent.window.timeline.steps));
+      // One window decides the level and, for a group, the member: the same steps back both.
+      const int steps_backing =
+          SupportOf(parent, attribution, Destination(input, decision)).agreeing;
+      report.levels.back().measured_again = measured_again;
+      report.levels.back().steps_backing = steps_backing;
       std::string chosen = decision.chosen;
       if (decision.chosen_is_group) {
         LevelDecision inner = DecideAmongMembers(input, decision);
         report.levels.push_back(ToReportLevel(depth, decision.chosen, inner, attribution, true));
+        report.levels.back().steps_backing = steps_backing;
         if (inner.chosen.empty()) {
           descent.path = decision.chosen;  // the descent stops at the group
           descent.found = true;
@@ -219,14 +308,15 @@ class Bisection {
     return descent;
   }
 
-  LevelInput LevelOf(const std::string& parent, const WindowAttribution& attribution) const {
+  LevelInput LevelOf(const std::string& parent, const LevelCosts& costs) const {
+    const WindowAttribution& attribution = costs.attribution;
     LevelInput input;
     input.parent = parent;
-    const PhaseCosts step_costs = attribution.Step();
-    input.step_cost = Total(attribution, step_costs) + attribution.Rank(step_costs.optimizer);
-    input.parent_cost = parent.empty() ? Total(attribution, step_costs)
-                                       : Total(attribution, attribution.Inclusive(parent));
-    input.parent_self = Total(attribution, attribution.Self(parent));
+    const PhaseCosts step_costs = costs.Step();
+    input.step_cost = costs.Total(step_costs) + attribution.Rank(step_costs.optimizer);
+    input.parent_cost =
+        parent.empty() ? costs.Total(step_costs) : costs.Total(costs.Inclusive(parent));
+    input.parent_self = costs.Total(costs.Self(parent));
     // Other instances of the parent's type may be instrumented too (TorchScript instruments a
     // type's graph): only the parent's own children count, and of nested ones only the outermost.
     const std::vector<std::string> seen = attribution.Modules();
@@ -235,33 +325,97 @@ class Bisection {
         return IsChildOf(other, parent) && IsChildOf(path, other);
       });
       if (IsChildOf(path, parent) && !nested) {
-        input.children.push_back(ChildOf(attribution, path, modules_));
+        input.children.push_back(ChildOf(costs, path, modules_));
       }
     }
     return input;
   }
 
-  // The group's instances were measured in the level's window: decide among them without a new
-  // one. An anomaly that picked an instance inside the group has decided already.
-  static LevelDecision DecideAmongMembers(const LevelInput& level, const LevelDecision& group) {
-    LevelInput members;
-    members.parent = group.chosen;
-    members.step_cost = level.step_cost;
-    // A container group runs no ops of its own: its cost is its members'.
-    for (const ChildCost& child : level.children) {
-      if (IsChildOf(child.path, group.chosen)) {
-        members.children.push_back(child);
-        members.parent_cost += child.total();
+  // What a level's window says: where its medians lead, how many of its steps agree, and the
+  // best other candidate (named beside the choice when the two cannot be told apart).
+  struct LevelJudgement {
+    std::string destination;
+    StepSupport support;
+    std::string runner_up;
+  };
+
+  LevelJudgement Judge(const std::string& parent, const WindowAttribution& attribution) const {
+    const LevelInput input = LevelOf(parent, {attribution, std::nullopt});
+    const LevelDecision decision = DecideLevel(input);
+    LevelJudgement judgement;
+    judgement.destination = Destination(input, decision);
+    judgement.support = SupportOf(parent, attribution, judgement.destination);
+    for (const RankedCandidate& candidate : decision.candidates) {
+      if (candidate.path != judgement.destination &&
+          !IsSameOrDescendant(judgement.destination, candidate.path)) {
+        judgement.runner_up = candidate.path;
+        break;
       }
     }
-    LevelDecision inner = DecideLevel(members);
-    if (!group.chosen_member.empty()) {
-      inner.chosen = group.chosen_member;
-      inner.chosen_is_group = false;
-      inner.phase = group.phase;
-      inner.reason = group.reason;
+    return judgement;
+  }
+
+  // The level's window. Where its steps do not back its choice, the level is measured again
+  // (at most kMaxReruns times a bisection), and a doubt is kept where the two windows disagree
+  // or neither is clear: the hot spot is then reported with low confidence.
+  MeasuredWindow MeasureLevel(int depth, const std::string& parent, bool& measured_again) {
+    const WindowRequest request{Instrumentation::kChildrenOf, parent, settings_.window_steps,
+                                false};
+    MeasuredWindow first = Record(request, nullptr);
+    const LevelJudgement judged = Judge(parent, *first.attribution);
+    if (judged.support.Majority()) return first;
+    const std::string level = "level " + std::to_string(depth) + ": ";
+    const std::string held = PlaceName(judged.destination, parent) + " held the time in " +
+                             StepsText(judged.support);
+    if (reruns_ >= kMaxReruns) {
+      Doubt(level + held + " of its window", {judged.destination, judged.runner_up});
+      return first;
     }
-    return inner;
+    ++reruns_;
+    measured_again = true;
+    progress_(level + held + " of " + std::to_string(judged.support.steps) +
+              "; measuring the level again (profiling window " + std::to_string(windows_ + 1) +
+              ")");
+    MeasuredWindow second = Record(request, nullptr);
+    const LevelJudgement again = Judge(parent, *second.attribution);
+    if (again.destination != judged.destination) {
+      Doubt(level + "the choice changed on re-run: " + PlaceName(judged.destination, parent) +
+                " in " + StepsText(judged.support) + " of one window, " +
+                PlaceName(again.destination, parent) + " in " + StepsText(again.support) +
+                " of the next",
+            {judged.destination, again.destination});
+      return again.support.Fraction() >= judged.support.Fraction() ? std::move(second)
+                                                                    : std::move(first);
+    }
+    if (!again.support.Majority()) {
+      Doubt(level + PlaceName(judged.destination, parent) + " held the time in " +
+                StepsText(judged.support) + " of one window and " + StepsText(again.support) +
+                " of the next",
+            {judged.destination, again.runner_up});
+    }
+    return second;
+  }
+
+  void Doubt(const std::string& why, const std::vector<std::string>& candidates) {
+    doubts_.push_back(why);
+    for (const std::string& candidate : candidates) {
+      if (!candidate.empty() &&
+          std::find(candidates_.begin(), candidates_.end(), candidate) == candidates_.end()) {
+        candidates_.push_back(candidate);
+      }
+    }
+  }
+
+  // How many steps of the window, each decided alone, lead where its medians lead.
+  StepSupport SupportOf(const std::string& parent, const WindowAttribution& attribution,
+                        const std::string& destination) const {
+    StepSupport support;
+    support.steps = attribution.steps();
+    for (int step = 0; step < attribution.steps(); ++step) {
+      const LevelInput input = LevelOf(parent, {attribution, step});
+      if (Destination(input, DecideLevel(input)) == destination) ++support.agreeing;
+    }
+    return support;
   }
 
   Hotspot FindHotspot(const MeasuredWindow& window, const std::string& path, Phase phase,
@@ -347,6 +501,9 @@ class Bisection {
   const Progress& progress_;
   const ModuleTree& modules_;
   int windows_ = 0;
+  int reruns_ = 0;
+  std::vector<std::string> doubts_;      // why the hot spot may be wrong; none: high confidence
+  std::vector<std::string> candidates_;  // the places the doubtful levels could not separate
   std::vector<TraceWindow> trace_windows_;
 };
 

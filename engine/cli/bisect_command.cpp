@@ -6,6 +6,7 @@
 
 #include "engine/cli/autotest_step.h"
 #include "engine/cli/report_step.h"
+#include "engine/report/report_text.h"
 #include "engine/rules/rules_commands.h"
 #include "engine/torch/profiled_window.h"
 #include "engine/trace/chrome_trace.h"
@@ -27,6 +28,7 @@ void PrintSummary(const BisectReport& report, const std::string& out_dir) {
     line << "hot spot: " << (hot.path.empty() ? "the whole model" : hot.path) << " -> " << hot.op << " (" << hot.phase << ", "
          << hot.ms << " ms/step, " << static_cast<int>(hot.share * 100 + 0.5) << "% of the step)";
     if (hot.source) line << " at " << hot.source->file << ":" << hot.source->line;
+    if (hot.confidence == "low") line << "\n  " << LowConfidenceSentence(report);
   } else {
     line << "no module stands out: see the bisection table";
   }

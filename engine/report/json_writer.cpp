@@ -65,7 +65,9 @@ json BisectionToJson(const std::vector<BisectLevel>& levels, bool gpu_measured) 
                    {"chosen", level.chosen},
                    {"reason", level.reason},
                    {"reused_window", level.reused_window},
-                   {"window_step_ms", OrNull(!level.reused_window, level.window_step_ms)}});
+                   {"window_step_ms", OrNull(!level.reused_window, level.window_step_ms)},
+                   {"steps_backing", level.steps_backing},
+                   {"measured_again", level.measured_again}});
   }
   return {{"levels", std::move(out)}};
 }
@@ -96,7 +98,8 @@ json HotspotToJson(const std::optional<Hotspot>& hotspot, bool gpu_measured) {
   return {{"path", hotspot->path},       {"phase", hotspot->phase},
           {"op", hotspot->op},           {"forward_op", hotspot->forward_op},
           {"ms", hotspot->ms},           {"share", hotspot->share},
-          {"source", std::move(source)}, {"top_ops", OpsToJson(hotspot->top_ops, gpu_measured)}};
+          {"source", std::move(source)}, {"top_ops", OpsToJson(hotspot->top_ops, gpu_measured)},
+          {"confidence", hotspot->confidence}, {"candidates", hotspot->candidates}};
 }
 
 json CrossCheckToJson(const CrossCheck& check) {

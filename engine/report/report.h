@@ -79,6 +79,10 @@ struct BisectLevel {
   // The median step of the level's window, markers and probes on: what instrumenting this level
   // cost beside step.median_ms. 0 for a reused window.
   double window_step_ms = 0;
+  // Steps of the level's window that, each decided alone, lead to the same choice as the
+  // window's medians; a level whose steps did not agree was measured again (measured_again).
+  int steps_backing = 0;
+  bool measured_again = false;
 };
 
 struct OpTime {
@@ -105,6 +109,10 @@ struct Hotspot {
   double share = 0;   // of the step
   std::optional<SourceLocation> source;
   std::vector<OpTime> top_ops;  // the module's top ops, hottest first
+  // "high", or "low" when the run's noise or a level's steps left the choice in doubt (the
+  // reasons are data_quality lines beginning "low confidence: ").
+  std::string confidence = "high";
+  std::vector<std::string> candidates;  // other places a low-confidence run could not rule out
 };
 
 struct CrossCheck {

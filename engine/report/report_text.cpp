@@ -54,8 +54,15 @@ std::string HotspotSentence(const BisectReport& report, const InlineMarkup& mark
               FormatShare(hotspot.share) + " of the step.";
   const std::string descent = DescentPath(report.levels, markup);
   if (!descent.empty()) {
-    sentence += " Bisection descended " + std::to_string(report.levels.size()) +
-                (report.levels.size() == 1 ? " level: " : " levels: ") + descent + ".";
+    // As many as the path shows (a level that stopped the descent chose nothing).
+    const auto descended =
+        std::count_if(report.levels.begin(), report.levels.end(),
+                      [](const BisectLevel& level) { return !level.chosen.empty(); });
+    sentence += " Bisection descended " + std::to_string(descended) +
+                (descended == 1 ? " level: " : " levels: ") + descent + ".";
+  }
+  if (hotspot.confidence == "low") {
+    sentence += " " + markup.text(LowConfidenceSentence(report));
   }
   return sentence;
 }
@@ -89,6 +96,24 @@ std::string FixesSentence(const std::vector<FixResult>& fixes, const InlineMarku
 }
 
 }  // namespace
+
+std::string LowConfidenceSentence(const BisectReport& report) {
+  static const std::string kPrefix = "low confidence: ";
+  std::string reasons;
+  for (const std::string& line : report.data_quality) {
+    if (line.rfind(kPrefix, 0) != 0) continue;
+    reasons += (reasons.empty() ? "" : "; ") + line.substr(kPrefix.size());
+  }
+  std::string sentence = "Confidence is low" + (reasons.empty() ? "" : ": " + reasons) + ".";
+  if (report.hotspot && !report.hotspot->candidates.empty()) {
+    std::string names;
+    for (const std::string& candidate : report.hotspot->candidates) {
+      names += (names.empty() ? "" : ", ") + candidate;
+    }
+    sentence += " It could not rule out " + names + ".";
+  }
+  return sentence;
+}
 
 std::string SummaryParagraph(const BisectReport& report, const InlineMarkup& markup) {
   const std::string hotspot =

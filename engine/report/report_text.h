@@ -19,6 +19,10 @@ struct InlineMarkup {
 // bisection got there, findings and the best measured fix.
 std::string SummaryParagraph(const BisectReport& report, const InlineMarkup& markup);
 
+// Why a low-confidence hot spot is in doubt (the data_quality lines that say so) and the
+// candidates it could not rule out, in one or two sentences of plain text.
+std::string LowConfidenceSentence(const BisectReport& report);
+
 // "Level 2: children of blocks" / "Level 1: children of the model".
 std::string LevelTitle(const BisectLevel& level, const InlineMarkup& markup);
 

@@ -4,6 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "engine/analysis/attribution.h"
 #include "tests/bisect/fake_source.h"
 
 namespace advisor {
@@ -81,6 +87,12 @@ TEST(Bisection, NamesTheSlowInstanceAmongIdenticalSiblingsWithOneWindowPerLevel)
   EXPECT_EQ(requests[3].parent, "blocks.2");
   EXPECT_EQ(report.run.windows, 3);
   for (const WindowRequest& request : requests) EXPECT_EQ(request.steps, 3);
+  EXPECT_EQ(report.hotspot->confidence, "high") << "every step of every window agreed";
+  EXPECT_TRUE(report.hotspot->candidates.empty());
+  for (const BisectLevel& level : report.levels) {
+    EXPECT_EQ(level.steps_backing, 3) << level.parent;
+    EXPECT_FALSE(level.measured_again) << level.parent;
+  }
 
   // Every window goes to the trace, named after what it instrumented.
   ASSERT_EQ(outcome.windows.size(), 3u);
@@ -91,6 +103,80 @@ TEST(Bisection, NamesTheSlowInstanceAmongIdenticalSiblingsWithOneWindowPerLevel)
     EXPECT_EQ(window.timeline.steps.size(), 3u);
     EXPECT_EQ(window.placements.size(), window.timeline.ops.size());
   }
+}
+
+// Windows are counted from 0: the timing steps (0), the baseline (1), the root's children (2).
+constexpr int kLevelOneWindow = 2;
+
+// In `window`, step `step` of it, every op of `block` takes 30x as long: another process had the
+// CPU while that block ran.
+std::function<double(int, int, const std::string&)> SlowBlockAt(
+    std::vector<std::tuple<int, int, std::string>> slow) {
+  return [slow](int window, int step, const std::string& path) {
+    for (const auto& [w, s, block] : slow) {
+      if (w == window && s == step && IsSameOrDescendant(path, block)) return 30.0;
+    }
+    return 1.0;
+  };
+}
+
+bool SaysWithPrefix(const BisectReport& report, const std::string& text) {
+  for (const std::string& line : report.data_quality) {
+    if (line.rfind(text, 0) == 0) return true;
+  }
+  return false;
+}
+
+TEST(Bisection, ALevelWhoseStepsDisagreeIsMeasuredAgainAndAnAgreeingWindowKeepsConfidence) {
+  FakeSource source(Transformer());
+  // Two of the level's three steps were each slowed in another block: the medians still point
+  // at blocks.2, but only one step does.
+  source.slowdown =
+      SlowBlockAt({{kLevelOneWindow, 0, "blocks.0"}, {kLevelOneWindow, 1, "blocks.1"}});
+  const BisectReport report = Bisect(source).report;
+  ASSERT_TRUE(report.hotspot.has_value());
+  EXPECT_EQ(report.hotspot->path, "blocks.2.mlp");
+  EXPECT_EQ(report.hotspot->confidence, "high") << "the second window agreed in every step";
+  ASSERT_EQ(source.requests().size(), 5u) << "timing, baseline, level 1 twice, blocks.2";
+  EXPECT_EQ(source.requests()[3].parent, "");
+  EXPECT_EQ(report.run.windows, 4);
+  ASSERT_FALSE(report.levels.empty());
+  EXPECT_TRUE(report.levels[0].measured_again);
+  EXPECT_EQ(report.levels[0].steps_backing, 3) << "the level is reported from the second window";
+}
+
+TEST(Bisection, WindowsThatDisagreeGiveLowConfidenceAndNameWhatTheyCouldNotSeparate) {
+  FakeSource source(Transformer());
+  // The first window is unclear (blocks.2 in one step of three); in the whole second one
+  // another process slows blocks.1.
+  source.slowdown = SlowBlockAt({{kLevelOneWindow, 0, "blocks.0"},
+                                 {kLevelOneWindow, 1, "blocks.1"},
+                                 {kLevelOneWindow + 1, 0, "blocks.1"},
+                                 {kLevelOneWindow + 1, 1, "blocks.1"},
+                                 {kLevelOneWindow + 1, 2, "blocks.1"}});
+  const BisectReport report = Bisect(source).report;
+  ASSERT_TRUE(report.hotspot.has_value());
+  EXPECT_EQ(report.hotspot->path, "blocks.1") << "the clearer window decides";
+  EXPECT_EQ(report.hotspot->confidence, "low");
+  EXPECT_EQ(report.hotspot->candidates, std::vector<std::string>{"blocks.2"});
+  EXPECT_TRUE(SaysWithPrefix(report,
+                             "low confidence: level 1: the choice changed on re-run: blocks.2 in "
+                             "1 of 3 steps of one window, blocks.1 in 3 of 3 steps of the next"))
+      << ::testing::PrintToString(report.data_quality);
+}
+
+TEST(Bisection, ProfiledStepsFasterThanUnprofiledOnesMakeTheHotSpotLowConfidence) {
+  FakeSource source(Transformer());
+  source.slowdown = [](int window, int, const std::string&) {
+    return window == 0 ? 2.0 : 1.0;  // another process shared the CPU while the steps were timed
+  };
+  const BisectReport report = Bisect(source).report;
+  ASSERT_TRUE(report.hotspot.has_value());
+  EXPECT_EQ(report.hotspot->path, "blocks.2.mlp") << "the windows themselves were clean";
+  EXPECT_EQ(report.hotspot->confidence, "low");
+  EXPECT_TRUE(SaysWithPrefix(report, "low confidence: profiled steps ran 50% faster than "
+                                     "unprofiled ones: the machine's load changed"))
+      << ::testing::PrintToString(report.data_quality);
 }
 
 TEST(Bisection, ReportsTheStepFromTheTimingStepsAndThePhasesFromTheBaseline) {

@@ -22,6 +22,7 @@ bool IsChild(const std::string& path, const std::string& parent) {
 // Writes one step's ops and markers, bracketing the instrumented modules as marker ops would.
 struct FakeSource::Emitter {
   const std::set<std::string>& instrumented;
+  const std::function<double(const std::string&)>& scale;  // of a module's own op times
   Timeline& timeline;
   TimeNs now;
   std::int64_t next_seq = 0;
@@ -47,7 +48,9 @@ struct FakeSource::Emitter {
   void Forward(const FakeModule& module) {
     Mark(module.path, MarkerKind::kForwardEnter);
     seq_of[module.path] = next_seq;
-    if (module.has_forward) Op(module.forward_op, OpScope::kForward, module.forward_ms, next_seq++);
+    if (module.has_forward) {
+      Op(module.forward_op, OpScope::kForward, module.forward_ms * scale(module.path), next_seq++);
+    }
     for (const FakeModule& child : module.children) Forward(child);
     Mark(module.path, MarkerKind::kForwardExit);
   }
@@ -58,7 +61,8 @@ struct FakeSource::Emitter {
       Backward(*child);
     }
     if (module.has_forward) {
-      Op(module.backward_op, OpScope::kBackward, module.backward_ms, seq_of[module.path]);
+      Op(module.backward_op, OpScope::kBackward, module.backward_ms * scale(module.path),
+         seq_of[module.path]);
     }
     Mark(module.path, MarkerKind::kBackwardEnd);
   }
@@ -111,8 +115,12 @@ RecordedWindow FakeSource::Record(const WindowRequest& request) {
     }
   }
   RecordedWindow window;
+  const int window_index = static_cast<int>(requests_.size()) - 1;
   for (int i = 0; i < request.steps; ++i) {
-    Emitter emitter{instrumented, window.timeline, clock_, 0, {}};
+    const std::function<double(const std::string&)> scale = [&](const std::string& path) {
+      return slowdown ? slowdown(window_index, i, path) : 1.0;
+    };
+    Emitter emitter{instrumented, scale, window.timeline, clock_, 0, {}};
     const TimeNs start = emitter.now;
     emitter.Forward(root_);
     const TimeNs forward_end = emitter.now;

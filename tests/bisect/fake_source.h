@@ -3,6 +3,7 @@
 // bisection asks for is recorded, so tests can check the windows it ran as well as its answer.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -32,6 +33,10 @@ class FakeSource : public WindowSource {
   std::vector<StepSpan> TimeSteps(int steps) override;
   RecordedWindow Record(const WindowRequest& request) override;
   std::optional<SourceLocation> SourceOf(const std::string& path, const std::string& op) override;
+
+  // Scales a module's own op times in one step of one window (windows counted from 0, timing
+  // steps included): what another process taking the CPU does to a real run. 1 by default.
+  std::function<double(int window, int step, const std::string& path)> slowdown;
 
   const std::vector<WindowRequest>& requests() const { return requests_; }
   const std::vector<std::pair<std::string, std::string>>& source_queries() const {

@@ -51,6 +51,23 @@ TEST(MarkdownWriter, SummaryNamesTheHotspotWithItsCost) {
   EXPECT_FALSE(Contains(summary, "CUDA graph"));
 }
 
+TEST(MarkdownWriter, ALowConfidenceHotSpotSaysWhyAndWhatItCouldNotRuleOut) {
+  BisectReport report = FilledReport();
+  report.hotspot->confidence = "low";
+  report.hotspot->candidates = {"blocks.3.mlp"};
+  report.data_quality.push_back(
+      "low confidence: level 2: the choice changed on re-run: blocks.5 in 2 of 5 steps of one "
+      "window, blocks.3 in 4 of 5 steps of the next");
+  const std::string summary = LineWith(ReportToMarkdown(report), "The hot spot is");
+  EXPECT_TRUE(Contains(summary,
+                       "Confidence is low: level 2: the choice changed on re-run: blocks.5 in 2 "
+                       "of 5 steps of one window, blocks.3 in 4 of 5 steps of the next. It could "
+                       "not rule out blocks.3.mlp."))
+      << summary;
+  EXPECT_FALSE(Contains(LineWith(ReportToMarkdown(FilledReport()), "The hot spot is"),
+                        "Confidence is low"));
+}
+
 TEST(MarkdownWriter, SummaryGivesAGraphedStepsTimeBesideTheEagerOne) {
   BisectReport report = FilledReport();
   report.run.cuda_graphs = true;
