@@ -38,7 +38,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ZOO = os.path.join(HERE, "zoo")
 sys.path.insert(0, ZOO)
-import judge  # noqa: E402  (scripts/zoo/ is on the path only from here on)
+import invariants  # noqa: E402  (scripts/zoo/ is on the path only from here on)
+import judge  # noqa: E402
 
 EXPORT_TIMEOUT_PER_CASE_S = 120
 
@@ -110,6 +111,9 @@ def evaluate(name, answer, report, error, seconds):
         result.update(found=error, right=False, why=error, windows=None, wall_s=None)
         return result
     right, why = judge.judge(answer, report)
+    broken = invariants.violations(report)
+    if broken:  # a report whose numbers contradict each other is wrong, whatever it names
+        right, why = False, "report invariant: " + "; ".join(broken)
     result.update(found=judge.describe_report(report), right=right, why=why,
                   windows=report["run"]["windows"], wall_s=round(report["run"]["wall_s"], 2),
                   device_name=report["run"]["device_name"],

@@ -104,7 +104,17 @@ LevelDecision DecideLevel(const LevelInput& input) {
 
   const double parent_self = input.parent_self;
 
-  if (std::optional<Anomaly> anomaly = LargestAnomaly(input, parent_self)) {
+  const RankedCandidate& hottest = decision.candidates.front();
+  const double hottest_cost = hottest.forward + hottest.backward;
+  // Whether the hottest child is a leaf instance (one op to name) costing more than `child` in all.
+  const auto larger_leaf = [&](const ChildCost& child) {
+    if (!hottest.members.empty() || hottest.path == child.path) return false;
+    const auto it = std::find_if(input.children.begin(), input.children.end(),
+                                 [&](const ChildCost& c) { return c.path == hottest.path; });
+    return it != input.children.end() && it->leaf && hottest_cost > child.total();
+  };
+  std::optional<Anomaly> anomaly = LargestAnomaly(input, parent_self);
+  if (anomaly && !larger_leaf(*anomaly->child)) {
     const std::string group = GroupOf(anomaly->child->path, input.parent);
     const bool in_group = std::any_of(
         decision.candidates.begin(), decision.candidates.end(),
@@ -117,8 +127,6 @@ LevelDecision DecideLevel(const LevelInput& input) {
     return decision;
   }
 
-  const RankedCandidate& hottest = decision.candidates.front();
-  const double hottest_cost = hottest.forward + hottest.backward;
   if (parent_self >= hottest_cost) {
     decision.reason = Printf("the parent's own ops (%.0f%% of its time) outweigh every child",
                              input.parent_cost > 0 ? 100 * parent_self / input.parent_cost : 0.0);

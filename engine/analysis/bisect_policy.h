@@ -8,7 +8,9 @@
 //      - instance excess: at least kOutlierFactor x the median of the parent's other children
 //        of the same type, at least two of them (one slow block among identical blocks);
 //      either only when the excess is at least kMinExcessShare of the step and larger than the
-//      parent's own ops (what the parent runs outside its children);
+//      parent's own ops (what the parent runs outside its children), and not when the hottest
+//      child is a leaf that costs more than the anomalous child altogether (its one op is the
+//      larger place to name: fp32_mlp's wide Linear beside the next module's costly backward);
 //   2. the parent's own ops outweighing every child stop the descent at the parent;
 //   3. dominance: it holds at least kMajority of the parent's cost;
 //   4. standing out: at least kStandoutFactor x the next child and kStandoutShare of the parent.
@@ -35,6 +37,7 @@ struct ChildCost {
   std::string type;  // TorchScript class, for same-type comparison
   double forward = 0;
   double backward = 0;
+  bool leaf = false;  // its forward calls no submodule
   double total() const { return forward + backward; }
 };
 

@@ -1,5 +1,5 @@
-// The step's host phases over a window's steps, as medians: the report's step breakdown and the
-// input stage's wait (facts.data).
+// The step's host phases, from one window's steps: the report's step breakdown and the input
+// stage's wait (facts.data).
 #pragma once
 
 #include <vector>
@@ -8,15 +8,20 @@
 
 namespace advisor {
 
-// Each number is the median of its own per-step values, so they need not add up to the median
-// step. data_ms is 0 for steps without a data phase.
-struct StepPhaseMedians {
+// The phases of one step, which add up to its duration: rest_ms is what lies in none of them.
+// data_ms is 0 for a step without a data phase.
+struct StepPhases {
+  double step_ms = 0;
   double data_ms = 0;
   double forward_ms = 0;
   double backward_ms = 0;
   double optimizer_ms = 0;
+  double rest_ms = 0;
 };
 
-StepPhaseMedians MedianPhases(const std::vector<StepSpan>& steps);
+// The phases of the window's median step (by duration; the lower middle of an even count): one
+// real step, so the breakdown's shares add up to 100 %, where medians taken phase by phase need
+// not. All zeros without steps.
+StepPhases PhasesOfMedianStep(const std::vector<StepSpan>& steps);
 
 }  // namespace advisor

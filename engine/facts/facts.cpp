@@ -53,9 +53,11 @@ json StepFacts(const StepBreakdown& step) {
       {"max_ms", step.max_ms},           {"forward_ms", step.forward_ms},
       {"backward_ms", step.backward_ms}, {"optimizer_ms", step.optimizer_ms},
   };
-  PutIf(facts, "forward_share", ShareOfStep(step.forward_ms, step.median_ms));
-  PutIf(facts, "backward_share", ShareOfStep(step.backward_ms, step.median_ms));
-  PutIf(facts, "optimizer_share", ShareOfStep(step.optimizer_ms, step.median_ms));
+  // Shares of the profiled step the phases were measured in (StepBreakdown::profiled_ms).
+  const double phases_of = step.profiled_ms > 0 ? step.profiled_ms : step.median_ms;
+  PutIf(facts, "forward_share", ShareOfStep(step.forward_ms, phases_of));
+  PutIf(facts, "backward_share", ShareOfStep(step.backward_ms, phases_of));
+  PutIf(facts, "optimizer_share", ShareOfStep(step.optimizer_ms, phases_of));
   PutIf(facts, "spread", ShareOfStep(step.max_ms - step.min_ms, step.median_ms));
   PutIf(facts, "graphed_median_ms", step.graphed_median_ms);
   return facts;

@@ -113,13 +113,15 @@ void RenderSummary(std::ostringstream& out, const BisectReport& report) {
 
 void RenderSteps(std::ostringstream& out, const BisectReport& report) {
   const StepBreakdown& step = report.step;
-  BarRow row{"step (median)",
+  // One profiled step's phases, which add up to it (StepBreakdown::profiled_ms).
+  const double whole = step.profiled_ms > 0 ? step.profiled_ms : step.median_ms;
+  BarRow row{"profiled step (median)",
              {{step.forward_ms, "fill-forward"},
               {step.backward_ms, "fill-backward"},
               {step.optimizer_ms, "fill-optimizer"}},
-             Ms(step.median_ms),
+             Ms(whole),
              "forward " + Ms(step.forward_ms) + ", backward " + Ms(step.backward_ms) +
-                 ", optimizer " + Ms(step.optimizer_ms) + " of a " + Ms(step.median_ms) + " step"};
+                 ", optimizer " + Ms(step.optimizer_ms) + " of a " + Ms(whole) + " step"};
   BarChart chart{"Step breakdown",
                  {},
                  {{"fill-forward", "forward"},
@@ -130,11 +132,8 @@ void RenderSteps(std::ostringstream& out, const BisectReport& report) {
     row.segments.insert(row.segments.begin(), {data_ms, "fill-data"});
     chart.legend.insert(chart.legend.begin(), {"fill-data", "waiting for the input batch"});
   }
-  // Phase medians need not add up to the step median; show the remainder rather than hide it.
-  const double rest =
-      step.median_ms - data_ms - step.forward_ms - step.backward_ms - step.optimizer_ms;
-  if (rest > 0) {
-    row.segments.push_back({rest, "fill-rest"});
+  if (step.rest_ms > 0) {
+    row.segments.push_back({step.rest_ms, "fill-rest"});
     chart.legend.push_back({"fill-rest", "rest of the step"});
   }
   chart.rows.push_back(std::move(row));

@@ -36,10 +36,24 @@ json RunToJson(const RunInfo& run) {
           {"python_version", run.mode == "script" ? json(run.python_version) : json(nullptr)}};
 }
 
-json StepToJson(const StepBreakdown& step) {
-  return {{"median_ms", step.median_ms},     {"min_ms", step.min_ms},
-          {"max_ms", step.max_ms},           {"forward_ms", step.forward_ms},
-          {"backward_ms", step.backward_ms}, {"optimizer_ms", step.optimizer_ms},
+json StepToJson(const StepBreakdown& step, const std::optional<DataWait>& data) {
+  const double data_ms = data ? data->wait_ms : 0.0;
+  const auto share = [&](double ms) {
+    return step.profiled_ms > 0 ? json(ms / step.profiled_ms) : json(nullptr);
+  };
+  return {{"median_ms", step.median_ms},
+          {"min_ms", step.min_ms},
+          {"max_ms", step.max_ms},
+          {"profiled_ms", step.profiled_ms},
+          {"forward_ms", step.forward_ms},
+          {"backward_ms", step.backward_ms},
+          {"optimizer_ms", step.optimizer_ms},
+          {"rest_ms", step.rest_ms},
+          {"shares", {{"data", share(data_ms)},
+                      {"forward", share(step.forward_ms)},
+                      {"backward", share(step.backward_ms)},
+                      {"optimizer", share(step.optimizer_ms)},
+                      {"rest", share(step.rest_ms)}}},
           {"graphed_median_ms", OrNull(step.graphed_median_ms)}};
 }
 
@@ -293,7 +307,7 @@ json ReportToJson(const BisectReport& report) {
   const bool gpu_measured = GpuMeasured(report);
   json out = {{"schema_version", kReportSchemaVersion},
               {"run", RunToJson(report.run)},
-              {"step", StepToJson(report.step)},
+              {"step", StepToJson(report.step, report.data)},
               {"bisection", BisectionToJson(report.levels, gpu_measured)},
               {"hotspot", HotspotToJson(report.hotspot, gpu_measured)},
               {"cross_check", CrossCheckToJson(report.cross_check)},

@@ -44,9 +44,14 @@ struct StepBreakdown {
   double median_ms = 0;
   double min_ms = 0;
   double max_ms = 0;
+  // The phases of one profiled step, the window's median (PhasesOfMedianStep), which add up to
+  // profiled_ms with the data wait (DataWait::wait_ms) and rest_ms: every share of the
+  // breakdown is of that step.
+  double profiled_ms = 0;
   double forward_ms = 0;
   double backward_ms = 0;
   double optimizer_ms = 0;
+  double rest_ms = 0;
   // With RunInfo::cuda_graphs: the median of as many unprofiled steps replayed as a CUDA graph.
   // Everything else here, and every share of the step, is of the eager step, which the windows saw.
   std::optional<double> graphed_median_ms;

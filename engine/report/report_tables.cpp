@@ -66,19 +66,24 @@ TableCell ShareOfStep(double ms, double step_ms) {
 }  // namespace
 
 Table StepTable(const StepBreakdown& step, const std::optional<DataWait>& data) {
+  // The parts are one profiled step's (the window's median), so their shares add up to 100 %;
+  // the unprofiled median below is the step time the rest of the report compares against.
   Table table{{"part of the step", "ms/step", "share of step"}, {false, true, true}, {}};
-  const double median = step.median_ms;
+  const double whole = step.profiled_ms > 0 ? step.profiled_ms : step.median_ms;
   if (data) {
     table.rows.push_back({{Text("waiting for the input batch"), Ms(data->wait_ms),
-                           ShareOfStep(data->wait_ms, median)}});
+                           ShareOfStep(data->wait_ms, whole)}});
   }
   table.rows.push_back(
-      {{Text("forward"), Ms(step.forward_ms), ShareOfStep(step.forward_ms, median)}});
+      {{Text("forward"), Ms(step.forward_ms), ShareOfStep(step.forward_ms, whole)}});
   table.rows.push_back(
-      {{Text("backward"), Ms(step.backward_ms), ShareOfStep(step.backward_ms, median)}});
+      {{Text("backward"), Ms(step.backward_ms), ShareOfStep(step.backward_ms, whole)}});
   table.rows.push_back(
-      {{Text("optimizer"), Ms(step.optimizer_ms), ShareOfStep(step.optimizer_ms, median)}});
-  table.rows.push_back({{Text("whole step (median)"), Ms(median), ShareOfStep(median, median)},
+      {{Text("optimizer"), Ms(step.optimizer_ms), ShareOfStep(step.optimizer_ms, whole)}});
+  table.rows.push_back({{Text("rest"), Ms(step.rest_ms), ShareOfStep(step.rest_ms, whole)}});
+  table.rows.push_back({{Text("profiled step (the window's median)"), Ms(whole),
+                         ShareOfStep(whole, whole)}});
+  table.rows.push_back({{Text("whole step (median, unprofiled)"), Ms(step.median_ms), Text("")},
                         /*highlighted=*/true});
   table.rows.push_back({{Text("fastest step"), Ms(step.min_ms), Text("")}});
   table.rows.push_back({{Text("slowest step"), Ms(step.max_ms), Text("")}});

@@ -31,7 +31,9 @@ StepBreakdown StepTimes(const std::vector<StepSpan>& steps) {
   step.median_ms = Median(millis);
   step.min_ms = *std::min_element(millis.begin(), millis.end());
   step.max_ms = *std::max_element(millis.begin(), millis.end());
-  const StepPhaseMedians phases = MedianPhases(steps);
+  const StepPhases phases = PhasesOfMedianStep(steps);
+  step.profiled_ms = phases.step_ms;
+  step.rest_ms = phases.rest_ms;  // a data phase is the data section's, or the rest's without one
   step.forward_ms = phases.forward_ms;
   step.backward_ms = phases.backward_ms;
   step.optimizer_ms = phases.optimizer_ms;
@@ -134,9 +136,10 @@ BisectReport ReportOfTrace(const TraceStore& store, const TraceWindow& trace) {
   report.run = DescribeRun(store, trace);
   const std::vector<StepSpan>& steps = trace.window.timeline.steps;
   report.step = StepTimes(steps);
+  if (!trace.has_data_loader) report.step.rest_ms += PhasesOfMedianStep(steps).data_ms;
   if (trace.has_data_loader && !steps.empty()) {
     DataWait data;
-    data.wait_ms = MedianPhases(steps).data_ms;
+    data.wait_ms = PhasesOfMedianStep(steps).data_ms;
     data.workers = trace.data_loader_workers;
     report.data = data;
   }

@@ -82,6 +82,41 @@ TEST(DecideLevel, PrefersALargeBackwardExcessOverAMerelyBigChild) {
       << decision.reason;
 }
 
+TEST(DecideLevel, AnAnomalyInsideASingleContainerThatHoldsMostStillWins) {
+  // The eager ViT script: the blocks are one nn.Sequential instance holding most of the step,
+  // spread over twelve blocks; patch_drop's backward excess is the place to name.
+  LevelInput input;
+  input.children = {Child("patch_embed", "PatchEmbed", 2, 4),
+                    Child("patch_drop", "PatchDropout", 0.1, 4),
+                    Child("blocks", "Sequential", 48, 96)};
+  input.parent_cost = Sum(input.children);
+  input.step_cost = 160;
+  EXPECT_EQ(DecideLevel(input).chosen, "patch_drop");
+}
+
+TEST(DecideLevel, ALeafCostingMoreThanTheAnomalousSiblingAltogetherWins) {
+  // fp32_mlp's item tower on a loaded CPU (ms/step, measured): the wide Linear towers.item.2
+  // holds 54 %; the GroupSum after it copies the expanded gradient in its backward, 5.8x its
+  // forward. The Linear's one GEMM is the larger place to name.
+  ChildCost wide = Child("towers.item.2", "Linear", 0.321, 0.728);
+  wide.leaf = true;
+  ChildCost group_sum = Child("towers.item.3", "GroupSum", 0.119, 0.695);
+  group_sum.leaf = true;
+  LevelInput input;
+  input.parent = "towers.item";
+  input.children = {Child("towers.item.0", "Linear", 0.027, 0.033),
+                    Child("towers.item.1", "ReLU", 0.005, 0.008), wide, group_sum};
+  input.parent_cost = Sum(input.children);
+  input.step_cost = 2.4;
+  const LevelDecision decision = DecideLevel(input);
+  EXPECT_EQ(decision.chosen, "towers.item.2");
+  EXPECT_NE(decision.reason.find("holds"), std::string::npos) << decision.reason;
+
+  // Not a leaf, the same costs would be looked into first: the anomaly wins.
+  input.children[2].leaf = false;
+  EXPECT_EQ(DecideLevel(input).chosen, "towers.item.3");
+}
+
 TEST(DecideLevel, IgnoresAnomaliesBelowTwoPercentOfTheStep) {
   LevelInput input;
   input.children = {Child("tiny", "Tiny", 0.001, 1.5), Child("big", "Big", 30, 60),

@@ -9,42 +9,60 @@ namespace {
 
 using testing::TimelineBuilder;
 
-TEST(MedianPhases, TheDataPhaseIsItsOwnAndForwardStartsAfterIt) {
+TEST(PhasesOfMedianStep, TheDataPhaseIsItsOwnAndForwardStartsAfterIt) {
   TimelineBuilder b;
-  b.StepWithData(0, 4, 10, 30, 40)
-      .StepWithData(100, 108, 114, 134, 144)
-      .StepWithData(200, 206, 212, 232, 242);
-  const StepPhaseMedians phases = MedianPhases(b.Build().steps);
+  b.StepWithData(0, 4, 10, 30, 40)           // 40 ms
+      .StepWithData(100, 108, 114, 134, 144)  // 44 ms
+      .StepWithData(200, 206, 212, 232, 242);  // 42 ms: the median step
+  const StepPhases phases = PhasesOfMedianStep(b.Build().steps);
+  EXPECT_NEAR(phases.step_ms, 42.0, 1e-9);
   EXPECT_NEAR(phases.data_ms, 6.0, 1e-9);
   EXPECT_NEAR(phases.forward_ms, 6.0, 1e-9);
   EXPECT_NEAR(phases.backward_ms, 20.0, 1e-9);
   EXPECT_NEAR(phases.optimizer_ms, 10.0, 1e-9);
+  EXPECT_NEAR(phases.rest_ms, 0.0, 1e-9);
 }
 
-TEST(MedianPhases, StepsWithoutADataPhaseStartWithForward) {
+TEST(PhasesOfMedianStep, StepsWithoutADataPhaseStartWithForward) {
   TimelineBuilder b;
-  b.Step(50, 60, 80, 90).Step(100, 112, 130, 140);
-  const StepPhaseMedians phases = MedianPhases(b.Build().steps);
+  b.Step(50, 60, 80, 90).Step(100, 112, 130, 141);  // 40 and 41 ms: the lower middle
+  const StepPhases phases = PhasesOfMedianStep(b.Build().steps);
   EXPECT_EQ(phases.data_ms, 0.0) << "a step without a data stretch waited for nothing";
-  EXPECT_NEAR(phases.forward_ms, 11.0, 1e-9);
-  EXPECT_NEAR(phases.backward_ms, 19.0, 1e-9);
+  EXPECT_NEAR(phases.forward_ms, 10.0, 1e-9);
+  EXPECT_NEAR(phases.backward_ms, 20.0, 1e-9);
+  EXPECT_NEAR(phases.optimizer_ms, 10.0, 1e-9);
 }
 
-TEST(MedianPhases, EachPhaseSumsItsStretchesWithinAStep) {
+TEST(PhasesOfMedianStep, EachPhaseSumsItsStretchesWithinAStep) {
   TimelineBuilder b;
   b.Stretches(0, {{Phase::kData, 2}, {Phase::kForward, 10}, {Phase::kBackward, 20},
                   {Phase::kData, 23}, {Phase::kForward, 30}, {Phase::kBackward, 40},
                   {Phase::kOptimizer, 45}});
-  const StepPhaseMedians phases = MedianPhases(b.Build().steps);
+  const StepPhases phases = PhasesOfMedianStep(b.Build().steps);
   EXPECT_NEAR(phases.data_ms, 5.0, 1e-9);
   EXPECT_NEAR(phases.forward_ms, 15.0, 1e-9);
   EXPECT_NEAR(phases.backward_ms, 20.0, 1e-9);
   EXPECT_NEAR(phases.optimizer_ms, 5.0, 1e-9);
 }
 
-TEST(MedianPhases, NoStepsGiveZeros) {
-  const StepPhaseMedians phases = MedianPhases({});
-  EXPECT_EQ(phases.data_ms, 0.0);
+TEST(PhasesOfMedianStep, PhasesAddUpToTheStepWhereMediansPhaseByPhaseWouldNot) {
+  TimelineBuilder b;
+  // Medians phase by phase would give forward 10, backward 10 and optimizer 10 ms: 30 ms of
+  // steps whose median is 45 ms.
+  b.Step(0, 10, 40, 50)          // 50 ms: forward 10, backward 30, optimizer 10
+      .Step(100, 130, 140, 150)  // 50 ms: forward 30, backward 10, optimizer 10
+      .Step(200, 210, 220, 240)  // 40 ms: the lower middle by duration
+      .Step(300, 310, 320, 330);  // 30 ms
+  const StepPhases phases = PhasesOfMedianStep(b.Build().steps);
+  EXPECT_NEAR(phases.step_ms, 40.0, 1e-9);
+  EXPECT_NEAR(phases.forward_ms + phases.backward_ms + phases.optimizer_ms + phases.data_ms +
+                  phases.rest_ms,
+              phases.step_ms, 1e-9);
+}
+
+TEST(PhasesOfMedianStep, NoStepsGiveZeros) {
+  const StepPhases phases = PhasesOfMedianStep({});
+  EXPECT_EQ(phases.step_ms, 0.0);
   EXPECT_EQ(phases.forward_ms, 0.0);
 }
 

@@ -81,9 +81,13 @@ TEST(MarkdownWriter, SummaryGivesAGraphedStepsTimeBesideTheEagerOne) {
 
 TEST(MarkdownWriter, StepTableHasTimesAndShares) {
   const std::string md = ReportToMarkdown(FilledReport());
+  // Shares of the profiled step whose phases they are: they add up to 100 %.
   EXPECT_EQ(LineWith(md, "| forward |"), "| forward | 12.41 | 30.1% |");
-  EXPECT_EQ(LineWith(md, "| backward |"), "| backward | 25.03 | 60.7% |");
-  EXPECT_EQ(LineWith(md, "whole step"), "| **whole step (median)** | **41.24** | **100.0%** |");
+  EXPECT_EQ(LineWith(md, "| backward |"), "| backward | 25.03 | 60.8% |");
+  EXPECT_EQ(LineWith(md, "| optimizer |"), "| optimizer | 2.61 | 6.3% |");
+  EXPECT_EQ(LineWith(md, "| rest |"), "| rest | 1.15 | 2.8% |");
+  EXPECT_EQ(LineWith(md, "profiled step"), "| profiled step (the window's median) | 41.20 | 100.0% |");
+  EXPECT_EQ(LineWith(md, "whole step"), "| **whole step (median, unprofiled)** | **41.24** |  |");
   EXPECT_TRUE(
       Contains(md, "| part of the step | ms/step | share of step |\n| --- | ---: | ---: |"));
 }

@@ -23,6 +23,8 @@ BisectReport FilledReport() {
   report.step.forward_ms = 12.41;
   report.step.backward_ms = 25.03;
   report.step.optimizer_ms = 2.61;
+  report.step.rest_ms = 1.15;
+  report.step.profiled_ms = 41.2;  // the profiled median step: the phases above add up to it
 
   report.levels.push_back({1,
                            "",
