@@ -1,6 +1,7 @@
 #include "engine/bisect/bisection.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 
 #include "engine/analysis/attribution.h"
@@ -96,6 +97,11 @@ struct StepSupport {
   bool Clear() const { return contested ? 5 * agreeing >= 4 * steps : 2 * agreeing > steps; }
   double Fraction() const { return steps > 0 ? static_cast<double>(agreeing) / steps : 0; }
 };
+
+// A window during which some task waited for a CPU this share of the time ran on a machine that
+// other work kept busy: 0.6-6 % on the idle 2-core VM while advisor ran, 43-85 % beside one or two
+// busy processes.
+constexpr double kCpuContended = 0.2;
 
 // At most this many level windows are measured again in one bisection.
 constexpr int kMaxReruns = 2;
@@ -195,8 +201,24 @@ class Bisection {
   };
 
   MeasuredWindow Record(const WindowRequest& request, std::optional<MemoryStats>* memory) {
+    const std::optional<double> stall_before = CpuStall();
+    const auto start = std::chrono::steady_clock::now();
     RecordedWindow recorded = source_.Record(request);
     ++windows_;
+    const std::optional<double> stall_after = CpuStall();
+    const double wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (stall_before && stall_after && wall_s > 0) {
+      const double share = (*stall_after - *stall_before) / wall_s;
+      if (share >= kCpuContended && !cpu_contended_) {
+        cpu_contended_ = true;
+        Doubt(Printf("other work kept the CPUs busy: during profiling window %d some task waited "
+                     "for a CPU %.0f%% of the time (/proc/pressure/cpu), which distorts every "
+                     "time it measured",
+                     windows_, 100 * std::min(share, 1.0)),
+              {});
+      }
+    }
     if (memory != nullptr) *memory = recorded.memory;
     MeasuredWindow window = MeasureWindow(std::move(recorded.timeline));
     trace_windows_.push_back({Describe(request), window.timeline, window.placements});
@@ -411,6 +433,10 @@ class Bisection {
     return second;
   }
 
+  std::optional<double> CpuStall() const {
+    return settings_.cpu_stall_seconds ? settings_.cpu_stall_seconds() : std::nullopt;
+  }
+
   void Doubt(const std::string& why, const std::vector<std::string>& candidates) {
     doubts_.push_back(why);
     for (const std::string& candidate : candidates) {
@@ -517,6 +543,7 @@ class Bisection {
   const ModuleTree& modules_;
   int windows_ = 0;
   int reruns_ = 0;
+  bool cpu_contended_ = false;  // a window's CPU stall share reached kCpuContended
   std::vector<std::string> doubts_;      // why the hot spot may be wrong; none: high confidence
   std::vector<std::string> candidates_;  // the places the doubtful levels could not separate
   std::vector<TraceWindow> trace_windows_;

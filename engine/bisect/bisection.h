@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,10 @@ using Progress = std::function<void(const std::string&)>;
 struct BisectSettings {
   int window_steps = 5;  // per profiled window, and unprofiled timing steps of the baseline
   int max_depth = 16;
+  // Seconds some task on the machine has waited for a CPU so far (CpuStallSeconds); empty, or
+  // nullopt from it, where not measured. Windows during which other processes kept the step's
+  // threads waiting make the hot spot's confidence low.
+  std::function<std::optional<double>()> cpu_stall_seconds;
 };
 
 struct BisectOutcome {

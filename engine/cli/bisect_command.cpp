@@ -10,6 +10,7 @@
 #include "engine/rules/rules_commands.h"
 #include "engine/torch/profiled_window.h"
 #include "engine/trace/chrome_trace.h"
+#include "engine/util/cpu_pressure.h"
 #include "engine/util/data_dir.h"
 #include "engine/util/duration.h"
 
@@ -139,7 +140,9 @@ int RunScriptBisect(BisectCommandOptions& options) {
   script.probe_dir = FindDataDir("probe");
   ScriptSource source(script, progress);
   BisectOutcome outcome = RunBisection(
-      source, {options.bisect.window_steps, options.bisect.max_depth}, progress);
+      source,
+      {options.bisect.window_steps, options.bisect.max_depth, [] { return CpuStallSeconds(); }},
+      progress);
   outcome.report.run.wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   source.Finish(options.let_run);

@@ -4,6 +4,7 @@
 
 #include "engine/bisect/measured_window.h"
 #include "engine/torch/torchscript_source.h"
+#include "engine/util/cpu_pressure.h"
 #include "engine/util/median.h"
 #include "engine/util/printf.h"
 
@@ -19,7 +20,9 @@ BisectOutcome RunBisect(const BisectOptions& options, const Progress& progress) 
     progress("baseline: timing the step replayed as a CUDA graph, then eagerly");
     graphed_ms = Median(StepMillis(source.TimeGraphedSteps(options.window_steps)));
   }
-  BisectOutcome outcome = RunBisection(source, {options.window_steps, options.max_depth}, progress);
+  BisectOutcome outcome = RunBisection(
+      source, {options.window_steps, options.max_depth, [] { return CpuStallSeconds(); }},
+      progress);
   BisectReport& report = outcome.report;
   if (graphed_ms) {
     report.step.graphed_median_ms = graphed_ms;

@@ -165,6 +165,31 @@ TEST(Bisection, WindowsThatDisagreeGiveLowConfidenceAndNameWhatTheyCouldNotSepar
       << ::testing::PrintToString(report.data_quality);
 }
 
+TEST(Bisection, AWindowDuringWhichOtherWorkHeldTheCpusMakesTheHotSpotLowConfidence) {
+  FakeSource source(Transformer());
+  // The stall clock stands still over the baseline's window (readings 1 and 2), then leaps by
+  // far more than a fake window lasts: every level window ran on a machine kept busy.
+  double stall = 0;
+  int readings = 0;
+  BisectSettings settings{3, 16, [&]() -> std::optional<double> {
+                            stall += ++readings > 2 ? 1000.0 : 0.0;
+                            return stall;
+                          }};
+  const BisectReport report = RunBisection(source, settings, [](const std::string&) {}).report;
+  ASSERT_TRUE(report.hotspot.has_value());
+  EXPECT_EQ(report.hotspot->path, "blocks.2.mlp");
+  EXPECT_EQ(report.hotspot->confidence, "low");
+  EXPECT_TRUE(SaysWithPrefix(report, "low confidence: other work kept the CPUs busy: during "
+                                     "profiling window 2 some task waited for a CPU 100%"))
+      << ::testing::PrintToString(report.data_quality);
+
+  int quiet_readings = 0;
+  BisectSettings quiet{3, 16, [&]() -> std::optional<double> { return ++quiet_readings * 1e-9; }};
+  FakeSource again(Transformer());
+  EXPECT_EQ(RunBisection(again, quiet, [](const std::string&) {}).report.hotspot->confidence,
+            "high");
+}
+
 TEST(Bisection, ProfiledStepsFasterThanUnprofiledOnesAreAWarningAboutTheStepTime) {
   FakeSource source(Transformer());
   source.slowdown = [](int window, int, const std::string&) {

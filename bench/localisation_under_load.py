@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Localisation on a quiet and on a loaded machine (issue #12, docs/benchmarks.md): the zoo's CPU
+cases and a transformer script with one slow instance among four identical layers, each bisected
+--runs times with no other work and again beside --busy processes that spin on the cores. Each
+run is right or wrong and reports its confidence; a run that is wrong with "high" confidence is
+the failure that matters.
+
+    bench/localisation_under_load.py ADVISOR [--runs 10] [--busy 2] [--python /usr/bin/python3]
+"""
+
+import argparse
+import collections
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+SCRIPT = os.path.join(ROOT, "tests", "script", "train_sample.py")
+SCRIPT_ANSWER = "encoder.layers.2.ffn"
+
+
+def zoo_run(args, workdir):
+    """One run of the zoo's CPU set: [(case, right, confidence)]."""
+    out = os.path.join(workdir, "zoo.json")
+    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "zoo.py"), "--device", "cpu",
+                    "--advisor", args.advisor, "--python", args.python, "--workdir", workdir,
+                    "--reuse-exports", "--skip-known-misses", "--json", out],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    rows = json.load(open(out))
+    rows = rows["results"] if isinstance(rows, dict) else rows
+    return [(r["case"], r["right"], (r.get("hotspot") or {}).get("confidence", "none"))
+            for r in rows]
+
+
+def script_run(args, workdir):
+    out = os.path.join(workdir, "script-report")
+    subprocess.run([args.advisor, "bisect", "-q", "--out", out, "--", args.python, SCRIPT],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        hotspot = json.load(open(os.path.join(out, "report.json")))["hotspot"] or {}
+    except OSError:
+        return [("transformer script", False, "no report")]
+    return [("transformer script", hotspot.get("path") == SCRIPT_ANSWER,
+             hotspot.get("confidence", "none"))]
+
+
+def measure(args, busy, workdir):
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                for _ in range(busy)]
+    tally = collections.defaultdict(collections.Counter)
+    try:
+        for run in range(args.runs):
+            for case, right, confidence in zoo_run(args, workdir) + script_run(args, workdir):
+                tally[case][("right" if right else "wrong", confidence)] += 1
+            print("%s: run %d of %d done" % ("loaded" if busy else "quiet", run + 1, args.runs),
+                  file=sys.stderr, flush=True)
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+    return tally
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("advisor")
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--busy", type=int, default=2)
+    parser.add_argument("--python", default="/usr/bin/python3")
+    args = parser.parse_args()
+    workdir = tempfile.mkdtemp(prefix="advisor-load-")
+    results = {"quiet": measure(args, 0, workdir), "loaded": measure(args, args.busy, workdir)}
+    columns = [("right", "high"), ("right", "low"), ("wrong", "low"), ("wrong", "high")]
+    print("| case | condition | " + " | ".join("%s, %s" % c for c in columns) + " |")
+    print("| --- | --- |" + " ---: |" * len(columns))
+    for case in sorted(results["quiet"]):
+        for condition in ("quiet", "loaded"):
+            counts = results[condition][case]
+            print("| %s | %s | %s |" % (case, condition,
+                                         " | ".join(str(counts[c]) for c in columns)))
+    json.dump({c: {case: {"%s/%s" % k: v for k, v in counts.items()}
+                   for case, counts in t.items()} for c, t in results.items()},
+              open(os.path.join(workdir, "results.json"), "w"), indent=1)
+    print("raw counts: " + os.path.join(workdir, "results.json"), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
