@@ -410,9 +410,8 @@ class Bisection {
     }
     ++reruns_;
     measured_again = true;
-    progress_(level + held + " of " + std::to_string(judged.support.steps) +
-              "; measuring the level again (profiling window " + std::to_string(windows_ + 1) +
-              ")");
+    progress_(level + held + "; measuring the level again (profiling window " +
+              std::to_string(windows_ + 1) + ")");
     MeasuredWindow second = Record(request, nullptr);
     const LevelJudgement again = Judge(parent, *second.attribution);
     if (again.destination != judged.destination) {

@@ -3,7 +3,9 @@
 //   x.gather(1, idx.unsqueeze(-1).expand(-1, -1, C))
 // becomes row indexing,
 //   x[torch.arange(B).unsqueeze(-1), idx]
-// Same values; the backward accumulates B*K whole rows instead of scattering B*K*C elements.
+// and its 4-D form, tokens picked per head (x.gather(2, idx.unsqueeze(-1).expand(-1, -1, -1, C))),
+// becomes x[arange(B)[:, None, None], arange(H)[:, None], idx].
+// Same values; the backward accumulates whole rows instead of scattering element by element.
 #pragma once
 
 #include "engine/worker/graph_rewrite.h"

@@ -4,8 +4,9 @@
     make_worker_models.py OUT_DIR
 
 gather.pt  two blocks whose ``select`` module takes tokens with timm's PatchDropout idiom, inside a
-           helper function that forward calls, plus a ``partial`` module whose gather index spans
-           only half the features (row indexing would not be the same there);
+           helper function that forward calls, a ``heads`` module that reorders the tokens of
+           each of two heads with a 4-D gather on dim 2, and a ``partial`` module whose gather
+           index spans only half the features (row indexing would not be the same there);
 plain.pt   linear layers only: no gather, no 4-D input;
 conv.pt    a small convolutional net with a 4-D input, for channels-last;
 attention.pt  hand-written attention four ways: the scale on q, on the scores, dividing the
@@ -65,17 +66,36 @@ class PartialGather(nn.Module):
         return x.gather(1, keep.unsqueeze(-1).expand(-1, -1, x.shape[2] // 2))
 
 
+class HeadSelect(nn.Module):
+    """Each of two heads takes its tokens in its own order: a 4-D gather on dim 2."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("order", torch.tensor([[4, 3, 2, 1, 0], [1, 0, 3, 2, 4]]))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        batch, tokens, width = x.shape
+        heads = x.view(batch, tokens, 2, width // 2).transpose(1, 2)
+        order = self.order.unsqueeze(0).expand(batch, -1, -1)
+        picked = heads.gather(2, order.unsqueeze(-1).expand(-1, -1, -1, width // 2))
+        # Weighting by position makes the order matter downstream.
+        kept = picked.shape[2]
+        weights = torch.linspace(0.5, 1.5, kept, device=x.device).unsqueeze(-1)
+        return (picked * weights).transpose(1, 2).reshape(batch, kept, width)
+
+
 class GatherModel(nn.Module):
     def __init__(self):
         super().__init__()
         self.blocks = nn.ModuleList([Block(), Block()])
+        self.heads = HeadSelect()
         self.partial = PartialGather()
         self.head = nn.Linear(DIM // 2, CLASSES)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = self.blocks[0](x)
         x = self.blocks[1](torch.cat([x, x[:, :1]], dim=1))  # back to TOKENS tokens
-        return self.head(self.partial(x).mean(1))
+        return self.head(self.partial(self.heads(x)).mean(1))
 
 
 class PlainModel(nn.Module):

@@ -43,7 +43,7 @@ TEST_F(WorkerCli, RewriteReportsTheModulesItChanged) {
   const ProcessOutcome outcome = Run(testing::Models().gather, {"--recipe", "gather-to-index"});
   ASSERT_TRUE(outcome.Succeeded()) << outcome.Describe() << "\n" << outcome.stderr_tail;
   EXPECT_THAT(ReadWorkerResult(result_).sites,
-              ElementsAre("blocks.0.select", "blocks.1.select", "partial"));
+              ElementsAre("blocks.0.select", "blocks.1.select", "heads", "partial"));
 }
 
 TEST_F(WorkerCli, RewriteWithoutASiteIsSkipped) {
@@ -74,7 +74,7 @@ TEST_F(WorkerCli, NumericsModeComparesTheRewriteWithTheBaseline) {
   EXPECT_TRUE(result.within_tolerance) << result.worst;
   EXPECT_EQ(result.compared, 10);
   EXPECT_EQ(result.numerics.tolerance, 1e-3);
-  EXPECT_EQ(result.sites.size(), 3u);
+  EXPECT_EQ(result.sites.size(), 4u);
 }
 
 TEST_F(WorkerCli, UnknownRecipeIsOneClearLine) {
