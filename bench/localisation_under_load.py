@@ -6,6 +6,10 @@ run is right or wrong and reports its confidence; a run that is wrong with "high
 the failure that matters.
 
     bench/localisation_under_load.py ADVISOR [--runs 10] [--busy 2] [--python /usr/bin/python3]
+
+Each run's verdicts are appended to runs.jsonl in the work folder as they come (its path is
+printed first), so an interrupted measurement keeps what it measured. Do not rebuild advisor
+while it runs.
 """
 
 import argparse
@@ -49,13 +53,18 @@ def script_run(args, workdir):
 def measure(args, busy, workdir):
     spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
                 for _ in range(busy)]
+    condition = "loaded" if busy else "quiet"
     tally = collections.defaultdict(collections.Counter)
     try:
         for run in range(args.runs):
-            for case, right, confidence in zoo_run(args, workdir) + script_run(args, workdir):
+            verdicts = zoo_run(args, workdir) + script_run(args, workdir)
+            with open(os.path.join(workdir, "runs.jsonl"), "a") as log:
+                log.write(json.dumps({"condition": condition, "run": run + 1,
+                                      "verdicts": verdicts}) + "\n")
+            for case, right, confidence in verdicts:
                 tally[case][("right" if right else "wrong", confidence)] += 1
-            print("%s: run %d of %d done" % ("loaded" if busy else "quiet", run + 1, args.runs),
-                  file=sys.stderr, flush=True)
+            print("%s: run %d of %d done" % (condition, run + 1, args.runs), file=sys.stderr,
+                  flush=True)
     finally:
         for spinner in spinners:
             spinner.kill()
@@ -70,6 +79,7 @@ def main():
     parser.add_argument("--python", default="/usr/bin/python3")
     args = parser.parse_args()
     workdir = tempfile.mkdtemp(prefix="advisor-load-")
+    print("runs: " + os.path.join(workdir, "runs.jsonl"), file=sys.stderr, flush=True)
     results = {"quiet": measure(args, 0, workdir), "loaded": measure(args, args.busy, workdir)}
     columns = [("right", "high"), ("right", "low"), ("wrong", "low"), ("wrong", "high")]
     print("| case | condition | " + " | ".join("%s, %s" % c for c in columns) + " |")
