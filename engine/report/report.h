@@ -60,7 +60,7 @@ struct StepBreakdown {
 // The step's wait for its input batch: present when the workload has an input stage
 // (docs/workload.md), measured as the data phase of the baseline window's steps.
 struct DataWait {
-  double wait_ms = 0;                 // median per step
+  double wait_ms = 0;                 // the data phase of the profiled median step (StepBreakdown)
   std::optional<int> workers;         // input_stage.workers; absent where the door cannot tell
   std::optional<bool> pin_memory;     // input_stage.pin_memory, on a CUDA device; likewise
 };

@@ -24,7 +24,9 @@ RunInfo DescribeRun(const TraceStore& store, const TraceWindow& trace) {
   return run;
 }
 
-StepBreakdown StepTimes(const std::vector<StepSpan>& steps) {
+// The step's times and the phases of its median step; the wait for data goes to the data section
+// where the trace shows a DataLoader, to the rest otherwise.
+StepBreakdown StepTimes(const std::vector<StepSpan>& steps, std::optional<DataWait>& data) {
   StepBreakdown step;
   if (steps.empty()) return step;
   const std::vector<double> millis = StepMillis(steps);
@@ -33,7 +35,8 @@ StepBreakdown StepTimes(const std::vector<StepSpan>& steps) {
   step.max_ms = *std::max_element(millis.begin(), millis.end());
   const StepPhases phases = PhasesOfMedianStep(steps);
   step.profiled_ms = phases.step_ms;
-  step.rest_ms = phases.rest_ms;  // a data phase is the data section's, or the rest's without one
+  step.rest_ms = phases.rest_ms + (data ? 0.0 : phases.data_ms);
+  if (data) data->wait_ms = phases.data_ms;
   step.forward_ms = phases.forward_ms;
   step.backward_ms = phases.backward_ms;
   step.optimizer_ms = phases.optimizer_ms;
@@ -135,14 +138,11 @@ BisectReport ReportOfTrace(const TraceStore& store, const TraceWindow& trace) {
   BisectReport report;
   report.run = DescribeRun(store, trace);
   const std::vector<StepSpan>& steps = trace.window.timeline.steps;
-  report.step = StepTimes(steps);
-  if (!trace.has_data_loader) report.step.rest_ms += PhasesOfMedianStep(steps).data_ms;
   if (trace.has_data_loader && !steps.empty()) {
-    DataWait data;
-    data.wait_ms = PhasesOfMedianStep(steps).data_ms;
-    data.workers = trace.data_loader_workers;
-    report.data = data;
+    report.data = DataWait{};
+    report.data->workers = trace.data_loader_workers;
   }
+  report.step = StepTimes(steps, report.data);
   report.memory = trace.memory;
   FillWindowSections(trace.window, trace.device_limits, report);
   if (trace.has_modules) report.modules = ModuleTable(trace);

@@ -16,18 +16,20 @@ def _close(a, b):
 def violations(report):
     """The invariants ``report`` (a parsed report.json) breaks, one line each; [] when none."""
     found = []
-    shares = report["step"].get("shares") or {}
+    shares = (report.get("step") or {}).get("shares") or {}
     if shares.get("forward") is not None:
         total = sum(value for value in shares.values() if value is not None)
         if abs(total - 1.0) > 0.01:
             found.append("step phase shares add up to %.1f%%, not 100%%" % (100 * total))
-    for level in report["bisection"]["levels"]:
+    # A trace's report (advisor analyze) has no bisection.
+    levels = (report.get("bisection") or {}).get("levels", [])
+    for level in levels:
         for candidate in level["candidates"]:
             if candidate["share"] > 1.0 + SLACK:
                 found.append("%s holds %.1f%% of its parent %r" % (
                     candidate["path"], 100 * candidate["share"], level["parent"]))
     measured = {m["path"]: m for m in report.get("modules", []) if m.get("measured")}
-    for level in report["bisection"]["levels"]:
+    for level in levels:
         for candidate in level["candidates"]:
             module = measured.get(candidate["path"])
             if candidate["instances"] != 1 or module is None:

@@ -28,6 +28,14 @@ class InvariantsTest(unittest.TestCase):
     def test_a_consistent_report_breaks_none(self):
         self.assertEqual(invariants.violations(consistent_report()), [])
 
+    def test_a_traces_report_without_a_bisection_is_checked_too(self):
+        report = consistent_report()
+        report["bisection"] = None
+        self.assertEqual(invariants.violations(report), [])
+        report["step"]["shares"]["rest"] = 0.2
+        self.assertEqual(invariants.violations(report),
+                         ["step phase shares add up to 118.0%, not 100%"])
+
     def test_phase_shares_must_add_up(self):
         report = consistent_report()
         report["step"]["shares"]["rest"] = 0.2
