@@ -175,14 +175,16 @@ EOF
 }
 
 script_overhead() {
-  step script_overhead_vit python3 bench/script_overhead.py build-gpu/advisor \
-    bench/scripts/vit_train.py --rounds "${SCRIPT_ROUNDS:-1}" --steps 450 --every 50 \
-    --out "$results/script-overhead.jsonl"
+  # SCRIPT_CASES picks the scripts (default both: "vit launch"), for a short device call.
+  local cases=" ${SCRIPT_CASES:-vit launch} "
+  [[ $cases == *" vit "* ]] && step script_overhead_vit python3 bench/script_overhead.py \
+    build-gpu/advisor bench/scripts/vit_train.py --rounds "${SCRIPT_ROUNDS:-1}" --steps 450 \
+    --every 50 --out "$results/script-overhead.jsonl"
   # 600 steps: the launch-bound script's steps take 50-75 ms on the H100 machine's host (3000
   # outlasted two device calls); each run bounded all the same.
-  step script_overhead_launch python3 bench/script_overhead.py build-gpu/advisor \
-    bench/scripts/launch_bound_train.py --rounds "${SCRIPT_ROUNDS:-1}" --steps 600 --every 50 \
-    --profile-steps 20 --timeout 250 --out "$results/script-overhead.jsonl"
+  [[ $cases == *" launch "* ]] && step script_overhead_launch python3 bench/script_overhead.py \
+    build-gpu/advisor bench/scripts/launch_bound_train.py --rounds "${SCRIPT_ROUNDS:-1}" \
+    --steps 600 --every 50 --profile-steps 20 --timeout 250 --out "$results/script-overhead.jsonl"
   cat "$results/script-overhead.jsonl" | tee -a "$out/summary.txt"
 }
 

@@ -111,6 +111,12 @@ constexpr int kMaxReruns = 2;
 // to step; handwritten_attention's timing steps ran 2.6x its profiled ones, every run).
 constexpr double kUnprofiledSlower = -0.15;
 
+// A GPU step whose device was busy less than this share of the baseline's step is host-bound: the
+// host's time is the step's (the device waits for launches), so the levels rank modules by host
+// time and record without the GPU probe, whose record per kernel launch is most of what
+// instrumenting such a step costs (docs/bisect.md, "Host-bound steps").
+constexpr double kDeviceBoundBusy = 0.5;
+
 std::string StepsText(const StepSupport& support) {
   return std::to_string(support.agreeing) + " of " + std::to_string(support.steps) + " steps";
 }
@@ -280,6 +286,14 @@ class Bisection {
         profiled, report.step.median_ms, 100.0 * (profiled / report.step.median_ms - 1.0),
         cuda ? ", phases synchronised in the profiled steps" : ""));
     FillWindowSections(baseline, source_.Describe().device_limits, report);
+    levels_on_device_ = report.gpu.has_value() && report.gpu->busy_fraction >= kDeviceBoundBusy;
+    report.levels_ranked_by = levels_on_device_ ? "device" : "host";
+    if (report.gpu && !levels_on_device_) {
+      report.data_quality.push_back(Printf(
+          "host-bound step: the device was busy %.0f%% of the profiled step, so the levels "
+          "ranked modules by host time and ran without the GPU probe",
+          100.0 * report.gpu->busy_fraction));
+    }
   }
 
   // One window per level: instrument the children of the module under examination (and its own
@@ -290,7 +304,8 @@ class Bisection {
       // Nothing inside can be instrumented: the model is its own hot spot, measured from the
       // baseline's ops.
       report.data_quality.push_back("the model: " + root->second.opaque_reason);
-      descent.window = Record({Instrumentation::kNone, "", settings_.window_steps, false}, nullptr);
+      descent.window = Record(
+          {Instrumentation::kNone, "", settings_.window_steps, false, levels_on_device_}, nullptr);
       descent.found = true;
       return descent;
     }
@@ -397,7 +412,7 @@ class Bisection {
   // or neither is clear: the hot spot is then reported with low confidence.
   MeasuredWindow MeasureLevel(int depth, const std::string& parent, bool& measured_again) {
     const WindowRequest request{Instrumentation::kChildrenOf, parent, settings_.window_steps,
-                                false};
+                                /*sync_phases=*/false, /*device_activity=*/levels_on_device_};
     MeasuredWindow first = Record(request, nullptr);
     const LevelJudgement judged = Judge(parent, *first.attribution);
     if (judged.support.Clear()) return first;
@@ -543,6 +558,7 @@ class Bisection {
   int windows_ = 0;
   int reruns_ = 0;
   bool cpu_contended_ = false;  // a window's CPU stall share reached kCpuContended
+  bool levels_on_device_ = true;  // the levels rank by device time (see kDeviceBoundBusy)
   std::vector<std::string> doubts_;      // why the hot spot may be wrong; none: high confidence
   std::vector<std::string> candidates_;  // the places the doubtful levels could not separate
   std::vector<TraceWindow> trace_windows_;

@@ -30,6 +30,10 @@ struct WindowRequest {
   // device work too (the baseline's breakdown). Kernels find their op by correlation, not by
   // time, so the levels' windows run without.
   bool sync_phases = false;
+  // Record the device's kernels and copies (the GPU probe, where one runs). The levels of a
+  // host-bound step go without: there the host's time is the step's, and the probe's record per
+  // launch is most of what instrumenting such a step costs.
+  bool device_activity = true;
 };
 
 struct RecordedWindow {

@@ -183,7 +183,7 @@ void RenderBisection(std::ostringstream& out, const BisectReport& report) {
                                  : "<span class=\"label\">Chose</span> " + HtmlCode(level.chosen));
     if (!level.reason.empty()) out << " \u2014 " << EscapeHtml(level.reason);
     out << "</p>\n<details><summary>Numbers for this level</summary>\n";
-    RenderTable(out, CandidateTable(level, GpuMeasured(report)));
+    RenderTable(out, CandidateTable(level, LevelsGpuMeasured(report)));
     out << "</details></div>\n";
   }
   out << "</section>\n";
@@ -212,7 +212,7 @@ void RenderHotspot(std::ostringstream& out, const BisectReport& report) {
   }
   if (!hotspot.top_ops.empty()) {
     out << "<h3>Top ops of " << HtmlCode(hotspot.path) << "</h3>\n";
-    RenderTable(out, OpTable(hotspot.top_ops, GpuMeasured(report), kTopOpsShown));
+    RenderTable(out, OpTable(hotspot.top_ops, LevelsGpuMeasured(report), kTopOpsShown));
   }
   out << "</section>\n";
 }

@@ -66,7 +66,8 @@ json CandidateToJson(const Candidate& candidate, bool gpu_measured) {
           {"instances", candidate.instances}};
 }
 
-json BisectionToJson(const std::vector<BisectLevel>& levels, bool gpu_measured) {
+json BisectionToJson(const std::vector<BisectLevel>& levels, const std::string& ranked_by,
+                     bool gpu_measured) {
   json out = json::array();
   for (const BisectLevel& level : levels) {
     json candidates = json::array();
@@ -83,7 +84,8 @@ json BisectionToJson(const std::vector<BisectLevel>& levels, bool gpu_measured) 
                    {"steps_backing", level.steps_backing},
                    {"measured_again", level.measured_again}});
   }
-  return {{"levels", std::move(out)}};
+  return {{"ranked_by", ranked_by.empty() ? json(nullptr) : json(ranked_by)},
+          {"levels", std::move(out)}};
 }
 
 json OpToJson(const OpTime& op, bool gpu_measured) {
@@ -305,13 +307,15 @@ json AbsentToJson(const std::vector<AbsentSection>& absent) {
 
 json ReportToJson(const BisectReport& report) {
   const bool gpu_measured = GpuMeasured(report);
+  const bool levels_gpu_measured = LevelsGpuMeasured(report);
   json out = {{"schema_version", kReportSchemaVersion},
               {"run", RunToJson(report.run)},
               {"step", StepToJson(report.step, report.data)},
-              {"bisection", BisectionToJson(report.levels, gpu_measured)},
-              {"hotspot", HotspotToJson(report.hotspot, gpu_measured)},
+              {"bisection",
+               BisectionToJson(report.levels, report.levels_ranked_by, levels_gpu_measured)},
+              {"hotspot", HotspotToJson(report.hotspot, levels_gpu_measured)},
               {"cross_check", CrossCheckToJson(report.cross_check)},
-              {"modules", ModulesToJson(report.modules, gpu_measured)},
+              {"modules", ModulesToJson(report.modules, levels_gpu_measured)},
               {"ops", OpsToJson(report.ops, gpu_measured)},
               {"gpu", GpuToJson(report.gpu)},
               {"memory", MemoryToJson(report.memory)},

@@ -108,7 +108,7 @@ void RenderBisection(std::ostringstream& out, const BisectReport& report) {
   }
   for (const BisectLevel& level : report.levels) {
     out << "### " << LevelTitle(level, kMarkdown) << "\n\n";
-    RenderTable(out, CandidateTable(level, GpuMeasured(report)));
+    RenderTable(out, CandidateTable(level, LevelsGpuMeasured(report)));
     if (level.chosen.empty()) {
       out << "Descent stopped here";
     } else {
@@ -145,7 +145,7 @@ void RenderHotspot(std::ostringstream& out, const BisectReport& report) {
   }
   if (!hotspot.top_ops.empty()) {
     out << "Top ops of " << MarkdownCode(hotspot.path) << ":\n\n";
-    RenderTable(out, OpTable(hotspot.top_ops, GpuMeasured(report), kTopOpsShown));
+    RenderTable(out, OpTable(hotspot.top_ops, LevelsGpuMeasured(report), kTopOpsShown));
   }
 }
 
@@ -215,7 +215,7 @@ void RenderGpu(std::ostringstream& out, const BisectReport& report) {
 }
 
 void RenderModules(std::ostringstream& out, const BisectReport& report) {
-  const Table table = ModuleTable(report.modules, GpuMeasured(report), kModulesShown);
+  const Table table = ModuleTable(report.modules, LevelsGpuMeasured(report), kModulesShown);
   if (table.rows.empty()) return;
   out << "## Modules\n\n";
   RenderTable(out, table);

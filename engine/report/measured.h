@@ -10,6 +10,12 @@ namespace advisor {
 // Kernel times (gpu_ms fields) exist only when a GPU probe ran.
 inline bool GpuMeasured(const BisectReport& report) { return report.gpu.has_value(); }
 
+// The levels' windows (candidates, the hot spot's ops, the modules) recorded kernels unless the
+// step was host-bound, when they ran without the GPU probe (levels_ranked_by "host").
+inline bool LevelsGpuMeasured(const BisectReport& report) {
+  return GpuMeasured(report) && report.levels_ranked_by != "host";
+}
+
 // A benchmark that ran took time; a median of 0 means it never ran.
 inline bool BenchmarkMeasured(const BenchStats& stats) { return stats.median_ms > 0; }
 

@@ -283,6 +283,10 @@ struct BisectReport {
   RunInfo run;
   StepBreakdown step;
   std::vector<BisectLevel> levels;
+  // What the levels compared: "device" (kernel time their ops launched) on a step that kept the
+  // device busy, "host" (the ops' host time) on the CPU and on a host-bound GPU step; "" without
+  // a bisection (a trace).
+  std::string levels_ranked_by;
   std::optional<Hotspot> hotspot;
   CrossCheck cross_check;
   std::vector<ModuleStats> modules;

@@ -107,7 +107,8 @@ RecordedWindow ScriptSource::Record(const WindowRequest& request) {
                           {"steps", request.steps},
                           {"instrument", InstrumentationName(request.instrumentation)},
                           {"parent", request.parent},
-                          {"sync_phases", request.sync_phases}},
+                          {"sync_phases", request.sync_phases},
+                          {"device_activity", request.device_activity}},
                          "window", doing, request.steps);
   return std::move(ReadWindow(reply).window);
 }
@@ -116,7 +117,8 @@ std::optional<SourceLocation> ScriptSource::SourceOf(const std::string& path,
                                                      const std::string& op) {
   if (modules_.count(path) == 0 || path.empty()) return std::nullopt;
   progress_("reading where " + path + " calls " + op + " (one step)");
-  const json reply = Ask({{"op", "source"}, {"path", path}, {"steps", 1}}, "window",
+  const json reply = Ask({{"op", "source"}, {"path", path}, {"steps", 1}, {"device_activity", false}},
+                         "window",
                          "reading the source of " + path, 1);
   return FindLabelledSource(ReadWindow(reply), op);
 }

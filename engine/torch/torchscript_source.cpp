@@ -121,7 +121,8 @@ RecordedWindow TorchScriptSource::Record(const WindowRequest& request) {
   const bool cuda = spec_.device == "cuda";
   if (cuda) ResetCudaMemoryPeaks();
   RecordedWindow window;
-  window.timeline = RecordWindow(*step, request.steps, gpu_.get(), request.sync_phases && cuda);
+  window.timeline = RecordWindow(*step, request.steps, request.device_activity ? gpu_.get() : nullptr,
+                                 request.sync_phases && cuda);
   if (cuda) window.memory = ReadCudaMemoryStats();
   return window;
 }

@@ -261,5 +261,43 @@ TEST(Bisection, NothingStandsOutAmongEvenChildren) {
   EXPECT_TRUE(source.source_queries().empty());
 }
 
+// On a GPU whose device waits for the host most of the step, the host's time is the step's: the
+// levels rank by it and record without the GPU probe (its per-launch records are what such
+// windows cost); the baseline still records the device.
+TEST(Bisection, AHostBoundGpuStepIsBisectedOnHostTimeWithoutTheGpuProbeInTheLevels) {
+  FakeSource source(Transformer());
+  source.RunOnGpu(0.2);
+  const BisectReport report = Bisect(source).report;
+
+  ASSERT_TRUE(report.hotspot.has_value());
+  EXPECT_EQ(report.hotspot->path, "blocks.2.mlp");
+  EXPECT_EQ(report.levels_ranked_by, "host");
+  ASSERT_TRUE(report.gpu.has_value()) << "the baseline recorded the device";
+  EXPECT_NEAR(report.gpu->busy_fraction, 0.2, 0.05);
+  EXPECT_TRUE(SaysWithPrefix(report, "host-bound step: the device was busy 2"));
+  const std::vector<WindowRequest>& requests = source.requests();
+  ASSERT_EQ(requests.size(), 4u);
+  EXPECT_TRUE(requests[1].device_activity) << "the baseline";
+  EXPECT_FALSE(requests[2].device_activity) << "level 1";
+  EXPECT_FALSE(requests[3].device_activity) << "level 2";
+}
+
+TEST(Bisection, ABusyGpuStepIsBisectedOnDeviceTimeWithTheGpuProbeInEveryLevel) {
+  FakeSource source(Transformer());
+  source.RunOnGpu(0.9);
+  const BisectReport report = Bisect(source).report;
+
+  ASSERT_TRUE(report.hotspot.has_value());
+  EXPECT_EQ(report.hotspot->path, "blocks.2.mlp");
+  EXPECT_EQ(report.levels_ranked_by, "device");
+  EXPECT_FALSE(SaysWithPrefix(report, "host-bound step"));
+  for (const WindowRequest& request : source.requests()) EXPECT_TRUE(request.device_activity);
+  ASSERT_FALSE(report.levels.empty());
+  EXPECT_GT(report.levels[0].candidates[0].gpu_ms, 0) << "the levels' windows timed kernels";
+
+  FakeSource cpu(Transformer());
+  EXPECT_EQ(Bisect(cpu).report.levels_ranked_by, "host") << "a CPU run ranks by host time";
+}
+
 }  // namespace
 }  // namespace advisor

@@ -24,6 +24,7 @@ struct FakeSource::Emitter {
   const std::set<std::string>& instrumented;
   const std::function<double(const std::string&)>& scale;  // of a module's own op times
   Timeline& timeline;
+  double kernel_share;  // 0: no device activity recorded
   TimeNs now;
   std::int64_t next_seq = 0;
   std::map<std::string, std::int64_t> seq_of;  // each module's forward op
@@ -38,6 +39,15 @@ struct FakeSource::Emitter {
     op.start_ns = now;
     now += Ns(ms);
     op.end_ns = now;
+    if (kernel_share > 0) {
+      op.correlation_id = timeline.ops.size() + 1;
+      KernelEvent kernel;
+      kernel.name = name + "_kernel";
+      kernel.start_ns = op.start_ns;
+      kernel.end_ns = op.start_ns + Ns(ms * kernel_share);
+      kernel.external_id = op.correlation_id;
+      timeline.kernels.push_back(kernel);
+    }
     timeline.ops.push_back(op);
   }
 
@@ -85,6 +95,11 @@ void FakeSource::Describe(const FakeModule& module) {
   for (const FakeModule& child : module.children) Describe(child);
 }
 
+void FakeSource::RunOnGpu(double kernel_share) {
+  kernel_share_ = kernel_share;
+  description_.run.device = "cuda";
+}
+
 std::vector<StepSpan> FakeSource::TimeSteps(int steps) {
   return Record({Instrumentation::kNone, "", steps, false}).timeline.steps;
 }
@@ -120,7 +135,8 @@ RecordedWindow FakeSource::Record(const WindowRequest& request) {
     const std::function<double(const std::string&)> scale = [&](const std::string& path) {
       return slowdown ? slowdown(window_index, i, path) : 1.0;
     };
-    Emitter emitter{instrumented, scale, window.timeline, clock_, 0, {}};
+    const double kernel_share = request.device_activity ? kernel_share_ : 0;
+    Emitter emitter{instrumented, scale, window.timeline, kernel_share, clock_, 0, {}};
     const TimeNs start = emitter.now;
     emitter.Forward(root_);
     const TimeNs forward_end = emitter.now;
@@ -132,6 +148,9 @@ RecordedWindow FakeSource::Record(const WindowRequest& request) {
     clock_ = end + kOptimizerNs;
   }
   window.timeline.probes.push_back({"ops", true, "fake", 0});
+  if (kernel_share_ > 0 && request.device_activity) {
+    window.timeline.probes.push_back({"cupti", true, "fake", 0});
+  }
   return window;
 }
 

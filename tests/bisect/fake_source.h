@@ -34,6 +34,11 @@ class FakeSource : public WindowSource {
   RecordedWindow Record(const WindowRequest& request) override;
   std::optional<SourceLocation> SourceOf(const std::string& path, const std::string& op) override;
 
+  // Runs "on a GPU": each op launches one kernel lasting this share of the op's host time, which
+  // windows that ask for device activity record (a "cupti" probe). The step's device busy share
+  // is about `kernel_share`.
+  void RunOnGpu(double kernel_share);
+
   // Scales a module's own op times in one step of one window (windows counted from 0, timing
   // steps included): what another process taking the CPU does to a real run. 1 by default.
   std::function<double(int window, int step, const std::string& path)> slowdown;
@@ -53,6 +58,7 @@ class FakeSource : public WindowSource {
   std::vector<WindowRequest> requests_;
   std::vector<std::pair<std::string, std::string>> source_queries_;
   TimeNs clock_ = 1'000'000;
+  double kernel_share_ = 0;  // 0: a CPU run
 };
 
 }  // namespace advisor::testing

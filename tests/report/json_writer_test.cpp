@@ -205,6 +205,18 @@ TEST(JsonWriter, MinimalReportHasNullsWhereNothingWasMeasured) {
   EXPECT_EQ(j.at("data_quality"), json::array({"no GPU: CUPTI probe did not run"}));
 }
 
+TEST(JsonWriter, LevelsRankedByHostTimeHaveNoKernelTimesWhileTheBaselineKeepsThem) {
+  BisectReport report = FilledReport();
+  report.levels_ranked_by = "host";
+  const json j = ReportToJson(report);
+  EXPECT_EQ(j.at("bisection").at("ranked_by"), "host");
+  EXPECT_TRUE(j.at("bisection").at("levels").at(0).at("candidates").at(0).at("gpu_ms").is_null());
+  EXPECT_TRUE(j.at("hotspot").at("top_ops").at(0).at("gpu_ms").is_null());
+  EXPECT_TRUE(j.at("modules").at(0).at("gpu_ms").is_null());
+  EXPECT_TRUE(j.at("ops").at(0).at("gpu_ms").is_number()) << "the baseline recorded kernels";
+  EXPECT_FALSE(j.at("gpu").is_null());
+}
+
 TEST(JsonWriter, TextSurvivesInvalidUtf8FromTheModelFile) {
   BisectReport report = MinimalReport();
   report.modules[0].path = "bad\xff\xfepath";

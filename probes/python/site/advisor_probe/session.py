@@ -387,7 +387,10 @@ class Session:
     def _start_recording(self, command):
         if self._cuda:
             torch.cuda.reset_peak_memory_stats()
-        torch.ops.advisor.probe_start(self._cuda)
+        # The GPU probe records kernels only where advisor ranks by them (not a host-bound step's
+        # levels, nor the source window, which reads labels).
+        torch.ops.advisor.probe_start(
+            self._cuda and bool(command.message.get("device_activity", True)))
         command.recording = True
         self._sync_phases = bool(command.message.get("sync_phases", False))
 
