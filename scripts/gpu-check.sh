@@ -13,7 +13,8 @@
 # suites alone), script_overhead
 # (bench/script_overhead.py on the ViT and launch-bound scripts), script_autotest (--autotest on
 # the eager ViT script), traces (2.11 CUDA traces recorded and analysed, the trace reader's
-# benchmark). A later stage reuses build-gpu/ and /tmp from an
+# benchmark), marker_cost (bench/marker_cost.py: op recording and marker hooks on the launch-bound
+# model, apart). A later stage reuses build-gpu/ and /tmp from an
 # earlier call on the same machine, so a device call with a time limit can take a few stages at a
 # time.
 #
@@ -188,6 +189,12 @@ script_overhead() {
   cat "$results/script-overhead.jsonl" | tee -a "$out/summary.txt"
 }
 
+# What instrumenting a launch-bound level costs, piece by piece (bench/marker_cost.py).
+marker_cost() {
+  step marker_cost python3 bench/marker_cost.py build-gpu/probe/libadvisor_probe.so
+  tail -6 "$logs/marker_cost.log" | tee -a "$out/summary.txt"
+}
+
 script_autotest() {
   # Budgeted so that a build and this stage fit in one device call of 10 minutes.
   step script_autotest build-gpu/advisor bisect --autotest --autotest-rounds "${AUTOTEST_ROUNDS:-3}" \
@@ -222,9 +229,9 @@ zoo() {
 for stage in "${stages[@]}"; do
   case "$stage" in
     build) build || { log "build failed: later stages skipped"; exit 1; } ;;
-    tests|vit|graphs|overhead|zoo|script|script_tests|script_overhead|script_autotest|traces)
+    tests|vit|graphs|overhead|zoo|script|script_tests|script_overhead|script_autotest|traces|marker_cost)
       "$stage" ;;
     *) log "unknown stage '$stage' (build, tests, vit, graphs, overhead, zoo, script," \
-         "script_tests, script_overhead, script_autotest, traces)"; exit 2 ;;
+         "script_tests, script_overhead, script_autotest, traces, marker_cost)"; exit 2 ;;
   esac
 done

@@ -402,6 +402,8 @@ class Session:
         if command.op == "time":
             self._channel.send_text('{"type":"steps","steps":%s}' % steps)
         else:
+            # The device's work is done before CUPTI flushes its records and detaches.
+            self._sync_if(True)
             events = torch.ops.advisor.probe_finish()
             command.recording = False
             message = {"memory": self._memory()}
