@@ -4,9 +4,11 @@
   steady    the script's own step times once advisor has bisected it and let it train on
             (advisor bisect --let-run), against the same steps of the script run alone:
             what being attached costs the steps outside windows;
-  windows   the median step of each level's window (report.json, window_step_ms) against the
-            unprofiled median step (step.median_ms), beside torch.profiler's profiled steps
-            against the script's own steps around them;
+  windows   the median step of each level's window (report.json, window_step_ms) against
+            advisor's unprofiled median step (step.median_ms) and against the script's steps
+            alone, beside torch.profiler's profiled steps (a third run: torch.profiler leaves
+            CUPTI attached after it ends, which slows the rest of that run) against the same
+            steps alone;
   wall      advisor's wall time from start to report, Python start-up and model build included,
             and the windows it used against the depth it reached.
 
@@ -68,15 +70,18 @@ def main():
     tail_from = args.steps * 2 // 3
     records = []
     for round_number in range(1, args.rounds + 1):
-        alone, _ = run(script + ["--torch-profiler", str(args.profile_steps)], args.timeout)
+        alone, _ = run(script, args.timeout)
+        # Its own run: torch.profiler leaves CUPTI attached after it ends (until kineto detaches
+        # it), which slows every later step of that process, so no step of it is a reference.
+        profiler_run, _ = run(script + ["--torch-profiler", str(args.profile_steps)], args.timeout)
         with tempfile.TemporaryDirectory() as out:
             attached, _ = run([args.advisor, "bisect", "-q", "--let-run", "--out", out, "--"] +
                               script, args.timeout)
             report = json.load(open(out + "/report.json"))
         alone_tail = [ms for start, ms in blocks(alone) if start >= tail_from]
         attached_tail = [ms for start, ms in blocks(attached) if start >= tail_from]
-        profiled = PROFILED.search(alone)
-        around = statistics.median(ms for _, ms in blocks(alone))
+        profiled = PROFILED.search(profiler_run)
+        alone_ms = statistics.median(ms for _, ms in blocks(alone))
         levels = [l for l in report["bisection"]["levels"] if l.get("window_step_ms")]
         record = {
             "script": args.script.split("/")[-1], "round": round_number,
@@ -85,7 +90,9 @@ def main():
             "attached_ms": statistics.median(attached_tail),
             "advisor_window_ratios": [l["window_step_ms"] / report["step"]["median_ms"]
                                       for l in levels],
-            "profiler_ratio": float(profiled.group(2)) / around if profiled else None,
+            # Both tools' profiled steps against the same reference: the script's steps alone.
+            "advisor_window_vs_alone": [l["window_step_ms"] / alone_ms for l in levels],
+            "profiler_ratio": float(profiled.group(2)) / alone_ms if profiled else None,
             "wall_s": report["run"]["wall_s"],
             "windows": report["run"]["windows"],
             "depth": len({l["depth"] for l in report["bisection"]["levels"]}),
