@@ -17,6 +17,10 @@ class ScanSink {
   virtual ~ScanSink() = default;
   // One element of the event array that is a JSON object: [begin, end).
   virtual void Event(std::uint64_t begin, std::uint64_t end) = 0;
+  // An element that starts with '{' at `begin`, offered before the scanner looks for its end: a
+  // sink that parses it whole before `end` returns the position after it, and the scanner goes
+  // on from there without Event; nullptr leaves the element to the scanner.
+  virtual const char* EventAt(const char* /*begin*/, const char* /*end*/) { return nullptr; }
   // An element of the event array that cannot be an event: not an object, or cut off by the end
   // of the file (counted as a skipped event).
   virtual void Skipped(std::uint64_t begin, const char* problem) = 0;
@@ -31,8 +35,21 @@ class DocumentScanner {
   // A kept member larger than this is skipped instead (its text would have to be held).
   static constexpr std::uint64_t kMaxKeptMemberBytes = 16u << 20;
 
-  // `path` names the file in errors.
-  explicit DocumentScanner(std::string path) : path_(std::move(path)) {}
+  // `path` names the file in errors. An event larger than `max_event_bytes`, or a scan that
+  // would have to hold more text than that, is an error rather than a reason to hold unbounded
+  // text.
+  explicit DocumentScanner(std::string path, std::uint64_t max_event_bytes = UINT64_MAX)
+      : path_(std::move(path)), max_event_bytes_(max_event_bytes) {}
+  DocumentScanner() = default;
+
+  // A scanner for the same file that assumes the text from `offset` on starts inside the event
+  // array, where an element is expected: a guess that SameStateAs checks against the real scan
+  // (chunk_scan.h). `top_level_array`: the document is a bare array of events.
+  DocumentScanner InEventArray(std::uint64_t offset, bool top_level_array) const;
+
+  // True when the two are at one position in one state, so that scanning on gives the same
+  // events, members and errors from either.
+  bool SameStateAs(const DocumentScanner& other) const;
 
   // Scans the text [offset, offset + size) held at `data`; `offset` must be where the previous
   // call stopped (text before RetainFrom() may be re-offered and is skipped). Throws TraceError
@@ -70,6 +87,7 @@ class DocumentScanner {
   enum class ValueRole { kEvent, kNotAnEvent, kKeptMember, kSkippedMember };
 
   [[noreturn]] void Fail(std::uint64_t at, const std::string& problem) const;
+  [[noreturn]] void FailTooLarge(std::uint64_t at) const;
   // At the value's first character, `at`; returns the position after what it consumed.
   const char* BeginValue(const char* p, std::uint64_t at, ValueRole role);
   void EndValue(std::uint64_t end, ScanSink& sink);
@@ -80,6 +98,7 @@ class DocumentScanner {
   void EndEventArray();
 
   std::string path_;
+  std::uint64_t max_event_bytes_ = UINT64_MAX;
   State state_ = State::kStart;
   std::uint64_t position_ = 0;
   bool top_level_array_ = false;

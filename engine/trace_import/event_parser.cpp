@@ -399,6 +399,14 @@ void Append(const Row& row, EventChunk& chunk) {
 
 }  // namespace
 
+const char* ParseEventAt(const char* begin, const char* end, ParsedBatch& batch) {
+  EventReader reader(begin, end, batch.strings);
+  Row row;
+  if (!reader.Read(row)) return nullptr;
+  Append(row, batch.chunk);
+  return reader.position();
+}
+
 void ParseEvent(const char* begin, const char* end, std::uint64_t offset, ParsedBatch& batch) {
   EventReader reader(begin, end, batch.strings);
   Row row;

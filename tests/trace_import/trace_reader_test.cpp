@@ -107,6 +107,7 @@ TEST(TraceReader, ThreadsBlocksAndCompressionReadTheSameEvents) {
         ReadOptions options;
         options.threads = threads;
         options.block_bytes = block;
+        options.chunk_bytes = block;
         const TraceStore store = ReadTrace(dir / name, options);
         EXPECT_EQ(Rows(store), expected) << name << " threads " << threads << " block " << block;
         EXPECT_EQ(store.stats.json_bytes, text.size());
@@ -168,6 +169,86 @@ TEST(TraceReader, SkippedEventsAreCountedWithTheirOffsets) {
             "byte 59: expected ',' or '}' in an object; the event is skipped");
 }
 
+// The parallel split guesses each chunk's start state; wherever the guess is wrong, the result
+// must still be the serial scan's: the same events, skips, problems, metadata and errors.
+void ExpectSameAsSerial(const std::string& name, const std::string& text) {
+  testing::ScratchDir dir;
+  WriteFile(dir / "trace.json", text);
+  ReadOptions serial;
+  serial.threads = 1;
+  serial.chunk_bytes = std::size_t{1} << 40;  // one chunk: no cut, no guess
+  const std::string expected_error = ErrorReading(dir / "trace.json", serial);
+  const TraceStore expected = expected_error.empty() ? ReadTrace(dir / "trace.json", serial)
+                                                     : TraceStore{};
+  for (int threads : {2, 4}) {
+    for (std::size_t chunk : {1, 7, 64, 1000}) {
+      ReadOptions options;
+      options.threads = threads;
+      options.chunk_bytes = chunk;
+      const std::string where = name + ", threads " + std::to_string(threads) + ", chunks of " +
+                                std::to_string(chunk);
+      if (!expected_error.empty()) {
+        EXPECT_EQ(ErrorReading(dir / "trace.json", options), expected_error) << where;
+        continue;
+      }
+      const TraceStore store = ReadTrace(dir / "trace.json", options);
+      EXPECT_EQ(Rows(store), Rows(expected)) << where;
+      EXPECT_EQ(store.stats.skipped_events, expected.stats.skipped_events) << where;
+      EXPECT_EQ(store.stats.problems, expected.stats.problems) << where;
+      EXPECT_EQ(store.stats.truncated, expected.stats.truncated) << where;
+      EXPECT_EQ(store.metadata.has_trace_events_object, expected.metadata.has_trace_events_object);
+      EXPECT_EQ(store.metadata.base_time_ns, expected.metadata.base_time_ns) << where;
+      ASSERT_EQ(store.metadata.devices.size(), expected.metadata.devices.size()) << where;
+      for (std::size_t i = 0; i < store.metadata.devices.size(); ++i) {
+        EXPECT_EQ(store.metadata.devices[i].name, expected.metadata.devices[i].name) << where;
+      }
+      EXPECT_EQ(store.metadata.distributed.has_value(), expected.metadata.distributed.has_value());
+    }
+  }
+}
+
+std::string Event(int i, const std::string& name, const std::string& args = "") {
+  return R"({"ph": "X", "cat": "cpu_op", "name": ")" + name + R"(", "pid": 1, "tid": 1, "ts": )" +
+         std::to_string(i) + R"(, "dur": 1, "args": {"External id": )" + std::to_string(i) +
+         args + "}}";
+}
+
+TEST(TraceReader, TheParallelSplitReadsWhatTheSerialScanReads) {
+  ExpectSameAsSerial("the Kineto sample", testing::SampleKinetoTrace());
+  ExpectSameAsSerial("the legacy sample", testing::SampleLegacyTrace());
+  // Cuts inside strings: names that hold "}, {", an escaped quote before one, and an escaped
+  // newline inside one.
+  ExpectSameAsSerial("a chunk that starts inside a string",
+                     "{\"traceEvents\": [" + Event(1, "a}, {b") + ",\n" +
+                         Event(2, R"(c\"}, {\"d)") + ",\n" + Event(3, R"(e},\n{f)") + ",\n" +
+                         Event(4, "g") + "]}");
+  // One line, no newline anywhere, as the legacy exporter writes.
+  std::string one_line = "[";
+  for (int i = 0; i < 200; ++i) {
+    one_line += (i > 0 ? ", " : "") + Event(i, "aten::op" + std::to_string(i % 7));
+  }
+  ExpectSameAsSerial("a document without newlines", one_line + "]");
+  // Cuts inside events: arrays of objects in the arguments, and an event longer than a chunk.
+  ExpectSameAsSerial("events across chunk boundaries",
+                     "{\"traceEvents\": [\n" +
+                         Event(1, "a", R"(, "x": [{"a": 1}, {"b": [{}, {}]}])") + ",\n" +
+                         Event(2, std::string(3000, 'n')) + ",\n" +
+                         Event(3, "b", R"(, "y": [{}, {}, {}])") + "\n]}");
+  // Members after the events, one an array of objects (cuts in it), and a trace cut off.
+  const std::string after =
+      "{\"traceEvents\": [\n" + Event(1, "a") + ",\n" + Event(2, "b") + "\n],\n" +
+      R"("deviceProperties": [{"id": 0, "name": "A"}, {"id": 1, "name": "B"}],)" + "\n" +
+      R"("distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 2},)" + "\n" +
+      R"("baseTimeNanoseconds": 17})";
+  ExpectSameAsSerial("metadata after traceEvents", after);
+  ExpectSameAsSerial("a trace cut off", after.substr(0, after.find("\n],")));
+  // Broken elements and documents: skips and errors at the same bytes.
+  ExpectSameAsSerial("elements that are no events",
+                     "[" + Event(1, "a") + R"(, 7, "x", {"ph": 1}, {"ph": "X", "ts": 1 "dur": 1}, )" +
+                         Event(2, "b") + "]");
+  ExpectSameAsSerial("an error after a cut", "[" + Event(1, "a") + ", " + Event(2, "b") + "] x");
+}
+
 // Mutated traces must give a store or a TraceError: never a crash, a hang or another exception.
 // (The fuzz target in fuzz/ does the same at scale.)
 TEST(TraceReader, MutatedTracesAreReadOrRefusedWithoutCrashing) {
@@ -190,6 +271,7 @@ TEST(TraceReader, MutatedTracesAreReadOrRefusedWithoutCrashing) {
     ReadOptions options;
     options.threads = 1 + round % 3;
     options.block_bytes = 16 + random() % 512;
+    options.chunk_bytes = 1 + random() % 512;
     try {
       const TraceStore store = ReadTrace(dir / "mutated.json", options);
       ++read;
