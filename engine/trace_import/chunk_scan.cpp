@@ -27,7 +27,7 @@ class ChunkSink : public ScanSink {
     ParseEvent(text_ + begin, text_ + end, begin, scan_.parsed);
   }
   void Skipped(std::uint64_t begin, const char* problem) override {
-    scan_.skipped.emplace_back(begin, problem);
+    SkipEvent(begin, problem, scan_.parsed);
   }
   void Member(const std::string& key, std::uint64_t begin, std::uint64_t end) override {
     scan_.members.push_back({key, begin, end});
@@ -40,8 +40,8 @@ class ChunkSink : public ScanSink {
 
 }  // namespace
 
-std::uint64_t NextCut(const char* text, std::uint64_t size, std::uint64_t from) {
-  const char* end = text + size;
+std::uint64_t NextCut(const char* text, std::uint64_t from, std::uint64_t limit) {
+  const char* end = text + limit;
   const char* p = text + from;
   while (p < end) {
     p = static_cast<const char*>(std::memchr(p, '{', static_cast<std::size_t>(end - p)));
@@ -53,12 +53,12 @@ std::uint64_t NextCut(const char* text, std::uint64_t size, std::uint64_t from) 
     }
     ++p;
   }
-  return size;
+  return limit;
 }
 
 ChunkScan ScanChunk(const DocumentScanner& start, const char* text, std::uint64_t begin,
                     std::uint64_t end) {
-  ChunkScan scan{begin, end, start, start, {}, {}, {}, nullptr};
+  ChunkScan scan{begin, end, start, start, {}, {}, nullptr};
   ChunkSink sink(text, scan);
   try {
     scan.after.Scan(text + begin, begin, end - begin, sink);

@@ -23,9 +23,10 @@
 
 namespace advisor {
 
-// The next cut at or after `from` in text[0, size): the '{' of an event that likely follows
-// another; `size` when there is none.
-std::uint64_t NextCut(const char* text, std::uint64_t size, std::uint64_t from);
+// The next cut in text[from, limit): the '{' of an event that likely follows another; else
+// `limit`, a cut anywhere, so that no chunk (nor what its scan holds) grows without bound: its
+// guess is checked like any other.
+std::uint64_t NextCut(const char* text, std::uint64_t from, std::uint64_t limit);
 
 // A top-level member the scan found: its name and value's text [begin, end).
 struct FoundMember {
@@ -40,8 +41,7 @@ struct ChunkScan {
   std::uint64_t end = 0;
   DocumentScanner start;  // the state it was scanned from
   DocumentScanner after;  // the state at `end`
-  ParsedBatch parsed;     // its events
-  std::vector<std::pair<std::uint64_t, const char*>> skipped;  // elements that are no events
+  ParsedBatch parsed;     // its events, and the elements skipped, in file order
   std::vector<FoundMember> members;
   std::exception_ptr error;  // the TraceError that stopped the scan, if one did
 };

@@ -1,6 +1,7 @@
 // Finds the events of a Chrome trace, and the top-level members the reader keeps, in JSON text
-// that arrives block by block, without parsing them: one sequential pass that tracks only
-// strings and nesting. The events it finds are parsed elsewhere, in parallel.
+// that arrives block by block (or chunk by chunk, each from a state of its own: chunk_scan.h),
+// without parsing them: a pass that tracks only strings and nesting. The sink parses the events,
+// where they start (EventAt) or once their end is found (Event).
 //
 // Two document shapes are accepted: {"traceEvents": [...], ...} (Kineto; other members may come
 // before or after the array) and a bare array of events (torch.autograd.profiler's own exporter).

@@ -21,6 +21,9 @@ struct ParsedBatch {
 // How many skip reasons a batch keeps; the count covers all of them.
 inline constexpr std::size_t kProblemsKept = 5;
 
+// Counts an event as skipped for `problem` at byte `at`, keeping the first few problems.
+void SkipEvent(std::uint64_t at, const char* problem, ParsedBatch& batch);
+
 // Parses the event [begin, end), which starts `offset` bytes into the JSON text, into `batch`:
 // appended to its chunk, or counted as skipped with the problem and its byte offset.
 void ParseEvent(const char* begin, const char* end, std::uint64_t offset, ParsedBatch& batch);

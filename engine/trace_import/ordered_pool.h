@@ -1,5 +1,7 @@
-// Worker threads that run one function on tasks submitted in order, with a bounded queue so that
-// the submitting thread never runs far ahead, and hand the results back in submission order.
+// Worker threads that run one function on tasks submitted in order and hand the results back in
+// submission order, with at most twice as many tasks in flight as threads: the submitting thread
+// never runs far ahead of the oldest task (one slow task does not let the others' results, or
+// the text they hold, pile up).
 #pragma once
 
 #include <condition_variable>
@@ -33,10 +35,13 @@ class OrderedPool {
   OrderedPool(const OrderedPool&) = delete;
   OrderedPool& operator=(const OrderedPool&) = delete;
 
-  // Waits while the queue is full.
-  void Submit(Task task) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    room_.wait(lock, [this] { return queue_.size() < capacity_; });
+  // Submits `task`. While the pool is full, the oldest result is waited for and handed to
+  // `take(Result&&)` first.
+  template <typename Take>
+  void Submit(Task task, Take&& take) {
+    Result result;
+    while (Full() && TakeNext(result, /*wait=*/true)) take(std::move(result));
+    std::lock_guard<std::mutex> lock(mutex_);
     queue_.emplace_back(submitted_++, std::move(task));
     work_ready_.notify_one();
   }
@@ -68,7 +73,6 @@ class OrderedPool {
         task = std::move(queue_.front());
         queue_.pop_front();
       }
-      room_.notify_one();
       try {
         Result result = work_(task.second);
         task.second = Task{};  // what the task holds is released before its result is taken
@@ -82,11 +86,15 @@ class OrderedPool {
     }
   }
 
+  bool Full() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return submitted_ - taken_ >= capacity_;
+  }
+
   const std::function<Result(Task&)> work_;
   const std::size_t capacity_;
   std::mutex mutex_;
   std::condition_variable work_ready_;
-  std::condition_variable room_;
   std::condition_variable result_ready_;
   std::deque<std::pair<std::uint64_t, Task>> queue_;
   std::map<std::uint64_t, Result> results_;

@@ -205,12 +205,15 @@ class Reader : public ScanSink {
     }
     ChunkScan done;
     for (std::uint64_t cut = 0; cut < size;) {
-      const std::uint64_t next = NextCut(text, size, std::min(size, cut + options_.chunk_bytes));
+      const std::uint64_t from = std::min(size, cut + options_.chunk_bytes);
+      const std::uint64_t next = NextCut(text, from, std::min(size, from + options_.chunk_bytes));
       if (!pool) {
         Accept(ScanChunk(scanner_, text, cut, next), file);
       } else {
-        pool->Submit({cut, next, cut == 0 ? scanner_ : scanner_.InEventArray(cut, bare_array)});
-        while (pool->TakeNext(done, /*wait=*/false)) Accept(std::move(done), file);
+        const auto accept = [&](ChunkScan&& scan) { Accept(std::move(scan), file); };
+        pool->Submit({cut, next, cut == 0 ? scanner_ : scanner_.InEventArray(cut, bare_array)},
+                     accept);
+        while (pool->TakeNext(done, /*wait=*/false)) accept(std::move(done));
       }
       cut = next;
     }
@@ -226,7 +229,6 @@ class Reader : public ScanSink {
       scan = ScanChunk(scanner_, file.data(), scan.begin, scan.end);
     }
     if (scan.error) std::rethrow_exception(scan.error);
-    for (const auto& [begin, problem] : scan.skipped) Skipped(begin, problem);
     for (const FoundMember& member : scan.members) {
       KeepMember(member.key,
                  std::string_view(file.data() + member.begin, member.end - member.begin),
@@ -288,7 +290,8 @@ class Reader : public ScanSink {
     if (batch_.events.empty()) return;
     batch_.block = block_;
     if (parsers_) {
-      parsers_->Submit(std::move(batch_));
+      parsers_->Submit(std::move(batch_),
+                       [this](ParsedBatch&& parsed) { Merge(std::move(parsed), store_); });
     } else {
       Merge(ParseBatch(batch_), store_);
     }

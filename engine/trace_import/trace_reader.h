@@ -19,8 +19,8 @@ struct ReadOptions {
   int threads = 0;
   // Bytes inflated at a time from a .json.gz.
   std::size_t block_bytes = 8u << 20;
-  // Bytes of a plain file one thread scans and parses at a time (the chunk ends at the next
-  // likely start of an event).
+  // Bytes of a plain file one thread scans and parses at a time: a chunk ends at the first
+  // likely start of an event after this many bytes, or twice as many.
   std::size_t chunk_bytes = 1u << 20;
   // An event (one JSON object) larger than this is an error rather than a reason to hold
   // unbounded text.

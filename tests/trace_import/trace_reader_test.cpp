@@ -162,11 +162,11 @@ TEST(TraceReader, SkippedEventsAreCountedWithTheirOffsets) {
   EXPECT_EQ(store.events(), 1u);
   EXPECT_EQ(store.stats.skipped_events, 2u);
   ASSERT_EQ(store.stats.problems.size(), 2u);
-  // The scanner's skip is reported at once, the parser's with its batch.
+  // In file order: the parser's problem, then the scanner's.
   EXPECT_EQ(store.stats.problems[0],
-            "byte 70: an element of the event array is not a JSON object; the event is skipped");
-  EXPECT_EQ(store.stats.problems[1],
             "byte 59: expected ',' or '}' in an object; the event is skipped");
+  EXPECT_EQ(store.stats.problems[1],
+            "byte 70: an element of the event array is not a JSON object; the event is skipped");
 }
 
 // The parallel split guesses each chunk's start state; wherever the guess is wrong, the result
