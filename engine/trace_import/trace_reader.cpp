@@ -163,7 +163,7 @@ class Reader : public ScanSink {
     return std::move(store_);
   }
 
-  // Called by the scanner of the block reader, and by Finish at the end of either.
+  // The block reader's scanner calls these; Finish, at the end of either path, only Skipped.
   void Event(std::uint64_t begin, std::uint64_t end) override {
     const auto start = static_cast<std::uint32_t>(begin - block_->offset);
     const auto length = static_cast<std::uint32_t>(end - begin);
