@@ -52,28 +52,10 @@ std::size_t ReadFully(int fd, char* buffer, std::size_t capacity, const std::str
   return total;
 }
 
-class PlainStream : public InputStream {
+// zlib's inflater, member after member (concatenated .gz files are one stream to gunzip too).
+class ZlibStream : public GzipStream {
  public:
-  PlainStream(std::string path, int fd, std::uint64_t size) : path_(std::move(path)), file_(fd) {
-    file_bytes_ = size;
-  }
-  std::size_t Read(char* buffer, std::size_t capacity) override {
-    const std::size_t got = ReadFully(file_.get(), buffer, capacity, path_, offset_);
-    offset_ += got;
-    return got;
-  }
-  bool compressed() const override { return false; }
-
- private:
-  std::string path_;
-  FileHandle file_;
-  std::uint64_t offset_ = 0;
-};
-
-// gzip, member after member (concatenated .gz files are one stream to gunzip too).
-class GzipStream : public InputStream {
- public:
-  GzipStream(std::string path, int fd, std::uint64_t size)
+  ZlibStream(std::string path, int fd, std::uint64_t size)
       : path_(std::move(path)), file_(fd), input_(1 << 20) {
     file_bytes_ = size;
     std::memset(&zlib_, 0, sizeof zlib_);
@@ -81,7 +63,7 @@ class GzipStream : public InputStream {
       throw TraceError(path_, "cannot start the gzip inflater");
     }
   }
-  ~GzipStream() override { inflateEnd(&zlib_); }
+  ~ZlibStream() override { inflateEnd(&zlib_); }
 
   std::size_t Read(char* buffer, std::size_t capacity) override {
     zlib_.next_out = reinterpret_cast<Bytef*>(buffer);
@@ -119,7 +101,6 @@ class GzipStream : public InputStream {
     }
     return capacity - zlib_.avail_out;
   }
-  bool compressed() const override { return true; }
 
  private:
   std::string path_;
@@ -156,11 +137,10 @@ OpenFile OpenTraceFile(const std::string& path) {
 
 }  // namespace
 
-std::unique_ptr<InputStream> InputStream::Open(const std::string& path) {
+std::unique_ptr<GzipStream> GzipStream::Open(const std::string& path) {
   OpenFile open = OpenTraceFile(path);
   ::posix_fadvise(open.file.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
-  if (open.gzip) return std::make_unique<GzipStream>(path, open.file.release(), open.size);
-  return std::make_unique<PlainStream>(path, open.file.release(), open.size);
+  return std::make_unique<ZlibStream>(path, open.file.release(), open.size);
 }
 
 std::unique_ptr<MappedFile> MappedFile::Open(const std::string& path) {

@@ -1,6 +1,6 @@
-// The bytes of a trace file in order, inflated when it is gzip-compressed (.json.gz, or any file
-// that starts with gzip's magic bytes), read in blocks so that memory stays bounded whatever the
-// file's size.
+// A trace file's bytes, two ways, memory bounded whatever the file's size: a plain file mapped
+// whole (MappedFile), a gzip-compressed one (.json.gz, or any file that starts with gzip's magic
+// bytes) inflated block by block (GzipStream).
 #pragma once
 
 #include <cstddef>
@@ -10,17 +10,16 @@
 
 namespace advisor {
 
-class InputStream {
+class GzipStream {
  public:
-  // Throws TraceError (one line naming the file) when it cannot be opened or read.
-  static std::unique_ptr<InputStream> Open(const std::string& path);
-  virtual ~InputStream() = default;
+  // Throws TraceError (one line naming the file) when it cannot be opened.
+  static std::unique_ptr<GzipStream> Open(const std::string& path);
+  virtual ~GzipStream() = default;
 
   // Up to `capacity` bytes of JSON text; 0 at the end. Throws TraceError on a read error or
   // corrupt compressed data.
   virtual std::size_t Read(char* buffer, std::size_t capacity) = 0;
 
-  virtual bool compressed() const = 0;
   std::uint64_t file_bytes() const { return file_bytes_; }
 
  protected:
@@ -32,7 +31,7 @@ class InputStream {
 // memory as it goes (Release), so that its resident size stays that of the text in flight.
 class MappedFile {
  public:
-  // nullptr for a gzip-compressed file (InputStream inflates those). Throws TraceError (one line
+  // nullptr for a gzip-compressed file (GzipStream inflates those). Throws TraceError (one line
   // naming the file) when it cannot be opened or mapped.
   static std::unique_ptr<MappedFile> Open(const std::string& path);
   ~MappedFile();

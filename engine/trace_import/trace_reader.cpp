@@ -242,9 +242,9 @@ class Reader : public ScanSink {
   // A compressed file: inflated block by block on this thread, which also scans; the events are
   // parsed by a pool of threads, batch by batch.
   void ReadBlocks() {
-    const std::unique_ptr<InputStream> input = InputStream::Open(store_.path);
+    const std::unique_ptr<GzipStream> input = GzipStream::Open(store_.path);
     store_.stats.file_bytes = input->file_bytes();
-    store_.stats.compressed = input->compressed();
+    store_.stats.compressed = true;
     if (threads_ > 1) {
       parsers_ = std::make_unique<OrderedPool<Batch, ParsedBatch>>(threads_, [](Batch& batch) {
         ParsedBatch parsed = ParseBatch(batch);
