@@ -1,5 +1,5 @@
 // Times advisor's trace reader on one file: `trace_reader_bench FILE [--threads N]` reads FILE
-// into a TraceStore (ReadTrace: read or inflate, scan, parse, intern) and prints one JSON line
+// into a TraceStore (ReadTrace: map or inflate, scan, parse, intern) and prints one JSON line
 // with the JSON bytes, events, seconds, MB/s (10^6 bytes of JSON text per second) and the
 // process's peak resident memory. scripts/bench_trace_reader.sh runs it beside Python's json.load.
 #include <sys/resource.h>
