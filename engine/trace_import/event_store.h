@@ -171,6 +171,9 @@ struct ReadStats {
   std::uint64_t skipped_events = 0;
   std::vector<std::string> problems;  // the first few skips and notes, "byte N: ..." each
   bool truncated = false;             // the file ended inside the event array
+  // A plain file's chunks, and those whose guessed start state was wrong (scanned again).
+  std::uint64_t chunks = 0;
+  std::uint64_t chunks_scanned_again = 0;
 };
 
 struct TraceStore {

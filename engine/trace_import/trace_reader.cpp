@@ -227,7 +227,9 @@ class Reader : public ScanSink {
       // The guess was wrong (the cut was inside an event or a string, or before the events):
       // the chunk is scanned again from the real state.
       scan = ScanChunk(scanner_, file.data(), scan.begin, scan.end);
+      ++store_.stats.chunks_scanned_again;
     }
+    ++store_.stats.chunks;
     if (scan.error) std::rethrow_exception(scan.error);
     for (const FoundMember& member : scan.members) {
       KeepMember(member.key,

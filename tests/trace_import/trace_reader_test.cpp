@@ -249,6 +249,41 @@ TEST(TraceReader, TheParallelSplitReadsWhatTheSerialScanReads) {
   ExpectSameAsSerial("an error after a cut", "[" + Event(1, "a") + ", " + Event(2, "b") + "] x");
 }
 
+// The guess holds wherever Kineto's layout puts a cut, so no chunk is scanned twice; a name with
+// "}, {" in it costs a second scan of the chunks cut there.
+TEST(TraceReader, GuessesHoldAtTheCutsOfAKinetoTrace) {
+  testing::ScratchDir dir;
+  std::string text = "{\n  \"schemaVersion\": 1,\n  \"traceEvents\": [\n";
+  for (int i = 0; i < 300; ++i) {
+    text += std::string(i > 0 ? ",\n" : "") + "  {\n    \"ph\": \"X\", \"cat\": \"cpu_op\", " +
+            "\"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1,\n    \"ts\": " + std::to_string(i) +
+            ", \"dur\": 1,\n    \"args\": {\n      \"External id\": " + std::to_string(i) +
+            "\n    }\n  }";
+  }
+  text += "\n  ],\n  \"baseTimeNanoseconds\": 1\n}\n";
+  std::string tricky = text;
+  for (std::size_t at = 0; (at = tricky.find("aten::mm", at)) != std::string::npos;) {
+    tricky.replace(at, 8, "a}, {b");
+  }
+  WriteFile(dir / "trace.json", text);
+  WriteFile(dir / "tricky.json", tricky);
+  // Chunk sizes that land the searches everywhere in an event (each is about 150 bytes).
+  std::uint64_t tricky_again = 0;
+  for (std::size_t chunk = 1000; chunk < 1160; chunk += 10) {
+    ReadOptions options;
+    options.threads = 2;
+    options.chunk_bytes = chunk;
+    const TraceStore store = ReadTrace(dir / "trace.json", options);
+    EXPECT_EQ(store.events(), 300u);
+    EXPECT_GT(store.stats.chunks, 30u);
+    EXPECT_EQ(store.stats.chunks_scanned_again, 0u) << "chunks of " << chunk;
+    const TraceStore tricky_store = ReadTrace(dir / "tricky.json", options);
+    EXPECT_EQ(Rows(tricky_store).size(), 300u);
+    tricky_again += tricky_store.stats.chunks_scanned_again;
+  }
+  EXPECT_GT(tricky_again, 0u);
+}
+
 // Mutated traces must give a store or a TraceError: never a crash, a hang or another exception.
 // (The fuzz target in fuzz/ does the same at scale.)
 TEST(TraceReader, MutatedTracesAreReadOrRefusedWithoutCrashing) {
