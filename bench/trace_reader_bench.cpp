@@ -2,7 +2,8 @@
 // into a TraceStore (ReadTrace: map or inflate, scan, parse, intern) and prints one JSON line
 // with the JSON bytes, events, seconds, MB/s (10^6 bytes of JSON text per second), the
 // process's peak resident memory, and a plain file's chunks and how many of them had to be
-// scanned again (their guessed start state was wrong). scripts/bench_trace_reader.sh runs it beside Python's json.load.
+// scanned again (their guessed start state was wrong). scripts/bench_trace_reader.sh runs it
+// beside Python's json.load.
 #include <sys/resource.h>
 
 #include <chrono>

@@ -244,7 +244,8 @@ TEST(TraceReader, TheParallelSplitReadsWhatTheSerialScanReads) {
   ExpectSameAsSerial("a trace cut off", after.substr(0, after.find("\n],")));
   // Broken elements and documents: skips and errors at the same bytes.
   ExpectSameAsSerial("elements that are no events",
-                     "[" + Event(1, "a") + R"(, 7, "x", {"ph": 1}, {"ph": "X", "ts": 1 "dur": 1}, )" +
+                     "[" + Event(1, "a") +
+                         R"(, 7, "x", {"ph": 1}, {"ph": "X", "ts": 1 "dur": 1}, )" +
                          Event(2, "b") + "]");
   ExpectSameAsSerial("an error after a cut", "[" + Event(1, "a") + ", " + Event(2, "b") + "] x");
 }
