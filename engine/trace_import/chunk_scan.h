@@ -15,7 +15,6 @@
 #include <cstdint>
 #include <exception>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "engine/trace_import/document_scanner.h"
