@@ -1,7 +1,7 @@
 // Fuzz target for the trace reader: any bytes, plain or gzip, must give a TraceStore or one
 // TraceError line, never a crash, a hang, a leak or another exception. The input goes through a
-// memory file so that the real path runs: gzip detection, block reading, scanning and the parser
-// threads.
+// memory file so that the real paths run: gzip detection, block reading (gzip) or mapping (plain),
+// the parallel split with its seam checks, scanning and the parser threads.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -21,8 +21,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   advisor::ReadOptions options;
   // Small blocks put events across block boundaries; odd sizes also run the parser threads.
   options.block_bytes = 61 + size % 4096;
+  // Small chunks cut a plain file in many places, most of them guesses that fail.
+  options.chunk_bytes = 1 + size % 509;
   options.max_event_bytes = 1u << 20;
-  options.threads = 1 + static_cast<int>(size % 2);
+  options.threads = 1 + static_cast<int>(size % 3);
   try {
     advisor::ReadTrace(path, options);
   } catch (const advisor::TraceError&) {

@@ -1,5 +1,6 @@
 #include "engine/trace_analysis/host_events.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -40,8 +41,9 @@ class HostReader {
 
   HostEvents Read() {
     for (const EventChunk& chunk : store_.chunks) {
-      for (std::size_t i = 0; i < chunk.size(); ++i) Add(chunk, i);
+      for (std::size_t i = 0; i < chunk.size(); ++i, ++order_) Add(chunk, i);
     }
+    PlaceUncategorisedLabels();
     LinkBackwardThreads();
     TimeNs most = 0;
     for (const auto& [type, time] : time_by_dtype_) {
@@ -78,11 +80,18 @@ class HostReader {
         }
         return;
       case EventCategory::kNone:
-        // The legacy exporter: no categories, so the name says what the event is.
+        // The legacy exporter: no categories and no arguments, so the name says what the event
+        // is, and where the name cannot, its nesting does (PlaceUncategorisedLabels).
         if (IsEngineWrapper(name)) return;
         if (IsBackwardNode(name)) return AddOp(chunk, i, name, thread, OpScope::kBackward);
-        if (IsLegacyOpName(name)) return AddOp(chunk, i, name, thread, OpScope::kForward);
-        return AddRange(chunk, i, name, thread, start, end);
+        if (IsLegacyOpName(name)) {
+          operators_[thread].push_back({start, end, order_, nullptr, 0});
+          return AddOp(chunk, i, name, thread, OpScope::kForward);
+        }
+        if (!AddKnownRange(chunk, i, name, thread, start, end)) {
+          labels_[thread].push_back({start, end, order_, &chunk, i});
+        }
+        return;
       default:
         return;  // GPU records and runtime calls are read with the GPU records
     }
@@ -92,9 +101,17 @@ class HostReader {
   // host side, or otherwise a label of the code it brackets, taken as a module.
   void AddRange(const EventChunk& chunk, std::size_t i, const std::string& name, ThreadId thread,
                 TimeNs start, TimeNs end) {
+    if (!AddKnownRange(chunk, i, name, thread, start, end)) {
+      host_.modules.push_back({name, "", thread, start, end});
+    }
+  }
+
+  // The ranges torch itself opens, by name; false for any other name (a label).
+  bool AddKnownRange(const EventChunk& chunk, std::size_t i, const std::string& name,
+                     ThreadId thread, TimeNs start, TimeNs end) {
     if (IsProfilerStep(name)) {
       host_.profiler_steps.push_back({name, thread, start, end});
-      return;
+      return true;
     }
     const bool optimizer = IsOptimizerRange(name);
     const bool data_loader = IsDataLoaderNext(name);
@@ -102,10 +119,45 @@ class HostReader {
       if (IsOptimizerStep(name)) host_.optimizer_steps.push_back({name, thread, start, end});
       if (data_loader) host_.data_loader.push_back({name, thread, start, end});
       AddOp(chunk, i, name, thread, OpScope::kUser);
-      return;
+      return true;
     }
-    if (IsParallelWrapperForward(name)) return;
-    host_.modules.push_back({name, "", thread, start, end});
+    return IsParallelWrapperForward(name);
+  }
+
+  // In a trace without categories, an unknown name may be a record_function label or an op that
+  // C++ records under a bare name (torch 1.13's "detach_", recorded inside "aten::detach_").
+  // record_function is called from Python, never from inside an operator: an event nested in an
+  // operator on its thread is an op, any other a label, taken as a module.
+  void PlaceUncategorisedLabels() {
+    for (auto& [thread, labels] : labels_) {
+      std::vector<Span>& operators = operators_[thread];
+      std::vector<const Span*> sorted;
+      sorted.reserve(operators.size() + labels.size());
+      for (const Span& span : operators) sorted.push_back(&span);
+      for (const Span& span : labels) sorted.push_back(&span);
+      // Outer before inner; of two events with one interval, the one written first is outer.
+      std::sort(sorted.begin(), sorted.end(), [](const Span* a, const Span* b) {
+        if (a->start != b->start) return a->start < b->start;
+        if (a->end != b->end) return a->end > b->end;
+        return a->order < b->order;
+      });
+      std::vector<TimeNs> open;  // ends of the operators enclosing the current event
+      for (const Span* span : sorted) {
+        while (!open.empty() && open.back() < span->start) open.pop_back();
+        if (span->chunk == nullptr) {
+          open.push_back(span->end);
+          continue;
+        }
+        const bool in_operator = std::any_of(open.begin(), open.end(),
+                                             [&](TimeNs end) { return end >= span->end; });
+        const std::string& name = store_.strings[span->chunk->name[span->index]];
+        if (in_operator) {
+          AddOp(*span->chunk, span->index, name, thread, OpScope::kForward);
+        } else if (!IsParallelWrapperForward(name)) {
+          host_.modules.push_back({name, "", thread, span->start, span->end});
+        }
+      }
+    }
   }
 
   void AddOp(const EventChunk& chunk, std::size_t i, const std::string& name, ThreadId thread,
@@ -186,6 +238,15 @@ class HostReader {
     return tid == kAbsent ? 0 : static_cast<ThreadId>(tid);
   }
 
+  // An uncategorised event on one thread: an operator (chunk null) or a label to place.
+  struct Span {
+    TimeNs start = 0;
+    TimeNs end = 0;
+    std::size_t order = 0;  // in the file
+    const EventChunk* chunk = nullptr;
+    std::size_t index = 0;
+  };
+
   struct Flow {
     std::optional<std::pair<ThreadId, TimeNs>> start;
     std::optional<std::pair<ThreadId, TimeNs>> finish;
@@ -199,6 +260,9 @@ class HostReader {
   std::map<std::int64_t, Flow> flows_;
   std::set<ThreadId> forward_threads_;
   std::map<std::string, TimeNs> time_by_dtype_;  // compute ops' time by their first input's type
+  std::size_t order_ = 0;  // the event being added, counted through the file
+  std::map<ThreadId, std::vector<Span>> operators_;  // uncategorised operators by thread
+  std::map<ThreadId, std::vector<Span>> labels_;     // uncategorised labels by thread
 };
 
 }  // namespace

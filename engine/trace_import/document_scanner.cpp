@@ -58,8 +58,38 @@ bool DocumentScanner::IsKeptMember(const std::string& key) {
   return key == "deviceProperties" || key == "distributedInfo" || key == "baseTimeNanoseconds";
 }
 
+DocumentScanner DocumentScanner::InEventArray(std::uint64_t offset, bool top_level_array) const {
+  DocumentScanner scanner(path_, max_event_bytes_);
+  scanner.state_ = State::kEventsNext;
+  scanner.position_ = offset;
+  scanner.top_level_array_ = top_level_array;
+  scanner.found_events_ = true;
+  if (!top_level_array) scanner.key_ = "traceEvents";
+  return scanner;
+}
+
+bool DocumentScanner::SameStateAs(const DocumentScanner& other) const {
+  if (state_ != other.state_ || position_ != other.position_ ||
+      top_level_array_ != other.top_level_array_ || found_events_ != other.found_events_ ||
+      truncated_ != other.truncated_ || key_ != other.key_) {
+    return false;
+  }
+  // The value's fields are left from the last value outside one, and read only inside one
+  // (BeginValue sets them all); a member name reads escape_pending_.
+  if (state_ == State::kKeyText) return escape_pending_ == other.escape_pending_;
+  if (state_ != State::kInValue) return true;
+  return role_ == other.role_ && value_begin_ == other.value_begin_ && depth_ == other.depth_ &&
+         in_string_ == other.in_string_ && escape_pending_ == other.escape_pending_ &&
+         scalar_ == other.scalar_;
+}
+
 void DocumentScanner::Fail(std::uint64_t at, const std::string& problem) const {
   throw TraceError(path_, at, problem);
+}
+
+void DocumentScanner::FailTooLarge(std::uint64_t at) const {
+  Fail(at, "an event larger than " + std::to_string(max_event_bytes_ >> 20) +
+               " MiB: not a trace this reader accepts");
 }
 
 std::uint64_t DocumentScanner::RetainFrom() const {
@@ -96,6 +126,7 @@ const char* DocumentScanner::BeginValue(const char* p, std::uint64_t at, ValueRo
 void DocumentScanner::EndValue(std::uint64_t end, ScanSink& sink) {
   switch (role_) {
     case ValueRole::kEvent:
+      if (end - value_begin_ > max_event_bytes_) FailTooLarge(value_begin_);
       sink.Event(value_begin_, end);
       state_ = State::kAfterEvent;
       return;
@@ -269,6 +300,10 @@ void DocumentScanner::Scan(const char* data, std::uint64_t offset, std::uint64_t
         if (c == ']') {  // the array's end (after a trailing comma too: harmless)
           EndEventArray();
           ++p;
+        } else if (const char* after = c == '{' ? sink.EventAt(p, end) : nullptr) {
+          if (static_cast<std::uint64_t>(after - p) > max_event_bytes_) FailTooLarge(at(p));
+          state_ = State::kAfterEvent;
+          p = after;
         } else {
           p = BeginValue(p, at(p), c == '{' ? ValueRole::kEvent : ValueRole::kNotAnEvent);
         }
@@ -296,6 +331,7 @@ void DocumentScanner::Scan(const char* data, std::uint64_t offset, std::uint64_t
       position_ - value_begin_ > kMaxKeptMemberBytes) {
     role_ = ValueRole::kSkippedMember;
   }
+  if (position_ - RetainFrom() > max_event_bytes_) FailTooLarge(RetainFrom());
 }
 
 void DocumentScanner::Finish(ScanSink& sink) {

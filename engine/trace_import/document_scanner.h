@@ -1,6 +1,7 @@
 // Finds the events of a Chrome trace, and the top-level members the reader keeps, in JSON text
-// that arrives block by block, without parsing them: one sequential pass that tracks only
-// strings and nesting. The events it finds are parsed elsewhere, in parallel.
+// that arrives block by block (or chunk by chunk, each from a state of its own: chunk_scan.h),
+// without parsing them: a pass that tracks only strings and nesting. The sink parses the events,
+// where they start (EventAt) or once their end is found (Event).
 //
 // Two document shapes are accepted: {"traceEvents": [...], ...} (Kineto; other members may come
 // before or after the array) and a bare array of events (torch.autograd.profiler's own exporter).
@@ -17,6 +18,10 @@ class ScanSink {
   virtual ~ScanSink() = default;
   // One element of the event array that is a JSON object: [begin, end).
   virtual void Event(std::uint64_t begin, std::uint64_t end) = 0;
+  // An element that starts with '{' at `begin`, offered before the scanner looks for its end: a
+  // sink that parses it whole before `end` returns the position after it, and the scanner goes
+  // on from there without Event; nullptr leaves the element to the scanner.
+  virtual const char* EventAt(const char* /*begin*/, const char* /*end*/) { return nullptr; }
   // An element of the event array that cannot be an event: not an object, or cut off by the end
   // of the file (counted as a skipped event).
   virtual void Skipped(std::uint64_t begin, const char* problem) = 0;
@@ -31,8 +36,21 @@ class DocumentScanner {
   // A kept member larger than this is skipped instead (its text would have to be held).
   static constexpr std::uint64_t kMaxKeptMemberBytes = 16u << 20;
 
-  // `path` names the file in errors.
-  explicit DocumentScanner(std::string path) : path_(std::move(path)) {}
+  // `path` names the file in errors. An event larger than `max_event_bytes`, or a scan that
+  // would have to hold more text than that, is an error rather than a reason to hold unbounded
+  // text.
+  explicit DocumentScanner(std::string path, std::uint64_t max_event_bytes = UINT64_MAX)
+      : path_(std::move(path)), max_event_bytes_(max_event_bytes) {}
+  DocumentScanner() = default;
+
+  // A scanner for the same file that assumes the text from `offset` on starts inside the event
+  // array, where an element is expected: a guess that SameStateAs checks against the real scan
+  // (chunk_scan.h). `top_level_array`: the document is a bare array of events.
+  DocumentScanner InEventArray(std::uint64_t offset, bool top_level_array) const;
+
+  // True when the two are at one position in one state, so that scanning on gives the same
+  // events, members and errors from either.
+  bool SameStateAs(const DocumentScanner& other) const;
 
   // Scans the text [offset, offset + size) held at `data`; `offset` must be where the previous
   // call stopped (text before RetainFrom() may be re-offered and is skipped). Throws TraceError
@@ -70,6 +88,7 @@ class DocumentScanner {
   enum class ValueRole { kEvent, kNotAnEvent, kKeptMember, kSkippedMember };
 
   [[noreturn]] void Fail(std::uint64_t at, const std::string& problem) const;
+  [[noreturn]] void FailTooLarge(std::uint64_t at) const;
   // At the value's first character, `at`; returns the position after what it consumed.
   const char* BeginValue(const char* p, std::uint64_t at, ValueRole role);
   void EndValue(std::uint64_t end, ScanSink& sink);
@@ -80,6 +99,7 @@ class DocumentScanner {
   void EndEventArray();
 
   std::string path_;
+  std::uint64_t max_event_bytes_ = UINT64_MAX;
   State state_ = State::kStart;
   std::uint64_t position_ = 0;
   bool top_level_array_ = false;

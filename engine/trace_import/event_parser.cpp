@@ -399,6 +399,14 @@ void Append(const Row& row, EventChunk& chunk) {
 
 }  // namespace
 
+const char* ParseEventAt(const char* begin, const char* end, ParsedBatch& batch) {
+  EventReader reader(begin, end, batch.strings);
+  Row row;
+  if (!reader.Read(row)) return nullptr;
+  Append(row, batch.chunk);
+  return reader.position();
+}
+
 void ParseEvent(const char* begin, const char* end, std::uint64_t offset, ParsedBatch& batch) {
   EventReader reader(begin, end, batch.strings);
   Row row;
@@ -406,10 +414,14 @@ void ParseEvent(const char* begin, const char* end, std::uint64_t offset, Parsed
     Append(row, batch.chunk);
     return;
   }
+  SkipEvent(offset + static_cast<std::uint64_t>(reader.position() - begin), reader.problem(),
+            batch);
+}
+
+void SkipEvent(std::uint64_t at, const char* problem, ParsedBatch& batch) {
   ++batch.skipped;
   if (batch.problems.size() < kProblemsKept) {
-    const std::uint64_t at = offset + static_cast<std::uint64_t>(reader.position() - begin);
-    batch.problems.push_back("byte " + std::to_string(at) + ": " + reader.problem() +
+    batch.problems.push_back("byte " + std::to_string(at) + ": " + problem +
                              "; the event is skipped");
   }
 }

@@ -21,8 +21,17 @@ struct ParsedBatch {
 // How many skip reasons a batch keeps; the count covers all of them.
 inline constexpr std::size_t kProblemsKept = 5;
 
+// Counts an event as skipped for `problem` at byte `at`, keeping the first few problems.
+void SkipEvent(std::uint64_t at, const char* problem, ParsedBatch& batch);
+
 // Parses the event [begin, end), which starts `offset` bytes into the JSON text, into `batch`:
 // appended to its chunk, or counted as skipped with the problem and its byte offset.
 void ParseEvent(const char* begin, const char* end, std::uint64_t offset, ParsedBatch& batch);
+
+// Parses the event that starts at `begin` ('{') and ends somewhere before `end`, so that the
+// scanner need not find its end first: the position after it when it parsed, appended to `batch`;
+// nullptr, with nothing recorded, when it did not (malformed, or cut off at `end`), and the
+// scanner finds its end and hands it to ParseEvent, which says why.
+const char* ParseEventAt(const char* begin, const char* end, ParsedBatch& batch);
 
 }  // namespace advisor

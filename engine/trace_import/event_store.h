@@ -5,6 +5,7 @@
 // grows without reallocating (and briefly doubling) one large array per field.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -50,6 +51,12 @@ class StringTable {
   std::size_t size() const { return strings_.size(); }
 
  private:
+  // A trace names its few hundred ops and kernels over and over, kernels in hundreds of bytes:
+  // the string last interned in each slot (chosen by its length and ends) is compared first,
+  // which costs less than hashing the whole string for the index.
+  static constexpr std::size_t kRecentSlots = 256;
+  std::array<std::uint32_t, kRecentSlots> recent_{};  // ids; 0 ("") in a slot never used
+
   std::deque<std::string> strings_;  // stable addresses: the index keys view them
   std::unordered_map<std::string_view, std::uint32_t> index_;
 };
@@ -164,6 +171,9 @@ struct ReadStats {
   std::uint64_t skipped_events = 0;
   std::vector<std::string> problems;  // the first few skips and notes, "byte N: ..." each
   bool truncated = false;             // the file ended inside the event array
+  // A plain file's chunks, and those whose guessed start state was wrong (scanned again).
+  std::uint64_t chunks = 0;
+  std::uint64_t chunks_scanned_again = 0;
 };
 
 struct TraceStore {

@@ -1,6 +1,7 @@
 #include "engine/trace_import/input_stream.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -21,6 +22,7 @@ class FileHandle {
   ~FileHandle() {
     if (fd_ >= 0) ::close(fd_);
   }
+  FileHandle(FileHandle&& other) noexcept : fd_(other.release()) {}
   FileHandle(const FileHandle&) = delete;
   FileHandle& operator=(const FileHandle&) = delete;
   int get() const { return fd_; }
@@ -50,28 +52,10 @@ std::size_t ReadFully(int fd, char* buffer, std::size_t capacity, const std::str
   return total;
 }
 
-class PlainStream : public InputStream {
+// zlib's inflater, member after member (concatenated .gz files are one stream to gunzip too).
+class ZlibStream : public GzipStream {
  public:
-  PlainStream(std::string path, int fd, std::uint64_t size) : path_(std::move(path)), file_(fd) {
-    file_bytes_ = size;
-  }
-  std::size_t Read(char* buffer, std::size_t capacity) override {
-    const std::size_t got = ReadFully(file_.get(), buffer, capacity, path_, offset_);
-    offset_ += got;
-    return got;
-  }
-  bool compressed() const override { return false; }
-
- private:
-  std::string path_;
-  FileHandle file_;
-  std::uint64_t offset_ = 0;
-};
-
-// gzip, member after member (concatenated .gz files are one stream to gunzip too).
-class GzipStream : public InputStream {
- public:
-  GzipStream(std::string path, int fd, std::uint64_t size)
+  ZlibStream(std::string path, int fd, std::uint64_t size)
       : path_(std::move(path)), file_(fd), input_(1 << 20) {
     file_bytes_ = size;
     std::memset(&zlib_, 0, sizeof zlib_);
@@ -79,7 +63,7 @@ class GzipStream : public InputStream {
       throw TraceError(path_, "cannot start the gzip inflater");
     }
   }
-  ~GzipStream() override { inflateEnd(&zlib_); }
+  ~ZlibStream() override { inflateEnd(&zlib_); }
 
   std::size_t Read(char* buffer, std::size_t capacity) override {
     zlib_.next_out = reinterpret_cast<Bytef*>(buffer);
@@ -117,7 +101,6 @@ class GzipStream : public InputStream {
     }
     return capacity - zlib_.avail_out;
   }
-  bool compressed() const override { return true; }
 
  private:
   std::string path_;
@@ -129,25 +112,58 @@ class GzipStream : public InputStream {
   bool finished_ = false;
 };
 
-}  // namespace
+// An open trace file: a regular file, its size, and whether it starts with gzip's magic bytes.
+struct OpenFile {
+  FileHandle file;
+  std::uint64_t size = 0;
+  bool gzip = false;
+};
 
-std::unique_ptr<InputStream> InputStream::Open(const std::string& path) {
+OpenFile OpenTraceFile(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw TraceError(path, std::string("cannot open: ") + std::strerror(errno));
-  FileHandle guard(fd);
+  OpenFile open{FileHandle(fd)};
   struct stat info {};
   if (::fstat(fd, &info) != 0) {
     throw TraceError(path, std::string("cannot stat: ") + std::strerror(errno));
   }
   if (!S_ISREG(info.st_mode)) throw TraceError(path, "not a regular file");
-  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-
+  open.size = static_cast<std::uint64_t>(info.st_size);
   unsigned char magic[2] = {0, 0};
   const ssize_t got = ::pread(fd, magic, sizeof magic, 0);
-  const bool gzip = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-  const auto size = static_cast<std::uint64_t>(info.st_size);
-  if (gzip) return std::make_unique<GzipStream>(path, guard.release(), size);
-  return std::make_unique<PlainStream>(path, guard.release(), size);
+  open.gzip = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+  return open;
+}
+
+}  // namespace
+
+std::unique_ptr<GzipStream> GzipStream::Open(const std::string& path) {
+  OpenFile open = OpenTraceFile(path);
+  ::posix_fadvise(open.file.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
+  return std::make_unique<ZlibStream>(path, open.file.release(), open.size);
+}
+
+std::unique_ptr<MappedFile> MappedFile::Open(const std::string& path) {
+  OpenFile open = OpenTraceFile(path);
+  if (open.gzip) return nullptr;
+  if (open.size == 0) return std::unique_ptr<MappedFile>(new MappedFile(nullptr, 0));
+  void* data = ::mmap(nullptr, open.size, PROT_READ, MAP_PRIVATE, open.file.get(), 0);
+  if (data == MAP_FAILED) {
+    throw TraceError(path, std::string("cannot map: ") + std::strerror(errno));
+  }
+  return std::unique_ptr<MappedFile>(new MappedFile(static_cast<const char*>(data), open.size));
+}
+
+MappedFile::~MappedFile() {
+  if (data_ != nullptr) ::munmap(const_cast<char*>(data_), size_);
+}
+
+void MappedFile::Release(std::uint64_t offset) {
+  static const std::uint64_t kPage = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  const std::uint64_t end = std::min(offset, size_) / kPage * kPage;
+  if (data_ == nullptr || end <= released_) return;
+  ::madvise(const_cast<char*>(data_) + released_, end - released_, MADV_DONTNEED);
+  released_ = end;
 }
 
 }  // namespace advisor

@@ -5,10 +5,6 @@
 #include <cstring>
 #include <vector>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 namespace advisor::json_scan {
 namespace {
 
@@ -79,38 +75,6 @@ const char* SkipNumber(const char* p, const char* end) {
 }
 
 }  // namespace
-
-const char* SkipSpace(const char* p, const char* end) {
-  while (p < end && IsSpace(*p)) ++p;
-  return p;
-}
-
-const char* FindQuoteOrBackslash(const char* p, const char* end) {
-#if defined(__SSE2__)
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i backslash = _mm_set1_epi8('\\');
-  while (end - p >= 16) {
-    const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const int mask = _mm_movemask_epi8(
-        _mm_or_si128(_mm_cmpeq_epi8(chunk, quote), _mm_cmpeq_epi8(chunk, backslash)));
-    if (mask != 0) return p + __builtin_ctz(static_cast<unsigned>(mask));
-    p += 16;
-  }
-#endif
-  while (p < end && *p != '"' && *p != '\\') ++p;
-  return p;
-}
-
-const char* FindStringEnd(const char* p, const char* end, bool& escaped) {
-  escaped = false;
-  while (true) {
-    p = FindQuoteOrBackslash(p, end);
-    if (p >= end) return nullptr;
-    if (*p == '"') return p;
-    escaped = true;
-    p += 2;  // the escaped character cannot end the string
-  }
-}
 
 bool Unescape(std::string_view body, std::string& out) {
   out.clear();

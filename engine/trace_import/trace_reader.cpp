@@ -3,20 +3,20 @@
 #include <sched.h>
 
 #include <algorithm>
-#include <condition_variable>
 #include <cstring>
-#include <deque>
-#include <exception>
-#include <map>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "engine/trace_import/chunk_scan.h"
 #include "engine/trace_import/document_scanner.h"
 #include "engine/trace_import/event_parser.h"
 #include "engine/trace_import/input_stream.h"
+#include "engine/trace_import/json_scan.h"
+#include "engine/trace_import/ordered_pool.h"
 #include "engine/trace_import/trace_error.h"
 #include "engine/trace_import/trace_metadata.h"
 
@@ -63,7 +63,6 @@ class BlockPool {
 };
 
 struct Batch {
-  std::uint64_t sequence = 0;
   std::shared_ptr<Block> block;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> events;  // start in block, length
   std::size_t bytes = 0;
@@ -85,7 +84,7 @@ void Reserve(EventChunk& chunk, std::size_t events) {
   chunk.extra.reserve(events);
 }
 
-ParsedBatch ParseBatch(const Batch& batch) {
+ParsedBatch ParseBatch(Batch& batch) {
   ParsedBatch parsed;
   Reserve(parsed.chunk, batch.events.size());
   const char* text = batch.block->data.data();
@@ -94,83 +93,6 @@ ParsedBatch ParseBatch(const Batch& batch) {
   }
   return parsed;
 }
-
-// Parser threads with a bounded queue, so that reading never runs far ahead of parsing.
-class ParserPool {
- public:
-  explicit ParserPool(int threads) : capacity_(static_cast<std::size_t>(threads) * 2) {
-    for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { Work(); });
-  }
-  ~ParserPool() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stopping_ = true;
-    }
-    work_ready_.notify_all();
-    for (std::thread& worker : workers_) worker.join();
-  }
-
-  void Submit(Batch batch) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    room_.wait(lock, [this] { return queue_.size() < capacity_; });
-    queue_.push_back(std::move(batch));
-    ++submitted_;
-    work_ready_.notify_one();
-  }
-
-  // The next batch in sequence when it is parsed (waiting for it when `wait`); false when it is
-  // not parsed yet or every submitted batch was taken.
-  bool TakeNext(ParsedBatch& out, bool wait) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    if (taken_ == submitted_) return false;
-    if (wait) result_ready_.wait(lock, [this] { return failure_ || results_.count(taken_) > 0; });
-    if (failure_) std::rethrow_exception(failure_);
-    auto it = results_.find(taken_);
-    if (it == results_.end()) return false;
-    out = std::move(it->second);
-    results_.erase(it);
-    ++taken_;
-    return true;
-  }
-
- private:
-  void Work() {
-    while (true) {
-      Batch batch;
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        work_ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-        if (stopping_) return;
-        batch = std::move(queue_.front());
-        queue_.pop_front();
-      }
-      room_.notify_one();
-      try {
-        ParsedBatch parsed = ParseBatch(batch);
-        batch.block.reset();  // the block returns to the pool as soon as no batch needs it
-        std::lock_guard<std::mutex> lock(mutex_);
-        results_.emplace(batch.sequence, std::move(parsed));
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (!failure_) failure_ = std::current_exception();
-      }
-      result_ready_.notify_all();
-    }
-  }
-
-  const std::size_t capacity_;
-  std::mutex mutex_;
-  std::condition_variable work_ready_;
-  std::condition_variable room_;
-  std::condition_variable result_ready_;
-  std::deque<Batch> queue_;
-  std::map<std::uint64_t, ParsedBatch> results_;
-  std::uint64_t submitted_ = 0;
-  std::uint64_t taken_ = 0;
-  std::exception_ptr failure_;
-  bool stopping_ = false;
-  std::vector<std::thread> workers_;
-};
 
 void AddProblem(ReadStats& stats, std::string problem) {
   if (stats.problems.size() < kProblemsKept) stats.problems.push_back(std::move(problem));
@@ -200,42 +122,40 @@ void Merge(ParsedBatch&& parsed, TraceStore& store) {
   if (chunk.size() > 0) store.chunks.push_back(std::move(chunk));
 }
 
+// The first byte of the document, past whitespace and a byte order mark, is '['.
+bool IsBareArray(const char* text, std::uint64_t size) {
+  std::uint64_t i = size >= 3 && std::memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+  while (i < size && json_scan::IsSpace(text[i])) ++i;
+  return i < size && text[i] == '[';
+}
+
+// A chunk of a mapped file and the state its scan starts from (a guess after the first).
+struct ChunkTask {
+  std::uint64_t begin = 0;
+  std::uint64_t end = 0;
+  DocumentScanner start;
+};
+
 class Reader : public ScanSink {
  public:
   Reader(const std::string& path, const ReadOptions& options)
       : options_(options),
         threads_(options.threads > 0 ? options.threads : DefaultReaderThreads()),
-        scanner_(path) {
+        scanner_(path, options.max_event_bytes) {
     store_.path = path;
-    if (threads_ > 1) pool_ = std::make_unique<ParserPool>(threads_);
   }
 
   TraceStore Run() {
-    const std::unique_ptr<InputStream> input = InputStream::Open(store_.path);
-    store_.stats.file_bytes = input->file_bytes();
-    store_.stats.compressed = input->compressed();
-    std::shared_ptr<Block> previous;
-    std::uint64_t json_bytes = 0;
-    while (true) {
-      std::shared_ptr<Block> block = NextBlock(previous);
-      const std::size_t got = input->Read(block->data.data() + block->size, options_.block_bytes);
-      if (got == 0) break;
-      block->size += got;
-      json_bytes += got;
-      block_ = block;
-      scanner_.Scan(block->data.data(), block->offset, block->size, *this);
-      Flush();  // a batch never spans two blocks
-      TakeParsed(/*wait=*/false);
-      previous = std::move(block);
+    if (std::unique_ptr<MappedFile> file = MappedFile::Open(store_.path)) {
+      store_.stats.file_bytes = file->size();
+      store_.stats.json_bytes = file->size();
+      ReadChunks(*file);
+    } else {
+      ReadBlocks();
     }
-    scanner_.Finish(*this);
-    Flush();
-    block_.reset();
-    TakeParsed(/*wait=*/true);
-    store_.stats.json_bytes = json_bytes;
     store_.stats.truncated = scanner_.truncated();
     if (scanner_.truncated()) {
-      AddProblem(store_.stats, "byte " + std::to_string(json_bytes) +
+      AddProblem(store_.stats, "byte " + std::to_string(store_.stats.json_bytes) +
                                    ": the file ends inside the event array (cut off?); the "
                                    "events before were read");
     }
@@ -243,6 +163,7 @@ class Reader : public ScanSink {
     return std::move(store_);
   }
 
+  // The block reader's scanner calls these; Finish, at the end of either path, only Skipped.
   void Event(std::uint64_t begin, std::uint64_t end) override {
     const auto start = static_cast<std::uint32_t>(begin - block_->offset);
     const auto length = static_cast<std::uint32_t>(end - begin);
@@ -258,41 +179,121 @@ class Reader : public ScanSink {
   }
 
   void Member(const std::string& key, std::uint64_t begin, std::uint64_t end) override {
-    const std::string_view text(block_->data.data() + (begin - block_->offset), end - begin);
+    KeepMember(key, std::string_view(block_->data.data() + (begin - block_->offset), end - begin),
+               begin);
+  }
+
+ private:
+  void KeepMember(const std::string& key, std::string_view text, std::uint64_t begin) {
     std::vector<std::string> problems;
     ReadMetadataMember(key, text, begin, store_.metadata, problems);
     for (std::string& problem : problems) AddProblem(store_.stats, std::move(problem));
   }
 
- private:
-  // A block that starts with the text the scanner still needs from `previous`.
-  std::shared_ptr<Block> NextBlock(const std::shared_ptr<Block>& previous) {
-    std::uint64_t retain = 0;
-    std::size_t carry = 0;
-    if (previous) {
-      retain = scanner_.RetainFrom();
-      carry = static_cast<std::size_t>(previous->offset + previous->size - retain);
-      if (carry > options_.max_event_bytes) {
-        throw TraceError(store_.path, retain,
-                         "an event larger than " + std::to_string(options_.max_event_bytes >> 20) +
-                             " MiB: not a trace this reader accepts");
-      }
+  // A file that is not compressed: mapped, cut into chunks, each scanned and parsed on a thread
+  // of its own from a guessed state, the guesses checked in file order (chunk_scan.h).
+  void ReadChunks(MappedFile& file) {
+    const char* text = file.data();
+    const std::uint64_t size = file.size();
+    const bool bare_array = IsBareArray(text, size);
+    std::unique_ptr<OrderedPool<ChunkTask, ChunkScan>> pool;
+    if (threads_ > 1) {
+      pool = std::make_unique<OrderedPool<ChunkTask, ChunkScan>>(
+          threads_, [text](ChunkTask& task) {
+            return ScanChunk(task.start, text, task.begin, task.end);
+          });
     }
+    ChunkScan done;
+    for (std::uint64_t cut = 0; cut < size;) {
+      const std::uint64_t from = std::min(size, cut + options_.chunk_bytes);
+      const std::uint64_t next = NextCut(text, from, std::min(size, from + options_.chunk_bytes));
+      if (!pool) {
+        Accept(ScanChunk(scanner_, text, cut, next), file);
+      } else {
+        const auto accept = [&](ChunkScan&& scan) { Accept(std::move(scan), file); };
+        pool->Submit({cut, next, cut == 0 ? scanner_ : scanner_.InEventArray(cut, bare_array)},
+                     accept);
+        while (pool->TakeNext(done, /*wait=*/false)) accept(std::move(done));
+      }
+      cut = next;
+    }
+    while (pool && pool->TakeNext(done, /*wait=*/true)) Accept(std::move(done), file);
+    scanner_.Finish(*this);
+  }
+
+  // Takes the chunk that follows what was read into the store, once its start state is checked.
+  void Accept(ChunkScan scan, MappedFile& file) {
+    if (!scan.start.SameStateAs(scanner_)) {
+      // The guess was wrong (the cut was inside an event or a string, or before the events):
+      // the chunk is scanned again from the real state.
+      scan = ScanChunk(scanner_, file.data(), scan.begin, scan.end);
+      ++store_.stats.chunks_scanned_again;
+    }
+    ++store_.stats.chunks;
+    if (scan.error) std::rethrow_exception(scan.error);
+    for (const FoundMember& member : scan.members) {
+      KeepMember(member.key,
+                 std::string_view(file.data() + member.begin, member.end - member.begin),
+                 member.begin);
+    }
+    Merge(std::move(scan.parsed), store_);
+    scanner_ = std::move(scan.after);
+    file.Release(scanner_.RetainFrom());
+  }
+
+  // A compressed file: inflated block by block on this thread, which also scans; the events are
+  // parsed by a pool of threads, batch by batch.
+  void ReadBlocks() {
+    const std::unique_ptr<GzipStream> input = GzipStream::Open(store_.path);
+    store_.stats.file_bytes = input->file_bytes();
+    store_.stats.compressed = true;
+    if (threads_ > 1) {
+      parsers_ = std::make_unique<OrderedPool<Batch, ParsedBatch>>(threads_, [](Batch& batch) {
+        ParsedBatch parsed = ParseBatch(batch);
+        batch.block.reset();  // the block returns to the pool as soon as no batch needs it
+        return parsed;
+      });
+    }
+    std::shared_ptr<Block> previous;
+    while (true) {
+      std::shared_ptr<Block> block = NextBlock(previous);
+      const std::size_t got = input->Read(block->data.data() + block->size, options_.block_bytes);
+      if (got == 0) break;
+      block->size += got;
+      store_.stats.json_bytes += got;
+      block_ = block;
+      scanner_.Scan(block->data.data(), block->offset, block->size, *this);
+      Flush();  // a batch never spans two blocks
+      TakeParsed(/*wait=*/false);
+      previous = std::move(block);
+    }
+    scanner_.Finish(*this);
+    Flush();
+    block_.reset();
+    TakeParsed(/*wait=*/true);
+  }
+
+  // A block that starts with the text the scanner still needs from `previous` (no more than
+  // max_event_bytes: the scanner refuses to need more).
+  std::shared_ptr<Block> NextBlock(const std::shared_ptr<Block>& previous) {
+    const std::uint64_t retain = previous ? scanner_.RetainFrom() : 0;
+    const std::size_t carry =
+        previous ? static_cast<std::size_t>(previous->offset + previous->size - retain) : 0;
     std::shared_ptr<Block> block = blocks_.Get(carry + options_.block_bytes);
     if (carry > 0) {
       std::memcpy(block->data.data(), previous->data.data() + (retain - previous->offset), carry);
     }
     block->size = carry;
-    block->offset = previous ? retain : 0;
+    block->offset = retain;
     return block;
   }
 
   void Flush() {
     if (batch_.events.empty()) return;
-    batch_.sequence = next_sequence_++;
     batch_.block = block_;
-    if (pool_) {
-      pool_->Submit(std::move(batch_));
+    if (parsers_) {
+      parsers_->Submit(std::move(batch_),
+                       [this](ParsedBatch&& parsed) { Merge(std::move(parsed), store_); });
     } else {
       Merge(ParseBatch(batch_), store_);
     }
@@ -300,20 +301,19 @@ class Reader : public ScanSink {
   }
 
   void TakeParsed(bool wait) {
-    if (!pool_) return;
+    if (!parsers_) return;
     ParsedBatch parsed;
-    while (pool_->TakeNext(parsed, wait)) Merge(std::move(parsed), store_);
+    while (parsers_->TakeNext(parsed, wait)) Merge(std::move(parsed), store_);
   }
 
   const ReadOptions options_;
   const int threads_;
-  DocumentScanner scanner_;
+  DocumentScanner scanner_;  // the real state, after the text read into the store
   TraceStore store_;
-  BlockPool blocks_;  // before pool_: batches in the pool hold blocks that return here
-  std::unique_ptr<ParserPool> pool_;
+  BlockPool blocks_;  // before parsers_: batches in the pool hold blocks that return here
+  std::unique_ptr<OrderedPool<Batch, ParsedBatch>> parsers_;
   std::shared_ptr<Block> block_;  // the block being scanned
   Batch batch_;
-  std::uint64_t next_sequence_ = 0;
 };
 
 }  // namespace

@@ -1,7 +1,9 @@
-// Reading a torch.profiler trace file into a TraceStore at the speed of memory: the file is read
-// (or inflated) in blocks by one thread that also finds the events (DocumentScanner), and the
-// events are parsed by a pool of threads (ParseEvent), batch by batch. Memory holds the blocks in
-// flight and the store, never the whole text, so files larger than memory are fine.
+// Reading a torch.profiler trace file into a TraceStore at the speed of memory. A plain file is
+// mapped and cut into chunks that threads scan for events (DocumentScanner) and parse (ParseEvent)
+// in parallel, each from a guessed start state checked at the seams (chunk_scan.h); the pages
+// read are given back as the reader goes. A .json.gz is inflated in blocks by one thread that
+// also finds the events, and a pool of threads parses them, batch by batch. Memory holds the text
+// in flight and the store, never the whole text, so files larger than memory are fine.
 #pragma once
 
 #include <cstddef>
@@ -15,8 +17,11 @@ struct ReadOptions {
   // Threads that parse events; 0: as many as this process may run on (sched_getaffinity). With
   // 1, the reading thread parses too: the whole read runs on one core.
   int threads = 0;
-  // Bytes read (or inflated) at a time.
+  // Bytes inflated at a time from a .json.gz.
   std::size_t block_bytes = 8u << 20;
+  // Bytes of a plain file one thread scans and parses at a time: a chunk ends at the first
+  // likely start of an event after this many bytes, or twice as many.
+  std::size_t chunk_bytes = 1u << 20;
   // An event (one JSON object) larger than this is an error rather than a reason to hold
   // unbounded text.
   std::size_t max_event_bytes = 64u << 20;

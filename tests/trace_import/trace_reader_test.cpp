@@ -107,6 +107,7 @@ TEST(TraceReader, ThreadsBlocksAndCompressionReadTheSameEvents) {
         ReadOptions options;
         options.threads = threads;
         options.block_bytes = block;
+        options.chunk_bytes = block;
         const TraceStore store = ReadTrace(dir / name, options);
         EXPECT_EQ(Rows(store), expected) << name << " threads " << threads << " block " << block;
         EXPECT_EQ(store.stats.json_bytes, text.size());
@@ -161,11 +162,127 @@ TEST(TraceReader, SkippedEventsAreCountedWithTheirOffsets) {
   EXPECT_EQ(store.events(), 1u);
   EXPECT_EQ(store.stats.skipped_events, 2u);
   ASSERT_EQ(store.stats.problems.size(), 2u);
-  // The scanner's skip is reported at once, the parser's with its batch.
+  // In file order: the parser's problem, then the scanner's.
   EXPECT_EQ(store.stats.problems[0],
-            "byte 70: an element of the event array is not a JSON object; the event is skipped");
-  EXPECT_EQ(store.stats.problems[1],
             "byte 59: expected ',' or '}' in an object; the event is skipped");
+  EXPECT_EQ(store.stats.problems[1],
+            "byte 70: an element of the event array is not a JSON object; the event is skipped");
+}
+
+// The parallel split guesses each chunk's start state; wherever the guess is wrong, the result
+// must still be the serial scan's: the same events, skips, problems, metadata and errors.
+void ExpectSameAsSerial(const std::string& name, const std::string& text) {
+  testing::ScratchDir dir;
+  WriteFile(dir / "trace.json", text);
+  ReadOptions serial;
+  serial.threads = 1;
+  serial.chunk_bytes = std::size_t{1} << 40;  // one chunk: no cut, no guess
+  const std::string expected_error = ErrorReading(dir / "trace.json", serial);
+  const TraceStore expected = expected_error.empty() ? ReadTrace(dir / "trace.json", serial)
+                                                     : TraceStore{};
+  for (int threads : {2, 4}) {
+    for (std::size_t chunk : {1, 7, 64, 1000}) {
+      ReadOptions options;
+      options.threads = threads;
+      options.chunk_bytes = chunk;
+      const std::string where = name + ", threads " + std::to_string(threads) + ", chunks of " +
+                                std::to_string(chunk);
+      if (!expected_error.empty()) {
+        EXPECT_EQ(ErrorReading(dir / "trace.json", options), expected_error) << where;
+        continue;
+      }
+      const TraceStore store = ReadTrace(dir / "trace.json", options);
+      EXPECT_EQ(Rows(store), Rows(expected)) << where;
+      EXPECT_EQ(store.stats.skipped_events, expected.stats.skipped_events) << where;
+      EXPECT_EQ(store.stats.problems, expected.stats.problems) << where;
+      EXPECT_EQ(store.stats.truncated, expected.stats.truncated) << where;
+      EXPECT_EQ(store.metadata.has_trace_events_object, expected.metadata.has_trace_events_object);
+      EXPECT_EQ(store.metadata.base_time_ns, expected.metadata.base_time_ns) << where;
+      ASSERT_EQ(store.metadata.devices.size(), expected.metadata.devices.size()) << where;
+      for (std::size_t i = 0; i < store.metadata.devices.size(); ++i) {
+        EXPECT_EQ(store.metadata.devices[i].name, expected.metadata.devices[i].name) << where;
+      }
+      EXPECT_EQ(store.metadata.distributed.has_value(), expected.metadata.distributed.has_value());
+    }
+  }
+}
+
+std::string Event(int i, const std::string& name, const std::string& args = "") {
+  return R"({"ph": "X", "cat": "cpu_op", "name": ")" + name + R"(", "pid": 1, "tid": 1, "ts": )" +
+         std::to_string(i) + R"(, "dur": 1, "args": {"External id": )" + std::to_string(i) +
+         args + "}}";
+}
+
+TEST(TraceReader, TheParallelSplitReadsWhatTheSerialScanReads) {
+  ExpectSameAsSerial("the Kineto sample", testing::SampleKinetoTrace());
+  ExpectSameAsSerial("the legacy sample", testing::SampleLegacyTrace());
+  // Cuts inside strings: names that hold "}, {", an escaped quote before one, and an escaped
+  // newline inside one.
+  ExpectSameAsSerial("a chunk that starts inside a string",
+                     "{\"traceEvents\": [" + Event(1, "a}, {b") + ",\n" +
+                         Event(2, R"(c\"}, {\"d)") + ",\n" + Event(3, R"(e},\n{f)") + ",\n" +
+                         Event(4, "g") + "]}");
+  // One line, no newline anywhere, as the legacy exporter writes.
+  std::string one_line = "[";
+  for (int i = 0; i < 200; ++i) {
+    one_line += (i > 0 ? ", " : "") + Event(i, "aten::op" + std::to_string(i % 7));
+  }
+  ExpectSameAsSerial("a document without newlines", one_line + "]");
+  // Cuts inside events: arrays of objects in the arguments, and an event longer than a chunk.
+  ExpectSameAsSerial("events across chunk boundaries",
+                     "{\"traceEvents\": [\n" +
+                         Event(1, "a", R"(, "x": [{"a": 1}, {"b": [{}, {}]}])") + ",\n" +
+                         Event(2, std::string(3000, 'n')) + ",\n" +
+                         Event(3, "b", R"(, "y": [{}, {}, {}])") + "\n]}");
+  // Members after the events, one an array of objects (cuts in it), and a trace cut off.
+  const std::string after =
+      "{\"traceEvents\": [\n" + Event(1, "a") + ",\n" + Event(2, "b") + "\n],\n" +
+      R"("deviceProperties": [{"id": 0, "name": "A"}, {"id": 1, "name": "B"}],)" + "\n" +
+      R"("distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 2},)" + "\n" +
+      R"("baseTimeNanoseconds": 17})";
+  ExpectSameAsSerial("metadata after traceEvents", after);
+  ExpectSameAsSerial("a trace cut off", after.substr(0, after.find("\n],")));
+  // Broken elements and documents: skips and errors at the same bytes.
+  ExpectSameAsSerial("elements that are no events",
+                     "[" + Event(1, "a") +
+                         R"(, 7, "x", {"ph": 1}, {"ph": "X", "ts": 1 "dur": 1}, )" +
+                         Event(2, "b") + "]");
+  ExpectSameAsSerial("an error after a cut", "[" + Event(1, "a") + ", " + Event(2, "b") + "] x");
+}
+
+// The guess holds wherever Kineto's layout puts a cut, so no chunk is scanned twice; a name with
+// "}, {" in it costs a second scan of the chunks cut there.
+TEST(TraceReader, GuessesHoldAtTheCutsOfAKinetoTrace) {
+  testing::ScratchDir dir;
+  std::string text = "{\n  \"schemaVersion\": 1,\n  \"traceEvents\": [\n";
+  for (int i = 0; i < 300; ++i) {
+    text += std::string(i > 0 ? ",\n" : "") + "  {\n    \"ph\": \"X\", \"cat\": \"cpu_op\", " +
+            "\"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1,\n    \"ts\": " + std::to_string(i) +
+            ", \"dur\": 1,\n    \"args\": {\n      \"External id\": " + std::to_string(i) +
+            "\n    }\n  }";
+  }
+  text += "\n  ],\n  \"baseTimeNanoseconds\": 1\n}\n";
+  std::string tricky = text;
+  for (std::size_t at = 0; (at = tricky.find("aten::mm", at)) != std::string::npos;) {
+    tricky.replace(at, 8, "a}, {b");
+  }
+  WriteFile(dir / "trace.json", text);
+  WriteFile(dir / "tricky.json", tricky);
+  // Chunk sizes that land the searches everywhere in an event (each is about 150 bytes).
+  std::uint64_t tricky_again = 0;
+  for (std::size_t chunk = 1000; chunk < 1160; chunk += 10) {
+    ReadOptions options;
+    options.threads = 2;
+    options.chunk_bytes = chunk;
+    const TraceStore store = ReadTrace(dir / "trace.json", options);
+    EXPECT_EQ(store.events(), 300u);
+    EXPECT_GT(store.stats.chunks, 30u);
+    EXPECT_EQ(store.stats.chunks_scanned_again, 0u) << "chunks of " << chunk;
+    const TraceStore tricky_store = ReadTrace(dir / "tricky.json", options);
+    EXPECT_EQ(Rows(tricky_store).size(), 300u);
+    tricky_again += tricky_store.stats.chunks_scanned_again;
+  }
+  EXPECT_GT(tricky_again, 0u);
 }
 
 // Mutated traces must give a store or a TraceError: never a crash, a hang or another exception.
@@ -190,6 +307,7 @@ TEST(TraceReader, MutatedTracesAreReadOrRefusedWithoutCrashing) {
     ReadOptions options;
     options.threads = 1 + round % 3;
     options.block_bytes = 16 + random() % 512;
+    options.chunk_bytes = 1 + random() % 512;
     try {
       const TraceStore store = ReadTrace(dir / "mutated.json", options);
       ++read;

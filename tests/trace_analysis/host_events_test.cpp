@@ -1,0 +1,69 @@
+// Sorting a trace's host events into ops and ranges, on traces in torch.autograd.profiler's legacy
+// format (no categories, no arguments), where only names and nesting tell them apart.
+#include "engine/trace_analysis/host_events.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "engine/trace_import/trace_reader.h"
+#include "tests/report/scratch_dir.h"
+
+namespace advisor {
+namespace {
+
+// One event as the legacy exporter writes it, times in whole microseconds.
+std::string Legacy(const std::string& name, int start_us, int dur_us) {
+  return R"({"name": ")" + name + R"(", "ph": "X", "ts": )" + std::to_string(start_us) +
+         R"(, "dur": )" + std::to_string(dur_us) +
+         R"(, "tid": 1, "pid": "CPU functions", "args": {}})";
+}
+
+HostEvents Read(const std::string& events) {
+  testing::ScratchDir dir;
+  std::ofstream(dir / "trace.json") << "[" << events << "]";
+  return ReadHostEvents(ReadTrace(dir / "trace.json"));
+}
+
+std::set<std::string> Modules(const HostEvents& host) {
+  std::set<std::string> names;
+  for (const ModuleRange& module : host.modules) names.insert(module.component);
+  return names;
+}
+
+std::set<std::string> Ops(const HostEvents& host) {
+  std::set<std::string> names;
+  for (const OpEvent& op : host.ops) names.insert(op.name);
+  return names;
+}
+
+TEST(HostEvents, AnUncategorisedEventInsideAnOperatorIsAnOpOutsideItALabel) {
+  const HostEvents host = Read(Legacy("ProfilerStep#1", 0, 100) + "," +
+                               Legacy("encoder", 5, 50) + "," +
+                               Legacy("aten::detach_", 10, 4) + "," +
+                               Legacy("detach_", 11, 2) + "," +
+                               Legacy("aten::mm", 20, 10) + "," +
+                               Legacy("mm_impl_step", 22, 3) + "," +
+                               Legacy("after_mm", 32, 5));
+  EXPECT_EQ(Modules(host), (std::set<std::string>{"encoder", "after_mm"}));
+  EXPECT_EQ(Ops(host), (std::set<std::string>{"aten::detach_", "detach_", "aten::mm",
+                                              "mm_impl_step"}));
+}
+
+TEST(HostEvents, OfTwoEventsWithOneIntervalTheFirstWrittenEnclosesTheOther) {
+  // Whole microseconds make a label and its only op one interval; the label is written first.
+  const HostEvents label_outside =
+      Read(Legacy("ProfilerStep#1", 0, 100) + "," + Legacy("block", 10, 5) + "," +
+           Legacy("aten::relu", 10, 5));
+  EXPECT_EQ(Modules(label_outside), std::set<std::string>{"block"});
+  const HostEvents op_outside =
+      Read(Legacy("ProfilerStep#1", 0, 100) + "," + Legacy("aten::relu", 10, 5) + "," +
+           Legacy("relu_kernel", 10, 5));
+  EXPECT_TRUE(Modules(op_outside).empty());
+  EXPECT_EQ(Ops(op_outside).count("relu_kernel"), 1u);
+}
+
+}  // namespace
+}  // namespace advisor
