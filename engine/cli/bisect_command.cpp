@@ -113,11 +113,30 @@ Progress ProgressOnStderr(const BisectCommandOptions& options) {
   };
 }
 
+// The flags given that set a model.pt's workload or its TorchScript: a script builds its own
+// model, data and device, so a run would ignore them, and the user would take them for applied.
+std::string ModelOnlyFlagsGiven(const BisectCommandOptions& options) {
+  std::string given;
+  const auto add = [&given](bool present, const char* flag) {
+    if (present) given += (given.empty() ? "" : ", ") + std::string(flag);
+  };
+  add(!options.workload.device.empty(), "--device");
+  add(options.workload.batch_size != 0, "--batch-size");
+  add(options.workload.deterministic, "--deterministic");
+  add(options.workload.nondeterministic, "--no-deterministic");
+  add(options.bisect.jit_optimize, "--jit-optimize");
+  return given;
+}
+
 // `advisor bisect [options] -- COMMAND`: the bisection runs inside the script's own run.
 int RunScriptBisect(BisectCommandOptions& options) {
   if (!options.bisect.model_path.empty()) {
     throw std::runtime_error("give a model or a command after --, not both (" +
                              options.bisect.model_path + ")");
+  }
+  if (const std::string flags = ModelOnlyFlagsGiven(options); !flags.empty()) {
+    throw std::runtime_error(flags + ": for a model.pt's workload; a script sets its own "
+                             "device, batch and determinism (change them in the script)");
   }
   if (options.let_run && options.autotest) {
     throw std::runtime_error(

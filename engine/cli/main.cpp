@@ -11,6 +11,7 @@
 #include "engine/rules/rules_commands.h"
 #include "engine/util/interrupts.h"
 #include "engine/util/printable_stream.h"
+#include "engine/util/watchdog.h"
 
 namespace {
 
@@ -77,6 +78,9 @@ int main(int argc, char** argv) {
       return advisor::RulesListCommand(list_dirs, list_json, std::cout, std::cerr);
     }
     if (rules_check->parsed()) return advisor::RulesCheckCommand(check_path, std::cout, std::cerr);
+  } catch (const advisor::StepTimedOut& error) {
+    std::cerr << "advisor: " << error.what() << "\n";
+    return advisor::kStepTimeoutStatus;
   } catch (const std::exception& error) {
     // Every error advisor expects is one line; LibTorch's may not be, so keep the first.
     const std::string message = error.what();

@@ -4,6 +4,7 @@
 
 #include "engine/script/python_command.h"
 #include "engine/util/cpu_model.h"
+#include "engine/util/watchdog.h"
 
 namespace advisor {
 namespace {
@@ -192,7 +193,7 @@ json ScriptSource::Await(const std::string& expected_type, const std::string& do
 
 void ScriptSource::TimedOut(const std::string& doing) {
   process_->Terminate();
-  throw ScriptError(name_ + " made no training step in " +
+  throw StepTimedOut(name_ + " made no training step in " +
                     std::to_string(options_.step_timeout.count()) + " s while advisor was " +
                     doing + " (--step-timeout); advisor stopped it");
 }

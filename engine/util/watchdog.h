@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <stdexcept>
 #include <string>
 
 namespace advisor {
@@ -15,6 +16,14 @@ namespace advisor {
 inline constexpr int kDefaultStepTimeoutSeconds = 600;
 // The exit status of a run abandoned at the step timeout, as timeout(1) exits.
 inline constexpr int kStepTimeoutStatus = 124;
+
+// A wait that outlived --step-timeout where no guard runs (script mode waits for the script's
+// next step in its own process): main prints the one line and exits with kStepTimeoutStatus,
+// as the watchdog does.
+class StepTimedOut : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 // Sets the limit for every guard from now on; `subject` opens the message (the model's path).
 // A limit of zero turns the watchdog off.

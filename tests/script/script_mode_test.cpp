@@ -185,6 +185,7 @@ struct BadScript {
   std::string command;   // after "--"
   std::string expected;  // in advisor's one error line
   std::string options;   // before "--"
+  int exit_code = 1;     // advisor's exit status: 124 (timeout(1)'s) for a script that hangs
 
   friend void PrintTo(const BadScript& bad, std::ostream* out) { *out << bad.name; }
 };
@@ -210,7 +211,7 @@ TEST_P(RejectsBadScript, WithOneLineAndNoReportOrProcessLeft) {
   const CommandResult run = RunCommand(kAdvisor + " bisect " + bad.options + " --out " +
                                            (scratch / "report").string() + " -- " + command,
                                        scratch.string());
-  EXPECT_NE(run.exit_code, 0);
+  EXPECT_EQ(run.exit_code, bad.exit_code) << run.err;
   const std::string error = AdvisorError(run);
   EXPECT_NE(error.find(bad.expected), std::string::npos) << run.err;
   EXPECT_EQ(std::count(error.begin(), error.end(), '\n'), 1) << "one line: " << error;
@@ -236,7 +237,10 @@ INSTANTIATE_TEST_SUITE_P(
                   "train_sample.py runs 2 ranks (WORLD_SIZE): script mode bisects one training "
                   "process for now", "-q"},
         BadScript{"hangs", kPython + " " + kScripts + "/hangs.py TAG",
-                  "hangs.py made no training step in 3 s", "-q --step-timeout 3"}),
+                  "hangs.py made no training step in 3 s", "-q --step-timeout 3", 124},
+        BadScript{"model_only_flags", kPython + " " + kScripts + "/train_sample.py --tag TAG",
+                  "--device, --batch-size: for a model.pt's workload; a script sets its own",
+                  "-q --device cpu --batch-size 8"}),
     [](const ::testing::TestParamInfo<BadScript>& info) { return info.param.name; });
 
 TEST(RejectsBadScript, ATorchOtherThanTheProbesIsRefusedBeforeTheScriptRuns) {
