@@ -181,6 +181,7 @@ class Bisection {
                                descent.window.attribution->Rank(costs.optimizer);
       report.hotspot = FindHotspot(descent.window, descent.path, descent.phase, step_cost);
       report.hotspot->confidence = doubts_.empty() ? "high" : "low";
+      report.hotspot->doubts = doubts_;
       for (const std::string& candidate : candidates_) {
         if (candidate != report.hotspot->path) report.hotspot->candidates.push_back(candidate);
       }
@@ -428,6 +429,7 @@ class Bisection {
     progress_(level + held + "; measuring the level again (profiling window " +
               std::to_string(windows_ + 1) + ")");
     MeasuredWindow second = Record(request, nullptr);
+    trace_windows_.back().label += " (measured again)";  // the trace tells the two apart
     const LevelJudgement again = Judge(parent, *second.attribution);
     if (again.destination != judged.destination) {
       Doubt(level + "the choice changed on re-run: " + PlaceName(judged.destination, parent) +

@@ -114,9 +114,10 @@ struct Hotspot {
   double share = 0;   // of the step
   std::optional<SourceLocation> source;
   std::vector<OpTime> top_ops;  // the module's top ops, hottest first
-  // "high", or "low" when the run's noise or a level's steps left the choice in doubt (the
-  // reasons are data_quality lines beginning "low confidence: ").
+  // "high", or "low" when the run's noise or a level's steps left the choice in doubt, for the
+  // reasons in `doubts` (report.json has them as data_quality lines beginning "low confidence: ").
   std::string confidence = "high";
+  std::vector<std::string> doubts;
   std::vector<std::string> candidates;  // other places a low-confidence run could not rule out
 };
 

@@ -98,11 +98,11 @@ std::string FixesSentence(const std::vector<FixResult>& fixes, const InlineMarku
 }  // namespace
 
 std::string LowConfidenceSentence(const BisectReport& report) {
-  static const std::string kPrefix = "low confidence: ";
   std::string reasons;
-  for (const std::string& line : report.data_quality) {
-    if (line.rfind(kPrefix, 0) != 0) continue;
-    reasons += (reasons.empty() ? "" : "; ") + line.substr(kPrefix.size());
+  if (report.hotspot) {
+    for (const std::string& doubt : report.hotspot->doubts) {
+      reasons += (reasons.empty() ? "" : "; ") + doubt;
+    }
   }
   std::string sentence = "Confidence is low" + (reasons.empty() ? "" : ": " + reasons) + ".";
   if (report.hotspot && !report.hotspot->candidates.empty()) {

@@ -133,10 +133,14 @@ TEST(Bisection, ALevelWhoseStepsDisagreeIsMeasuredAgainAndAnAgreeingWindowKeepsC
   // at blocks.2, but only one step does.
   source.slowdown =
       SlowBlockAt({{kLevelOneWindow, 0, "blocks.0"}, {kLevelOneWindow, 1, "blocks.1"}});
-  const BisectReport report = Bisect(source).report;
+  const BisectOutcome outcome = Bisect(source);
+  const BisectReport& report = outcome.report;
   ASSERT_TRUE(report.hotspot.has_value());
   EXPECT_EQ(report.hotspot->path, "blocks.2.mlp");
   EXPECT_EQ(report.hotspot->confidence, "high") << "the second window agreed in every step";
+  ASSERT_EQ(outcome.windows.size(), 4u);
+  EXPECT_EQ(outcome.windows[1].label, "the children of the root");
+  EXPECT_EQ(outcome.windows[2].label, "the children of the root (measured again)");
   ASSERT_EQ(source.requests().size(), 5u) << "timing, baseline, level 1 twice, blocks.2";
   EXPECT_EQ(source.requests()[3].parent, "");
   EXPECT_EQ(report.run.windows, 4);
@@ -159,6 +163,8 @@ TEST(Bisection, WindowsThatDisagreeGiveLowConfidenceAndNameWhatTheyCouldNotSepar
   EXPECT_EQ(report.hotspot->path, "blocks.1") << "the clearer window decides";
   EXPECT_EQ(report.hotspot->confidence, "low");
   EXPECT_EQ(report.hotspot->candidates, std::vector<std::string>{"blocks.2"});
+  ASSERT_EQ(report.hotspot->doubts.size(), 1u) << "the reason travels with the hot spot";
+  EXPECT_EQ(report.hotspot->doubts[0].rfind("level 1: the choice changed on re-run", 0), 0u);
   EXPECT_TRUE(SaysWithPrefix(report,
                              "low confidence: level 1: the choice changed on re-run: blocks.2 in "
                              "1 of 3 steps of one window, blocks.1 in 3 of 3 steps of the next"))

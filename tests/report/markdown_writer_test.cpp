@@ -55,9 +55,9 @@ TEST(MarkdownWriter, ALowConfidenceHotSpotSaysWhyAndWhatItCouldNotRuleOut) {
   BisectReport report = FilledReport();
   report.hotspot->confidence = "low";
   report.hotspot->candidates = {"blocks.3.mlp"};
-  report.data_quality.push_back(
-      "low confidence: level 2: the choice changed on re-run: blocks.5 in 2 of 5 steps of one "
-      "window, blocks.3 in 4 of 5 steps of the next");
+  report.hotspot->doubts = {
+      "level 2: the choice changed on re-run: blocks.5 in 2 of 5 steps of one window, blocks.3 "
+      "in 4 of 5 steps of the next"};
   const std::string summary = LineWith(ReportToMarkdown(report), "The hot spot is");
   EXPECT_TRUE(Contains(summary,
                        "Confidence is low: level 2: the choice changed on re-run: blocks.5 in 2 "
