@@ -189,6 +189,12 @@ class Bisection {
         report.data_quality.push_back("low confidence: " + doubt);
       }
     }
+    if (losses_.non_finite > 0) {
+      report.data_quality.push_back(
+          "the loss was not finite (NaN or infinite) in " + std::to_string(losses_.non_finite) +
+          " of " + std::to_string(losses_.steps) +
+          " steps: the training diverged, and its times may not be those of a healthy step");
+    }
     report.cross_check =
         CheckAgainstSequenceNumbers(descent.window.timeline, descent.window.placements);
     report.modules = ModuleTable(descent.measured);
@@ -227,6 +233,10 @@ class Bisection {
       }
     }
     if (memory != nullptr) *memory = recorded.memory;
+    if (recorded.losses) {
+      losses_.steps += recorded.losses->steps;
+      losses_.non_finite += recorded.losses->non_finite;
+    }
     MeasuredWindow window = MeasureWindow(std::move(recorded.timeline));
     trace_windows_.push_back({Describe(request), window.timeline, window.placements});
     return window;
@@ -560,7 +570,8 @@ class Bisection {
   int windows_ = 0;
   int reruns_ = 0;
   bool cpu_contended_ = false;  // a window's CPU stall share reached kCpuContended
-  bool levels_on_device_ = true;  // the levels rank by device time (see kDeviceBoundBusy)
+  bool levels_on_device_ = true;
+  LossCheck losses_;  // over every window whose door read the losses  // the levels rank by device time (see kDeviceBoundBusy)
   std::vector<std::string> doubts_;      // why the hot spot may be wrong; none: high confidence
   std::vector<std::string> candidates_;  // the places the doubtful levels could not separate
   std::vector<TraceWindow> trace_windows_;

@@ -36,9 +36,17 @@ struct WindowRequest {
   bool device_activity = true;
 };
 
+// The losses a window's steps computed, checked once its probes stopped: a diverged training is
+// measured all the same, and the report says so.
+struct LossCheck {
+  int steps = 0;       // steps whose loss was read
+  int non_finite = 0;  // of them, steps with a loss that was NaN or infinite
+};
+
 struct RecordedWindow {
   Timeline timeline;
   std::optional<MemoryStats> memory;  // the device's allocator over the window; absent on CPU
+  std::optional<LossCheck> losses;    // absent where the door cannot read the loss
 };
 
 // What the front door knows of the run before any window.

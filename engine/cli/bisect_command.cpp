@@ -8,7 +8,6 @@
 #include "engine/cli/report_step.h"
 #include "engine/report/report_text.h"
 #include "engine/rules/rules_commands.h"
-#include "engine/torch/profiled_window.h"
 #include "engine/trace/chrome_trace.h"
 #include "engine/util/cpu_pressure.h"
 #include "engine/util/data_dir.h"
@@ -195,12 +194,6 @@ int RunBisectCommand(BisectCommandOptions& options) {
   const RuleSet rules = LoadRulesForRun(options.rule_dirs, std::cerr, rule_problems);
 
   BisectOutcome outcome = RunBisect(options.bisect, ProgressOnStderr(options));
-  if (const TrainingStep::LossCheck losses = LossesSoFar(); losses.non_finite > 0) {
-    outcome.report.data_quality.push_back(
-        "the loss was not finite (NaN or infinite) in " + std::to_string(losses.non_finite) +
-        " of " + std::to_string(losses.steps) +
-        " steps: the training diverged, and its times may not be those of a healthy step");
-  }
   return Report(options, rules, rule_problems, outcome, report_dir);
 }
 

@@ -12,6 +12,7 @@ using nlohmann::json;
 // More modules than any model has: a bound on what a broken probe can make advisor hold.
 constexpr std::size_t kMaxModules = 1'000'000;
 constexpr std::size_t kMaxTextBytes = 4096;
+constexpr long long kMaxLossSteps = 1'000'000;  // far above any window's steps; fits an int
 
 const json& Field(const json& message, const char* key) {
   auto it = message.find(key);
@@ -181,6 +182,15 @@ ProbeWindow ReadWindow(const json& message) {
     out.window.memory = stats;
   } else if (!memory.is_null()) {
     throw ProbeMessageError("memory: not an object");
+  }
+  if (auto losses = message.find("losses"); losses != message.end()) {
+    if (!losses->is_object()) throw ProbeMessageError("losses: not an object");
+    const long long steps = Count(Field(*losses, "steps"), "losses steps");
+    const long long non_finite = Count(Field(*losses, "non_finite"), "losses non_finite");
+    if (non_finite > steps || steps > kMaxLossSteps) {
+      throw ProbeMessageError("losses: non_finite above steps, or steps out of range");
+    }
+    out.window.losses = LossCheck{static_cast<int>(steps), static_cast<int>(non_finite)};
   }
   if (auto lines = message.find("lines"); lines != message.end()) {
     if (!lines->is_object()) throw ProbeMessageError("lines: not an object");

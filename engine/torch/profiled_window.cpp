@@ -3,12 +3,6 @@
 #include "probes/ops/window_recording.h"
 
 namespace advisor {
-namespace {
-
-// Every window of the process adds to it; windows are recorded one at a time.
-TrainingStep::LossCheck g_losses;
-
-}  // namespace
 
 std::vector<StepSpan> RunSteps(TrainingStep& step, int count, bool sync_phases) {
   std::vector<StepSpan> spans;
@@ -22,12 +16,7 @@ Timeline RecordWindow(TrainingStep& step, int steps, GpuActivityProbe* gpu, bool
   std::vector<StepSpan> spans = RunSteps(step, steps, sync_phases);
   Timeline timeline = recording.Finish();
   timeline.steps = std::move(spans);
-  const TrainingStep::LossCheck losses = step.TakeLossCheck();
-  g_losses.steps += losses.steps;
-  g_losses.non_finite += losses.non_finite;
   return timeline;
 }
-
-TrainingStep::LossCheck LossesSoFar() { return g_losses; }
 
 }  // namespace advisor

@@ -20,9 +20,4 @@ std::vector<StepSpan> RunSteps(TrainingStep& step, int count, bool sync_phases);
 // levels' windows run without.
 Timeline RecordWindow(TrainingStep& step, int steps, GpuActivityProbe* gpu, bool sync_phases);
 
-// The steps this process ran up to the end of its last profiled window, and how many of them had
-// a loss that was NaN or infinite: RecordWindow checks each step's loss once its probes have
-// stopped. A diverged training is measured all the same; the report says so (data_quality).
-TrainingStep::LossCheck LossesSoFar();
-
 }  // namespace advisor

@@ -123,6 +123,9 @@ RecordedWindow TorchScriptSource::Record(const WindowRequest& request) {
   RecordedWindow window;
   window.timeline = RecordWindow(*step, request.steps, request.device_activity ? gpu_.get() : nullptr,
                                  request.sync_phases && cuda);
+  // Read once the probes have stopped: the copy of the losses is no op of the window.
+  const TrainingStep::LossCheck losses = step->TakeLossCheck();
+  window.losses = LossCheck{losses.steps, losses.non_finite};
   if (cuda) window.memory = ReadCudaMemoryStats();
   return window;
 }

@@ -267,6 +267,20 @@ TEST(Bisection, NothingStandsOutAmongEvenChildren) {
   EXPECT_TRUE(source.source_queries().empty());
 }
 
+TEST(Bisection, ADivergedTrainingIsMeasuredAndTheReportSaysSo) {
+  FakeSource source(Transformer());
+  source.losses = LossCheck{3, 1};
+  const BisectReport report = Bisect(source).report;
+  ASSERT_TRUE(report.hotspot.has_value()) << "measured all the same";
+  // The baseline and two levels: 3 windows of 3 steps, one non-finite in each.
+  EXPECT_TRUE(SaysWithPrefix(report, "the loss was not finite (NaN or infinite) in 3 of 9 steps"))
+      << ::testing::PrintToString(report.data_quality);
+
+  FakeSource healthy(Transformer());
+  healthy.losses = LossCheck{3, 0};
+  EXPECT_FALSE(SaysWithPrefix(Bisect(healthy).report, "the loss was not finite"));
+}
+
 // On a GPU whose device waits for the host most of the step, the host's time is the step's: the
 // levels rank by it and record without the GPU probe (its per-launch records are what such
 // windows cost); the baseline still records the device.

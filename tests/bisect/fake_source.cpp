@@ -148,6 +148,7 @@ RecordedWindow FakeSource::Record(const WindowRequest& request) {
     clock_ = end + kOptimizerNs;
   }
   window.timeline.probes.push_back({"ops", true, "fake", 0});
+  window.losses = losses;
   if (kernel_share_ > 0 && request.device_activity) {
     window.timeline.probes.push_back({"cupti", true, "fake", 0});
   }

@@ -39,6 +39,9 @@ class FakeSource : public WindowSource {
   // is about `kernel_share`.
   void RunOnGpu(double kernel_share);
 
+  // The loss check every recorded window reports; none by default (a door that cannot read it).
+  std::optional<LossCheck> losses;
+
   // Scales a module's own op times in one step of one window (windows counted from 0, timing
   // steps included): what another process taking the CPU does to a real run. 1 by default.
   std::function<double(int window, int step, const std::string& path)> slowdown;

@@ -99,6 +99,28 @@ TEST(ProbeMessages, FindsTheUserLineThatCalledAnOp) {
   EXPECT_FALSE(FindLabelledSource(window, "aten::bmm").has_value());
 }
 
+TEST(ProbeMessages, ReadsAWindowsLossCheckAndRefusesOneThatDoesNotAddUp) {
+  const json window = {{"type", "window"},
+                       {"steps", json::array()},
+                       {"events", {{"ops", json::array()}, {"markers", json::array()}}},
+                       {"memory", nullptr},
+                       {"losses", {{"steps", 5}, {"non_finite", 2}}}};
+  const ProbeWindow read = ReadWindow(window);
+  ASSERT_TRUE(read.window.losses.has_value());
+  EXPECT_EQ(read.window.losses->steps, 5);
+  EXPECT_EQ(read.window.losses->non_finite, 2);
+
+  json without = window;
+  without.erase("losses");
+  EXPECT_FALSE(ReadWindow(without).window.losses.has_value()) << "an older probe sends none";
+  for (const json& bad : {json{{"steps", 2}, {"non_finite", 3}}, json{{"steps", -1}},
+                          json("5"), json{{"steps", 1e12}, {"non_finite", 0}}}) {
+    json message = window;
+    message["losses"] = bad;
+    EXPECT_THROW(ReadWindow(message), ProbeMessageError) << bad.dump();
+  }
+}
+
 TEST(ScriptCommand, NamesTheScriptInMessages) {
   EXPECT_EQ(ScriptName({"python", "-u", "train.py", "--lr", "0.1"}), "train.py");
   EXPECT_EQ(ScriptName({"python3", "-m", "pkg.train"}), "-m pkg.train");

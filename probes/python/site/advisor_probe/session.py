@@ -92,6 +92,7 @@ class _Command:
         self.last = self.first + self.steps - 1
         self.spans = []
         self.recording = False
+        self.losses = {}  # step index -> its losses (detached), while recording
         self.undo = []  # what to remove when the command is done
 
     @property
@@ -265,6 +266,11 @@ class Session:
             return
         if self._bench is not None:
             self._bench.backward(tensors)
+        command = self._command
+        if command is not None and command.recording and isinstance(tensors, torch.Tensor) \
+                and tensors.numel() == 1:
+            # Read after the window, never inside it: a read waits for the device.
+            command.losses.setdefault(self._clock.completed, []).append(tensors.detach())
         self._sync_if(self._sync_phases)
         self._in_backward = True
         self._clock.backward_starts(now())
@@ -406,7 +412,7 @@ class Session:
             self._sync_if(True)
             events = torch.ops.advisor.probe_finish()
             command.recording = False
-            message = {"memory": self._memory()}
+            message = {"memory": self._memory(), "losses": self._loss_check(command)}
             if command.op == "source":
                 message["lines"] = {"%s:%d" % key: line_text(*key) for key in self._sources}
                 self._sources = set()
@@ -414,6 +420,14 @@ class Session:
             self._channel.send_text('{"type":"window","steps":%s,"events":%s,%s'
                                     % (steps, events, tail))
         self._command = None
+
+    @staticmethod
+    def _loss_check(command):
+        """Steps of the window whose loss was read, and those with a NaN or infinite one (a
+        diverged training is measured all the same; advisor's report says so)."""
+        non_finite = sum(1 for losses in command.losses.values()
+                         if not all(bool(torch.isfinite(loss).all()) for loss in losses))
+        return {"steps": len(command.losses), "non_finite": non_finite}
 
     def _memory(self):
         if not self._cuda:
