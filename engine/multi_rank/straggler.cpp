@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "engine/trace_analysis/event_names.h"
 #include "engine/util/median.h"
 
 namespace advisor {
@@ -65,11 +66,13 @@ void NameModule(const std::vector<RankWindow>& ranks, std::size_t straggler, Str
 }
 
 // The op (by name and phase) costing the straggler the most beyond the others: its own host time
-// on a CPU, the device time it launched on a GPU.
+// on a CPU, the device time it launched on a GPU. Collectives are left out: their time is waiting
+// for the other ranks, not the work that made the straggler late.
 void NameOp(const std::vector<RankWindow>& ranks, std::size_t straggler, Straggler& result) {
   std::map<std::pair<std::string, std::string>, std::vector<double>> cost;
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     for (const OpTime& op : ranks[r].report->ops) {
+      if (IsCommunication(op.name)) continue;
       std::vector<double>& by_rank = cost[{op.name, op.phase}];
       by_rank.resize(ranks.size(), 0.0);
       by_rank[r] = ranks[r].gpu_activity ? op.gpu_ms : op.self_ms;
