@@ -30,9 +30,10 @@ return {
     end
     local explained = s.path ~= nil and explains(s.path_excess_ms)
     -- The op stands in for the module only where the run names no modules: with modules named,
-    -- an op that holds the excess without its module is spread over several (noise on a busy
-    -- host, or more work everywhere: unbalanced-data-per-rank).
-    local op_explains = s.path == nil and s.op ~= nil and explains(s.op_excess_ms)
+    -- an op that holds the excess without a module that does is spread over several (noise on a
+    -- busy host, or more work everywhere: unbalanced-data-per-rank).
+    local op_explains = s.path == nil and next(facts.modules) == nil and s.op ~= nil
+      and explains(s.op_excess_ms)
     if not explained and not op_explains then return {} end
     local where = explained and (" in " .. s.path) or ""
     local op_text = s.op ~= nil

@@ -68,7 +68,7 @@ def main():
                          torch.randint(0, 10, (512,), generator=generator))
     sampler = DistributedSampler(data, shuffle=True, seed=0)
     loader = DataLoader(data, batch_size=64, sampler=sampler)
-    model = DistributedDataParallel(Net(width, 8 if rank == args.slow_rank else 0))
+    model = DistributedDataParallel(Net(width, 16 if rank == args.slow_rank else 0))
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
 
     step = 0
