@@ -9,8 +9,8 @@
 #include "engine/bisect/window_sections.h"
 #include "engine/gpu/intervals.h"
 #include "engine/multi_rank/distributed_summary.h"
-#include "engine/trace_analysis/event_names.h"
 #include "engine/trace_analysis/collectives.h"
+#include "engine/trace_analysis/event_names.h"
 
 namespace advisor {
 namespace {
