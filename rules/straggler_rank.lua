@@ -1,6 +1,6 @@
 -- In data-parallel training every rank waits at each collective for the last rank to arrive, so
 -- one slow rank sets the step time of all of them. facts.distributed.straggler (advisor analyze
--- on a folder of rank traces) names the rank that arrived last at most collectives, how late it
+-- on a folder of rank traces, advisor bisect on a launcher's ranks) names the rank that arrived last at most collectives, how late it
 -- was, and the module and op whose cost on it exceeds the other ranks' most. When that module
 -- explains most of the extra compute, the fix is there: uneven work in one module (a branch
 -- taken on one rank, a slower kernel, a host sync); the unbalanced-data rule covers the case
@@ -18,8 +18,22 @@ return {
     if distributed == nil or distributed.straggler == nil then return {} end
     local s = distributed.straggler
     if s.late_share == nil or s.late_share < MIN_LATE_SHARE then return {} end
-    local explained = s.path ~= nil and s.path_excess_ms >= MODULE_EXPLAINS * s.compute_excess_ms
-    local op_explains = s.op ~= nil and s.op_excess_ms >= MODULE_EXPLAINS * s.compute_excess_ms
+    -- A rank that computes no more than the others is late for another reason (its data, its
+    -- host): no module or op can explain it.
+    if s.compute_excess_ms <= 0 then return {} end
+    -- What explains the lateness must itself be a measurable part of the step, as the lateness
+    -- must: a tenth of a millisecond that holds half of a tenth more is the host's noise.
+    local step_ms = s.late_ms / s.late_share
+    local function explains(excess_ms)
+      return excess_ms >= MODULE_EXPLAINS * s.compute_excess_ms
+        and excess_ms >= MIN_LATE_SHARE * step_ms
+    end
+    local explained = s.path ~= nil and explains(s.path_excess_ms)
+    -- The op stands in for the module only where the run names no modules: with modules named,
+    -- an op that holds the excess without a module that does is spread over several (noise on a
+    -- busy host, or more work everywhere: unbalanced-data-per-rank).
+    local op_explains = s.path == nil and next(facts.modules) == nil and s.op ~= nil
+      and explains(s.op_excess_ms)
     if not explained and not op_explains then return {} end
     local where = explained and (" in " .. s.path) or ""
     local op_text = s.op ~= nil

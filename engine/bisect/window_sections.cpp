@@ -1,13 +1,33 @@
 #include "engine/bisect/window_sections.h"
 
+#include <algorithm>
 #include <string>
 
+#include "engine/analysis/step_phases.h"
 #include "engine/gpu/copy_sites.h"
 #include "engine/gpu/device_allocations.h"
 #include "engine/gpu/gpu_summary.h"
 #include "engine/gpu/sync_sites.h"
+#include "engine/util/median.h"
 
 namespace advisor {
+
+StepBreakdown StepTimesOf(const std::vector<StepSpan>& steps, std::optional<DataWait>& data) {
+  StepBreakdown step;
+  if (steps.empty()) return step;
+  const std::vector<double> millis = StepMillis(steps);
+  step.median_ms = Median(millis);
+  step.min_ms = *std::min_element(millis.begin(), millis.end());
+  step.max_ms = *std::max_element(millis.begin(), millis.end());
+  const StepPhases phases = PhasesOfMedianStep(steps);
+  step.profiled_ms = phases.step_ms;
+  step.rest_ms = phases.rest_ms + (data ? 0.0 : phases.data_ms);
+  if (data) data->wait_ms = phases.data_ms;
+  step.forward_ms = phases.forward_ms;
+  step.backward_ms = phases.backward_ms;
+  step.optimizer_ms = phases.optimizer_ms;
+  return step;
+}
 
 OpTime ToOpTime(const OpCost& op) {
   OpTime time;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "engine/analysis/attribution.h"
 #include "engine/bisect/measured_window.h"
@@ -18,6 +19,10 @@ namespace advisor {
 // something to say, or dropped records. `limits` feed the occupancy estimate (absent on CPU).
 void FillWindowSections(const MeasuredWindow& window, const std::optional<DeviceLimits>& limits,
                         BisectReport& report);
+
+// The step's times over `steps` and the phases of their median step; the wait for data goes to
+// `data` where there is one (the door knows of an input pipeline), to the rest otherwise.
+StepBreakdown StepTimesOf(const std::vector<StepSpan>& steps, std::optional<DataWait>& data);
 
 // One op's costs as the report shows them: host and device time alike, whichever ranked it.
 OpTime ToOpTime(const OpCost& op);

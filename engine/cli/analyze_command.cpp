@@ -22,13 +22,7 @@ void PrintSummary(const BisectReport& report, const std::string& out_dir) {
                       "optimizer %.3f ms)\n",
                       report.step.median_ms, report.run.window_steps, report.step.forward_ms,
                       report.step.backward_ms, report.step.optimizer_ms);
-  if (report.distributed && report.distributed->straggler) {
-    const Straggler& straggler = *report.distributed->straggler;
-    std::cout << Printf("straggler: rank %d, %.3f ms per step late", straggler.rank,
-                        straggler.late_ms);
-    if (!straggler.path.empty()) std::cout << ", in " << straggler.path;
-    std::cout << "\n";
-  }
+  PrintStraggler(report);
   PrintFindingsAndReport(report, out_dir, /*with_trace=*/false);
 }
 

@@ -33,6 +33,7 @@ void PrintSummary(const BisectReport& report, const std::string& out_dir) {
     line << "no module stands out: see the bisection table";
   }
   std::cout << line.str() << "\n";
+  PrintStraggler(report);
   PrintFindingsAndReport(report, out_dir, /*with_trace=*/true);
 }
 
@@ -161,6 +162,18 @@ int RunScriptBisect(BisectCommandOptions& options) {
       source,
       {options.bisect.window_steps, options.bisect.max_depth, [] { return CpuStallSeconds(); }},
       progress);
+  // Several ranks: each rank beside the others, and the straggler, from every rank's windows.
+  outcome.report.distributed = source.Distributed();
+  if (const std::string note = source.RanksNote(); !note.empty()) {
+    outcome.report.data_quality.push_back(note);
+  }
+  if (options.autotest && source.RankCount() > 1) {
+    // Its benchmark runs would each need the whole job, and every rank would write one result.
+    options.autotest = false;
+    outcome.report.data_quality.push_back(
+        "--autotest was not run: it benchmarks one training process, and this job has " +
+        std::to_string(source.RankCount()) + " ranks");
+  }
   outcome.report.run.wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   source.Finish(options.let_run);

@@ -11,6 +11,7 @@
 #include "engine/report/markdown_writer.h"
 #include "engine/rules/rule_runner.h"
 #include "engine/util/data_dir.h"
+#include "engine/util/printf.h"
 
 namespace advisor {
 
@@ -35,6 +36,15 @@ void WriteReportFiles(ReportDir& dir, const BisectReport& report,
   if (trace_json) files.emplace_back("trace.json", *trace_json);
   files.emplace_back("report.json", ReportToJsonText(report));  // last: it marks the set complete
   dir.Write(files);
+}
+
+void PrintStraggler(const BisectReport& report) {
+  if (!report.distributed || !report.distributed->straggler) return;
+  const Straggler& straggler = *report.distributed->straggler;
+  std::cout << Printf("straggler: rank %d, %.3f ms per step late", straggler.rank,
+                      straggler.late_ms);
+  if (!straggler.path.empty()) std::cout << ", in " << straggler.path;
+  std::cout << "\n";
 }
 
 void PrintFindingsAndReport(const BisectReport& report, const std::string& out_dir,

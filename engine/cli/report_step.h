@@ -22,6 +22,9 @@ void ApplyRules(const RuleSet& rules, const RunEnvironment& environment, BisectR
 void WriteReportFiles(ReportDir& dir, const BisectReport& report,
                       const std::optional<std::string>& trace_json);
 
+// Several ranks with a straggler: one line naming it, how late it is, and where.
+void PrintStraggler(const BisectReport& report);
+
 // One line per finding, then where the report is.
 void PrintFindingsAndReport(const BisectReport& report, const std::string& out_dir,
                             bool with_trace);

@@ -7,17 +7,17 @@
 namespace advisor {
 namespace {
 
-RankSummary SummaryOf(const RankTrace& rank) {
+RankSummary SummaryOf(const RankWindow& rank) {
   RankSummary summary;
   summary.rank = rank.rank;
-  summary.trace = rank.path;
-  const StepBreakdown& step = rank.report.step;
+  summary.trace = rank.source;
+  const StepBreakdown& step = rank.report->step;
   summary.step_ms = step.median_ms;
   summary.forward_ms = step.forward_ms;
   summary.backward_ms = step.backward_ms;
   summary.optimizer_ms = step.optimizer_ms;
-  if (rank.report.data) summary.data_wait_ms = rank.report.data->wait_ms;
-  const RankTiming timing = TimingOf(rank.trace);
+  if (rank.report->data) summary.data_wait_ms = rank.report->data->wait_ms;
+  const RankTiming timing = TimingOf(rank);
   summary.compute_ms = timing.compute_ms;
   summary.comm_ms = timing.comm_ms;
   summary.exposed_comm_ms = timing.exposed_comm_ms;
@@ -26,18 +26,18 @@ RankSummary SummaryOf(const RankTrace& rank) {
 
 }  // namespace
 
-DistributedSummary SummariseRanks(const std::vector<RankTrace>& ranks) {
+DistributedSummary SummariseRanks(const std::vector<RankWindow>& ranks) {
   DistributedSummary summary;
   summary.world_size = static_cast<int>(ranks.size());
-  for (const RankTrace& rank : ranks) {
+  for (const RankWindow& rank : ranks) {
     if (!rank.distributed) continue;
     if (rank.distributed->world_size > 0) summary.world_size = rank.distributed->world_size;
     summary.backend = rank.distributed->backend;
   }
   std::vector<const std::vector<CollectiveCall>*> calls;
-  for (const RankTrace& rank : ranks) {
+  for (const RankWindow& rank : ranks) {
     summary.ranks.push_back(SummaryOf(rank));
-    calls.push_back(&rank.trace.collectives);
+    calls.push_back(rank.collectives);
   }
   const Lateness lateness = LatenessOf(ranks, MatchCollectives(calls));
   summary.collectives_matched = lateness.matched;
@@ -50,6 +50,12 @@ DistributedSummary SummariseRanks(const std::vector<RankTrace>& ranks) {
   }
   summary.straggler = FindStraggler(ranks, summary.ranks, lateness);
   return summary;
+}
+
+DistributedSummary SummariseRanks(const std::vector<RankTrace>& ranks) {
+  std::vector<RankWindow> windows;
+  for (const RankTrace& rank : ranks) windows.push_back(WindowOf(rank));
+  return SummariseRanks(windows);
 }
 
 }  // namespace advisor

@@ -6,10 +6,10 @@
 namespace advisor {
 namespace {
 
-std::vector<Interval> ComputeIntervals(const TraceWindow& trace) {
-  const Timeline& timeline = trace.window.timeline;
+std::vector<Interval> ComputeIntervals(const RankWindow& rank) {
+  const Timeline& timeline = rank.window->timeline;
   std::vector<Interval> compute;
-  if (trace.gpu_activity) {
+  if (rank.gpu_activity) {
     for (const KernelEvent& kernel : timeline.kernels) {
       if (!IsNcclKernel(kernel.name)) compute.push_back({kernel.start_ns, kernel.end_ns});
     }
@@ -22,7 +22,7 @@ std::vector<Interval> ComputeIntervals(const TraceWindow& trace) {
   // On a CPU the host computes: every outermost op but the collectives and their ranges.
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
     const OpEvent& op = timeline.ops[i];
-    if (trace.window.placements[i].top_level == static_cast<int>(i) && !IsCommunication(op.name)) {
+    if (rank.window->placements[i].top_level == static_cast<int>(i) && !IsCommunication(op.name)) {
       compute.push_back({op.start_ns, op.end_ns});
     }
   }
@@ -31,15 +31,15 @@ std::vector<Interval> ComputeIntervals(const TraceWindow& trace) {
 
 }  // namespace
 
-RankTiming TimingOf(const TraceWindow& trace) {
+RankTiming TimingOf(const RankWindow& rank) {
   RankTiming timing;
-  const std::vector<StepSpan>& steps = trace.window.timeline.steps;
+  const std::vector<StepSpan>& steps = rank.window->timeline.steps;
   if (steps.empty()) return timing;
   std::vector<Interval> communication;
-  for (const CollectiveCall& call : trace.collectives) {
+  for (const CollectiveCall& call : *rank.collectives) {
     communication.push_back({call.start_ns, call.end_ns});
   }
-  const std::vector<Interval> compute = ComputeIntervals(trace);
+  const std::vector<Interval> compute = ComputeIntervals(rank);
   TimeNs compute_ns = 0, comm_ns = 0, exposed_ns = 0;
   for (const StepSpan& step : steps) {
     const Interval window{step.start_ns, step.end_ns};

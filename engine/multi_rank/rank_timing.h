@@ -3,7 +3,7 @@
 // host ops outside communication on a CPU), and the communication that no compute overlaps.
 #pragma once
 
-#include "engine/trace_analysis/trace_window.h"
+#include "engine/multi_rank/rank_window.h"
 
 namespace advisor {
 
@@ -13,6 +13,6 @@ struct RankTiming {
   double exposed_comm_ms = 0;  // per step
 };
 
-RankTiming TimingOf(const TraceWindow& trace);
+RankTiming TimingOf(const RankWindow& rank);
 
 }  // namespace advisor

@@ -37,6 +37,19 @@ int RankOf(const TraceMetadata& metadata, const std::string& path, int position,
   return position;
 }
 
+RankWindow WindowOf(const RankTrace& rank) {
+  RankWindow window;
+  window.rank = rank.rank;
+  window.source = rank.path;
+  window.distributed = rank.distributed;
+  window.window = &rank.trace.window;
+  window.collectives = &rank.trace.collectives;
+  window.gpu_activity = rank.trace.gpu_activity;
+  window.report = &rank.report;
+  window.modules_window = &rank.trace.window;
+  return window;
+}
+
 void SortByRank(std::vector<RankTrace>& ranks) {
   std::stable_sort(ranks.begin(), ranks.end(),
                    [](const RankTrace& a, const RankTrace& b) { return a.rank < b.rank; });

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/multi_rank/rank_window.h"
 #include "engine/report/report.h"
 #include "engine/trace_analysis/trace_window.h"
 #include "engine/trace_import/event_store.h"
@@ -24,6 +25,9 @@ struct RankTrace {
 // among the traces read, with a note in `notes`.
 int RankOf(const TraceMetadata& metadata, const std::string& path, int position,
            std::vector<std::string>& notes);
+
+// The trace as the multi-rank analysis reads it: its one window for everything.
+RankWindow WindowOf(const RankTrace& rank);
 
 // Orders `ranks` by rank; throws std::runtime_error naming both files when two claim one rank.
 void SortByRank(std::vector<RankTrace>& ranks);

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "engine/trace_analysis/event_names.h"
 #include "engine/util/median.h"
 
 namespace advisor {
@@ -37,14 +38,14 @@ bool IsWithin(const std::string& path, const std::string& ancestor) {
 // The module costing the straggler the most beyond the others: per module its forward and
 // backward cost per step (device time where a GPU ran), the largest excess, then the deepest
 // module inside it that holds most of that excess.
-void NameModule(const std::vector<RankTrace>& ranks, std::size_t straggler, Straggler& result) {
+void NameModule(const std::vector<RankWindow>& ranks, std::size_t straggler, Straggler& result) {
   std::set<std::string> paths;
-  for (const ModuleStats& module : ranks[straggler].report.modules) paths.insert(module.path);
+  for (const ModuleStats& module : ranks[straggler].report->modules) paths.insert(module.path);
   std::map<std::string, double> excess;
   for (const std::string& path : paths) {
     std::vector<double> cost;
-    for (const RankTrace& rank : ranks) {
-      const WindowAttribution& attribution = *rank.trace.window.attribution;
+    for (const RankWindow& rank : ranks) {
+      const WindowAttribution& attribution = *rank.modules_window->attribution;
       const PhaseCosts costs = attribution.Inclusive(path);
       cost.push_back(attribution.Rank(costs.forward) + attribution.Rank(costs.backward));
     }
@@ -65,14 +66,16 @@ void NameModule(const std::vector<RankTrace>& ranks, std::size_t straggler, Stra
 }
 
 // The op (by name and phase) costing the straggler the most beyond the others: its own host time
-// on a CPU, the device time it launched on a GPU.
-void NameOp(const std::vector<RankTrace>& ranks, std::size_t straggler, Straggler& result) {
+// on a CPU, the device time it launched on a GPU. Collectives are left out: their time is waiting
+// for the other ranks, not the work that made the straggler late.
+void NameOp(const std::vector<RankWindow>& ranks, std::size_t straggler, Straggler& result) {
   std::map<std::pair<std::string, std::string>, std::vector<double>> cost;
   for (std::size_t r = 0; r < ranks.size(); ++r) {
-    for (const OpTime& op : ranks[r].report.ops) {
+    for (const OpTime& op : ranks[r].report->ops) {
+      if (IsCommunication(op.name)) continue;
       std::vector<double>& by_rank = cost[{op.name, op.phase}];
       by_rank.resize(ranks.size(), 0.0);
-      by_rank[r] = ranks[r].trace.gpu_activity ? op.gpu_ms : op.self_ms;
+      by_rank[r] = ranks[r].gpu_activity ? op.gpu_ms : op.self_ms;
     }
   }
   double best = 0;
@@ -89,7 +92,7 @@ void NameOp(const std::vector<RankTrace>& ranks, std::size_t straggler, Straggle
 
 }  // namespace
 
-Lateness LatenessOf(const std::vector<RankTrace>& ranks,
+Lateness LatenessOf(const std::vector<RankWindow>& ranks,
                     const std::vector<MatchedCollective>& matches) {
   Lateness lateness;
   lateness.late_ms.assign(ranks.size(), 0.0);
@@ -103,7 +106,7 @@ Lateness LatenessOf(const std::vector<RankTrace>& ranks,
     std::vector<double> duration_ms;
     bool in_steps = true;
     for (std::size_t r = 0; r < ranks.size(); ++r) {
-      const CollectiveCall& call = ranks[r].trace.collectives[match.calls[r]];
+      const CollectiveCall& call = (*ranks[r].collectives)[match.calls[r]];
       in_steps = in_steps && call.step >= 0;
       duration_ms.push_back((call.end_ns - call.start_ns) * 1e-6);
     }
@@ -115,7 +118,7 @@ Lateness LatenessOf(const std::vector<RankTrace>& ranks,
     if (*longest > *shortest) ++lateness.last_arrivals[shortest - duration_ms.begin()];
   }
   for (std::size_t r = 0; r < ranks.size(); ++r) {
-    const std::size_t steps = ranks[r].trace.window.timeline.steps.size();
+    const std::size_t steps = ranks[r].window->timeline.steps.size();
     lateness.late_ms[r] /= static_cast<double>(std::max<std::size_t>(1, steps));
   }
   if (!skews.empty()) {
@@ -125,7 +128,7 @@ Lateness LatenessOf(const std::vector<RankTrace>& ranks,
   return lateness;
 }
 
-std::optional<Straggler> FindStraggler(const std::vector<RankTrace>& ranks,
+std::optional<Straggler> FindStraggler(const std::vector<RankWindow>& ranks,
                                        const std::vector<RankSummary>& summaries,
                                        const Lateness& lateness) {
   if (ranks.size() < 2 || lateness.matched == 0) return std::nullopt;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "engine/multi_rank/collective_matching.h"
-#include "engine/multi_rank/rank_trace.h"
+#include "engine/multi_rank/rank_window.h"
 #include "engine/report/report.h"
 
 namespace advisor {
@@ -22,12 +22,13 @@ struct Lateness {
   double skew_max_ms = 0;
 };
 
-Lateness LatenessOf(const std::vector<RankTrace>& ranks, const std::vector<MatchedCollective>& matches);
+Lateness LatenessOf(const std::vector<RankWindow>& ranks,
+                    const std::vector<MatchedCollective>& matches);
 
 // The straggler: the latest rank, when it reached at least half of the matched collectives last
 // and its lateness is a measurable part of its step; with the module and op whose cost on it
 // exceeds the other ranks' median the most. `summaries` are the ranks' RankSummary, by rank.
-std::optional<Straggler> FindStraggler(const std::vector<RankTrace>& ranks,
+std::optional<Straggler> FindStraggler(const std::vector<RankWindow>& ranks,
                                        const std::vector<RankSummary>& summaries,
                                        const Lateness& lateness);
 

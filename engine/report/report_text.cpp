@@ -123,7 +123,7 @@ std::string SummaryParagraph(const BisectReport& report, const InlineMarkup& mar
 }
 
 std::string DistributedSentence(const DistributedSummary& distributed, const InlineMarkup& markup) {
-  std::string sentence = std::to_string(distributed.ranks.size()) + " ranks traced";
+  std::string sentence = std::to_string(distributed.ranks.size()) + " ranks measured";
   if (distributed.world_size > static_cast<int>(distributed.ranks.size())) {
     sentence += " of " + std::to_string(distributed.world_size);
   }

@@ -19,7 +19,7 @@ constexpr auto kSlice = std::chrono::milliseconds(100);
 
 }  // namespace
 
-ProbeChannel::ProbeChannel() : address_(folder_.path() + "/probe.sock") {
+ProbeListener::ProbeListener() : address_(folder_.path() + "/probe.sock") {
   sockaddr_un where{};
   where.sun_family = AF_UNIX;
   if (address_.size() >= sizeof where.sun_path) {
@@ -28,41 +28,46 @@ ProbeChannel::ProbeChannel() : address_(folder_.path() + "/probe.sock") {
   std::memcpy(where.sun_path, address_.c_str(), address_.size() + 1);
   listening_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (listening_ < 0 || bind(listening_, reinterpret_cast<sockaddr*>(&where), sizeof where) != 0 ||
-      listen(listening_, 4) != 0) {
+      listen(listening_, 16) != 0) {
     throw std::runtime_error("cannot open the probe's socket " + address_ + ": " +
                              std::strerror(errno));
   }
 }
 
-ProbeChannel::~ProbeChannel() {
-  if (connection_ >= 0) close(connection_);
+ProbeListener::~ProbeListener() { Close(); }
+
+void ProbeListener::Close() {
   if (listening_ >= 0) close(listening_);
+  listening_ = -1;
 }
 
-ProbeChannel::Wait ProbeChannel::Accept(std::chrono::milliseconds timeout,
-                                        const std::function<bool()>& keep_waiting) {
+ProbeChannel::Wait ProbeListener::Accept(std::chrono::milliseconds timeout,
+                                         const std::function<bool()>& keep_waiting,
+                                         std::unique_ptr<ProbeChannel>& channel) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (true) {
     const auto now = std::chrono::steady_clock::now();
-    if (now >= deadline) return Wait::kTimedOut;
+    if (now >= deadline) return ProbeChannel::Wait::kTimedOut;
     const auto slice = std::min<std::chrono::steady_clock::duration>(kSlice, deadline - now);
     pollfd descriptor{listening_, POLLIN, 0};
     const int ready = poll(&descriptor, 1,
                            static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(slice).count()));
     if (ready < 0 && errno != EINTR) throw std::runtime_error(std::strerror(errno));
     if (ready > 0) {
-      connection_ = accept4(listening_, nullptr, nullptr, SOCK_CLOEXEC);
-      if (connection_ >= 0) {
-        // One probe per run: whoever else connects later finds nobody listening.
-        close(listening_);
-        listening_ = -1;
-        return Wait::kMessage;
+      const int connection = accept4(listening_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (connection >= 0) {
+        channel = std::make_unique<ProbeChannel>(connection);
+        return ProbeChannel::Wait::kMessage;
       }
       if (errno != EINTR && errno != ECONNABORTED) throw std::runtime_error(std::strerror(errno));
       continue;
     }
-    if (!keep_waiting()) return Wait::kStopped;
+    if (!keep_waiting()) return ProbeChannel::Wait::kStopped;
   }
+}
+
+ProbeChannel::~ProbeChannel() {
+  if (connection_ >= 0) close(connection_);
 }
 
 void ProbeChannel::Send(const nlohmann::json& command) {

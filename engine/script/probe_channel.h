@@ -1,7 +1,7 @@
 // advisor's end of the private channel to the probe in the script's process: a Unix socket in a
 // folder of advisor's own (mode 0700), which the probe connects to by path, so that it reaches the
 // process that trains even when a launcher (torchrun) starts it with other file descriptors
-// closed. One JSON object per line each way. What arrives is untrusted: lines are bounded
+// closed; under a launcher each rank connects on its own. One JSON object per line each way. What arrives is untrusted: lines are bounded
 // (kMaxMessageBytes) and must be JSON objects, or ProbeMessageError says so.
 #pragma once
 
@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -21,22 +22,15 @@ namespace advisor {
 // broken probe can make advisor hold.
 inline constexpr std::size_t kMaxMessageBytes = std::size_t{256} << 20;
 
+// One probe's connection: the training process's, or one rank's under a launcher.
 class ProbeChannel {
  public:
-  // Makes the folder and the listening socket in it. Throws std::runtime_error (one line).
-  ProbeChannel();
-  // Closes the connection and removes the socket and its folder.
-  ~ProbeChannel();
+  explicit ProbeChannel(int connection) : connection_(connection) {}
+  ~ProbeChannel();  // closes the connection
   ProbeChannel(const ProbeChannel&) = delete;
   ProbeChannel& operator=(const ProbeChannel&) = delete;
 
-  // The socket's path, which the probe is given as ADVISOR_PROBE_SOCKET.
-  const std::string& address() const { return address_; }
-
   enum class Wait { kMessage, kClosed, kTimedOut, kStopped };
-  // Waits up to `timeout` for the probe to connect; kStopped when `keep_waiting` says to stop
-  // (asked every slice of waiting). One connection is taken; later ones are refused.
-  Wait Accept(std::chrono::milliseconds timeout, const std::function<bool()>& keep_waiting);
 
   // Throws std::runtime_error when the probe is gone.
   void Send(const nlohmann::json& command);
@@ -50,13 +44,37 @@ class ProbeChannel {
  private:
   bool TakeLine(nlohmann::json& message);
 
+  int connection_ = -1;
+  std::string pending_;
+  std::size_t scanned_ = 0;  // bytes of pending_ known to hold no newline
+};
+
+// The folder and the listening socket that the probes connect to.
+class ProbeListener {
+ public:
+  // Makes the folder and the listening socket in it. Throws std::runtime_error (one line).
+  ProbeListener();
+  // Closes the socket and removes it and its folder.
+  ~ProbeListener();
+  ProbeListener(const ProbeListener&) = delete;
+  ProbeListener& operator=(const ProbeListener&) = delete;
+
+  // The socket's path, which the probe is given as ADVISOR_PROBE_SOCKET.
+  const std::string& address() const { return address_; }
+
+  // Waits up to `timeout` for the next probe to connect and sets `channel` to its connection;
+  // kStopped when `keep_waiting` says to stop (asked every slice of waiting).
+  ProbeChannel::Wait Accept(std::chrono::milliseconds timeout,
+                            const std::function<bool()>& keep_waiting,
+                            std::unique_ptr<ProbeChannel>& channel);
+  // Every probe expected has connected: whoever else connects later finds nobody listening.
+  void Close();
+
+ private:
   // Registered scratch: an interrupt, which cannot unwind the stack, removes it too.
   PrivateTempDir folder_{"advisor-probe-"};
   std::string address_;
   int listening_ = -1;
-  int connection_ = -1;
-  std::string pending_;
-  std::size_t scanned_ = 0;  // bytes of pending_ known to hold no newline
 };
 
 }  // namespace advisor

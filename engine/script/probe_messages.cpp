@@ -118,6 +118,15 @@ ProbeHello ReadHello(const json& message) {
     throw ProbeMessageError("hello: rank " + std::to_string(hello.rank) + " of world size " +
                             std::to_string(hello.world_size));
   }
+  hello.local_world_size = hello.world_size;
+  if (auto local = message.find("local_world_size"); local != message.end()) {
+    hello.local_world_size = static_cast<int>(
+        std::min<long long>(Count(*local, "hello local_world_size"), 1 << 20));
+    if (hello.local_world_size < 1 || hello.local_world_size > hello.world_size) {
+      throw ProbeMessageError("hello: local world size " + std::to_string(hello.local_world_size) +
+                              " of world size " + std::to_string(hello.world_size));
+    }
+  }
   return hello;
 }
 

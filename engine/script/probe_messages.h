@@ -22,6 +22,7 @@ struct ProbeHello {
   long long pid = 0;
   int rank = 0;        // torch.distributed's RANK, 0 without one
   int world_size = 1;  // WORLD_SIZE, 1 without one
+  int local_world_size = 1;  // LOCAL_WORLD_SIZE: the ranks on this machine; WORLD_SIZE without one
 };
 
 // "model": the first step is done and the model is known.

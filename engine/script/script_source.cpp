@@ -1,6 +1,9 @@
 #include "engine/script/script_source.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <stdexcept>
+#include <thread>
 
 #include "engine/script/python_command.h"
 #include "engine/util/cpu_model.h"
@@ -13,6 +16,9 @@ using nlohmann::json;
 
 // How long advisor gives the script to exit once told to, before ending its process group.
 constexpr auto kExitGrace = std::chrono::seconds(5);
+// How long a launcher has to end its other ranks and exit once one rank has ended (torchrun's
+// agent looks at its ranks every 5 s), before advisor ends its process group.
+constexpr auto kLauncherGrace = std::chrono::seconds(15);
 
 const char* InstrumentationName(Instrumentation instrumentation) {
   switch (instrumentation) {
@@ -32,7 +38,11 @@ std::string Plural(int count, const char* noun) {
 std::string ScriptName(const std::vector<std::string>& command) {
   for (std::size_t i = 1; i < command.size(); ++i) {
     const std::string& argument = command[i];
-    if (argument == "-m" && i + 1 < command.size()) return "-m " + command[i + 1];
+    // A launcher's module (python -m torch.distributed.run ... train.py) is not the script.
+    if (argument == "-m" && i + 1 < command.size() &&
+        command[i + 1].rfind("torch.distributed.", 0) != 0) {
+      return "-m " + command[i + 1];
+    }
     if (argument.size() > 3 && argument.compare(argument.size() - 3, 3, ".py") == 0) {
       return argument;
     }
@@ -56,34 +66,105 @@ ScriptSource::ScriptSource(const ScriptOptions& options, const Progress& progres
   process_ = std::make_unique<ScriptProcess>(
       options_.command, std::map<std::string, std::string>{
                             {"PYTHONPATH", python_path},
-                            {"ADVISOR_PROBE_SOCKET", channel_.address()},
+                            {"ADVISOR_PROBE_SOCKET", listener_.address()},
                             {"ADVISOR_PROBE_CONFIG", config.dump()}});
+  ConnectRanks();
 
-  const ProbeChannel::Wait connected =
-      channel_.Accept(options_.step_timeout, [this] { return !process_->Poll(); });
-  if (connected == ProbeChannel::Wait::kTimedOut) TimedOut("starting Python");
-  if (connected != ProbeChannel::Wait::kMessage) Stopped("starting Python");
-  hello_ = ReadHello(Await("hello", "starting Python"));
-  if (hello_->world_size > 1) {
-    process_->Terminate();
-    throw ScriptError(name_ + " runs " + std::to_string(hello_->world_size) +
-                      " ranks (WORLD_SIZE): script mode bisects one training process for now; "
-                      "run one rank (torchrun --nproc_per_node 1, or python " + name_ + ")");
+  std::vector<ProbeModel> models;
+  for (Rank& rank : ranks_) {
+    models.push_back(ReadModel(Await(rank, "model", "running its first training step")));
+    rank.steps_done = 1;
   }
-  ProbeModel model = ReadModel(Await("model", "running its first training step"));
-  modules_ = std::move(model.modules);
-  description_ = std::move(model.description);
+  for (std::size_t r = 1; r < models.size(); ++r) {
+    if (models[r].modules.size() != models[0].modules.size() ||
+        !std::equal(models[r].modules.begin(), models[r].modules.end(), models[0].modules.begin(),
+                    [](const auto& a, const auto& b) { return a.first == b.first; })) {
+      process_->Terminate();
+      throw ScriptError(name_ + ": rank " + std::to_string(ranks_[r].hello.rank) +
+                        " trains another model than rank " + std::to_string(ranks_[0].hello.rank) +
+                        " (their module paths differ): advisor bisects ranks that train one model");
+    }
+  }
+  modules_ = std::move(models[0].modules);
+  description_ = std::move(models[0].description);
+  const ProbeHello& hello = ranks_[0].hello;
   RunInfo& run = description_.run;
   run.model = name_;
   run.command = options_.command;
-  run.python = hello_->executable;
-  run.python_version = hello_->python_version;
+  run.python = hello.executable;
+  run.python_version = hello.python_version;
   run.advisor_version = ADVISOR_VERSION;
   run.warmup_steps = options_.warmup_steps;
   if (run.device == "cpu") run.device_name = CpuModelName();
-  steps_done_ = 1;
   progress_(name_ + ": model found (" + std::to_string(modules_.size()) + " modules, " +
-            run.device + ", torch " + run.torch_version + ", Python " + run.python_version + ")");
+            run.device + ", torch " + run.torch_version + ", Python " + run.python_version +
+            (ranks_.size() > 1 ? ", " + Plural(static_cast<int>(ranks_.size()), "rank") : "") +
+            ")");
+}
+
+ScriptSource::Rank ScriptSource::Connect(const std::string& doing) {
+  Rank rank;
+  const ProbeChannel::Wait connected = listener_.Accept(
+      options_.step_timeout, [this] { return !process_->Poll(); }, rank.channel);
+  if (connected == ProbeChannel::Wait::kTimedOut && !ranks_.empty()) {
+    std::string missing;
+    for (int number = 0; number < ranks_[0].hello.world_size; ++number) {
+      if (std::none_of(ranks_.begin(), ranks_.end(),
+                       [&](const Rank& other) { return other.hello.rank == number; })) {
+        missing += (missing.empty() ? "" : ", ") + std::to_string(number);
+      }
+    }
+    process_->Terminate();
+    throw ScriptError(name_ + ": rank " + missing + " of " +
+                      std::to_string(ranks_[0].hello.world_size) + " did not start advisor's "
+                      "probe in " + std::to_string(options_.step_timeout.count()) +
+                      " s (--step-timeout): advisor bisects the ranks of one job that a launcher "
+                      "starts on this machine (torchrun --standalone)");
+  }
+  if (connected == ProbeChannel::Wait::kTimedOut) TimedOut(doing);
+  if (connected != ProbeChannel::Wait::kMessage) Stopped(doing, nullptr);
+  rank.hello = ReadHello(Await(rank, "hello", doing));
+  return rank;
+}
+
+// The first probe to connect says how many ranks the job runs on this machine; a launcher's
+// ranks connect in any order.
+void ScriptSource::ConnectRanks() {
+  ranks_.push_back(Connect("starting Python"));
+  const ProbeHello first = ranks_[0].hello;
+  if (first.local_world_size < first.world_size) {
+    process_->Terminate();
+    throw ScriptError(name_ + " runs " + std::to_string(first.world_size) + " ranks, " +
+                      std::to_string(first.local_world_size) + " of them on this machine "
+                      "(WORLD_SIZE, LOCAL_WORLD_SIZE): advisor measures the ranks of one machine; "
+                      "run the job on one (torchrun --standalone)");
+  }
+  if (first.world_size > 1) {
+    progress_(name_ + " runs " + std::to_string(first.world_size) +
+              " ranks: waiting for each rank's probe");
+  }
+  while (static_cast<int>(ranks_.size()) < first.world_size) {
+    Rank rank = Connect("starting its ranks (" + std::to_string(ranks_.size()) + " of " +
+                        std::to_string(first.world_size) + " connected)");
+    const bool repeated = std::any_of(ranks_.begin(), ranks_.end(), [&](const Rank& other) {
+      return other.hello.rank == rank.hello.rank;
+    });
+    if (rank.hello.world_size != first.world_size || repeated) {
+      process_->Terminate();
+      throw ScriptError(name_ + ": a probe said it is rank " + std::to_string(rank.hello.rank) +
+                        " of " + std::to_string(rank.hello.world_size) + ", but " +
+                        (repeated ? "that rank has connected already"
+                                  : "the first said " + std::to_string(first.world_size)) +
+                        ": advisor measures the ranks of one job");
+    }
+    ranks_.push_back(std::move(rank));
+  }
+  listener_.Close();  // whoever else connects later finds nobody listening
+  std::sort(ranks_.begin(), ranks_.end(),
+            [](const Rank& a, const Rank& b) { return a.hello.rank < b.hello.rank; });
+  std::vector<int> numbers;
+  for (const Rank& rank : ranks_) numbers.push_back(rank.hello.rank);
+  rank_windows_ = RankWindows(std::move(numbers));
 }
 
 ScriptSource::~ScriptSource() = default;  // the process ends its group when destroyed
@@ -91,9 +172,16 @@ ScriptSource::~ScriptSource() = default;  // the process ends its group when des
 std::vector<StepSpan> ScriptSource::TimeSteps(int steps) {
   const int skip = warmed_up_ ? 0 : options_.warmup_steps;
   warmed_up_ = true;
-  const json reply = Ask({{"op", "time"}, {"steps", steps}, {"skip", skip}}, "steps",
-                         "timing " + Plural(steps, "step"), skip + steps);
-  return ReadSteps(reply);
+  const std::string doing = "timing " + Plural(steps, "step");
+  const std::vector<json> replies =
+      Ask({{"op", "time"}, {"steps", steps}, {"skip", skip}}, "steps", doing, skip + steps);
+  std::vector<std::vector<StepSpan>> spans;
+  for (const json& reply : replies) spans.push_back(ReadSteps(reply));
+  try {
+    return rank_windows_.SlowestSteps(spans);
+  } catch (const std::runtime_error& error) {
+    OutOfStep(doing, error);
+  }
 }
 
 RecordedWindow ScriptSource::Record(const WindowRequest& request) {
@@ -104,79 +192,106 @@ RecordedWindow ScriptSource::Record(const WindowRequest& request) {
   } else if (request.instrumentation == Instrumentation::kEveryModule) {
     doing = "naming the modules of sync and copy sites";
   }
-  const json reply = Ask({{"op", "record"},
-                          {"steps", request.steps},
-                          {"instrument", InstrumentationName(request.instrumentation)},
-                          {"parent", request.parent},
-                          {"sync_phases", request.sync_phases},
-                          {"device_activity", request.device_activity}},
-                         "window", doing, request.steps);
-  return std::move(ReadWindow(reply).window);
+  const std::vector<json> replies = Ask({{"op", "record"},
+                                         {"steps", request.steps},
+                                         {"instrument", InstrumentationName(request.instrumentation)},
+                                         {"parent", request.parent},
+                                         {"sync_phases", request.sync_phases},
+                                         {"device_activity", request.device_activity}},
+                                        "window", doing, request.steps);
+  std::vector<RecordedWindow> windows;
+  for (const json& reply : replies) windows.push_back(std::move(ReadWindow(reply).window));
+  try {
+    return rank_windows_.Decide(request.instrumentation, std::move(windows));
+  } catch (const std::runtime_error& error) {
+    OutOfStep(doing, error);
+  }
 }
 
 std::optional<SourceLocation> ScriptSource::SourceOf(const std::string& path,
                                                      const std::string& op) {
   if (modules_.count(path) == 0 || path.empty()) return std::nullopt;
   progress_("reading where " + path + " calls " + op + " (one step)");
-  const json reply = Ask({{"op", "source"}, {"path", path}, {"steps", 1}, {"device_activity", false}},
-                         "window",
-                         "reading the source of " + path, 1);
-  return FindLabelledSource(ReadWindow(reply), op);
+  // Every rank runs the step (they train in lockstep); the op may run on some ranks only (the
+  // straggler's extra work), so the first rank that ran it names its line.
+  const std::vector<json> replies =
+      Ask({{"op", "source"}, {"path", path}, {"steps", 1}, {"device_activity", false}}, "window",
+          "reading the source of " + path, 1);
+  for (const json& reply : replies) {
+    if (std::optional<SourceLocation> source = FindLabelledSource(ReadWindow(reply), op)) {
+      return source;
+    }
+  }
+  return std::nullopt;
 }
 
 void ScriptSource::Finish(bool let_run) {
   if (let_run) {
     progress_("done measuring; " + name_ + " trains on alone (--let-run)");
-    channel_.Send({{"op", "detach"}});
+    for (Rank& rank : ranks_) rank.channel->Send({{"op", "detach"}});
     return;
   }
-  try {
-    channel_.Send({{"op", "exit"}});
-  } catch (const std::runtime_error&) {
-    // Gone already.
+  for (Rank& rank : ranks_) {
+    try {
+      rank.channel->Send({{"op", "exit"}});
+    } catch (const std::runtime_error&) {
+      // Gone already.
+    }
   }
   const auto deadline = std::chrono::steady_clock::now() + kExitGrace;
   while (!process_->Poll() && std::chrono::steady_clock::now() < deadline) {
-    json ignored;
-    channel_.Receive(std::chrono::milliseconds(100), [] { return false; }, ignored);
+    for (Rank& rank : ranks_) {
+      json ignored;
+      rank.channel->Receive(std::chrono::milliseconds(100 / static_cast<int>(ranks_.size())),
+                            [] { return false; }, ignored);
+    }
   }
   process_->Terminate();
 }
 
 int ScriptSource::WaitForScript() { return process_->Wait(); }
 
-json ScriptSource::Ask(const json& command, const std::string& expected_type,
-                       const std::string& doing, int steps) {
+std::vector<json> ScriptSource::Ask(json command, const std::string& expected_type,
+                                    const std::string& doing, int steps) {
   // The step in progress when the command arrives warms the new instrumentation up; the
-  // command's steps follow it.
-  steps_needed_ = steps_done_ + 1 + steps;
-  try {
-    channel_.Send(command);
-  } catch (const std::runtime_error&) {
-    Stopped(doing);
+  // command's steps follow it. Each rank is told the first step's index, so that all measure
+  // the same steps.
+  int steps_done = 0;
+  for (const Rank& rank : ranks_) steps_done = std::max(steps_done, rank.steps_done);
+  steps_needed_ = steps_done + 1 + steps;
+  command["first"] = steps_needed_ - command.value("steps", 0);
+  for (Rank& rank : ranks_) {
+    try {
+      rank.channel->Send(command);
+    } catch (const std::runtime_error&) {
+      Stopped(doing, &rank);
+    }
   }
-  return Await(expected_type, doing);
+  std::vector<json> replies;
+  for (Rank& rank : ranks_) replies.push_back(Await(rank, expected_type, doing));
+  return replies;
 }
 
-json ScriptSource::Await(const std::string& expected_type, const std::string& doing) {
+json ScriptSource::Await(Rank& rank, const std::string& expected_type, const std::string& doing) {
   while (true) {
     json message;
     ProbeChannel::Wait wait = ProbeChannel::Wait::kClosed;
     try {
-      wait = channel_.Receive(options_.step_timeout, [this] { return !process_->Poll(); }, message);
+      wait = rank.channel->Receive(options_.step_timeout, [this] { return !process_->Poll(); },
+                                   message);
     } catch (const ProbeMessageError& error) {
-      throw ScriptError(name_ + ": advisor's probe sent a bad message while " + doing + ": " +
-                        error.what());
+      throw ScriptError(Who(&rank) + ": advisor's probe sent a bad message while " + doing +
+                        ": " + error.what());
     }
     if (wait == ProbeChannel::Wait::kTimedOut) TimedOut(doing);
-    if (wait != ProbeChannel::Wait::kMessage) Stopped(doing);
+    if (wait != ProbeChannel::Wait::kMessage) Stopped(doing, &rank);
     try {
       const std::string type = MessageType(message);
       if (type == expected_type) return message;
       if (type == "step") {
-        ++steps_done_;
+        ++rank.steps_done;
       } else if (type == "ended") {
-        ended_ = ReadEnded(message);
+        rank.ended = ReadEnded(message);
       } else if (type == "fatal") {
         process_->Terminate();
         throw ScriptError(ReadFatal(message));
@@ -185,10 +300,21 @@ json ScriptSource::Await(const std::string& expected_type, const std::string& do
       }
     } catch (const ProbeMessageError& error) {
       process_->Terminate();
-      throw ScriptError(name_ + ": advisor's probe sent a bad message while " + doing + ": " +
-                        error.what());
+      throw ScriptError(Who(&rank) + ": advisor's probe sent a bad message while " + doing +
+                        ": " + error.what());
     }
   }
+}
+
+std::string ScriptSource::Who(const Rank* rank) const {
+  if (rank == nullptr || ranks_.size() < 2) return name_;
+  return name_ + " (rank " + std::to_string(rank->hello.rank) + ")";
+}
+
+void ScriptSource::OutOfStep(const std::string& doing, const std::runtime_error& error) {
+  process_->Terminate();
+  throw ScriptError(name_ + ": " + error.what() + " while advisor was " + doing +
+                    ": advisor bisects ranks that step together (DistributedDataParallel)");
 }
 
 void ScriptSource::TimedOut(const std::string& doing) {
@@ -198,23 +324,41 @@ void ScriptSource::TimedOut(const std::string& doing) {
                     doing + " (--step-timeout); advisor stopped it");
 }
 
-void ScriptSource::Stopped(const std::string& doing) {
-  process_->Wait();
+void ScriptSource::Stopped(const std::string& doing, const Rank* rank) {
+  if (ranks_.size() > 1) {
+    // One rank has ended: its launcher notices (torchrun within seconds) and ends the others; a
+    // launcher that does not is ended with them.
+    const auto deadline = std::chrono::steady_clock::now() + kLauncherGrace;
+    while (!process_->Poll() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    process_->Terminate();
+  } else {
+    process_->Wait();
+  }
   const std::string how = process_->DescribeExit();
   const bool failed = process_->Poll().value_or(1) != 0;
-  if (!hello_ && failed) {
+  // Several ranks end together, one of them first, its error above: the launcher's status stands
+  // for the job.
+  if (ranks_.empty() && failed) {
     throw ScriptError(name_ + " failed (" + how + ") before advisor's probe started in its "
                       "training process; its error is above");
   }
-  if (!hello_) {
+  if (ranks_.empty()) {
     throw ScriptError(name_ + " ended (" + how + ") before advisor's probe started in it: is the "
                       "command a Python that reads PYTHONPATH (not python -I, -E or -S)?");
+  }
+  if (static_cast<int>(ranks_.size()) < ranks_[0].hello.world_size) {
+    throw ScriptError(name_ + (failed ? " failed (" : " ended (") + how + ") while advisor was " +
+                      doing + ": not every rank's probe connected; advisor bisects the ranks of "
+                      "one job that a launcher starts on this machine (torchrun --standalone)");
   }
   if (modules_.empty() && failed) {
     throw ScriptError(name_ + " failed (" + how + ") before its second training step began; its "
                       "error is above");
   }
-  if (ended_ && !ended_->optimizer_seen) {
+  const std::optional<ProbeEnded>& ended = rank != nullptr ? rank->ended : ranks_[0].ended;
+  if (ended && !ended->optimizer_seen) {
     throw ScriptError(name_ + " ended (" + how + ") without stepping a torch.optim optimizer: "
                       "advisor counts one training step per optimizer step");
   }
@@ -222,8 +366,12 @@ void ScriptSource::Stopped(const std::string& doing) {
     throw ScriptError(name_ + " ended (" + how + ") before its second training step began: "
                       "advisor needs the first step to find the model");
   }
-  throw ScriptError(name_ + (failed ? " failed (" : " ended (") + how + ") after " +
-                    Plural(steps_done_, "step") +
+  const int steps_done = rank != nullptr ? rank->steps_done : ranks_[0].steps_done;
+  if (failed) {
+    throw ScriptError(name_ + " failed (" + how + ") after " + Plural(steps_done, "step") +
+                      " while advisor was " + doing + "; its error is above");
+  }
+  throw ScriptError(name_ + " ended (" + how + ") after " + Plural(steps_done, "step") +
                     " while advisor was " + doing + ", which needs " +
                     std::to_string(steps_needed_) + ": lower --steps or --warmup, or let the "
                     "script train longer");

@@ -1,7 +1,10 @@
 // The script front door's WindowSource: the user's unmodified training command, run with advisor's
 // probe inside (probes/python), each window a stretch of the script's own steps during this one
 // run. advisor asks, the probe measures at the next step boundary and answers; the script keeps
-// training in between. Everything the probe sends is checked (probe_messages).
+// training in between. Everything the probe sends is checked (probe_messages). Under a launcher
+// (torchrun) that starts several ranks, each rank's probe connects on its own; every command goes
+// to every rank, naming the same steps, and each window is decided on the slowest rank's
+// (RankWindows), so the one bisection loop runs unchanged.
 #pragma once
 
 #include <chrono>
@@ -14,6 +17,7 @@
 #include "engine/bisect/window_source.h"
 #include "engine/script/probe_channel.h"
 #include "engine/script/probe_messages.h"
+#include "engine/script/rank_windows.h"
 #include "engine/script/script_process.h"
 
 namespace advisor {
@@ -53,23 +57,44 @@ class ScriptSource : public WindowSource {
   // The script's exit status once it has ended on its own.
   int WaitForScript();
 
+  // Several ranks: each rank's step beside the others' and the straggler (RankWindows); nullopt
+  // with one training process.
+  std::optional<DistributedSummary> Distributed() const { return rank_windows_.Summarise(); }
+  // Which rank each window was decided on; "" with one training process.
+  std::string RanksNote() const { return rank_windows_.DecisionsNote(); }
+  // The training processes measured: 1, or the ranks of a launcher's job.
+  int RankCount() const { return static_cast<int>(ranks_.size()); }
+
  private:
-  nlohmann::json Ask(const nlohmann::json& command, const std::string& expected_type,
-                     const std::string& doing, int steps);
-  nlohmann::json Await(const std::string& expected_type, const std::string& doing);
-  [[noreturn]] void Stopped(const std::string& doing);
+  // One training process's probe: the script's, or one rank's.
+  struct Rank {
+    std::unique_ptr<ProbeChannel> channel;
+    ProbeHello hello;
+    std::optional<ProbeEnded> ended;
+    int steps_done = 0;  // steps it has completed, as its probe counts them
+  };
+
+  void ConnectRanks();
+  Rank Connect(const std::string& doing);
+  // Sends `command` to every rank and returns each rank's reply, in the order of ranks_.
+  std::vector<nlohmann::json> Ask(nlohmann::json command, const std::string& expected_type,
+                                  const std::string& doing, int steps);
+  nlohmann::json Await(Rank& rank, const std::string& expected_type, const std::string& doing);
+  [[noreturn]] void Stopped(const std::string& doing, const Rank* rank);
   [[noreturn]] void TimedOut(const std::string& doing);
+  [[noreturn]] void OutOfStep(const std::string& doing, const std::runtime_error& error);
+  // How messages name the script, and the rank where there are several.
+  std::string Who(const Rank* rank) const;
 
   ScriptOptions options_;
   const Progress& progress_;
   std::string name_;  // how messages name the script: "train.py", "-m pkg.train"
-  ProbeChannel channel_;
+  ProbeListener listener_;
   std::unique_ptr<ScriptProcess> process_;
-  std::optional<ProbeHello> hello_;
-  std::optional<ProbeEnded> ended_;
+  std::vector<Rank> ranks_;  // by rank
+  RankWindows rank_windows_{{}};
   SourceDescription description_;
   ModuleTree modules_;
-  int steps_done_ = 0;     // steps the script has completed, as the probe counts them
   int steps_needed_ = 0;   // the step count the command in progress needs the script to reach
   bool warmed_up_ = false;
 };

@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "engine/analysis/step_phases.h"
 #include "engine/bisect/window_sections.h"
-#include "engine/util/median.h"
 
 namespace advisor {
 namespace {
@@ -22,25 +20,6 @@ RunInfo DescribeRun(const TraceStore& store, const TraceWindow& trace) {
   run.cuda_graphs = trace.cuda_graphs;
   run.dtype = trace.compute_dtype;
   return run;
-}
-
-// The step's times and the phases of its median step; the wait for data goes to the data section
-// where the trace shows a DataLoader, to the rest otherwise.
-StepBreakdown StepTimes(const std::vector<StepSpan>& steps, std::optional<DataWait>& data) {
-  StepBreakdown step;
-  if (steps.empty()) return step;
-  const std::vector<double> millis = StepMillis(steps);
-  step.median_ms = Median(millis);
-  step.min_ms = *std::min_element(millis.begin(), millis.end());
-  step.max_ms = *std::max_element(millis.begin(), millis.end());
-  const StepPhases phases = PhasesOfMedianStep(steps);
-  step.profiled_ms = phases.step_ms;
-  step.rest_ms = phases.rest_ms + (data ? 0.0 : phases.data_ms);
-  if (data) data->wait_ms = phases.data_ms;
-  step.forward_ms = phases.forward_ms;
-  step.backward_ms = phases.backward_ms;
-  step.optimizer_ms = phases.optimizer_ms;
-  return step;
 }
 
 // Every module the trace names, timed: a trace holds every module at once, where a bisection
@@ -142,7 +121,7 @@ BisectReport ReportOfTrace(const TraceStore& store, const TraceWindow& trace) {
     report.data = DataWait{};
     report.data->workers = trace.data_loader_workers;
   }
-  report.step = StepTimes(steps, report.data);
+  report.step = StepTimesOf(steps, report.data);
   report.memory = trace.memory;
   FillWindowSections(trace.window, trace.device_limits, report);
   if (trace.has_modules) report.modules = ModuleTable(trace);

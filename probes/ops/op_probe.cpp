@@ -46,9 +46,18 @@ bool IsEngineWrapper(const char* name) {
   return std::strncmp(name, kPrefix, sizeof kPrefix - 1) == 0;
 }
 
+// Gloo's collectives are async ranges ("gloo:all_reduce"), but each begins and ends on the gloo
+// worker thread that runs it, from when the worker takes it up to when every rank has joined: the
+// per-thread recorder can hold them, and the multi-rank analysis reads the waits from them. Other
+// async ranges (NCCL's work) may end on another thread than they began on: left out.
+bool IsRecordableAsync(const char* name) { return std::strncmp(name, "gloo:", 5) == 0; }
+
 std::unique_ptr<at::ObserverContext> OnOpStart(const at::RecordFunction& fn) {
   const char* name = fn.name();
-  if (fn.isAsync() || t_inside_advisor_op > 0 || IsEngineWrapper(name)) return nullptr;
+  if ((fn.isAsync() && !IsRecordableAsync(name)) || t_inside_advisor_op > 0 ||
+      IsEngineWrapper(name)) {
+    return nullptr;
+  }
   auto context = std::make_unique<OpContext>();
   if (IsAdvisorOwn(name)) {
     ++t_inside_advisor_op;

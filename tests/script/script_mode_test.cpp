@@ -232,10 +232,15 @@ INSTANTIATE_TEST_SUITE_P(
                   "train_sample.py ended (exit status 0) after", "-q"},
         BadScript{"no_optimizer", kPython + " " + kScripts + "/no_optimizer.py TAG",
                   "without stepping a torch.optim optimizer", "-q"},
-        BadScript{"several_ranks",
-                  "env RANK=0 WORLD_SIZE=2 " + kPython + " " + kScripts + "/train_sample.py --tag TAG",
-                  "train_sample.py runs 2 ranks (WORLD_SIZE): script mode bisects one training "
-                  "process for now", "-q"},
+        BadScript{"a_rank_without_its_job",
+                  "env RANK=0 WORLD_SIZE=2 " + kPython + " " + kScripts +
+                      "/train_sample.py --tag TAG",
+                  "train_sample.py: rank 1 of 2 did not start advisor's probe in 3 s",
+                  "-q --step-timeout 3"},
+        BadScript{"ranks_on_several_machines",
+                  "env RANK=0 WORLD_SIZE=2 LOCAL_WORLD_SIZE=1 " + kPython + " " + kScripts +
+                      "/train_sample.py --tag TAG",
+                  "train_sample.py runs 2 ranks, 1 of them on this machine", "-q"},
         BadScript{"hangs", kPython + " " + kScripts + "/hangs.py TAG",
                   "hangs.py made no training step in 3 s", "-q --step-timeout 3", 124},
         BadScript{"model_only_flags", kPython + " " + kScripts + "/train_sample.py --tag TAG",
@@ -266,22 +271,20 @@ TEST(RejectsBadScript, ATorchOtherThanTheProbesIsRefusedBeforeTheScriptRuns) {
 }
 
 // Ctrl-C, or a SIGTERM from a job scheduler: the script dies with advisor, and neither the report
-// folder this run made nor a scratch folder in $TMPDIR is left behind.
-class ScriptInterrupt : public ::testing::TestWithParam<int> {};
-
-TEST_P(ScriptInterrupt, EndsAdvisorAndTheScriptAndLeavesNothing) {
-  const int signal_number = GetParam();
-  const fs::path scratch = Scratch("interrupted-" + std::to_string(signal_number));
+// folder this run made nor a scratch folder in $TMPDIR is left behind. `command` (after "--")
+// carries `tag`; advisor is interrupted once it profiles the first level.
+void ExpectInterruptLeavesNothing(int signal_number, const std::string& name,
+                                  const std::string& command, const std::string& tag) {
+  const fs::path scratch = Scratch(name + "-" + std::to_string(signal_number));
   const fs::path tmp = scratch / "tmp";
   fs::create_directories(tmp);
-  const std::string tag = UniqueTag();
   const std::string err_path = (scratch / "stderr.txt").string();
   const pid_t advisor = fork();
   if (advisor == 0) {
-    const std::string command = "TMPDIR=" + tmp.string() + " exec " + kAdvisor + " bisect --out " +
-                                (scratch / "report").string() + " -- " +
-                                Sample(tag, "--epochs 1000") + " >/dev/null 2>" + err_path;
-    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    const std::string shell = "TMPDIR=" + tmp.string() + " exec " + kAdvisor + " bisect --out " +
+                              (scratch / "report").string() + " -- " + command +
+                              " >/dev/null 2>" + err_path;
+    execl("/bin/sh", "sh", "-c", shell.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   // Interrupt once the script is training under advisor.
@@ -304,7 +307,122 @@ TEST_P(ScriptInterrupt, EndsAdvisorAndTheScriptAndLeavesNothing) {
   }
 }
 
+class ScriptInterrupt : public ::testing::TestWithParam<int> {};
+
+TEST_P(ScriptInterrupt, EndsAdvisorAndTheScriptAndLeavesNothing) {
+  const std::string tag = UniqueTag();
+  ExpectInterruptLeavesNothing(GetParam(), "interrupted", Sample(tag, "--epochs 1000"), tag);
+}
+
 INSTANTIATE_TEST_SUITE_P(Signals, ScriptInterrupt, ::testing::Values(SIGINT, SIGTERM));
+
+// ---- Several ranks under a launcher -----------------------------------------------------------
+
+// tests/script/ddp_train.py on two gloo ranks, started by torch.distributed.run. Debian's torch
+// 1.13 under Python 3.11 needs --redirects and --tee set to a value other than 0 (its parser
+// cannot read "0", the default); --log_dir keeps the launcher's logs in the test's scratch folder.
+std::string TwoRanks(const fs::path& scratch, const std::string& tag, const std::string& arguments) {
+  return kPython + " -m torch.distributed.run --standalone --nproc_per_node 2 --redirects 2 " +
+         "--tee 2 --log_dir " + (scratch / "launcher-logs").string() + " " + kScripts +
+         "/ddp_train.py --tag " + tag + " " + arguments;
+}
+
+// Two ranks share this machine's two cores with their gloo threads: ten steps a window (not five)
+// keep the scheduling's noise out of the lateness and the modules' excess.
+const std::string kRankWindow = "--steps 10";
+
+bool HasFinding(const json& report, const std::string& rule) {
+  for (const json& finding : report["findings"]) {
+    if (finding["rule"] == rule) return true;
+  }
+  return false;
+}
+
+TEST(ScriptRanks, NamesThePlantedStragglerRankAndItsModule) {
+  const fs::path scratch = Scratch("ranks_straggler");
+  const std::string tag = UniqueTag();
+  const CommandResult run =
+      RunCommand(kAdvisor + " bisect -q " + kRankWindow + " --out " +
+                     (scratch / "report").string() + " -- " + TwoRanks(scratch, tag, "--slow-rank 1"),
+                 scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("straggler: rank 1, "), std::string::npos) << run.out;
+  const json report = Report(scratch / "report");
+  EXPECT_EQ(report["run"]["model"], kScripts + "/ddp_train.py") << "the script, not the launcher";
+  const json& distributed = report["distributed"];
+  ASSERT_TRUE(distributed.is_object()) << run.out;
+  EXPECT_EQ(distributed["world_size"], 2);
+  ASSERT_EQ(distributed["ranks"].size(), 2u);
+  EXPECT_GT(distributed["collectives_matched"].get<int>(), 0);
+  ASSERT_TRUE(distributed["straggler"].is_object()) << run.out;
+  EXPECT_EQ(distributed["straggler"]["rank"], 1);
+  EXPECT_EQ(distributed["straggler"]["path"], "blocks.2");
+  EXPECT_TRUE(HasFinding(report, "straggler-rank")) << run.out;
+  // The bisection decided on the slow rank's windows: its extra work is the hot spot.
+  EXPECT_EQ(report["hotspot"]["path"], "blocks.2") << run.out;
+  EXPECT_NE(ReadFile((scratch / "report" / "report.md").string()).find("## Ranks"),
+            std::string::npos);
+  EXPECT_EQ(ProcessesTagged(tag), 0) << "the launcher and both ranks are gone";
+}
+
+TEST(ScriptRanks, NoStragglerWithoutThePlantedDelay) {
+  const fs::path scratch = Scratch("ranks_even");
+  const std::string tag = UniqueTag();
+  const CommandResult run = RunCommand(kAdvisor + " bisect -q " + kRankWindow + " --out " +
+                                           (scratch / "report").string() + " -- " +
+                                           TwoRanks(scratch, tag, ""),
+                                       scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = Report(scratch / "report");
+  ASSERT_TRUE(report["distributed"].is_object());
+  EXPECT_EQ(report["distributed"]["ranks"].size(), 2u);
+  EXPECT_FALSE(HasFinding(report, "straggler-rank")) << run.out;
+  EXPECT_EQ(ProcessesTagged(tag), 0);
+}
+
+// One rank fails, or stops making progress: one line, a non-zero exit, no report, and neither
+// the launcher nor any rank left running.
+struct RankEnd {
+  std::string name;
+  std::string arguments;  // for ddp_train.py
+  std::string options;    // advisor's
+  std::string expected;
+  friend void PrintTo(const RankEnd& end, std::ostream* out) { *out << end.name; }
+};
+
+class ScriptRanksEnd : public ::testing::TestWithParam<RankEnd> {};
+
+TEST_P(ScriptRanksEnd, WithOneLineAndNoProcessLeft) {
+  const RankEnd& end = GetParam();
+  const fs::path scratch = Scratch("ranks_" + end.name);
+  const std::string tag = UniqueTag();
+  const CommandResult run =
+      RunCommand(kAdvisor + " bisect -q " + end.options + " --out " +
+                     (scratch / "report").string() + " -- " +
+                     TwoRanks(scratch, tag, end.arguments),
+                 scratch.string());
+  EXPECT_NE(run.exit_code, 0);
+  const std::string error = AdvisorError(run);
+  EXPECT_NE(error.find(end.expected), std::string::npos) << run.err;
+  EXPECT_EQ(std::count(error.begin(), error.end(), '\n'), 1) << "one line: " << error;
+  EXPECT_FALSE(fs::exists(scratch / "report"));
+  EXPECT_EQ(ProcessesTagged(tag), 0) << "the launcher and both ranks are gone";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Ranks, ScriptRanksEnd,
+    ::testing::Values(RankEnd{"crash", "--crash-rank 1", "",
+                              "ddp_train.py failed (exit status 1) after"},
+                      RankEnd{"hang", "--hang-rank 1", "--step-timeout 5",
+                              "ddp_train.py made no training step in 5 s"}),
+    [](const ::testing::TestParamInfo<RankEnd>& info) { return info.param.name; });
+
+TEST(ScriptRanks, CtrlCEndsTheLauncherAndEveryRank) {
+  const std::string tag = UniqueTag();
+  const fs::path scratch = Scratch("ranks_interrupted_logs");
+  ExpectInterruptLeavesNothing(SIGINT, "ranks_interrupted",
+                               TwoRanks(scratch, tag, "--epochs 1000"), tag);
+}
 
 }  // namespace
 }  // namespace advisor

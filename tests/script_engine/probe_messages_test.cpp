@@ -147,9 +147,15 @@ TEST(ProbeMessages, AHelloNamesItsRank) {
   const ProbeHello read = ReadHello(hello);
   EXPECT_EQ(read.rank, 1);
   EXPECT_EQ(read.world_size, 2);
+  EXPECT_EQ(read.local_world_size, 2) << "WORLD_SIZE's without LOCAL_WORLD_SIZE";
   json bad = hello;
   bad["rank"] = 2;
   EXPECT_THROW(ReadHello(bad), ProbeMessageError);
+  json local = hello;
+  local["local_world_size"] = 1;
+  EXPECT_EQ(ReadHello(local).local_world_size, 1);
+  local["local_world_size"] = 3;
+  EXPECT_THROW(ReadHello(local), ProbeMessageError) << "more ranks here than in the job";
 }
 
 }  // namespace

@@ -135,7 +135,9 @@ def install():
         channel.send({"type": "hello", "protocol": 1, "pid": os.getpid(),
                       "python": platform.python_version(), "executable": sys.executable,
                       "rank": int(os.environ.get("RANK", 0)),
-                      "world_size": int(os.environ.get("WORLD_SIZE", 1))})
+                      "world_size": int(os.environ.get("WORLD_SIZE", 1)),
+                      "local_world_size": int(os.environ.get("LOCAL_WORLD_SIZE",
+                                                             os.environ.get("WORLD_SIZE", 1)))})
     with open(config["build_info"]) as info:
         build = json.load(info)
     built = _check_torch(channel, build)

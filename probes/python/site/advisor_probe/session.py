@@ -82,13 +82,15 @@ def _reported(method):
 
 class _Command:
     """A command being carried out: the steps it measures come after the step in progress when it
-    arrived (that one warms the new hooks up) and after `skip` more."""
+    arrived (that one warms the new hooks up) and after `skip` more. advisor names the first by
+    its index ("first"), the same on every rank of a job, so that the ranks measure the same
+    steps."""
 
     def __init__(self, message, step_in_progress):
         self.message = message
         self.op = message.get("op")
         self.steps = int(message.get("steps", 0))
-        self.first = step_in_progress + 1 + int(message.get("skip", 0))
+        self.first = int(message.get("first", step_in_progress + 1 + int(message.get("skip", 0))))
         self.last = self.first + self.steps - 1
         self.spans = []
         self.recording = False
@@ -447,6 +449,9 @@ class Session:
             self._detach()
             return
         command = _Command(message, self._clock.completed)
+        if command.first <= self._clock.completed:
+            self._fatal("advisor asked for step %d onwards, but this rank is at step %d already: "
+                        "the ranks are not in step" % (command.first, self._clock.completed))
         if command.op == "record":
             command.undo.append(self._instrument(message))
         elif command.op == "source":

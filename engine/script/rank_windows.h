@@ -1,0 +1,50 @@
+// The ranks of a launcher's job (advisor bisect -- torchrun ...), measured window by window: every
+// rank measures the same steps (the controller names them by index), the bisection decides each
+// window on the slowest rank's (the one whose own work, its steps less its waits in collectives,
+// took longest: the others wait for it), and what the per-rank summary needs of every rank is
+// kept: the baseline (the first uninstrumented window), and the deepest instrumented window,
+// whose module costs name the straggler's module. Torch-free.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/bisect/window_source.h"
+#include "engine/report/report.h"
+#include "engine/timeline/timeline.h"
+
+namespace advisor {
+
+class RankWindows {
+ public:
+  // `ranks`: each rank's number, in the order its replies are given.
+  explicit RankWindows(std::vector<int> ranks) : ranks_(std::move(ranks)) {}
+
+  // Per step, the span of the rank whose step took longest: the step every rank waits for.
+  // Throws std::runtime_error (one line) when the ranks measured different steps.
+  std::vector<StepSpan> SlowestSteps(const std::vector<std::vector<StepSpan>>& spans) const;
+
+  // Each rank's window of one request: keeps what the summary needs and returns the slowest
+  // rank's window, without its collectives (waits for the others, not the rank's work). Throws
+  // std::runtime_error as SlowestSteps.
+  RecordedWindow Decide(Instrumentation instrumentation, std::vector<RecordedWindow> windows);
+
+  // Which rank the windows were decided on, for the report's data quality; "" with one rank.
+  std::string DecisionsNote() const;
+
+  // Each rank's step beside the others', the collectives' skew and the straggler, from the kept
+  // windows; nullopt with one rank or before a baseline was recorded.
+  std::optional<DistributedSummary> Summarise() const;
+
+ private:
+  // Throws when the ranks' spans differ in their step indices.
+  void CheckAligned(const std::vector<const std::vector<StepSpan>*>& spans) const;
+
+  std::vector<int> ranks_;
+  std::vector<Timeline> baseline_;  // by the order of ranks_
+  std::vector<Timeline> deepest_;   // the latest instrumented window, likewise
+  std::vector<int> decided_on_;     // per recorded window, the rank it was decided on
+};
+
+}  // namespace advisor

@@ -1,0 +1,95 @@
+"""A data-parallel training script written the way people write one, for advisor's tests of
+several ranks under a launcher:
+
+    python -m torch.distributed.run --standalone --nproc_per_node 2 ddp_train.py [--slow-rank R]
+
+The gloo backend, DistributedDataParallel, a DataLoader with a DistributedSampler, and a small
+model of four identical blocks; nothing that knows about advisor. --slow-rank R plants a
+straggler: on rank R only, the forward of blocks.2 runs extra matrix multiplies it throws away, so
+that every other rank waits for R at each step's gradient all-reduce. --crash-rank R and
+--hang-rank R make rank R fail, or stop making progress, at step 8 (advisor's tests of how a job
+ends). --tag is ignored (tests find the job's processes by it).
+"""
+
+import argparse
+import time
+
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
+
+
+class Block(nn.Module):
+    def __init__(self, width, extra):
+        super().__init__()
+        self.fc1 = nn.Linear(width, width)
+        self.fc2 = nn.Linear(width, width)
+        self.extra = extra
+
+    def forward(self, x):
+        h = self.fc2(torch.relu(self.fc1(x)))
+        with torch.no_grad():
+            for _ in range(self.extra):  # the planted work, on the slow rank only
+                torch.mm(self.fc1.weight, self.fc2.weight)
+        return x + h
+
+
+class Net(nn.Module):
+    def __init__(self, width, extra_in_block2):
+        super().__init__()
+        self.blocks = nn.ModuleList(
+            Block(width, extra_in_block2 if i == 2 else 0) for i in range(4))
+        self.head = nn.Linear(width, 10)
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return self.head(x)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--slow-rank", type=int, default=-1)
+    parser.add_argument("--crash-rank", type=int, default=-1)
+    parser.add_argument("--hang-rank", type=int, default=-1)
+    parser.add_argument("--tag", default="")
+    args = parser.parse_args()
+
+    dist.init_process_group("gloo")
+    rank = dist.get_rank()
+    torch.manual_seed(0)
+    width = 384
+    generator = torch.Generator().manual_seed(0)
+    data = TensorDataset(torch.randn(512, width, generator=generator),
+                         torch.randint(0, 10, (512,), generator=generator))
+    sampler = DistributedSampler(data, shuffle=True, seed=0)
+    loader = DataLoader(data, batch_size=64, sampler=sampler)
+    model = DistributedDataParallel(Net(width, 16 if rank == args.slow_rank else 0))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+
+    step = 0
+    for epoch in range(args.epochs):
+        sampler.set_epoch(epoch)
+        total = 0.0
+        for inputs, labels in loader:
+            if step == 8 and rank == args.crash_rank:
+                raise RuntimeError("rank %d failed on purpose" % rank)
+            if step == 8 and rank == args.hang_rank:
+                time.sleep(3600)
+            loss = F.cross_entropy(model(inputs), labels)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total += loss.item()
+            step += 1
+        if rank == 0:
+            print("epoch %d: loss %.4f" % (epoch, total / len(loader)), flush=True)
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
