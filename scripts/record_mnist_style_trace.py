@@ -13,17 +13,15 @@ worker results) beside the user's label. tests/data/traces/torch-1.13-cpu/single
 was recorded by it (/usr/bin/python3, torch 1.13).
 """
 
-import gzip
-import os
-import shutil
 import sys
-import tempfile
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 from torch.optim.lr_scheduler import StepLR
 from torch.profiler import ProfilerActivity, profile, record_function, schedule
+
+from record_traces import save_trace  # scripts/ is the script's folder, first on the path
 
 
 class Net(nn.Module):
@@ -42,14 +40,6 @@ class Net(nn.Module):
         x = torch.flatten(self.dropout1(x), 1)
         x = self.dropout2(F.relu(self.fc1(x)))
         return F.log_softmax(self.fc2(x), dim=1)
-
-
-def save_trace(prof, path):
-    with tempfile.TemporaryDirectory() as scratch:
-        raw = os.path.join(scratch, "trace.json")
-        prof.export_chrome_trace(raw)
-        with open(raw, "rb") as source, gzip.open(path, "wb", compresslevel=9) as target:
-            shutil.copyfileobj(source, target)
 
 
 def main():
