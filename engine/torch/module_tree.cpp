@@ -169,6 +169,11 @@ ModuleTree DescribeModules(const torch::jit::Module& root) {
     for (const torch::jit::NameTensor& parameter : named.value.named_parameters()) {
       info.parameters += parameter.value.numel();
     }
+    for (const torch::jit::NameTensor& parameter : named.value.named_parameters(false)) {
+      std::string shape = parameter.name + ":";
+      for (const int64_t size : parameter.value.sizes()) shape += std::to_string(size) + "x";
+      info.parameter_shapes.push_back(shape);
+    }
     if (auto forward = named.value.find_method("forward")) {
       info.has_forward = true;
       const auto graph = forward->graph();
