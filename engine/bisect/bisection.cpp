@@ -192,7 +192,7 @@ class Bisection {
         CheckAgainstSequenceNumbers(descent.window.timeline, descent.window.placements);
     report.modules = ModuleTable(descent.measured);
     report.run.windows = windows_;
-    return BisectOutcome{std::move(report), std::move(trace_windows_)};
+    return BisectOutcome{std::move(report), std::move(trace_windows_), {}};
   }
 
  private:

@@ -98,6 +98,7 @@ int Report(BisectCommandOptions& options, const RuleSet& rules,
   report.data_quality.insert(report.data_quality.end(), rule_problems.begin(),
                              rule_problems.end());
   ApplyRules(rules, ReadRunEnvironment(), report);
+  LocateFindings(report.findings, report.hotspot, outcome.windows, outcome.locate);
   if (options.autotest) RunAutotestStep(options, report);
 
   std::ostringstream trace;

@@ -266,6 +266,11 @@ void RenderFindings(std::ostringstream& out, const BisectReport& report) {
     if (!finding->evidence.empty()) {
       out << "<span>evidence: " << EscapeHtml(finding->evidence) << "</span>";
     }
+    if (finding->source) {
+      out << "<span>in your code " << HtmlCode(finding->source->file + ":" +
+                                             std::to_string(finding->source->line))
+          << "</span>";
+    }
     if (finding->expected_gain_ms) {
       out << "<span>expected gain " << EscapeHtml(Ms(*finding->expected_gain_ms)) << "/step</span>";
     }

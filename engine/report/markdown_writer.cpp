@@ -165,6 +165,12 @@ void RenderFindings(std::ostringstream& out, const BisectReport& report) {
     if (!finding->evidence.empty()) {
       out << "   - Evidence: " << MarkdownText(finding->evidence) << "\n";
     }
+    if (finding->source) {
+      out << "   - In your code: " << MarkdownCode(finding->source->file + ":" +
+                                                  std::to_string(finding->source->line));
+      if (!finding->source->text.empty()) out << " " << MarkdownCode(finding->source->text);
+      out << "\n";
+    }
     if (finding->expected_gain_ms) {
       out << "   - Expected gain: " << FormatNumber(*finding->expected_gain_ms) << " ms/step\n";
     }

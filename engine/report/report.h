@@ -99,12 +99,6 @@ struct OpTime {
   double self_ms = 0; // host time per step outside the ops it calls
 };
 
-struct SourceLocation {
-  std::string file;
-  int line = 0;
-  std::string text;  // the source line, trimmed, where the archive has it
-};
-
 struct Hotspot {
   std::string path;   // module instance path
   std::string phase;  // "forward", "backward", "optimizer"
