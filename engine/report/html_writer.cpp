@@ -336,6 +336,17 @@ void RenderFixes(std::ostringstream& out, const BisectReport& report) {
     out << "<p>The change " << HtmlCode(fix.recipe) << " asks of the code:</p><pre class=\"source\">"
         << EscapeHtml(fix.suggested_change) << "</pre>\n";
   }
+  for (const FixResult& fix : report.fixes) {
+    for (const MethodChange& change : fix.code_changes) {
+      out << "<p>The TorchScript code " << HtmlCode(fix.recipe) << " changed in "
+          << HtmlCode(change.module_type + "." + change.method) << ":</p><pre class=\"source\">"
+          << EscapeHtml(change.diff) << "</pre>\n";
+    }
+    if (!fix.saved_model.empty()) {
+      out << "<p>The model with " << HtmlCode(fix.recipe) << " applied is saved as "
+          << HtmlCode(fix.saved_model) << ".</p>\n";
+    }
+  }
   out << "</section>\n";
 }
 

@@ -233,6 +233,11 @@ json FixesToJson(const std::vector<FixResult>& fixes) {
                   {"max_rel_diff", fix.numerics->max_rel_diff},
                   {"tolerance", fix.numerics->tolerance}};
     }
+    json code_changes = json::array();
+    for (const MethodChange& change : fix.code_changes) {
+      code_changes.push_back(
+          {{"module_type", change.module_type}, {"method", change.method}, {"diff", change.diff}});
+    }
     const bool interval = SpeedupIntervalMeasured(fix);
     out.push_back({{"recipe", fix.recipe},
                    {"kind", fix.kind},
@@ -251,7 +256,9 @@ json FixesToJson(const std::vector<FixResult>& fixes) {
                    {"peak_memory_mb", OrNull(fix.peak_memory_mb)},
                    {"warmup_s", OrNull(fix.warmup_s)},
                    {"detail", fix.detail},
-                   {"suggested_change", fix.suggested_change}});
+                   {"suggested_change", fix.suggested_change},
+                   {"code_changes", std::move(code_changes)},
+                   {"saved_model", fix.saved_model.empty() ? json() : json(fix.saved_model)}});
   }
   return out;
 }

@@ -199,6 +199,17 @@ void RenderFixes(std::ostringstream& out, const BisectReport& report) {
     out << "The change " << MarkdownCode(fix.recipe) << " asks of the code:\n\n```diff\n"
         << fix.suggested_change << "```\n\n";
   }
+  for (const FixResult& fix : report.fixes) {
+    for (const MethodChange& change : fix.code_changes) {
+      out << "The TorchScript code " << MarkdownCode(fix.recipe) << " changed in "
+          << MarkdownCode(change.module_type + "." + change.method) << ":\n\n```diff\n"
+          << change.diff << "```\n\n";
+    }
+    if (!fix.saved_model.empty()) {
+      out << "The model with " << MarkdownCode(fix.recipe) << " applied is saved as "
+          << MarkdownCode(fix.saved_model) << ".\n\n";
+    }
+  }
 }
 
 void RenderGpu(std::ostringstream& out, const BisectReport& report) {
