@@ -87,6 +87,14 @@ TEST(SaveFixed, BisectAutotestSavesTheVerifiedRewriteWithAReadme) {
   ASSERT_EQ(fix->at("code_changes").size(), 1u) << fix->dump(2);
   EXPECT_THAT(fix->at("code_changes")[0].at("diff").get<std::string>(), HasSubstr("torch.index("));
   EXPECT_THAT(ReadText(dir / "report/report.md"), HasSubstr("```diff\n@@ "));
+  // The change at the user's line, from the gather finding's source (whatever the hot spot).
+  EXPECT_THAT(fix->at("suggested_change").get<std::string>(),
+              HasSubstr("\n+gathered = x[torch.arange(x.shape[0], device=x.device)"));
+  for (const nlohmann::json& finding : report.at("findings")) {
+    if (finding.at("rule") != "gather-backward") continue;
+    ASSERT_FALSE(finding.at("source").is_null()) << finding.dump(2);
+    EXPECT_THAT(finding.at("source").at("text").get<std::string>(), HasSubstr("x.gather(1, "));
+  }
   EXPECT_THAT(ReadText(dir / "fixed/README.md"), HasSubstr("| `gather-to-index.pt` |"));
 
   const ProcessOutcome ran = RunInPython(dir / "fixed/gather-to-index.pt");
