@@ -31,8 +31,8 @@ struct Anomaly {
 
 std::optional<Anomaly> LargestAnomaly(const LevelInput& input, double parent_self) {
   const double min_excess = std::max(kMinExcessShare * input.step_cost, parent_self);
-  std::map<std::string, std::vector<const ChildCost*>> by_type;
-  for (const ChildCost& child : input.children) by_type[child.type].push_back(&child);
+  std::map<std::string, std::vector<const ChildCost*>> by_structure;
+  for (const ChildCost& child : input.children) by_structure[child.structure].push_back(&child);
 
   std::optional<Anomaly> best;
   auto consider = [&](Anomaly candidate) {
@@ -53,7 +53,7 @@ std::optional<Anomaly> LargestAnomaly(const LevelInput& input, double parent_sel
     // blocks of which one is slow put the median halfway to the outlier, and a block twice as
     // slow as its siblings measured 1.8x on a loaded CPU.
     std::vector<double> siblings;
-    for (const ChildCost* other : by_type[child.type]) {
+    for (const ChildCost* other : by_structure[child.structure]) {
       if (other != &child) siblings.push_back(other->total());
     }
     if (siblings.size() >= 2) {
@@ -61,7 +61,7 @@ std::optional<Anomaly> LargestAnomaly(const LevelInput& input, double parent_sel
       if (median > 0 && child.total() >= kOutlierFactor * median) {
         const Phase phase = child.backward >= child.forward ? Phase::kBackward : Phase::kForward;
         consider({&child, child.total() - median, phase,
-                  Printf("%.1fx the median of its %zu same-type siblings: %.3g ms/step beyond it",
+                  Printf("%.1fx the median of its %zu same-shaped siblings: %.3g ms/step beyond it",
                          child.total() / median, siblings.size(), child.total() - median)});
       }
     }

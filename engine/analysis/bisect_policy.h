@@ -6,7 +6,7 @@
 //      - backward excess: backward cost beyond kBackwardRatio x its forward cost (a gather whose
 //        deterministic backward sorts, an embedding's scatter);
 //      - instance excess: at least kOutlierFactor x the median of the parent's other children
-//        of the same type, at least two of them (one slow block among identical blocks);
+//        of the same structure, at least two of them (one slow block among identical blocks);
 //      either only when the excess is at least kMinExcessShare of the step and larger than the
 //      parent's own ops (what the parent runs outside its children), and not when the hottest
 //      child is a leaf that costs more than the anomalous child altogether (its one op is the
@@ -34,7 +34,8 @@ inline constexpr double kStandoutShare = 0.25;
 // One instrumented child instance, with its ranked cost per step.
 struct ChildCost {
   std::string path;  // full instance path, e.g. "blocks.3"
-  std::string type;  // TorchScript class, for same-type comparison
+  // StructureOf(): same-shaped siblings compare with each other, whatever their type names.
+  std::string structure;
   double forward = 0;
   double backward = 0;
   bool leaf = false;  // its forward calls no submodule

@@ -27,6 +27,7 @@ AbResult TryCandidate(const CandidateSpec& candidate, const AutotestPlan& plan,
                    progress);
   }
   std::optional<Numerics> numerics;
+  std::vector<MethodChange> code_changes;
   if (candidate.preserves_semantics && plan.check_numerics) {
     const NumericsVerdict verdict = plan.check_numerics(candidate);
     if (verdict.outcome != NumericsVerdict::Outcome::kWithinTolerance) {
@@ -40,11 +41,13 @@ AbResult TryCandidate(const CandidateSpec& candidate, const AutotestPlan& plan,
       return ab;
     }
     numerics = verdict.numerics;
+    code_changes = verdict.code_changes;
     progress << label << "numerics within tolerance\n";
   }
   AbResult ab = RunAbBenchmark(candidate, plan.worker_command, plan.settings, scratch_dir, budget,
                                rounds_queued, progress);
   ab.fix.numerics = numerics;
+  ab.fix.code_changes = std::move(code_changes);
   if (candidate.preserves_semantics && !plan.check_numerics) {
     ab.fix.detail += std::string(ab.fix.detail.empty() ? "" : "; ") + "numerics not checked";
   }

@@ -24,6 +24,7 @@ struct NumericsVerdict {
   Outcome outcome = Outcome::kError;
   Numerics numerics;   // the measured differences and the tolerance they were held to
   std::string detail;  // e.g. "grad of blocks.3.attn.qkv.weight differs by 2.1e-2 (tolerance 1e-3)"
+  std::vector<MethodChange> code_changes;  // a rewrite's changed methods, for the report
 };
 using NumericsCheck = std::function<NumericsVerdict(const CandidateSpec& candidate)>;
 

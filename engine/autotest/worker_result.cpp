@@ -95,6 +95,24 @@ std::vector<std::string> Sites(const json& root, const std::string& source) {
   return paths;
 }
 
+// `code_changes`: [{"module_type", "method", "diff"}], all strings; absent is none.
+std::vector<MethodChange> CodeChanges(const json& root, const std::string& source) {
+  std::vector<MethodChange> changes;
+  if (!root.contains("code_changes")) return changes;
+  const json& list = root["code_changes"];
+  if (!list.is_array()) Fail(source, "code_changes", "must be a list");
+  for (const json& item : list) {
+    const auto text = [&](const char* field) {
+      if (!item.is_object() || !item.contains(field) || !item[field].is_string()) {
+        Fail(source, "code_changes", std::string("each must have a string \"") + field + "\"");
+      }
+      return item[field].get<std::string>();
+    };
+    changes.push_back({text("module_type"), text("method"), text("diff")});
+  }
+  return changes;
+}
+
 double NonNegative(const json& root, const std::string& source, const char* field) {
   const json& value = root.contains(field) ? root[field] : json();
   if (!IsFiniteNumber(value) || value.get<double>() < 0) {
@@ -123,13 +141,19 @@ void WriteNumericsResult(const std::string& path, const NumericsResult& result) 
     WriteWhole(path, {{"skipped", result.skipped}});
     return;
   }
+  json code_changes = json::array();
+  for (const MethodChange& change : result.code_changes) {
+    code_changes.push_back(
+        {{"module_type", change.module_type}, {"method", change.method}, {"diff", change.diff}});
+  }
   WriteWhole(path, {{"within_tolerance", result.within_tolerance},
                     {"max_abs_diff", result.numerics.max_abs_diff},
                     {"max_rel_diff", result.numerics.max_rel_diff},
                     {"tolerance", result.numerics.tolerance},
                     {"worst", result.worst},
                     {"compared", result.compared},
-                    {"sites", result.sites}});
+                    {"sites", result.sites},
+                    {"code_changes", code_changes}});
 }
 
 WorkerResult ParseWorkerResult(const std::string& json_text, const std::string& source) {
@@ -208,6 +232,7 @@ NumericsResult ReadNumericsResult(const std::string& path) {
   }
   result.compared = static_cast<int>(root["compared"].get<long long>());
   result.sites = Sites(root, path);
+  result.code_changes = CodeChanges(root, path);
   return result;
 }
 

@@ -35,6 +35,7 @@ struct NumericsResult {
   std::string worst;  // the tensor closest to (or past) its tolerance, described in words
   int compared = 0;   // tensors compared: loss, outputs, parameter gradients
   std::vector<std::string> sites;  // module paths a rewrite changed
+  std::vector<MethodChange> code_changes;  // the methods a rewrite changed, as code diffs
 };
 
 class WorkerResultError : public std::runtime_error {

@@ -43,7 +43,7 @@ ChildCost ChildOf(const LevelCosts& level, const std::string& path, const Module
   ChildCost child;
   child.path = path;
   auto it = modules.find(path);
-  child.type = it == modules.end() ? "" : it->second.type;
+  child.structure = StructureOf(modules, path);
   child.leaf = it != modules.end() && !it->second.calls_submodules;
   child.forward = level.attribution.Rank(costs.forward);
   child.backward = level.attribution.Rank(costs.backward);
@@ -199,7 +199,7 @@ class Bisection {
         CheckAgainstSequenceNumbers(descent.window.timeline, descent.window.placements);
     report.modules = ModuleTable(descent.measured);
     report.run.windows = windows_;
-    return BisectOutcome{std::move(report), std::move(trace_windows_)};
+    return BisectOutcome{std::move(report), std::move(trace_windows_), {}};
   }
 
  private:

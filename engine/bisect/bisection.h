@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/analysis/placement.h"
+#include "engine/bisect/finding_sources.h"
 #include "engine/bisect/window_source.h"
 #include "engine/report/report.h"
 #include "engine/timeline/timeline.h"
@@ -34,6 +35,9 @@ struct BisectOutcome {
   // Every profiled window, in the order they ran, for the trace: ops, markers and GPU activity
   // of their steps.
   std::vector<TraceWindow> windows;
+  // Where findings' ops are in the user's code, after the bisection: set by a door that can look
+  // sources up once its windows are done (the TorchScript model's); empty otherwise.
+  SourceLocator locate;
 };
 
 // Runs the whole bisection through `source`. The report's run info is the source's, with the

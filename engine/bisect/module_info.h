@@ -11,6 +11,9 @@ struct ModuleInfo {
   std::string path;  // "" for the root
   std::string type;  // class name: TorchScript's qualified name, or Python's module.Class
   long long parameters = 0;            // own and descendants'
+  // Its own parameters' names and shapes ("weight:64x16"), where the door can tell (TorchScript
+  // can): what tells two instances of one class apart, with their children (StructureOf).
+  std::vector<std::string> parameter_shapes;
   std::vector<std::string> op_types;   // operator kinds its own forward uses, not its submodules',
                                        // where the front door can tell (TorchScript can)
   bool has_forward = false;            // containers such as ModuleList have none
@@ -25,5 +28,15 @@ using ModuleTree = std::map<std::string, ModuleInfo>;
 
 // The parent path of "a.b.c" is "a.b"; of "a" it is "".
 std::string ParentPath(const std::string& path);
+
+// The class name without the marks TorchScript adds when it compiles one Python class into
+// several types (an attribute or submodule type differs): "__torch__.m.___torch_mangle_5.Block"
+// is "__torch__.m.Block".
+std::string UnmangledType(const std::string& type);
+
+// What same-shaped instances share, however TorchScript named their types: the unmangled type,
+// the own parameters' shapes (their count where the door gives no shapes), and every child's
+// name and structure, recursively. Siblings with equal structures are compared with each other.
+std::string StructureOf(const ModuleTree& modules, const std::string& path);
 
 }  // namespace advisor

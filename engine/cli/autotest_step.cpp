@@ -72,11 +72,15 @@ WorkerCommandBuilder WorkerCommands(const BisectCommandOptions& options, const B
 
 // The numerics check as `advisor worker ... --numerics`, in a process of its own like every run.
 // Its result files go to a private folder (predictable names in a shared one could be taken).
+// With `fixed`, each rewrite's worker also saves the model it checked (FixedModelsDir).
 class NumericsRunner {
  public:
   // Throws std::runtime_error when the private folder cannot be made.
-  NumericsRunner(WorkerCommandBuilder commands, AbSettings settings)
-      : commands_(std::move(commands)), settings_(settings), scratch_("advisor-numerics-") {}
+  NumericsRunner(WorkerCommandBuilder commands, AbSettings settings, const FixedModelsDir* fixed)
+      : commands_(std::move(commands)),
+        settings_(settings),
+        fixed_(fixed),
+        scratch_("advisor-numerics-") {}
 
   // Sets `declined` to the worker's reason when it does not apply the candidate to this model
   // (the verdict is then an error: nothing was compared).
@@ -85,6 +89,9 @@ class NumericsRunner {
         scratch_.path() + "/numerics-" + std::to_string(checks_++) + ".json";
     WorkerCommand command = commands_(&candidate, result_path);
     command.argv.push_back("--numerics");
+    if (fixed_ != nullptr && !candidate.rewrites.empty()) {
+      command.argv.insert(command.argv.end(), {"--save-fixed", fixed_->StagedModel(candidate.id)});
+    }
     ProcessSpec spec;
     spec.argv = command.argv;
     spec.env = command.env;
@@ -108,6 +115,7 @@ class NumericsRunner {
                                                     : NumericsVerdict::Outcome::kExceeded;
           verdict.numerics = result.numerics;
           verdict.detail = result.worst;
+          verdict.code_changes = result.code_changes;
         }
       } catch (const WorkerResultError& error) {
         verdict.detail = error.what();
@@ -120,6 +128,7 @@ class NumericsRunner {
  private:
   WorkerCommandBuilder commands_;
   AbSettings settings_;
+  const FixedModelsDir* fixed_;
   PrivateTempDir scratch_;
   int checks_ = 0;
 };
@@ -132,21 +141,27 @@ struct Workers {
   std::function<NumericsVerdict(const CandidateSpec&, std::string& declined)> check;
 };
 
-// A rewrite cannot be applied to a script: where the finding is about the hot spot and its line
-// is known, the fix says what to change there instead.
-void SuggestCodeChanges(const std::vector<Recipe>& recipes, BisectReport& report) {
+// A rewrite cannot be applied to a script, and a model's rewrite lives in the saved model only:
+// where a finding that names the rewrite knows its line in the user's code, the fix says what to
+// change there. A script's fix needs it to apply at all; a model's, once verified, says it beside
+// its result.
+void SuggestCodeChanges(const std::vector<Recipe>& recipes, const std::string& door,
+                        BisectReport& report) {
   for (FixResult& fix : report.fixes) {
     const Recipe* recipe = FindRecipe(recipes, fix.recipe);
     if (recipe == nullptr || recipe->kind != RecipeKind::kRewrite) continue;
+    if (door != "script" && fix.status != fix_status::kVerified) continue;
     for (const Finding& finding : report.findings) {
-      const bool at_hotspot = report.hotspot && report.hotspot->source &&
-                              (finding.path.empty() || finding.path == report.hotspot->path);
-      const std::vector<std::string> recipes = RecipesOf(finding);
-      if (std::find(recipes.begin(), recipes.end(), fix.recipe) == recipes.end() || !at_hotspot) {
+      const std::vector<std::string> named = RecipesOf(finding);
+      if (!finding.source || std::find(named.begin(), named.end(), fix.recipe) == named.end()) {
         continue;
       }
-      if (auto change = SuggestCodeChange(fix.recipe, *report.hotspot->source)) {
-        fix.detail = "needs a change to the script's code: " + change->advice;
+      if (auto change = SuggestCodeChange(fix.recipe, *finding.source)) {
+        if (door == "script") {
+          fix.detail = "needs a change to the script's code: " + change->advice;
+        } else if (change->patch.empty()) {
+          fix.detail += (fix.detail.empty() ? "" : "; ") + ("in your code: " + change->advice);
+        }
         fix.suggested_change = change->patch;
       }
       break;
@@ -154,15 +169,13 @@ void SuggestCodeChanges(const std::vector<Recipe>& recipes, BisectReport& report
   }
 }
 
-}  // namespace
-
-void RunAutotestStep(const BisectCommandOptions& options, BisectReport& report) {
+// The numerics checks and benchmarks of the recipes the findings name, into report.fixes.
+void TryRecipes(const BisectCommandOptions& options, BisectReport& report,
+                const FixedModelsDir* fixed, std::ostream& progress) {
   // Started before the numerics checks, which count against it.
   AutotestBudget budget(options.autotest_budget.empty()
                             ? std::nullopt
                             : ParseDuration(options.autotest_budget));
-  std::ostream no_progress(nullptr);
-  std::ostream& progress = options.quiet ? no_progress : std::cerr;
   const std::string recipes_dir = FindDataDir("recipes");
   if (recipes_dir.empty()) {
     report.data_quality.push_back(
@@ -211,7 +224,7 @@ void RunAutotestStep(const BisectCommandOptions& options, BisectReport& report) 
         return;
       }
       workers.command = WorkerCommands(options, report, advisor_path);
-      model_numerics.emplace(workers.command, plan.settings);
+      model_numerics.emplace(workers.command, plan.settings, fixed);
       workers.check = [&](const CandidateSpec& candidate, std::string& declined) {
         return model_numerics->Check(candidate, declined);
       };
@@ -276,7 +289,24 @@ void RunAutotestStep(const BisectCommandOptions& options, BisectReport& report) 
     }
   }
   for (; next < results.size(); ++next) report.fixes.push_back(results[next].fix);
-  if (plan.door == "script") SuggestCodeChanges(plan.recipes, report);
+  SuggestCodeChanges(plan.recipes, plan.door, report);
+}
+
+}  // namespace
+
+void RunAutotestStep(const BisectCommandOptions& options, BisectReport& report,
+                     FixedModelsDir* fixed) {
+  std::ostream no_progress(nullptr);
+  std::ostream& progress = options.quiet ? no_progress : std::cerr;
+  TryRecipes(options, report, fixed, progress);
+  if (fixed == nullptr) return;
+  try {
+    fixed->Publish(report);
+    progress << "[autotest] --save-fixed: README.md and the verified rewrites' models are in "
+             << fixed->path() << "\n";
+  } catch (const std::runtime_error& failure) {
+    report.data_quality.push_back(std::string("autotest: ") + failure.what());
+  }
 }
 
 }  // namespace advisor

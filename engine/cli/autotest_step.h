@@ -3,6 +3,7 @@
 // the baseline, every run in a worker process of its own) and put the results into report.fixes.
 #pragma once
 
+#include "engine/autotest/fixed_models.h"
 #include "engine/cli/bisect_command.h"
 #include "engine/report/report.h"
 
@@ -10,6 +11,8 @@ namespace advisor {
 
 // Progress goes to stderr unless options.quiet. A worker that crashes, hangs or writes nonsense
 // fails its candidate, never advisor; problems with the recipes go to report.data_quality.
-void RunAutotestStep(const BisectCommandOptions& options, BisectReport& report);
+// With `fixed` (--save-fixed), the models of the verified rewrites are saved there.
+void RunAutotestStep(const BisectCommandOptions& options, BisectReport& report,
+                     FixedModelsDir* fixed);
 
 }  // namespace advisor

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "engine/cli/autotest_step.h"
@@ -85,6 +86,11 @@ void AddBisectCommand(CLI::App& app, BisectCommandOptions& options) {
         return ParseDuration(text) ? std::string()
                                    : "not a duration like 90s, 10m or 1h30m: " + text;
       });
+  command->add_option("--save-fixed", options.save_fixed_dir,
+                      "with --autotest on a model.pt: save the model of each verified TorchScript "
+                      "rewrite (and of their verified combination) into DIR, a new or empty "
+                      "folder, with a README.md saying what each file is (docs/recipes.md)")
+      ->type_name("DIR");
 }
 
 namespace {
@@ -93,12 +99,13 @@ namespace {
 // `rule_problems`: the rule files left out, for data_quality.
 int Report(BisectCommandOptions& options, const RuleSet& rules,
            const std::vector<std::string>& rule_problems, BisectOutcome& outcome,
-           ReportDir& report_dir) {
+           ReportDir& report_dir, FixedModelsDir* fixed) {
   BisectReport& report = outcome.report;
   report.data_quality.insert(report.data_quality.end(), rule_problems.begin(),
                              rule_problems.end());
   ApplyRules(rules, ReadRunEnvironment(), report);
-  if (options.autotest) RunAutotestStep(options, report);
+  LocateFindings(report.findings, report.hotspot, outcome.windows, outcome.locate);
+  if (options.autotest) RunAutotestStep(options, report, fixed);
 
   std::ostringstream trace;
   WriteChromeTrace(outcome.windows, trace);
@@ -137,6 +144,11 @@ int RunScriptBisect(BisectCommandOptions& options) {
   if (const std::string flags = ModelOnlyFlagsGiven(options); !flags.empty()) {
     throw std::runtime_error(flags + ": for a model.pt's workload; a script sets its own "
                              "device, batch and determinism (change them in the script)");
+  }
+  if (!options.save_fixed_dir.empty()) {
+    throw std::runtime_error(
+        "--save-fixed saves a model.pt's rewritten graphs; a script's fixes are changes to its "
+        "code, which the report shows as suggested_change");
   }
   if (options.let_run && options.autotest) {
     throw std::runtime_error(
@@ -177,7 +189,7 @@ int RunScriptBisect(BisectCommandOptions& options) {
   outcome.report.run.wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   source.Finish(options.let_run);
-  const int status = Report(options, rules, rule_problems, outcome, report_dir);
+  const int status = Report(options, rules, rule_problems, outcome, report_dir, nullptr);
   if (options.let_run) {
     const int script_status = source.WaitForScript();
     progress(ScriptName(options.script.command) + " ended with exit status " +
@@ -202,12 +214,19 @@ int RunBisectCommand(BisectCommandOptions& options) {
   SetStepTimeout(std::chrono::seconds(options.workload.step_timeout_s), options.bisect.model_path);
 
   // Everything that can be checked before minutes of profiling is checked first.
+  std::optional<FixedModelsDir> fixed;
+  if (!options.save_fixed_dir.empty()) {
+    if (!options.autotest) {
+      throw std::runtime_error("--save-fixed needs --autotest: only a verified rewrite is saved");
+    }
+    fixed.emplace(options.save_fixed_dir);
+  }
   ReportDir report_dir(options.out_dir);
   std::vector<std::string> rule_problems;
   const RuleSet rules = LoadRulesForRun(options.rule_dirs, std::cerr, rule_problems);
 
   BisectOutcome outcome = RunBisect(options.bisect, ProgressOnStderr(options));
-  return Report(options, rules, rule_problems, outcome, report_dir);
+  return Report(options, rules, rule_problems, outcome, report_dir, fixed ? &*fixed : nullptr);
 }
 
 }  // namespace advisor

@@ -25,6 +25,7 @@ struct BisectCommandOptions {
   bool autotest = false;          // try the findings' recipes (engine/cli/autotest_step.h)
   int autotest_rounds = AbSettings{}.max_rounds;  // the most A/B rounds per candidate
   std::string autotest_budget;    // the whole autotest's wall time, e.g. "10m"; "" for no limit
+  std::string save_fixed_dir;     // --save-fixed: where the verified rewrites' models go; ""
 };
 
 void AddBisectCommand(CLI::App& app, BisectCommandOptions& options);

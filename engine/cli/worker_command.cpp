@@ -40,6 +40,10 @@ void AddWorkerCommand(CLI::App& app, WorkerCommandOptions& options) {
       ->required();
   command->add_flag("--numerics", options.numerics,
                     "compare the candidate's first step with the baseline's instead of timing it");
+  command->add_option("--save-fixed", options.worker.save_fixed_path,
+                      "with --numerics: also save the candidate's model, changed and untrained, "
+                      "to this file")
+      ->needs(command->get_option("--numerics"));
   options.workload.AddTo(*command);
   command->add_flag("--jit-optimize", options.worker.jit_optimize,
                     "let the TorchScript executor fuse and specialise, as bisect --jit-optimize");

@@ -266,6 +266,11 @@ void RenderFindings(std::ostringstream& out, const BisectReport& report) {
     if (!finding->evidence.empty()) {
       out << "<span>evidence: " << EscapeHtml(finding->evidence) << "</span>";
     }
+    if (finding->source) {
+      out << "<span>in your code " << HtmlCode(finding->source->file + ":" +
+                                             std::to_string(finding->source->line))
+          << "</span>";
+    }
     if (finding->expected_gain_ms) {
       out << "<span>expected gain " << EscapeHtml(Ms(*finding->expected_gain_ms)) << "/step</span>";
     }
@@ -330,6 +335,17 @@ void RenderFixes(std::ostringstream& out, const BisectReport& report) {
     if (fix.suggested_change.empty()) continue;
     out << "<p>The change " << HtmlCode(fix.recipe) << " asks of the code:</p><pre class=\"source\">"
         << EscapeHtml(fix.suggested_change) << "</pre>\n";
+  }
+  for (const FixResult& fix : report.fixes) {
+    for (const MethodChange& change : fix.code_changes) {
+      out << "<p>The TorchScript code " << HtmlCode(fix.recipe) << " changed in "
+          << HtmlCode(change.module_type + "." + change.method) << ":</p><pre class=\"source\">"
+          << EscapeHtml(change.diff) << "</pre>\n";
+    }
+    if (!fix.saved_model.empty()) {
+      out << "<p>The model with " << HtmlCode(fix.recipe) << " applied is saved as "
+          << HtmlCode(fix.saved_model) << ".</p>\n";
+    }
   }
   out << "</section>\n";
 }

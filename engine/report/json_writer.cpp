@@ -103,14 +103,14 @@ json OpsToJson(const std::vector<OpTime>& ops, bool gpu_measured) {
   return out;
 }
 
+json SourceToJson(const std::optional<SourceLocation>& source) {
+  if (!source) return nullptr;
+  return {{"file", source->file}, {"line", source->line}, {"text", source->text}};
+}
+
 json HotspotToJson(const std::optional<Hotspot>& hotspot, bool gpu_measured) {
   if (!hotspot) return nullptr;
-  json source = nullptr;
-  if (hotspot->source) {
-    source = {{"file", hotspot->source->file},
-              {"line", hotspot->source->line},
-              {"text", hotspot->source->text}};
-  }
+  json source = SourceToJson(hotspot->source);
   return {{"path", hotspot->path},       {"phase", hotspot->phase},
           {"op", hotspot->op},           {"forward_op", hotspot->forward_op},
           {"ms", hotspot->ms},           {"share", hotspot->share},
@@ -210,7 +210,8 @@ json FindingsToJson(const std::vector<Finding>& findings) {
                    {"also_recipes", finding.also_recipes},
                    {"expected_gain_ms", OrNull(finding.expected_gain_ms)},
                    {"needs_torch", finding.needs_torch.empty() ? json(nullptr)
-                                                               : json(finding.needs_torch)}});
+                                                               : json(finding.needs_torch)},
+                   {"source", SourceToJson(finding.source)}});
   }
   return out;
 }
@@ -232,6 +233,11 @@ json FixesToJson(const std::vector<FixResult>& fixes) {
                   {"max_rel_diff", fix.numerics->max_rel_diff},
                   {"tolerance", fix.numerics->tolerance}};
     }
+    json code_changes = json::array();
+    for (const MethodChange& change : fix.code_changes) {
+      code_changes.push_back(
+          {{"module_type", change.module_type}, {"method", change.method}, {"diff", change.diff}});
+    }
     const bool interval = SpeedupIntervalMeasured(fix);
     out.push_back({{"recipe", fix.recipe},
                    {"kind", fix.kind},
@@ -250,7 +256,9 @@ json FixesToJson(const std::vector<FixResult>& fixes) {
                    {"peak_memory_mb", OrNull(fix.peak_memory_mb)},
                    {"warmup_s", OrNull(fix.warmup_s)},
                    {"detail", fix.detail},
-                   {"suggested_change", fix.suggested_change}});
+                   {"suggested_change", fix.suggested_change},
+                   {"code_changes", std::move(code_changes)},
+                   {"saved_model", fix.saved_model.empty() ? json() : json(fix.saved_model)}});
   }
   return out;
 }

@@ -165,6 +165,12 @@ void RenderFindings(std::ostringstream& out, const BisectReport& report) {
     if (!finding->evidence.empty()) {
       out << "   - Evidence: " << MarkdownText(finding->evidence) << "\n";
     }
+    if (finding->source) {
+      out << "   - In your code: " << MarkdownCode(finding->source->file + ":" +
+                                                  std::to_string(finding->source->line));
+      if (!finding->source->text.empty()) out << " " << MarkdownCode(finding->source->text);
+      out << "\n";
+    }
     if (finding->expected_gain_ms) {
       out << "   - Expected gain: " << FormatNumber(*finding->expected_gain_ms) << " ms/step\n";
     }
@@ -192,6 +198,17 @@ void RenderFixes(std::ostringstream& out, const BisectReport& report) {
     if (fix.suggested_change.empty()) continue;
     out << "The change " << MarkdownCode(fix.recipe) << " asks of the code:\n\n```diff\n"
         << fix.suggested_change << "```\n\n";
+  }
+  for (const FixResult& fix : report.fixes) {
+    for (const MethodChange& change : fix.code_changes) {
+      out << "The TorchScript code " << MarkdownCode(fix.recipe) << " changed in "
+          << MarkdownCode(change.module_type + "." + change.method) << ":\n\n```diff\n"
+          << change.diff << "```\n\n";
+    }
+    if (!fix.saved_model.empty()) {
+      out << "The model with " << MarkdownCode(fix.recipe) << " applied is saved as "
+          << MarkdownCode(fix.saved_model) << ".\n\n";
+    }
   }
 }
 

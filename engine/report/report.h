@@ -99,12 +99,6 @@ struct OpTime {
   double self_ms = 0; // host time per step outside the ops it calls
 };
 
-struct SourceLocation {
-  std::string file;
-  int line = 0;
-  std::string text;  // the source line, trimmed, where the archive has it
-};
-
 struct Hotspot {
   std::string path;   // module instance path
   std::string phase;  // "forward", "backward", "optimizer"
@@ -200,6 +194,14 @@ struct Numerics {
   double tolerance = 0;
 };
 
+// A method a graph rewrite changed: the TorchScript code of one module type's method before and
+// after the rewrite, as a unified diff (every instance of the type runs it: FixResult::sites).
+struct MethodChange {
+  std::string module_type;  // TorchScript class, e.g. "__torch__.WindowGather"
+  std::string method;       // e.g. "forward"
+  std::string diff;         // "@@ -a,n +b,m @@" hunks, shortened (engine/util/unified_diff.h)
+};
+
 struct FixResult {
   std::string recipe;
   std::string kind;                 // "knob" or "rewrite"
@@ -222,8 +224,12 @@ struct FixResult {
   std::optional<double> warmup_s;
   std::string detail;               // why rejected or failed: the measured difference, stderr tail
   // A fix a script gets only by a change to its code: the change against the user's file and
-  // line ("--- file / +++ file / @@ -N +N @@ / -before / +after"); "" otherwise.
+  // line ("--- file / +++ file / @@ -N +N @@ / -before / +after"); "" otherwise. A model's
+  // verified rewrite gets it too, where the model's source line is known.
   std::string suggested_change;
+  std::vector<MethodChange> code_changes;  // a rewrite's changed methods; empty for a knob
+  // Where `advisor bisect --save-fixed DIR` saved the fixed model (DIR/<recipe>.pt); "" when not.
+  std::string saved_model;
 };
 
 // One rank of a multi-rank run, from its own trace (advisor analyze on a folder of rank traces).

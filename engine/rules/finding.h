@@ -10,6 +10,13 @@ namespace advisor {
 
 enum class Severity { kLow, kMedium, kHigh };
 
+// A line of the user's code: of the model's source (from the archive's debug info) or script.
+struct SourceLocation {
+  std::string file;
+  int line = 0;
+  std::string text;  // the source line, trimmed, where the archive has it
+};
+
 struct Finding {
   std::string rule;      // the rule's id
   Severity severity = Severity::kLow;
@@ -25,6 +32,9 @@ struct Finding {
   // Further recipes of a finding merged from several of one rule and module (MergeFindings):
   // fp32-matmul offers bf16 autocast and TF32, and the autotester measures each.
   std::vector<std::string> also_recipes;
+  // Where the finding's op (or module) is in the user's code, outside torch's package; set after
+  // the rules ran (LocateFindings, engine/bisect/finding_sources.h). Absent when unknown.
+  std::optional<SourceLocation> source;
 };
 
 // recipe, then also_recipes: every recipe the finding names; empty when none.

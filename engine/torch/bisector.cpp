@@ -23,6 +23,7 @@ BisectOutcome RunBisect(const BisectOptions& options, const Progress& progress) 
   BisectOutcome outcome = RunBisection(
       source, {options.window_steps, options.max_depth, [] { return CpuStallSeconds(); }},
       progress);
+  outcome.locate = source.Locator();
   BisectReport& report = outcome.report;
   if (graphed_ms) {
     report.step.graphed_median_ms = graphed_ms;

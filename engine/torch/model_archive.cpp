@@ -1,5 +1,7 @@
 #include "engine/torch/model_archive.h"
 
+#include <caffe2/serialize/inline_container.h>
+
 #include <fstream>
 
 #include "engine/archive/entry_limits.h"
@@ -85,6 +87,24 @@ torch::jit::Module LoadModule(const std::string& model_path) {
     }
   }
   return module;
+}
+
+void SaveModel(const torch::jit::Module& module, const std::string& model_path,
+               const std::string& out_path) {
+  // The workload entry alone, without loading the model again; torch keeps extra files under
+  // "extra/".
+  torch::jit::ExtraFilesMap extra_files;
+  const std::string record = std::string("extra/") + kWorkloadEntry;
+  caffe2::serialize::PyTorchStreamReader reader(model_path);
+  if (reader.hasRecord(record)) {
+    const auto [data, size] = reader.getRecord(record);
+    extra_files[kWorkloadEntry] = std::string(static_cast<const char*>(data.get()), size);
+  }
+  try {
+    module.save(out_path, extra_files);
+  } catch (const std::exception& error) {
+    throw ModelError("cannot save " + out_path + ": " + FirstLine(error.what()));
+  }
 }
 
 }  // namespace advisor

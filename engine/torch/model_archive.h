@@ -26,4 +26,10 @@ WorkloadSpec ReadWorkload(const std::string& model_path);
 // ModelError when the input stage's method does not fit the archive's workload.
 torch::jit::Module LoadModule(const std::string& model_path);
 
+// Saves `module` (a changed copy of the model at `model_path`, before it ran a step) as a model
+// file advisor can read again: the workload of `model_path` travels inside, as its own does.
+// Throws ModelError naming `out_path` when the file cannot be written.
+void SaveModel(const torch::jit::Module& module, const std::string& model_path,
+               const std::string& out_path);
+
 }  // namespace advisor

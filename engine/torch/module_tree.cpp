@@ -65,15 +65,14 @@ std::string Trim(const std::string& text) {
 
 // Archives saved with debug info map the serialized code back to the model's Python source;
 // without it, the serialized TorchScript code (code/__torch__/...) is the best there is.
-std::optional<SourceLocation> LocationOf(const torch::jit::Node* node) {
-  torch::jit::SourceRange range = node->sourceRange();
+std::optional<SourceLocation> LocationOf(torch::jit::SourceRange range) {
   if (auto original = range.findSourceRangeThatGenerated()) range = *original;
   const auto file_line = range.file_line_col();
-  if (!file_line) return std::nullopt;
+  if (!file_line || !range.source()) return std::nullopt;
   SourceLocation location;
   location.file = std::get<0>(*file_line);
   location.line = static_cast<int>(std::get<1>(*file_line));
-  // The text of the source line holding the node, from the archive's copy of the source.
+  // The text of the source line holding the range, from the archive's copy of the source.
   const std::string text = range.source()->text_str().str();
   const std::size_t start = std::min(range.start(), text.size());
   const std::size_t line_begin = text.rfind('\n', start == 0 ? 0 : start - 1);
@@ -88,6 +87,25 @@ bool InTorchPackage(const std::string& file) {
   return file.find("-packages/torch/") != std::string::npos ||
          file.rfind("code/__torch__/torch/", 0) == 0 ||
          file.find("/code/__torch__/torch/") != std::string::npos;
+}
+
+// The node's line, or where it is torch's own (F.layer_norm's body in torch/nn/functional.py),
+// the innermost call of its inlined call stack from outside torch's package: the model author's
+// line that called into torch. nullopt when every frame is torch's; `torch_line` then gets the
+// node's own line.
+std::optional<SourceLocation> UserLocationOf(const torch::jit::Node* node,
+                                             std::optional<SourceLocation>& torch_line) {
+  torch_line = LocationOf(node->sourceRange());
+  if (torch_line && !InTorchPackage(torch_line->file)) return torch_line;
+  if (const auto stack = node->callstack()) {
+    // Outermost call first, innermost last (torch/csrc/jit/ir/scope.h).
+    const std::vector<torch::jit::InlinedCallStackEntry> calls = (*stack)->vec();
+    for (auto call = calls.rbegin(); call != calls.rend(); ++call) {
+      std::optional<SourceLocation> location = LocationOf(std::get<1>(*call));
+      if (location && !InTorchPackage(location->file)) return location;
+    }
+  }
+  return std::nullopt;
 }
 
 // "towers.item" for a value got as self.towers.item; "" when it is not an attribute chain of
@@ -137,8 +155,8 @@ std::optional<SourceLocation> UserCallSite(const torch::jit::Module& root, const
     const std::string relative = ancestor.empty() ? path : path.substr(ancestor.size() + 1);
     const torch::jit::Node* call = FindCallOf(graph->block(), graph->inputs()[0], relative);
     if (call == nullptr) continue;
-    std::optional<SourceLocation> location = LocationOf(call);
-    if (location && !InTorchPackage(location->file)) return location;
+    std::optional<SourceLocation> torch_line;
+    if (std::optional<SourceLocation> location = UserLocationOf(call, torch_line)) return location;
   }
   return std::nullopt;
 }
@@ -169,6 +187,11 @@ ModuleTree DescribeModules(const torch::jit::Module& root) {
     for (const torch::jit::NameTensor& parameter : named.value.named_parameters()) {
       info.parameters += parameter.value.numel();
     }
+    for (const torch::jit::NameTensor& parameter : named.value.named_parameters(false)) {
+      std::string shape = parameter.name + ":";
+      for (const int64_t size : parameter.value.sizes()) shape += std::to_string(size) + "x";
+      info.parameter_shapes.push_back(shape);
+    }
     if (auto forward = named.value.find_method("forward")) {
       info.has_forward = true;
       const auto graph = forward->graph();
@@ -196,11 +219,17 @@ std::optional<SourceLocation> FindOpSource(const torch::jit::Module& root, const
     node = FindNode(graph->block(), kind);
   }
   if (node == nullptr) return std::nullopt;
-  std::optional<SourceLocation> location = LocationOf(node);
-  if (location && InTorchPackage(location->file)) {
-    if (std::optional<SourceLocation> call = UserCallSite(root, path)) return call;
-  }
-  return location;
+  std::optional<SourceLocation> torch_line;
+  if (std::optional<SourceLocation> location = UserLocationOf(node, torch_line)) return location;
+  if (std::optional<SourceLocation> call = UserCallSite(root, path)) return call;
+  return torch_line;
+}
+
+std::optional<SourceLocation> FindModuleCallSource(const torch::jit::Module& root,
+                                                   const std::string& path) {
+  if (path.empty()) return std::nullopt;
+  ModuleAt(root, path);  // throws for an unknown path
+  return UserCallSite(root, path);
 }
 
 }  // namespace advisor

@@ -22,10 +22,17 @@ ModuleTree DescribeModules(const torch::jit::Module& root);
 torch::jit::Module ModuleAt(const torch::jit::Module& root, const std::string& path);
 
 // The file and line of the first node of kind `op` (e.g. "aten::gather") in the forward of the
-// module at `path`, functions it calls included; where that line is torch's own (a Linear's
-// F.linear in torch/nn/modules/linear.py), the line of the model author's code that calls the
-// module instead. nullopt when the archive has no debug info.
+// module at `path`, functions it calls included; where that line is torch's own, the first frame
+// of its inlined call stack in the model author's code (F.layer_norm's caller), else the line
+// of the model author's code that calls the module (a Linear's F.linear in
+// torch/nn/modules/linear.py). nullopt when the archive has no debug info.
 std::optional<SourceLocation> FindOpSource(const torch::jit::Module& root, const std::string& path,
                                            const std::string& op);
+
+// The line of the model author's code that calls the module at `path` (from the nearest ancestor
+// whose forward calls it outside torch's package); nullopt for the root or when none does.
+// Throws std::out_of_range for an unknown path.
+std::optional<SourceLocation> FindModuleCallSource(const torch::jit::Module& root,
+                                                   const std::string& path);
 
 }  // namespace advisor

@@ -132,11 +132,19 @@ RecordedWindow TorchScriptSource::Record(const WindowRequest& request) {
 
 std::optional<SourceLocation> TorchScriptSource::SourceOf(const std::string& path,
                                                           const std::string& op) {
-  try {
-    return FindOpSource(model_->described, path, op);
-  } catch (const std::exception&) {
-    return std::nullopt;  // a group path (a container without forward) has no single source
-  }
+  return Locator()(path, op);
+}
+
+SourceLocator TorchScriptSource::Locator() const {
+  // A torch::jit::Module is a handle: the copy keeps the described model alive.
+  return [model = model_->described](const std::string& path,
+                                     const std::string& op) -> std::optional<SourceLocation> {
+    try {
+      return op.empty() ? FindModuleCallSource(model, path) : FindOpSource(model, path, op);
+    } catch (const std::exception&) {
+      return std::nullopt;  // a group path (a container without forward) has no single source
+    }
+  };
 }
 
 std::vector<StepSpan> TorchScriptSource::TimeGraphedSteps(int steps) {

@@ -35,6 +35,9 @@ class TorchScriptSource : public WindowSource {
   std::vector<StepSpan> TimeSteps(int steps) override;
   RecordedWindow Record(const WindowRequest& request) override;
   std::optional<SourceLocation> SourceOf(const std::string& path, const std::string& op) override;
+  // SourceOf's lookup, usable after this source is gone (it keeps the model's description); with
+  // op "", the line that calls the module.
+  SourceLocator Locator() const;
 
   // With cuda_graphs: `steps` unprofiled steps replayed as a CUDA graph, on a copy of their own,
   // released before the eager windows load theirs. The windows always run the step eagerly.

@@ -2,6 +2,7 @@
 
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/ir/subgraph_matcher.h>
+#include <torch/csrc/jit/serialization/python_print.h>
 
 #include <map>
 
@@ -10,12 +11,30 @@
 namespace advisor {
 namespace {
 
-// Rewrites the graphs of one module type; returns the matches replaced.
-int RewriteType(const c10::ClassTypePtr& type, const GraphRewrite& rewrite) {
+// The method's TorchScript code as `module.code` prints it, for `graph` (its own by default).
+std::string CodeOf(const torch::jit::Function& method,
+                   std::shared_ptr<torch::jit::Graph> graph = nullptr) {
+  std::vector<c10::IValue> constants;
+  torch::jit::PrintDepsTable dependencies;
+  torch::jit::PythonPrint printer(constants, dependencies);
+  if (graph) {
+    printer.printMethod(torch::jit::GraphFunction(method.qualname(), std::move(graph), nullptr));
+  } else {
+    printer.printMethod(method);
+  }
+  return printer.str();
+}
+
+// Rewrites the graphs of one module type; returns the matches replaced, and adds the methods it
+// changed to `methods`.
+int RewriteType(const c10::ClassTypePtr& type, const GraphRewrite& rewrite,
+                std::vector<RewrittenMethod>& methods) {
   int replaced = 0;
   for (torch::jit::Function* method : type->methods()) {
     std::shared_ptr<torch::jit::Graph> graph = torch::jit::toGraphFunction(*method).graph();
     InlineFunctionCalls(*graph);
+    const int replaced_before = replaced;
+    const std::shared_ptr<torch::jit::Graph> unchanged = graph->copy();
     for (const RewritePattern& pattern : rewrite.patterns) {
       torch::jit::SubgraphRewriter rewriter;
       rewriter.RegisterRewritePattern(pattern.pattern, pattern.replacement);
@@ -28,6 +47,10 @@ int RewriteType(const c10::ClassTypePtr& type, const GraphRewrite& rewrite) {
             if (accepted) ++replaced;
             return accepted;
           });
+    }
+    if (replaced > replaced_before) {
+      methods.push_back({type->name() ? type->name()->qualifiedName() : "", method->name(),
+                         CodeOf(*method, unchanged), CodeOf(*method)});
     }
   }
   return replaced;
@@ -42,7 +65,8 @@ RewriteOutcome ApplyGraphRewrite(torch::jit::Module& root, const GraphRewrite& r
     const c10::ClassTypePtr type = named.value.type();
     auto found = replaced_by_type.find(type.get());
     if (found == replaced_by_type.end()) {
-      found = replaced_by_type.emplace(type.get(), RewriteType(type, rewrite)).first;
+      found = replaced_by_type.emplace(type.get(), RewriteType(type, rewrite, outcome.methods))
+                  .first;
     }
     if (found->second == 0) continue;
     outcome.sites += found->second;

@@ -30,10 +30,20 @@ struct GraphRewrite {
   std::vector<RewritePattern> patterns;  // tried in order on every graph
 };
 
+// A method the rewrite changed, as TorchScript code: before (its functions already inlined, so
+// that only the rewrite differs) and after.
+struct RewrittenMethod {
+  std::string module_type;  // qualified class name, e.g. "__torch__.WindowGather"
+  std::string method;       // e.g. "forward"
+  std::string before;
+  std::string after;
+};
+
 struct RewriteOutcome {
   // Matches replaced, counted per module instance (a type's graph runs once per instance).
   int sites = 0;
   std::vector<std::string> module_paths;  // instances that run a changed graph, in module order
+  std::vector<RewrittenMethod> methods;   // each changed method once, in module order
 };
 
 // The module path a report shows for the root module.

@@ -6,6 +6,7 @@
 #include "engine/autotest/applicability.h"
 #include "engine/torch/device_info.h"
 #include "engine/torch/model_archive.h"
+#include "engine/util/unified_diff.h"
 #include "engine/worker/builtin_rewrites.h"
 #include "engine/worker/knobs.h"
 
@@ -76,6 +77,10 @@ PreparedCandidate PrepareCandidate(const std::string& model_path, const Workload
     }
     log << "[worker] " << name << ": changed " << outcome.sites << " site(s) in "
         << Joined(outcome.module_paths) << "\n";
+    for (const RewrittenMethod& method : outcome.methods) {
+      prepared.code_changes.push_back(
+          {method.module_type, method.method, UnifiedDiff(method.before, method.after)});
+    }
     for (const std::string& path : outcome.module_paths) {
       if (std::find(prepared.sites.begin(), prepared.sites.end(), path) == prepared.sites.end()) {
         prepared.sites.push_back(path);

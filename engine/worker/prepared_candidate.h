@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/autotest/candidate.h"
+#include "engine/report/report.h"
 #include "engine/workload/workload_spec.h"
 
 namespace advisor {
@@ -31,6 +32,7 @@ struct PreparedCandidate {
   WorkloadSpec spec;    // after the spec knobs
   torch::jit::Module module;
   std::vector<std::string> sites;  // module paths the rewrites changed
+  std::vector<MethodChange> code_changes;  // the methods they changed, as code diffs
 };
 
 // A fresh copy of the model with `candidate` applied; the baseline when `candidate` is null.

@@ -97,6 +97,10 @@ void RunNumericsWorker(const WorkerOptions& options, std::ostream& log) {
     WriteNumericsResult(options.result_path, result);
     return;
   }
+  // Saved before the step changes its parameters and before KeepForwardOutput changes its forward.
+  if (!options.save_fixed_path.empty()) {
+    SaveModel(tried.module, options.model_path, options.save_fixed_path);
+  }
   KeepForwardOutput(baseline.module);
   KeepForwardOutput(tried.module);
 
@@ -124,6 +128,7 @@ void RunNumericsWorker(const WorkerOptions& options, std::ostream& log) {
   result.worst = comparison.worst;
   result.compared = comparison.compared;
   result.sites = tried.sites;
+  result.code_changes = tried.code_changes;
   WriteNumericsResult(options.result_path, result);
   log << "[worker] " << candidate->spec.id << ": numerics "
       << (comparison.within_tolerance ? "within" : "outside") << " tolerance; " << comparison.worst

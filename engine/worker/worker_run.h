@@ -22,6 +22,9 @@ struct WorkerOptions {
   int steps = 20;             // measured
   int warmup = 5;             // run first and discarded
   std::string result_path;
+  // The numerics run: also save the candidate's model, changed and before its step, to this file
+  // (`advisor bisect --save-fixed` keeps the ones it verifies); "" for none.
+  std::string save_fixed_path;
 };
 
 // Runs warm-up and measured steps of the baseline or the candidate and writes the result file,

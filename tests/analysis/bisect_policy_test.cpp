@@ -5,9 +5,9 @@
 namespace advisor {
 namespace {
 
-ChildCost Child(const std::string& path, const std::string& type, double forward,
+ChildCost Child(const std::string& path, const std::string& structure, double forward,
                 double backward) {
-  return ChildCost{path, type, forward, backward};
+  return ChildCost{path, structure, forward, backward};
 }
 
 double Sum(const std::vector<ChildCost>& children) {
@@ -50,7 +50,8 @@ TEST(DecideLevel, MeasuresAnInstanceAgainstItsSiblingsWithoutItself) {
   input.step_cost = 18;
   const LevelDecision decision = DecideLevel(input);
   EXPECT_EQ(decision.chosen, "trunk.stages.2");
-  EXPECT_NE(decision.reason.find("2.2x the median of its 3 same-type siblings"), std::string::npos)
+  EXPECT_NE(decision.reason.find("2.2x the median of its 3 same-shaped siblings"),
+            std::string::npos)
       << decision.reason;
 }
 

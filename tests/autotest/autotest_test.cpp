@@ -116,7 +116,7 @@ TEST_F(Autotest, NumericsAreReportedOrSaidToBeUnchecked) {
 
   plan_.check_numerics = [](const CandidateSpec&) {
     return NumericsVerdict{NumericsVerdict::Outcome::kWithinTolerance, Numerics{1e-7, 1e-6, 1e-4},
-                           ""};
+                           "", {}};
   };
   const std::vector<AbResult> checked = Run();
   ASSERT_TRUE(checked[0].fix.numerics.has_value());

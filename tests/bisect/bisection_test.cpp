@@ -58,7 +58,7 @@ FakeModule Transformer() {
 }
 
 BisectOutcome Bisect(FakeSource& source) {
-  return RunBisection(source, BisectSettings{3, 16}, [](const std::string&) {});
+  return RunBisection(source, BisectSettings{3, 16, {}}, [](const std::string&) {});
 }
 
 TEST(Bisection, NamesTheSlowInstanceAmongIdenticalSiblingsWithOneWindowPerLevel) {

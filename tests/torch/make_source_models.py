@@ -14,15 +14,23 @@ class Gate(nn.Module):
         return torch.sigmoid(x) * x  # GATE_LINE
 
 
+class Norm(nn.Module):
+    """Calls a function of torch's own Python: its op sits in torch/nn/functional.py."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return nn.functional.layer_norm(x, (4,))  # NORM_LINE
+
+
 class Net(nn.Module):
     def __init__(self):
         super().__init__()
         self.body = nn.Sequential(nn.Linear(4, 4), nn.ReLU())
         self.gate = Gate()
+        self.norm = Norm()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         h = self.body(x)  # BODY_LINE
-        return self.gate(h)
+        return self.norm(self.gate(h))  # NORM_CALL_LINE
 
 
 if __name__ == "__main__":

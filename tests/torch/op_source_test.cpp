@@ -57,5 +57,21 @@ TEST(OpSource, AnOpInTheModelsOwnCodeKeepsItsLine) {
   EXPECT_EQ(source->line, LineOf("# GATE_LINE"));
 }
 
+TEST(OpSource, AnOpInTorchsFunctionsIsShownWhereTheModelCallsTheFunction) {
+  // F.layer_norm's aten::layer_norm sits in torch/nn/functional.py; its inlined call stack holds
+  // the model's call, a line inside Norm, not the line that calls Norm.
+  const std::optional<SourceLocation> source =
+      FindOpSource(CallsModel(), "norm", "aten::layer_norm");
+  ASSERT_TRUE(source.has_value());
+  EXPECT_EQ(source->file, SOURCE_MODELS_SCRIPT);
+  EXPECT_EQ(source->line, LineOf("# NORM_LINE"));
+}
+
+TEST(OpSource, AModuleIsShownWhereTheModelCallsIt) {
+  const std::optional<SourceLocation> source = FindModuleCallSource(CallsModel(), "norm");
+  ASSERT_TRUE(source.has_value());
+  EXPECT_EQ(source->line, LineOf("# NORM_CALL_LINE"));
+}
+
 }  // namespace
 }  // namespace advisor

@@ -7,12 +7,15 @@ gather.pt  two blocks whose ``select`` module takes tokens with timm's PatchDrop
            helper function that forward calls, a ``heads`` module that reorders the tokens of
            each of two heads with a 4-D gather on dim 2, and a ``partial`` module whose gather
            index spans only half the features (row indexing would not be the same there);
+window.pt  the demo's planted gather alone (scripts/demo/make_demo.py): each token averaged over a
+           window of tokens gathered with the PatchDropout idiom, most of the step, so that
+           gather-to-index is verified in two A/B rounds even on a busy machine (about 2x);
 plain.pt   linear layers only: no gather, no 4-D input;
 conv.pt    a small convolutional net with a 4-D input, for channels-last;
 attention.pt  hand-written attention four ways: the scale on q, on the scores, dividing the
            scores, and (not to be rewritten) with dropout between softmax and the second matmul.
 
-All three train with cross entropy and SGD; gather.pt runs with deterministic algorithms on.
+All of them train with cross entropy and SGD; gather.pt runs with deterministic algorithms on.
 Runs with PyTorch 1.13 and 2.x.
 """
 
@@ -180,6 +183,35 @@ class AttentionModel(nn.Module):
         return self.head(x.mean(1))
 
 
+WINDOW_TOKENS, WINDOW = 64, 256
+
+
+class WindowMean(nn.Module):
+    def __init__(self):
+        super().__init__()
+        neighbours = torch.randint(0, WINDOW_TOKENS, (WINDOW_TOKENS * WINDOW,),
+                                   generator=torch.Generator().manual_seed(0))
+        self.register_buffer("index", neighbours)
+        self.window = WINDOW
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        B, N, C = x.shape
+        idx = self.index.unsqueeze(0).expand(B, -1)
+        gathered = x.gather(1, idx.unsqueeze(-1).expand(-1, -1, C))
+        return gathered.view(B, N, self.window, C).mean(2)
+
+
+class WindowModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Linear(4 * DIM, 4 * DIM)
+        self.window = WindowMean()
+        self.head = nn.Linear(4 * DIM, CLASSES)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.window(torch.tanh(self.embed(x))).mean(1))
+
+
 def export(model, path, input_shape, deterministic=False):
     advisor_export.export(
         model, path,
@@ -193,6 +225,8 @@ def main():
     out = sys.argv[1]
     torch.manual_seed(0)
     export(GatherModel(), os.path.join(out, "gather.pt"), [BATCH, TOKENS, DIM], deterministic=True)
+    export(WindowModel(), os.path.join(out, "window.pt"), [BATCH, WINDOW_TOKENS, 4 * DIM],
+           deterministic=True)
     export(PlainModel(), os.path.join(out, "plain.pt"), [BATCH, DIM])
     export(ConvModel(), os.path.join(out, "conv.pt"), [BATCH, 3, 8, 8])
     export(AttentionModel(), os.path.join(out, "attention.pt"), [BATCH, TOKENS, DIM])

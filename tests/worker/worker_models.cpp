@@ -19,7 +19,7 @@ const WorkerModels& Models() {
                                "\n" + outcome.stderr_tail);
     }
     return WorkerModels{*dir / "gather.pt", *dir / "plain.pt", *dir / "conv.pt",
-                        *dir / "attention.pt"};
+                        *dir / "attention.pt", *dir / "window.pt"};
   }();
   return models;
 }

@@ -15,6 +15,7 @@ struct WorkerModels {
   std::string plain;      // linear layers only
   std::string conv;       // a convolution on a 4-D input
   std::string attention;  // layers.0-2 attention by matmul-softmax-matmul; layers.3 with dropout
+  std::string window;     // the demo's planted gather alone: gather-to-index about 2x faster
 };
 
 // Exports on first use into a folder removed when the test binary exits; fails the test run

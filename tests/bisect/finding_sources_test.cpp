@@ -1,0 +1,67 @@
+// Every finding gets its line in the user's code, not only the hot spot's.
+#include "engine/bisect/finding_sources.h"
+
+#include <gtest/gtest.h>
+
+namespace advisor {
+namespace {
+
+// One window: a forward aten::gather in `module` and the GatherBackward0 node it made.
+TraceWindow GatherWindow(const std::string& module) {
+  TraceWindow window;
+  OpEvent forward{"aten::gather", OpScope::kForward, 1, 7, 0, 100, 200};
+  OpEvent backward{"GatherBackward0", OpScope::kBackward, 2, 7, 1, 300, 400};
+  window.timeline.ops = {forward, backward};
+  OpPlacement placed;
+  placed.module = module;
+  placed.top_level = 0;
+  window.placements = {placed, placed};
+  window.placements[1].top_level = 1;
+  return window;
+}
+
+Finding FindingAt(const std::string& path, const std::string& op) {
+  Finding finding;
+  finding.rule = "test";
+  finding.path = path;
+  finding.op = op;
+  return finding;
+}
+
+TEST(LocateFindings, AFindingAwayFromTheHotSpotGetsTheLineOfItsForwardOp) {
+  Hotspot hotspot;
+  hotspot.path = "blocks.3";
+  hotspot.op = "aten::sort";
+  hotspot.source = SourceLocation{"model.py", 10, "x.sort()"};
+  std::vector<Finding> findings = {FindingAt("blocks.1.select", "GatherBackward0"),
+                                   FindingAt("blocks.3", "aten::sort"), FindingAt("", "")};
+  std::vector<std::pair<std::string, std::string>> asked;
+  const SourceLocator locate = [&](const std::string& path, const std::string& op) {
+    asked.emplace_back(path, op);
+    return std::optional<SourceLocation>(SourceLocation{"model.py", 42, "x.gather(1, i)"});
+  };
+  LocateFindings(findings, hotspot, {GatherWindow("blocks.1.select")}, locate);
+
+  ASSERT_TRUE(findings[0].source.has_value());
+  EXPECT_EQ(findings[0].source->line, 42);
+  ASSERT_EQ(asked.size(), 1u);  // the hot spot's finding takes the hot spot's line
+  EXPECT_EQ(asked[0], std::make_pair(std::string("blocks.1.select"), std::string("aten::gather")));
+  ASSERT_TRUE(findings[1].source.has_value());
+  EXPECT_EQ(findings[1].source->line, 10);
+  EXPECT_FALSE(findings[2].source.has_value()) << "a finding about the whole step has no line";
+}
+
+TEST(LocateFindings, ABackwardNodeNoWindowPlacedInItsModuleIsMatchedAnywhere) {
+  std::vector<Finding> findings = {FindingAt("head", "GatherBackward0")};
+  std::string asked_op;
+  const SourceLocator locate = [&](const std::string&, const std::string& op) {
+    asked_op = op;
+    return std::optional<SourceLocation>();
+  };
+  LocateFindings(findings, std::nullopt, {GatherWindow("blocks.1")}, locate);
+  EXPECT_EQ(asked_op, "aten::gather");
+  EXPECT_FALSE(findings[0].source.has_value());
+}
+
+}  // namespace
+}  // namespace advisor
