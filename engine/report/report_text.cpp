@@ -1,6 +1,7 @@
 #include "engine/report/report_text.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "engine/report/format.h"
 #include "engine/report/measured.h"
@@ -15,9 +16,14 @@ std::string StepSentence(const BisectReport& report, const InlineMarkup& markup)
   const RunInfo& run = report.run;
   const StepBreakdown& step = report.step;
   std::string device = run.device_name.empty() ? run.device : run.device_name;
+  // The phases are of the profiled median step: where that step is far from the unprofiled one
+  // (a loaded machine, a short warm-up), say so, or the phases would not add up to the step.
+  const bool profiled_apart =
+      step.profiled_ms > 0 && std::abs(step.profiled_ms / step.median_ms - 1.0) > 0.1;
   return "A training step of " + markup.code(run.model) + " takes " + Ms(step.median_ms) +
          " (median of " + std::to_string(run.window_steps) + " steps on " + markup.text(device) +
-         "): forward " + Ms(step.forward_ms) + ", backward " + Ms(step.backward_ms) +
+         ")" + (profiled_apart ? "; a profiled step took " + Ms(step.profiled_ms) : std::string()) +
+         ": forward " + Ms(step.forward_ms) + ", backward " + Ms(step.backward_ms) +
          ", optimizer " + Ms(step.optimizer_ms) + "." +
          (step.graphed_median_ms ? " Replayed as a CUDA graph, as the workload runs it, it takes " +
                                        Ms(*step.graphed_median_ms) +

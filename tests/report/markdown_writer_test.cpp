@@ -68,6 +68,18 @@ TEST(MarkdownWriter, ALowConfidenceHotSpotSaysWhyAndWhatItCouldNotRuleOut) {
                         "Confidence is low"));
 }
 
+TEST(MarkdownWriter, PhasesOfAProfiledStepFarFromTheStepTimeSaySo) {
+  // Close (41.2 against 41.24 ms): the phases are given as the step's.
+  EXPECT_TRUE(Contains(LineWith(ReportToMarkdown(FilledReport()), "The hot spot is"),
+                       "steps on NVIDIA H100 80GB HBM3): forward 12.41 ms"));
+  // A loaded machine: the phases add up to the profiled step, not to the step time.
+  BisectReport report = FilledReport();
+  report.step.profiled_ms = 55.0;
+  EXPECT_TRUE(Contains(LineWith(ReportToMarkdown(report), "The hot spot is"),
+                       "steps on NVIDIA H100 80GB HBM3); a profiled step took 55.00 ms: forward "
+                       "12.41 ms"));
+}
+
 TEST(MarkdownWriter, SummaryGivesAGraphedStepsTimeBesideTheEagerOne) {
   BisectReport report = FilledReport();
   report.run.cuda_graphs = true;
