@@ -4,7 +4,8 @@ contradict each other fails the zoo like a wrong hot spot."""
 
 import re
 
-# A file inside torch's own package: a hot spot's source must be the model author's line.
+# A file inside torch's own package: a hot spot's or a finding's source must be the model
+# author's line.
 TORCH_PACKAGE = re.compile(r"[/\\](site|dist)-packages[/\\]torch[/\\]")
 SLACK = 1e-6
 
@@ -39,9 +40,12 @@ def violations(report):
                     found.append("%s has two %s: %.4g in level %d's table, %.4g in the modules "
                                  "table" % (candidate["path"], phase.replace("_ms", " times"),
                                             candidate[phase], level["depth"], module[phase]))
-    hotspot = report.get("hotspot") or {}
-    source = hotspot.get("source") or {}
-    if source.get("file") and TORCH_PACKAGE.search(source["file"]):
-        found.append("the hot spot's source is torch's own: %s:%s" % (source["file"],
-                                                                    source.get("line")))
+    sourced = [("the hot spot", report.get("hotspot") or {})]
+    sourced += [("finding %s" % finding.get("rule"), finding)
+                for finding in report.get("findings") or []]
+    for what, item in sourced:
+        source = item.get("source") or {}
+        if source.get("file") and TORCH_PACKAGE.search(source["file"]):
+            found.append("%s's source is torch's own: %s:%s" % (what, source["file"],
+                                                               source.get("line")))
     return found

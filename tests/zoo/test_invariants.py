@@ -61,6 +61,16 @@ class InvariantsTest(unittest.TestCase):
             self.assertEqual(invariants.violations(report),
                              ["the hot spot's source is torch's own: %s:7" % file])
 
+    def test_a_findings_source_is_not_torchs_own(self):
+        report = consistent_report()
+        file = "/usr/lib/python3/dist-packages/torch/nn/functional.py"
+        report["findings"] = [{"rule": "gather-backward",
+                               "source": {"file": "/home/me/model.py", "line": 9}},
+                              {"rule": "fp32-matmul", "source": {"file": file, "line": 12}},
+                              {"rule": "unfused-optimizer", "source": None}]
+        self.assertEqual(invariants.violations(report),
+                         ["finding fp32-matmul's source is torch's own: %s:12" % file])
+
 
 if __name__ == "__main__":
     unittest.main()
