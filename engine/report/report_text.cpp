@@ -19,7 +19,8 @@ std::string StepSentence(const BisectReport& report, const InlineMarkup& markup)
   // The phases are of the profiled median step: where that step is far from the unprofiled one
   // (a loaded machine, a short warm-up), say so, or the phases would not add up to the step.
   const bool profiled_apart =
-      step.profiled_ms > 0 && std::abs(step.profiled_ms / step.median_ms - 1.0) > 0.1;
+      step.profiled_ms > 0 && step.median_ms > 0 &&
+      std::abs(step.profiled_ms / step.median_ms - 1.0) > 0.1;
   return "A training step of " + markup.code(run.model) + " takes " + Ms(step.median_ms) +
          " (median of " + std::to_string(run.window_steps) + " steps on " + markup.text(device) +
          ")" + (profiled_apart ? "; a profiled step took " + Ms(step.profiled_ms) : std::string()) +
