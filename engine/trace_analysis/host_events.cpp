@@ -127,8 +127,11 @@ class HostReader {
   // In a trace without categories, an unknown name may be a record_function label or an op that
   // C++ records under a bare name (torch 1.13's "detach_", recorded inside "aten::detach_").
   // record_function is called from Python, never from inside an operator: an event nested in an
-  // operator on its thread is an op, any other a label, taken as a module.
+  // operator on its thread is an op, any other a label, taken as a module. Nesting is judged to
+  // the exporter's precision, whole microseconds: a zero-length "detach_" was written 1 us after
+  // its zero-length "aten::detach_" ended.
   void PlaceUncategorisedLabels() {
+    constexpr TimeNs kExporterPrecisionNs = 1000;
     for (auto& [thread, labels] : labels_) {
       std::vector<Span>& operators = operators_[thread];
       std::vector<const Span*> sorted;
@@ -143,13 +146,15 @@ class HostReader {
       });
       std::vector<TimeNs> open;  // ends of the operators enclosing the current event
       for (const Span* span : sorted) {
-        while (!open.empty() && open.back() < span->start) open.pop_back();
+        while (!open.empty() && open.back() + kExporterPrecisionNs < span->start) open.pop_back();
         if (span->chunk == nullptr) {
           open.push_back(span->end);
           continue;
         }
         const bool in_operator = std::any_of(open.begin(), open.end(),
-                                             [&](TimeNs end) { return end >= span->end; });
+                                             [&](TimeNs end) {
+                                               return end + kExporterPrecisionNs >= span->end;
+                                             });
         const std::string& name = store_.strings[span->chunk->name[span->index]];
         if (in_operator) {
           AddOp(*span->chunk, span->index, name, thread, OpScope::kForward);

@@ -52,6 +52,17 @@ TEST(HostEvents, AnUncategorisedEventInsideAnOperatorIsAnOpOutsideItALabel) {
                                               "mm_impl_step"}));
 }
 
+TEST(HostEvents, NestingIsJudgedToTheExportersMicrosecond) {
+  // Recorded by torch 1.13 (a DataLoader's batch): the op ends at 20 us, rounded, and the bare
+  // name it recorded inside starts at 21 us, both of zero length.
+  const HostEvents host = Read(Legacy("ProfilerStep#1", 0, 100) + "," +
+                               Legacy("aten::detach_", 20, 0) + "," + Legacy("detach_", 21, 0) +
+                               "," + Legacy("aten::mm", 30, 10) + "," + Legacy("after_mm", 42, 5));
+  EXPECT_TRUE(Modules(host).count("after_mm")) << "2 us after an op is outside it";
+  EXPECT_FALSE(Modules(host).count("detach_"));
+  EXPECT_TRUE(Ops(host).count("detach_"));
+}
+
 TEST(HostEvents, OfTwoEventsWithOneIntervalTheFirstWrittenEnclosesTheOther) {
   // Whole microseconds make a label and its only op one interval; the label is written first.
   const HostEvents label_outside =
