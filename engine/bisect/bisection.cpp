@@ -181,13 +181,14 @@ class Bisection {
                                descent.window.attribution->Rank(costs.optimizer);
       report.hotspot = FindHotspot(descent.window, descent.path, descent.phase, step_cost);
       report.hotspot->confidence = doubts_.empty() ? "high" : "low";
-      report.hotspot->doubts = doubts_;
       for (const std::string& candidate : candidates_) {
         if (candidate != report.hotspot->path) report.hotspot->candidates.push_back(candidate);
       }
-      for (const std::string& doubt : doubts_) {
-        report.data_quality.push_back("low confidence: " + doubt);
-      }
+    }
+    // With or without a hot spot: "no module stands out" on a busy machine is as unsure.
+    report.doubts = doubts_;
+    for (const std::string& doubt : doubts_) {
+      report.data_quality.push_back("low confidence: " + doubt);
     }
     if (losses_.non_finite > 0) {
       report.data_quality.push_back(

@@ -32,6 +32,7 @@ void PrintSummary(const BisectReport& report, const std::string& out_dir) {
     if (hot.confidence == "low") line << "\n  " << LowConfidenceSentence(report);
   } else {
     line << "no module stands out: see the bisection table";
+    if (!report.doubts.empty()) line << "\n  " << LowConfidenceSentence(report);
   }
   std::cout << line.str() << "\n";
   PrintStraggler(report);

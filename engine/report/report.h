@@ -109,9 +109,8 @@ struct Hotspot {
   std::optional<SourceLocation> source;
   std::vector<OpTime> top_ops;  // the module's top ops, hottest first
   // "high", or "low" when the run's noise or a level's steps left the choice in doubt, for the
-  // reasons in `doubts` (report.json has them as data_quality lines beginning "low confidence: ").
+  // reasons in BisectReport::doubts.
   std::string confidence = "high";
-  std::vector<std::string> doubts;
   std::vector<std::string> candidates;  // other places a low-confidence run could not rule out
 };
 
@@ -290,6 +289,11 @@ struct BisectReport {
   RunInfo run;
   StepBreakdown step;
   std::vector<BisectLevel> levels;
+  // Why the bisection's answer is in doubt: a level unclear in two windows, a choice that changed
+  // on re-run, other work holding the CPUs. A hot spot then has confidence "low"; "no module
+  // stands out" is as unsure. report.json has them as data_quality lines beginning
+  // "low confidence: ".
+  std::vector<std::string> doubts;
   // What the levels compared: "device" (kernel time their ops launched) on a step that kept the
   // device busy, "host" (the ops' host time) on the CPU and on a host-bound GPU step; "" without
   // a bisection (a trace).

@@ -49,7 +49,9 @@ std::string HotspotSentence(const BisectReport& report, const InlineMarkup& mark
     if (!report.levels.empty() && !report.levels.back().reason.empty()) {
       sentence += ": " + markup.text(report.levels.back().reason);
     }
-    return sentence + ".";
+    sentence += ".";
+    if (!report.doubts.empty()) sentence += " " + markup.text(LowConfidenceSentence(report));
+    return sentence;
   }
   const Hotspot& hotspot = *report.hotspot;
   std::string sentence =
@@ -106,10 +108,8 @@ std::string FixesSentence(const std::vector<FixResult>& fixes, const InlineMarku
 
 std::string LowConfidenceSentence(const BisectReport& report) {
   std::string reasons;
-  if (report.hotspot) {
-    for (const std::string& doubt : report.hotspot->doubts) {
-      reasons += (reasons.empty() ? "" : "; ") + doubt;
-    }
+  for (const std::string& doubt : report.doubts) {
+    reasons += (reasons.empty() ? "" : "; ") + doubt;
   }
   std::string sentence = "Confidence is low" + (reasons.empty() ? "" : ": " + reasons) + ".";
   if (report.hotspot && !report.hotspot->candidates.empty()) {

@@ -55,7 +55,7 @@ TEST(MarkdownWriter, ALowConfidenceHotSpotSaysWhyAndWhatItCouldNotRuleOut) {
   BisectReport report = FilledReport();
   report.hotspot->confidence = "low";
   report.hotspot->candidates = {"blocks.3.mlp"};
-  report.hotspot->doubts = {
+  report.doubts = {
       "level 2: the choice changed on re-run: blocks.5 in 2 of 5 steps of one window, blocks.3 "
       "in 4 of 5 steps of the next"};
   const std::string summary = LineWith(ReportToMarkdown(report), "The hot spot is");
@@ -66,6 +66,14 @@ TEST(MarkdownWriter, ALowConfidenceHotSpotSaysWhyAndWhatItCouldNotRuleOut) {
       << summary;
   EXPECT_FALSE(Contains(LineWith(ReportToMarkdown(FilledReport()), "The hot spot is"),
                         "Confidence is low"));
+}
+
+TEST(MarkdownWriter, NoHotSpotOnABusyMachineSaysItIsUnsure) {
+  BisectReport report = FilledReport();
+  report.hotspot.reset();
+  report.doubts = {"other work kept the CPUs busy"};
+  EXPECT_TRUE(Contains(LineWith(ReportToMarkdown(report), "No single hot spot was isolated"),
+                       ". Confidence is low: other work kept the CPUs busy."));
 }
 
 TEST(MarkdownWriter, PhasesOfAProfiledStepFarFromTheStepTimeSaySo) {
