@@ -57,12 +57,41 @@ struct StepBreakdown {
   std::optional<double> graphed_median_ms;
 };
 
+// One piece of the input stage's work on a batch, measured where the batch was prepared (a
+// worker thread running `input_stage` in model mode, a DataLoader worker process in script mode):
+// a transform of the pipeline, or a line of the stage's code.
+struct InputStagePiece {
+  std::string name;  // the transform ("RandomDilation") or the line's heaviest op ("aten::conv2d")
+  std::string kind;  // "transform" or "line"
+  std::optional<SourceLocation> source;
+  double ms = 0;     // per batch, median over the batches measured
+  double share = 0;  // of InputStageProfile::batch_ms
+  std::vector<long long> input_shape;   // of its largest tensor input, where known
+  std::vector<long long> output_shape;  // of its largest tensor output, where known
+  std::string dtype;                    // of that input, e.g. "float32"; "" where unknown
+};
+
+// What preparing one batch costs and where that time goes; present where the door measured the
+// input stage itself (not only the step's wait for it).
+struct InputStageProfile {
+  double batch_ms = 0;  // one batch's preparation by one worker, median
+  int batches = 0;      // batches measured
+  std::vector<long long> output_shape;  // the stage's output (the batch's first tensor)
+  std::string output_dtype;
+  std::vector<InputStagePiece> pieces;  // heaviest first
+  int cores = 0;                        // CPU cores the workers can use
+  // Busy time of all workers over (workers x wall time) in the measured window; absent with
+  // workers 0 or where the door cannot tell.
+  std::optional<double> worker_busy_share;
+};
+
 // The step's wait for its input batch: present when the workload has an input stage
 // (docs/workload.md), measured as the data phase of the baseline window's steps.
 struct DataWait {
   double wait_ms = 0;                 // the data phase of the profiled median step (StepBreakdown)
   std::optional<int> workers;         // input_stage.workers; absent where the door cannot tell
   std::optional<bool> pin_memory;     // input_stage.pin_memory, on a CUDA device; likewise
+  std::optional<InputStageProfile> stage;  // where the stage itself was measured
 };
 
 struct Candidate {
