@@ -69,6 +69,9 @@ struct InputStagePiece {
   std::vector<long long> input_shape;   // of its largest tensor input, where known
   std::vector<long long> output_shape;  // of its largest tensor output, where known
   std::string dtype;                    // of that input, e.g. "float32"; "" where unknown
+  // Its input held only 0 and 1 in a wider dtype (a mask computed in float), checked on a sampled
+  // batch; absent where not checked.
+  std::optional<bool> input_is_binary;
 };
 
 // What preparing one batch costs and where that time goes; present where the door measured the
@@ -76,7 +79,9 @@ struct InputStagePiece {
 struct InputStageProfile {
   double batch_ms = 0;  // one batch's preparation by one worker, median
   int batches = 0;      // batches measured
-  std::vector<long long> output_shape;  // the stage's output (the batch's first tensor)
+  // The stage's output (its first tensor): a batch in model mode, one item of the Dataset in
+  // script mode (the shapes of the pieces are then per item too).
+  std::vector<long long> output_shape;
   std::string output_dtype;
   std::vector<InputStagePiece> pieces;  // heaviest first
   int cores = 0;                        // CPU cores the workers can use
