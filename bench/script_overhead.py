@@ -13,7 +13,7 @@
             and the windows it used against the depth it reached.
 
     script_overhead.py ADVISOR SCRIPT [--rounds 2] [--steps N] [--every K] [--out FILE.jsonl]
-                       [--timeout S] [-- SCRIPT ARGS...]
+                       [--timeout S] [--profile-steps N (0: no torch.profiler run)] [-- SCRIPT ARGS...]
 
 SCRIPT prints "steps A-B: T ms/step" every K steps and, with --torch-profiler N, one
 "torch.profiler: N steps, T ms/step" line (bench/scripts/vit_train.py, launch_bound_train.py).
@@ -57,7 +57,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--steps", type=int, default=600)
     parser.add_argument("--every", type=int, default=50)
-    parser.add_argument("--profile-steps", type=int, default=20)
+    parser.add_argument("--profile-steps", type=int, default=20,
+                        help="torch.profiler's profiled steps in its own run; 0: no such run")
     parser.add_argument("--out", default="script-overhead.jsonl")
     parser.add_argument("--timeout", type=int, default=240, help="seconds per run")
     argv = sys.argv[1:]
@@ -73,7 +74,9 @@ def main():
         alone, _ = run(script, args.timeout)
         # Its own run: torch.profiler leaves CUPTI attached after it ends (until kineto detaches
         # it), which slows every later step of that process, so no step of it is a reference.
-        profiler_run, _ = run(script + ["--torch-profiler", str(args.profile_steps)], args.timeout)
+        # --profile-steps 0: no torch.profiler run (the steady and window ratios alone, faster).
+        profiler_run = (run(script + ["--torch-profiler", str(args.profile_steps)], args.timeout)[0]
+                        if args.profile_steps > 0 else "")
         with tempfile.TemporaryDirectory() as out:
             attached, _ = run([args.advisor, "bisect", "-q", "--let-run", "--out", out, "--"] +
                               script, args.timeout)
