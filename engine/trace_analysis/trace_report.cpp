@@ -19,6 +19,7 @@ RunInfo DescribeRun(const TraceStore& store, const TraceWindow& trace) {
   run.windows = 1;
   run.cuda_graphs = trace.cuda_graphs;
   run.dtype = trace.compute_dtype;
+  run.allow_tf32 = trace.allow_tf32;
   return run;
 }
 
