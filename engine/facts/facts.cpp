@@ -196,9 +196,11 @@ json RankFacts(const RankSummary& rank) {
 json StragglerFacts(const Straggler& straggler, double step_ms) {
   json facts = {{"rank", straggler.rank},
                 {"late_ms", straggler.late_ms},
+                {"sure_late_ms", straggler.sure_late_ms},
                 {"last_share", straggler.last_share},
                 {"compute_excess_ms", straggler.compute_excess_ms}};
   PutIf(facts, "late_share", ShareOfStep(straggler.late_ms, step_ms));
+  PutIf(facts, "sure_late_share", ShareOfStep(straggler.sure_late_ms, step_ms));
   PutIf(facts, "data_wait_excess_ms", straggler.data_wait_excess_ms);
   if (!straggler.path.empty()) {
     facts["path"] = straggler.path;
@@ -210,6 +212,16 @@ json StragglerFacts(const Straggler& straggler, double step_ms) {
     facts["op_excess_ms"] = straggler.op_excess_ms;
   }
   return facts;
+}
+
+json TrainingStateFacts(const TrainingState& state) {
+  return {{"parameter_mb", state.parameter_mb},
+          {"gradient_mb", state.gradient_mb},
+          {"optimizer_state_mb", state.optimizer_state_mb},
+          {"wrapper", state.wrapper},
+          {"sharding_strategy", state.sharding_strategy},
+          {"micro_steps", state.micro_steps},
+          {"synced_micro_steps", state.synced_micro_steps}};
 }
 
 json DistributedFacts(const DistributedSummary& distributed) {
@@ -271,6 +283,7 @@ json BuildFacts(const BisectReport& report, const RunEnvironment& environment) {
     facts["ranks"] = std::move(ranks);
     facts["distributed"] = DistributedFacts(*report.distributed);
   }
+  if (report.training_state) facts["training_state"] = TrainingStateFacts(*report.training_state);
   return facts;
 }
 
