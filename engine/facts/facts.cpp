@@ -186,6 +186,7 @@ json RankFacts(const RankSummary& rank) {
                 {"comm_ms", rank.comm_ms},
                 {"exposed_comm_ms", rank.exposed_comm_ms},
                 {"late_ms", rank.late_ms},
+                {"wait_ms", rank.wait_ms},
                 {"last_arrivals", rank.last_arrivals}};
   PutIf(facts, "data_wait_ms", rank.data_wait_ms);
   PutIf(facts, "exposed_comm_share", ShareOfStep(rank.exposed_comm_ms, rank.step_ms));

@@ -99,6 +99,7 @@ Lateness LatenessOf(const std::vector<RankWindow>& ranks,
   Lateness lateness;
   lateness.late_ms.assign(ranks.size(), 0.0);
   lateness.last_arrivals.assign(ranks.size(), 0);
+  lateness.wait_ms.assign(ranks.size(), 0.0);
   for (const RankWindow& rank : ranks) {
     lateness.late_ms_by_step.emplace_back(rank.window->timeline.steps.size(), 0.0);
   }
@@ -121,6 +122,7 @@ Lateness LatenessOf(const std::vector<RankWindow>& ranks,
     skews.push_back(*longest - *shortest);
     for (std::size_t r = 0; r < ranks.size(); ++r) {
       lateness.late_ms[r] += *longest - duration_ms[r];
+      lateness.wait_ms[r] += duration_ms[r] - *shortest;
       std::vector<double>& by_step = lateness.late_ms_by_step[r];
       const int step = (*ranks[r].collectives)[match.calls[r]].step;
       if (static_cast<std::size_t>(step) < by_step.size()) by_step[step] += *longest - duration_ms[r];
@@ -130,6 +132,7 @@ Lateness LatenessOf(const std::vector<RankWindow>& ranks,
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     const std::size_t steps = ranks[r].window->timeline.steps.size();
     lateness.late_ms[r] /= static_cast<double>(std::max<std::size_t>(1, steps));
+    lateness.wait_ms[r] /= static_cast<double>(std::max<std::size_t>(1, steps));
   }
   if (!skews.empty()) {
     lateness.skew_max_ms = *std::max_element(skews.begin(), skews.end());

@@ -17,6 +17,7 @@ struct Lateness {
   std::vector<double> late_ms;   // per rank, per step
   std::vector<std::vector<double>> late_ms_by_step;  // per rank, its lateness in each step
   std::vector<int> last_arrivals;
+  std::vector<double> wait_ms;   // per rank, per step: in collectives, waiting for the last rank
   int matched = 0;               // complete matches inside the ranks' steps
   int unmatched = 0;
   double skew_median_ms = 0;

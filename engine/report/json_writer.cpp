@@ -278,6 +278,7 @@ json DistributedToJson(const std::optional<DistributedSummary>& distributed) {
                      {"comm_ms", rank.comm_ms},
                      {"exposed_comm_ms", rank.exposed_comm_ms},
                      {"late_ms", rank.late_ms},
+                     {"wait_ms", rank.wait_ms},
                      {"last_arrivals", rank.last_arrivals}});
   }
   json straggler = nullptr;

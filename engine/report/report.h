@@ -282,6 +282,8 @@ struct RankSummary {
   double late_ms = 0;                // how much later than the earliest rank it reached the
                                      // matched collectives, summed
   int last_arrivals = 0;             // matched collectives it reached last
+  double wait_ms = 0;                // how long it waited in the matched collectives for the
+                                     // last rank to arrive, per step
 };
 
 // The rank the others wait for, and what on it made it late: its costs beyond the median of the
