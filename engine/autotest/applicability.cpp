@@ -46,7 +46,9 @@ std::string WhyNotApplicable(const Recipe& recipe, const std::string& door,
   // A launcher's ranks are scripts: what the probe applies to one script it applies to each rank.
   const bool applies = opens(door.c_str()) || (door == "ranks" && opens("script"));
   if (!applies) {
-    if (door == "model") return "not applicable to a TorchScript model: only a script run can apply it";
+    if (door == "model") {
+      return "not applicable to a TorchScript model: only a script run can apply it";
+    }
     if (opens("ranks")) {
       return "not applicable: it needs several ranks under a launcher (torchrun), and this "
              "script runs one process";

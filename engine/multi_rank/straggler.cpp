@@ -125,7 +125,9 @@ Lateness LatenessOf(const std::vector<RankWindow>& ranks,
       lateness.wait_ms[r] += duration_ms[r] - *shortest;
       std::vector<double>& by_step = lateness.late_ms_by_step[r];
       const int step = (*ranks[r].collectives)[match.calls[r]].step;
-      if (static_cast<std::size_t>(step) < by_step.size()) by_step[step] += *longest - duration_ms[r];
+      if (static_cast<std::size_t>(step) < by_step.size()) {
+        by_step[step] += *longest - duration_ms[r];
+      }
     }
     if (*longest > *shortest) ++lateness.last_arrivals[shortest - duration_ms.begin()];
   }
@@ -143,7 +145,9 @@ Lateness LatenessOf(const std::vector<RankWindow>& ranks,
 
 double SureLateMs(const std::vector<std::vector<double>>& late_ms_by_step, std::size_t rank) {
   std::size_t steps = late_ms_by_step[rank].size();
-  for (const std::vector<double>& by_step : late_ms_by_step) steps = std::min(steps, by_step.size());
+  for (const std::vector<double>& by_step : late_ms_by_step) {
+    steps = std::min(steps, by_step.size());
+  }
   std::vector<double> excess;
   for (std::size_t step = 0; step < steps; ++step) {
     std::vector<double> others;
@@ -159,8 +163,8 @@ double SureLateMs(const std::vector<std::vector<double>>& late_ms_by_step, std::
   if (excess.size() < 3) return mean;
   double squares = 0;
   for (double value : excess) squares += (value - mean) * (value - mean);
-  const double standard_error =
-      std::sqrt(squares / static_cast<double>(excess.size() - 1) / static_cast<double>(excess.size()));
+  const double count = static_cast<double>(excess.size());
+  const double standard_error = std::sqrt(squares / (count - 1) / count);
   return mean - StudentT95(static_cast<int>(excess.size()) - 1) * standard_error;
 }
 

@@ -107,12 +107,14 @@ std::optional<TrainingState> ReadTrainingState(const json& state) {
   if (!state.is_object()) throw ProbeMessageError("training_state: not an object");
   constexpr double kMiB = 1 << 20;
   TrainingState out;
-  out.parameter_mb = Count(Field(state, "parameter_bytes"), "training_state parameter_bytes") / kMiB;
+  out.parameter_mb =
+      Count(Field(state, "parameter_bytes"), "training_state parameter_bytes") / kMiB;
   out.gradient_mb = Count(Field(state, "gradient_bytes"), "training_state gradient_bytes") / kMiB;
   out.optimizer_state_mb =
       Count(Field(state, "optimizer_state_bytes"), "training_state optimizer_state_bytes") / kMiB;
   out.wrapper = Text(Field(state, "wrapper"), "training_state wrapper");
-  out.sharding_strategy = Text(Field(state, "sharding_strategy"), "training_state sharding_strategy");
+  out.sharding_strategy =
+      Text(Field(state, "sharding_strategy"), "training_state sharding_strategy");
   constexpr long long kMaxMicroSteps = 1 << 20;
   out.micro_steps = static_cast<int>(
       std::min(Count(Field(state, "micro_steps"), "training_state micro_steps"), kMaxMicroSteps));
