@@ -13,17 +13,22 @@
             and the windows it used against the depth it reached.
 
     script_overhead.py ADVISOR SCRIPT [--rounds 2] [--steps N] [--every K] [--out FILE.jsonl]
-                       [--timeout S] [--profile-steps N (0: no torch.profiler run)]
+                       [--timeout S] [--launcher "CMD"] [--profile-steps N (0: no torch.profiler run)]
                        [--cpus 2-5 (every run pinned to these cores)] [-- SCRIPT ARGS...]
 
 SCRIPT prints "steps A-B: T ms/step" every K steps and, with --torch-profiler N, one
-"torch.profiler: N steps, T ms/step" line (bench/scripts/vit_train.py, launch_bound_train.py).
+"torch.profiler: N steps, T ms/step" line (bench/scripts/vit_train.py, launch_bound_train.py;
+under a launcher, rank 0 of bench/scripts/ddp_vit_train.py). --launcher runs the script under
+that command instead of --python, e.g. "python3 -m torch.distributed.run --standalone
+--nproc_per_node 2": each run is then the whole job, alone and beside advisor alike.
+--profile-steps 0 leaves the torch.profiler run out.
 """
 
 import argparse
 import json
 import os
 import re
+import shlex
 import statistics
 import subprocess
 import sys
@@ -76,13 +81,16 @@ def main():
     parser.add_argument("--out", default="script-overhead.jsonl")
     parser.add_argument("--cpus", help="run every process on these cores, e.g. 2-5 or 2,3")
     parser.add_argument("--timeout", type=int, default=240, help="seconds per run")
+    parser.add_argument("--launcher", default="",
+                        help="a command that starts the script's ranks, instead of --python")
     argv = sys.argv[1:]
     split = argv.index("--") if "--" in argv else len(argv)
     args = parser.parse_args(argv[:split])
     args.script_args = argv[split + 1:]
     cpus = parse_cpus(args.cpus) if args.cpus else None
-    script = [args.python, args.script, "--steps", str(args.steps), "--report-every",
-              str(args.every)] + args.script_args
+    starter = shlex.split(args.launcher) if args.launcher else [args.python]
+    script = starter + [args.script, "--steps", str(args.steps), "--report-every",
+                        str(args.every)] + args.script_args
     # The last third of the run: after advisor's windows, which the first third holds.
     tail_from = args.steps * 2 // 3
     for round_number in range(1, args.rounds + 1):
@@ -104,6 +112,7 @@ def main():
         levels = [l for l in report["bisection"]["levels"] if l.get("window_step_ms")]
         record = {
             "script": args.script.split("/")[-1], "round": round_number,
+            "launcher": args.launcher or None,
             "steady_ratio": statistics.median(attached_tail) / statistics.median(alone_tail),
             "alone_ms": statistics.median(alone_tail),
             "attached_ms": statistics.median(attached_tail),

@@ -4,7 +4,9 @@
 -- was, and the module and op whose cost on it exceeds the other ranks' most. When that module
 -- explains most of the extra compute, the fix is there: uneven work in one module (a branch
 -- taken on one rank, a slower kernel, a host sync); the unbalanced-data rule covers the case
--- where everything on the rank is slower.
+-- where everything on the rank is slower. Its lateness is weighed against its spread over the
+-- steps (sure_late_share, the lower end of its 95 % interval): a rank late only now and then is
+-- the host's noise, not a straggler.
 
 local MIN_LATE_SHARE = 0.05    -- the others wait 5% of the step for it
 local HIGH_LATE_SHARE = 0.20
@@ -18,6 +20,9 @@ return {
     if distributed == nil or distributed.straggler == nil then return {} end
     local s = distributed.straggler
     if s.late_share == nil or s.late_share < MIN_LATE_SHARE then return {} end
+    -- Lateness that comes and goes from step to step is the host's noise (ranks on a busy
+    -- machine take turns being late): what the steps' spread leaves of it must count too.
+    if s.sure_late_share == nil or s.sure_late_share < MIN_LATE_SHARE then return {} end
     -- A rank that computes no more than the others is late for another reason (its data, its
     -- host): no module or op can explain it.
     if s.compute_excess_ms <= 0 then return {} end

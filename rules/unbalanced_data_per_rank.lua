@@ -17,6 +17,8 @@ return {
     if distributed == nil or distributed.straggler == nil then return {} end
     local s = distributed.straggler
     if s.late_share == nil or s.late_share < MIN_LATE_SHARE then return {} end
+    -- Late only now and then (the steps' spread leaves too little): the host's noise.
+    if s.sure_late_share == nil or s.sure_late_share < MIN_LATE_SHARE then return {} end
     local data_slow = s.data_wait_excess_ms ~= nil and s.data_wait_excess_ms >= DATA_EXPLAINS * s.late_ms
     local module_excess = s.path_excess_ms or 0
     local spread = s.compute_excess_ms > 0 and module_excess < SPREAD * s.compute_excess_ms

@@ -14,7 +14,8 @@
 # (bench/script_overhead.py on the ViT and launch-bound scripts), script_autotest (--autotest on
 # the eager ViT script), traces (2.11 CUDA traces recorded and analysed, the trace reader's
 # benchmark), marker_cost (bench/marker_cost.py: op recording and marker hooks on the launch-bound
-# model, apart). A later stage reuses build-gpu/ and /tmp from an
+# model, apart), ddp (several ranks on 2 GPUs: DDP and FSDP ViT under torchrun, skipped on one
+# GPU). A later stage reuses build-gpu/ and /tmp from an
 # earlier call on the same machine, so a device call with a time limit can take a few stages at a
 # time.
 #
@@ -207,6 +208,41 @@ script_autotest() {
     "$logs/script_autotest.log" | tee -a "$out/summary.txt"
 }
 
+# Several ranks (issue #16), on two GPUs over NCCL; skipped with a line on fewer. In about 6
+# minutes: `bisect --autotest` of bench/scripts/ddp_vit_train.py (DDP ViT-B/16, batch 4 per GPU)
+# under torchrun with 2 ranks, its per-rank facts and the DDP recipes measured (only the rules
+# about ranks and memory are loaded, and a benchmark rule that names both bucket sizes, so that
+# the autotest's budget goes to them); the FSDP variant's bisection (its training state per GPU
+# and the sharding advice); and the steps outside advisor's windows beside the job run alone
+# (bench/script_overhead.py --launcher).
+ddp() {
+  local gpus
+  gpus=$(nvidia-smi -L | wc -l)
+  if [ "$gpus" -lt 2 ]; then
+    log "ddp: skipped: needs 2 GPUs, this machine has $gpus"
+    return 0
+  fi
+  local torchrun=(python3 -m torch.distributed.run --standalone --nproc_per_node 2)
+  local rules=/tmp/advisor-ddp-rules
+  rm -rf "$rules" && mkdir -p "$rules"
+  cp rules/{exposed_communication,straggler_rank,unbalanced_data_per_rank}.lua \
+    rules/{gradient_sync_per_micro_step,shard_training_state,fsdp_fragmentation}.lua \
+    rules/memory_near_limit.lua bench/rules/try_ddp_buckets.lua "$rules/"
+  ADVISOR_RULES_DIR=$rules step ddp_autotest build-gpu/advisor bisect --autotest \
+    --autotest-rounds "${AUTOTEST_ROUNDS:-2}" --autotest-budget "${AUTOTEST_BUDGET:-3m}" \
+    --out "$results/ddp-vit" -- "${torchrun[@]}" bench/scripts/ddp_vit_train.py --steps 100000
+  ADVISOR_RULES_DIR=$rules step ddp_fsdp build-gpu/advisor bisect --out "$results/ddp-vit-fsdp" \
+    -- "${torchrun[@]}" bench/scripts/ddp_vit_train.py --steps 100000 --fsdp
+  step ddp_overhead python3 bench/script_overhead.py build-gpu/advisor \
+    bench/scripts/ddp_vit_train.py --launcher "${torchrun[*]}" --rounds 1 --steps 1200 \
+    --every 100 --profile-steps 0 --timeout 240 --out "$results/ddp-overhead.jsonl"
+  grep -E "^\[autotest\].*(verified|no-change|rejected|failed|skipped)" \
+    "$logs/ddp_autotest.log" | tee -a "$out/summary.txt"
+  python3 bench/ddp_summary.py "$results/ddp-vit" "$results/ddp-vit-fsdp" |
+    tee -a "$out/summary.txt"
+  cat "$results/ddp-overhead.jsonl" 2>/dev/null | tee -a "$out/summary.txt"
+}
+
 # advisor analyze on the GPU machine: 2.11 traces with CUDA activity recorded (the zoo's cases, a
 # two-rank NCCL run with a planted straggler, needing 2 GPUs: skipped on one), analysed, and the
 # trace reader's benchmark on all 16 cores beside Python's json.load (docs/benchmarks.md).
@@ -232,9 +268,9 @@ zoo() {
 for stage in "${stages[@]}"; do
   case "$stage" in
     build) build || { log "build failed: later stages skipped"; exit 1; } ;;
-    tests|vit|graphs|overhead|zoo|script|script_tests|script_overhead|script_autotest|traces|marker_cost)
+    tests|vit|graphs|overhead|zoo|script|script_tests|script_overhead|script_autotest|traces|marker_cost|ddp)
       "$stage" ;;
     *) log "unknown stage '$stage' (build, tests, vit, graphs, overhead, zoo, script," \
-         "script_tests, script_overhead, script_autotest, traces, marker_cost)"; exit 2 ;;
+         "script_tests, script_overhead, script_autotest, traces, marker_cost, ddp)"; exit 2 ;;
   esac
 done

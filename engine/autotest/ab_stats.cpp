@@ -92,17 +92,6 @@ AbMeasurement MeasureAb(const std::vector<AbRound>& rounds, int baseline_samples
   return measurement;
 }
 
-double StudentT95(int degrees) {
-  static constexpr double kQuantiles[] = {
-      12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-      2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-      2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
-  constexpr int kTabulated = sizeof kQuantiles / sizeof kQuantiles[0];
-  if (degrees < 1) return INFINITY;
-  if (degrees <= kTabulated) return kQuantiles[degrees - 1];
-  return degrees <= 60 ? 2.000 : degrees <= 120 ? 1.980 : 1.960;
-}
-
 AbDecision DecideAb(const AbMeasurement& measurement, double noise_threshold, bool last_round) {
   using Outcome = AbDecision::Outcome;
   const double upper = 1.0 + noise_threshold;

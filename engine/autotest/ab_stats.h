@@ -15,6 +15,7 @@
 
 #include "engine/report/report.h"
 #include "engine/util/median.h"
+#include "engine/util/student_t.h"  // StudentT95: kIntervalConfidence's quantile
 
 namespace advisor {
 
@@ -55,9 +56,6 @@ BenchStats SummarizeSteps(const std::vector<double>& step_ms);
 // ratio. Needs at least one round with steps on both sides.
 AbMeasurement MeasureAb(const std::vector<AbRound>& rounds, int baseline_samples_per_step,
                         int candidate_samples_per_step);
-
-// The two-sided Student-t quantile for kIntervalConfidence with `degrees` degrees of freedom.
-double StudentT95(int degrees);
 
 // What the rounds so far say, against a noise band of +-`noise_threshold` around 1.0 (0.02 is 2 %).
 struct AbDecision {

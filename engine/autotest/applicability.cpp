@@ -40,11 +40,21 @@ std::string WhyNotApplicable(const Recipe& recipe, const std::string& door,
   if (recipe.status == RecipeStatus::kPlanned) {
     return "not implemented: the worker cannot apply this recipe yet (status \"planned\")";
   }
-  if (std::find(recipe.doors.begin(), recipe.doors.end(), door) == recipe.doors.end()) {
-    return door == "script"
-               ? "not applicable to a script: it needs a TorchScript model (advisor bisect "
-                 "model.pt); apply it to your code by hand"
-               : "not applicable to a TorchScript model: only a script run can apply it";
+  const auto opens = [&](const char* name) {
+    return std::find(recipe.doors.begin(), recipe.doors.end(), name) != recipe.doors.end();
+  };
+  // A launcher's ranks are scripts: what the probe applies to one script it applies to each rank.
+  const bool applies = opens(door.c_str()) || (door == "ranks" && opens("script"));
+  if (!applies) {
+    if (door == "model") {
+      return "not applicable to a TorchScript model: only a script run can apply it";
+    }
+    if (opens("ranks")) {
+      return "not applicable: it needs several ranks under a launcher (torchrun), and this "
+             "script runs one process";
+    }
+    return "not applicable to a script: it needs a TorchScript model (advisor bisect "
+           "model.pt); apply it to your code by hand";
   }
   if (std::find(recipe.devices.begin(), recipe.devices.end(), device) == recipe.devices.end()) {
     std::string devices;

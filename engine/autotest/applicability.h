@@ -8,7 +8,8 @@
 
 namespace advisor {
 
-// "" when `recipe` can be tried through the front door `door` ("model" or "script") on `device`
+// "" when `recipe` can be tried through the front door `door` ("model", "script", or "ranks": a
+// script under a launcher with several ranks, which also takes the script's recipes) on `device`
 // ("cpu" or "cuda") with the torch `torch_version` (e.g. "2.11.0+cu130"); otherwise the reason,
 // starting with "not implemented" for planned recipes and "not applicable" for the others.
 std::string WhyNotApplicable(const Recipe& recipe, const std::string& door,

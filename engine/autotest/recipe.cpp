@@ -20,7 +20,7 @@ const std::set<std::string> kTopLevelKeys = {
     "id",      "title", "description", "kind",    "status",   "preserves_semantics", "tolerance",
     "devices", "doors", "env",         "overrides", "rewrite",  "requires",            "conflicts_with"};
 const std::set<std::string> kDevices = {"cpu", "cuda"};
-const std::set<std::string> kDoors = {"model", "script"};
+const std::set<std::string> kDoors = {"model", "script", "ranks"};
 
 std::string Quoted(const std::string& text) { return "\"" + text + "\""; }
 
@@ -154,6 +154,10 @@ RecipeOverrides ReadOverrides(const Reader& reader, const json& object) {
   if (overrides.sdpa_backend) {
     reader.OneOf(*overrides.sdpa_backend, "overrides.sdpa_backend",
                  {SdpaBackendNames().begin(), SdpaBackendNames().end()});
+  }
+  if (overrides.fsdp_sharding_strategy) {
+    reader.OneOf(*overrides.fsdp_sharding_strategy, "overrides.fsdp_sharding_strategy",
+                 {FsdpShardingStrategies().begin(), FsdpShardingStrategies().end()});
   }
   return overrides;
 }

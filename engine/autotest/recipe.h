@@ -49,7 +49,21 @@ struct RecipeOverrides {
   std::optional<ThreadCount> intra_op_threads;    // ATen intra-op parallelism on CPU
   std::optional<std::string> sdpa_backend;        // the one SDPA backend left enabled (below)
   std::optional<bool> compile;                    // torch.compile the model (script mode)
+  // DistributedDataParallel's constructor arguments, set in every rank of a launcher's job:
+  std::optional<int> ddp_bucket_cap_mb;             // gradients per all-reduce bucket, MiB
+  std::optional<bool> ddp_gradient_as_bucket_view;  // gradients are views into the buckets
+  std::optional<bool> ddp_static_graph;             // the same parameters used every step
+  std::optional<bool> ddp_no_sync;  // all but the last micro-step of a step under no_sync()
+  // FullyShardedDataParallel's sharding_strategy, where the script builds one (below)
+  std::optional<std::string> fsdp_sharding_strategy;
 };
+
+// FSDP's ShardingStrategy members, as `fsdp_sharding_strategy` names them.
+inline const std::vector<std::string>& FsdpShardingStrategies() {
+  static const std::vector<std::string> names = {"FULL_SHARD", "SHARD_GRAD_OP", "NO_SHARD",
+                                                 "HYBRID_SHARD"};
+  return names;
+}
 
 // The backends scaled_dot_product_attention dispatches to on CUDA, as `sdpa_backend` names them:
 // flash, efficient (memory-efficient), cudnn, math (the unfused reference).
@@ -75,6 +89,11 @@ void ForEachOverrideField(Visit&& visit) {
   visit("intra_op_threads", &RecipeOverrides::intra_op_threads);
   visit("sdpa_backend", &RecipeOverrides::sdpa_backend);
   visit("compile", &RecipeOverrides::compile);
+  visit("ddp_bucket_cap_mb", &RecipeOverrides::ddp_bucket_cap_mb);
+  visit("ddp_gradient_as_bucket_view", &RecipeOverrides::ddp_gradient_as_bucket_view);
+  visit("ddp_static_graph", &RecipeOverrides::ddp_static_graph);
+  visit("ddp_no_sync", &RecipeOverrides::ddp_no_sync);
+  visit("fsdp_sharding_strategy", &RecipeOverrides::fsdp_sharding_strategy);
 }
 
 struct Recipe {
@@ -87,8 +106,10 @@ struct Recipe {
   ToleranceClass tolerance = ToleranceClass::kUnchecked;
   std::vector<std::string> devices;         // "cpu", "cuda"
   // The front doors that can apply it: "model" (a TorchScript model.pt, `advisor worker`),
-  // "script" (the user's Python script, relaunched with the probe applying the knob). A graph
-  // rewrite needs a model; torch.compile needs a script.
+  // "script" (the user's Python script, relaunched with the probe applying the knob), "ranks" (a
+  // script whose launcher starts several ranks: the probe applies the knob in every rank). A
+  // graph rewrite needs a model; torch.compile needs a script; a DDP knob needs ranks. A script's
+  // knob applies to a launcher's ranks too.
   std::vector<std::string> doors = {"model", "script"};
   std::map<std::string, std::string> env;   // set in the worker's environment before it starts
   RecipeOverrides overrides;                // knobs only

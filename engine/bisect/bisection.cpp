@@ -171,6 +171,7 @@ class Bisection {
     report.run = source_.Describe().run;
     report.run.window_steps = settings_.window_steps;
     report.data_quality = source_.Describe().notes;
+    report.training_state = source_.Describe().training_state;
 
     MeasureBaseline(report);
     Descent descent = Descend(report);

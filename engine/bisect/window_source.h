@@ -57,6 +57,7 @@ struct SourceDescription {
   // The bisection fills wait_ms from the baseline's data phase.
   std::optional<DataWait> input;
   std::vector<std::string> notes;  // data-quality lines the door knows from the start
+  std::optional<TrainingState> training_state;  // where the door measures it (a script)
 };
 
 class WindowSource {

@@ -195,7 +195,10 @@ void TryRecipes(const BisectCommandOptions& options, BisectReport& report,
 
   AutotestPlan plan;
   plan.recipes = std::move(recipes.recipes);
-  plan.door = report.run.mode;
+  // A launcher's ranks are a door of their own: each run relaunches the whole job, and the DDP
+  // knobs apply there only.
+  const bool ranks = report.distributed && report.distributed->ranks.size() > 1;
+  plan.door = ranks ? "ranks" : report.run.mode;
   plan.device = report.run.device;
   plan.torch_version = report.run.torch_version;
   plan.settings.max_rounds = options.autotest_rounds;
@@ -205,7 +208,7 @@ void TryRecipes(const BisectCommandOptions& options, BisectReport& report,
   std::optional<ScriptNumerics> script_numerics;
   std::optional<NumericsRunner> model_numerics;
   try {
-    if (plan.door == "script") {
+    if (report.run.mode == "script") {
       ScriptWorkerOptions script;
       script.command = options.script.command;
       script.probe_dir = FindDataDir("probe");
@@ -289,7 +292,7 @@ void TryRecipes(const BisectCommandOptions& options, BisectReport& report,
     }
   }
   for (; next < results.size(); ++next) report.fixes.push_back(results[next].fix);
-  SuggestCodeChanges(plan.recipes, plan.door, report);
+  SuggestCodeChanges(plan.recipes, report.run.mode, report);
 }
 
 }  // namespace

@@ -209,13 +209,6 @@ int RunScriptBisect(BisectCommandOptions& options) {
   if (const std::string note = source.RanksNote(); !note.empty()) {
     outcome.report.data_quality.push_back(note);
   }
-  if (options.autotest && source.RankCount() > 1) {
-    // Its benchmark runs would each need the whole job, and every rank would write one result.
-    options.autotest = false;
-    outcome.report.data_quality.push_back(
-        "--autotest was not run: it benchmarks one training process, and this job has " +
-        std::to_string(source.RankCount()) + " ranks");
-  }
   outcome.locate = ScriptLocator(source, progress);
   Conclude(rules, rule_problems, outcome);
   outcome.report.run.wall_s =

@@ -188,6 +188,7 @@ json RankFacts(const RankSummary& rank) {
                 {"comm_ms", rank.comm_ms},
                 {"exposed_comm_ms", rank.exposed_comm_ms},
                 {"late_ms", rank.late_ms},
+                {"wait_ms", rank.wait_ms},
                 {"last_arrivals", rank.last_arrivals}};
   PutIf(facts, "data_wait_ms", rank.data_wait_ms);
   PutIf(facts, "exposed_comm_share", ShareOfStep(rank.exposed_comm_ms, rank.step_ms));
@@ -198,9 +199,11 @@ json RankFacts(const RankSummary& rank) {
 json StragglerFacts(const Straggler& straggler, double step_ms) {
   json facts = {{"rank", straggler.rank},
                 {"late_ms", straggler.late_ms},
+                {"sure_late_ms", straggler.sure_late_ms},
                 {"last_share", straggler.last_share},
                 {"compute_excess_ms", straggler.compute_excess_ms}};
   PutIf(facts, "late_share", ShareOfStep(straggler.late_ms, step_ms));
+  PutIf(facts, "sure_late_share", ShareOfStep(straggler.sure_late_ms, step_ms));
   PutIf(facts, "data_wait_excess_ms", straggler.data_wait_excess_ms);
   if (!straggler.path.empty()) {
     facts["path"] = straggler.path;
@@ -212,6 +215,16 @@ json StragglerFacts(const Straggler& straggler, double step_ms) {
     facts["op_excess_ms"] = straggler.op_excess_ms;
   }
   return facts;
+}
+
+json TrainingStateFacts(const TrainingState& state) {
+  return {{"parameter_mb", state.parameter_mb},
+          {"gradient_mb", state.gradient_mb},
+          {"optimizer_state_mb", state.optimizer_state_mb},
+          {"wrapper", state.wrapper},
+          {"sharding_strategy", state.sharding_strategy},
+          {"micro_steps", state.micro_steps},
+          {"synced_micro_steps", state.synced_micro_steps}};
 }
 
 json DistributedFacts(const DistributedSummary& distributed) {
@@ -273,6 +286,7 @@ json BuildFacts(const BisectReport& report, const RunEnvironment& environment) {
     facts["ranks"] = std::move(ranks);
     facts["distributed"] = DistributedFacts(*report.distributed);
   }
+  if (report.training_state) facts["training_state"] = TrainingStateFacts(*report.training_state);
   return facts;
 }
 

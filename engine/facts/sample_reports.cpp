@@ -99,6 +99,7 @@ BisectReport SampleReportAllMeasured() {
   Straggler straggler;
   straggler.rank = 1;
   straggler.late_ms = 1.5;
+  straggler.sure_late_ms = 1.3;
   straggler.last_share = 1.0;
   straggler.compute_excess_ms = 1.5;
   straggler.data_wait_excess_ms = 0.1;
@@ -109,6 +110,7 @@ BisectReport SampleReportAllMeasured() {
   straggler.op_excess_ms = 1.3;
   distributed.straggler = straggler;
   report.distributed = distributed;
+  report.training_state = TrainingState{330.0, 330.0, 660.0, "DistributedDataParallel", "", 2, 2};
   return report;
 }
 

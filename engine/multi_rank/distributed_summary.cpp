@@ -47,6 +47,7 @@ DistributedSummary SummariseRanks(const std::vector<RankWindow>& ranks) {
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     summary.ranks[r].late_ms = lateness.late_ms[r];
     summary.ranks[r].last_arrivals = lateness.last_arrivals[r];
+    summary.ranks[r].wait_ms = lateness.wait_ms[r];
   }
   summary.straggler = FindStraggler(ranks, summary.ranks, lateness);
   return summary;

@@ -1,11 +1,13 @@
 #include "engine/multi_rank/straggler.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
 #include "engine/trace_analysis/event_names.h"
 #include "engine/util/median.h"
+#include "engine/util/student_t.h"
 
 namespace advisor {
 namespace {
@@ -97,6 +99,10 @@ Lateness LatenessOf(const std::vector<RankWindow>& ranks,
   Lateness lateness;
   lateness.late_ms.assign(ranks.size(), 0.0);
   lateness.last_arrivals.assign(ranks.size(), 0);
+  lateness.wait_ms.assign(ranks.size(), 0.0);
+  for (const RankWindow& rank : ranks) {
+    lateness.late_ms_by_step.emplace_back(rank.window->timeline.steps.size(), 0.0);
+  }
   std::vector<double> skews;
   for (const MatchedCollective& match : matches) {
     if (!match.complete()) {
@@ -114,18 +120,52 @@ Lateness LatenessOf(const std::vector<RankWindow>& ranks,
     ++lateness.matched;
     const auto [shortest, longest] = std::minmax_element(duration_ms.begin(), duration_ms.end());
     skews.push_back(*longest - *shortest);
-    for (std::size_t r = 0; r < ranks.size(); ++r) lateness.late_ms[r] += *longest - duration_ms[r];
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+      lateness.late_ms[r] += *longest - duration_ms[r];
+      lateness.wait_ms[r] += duration_ms[r] - *shortest;
+      std::vector<double>& by_step = lateness.late_ms_by_step[r];
+      const int step = (*ranks[r].collectives)[match.calls[r]].step;
+      if (static_cast<std::size_t>(step) < by_step.size()) {
+        by_step[step] += *longest - duration_ms[r];
+      }
+    }
     if (*longest > *shortest) ++lateness.last_arrivals[shortest - duration_ms.begin()];
   }
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     const std::size_t steps = ranks[r].window->timeline.steps.size();
     lateness.late_ms[r] /= static_cast<double>(std::max<std::size_t>(1, steps));
+    lateness.wait_ms[r] /= static_cast<double>(std::max<std::size_t>(1, steps));
   }
   if (!skews.empty()) {
     lateness.skew_max_ms = *std::max_element(skews.begin(), skews.end());
     lateness.skew_median_ms = Median(skews);
   }
   return lateness;
+}
+
+double SureLateMs(const std::vector<std::vector<double>>& late_ms_by_step, std::size_t rank) {
+  std::size_t steps = late_ms_by_step[rank].size();
+  for (const std::vector<double>& by_step : late_ms_by_step) {
+    steps = std::min(steps, by_step.size());
+  }
+  std::vector<double> excess;
+  for (std::size_t step = 0; step < steps; ++step) {
+    std::vector<double> others;
+    for (std::size_t r = 0; r < late_ms_by_step.size(); ++r) {
+      if (r != rank) others.push_back(late_ms_by_step[r][step]);
+    }
+    excess.push_back(late_ms_by_step[rank][step] - Median(others));
+  }
+  if (excess.empty()) return 0;
+  double mean = 0;
+  for (double value : excess) mean += value;
+  mean /= static_cast<double>(excess.size());
+  if (excess.size() < 3) return mean;
+  double squares = 0;
+  for (double value : excess) squares += (value - mean) * (value - mean);
+  const double count = static_cast<double>(excess.size());
+  const double standard_error = std::sqrt(squares / (count - 1) / count);
+  return mean - StudentT95(static_cast<int>(excess.size()) - 1) * standard_error;
 }
 
 std::optional<Straggler> FindStraggler(const std::vector<RankWindow>& ranks,
@@ -138,8 +178,9 @@ std::optional<Straggler> FindStraggler(const std::vector<RankWindow>& ranks,
   straggler.rank = summaries[latest].rank;
   straggler.late_ms = lateness.late_ms[latest];
   straggler.last_share = static_cast<double>(lateness.last_arrivals[latest]) / lateness.matched;
+  straggler.sure_late_ms = SureLateMs(lateness.late_ms_by_step, latest);
   if (straggler.last_share < kMinLastShare ||
-      straggler.late_ms < kMinLateShareOfStep * summaries[latest].step_ms) {
+      straggler.sure_late_ms < kMinLateShareOfStep * summaries[latest].step_ms) {
     return std::nullopt;
   }
   std::vector<double> compute, data_wait;

@@ -160,10 +160,33 @@ BarChart LevelChart(const BisectLevel& level) {
   return chart;
 }
 
+// Each rank's step, its exposed communication apart: the straggler computes while the others
+// wait in the collectives, which shows as their longer exposed share.
+BarChart RankChart(const DistributedSummary& distributed) {
+  BarChart chart{"Step time per rank, with the communication no compute overlaps",
+                 {},
+                 {{"fill-rest", "compute and overlapped communication"},
+                  {"fill-data", "exposed communication"}}};
+  for (const RankSummary& rank : distributed.ranks) {
+    const double exposed = std::min(rank.exposed_comm_ms, rank.step_ms);
+    const bool straggler = distributed.straggler && distributed.straggler->rank == rank.rank;
+    chart.rows.push_back({"rank " + std::to_string(rank.rank) + (straggler ? " (straggler)" : ""),
+                          {{rank.step_ms - exposed, "fill-rest"}, {exposed, "fill-data"}},
+                          Ms(rank.step_ms),
+                          "rank " + std::to_string(rank.rank) + ": " + Ms(rank.step_ms) +
+                              " step, " + Ms(rank.exposed_comm_ms) +
+                              " of it in collectives with nothing computing, " +
+                              Ms(rank.late_ms) + " late to the collectives",
+                          straggler});
+  }
+  return chart;
+}
+
 void RenderRanks(std::ostringstream& out, const BisectReport& report) {
   if (!report.distributed) return;
   out << "<section id=\"ranks\"><h2>Ranks</h2>\n<p>"
-      << DistributedSentence(*report.distributed, kHtml) << "</p>\n";
+      << DistributedSentence(*report.distributed, kHtml) << "</p>\n"
+      << RenderBarChartSvg(RankChart(*report.distributed)) << "\n";
   RenderTable(out, RankTable(*report.distributed));
   out << "</section>\n";
 }

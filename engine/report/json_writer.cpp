@@ -280,12 +280,14 @@ json DistributedToJson(const std::optional<DistributedSummary>& distributed) {
                      {"comm_ms", rank.comm_ms},
                      {"exposed_comm_ms", rank.exposed_comm_ms},
                      {"late_ms", rank.late_ms},
+                     {"wait_ms", rank.wait_ms},
                      {"last_arrivals", rank.last_arrivals}});
   }
   json straggler = nullptr;
   if (const std::optional<Straggler>& s = distributed->straggler) {
     straggler = {{"rank", s->rank},
                  {"late_ms", s->late_ms},
+                 {"sure_late_ms", s->sure_late_ms},
                  {"last_share", s->last_share},
                  {"compute_excess_ms", s->compute_excess_ms},
                  {"data_wait_excess_ms", OrNull(s->data_wait_excess_ms)},
@@ -303,6 +305,17 @@ json DistributedToJson(const std::optional<DistributedSummary>& distributed) {
           {"skew_max_ms", distributed->skew_max_ms},
           {"ranks", std::move(ranks)},
           {"straggler", std::move(straggler)}};
+}
+
+json TrainingStateToJson(const std::optional<TrainingState>& state) {
+  if (!state) return nullptr;
+  return {{"parameter_mb", state->parameter_mb},
+          {"gradient_mb", state->gradient_mb},
+          {"optimizer_state_mb", state->optimizer_state_mb},
+          {"wrapper", state->wrapper},
+          {"sharding_strategy", state->sharding_strategy},
+          {"micro_steps", state->micro_steps},
+          {"synced_micro_steps", state->synced_micro_steps}};
 }
 
 json AbsentToJson(const std::vector<AbsentSection>& absent) {
@@ -335,6 +348,7 @@ json ReportToJson(const BisectReport& report) {
               {"findings", FindingsToJson(report.findings)},
               {"fixes", FixesToJson(report.fixes)},
               {"distributed", DistributedToJson(report.distributed)},
+              {"training_state", TrainingStateToJson(report.training_state)},
               {"data_quality", report.data_quality},
               {"absent", AbsentToJson(report.absent)}};
   // A section the front door could not measure is null, not an empty object; lists stay lists.

@@ -287,6 +287,8 @@ struct RankSummary {
   double late_ms = 0;                // how much later than the earliest rank it reached the
                                      // matched collectives, summed
   int last_arrivals = 0;             // matched collectives it reached last
+  double wait_ms = 0;                // how long it waited in the matched collectives for the
+                                     // last rank to arrive, per step
 };
 
 // The rank the others wait for, and what on it made it late: its costs beyond the median of the
@@ -294,6 +296,9 @@ struct RankSummary {
 struct Straggler {
   int rank = 0;
   double late_ms = 0;                // its RankSummary::late_ms
+  // How late it surely is per step, beyond the other ranks: the lower end of the 95 % interval
+  // over the steps (SureLateMs); at most late_ms, less the noisier the steps.
+  double sure_late_ms = 0;
   double last_share = 0;             // of the matched collectives, the share it reached last
   double compute_excess_ms = 0;      // its compute beyond the others' median, per step
   std::optional<double> data_wait_excess_ms;  // likewise its wait for data, where measured
@@ -324,6 +329,19 @@ struct AbsentSection {
   std::string reason;
 };
 
+// What the training holds in each process and how it synchronises gradients, measured by the
+// script probe in the first step (after its optimizer step, while the gradients are there):
+// the tensors' own bytes, so under FSDP this rank's shards.
+struct TrainingState {
+  double parameter_mb = 0;        // the parameters the optimizers train
+  double gradient_mb = 0;         // their gradients
+  double optimizer_state_mb = 0;  // the optimizers' state (AdamW: two moments per parameter)
+  std::string wrapper;            // "DistributedDataParallel", "FullyShardedDataParallel", ""
+  std::string sharding_strategy;  // FSDP's ("FULL_SHARD", "SHARD_GRAD_OP", ...); "" otherwise
+  int micro_steps = 0;            // the wrapper's forward passes in the step; 0 without a wrapper
+  int synced_micro_steps = 0;     // of them, those whose backward all-reduced the gradients
+};
+
 struct BisectReport {
   RunInfo run;
   StepBreakdown step;
@@ -351,6 +369,7 @@ struct BisectReport {
   std::vector<std::string> data_quality;  // one line each: probes absent, records dropped, rule errors
   std::vector<AbsentSection> absent;      // sections this front door cannot fill
   std::optional<DistributedSummary> distributed;  // several ranks' traces (advisor analyze)
+  std::optional<TrainingState> training_state;    // script mode: rank 0's under a launcher
 };
 
 }  // namespace advisor

@@ -156,8 +156,8 @@ Table ModuleTable(const std::vector<ModuleStats>& modules, bool gpu_measured, st
 Table RankTable(const DistributedSummary& distributed) {
   Table table{{"rank", "step ms", "forward ms", "backward ms", "optimizer ms", "data wait ms",
                "compute ms/step", "communication ms/step", "exposed ms/step", "late ms/step",
-               "reached last"},
-              {true, true, true, true, true, true, true, true, true, true, true},
+               "waited ms/step", "reached last"},
+              {true, true, true, true, true, true, true, true, true, true, true, true},
               {}};
   const int straggler = distributed.straggler ? distributed.straggler->rank : -1;
   for (const RankSummary& rank : distributed.ranks) {
@@ -165,7 +165,7 @@ Table RankTable(const DistributedSummary& distributed) {
         {{Text(std::to_string(rank.rank)), Ms(rank.step_ms), Ms(rank.forward_ms),
           Ms(rank.backward_ms), Ms(rank.optimizer_ms),
           rank.data_wait_ms ? Ms(*rank.data_wait_ms) : NotMeasured(), Ms(rank.compute_ms),
-          Ms(rank.comm_ms), Ms(rank.exposed_comm_ms), Ms(rank.late_ms),
+          Ms(rank.comm_ms), Ms(rank.exposed_comm_ms), Ms(rank.late_ms), Ms(rank.wait_ms),
           Text(std::to_string(rank.last_arrivals) + " of " +
                std::to_string(distributed.collectives_matched))},
          /*highlighted=*/rank.rank == straggler});

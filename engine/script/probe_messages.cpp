@@ -102,6 +102,31 @@ std::optional<DeviceLimits> ReadDeviceLimits(const json& limits) {
   return out;
 }
 
+std::optional<TrainingState> ReadTrainingState(const json& state) {
+  if (state.is_null()) return std::nullopt;
+  if (!state.is_object()) throw ProbeMessageError("training_state: not an object");
+  constexpr double kMiB = 1 << 20;
+  TrainingState out;
+  out.parameter_mb =
+      Count(Field(state, "parameter_bytes"), "training_state parameter_bytes") / kMiB;
+  out.gradient_mb = Count(Field(state, "gradient_bytes"), "training_state gradient_bytes") / kMiB;
+  out.optimizer_state_mb =
+      Count(Field(state, "optimizer_state_bytes"), "training_state optimizer_state_bytes") / kMiB;
+  out.wrapper = Text(Field(state, "wrapper"), "training_state wrapper");
+  out.sharding_strategy =
+      Text(Field(state, "sharding_strategy"), "training_state sharding_strategy");
+  constexpr long long kMaxMicroSteps = 1 << 20;
+  out.micro_steps = static_cast<int>(
+      std::min(Count(Field(state, "micro_steps"), "training_state micro_steps"), kMaxMicroSteps));
+  out.synced_micro_steps = static_cast<int>(std::min(
+      Count(Field(state, "synced_micro_steps"), "training_state synced_micro_steps"),
+      kMaxMicroSteps));
+  if (out.synced_micro_steps > out.micro_steps) {
+    throw ProbeMessageError("training_state: more synced micro-steps than micro-steps");
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string MessageType(const json& message) { return Text(Field(message, "type"), "type"); }
@@ -169,6 +194,9 @@ ProbeModel ReadModel(const json& message) {
     throw ProbeMessageError("model data: not an object");
   }
   model.description.device_limits = ReadDeviceLimits(Field(message, "device_limits"));
+  if (auto state = message.find("training_state"); state != message.end()) {
+    model.description.training_state = ReadTrainingState(*state);
+  }
   return model;
 }
 

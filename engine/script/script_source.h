@@ -62,8 +62,6 @@ class ScriptSource : public WindowSource {
   std::optional<DistributedSummary> Distributed() const { return rank_windows_.Summarise(); }
   // Which rank each window was decided on; "" with one training process.
   std::string RanksNote() const { return rank_windows_.DecisionsNote(); }
-  // The training processes measured: 1, or the ranks of a launcher's job.
-  int RankCount() const { return static_cast<int>(ranks_.size()); }
 
  private:
   // One training process's probe: the script's, or one rank's.

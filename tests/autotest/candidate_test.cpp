@@ -97,6 +97,24 @@ TEST(Applicability, PlannedDoorDeviceAndVersionAreChecked) {
               ::testing::StartsWith("not implemented"));
 }
 
+TEST(Applicability, ALaunchersRanksTakeScriptKnobsAndTheirOwn) {
+  Recipe script_knob = Knob("fused");
+  script_knob.doors = {"script"};
+  EXPECT_EQ(WhyNotApplicable(script_knob, "ranks", "cuda", "2.11.0"), "")
+      << "what the probe applies to one script it applies in every rank";
+  Recipe ddp_knob = Knob("ddp");
+  ddp_knob.doors = {"ranks"};
+  EXPECT_EQ(WhyNotApplicable(ddp_knob, "ranks", "cuda", "2.11.0"), "");
+  EXPECT_THAT(WhyNotApplicable(ddp_knob, "script", "cuda", "2.11.0"),
+              ::testing::HasSubstr("needs several ranks under a launcher"));
+  EXPECT_THAT(WhyNotApplicable(ddp_knob, "model", "cuda", "2.11.0"),
+              ::testing::StartsWith("not applicable to a TorchScript model"));
+  Recipe model_knob = Knob("model-only");
+  model_knob.doors = {"model"};
+  EXPECT_THAT(WhyNotApplicable(model_knob, "ranks", "cuda", "2.11.0"),
+              ::testing::StartsWith("not applicable to a script"));
+}
+
 TEST(Applicability, VersionsCompareNumberByNumber) {
   EXPECT_TRUE(VersionAtLeast("2.11.0+cu130", "2.1"));
   EXPECT_TRUE(VersionAtLeast("2.1", "2.1.0"));

@@ -48,6 +48,11 @@ TEST(DistributedSummary, NamesThePlantedStragglerAndItsModule) {
   EXPECT_GT(summary.ranks[0].comm_ms, summary.ranks[1].comm_ms);
   EXPECT_GT(summary.ranks[0].exposed_comm_ms, 0);
   EXPECT_GT(summary.ranks[1].late_ms, summary.ranks[0].late_ms);
+  // The early rank waits for the late one in the collectives: about as long as that one is late.
+  EXPECT_GT(summary.ranks[0].wait_ms, summary.ranks[1].wait_ms);
+  EXPECT_NEAR(summary.ranks[0].wait_ms - summary.ranks[1].wait_ms,
+              summary.ranks[1].late_ms - summary.ranks[0].late_ms, 1e-9)
+      << "with two ranks, one's wait at a collective is the other's lateness";
   EXPECT_GE(summary.skew_max_ms, summary.skew_median_ms);
 }
 

@@ -41,6 +41,26 @@ TEST(HtmlWriter, DrawsEveryChart) {
   EXPECT_EQ(Occurrences(html, "class=\"whisker\""), 5u);
 }
 
+TEST(HtmlWriter, ChartsEachRanksStepAndExposedCommunication) {
+  BisectReport report = FilledReport();
+  DistributedSummary distributed;
+  distributed.world_size = 2;
+  distributed.ranks = {{0, "", 30.0, 8.0, 20.0, 1.0, std::nullopt, 18.0, 14.0, 12.0, 0.0, 0},
+                       {1, "", 30.0, 8.0, 20.0, 1.0, std::nullopt, 28.0, 4.0, 2.0, 10.0, 24}};
+  Straggler straggler;
+  straggler.rank = 1;
+  distributed.straggler = straggler;
+  report.distributed = distributed;
+  const std::string html = ReportToHtml(report);
+  const std::size_t chart =
+      html.find("aria-label=\"Step time per rank, with the communication no compute overlaps\"");
+  ASSERT_NE(chart, std::string::npos);
+  EXPECT_LT(html.find("<section id=\"ranks\">"), chart);
+  EXPECT_TRUE(Contains(html, "rank 1 (straggler)"));
+  EXPECT_TRUE(Contains(html, "rank 0: 30.00 ms step, 12.00 ms of it in collectives with nothing "
+                             "computing"));
+}
+
 TEST(HtmlWriter, ShowsTheHotspotFindingsAndFixResults) {
   const std::string html = ReportToHtml(FilledReport());
   EXPECT_TRUE(Contains(html,

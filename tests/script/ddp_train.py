@@ -8,7 +8,9 @@ model of four identical blocks; nothing that knows about advisor. --slow-rank R 
 straggler: on rank R only, the forward of blocks.2 runs extra matrix multiplies it throws away, so
 that every other rank waits for R at each step's gradient all-reduce. --crash-rank R and
 --hang-rank R make rank R fail, or stop making progress, at step 8 (advisor's tests of how a job
-ends). --tag is ignored (tests find the job's processes by it).
+ends). --accumulate K makes each optimizer step K micro-batches, each backward synchronising its
+gradients (no no_sync(), as scripts often are). --tag is ignored (tests find the job's processes
+by it).
 """
 
 import argparse
@@ -56,6 +58,7 @@ def main():
     parser.add_argument("--slow-rank", type=int, default=-1)
     parser.add_argument("--crash-rank", type=int, default=-1)
     parser.add_argument("--hang-rank", type=int, default=-1)
+    parser.add_argument("--accumulate", type=int, default=1)
     parser.add_argument("--tag", default="")
     args = parser.parse_args()
 
@@ -80,9 +83,11 @@ def main():
                 raise RuntimeError("rank %d failed on purpose" % rank)
             if step == 8 and rank == args.hang_rank:
                 time.sleep(3600)
-            loss = F.cross_entropy(model(inputs), labels)
             optimizer.zero_grad()
-            loss.backward()
+            for micro_inputs, micro_labels in zip(inputs.chunk(args.accumulate),
+                                                  labels.chunk(args.accumulate)):
+                loss = F.cross_entropy(model(micro_inputs), micro_labels) / args.accumulate
+                loss.backward()
             optimizer.step()
             total += loss.item()
             step += 1

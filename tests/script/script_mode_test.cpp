@@ -402,6 +402,43 @@ TEST(ScriptRanks, NoStragglerWithoutThePlantedDelay) {
   EXPECT_EQ(ProcessesTagged(tag), 0);
 }
 
+TEST(ScriptRanks, AutotestRelaunchesTheJobWithTheDdpKnobInEveryRank) {
+  const fs::path scratch = Scratch("ranks_autotest");
+  const std::string tag = UniqueTag();
+  // Each try relaunches the whole job: only the no_sync rule is loaded (it fires on the script's
+  // structure, two micro-steps a step and both synchronised, whatever the timings).
+  const fs::path rules = scratch / "rules";
+  fs::create_directories(rules);
+  fs::copy_file(kScripts + "/../../rules/gradient_sync_per_micro_step.lua",
+                rules / "gradient_sync_per_micro_step.lua");
+  const CommandResult run = RunCommand(
+      "ADVISOR_RULES_DIR=" + rules.string() + " " + kAdvisor +
+          " bisect -q --autotest --autotest-rounds 1 --out " + (scratch / "report").string() +
+          " -- " + TwoRanks(scratch, tag, "--accumulate 2"),
+      scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = Report(scratch / "report");
+  const json& state = report["training_state"];
+  ASSERT_TRUE(state.is_object()) << report.dump();
+  EXPECT_EQ(state["wrapper"], "DistributedDataParallel");
+  EXPECT_EQ(state["micro_steps"], 2);
+  EXPECT_EQ(state["synced_micro_steps"], 2);
+  EXPECT_GT(state["parameter_mb"].get<double>(), 0.0);
+  EXPECT_TRUE(HasFinding(report, "gradient-sync-every-micro-step")) << run.out;
+  const json& fixes = report["fixes"];
+  ASSERT_EQ(fixes.size(), 1u) << fixes.dump();
+  const json& no_sync = fixes[0];
+  EXPECT_EQ(no_sync["recipe"], "ddp-no-sync");
+  EXPECT_NE(no_sync["status"], "failed") << no_sync.dump();
+  EXPECT_NE(no_sync["status"], "skipped") << "the script builds a DDP: " << no_sync.dump();
+  ASSERT_TRUE(no_sync["numerics"].is_object()) << no_sync.dump();
+  EXPECT_LE(no_sync["numerics"]["max_rel_diff"].get<double>(),
+            no_sync["numerics"]["tolerance"].get<double>())
+      << "the same gradients, summed before the all-reduce instead of after";
+  EXPECT_GT(no_sync["candidate"]["median_ms"].get<double>(), 0.0) << no_sync.dump();
+  EXPECT_EQ(ProcessesTagged(tag), 0) << "every run's launcher and ranks are gone";
+}
+
 // One rank fails, or stops making progress: one line, a non-zero exit, no report, and neither
 // the launcher nor any rank left running.
 struct RankEnd {

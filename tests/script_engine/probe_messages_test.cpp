@@ -100,6 +100,36 @@ TEST(ProbeMessages, RefusesAModelThatDoesNotHoldTogether) {
   EXPECT_EQ(ModelError(bad), "missing field 'input'");
 }
 
+TEST(ProbeMessages, ReadsTheTrainingStateAndRefusesOneThatDoesNotAddUp) {
+  json message = Model();
+  EXPECT_FALSE(ReadModel(message).description.training_state.has_value()) << "none sent";
+  message["training_state"] = {{"parameter_bytes", 344 << 20}, {"gradient_bytes", 344 << 20},
+                               {"optimizer_state_bytes", 688 << 20},
+                               {"wrapper", "DistributedDataParallel"},
+                               {"sharding_strategy", ""}, {"micro_steps", 4},
+                               {"synced_micro_steps", 4}};
+  const std::optional<TrainingState> state = ReadModel(message).description.training_state;
+  ASSERT_TRUE(state.has_value());
+  EXPECT_DOUBLE_EQ(state->parameter_mb, 344.0);
+  EXPECT_DOUBLE_EQ(state->optimizer_state_mb, 688.0);
+  EXPECT_EQ(state->wrapper, "DistributedDataParallel");
+  EXPECT_EQ(state->micro_steps, 4);
+  EXPECT_EQ(state->synced_micro_steps, 4);
+
+  json bad = message;
+  bad["training_state"]["synced_micro_steps"] = 5;
+  EXPECT_EQ(ModelError(bad), "training_state: more synced micro-steps than micro-steps");
+  bad = message;
+  bad["training_state"]["gradient_bytes"] = -1;
+  EXPECT_EQ(ModelError(bad), "training_state gradient_bytes: not a count");
+  bad = message;
+  bad["training_state"].erase("wrapper");
+  EXPECT_EQ(ModelError(bad), "missing field 'wrapper'");
+  bad = message;
+  bad["training_state"] = "DDP";
+  EXPECT_EQ(ModelError(bad), "training_state: not an object");
+}
+
 TEST(ProbeMessages, FindsTheUserLineThatCalledAnOp) {
   // A source window: the module's calls ran inside labels naming their lines.
   ProbeWindow window;

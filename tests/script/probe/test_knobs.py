@@ -48,5 +48,66 @@ class CompileKnobTest(unittest.TestCase):
         self.assertFalse(self.config.fallback_random)
 
 
+class DdpKnobTest(unittest.TestCase):
+    """DistributedDataParallel's constructor arguments, set where the script builds one."""
+
+    def setUp(self):
+        ddp = torch.nn.parallel.DistributedDataParallel
+        self.addCleanup(setattr, ddp, "__init__", ddp.__init__)
+        self.seen = {}
+
+        def fake_init(module, inner, device_ids=None, bucket_cap_mb=25,
+                      gradient_as_bucket_view=False, static_graph=False):
+            self.seen.update(bucket_cap_mb=bucket_cap_mb, static_graph=static_graph,
+                             gradient_as_bucket_view=gradient_as_bucket_view)
+
+        ddp.__init__ = fake_init  # no process group needed: the knob wraps whatever is there
+
+    def test_the_scripts_ddp_is_built_with_the_knobs_arguments(self):
+        knobs = Knobs({"ddp_bucket_cap_mb": 100, "ddp_static_graph": True})
+        knobs.at_import()
+        self.assertEqual(knobs.not_applied(), "the script builds no "
+                                              "torch.nn.parallel.DistributedDataParallel")
+        torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(2, 2), bucket_cap_mb=25)
+        self.assertEqual(self.seen, {"bucket_cap_mb": 100, "static_graph": True,
+                                     "gradient_as_bucket_view": False})
+        self.assertEqual(knobs.not_applied(), "")
+
+    def test_no_sync_spares_all_but_the_last_micro_step_of_each_step(self):
+        ddp = torch.nn.parallel.DistributedDataParallel
+        self.addCleanup(setattr, ddp, "forward", ddp.forward)
+        synced = []
+        ddp.forward = lambda module, inputs: synced.append(module.require_backward_grad_sync)
+        knobs = Knobs({"ddp_no_sync": True})
+        knobs.at_import()
+        model = ddp(torch.nn.Linear(2, 2))
+        model.require_backward_grad_sync = True
+        for _ in range(3):  # optimizer steps of three micro-steps each
+            for _ in range(3):
+                ddp.forward(model, None)
+            knobs.optimizer_stepped()
+        # The first step syncs every micro-step (it counts them), as the script does.
+        self.assertEqual(synced, [True, True, True] + [False, False, True] * 2)
+        self.assertEqual(knobs.not_applied(), "")
+
+    def test_no_sync_without_accumulation_has_nothing_to_apply(self):
+        ddp = torch.nn.parallel.DistributedDataParallel
+        self.addCleanup(setattr, ddp, "forward", ddp.forward)
+        ddp.forward = lambda module, inputs: None
+        knobs = Knobs({"ddp_no_sync": True})
+        knobs.at_import()
+        ddp.forward(ddp(torch.nn.Linear(2, 2)), None)
+        knobs.optimizer_stepped()
+        self.assertIn("one forward pass per optimizer step", knobs.not_applied())
+
+    def test_a_torch_whose_ddp_lacks_the_argument_is_said_so(self):
+        knobs = Knobs({"ddp_gradient_as_bucket_view": True})
+        torch.nn.parallel.DistributedDataParallel.__init__ = \
+            lambda module, inner, bucket_cap_mb=25: None
+        knobs.at_import()
+        self.assertEqual(knobs.unsupported,
+                         "this torch's DistributedDataParallel takes no gradient_as_bucket_view")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -1,13 +1,24 @@
 """Bench mode: the probe as the autotest's worker (engine/script/script_worker). The script runs
 with the candidate's knobs; after its first step (which finds the model) and `warmup` more, the
 probe times `steps` steps, or records the losses of the first `loss_steps` steps after the first,
-and writes the worker result; the session then ends the process."""
+and writes the worker result; the session then ends the process.
+
+Under a launcher every rank runs this with the same configuration. The job's step is as long as
+its slowest rank's: each other rank writes its timings beside the result, and rank 0 waits for
+them and writes the one worker result, each step the longest any rank took. The losses are rank
+0's (DistributedDataParallel keeps the ranks' parameters equal; each rank's loss is its own
+batch's)."""
 
 import json
 import os
+import sys
 import time
 
 import torch
+
+# How long rank 0 waits for another rank's timings once its own are done. The ranks step in
+# lockstep, so theirs are due within a step; a rank that died ends the launcher's job anyway.
+RANK_TIMINGS_WAIT_S = 120.0
 
 
 class Bench:
@@ -24,6 +35,8 @@ class Bench:
         self._samples = 0
         self._warmup_started = None
         self._warmup_s = None
+        self._rank = int(os.environ.get("RANK", 0))
+        self._world_size = int(os.environ.get("WORLD_SIZE", 1))
 
     @property
     def first_measured(self):
@@ -61,8 +74,9 @@ class Bench:
             self._step_loss = None
             if len(self._losses) < self._loss_steps:
                 return False
-            self._write({"losses": [l if l is not None and l == l and abs(l) != float("inf")
-                                    else None for l in self._losses]})
+            if self._rank == 0:
+                self._write({"losses": [l if l is not None and l == l and abs(l) != float("inf")
+                                        else None for l in self._losses]})
             return True
         if index == self.first_measured and self._warmup_started is not None:
             self._warmup_s = time.monotonic() - self._warmup_started
@@ -71,9 +85,33 @@ class Bench:
         if self.measuring(index):
             self._step_ms.append((end - start) / 1e6)
             if len(self._step_ms) == self._steps:
-                self._write(self._result())
+                if self._rank == 0:
+                    self._write(merge_ranks(self._result(), self._other_ranks()))
+                else:
+                    self._write(self._result(), self._rank_path(self._rank))
                 return True
         return False
+
+    def _rank_path(self, rank):
+        return "%s.rank%d" % (self._config["result"], rank)
+
+    def _other_ranks(self):
+        """The other ranks' results, each read once its file is complete (written under another
+        name and renamed)."""
+        results = []
+        deadline = time.monotonic() + RANK_TIMINGS_WAIT_S
+        for rank in range(1, self._world_size):
+            path = self._rank_path(rank)
+            while not os.path.exists(path):
+                if time.monotonic() > deadline:
+                    sys.stderr.write("advisor probe: rank %d wrote no timings in %.0f s after "
+                                     "rank 0's\n" % (rank, RANK_TIMINGS_WAIT_S))
+                    os._exit(3)
+                time.sleep(0.005)
+            with open(path) as result:
+                results.append(json.load(result))
+            os.remove(path)
+        return results
 
     def _result(self):
         cuda = self._cuda()
@@ -87,10 +125,29 @@ class Bench:
                 "warmup_s": self._warmup_s}
 
     def skip(self, reason):
-        self._write({"skipped": reason})
+        # Every rank decides alike (the same knobs, the same script): rank 0 says so for the job.
+        if self._rank == 0:
+            self._write({"skipped": reason})
 
-    def _write(self, result):
+    def _write(self, result, path=None):
         # advisor's private folder, a name it has never given before: nothing to follow or clobber.
-        descriptor = os.open(self._config["result"], os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        # Written under a temporary name and renamed, so that a reader never sees half of it.
+        path = path or self._config["result"]
+        partial = path + ".partial"
+        descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(descriptor, "w") as out:
             json.dump(result, out)
+        os.rename(partial, path)
+
+
+def merge_ranks(own, others):
+    """One worker result for the job from rank 0's and the other ranks' (the same steps): each
+    step as long as the slowest rank's, the samples of every rank's batch, the highest peak."""
+    merged = dict(own)
+    for other in others:
+        merged["step_ms"] = [max(a, b) for a, b in zip(merged["step_ms"], other["step_ms"])]
+        merged["samples_per_step"] += other["samples_per_step"]
+        if other.get("peak_memory_mb") is not None:
+            merged["peak_memory_mb"] = max(merged["peak_memory_mb"] or 0.0,
+                                           other["peak_memory_mb"])
+    return merged

@@ -12,7 +12,13 @@ import torch
 # What each override needs, for a clear "cannot apply" instead of a silent no-op.
 KNOWN = {"deterministic", "batch_scale", "autocast_dtype", "allow_tf32", "cudnn_benchmark",
          "channels_last", "fused_optimizer", "pin_memory", "dataloader_workers",
-         "intra_op_threads", "sdpa_backend", "compile"}
+         "intra_op_threads", "sdpa_backend", "compile", "ddp_bucket_cap_mb",
+         "ddp_gradient_as_bucket_view", "ddp_static_graph", "ddp_no_sync",
+         "fsdp_sharding_strategy"}
+# DistributedDataParallel's constructor arguments each DDP knob sets.
+_DDP_ARGUMENTS = {"ddp_bucket_cap_mb": "bucket_cap_mb",
+                  "ddp_gradient_as_bucket_view": "gradient_as_bucket_view",
+                  "ddp_static_graph": "static_graph"}
 
 
 def physical_cores():
@@ -55,6 +61,10 @@ class Knobs:
         unknown = sorted(set(self._overrides) - KNOWN)
         self.unsupported = ("the script probe cannot apply %s" % ", ".join(unknown)) if unknown else ""
         self._autocast = []
+        self._ddp_built = False  # a DDP knob is applied only where the script builds a DDP
+        self._fsdp_built = False
+        self._forwards = 0         # ddp_no_sync: DDP forward passes since the last optimizer step
+        self._micro_steps = None   # ddp_no_sync: forward passes per optimizer step, from step 0
 
     def __bool__(self):
         return bool(self._overrides)
@@ -67,6 +77,101 @@ class Knobs:
             self._patch_data_loader()
         if o.get("fused_optimizer"):
             self._patch_optimizers()
+        if set(_DDP_ARGUMENTS) & set(o):
+            self._patch_ddp()
+        if o.get("ddp_no_sync"):
+            self._patch_ddp_forward()
+        if "fsdp_sharding_strategy" in o:
+            self._patch_fsdp()
+
+    def _patch_fsdp(self):
+        """The script's FullyShardedDataParallel (every unit its auto-wrap policy makes, which
+        inherit the root's arguments) built with the knob's sharding strategy."""
+        try:
+            from torch.distributed.fsdp import FullyShardedDataParallel, ShardingStrategy
+        except (ImportError, ValueError) as error:  # ValueError: Debian's 1.13 under Python 3.11
+            self.unsupported = "this torch's FSDP cannot be imported (%s)" % error
+            return
+        original = FullyShardedDataParallel.__init__
+        signature = inspect.signature(original)
+        strategy = ShardingStrategy[self._overrides["fsdp_sharding_strategy"]]
+        knobs = self
+
+        @functools.wraps(original)
+        def init(self, *args, **kwargs):
+            bound = signature.bind(self, *args, **kwargs)
+            bound.arguments["sharding_strategy"] = strategy
+            knobs._fsdp_built = True
+            original(*bound.args, **bound.kwargs)
+
+        FullyShardedDataParallel.__init__ = init
+
+    def _patch_ddp(self):
+        """The script's DistributedDataParallel is built with the knob's arguments, in every rank
+        alike (each rank's probe has the same knobs), so the ranks' buckets still match."""
+        import torch.nn.parallel
+
+        ddp = torch.nn.parallel.DistributedDataParallel
+        original = ddp.__init__
+        signature = inspect.signature(original)
+        arguments = {_DDP_ARGUMENTS[knob]: value for knob, value in self._overrides.items()
+                     if knob in _DDP_ARGUMENTS}
+        missing = sorted(set(arguments) - set(signature.parameters))
+        if missing:  # an older torch: say so rather than measure the baseline under its name
+            self.unsupported = "this torch's DistributedDataParallel takes no %s" % \
+                ", ".join(missing)
+            return
+        knobs = self
+
+        @functools.wraps(original)
+        def init(self, *args, **kwargs):
+            bound = signature.bind(self, *args, **kwargs)
+            bound.arguments.update(arguments)
+            knobs._ddp_built = True
+            original(*bound.args, **bound.kwargs)
+
+        ddp.__init__ = init
+
+    def _patch_ddp_forward(self):
+        """no_sync() as the script could write it: every micro-step of a step but the last
+        accumulates its gradients locally, the last all-reduces the sum. The count of micro-steps
+        is the first step's (which syncs every one, as the script does)."""
+        import torch.nn.parallel
+
+        ddp = torch.nn.parallel.DistributedDataParallel
+        original = ddp.forward
+        knobs = self
+
+        @functools.wraps(original)
+        def forward(module, *args, **kwargs):
+            knobs._ddp_built = True
+            if torch.is_grad_enabled():
+                knobs._forwards += 1
+                if knobs._micro_steps is not None:
+                    # DDP reads the flag in its forward to decide whether this backward reduces.
+                    module.require_backward_grad_sync = knobs._forwards >= knobs._micro_steps
+            return original(module, *args, **kwargs)
+
+        ddp.forward = forward
+
+    def optimizer_stepped(self):
+        """The session's call after each optimizer step."""
+        if self._micro_steps is None and self._forwards:
+            self._micro_steps = self._forwards
+        self._forwards = 0
+
+    def not_applied(self):
+        """Why a knob had nothing to apply to in this script, once the model is known; "" when
+        every knob found its place."""
+        ddp_knobs = (set(_DDP_ARGUMENTS) | {"ddp_no_sync"}) & set(self._overrides)
+        if ddp_knobs and not self._ddp_built:
+            return "the script builds no torch.nn.parallel.DistributedDataParallel"
+        if "fsdp_sharding_strategy" in self._overrides and not self._fsdp_built:
+            return "the script builds no torch.distributed.fsdp.FullyShardedDataParallel"
+        if self._overrides.get("ddp_no_sync") and (self._micro_steps or 0) < 2:
+            return ("the script runs one forward pass per optimizer step: no micro-step to "
+                    "accumulate without syncing")
+        return ""
 
     def _patch_data_loader(self):
         o = self._overrides

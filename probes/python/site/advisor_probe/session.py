@@ -22,6 +22,7 @@ from advisor_probe import modules as module_tree
 from advisor_probe.markers import Markers
 from advisor_probe.sources import SourceCapture, line_text
 from advisor_probe.steps import StepClock
+from advisor_probe.training_state import TrainingState
 
 now = time.monotonic_ns
 
@@ -128,6 +129,7 @@ class Session:
         self._loader_iterators = weakref.WeakSet()  # to shut their workers down at the end
         self._sources = set()      # (file, line) labelled by a source capture
         self._awaiting_command = False  # the model is described; the next boundary asks advisor
+        self._training_state = TrainingState()
 
     # ---- set-up --------------------------------------------------------------------------
 
@@ -256,6 +258,10 @@ class Session:
         # The step's end: device work included where a window measures it.
         self._sync_if(measured)
         self._depth = 0
+        if self._tree is None:
+            self._training_state.measure(self._optimizers)
+        if self._knobs is not None:
+            self._knobs.optimizer_stepped()
         self._clock.optimizer_ends(now())
         # The next step is the window's first: record from here, so that its data phase is in.
         if command is not None and command.records and not command.recording and \
@@ -299,6 +305,7 @@ class Session:
                 return
             if not any(c is module for c in self._candidates):
                 self._candidates.append(module)
+            self._training_state.outer_call(module)
             self._clock.forward_starts(now())
         self._depth += 1
 
@@ -330,8 +337,9 @@ class Session:
         first = next(roots[0].parameters(), None)
         self._cuda = first is not None and first.is_cuda
         if self._bench is not None:
-            if self._knobs.unsupported:
-                self._bench.skip(self._knobs.unsupported)
+            reason = self._knobs.unsupported or self._knobs.not_applied()
+            if reason:
+                self._bench.skip(reason)
                 _end_interpreter(self._loader_iterators)
             self._knobs.at_model(roots, self._cuda)
             self._bench.model_found()
@@ -512,6 +520,7 @@ class Session:
             "data": self._loader,
             "device_limits": self._device_limits(),
             "optimizers": [type(o).__name__ for o in self._optimizers],
+            "training_state": self._training_state.describe(),
         }
         self._send(message)
 
