@@ -47,7 +47,7 @@ bool IsBackwardNode(std::string_view name) {
 
 bool IsCommunication(std::string_view name) {
   return StartsWith(name, "nccl:") || StartsWith(name, "gloo:") || StartsWith(name, "c10d::") ||
-         name == "record_param_comms";
+         StartsWith(name, "torch.distributed.ddp.reducer::") || name == "record_param_comms";
 }
 
 bool IsParallelWrapperForward(std::string_view name) {

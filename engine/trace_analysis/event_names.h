@@ -27,7 +27,9 @@ bool IsEngineWrapper(std::string_view name);
 // An autograd node: "AddmmBackward0", "torch::autograd::AccumulateGrad", "CopySlices".
 bool IsBackwardNode(std::string_view name);
 // A collective or its host-side range: "nccl:all_reduce", "gloo:all_reduce", "c10d::allreduce_",
-// "record_param_comms".
+// "record_param_comms", and DDP's reducer ranges ("torch.distributed.ddp.reducer::
+// copy_bucket_to_grad"), which wait for the bucket's all-reduce: a bisection on two H100s took
+// that wait in the first layer's backward for the step's hottest op.
 bool IsCommunication(std::string_view name);
 // The forward of a data-parallel wrapper ("DistributedDataParallel.forward"): the root module,
 // which module paths leave out as a bisection does.

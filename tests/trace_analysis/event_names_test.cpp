@@ -35,6 +35,11 @@ TEST(EventNames, ReadTheRangesTorchWritesItself) {
   EXPECT_EQ(ModuleClass("Linear_12"), "Linear");
   EXPECT_EQ(ModuleClass("encoder"), "encoder");
   EXPECT_TRUE(IsParallelWrapperForward("DistributedDataParallel.forward"));
+  EXPECT_TRUE(IsCommunication("nccl:all_reduce"));
+  EXPECT_TRUE(IsCommunication("c10d::allreduce_"));
+  EXPECT_TRUE(IsCommunication("torch.distributed.ddp.reducer::copy_bucket_to_grad"))
+      << "it waits for the bucket's all-reduce";
+  EXPECT_FALSE(IsCommunication("aten::copy_"));
 }
 
 TEST(EventNames, ReadGpuRecordNames) {
