@@ -105,6 +105,17 @@ void OnEnd(const at::RecordFunction& fn, at::ObserverContext* context) {
       Top(stack.data(), stack.size(), schema ? schema->returns().size() : stack.size())));
 }
 
+// Whether a call stack entry is the stage method's own frame: named as the method, or by the
+// qualified name advisor gives its seeded copy (advisor.input_stage.NAME), as a LibTorch may
+// spell it.
+bool IsStageFrame(const torch::jit::StackEntry& entry, const std::string& stage_method) {
+  const std::string& name = entry.filename;
+  return name == stage_method ||
+         (name.size() > stage_method.size() &&
+          name.compare(name.size() - stage_method.size() - 1, std::string::npos,
+                       "." + stage_method) == 0);
+}
+
 }  // namespace
 
 StageOpRecorder::StageOpRecorder(bool check_inputs) : state_(std::make_unique<State>()) {
@@ -135,7 +146,7 @@ StageOpSample ResolveStageOp(const RecordedStageOp& recorded, const std::string&
   // and its range there (a call, or in the op's function the op itself). LibTorch 1.13 lists
   // them op first; the stage method's entry, at one end, says which end is which.
   std::vector<torch::jit::StackEntry> stack = recorded.callstack;
-  if (!stack.empty() && stack.front().filename == stage_method) {
+  if (!stack.empty() && IsStageFrame(stack.front(), stage_method)) {
     std::reverse(stack.begin(), stack.end());
   }
   for (const torch::jit::StackEntry& entry : stack) {
@@ -146,7 +157,7 @@ StageOpSample ResolveStageOp(const RecordedStageOp& recorded, const std::string&
     }
   }
   // The transform: the function the stage method called on the way, where it is the author's.
-  if (stack.size() >= 2 && stack.back().filename == stage_method) {
+  if (stack.size() >= 2 && IsStageFrame(stack.back(), stage_method)) {
     const torch::jit::StackEntry& called = stack[stack.size() - 2];
     const std::optional<SourceLocation> body = LocationOf(called.range);
     if (body && !InTorchPackage(body->file)) {
