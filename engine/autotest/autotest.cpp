@@ -112,7 +112,10 @@ std::vector<AbResult> RunAutotest(const AutotestPlan& plan, AutotestBudget& budg
       results.push_back(Skipped(NewFixResult(candidate), reason, progress));
       continue;
     }
-    if (recipe->overrides.dataloader_workers && plan.input_workers && plan.cores > 0) {
+    // A series needs another count than the workload's to fit the cores; without one the recipe
+    // runs as written.
+    if (recipe->overrides.dataloader_workers && plan.input_workers &&
+        !WorkerCountSeries(*plan.input_workers, plan.cores).empty()) {
       results.push_back(RunWorkerSeries(
           *recipe, *plan.input_workers, plan.cores,
           [&](const CandidateSpec& count, int counts_left) {

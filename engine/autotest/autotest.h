@@ -41,8 +41,9 @@ struct AutotestPlan {
   NumericsCheck check_numerics;
   AbSettings settings;
   // The input stage's workers as the run had them (DataWait::workers) and the cores they can use:
-  // with both, a recipe that sets dataloader_workers runs as a series of counts up to the cores
-  // (engine/autotest/worker_series.h); without, as the recipe says.
+  // with both, and another count than the workload's that fits the cores, a recipe that sets
+  // dataloader_workers runs as a series of counts up to the cores
+  // (engine/autotest/worker_series.h); otherwise as the recipe says.
   std::optional<int> input_workers;
   int cores = 0;
 };
