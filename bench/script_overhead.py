@@ -13,7 +13,8 @@
             and the windows it used against the depth it reached.
 
     script_overhead.py ADVISOR SCRIPT [--rounds 2] [--steps N] [--every K] [--out FILE.jsonl]
-                       [--timeout S] [-- SCRIPT ARGS...]
+                       [--timeout S] [--profile-steps N (0: no torch.profiler run)]
+                       [--cpus 2-5 (every run pinned to these cores)] [-- SCRIPT ARGS...]
 
 SCRIPT prints "steps A-B: T ms/step" every K steps and, with --torch-profiler N, one
 "torch.profiler: N steps, T ms/step" line (bench/scripts/vit_train.py, launch_bound_train.py).
@@ -21,6 +22,7 @@ SCRIPT prints "steps A-B: T ms/step" every K steps and, with --torch-profiler N,
 
 import argparse
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -35,10 +37,14 @@ def blocks(text):
     return [(int(a), float(ms)) for a, _, ms in BLOCK.findall(text)]
 
 
-def run(command, timeout_s):
+def run(command, timeout_s, cpus=None):
     print("running: " + " ".join(command), file=sys.stderr, flush=True)
+    # A launch-bound script's step time follows the core it runs on: pinned, every run (and
+    # every process advisor starts, which inherit it) gets the same cores.
+    pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s,
+                              preexec_fn=pin)
     except subprocess.TimeoutExpired as expired:
         tail = (expired.stderr or b"")[-3000:]
         sys.exit("timed out after %d s: %s\nstdout tail:\n%s\nstderr tail:\n%s" % (
@@ -49,6 +55,14 @@ def run(command, timeout_s):
     return done.stdout, done.stderr
 
 
+def parse_cpus(text):
+    cpus = set()
+    for part in text.split(","):
+        first, _, last = part.partition("-")
+        cpus.update(range(int(first), int(last or first) + 1))
+    return cpus
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("advisor")
@@ -57,26 +71,31 @@ def main():
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--steps", type=int, default=600)
     parser.add_argument("--every", type=int, default=50)
-    parser.add_argument("--profile-steps", type=int, default=20)
+    parser.add_argument("--profile-steps", type=int, default=20,
+                        help="torch.profiler's profiled steps in its own run; 0: no such run")
     parser.add_argument("--out", default="script-overhead.jsonl")
+    parser.add_argument("--cpus", help="run every process on these cores, e.g. 2-5 or 2,3")
     parser.add_argument("--timeout", type=int, default=240, help="seconds per run")
     argv = sys.argv[1:]
     split = argv.index("--") if "--" in argv else len(argv)
     args = parser.parse_args(argv[:split])
     args.script_args = argv[split + 1:]
+    cpus = parse_cpus(args.cpus) if args.cpus else None
     script = [args.python, args.script, "--steps", str(args.steps), "--report-every",
               str(args.every)] + args.script_args
     # The last third of the run: after advisor's windows, which the first third holds.
     tail_from = args.steps * 2 // 3
-    records = []
     for round_number in range(1, args.rounds + 1):
-        alone, _ = run(script, args.timeout)
+        alone, _ = run(script, args.timeout, cpus)
         # Its own run: torch.profiler leaves CUPTI attached after it ends (until kineto detaches
         # it), which slows every later step of that process, so no step of it is a reference.
-        profiler_run, _ = run(script + ["--torch-profiler", str(args.profile_steps)], args.timeout)
+        # --profile-steps 0: no torch.profiler run (the steady and window ratios alone, faster).
+        profiler_run = (run(script + ["--torch-profiler", str(args.profile_steps)], args.timeout,
+                            cpus)[0]
+                        if args.profile_steps > 0 else "")
         with tempfile.TemporaryDirectory() as out:
             attached, _ = run([args.advisor, "bisect", "-q", "--let-run", "--out", out, "--"] +
-                              script, args.timeout)
+                              script, args.timeout, cpus)
             report = json.load(open(out + "/report.json"))
         alone_tail = [ms for start, ms in blocks(alone) if start >= tail_from]
         attached_tail = [ms for start, ms in blocks(attached) if start >= tail_from]
@@ -99,10 +118,8 @@ def main():
             "hotspot": (report["hotspot"] or {}).get("path"),
             "op": (report["hotspot"] or {}).get("op"),
         }
-        records.append(record)
         print(json.dumps(record), flush=True)
-    with open(args.out, "a") as out:
-        for record in records:
+        with open(args.out, "a") as out:  # each round as it ends: a cut-off run keeps its rounds
             out.write(json.dumps(record) + "\n")
 
 

@@ -44,6 +44,33 @@ local function innermost(paths)
   return kept
 end
 
+-- In a script the op types of a module whose submodules no window instrumented include theirs
+-- (docs/facts.md): blocks.0 then matches for the attention inside it. Where another match sits
+-- inside a module of blocks.0's type (blocks.1.attn in blocks.1, a Block too), blocks.0 holds that
+-- same attention and is not reported apart.
+local function inside_module_of_type(path, type, modules)
+  local parent = path:match("^(.*)%.[^.]*$")
+  while parent do
+    if modules[parent] and modules[parent].type == type then return true end
+    parent = parent:match("^(.*)%.[^.]*$")
+  end
+  return false
+end
+
+local function without_containers_of_matches(paths, modules)
+  local kept = {}
+  for _, path in ipairs(paths) do
+    local contains_one = false
+    for _, other in ipairs(paths) do
+      if other ~= path and inside_module_of_type(other, modules[path].type, modules) then
+        contains_one = true
+      end
+    end
+    if not contains_one then kept[#kept + 1] = path end
+  end
+  return kept
+end
+
 return {
   id = "materialised-attention",
   title = "Hand-written attention materialises the score matrix",
@@ -55,7 +82,7 @@ return {
     table.sort(matches)
 
     local groups, order = {}, {}
-    for _, path in ipairs(innermost(matches)) do
+    for _, path in ipairs(without_containers_of_matches(innermost(matches), facts.modules)) do
       local module = facts.modules[path]
       local group = groups[module.type]
       if group == nil then

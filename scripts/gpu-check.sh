@@ -177,7 +177,9 @@ EOF
 }
 
 script_overhead() {
-  # SCRIPT_CASES picks the scripts (default both: "vit launch"), for a short device call.
+  # SCRIPT_CASES picks the scripts (default both: "vit launch"), for a short device call;
+  # SCRIPT_PROFILE_STEPS=0 leaves out the launch-bound torch.profiler run (steady ratios alone);
+  # SCRIPT_CPUS=2-5 pins every launch-bound run to those cores.
   local cases=" ${SCRIPT_CASES:-vit launch} "
   [[ $cases == *" vit "* ]] && step script_overhead_vit python3 bench/script_overhead.py \
     build-gpu/advisor bench/scripts/vit_train.py --rounds "${SCRIPT_ROUNDS:-1}" --steps 450 \
@@ -186,7 +188,8 @@ script_overhead() {
   # outlasted two device calls); each run bounded all the same.
   [[ $cases == *" launch "* ]] && step script_overhead_launch python3 bench/script_overhead.py \
     build-gpu/advisor bench/scripts/launch_bound_train.py --rounds "${SCRIPT_ROUNDS:-1}" \
-    --steps 600 --every 50 --profile-steps 20 --timeout 250 --out "$results/script-overhead.jsonl"
+    --steps 600 --every 50 --profile-steps "${SCRIPT_PROFILE_STEPS:-20}" --timeout 250 \
+    ${SCRIPT_CPUS:+--cpus "$SCRIPT_CPUS"} --out "$results/script-overhead.jsonl"
   cat "$results/script-overhead.jsonl" | tee -a "$out/summary.txt"
 }
 

@@ -233,7 +233,7 @@ def rank_main(rank, world, port, cpu, steps, outdir):
         inputs=[{"shape": [batch, width], "dtype": "float32", "init": "randn"}],
         target={"shape": [batch], "dtype": "int64", "init": "randint", "high": 10},
         loss="cross_entropy", optimizer={"name": "sgd", "lr": 0.01, "momentum": 0.9},
-        device=str(device), seed=rank)
+        device=device.type, seed=rank)  # the rank's GPU is the current device (set_device)
     path = os.path.join(outdir, "ranks", "straggler", f"rank{rank}.json.gz")
     train_profiled(model, workload, device, steps, "labels", path, distributed=ddp)
     dist.barrier()

@@ -154,4 +154,15 @@ std::vector<OpPlacement> PlaceOps(const Timeline& timeline) {
   return placements;
 }
 
+void AddForwardOpTypes(const Timeline& timeline, const std::vector<OpPlacement>& placements,
+                       std::map<std::string, std::set<std::string>>& by_module) {
+  for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
+    const OpPlacement& placement = placements[i];
+    if (placement.phase == Phase::kForward && placement.top_level == static_cast<int>(i) &&
+        !placement.module.empty()) {
+      by_module[placement.module].insert(timeline.ops[i].name);
+    }
+  }
+}
+
 }  // namespace advisor

@@ -3,6 +3,8 @@
 // localisation and the trace writer.
 #pragma once
 
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,5 +29,10 @@ struct OpPlacement {
 
 // One entry per Timeline::ops element, same order.
 std::vector<OpPlacement> PlaceOps(const Timeline& timeline);
+
+// Adds to `by_module` the kinds of the top-level forward ops of each instrumented module: the
+// ops its forward called, those of its submodules included where they were not instrumented.
+void AddForwardOpTypes(const Timeline& timeline, const std::vector<OpPlacement>& placements,
+                       std::map<std::string, std::set<std::string>>& by_module);
 
 }  // namespace advisor

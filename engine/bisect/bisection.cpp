@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <set>
 
 #include "engine/analysis/attribution.h"
 #include "engine/analysis/bisect_policy.h"
@@ -537,6 +538,12 @@ class Bisection {
   }
 
   std::vector<ModuleStats> ModuleTable(const std::map<std::string, PhaseCosts>& measured) const {
+    // A door that cannot read a module's ops from its code (a script) gives the ops the windows
+    // saw it call while it was instrumented.
+    std::map<std::string, std::set<std::string>> observed;
+    for (const TraceWindow& window : trace_windows_) {
+      AddForwardOpTypes(window.timeline, window.placements, observed);
+    }
     std::vector<ModuleStats> table;
     for (const auto& [path, info] : modules_) {
       if (path.empty()) continue;
@@ -545,6 +552,9 @@ class Bisection {
       stats.type = info.type;
       stats.parameters = info.parameters;
       stats.op_types = info.op_types;
+      if (stats.op_types.empty() && observed.count(path)) {
+        stats.op_types.assign(observed[path].begin(), observed[path].end());
+      }
       if (auto it = measured.find(path); it != measured.end()) {
         stats.measured = true;
         stats.forward_ms = it->second.forward.host_ms;
@@ -577,8 +587,8 @@ class Bisection {
   int windows_ = 0;
   int reruns_ = 0;
   bool cpu_contended_ = false;  // a window's CPU stall share reached kCpuContended
-  bool levels_on_device_ = true;
-  LossCheck losses_;  // over every window whose door read the losses  // the levels rank by device time (see kDeviceBoundBusy)
+  bool levels_on_device_ = true;  // the levels rank by device time (see kDeviceBoundBusy)
+  LossCheck losses_;               // over every window whose door read the losses
   std::vector<std::string> doubts_;      // why the hot spot may be wrong; none: high confidence
   std::vector<std::string> candidates_;  // the places the doubtful levels could not separate
   std::vector<TraceWindow> trace_windows_;

@@ -25,25 +25,42 @@ std::string ForwardOpOf(const std::vector<TraceWindow>& windows, const std::stri
   return "";
 }
 
+// The module that ran `op`, in the latest window that placed it in one (the deepest levels come
+// last); "" when no window did.
+std::string ModuleOfOp(const std::vector<TraceWindow>& windows, const std::string& op) {
+  for (auto window = windows.rbegin(); window != windows.rend(); ++window) {
+    const std::vector<OpEvent>& ops = window->timeline.ops;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (ops[i].name == op && !window->placements[i].module.empty()) {
+        return window->placements[i].module;
+      }
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 void LocateFindings(std::vector<Finding>& findings, const std::optional<Hotspot>& hotspot,
                     const std::vector<TraceWindow>& windows, const SourceLocator& locate) {
   for (Finding& finding : findings) {
     if (finding.path.empty() && finding.op.empty()) continue;  // about the whole step
+    // A finding about an op wherever it runs (deterministic-algorithms-cost on GatherBackward0)
+    // is located in the module that ran it.
+    const std::string path = finding.path.empty() ? ModuleOfOp(windows, finding.op) : finding.path;
     // A door that cannot look up sources any more gives its findings at the hot spot's module
     // the hot spot's line, the best it knows.
-    if (hotspot && hotspot->source && finding.path == hotspot->path &&
+    if (hotspot && hotspot->source && path == hotspot->path &&
         (finding.op == hotspot->op || (!finding.op.empty() && finding.op == hotspot->forward_op) ||
          !locate)) {
       finding.source = hotspot->source;
       continue;
     }
-    if (!locate) continue;
+    if (!locate || path.empty()) continue;
     std::string op = finding.op;
-    if (!op.empty() && op.rfind("aten::", 0) != 0) op = ForwardOpOf(windows, finding.path, op);
+    if (!op.empty() && op.rfind("aten::", 0) != 0) op = ForwardOpOf(windows, path, op);
     if (!finding.op.empty() && op.empty()) continue;
-    finding.source = locate(finding.path, op);
+    finding.source = locate(path, op);
   }
 }
 

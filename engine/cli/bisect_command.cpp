@@ -2,8 +2,11 @@
 
 #include <chrono>
 #include <iostream>
+#include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
+#include <utility>
 
 #include "engine/cli/autotest_step.h"
 #include "engine/cli/report_step.h"
@@ -96,16 +99,22 @@ void AddBisectCommand(CLI::App& app, BisectCommandOptions& options) {
 
 namespace {
 
-// Rules, the autotest where asked, and the report folder: the same for every front door.
-// `rule_problems`: the rule files left out, for data_quality.
-int Report(BisectCommandOptions& options, const RuleSet& rules,
-           const std::vector<std::string>& rule_problems, BisectOutcome& outcome,
-           ReportDir& report_dir, FixedModelsDir* fixed) {
+// The rules' findings, each with its line in the user's code: the same for every front door.
+// `rule_problems`: the rule files left out, for data_quality. A script door looks its lines up
+// in the running script, so it concludes before ending it.
+void Conclude(const RuleSet& rules, const std::vector<std::string>& rule_problems,
+              BisectOutcome& outcome) {
   BisectReport& report = outcome.report;
   report.data_quality.insert(report.data_quality.end(), rule_problems.begin(),
                              rule_problems.end());
   ApplyRules(rules, ReadRunEnvironment(), report);
   LocateFindings(report.findings, report.hotspot, outcome.windows, outcome.locate);
+}
+
+// The autotest where asked, and the report folder: the same for every front door.
+int Report(BisectCommandOptions& options, BisectOutcome& outcome, ReportDir& report_dir,
+           FixedModelsDir* fixed) {
+  BisectReport& report = outcome.report;
   if (options.autotest) RunAutotestStep(options, report, fixed);
 
   std::ostringstream trace;
@@ -134,6 +143,26 @@ std::string ModelOnlyFlagsGiven(const BisectCommandOptions& options) {
   add(options.workload.nondeterministic, "--no-deterministic");
   add(options.bisect.jit_optimize, "--jit-optimize");
   return given;
+}
+
+// A finding's line, read in one step of the running script (ScriptSource::SourceOf). One module
+// and op is read once; a script that can no longer run a step (it ended) leaves the rest unread.
+SourceLocator ScriptLocator(ScriptSource& source, const Progress& progress) {
+  auto read = std::make_shared<std::map<std::pair<std::string, std::string>,
+                                        std::optional<SourceLocation>>>();
+  auto gone = std::make_shared<bool>(false);
+  return [&source, progress, read, gone](const std::string& path, const std::string& op) {
+    const auto key = std::make_pair(path, op);
+    if (const auto known = read->find(key); known != read->end()) return known->second;
+    if (*gone) return std::optional<SourceLocation>();
+    try {
+      return (*read)[key] = source.SourceOf(path, op);
+    } catch (const std::runtime_error& error) {
+      *gone = true;
+      progress(std::string("the findings' remaining lines are not read: ") + error.what());
+      return std::optional<SourceLocation>();
+    }
+  };
 }
 
 // `advisor bisect [options] -- COMMAND`: the bisection runs inside the script's own run.
@@ -187,10 +216,12 @@ int RunScriptBisect(BisectCommandOptions& options) {
         "--autotest was not run: it benchmarks one training process, and this job has " +
         std::to_string(source.RankCount()) + " ranks");
   }
+  outcome.locate = ScriptLocator(source, progress);
+  Conclude(rules, rule_problems, outcome);
   outcome.report.run.wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   source.Finish(options.let_run);
-  const int status = Report(options, rules, rule_problems, outcome, report_dir, nullptr);
+  const int status = Report(options, outcome, report_dir, nullptr);
   if (options.let_run) {
     const int script_status = source.WaitForScript();
     progress(ScriptName(options.script.command) + " ended with exit status " +
@@ -227,7 +258,8 @@ int RunBisectCommand(BisectCommandOptions& options) {
   const RuleSet rules = LoadRulesForRun(options.rule_dirs, std::cerr, rule_problems);
 
   BisectOutcome outcome = RunBisect(options.bisect, ProgressOnStderr(options));
-  return Report(options, rules, rule_problems, outcome, report_dir, fixed ? &*fixed : nullptr);
+  Conclude(rules, rule_problems, outcome);
+  return Report(options, outcome, report_dir, fixed ? &*fixed : nullptr);
 }
 
 }  // namespace advisor

@@ -31,6 +31,8 @@ BisectReport SampleReportAllMeasured() {
   report.run.window_steps = 10;
   report.run.batch_size = 32;
   report.run.deterministic = true;
+  report.run.allow_tf32 = false;
+  report.run.cudnn_benchmark = false;
   report.run.dtype = "float32";
   report.step.median_ms = 20.0;
   report.step.min_ms = 19.0;

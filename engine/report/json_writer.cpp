@@ -28,6 +28,8 @@ json RunToJson(const RunInfo& run) {
           {"site_windows", run.site_windows},
           {"batch_size", run.batch_size > 0 ? json(run.batch_size) : json(nullptr)},
           {"deterministic", OrNull(run.deterministic)},
+          {"allow_tf32", OrNull(run.allow_tf32)},
+          {"cudnn_benchmark", OrNull(run.cudnn_benchmark)},
           {"cuda_graphs", run.cuda_graphs},
           {"dtype", run.dtype},
           {"wall_s", run.wall_s},

@@ -37,6 +37,11 @@ struct RunInfo {
   std::vector<std::string> command;
   std::string python;          // the interpreter's path
   std::string python_version;  // e.g. "3.11.2"
+  // The step's CUDA math settings, on a CUDA run where the door can tell (absent otherwise): TF32
+  // in float32 matmuls (torch.backends.cuda.matmul.allow_tf32) and cuDNN's benchmark mode. A
+  // trace says neither; its GEMM kernels show TF32 where they ran in it (allow_tf32 true).
+  std::optional<bool> allow_tf32;
+  std::optional<bool> cudnn_benchmark;
 };
 
 // Medians over the baseline window's steps (host clock; on GPU, the step ends after a sync).

@@ -324,6 +324,10 @@ Table RunTable(const RunInfo& run, bool gpu_measured) {
   AddRow(table, "input dtype", Text(run.dtype));
   AddRow(table, "deterministic",
          run.deterministic ? Text(*run.deterministic ? "yes" : "no") : NotMeasured());
+  if (run.allow_tf32) AddRow(table, "TF32 matmuls", Text(*run.allow_tf32 ? "on" : "off"));
+  if (run.cudnn_benchmark) {
+    AddRow(table, "cuDNN benchmark", Text(*run.cudnn_benchmark ? "on" : "off"));
+  }
   if (run.cuda_graphs) AddRow(table, "CUDA graphs", Text("yes: timed as a graph, profiled eagerly"));
   AddRow(table, "warm-up steps", Text(std::to_string(run.warmup_steps)));
   AddRow(table, "steps per profiled window", Text(std::to_string(run.window_steps)));

@@ -142,6 +142,14 @@ ProbeModel ReadModel(const json& message) {
   }
   run.device_name = TextOr(message, "device_name", "model device_name");
   run.deterministic = Flag(Field(message, "deterministic"), "model deterministic");
+  if (run.device == "cuda") {  // the probe sends them as the model's first step found them
+    if (message.contains("allow_tf32")) {
+      run.allow_tf32 = Flag(message["allow_tf32"], "model allow_tf32");
+    }
+    if (message.contains("cudnn_benchmark")) {
+      run.cudnn_benchmark = Flag(message["cudnn_benchmark"], "model cudnn_benchmark");
+    }
+  }
   const json& input = Field(message, "input");
   if (!input.is_object()) throw ProbeMessageError("model input: not an object");
   if (input.contains("batch_size")) {

@@ -152,7 +152,11 @@ ModuleTree DescribeModules(const torch::jit::Module& root) {
   for (const torch::jit::NameModule& named : root.named_modules()) {
     ModuleInfo info;
     info.path = named.name;
-    info.type = named.value.type()->name() ? named.value.type()->name()->qualifiedName() : "";
+    // A class scripted twice with other attributes gets a second, mangled type name
+    // (`__torch__.___torch_mangle_5.Block`): the report names the class.
+    info.type = named.value.type()->name()
+                    ? UnmangledType(named.value.type()->name()->qualifiedName())
+                    : "";
     for (const torch::jit::NameTensor& parameter : named.value.named_parameters()) {
       info.parameters += parameter.value.numel();
     }

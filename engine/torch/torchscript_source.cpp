@@ -78,6 +78,10 @@ TorchScriptSource::TorchScriptSource(const TorchScriptSourceOptions& options,
   run.warmup_steps = WarmupSteps();
   run.batch_size = static_cast<int>(spec_.batch_size());
   run.deterministic = spec_.deterministic;
+  if (spec_.device == "cuda") {  // the settings the step runs under (ApplyGlobalSettings above)
+    run.allow_tf32 = at::globalContext().allowTF32CuBLAS();
+    run.cudnn_benchmark = at::globalContext().benchmarkCuDNN();
+  }
   run.cuda_graphs = spec_.cuda_graphs;
   run.dtype = spec_.inputs.front().dtype;
   description_.device_limits = CudaDeviceLimits();

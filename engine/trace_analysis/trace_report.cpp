@@ -19,6 +19,7 @@ RunInfo DescribeRun(const TraceStore& store, const TraceWindow& trace) {
   run.windows = 1;
   run.cuda_graphs = trace.cuda_graphs;
   run.dtype = trace.compute_dtype;
+  run.allow_tf32 = trace.allow_tf32;
   return run;
 }
 
@@ -29,13 +30,7 @@ std::vector<ModuleStats> ModuleTable(const TraceWindow& trace) {
   std::set<std::string> paths;
   for (const MarkerEvent& marker : window.timeline.markers) paths.insert(marker.path);
   std::map<std::string, std::set<std::string>> op_types;  // the ops each module's forward calls
-  for (std::size_t i = 0; i < window.timeline.ops.size(); ++i) {
-    const OpPlacement& placement = window.placements[i];
-    if (placement.phase == Phase::kForward && placement.top_level == static_cast<int>(i) &&
-        !placement.module.empty()) {
-      op_types[placement.module].insert(window.timeline.ops[i].name);
-    }
-  }
+  AddForwardOpTypes(window.timeline, window.placements, op_types);
   std::vector<ModuleStats> modules;
   for (const std::string& path : paths) {
     const PhaseCosts costs = window.attribution->Inclusive(path);

@@ -4,6 +4,7 @@
 
 #include "engine/analysis/sequence_numbers.h"
 #include "engine/trace_analysis/event_names.h"
+#include "engine/trace_analysis/gemm_precision.h"
 #include "engine/trace_analysis/gpu_records.h"
 #include "engine/trace_analysis/host_events.h"
 #include "engine/trace_analysis/module_markers.h"
@@ -38,7 +39,16 @@ TraceWindow BuildTraceWindow(const TraceStore& store) {
   trace.gpu_activity = gpu.any_device_work;
   trace.cuda_graphs = LaunchesGraphs(gpu.api_calls);
   trace.compute_dtype = host.compute_dtype;
+  const GemmMath gemm_math = GemmMathOf(gpu.kernels);
+  const bool dtype_from_kernels = trace.compute_dtype.empty() && !gemm_math.dtype.empty();
+  if (dtype_from_kernels) trace.compute_dtype = gemm_math.dtype;
+  trace.allow_tf32 = gemm_math.tf32;
   trace.notes = host.notes;
+  if (dtype_from_kernels) {
+    trace.notes.push_back("the step's dtype (" + trace.compute_dtype +
+                          ") is read from its GEMM kernels' names: the trace has no input types "
+                          "(record_shapes=False)");
+  }
   if (gpu.any_device_work) {
     if (const DeviceProperties* device = DeviceOf(store.metadata, gpu.device)) {
       trace.device_name = device->name;

@@ -31,7 +31,10 @@ struct TraceWindow {
   bool has_data_loader = false;
   std::optional<int> data_loader_workers;
   bool cuda_graphs = false;          // the steps launch CUDA graphs
-  std::string compute_dtype;         // HostEvents::compute_dtype
+  // HostEvents::compute_dtype (the ops' input types, with record_shapes), else what the GEMM
+  // kernels' names say (GemmMathOf); "" when neither tells.
+  std::string compute_dtype;
+  std::optional<bool> allow_tf32;    // true where GEMM kernels ran in TF32 (GemmMathOf)
   std::optional<MemoryStats> memory;
   std::vector<std::string> notes;    // for the report's data quality
 };

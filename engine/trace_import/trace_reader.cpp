@@ -17,6 +17,7 @@
 #include "engine/trace_import/input_stream.h"
 #include "engine/trace_import/json_scan.h"
 #include "engine/trace_import/ordered_pool.h"
+#include "engine/trace_import/read_ahead.h"
 #include "engine/trace_import/trace_error.h"
 #include "engine/trace_import/trace_metadata.h"
 
@@ -241,10 +242,14 @@ class Reader : public ScanSink {
     file.Release(scanner_.RetainFrom());
   }
 
-  // A compressed file: inflated block by block on this thread, which also scans; the events are
-  // parsed by a pool of threads, batch by batch.
+  // A compressed file: inflated block by block, ahead on a thread of its own where there are
+  // parsers (on one thread, by this one), and scanned on this thread; the events are parsed by a
+  // pool of threads, batch by batch.
   void ReadBlocks() {
-    const std::unique_ptr<GzipStream> input = GzipStream::Open(store_.path);
+    std::unique_ptr<GzipStream> input = GzipStream::Open(store_.path);
+    if (threads_ > 1) {
+      input = std::make_unique<ReadAheadStream>(std::move(input), options_.block_bytes);
+    }
     store_.stats.file_bytes = input->file_bytes();
     store_.stats.compressed = true;
     if (threads_ > 1) {

@@ -1,9 +1,10 @@
 // Reading a torch.profiler trace file into a TraceStore at the speed of memory. A plain file is
 // mapped and cut into chunks that threads scan for events (DocumentScanner) and parse (ParseEvent)
 // in parallel, each from a guessed start state checked at the seams (chunk_scan.h); the pages
-// read are given back as the reader goes. A .json.gz is inflated in blocks by one thread that
-// also finds the events, and a pool of threads parses them, batch by batch. Memory holds the text
-// in flight and the store, never the whole text, so files larger than memory are fine.
+// read are given back as the reader goes. A .json.gz is inflated in blocks by one thread, ahead
+// of another that finds the events, and a pool of threads parses them, batch by batch (with one
+// thread, that one does it all). Memory holds the text in flight and the store, never the whole
+// text, so files larger than memory are fine.
 #pragma once
 
 #include <cstddef>

@@ -63,5 +63,25 @@ TEST(LocateFindings, ABackwardNodeNoWindowPlacedInItsModuleIsMatchedAnywhere) {
   EXPECT_FALSE(findings[0].source.has_value());
 }
 
+TEST(LocateFindings, AFindingAboutAnOpAnywhereIsLocatedInTheModuleThatRanIt) {
+  Hotspot hotspot;
+  hotspot.path = "blocks.1.select";
+  hotspot.op = "GatherBackward0";
+  hotspot.source = SourceLocation{"model.py", 7, "x.gather(1, i)"};
+  // deterministic-algorithms-cost names the op, not a module; no window ran aten::sort.
+  std::vector<Finding> findings = {FindingAt("", "GatherBackward0"), FindingAt("", "aten::sort")};
+  int asked = 0;
+  const SourceLocator locate = [&](const std::string&, const std::string&) {
+    ++asked;
+    return std::optional<SourceLocation>();
+  };
+  LocateFindings(findings, hotspot, {GatherWindow("blocks.1.select")}, locate);
+  ASSERT_TRUE(findings[0].source.has_value());
+  EXPECT_EQ(findings[0].source->line, 7) << "the hot spot's module and op: the hot spot's line";
+  EXPECT_EQ(findings[0].path, "") << "the finding still says what the rule said";
+  EXPECT_FALSE(findings[1].source.has_value());
+  EXPECT_EQ(asked, 0) << "an op no module ran is not looked up";
+}
+
 }  // namespace
 }  // namespace advisor

@@ -151,7 +151,7 @@ void CollectFields(const json& value, const std::string& path, std::set<std::str
 TEST(FixtureFacts, UseOnlyFieldsThatFactsHave) {
   std::set<std::string> documented = {
       // Documented in docs/facts.md, read by rules, not filled by BuildFacts yet.
-      "run.cudnn_benchmark", "run.allow_tf32", "run.memory_format"};
+      "run.memory_format"};
   const RunEnvironment environment{"max_split_size_mb:128,garbage_collection_threshold:0.6"};
   CollectFields(BuildFacts(SampleReportAllMeasured(), environment), "", documented);
   CollectFields(BuildFacts(SampleReportNothingMeasured()), "", documented);

@@ -180,6 +180,28 @@ TEST(ScriptMode, AFixThatNeedsACodeChangeIsShownAgainstTheUsersLine) {
       << (*gather)["suggested_change"];
 }
 
+TEST(ScriptMode, AFindingAwayFromTheHotSpotGetsItsLineFromTheRunningScript) {
+  const fs::path scratch = Scratch("finding_lines");
+  const CommandResult run = RunCommand(kAdvisor + " bisect -q --out " +
+                                           (scratch / "report").string() + " -- " + kPython + " " +
+                                           kScripts + "/attention_train.py",
+                                       scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = Report(scratch / "report");
+  EXPECT_EQ(report["hotspot"]["path"].get<std::string>().rfind("blocks.1.ffn", 0), 0u)
+      << report["hotspot"].dump();
+  std::vector<json> attention;
+  for (const json& finding : report["findings"]) {
+    if (finding["rule"] == "materialised-attention") attention.push_back(finding);
+  }
+  ASSERT_EQ(attention.size(), 1u) << "blocks.0 holds the same attention: " << report["findings"];
+  EXPECT_EQ(attention[0]["path"], "blocks.1.attn");
+  ASSERT_TRUE(attention[0]["source"].is_object()) << attention[0].dump();
+  EXPECT_EQ(attention[0]["source"]["file"], kScripts + "/attention_train.py");
+  EXPECT_NE(attention[0]["source"]["text"].get<std::string>().find("# SOFTMAX_LINE"),
+            std::string::npos);
+}
+
 struct BadScript {
   std::string name;
   std::string command;   // after "--"

@@ -18,6 +18,8 @@ json Model() {
           {"device", "cuda"},
           {"device_name", "NVIDIA H200"},
           {"deterministic", true},
+          {"allow_tf32", true},
+          {"cudnn_benchmark", false},
           {"modules",
            {{{"path", ""}, {"type", "timm.VisionTransformer"}, {"parameters", 86},
              {"has_forward", true}, {"calls_submodules", true}, {"opaque", ""}},
@@ -41,6 +43,8 @@ TEST(ProbeMessages, ReadsTheModel) {
   EXPECT_EQ(run.device, "cuda");
   EXPECT_EQ(run.batch_size, 128);
   EXPECT_EQ(run.deterministic, true);
+  EXPECT_EQ(run.allow_tf32, std::optional<bool>(true));
+  EXPECT_EQ(run.cudnn_benchmark, std::optional<bool>(false));
   ASSERT_TRUE(model.description.input.has_value());
   EXPECT_EQ(model.description.input->workers, 8);
   EXPECT_EQ(model.description.input->pin_memory, true);
@@ -49,6 +53,18 @@ TEST(ProbeMessages, ReadsTheModel) {
   ASSERT_EQ(model.modules.size(), 3u);
   EXPECT_EQ(model.modules.at("blocks.0").opaque_reason,
             "compiled with torch.compile: measured as one leaf");
+}
+
+TEST(ProbeMessages, CudaMathSettingsAreOfCudaRunsAndOptional) {
+  json cpu = Model();
+  cpu["device"] = "cpu";
+  EXPECT_FALSE(ReadModel(cpu).description.run.allow_tf32.has_value()) << "no TF32 on a CPU";
+  json silent = Model();
+  silent.erase("allow_tf32");
+  silent.erase("cudnn_benchmark");
+  const RunInfo run = ReadModel(silent).description.run;
+  EXPECT_FALSE(run.allow_tf32.has_value());
+  EXPECT_FALSE(run.cudnn_benchmark.has_value());
 }
 
 std::string ModelError(const json& message) {
@@ -70,6 +86,9 @@ TEST(ProbeMessages, RefusesAModelThatDoesNotHoldTogether) {
   bad = Model();
   bad["modules"][1]["path"] = "blocks\x1b[2J";
   EXPECT_EQ(ModelError(bad), "modules path: control characters");
+  bad = Model();
+  bad["allow_tf32"] = "yes";
+  EXPECT_EQ(ModelError(bad), "model allow_tf32: not a boolean");
   bad = Model();
   bad["device"] = "tpu";
   EXPECT_EQ(ModelError(bad), "model device: neither cpu nor cuda");

@@ -21,16 +21,29 @@ class Norm(nn.Module):
         return nn.functional.layer_norm(x, (4,))  # NORM_LINE
 
 
+class Head(nn.Module):
+    """Two instances with other activations: TorchScript names the second's type
+    `__torch__.___torch_mangle_N.Head`."""
+
+    def __init__(self, activation: nn.Module):
+        super().__init__()
+        self.activation = activation
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.activation(x)
+
+
 class Net(nn.Module):
     def __init__(self):
         super().__init__()
         self.body = nn.Sequential(nn.Linear(4, 4), nn.ReLU())
+        self.heads = nn.Sequential(Head(nn.ReLU()), Head(nn.Tanh()))
         self.gate = Gate()
         self.norm = Norm()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         h = self.body(x)  # BODY_LINE
-        return self.norm(self.gate(h))  # NORM_CALL_LINE
+        return self.norm(self.gate(self.heads(h)))  # NORM_CALL_LINE
 
 
 if __name__ == "__main__":

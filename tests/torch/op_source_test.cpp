@@ -73,5 +73,13 @@ TEST(OpSource, AModuleIsShownWhereTheModelCallsIt) {
   EXPECT_EQ(source->line, LineOf("# NORM_CALL_LINE"));
 }
 
+TEST(ModuleTree, TypesAreTheClassesTorchScriptMangledNamesStandFor) {
+  const ModuleTree modules = DescribeModules(CallsModel());
+  ASSERT_EQ(modules.count("heads.1"), 1u);
+  EXPECT_EQ(modules.at("heads.0").type, "__torch__.Head");
+  EXPECT_EQ(modules.at("heads.1").type, "__torch__.Head")
+      << "TorchScript scripted it as __torch__.___torch_mangle_N.Head";
+}
+
 }  // namespace
 }  // namespace advisor

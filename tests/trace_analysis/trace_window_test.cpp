@@ -18,7 +18,7 @@ constexpr int kAutograd = KinetoTraceBuilder::kAutogradThread;
 // Two 10 ms steps on a GPU, as torch 2.x writes them with with_stack and profile_memory: a 1 ms
 // wait for the batch, Net_0.Linear_0 launching a 2 ms GEMM, Net_0.Linear_1 calling .item() (a
 // copy to the host and a 1.1 ms wait), backward on the autograd thread, and the optimizer.
-KinetoTraceBuilder TwoGpuSteps() {
+KinetoTraceBuilder TwoGpuSteps(const std::string& gemm_kernel = "gemm_kernel") {
   KinetoTraceBuilder b;
   b.Gpu("NVIDIA H100 80GB HBM3", 85899345920);
   for (int i = 0; i < 2; ++i) {
@@ -31,7 +31,7 @@ KinetoTraceBuilder TwoGpuSteps() {
         .Op("aten::linear", t + 1150, 900, kMain, seq, 0)
         .Op("aten::addmm", t + 1200, 800, kMain, seq, 0)
         .Runtime("cudaLaunchKernel", t + 1300, 10, 1000 + i)
-        .Kernel("gemm_kernel", t + 1400, 2000, 1000 + i)
+        .Kernel(gemm_kernel, t + 1400, 2000, 1000 + i)
         .Memory(t + 1250, 1 << 20, 100 << 20, 200 << 20)
         .PythonModule("Linear_1", t + 2200, 1500)
         .Op("aten::item", t + 2300, 1200)
@@ -107,6 +107,33 @@ TEST(TraceReport, KernelsFindTheirOpsThroughTheLaunchingCallNotTheRecordsExterna
   EXPECT_EQ(report.syncs[0].path, "Net_0.Linear_1");
   EXPECT_EQ(report.syncs[0].phase, "forward");
   EXPECT_NEAR(report.syncs[0].wait_ms, 1.1, 1e-9);
+}
+
+TEST(TraceReport, WithoutInputTypesTheDtypeAndTf32ComeFromTheGemmKernelsNames) {
+  testing::ScratchDir dir;
+  const TraceStore simt = TwoGpuSteps(
+      "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4_"
+      "alignc4_execute_kernel__5x_cublas").Write(dir / "simt.json");
+  const BisectReport on_cuda_cores = ReportOfTrace(simt, BuildTraceWindow(simt));
+  EXPECT_EQ(on_cuda_cores.run.dtype, "float32");
+  EXPECT_FALSE(on_cuda_cores.run.allow_tf32.has_value())
+      << "float32 kernels on CUDA cores may be cuBLAS's pick with TF32 allowed";
+  bool said = false;
+  for (const std::string& line : on_cuda_cores.data_quality) {
+    said = said || line.find("read from its GEMM kernels' names") != std::string::npos;
+  }
+  EXPECT_TRUE(said) << "the report says where the dtype came from";
+
+  const TraceStore tensor_cores =
+      TwoGpuSteps("sm80_xmma_gemm_tf32f32_tf32f32_f32_tn_n_tilesize128x128x16_stage4_execute_kernel")
+          .Write(dir / "tf32.json");
+  const BisectReport in_tf32 = ReportOfTrace(tensor_cores, BuildTraceWindow(tensor_cores));
+  EXPECT_EQ(in_tf32.run.dtype, "float32");
+  EXPECT_EQ(in_tf32.run.allow_tf32, std::optional<bool>(true));
+
+  const TraceStore unnamed = TwoGpuSteps().Write(dir / "unnamed.json");
+  EXPECT_EQ(ReportOfTrace(unnamed, BuildTraceWindow(unnamed)).run.dtype, "")
+      << "a kernel name that says no precision gives none";
 }
 
 TEST(TraceReport, ModulesComeFromNestedModuleEventsAndBackwardFollowsSequenceNumbers) {

@@ -505,6 +505,8 @@ class Session:
             "device": device,
             "device_name": torch.cuda.get_device_name() if self._cuda else "",
             "deterministic": bool(torch.are_deterministic_algorithms_enabled()),
+            "allow_tf32": bool(torch.backends.cuda.matmul.allow_tf32),
+            "cudnn_benchmark": bool(torch.backends.cudnn.benchmark),
             "modules": self._tree.describe(),
             "input": self._input,
             "data": self._loader,
