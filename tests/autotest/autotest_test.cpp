@@ -148,6 +148,30 @@ TEST_F(Autotest, CombinesTheCompatibleRecipesThatHelpedLast) {
   EXPECT_THAT(testing::ReadFile(dir_ / "order.log"), HasSubstr("faster+fast on\n"));
 }
 
+// A recipe that sets dataloader_workers runs as a series where the run says its worker count and
+// another count fits the cores; as written where none does.
+TEST_F(Autotest, AWorkersRecipeRunsAsASeriesWhereAnotherCountFits) {
+  Recipe workers = Knob("fast");
+  workers.overrides.dataloader_workers = ThreadCount{};
+  plan_.recipes = {workers};
+  plan_.recipe_ids = {"fast"};
+  plan_.input_workers = 0;
+  plan_.cores = 4;
+  std::vector<AbResult> results = Run();
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].fix.status, "verified");
+  ASSERT_EQ(results[0].fix.worker_series.size(), 3u) << "the workload's 0, then 2 and 4";
+  EXPECT_EQ(results[0].fix.worker_series[0].status, "baseline");
+  EXPECT_EQ(results[0].fix.knee_workers, 2) << "2 and 4 workers are as fast";
+
+  plan_.cores = 1;
+  results = Run();
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].fix.status, "verified") << "run as written";
+  EXPECT_TRUE(results[0].fix.worker_series.empty());
+  EXPECT_FALSE(results[0].fix.knee_workers.has_value());
+}
+
 TEST(ChooseCombination, NeedsTwoVerifiedRecipes) {
   const std::vector<Recipe> recipes = {Knob("a"), Knob("b"), Knob("c")};
   auto result = [](const std::string& id, const char* status, double speedup) {
