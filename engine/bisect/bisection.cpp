@@ -214,7 +214,10 @@ class Bisection {
     std::map<std::string, PhaseCosts> measured;  // every module some level saw
   };
 
-  MeasuredWindow Record(const WindowRequest& request, std::optional<MemoryStats>* memory) {
+  // `memory` and `input_stage`, where given, take the window's allocator statistics and its
+  // input stage's profile.
+  MeasuredWindow Record(const WindowRequest& request, std::optional<MemoryStats>* memory,
+                        std::optional<InputStageProfile>* input_stage = nullptr) {
     const std::optional<double> stall_before = CpuStall();
     const auto start = std::chrono::steady_clock::now();
     RecordedWindow recorded = source_.Record(request);
@@ -234,6 +237,7 @@ class Bisection {
       }
     }
     if (memory != nullptr) *memory = recorded.memory;
+    if (input_stage != nullptr) *input_stage = std::move(recorded.input_stage);
     if (recorded.losses) {
       losses_.steps += recorded.losses->steps;
       losses_.non_finite += recorded.losses->non_finite;
@@ -268,8 +272,9 @@ class Bisection {
               std::to_string(timed.size()) + " steps; profiling window " +
               std::to_string(windows_ + 1));
     const bool cuda = report.run.device == "cuda";
-    const MeasuredWindow baseline =
-        Record({Instrumentation::kNone, "", steps, /*sync_phases=*/cuda}, &report.memory);
+    std::optional<InputStageProfile> input_stage;
+    const MeasuredWindow baseline = Record({Instrumentation::kNone, "", steps, /*sync_phases=*/cuda},
+                                           &report.memory, &input_stage);
 
     // Forward starts after the data phase (the wait for the batch), which is its own.
     const StepPhases phases = PhasesOfMedianStep(baseline.timeline.steps);
@@ -282,6 +287,7 @@ class Bisection {
     if (const std::optional<DataWait>& input = source_.Describe().input) {
       report.data = *input;
       report.data->wait_ms = phases.data_ms;
+      report.data->stage = std::move(input_stage);
     }
     const double profiled = Median(StepMillis(baseline.timeline.steps));
     if (profiled / report.step.median_ms - 1.0 < kUnprofiledSlower) {

@@ -47,6 +47,9 @@ struct RecordedWindow {
   Timeline timeline;
   std::optional<MemoryStats> memory;  // the device's allocator over the window; absent on CPU
   std::optional<LossCheck> losses;    // absent where the door cannot read the loss
+  // The input stage measured where it prepared the window's batches (per transform and line,
+  // worker utilisation); absent where the door has no input stage or cannot measure inside it.
+  std::optional<InputStageProfile> input_stage;
 };
 
 // What the front door knows of the run before any window.
