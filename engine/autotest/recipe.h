@@ -49,6 +49,7 @@ struct RecipeOverrides {
   std::optional<ThreadCount> intra_op_threads;    // ATen intra-op parallelism on CPU
   std::optional<std::string> sdpa_backend;        // the one SDPA backend left enabled (below)
   std::optional<bool> compile;                    // torch.compile the model (script mode)
+  std::optional<bool> persistent_workers;         // DataLoader workers kept across epochs (script)
 };
 
 // The backends scaled_dot_product_attention dispatches to on CUDA, as `sdpa_backend` names them:
@@ -75,6 +76,7 @@ void ForEachOverrideField(Visit&& visit) {
   visit("intra_op_threads", &RecipeOverrides::intra_op_threads);
   visit("sdpa_backend", &RecipeOverrides::sdpa_backend);
   visit("compile", &RecipeOverrides::compile);
+  visit("persistent_workers", &RecipeOverrides::persistent_workers);
 }
 
 struct Recipe {

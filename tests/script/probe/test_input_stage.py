@@ -31,11 +31,11 @@ def _line_of(text):
 
 
 class InputStageTest(unittest.TestCase):
-    def measure(self, workers, batches=12):
+    def measure(self, workers, batches=12, **loader_options):
         """Iterates a loader as a script does, measuring from its first batch on."""
         stage = InputStage()
         self.addCleanup(stage.close)
-        loader = DataLoader(_dataset(), batch_size=8, num_workers=workers)
+        loader = DataLoader(_dataset(), batch_size=8, num_workers=workers, **loader_options)
         original_init = loader.worker_init_fn
         restore = stage.iterating(loader)
         iterator = iter(loader)
@@ -101,6 +101,10 @@ class InputStageTest(unittest.TestCase):
         self.check_pipeline(message, 2)
         self.assertEqual({batch["worker"] for batch in message["batches"]}, {1, 2},
                          "batches from both worker processes, none from the main process")
+
+    def test_spawned_workers_get_the_probe_by_pickle(self):
+        message, _ = self.measure(workers=1, multiprocessing_context="spawn")
+        self.check_pipeline(message, 1)
 
     def test_the_main_process_with_workers_0_is_instrumented_for_the_window_only(self):
         from torch.utils.data._utils.fetch import _MapDatasetFetcher

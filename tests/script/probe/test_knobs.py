@@ -48,5 +48,28 @@ class CompileKnobTest(unittest.TestCase):
         self.assertFalse(self.config.fallback_random)
 
 
+class DataLoaderKnobTest(unittest.TestCase):
+    """The pipeline's knobs, applied where the script builds its DataLoader, whatever it passed."""
+
+    def setUp(self):
+        loader = torch.utils.data.DataLoader
+        self.addCleanup(setattr, loader, "__init__", loader.__init__)
+        self.data = torch.utils.data.TensorDataset(torch.zeros(8, 2))
+
+    def test_any_worker_count_the_autotest_gives(self):
+        Knobs({"dataloader_workers": 3, "persistent_workers": True}).at_import()
+        loader = torch.utils.data.DataLoader(self.data, 4, True, num_workers=1)
+        self.assertEqual(loader.num_workers, 3)
+        self.assertTrue(loader.persistent_workers)
+        self.assertEqual(loader.batch_size, 4, "the script's own arguments stay")
+
+    def test_persistent_workers_stay_off_without_workers(self):
+        Knobs({"persistent_workers": True}).at_import()
+        loader = torch.utils.data.DataLoader(self.data, batch_size=4)
+        self.assertFalse(loader.persistent_workers, "DataLoader refuses them with 0 workers")
+        loader = torch.utils.data.DataLoader(self.data, batch_size=4, num_workers=2)
+        self.assertTrue(loader.persistent_workers)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -12,7 +12,7 @@ import torch
 # What each override needs, for a clear "cannot apply" instead of a silent no-op.
 KNOWN = {"deterministic", "batch_scale", "autocast_dtype", "allow_tf32", "cudnn_benchmark",
          "channels_last", "fused_optimizer", "pin_memory", "dataloader_workers",
-         "intra_op_threads", "sdpa_backend", "compile"}
+         "intra_op_threads", "sdpa_backend", "compile", "persistent_workers"}
 
 
 def physical_cores():
@@ -63,7 +63,7 @@ class Knobs:
 
     def at_import(self):
         o = self._overrides
-        if {"dataloader_workers", "pin_memory", "batch_scale"} & set(o):
+        if {"dataloader_workers", "pin_memory", "persistent_workers", "batch_scale"} & set(o):
             self._patch_data_loader()
         if o.get("fused_optimizer"):
             self._patch_optimizers()
@@ -82,6 +82,10 @@ class Knobs:
                 arguments["num_workers"] = _count(o["dataloader_workers"])
             if o.get("pin_memory") and torch.cuda.is_available():
                 arguments["pin_memory"] = True
+            if "persistent_workers" in o:
+                # DataLoader refuses persistent workers without workers: with none it stays off.
+                workers = arguments.get("num_workers", signature.parameters["num_workers"].default)
+                arguments["persistent_workers"] = bool(o["persistent_workers"]) and workers > 0
             if "batch_scale" in o and arguments.get("batch_sampler") is None:
                 arguments["batch_size"] = arguments.get("batch_size", 1) * int(o["batch_scale"])
             original(*bound.args, **bound.kwargs)
