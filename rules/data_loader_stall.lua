@@ -1,11 +1,21 @@
 -- When the training loop waits for the next batch, the GPU waits with it. More DataLoader
 -- workers (and persistent_workers, prefetch_factor) prepare batches in parallel with the step.
 -- facts.data is the step's data phase (docs/facts.md): measured when the workload has an input
--- stage (docs/workload.md), whose workers the recipe raises; without one it is absent.
+-- stage (docs/workload.md), whose workers the recipe raises; without one it is absent. Where the
+-- workers are all busy on every core, input-pipeline-bound speaks instead: more workers cannot
+-- help there.
 
 local MIN_WAIT_SHARE = 0.10   -- waiting a tenth of the step for data
 local HIGH_WAIT_SHARE = 0.30
 local EXPECTED_HIDDEN = 0.8   -- enough workers hide most of the wait behind the step
+local BUSY = 0.90             -- the workers' busy share (input_pipeline_bound.lua)
+
+local function pipeline_bound(data)
+  local stage = data.stage
+  return stage ~= nil and data.workers ~= nil and data.workers > 0
+    and stage.worker_busy_share ~= nil and stage.worker_busy_share >= BUSY
+    and data.workers >= stage.cores
+end
 
 return {
   id = "data-loader-stall",
@@ -14,14 +24,26 @@ return {
     local data = facts.data
     if data == nil or data.wait_ms == nil then return {} end
     local share = advisor.share(data.wait_ms, facts.step.median_ms)
-    if share < MIN_WAIT_SHARE then return {} end
+    if share < MIN_WAIT_SHARE or pipeline_bound(data) then return {} end
     local workers = data.workers and string.format(" with %d DataLoader workers", data.workers) or ""
+    local message = "The step waits for its next batch. Prepare batches in parallel: more "
+      .. "DataLoader workers, persistent_workers=True and a prefetch_factor of 2 or more."
+    if data.workers == 0 then
+      message = "The step prepares its batches itself, on the main process (0 workers): decoding "
+        .. "and augmentation hold up every step. Prepare them in parallel DataLoader workers "
+        .. "(num_workers, persistent_workers=True, a prefetch_factor of 2 or more)."
+    end
+    local heaviest = ""
+    if data.stage ~= nil and data.stage.pieces[1] ~= nil then
+      local piece = data.stage.pieces[1]
+      heaviest = string.format("; the heaviest piece of the batch: %s, %s of it",
+        advisor.stage_piece(piece), advisor.pct(piece.share))
+    end
     return {{
       severity = advisor.severity(share, HIGH_WAIT_SHARE, MIN_WAIT_SHARE),
-      message = "The step waits for its next batch. Prepare batches in parallel: more "
-        .. "DataLoader workers, persistent_workers=True and a prefetch_factor of 2 or more.",
-      evidence = string.format("%s per step waiting for data (%s of the step)%s",
-        advisor.ms(data.wait_ms), advisor.pct(share), workers),
+      message = message,
+      evidence = string.format("%s per step waiting for data (%s of the step)%s%s",
+        advisor.ms(data.wait_ms), advisor.pct(share), workers, heaviest),
       recipe = "dataloader-workers",
       expected_gain_ms = data.wait_ms * EXPECTED_HIDDEN,
     }}

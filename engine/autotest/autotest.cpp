@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/autotest/applicability.h"
+#include "engine/autotest/worker_series.h"
 #include "engine/util/scratch_paths.h"
 
 namespace advisor {
@@ -111,11 +112,32 @@ std::vector<AbResult> RunAutotest(const AutotestPlan& plan, AutotestBudget& budg
       results.push_back(Skipped(NewFixResult(candidate), reason, progress));
       continue;
     }
+    if (recipe->overrides.dataloader_workers && plan.input_workers && plan.cores > 0) {
+      results.push_back(RunWorkerSeries(
+          *recipe, *plan.input_workers, plan.cores,
+          [&](const CandidateSpec& count, int counts_left) {
+            return TryCandidate(count, plan, scratch.path(), budget,
+                                (candidates_left + counts_left) * plan.settings.max_rounds,
+                                progress);
+          },
+          progress));
+      continue;
+    }
     results.push_back(TryCandidate(candidate, plan, scratch.path(), budget,
                                    candidates_left * plan.settings.max_rounds, progress));
   }
 
-  const std::vector<const Recipe*> combination = ChooseCombination(results, plan.recipes);
+  // A series' recipe joins the combination with its knee's count.
+  std::vector<Recipe> tuned = plan.recipes;
+  for (const AbResult& result : results) {
+    if (!result.fix.knee_workers) continue;
+    for (Recipe& recipe : tuned) {
+      if (recipe.id == result.fix.recipe) {
+        recipe.overrides.dataloader_workers = ThreadCount{*result.fix.knee_workers};
+      }
+    }
+  }
+  const std::vector<const Recipe*> combination = ChooseCombination(results, tuned);
   if (!combination.empty()) {
     const CandidateSpec candidate = CombineRecipes(combination);
     progress << "[autotest] combining " << candidate.id << "\n";

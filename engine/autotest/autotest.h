@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -39,6 +40,11 @@ struct AutotestPlan {
   // checked"; they are never called rejected without a measurement.
   NumericsCheck check_numerics;
   AbSettings settings;
+  // The input stage's workers as the run had them (DataWait::workers) and the cores they can use:
+  // with both, a recipe that sets dataloader_workers runs as a series of counts up to the cores
+  // (engine/autotest/worker_series.h); without, as the recipe says.
+  std::optional<int> input_workers;
+  int cores = 0;
 };
 
 // The recipes the findings name, in the order of the findings, each once.

@@ -19,6 +19,7 @@
 #include "engine/script/script_worker.h"
 #include "engine/util/data_dir.h"
 #include "engine/util/duration.h"
+#include "engine/util/physical_cores.h"
 #include "engine/util/scratch_paths.h"
 
 namespace advisor {
@@ -199,6 +200,11 @@ void TryRecipes(const BisectCommandOptions& options, BisectReport& report,
   plan.device = report.run.device;
   plan.torch_version = report.run.torch_version;
   plan.settings.max_rounds = options.autotest_rounds;
+  if (report.data) {
+    plan.input_workers = report.data->workers;
+    plan.cores = report.data->stage && report.data->stage->cores > 0 ? report.data->stage->cores
+                                                                    : PhysicalCoreCount();
+  }
 
   Workers workers;
   std::optional<PrivateTempDir> script_scratch;

@@ -71,6 +71,10 @@ json OpFacts(const OpTime& op, double step_ms, bool gpu_measured) {
   return facts;
 }
 
+json SourceFacts(const SourceLocation& source) {
+  return {{"file", source.file}, {"line", source.line}, {"text", source.text}};
+}
+
 json HotspotFacts(const Hotspot& hotspot, double step_ms, bool gpu_measured) {
   json ops = json::array();
   for (const OpTime& op : hotspot.top_ops) {
@@ -82,9 +86,7 @@ json HotspotFacts(const Hotspot& hotspot, double step_ms, bool gpu_measured) {
                 {"ms", hotspot.ms},     {"share", hotspot.share}, {"ops", std::move(ops)}};
   PutIf(facts, "forward_op", NonEmpty(hotspot.forward_op));
   if (hotspot.source) {
-    facts["source"] = {{"file", hotspot.source->file},
-                       {"line", hotspot.source->line},
-                       {"text", hotspot.source->text}};
+    facts["source"] = SourceFacts(*hotspot.source);
   }
   return facts;
 }
@@ -152,11 +154,38 @@ json CopyFacts(const std::vector<CopySite>& copies, double step_ms) {
   return facts;
 }
 
+json InputStagePieceFacts(const InputStagePiece& piece) {
+  json facts = {{"name", piece.name},
+                {"kind", piece.kind},
+                {"ms", piece.ms},
+                {"share", piece.share},
+                {"input_shape", piece.input_shape},
+                {"output_shape", piece.output_shape}};
+  if (piece.source) facts["source"] = SourceFacts(*piece.source);
+  PutIf(facts, "dtype", NonEmpty(piece.dtype));
+  PutIf(facts, "input_is_binary", piece.input_is_binary);
+  return facts;
+}
+
+json InputStageFacts(const InputStageProfile& stage) {
+  json pieces = json::array();
+  for (const InputStagePiece& piece : stage.pieces) pieces.push_back(InputStagePieceFacts(piece));
+  json facts = {{"batch_ms", stage.batch_ms},
+                {"batches", stage.batches},
+                {"output_shape", stage.output_shape},
+                {"cores", stage.cores},
+                {"pieces", std::move(pieces)}};
+  PutIf(facts, "output_dtype", NonEmpty(stage.output_dtype));
+  PutIf(facts, "worker_busy_share", stage.worker_busy_share);
+  return facts;
+}
+
 json DataFacts(const DataWait& data, double step_ms) {
   json facts = {{"wait_ms", data.wait_ms}};
   PutIf(facts, "workers", data.workers);
   PutIf(facts, "pin_memory", data.pin_memory);
   PutIf(facts, "wait_share", ShareOfStep(data.wait_ms, step_ms));
+  if (data.stage) facts["stage"] = InputStageFacts(*data.stage);
   return facts;
 }
 

@@ -85,6 +85,20 @@ BisectReport SampleReportAllMeasured() {
   report.memory->tensor_allocs_per_step = 120;
   report.memory->tensor_alloc_mb_per_step = 900;
   report.data = DataWait{1.0, 2, true};
+  InputStageProfile stage;
+  stage.batch_ms = 8.0;
+  stage.batches = 20;
+  stage.output_shape = {32, 1, 128, 128};
+  stage.output_dtype = "float32";
+  stage.cores = 16;
+  stage.worker_busy_share = 0.95;
+  stage.pieces = {
+      {"random_dilation", "transform", SourceLocation{"model.py", 30, "m = self.random_dilation(m)"},
+       6.0, 0.75, {32, 1, 256, 256}, {32, 1, 256, 256}, "float32", true},
+      {"aten::maximum", "line", SourceLocation{"model.py", 18, "out = torch.maximum(out, s)"},
+       5.5, 0.69, {32, 1, 256, 256}, {32, 1, 256, 256}, "float32", true},
+  };
+  report.data->stage = stage;
 
   DistributedSummary distributed;
   distributed.world_size = 2;

@@ -41,4 +41,14 @@ std::string FormatBytes(double bytes) {
 
 std::string FormatSeconds(double seconds) { return Printf("%.1f", seconds) + " s"; }
 
+std::string FormatShape(const std::vector<long long>& shape) {
+  if (shape.empty()) return "scalar";
+  std::string text;
+  for (const long long size : shape) {
+    if (!text.empty()) text += "\u00d7";
+    text += std::to_string(size);
+  }
+  return text;
+}
+
 }  // namespace advisor

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace advisor {
 
@@ -24,6 +25,9 @@ std::string FormatScientific(double value);
 
 // Bytes with binary units: 512 -> "512 B", 1536 -> "1.50 KiB", 3.2e9 -> "2.98 GiB".
 std::string FormatBytes(double bytes);
+
+// A tensor's shape: {32, 1, 256, 256} -> "32×1×256×256"; {} (a scalar) -> "scalar".
+std::string FormatShape(const std::vector<long long>& shape);
 
 // Seconds of wall time: 83.27 -> "83.3 s".
 std::string FormatSeconds(double seconds);

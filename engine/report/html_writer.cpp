@@ -160,6 +160,14 @@ BarChart LevelChart(const BisectLevel& level) {
   return chart;
 }
 
+void RenderInputStage(std::ostringstream& out, const BisectReport& report) {
+  if (!report.data || !report.data->stage) return;
+  out << "<section id=\"input-stage\"><h2>The input stage</h2>\n<p>"
+      << InputStageSentence(*report.data, kHtml) << "</p>\n";
+  RenderTable(out, InputStageTable(*report.data->stage));
+  out << "</section>\n";
+}
+
 void RenderRanks(std::ostringstream& out, const BisectReport& report) {
   if (!report.distributed) return;
   out << "<section id=\"ranks\"><h2>Ranks</h2>\n<p>"
@@ -320,6 +328,25 @@ BarChart BenchmarkChart(const std::vector<FixResult>& fixes) {
   return chart;
 }
 
+// Samples per second against the input stage's worker count, the knee highlighted.
+BarChart WorkerSeriesChart(const FixResult& fix) {
+  BarChart chart{"Samples per second by input workers", {}, {}, AxisUnit::kSamplesPerSecond};
+  for (const WorkerCountPoint& point : fix.worker_series) {
+    if (!point.samples_per_s) continue;
+    const bool knee = fix.knee_workers == point.workers;
+    const std::string label = std::to_string(point.workers) + " workers";
+    chart.rows.push_back({label,
+                          {{*point.samples_per_s, knee ? "fill-chosen" : "fill-candidate"}},
+                          FormatNumber(*point.samples_per_s) + "/s (" +
+                              FormatSpeedup(point.speedup) + ")",
+                          label + ": " + Ms(point.step_ms) + " per step, " +
+                              FormatNumber(*point.samples_per_s) + " samples/s" +
+                              (knee ? ", the knee" : ""),
+                          knee});
+  }
+  return chart;
+}
+
 void RenderFixes(std::ostringstream& out, const BisectReport& report) {
   if (report.fixes.empty()) return;
   out << "<section id=\"fixes\"><h2>Fixes tried</h2>\n"
@@ -330,6 +357,13 @@ void RenderFixes(std::ostringstream& out, const BisectReport& report) {
     out << "<details><summary>" << HtmlCode(fix.recipe)
         << ": details</summary><pre class=\"source\">" << EscapeHtml(fix.detail)
         << "</pre></details>\n";
+  }
+  for (const FixResult& fix : report.fixes) {
+    if (fix.worker_series.empty()) continue;
+    out << "<p>The worker counts " << HtmlCode(fix.recipe) << " tried:</p>\n";
+    const BarChart chart = WorkerSeriesChart(fix);
+    if (!chart.rows.empty()) out << RenderBarChartSvg(chart) << "\n";
+    RenderTable(out, WorkerSeriesTable(fix));
   }
   for (const FixResult& fix : report.fixes) {
     if (fix.suggested_change.empty()) continue;
@@ -419,6 +453,7 @@ std::string ReportToHtml(const BisectReport& report) {
   RenderHeader(out, report);
   RenderSummary(out, report);
   RenderSteps(out, report);
+  RenderInputStage(out, report);
   RenderRanks(out, report);
   RenderBisection(out, report);
   RenderHotspot(out, report);

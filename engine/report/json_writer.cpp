@@ -152,11 +152,37 @@ json GpuToJson(const std::optional<GpuSummary>& gpu) {
           {"sm_efficiency", OrNull(gpu->sm_efficiency)}};
 }
 
+json InputStagePieceToJson(const InputStagePiece& piece) {
+  return {{"name", piece.name},
+          {"kind", piece.kind},
+          {"source", SourceToJson(piece.source)},
+          {"ms", piece.ms},
+          {"share", piece.share},
+          {"input_shape", piece.input_shape},
+          {"output_shape", piece.output_shape},
+          {"dtype", piece.dtype},
+          {"input_is_binary", OrNull(piece.input_is_binary)}};
+}
+
+json InputStageToJson(const std::optional<InputStageProfile>& stage) {
+  if (!stage) return nullptr;
+  json pieces = json::array();
+  for (const InputStagePiece& piece : stage->pieces) pieces.push_back(InputStagePieceToJson(piece));
+  return {{"batch_ms", stage->batch_ms},
+          {"batches", stage->batches},
+          {"output_shape", stage->output_shape},
+          {"output_dtype", stage->output_dtype},
+          {"cores", stage->cores},
+          {"worker_busy_share", OrNull(stage->worker_busy_share)},
+          {"pieces", std::move(pieces)}};
+}
+
 json DataToJson(const std::optional<DataWait>& data) {
   if (!data) return nullptr;
   return {{"wait_ms", data->wait_ms},
           {"workers", OrNull(data->workers)},
-          {"pin_memory", OrNull(data->pin_memory)}};
+          {"pin_memory", OrNull(data->pin_memory)},
+          {"stage", InputStageToJson(data->stage)}};
 }
 
 json MemoryToJson(const std::optional<MemoryStats>& memory) {
@@ -224,6 +250,19 @@ json BenchmarkToJson(const BenchStats& stats) {
           {"samples", stats.samples}};
 }
 
+json WorkerSeriesToJson(const std::vector<WorkerCountPoint>& series) {
+  json out = json::array();
+  for (const WorkerCountPoint& point : series) {
+    const bool measured = point.speedup > 0;
+    out.push_back({{"workers", point.workers},
+                   {"step_ms", OrNull(measured, point.step_ms)},
+                   {"speedup", OrNull(measured, point.speedup)},
+                   {"samples_per_s", OrNull(point.samples_per_s)},
+                   {"status", point.status}});
+  }
+  return out;
+}
+
 json FixesToJson(const std::vector<FixResult>& fixes) {
   json out = json::array();
   for (const FixResult& fix : fixes) {
@@ -258,7 +297,9 @@ json FixesToJson(const std::vector<FixResult>& fixes) {
                    {"detail", fix.detail},
                    {"suggested_change", fix.suggested_change},
                    {"code_changes", std::move(code_changes)},
-                   {"saved_model", fix.saved_model.empty() ? json() : json(fix.saved_model)}});
+                   {"saved_model", fix.saved_model.empty() ? json() : json(fix.saved_model)},
+                   {"worker_series", WorkerSeriesToJson(fix.worker_series)},
+                   {"knee_workers", OrNull(fix.knee_workers)}});
   }
   return out;
 }

@@ -93,6 +93,12 @@ void RenderSteps(std::ostringstream& out, const BisectReport& report) {
   RenderTable(out, StepTable(report.step, report.data));
 }
 
+void RenderInputStage(std::ostringstream& out, const BisectReport& report) {
+  if (!report.data || !report.data->stage) return;
+  out << "## The input stage\n\n" << InputStageSentence(*report.data, kMarkdown) << "\n\n";
+  RenderTable(out, InputStageTable(*report.data->stage));
+}
+
 void RenderRanks(std::ostringstream& out, const BisectReport& report) {
   if (!report.distributed) return;
   out << "## Ranks\n\n" << DistributedSentence(*report.distributed, kMarkdown) << "\n\n";
@@ -195,6 +201,11 @@ void RenderFixes(std::ostringstream& out, const BisectReport& report) {
   }
   out << "\n";
   for (const FixResult& fix : report.fixes) {
+    if (fix.worker_series.empty()) continue;
+    out << "The worker counts " << MarkdownCode(fix.recipe) << " tried:\n\n";
+    RenderTable(out, WorkerSeriesTable(fix));
+  }
+  for (const FixResult& fix : report.fixes) {
     if (fix.suggested_change.empty()) continue;
     out << "The change " << MarkdownCode(fix.recipe) << " asks of the code:\n\n```diff\n"
         << fix.suggested_change << "```\n\n";
@@ -267,6 +278,7 @@ std::string ReportToMarkdown(const BisectReport& report) {
   out << "# advisor report: " << MarkdownCode(report.run.model) << "\n\n";
   out << SummaryParagraph(report, kMarkdown) << "\n\n";
   RenderSteps(out, report);
+  RenderInputStage(out, report);
   RenderRanks(out, report);
   RenderBisection(out, report);
   RenderHotspot(out, report);

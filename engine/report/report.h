@@ -235,6 +235,16 @@ struct MethodChange {
   std::string diff;         // "@@ -a,n +b,m @@" hunks, shortened (engine/util/unified_diff.h)
 };
 
+// One input-stage worker count that the dataloader-workers recipe measured (the series that
+// finds the knee, engine/autotest/worker_series.h).
+struct WorkerCountPoint {
+  int workers = 0;
+  double step_ms = 0;  // the candidate's median step in its A/B benchmark
+  double speedup = 0;  // over the workload's own worker count, A/B interleaved
+  std::optional<double> samples_per_s;
+  std::string status;  // the A/B's verdict for this count (fix_status)
+};
+
 struct FixResult {
   std::string recipe;
   std::string kind;                 // "knob" or "rewrite"
@@ -263,6 +273,10 @@ struct FixResult {
   std::vector<MethodChange> code_changes;  // a rewrite's changed methods; empty for a knob
   // Where `advisor bisect --save-fixed DIR` saved the fixed model (DIR/<recipe>.pt); "" when not.
   std::string saved_model;
+  // dataloader-workers: every worker count tried, fewest first; the fix itself is the knee's
+  // (`knee_workers`), the fewest workers within noise of the fastest. Empty otherwise.
+  std::vector<WorkerCountPoint> worker_series;
+  std::optional<int> knee_workers;
 };
 
 // One rank of a multi-rank run, from its own trace (advisor analyze on a folder of rank traces).

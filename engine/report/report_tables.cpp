@@ -90,6 +90,23 @@ Table StepTable(const StepBreakdown& step, const std::optional<DataWait>& data) 
   return table;
 }
 
+Table InputStageTable(const InputStageProfile& stage) {
+  Table table{{"piece", "kind", "where", "ms/batch", "share of batch", "input", "dtype"},
+              {false, false, false, true, true, false, false},
+              {}};
+  for (const InputStagePiece& piece : stage.pieces) {
+    std::string input = piece.input_shape.empty() ? "" : FormatShape(piece.input_shape);
+    if (piece.input_is_binary.value_or(false)) input += " (only 0 and 1)";
+    table.rows.push_back({{Code(piece.name), Text(piece.kind),
+                           piece.source ? Code(piece.source->file + ":" +
+                                               std::to_string(piece.source->line))
+                                        : NotMeasured(),
+                           Ms(piece.ms), Text(FormatShare(piece.share)), Text(input),
+                           piece.dtype.empty() ? NotMeasured() : Code(piece.dtype)}});
+  }
+  return table;
+}
+
 Table CandidateTable(const BisectLevel& level, bool gpu_measured) {
   Table table{{"", "module", "instances", "forward ms", "backward ms"},
               {false, false, true, true, true},
@@ -227,6 +244,24 @@ Table CopyTable(const std::vector<CopySite>& copies) {
     table.rows.push_back({{PathOrOutside(copy.path), Code(copy.op), Text(copy.phase),
                            Count(copy.count_per_step), Text(FormatBytes(copy.bytes_per_step)),
                            Ms(copy.ms), Text(copy.pageable ? "pageable" : "pinned")}});
+  }
+  return table;
+}
+
+Table WorkerSeriesTable(const FixResult& fix) {
+  Table table{{"workers", "ms/step", "samples/s", "speedup", "A/B"},
+              {true, true, true, true, false},
+              {}};
+  for (const WorkerCountPoint& point : fix.worker_series) {
+    const bool measured = point.speedup > 0;
+    std::string workers = std::to_string(point.workers);
+    if (fix.knee_workers == point.workers) workers += " (knee)";
+    table.rows.push_back({{Text(workers), measured ? Ms(point.step_ms) : NotMeasured(),
+                           point.samples_per_s ? Text(FormatNumber(*point.samples_per_s))
+                                               : NotMeasured(),
+                           measured ? Text(FormatSpeedup(point.speedup)) : NotMeasured(),
+                           Text(point.status)},
+                          fix.knee_workers == point.workers});
   }
   return table;
 }

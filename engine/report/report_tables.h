@@ -39,6 +39,10 @@ inline constexpr std::size_t kModulesShown = 15;
 // forward / backward / optimizer / step median, min and max, with shares of the median step.
 Table StepTable(const StepBreakdown& step, const std::optional<DataWait>& data);
 
+// The input stage's pieces (transforms and lines), heaviest first: where, ms per batch, share of
+// the batch, the shape and dtype each ran at.
+Table InputStageTable(const InputStageProfile& stage);
+
 // One bisection level's candidates; the chosen one is highlighted and marked.
 Table CandidateTable(const BisectLevel& level, bool gpu_measured);
 
@@ -52,6 +56,9 @@ Table ModuleTable(const std::vector<ModuleStats>& modules, bool gpu_measured, st
 Table RankTable(const DistributedSummary& distributed);
 
 Table FixTable(const std::vector<FixResult>& fixes);
+
+// dataloader-workers' series: one row per worker count tried, the knee highlighted.
+Table WorkerSeriesTable(const FixResult& fix);
 Table GpuTable(const GpuSummary& gpu);
 Table SyncTable(const std::vector<SyncSite>& syncs);
 Table CopyTable(const std::vector<CopySite>& copies);

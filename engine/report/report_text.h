@@ -38,6 +38,10 @@ std::string CrossCheckSentence(const CrossCheck& check);
 // and op that made it late, or that no rank was consistently late.
 std::string DistributedSentence(const DistributedSummary& distributed, const InlineMarkup& markup);
 
+// How the input stage was measured: one batch's preparation (median, batches measured, the
+// output it makes) and how busy the workers were on how many cores.
+std::string InputStageSentence(const DataWait& data, const InlineMarkup& markup);
+
 // Why `section` (a report.json key) is not in the report; nullptr when it is.
 const AbsentSection* AbsentSectionOf(const BisectReport& report, const std::string& section);
 

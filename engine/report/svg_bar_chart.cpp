@@ -61,6 +61,8 @@ std::string TickLabel(double value, AxisUnit unit) {
   char buffer[32];
   if (unit == AxisUnit::kShare) {
     std::snprintf(buffer, sizeof buffer, "%g%%", value * 100);
+  } else if (unit == AxisUnit::kSamplesPerSecond) {
+    std::snprintf(buffer, sizeof buffer, "%g/s", value);
   } else {
     std::snprintf(buffer, sizeof buffer, "%g ms", value);
   }

@@ -34,7 +34,7 @@ struct LegendEntry {
   std::string label;
 };
 
-enum class AxisUnit { kMilliseconds, kShare };
+enum class AxisUnit { kMilliseconds, kShare, kSamplesPerSecond };
 
 struct BarChart {
   std::string title;  // read by screen readers

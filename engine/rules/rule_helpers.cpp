@@ -86,6 +86,20 @@ function advisor.costliest_module_with_op(modules, name)
   return best, math.max(best_ms, 0)
 end
 
+-- A piece of the input stage (facts.data.stage.pieces) as a reader finds it in the code:
+-- "model.py:30 random_dilation" (the file's name, the line, the transform or op); the bare name
+-- where its line is unknown.
+function advisor.stage_piece(piece)
+  if piece.source == nil then return piece.name end
+  return string.format("%s:%d %s", piece.source.file:match("[^/]*$"), piece.source.line, piece.name)
+end
+
+-- The image area of a shape [..., H, W] (H x W, of rank 3 or more); nil for fewer dimensions.
+function advisor.image_area(shape)
+  if shape == nil or #shape < 3 then return nil end
+  return shape[#shape - 1] * shape[#shape]
+end
+
 -- The names of `ops` joined as "a, b and c" (at most `limit`, default 3).
 function advisor.names(ops, limit)
   limit = limit or 3

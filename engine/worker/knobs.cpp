@@ -8,7 +8,7 @@
 
 #include "engine/torch/sdpa_backends.h"
 #include "engine/worker/input_stage_knobs.h"
-#include "engine/worker/physical_cores.h"
+#include "engine/util/physical_cores.h"
 
 namespace advisor {
 namespace {

@@ -223,6 +223,27 @@ TEST(Bisection, ReportsTheStepFromTheTimingStepsAndThePhasesFromTheBaseline) {
   EXPECT_EQ(report.ops.front().name, "GatherBackward0");
 }
 
+// The door's settings, the baseline's data phase and the input stage as the baseline window
+// measured it; the levels' windows do not replace it.
+TEST(Bisection, TheInputStageProfileIsTheBaselineWindows) {
+  FakeSource source(Transformer());
+  InputStageProfile profile;
+  profile.batch_ms = 7.5;
+  profile.pieces = {{"random_dilation", "transform", {}, 6.0, 0.8, {8, 1, 64, 64}, {}, "float32", true}};
+  source.HaveInputStage(DataWait{0, 4, false}, profile);
+  const BisectReport report = Bisect(source).report;
+  ASSERT_TRUE(report.data.has_value());
+  EXPECT_EQ(report.data->workers, 4);
+  ASSERT_TRUE(report.data->stage.has_value());
+  EXPECT_EQ(report.data->stage->batches, 1) << "window 0 timed the steps, window 1 is the baseline";
+  EXPECT_DOUBLE_EQ(report.data->stage->batch_ms, 7.5);
+  ASSERT_EQ(report.data->stage->pieces.size(), 1u);
+  EXPECT_EQ(report.data->stage->pieces[0].name, "random_dilation");
+
+  FakeSource without_stage(Transformer());
+  EXPECT_FALSE(Bisect(without_stage).report.data.has_value());
+}
+
 TEST(Bisection, StopsAtAModuleItMustNotLookInsideAndSaysWhy) {
   FakeModule root = Transformer();
   for (FakeModule& block : root.children[1].children) {

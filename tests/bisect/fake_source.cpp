@@ -149,10 +149,19 @@ RecordedWindow FakeSource::Record(const WindowRequest& request) {
   }
   window.timeline.probes.push_back({"ops", true, "fake", 0});
   window.losses = losses;
+  if (input_stage_ && request.instrumentation == Instrumentation::kNone) {
+    window.input_stage = input_stage_;
+    window.input_stage->batches = window_index;
+  }
   if (kernel_share_ > 0 && request.device_activity) {
     window.timeline.probes.push_back({"cupti", true, "fake", 0});
   }
   return window;
+}
+
+void FakeSource::HaveInputStage(DataWait settings, InputStageProfile profile) {
+  description_.input = std::move(settings);
+  input_stage_ = std::move(profile);
 }
 
 std::optional<SourceLocation> FakeSource::SourceOf(const std::string& path, const std::string& op) {

@@ -42,6 +42,11 @@ class FakeSource : public WindowSource {
   // The loss check every recorded window reports; none by default (a door that cannot read it).
   std::optional<LossCheck> losses;
 
+  // Gives the run an input stage: `settings` is what Describe() says of it; every uninstrumented
+  // window reports `profile`, its `batches` set to the window's index (timing steps included),
+  // so that a test can tell which window's profile the report kept.
+  void HaveInputStage(DataWait settings, InputStageProfile profile);
+
   // Scales a module's own op times in one step of one window (windows counted from 0, timing
   // steps included): what another process taking the CPU does to a real run. 1 by default.
   std::function<double(int window, int step, const std::string& path)> slowdown;
@@ -62,6 +67,7 @@ class FakeSource : public WindowSource {
   std::vector<std::pair<std::string, std::string>> source_queries_;
   TimeNs clock_ = 1'000'000;
   double kernel_share_ = 0;  // 0: a CPU run
+  std::optional<InputStageProfile> input_stage_;
 };
 
 }  // namespace advisor::testing

@@ -154,6 +154,40 @@ TEST(BuildFacts, DataWaitFromTheInputStage) {
   EXPECT_FALSE(BuildFacts(unknown_step).at("data").contains("wait_share"));
 }
 
+TEST(BuildFacts, TheInputStageByPieceWithItsShapesAndDtype) {
+  const json stage = BuildFacts(SampleReportAllMeasured()).at("data").at("stage");
+  EXPECT_DOUBLE_EQ(stage.at("batch_ms"), 8.0);
+  EXPECT_EQ(stage.at("output_shape"), json({32, 1, 128, 128}));
+  EXPECT_EQ(stage.at("output_dtype"), "float32");
+  EXPECT_EQ(stage.at("cores"), 16);
+  EXPECT_DOUBLE_EQ(stage.at("worker_busy_share"), 0.95);
+  const json& piece = stage.at("pieces").at(0);
+  EXPECT_EQ(piece.at("name"), "random_dilation");
+  EXPECT_EQ(piece.at("kind"), "transform");
+  EXPECT_EQ(piece.at("source").at("line"), 30);
+  EXPECT_DOUBLE_EQ(piece.at("share"), 0.75);
+  EXPECT_EQ(piece.at("input_shape"), json({32, 1, 256, 256}));
+  EXPECT_EQ(piece.at("dtype"), "float32");
+  EXPECT_EQ(piece.at("input_is_binary"), true);
+
+  // Unmeasured: absent, never a zero or an empty string.
+  BisectReport report = SampleReportAllMeasured();
+  report.data->stage->worker_busy_share.reset();
+  report.data->stage->output_dtype.clear();
+  InputStagePiece& unknown = report.data->stage->pieces[0];
+  unknown.source.reset();
+  unknown.dtype.clear();
+  unknown.input_is_binary.reset();
+  const json sparse = BuildFacts(report).at("data").at("stage");
+  EXPECT_FALSE(sparse.contains("worker_busy_share"));
+  EXPECT_FALSE(sparse.contains("output_dtype"));
+  for (const char* fact : {"source", "dtype", "input_is_binary"}) {
+    EXPECT_FALSE(sparse.at("pieces").at(0).contains(fact)) << fact;
+  }
+  report.data->stage.reset();
+  EXPECT_FALSE(BuildFacts(report).at("data").contains("stage"));
+}
+
 TEST(BuildFacts, OptionalGpuEstimatesAreAbsentWhenNotEstimated) {
   BisectReport report = SampleReportAllMeasured();
   report.gpu->achieved_occupancy.reset();

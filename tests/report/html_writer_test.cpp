@@ -41,6 +41,21 @@ TEST(HtmlWriter, DrawsEveryChart) {
   EXPECT_EQ(Occurrences(html, "class=\"whisker\""), 5u);
 }
 
+TEST(HtmlWriter, ChartsSamplesPerSecondAgainstInputWorkers) {
+  BisectReport report = FilledReport();
+  FixResult& fix = report.fixes.front();
+  fix.worker_series = {{2, 300.0, 2.6, 106.7, "verified"},
+                       {8, 127.0, 6.2, 252.0, "verified"},
+                       {16, 0.0, 0.0, std::nullopt, "failed"}};
+  fix.knee_workers = 8;
+  const std::string html = ReportToHtml(report);
+  EXPECT_TRUE(Contains(html, "aria-label=\"Samples per second by input workers\""));
+  EXPECT_EQ(Occurrences(html, "<svg class=\"chart\""), 7u) << "one more chart";
+  EXPECT_TRUE(Contains(html, "8 workers: 127.0 ms per step, 252.0 samples/s, the knee"));
+  EXPECT_FALSE(Contains(html, "16 workers:")) << "a count without a measurement has no bar";
+  EXPECT_TRUE(Contains(html, "<td class=\"num\">8 (knee)</td>"));
+}
+
 TEST(HtmlWriter, ShowsTheHotspotFindingsAndFixResults) {
   const std::string html = ReportToHtml(FilledReport());
   EXPECT_TRUE(Contains(html,

@@ -238,6 +238,46 @@ TEST(JsonWriter, DataWaitOfTheInputStage) {
   EXPECT_DOUBLE_EQ(data.at("wait_ms").get<double>(), 10.31);
   EXPECT_EQ(data.at("workers"), 2);
   EXPECT_EQ(data.at("pin_memory"), true);
+  EXPECT_TRUE(data.at("stage").is_null()) << "the stage itself was not measured";
+}
+
+TEST(JsonWriter, TheWorkerSeriesAndItsKnee) {
+  BisectReport report = FilledReport();
+  report.fixes.front().worker_series = {{2, 300.0, 2.6, 106.7, "verified"},
+                                        {4, 0.0, 0.0, std::nullopt, "failed"}};
+  report.fixes.front().knee_workers = 2;
+  const json fix = ReportToJson(report).at("fixes").at(0);
+  EXPECT_EQ(fix.at("knee_workers"), 2);
+  const json& series = fix.at("worker_series");
+  ASSERT_EQ(series.size(), 2u);
+  EXPECT_EQ(series[0].at("workers"), 2);
+  EXPECT_DOUBLE_EQ(series[0].at("step_ms").get<double>(), 300.0);
+  EXPECT_DOUBLE_EQ(series[0].at("samples_per_s").get<double>(), 106.7);
+  EXPECT_TRUE(series[1].at("step_ms").is_null()) << "a failed count was not measured";
+  EXPECT_EQ(series[1].at("status"), "failed");
+  EXPECT_TRUE(ReportToJson(FilledReport()).at("fixes").at(0).at("knee_workers").is_null());
+}
+
+TEST(JsonWriter, TheInputStageByPiece) {
+  BisectReport report = FilledReport();
+  report.data = DataWait{10.31, 0, false};
+  InputStageProfile stage;
+  stage.batch_ms = 9.0;
+  stage.batches = 12;
+  stage.output_shape = {8, 1, 64, 64};
+  stage.cores = 2;
+  stage.pieces = {{"aten::conv2d", "line", SourceLocation{"model.py", 7, "x = F.conv2d(x, k)"},
+                   6.3, 0.7, {8, 1, 128, 128}, {8, 1, 128, 128}, "float32", std::nullopt}};
+  report.data->stage = stage;
+  const json json_stage = ReportToJson(report).at("data").at("stage");
+  EXPECT_DOUBLE_EQ(json_stage.at("batch_ms").get<double>(), 9.0);
+  EXPECT_EQ(json_stage.at("batches"), 12);
+  EXPECT_EQ(json_stage.at("output_shape"), json({8, 1, 64, 64}));
+  EXPECT_TRUE(json_stage.at("worker_busy_share").is_null());
+  const json& piece = json_stage.at("pieces").at(0);
+  EXPECT_EQ(piece.at("source").at("line"), 7);
+  EXPECT_EQ(piece.at("input_shape"), json({8, 1, 128, 128}));
+  EXPECT_TRUE(piece.at("input_is_binary").is_null());
 }
 
 }  // namespace

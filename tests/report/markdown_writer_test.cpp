@@ -253,5 +253,29 @@ TEST(MarkdownWriter, StepBreakdownShowsTheWaitForTheInputBatch) {
       << "no row without an input stage";
 }
 
+TEST(MarkdownWriter, TheInputStageNamesEachPieceWhereItRunsAndItsShare) {
+  BisectReport report = FilledReport();
+  report.data = DataWait{10.31, 4, false};
+  InputStageProfile stage;
+  stage.batch_ms = 9.0;
+  stage.batches = 12;
+  stage.output_shape = {8, 1, 64, 64};
+  stage.output_dtype = "float32";
+  stage.cores = 16;
+  stage.worker_busy_share = 0.97;
+  stage.pieces = {{"random_dilation", "transform", SourceLocation{"model.py", 30, ""}, 6.3, 0.7,
+                   {8, 1, 256, 256}, {8, 1, 256, 256}, "float32", true}};
+  report.data->stage = stage;
+  const std::string md = ReportToMarkdown(report);
+  EXPECT_EQ(LineWith(md, "One worker prepared"),
+            "One worker prepared a batch in 9.00 ms (median of 12 batches; it makes "
+            "8\u00d71\u00d764\u00d764 `float32`). The 4 workers were busy 97.0% of the measured "
+            "window, on 16 cores.");
+  EXPECT_EQ(LineWith(md, "| `random_dilation` |"),
+            "| `random_dilation` | transform | `model.py:30` | 6.30 | 70.0% | "
+            "8\u00d71\u00d7256\u00d7256 (only 0 and 1) | `float32` |");
+  EXPECT_EQ(LineWith(ReportToMarkdown(FilledReport()), "One worker prepared"), "");
+}
+
 }  // namespace
 }  // namespace advisor

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/worker/numerics.h"
-#include "engine/worker/physical_cores.h"
+#include "engine/util/physical_cores.h"
 #include "tests/worker/step_snapshots.h"
 #include "tests/worker/worker_models.h"
 

@@ -1,6 +1,7 @@
-// How many physical cores the worker's machine has, for the "physical-cores" thread counts of
-// recipes (intra_op_threads). Hyper-threads share a core's arithmetic units, so one ATen thread
-// per physical core is the usual best for compute-bound CPU work.
+// How many physical cores the machine has, for the "physical-cores" thread counts of recipes
+// (intra_op_threads, dataloader_workers) and the cores an input stage's workers can use.
+// Hyper-threads share a core's arithmetic units, so one ATen thread per physical core is the
+// usual best for compute-bound CPU work.
 #pragma once
 
 #include <string>

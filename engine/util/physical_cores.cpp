@@ -1,4 +1,4 @@
-#include "engine/worker/physical_cores.h"
+#include "engine/util/physical_cores.h"
 
 #include <sched.h>
 

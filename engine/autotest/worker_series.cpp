@@ -1,0 +1,81 @@
+#include "engine/autotest/worker_series.h"
+
+#include <algorithm>
+
+#include "engine/util/printf.h"
+
+namespace advisor {
+
+std::vector<int> WorkerCountSeries(int current, int cores) {
+  std::vector<int> counts;
+  for (int count = 2; count < cores; count *= 2) counts.push_back(count);
+  if (cores >= 2) counts.push_back(cores);
+  counts.erase(std::remove(counts.begin(), counts.end(), current), counts.end());
+  return counts;
+}
+
+std::optional<std::size_t> KneeOf(const std::vector<WorkerCountPoint>& points) {
+  double best = 0;
+  for (const WorkerCountPoint& point : points) best = std::max(best, point.speedup);
+  if (best <= 0) return std::nullopt;
+  std::optional<std::size_t> knee;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (points[i].speedup <= 0 || points[i].speedup < best * (1.0 - kKneeTolerance)) continue;
+    if (!knee || points[i].workers < points[*knee].workers) knee = i;
+  }
+  return knee;
+}
+
+AbResult RunWorkerSeries(const Recipe& recipe, int current_workers, int cores,
+                         const std::function<AbResult(const CandidateSpec&, int counts_left)>&
+                             try_candidate,
+                         std::ostream& progress) {
+  const std::vector<int> counts = WorkerCountSeries(current_workers, cores);
+  progress << "[autotest] " << recipe.id << ": trying " << counts.size()
+           << " worker count(s) up to the " << cores << " cores\n";
+  std::vector<AbResult> results;
+  std::vector<WorkerCountPoint> points;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    CandidateSpec candidate = CombineRecipes({&recipe});
+    candidate.overrides.dataloader_workers = ThreadCount{counts[i]};
+    progress << "[autotest] " << recipe.id << ": " << counts[i] << " workers\n";
+    AbResult result = try_candidate(candidate, static_cast<int>(counts.size() - i - 1));
+    const bool measured = result.fix.status == fix_status::kVerified ||
+                          result.fix.status == fix_status::kNoChange ||
+                          (result.fix.status == fix_status::kRejected && result.fix.speedup > 0);
+    WorkerCountPoint point;
+    point.workers = counts[i];
+    point.status = result.fix.status;
+    if (measured) {
+      point.step_ms = result.fix.candidate.median_ms;
+      point.speedup = result.fix.speedup;
+      point.samples_per_s = result.candidate_samples_per_s;
+    }
+    points.push_back(point);
+    results.push_back(std::move(result));
+  }
+  if (results.empty()) {
+    FixResult fix = NewFixResult(CombineRecipes({&recipe}));
+    fix.status = fix_status::kSkipped;
+    fix.detail = Printf("not applicable: no worker count other than the workload's %d fits %d "
+                        "core(s)", current_workers, cores);
+    return AbResult{fix, {}, {}, {}};
+  }
+  const std::optional<std::size_t> knee = KneeOf(points);
+  AbResult chosen = results[knee.value_or(results.size() - 1)];
+  chosen.fix.worker_series = points;
+  if (knee) {
+    chosen.fix.knee_workers = points[*knee].workers;
+    const auto best = std::max_element(points.begin(), points.end(),
+        [](const WorkerCountPoint& a, const WorkerCountPoint& b) { return a.speedup < b.speedup; });
+    const std::string knee_text =
+        Printf("knee: %d workers (%.2fx), within %.0f%% of the fastest count, %d (%.2fx)",
+               points[*knee].workers, points[*knee].speedup, 100 * kKneeTolerance, best->workers,
+               best->speedup);
+    chosen.fix.detail = knee_text + (chosen.fix.detail.empty() ? "" : "; " + chosen.fix.detail);
+    progress << "[autotest] " << recipe.id << ": " << knee_text << "\n";
+  }
+  return chosen;
+}
+
+}  // namespace advisor
