@@ -5,6 +5,7 @@
 #include "engine/analysis/placement.h"
 #include "engine/script/message_fields.h"
 #include "engine/script/stage_message.h"
+#include "engine/script/stage_summary.h"
 
 namespace advisor {
 
@@ -167,7 +168,7 @@ ProbeWindow ReadWindow(const json& message) {
   if (auto stage = message.find("stage"); stage != message.end() && !stage->is_null()) {
     const std::vector<StepSpan>& steps = out.window.timeline.steps;
     if (!steps.empty()) {
-      out.window.input_stage = SummariseInputStage(ReadStageRecords(*stage),
+      out.window.input_stage = SummariseScriptStage(ReadStageRecords(*stage),
                                                    steps.front().start_ns, steps.back().end_ns);
     }
   }

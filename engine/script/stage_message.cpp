@@ -12,7 +12,7 @@ using nlohmann::json;
 
 // Bounds far above any pipeline's, on what a broken probe can make advisor hold.
 constexpr std::size_t kMaxTransforms = 10'000;
-constexpr std::size_t kMaxLines = 100'000;
+constexpr std::size_t kMaxLineRecords = 100'000;
 constexpr std::size_t kMaxBatches = 1'000'000;
 constexpr std::size_t kMaxDims = 32;
 constexpr long long kMaxCount = 1LL << 30;
@@ -107,11 +107,13 @@ StageBatch ReadBatch(const json& entry, const StageRecords& records) {
   batch.end_ns = Count(Field(entry, "end"), "stage batch end");
   if (batch.end_ns < batch.start_ns) throw ProbeMessageError("stage batch: ends before it starts");
   batch.items = SmallCount(Field(entry, "items"), "stage batch items");
+  batch.items_ns = Count(Field(entry, "items_ns"), "stage batch items_ns");
   batch.transforms =
       Times(Field(entry, "pieces"), records.transforms.size(), "stage batch pieces");
   batch.sampled_items = SmallCount(Field(entry, "sampled"), "stage batch sampled");
-  if (batch.sampled_items > batch.items) {
-    throw ProbeMessageError("stage batch sampled: more items than the batch has");
+  batch.sampled_ns = Count(Field(entry, "sampled_ns"), "stage batch sampled_ns");
+  if (batch.sampled_items > batch.items || batch.sampled_ns > batch.items_ns) {
+    throw ProbeMessageError("stage batch sampled: more items or time than the batch has");
   }
   batch.lines = Times(Field(entry, "lines"), records.lines.size(), "stage batch lines");
   return batch;
@@ -135,7 +137,7 @@ StageRecords ReadStageRecords(const json& stage) {
   for (const json& entry : Array(Field(stage, "pieces"), kMaxTransforms, "stage pieces")) {
     records.transforms.push_back(ReadTransform(entry));
   }
-  for (const json& entry : Array(Field(stage, "lines"), kMaxLines, "stage lines")) {
+  for (const json& entry : Array(Field(stage, "lines"), kMaxLineRecords, "stage lines")) {
     records.lines.push_back(ReadLine(entry));
   }
   for (const json& entry : Array(Field(stage, "batches"), kMaxBatches, "stage batches")) {

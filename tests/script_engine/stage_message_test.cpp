@@ -27,10 +27,12 @@ json Stage() {
           {"lines", {{"/home/me/train.py", 43, "grown = F.conv2d(mask, kernel)", "torch.conv2d"}}},
           {"batches",
            {{{"worker", 1}, {"start", 10 * kMs}, {"end", 50 * kMs}, {"items", 8},
-             {"pieces", {{0, 30 * kMs}, {1, 2 * kMs}}}, {"sampled", 2},
+             {"items_ns", 38 * kMs}, {"pieces", {{0, 30 * kMs}, {1, 2 * kMs}}}, {"sampled", 2},
+             {"sampled_ns", 38 * kMs / 4},
              {"lines", {{0, 7 * kMs}}}},
             {{"worker", 2}, {"start", 900 * kMs}, {"end", 940 * kMs}, {"items", 8},
-             {"pieces", json::array()}, {"sampled", 0}, {"lines", json::array()}}}}};
+             {"items_ns", 38 * kMs}, {"pieces", json::array()}, {"sampled", 0},
+             {"sampled_ns", 0}, {"lines", json::array()}}}}};
 }
 
 json Window(const json& stage) {
@@ -87,7 +89,10 @@ TEST(StageMessage, RefusesAStageThatDoesNotHoldTogether) {
   EXPECT_EQ(StageError(bad), "stage batch: ends before it starts");
   bad = Stage();
   bad["batches"][0]["sampled"] = 9;
-  EXPECT_EQ(StageError(bad), "stage batch sampled: more items than the batch has");
+  EXPECT_EQ(StageError(bad), "stage batch sampled: more items or time than the batch has");
+  bad = Stage();
+  bad["batches"][0]["sampled_ns"] = 39 * kMs;
+  EXPECT_EQ(StageError(bad), "stage batch sampled: more items or time than the batch has");
   bad = Stage();
   bad["pieces"][0]["name"] = "Dilation\n";
   EXPECT_EQ(StageError(bad), "stage piece name: control characters");

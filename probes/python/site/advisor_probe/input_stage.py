@@ -136,8 +136,9 @@ def _merge(records, workers):
         output = output or record.get("output")
         batches.append({"worker": record["worker"], "start": record["start"],
                         "end": record["end"], "items": record["items"],
+                        "items_ns": record["items_ns"],
                         "pieces": [[piece_index[p], ns] for p, ns in record["pieces"].items()],
-                        "sampled": record["sampled"],
+                        "sampled": record["sampled"], "sampled_ns": record["sampled_ns"],
                         "lines": [[line_index[k], ns] for k, ns in record["lines"].items()]})
     for entry, ops in zip(lines, line_ops):
         entry.append(linecache.getline(entry[0], entry[1]).strip())

@@ -133,7 +133,8 @@ class _Batch:
 
     def __init__(self, generation, worker):
         self.record = {"gen": generation, "worker": worker, "start": now(), "items": 0,
-                       "pieces": {}, "described": {}, "sampled": 0, "lines": {}, "ops": {}}
+                       "items_ns": 0, "pieces": {}, "described": {}, "sampled": 0,
+                       "sampled_ns": 0, "lines": {}, "ops": {}}
 
     def add_piece(self, path, ns):
         pieces = self.record["pieces"]
@@ -339,12 +340,17 @@ class Pipeline:
                 batch.record["sampled"] += 1
                 sampler = pipeline.sampler = LineSampler(batch.record["lines"],
                                                          batch.record["ops"])
+            start = now()
             try:
                 item = sampler.run(original, dataset, index) if sampler else \
                     original(dataset, index)
             finally:
                 pipeline.sampler = None
+            elapsed = now() - start
             batch.record["items"] += 1
+            batch.record["items_ns"] += elapsed
+            if sampler is not None:
+                batch.record["sampled_ns"] += elapsed
             if "output" not in batch.record:
                 array = main_array(item)
                 batch.record["output"] = None if array is None else \
