@@ -53,6 +53,7 @@ return {
         advisor.ms(piece.ms), advisor.ms(stage.batch_ms), size(piece.input_shape), area / out_area,
         size(stage.output_shape)),
       recipe = "",
+      source = piece.source,  -- where the user's code has it; nil where unknown
       expected_gain_ms = saved_ms,
     }}
   end,

@@ -240,9 +240,18 @@ TEST(ScriptMode, NamesTheSlowTransformFromTheDataLoadersWorkerProcesses) {
                                            Pipeline(tag, "--workers 2"),
                                        scratch.string());
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  const json data = Report(scratch / "report")["data"];
+  const json report = Report(scratch / "report");
+  const json& data = report["data"];
   EXPECT_EQ(data["workers"], 2);
   ExpectTheDilationNamed(data["stage"], run.err);
+  // The advice points at the user's transform: a mask dilated in float32.
+  const json* narrow = nullptr;
+  for (const json& finding : report["findings"]) {
+    if (finding["rule"] == "input-narrow-dtype") narrow = &finding;
+  }
+  ASSERT_NE(narrow, nullptr) << report["findings"].dump();
+  ASSERT_TRUE((*narrow)["source"].is_object()) << narrow->dump();
+  EXPECT_EQ((*narrow)["source"]["file"], kScripts + "/pipeline_train.py");
   ASSERT_TRUE(data["stage"]["worker_busy_share"].is_number());
   EXPECT_GT(data["stage"]["worker_busy_share"].get<double>(), 0.0);
   EXPECT_LE(data["stage"]["worker_busy_share"].get<double>(), 1.0);
