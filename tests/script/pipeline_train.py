@@ -6,7 +6,8 @@ Synthetic 256x256 images with a mask of their brightest pixels; the mask grows b
 0/1), then a random 224x224 crop of image and mask, in that order: the dilation runs at the full
 size and in float. A DataLoader with worker processes feeds a small CNN trained with SGD.
 
-    python pipeline_train.py [--workers N] [--batch N] [--epochs N] [--tag TEXT]
+    python pipeline_train.py [--workers N] [--batch N] [--epochs N] [--device cpu|cuda]
+                             [--tag TEXT]
 
 --tag is ignored (tests find the script's processes by it).
 """
@@ -91,6 +92,7 @@ def main():
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--epochs", type=int, default=1)
+    parser.add_argument("--device", default="cpu")
     parser.add_argument("--tag", default="")
     args = parser.parse_args()
 
@@ -98,10 +100,11 @@ def main():
     random.seed(0)
     data = Scenes(4096, Compose([RandomDilation(max_radius=12), RandomCrop(224)]))
     loader = DataLoader(data, batch_size=args.batch, shuffle=True, num_workers=args.workers)
-    model = SmallCNN()
+    model = SmallCNN().to(args.device)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     for epoch in range(args.epochs):
         for images, labels in loader:
+            images, labels = images.to(args.device), labels.to(args.device)
             optimizer.zero_grad()
             loss = F.cross_entropy(model(images), labels)
             loss.backward()

@@ -134,5 +134,69 @@ class InputStageTest(unittest.TestCase):
         del iterator
 
 
+class _Double:
+    def __call__(self, x):
+        return x * 2
+
+
+class _Stream(torch.utils.data.IterableDataset):
+    def __init__(self):
+        self.transform = _Double()
+
+    def __iter__(self):
+        return (self.transform(torch.full((2,), float(i))) for i in range(16))
+
+
+class _Odd(torch.utils.data.Dataset):
+    """Transforms in a tuple, one behind a read-only property."""
+
+    def __init__(self):
+        self.steps = (_Double(), _Double())
+
+    @property
+    def final(self):
+        return _Double()
+
+    def __len__(self):
+        return 16
+
+    def __getitem__(self, index):
+        x = torch.full((2,), float(index))
+        for step in self.steps:
+            x = step(x)
+        return self.final(x)
+
+
+class UnusualDatasetsTest(unittest.TestCase):
+    """Datasets the probe takes apart only partly give the same batches as without it."""
+
+    def batches(self, dataset, workers, measured):
+        stage = InputStage()
+        self.addCleanup(stage.close)
+        loader = DataLoader(dataset, batch_size=4, num_workers=workers)
+        restore = stage.iterating(loader) if measured else (lambda: None)
+        iterator = iter(loader)
+        restore()
+        if measured:
+            stage.start()
+        out = torch.cat([b[0] if isinstance(b, list) else b for b in iterator])
+        message = stage.finish() if measured else None
+        return out, message
+
+    def test_the_same_batches(self):
+        for dataset in (torch.utils.data.TensorDataset(torch.arange(16.0)), _Stream(), _Odd()):
+            for workers in (0, 2):
+                with self.subTest(dataset=type(dataset).__name__, workers=workers):
+                    expected, _ = self.batches(dataset, workers, measured=False)
+                    got, message = self.batches(dataset, workers, measured=True)
+                    self.assertTrue(torch.equal(got, expected))
+                    self.assertTrue(message["batches"], "its batches are timed all the same")
+
+    def test_a_tuple_of_transforms_is_timed_member_by_member(self):
+        _, message = self.batches(_Odd(), 0, measured=True)
+        self.assertEqual([p["path"] for p in message["pieces"] if p["path"].startswith("steps")],
+                         ["steps[0]", "steps[1]"])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -71,5 +71,29 @@ class DataLoaderKnobTest(unittest.TestCase):
         self.assertTrue(loader.persistent_workers)
 
 
+    def test_the_numerics_runs_draw_each_items_randomness_from_its_index(self):
+        # An augmentation that draws from Python's and torch's generators, as scripts do.
+        class Jitter(torch.utils.data.Dataset):
+            def __len__(self):
+                return 16
+
+            def __getitem__(self, index):
+                import random
+                return torch.tensor([index + random.random(), float(torch.rand(()))])
+
+        original_init = torch.utils.data.DataLoader.__init__
+
+        def batches(workers, numerics):
+            torch.utils.data.DataLoader.__init__ = original_init  # one run's knobs at a time
+            Knobs({"dataloader_workers": workers}, numerics=numerics).at_import()
+            loader = torch.utils.data.DataLoader(Jitter(), batch_size=4, num_workers=1)
+            return torch.cat(list(loader))
+
+        self.assertTrue(torch.equal(batches(1, True), batches(2, True)),
+                        "the same items whichever worker prepares them")
+        self.assertFalse(torch.equal(batches(1, False), batches(2, False)),
+                         "without it a worker's own seed decides (what the check must undo)")
+
+
 if __name__ == "__main__":
     unittest.main()

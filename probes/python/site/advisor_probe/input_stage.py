@@ -61,8 +61,12 @@ class InputStage:
         self._flag[4:8] = self._generation.to_bytes(4, "little")
         self._flag[0] = 1
         if not loader.num_workers:
-            self._remove_main = stage_worker.Pipeline(
-                loader.dataset, self._flag, self._main_records.append, 0).install()
+            pipeline = stage_worker.Pipeline(loader.dataset, self._flag,
+                                             self._main_records.append, 0)
+            try:
+                self._remove_main = pipeline.install()
+            except Exception:  # noqa: BLE001 (a Dataset the probe cannot instrument runs as it is)
+                pipeline.remove()
 
     def finish(self):
         """The window's batch records, merged; None where no DataLoader was iterated."""

@@ -6,6 +6,8 @@ after the script's own set-up, so that its settings do not undo the knob."""
 import functools
 import inspect
 import os
+import random
+import sys
 
 import torch
 
@@ -43,6 +45,36 @@ def _eager_random_numbers():
     inductor_config.fallback_random = True
 
 
+class ItemSeeded(torch.utils.data.Dataset):
+    """The script's map-style Dataset in the numerics check's runs: each item draws its random
+    numbers (Python's, torch's, numpy's) from its own index, as the TorchScript door's input stage
+    does per batch. A DataLoader worker otherwise draws them from its own seed, so items with
+    random augmentations change with the worker that prepares them, and the losses of a baseline
+    and a candidate with another worker count differ for that alone."""
+
+    def __init__(self, dataset):
+        self.dataset = dataset
+
+    def __len__(self):
+        return len(self.dataset)
+
+    def __getitem__(self, index):
+        if isinstance(index, int):
+            random.seed(index)
+            torch.manual_seed(index)
+            numpy = sys.modules.get("numpy")
+            if numpy is not None:
+                numpy.random.seed(index % 2**32)
+        return self.dataset[index]
+
+    def __getattr__(self, name):
+        dataset = self.__dict__.get("dataset")
+        # A batched fetch (__getitems__, torch 2.x) would pass the items by without their seeds.
+        if dataset is None or name == "__getitems__":
+            raise AttributeError(name)
+        return getattr(dataset, name)
+
+
 def _count(value):
     return physical_cores() if value == 0 else int(value)
 
@@ -63,13 +95,15 @@ class Knobs:
 
     def at_import(self):
         o = self._overrides
-        if {"dataloader_workers", "pin_memory", "persistent_workers", "batch_scale"} & set(o):
+        if self._numerics or \
+                {"dataloader_workers", "pin_memory", "persistent_workers", "batch_scale"} & set(o):
             self._patch_data_loader()
         if o.get("fused_optimizer"):
             self._patch_optimizers()
 
     def _patch_data_loader(self):
         o = self._overrides
+        numerics = self._numerics
         loader = torch.utils.data.DataLoader
         original = loader.__init__
         signature = inspect.signature(original)
@@ -88,6 +122,9 @@ class Knobs:
                 arguments["persistent_workers"] = bool(o["persistent_workers"]) and workers > 0
             if "batch_scale" in o and arguments.get("batch_sampler") is None:
                 arguments["batch_size"] = arguments.get("batch_size", 1) * int(o["batch_scale"])
+            dataset = arguments.get("dataset")
+            if numerics and not isinstance(dataset, torch.utils.data.IterableDataset):
+                arguments["dataset"] = ItemSeeded(dataset)
             original(*bound.args, **bound.kwargs)
 
         loader.__init__ = init

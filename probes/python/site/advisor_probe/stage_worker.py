@@ -379,8 +379,11 @@ class Pipeline:
         batch.add_piece(transform.path, elapsed)
         if transform.path not in self._described and sampler is None:
             self._described.add(transform.path)
-            batch.record["described"][transform.path] = transform.describe(
-                args, output, sys._getframe(2))
+            try:
+                batch.record["described"][transform.path] = transform.describe(
+                    args, output, sys._getframe(2))
+            except Exception:  # noqa: BLE001 (an output the probe cannot read stays unread)
+                pass
         return output
 
 
@@ -486,7 +489,13 @@ class WorkerInit:
             return  # advisor's run is over (its folder is gone): the worker runs unmeasured
 
         def sink(record):
-            out.write(json.dumps(record, separators=(",", ":")) + "\n")
-            out.flush()
+            try:
+                out.write(json.dumps(record, separators=(",", ":")) + "\n")
+                out.flush()
+            except (OSError, ValueError):
+                pass  # a record lost (a full disk) must not fail the script's batch
 
-        Pipeline(info.dataset, flag, sink, worker_id + 1).install()
+        try:
+            Pipeline(info.dataset, flag, sink, worker_id + 1).install()
+        except Exception:  # noqa: BLE001 (a Dataset the probe cannot instrument runs as it is)
+            pass
