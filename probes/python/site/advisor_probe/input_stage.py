@@ -3,7 +3,8 @@
 
 Every DataLoader the script iterates starts its workers with stage_worker.WorkerInit, which
 instruments each worker's copy of the Dataset. A private folder (mode 0700) holds the flag they
-read (one shared page) and one file of batch records per worker. When advisor asks for the input
+read (one shared page) and one file of batch records per worker; it lies in advisor's own
+private folder, which advisor removes even where the script is killed. When advisor asks for the input
 stage with a window, the main process turns the flag on as the window's warm-up step begins
 (batches in flight when the window starts are measured too), instruments its own Dataset instead
 where the loader has no workers, and at the window's end turns it off and sends advisor every
@@ -25,9 +26,11 @@ from advisor_probe import stage_worker
 
 
 class InputStage:
-    def __init__(self):
+    def __init__(self, parent=None):
+        """parent: where the private folder goes (advisor's own, which advisor removes however
+        the script ends); the system's temporary folder by default."""
         self._pid = os.getpid()
-        self._folder = tempfile.mkdtemp(prefix="advisor-input-")
+        self._folder = tempfile.mkdtemp(prefix="advisor-input-", dir=parent)
         path = os.path.join(self._folder, "flag")
         with open(path, "wb") as flag_file:
             flag_file.write(bytes(stage_worker.FLAG_BYTES))

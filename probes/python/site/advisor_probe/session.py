@@ -225,7 +225,7 @@ class Session:
         if self._channel is None or not self._active():
             return lambda: None
         if self._input_stage is None:
-            self._input_stage = InputStage()
+            self._input_stage = InputStage(self._channel.folder)
         return self._input_stage.iterating(loader)
 
     def _forked(self):
