@@ -51,7 +51,8 @@ return {
       evidence = string.format("%s takes %s of the batch (%s of %s) on %s images, %.1fx the pixels "
         .. "of the %s output", advisor.stage_piece(piece), advisor.pct(piece.share),
         advisor.ms(piece.ms), advisor.ms(stage.batch_ms), size(piece.input_shape), area / out_area,
-        size(stage.output_shape)),
+        size(stage.output_shape))
+        .. (piece.kind == "transform" and advisor.stage_heaviest_line(stage) or ""),
       recipe = "",
       source = piece.source,  -- where the user's code has it; nil where unknown
       expected_gain_ms = saved_ms,

@@ -34,7 +34,7 @@ return {
       evidence = string.format("%s takes %s of the batch (%s of %s); its input, %s %s, held only 0 "
         .. "and 1 on a sampled batch", advisor.stage_piece(piece), advisor.pct(piece.share),
         advisor.ms(piece.ms), advisor.ms(stage.batch_ms), table.concat(piece.input_shape, "x"),
-        piece.dtype),
+        piece.dtype) .. (piece.kind == "transform" and advisor.stage_heaviest_line(stage) or ""),
       recipe = "",
       source = piece.source,  -- where the user's code has it; nil where unknown
       expected_gain_ms = facts.data.wait_ms * piece.share * EXPECTED_SAVING,

@@ -12,7 +12,9 @@ return {
   title = "The input pipeline, not the worker count, limits the step",
   check = function(facts)
     local data = facts.data
-    if data == nil or data.stage == nil or data.workers == nil or data.workers == 0 then return {} end
+    if data == nil or data.stage == nil or data.workers == nil or data.workers == 0 then
+      return {}
+    end
     local stage = data.stage
     if stage.worker_busy_share == nil or stage.worker_busy_share < BUSY then return {} end
     if data.workers < stage.cores then return {} end

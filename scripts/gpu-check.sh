@@ -16,7 +16,8 @@
 # stage measured in its DataLoader workers, --autotest's worker series; bench/input_stage_cost.py),
 # traces (2.11 CUDA traces recorded and analysed, the trace reader's
 # benchmark), marker_cost (bench/marker_cost.py: op recording and marker hooks on the launch-bound
-# model, apart). A later stage reuses build-gpu/ and /tmp from an
+# model, apart), seed (bench/seed_pipeline.py: the data-input seed's pipeline, worker counts by
+# hand, the dilation on bool, the crop first, then advisor --autotest on it). A later stage reuses build-gpu/ and /tmp from an
 # earlier call on the same machine, so a device call with a time limit can take a few stages at a
 # time.
 #
@@ -252,6 +253,16 @@ traces() {
   grep "^|" "$logs/bench_trace_reader.log" | tee -a "$out/summary.txt"
 }
 
+# The data-input seed's pipeline on the GPU machine's cores (docs/benchmarks.md, "The input
+# pipeline"): 2, 4, 8 and 16 workers timed by hand, the two changes inside the pipeline at the
+# fastest count, then what advisor finds (the slow transform, its rules, dataloader-workers' knee).
+seed() {
+  step seed python3 bench/seed_pipeline.py --advisor build-gpu/advisor --python python3 \
+    --size cuda --device cuda --workers 2,4,8,16 --steps 8 --autotest-budget "${SEED_BUDGET:-4m}" \
+    --out "$results/seed"
+  grep -v "^seed-" "$logs/seed.log" | tee -a "$out/summary.txt"
+}
+
 zoo() {
   OUT="$results/zoo" ZOO_RUNS="${ZOO_RUNS:-1}" step zoo bash bench/zoo_gpu.sh
   grep -h "localized" "$results"/zoo/run-*.txt | tee -a "$out/summary.txt"
@@ -261,9 +272,9 @@ zoo() {
 for stage in "${stages[@]}"; do
   case "$stage" in
     build) build || { log "build failed: later stages skipped"; exit 1; } ;;
-    tests|vit|graphs|overhead|zoo|script|script_tests|script_overhead|script_autotest|script_pipeline|traces|marker_cost)
+    tests|vit|graphs|overhead|zoo|script|script_tests|script_overhead|script_autotest|script_pipeline|traces|marker_cost|seed)
       "$stage" ;;
     *) log "unknown stage '$stage' (build, tests, vit, graphs, overhead, zoo, script," \
-         "script_tests, script_overhead, script_autotest, script_pipeline, traces, marker_cost)"; exit 2 ;;
+         "script_tests, script_overhead, script_autotest, script_pipeline, traces, marker_cost, seed)"; exit 2 ;;
   esac
 done

@@ -91,14 +91,15 @@ InputStageProfile SummarizeInputStage(const std::vector<StageBatchSample>& timed
     piece.input_is_binary = CheckedBinary(checked, key, op.op);
     (key.kind == "transform" ? transforms : lines).push_back(std::move(piece));
   }
+  const auto heavier = [](const InputStagePiece& a, const InputStagePiece& b) {
+    return a.ms > b.ms;
+  };
   for (std::vector<InputStagePiece>* kind : {&transforms, &lines}) {
-    std::stable_sort(kind->begin(), kind->end(),
-                     [](const InputStagePiece& a, const InputStagePiece& b) { return a.ms > b.ms; });
+    std::stable_sort(kind->begin(), kind->end(), heavier);
     if (kind->size() > kInputStagePiecesPerKind) kind->resize(kInputStagePiecesPerKind);
     profile.pieces.insert(profile.pieces.end(), kind->begin(), kind->end());
   }
-  std::stable_sort(profile.pieces.begin(), profile.pieces.end(),
-                   [](const InputStagePiece& a, const InputStagePiece& b) { return a.ms > b.ms; });
+  std::stable_sort(profile.pieces.begin(), profile.pieces.end(), heavier);
   return profile;
 }
 
@@ -111,7 +112,8 @@ std::optional<double> WorkerBusyShare(const std::vector<BusySpan>& spans, TimeNs
     const TimeNs to = std::min(span.end_ns, end_ns);
     if (to > from) busy_ns += static_cast<double>(to - from);
   }
-  return std::min(1.0, busy_ns / (static_cast<double>(workers) * static_cast<double>(end_ns - start_ns)));
+  const double capacity_ns = static_cast<double>(workers) * static_cast<double>(end_ns - start_ns);
+  return std::min(1.0, busy_ns / capacity_ns);
 }
 
 }  // namespace advisor

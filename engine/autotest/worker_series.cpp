@@ -61,8 +61,35 @@ AbResult RunWorkerSeries(const Recipe& recipe, int current_workers, int cores,
                         "core(s)", current_workers, cores);
     return AbResult{fix, {}, {}, {}};
   }
+  // The workload's own count is a point too, at 1x, measured by the first benchmark's baseline:
+  // the knee may be where the workload already is.
+  for (const AbResult& result : results) {
+    if (result.fix.baseline.samples == 0) continue;
+    WorkerCountPoint own;
+    own.workers = current_workers;
+    own.step_ms = result.fix.baseline.median_ms;
+    own.speedup = 1.0;
+    own.samples_per_s = result.baseline_samples_per_s;
+    own.status = "baseline";
+    points.insert(std::find_if(points.begin(), points.end(),
+                               [&](const WorkerCountPoint& point) {
+                                 return point.workers > current_workers;
+                               }),
+                  own);
+    break;
+  }
   const std::optional<std::size_t> knee = KneeOf(points);
-  AbResult chosen = results[knee.value_or(results.size() - 1)];
+  // The knee's own benchmark; where the knee is the workload's count, the fastest other count's.
+  std::size_t chosen_index = results.size() - 1;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    if (knee && counts[i] == points[*knee].workers) chosen_index = i;
+  }
+  if (knee && points[*knee].workers == current_workers) {
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      if (results[i].fix.speedup > results[chosen_index].fix.speedup) chosen_index = i;
+    }
+  }
+  AbResult chosen = results[chosen_index];
   chosen.fix.worker_series = points;
   if (knee) {
     chosen.fix.knee_workers = points[*knee].workers;

@@ -26,8 +26,10 @@ std::vector<int> WorkerCountSeries(int current, int cores);
 std::optional<std::size_t> KneeOf(const std::vector<WorkerCountPoint>& points);
 
 // Runs the series of `recipe` (which sets dataloader_workers) through `try_candidate`: one A/B
-// benchmark per count. Returns the knee's result, its FixResult carrying the whole series and the
-// knee; where no count was measured, the last result (its status says why).
+// benchmark per count against the workload's own count, which joins the series at 1x. Returns
+// the knee's result, its FixResult carrying the whole series and the knee; where the knee is the
+// workload's own count, the fastest other count's result (knee_workers says the workload's);
+// where no count was measured, the last result (its status says why).
 AbResult RunWorkerSeries(const Recipe& recipe, int current_workers, int cores,
                          const std::function<AbResult(const CandidateSpec&, int counts_left)>&
                              try_candidate,

@@ -155,20 +155,21 @@ std::string DistributedSentence(const DistributedSummary& distributed, const Inl
 
 std::string InputStageSentence(const DataWait& data, const InlineMarkup& markup) {
   const InputStageProfile& stage = *data.stage;
-  std::string sentence = "One worker prepared a batch in " + Ms(stage.batch_ms) + " (median of " +
-                         std::to_string(stage.batches) + " batches";
+  const bool on_step = data.workers && *data.workers == 0;
+  std::string sentence = std::string(on_step ? "The step prepared each batch itself (0 workers) in "
+                                             : "One worker prepared a batch in ") +
+                         Ms(stage.batch_ms) + " (median of " + std::to_string(stage.batches) +
+                         " batches";
   if (!stage.output_shape.empty()) {
     sentence += "; it makes " + FormatShape(stage.output_shape);
     if (!stage.output_dtype.empty()) sentence += " " + markup.code(stage.output_dtype);
   }
-  sentence += ").";
-  if (data.workers && *data.workers == 0) {
-    sentence += " The step prepared its batches itself (0 workers)";
-  } else if (data.workers && stage.worker_busy_share) {
-    sentence += " The " + std::to_string(*data.workers) + " workers were busy " +
-                FormatShare(*stage.worker_busy_share) + " of the measured window";
-  } else {
-    sentence += " Worker utilisation was not measured";
+  sentence += ")";
+  if (!on_step) {
+    sentence += data.workers && stage.worker_busy_share
+                    ? ". The " + std::to_string(*data.workers) + " workers were busy " +
+                          FormatShare(*stage.worker_busy_share) + " of the measured window"
+                    : ". Worker utilisation was not measured";
   }
   if (stage.cores > 0) sentence += ", on " + std::to_string(stage.cores) + " cores";
   return sentence + ".";

@@ -94,6 +94,19 @@ function advisor.stage_piece(piece)
   return string.format("%s:%d %s", piece.source.file:match("[^/]*$"), piece.source.line, piece.name)
 end
 
+-- The heaviest line of the input stage (facts.data.stage), as advisor.stage_piece names it with
+-- its share of the batch: "; its heaviest line: model.py:18 aten::maximum, 69% of the batch";
+-- "" where the stage has no line.
+function advisor.stage_heaviest_line(stage)
+  for _, piece in ipairs(stage.pieces) do
+    if piece.kind == "line" then
+      return string.format("; its heaviest line: %s, %s of the batch", advisor.stage_piece(piece),
+                           advisor.pct(piece.share))
+    end
+  end
+  return ""
+end
+
 -- The image area of a shape [..., H, W] (H x W, of rank 3 or more); nil for fewer dimensions.
 function advisor.image_area(shape)
   if shape == nil or #shape < 3 then return nil end

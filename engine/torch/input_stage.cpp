@@ -1,10 +1,37 @@
 #include "engine/torch/input_stage.h"
 
-#include <ATen/record_function.h>
+#include <dlfcn.h>
 
+#include <chrono>
+
+#include "engine/torch/dtype_name.h"
 #include "engine/torch/training_step.h"
+#include "engine/util/physical_cores.h"
+#include "probes/ops/op_probe.h"
 
 namespace advisor {
+
+namespace {
+
+// Like a DataLoader worker process (torch.set_num_threads(1) in each), a worker thread runs its
+// ops on itself alone: N workers each opening an intra-op team as wide as the machine would
+// oversubscribe the cores N times over (and OpenMP's idle team members spin). The OpenMP runtime
+// is torch's own, found at run time: setting it affects only the calling thread's parallel
+// regions, never the step's. Nothing to do where torch runs without OpenMP.
+void RunOpsOnThisThreadAlone() {
+  using SetThreads = void (*)(int);
+  if (auto set = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "omp_set_num_threads"))) {
+    set(1);
+  }
+}
+
+TimeNs Now() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
 
 std::uint64_t BatchSeed(std::uint64_t workload_seed, std::int64_t index) {
   // SplitMix64 of the pair: neighbouring seeds and indices give unrelated streams.
@@ -20,10 +47,12 @@ InputStage::InputStage(const torch::jit::Module& module, const WorkloadSpec& spe
       base_(std::move(base)),
       device_(device),
       seed_(spec.seed),
+      stage_method_(spec.input_stage->method),
       pin_(spec.input_stage->pin_memory && device.is_cuda()),
-      depth_(static_cast<std::int64_t>(spec.input_stage->workers) * kPrefetchPerWorker) {
+      depth_(static_cast<std::int64_t>(spec.input_stage->workers) * kPrefetchPerWorker),
+      in_flight_(spec.input_stage->workers) {
   for (int i = 0; i < spec.input_stage->workers; ++i)
-    workers_.emplace_back([this] { WorkerLoop(); });
+    workers_.emplace_back([this, i] { WorkerLoop(i); });
 }
 
 InputStage::~InputStage() {
@@ -52,10 +81,90 @@ InputStage::Prepared InputStage::Prepare(std::int64_t index) const {
   return prepared;
 }
 
-void InputStage::WorkerLoop() {
-  // Workers run beside the step, not in it: the op probe must not record their ops, which would
-  // be placed by time into the step's phases. The step's wait for them is its data phase.
-  at::RecordFunctionGuard not_recorded(/*is_enabled=*/false);
+InputStage::Prepared InputStage::PrepareMeasured(std::int64_t index, int worker) {
+  const bool measured = profiling_.load();
+  const TimeNs start = Now();
+  if (worker >= 0) {
+    std::lock_guard<std::mutex> lock(profile_mutex_);
+    in_flight_[worker] = start;
+  }
+  std::optional<StageOpRecorder> recorder;
+  if (measured) recorder.emplace(/*check_inputs=*/false);
+  Prepared prepared = Prepare(index);
+  const TimeNs end = Now();
+  std::lock_guard<std::mutex> lock(profile_mutex_);
+  if (worker >= 0) in_flight_[worker].reset();
+  if (!profiling_) return prepared;
+  if (worker >= 0) busy_.push_back({start, end});
+  if (measured && prepared.error.empty()) {
+    recorded_.push_back({static_cast<double>(end - start) / 1e6, recorder->Take()});
+  }
+  return prepared;
+}
+
+void InputStage::StartProfile() {
+  std::lock_guard<std::mutex> lock(profile_mutex_);
+  recorded_.clear();
+  busy_.clear();
+  profile_start_ns_ = Now();
+  last_take_ns_ = profile_start_ns_;
+  profiling_ = true;
+}
+
+InputStageProfile InputStage::StopProfile() {
+  std::vector<RecordedBatch> recorded;
+  std::vector<BusySpan> busy;
+  TimeNs last_take = 0;
+  {
+    std::lock_guard<std::mutex> lock(profile_mutex_);
+    profiling_ = false;
+    const TimeNs stop = Now();
+    for (const std::optional<TimeNs>& start : in_flight_) {
+      if (start) busy_.push_back({*start, stop});
+    }
+    recorded.swap(recorded_);
+    busy.swap(busy_);
+    last_take = last_take_ns_;
+  }
+  std::vector<StageBatchSample> timed;
+  for (const RecordedBatch& batch : recorded) {
+    StageBatchSample sample{batch.ms, {}};
+    for (const RecordedStageOp& op : batch.ops) {
+      sample.ops.push_back(ResolveStageOp(op, stage_method_));
+    }
+    timed.push_back(std::move(sample));
+  }
+  // One more batch, here and unobserved by the window, its ops' inputs checked (the check's
+  // own ops would slow a measured batch).
+  StageBatchSample checked;
+  Prepared output;
+  {
+    StageOpRecorder recorder(/*check_inputs=*/true);
+    output = Prepare(0);
+    for (const RecordedStageOp& op : recorder.Take()) {
+      checked.ops.push_back(ResolveStageOp(op, stage_method_));
+    }
+  }
+  InputStageProfile profile = SummarizeInputStage(timed, output.error.empty() ? &checked : nullptr);
+  if (!output.tensors.empty()) {
+    const torch::Tensor& first = output.tensors.front();
+    profile.output_shape.assign(first.sizes().begin(), first.sizes().end());
+    profile.output_dtype = DtypeName(first.scalar_type());
+  }
+  profile.cores = PhysicalCoreCount();
+  // Over the steps' demand, from the start to the last batch the step took: after it, the
+  // window's own bookkeeping leaves the workers idle with a full queue.
+  profile.worker_busy_share =
+      WorkerBusyShare(busy, profile_start_ns_, last_take, static_cast<int>(workers_.size()));
+  return profile;
+}
+
+void InputStage::WorkerLoop(int worker) {
+  // Workers run beside the step, not in it: the step's op probe must not record their ops,
+  // which would be placed by time into the step's phases; the step's wait for them is its data
+  // phase. A profile records them with an observer of their own (StageOpRecorder).
+  ExcludeThisThreadFromOpProbe();
+  RunOpsOnThisThreadAlone();
   for (;;) {
     std::int64_t index = 0;
     {
@@ -64,7 +173,7 @@ void InputStage::WorkerLoop() {
       if (stopping_) return;
       index = next_claim_++;
     }
-    Prepared prepared = Prepare(index);
+    Prepared prepared = PrepareMeasured(index, worker);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       ready_[index] = std::move(prepared);
@@ -76,7 +185,7 @@ void InputStage::WorkerLoop() {
 std::vector<torch::Tensor> InputStage::Next() {
   Prepared batch;
   if (workers_.empty()) {
-    batch = Prepare(next_take_++);
+    batch = PrepareMeasured(next_take_++, /*worker=*/-1);
   } else {
     {
       std::unique_lock<std::mutex> lock(mutex_);
@@ -87,6 +196,10 @@ std::vector<torch::Tensor> InputStage::Next() {
       ++next_take_;
     }
     space_cv_.notify_all();
+  }
+  if (profiling_) {
+    std::lock_guard<std::mutex> lock(profile_mutex_);
+    last_take_ns_ = Now();
   }
   if (!batch.error.empty()) throw StepError(method_.where() + ": " + batch.error);
   for (torch::Tensor& tensor : batch.tensors) {

@@ -7,15 +7,19 @@
 
 #include <torch/script.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "engine/analysis/input_stage_pieces.h"
 #include "engine/torch/seeded_method.h"
+#include "engine/torch/stage_op_recorder.h"
 #include "engine/workload/workload_spec.h"
 
 namespace advisor {
@@ -36,19 +40,34 @@ class InputStage {
   // Throws StepError when the method failed on it.
   std::vector<torch::Tensor> Next();
 
+  // Measures the stage from now on (docs/facts.md, facts.data.stage): each batch begun from now
+  // is recorded op by op where it is prepared (a worker, or the step with 0 workers), and the
+  // workers' busy time is counted.
+  void StartProfile();
+  // Stops measuring. The profile of the batches measured, with the inputs checked on one more
+  // batch prepared here, off the clock; the workers' busy share of the window.
+  InputStageProfile StopProfile();
+
  private:
   struct Prepared {
     std::vector<torch::Tensor> tensors;
     std::string error;
   };
+  struct RecordedBatch {
+    double ms = 0;
+    std::vector<RecordedStageOp> ops;
+  };
 
   Prepared Prepare(std::int64_t index) const;  // the host batch, pinned where asked
-  void WorkerLoop();
+  // Prepare, recorded while a profile runs; `worker` is the worker's number, -1 for the step.
+  Prepared PrepareMeasured(std::int64_t index, int worker);
+  void WorkerLoop(int worker);
 
   const SeededMethod method_;
   const std::vector<torch::Tensor> base_;
   const torch::Device device_;
   const std::uint64_t seed_;
+  const std::string stage_method_;  // input_stage.method, the root of each op's call stack
   const bool pin_;            // pin_memory on a CUDA device (pinning means nothing on the CPU)
   const std::int64_t depth_;  // batches prepared ahead at most
 
@@ -61,6 +80,15 @@ class InputStage {
   std::map<std::int64_t, Prepared> ready_;
   bool stopping_ = false;
   std::vector<std::thread> workers_;
+
+  // The profile, under profile_mutex_ (profiling_ is read unlocked when a batch begins).
+  std::atomic<bool> profiling_{false};
+  std::mutex profile_mutex_;
+  TimeNs profile_start_ns_ = 0;
+  TimeNs last_take_ns_ = 0;  // when the step last took a batch
+  std::vector<RecordedBatch> recorded_;
+  std::vector<BusySpan> busy_;
+  std::vector<std::optional<TimeNs>> in_flight_;  // per worker: when its current batch began
 };
 
 }  // namespace advisor

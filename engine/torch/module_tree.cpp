@@ -3,6 +3,7 @@
 #include <torch/csrc/jit/passes/inliner.h>
 
 #include "engine/torch/function_inliner.h"
+#include "engine/torch/source_location.h"
 
 #include <set>
 #include <stdexcept>
@@ -55,38 +56,6 @@ const torch::jit::Node* FindNode(const torch::jit::Block* block, const c10::Symb
     }
   }
   return nullptr;
-}
-
-std::string Trim(const std::string& text) {
-  const std::size_t first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) return "";
-  return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
-}
-
-// Archives saved with debug info map the serialized code back to the model's Python source;
-// without it, the serialized TorchScript code (code/__torch__/...) is the best there is.
-std::optional<SourceLocation> LocationOf(torch::jit::SourceRange range) {
-  if (auto original = range.findSourceRangeThatGenerated()) range = *original;
-  const auto file_line = range.file_line_col();
-  if (!file_line || !range.source()) return std::nullopt;
-  SourceLocation location;
-  location.file = std::get<0>(*file_line);
-  location.line = static_cast<int>(std::get<1>(*file_line));
-  // The text of the source line holding the range, from the archive's copy of the source.
-  const std::string text = range.source()->text_str().str();
-  const std::size_t start = std::min(range.start(), text.size());
-  const std::size_t line_begin = text.rfind('\n', start == 0 ? 0 : start - 1);
-  const std::size_t from = line_begin == std::string::npos ? 0 : line_begin + 1;
-  location.text = Trim(text.substr(from, text.find('\n', start) - from));
-  return location;
-}
-
-// torch's own Python (torch/nn/modules/linear.py, torch/functional.py), as installed or as
-// serialized into the archive: not the model author's code.
-bool InTorchPackage(const std::string& file) {
-  return file.find("-packages/torch/") != std::string::npos ||
-         file.rfind("code/__torch__/torch/", 0) == 0 ||
-         file.find("/code/__torch__/torch/") != std::string::npos;
 }
 
 // The node's line, or where it is torch's own (F.layer_norm's body in torch/nn/functional.py),

@@ -75,7 +75,7 @@ TorchScriptSource::TorchScriptSource(const TorchScriptSourceOptions& options,
   run.device_name = spec_.device == "cuda" ? CudaDeviceName() : CpuModelName();
   run.torch_version = TorchVersion();
   run.advisor_version = ADVISOR_VERSION;
-  run.warmup_steps = options_.warmup_steps;
+  run.warmup_steps = WarmupSteps();
   run.batch_size = static_cast<int>(spec_.batch_size());
   run.deterministic = spec_.deterministic;
   run.cuda_graphs = spec_.cuda_graphs;
@@ -95,7 +95,7 @@ TorchScriptSource::~TorchScriptSource() = default;
 
 std::vector<StepSpan> TorchScriptSource::TimeSteps(int steps) {
   if (!baseline_step_) {
-    progress_("baseline: " + std::to_string(options_.warmup_steps) + " warm-up steps");
+    progress_("baseline: " + std::to_string(WarmupSteps()) + " warm-up steps");
     baseline_step_ = Prepare({});
   }
   return RunSteps(*baseline_step_, steps, false);
@@ -121,8 +121,12 @@ RecordedWindow TorchScriptSource::Record(const WindowRequest& request) {
   const bool cuda = spec_.device == "cuda";
   if (cuda) ResetCudaMemoryPeaks();
   RecordedWindow window;
+  // The uninstrumented window measures the input stage inside too, where its batches are made.
+  const bool stage_profiled = request.instrumentation == Instrumentation::kNone;
+  if (stage_profiled) step->StartInputStageProfile();
   window.timeline = RecordWindow(*step, request.steps, request.device_activity ? gpu_.get() : nullptr,
                                  request.sync_phases && cuda);
+  if (stage_profiled) window.input_stage = step->StopInputStageProfile();
   // Read once the probes have stopped: the copy of the losses is no op of the window.
   const TrainingStep::LossCheck losses = step->TakeLossCheck();
   window.losses = LossCheck{losses.steps, losses.non_finite};
@@ -167,9 +171,13 @@ std::unique_ptr<TrainingStep> TorchScriptSource::PrepareEveryModule() {
   return Warmed(std::make_unique<TrainingStep>(module, eager_spec_));
 }
 
+int TorchScriptSource::WarmupSteps() const {
+  return options_.warmup_steps + PrefetchedBatches(spec_.input_stage);
+}
+
 std::unique_ptr<TrainingStep> TorchScriptSource::Warmed(std::unique_ptr<TrainingStep> step) {
   try {
-    RunSteps(*step, options_.warmup_steps, false);
+    RunSteps(*step, WarmupSteps(), false);
   } catch (const StepError& error) {
     throw StepError(Locate(error.what()));
   }

@@ -47,6 +47,8 @@ class TorchScriptSource : public WindowSource {
   struct Model;  // the loaded TorchScript module, kept out of this header
   std::unique_ptr<TrainingStep> Prepare(const std::vector<std::string>& graphs);
   std::unique_ptr<TrainingStep> PrepareEveryModule();
+  // options_.warmup_steps, and the batches input-stage workers prefetch (docs/workload.md).
+  int WarmupSteps() const;
   std::unique_ptr<TrainingStep> Warmed(std::unique_ptr<TrainingStep> step);
   std::string Locate(const std::string& message);
 

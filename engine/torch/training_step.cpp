@@ -208,6 +208,15 @@ double TrainingStep::last_loss() const {
   return last_loss_.defined() ? last_loss_.item<double>() : 0.0;
 }
 
+void TrainingStep::StartInputStageProfile() {
+  if (input_stage_) input_stage_->StartProfile();
+}
+
+std::optional<InputStageProfile> TrainingStep::StopInputStageProfile() {
+  if (!input_stage_) return std::nullopt;
+  return input_stage_->StopProfile();
+}
+
 TrainingStep::LossCheck TrainingStep::TakeLossCheck() {
   LossCheck check;
   check.steps = static_cast<int>(unchecked_losses_.size());

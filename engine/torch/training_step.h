@@ -47,6 +47,11 @@ class TrainingStep {
     int non_finite = 0;
   };
   LossCheck TakeLossCheck();
+  // The input stage measured inside between the two calls (InputStage::StartProfile); the stop
+  // runs one more batch, so call it once the window's probes have stopped. Nothing without an
+  // input stage.
+  void StartInputStageProfile();
+  std::optional<InputStageProfile> StopInputStageProfile();
   torch::jit::Module& module() { return module_; }
   const torch::Device& device() const { return device_; }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "engine/torch/dtype_name.h"
 #include "engine/util/printf.h"
 
 namespace advisor {
@@ -16,22 +17,6 @@ std::string ShapeText(const torch::Tensor& tensor) {
     text += (i ? ", " : "") + std::to_string(tensor.size(i));
   }
   return text + "]";
-}
-
-// PyTorch's spelling ("float32"), which users know, rather than c10's ("Float").
-std::string DtypeName(torch::ScalarType dtype) {
-  switch (dtype) {
-    case torch::kFloat64:
-      return "float64";
-    case torch::kFloat32:
-      return "float32";
-    case torch::kFloat16:
-      return "float16";
-    case torch::kBFloat16:
-      return "bfloat16";
-    default:
-      return c10::toString(dtype);
-  }
 }
 
 struct TensorCheck {

@@ -58,7 +58,7 @@ void RunBenchmarkWorker(const WorkerOptions& options, std::ostream& log) {
   ApplyGlobalSettings(prepared.spec);
   if (candidate) ApplyProcessKnobs(candidate->spec.overrides);
   TrainingStep step(prepared.module, prepared.spec);
-  RunSteps(step, options.warmup, false);
+  RunSteps(step, options.warmup + PrefetchedBatches(prepared.spec.input_stage), false);
   const bool cuda = step.device().is_cuda();
   if (cuda) ResetCudaMemoryPeaks();
   result.step_ms = StepMillis(RunSteps(step, options.steps, false));

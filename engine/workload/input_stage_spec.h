@@ -4,6 +4,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 namespace advisor {
@@ -19,6 +20,13 @@ inline constexpr int kMaxInputWorkers = 256;
 
 // Batches each worker prepares ahead of the step (DataLoader's default prefetch_factor).
 inline constexpr int kPrefetchPerWorker = 2;
+
+// The batches a stage's workers prefetch: they fill the queue while the step loads and warms
+// up, so a measurement that began with it full would see a step that never waits, however slow
+// the stage. Warm-ups take this many steps more, to measure the steady state.
+inline int PrefetchedBatches(const std::optional<InputStageSpec>& stage) {
+  return stage ? stage->workers * kPrefetchPerWorker : 0;
+}
 
 // Parses the "input_stage" object; throws WorkloadError naming `source` and the field.
 InputStageSpec ParseInputStage(const nlohmann::json& value, const std::string& source);

@@ -26,6 +26,9 @@ struct OpContext : at::ObserverContext {
 // the model's work either.
 thread_local int t_inside_advisor_op = 0;
 
+// ExcludeThisThreadFromOpProbe was called on this thread.
+thread_local bool t_excluded = false;
+
 OpScope ScopeOf(at::RecordScope scope) {
   switch (scope) {
     case at::RecordScope::FUNCTION: return OpScope::kForward;
@@ -54,7 +57,7 @@ bool IsRecordableAsync(const char* name) { return std::strncmp(name, "gloo:", 5)
 
 std::unique_ptr<at::ObserverContext> OnOpStart(const at::RecordFunction& fn) {
   const char* name = fn.name();
-  if ((fn.isAsync() && !IsRecordableAsync(name)) || t_inside_advisor_op > 0 ||
+  if (t_excluded || (fn.isAsync() && !IsRecordableAsync(name)) || t_inside_advisor_op > 0 ||
       IsEngineWrapper(name)) {
     return nullptr;
   }
@@ -89,6 +92,8 @@ void OnOpEnd(const at::RecordFunction& /*fn*/, at::ObserverContext* raw_context)
 }
 
 }  // namespace
+
+void ExcludeThisThreadFromOpProbe() { t_excluded = true; }
 
 OpProbe::OpProbe(GpuActivityProbe* gpu) { g_gpu.store(gpu, std::memory_order_relaxed); }
 

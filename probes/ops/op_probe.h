@@ -9,6 +9,12 @@ namespace advisor {
 
 class GpuActivityProbe;
 
+// Leaves the ops of the calling thread out of every OpProbe from now on, for the thread's
+// lifetime: a thread that works beside the step (an input stage's worker) and whose ops must
+// not be placed by time into the step's phases. Other observers on the thread (the input
+// stage's own) still see them.
+void ExcludeThisThreadFromOpProbe();
+
 class OpProbe {
  public:
   // `gpu` (may be null) receives an external correlation id for each op, so kernels map to the

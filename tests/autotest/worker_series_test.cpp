@@ -55,7 +55,9 @@ TEST(RunWorkerSeries, TriesEachCountAndKeepsTheKnee) {
         const int workers = candidate.overrides.dataloader_workers->count;
         tried.push_back(workers);
         EXPECT_EQ(candidate.id, "dataloader-workers") << "the recipe's numerics verdict applies";
-        AbResult ab{NewFixResult(candidate), {}, {}, {}};
+        AbResult ab{NewFixResult(candidate), 32 * 1000.0 / 788.0, {}, {}};
+        ab.fix.baseline.median_ms = 788.0;
+        ab.fix.baseline.samples = 5;
         ab.fix.candidate.median_ms = step_ms.at(workers);
         ab.fix.speedup = 788.0 / step_ms.at(workers);
         ab.fix.status = ab.fix.speedup > 1 ? fix_status::kVerified : fix_status::kRejected;
@@ -67,11 +69,37 @@ TEST(RunWorkerSeries, TriesEachCountAndKeepsTheKnee) {
   ASSERT_EQ(result.fix.knee_workers, 16);
   EXPECT_EQ(result.fix.status, fix_status::kVerified);
   EXPECT_DOUBLE_EQ(result.fix.candidate.median_ms, 127.0) << "the fix is the knee's";
-  ASSERT_EQ(result.fix.worker_series.size(), 3u);
+  ASSERT_EQ(result.fix.worker_series.size(), 4u) << "2, the workload's 4, 8, 16";
   EXPECT_EQ(result.fix.worker_series[0].workers, 2);
   EXPECT_EQ(result.fix.worker_series[0].status, fix_status::kRejected);
-  EXPECT_DOUBLE_EQ(*result.fix.worker_series[1].samples_per_s, 32 * 1000.0 / 356.0);
+  EXPECT_EQ(result.fix.worker_series[1].workers, 4);
+  EXPECT_EQ(result.fix.worker_series[1].status, "baseline");
+  EXPECT_DOUBLE_EQ(result.fix.worker_series[1].speedup, 1.0);
+  EXPECT_DOUBLE_EQ(result.fix.worker_series[1].step_ms, 788.0);
+  EXPECT_DOUBLE_EQ(*result.fix.worker_series[2].samples_per_s, 32 * 1000.0 / 356.0);
   EXPECT_NE(result.fix.detail.find("knee: 16 workers"), std::string::npos) << result.fix.detail;
+}
+
+// On 2 cores the seed's 4 workers are already as fast as 2: the knee is the workload's count.
+TEST(RunWorkerSeries, TheKneeMayBeTheWorkloadsOwnCount) {
+  std::ostringstream progress;
+  const AbResult result = RunWorkerSeries(
+      WorkersRecipe(), 4, 2,
+      [](const CandidateSpec& candidate, int) {
+        AbResult ab{NewFixResult(candidate), 40.0, 30.0, {}};
+        ab.fix.baseline = {100.0, 95.0, 110.0, 5};
+        ab.fix.candidate = {130.0, 125.0, 140.0, 5};
+        ab.fix.speedup = 100.0 / 130.0;
+        ab.fix.status = fix_status::kRejected;
+        return ab;
+      },
+      progress);
+  EXPECT_EQ(result.fix.knee_workers, 4);
+  EXPECT_EQ(result.fix.status, fix_status::kRejected) << "2 workers were measurably slower";
+  ASSERT_EQ(result.fix.worker_series.size(), 2u);
+  EXPECT_EQ(result.fix.worker_series[1].workers, 4);
+  EXPECT_NE(result.fix.detail.find("knee: 4 workers (1.00x)"), std::string::npos)
+      << result.fix.detail;
 }
 
 TEST(RunWorkerSeries, AMachineWithNoOtherCountSaysSo) {

@@ -275,6 +275,12 @@ TEST(MarkdownWriter, TheInputStageNamesEachPieceWhereItRunsAndItsShare) {
             "| `random_dilation` | transform | `model.py:30` | 6.30 | 70.0% | "
             "8\u00d71\u00d7256\u00d7256 (only 0 and 1) | `float32` |");
   EXPECT_EQ(LineWith(ReportToMarkdown(FilledReport()), "One worker prepared"), "");
+
+  report.data->workers = 0;
+  report.data->stage->worker_busy_share.reset();
+  EXPECT_EQ(LineWith(ReportToMarkdown(report), "The step prepared"),
+            "The step prepared each batch itself (0 workers) in 9.00 ms (median of 12 batches; it "
+            "makes 8\u00d71\u00d764\u00d764 `float32`), on 16 cores.");
 }
 
 }  // namespace

@@ -19,8 +19,8 @@ const StageModelFiles& StageModels() {
       throw std::runtime_error("exporting the input-stage test models failed: " +
                                outcome.Describe() + "\n" + outcome.stderr_tail);
     }
-    return StageModelFiles{*dir / "staged.pt", *dir / "no_method.pt", *dir / "one_output.pt",
-                           *dir / "rand_like.pt"};
+    return StageModelFiles{*dir / "staged.pt", *dir / "masked.pt", *dir / "no_method.pt",
+                           *dir / "one_output.pt", *dir / "rand_like.pt"};
   }();
   return models;
 }

@@ -8,6 +8,7 @@ namespace advisor::testing {
 
 struct StageModelFiles {
   std::string staged;      // prepare_batch flips, adds noise and standardises; 0 workers
+  std::string masked;      // prepare_batch dilates a float mask (self.dilate) and crops it
   std::string no_method;   // the workload names "prepare", which the model lacks
   std::string one_output;  // prepare_batch returns a Tensor
   std::string rand_like;   // prepare_batch calls torch.rand_like

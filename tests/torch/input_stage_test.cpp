@@ -149,6 +149,79 @@ TEST(InputStage, ReportDataComesFromTheDataPhase) {
   EXPECT_EQ(facts.at("data").at("workers"), 0);
 }
 
+// Every piece, for a failure's message.
+std::string Pieces(const InputStageProfile& profile) {
+  std::string text;
+  for (const InputStagePiece& piece : profile.pieces) {
+    text += piece.kind + " " + piece.name + " at " +
+            (piece.source ? piece.source->file + ":" + std::to_string(piece.source->line) + " '" +
+                                piece.source->text + "'"
+                          : "?") +
+            " " + std::to_string(piece.ms) + " ms\n";
+  }
+  return text;
+}
+
+const InputStagePiece* FindPiece(const InputStageProfile& profile, const std::string& kind,
+                                 const std::string& name) {
+  for (const InputStagePiece& piece : profile.pieces) {
+    if (piece.kind == kind && piece.name == name) return &piece;
+  }
+  return nullptr;
+}
+
+// masked.pt: prepare_batch's `m = self.dilate(mask)` is the transform, its maxima and rolls of a
+// float mask the lines, measured where the batches are made (the step, or the workers).
+TEST(InputStage, TheProfileNamesTheTransformItsLineAndItsBinaryInput) {
+  for (int workers : {0, 2}) {
+    WorkloadSpec spec = ReadWorkload(StageModels().masked);
+    spec.input_stage->workers = workers;
+    TrainingStep step(LoadModule(StageModels().masked), spec);
+    RunSteps(step, 2, false);
+    step.StartInputStageProfile();
+    RecordWindow(step, 4, nullptr, false);
+    const std::optional<InputStageProfile> profile = step.StopInputStageProfile();
+    ASSERT_TRUE(profile.has_value());
+    EXPECT_GE(profile->batches, workers == 0 ? 4 : 1) << workers << " workers";
+    EXPECT_GT(profile->batch_ms, 0.0);
+    EXPECT_EQ(profile->output_shape, (std::vector<long long>{8, 1, 24, 24}));
+    EXPECT_EQ(profile->output_dtype, "float32");
+    EXPECT_GE(profile->cores, 1);
+    EXPECT_EQ(profile->worker_busy_share.has_value(), workers > 0);
+
+    const InputStagePiece* dilate = FindPiece(*profile, "transform", "dilate");
+    ASSERT_NE(dilate, nullptr) << workers << " workers\n" << Pieces(*profile);
+    ASSERT_TRUE(dilate->source.has_value());
+    EXPECT_NE(dilate->source->file.find("make_input_stage_models.py"), std::string::npos)
+        << dilate->source->file;
+    EXPECT_EQ(dilate->source->text, "m = self.dilate(mask)");
+    EXPECT_EQ(dilate->input_shape, (std::vector<long long>{8, 1, 32, 32}));
+    EXPECT_EQ(dilate->dtype, "float32");
+    EXPECT_EQ(dilate->input_is_binary, true) << "a mask held in float32";
+    EXPECT_GT(dilate->share, 0.3) << "nine maxima and rolls against a threshold and a crop";
+
+    // The maxima of rolled copies: one line inside the transform, named after its heaviest op.
+    const InputStagePiece* heaviest_line = nullptr;
+    for (const InputStagePiece& piece : profile->pieces) {
+      if (piece.kind == "line" && !heaviest_line) heaviest_line = &piece;
+    }
+    ASSERT_NE(heaviest_line, nullptr);
+    EXPECT_TRUE(heaviest_line->name == "aten::maximum" || heaviest_line->name == "aten::roll")
+        << heaviest_line->name;
+    EXPECT_EQ(heaviest_line->source->text,
+              "out = torch.maximum(out, torch.roll(mask, shifts=[dy, dx], dims=[2, 3]))")
+        << "the line inside the transform, in the model author's code";
+  }
+}
+
+TEST(InputStage, WithoutAProfileNothingIsMeasured) {
+  TrainingStep step(LoadModule(StageModels().staged), StagedSpec(0));
+  step.StartInputStageProfile();
+  const std::optional<InputStageProfile> profile = step.StopInputStageProfile();
+  ASSERT_TRUE(profile.has_value());
+  EXPECT_EQ(profile->batches, 0) << "no batch was made between start and stop";
+}
+
 TEST(InputStage, WorkersPreserveTheComputation) {
   torch::jit::Module baseline = LoadModule(StageModels().staged);
   torch::jit::Module candidate = LoadModule(StageModels().staged);

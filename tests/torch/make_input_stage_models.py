@@ -6,6 +6,9 @@
 staged.pt     a small MLP whose @torch.jit.export ``prepare_batch`` augments each batch on the host:
               a random flip of the features, noise, a per-batch standardisation; input_stage with 0
               workers.
+masked.pt     prepare_batch thresholds noisy images into a float mask, calls ``self.dilate`` on
+              it (float maxima of shifted copies: math on 0/1 values in float32) and crops it;
+              the input stage's profile must name the transform, its line and binary input.
 no_method.pt  the workload names ``prepare``, which the model does not have;
 one_output.pt ``prepare_batch`` returns only the input (a Tensor, not a tuple of two);
 rand_like.pt  ``prepare_batch`` draws with torch.rand_like, which takes no generator.
@@ -46,6 +49,28 @@ class Staged(Mlp):
         x = x + 0.1 * torch.randn(x.shape)
         x = (x - x.mean(0, keepdim=True)) / (x.std(0, keepdim=True) + 1e-5)
         return x, y
+
+
+class Masked(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(24 * 24, CLASSES)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(x.flatten(1))
+
+    def dilate(self, mask: torch.Tensor) -> torch.Tensor:
+        out = mask
+        for dy in [-1, 0, 1]:
+            for dx in [-1, 0, 1]:
+                out = torch.maximum(out, torch.roll(mask, shifts=[dy, dx], dims=[2, 3]))
+        return out
+
+    @torch.jit.export
+    def prepare_batch(self, x: torch.Tensor, y: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+        mask = (x + 0.1 * torch.randn(x.shape) > 0.5).float()
+        m = self.dilate(mask)
+        return m[:, :, 4:28, 4:28], y
 
 
 class OneOutput(Mlp):
@@ -89,6 +114,12 @@ def main():
     spec = workload()
     advisor_export.export(Staged(), os.path.join(out, "staged.pt"), **{
         k: spec[k] for k in ("inputs", "target", "loss", "optimizer", "seed", "input_stage")})
+    masked = advisor_export.make_workload(
+        inputs=[{"shape": [BATCH, 1, 32, 32], "dtype": "float32", "init": "rand"}],
+        target=spec["target"], loss="cross_entropy", optimizer={"name": "sgd", "lr": 0.1}, seed=5,
+        input_stage={"method": "prepare_batch", "workers": 0})
+    advisor_export.export(Masked(), os.path.join(out, "masked.pt"), **{
+        k: masked[k] for k in ("inputs", "target", "loss", "optimizer", "seed", "input_stage")})
     write_unchecked(Mlp(), os.path.join(out, "no_method.pt"), method="prepare")
     write_unchecked(OneOutput(), os.path.join(out, "one_output.pt"))
     write_unchecked(RandLike(), os.path.join(out, "rand_like.pt"))
