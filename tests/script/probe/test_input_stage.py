@@ -175,10 +175,10 @@ class UnusualDatasetsTest(unittest.TestCase):
         self.addCleanup(stage.close)
         loader = DataLoader(dataset, batch_size=4, num_workers=workers)
         restore = stage.iterating(loader) if measured else (lambda: None)
+        if measured:
+            stage.start()  # before the workers start: 4 batches may all be fetched at once
         iterator = iter(loader)
         restore()
-        if measured:
-            stage.start()
         out = torch.cat([b[0] if isinstance(b, list) else b for b in iterator])
         message = stage.finish() if measured else None
         return out, message
