@@ -54,6 +54,7 @@ return {
         size(stage.output_shape))
         .. (piece.kind == "transform" and advisor.stage_heaviest_line(stage) or ""),
       recipe = "",
+      source = piece.source,  -- where the user's code has it; nil where unknown
       expected_gain_ms = saved_ms,
     }}
   end,

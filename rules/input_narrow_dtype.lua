@@ -36,6 +36,7 @@ return {
         advisor.ms(piece.ms), advisor.ms(stage.batch_ms), table.concat(piece.input_shape, "x"),
         piece.dtype) .. (piece.kind == "transform" and advisor.stage_heaviest_line(stage) or ""),
       recipe = "",
+      source = piece.source,  -- where the user's code has it; nil where unknown
       expected_gain_ms = facts.data.wait_ms * piece.share * EXPECTED_SAVING,
     }}
   end,

@@ -12,7 +12,9 @@
 # eager training script, and of its torch.compile'd variant), script_tests (the script-mode
 # suites alone), script_overhead
 # (bench/script_overhead.py on the ViT and launch-bound scripts), script_autotest (--autotest on
-# the eager ViT script), traces (2.11 CUDA traces recorded and analysed, the trace reader's
+# the eager ViT script), script_pipeline (the data-input seed's pipeline as a script: the input
+# stage measured in its DataLoader workers, --autotest's worker series; bench/input_stage_cost.py),
+# traces (2.11 CUDA traces recorded and analysed, the trace reader's
 # benchmark), marker_cost (bench/marker_cost.py: op recording and marker hooks on the launch-bound
 # model, apart), ddp (several ranks on 2 GPUs: DDP and FSDP ViT under torchrun, skipped on one
 # GPU), seed (bench/seed_pipeline.py: the data-input seed's pipeline, worker counts by hand, the
@@ -81,7 +83,7 @@ build() {
 # The script-mode suites alone (a device call that has no time for the whole of `tests`).
 script_tests() {
   step script_tests ctest --test-dir build-gpu --output-on-failure -j4 --timeout 300 \
-    -R "ScriptMode|RejectsBadScript|script_probe_python|ProbeMessages|TimelineCodec|ScriptWorker|ScriptCommand|Bisection"
+    -R "ScriptMode|RejectsBadScript|script_probe_python|ProbeMessages|TimelineCodec|ScriptWorker|ScriptCommand|Bisection|StageMessage|ScriptStageSummary"
   grep -hE "tests passed|tests failed|\(Failed\)|\(Timeout\)" "$logs/script_tests.log" |
     tee -a "$out/summary.txt"
 }
@@ -201,6 +203,36 @@ marker_cost() {
   tail -6 "$logs/marker_cost.log" | tee -a "$out/summary.txt"
 }
 
+# The data-input seed's pipeline as a user's script (issue #14): a CNN on the GPU fed by 4
+# DataLoader workers that dilate a float mask before cropping. advisor should name RandomDilation
+# and its conv2d line from the workers, with input-narrow-dtype and input-crop-first; --autotest
+# runs dataloader-workers as a series up to the cores. Then what measuring the stage costs per
+# batch (bench/input_stage_cost.py, one thread, as in a worker).
+script_pipeline() {
+  step script_pipeline build-gpu/advisor bisect --autotest --autotest-rounds "${AUTOTEST_ROUNDS:-2}" \
+    --autotest-budget "${AUTOTEST_BUDGET:-5m}" --out "$results/script-pipeline" -- \
+    python3 tests/script/pipeline_train.py --device cuda --workers 4 --batch 32 --epochs 1000
+  python3 - "$results/script-pipeline/report.json" <<'PY' | tee -a "$out/summary.txt"
+import json, sys
+report = json.load(open(sys.argv[1]))
+data = report.get("data") or {}
+stage = data.get("stage") or {}
+print("script_pipeline: wait %.1f ms of a %.1f ms step; batch %.1f ms, workers busy %s, cores %s"
+      % (data.get("wait_ms", 0), report["step"]["median_ms"], stage.get("batch_ms", 0),
+         stage.get("worker_busy_share"), stage.get("cores")))
+for piece in stage.get("pieces", [])[:4]:
+    source = piece.get("source") or {}
+    print("  %s %s %.0f%% at %s:%s" % (piece["kind"], piece["name"], 100 * piece["share"],
+                                     source.get("file", "?").rsplit("/", 1)[-1], source.get("line")))
+print("  findings:", ", ".join(f["rule"] for f in report["findings"]))
+for fix in report.get("fixes", []):
+    print("  fix %s: %s %s knee %s" % (fix["recipe"], fix["status"], fix.get("speedup"),
+                                       fix.get("knee_workers")))
+PY
+  step input_stage_cost python3 bench/input_stage_cost.py --rounds 5 --batches 20
+  grep -E "ms/batch" "$logs/input_stage_cost.log" | tee -a "$out/summary.txt"
+}
+
 script_autotest() {
   # Budgeted so that a build and this stage fit in one device call of 10 minutes.
   step script_autotest build-gpu/advisor bisect --autotest --autotest-rounds "${AUTOTEST_ROUNDS:-3}" \
@@ -280,9 +312,10 @@ zoo() {
 for stage in "${stages[@]}"; do
   case "$stage" in
     build) build || { log "build failed: later stages skipped"; exit 1; } ;;
-    tests|vit|graphs|overhead|zoo|script|script_tests|script_overhead|script_autotest|traces|marker_cost|ddp|seed)
+    tests|vit|graphs|overhead|zoo|script|script_tests|script_overhead|script_autotest|script_pipeline|traces|marker_cost|ddp|seed)
       "$stage" ;;
     *) log "unknown stage '$stage' (build, tests, vit, graphs, overhead, zoo, script," \
-         "script_tests, script_overhead, script_autotest, traces, marker_cost, ddp, seed)"; exit 2 ;;
+         "script_tests, script_overhead, script_autotest, script_pipeline, traces, marker_cost," \
+         "ddp, seed)"; exit 2 ;;
   esac
 done

@@ -56,6 +56,7 @@ struct RecipeOverrides {
   std::optional<bool> ddp_no_sync;  // all but the last micro-step of a step under no_sync()
   // FullyShardedDataParallel's sharding_strategy, where the script builds one (below)
   std::optional<std::string> fsdp_sharding_strategy;
+  std::optional<bool> persistent_workers;         // DataLoader workers kept across epochs (script)
 };
 
 // FSDP's ShardingStrategy members, as `fsdp_sharding_strategy` names them.
@@ -94,6 +95,7 @@ void ForEachOverrideField(Visit&& visit) {
   visit("ddp_static_graph", &RecipeOverrides::ddp_static_graph);
   visit("ddp_no_sync", &RecipeOverrides::ddp_no_sync);
   visit("fsdp_sharding_strategy", &RecipeOverrides::fsdp_sharding_strategy);
+  visit("persistent_workers", &RecipeOverrides::persistent_workers);
 }
 
 struct Recipe {

@@ -44,6 +44,7 @@ std::string ModuleOfOp(const std::vector<TraceWindow>& windows, const std::strin
 void LocateFindings(std::vector<Finding>& findings, const std::optional<Hotspot>& hotspot,
                     const std::vector<TraceWindow>& windows, const SourceLocator& locate) {
   for (Finding& finding : findings) {
+    if (finding.source) continue;  // the rule named the line (an input stage's piece)
     if (finding.path.empty() && finding.op.empty()) continue;  // about the whole step
     // A finding about an op wherever it runs (deterministic-algorithms-cost on GatherBackward0)
     // is located in the module that ran it.

@@ -4,6 +4,9 @@
 #include <cmath>
 #include <optional>
 
+#include "engine/rules/read_only_table.h"
+#include "engine/rules/rule_file.h"
+
 namespace advisor {
 namespace {
 
@@ -11,6 +14,7 @@ constexpr std::size_t kMaxTextBytes = 2000;   // message, evidence: a few senten
 constexpr std::size_t kMaxNameBytes = 500;    // path, op
 constexpr std::size_t kMaxRecipeBytes = 64;
 constexpr std::size_t kMaxQuotedBytes = 40;   // of a bad value quoted in a problem
+constexpr std::size_t kMaxFileBytes = 4096;   // a source's file path
 
 std::string TypeOf(lua_State* L, int index) { return luaL_typename(L, index); }
 
@@ -31,6 +35,49 @@ bool IsRecipeId(const std::string& recipe) {
     if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
   }
   return true;
+}
+
+// A finding's `source` (the table at -1): {file = "...", line = N, text = "..."}, as the facts'
+// source tables are (a piece of facts.data.stage passes its own). "" or the problem.
+std::string ReadSource(lua_State* L, Finding& finding) {
+  if (lua_type(L, -1) != LUA_TTABLE) {
+    return "source must be a table {file, line, text}, not a " + TypeOf(L, -1);
+  }
+  // Read raw, outside the sandbox's protected call: a facts proxy through its hidden table.
+  lua_pushvalue(L, -1);
+  if (IsReadOnlyProxy(L, -1)) {
+    lua_getmetatable(L, -1);
+    lua_getfield(L, -1, "__index");  // the proxy's metatable is advisor's: a plain table
+    lua_replace(L, -3);
+    lua_pop(L, 1);
+  }
+  const int table = lua_gettop(L);
+  SourceLocation source;
+  std::string problem;
+  PushRawField(L, table, "file");
+  if (lua_type(L, -1) != LUA_TSTRING || lua_rawlen(L, -1) == 0 ||
+      lua_rawlen(L, -1) > kMaxFileBytes) {
+    problem = "source.file must be a path of 1.." + std::to_string(kMaxFileBytes) + " bytes";
+  } else {
+    source.file = Text(L, -1);
+  }
+  PushRawField(L, table, "line");
+  if (problem.empty() && (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1 ||
+                          lua_tointeger(L, -1) > (1 << 30))) {
+    problem = "source.line must be an integer >= 1";
+  } else if (problem.empty()) {
+    source.line = static_cast<int>(lua_tointeger(L, -1));
+  }
+  PushRawField(L, table, "text");
+  if (problem.empty() && !lua_isnil(L, -1) &&
+      (lua_type(L, -1) != LUA_TSTRING || lua_rawlen(L, -1) > kMaxTextBytes)) {
+    problem = "source.text must be a string of at most " + std::to_string(kMaxTextBytes) + " bytes";
+  } else if (problem.empty() && !lua_isnil(L, -1)) {
+    source.text = Text(L, -1);
+  }
+  lua_pop(L, 4);
+  if (problem.empty()) finding.source = std::move(source);
+  return problem;
 }
 
 // Reads one field of a finding (key at -2, value at -1) into `finding`; "" or the problem.
@@ -76,8 +123,9 @@ std::string ReadField(lua_State* L, const std::string& key, Finding& finding) {
     finding.expected_gain_ms = gain;
     return "";
   }
+  if (key == "source") return ReadSource(L, finding);
   return "unknown field " + Quote(key) +
-         " (allowed: severity, message, evidence, path, op, recipe, expected_gain_ms)";
+         " (allowed: severity, message, evidence, path, op, recipe, expected_gain_ms, source)";
 }
 
 // Reads the finding table at the top of the stack; nullopt with `problem` set when invalid.

@@ -3,57 +3,21 @@
 #include <algorithm>
 
 #include "engine/analysis/placement.h"
+#include "engine/script/message_fields.h"
+#include "engine/script/stage_message.h"
+#include "engine/script/stage_summary.h"
 
 namespace advisor {
+
+using namespace message_fields;
+
 namespace {
 
 using nlohmann::json;
 
 // More modules than any model has: a bound on what a broken probe can make advisor hold.
 constexpr std::size_t kMaxModules = 1'000'000;
-constexpr std::size_t kMaxTextBytes = 4096;
 constexpr long long kMaxLossSteps = 1'000'000;  // far above any window's steps; fits an int
-
-const json& Field(const json& message, const char* key) {
-  auto it = message.find(key);
-  if (it == message.end()) throw ProbeMessageError(std::string("missing field '") + key + "'");
-  return *it;
-}
-
-std::string Text(const json& value, const char* what) {
-  if (!value.is_string()) throw ProbeMessageError(std::string(what) + ": not a string");
-  const std::string& text = value.get_ref<const std::string&>();
-  if (text.size() > kMaxTextBytes) throw ProbeMessageError(std::string(what) + ": too long");
-  if (std::any_of(text.begin(), text.end(),
-                  [](char c) { return static_cast<unsigned char>(c) < 0x20; })) {
-    throw ProbeMessageError(std::string(what) + ": control characters");
-  }
-  return text;
-}
-
-std::string TextOr(const json& message, const char* key, const char* what) {
-  auto it = message.find(key);
-  return it == message.end() || it->is_null() ? std::string() : Text(*it, what);
-}
-
-bool Flag(const json& value, const char* what) {
-  if (!value.is_boolean()) throw ProbeMessageError(std::string(what) + ": not a boolean");
-  return value.get<bool>();
-}
-
-long long Count(const json& value, const char* what) {
-  if (!value.is_number_integer() || value.get<long long>() < 0) {
-    throw ProbeMessageError(std::string(what) + ": not a count");
-  }
-  return value.get<long long>();
-}
-
-double Number(const json& value, const char* what) {
-  if (!value.is_number() || !(value.get<double>() >= 0)) {
-    throw ProbeMessageError(std::string(what) + ": not a non-negative number");
-  }
-  return value.get<double>();
-}
 
 ModuleTree ReadModules(const json& modules) {
   if (!modules.is_array() || modules.size() > kMaxModules) {
@@ -236,6 +200,13 @@ ProbeWindow ReadWindow(const json& message) {
       throw ProbeMessageError("losses: non_finite above steps, or steps out of range");
     }
     out.window.losses = LossCheck{static_cast<int>(steps), static_cast<int>(non_finite)};
+  }
+  if (auto stage = message.find("stage"); stage != message.end() && !stage->is_null()) {
+    const std::vector<StepSpan>& steps = out.window.timeline.steps;
+    if (!steps.empty()) {
+      out.window.input_stage = SummariseScriptStage(ReadStageRecords(*stage),
+                                                   steps.front().start_ns, steps.back().end_ns);
+    }
   }
   if (auto lines = message.find("lines"); lines != message.end()) {
     if (!lines->is_object()) throw ProbeMessageError("lines: not an object");

@@ -38,7 +38,8 @@ struct ProbeEnded {
   bool model_seen = false;
 };
 
-// A window's reply: its steps and events, and for a source window the text of each labelled line.
+// A window's reply: its steps and events (and, where advisor asked, the input stage measured over
+// its steps), and for a source window the text of each labelled line.
 struct ProbeWindow {
   RecordedWindow window;
   std::map<std::string, std::string> lines;  // "file:line" -> the line's text

@@ -7,6 +7,7 @@
 
 #include "engine/script/python_command.h"
 #include "engine/util/cpu_model.h"
+#include "engine/util/printf.h"
 #include "engine/util/watchdog.h"
 
 namespace advisor {
@@ -31,6 +32,25 @@ const char* InstrumentationName(Instrumentation instrumentation) {
 
 std::string Plural(int count, const char* noun) {
   return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
+}
+
+// "input stage: 6 batches of 40.1 ms in 2 DataLoader worker processes (busy 97%); heaviest:
+// RandomDilation, 75% of a batch (train.py:39)"
+std::string DescribeStage(const InputStageProfile& stage, int workers) {
+  std::string text = Printf("input stage: %d batch%s of %.1f ms ", stage.batches,
+                            stage.batches == 1 ? "" : "es", stage.batch_ms);
+  text += workers > 0 ? Printf("in %d DataLoader worker process%s", workers, workers == 1 ? "" : "es")
+                      : std::string("on the main process (0 workers)");
+  if (stage.worker_busy_share) text += Printf(" (busy %.0f%%)", 100 * *stage.worker_busy_share);
+  if (stage.pieces.empty()) return text;
+  const InputStagePiece& heaviest = stage.pieces.front();
+  text += "; heaviest: " + heaviest.name + Printf(", %.0f%% of a batch", 100 * heaviest.share);
+  if (heaviest.source) {
+    const std::string& file = heaviest.source->file;
+    text += " (" + file.substr(file.rfind('/') + 1) + ":" + std::to_string(heaviest.source->line) +
+            ")";
+  }
+  return text;
 }
 
 }  // namespace
@@ -192,20 +212,36 @@ RecordedWindow ScriptSource::Record(const WindowRequest& request) {
   } else if (request.instrumentation == Instrumentation::kEveryModule) {
     doing = "naming the modules of sync and copy sites";
   }
+  // The input stage is measured once, over the baseline's steps: those the report's data wait
+  // comes from.
+  const bool input_stage = request.instrumentation == Instrumentation::kNone && !stage_measured_;
+  stage_measured_ = stage_measured_ || input_stage;
   const std::vector<json> replies = Ask({{"op", "record"},
                                          {"steps", request.steps},
                                          {"instrument", InstrumentationName(request.instrumentation)},
                                          {"parent", request.parent},
                                          {"sync_phases", request.sync_phases},
-                                         {"device_activity", request.device_activity}},
+                                         {"device_activity", request.device_activity},
+                                         {"input_stage", input_stage}},
                                         "window", doing, request.steps);
   std::vector<RecordedWindow> windows;
-  for (const json& reply : replies) windows.push_back(std::move(ReadWindow(reply).window));
+  for (std::size_t r = 0; r < replies.size(); ++r) {
+    try {
+      windows.push_back(std::move(ReadWindow(replies[r]).window));
+    } catch (const ProbeMessageError& error) {
+      BadMessage(ranks_[r], doing, error);
+    }
+  }
+  RecordedWindow window;
   try {
-    return rank_windows_.Decide(request.instrumentation, std::move(windows));
+    window = rank_windows_.Decide(request.instrumentation, std::move(windows));
   } catch (const std::runtime_error& error) {
     OutOfStep(doing, error);
   }
+  if (window.input_stage && description_.input) {
+    progress_(DescribeStage(*window.input_stage, description_.input->workers.value_or(0)));
+  }
+  return window;
 }
 
 std::optional<SourceLocation> ScriptSource::SourceOf(const std::string& path,
@@ -299,11 +335,16 @@ json ScriptSource::Await(Rank& rank, const std::string& expected_type, const std
         throw ProbeMessageError("unexpected message '" + type + "'");
       }
     } catch (const ProbeMessageError& error) {
-      process_->Terminate();
-      throw ScriptError(Who(&rank) + ": advisor's probe sent a bad message while " + doing +
-                        ": " + error.what());
+      BadMessage(rank, doing, error);
     }
   }
+}
+
+void ScriptSource::BadMessage(const Rank& rank, const std::string& doing,
+                              const ProbeMessageError& error) {
+  process_->Terminate();
+  throw ScriptError(Who(&rank) + ": advisor's probe sent a bad message while " + doing + ": " +
+                    error.what());
 }
 
 std::string ScriptSource::Who(const Rank* rank) const {

@@ -81,6 +81,8 @@ class ScriptSource : public WindowSource {
   [[noreturn]] void Stopped(const std::string& doing, const Rank* rank);
   [[noreturn]] void TimedOut(const std::string& doing);
   [[noreturn]] void OutOfStep(const std::string& doing, const std::runtime_error& error);
+  [[noreturn]] void BadMessage(const Rank& rank, const std::string& doing,
+                               const ProbeMessageError& error);
   // How messages name the script, and the rank where there are several.
   std::string Who(const Rank* rank) const;
 
@@ -95,6 +97,7 @@ class ScriptSource : public WindowSource {
   ModuleTree modules_;
   int steps_needed_ = 0;   // the step count the command in progress needs the script to reach
   bool warmed_up_ = false;
+  bool stage_measured_ = false;  // the baseline's window measured the input stage
 };
 
 // How messages name the command's script: the first argument ending in .py, `-m MODULE`, else the

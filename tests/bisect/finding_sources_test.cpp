@@ -81,6 +81,12 @@ TEST(LocateFindings, AFindingAboutAnOpAnywhereIsLocatedInTheModuleThatRanIt) {
   EXPECT_EQ(findings[0].path, "") << "the finding still says what the rule said";
   EXPECT_FALSE(findings[1].source.has_value());
   EXPECT_EQ(asked, 0) << "an op no module ran is not looked up";
+
+  Finding named = FindingAt("", "GatherBackward0");
+  named.source = SourceLocation{"dataset.py", 12, "mask = dilate(mask)"};
+  std::vector<Finding> with_line = {named};
+  LocateFindings(with_line, hotspot, {GatherWindow("blocks.1.select")}, locate);
+  EXPECT_EQ(with_line[0].source->file, "dataset.py") << "a line the rule named stays";
 }
 
 }  // namespace

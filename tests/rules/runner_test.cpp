@@ -52,6 +52,51 @@ TEST_F(RunnerTest, OptionalFieldsDefault) {
   EXPECT_FALSE(run.findings[0].expected_gain_ms.has_value());
 }
 
+TEST_F(RunnerTest, AFindingNamesTheUsersLineItIsAbout) {
+  RuleRun run = Returning(R"lua({{severity = "low", message = "m", evidence = "e",
+      source = {file = "/home/me/train.py", line = 43, text = "grown = F.conv2d(mask, k)"}}})lua");
+  ASSERT_THAT(run.errors, IsEmpty());
+  ASSERT_EQ(run.findings.size(), 1u);
+  ASSERT_TRUE(run.findings[0].source.has_value());
+  EXPECT_EQ(run.findings[0].source->file, "/home/me/train.py");
+  EXPECT_EQ(run.findings[0].source->line, 43);
+  EXPECT_EQ(run.findings[0].source->text, "grown = F.conv2d(mask, k)");
+
+  // A facts table passes through as it is (the input stage's pieces carry their source).
+  nlohmann::json facts = MinimalFacts();
+  facts["data"] = nlohmann::json::parse(R"({"stage": {"pieces": [
+      {"source": {"file": "/home/me/train.py", "line": 39, "text": ""}}]}})");
+  run = RunOneRule(dir_,
+                   "return {id = \"r\", title = \"R\",\n"
+                   "  check = function(facts) return {{severity = \"low\", message = \"m\", "
+                   "evidence = \"e\", source = facts.data.stage.pieces[1].source}} end}",
+                   facts);
+  ASSERT_THAT(run.errors, IsEmpty());
+  ASSERT_EQ(run.findings.size(), 1u);
+  ASSERT_TRUE(run.findings[0].source.has_value());
+  EXPECT_EQ(run.findings[0].source->line, 39);
+}
+
+TEST_F(RunnerTest, ABadSourceDropsItsFinding) {
+  const RuleRun run = Returning(R"({
+      {severity = "low", message = "m", evidence = "e", source = "train.py:3"},
+      {severity = "low", message = "m", evidence = "e", source = {file = "", line = 3}},
+      {severity = "low", message = "m", evidence = "e", source = {file = "t.py", line = 0}},
+      {severity = "low", message = "m", evidence = "e", source = {file = "t.py", line = 2, text = 5}},
+      {severity = "low", message = "m", evidence = "e",
+       source = setmetatable({}, {__index = function() error("boom") end})},
+      {severity = "low", message = "kept", evidence = "e", source = {file = "t.py", line = 2}}})");
+  EXPECT_THAT(run.errors,
+              ElementsAre(HasSubstr("finding 1: source must be a table {file, line, text}, not a "
+                                    "string"),
+                          HasSubstr("finding 2: source.file must be a path"),
+                          HasSubstr("finding 3: source.line must be an integer >= 1"),
+                          HasSubstr("finding 4: source.text must be a string"),
+                          HasSubstr("finding 5: source.file must be a path")));
+  ASSERT_EQ(run.findings.size(), 1u);
+  EXPECT_EQ(run.findings[0].source->text, "");
+}
+
 TEST_F(RunnerTest, NilMeansNoFindings) {
   const RuleRun run = Returning("nil");
   EXPECT_THAT(run.errors, IsEmpty());

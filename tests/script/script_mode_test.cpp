@@ -137,9 +137,11 @@ TEST(ScriptMode, AutotestRelaunchesTheScriptWithTheKnobApplied) {
   const fs::path scratch = Scratch("autotest");
   const std::string tag = UniqueTag();
   // A rule of the test's own names the recipe: which built-in rules fire depends on timings.
+  // One worker: dataloader-workers tries the counts up to the cores, 2 on CI, leaving out the
+  // script's own.
   const CommandResult run = RunCommand(kAdvisor + " bisect -q --autotest --autotest-rounds 1 --rules " +
                                            kScripts + "/rules --out " + (scratch / "report").string() +
-                                           " -- " + Sample(tag),
+                                           " -- " + Sample(tag, "--workers 1"),
                                        scratch.string());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json fixes = Report(scratch / "report")["fixes"];
@@ -200,6 +202,98 @@ TEST(ScriptMode, AFindingAwayFromTheHotSpotGetsItsLineFromTheRunningScript) {
   EXPECT_EQ(attention[0]["source"]["file"], kScripts + "/attention_train.py");
   EXPECT_NE(attention[0]["source"]["text"].get<std::string>().find("# SOFTMAX_LINE"),
             std::string::npos);
+}
+
+// The seed's input pipeline (tests/script/pipeline_train.py): a dilation of a float mask, the
+// slow way, before a crop.
+std::string Pipeline(const std::string& tag, const std::string& arguments) {
+  return kPython + " " + kScripts + "/pipeline_train.py --tag " + tag + " " + arguments;
+}
+
+int LineOf(const std::string& file, const std::string& text) {
+  std::ifstream source(file);
+  std::string line;
+  for (int number = 1; std::getline(source, line); ++number) {
+    if (line.find(text) != std::string::npos) return number;
+  }
+  return 0;
+}
+
+// The heaviest piece of `kind` in data.stage.
+const json* Heaviest(const json& stage, const std::string& kind) {
+  const json* heaviest = nullptr;
+  for (const json& piece : stage["pieces"]) {
+    if (piece["kind"] == kind && (heaviest == nullptr || piece["ms"] > (*heaviest)["ms"])) {
+      heaviest = &piece;
+    }
+  }
+  return heaviest;
+}
+
+// What the report must say of the pipeline whoever prepared its batches: the dilation is the
+// heaviest transform, on the 256x256 mask held in float; its convolution the heaviest line.
+void ExpectTheDilationNamed(const json& stage, const std::string& run_output) {
+  ASSERT_TRUE(stage.is_object()) << run_output;
+  EXPECT_GE(stage["batches"].get<int>(), 1);
+  EXPECT_GT(stage["batch_ms"].get<double>(), 0.0);
+  EXPECT_GE(stage["cores"].get<int>(), 1);
+  EXPECT_EQ(stage["output_shape"], json::array({4, 224, 224}));
+  const std::string script = kScripts + "/pipeline_train.py";
+  const json* transform = Heaviest(stage, "transform");
+  ASSERT_NE(transform, nullptr) << stage.dump();
+  EXPECT_EQ((*transform)["name"], "RandomDilation") << stage.dump();
+  EXPECT_GE((*transform)["share"].get<double>(), 0.25) << stage.dump();
+  EXPECT_LE((*transform)["share"].get<double>(), 1.0);
+  EXPECT_EQ((*transform)["input_shape"], json::array({1, 256, 256})) << "the mask, before the crop";
+  EXPECT_EQ((*transform)["dtype"], "float32");
+  EXPECT_EQ((*transform)["input_is_binary"], true);
+  EXPECT_EQ((*transform)["source"]["file"], script);
+  const json* line = Heaviest(stage, "line");
+  ASSERT_NE(line, nullptr) << stage.dump();
+  EXPECT_EQ((*line)["name"], "torch.conv2d") << stage.dump();
+  EXPECT_EQ((*line)["source"]["file"], script);
+  EXPECT_EQ((*line)["source"]["line"], LineOf(script, "grown = F.conv2d("));
+  EXPECT_GT((*line)["share"].get<double>(), 0.0);
+}
+
+TEST(ScriptMode, NamesTheSlowTransformFromTheDataLoadersWorkerProcesses) {
+  const fs::path scratch = Scratch("input_stage_workers");
+  const std::string tag = UniqueTag();
+  const CommandResult run = RunCommand(kAdvisor + " bisect -q --out " +
+                                           (scratch / "report").string() + " -- " +
+                                           Pipeline(tag, "--workers 2"),
+                                       scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = Report(scratch / "report");
+  const json& data = report["data"];
+  EXPECT_EQ(data["workers"], 2);
+  ExpectTheDilationNamed(data["stage"], run.err);
+  // The advice points at the user's transform: a mask dilated in float32.
+  const json* narrow = nullptr;
+  for (const json& finding : report["findings"]) {
+    if (finding["rule"] == "input-narrow-dtype") narrow = &finding;
+  }
+  ASSERT_NE(narrow, nullptr) << report["findings"].dump();
+  ASSERT_TRUE((*narrow)["source"].is_object()) << narrow->dump();
+  EXPECT_EQ((*narrow)["source"]["file"], kScripts + "/pipeline_train.py");
+  ASSERT_TRUE(data["stage"]["worker_busy_share"].is_number());
+  EXPECT_GT(data["stage"]["worker_busy_share"].get<double>(), 0.0);
+  EXPECT_LE(data["stage"]["worker_busy_share"].get<double>(), 1.0);
+  EXPECT_EQ(ProcessesTagged(tag), 0);
+}
+
+TEST(ScriptMode, NamesTheSlowTransformOnTheMainProcessWithWorkers0) {
+  const fs::path scratch = Scratch("input_stage_main");
+  const std::string tag = UniqueTag();
+  const CommandResult run = RunCommand(kAdvisor + " bisect -q --out " +
+                                           (scratch / "report").string() + " -- " +
+                                           Pipeline(tag, "--workers 0"),
+                                       scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json data = Report(scratch / "report")["data"];
+  EXPECT_EQ(data["workers"], 0);
+  ExpectTheDilationNamed(data["stage"], run.err);
+  EXPECT_TRUE(data["stage"]["worker_busy_share"].is_null());
 }
 
 struct BadScript {

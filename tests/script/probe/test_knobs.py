@@ -109,5 +109,52 @@ class DdpKnobTest(unittest.TestCase):
                          "this torch's DistributedDataParallel takes no gradient_as_bucket_view")
 
 
+class DataLoaderKnobTest(unittest.TestCase):
+    """The pipeline's knobs, applied where the script builds its DataLoader, whatever it passed."""
+
+    def setUp(self):
+        loader = torch.utils.data.DataLoader
+        self.addCleanup(setattr, loader, "__init__", loader.__init__)
+        self.data = torch.utils.data.TensorDataset(torch.zeros(8, 2))
+
+    def test_any_worker_count_the_autotest_gives(self):
+        Knobs({"dataloader_workers": 3, "persistent_workers": True}).at_import()
+        loader = torch.utils.data.DataLoader(self.data, 4, True, num_workers=1)
+        self.assertEqual(loader.num_workers, 3)
+        self.assertTrue(loader.persistent_workers)
+        self.assertEqual(loader.batch_size, 4, "the script's own arguments stay")
+
+    def test_persistent_workers_stay_off_without_workers(self):
+        Knobs({"persistent_workers": True}).at_import()
+        loader = torch.utils.data.DataLoader(self.data, batch_size=4)
+        self.assertFalse(loader.persistent_workers, "DataLoader refuses them with 0 workers")
+        loader = torch.utils.data.DataLoader(self.data, batch_size=4, num_workers=2)
+        self.assertTrue(loader.persistent_workers)
+
+
+    def test_the_numerics_runs_draw_each_items_randomness_from_its_index(self):
+        # An augmentation that draws from Python's and torch's generators, as scripts do.
+        class Jitter(torch.utils.data.Dataset):
+            def __len__(self):
+                return 16
+
+            def __getitem__(self, index):
+                import random
+                return torch.tensor([index + random.random(), float(torch.rand(()))])
+
+        original_init = torch.utils.data.DataLoader.__init__
+
+        def batches(workers, numerics):
+            torch.utils.data.DataLoader.__init__ = original_init  # one run's knobs at a time
+            Knobs({"dataloader_workers": workers}, numerics=numerics).at_import()
+            loader = torch.utils.data.DataLoader(Jitter(), batch_size=4, num_workers=1)
+            return torch.cat(list(loader))
+
+        self.assertTrue(torch.equal(batches(1, True), batches(2, True)),
+                        "the same items whichever worker prepares them")
+        self.assertFalse(torch.equal(batches(1, False), batches(2, False)),
+                         "without it a worker's own seed decides (what the check must undo)")
+
+
 if __name__ == "__main__":
     unittest.main()

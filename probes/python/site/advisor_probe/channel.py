@@ -1,11 +1,15 @@
 """The probe's end of the private channel to advisor: one JSON object per line each way."""
 
 import json
+import os
 import socket
 
 
 class Channel:
     def __init__(self, address):
+        # advisor's private folder (mode 0700), which advisor removes however the run ends: the
+        # probe keeps its own scratch there.
+        self.folder = os.path.dirname(address)
         self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # not inherited by exec
         self._socket.connect(address)
         self._pending = b""

@@ -6,6 +6,8 @@ after the script's own set-up, so that its settings do not undo the knob."""
 import functools
 import inspect
 import os
+import random
+import sys
 
 import torch
 
@@ -14,7 +16,7 @@ KNOWN = {"deterministic", "batch_scale", "autocast_dtype", "allow_tf32", "cudnn_
          "channels_last", "fused_optimizer", "pin_memory", "dataloader_workers",
          "intra_op_threads", "sdpa_backend", "compile", "ddp_bucket_cap_mb",
          "ddp_gradient_as_bucket_view", "ddp_static_graph", "ddp_no_sync",
-         "fsdp_sharding_strategy"}
+         "fsdp_sharding_strategy", "persistent_workers"}
 # DistributedDataParallel's constructor arguments each DDP knob sets.
 _DDP_ARGUMENTS = {"ddp_bucket_cap_mb": "bucket_cap_mb",
                   "ddp_gradient_as_bucket_view": "gradient_as_bucket_view",
@@ -49,6 +51,36 @@ def _eager_random_numbers():
     inductor_config.fallback_random = True
 
 
+class ItemSeeded(torch.utils.data.Dataset):
+    """The script's map-style Dataset in the numerics check's runs: each item draws its random
+    numbers (Python's, torch's, numpy's) from its own index, as the TorchScript door's input stage
+    does per batch. A DataLoader worker otherwise draws them from its own seed, so items with
+    random augmentations change with the worker that prepares them, and the losses of a baseline
+    and a candidate with another worker count differ for that alone."""
+
+    def __init__(self, dataset):
+        self.dataset = dataset
+
+    def __len__(self):
+        return len(self.dataset)
+
+    def __getitem__(self, index):
+        if isinstance(index, int):
+            random.seed(index)
+            torch.manual_seed(index)
+            numpy = sys.modules.get("numpy")
+            if numpy is not None:
+                numpy.random.seed(index % 2**32)
+        return self.dataset[index]
+
+    def __getattr__(self, name):
+        dataset = self.__dict__.get("dataset")
+        # A batched fetch (__getitems__, torch 2.x) would pass the items by without their seeds.
+        if dataset is None or name == "__getitems__":
+            raise AttributeError(name)
+        return getattr(dataset, name)
+
+
 def _count(value):
     return physical_cores() if value == 0 else int(value)
 
@@ -73,7 +105,8 @@ class Knobs:
 
     def at_import(self):
         o = self._overrides
-        if {"dataloader_workers", "pin_memory", "batch_scale"} & set(o):
+        if self._numerics or \
+                {"dataloader_workers", "pin_memory", "persistent_workers", "batch_scale"} & set(o):
             self._patch_data_loader()
         if o.get("fused_optimizer"):
             self._patch_optimizers()
@@ -175,6 +208,7 @@ class Knobs:
 
     def _patch_data_loader(self):
         o = self._overrides
+        numerics = self._numerics
         loader = torch.utils.data.DataLoader
         original = loader.__init__
         signature = inspect.signature(original)
@@ -187,8 +221,15 @@ class Knobs:
                 arguments["num_workers"] = _count(o["dataloader_workers"])
             if o.get("pin_memory") and torch.cuda.is_available():
                 arguments["pin_memory"] = True
+            if "persistent_workers" in o:
+                # DataLoader refuses persistent workers without workers: with none it stays off.
+                workers = arguments.get("num_workers", signature.parameters["num_workers"].default)
+                arguments["persistent_workers"] = bool(o["persistent_workers"]) and workers > 0
             if "batch_scale" in o and arguments.get("batch_sampler") is None:
                 arguments["batch_size"] = arguments.get("batch_size", 1) * int(o["batch_scale"])
+            dataset = arguments.get("dataset")
+            if numerics and not isinstance(dataset, torch.utils.data.IterableDataset):
+                arguments["dataset"] = ItemSeeded(dataset)
             original(*bound.args, **bound.kwargs)
 
         loader.__init__ = init

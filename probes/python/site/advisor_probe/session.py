@@ -19,6 +19,7 @@ import weakref
 import torch
 
 from advisor_probe import modules as module_tree
+from advisor_probe.input_stage import InputStage
 from advisor_probe.markers import Markers
 from advisor_probe.sources import SourceCapture, line_text
 from advisor_probe.steps import StepClock
@@ -49,7 +50,7 @@ def _autocast_dtype(device):
     return torch.get_autocast_gpu_dtype() if device == "cuda" else torch.get_autocast_cpu_dtype()
 
 
-def _end_interpreter(loader_iterators):
+def _end_interpreter(loader_iterators, input_stage=None):
     """Ends the script where it stands, without running its own code (its finally blocks or atexit
     handlers could save checkpoints). Its DataLoaders' workers are shut down first, as the
     loaders themselves would: a worker killed instead leaves its temporary folder (/tmp/pymp-*,
@@ -61,6 +62,8 @@ def _end_interpreter(loader_iterators):
                 shutdown()
         except Exception:  # noqa: BLE001 (clean-up is best effort; the exit is not)
             pass
+    if input_stage is not None:
+        input_stage.close()
     os._exit(0)
 
 
@@ -127,6 +130,7 @@ class Session:
         self._input = {}
         self._loader = None
         self._loader_iterators = weakref.WeakSet()  # to shut their workers down at the end
+        self._input_stage = None   # the DataLoaders' pipeline, measured where advisor asks
         self._sources = set()      # (file, line) labelled by a source capture
         self._awaiting_command = False  # the model is described; the next boundary asks advisor
         self._training_state = TrainingState()
@@ -205,7 +209,11 @@ class Session:
         def iterate(loader):
             session._loader = {"workers": int(loader.num_workers),
                                "pin_memory": bool(loader.pin_memory)}
-            iterator = original_iter(loader)
+            restore = session._stage_workers(loader)
+            try:
+                iterator = original_iter(loader)
+            finally:
+                restore()
             try:
                 session._loader_iterators.add(iterator)
             except TypeError:  # an iterator that takes no weak reference is not a worker pool
@@ -213,6 +221,14 @@ class Session:
             return iterator
 
         loader_class.__iter__ = iterate
+
+    def _stage_workers(self, loader):
+        """The loader's workers carry the input stage's probe (bisect mode only)."""
+        if self._channel is None or not self._active():
+            return lambda: None
+        if self._input_stage is None:
+            self._input_stage = InputStage(self._channel.folder)
+        return self._input_stage.iterating(loader)
 
     def _forked(self):
         # A DataLoader worker or any other fork: it must not record, send or hold the channel.
@@ -423,6 +439,9 @@ class Session:
             events = torch.ops.advisor.probe_finish()
             command.recording = False
             message = {"memory": self._memory(), "losses": self._loss_check(command)}
+            if command.message.get("input_stage"):
+                message["stage"] = self._input_stage.finish() \
+                    if self._input_stage is not None else None
             if command.op == "source":
                 message["lines"] = {"%s:%d" % key: line_text(*key) for key in self._sources}
                 self._sources = set()
@@ -452,7 +471,7 @@ class Session:
     def _receive_command(self):
         message = self._channel.receive()
         if message is None or message.get("op") == "exit":
-            _end_interpreter(self._loader_iterators)
+            _end_interpreter(self._loader_iterators, self._input_stage)
         if message.get("op") == "detach":
             self._detach()
             return
@@ -468,6 +487,9 @@ class Session:
                 self._fatal("advisor asked for the source of an unknown module")
             capture = SourceCapture(module, self._sources)
             command.undo.append(capture.remove)
+        if message.get("input_stage") and self._input_stage is not None:
+            # From the warm-up step on: the batches in flight as the window starts are its own.
+            self._input_stage.start()
         self._command = command
 
     def _instrument(self, message):
