@@ -86,7 +86,7 @@ BisectReport SampleReportAllMeasured() {
   report.memory->num_device_allocs = 0;
   report.memory->tensor_allocs_per_step = 120;
   report.memory->tensor_alloc_mb_per_step = 900;
-  report.data = DataWait{1.0, 2, true};
+  report.data = DataWait{1.0, 2, true, std::nullopt};
   InputStageProfile stage;
   stage.batch_ms = 8.0;
   stage.batches = 20;

@@ -87,7 +87,8 @@ TorchScriptSource::TorchScriptSource(const TorchScriptSourceOptions& options,
   description_.device_limits = CudaDeviceLimits();
   if (spec_.input_stage) {
     description_.input = DataWait{0, spec_.input_stage->workers,
-                                  spec_.input_stage->pin_memory && spec_.device == "cuda"};
+                                  spec_.input_stage->pin_memory && spec_.device == "cuda",
+                                  std::nullopt};
   }
 
   progress_("loading " + options_.model_path);

@@ -230,7 +230,7 @@ TEST(Bisection, TheInputStageProfileIsTheBaselineWindows) {
   InputStageProfile profile;
   profile.batch_ms = 7.5;
   profile.pieces = {{"random_dilation", "transform", {}, 6.0, 0.8, {8, 1, 64, 64}, {}, "float32", true}};
-  source.HaveInputStage(DataWait{0, 4, false}, profile);
+  source.HaveInputStage(DataWait{0, 4, false, std::nullopt}, profile);
   const BisectReport report = Bisect(source).report;
   ASSERT_TRUE(report.data.has_value());
   EXPECT_EQ(report.data->workers, 4);

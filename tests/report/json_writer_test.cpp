@@ -233,7 +233,7 @@ TEST(JsonWriter, TextParsesBackToTheSameDocument) {
 
 TEST(JsonWriter, DataWaitOfTheInputStage) {
   BisectReport report = FilledReport();
-  report.data = DataWait{10.31, 2, true};
+  report.data = DataWait{10.31, 2, true, std::nullopt};
   const json data = ReportToJson(report).at("data");
   EXPECT_DOUBLE_EQ(data.at("wait_ms").get<double>(), 10.31);
   EXPECT_EQ(data.at("workers"), 2);
@@ -260,7 +260,7 @@ TEST(JsonWriter, TheWorkerSeriesAndItsKnee) {
 
 TEST(JsonWriter, TheInputStageByPiece) {
   BisectReport report = FilledReport();
-  report.data = DataWait{10.31, 0, false};
+  report.data = DataWait{10.31, 0, false, std::nullopt};
   InputStageProfile stage;
   stage.batch_ms = 9.0;
   stage.batches = 12;

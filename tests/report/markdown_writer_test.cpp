@@ -245,7 +245,7 @@ TEST(MarkdownWriter, APipeIsEscapedInTablesOnly) {
 
 TEST(MarkdownWriter, StepBreakdownShowsTheWaitForTheInputBatch) {
   BisectReport report = FilledReport();
-  report.data = DataWait{10.31, 2, false};
+  report.data = DataWait{10.31, 2, false, std::nullopt};
   const std::string md = ReportToMarkdown(report);
   EXPECT_EQ(LineWith(md, "waiting for the input batch"),
             "| waiting for the input batch | 10.31 | 25.0% |");
@@ -255,7 +255,7 @@ TEST(MarkdownWriter, StepBreakdownShowsTheWaitForTheInputBatch) {
 
 TEST(MarkdownWriter, TheInputStageNamesEachPieceWhereItRunsAndItsShare) {
   BisectReport report = FilledReport();
-  report.data = DataWait{10.31, 4, false};
+  report.data = DataWait{10.31, 4, false, std::nullopt};
   InputStageProfile stage;
   stage.batch_ms = 9.0;
   stage.batches = 12;
