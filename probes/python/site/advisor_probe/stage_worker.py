@@ -41,6 +41,7 @@ def _library_dirs():
 
 
 _LIBRARY_DIRS = _library_dirs()
+_PROBE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "")
 _user_files = {}
 
 
@@ -208,10 +209,13 @@ class LineSampler:
         return "%s:%d" % (os.path.abspath(frame.f_code.co_filename), frame.f_lineno)
 
     def _profile(self, frame, event, arg):
+        # The probe's own calls (its clock, the wrappers around the transforms) are not the
+        # user's line's: a call from the probe's wrapper showed as line 36's "list.pop".
+        if arg is now or frame.f_code.co_filename.startswith(_PROBE_DIR):
+            return
         if event == "c_call":
-            if arg is not now:  # the probe's own clock
-                self._c_calls.append([now(), arg])
-        elif event in ("c_return", "c_exception") and self._c_calls and arg is not now:
+            self._c_calls.append([now(), arg])
+        elif event in ("c_return", "c_exception") and self._c_calls:
             start, function = self._c_calls.pop()
             if self._stack and self._stack[-1][0] is not None:
                 ops = self._ops.setdefault(self._stack[-1][0], {})
