@@ -18,7 +18,9 @@
 # benchmark), marker_cost (bench/marker_cost.py: op recording and marker hooks on the launch-bound
 # model, apart), ddp (several ranks on 2 GPUs: DDP and FSDP ViT under torchrun, skipped on one
 # GPU), seed (bench/seed_pipeline.py: the data-input seed's pipeline, worker counts by hand, the
-# dilation on bool, the crop first, then advisor --autotest on it). A later stage reuses
+# dilation on bool, the crop first, then advisor --autotest on it), detached_cost
+# (bench/detached_cost.py: what the probe leaves in the steps after --let-run detaches it, inside
+# one process, blocks with and without its hooks alternated). A later stage reuses
 # build-gpu/ and /tmp from an
 # earlier call on the same machine, so a device call with a time limit can take a few stages at a
 # time.
@@ -303,6 +305,14 @@ seed() {
   grep -v "^seed-" "$logs/seed.log" | tee -a "$out/summary.txt"
 }
 
+# Issue #11's steady <= 1.01x where two processes of a script differ by more than that: the
+# launch-bound model's steps with and without the detached probe's hooks, in one process.
+detached_cost() {
+  step detached_cost python3 bench/detached_cost.py --site build-gpu/probe/site --device cuda \
+    --blocks "${DETACHED_BLOCKS:-20}" --steps 50
+  tail -1 "$logs/detached_cost.log" | tee -a "$out/summary.txt"
+}
+
 zoo() {
   OUT="$results/zoo" ZOO_RUNS="${ZOO_RUNS:-1}" step zoo bash bench/zoo_gpu.sh
   grep -h "localized" "$results"/zoo/run-*.txt | tee -a "$out/summary.txt"
@@ -312,10 +322,10 @@ zoo() {
 for stage in "${stages[@]}"; do
   case "$stage" in
     build) build || { log "build failed: later stages skipped"; exit 1; } ;;
-    tests|vit|graphs|overhead|zoo|script|script_tests|script_overhead|script_autotest|script_pipeline|traces|marker_cost|ddp|seed)
+    tests|vit|graphs|overhead|zoo|script|script_tests|script_overhead|script_autotest|script_pipeline|traces|marker_cost|ddp|seed|detached_cost)
       "$stage" ;;
     *) log "unknown stage '$stage' (build, tests, vit, graphs, overhead, zoo, script," \
          "script_tests, script_overhead, script_autotest, script_pipeline, traces, marker_cost," \
-         "ddp, seed)"; exit 2 ;;
+         "ddp, seed, detached_cost)"; exit 2 ;;
   esac
 done
