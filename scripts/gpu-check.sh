@@ -20,7 +20,8 @@
 # GPU), seed (bench/seed_pipeline.py: the data-input seed's pipeline, worker counts by hand, the
 # dilation on bool, the crop first, then advisor --autotest on it), detached_cost
 # (bench/detached_cost.py: what the probe leaves in the steps after --let-run detaches it, inside
-# one process, blocks with and without its hooks alternated). A later stage reuses
+# one process, blocks with and without its hooks alternated), rank_traces (the two-rank NCCL
+# trace with a planted straggler, recorded and analysed; 2 GPUs). A later stage reuses
 # build-gpu/ and /tmp from an
 # earlier call on the same machine, so a device call with a time limit can take a few stages at a
 # time.
@@ -264,8 +265,11 @@ ddp() {
   cp rules/{exposed_communication,straggler_rank,unbalanced_data_per_rank}.lua \
     rules/{gradient_sync_per_micro_step,shard_training_state,fsdp_fragmentation}.lua \
     rules/memory_near_limit.lua bench/rules/try_ddp_buckets.lua "$rules/"
-  ADVISOR_RULES_DIR=$rules step ddp_autotest build-gpu/advisor bisect --autotest \
-    --autotest-rounds "${AUTOTEST_ROUNDS:-2}" --autotest-budget "${AUTOTEST_BUDGET:-3m}" \
+  # DDP_AUTOTEST=0: the bisection alone (the per-rank facts and findings, in a shorter call).
+  local autotest=(--autotest --autotest-rounds "${AUTOTEST_ROUNDS:-2}"
+                  --autotest-budget "${AUTOTEST_BUDGET:-3m}")
+  [ "${DDP_AUTOTEST:-1}" = 0 ] && autotest=()
+  ADVISOR_RULES_DIR=$rules step ddp_autotest build-gpu/advisor bisect "${autotest[@]}" \
     --out "$results/ddp-vit" -- "${torchrun[@]}" bench/scripts/ddp_vit_train.py --steps 100000
   ADVISOR_RULES_DIR=$rules step ddp_fsdp build-gpu/advisor bisect --out "$results/ddp-vit-fsdp" \
     -- "${torchrun[@]}" bench/scripts/ddp_vit_train.py --steps 100000 --fsdp
@@ -295,6 +299,16 @@ traces() {
   grep "^|" "$logs/bench_trace_reader.log" | tee -a "$out/summary.txt"
 }
 
+# The two-rank NCCL trace alone (2 GPUs): recorded with a planted straggler and analysed as a
+# folder of rank traces; advisor analyze should name rank and module as the manifest expects.
+rank_traces() {
+  step record_rank_traces python3 scripts/record_traces.py "$results/rank-traces" --cases || return 1
+  step analyze_ranks build-gpu/advisor analyze "$results/rank-traces/ranks/straggler" \
+    --out "$results/analyze-ranks"
+  grep -h '"expected"' -A4 "$results/rank-traces/manifest.json" | tee -a "$out/summary.txt"
+  grep -hE "^(finding|step|rank)" "$logs/analyze_ranks.log" | head -20 | tee -a "$out/summary.txt"
+}
+
 # The data-input seed's pipeline on the GPU machine's cores (docs/benchmarks.md, "The input
 # pipeline"): 2, 4, 8 and 16 workers timed by hand, the two changes inside the pipeline at the
 # fastest count, then what advisor finds (the slow transform, its rules, dataloader-workers' knee).
@@ -322,10 +336,10 @@ zoo() {
 for stage in "${stages[@]}"; do
   case "$stage" in
     build) build || { log "build failed: later stages skipped"; exit 1; } ;;
-    tests|vit|graphs|overhead|zoo|script|script_tests|script_overhead|script_autotest|script_pipeline|traces|marker_cost|ddp|seed|detached_cost)
+    tests|vit|graphs|overhead|zoo|script|script_tests|script_overhead|script_autotest|script_pipeline|traces|marker_cost|ddp|seed|detached_cost|rank_traces)
       "$stage" ;;
     *) log "unknown stage '$stage' (build, tests, vit, graphs, overhead, zoo, script," \
          "script_tests, script_overhead, script_autotest, script_pipeline, traces, marker_cost," \
-         "ddp, seed, detached_cost)"; exit 2 ;;
+         "ddp, seed, detached_cost, rank_traces)"; exit 2 ;;
   esac
 done
