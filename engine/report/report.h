@@ -314,7 +314,8 @@ struct RankSummary {
   int last_arrivals = 0;             // matched collectives it reached last
   double wait_ms = 0;                // how long it waited in the matched collectives for the
                                      // last rank to arrive, per step
-  std::optional<UnprofiledSteps> unprofiled;  // absent where the door timed none (a trace)
+  std::optional<UnprofiledSteps> unprofiled = std::nullopt;  // absent where the door timed none
+                                                            // (a trace)
 };
 
 // The rank the others wait for, and what on it made it late: its costs beyond the median of the

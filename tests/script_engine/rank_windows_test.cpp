@@ -40,7 +40,7 @@ RecordedWindow Window(int first, int steps, TimeNs work_ms, bool markers) {
     step.index = first + i;
     step.start_ns = start * kMs;
     step.end_ns = (start + 10) * kMs;
-    step.phases = {{Phase::kForward, step.start_ns, step.end_ns}};
+    step.phases.push_back({Phase::kForward, step.start_ns, step.end_ns});
     timeline.steps.push_back(step);
     if (markers) timeline.markers.push_back({"slow", MarkerKind::kForwardEnter, 1, start * kMs});
     timeline.ops.push_back(Op("aten::mm", start, start + work_ms));
