@@ -6,11 +6,22 @@
 -- taken on one rank, a slower kernel, a host sync); the unbalanced-data rule covers the case
 -- where everything on the rank is slower. Its lateness is weighed against its spread over the
 -- steps (sure_late_share, the lower end of its 95 % interval): a rank late only now and then is
--- the host's noise, not a straggler.
+-- the host's noise, not a straggler. Where advisor also timed steps without a profiler (bisect),
+-- its excess must show there too (holds_unprofiled), or it is taken for the profiler's own effect.
 
 local MIN_LATE_SHARE = 0.05    -- the others wait 5% of the step for it
 local HIGH_LATE_SHARE = 0.20
 local MODULE_EXPLAINS = 0.5    -- the module holds half of the rank's extra compute or more
+
+-- Whether the steps timed without a profiler bore the straggler out, for the evidence.
+local function unprofiled_text(s)
+  if s.holds_unprofiled == nil then
+    return "; not checked outside the profiled steps (none were timed without a profiler)"
+  end
+  return string.format("; outside the profiled steps too, its data wait and forward %s longer "
+    .. "than the other ranks' (%s in the profiled steps)", advisor.ms(s.unprofiled_excess_ms),
+    advisor.ms(s.pre_backward_excess_ms))
+end
 
 return {
   id = "straggler-rank",
@@ -23,6 +34,12 @@ return {
     -- Lateness that comes and goes from step to step is the host's noise (ranks on a busy
     -- machine take turns being late): what the steps' spread leaves of it must count too.
     if s.sure_late_share == nil or s.sure_late_share < MIN_LATE_SHARE then return {} end
+    -- The probe's own cost can fall on one rank more than the others in its profiled windows,
+    -- which then looks late there; a straggler the steps timed without a profiler do not show
+    -- (holds_unprofiled false: engine/multi_rank/unprofiled_check.h weighs its data wait and
+    -- forward in both) is taken for that, and the report's data quality says so. A folder of
+    -- traces has no such steps (holds_unprofiled absent): there it cannot be checked.
+    if s.holds_unprofiled == false then return {} end
     -- A rank that computes no more than the others is late for another reason (its data, its
     -- host): no module or op can explain it.
     if s.compute_excess_ms <= 0 then return {} end
@@ -58,7 +75,7 @@ return {
         distributed.collectives_matched, advisor.ms(s.late_ms), advisor.pct(s.late_share),
         advisor.ms(s.compute_excess_ms),
         explained and string.format(", %s of it in %s", advisor.ms(s.path_excess_ms), s.path) or "",
-        op_text),
+        op_text) .. unprofiled_text(s),
       recipe = "",
       expected_gain_ms = s.late_ms,
     }}

@@ -19,6 +19,10 @@ return {
     if s.late_share == nil or s.late_share < MIN_LATE_SHARE then return {} end
     -- Late only now and then (the steps' spread leaves too little): the host's noise.
     if s.sure_late_share == nil or s.sure_late_share < MIN_LATE_SHARE then return {} end
+    -- Not borne out by the steps timed without a profiler: the probe's own cost on that rank,
+    -- not more work (straggler_rank.lua says more). An excess spread over every module, as this
+    -- rule looks for, is also what a profiler that slows one rank's every op leaves.
+    if s.holds_unprofiled == false then return {} end
     local data_slow = s.data_wait_excess_ms ~= nil and s.data_wait_excess_ms >= DATA_EXPLAINS * s.late_ms
     local module_excess = s.path_excess_ms or 0
     local spread = s.compute_excess_ms > 0 and module_excess < SPREAD * s.compute_excess_ms

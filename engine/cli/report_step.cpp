@@ -6,6 +6,7 @@
 
 #include "engine/autotest/advice_fit.h"
 #include "engine/autotest/recipe.h"
+#include "engine/multi_rank/unprofiled_check.h"
 #include "engine/report/html_writer.h"
 #include "engine/report/json_writer.h"
 #include "engine/report/markdown_writer.h"
@@ -19,6 +20,13 @@ void ApplyRules(const RuleSet& rules, const RunEnvironment& environment, BisectR
   RuleRun run = RunRules(rules, BuildFacts(report, environment));
   report.findings = std::move(run.findings);
   for (std::string& error : run.errors) report.data_quality.push_back(std::move(error));
+  // The straggler rules raise nothing on a straggler the steps outside the profiled windows do
+  // not show (facts.distributed.straggler.holds_unprofiled): the report says why.
+  if (report.distributed) {
+    if (std::string note = UnconfirmedStragglerNote(*report.distributed); !note.empty()) {
+      report.data_quality.push_back(std::move(note));
+    }
+  }
   // The recipes say which torch each fix needs; a missing recipes folder is the autotest's to
   // report, and leaves the findings as the rules wrote them. Fitted one recipe at a time, before
   // the findings of one rule and module merge into one with all their recipes.
@@ -41,6 +49,7 @@ void WriteReportFiles(ReportDir& dir, const BisectReport& report,
 void PrintStraggler(const BisectReport& report) {
   if (!report.distributed || !report.distributed->straggler) return;
   const Straggler& straggler = *report.distributed->straggler;
+  if (!straggler.holds_unprofiled.value_or(true)) return;  // the data quality says why
   std::cout << Printf("straggler: rank %d, %.3f ms per step late", straggler.rank,
                       straggler.late_ms);
   if (!straggler.path.empty()) std::cout << ", in " << straggler.path;

@@ -222,6 +222,14 @@ json RankFacts(const RankSummary& rank) {
   PutIf(facts, "data_wait_ms", rank.data_wait_ms);
   PutIf(facts, "exposed_comm_share", ShareOfStep(rank.exposed_comm_ms, rank.step_ms));
   PutIf(facts, "late_share", ShareOfStep(rank.late_ms, rank.step_ms));
+  if (const std::optional<UnprofiledSteps>& steps = rank.unprofiled) {
+    facts["unprofiled"] = {{"steps", steps->steps},
+                           {"step_ms", steps->step_ms},
+                           {"data_wait_ms", steps->data_wait_ms},
+                           {"forward_ms", steps->forward_ms},
+                           {"backward_ms", steps->backward_ms},
+                           {"optimizer_ms", steps->optimizer_ms}};
+  }
   return facts;
 }
 
@@ -234,6 +242,9 @@ json StragglerFacts(const Straggler& straggler, double step_ms) {
   PutIf(facts, "late_share", ShareOfStep(straggler.late_ms, step_ms));
   PutIf(facts, "sure_late_share", ShareOfStep(straggler.sure_late_ms, step_ms));
   PutIf(facts, "data_wait_excess_ms", straggler.data_wait_excess_ms);
+  PutIf(facts, "pre_backward_excess_ms", straggler.pre_backward_excess_ms);
+  PutIf(facts, "unprofiled_excess_ms", straggler.unprofiled_excess_ms);
+  PutIf(facts, "holds_unprofiled", straggler.holds_unprofiled);
   if (!straggler.path.empty()) {
     facts["path"] = straggler.path;
     facts["path_excess_ms"] = straggler.path_excess_ms;

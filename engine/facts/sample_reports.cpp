@@ -108,8 +108,10 @@ BisectReport SampleReportAllMeasured() {
   distributed.collectives_matched = 24;
   distributed.skew_median_ms = 1.5;
   distributed.skew_max_ms = 2.5;
-  distributed.ranks = {{0, "rank0.json", 20.0, 6.0, 11.0, 3.0, 1.0, 16.0, 4.0, 2.5, 0.0, 0},
-                       {1, "rank1.json", 20.1, 7.5, 11.0, 1.5, 1.1, 17.5, 2.2, 0.3, 1.5, 24}};
+  distributed.ranks = {{0, "rank0.json", 20.0, 6.0, 11.0, 3.0, 1.0, 16.0, 4.0, 2.5, 0.0, 0, 1.5,
+                        UnprofiledSteps{10, 18.0, 0.9, 5.5, 10.0, 1.5}},
+                       {1, "rank1.json", 20.1, 7.5, 11.0, 1.5, 1.1, 17.5, 2.2, 0.3, 1.5, 24, 0.0,
+                        UnprofiledSteps{10, 18.1, 1.0, 6.9, 8.6, 1.5}}};
   Straggler straggler;
   straggler.rank = 1;
   straggler.late_ms = 1.5;
@@ -122,6 +124,9 @@ BisectReport SampleReportAllMeasured() {
   straggler.op = "aten::mm";
   straggler.op_phase = "forward";
   straggler.op_excess_ms = 1.3;
+  straggler.pre_backward_excess_ms = 1.6;
+  straggler.unprofiled_excess_ms = 1.5;
+  straggler.holds_unprofiled = true;
   distributed.straggler = straggler;
   report.distributed = distributed;
   report.training_state = TrainingState{330.0, 330.0, 660.0, "DistributedDataParallel", "", 2, 2};

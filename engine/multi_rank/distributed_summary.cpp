@@ -1,11 +1,19 @@
 #include "engine/multi_rank/distributed_summary.h"
 
+#include "engine/analysis/step_phases.h"
 #include "engine/multi_rank/collective_matching.h"
 #include "engine/multi_rank/rank_timing.h"
 #include "engine/multi_rank/straggler.h"
 
 namespace advisor {
 namespace {
+
+// The rank's median step outside the profiled windows and its phases, one real step's.
+UnprofiledSteps UnprofiledStepsOf(const std::vector<StepSpan>& steps) {
+  const StepPhases phases = PhasesOfMedianStep(steps);
+  return {static_cast<int>(steps.size()), phases.step_ms,     phases.data_ms,
+          phases.forward_ms,              phases.backward_ms, phases.optimizer_ms};
+}
 
 RankSummary SummaryOf(const RankWindow& rank) {
   RankSummary summary;
@@ -21,6 +29,9 @@ RankSummary SummaryOf(const RankWindow& rank) {
   summary.compute_ms = timing.compute_ms;
   summary.comm_ms = timing.comm_ms;
   summary.exposed_comm_ms = timing.exposed_comm_ms;
+  if (rank.unprofiled_steps != nullptr && !rank.unprofiled_steps->empty()) {
+    summary.unprofiled = UnprofiledStepsOf(*rank.unprofiled_steps);
+  }
   return summary;
 }
 

@@ -28,6 +28,10 @@ struct RankWindow {
   // brackets one level per window, so there it is the deepest window it recorded.
   const BisectReport* report = nullptr;
   const MeasuredWindow* modules_window = nullptr;
+  // The rank's steps timed without a profiler, aligned with the other ranks' (the step clock's
+  // spans and phases, no events): what checks that a straggler of the profiled steps is not the
+  // measurement's own effect (unprofiled_check.h). Null where the door timed none (a trace).
+  const std::vector<StepSpan>* unprofiled_steps = nullptr;
 };
 
 }  // namespace advisor

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "engine/multi_rank/unprofiled_check.h"
 #include "engine/trace_analysis/event_names.h"
 #include "engine/util/median.h"
 #include "engine/util/student_t.h"
@@ -192,6 +193,7 @@ std::optional<Straggler> FindStraggler(const std::vector<RankWindow>& ranks,
   if (data_wait.size() == summaries.size()) straggler.data_wait_excess_ms = Excess(data_wait, latest);
   NameModule(ranks, latest, straggler);
   NameOp(ranks, latest, straggler);
+  CheckUnprofiled(ranks, latest, straggler);
   return straggler;
 }
 

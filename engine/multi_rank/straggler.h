@@ -36,7 +36,8 @@ double SureLateMs(const std::vector<std::vector<double>>& late_ms_by_step, std::
 
 // The straggler: the latest rank, when it reached at least half of the matched collectives last
 // and its lateness, weighed against its spread over the steps (SureLateMs), is a measurable part
-// of its step; with the module and op whose cost on it exceeds the other ranks' median the most.
+// of its step; with the module and op whose cost on it exceeds the other ranks' median the most,
+// and whether its excess holds in the steps timed without a profiler (CheckUnprofiled).
 // `summaries` are the ranks' RankSummary, by rank.
 std::optional<Straggler> FindStraggler(const std::vector<RankWindow>& ranks,
                                        const std::vector<RankSummary>& summaries,

@@ -169,7 +169,8 @@ BarChart RankChart(const DistributedSummary& distributed) {
                   {"fill-data", "exposed communication"}}};
   for (const RankSummary& rank : distributed.ranks) {
     const double exposed = std::min(rank.exposed_comm_ms, rank.step_ms);
-    const bool straggler = distributed.straggler && distributed.straggler->rank == rank.rank;
+    const bool straggler = distributed.straggler && distributed.straggler->rank == rank.rank &&
+                           distributed.straggler->holds_unprofiled.value_or(true);
     chart.rows.push_back({"rank " + std::to_string(rank.rank) + (straggler ? " (straggler)" : ""),
                           {{rank.step_ms - exposed, "fill-rest"}, {exposed, "fill-data"}},
                           Ms(rank.step_ms),

@@ -306,6 +306,16 @@ json FixesToJson(const std::vector<FixResult>& fixes) {
   return out;
 }
 
+json UnprofiledToJson(const std::optional<UnprofiledSteps>& steps) {
+  if (!steps) return nullptr;
+  return {{"steps", steps->steps},
+          {"step_ms", steps->step_ms},
+          {"data_wait_ms", steps->data_wait_ms},
+          {"forward_ms", steps->forward_ms},
+          {"backward_ms", steps->backward_ms},
+          {"optimizer_ms", steps->optimizer_ms}};
+}
+
 json DistributedToJson(const std::optional<DistributedSummary>& distributed) {
   if (!distributed) return nullptr;
   json ranks = json::array();
@@ -322,7 +332,8 @@ json DistributedToJson(const std::optional<DistributedSummary>& distributed) {
                      {"exposed_comm_ms", rank.exposed_comm_ms},
                      {"late_ms", rank.late_ms},
                      {"wait_ms", rank.wait_ms},
-                     {"last_arrivals", rank.last_arrivals}});
+                     {"last_arrivals", rank.last_arrivals},
+                     {"unprofiled", UnprofiledToJson(rank.unprofiled)}});
   }
   json straggler = nullptr;
   if (const std::optional<Straggler>& s = distributed->straggler) {
@@ -336,7 +347,10 @@ json DistributedToJson(const std::optional<DistributedSummary>& distributed) {
                  {"path_excess_ms", s->path_excess_ms},
                  {"op", s->op},
                  {"op_phase", s->op_phase},
-                 {"op_excess_ms", s->op_excess_ms}};
+                 {"op_excess_ms", s->op_excess_ms},
+                 {"pre_backward_excess_ms", OrNull(s->pre_backward_excess_ms)},
+                 {"unprofiled_excess_ms", OrNull(s->unprofiled_excess_ms)},
+                 {"holds_unprofiled", OrNull(s->holds_unprofiled)}};
   }
   return {{"world_size", distributed->world_size},
           {"backend", distributed->backend},

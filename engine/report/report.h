@@ -284,6 +284,17 @@ struct FixResult {
   std::optional<int> knee_workers;
 };
 
+// One rank's steps timed without a profiler (advisor bisect's timing steps): its median step
+// and the phases of that step, as the probe's step clock cut it.
+struct UnprofiledSteps {
+  int steps = 0;
+  double step_ms = 0;
+  double data_wait_ms = 0;
+  double forward_ms = 0;
+  double backward_ms = 0;
+  double optimizer_ms = 0;
+};
+
 // One rank of a multi-rank run, from its own trace (advisor analyze on a folder of rank traces).
 // Times are per step, medians over the rank's steps where they are step times, totals over its
 // steps divided by their number otherwise.
@@ -303,6 +314,8 @@ struct RankSummary {
   int last_arrivals = 0;             // matched collectives it reached last
   double wait_ms = 0;                // how long it waited in the matched collectives for the
                                      // last rank to arrive, per step
+  std::optional<UnprofiledSteps> unprofiled = std::nullopt;  // absent where the door timed none
+                                                            // (a trace)
 };
 
 // The rank the others wait for, and what on it made it late: its costs beyond the median of the
@@ -321,6 +334,13 @@ struct Straggler {
   std::string op;                    // the op with the largest excess
   std::string op_phase;
   double op_excess_ms = 0;
+  // Whether the excess is there outside the profiled windows too (engine/multi_rank/
+  // unprofiled_check.h): its data wait and forward beyond the other ranks' median per step, in
+  // the profiled steps and in those timed without a profiler. All absent where the door timed
+  // none (a folder of traces): there it cannot be checked.
+  std::optional<double> pre_backward_excess_ms;
+  std::optional<double> unprofiled_excess_ms;
+  std::optional<bool> holds_unprofiled;  // false: taken for the measurement's own effect
 };
 
 // Across the ranks: collectives matched by process group and sequence number (or by order where

@@ -176,7 +176,10 @@ Table RankTable(const DistributedSummary& distributed) {
                "waited ms/step", "reached last"},
               {true, true, true, true, true, true, true, true, true, true, true, true},
               {}};
-  const int straggler = distributed.straggler ? distributed.straggler->rank : -1;
+  const int straggler =
+      distributed.straggler && distributed.straggler->holds_unprofiled.value_or(true)
+          ? distributed.straggler->rank
+          : -1;
   for (const RankSummary& rank : distributed.ranks) {
     table.rows.push_back(
         {{Text(std::to_string(rank.rank)), Ms(rank.step_ms), Ms(rank.forward_ms),

@@ -139,9 +139,18 @@ std::string DistributedSentence(const DistributedSummary& distributed, const Inl
               " (median), " + Ms(distributed.skew_max_ms) + " (largest).";
   const std::optional<Straggler>& straggler = distributed.straggler;
   if (!straggler) return sentence + " No rank was consistently the last to arrive.";
-  sentence += " Rank " + std::to_string(straggler->rank) + " is the straggler: it reached " +
-              FormatShare(straggler->last_share) + " of them last, " + Ms(straggler->late_ms) +
-              " per step later than the earliest rank";
+  const std::string arrival = "reached " + FormatShare(straggler->last_share) + " of them last, " +
+                              Ms(straggler->late_ms) + " per step later than the earliest rank";
+  if (!straggler->holds_unprofiled.value_or(true)) {
+    return sentence + " Rank " + std::to_string(straggler->rank) + " " + arrival +
+           " in the profiled steps, but the steps timed without a profiler do not show it: no "
+           "straggler (see Data quality).";
+  }
+  sentence += " Rank " + std::to_string(straggler->rank) + " is the straggler: it " + arrival;
+  if (straggler->unprofiled_excess_ms) {
+    sentence += " (its data wait and forward " + Ms(*straggler->unprofiled_excess_ms) +
+                " longer than the other ranks' in the steps timed without a profiler too)";
+  }
   if (!straggler->path.empty()) {
     sentence += "; on it " + markup.code(straggler->path) + " costs " +
                 Ms(straggler->path_excess_ms) + " per step more than on the other ranks";

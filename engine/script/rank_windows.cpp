@@ -98,11 +98,16 @@ void RankWindows::CheckAligned(const std::vector<const std::vector<StepSpan>*>& 
   }
 }
 
-std::vector<StepSpan> RankWindows::SlowestSteps(
-    const std::vector<std::vector<StepSpan>>& spans) const {
+std::vector<StepSpan> RankWindows::TimedSteps(std::vector<std::vector<StepSpan>> spans) {
   std::vector<const std::vector<StepSpan>*> views;
   for (const std::vector<StepSpan>& rank : spans) views.push_back(&rank);
   CheckAligned(views);
+  if (spans.size() > 1) {
+    timed_.resize(spans.size());
+    for (std::size_t r = 0; r < spans.size(); ++r) {
+      timed_[r].insert(timed_[r].end(), spans[r].begin(), spans[r].end());
+    }
+  }
   std::vector<StepSpan> slowest = spans.front();
   for (std::size_t r = 1; r < spans.size(); ++r) {
     for (std::size_t i = 0; i < slowest.size(); ++i) {
@@ -168,6 +173,7 @@ std::optional<DistributedSummary> RankWindows::Summarise() const {
     window.collectives = &rank.collectives;
     window.report = &rank.report;
     window.modules_window = rank.deepest.attribution ? &rank.deepest : &rank.baseline;
+    if (timed_.size() == ranks_.size()) window.unprofiled_steps = &timed_[r];
     windows.push_back(std::move(window));
   }
   return SummariseRanks(windows);

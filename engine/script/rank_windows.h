@@ -2,8 +2,8 @@
 // rank measures the same steps (the controller names them by index), the bisection decides each
 // window on the slowest rank's (the one whose own work, its steps less its waits in collectives,
 // took longest: the others wait for it), and what the per-rank summary needs of every rank is
-// kept: the baseline (the first uninstrumented window), and the deepest instrumented window,
-// whose module costs name the straggler's module. Torch-free.
+// kept: the steps timed without a profiler, the baseline (the first uninstrumented window), and
+// the deepest instrumented window, whose module costs name the straggler's module. Torch-free.
 #pragma once
 
 #include <optional>
@@ -21,13 +21,15 @@ class RankWindows {
   // `ranks`: each rank's number, in the order its replies are given.
   explicit RankWindows(std::vector<int> ranks) : ranks_(std::move(ranks)) {}
 
-  // Per step, the span of the rank whose step took longest: the step every rank waits for.
-  // Throws std::runtime_error (one line) when the ranks measured different steps.
-  std::vector<StepSpan> SlowestSteps(const std::vector<std::vector<StepSpan>>& spans) const;
+  // Each rank's steps timed without a profiler: kept for the summary (they tell a straggler from
+  // the profiler's own effect) and returned as, per step, the span of the rank whose step took
+  // longest: the step every rank waits for. Throws std::runtime_error (one line) when the ranks
+  // measured different steps.
+  std::vector<StepSpan> TimedSteps(std::vector<std::vector<StepSpan>> spans);
 
   // Each rank's window of one request: keeps what the summary needs and returns the slowest
   // rank's window, without its collectives (waits for the others, not the rank's work). Throws
-  // std::runtime_error as SlowestSteps.
+  // std::runtime_error as TimedSteps.
   RecordedWindow Decide(Instrumentation instrumentation, std::vector<RecordedWindow> windows);
 
   // Which rank the windows were decided on, for the report's data quality; "" with one rank.
@@ -42,6 +44,7 @@ class RankWindows {
   void CheckAligned(const std::vector<const std::vector<StepSpan>*>& spans) const;
 
   std::vector<int> ranks_;
+  std::vector<std::vector<StepSpan>> timed_;  // every timing window's steps, by the order of ranks_
   std::vector<Timeline> baseline_;  // by the order of ranks_
   std::vector<Timeline> deepest_;   // the latest instrumented window, likewise
   std::vector<int> decided_on_;     // per recorded window, the rank it was decided on

@@ -198,7 +198,7 @@ std::vector<StepSpan> ScriptSource::TimeSteps(int steps) {
   std::vector<std::vector<StepSpan>> spans;
   for (const json& reply : replies) spans.push_back(ReadSteps(reply));
   try {
-    return rank_windows_.SlowestSteps(spans);
+    return rank_windows_.TimedSteps(std::move(spans));
   } catch (const std::runtime_error& error) {
     OutOfStep(doing, error);
   }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/multi_rank/unprofiled_check.h"
 #include "engine/trace_analysis/trace_report.h"
 #include "engine/trace_import/trace_reader.h"
 
@@ -54,6 +55,12 @@ TEST(DistributedSummary, NamesThePlantedStragglerAndItsModule) {
               summary.ranks[1].late_ms - summary.ranks[0].late_ms, 1e-9)
       << "with two ranks, one's wait at a collective is the other's lateness";
   EXPECT_GE(summary.skew_max_ms, summary.skew_median_ms);
+  // A trace has no steps timed without a profiler: the straggler cannot be checked against them,
+  // and is not taken for the measurement's own effect either.
+  EXPECT_FALSE(summary.ranks[1].unprofiled.has_value());
+  EXPECT_FALSE(straggler.holds_unprofiled.has_value());
+  EXPECT_FALSE(straggler.unprofiled_excess_ms.has_value());
+  EXPECT_EQ(UnconfirmedStragglerNote(summary), "");
 }
 
 TEST(DistributedSummary, TwoTracesOfOneRankAreRefused) {

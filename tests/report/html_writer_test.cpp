@@ -61,6 +61,26 @@ TEST(HtmlWriter, ChartsEachRanksStepAndExposedCommunication) {
                              "computing"));
 }
 
+TEST(HtmlWriter, ARankLateInTheProfiledStepsOnlyIsNotMarkedAStraggler) {
+  BisectReport report = FilledReport();
+  DistributedSummary distributed;
+  distributed.world_size = 2;
+  distributed.ranks = {{0, "", 30.0, 8.0, 20.0, 1.0, std::nullopt, 18.0, 14.0, 12.0, 0.0, 0},
+                       {1, "", 30.0, 8.0, 20.0, 1.0, std::nullopt, 28.0, 4.0, 2.0, 10.0, 24}};
+  Straggler straggler;
+  straggler.rank = 1;
+  straggler.pre_backward_excess_ms = 4.0;
+  straggler.unprofiled_excess_ms = 0.1;
+  straggler.holds_unprofiled = false;
+  distributed.straggler = straggler;
+  report.distributed = distributed;
+  const std::string html = ReportToHtml(report);
+  EXPECT_FALSE(Contains(html, "(straggler)"));
+  EXPECT_FALSE(Contains(html, "is the straggler"));
+  EXPECT_TRUE(Contains(html, "in the profiled steps, but the steps timed without a profiler do "
+                             "not show it: no straggler"));
+}
+
 TEST(HtmlWriter, ChartsSamplesPerSecondAgainstInputWorkers) {
   BisectReport report = FilledReport();
   FixResult& fix = report.fixes.front();

@@ -476,6 +476,13 @@ TEST(ScriptRanks, NamesThePlantedStragglerRankAndItsModule) {
   ASSERT_TRUE(distributed["straggler"].is_object()) << run.out;
   EXPECT_EQ(distributed["straggler"]["rank"], 1);
   EXPECT_EQ(distributed["straggler"]["path"], "blocks.2");
+  // The planted work is in blocks.2's forward: the steps timed without a profiler show it too.
+  EXPECT_EQ(distributed["straggler"]["holds_unprofiled"], true) << distributed.dump();
+  EXPECT_GT(distributed["straggler"]["unprofiled_excess_ms"].get<double>(), 0) << run.out;
+  for (const json& rank : distributed["ranks"]) {
+    ASSERT_TRUE(rank["unprofiled"].is_object()) << run.out;
+    EXPECT_GT(rank["unprofiled"]["forward_ms"].get<double>(), 0);
+  }
   EXPECT_TRUE(HasFinding(report, "straggler-rank")) << run.out;
   // The bisection decided on the slow rank's windows: its extra work is the hot spot.
   EXPECT_EQ(report["hotspot"]["path"], "blocks.2") << run.out;
@@ -496,6 +503,7 @@ TEST(ScriptRanks, NoStragglerWithoutThePlantedDelay) {
   ASSERT_TRUE(report["distributed"].is_object());
   EXPECT_EQ(report["distributed"]["ranks"].size(), 2u);
   EXPECT_FALSE(HasFinding(report, "straggler-rank")) << run.out;
+  EXPECT_FALSE(HasFinding(report, "unbalanced-data-per-rank")) << run.out;
   EXPECT_EQ(ProcessesTagged(tag), 0);
 }
 

@@ -126,6 +126,11 @@ class Session:
         self._tree = None
         self._command = None
         self._cuda = False
+        # The model's GPU, named in every CUDA call: a rank that puts its model on cuda:1 without
+        # torch.cuda.set_device has device 0 current, and a bare synchronize() there would wait for
+        # nothing of its own (and give it a context on rank 0's GPU) while rank 0's waits for its
+        # own work: the ranks' profiled steps would differ by the probe alone.
+        self._device = None
         self._sync_phases = False  # in the measured steps of the baseline's profiled window
         self._input = {}
         self._loader = None
@@ -352,6 +357,7 @@ class Session:
             root.register_forward_pre_hook(self._model_forward)
         first = next(roots[0].parameters(), None)
         self._cuda = first is not None and first.is_cuda
+        self._device = first.device if self._cuda else None
         if self._bench is not None:
             reason = self._knobs.unsupported or self._knobs.not_applied()
             if reason:
@@ -418,7 +424,7 @@ class Session:
 
     def _start_recording(self, command):
         if self._cuda:
-            torch.cuda.reset_peak_memory_stats()
+            torch.cuda.reset_peak_memory_stats(self._device)
         # The GPU probe records kernels only where advisor ranks by them (not a host-bound step's
         # levels, nor the source window, which reads labels).
         torch.ops.advisor.probe_start(
@@ -461,11 +467,11 @@ class Session:
     def _memory(self):
         if not self._cuda:
             return None
-        stats = torch.cuda.memory_stats()
-        return {"peak_allocated_mb": torch.cuda.max_memory_allocated() / 2**20,
-                "peak_reserved_mb": torch.cuda.max_memory_reserved() / 2**20,
+        stats = torch.cuda.memory_stats(self._device)
+        return {"peak_allocated_mb": torch.cuda.max_memory_allocated(self._device) / 2**20,
+                "peak_reserved_mb": torch.cuda.max_memory_reserved(self._device) / 2**20,
                 "device_total_mb": torch.cuda.get_device_properties(
-                    torch.cuda.current_device()).total_memory / 2**20,
+                    self._device).total_memory / 2**20,
                 "alloc_retries": int(stats.get("num_alloc_retries", 0))}
 
     def _receive_command(self):
@@ -525,7 +531,7 @@ class Session:
 
     def _sync_if(self, condition):
         if condition and self._cuda:
-            torch.cuda.synchronize()
+            torch.cuda.synchronize(self._device)
 
     def _send_model(self):
         device = "cuda" if self._cuda else "cpu"
@@ -533,7 +539,7 @@ class Session:
             "type": "model",
             "torch": torch.__version__,
             "device": device,
-            "device_name": torch.cuda.get_device_name() if self._cuda else "",
+            "device_name": torch.cuda.get_device_name(self._device) if self._cuda else "",
             "deterministic": bool(torch.are_deterministic_algorithms_enabled()),
             "allow_tf32": bool(torch.backends.cuda.matmul.allow_tf32),
             "cudnn_benchmark": bool(torch.backends.cudnn.benchmark),
@@ -549,7 +555,7 @@ class Session:
     def _device_limits(self):
         if not self._cuda:
             return None
-        props = torch.cuda.get_device_properties(torch.cuda.current_device())
+        props = torch.cuda.get_device_properties(self._device)
         threads = getattr(props, "max_threads_per_multi_processor", 0)
         return {"sm_count": props.multi_processor_count,
                 "max_threads_per_sm": threads,
