@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "engine/script/node_merge.h"
+#include "engine/script/python_command.h"
 
 namespace advisor {
 namespace {

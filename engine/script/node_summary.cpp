@@ -149,15 +149,4 @@ NodeSummary ReadNodeSummary(const std::string& text) {
   }
 }
 
-std::vector<std::string> ScriptPart(const std::vector<std::string>& command) {
-  for (std::size_t i = 1; i < command.size(); ++i) {
-    const std::string& argument = command[i];
-    const bool module = argument == "-m" && i + 1 < command.size() &&
-                        command[i + 1].rfind("torch.distributed.", 0) != 0;
-    const bool script = argument.size() > 3 && argument.compare(argument.size() - 3, 3, ".py") == 0;
-    if (module || script) return {command.begin() + static_cast<std::ptrdiff_t>(i), command.end()};
-  }
-  return command;
-}
-
 }  // namespace advisor

@@ -54,8 +54,4 @@ std::string NodeSummaryToJson(const NodeSummary& summary);
 // Throws NodeFileError with the problem (the caller names the file).
 NodeSummary ReadNodeSummary(const std::string& text);
 
-// The script and its arguments within a launcher's command: from the first argument ending in
-// .py (or `-m MODULE` that is not the launcher's) on; the whole command when neither is there.
-std::vector<std::string> ScriptPart(const std::vector<std::string>& command);
-
 }  // namespace advisor

@@ -5,7 +5,6 @@
 #include <stdexcept>
 #include <thread>
 
-#include "engine/script/node_summary.h"
 #include "engine/script/python_command.h"
 #include "engine/util/cpu_model.h"
 #include "engine/util/printf.h"

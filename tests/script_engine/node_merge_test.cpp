@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/script/rank_windows.h"
 #include "tests/script_engine/node_windows.h"
 
 namespace advisor {
@@ -48,6 +49,35 @@ std::string ProblemOf(std::vector<NodeFile> files) {
   } catch (const NodeFileError& error) {
     return error.what();
   }
+}
+
+RecordedWindow Recorded(Timeline timeline) {
+  RecordedWindow window;
+  window.timeline = std::move(timeline);
+  return window;
+}
+
+TEST(NodeMerge, ANodeOfOneRankKeepsTheWindowsItsSummaryCarries) {
+  RankWindows node({1}, /*world_size=*/2);
+  std::vector<RecordedWindow> baseline;
+  baseline.push_back(Recorded(NodeRankWindow(5, 3, 2, false, 0)));
+  EXPECT_EQ(node.Decide(Instrumentation::kNone, std::move(baseline)).timeline.ops.size(), 3u)
+      << "the bisection sees the rank's own work";
+  std::vector<RecordedWindow> level;
+  level.push_back(Recorded(NodeRankWindow(9, 3, 2, true, 0)));
+  node.Decide(Instrumentation::kChildrenOf, std::move(level));
+  ASSERT_EQ(node.Baselines().size(), 1u);
+  EXPECT_EQ(node.Baselines()[0].ops.size(), 6u) << "with its collectives";
+  ASSERT_EQ(node.Deepest().size(), 1u);
+  EXPECT_EQ(node.Deepest()[0].steps.front().index, 9);
+  EXPECT_EQ(node.DecisionsNote(), "") << "one rank here: nothing was decided between ranks";
+  EXPECT_FALSE(node.Summarise().has_value()) << "the summary is the merge's";
+
+  RankWindows alone({0});
+  std::vector<RecordedWindow> only;
+  only.push_back(Recorded(NodeRankWindow(5, 3, 2, false, 0)));
+  alone.Decide(Instrumentation::kNone, std::move(only));
+  EXPECT_TRUE(alone.Baselines().empty()) << "a job of one rank keeps nothing";
 }
 
 TEST(NodeMerge, NamesTheStragglerOnAnotherNodeAndItsModule) {

@@ -110,14 +110,6 @@ TEST(NodeSummary, RefusesAFileThatIsNotOneNodesSummary) {
   }
 }
 
-TEST(NodeSummary, TheScriptIsWhatFollowsTheLauncher) {
-  EXPECT_EQ(ScriptPart({"python3", "-m", "torch.distributed.run", "--node_rank", "1", "t.py", "--x"}),
-            (std::vector<std::string>{"t.py", "--x"}));
-  EXPECT_EQ(ScriptPart({"python3", "-m", "pkg.train", "--x"}),
-            (std::vector<std::string>{"-m", "pkg.train", "--x"}));
-  EXPECT_EQ(ScriptPart({"torchrun", "run"}), (std::vector<std::string>{"torchrun", "run"}));
-}
-
 class NodeFolderTest : public ::testing::Test {
  protected:
   void SetUp() override {
