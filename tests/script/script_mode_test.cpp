@@ -365,6 +365,11 @@ INSTANTIATE_TEST_SUITE_P(
                   "env RANK=0 WORLD_SIZE=2 LOCAL_WORLD_SIZE=1 " + kPython + " " + kScripts +
                       "/train_sample.py --tag TAG",
                   "train_sample.py runs 2 ranks, 1 of them on this machine", "-q"},
+        BadScript{"autotest_on_several_nodes",
+                  "env RANK=0 WORLD_SIZE=2 LOCAL_WORLD_SIZE=1 GROUP_RANK=0 GROUP_WORLD_SIZE=2 " +
+                      kPython + " " + kScripts + "/train_sample.py --tag TAG",
+                  "--autotest relaunches the job on this machine alone; a job of 2 nodes",
+                  "-q --autotest"},
         BadScript{"hangs", kPython + " " + kScripts + "/hangs.py TAG",
                   "hangs.py made no training step in 3 s", "-q --step-timeout 3", 124},
         BadScript{"model_only_flags", kPython + " " + kScripts + "/train_sample.py --tag TAG",
