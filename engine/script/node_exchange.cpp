@@ -119,7 +119,13 @@ void NodeExchange::KeepSteppingUntil(ScriptSource& source, const std::function<b
 void NodeExchange::StepTo(ScriptSource& source, int end_steps) {
   // A window of n steps takes the count from c to c + n + 1 (its warm-up step first).
   const int steps = end_steps - source.StepsDone() - 1;
-  if (steps >= 1) source.TimeSteps(steps);
+  if (steps < 1) return;
+  try {
+    source.TimeSteps(steps);
+  } catch (const std::runtime_error& error) {
+    // Every summary is in and merged: a job that ends first only ends sooner.
+    progress_(std::string("the job ended before the release step: ") + error.what());
+  }
 }
 
 }  // namespace advisor

@@ -53,7 +53,8 @@ class NodeExchange {
   void KeepSteppingUntil(ScriptSource& source, const std::function<bool()>& done,
                          const std::function<std::string()>& what_is_missing,
                          const std::string& hint);
-  // Steps the ranks until they have completed `end_steps` steps (or as near as a window allows).
+  // Steps the ranks until they have completed `end_steps` steps (or as near as a window allows);
+  // a job that ends meanwhile is only noted.
   void StepTo(ScriptSource& source, int end_steps);
 
   JobPlace place_;
