@@ -660,7 +660,6 @@ TEST(ScriptNodes, EachNodeBisectsItsRanksAndNodeZeroMergesTheReport) {
   EXPECT_GT(node_one["clock_samples"].get<int>(), 0);
   // Both "nodes" read this machine's one clock: the estimate finds no offset but the noise.
   EXPECT_LT(std::abs(node_one["clock_offset_ms"].get<double>()), 100.0) << node_one.dump();
-  EXPECT_TRUE(HasFinding(report, "straggler-rank")) << zero.out;
   EXPECT_NE(ReadFile((shared / "report.md").string()).find("on 2 nodes"), std::string::npos);
   EXPECT_EQ(ProcessesTagged(tag), 0) << "both launchers and both ranks are gone";
 }
