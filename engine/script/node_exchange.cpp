@@ -89,18 +89,22 @@ void NodeExchange::AwaitRelease(ScriptSource& source) {
   KeepSteppingUntil(
       source, [this, &released] { return (released = folder_.Released()).has_value(); },
       [] { return std::string("node 0 did not merge the nodes' summaries"); },
-      "node 0's advisor says why");
+      "node 0's advisor says why",
+      // While node 0 bisects, its ranks step and so do these: the wait counts from its summary.
+      [this] { return folder_.Has(0); });
   StepTo(source, *released);
 }
 
 void NodeExchange::KeepSteppingUntil(ScriptSource& source, const std::function<bool()>& done,
                                      const std::function<std::string()>& what_is_missing,
-                                     const std::string& hint) {
-  const auto start = std::chrono::steady_clock::now();
-  auto next_note = start;
+                                     const std::string& hint,
+                                     const std::function<bool()>& counting) {
+  std::optional<std::chrono::steady_clock::time_point> start;
+  auto next_note = std::chrono::steady_clock::now();
   while (!done()) {
     const auto now = std::chrono::steady_clock::now();
-    if (now - start >= timeout_) {
+    if (!start && (!counting || counting())) start = now;
+    if (start && now - *start >= timeout_) {
       throw std::runtime_error(what_is_missing() + " in " + std::to_string(timeout_.count()) +
                                " s (--nodes-timeout): " + hint);
     }

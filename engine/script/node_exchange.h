@@ -12,7 +12,9 @@
 //     after that step: they end together, none in a collective the others have left.
 //
 // While a node waits, its ranks keep stepping, a short timed window at a time: the other nodes'
-// ranks cannot step without them. Each wait is bounded (--nodes-timeout).
+// ranks cannot step without them. Each wait is bounded (--nodes-timeout): node 0's for the
+// summaries from its own; another node's for the release from node 0's summary on (until then
+// node 0 still bisects, and its ranks step with these; the step timeout bounds a stuck one).
 #pragma once
 
 #include <chrono>
@@ -49,10 +51,11 @@ class NodeExchange {
 
  private:
   // Steps the ranks until `done` holds; throws std::runtime_error with `what_is_missing()` when
-  // the timeout passes (and `hint`, what to look at) or the job ends first.
+  // the timeout passes (and `hint`, what to look at) or the job ends first. The timeout counts
+  // from when `counting` first holds (from the start where it is empty).
   void KeepSteppingUntil(ScriptSource& source, const std::function<bool()>& done,
                          const std::function<std::string()>& what_is_missing,
-                         const std::string& hint);
+                         const std::string& hint, const std::function<bool()>& counting = {});
   // Steps the ranks until they have completed `end_steps` steps (or as near as a window allows);
   // a job that ends meanwhile is only noted.
   void StepTo(ScriptSource& source, int end_steps);

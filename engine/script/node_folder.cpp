@@ -74,10 +74,12 @@ void NodeFolder::Write(int node, const std::string& text) const {
   WriteWhole("node-" + std::to_string(node) + ".json", text);
 }
 
+bool NodeFolder::Has(int node) const { return ::access(FileOf(node).c_str(), F_OK) == 0; }
+
 std::vector<int> NodeFolder::Missing(int nodes) const {
   std::vector<int> missing;
   for (int node = 0; node < nodes; ++node) {
-    if (::access(FileOf(node).c_str(), F_OK) != 0) missing.push_back(node);
+    if (!Has(node)) missing.push_back(node);
   }
   return missing;
 }

@@ -27,6 +27,7 @@ class NodeFolder {
   void Prepare(int node) const;
   // Throws std::runtime_error (one line) when the file cannot be written.
   void Write(int node, const std::string& text) const;
+  bool Has(int node) const;  // node's summary is there
   // The nodes of `nodes` whose summary is not there yet.
   std::vector<int> Missing(int nodes) const;
   // Throws NodeFileError naming the file and the problem.

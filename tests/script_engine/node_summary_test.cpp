@@ -127,6 +127,8 @@ TEST_F(NodeFolderTest, FilesAppearWholeAndAnEarlierRunsAreRemoved) {
   EXPECT_EQ(folder.Missing(2), (std::vector<int>{0, 1}));
   folder.Write(1, NodeSummaryToJson(NodeOne()));
   EXPECT_EQ(folder.Missing(2), (std::vector<int>{0}));
+  EXPECT_TRUE(folder.Has(1));
+  EXPECT_FALSE(folder.Has(0));
   EXPECT_EQ(folder.Read(1).ranks.size(), 2u);
   for (const auto& entry : std::filesystem::directory_iterator(folder.path())) {
     EXPECT_EQ(entry.path().filename().string(), "node-1.json") << "no temporary file is left";
