@@ -141,7 +141,7 @@ RecordedWindow RankWindows::Decide(Instrumentation instrumentation,
 
 RankWindows RankWindows::FromKept(std::vector<int> ranks, std::vector<Timeline> baselines,
                                   std::vector<Timeline> deepest) {
-  RankWindows kept(std::move(ranks), /*world_size=*/2);
+  RankWindows kept(std::move(ranks));
   std::vector<const std::vector<StepSpan>*> views;
   for (const Timeline& baseline : baselines) views.push_back(&baseline.steps);
   kept.CheckAligned(views);
