@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "engine/cli/autotest_step.h"
+#include "engine/cli/node_step.h"
 #include "engine/cli/report_step.h"
 #include "engine/report/report_text.h"
 #include "engine/rules/rules_commands.h"
@@ -95,6 +96,12 @@ void AddBisectCommand(CLI::App& app, BisectCommandOptions& options) {
                       "rewrite (and of their verified combination) into DIR, a new or empty "
                       "folder, with a README.md saying what each file is (docs/recipes.md)")
       ->type_name("DIR");
+  command->add_option("--nodes-timeout", options.nodes_timeout_s,
+                      "script mode, a job on several nodes (torchrun --nnodes N): how long each "
+                      "node's advisor waits for the others once its own bisection is done, in "
+                      "seconds (docs/script-mode.md)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 24 * 3600));
 }
 
 namespace {
@@ -185,8 +192,9 @@ int RunScriptBisect(BisectCommandOptions& options) {
         "--let-run and --autotest cannot be combined: the autotest's runs of the script would "
         "compete with the script training on");
   }
-  // Everything that can be checked before the script starts is checked first.
-  ReportDir report_dir(options.out_dir);
+  // Everything that can be checked before the script starts is checked first; the report folder
+  // once the ranks have said which node this is (on several nodes, node 0's advisor writes the
+  // report and the others only their summaries beside it).
   std::vector<std::string> rule_problems;
   const RuleSet rules = LoadRulesForRun(options.rule_dirs, std::cerr, rule_problems);
 
@@ -200,6 +208,10 @@ int RunScriptBisect(BisectCommandOptions& options) {
                             : std::chrono::hours(24 * 365);
   script.probe_dir = FindDataDir("probe");
   ScriptSource source(script, progress);
+  std::optional<NodeExchange> nodes =
+      JoinNodes(source.Place(), options.autotest, options.out_dir, options.nodes_timeout_s, progress);
+  std::optional<ReportDir> report_dir;
+  if (!nodes || nodes->place().node == 0) report_dir.emplace(options.out_dir);
   BisectOutcome outcome = RunBisection(
       source,
       {options.bisect.window_steps, options.bisect.max_depth, [] { return CpuStallSeconds(); }},
@@ -209,12 +221,22 @@ int RunScriptBisect(BisectCommandOptions& options) {
   if (const std::string note = source.RanksNote(); !note.empty()) {
     outcome.report.data_quality.push_back(note);
   }
+  if (nodes) {
+    nodes->Share(source, script, options.bisect.window_steps, outcome.report);
+    if (nodes->place().node != 0) {
+      EndOtherNode(*nodes, source, options.let_run, options.out_dir);
+      return 0;
+    }
+    outcome.report.distributed = nodes->Merge(source);
+    outcome.report.data_quality.push_back(NodesNote(*outcome.report.distributed));
+  }
   outcome.locate = ScriptLocator(source, progress);
   Conclude(rules, rule_problems, outcome);
   outcome.report.run.wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  if (nodes) nodes->Release(source);
   source.Finish(options.let_run);
-  const int status = Report(options, outcome, report_dir, nullptr);
+  const int status = Report(options, outcome, *report_dir, nullptr);
   if (options.let_run) {
     const int script_status = source.WaitForScript();
     progress(ScriptName(options.script.command) + " ended with exit status " +

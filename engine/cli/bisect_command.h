@@ -26,6 +26,9 @@ struct BisectCommandOptions {
   int autotest_rounds = AbSettings{}.max_rounds;  // the most A/B rounds per candidate
   std::string autotest_budget;    // the whole autotest's wall time, e.g. "10m"; "" for no limit
   std::string save_fixed_dir;     // --save-fixed: where the verified rewrites' models go; ""
+  // Script mode on several nodes: how long a node waits for the others once its bisection is
+  // done (engine/script/node_exchange.h).
+  int nodes_timeout_s = 600;
 };
 
 void AddBisectCommand(CLI::App& app, BisectCommandOptions& options);

@@ -109,9 +109,9 @@ BisectReport SampleReportAllMeasured() {
   distributed.skew_median_ms = 1.5;
   distributed.skew_max_ms = 2.5;
   distributed.ranks = {{0, "rank0.json", 20.0, 6.0, 11.0, 3.0, 1.0, 16.0, 4.0, 2.5, 0.0, 0, 1.5,
-                        UnprofiledSteps{10, 18.0, 0.9, 5.5, 10.0, 1.5}},
+                        UnprofiledSteps{10, 18.0, 0.9, 5.5, 10.0, 1.5}, std::nullopt},
                        {1, "rank1.json", 20.1, 7.5, 11.0, 1.5, 1.1, 17.5, 2.2, 0.3, 1.5, 24, 0.0,
-                        UnprofiledSteps{10, 18.1, 1.0, 6.9, 8.6, 1.5}}};
+                        UnprofiledSteps{10, 18.1, 1.0, 6.9, 8.6, 1.5}, std::nullopt}};
   Straggler straggler;
   straggler.rank = 1;
   straggler.late_ms = 1.5;

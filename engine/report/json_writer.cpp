@@ -333,7 +333,19 @@ json DistributedToJson(const std::optional<DistributedSummary>& distributed) {
                      {"late_ms", rank.late_ms},
                      {"wait_ms", rank.wait_ms},
                      {"last_arrivals", rank.last_arrivals},
-                     {"unprofiled", UnprofiledToJson(rank.unprofiled)}});
+                     {"unprofiled", UnprofiledToJson(rank.unprofiled)},
+                     {"node", OrNull(rank.node)}});
+  }
+  json nodes = json::array();
+  for (const NodeInfo& node : distributed->nodes) {
+    nodes.push_back({{"node", node.node},
+                     {"host", node.host},
+                     {"ranks", node.ranks},
+                     {"file", node.file},
+                     {"clock_offset_ms", node.clock_offset_ms},
+                     {"clock_spread_ms", node.clock_spread_ms},
+                     {"clock_samples", node.clock_samples},
+                     {"hotspot", node.hotspot}});
   }
   json straggler = nullptr;
   if (const std::optional<Straggler>& s = distributed->straggler) {
@@ -359,7 +371,8 @@ json DistributedToJson(const std::optional<DistributedSummary>& distributed) {
           {"skew_median_ms", distributed->skew_median_ms},
           {"skew_max_ms", distributed->skew_max_ms},
           {"ranks", std::move(ranks)},
-          {"straggler", std::move(straggler)}};
+          {"straggler", std::move(straggler)},
+          {"nodes", std::move(nodes)}};
 }
 
 json TrainingStateToJson(const std::optional<TrainingState>& state) {

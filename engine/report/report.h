@@ -316,6 +316,23 @@ struct RankSummary {
                                      // last rank to arrive, per step
   std::optional<UnprofiledSteps> unprofiled = std::nullopt;  // absent where the door timed none
                                                             // (a trace)
+  std::optional<int> node;           // its node, where the job ran on several (GROUP_RANK)
+};
+
+// One node of a job that ran on several, each bisected by its own advisor (docs/script-mode.md,
+// "Several nodes"): the summary it wrote, and its clock against node 0's.
+struct NodeInfo {
+  int node = 0;                      // GROUP_RANK
+  std::string host;
+  std::vector<int> ranks;
+  std::string file;                  // its summary: "nodes/node-1.json" in the report folder
+  // Its clock less node 0's, estimated from the ends of the collectives every rank shares (they
+  // end together on every rank): the median difference, and the median absolute deviation of
+  // the differences from it. 0 and 0 for node 0, and where no collective was matched.
+  double clock_offset_ms = 0;
+  double clock_spread_ms = 0;
+  int clock_samples = 0;             // the matched collectives the estimate rests on
+  std::string hotspot;               // its own bisection's hot spot, "path -> op"; "" when none
 };
 
 // The rank the others wait for, and what on it made it late: its costs beyond the median of the
@@ -354,6 +371,7 @@ struct DistributedSummary {
   double skew_max_ms = 0;
   std::vector<RankSummary> ranks;   // by rank
   std::optional<Straggler> straggler;  // absent when no rank is consistently late
+  std::vector<NodeInfo> nodes;      // by node, where the job ran on several; empty otherwise
 };
 
 // A report section the front door could not measure, and why: reports say so instead of showing

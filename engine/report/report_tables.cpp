@@ -180,15 +180,25 @@ Table RankTable(const DistributedSummary& distributed) {
       distributed.straggler && distributed.straggler->holds_unprofiled.value_or(true)
           ? distributed.straggler->rank
           : -1;
+  // A job of several nodes: each rank's node beside it.
+  const bool nodes = !distributed.nodes.empty();
+  if (nodes) {
+    table.columns.insert(table.columns.begin() + 1, "node");
+    table.numeric.insert(table.numeric.begin() + 1, true);
+  }
   for (const RankSummary& rank : distributed.ranks) {
-    table.rows.push_back(
-        {{Text(std::to_string(rank.rank)), Ms(rank.step_ms), Ms(rank.forward_ms),
-          Ms(rank.backward_ms), Ms(rank.optimizer_ms),
-          rank.data_wait_ms ? Ms(*rank.data_wait_ms) : NotMeasured(), Ms(rank.compute_ms),
-          Ms(rank.comm_ms), Ms(rank.exposed_comm_ms), Ms(rank.late_ms), Ms(rank.wait_ms),
-          Text(std::to_string(rank.last_arrivals) + " of " +
-               std::to_string(distributed.collectives_matched))},
-         /*highlighted=*/rank.rank == straggler});
+    TableRow row{{Text(std::to_string(rank.rank)), Ms(rank.step_ms), Ms(rank.forward_ms),
+                  Ms(rank.backward_ms), Ms(rank.optimizer_ms),
+                  rank.data_wait_ms ? Ms(*rank.data_wait_ms) : NotMeasured(), Ms(rank.compute_ms),
+                  Ms(rank.comm_ms), Ms(rank.exposed_comm_ms), Ms(rank.late_ms), Ms(rank.wait_ms),
+                  Text(std::to_string(rank.last_arrivals) + " of " +
+                       std::to_string(distributed.collectives_matched))},
+                 /*highlighted=*/rank.rank == straggler};
+    if (nodes) {
+      row.cells.insert(row.cells.begin() + 1,
+                       rank.node ? Text(std::to_string(*rank.node)) : NotMeasured());
+    }
+    table.rows.push_back(std::move(row));
   }
   return table;
 }

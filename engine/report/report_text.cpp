@@ -134,9 +134,20 @@ std::string DistributedSentence(const DistributedSummary& distributed, const Inl
   if (distributed.world_size > static_cast<int>(distributed.ranks.size())) {
     sentence += " of " + std::to_string(distributed.world_size);
   }
+  if (!distributed.nodes.empty()) {
+    sentence += " on " + std::to_string(distributed.nodes.size()) + " nodes";
+  }
   sentence += "; " + std::to_string(distributed.collectives_matched) +
               " collectives matched across them, skew " + Ms(distributed.skew_median_ms) +
               " (median), " + Ms(distributed.skew_max_ms) + " (largest).";
+  for (const NodeInfo& node : distributed.nodes) {
+    if (node.node == 0) continue;
+    sentence += " Node " + std::to_string(node.node) + "'s clock less node 0's: " +
+                (node.clock_samples > 0
+                     ? Ms(node.clock_offset_ms) + " (spread " + Ms(node.clock_spread_ms) +
+                           " over " + std::to_string(node.clock_samples) + " collectives)."
+                     : std::string("not estimated (no collective matched)."));
+  }
   const std::optional<Straggler>& straggler = distributed.straggler;
   if (!straggler) return sentence + " No rank was consistently the last to arrive.";
   const std::string arrival = "reached " + FormatShare(straggler->last_share) + " of them last, " +

@@ -116,6 +116,21 @@ ProbeHello ReadHello(const json& message) {
                               " of world size " + std::to_string(hello.world_size));
     }
   }
+  // The node under a launcher of several (torchrun's GROUP_RANK of GROUP_WORLD_SIZE).
+  if (auto node = message.find("group_rank"); node != message.end()) {
+    hello.group_rank = static_cast<int>(std::min<long long>(Count(*node, "hello group_rank"), 1 << 20));
+  }
+  if (auto nodes = message.find("group_world_size"); nodes != message.end()) {
+    hello.group_world_size = static_cast<int>(
+        std::min<long long>(Count(*nodes, "hello group_world_size"), 1 << 20));
+  }
+  if (hello.group_world_size < 1 || hello.group_rank >= hello.group_world_size ||
+      hello.group_world_size > hello.world_size) {
+    throw ProbeMessageError("hello: node " + std::to_string(hello.group_rank) + " of " +
+                            std::to_string(hello.group_world_size) + " nodes, world size " +
+                            std::to_string(hello.world_size));
+  }
+  hello.host = TextOr(message, "host", "hello host");
   return hello;
 }
 

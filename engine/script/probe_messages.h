@@ -23,6 +23,9 @@ struct ProbeHello {
   int rank = 0;        // torch.distributed's RANK, 0 without one
   int world_size = 1;  // WORLD_SIZE, 1 without one
   int local_world_size = 1;  // LOCAL_WORLD_SIZE: the ranks on this machine; WORLD_SIZE without one
+  int group_rank = 0;        // GROUP_RANK: this machine's node among the job's; 0 without one
+  int group_world_size = 1;  // GROUP_WORLD_SIZE: the job's nodes; 1 without one
+  std::string host;          // the machine's host name, for the report
 };
 
 // "model": the first step is done and the model is known.

@@ -69,4 +69,16 @@ std::string WhyNotPython(const std::vector<std::string>& command) {
                    "(python train.py, python -m pkg.train, a launcher such as torchrun)";
 }
 
+std::vector<std::string> ScriptPart(const std::vector<std::string>& command) {
+  for (std::size_t i = 1; i < command.size(); ++i) {
+    const std::string& argument = command[i];
+    // A launcher's module (python -m torch.distributed.run ... train.py) is not the script.
+    const bool module = argument == "-m" && i + 1 < command.size() &&
+                        command[i + 1].rfind("torch.distributed.", 0) != 0;
+    const bool script = argument.size() > 3 && argument.compare(argument.size() - 3, 3, ".py") == 0;
+    if (module || script) return {command.begin() + static_cast<std::ptrdiff_t>(i), command.end()};
+  }
+  return command;
+}
+
 }  // namespace advisor

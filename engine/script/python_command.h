@@ -11,4 +11,8 @@ namespace advisor {
 // "" when `command` starts Python, else the one-line reason.
 std::string WhyNotPython(const std::vector<std::string>& command);
 
+// The script and its arguments within the command: from the first argument ending in .py (or
+// `-m MODULE` that is not a launcher's) on; the whole command when neither is there.
+std::vector<std::string> ScriptPart(const std::vector<std::string>& command);
+
 }  // namespace advisor

@@ -102,7 +102,7 @@ std::vector<StepSpan> RankWindows::TimedSteps(std::vector<std::vector<StepSpan>>
   std::vector<const std::vector<StepSpan>*> views;
   for (const std::vector<StepSpan>& rank : spans) views.push_back(&rank);
   CheckAligned(views);
-  if (spans.size() > 1) {
+  if (keeps_) {
     timed_.resize(spans.size());
     for (std::size_t r = 0; r < spans.size(); ++r) {
       timed_[r].insert(timed_[r].end(), spans[r].begin(), spans[r].end());
@@ -121,20 +121,20 @@ std::vector<StepSpan> RankWindows::TimedSteps(std::vector<std::vector<StepSpan>>
 RecordedWindow RankWindows::Decide(Instrumentation instrumentation,
                                    std::vector<RecordedWindow> windows) {
   const bool first_baseline =
-      instrumentation == Instrumentation::kNone && baseline_.empty() && windows.size() > 1;
+      instrumentation == Instrumentation::kNone && baseline_.empty() && keeps_;
   std::vector<TimeNs> own_work;
   for (RecordedWindow& window : windows) {
     if (first_baseline) baseline_.push_back(window.timeline);  // with its collectives
     own_work.push_back(OwnWorkNs(window.timeline));
     RemoveCollectives(window.timeline);
   }
-  if (windows.size() == 1) return std::move(windows.front());
+  if (windows.size() == 1 && !keeps_) return std::move(windows.front());
   std::vector<const std::vector<StepSpan>*> views;
   for (const RecordedWindow& window : windows) views.push_back(&window.timeline.steps);
   CheckAligned(views);
   const std::size_t slowest = static_cast<std::size_t>(
       std::max_element(own_work.begin(), own_work.end()) - own_work.begin());
-  decided_on_.push_back(ranks_[slowest]);
+  if (windows.size() > 1) decided_on_.push_back(ranks_[slowest]);
   if (instrumentation != Instrumentation::kNone) {
     deepest_.clear();
     for (std::size_t r = 0; r < windows.size(); ++r) {
@@ -142,6 +142,19 @@ RecordedWindow RankWindows::Decide(Instrumentation instrumentation,
     }
   }
   return std::move(windows[slowest]);
+}
+
+RankWindows RankWindows::FromKept(std::vector<int> ranks, std::vector<Timeline> baselines,
+                                  std::vector<Timeline> deepest,
+                                  std::vector<std::vector<StepSpan>> timed) {
+  RankWindows kept(std::move(ranks));
+  std::vector<const std::vector<StepSpan>*> views;
+  for (const Timeline& baseline : baselines) views.push_back(&baseline.steps);
+  kept.CheckAligned(views);
+  kept.baseline_ = std::move(baselines);
+  kept.deepest_ = std::move(deepest);
+  kept.timed_ = std::move(timed);
+  return kept;
 }
 
 std::string RankWindows::DecisionsNote() const {

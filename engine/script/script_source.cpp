@@ -56,18 +56,9 @@ std::string DescribeStage(const InputStageProfile& stage, int workers) {
 }  // namespace
 
 std::string ScriptName(const std::vector<std::string>& command) {
-  for (std::size_t i = 1; i < command.size(); ++i) {
-    const std::string& argument = command[i];
-    // A launcher's module (python -m torch.distributed.run ... train.py) is not the script.
-    if (argument == "-m" && i + 1 < command.size() &&
-        command[i + 1].rfind("torch.distributed.", 0) != 0) {
-      return "-m " + command[i + 1];
-    }
-    if (argument.size() > 3 && argument.compare(argument.size() - 3, 3, ".py") == 0) {
-      return argument;
-    }
-  }
-  return command.empty() ? "the command" : command.front();
+  const std::vector<std::string> script = ScriptPart(command);
+  if (script.empty()) return "the command";
+  return script.front() == "-m" && script.size() > 1 ? "-m " + script[1] : script.front();
 }
 
 ScriptSource::ScriptSource(const ScriptOptions& options, const Progress& progress)
@@ -126,6 +117,14 @@ ScriptSource::Rank ScriptSource::Connect(const std::string& doing) {
   Rank rank;
   const ProbeChannel::Wait connected = listener_.Accept(
       options_.step_timeout, [this] { return !process_->Poll(); }, rank.channel);
+  if (connected == ProbeChannel::Wait::kTimedOut && !ranks_.empty() &&
+      ranks_[0].hello.group_world_size > 1) {
+    process_->Terminate();
+    throw ScriptError(name_ + ": " + std::to_string(ranks_.size()) + " of this node's " +
+                      std::to_string(ranks_[0].hello.local_world_size) + " ranks started "
+                      "advisor's probe in " + std::to_string(options_.step_timeout.count()) +
+                      " s (--step-timeout)");
+  }
   if (connected == ProbeChannel::Wait::kTimedOut && !ranks_.empty()) {
     std::string missing;
     for (int number = 0; number < ranks_[0].hello.world_size; ++number) {
@@ -147,34 +146,46 @@ ScriptSource::Rank ScriptSource::Connect(const std::string& doing) {
   return rank;
 }
 
-// The first probe to connect says how many ranks the job runs on this machine; a launcher's
-// ranks connect in any order.
+// The first probe to connect says how many ranks the job runs, how many of them on this machine
+// and which node this machine is; a launcher's ranks connect in any order.
 void ScriptSource::ConnectRanks() {
   ranks_.push_back(Connect("starting Python"));
   const ProbeHello first = ranks_[0].hello;
-  if (first.local_world_size < first.world_size) {
+  if (first.local_world_size < first.world_size && first.group_world_size < 2) {
     process_->Terminate();
     throw ScriptError(name_ + " runs " + std::to_string(first.world_size) + " ranks, " +
                       std::to_string(first.local_world_size) + " of them on this machine "
-                      "(WORLD_SIZE, LOCAL_WORLD_SIZE): advisor measures the ranks of one machine; "
-                      "run the job on one (torchrun --standalone)");
+                      "(WORLD_SIZE, LOCAL_WORLD_SIZE), but does not say which node this is "
+                      "(GROUP_RANK, GROUP_WORLD_SIZE): advisor merges several nodes under torchrun");
   }
   if (first.world_size > 1) {
-    progress_(name_ + " runs " + std::to_string(first.world_size) +
-              " ranks: waiting for each rank's probe");
+    progress_(name_ + " runs " + std::to_string(first.world_size) + " ranks" +
+              (first.group_world_size > 1
+                   ? ", " + std::to_string(first.local_world_size) + " on this machine (node " +
+                         std::to_string(first.group_rank) + " of " +
+                         std::to_string(first.group_world_size) + ")"
+                   : std::string()) +
+              ": waiting for each rank's probe");
   }
-  while (static_cast<int>(ranks_.size()) < first.world_size) {
+  while (static_cast<int>(ranks_.size()) < first.local_world_size) {
     Rank rank = Connect("starting its ranks (" + std::to_string(ranks_.size()) + " of " +
-                        std::to_string(first.world_size) + " connected)");
+                        std::to_string(first.local_world_size) + " connected)");
     const bool repeated = std::any_of(ranks_.begin(), ranks_.end(), [&](const Rank& other) {
       return other.hello.rank == rank.hello.rank;
     });
-    if (rank.hello.world_size != first.world_size || repeated) {
+    const bool same_job = rank.hello.world_size == first.world_size &&
+                          rank.hello.local_world_size == first.local_world_size &&
+                          rank.hello.group_rank == first.group_rank &&
+                          rank.hello.group_world_size == first.group_world_size;
+    if (!same_job || repeated) {
       process_->Terminate();
       throw ScriptError(name_ + ": a probe said it is rank " + std::to_string(rank.hello.rank) +
-                        " of " + std::to_string(rank.hello.world_size) + ", but " +
+                        " of " + std::to_string(rank.hello.world_size) + " on node " +
+                        std::to_string(rank.hello.group_rank) + ", but " +
                         (repeated ? "that rank has connected already"
-                                  : "the first said " + std::to_string(first.world_size)) +
+                                  : "the first said rank " + std::to_string(first.rank) + " of " +
+                                        std::to_string(first.world_size) + " on node " +
+                                        std::to_string(first.group_rank)) +
                         ": advisor measures the ranks of one job");
     }
     ranks_.push_back(std::move(rank));
@@ -184,7 +195,18 @@ void ScriptSource::ConnectRanks() {
             [](const Rank& a, const Rank& b) { return a.hello.rank < b.hello.rank; });
   std::vector<int> numbers;
   for (const Rank& rank : ranks_) numbers.push_back(rank.hello.rank);
-  rank_windows_ = RankWindows(std::move(numbers));
+  rank_windows_ = RankWindows(std::move(numbers), first.world_size);
+}
+
+JobPlace ScriptSource::Place() const {
+  const ProbeHello& hello = ranks_.front().hello;
+  return {hello.group_rank, hello.group_world_size, hello.world_size, hello.host};
+}
+
+int ScriptSource::StepsDone() const {
+  int steps_done = 0;
+  for (const Rank& rank : ranks_) steps_done = std::max(steps_done, rank.steps_done);
+  return steps_done;
 }
 
 ScriptSource::~ScriptSource() = default;  // the process ends its group when destroyed
@@ -292,9 +314,7 @@ std::vector<json> ScriptSource::Ask(json command, const std::string& expected_ty
   // The step in progress when the command arrives warms the new instrumentation up; the
   // command's steps follow it. Each rank is told the first step's index, so that all measure
   // the same steps.
-  int steps_done = 0;
-  for (const Rank& rank : ranks_) steps_done = std::max(steps_done, rank.steps_done);
-  steps_needed_ = steps_done + 1 + steps;
+  steps_needed_ = StepsDone() + 1 + steps;
   command["first"] = steps_needed_ - command.value("steps", 0);
   for (Rank& rank : ranks_) {
     try {
@@ -389,7 +409,7 @@ void ScriptSource::Stopped(const std::string& doing, const Rank* rank) {
     throw ScriptError(name_ + " ended (" + how + ") before advisor's probe started in it: is the "
                       "command a Python that reads PYTHONPATH (not python -I, -E or -S)?");
   }
-  if (static_cast<int>(ranks_.size()) < ranks_[0].hello.world_size) {
+  if (static_cast<int>(ranks_.size()) < ranks_[0].hello.local_world_size) {
     throw ScriptError(name_ + (failed ? " failed (" : " ended (") + how + ") while advisor was " +
                       doing + ": not every rank's probe connected; advisor bisects the ranks of "
                       "one job that a launcher starts on this machine (torchrun --standalone)");

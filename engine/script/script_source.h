@@ -38,6 +38,15 @@ struct ScriptOptions {
   std::string probe_dir;             // build/probe: the library, build_info.json, site/
 };
 
+// Where this machine's ranks sit in their job: under a launcher of several nodes (torchrun
+// --nnodes N), each node's advisor bisects its own ranks (engine/cli/node_step.h).
+struct JobPlace {
+  int node = 0;        // GROUP_RANK
+  int nodes = 1;       // GROUP_WORLD_SIZE
+  int world_size = 1;  // the job's ranks on every node
+  std::string host;
+};
+
 class ScriptSource : public WindowSource {
  public:
   // Starts the command and waits until its first step is done and the probe has described the
@@ -62,6 +71,12 @@ class ScriptSource : public WindowSource {
   std::optional<DistributedSummary> Distributed() const { return rank_windows_.Summarise(); }
   // Which rank each window was decided on; "" with one training process.
   std::string RanksNote() const { return rank_windows_.DecisionsNote(); }
+  // This machine's ranks' windows, as a node's summary carries them.
+  const RankWindows& Windows() const { return rank_windows_; }
+  JobPlace Place() const;
+  // The steps the script has completed, as its ranks' probes count them: each command measures
+  // the steps after the next (TimeSteps(n) takes it to StepsDone() + n + 1).
+  int StepsDone() const;
 
  private:
   // One training process's probe: the script's, or one rank's.

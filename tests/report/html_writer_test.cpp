@@ -45,8 +45,9 @@ TEST(HtmlWriter, ChartsEachRanksStepAndExposedCommunication) {
   BisectReport report = FilledReport();
   DistributedSummary distributed;
   distributed.world_size = 2;
-  distributed.ranks = {{0, "", 30.0, 8.0, 20.0, 1.0, std::nullopt, 18.0, 14.0, 12.0, 0.0, 0},
-                       {1, "", 30.0, 8.0, 20.0, 1.0, std::nullopt, 28.0, 4.0, 2.0, 10.0, 24}};
+  distributed.ranks = {
+      {0, "", 30.0, 8.0, 20.0, 1.0, std::nullopt, 18.0, 14.0, 12.0, 0.0, 0, 0.0, std::nullopt},
+      {1, "", 30.0, 8.0, 20.0, 1.0, std::nullopt, 28.0, 4.0, 2.0, 10.0, 24, 0.0, std::nullopt}};
   Straggler straggler;
   straggler.rank = 1;
   distributed.straggler = straggler;

@@ -6,11 +6,11 @@ several ranks under a launcher:
 The gloo backend, DistributedDataParallel, a DataLoader with a DistributedSampler, and a small
 model of four identical blocks; nothing that knows about advisor. --slow-rank R plants a
 straggler: on rank R only, the forward of blocks.2 runs extra matrix multiplies it throws away, so
-that every other rank waits for R at each step's gradient all-reduce. --crash-rank R and
---hang-rank R make rank R fail, or stop making progress, at step 8 (advisor's tests of how a job
-ends). --accumulate K makes each optimizer step K micro-batches, each backward synchronising its
-gradients (no no_sync(), as scripts often are). --tag is ignored (tests find the job's processes
-by it).
+that every other rank waits for R at each step's gradient all-reduce; --slow-work N sets how many
+multiplies (16 by default). --crash-rank R and --hang-rank R make rank R fail, or stop making
+progress, at step 8 (advisor's tests of how a job ends). --accumulate K makes each optimizer step
+K micro-batches, each backward synchronising its gradients (no no_sync(), as scripts often are).
+--tag is ignored (tests find the job's processes by it).
 """
 
 import argparse
@@ -56,6 +56,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--slow-rank", type=int, default=-1)
+    parser.add_argument("--slow-work", type=int, default=16)  # the slow rank's extra multiplies
     parser.add_argument("--crash-rank", type=int, default=-1)
     parser.add_argument("--hang-rank", type=int, default=-1)
     parser.add_argument("--accumulate", type=int, default=1)
@@ -71,7 +72,7 @@ def main():
                          torch.randint(0, 10, (512,), generator=generator))
     sampler = DistributedSampler(data, shuffle=True, seed=0)
     loader = DataLoader(data, batch_size=64, sampler=sampler)
-    model = DistributedDataParallel(Net(width, 16 if rank == args.slow_rank else 0))
+    model = DistributedDataParallel(Net(width, args.slow_work if rank == args.slow_rank else 0))
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
 
     step = 0

@@ -1,15 +1,20 @@
 // `advisor bisect -- python ...` end to end, on scripts written as users write them: the answer,
 // the report, and how advisor ends (or refuses) a script: one line, a non-zero exit, no report
 // and no process left behind.
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
@@ -360,6 +365,11 @@ INSTANTIATE_TEST_SUITE_P(
                   "env RANK=0 WORLD_SIZE=2 LOCAL_WORLD_SIZE=1 " + kPython + " " + kScripts +
                       "/train_sample.py --tag TAG",
                   "train_sample.py runs 2 ranks, 1 of them on this machine", "-q"},
+        BadScript{"autotest_on_several_nodes",
+                  "env RANK=0 WORLD_SIZE=2 LOCAL_WORLD_SIZE=1 GROUP_RANK=0 GROUP_WORLD_SIZE=2 " +
+                      kPython + " " + kScripts + "/train_sample.py --tag TAG",
+                  "--autotest relaunches the job on this machine alone; a job of 2 nodes",
+                  "-q --autotest"},
         BadScript{"hangs", kPython + " " + kScripts + "/hangs.py TAG",
                   "hangs.py made no training step in 3 s", "-q --step-timeout 3", 124},
         BadScript{"model_only_flags", kPython + " " + kScripts + "/train_sample.py --tag TAG",
@@ -580,6 +590,112 @@ INSTANTIATE_TEST_SUITE_P(
                       RankEnd{"hang", "--hang-rank 1", "--step-timeout 5",
                               "ddp_train.py made no training step in 5 s"}),
     [](const ::testing::TestParamInfo<RankEnd>& info) { return info.param.name; });
+
+// ---- Several nodes -----------------------------------------------------------------------------
+
+// A port nobody listens on now: the kernel's choice for a socket bound to port 0.
+int FreePort() {
+  const int probe = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  bind(probe, reinterpret_cast<sockaddr*>(&address), sizeof(address));
+  getsockname(probe, reinterpret_cast<sockaddr*>(&address), &length);
+  close(probe);
+  return ntohs(address.sin_port);
+}
+
+// Node `node` of a job of two nodes, one rank each, on this machine: what `torchrun --nnodes 2
+// --node_rank K` runs on each of two machines.
+std::string NodeOfTwo(const fs::path& scratch, int node, int port, const std::string& tag,
+                      const std::string& arguments) {
+  return kPython + " -m torch.distributed.run --nnodes 2 --node_rank " + std::to_string(node) +
+         " --nproc_per_node 1 --master_addr 127.0.0.1 --master_port " + std::to_string(port) +
+         " --redirects 2 --tee 2 --log_dir " +
+         (scratch / ("launcher-logs-" + std::to_string(node))).string() + " " + kScripts +
+         "/ddp_train.py --tag " + tag + " --epochs 1000 " + arguments;
+}
+
+// Runs `node_one` in the background and `node_zero` here, each with its output in a folder of
+// its own; returns both results once both have ended.
+std::pair<CommandResult, CommandResult> RunTwoNodes(const fs::path& scratch,
+                                                    const std::string& node_zero,
+                                                    const std::string& node_one) {
+  fs::create_directories(scratch / "node-0");
+  fs::create_directories(scratch / "node-1");
+  std::future<CommandResult> one = std::async(std::launch::async, [&] {
+    return RunCommand(node_one, (scratch / "node-1").string());
+  });
+  CommandResult zero = RunCommand(node_zero, (scratch / "node-0").string());
+  return {std::move(zero), one.get()};
+}
+
+// Four advisor and launcher processes and two ranks share the cores: three times the planted
+// work of the one-machine test keeps the straggler clear of their scheduling.
+TEST(ScriptNodes, EachNodeBisectsItsRanksAndNodeZeroMergesTheReport) {
+  const fs::path scratch = Scratch("nodes_straggler");
+  const std::string tag = UniqueTag();
+  const int port = FreePort();
+  const fs::path shared = scratch / "shared";
+  const auto node_command = [&](int node) {
+    return kAdvisor + " bisect -q " + kRankWindow + " --out " + shared.string() + " -- " +
+           NodeOfTwo(scratch, node, port, tag, "--slow-rank 1 --slow-work 48");
+  };
+  const auto [zero, one] = RunTwoNodes(scratch, node_command(0), node_command(1));
+  ASSERT_EQ(zero.exit_code, 0) << zero.err;
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_NE(one.out.find("node 1: its ranks' summary is in " + (shared / "nodes/node-1.json").string() +
+                         "; node 0 writes the merged report to " + shared.string() + "/report.json"),
+            std::string::npos)
+      << one.out;
+  EXPECT_EQ(one.out.find("hot spot:"), std::string::npos) << "node 1 reports nothing itself";
+  EXPECT_NE(zero.out.find("straggler: rank 1, "), std::string::npos) << zero.out;
+  const json report = Report(shared);
+  const json& distributed = report["distributed"];
+  ASSERT_TRUE(distributed.is_object()) << zero.out;
+  EXPECT_EQ(distributed["world_size"], 2);
+  ASSERT_EQ(distributed["ranks"].size(), 2u);
+  EXPECT_EQ(distributed["ranks"][0]["node"], 0);
+  EXPECT_EQ(distributed["ranks"][1]["node"], 1);
+  ASSERT_TRUE(distributed["straggler"].is_object()) << distributed.dump();
+  EXPECT_EQ(distributed["straggler"]["rank"], 1);
+  EXPECT_EQ(distributed["straggler"]["path"], "blocks.2");
+  ASSERT_EQ(distributed["nodes"].size(), 2u);
+  const json& node_one = distributed["nodes"][1];
+  EXPECT_EQ(node_one["file"], "nodes/node-1.json");
+  EXPECT_EQ(node_one["ranks"], json::array({1}));
+  EXPECT_EQ(node_one["hotspot"].get<std::string>().rfind("blocks.2", 0), 0u)
+      << "node 1 bisected its own rank, the slow one: " << node_one.dump();
+  EXPECT_GT(node_one["clock_samples"].get<int>(), 0);
+  // Both "nodes" read this machine's one clock: the estimate finds no offset but the noise.
+  EXPECT_LT(std::abs(node_one["clock_offset_ms"].get<double>()), 100.0) << node_one.dump();
+  EXPECT_NE(ReadFile((shared / "report.md").string()).find("on 2 nodes"), std::string::npos);
+  EXPECT_EQ(ProcessesTagged(tag), 0) << "both launchers and both ranks are gone";
+}
+
+TEST(ScriptNodes, ANodeThatNeverWritesItsSummaryIsNamed) {
+  const fs::path scratch = Scratch("nodes_missing");
+  const std::string tag = UniqueTag();
+  const int port = FreePort();
+  const fs::path shared = scratch / "shared";
+  // Node 1 trains without advisor: its summary never comes.
+  const auto [zero, one] = RunTwoNodes(
+      scratch,
+      kAdvisor + " bisect -q --steps 3 --nodes-timeout 3 --out " + shared.string() + " -- " +
+          NodeOfTwo(scratch, 0, port, tag, ""),
+      NodeOfTwo(scratch, 1, port, tag, ""));
+  EXPECT_NE(zero.exit_code, 0);
+  const std::string error = AdvisorError(zero);
+  EXPECT_EQ(error, "advisor: no summary from node 1 (" + (shared / "nodes/node-1.json").string() +
+                       ") in 3 s (--nodes-timeout): was advisor bisect run on every node with the "
+                       "same --out?\n")
+      << zero.err;
+  EXPECT_FALSE(fs::exists(shared / "report.json")) << "no partial report";
+  EXPECT_TRUE(fs::exists(shared / "nodes/node-0.json"));
+  EXPECT_NE(one.exit_code, 0) << "node 1's rank lost its peer";
+  EXPECT_EQ(ProcessesTagged(tag), 0) << "both launchers and both ranks are gone";
+}
 
 TEST(ScriptRanks, CtrlCEndsTheLauncherAndEveryRank) {
   const std::string tag = UniqueTag();

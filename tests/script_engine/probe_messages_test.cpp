@@ -190,6 +190,14 @@ TEST(ScriptCommand, OnlyPythonIsRun) {
   EXPECT_EQ(WhyNotPython({"env", "A=1"}), "env runs no program after its settings");
 }
 
+TEST(PythonCommand, TheScriptIsWhatFollowsTheLauncher) {
+  EXPECT_EQ(ScriptPart({"python3", "-m", "torch.distributed.run", "--node_rank", "1", "t.py", "--x"}),
+            (std::vector<std::string>{"t.py", "--x"}));
+  EXPECT_EQ(ScriptPart({"python3", "-m", "pkg.train", "--x"}),
+            (std::vector<std::string>{"-m", "pkg.train", "--x"}));
+  EXPECT_EQ(ScriptPart({"torchrun", "run"}), (std::vector<std::string>{"torchrun", "run"}));
+}
+
 TEST(ProbeMessages, AHelloNamesItsRank) {
   const json hello = {{"type", "hello"}, {"protocol", 1}, {"pid", 42}, {"python", "3.12.3"},
                       {"executable", "/venv/bin/python"}, {"rank", 1}, {"world_size", 2}};
@@ -205,6 +213,37 @@ TEST(ProbeMessages, AHelloNamesItsRank) {
   EXPECT_EQ(ReadHello(local).local_world_size, 1);
   local["local_world_size"] = 3;
   EXPECT_THROW(ReadHello(local), ProbeMessageError) << "more ranks here than in the job";
+}
+
+TEST(ProbeMessages, AHelloNamesItsNodeOfSeveral) {
+  json hello = {{"type", "hello"}, {"protocol", 1}, {"pid", 42}, {"python", "3.12.3"},
+                {"executable", "/venv/bin/python"}, {"rank", 3}, {"world_size", 4},
+                {"local_world_size", 2}, {"group_rank", 1}, {"group_world_size", 2},
+                {"host", "node-b"}};
+  const ProbeHello read = ReadHello(hello);
+  EXPECT_EQ(read.group_rank, 1);
+  EXPECT_EQ(read.group_world_size, 2);
+  EXPECT_EQ(read.host, "node-b");
+  const ProbeHello alone = ReadHello({{"type", "hello"}, {"protocol", 1}, {"pid", 42},
+                                      {"python", "3.12.3"}, {"executable", "/usr/bin/python3"},
+                                      {"rank", 0}, {"world_size", 1}});
+  EXPECT_EQ(alone.group_rank, 0) << "one node without GROUP_RANK";
+  EXPECT_EQ(alone.group_world_size, 1);
+  EXPECT_EQ(alone.host, "");
+  json bad = hello;
+  bad["group_rank"] = 2;
+  try {
+    ReadHello(bad);
+    FAIL();
+  } catch (const ProbeMessageError& error) {
+    EXPECT_STREQ(error.what(), "hello: node 2 of 2 nodes, world size 4");
+  }
+  bad = hello;
+  bad["group_world_size"] = 5;
+  EXPECT_THROW(ReadHello(bad), ProbeMessageError) << "more nodes than ranks";
+  bad = hello;
+  bad["host"] = 7;
+  EXPECT_THROW(ReadHello(bad), ProbeMessageError);
 }
 
 }  // namespace

@@ -137,7 +137,10 @@ def install():
                       "rank": int(os.environ.get("RANK", 0)),
                       "world_size": int(os.environ.get("WORLD_SIZE", 1)),
                       "local_world_size": int(os.environ.get("LOCAL_WORLD_SIZE",
-                                                             os.environ.get("WORLD_SIZE", 1)))})
+                                                             os.environ.get("WORLD_SIZE", 1))),
+                      "group_rank": int(os.environ.get("GROUP_RANK", 0)),
+                      "group_world_size": int(os.environ.get("GROUP_WORLD_SIZE", 1)),
+                      "host": platform.node()})
     with open(config["build_info"]) as info:
         build = json.load(info)
     built = _check_torch(channel, build)

@@ -1,0 +1,173 @@
+// A node's summary file (engine/script/node_summary, node_folder): written whole, read back as
+// written, and refused with the problem named when another machine's file is wrong.
+#include "engine/script/node_summary.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <functional>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "engine/script/node_folder.h"
+#include "tests/script_engine/node_windows.h"
+
+namespace advisor {
+namespace {
+
+using advisor::testing::NodeRankWindow;
+using nlohmann::json;
+
+NodeSummary NodeOne() {
+  NodeSummary summary;
+  summary.node = 1;
+  summary.nodes = 2;
+  summary.world_size = 4;
+  summary.host = "node-b";
+  summary.script = {"train.py", "--slow-rank", "3"};
+  summary.warmup_steps = 3;
+  summary.window_steps = 5;
+  summary.hotspot = "slow -> aten::mm";
+  summary.ranks.push_back({2, NodeRankWindow(5, 3, 2, false, 0), NodeRankWindow(9, 3, 2, true, 0)});
+  summary.ranks.push_back({3, NodeRankWindow(5, 3, 7, false, 0), NodeRankWindow(9, 3, 7, true, 0)});
+  for (NodeRankWindows& rank : summary.ranks) rank.timed = NodeRankWindow(1, 2, 4, false, 0).steps;
+  return summary;
+}
+
+// The problem ReadNodeSummary names for `file`; "" when it reads.
+std::string ProblemOf(const json& file) {
+  try {
+    ReadNodeSummary(file.dump());
+    return "";
+  } catch (const NodeFileError& error) {
+    return error.what();
+  }
+}
+
+TEST(NodeSummary, ReadsBackWhatItWrote) {
+  const NodeSummary read = ReadNodeSummary(NodeSummaryToJson(NodeOne()));
+  EXPECT_EQ(read.node, 1);
+  EXPECT_EQ(read.nodes, 2);
+  EXPECT_EQ(read.world_size, 4);
+  EXPECT_EQ(read.host, "node-b");
+  EXPECT_EQ(read.script, NodeOne().script);
+  EXPECT_EQ(read.warmup_steps, 3);
+  EXPECT_EQ(read.window_steps, 5);
+  EXPECT_EQ(read.hotspot, "slow -> aten::mm");
+  ASSERT_EQ(read.ranks.size(), 2u);
+  EXPECT_EQ(read.ranks[1].rank, 3);
+  const Timeline& baseline = read.ranks[1].baseline;
+  ASSERT_EQ(baseline.steps.size(), 3u);
+  EXPECT_EQ(baseline.steps[0].index, 5);
+  ASSERT_EQ(baseline.ops.size(), 6u);
+  EXPECT_EQ(baseline.ops[1].name, "gloo:all_reduce");
+  EXPECT_EQ(baseline.ops[1].end_ns - baseline.ops[1].start_ns, 3 * advisor::testing::kMs);
+  EXPECT_EQ(read.ranks[1].modules.markers.size(), 6u);
+  EXPECT_EQ(read.ranks[1].modules.steps[0].index, 9);
+  ASSERT_EQ(read.ranks[1].timed.size(), 2u) << "the steps timed without a profiler travel too";
+  EXPECT_EQ(read.ranks[1].timed[1].index, 2);
+}
+
+TEST(NodeSummary, RefusesAFileThatIsNotOneNodesSummary) {
+  const json good = json::parse(NodeSummaryToJson(NodeOne()));
+  EXPECT_EQ(ProblemOf(good), "");
+  const auto with = [&good](const std::function<void(json&)>& change) {
+    json file = good;
+    change(file);
+    return ProblemOf(file);
+  };
+  EXPECT_EQ(with([](json& f) { f["format"] = "advisor-report"; }),
+            "not a node summary (format is not \"advisor-node-summary\")");
+  EXPECT_EQ(with([](json& f) { f["format"] = 7; }).rfind("malformed:", 0), 0u);
+  EXPECT_EQ(with([](json& f) { f["version"] = 2; }), "version 2, this advisor reads 1");
+  EXPECT_EQ(with([](json& f) { f.erase("ranks"); }), "missing field 'ranks'");
+  EXPECT_EQ(with([](json& f) { f["node"] = 2; }), "node: 2 is not in 0..1");
+  EXPECT_EQ(with([](json& f) { f["nodes"] = 5; }), "nodes: 5 is not in 2..4");
+  EXPECT_EQ(with([](json& f) { f["world_size"] = -1; }), "world_size: not a count");
+  EXPECT_EQ(with([](json& f) { f["ranks"][1]["rank"] = 4; }), "ranks rank: 4 is not in 0..3");
+  EXPECT_EQ(with([](json& f) { f["ranks"][1]["rank"] = 2; }), "ranks: rank 2 appears twice");
+  EXPECT_EQ(with([](json& f) { f["ranks"] = json::array(); }),
+            "ranks: not an array of 1 to world_size (4) ranks");
+  EXPECT_EQ(with([](json& f) { f["schedule"]["window_steps"] = 0; }),
+            "schedule window_steps: 0 is not in 1..1000");
+  EXPECT_EQ(with([](json& f) { f["script"] = json::array(); }),
+            "script: not an array of 1 to 4096 arguments");
+  EXPECT_EQ(with([](json& f) { f["script"][0] = "a\nb"; }), "script argument: control characters");
+  EXPECT_EQ(with([](json& f) { f["ranks"][0]["baseline"]["steps"] = json::array(); }),
+            "rank 2 baseline: no steps");
+  EXPECT_EQ(with([](json& f) { f["ranks"][0]["modules"]["steps"][1][2] = 1; }),
+            "rank 2 modules: steps: ends before it starts");
+  EXPECT_NE(with([](json& f) { f["ranks"][0]["timed"][1][2] = 1; }).find("rank 2 timed"),
+            std::string::npos);
+  EXPECT_EQ(with([](json& f) { f["ranks"][0]["baseline"]["events"] = "x"; }),
+            "rank 2 baseline: events: not an object");
+  EXPECT_EQ(with([](json& f) {
+              f["ranks"][0]["baseline"]["steps"][2][2] = (std::int64_t{1} << 62);
+            }),
+            "rank 2 baseline: a time beyond 2^61 ns");
+  EXPECT_EQ(with([](json& f) { f = json::array(); }), "not a JSON object");
+  try {
+    ReadNodeSummary("{\"format\": ");
+    FAIL();
+  } catch (const NodeFileError& error) {
+    EXPECT_STREQ(error.what(), "not valid JSON");
+  }
+}
+
+class NodeFolderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    out_ = std::filesystem::temp_directory_path() /
+           ("advisor-node-folder-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(out_);
+  }
+  void TearDown() override { std::filesystem::remove_all(out_); }
+  std::filesystem::path out_;
+};
+
+TEST_F(NodeFolderTest, FilesAppearWholeAndAnEarlierRunsAreRemoved) {
+  const NodeFolder folder(out_.string());
+  folder.Prepare(1);
+  EXPECT_EQ(folder.Missing(2), (std::vector<int>{0, 1}));
+  folder.Write(1, NodeSummaryToJson(NodeOne()));
+  EXPECT_EQ(folder.Missing(2), (std::vector<int>{0}));
+  EXPECT_TRUE(folder.Has(1));
+  EXPECT_FALSE(folder.Has(0));
+  EXPECT_EQ(folder.Read(1).ranks.size(), 2u);
+  for (const auto& entry : std::filesystem::directory_iterator(folder.path())) {
+    EXPECT_EQ(entry.path().filename().string(), "node-1.json") << "no temporary file is left";
+  }
+  EXPECT_FALSE(folder.Released().has_value());
+  folder.Release(42);
+  EXPECT_EQ(folder.Released(), 42);
+  folder.Prepare(1);
+  EXPECT_EQ(folder.Missing(2), (std::vector<int>{0, 1})) << "a run starts without its old file";
+  EXPECT_EQ(folder.Released(), 42) << "node 0's release is node 0's to remove";
+  folder.Prepare(0);
+  EXPECT_FALSE(folder.Released().has_value());
+}
+
+TEST_F(NodeFolderTest, AFileFromAnotherMachineIsCheckedAndNamed) {
+  const NodeFolder folder(out_.string());
+  folder.Prepare(0);
+  std::ofstream(folder.FileOf(1)) << "{\"format\": \"advisor-node-summary\", \"version\": 1}";
+  try {
+    folder.Read(1);
+    FAIL();
+  } catch (const NodeFileError& error) {
+    EXPECT_EQ(std::string(error.what()), folder.FileOf(1) + ": missing field 'world_size'");
+  }
+  std::ofstream(folder.path() + "/released.json") << "{\"end_steps\": -3}";
+  EXPECT_THROW(folder.Released(), NodeFileError);
+  std::filesystem::create_directory(folder.FileOf(2));
+  try {
+    folder.Read(2);
+    FAIL();
+  } catch (const NodeFileError& error) {
+    EXPECT_EQ(std::string(error.what()), folder.FileOf(2) + ": not a regular file");
+  }
+}
+
+}  // namespace
+}  // namespace advisor
