@@ -1,6 +1,7 @@
 #include "engine/worker/crop_first.h"
 
 #include <torch/csrc/jit/api/function_impl.h>
+#include <torch/csrc/jit/passes/constant_propagation.h>
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/jit.h>
@@ -233,6 +234,44 @@ class SiteRewriter {
   std::unordered_map<Value*, Value*> hoisted_;
 };
 
+bool SetsAttribute(const torch::jit::Block* block, const std::string& name) {
+  for (const Node* node : block->nodes()) {
+    if (node->kind() == torch::jit::prim::SetAttr && node->s(torch::jit::attr::name) == name) {
+      return true;
+    }
+    for (const torch::jit::Block* inner : node->blocks()) {
+      if (SetsAttribute(inner, name)) return true;
+    }
+  }
+  return false;
+}
+
+// Reads the module's plain settings (a string, number or flag on self that no method of its type
+// sets) as the constants they are, and folds what they decide: a stage that branches on
+// `self.variant` or computes offsets from `self.side` then has its crop at the top of the graph,
+// where the search looks. The rewritten method keeps the values they had.
+void FoldSettings(std::shared_ptr<torch::jit::Graph> graph, const torch::jit::Module& module) {
+  const c10::ClassTypePtr type = module.type();
+  std::vector<Node*> reads;
+  for (const torch::jit::Use& use : graph->inputs()[0]->uses()) {
+    if (use.user->kind() == torch::jit::prim::GetAttr) reads.push_back(use.user);
+  }
+  for (Node* read : reads) {
+    const std::string name = read->s(torch::jit::attr::name);
+    const c10::IValue value = module.attr(name);
+    if (!value.isString() && !value.isInt() && !value.isDouble() && !value.isBool()) continue;
+    bool set = false;
+    for (torch::jit::Function* method : type->methods()) {
+      set = set || SetsAttribute(torch::jit::toGraphFunction(*method).graph()->block(), name);
+    }
+    if (set) continue;
+    torch::jit::WithInsertPoint at(read);
+    read->output()->replaceAllUsesWith(graph->insertConstant(value));
+    read->destroy();
+  }
+  torch::jit::ConstantPropagation(graph);
+}
+
 // The rank of each of the stage method's inputs: the workload's inputs, then its target.
 std::vector<int> InputRanks(const WorkloadSpec& spec) {
   std::vector<int> ranks;
@@ -258,6 +297,7 @@ RewriteOutcome ApplyCropFirst(torch::jit::Module& module, const WorkloadSpec& sp
   const std::shared_ptr<torch::jit::Graph> graph = torch::jit::toGraphFunction(*method).graph();
   torch::jit::Inline(*graph);
   const std::shared_ptr<torch::jit::Graph> unchanged = graph->copy();
+  FoldSettings(graph, module);
 
   // Each rewrite changes the graph, so the search runs again until no crop is left to move; the
   // crops it made are not sites. Every site removes at least one transform node, so this ends.

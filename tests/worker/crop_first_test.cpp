@@ -1,5 +1,6 @@
 // The crop-first rewrite of an input stage (engine/worker/crop_first.h) on the worker tests' stage
-// models: a roll dilation in nested loops under a random crop (exact, the crop wrapping around as
+// models: a roll dilation in nested loops under a random crop, behind a branch on a string
+// setting that only folding the setting brings to the top (exact, the crop wrapping around as
 // roll does), max-pool and convolution passes under a random narrow (padded: the crop clamped to
 // the image), and a whole-image mean that keeps the crop where it is.
 #include "engine/worker/crop_first.h"

@@ -15,8 +15,8 @@ conv.pt    a small convolutional net with a 4-D input, for channels-last;
 attention.pt  hand-written attention four ways: the scale on q, on the scores, dividing the
            scores, and (not to be rewritten) with dropout between softmax and the second matmul;
 crop_roll.pt  an input stage like the zoo's seed (scripts/zoo/cases/seed_dilate_crop.py): a
-           brightness jitter by a random factor, a mask dilated by a random radius with roll in
-           nested loops, then a random crop of half the side;
+           branch on a string setting, a brightness jitter by a random factor, a mask dilated by
+           a random radius with roll in nested loops, then a random crop of half the side;
 crop_pool.pt  an input stage that closes a float mask with max-pooling passes in a loop, blurs the
            image with a 3x3 convolution and takes a random crop with narrow;
 crop_mean.pt  an input stage that subtracts the image's mean before the crop: the crop cannot move.
@@ -235,6 +235,10 @@ class CropNet(nn.Module):
 
 
 class CropRoll(CropNet):
+    def __init__(self):
+        super().__init__()
+        self.mode = "dilate"  # a setting the stage branches on, as the zoo's seed does
+
     def dilate(self, mask: torch.Tensor, r: int) -> torch.Tensor:
         out = mask
         for dy in range(-r, r + 1):
@@ -245,6 +249,8 @@ class CropRoll(CropNet):
     @torch.jit.export
     def prepare_batch(self, images: torch.Tensor,
                       labels: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+        if self.mode == "none":
+            return images[:, :, :self.crop, :self.crop], labels
         gain = 0.8 + 0.4 * torch.rand([images.shape[0], 1, 1, 1])
         r = int(torch.randint(1, self.radius + 1, [1]))
         top = int(torch.randint(0, self.side - self.crop + 1, [1]))
