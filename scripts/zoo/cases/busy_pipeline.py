@@ -1,8 +1,8 @@
 """Every input worker busy and the step still waiting: the pipeline, not the worker count, limits.
 
-A small classifier (``trunk``, a Sequential of two convolution stages, then ``head``) trains on
-batches that the input stage, ``prepare_batch``, makes from images already at the model's size:
-a random flip, a brightness jitter and ``soften``, five passes of a 7x7 blur (a depthwise
+A small classifier (``trunk``, a Sequential that first averages 4x4 pixels, then two convolution
+stages, then ``head``) trains on batches that the input stage, ``prepare_batch``, makes from images already at the model's size:
+a random flip, a brightness jitter and ``soften``, twenty passes of a 7x7 blur (a depthwise
 convolution) per batch. It runs in one worker thread per CPU the exporting process may use (read
 when the case is exported, on the machine that then runs it), so there are as many workers as
 physical cores or more, and a batch costs several times the model's step: every worker is busy
@@ -29,7 +29,7 @@ class SmallNet(nn.Module):
     def __init__(self, width, count, passes):
         super().__init__()
         self.trunk = nn.Sequential(
-            nn.Conv2d(3, width, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+            nn.AvgPool2d(4), nn.Conv2d(3, width, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
             nn.Conv2d(width, width, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(1))
         self.head = nn.Linear(width, count)
         self.passes = passes
@@ -62,7 +62,7 @@ def build(size):
     workers = len(os.sched_getaffinity(0))
     spec = workload([{"shape": [batch, 3, side, side], "dtype": "float32", "init": "rand"}],
                     classes(batch, 10),
-                    description=f"prepare_batch blurs images five times in {workers} workers, one "
+                    description=f"prepare_batch blurs images twenty times in {workers} workers, one "
                                 "per CPU, and the step still waits for them")
     spec["input_stage"] = {"method": "prepare_batch", "workers": workers}
-    return SmallNet(8, 10, 5), spec
+    return SmallNet(8, 10, 20), spec
