@@ -295,12 +295,13 @@ RewriteOutcome ApplyCropFirst(torch::jit::Module& module, const WorkloadSpec& sp
     return outcome;
   }
   const std::shared_ptr<torch::jit::Graph> graph = torch::jit::toGraphFunction(*method).graph();
+  // Inlined and folded on both sides of the code diff, so that it shows the move alone.
   torch::jit::Inline(*graph);
-  const std::shared_ptr<torch::jit::Graph> unchanged = graph->copy();
   FoldSettings(graph, module);
+  const std::shared_ptr<torch::jit::Graph> unchanged = graph->copy();
 
-  // Each rewrite changes the graph, so the search runs again until no crop is left to move; the
-  // crops it made are not sites. Every site removes at least one transform node, so this ends.
+  // Each rewrite changes the graph, so the search runs again until no crop is left to move. Each
+  // rewrite replaces one crop by one the search skips (`made`), so this ends.
   std::vector<const Node*> made;
   std::vector<std::string> refused;
   for (;;) {

@@ -89,8 +89,8 @@ TEST_F(WorkerCli, NumericsHoldCropFirstToTheStagesBatches) {
   EXPECT_THAT(result.sites, ElementsAre("(root)"));
   ASSERT_EQ(result.code_changes.size(), 1u);
   EXPECT_EQ(result.code_changes[0].method, "prepare_batch");
-  // The setting the stage branches on is read as the constant it is, and its branch folded.
-  EXPECT_THAT(result.code_changes[0].diff, HasSubstr("\n-  mode = self.mode\n"));
+  // The gain's multiplication on the whole image goes; the same one on the window comes.
+  EXPECT_THAT(result.code_changes[0].diff, HasSubstr("\n-  images0 = torch.mul(images, gain)\n"));
 }
 
 TEST_F(WorkerCli, CropFirstSaysWhichOpKeepsTheCropInPlace) {
