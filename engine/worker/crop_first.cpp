@@ -60,7 +60,8 @@ def conv_reach(weight: Tensor, padding: List[int], dilation: List[int]) -> int:
     for i in range(2):
         p = padding[min(i, len(padding) - 1)]
         d = dilation[min(i, len(dilation) - 1)]
-        assert 2 * p == d * (weight.size(2 + i) - 1), "crop-first: a conv2d before the crop changes the image's size"
+        assert 2 * p == d * (weight.size(2 + i) - 1), (
+            "crop-first: a conv2d before the crop changes the image's size")
         reach = max(reach, p)
     return reach
 
@@ -74,7 +75,8 @@ def conv_same_reach(weight: Tensor, dilation: List[int]) -> int:
 def image_size(x: Tensor, dim: int) -> int:
     return x.size(dim) if x.dim() >= -dim else 1
 
-def window_rows(size: int, start: int, end: int, margin: int, circular: bool, like: Tensor) -> Tensor:
+def window_rows(size: int, start: int, end: int, margin: int, circular: bool,
+                like: Tensor) -> Tensor:
     if circular and margin > 0 and size > 0:
         return torch.remainder(torch.arange(start - margin, end + margin, device=like.device), size)
     return torch.arange(max(start - margin, 0), min(end + margin, size), device=like.device)
@@ -87,7 +89,8 @@ def window_offset(size: int, start: int, margin: int, circular: bool) -> int:
 def take(x: Tensor, dim: int, size: int, rows: Tensor) -> Tensor:
     if x.dim() < -dim or x.size(dim) == 1:
         return x
-    assert x.size(dim) == size, "crop-first: a tensor the transforms combine with the image has another size"
+    assert x.size(dim) == size, (
+        "crop-first: a tensor the transforms combine with the image has another size")
     return x.index_select(dim, rows)
 
 def crop(x: Tensor, dim: int, offset: int, start: int, end: int) -> Tensor:

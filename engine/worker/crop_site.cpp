@@ -470,7 +470,9 @@ class Search {
     if (site.moved.empty()) return "";
     int rank = 0;
     for (const Value* source : site.sources) {
-      if (source->offset() - 1 >= ranks_.size()) return "the stage has more inputs than the workload";
+      if (source->offset() - 1 >= ranks_.size()) {
+        return "the stage has more inputs than the workload";
+      }
       const int own = ranks_[source->offset() - 1];
       if (rank != 0 && own != rank) {
         return "the crop at " + Describe(first) + " mixes inputs of different ranks";

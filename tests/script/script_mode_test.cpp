@@ -288,10 +288,10 @@ TEST(ScriptMode, NamesTheSlowTransformFromTheDataLoadersWorkerProcesses) {
 TEST(ScriptMode, CropFirstIsSuggestedAtTheTransformsLineNotApplied) {
   const fs::path scratch = Scratch("crop_first");
   const std::string tag = UniqueTag();
-  const CommandResult run = RunCommand(kAdvisor + " bisect -q --autotest --autotest-rounds 1 --out " +
-                                           (scratch / "report").string() + " -- " +
-                                           Pipeline(tag, "--workers 2"),
-                                       scratch.string());
+  const CommandResult run =
+      RunCommand(kAdvisor + " bisect -q --autotest --autotest-rounds 1 --out " +
+                     (scratch / "report").string() + " -- " + Pipeline(tag, "--workers 2"),
+                 scratch.string());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json report = Report(scratch / "report");
   const json* crop = nullptr;

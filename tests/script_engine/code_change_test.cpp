@@ -40,8 +40,8 @@ TEST(CodeChange, AnUnknownShapeGetsWordsOnly) {
 }
 
 TEST(CodeChange, CropFirstIsASuggestionInWordsAtTheTransformsLine) {
-  const auto change =
-      SuggestCodeChange("crop-first", At("data = Scenes(4096, Compose([RandomDilation(12), RandomCrop(224)]))"));
+  const auto change = SuggestCodeChange(
+      "crop-first", At("data = Scenes(4096, Compose([RandomDilation(12), RandomCrop(224)]))"));
   ASSERT_TRUE(change.has_value());
   EXPECT_EQ(change->advice.rfind("a suggestion, not verified: ", 0), 0u) << change->advice;
   EXPECT_NE(change->advice.find("/src/model.py:57"), std::string::npos) << change->advice;

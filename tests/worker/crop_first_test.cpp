@@ -2,7 +2,8 @@
 // models: a roll dilation in nested loops under a random crop, behind a branch on a string
 // setting that only folding the setting brings to the top (exact, the crop wrapping around as
 // roll does), max-pool and convolution passes under a random narrow (padded: the crop clamped to
-// the image), and a whole-image mean that keeps the crop where it is.
+// the image), and a whole-image mean and a roll followed by padding that keep the crop where it
+// is.
 #include "engine/worker/crop_first.h"
 
 #include <gmock/gmock.h>
@@ -110,7 +111,8 @@ TEST(CropFirst, WidensTheCropByPaddedOpsReachWithinTheReorderingTolerance) {
   const WorkloadSpec spec = ReadWorkload(path);
   const torch::jit::Module original = LoadModule(path);
   torch::jit::Module rewritten = LoadModule(path);
-  ASSERT_EQ(ApplyCropFirst(rewritten, spec).sites, 1) << ApplyCropFirst(rewritten, spec).why_no_site;
+  const RewriteOutcome outcome = ApplyCropFirst(rewritten, spec);
+  ASSERT_EQ(outcome.sites, 1) << outcome.why_no_site;
 
   StepSnapshot expected, actual;
   for (std::uint64_t seed = 0; seed < 8; ++seed) {
@@ -141,6 +143,15 @@ TEST(CropFirst, SaysWhyACropAfterAWholeImageMeanCannotMove) {
   EXPECT_THAT(outcome.why_no_site, HasSubstr("aten::mean"));
   EXPECT_THAT(outcome.why_no_site, HasSubstr("is not a transform the rewrite can move"));
   EXPECT_TRUE(outcome.methods.empty());
+}
+
+TEST(CropFirst, LeavesACropWhereRollAndPaddingMeetTheBorder) {
+  const std::string& path = testing::Models().crop_mixed;
+  torch::jit::Module module = LoadModule(path);
+  const RewriteOutcome outcome = ApplyCropFirst(module, ReadWorkload(path));
+  EXPECT_EQ(outcome.sites, 0);
+  EXPECT_THAT(outcome.why_no_site, HasSubstr("aten::max_pool2d"));
+  EXPECT_THAT(outcome.why_no_site, HasSubstr("pads the border where roll wraps it around"));
 }
 
 TEST(CropFirst, NeedsAnInputStage) {

@@ -19,7 +19,9 @@ crop_roll.pt  an input stage like the zoo's seed (scripts/zoo/cases/seed_dilate_
            a random radius with roll in nested loops, then a random crop of half the side;
 crop_pool.pt  an input stage that closes a float mask with max-pooling passes in a loop, blurs the
            image with a 3x3 convolution and takes a random crop with narrow;
-crop_mean.pt  an input stage that subtracts the image's mean before the crop: the crop cannot move.
+crop_mean.pt  an input stage that subtracts the image's mean before the crop: the crop cannot move;
+crop_mixed.pt  an input stage that rolls a mask and then max-pools it before the crop: roll wraps
+           the border around where pooling pads it, so the crop cannot move either.
 
 All of them train with cross entropy and SGD; gather.pt runs with deterministic algorithms on.
 Runs with PyTorch 1.13 and 2.x.
@@ -289,6 +291,16 @@ class CropMean(CropNet):
         return x[:, :, 4:4 + self.crop, 4:4 + self.crop], labels
 
 
+class CropMixed(CropNet):
+    @torch.jit.export
+    def prepare_batch(self, images: torch.Tensor,
+                      labels: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+        mask = torch.roll((images[:, :1] > 0).float(), [1, 1], [2, 3])
+        mask = nn.functional.max_pool2d(mask, 3, 1, 1)
+        x = torch.cat([images, mask], 1)
+        return x[:, :, 4:4 + self.crop, 4:4 + self.crop], labels
+
+
 def export(model, path, input_shape, deterministic=False, input_stage=None):
     advisor_export.export(
         model, path,
@@ -310,7 +322,7 @@ def main():
     export(AttentionModel(), os.path.join(out, "attention.pt"), [BATCH, TOKENS, DIM])
     stage = {"method": "prepare_batch", "workers": 0}
     for name, model in (("crop_roll", CropRoll()), ("crop_pool", CropPool()),
-                        ("crop_mean", CropMean())):
+                        ("crop_mean", CropMean()), ("crop_mixed", CropMixed())):
         export(model, os.path.join(out, name + ".pt"), [BATCH, 3, SIDE, SIDE], input_stage=stage)
 
 

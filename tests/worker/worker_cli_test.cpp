@@ -83,7 +83,8 @@ TEST_F(WorkerCli, NumericsHoldCropFirstToTheStagesBatches) {
   ASSERT_TRUE(outcome.Succeeded()) << outcome.Describe() << "\n" << outcome.stderr_tail;
   const NumericsResult result = ReadNumericsResult(result_);
   EXPECT_TRUE(result.within_tolerance) << result.worst;
-  EXPECT_EQ(result.numerics.max_abs_diff, 0) << "roll, maximum and the crop move without arithmetic";
+  EXPECT_EQ(result.numerics.max_abs_diff, 0)
+      << "roll, maximum and the crop move without arithmetic";
   // Loss, output, 4 gradients (conv and head, weight and bias), then 4 batches of image and label.
   EXPECT_EQ(result.compared, 6 + 4 * 2);
   EXPECT_THAT(result.sites, ElementsAre("(root)"));

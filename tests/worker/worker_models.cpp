@@ -20,7 +20,7 @@ const WorkerModels& Models() {
     }
     return WorkerModels{*dir / "gather.pt", *dir / "plain.pt", *dir / "conv.pt",
                         *dir / "attention.pt", *dir / "window.pt", *dir / "crop_roll.pt",
-                        *dir / "crop_pool.pt", *dir / "crop_mean.pt"};
+                        *dir / "crop_pool.pt", *dir / "crop_mean.pt", *dir / "crop_mixed.pt"};
   }();
   return models;
 }

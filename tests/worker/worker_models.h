@@ -19,6 +19,7 @@ struct WorkerModels {
   std::string crop_roll;  // input stage: dilation by roll in loops, then a random crop (slices)
   std::string crop_pool;  // input stage: max-pool closing and a conv blur, then narrow
   std::string crop_mean;  // input stage: the image's mean subtracted before the crop
+  std::string crop_mixed;  // input stage: roll, then max-pool, before the crop
 };
 
 // Exports on first use into a folder removed when the test binary exits; fails the test run
