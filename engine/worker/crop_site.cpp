@@ -485,6 +485,9 @@ class Search {
       if (!dim) return "the crop " + Describe(node) + " takes a dim that is not a constant";
       if (!IsSpatial(*dim) || KeepsWholeDim(node)) continue;
       const bool narrow = node->kind().toQualString() == std::string("aten::narrow");
+      if (narrow && node->input(2)->type()->kind() != c10::TypeKind::IntType) {
+        return "the crop " + Describe(node) + " takes its start as a tensor";
+      }
       const std::optional<std::int64_t> step = narrow ? 1 : ConstantInt(node->input(4));
       if (!step || *step != 1) return "the crop " + Describe(node) + " has a step other than 1";
       for (const SpatialCrop& earlier : site.spatial) {
