@@ -2,7 +2,8 @@
 -- on pixels a later crop or resize throws away. Cropping or resizing first makes it run at the
 -- output's size: exactly the same for pointwise transforms (flips, colour, thresholds), within
 -- the transform's reach of the border for ones that look at neighbours (blur, dilation), which
--- a margin of that reach keeps exact.
+-- a margin of that reach keeps exact. The crop-first recipe makes that move in a model's input
+-- stage (a TorchScript rewrite; a script gets the change as a suggestion at its line).
 -- facts.data.stage (docs/facts.md): its pieces heaviest first, each with the shapes it ran at.
 
 local MIN_SHARE = 0.10        -- of one batch's preparation
@@ -53,7 +54,7 @@ return {
         advisor.ms(piece.ms), advisor.ms(stage.batch_ms), size(piece.input_shape), area / out_area,
         size(stage.output_shape))
         .. (piece.kind == "transform" and advisor.stage_heaviest_line(stage) or ""),
-      recipe = "",
+      recipe = "crop-first",
       source = piece.source,  -- where the user's code has it; nil where unknown
       expected_gain_ms = saved_ms,
     }}

@@ -123,7 +123,8 @@ struct Recipe {
 
 // The graph rewrites the worker implements; a rewrite recipe must name one of them.
 inline const std::vector<std::string>& BuiltinRewrites() {
-  static const std::vector<std::string> rewrites = {"gather-to-index", "sdpa-attention"};
+  static const std::vector<std::string> rewrites = {"gather-to-index", "sdpa-attention",
+                                                     "crop-first"};
   return rewrites;
 }
 

@@ -33,7 +33,7 @@ struct NumericsResult {
   bool within_tolerance = false;
   Numerics numerics;
   std::string worst;  // the tensor closest to (or past) its tolerance, described in words
-  int compared = 0;   // tensors compared: loss, outputs, parameter gradients
+  int compared = 0;   // tensors compared: loss, outputs, gradients, an input stage's batches
   std::vector<std::string> sites;  // module paths a rewrite changed
   std::vector<MethodChange> code_changes;  // the methods a rewrite changed, as code diffs
 };

@@ -46,6 +46,15 @@ std::optional<CodeChange> SuggestCodeChange(const std::string& recipe_id,
     }
     return change;
   }
+  if (recipe_id == "crop-first") {
+    // A pipeline's order lives in how the script composes its transforms, whose shapes vary too
+    // much for a diff of one line: the change is said in words, and was not measured.
+    change.advice = "a suggestion, not verified: crop before the transform at " + Where(at) +
+                    " instead of after it. Crop to the output's size widened by the transform's "
+                    "reach (its radius, or half its kernel) on each side, run the transform on "
+                    "that, then cut the margin off; a pointwise transform needs no margin";
+    return change;
+  }
   if (recipe_id == "sdpa-attention") {
     change.advice = "compute the attention at " + Where(at) +
                     " with torch.nn.functional.scaled_dot_product_attention(q, k, v) instead of "

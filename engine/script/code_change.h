@@ -1,6 +1,7 @@
 // A fix that a script can only get by a change to its code (a graph rewrite such as
-// gather-to-index applies only to a TorchScript model): the change, shown against the user's file
-// and line, as a diff of that line where its shape is one advisor knows, else in words. The line
+// gather-to-index or crop-first applies only to a TorchScript model): the change, shown against
+// the user's file and line, as a diff of that line where its shape is one advisor knows, else in
+// words. The line
 // is compared as the report holds it, trimmed: a person applies the change, keeping the
 // indentation.
 #pragma once

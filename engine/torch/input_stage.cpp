@@ -81,6 +81,12 @@ InputStage::Prepared InputStage::Prepare(std::int64_t index) const {
   return prepared;
 }
 
+std::vector<torch::Tensor> InputStage::PrepareOffQueue(std::int64_t index) const {
+  Prepared prepared = Prepare(index);
+  if (!prepared.error.empty()) throw StepError(method_.where() + ": " + prepared.error);
+  return std::move(prepared.tensors);
+}
+
 InputStage::Prepared InputStage::PrepareMeasured(std::int64_t index, int worker) {
   const bool measured = profiling_.load();
   const TimeNs start = Now();

@@ -40,6 +40,11 @@ class InputStage {
   // Throws StepError when the method failed on it.
   std::vector<torch::Tensor> Next();
 
+  // Batch `index` (inputs, then target) as the stage prepares it, on the host, off the queue and
+  // unmeasured: the numerics check compares a candidate's batches with the baseline's. Throws
+  // StepError when the method failed on it.
+  std::vector<torch::Tensor> PrepareOffQueue(std::int64_t index) const;
+
   // Measures the stage from now on (docs/facts.md, facts.data.stage): each batch begun from now
   // is recorded op by op where it is prepared (a worker, or the step with 0 workers), and the
   // workers' busy time is counted.

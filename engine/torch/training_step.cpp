@@ -208,6 +208,11 @@ double TrainingStep::last_loss() const {
   return last_loss_.defined() ? last_loss_.item<double>() : 0.0;
 }
 
+std::vector<torch::Tensor> TrainingStep::StageBatch(std::int64_t index) const {
+  if (!input_stage_) return {};
+  return input_stage_->PrepareOffQueue(index);
+}
+
 void TrainingStep::StartInputStageProfile() {
   if (input_stage_) input_stage_->StartProfile();
 }

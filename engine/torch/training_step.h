@@ -52,6 +52,9 @@ class TrainingStep {
   // input stage.
   void StartInputStageProfile();
   std::optional<InputStageProfile> StopInputStageProfile();
+  // The input stage's batch `index` (inputs, then target) on the host, prepared apart from the
+  // steps' own; empty without an input stage. Throws StepError.
+  std::vector<torch::Tensor> StageBatch(std::int64_t index) const;
   torch::jit::Module& module() { return module_; }
   const torch::Device& device() const { return device_; }
 

@@ -2,13 +2,14 @@
 
 #include <stdexcept>
 
+#include "engine/worker/crop_first.h"
 #include "engine/worker/gather_to_index.h"
 #include "engine/worker/sdpa_attention.h"
 
 namespace advisor {
 
 std::string WhyRewriteUnavailable(const std::string& name) {
-  if (name == "gather-to-index") return "";
+  if (name == "gather-to-index" || name == "crop-first") return "";
   if (name == "sdpa-attention") return SdpaUnavailableReason();
   return "not implemented: the worker has no rewrite \"" + name + "\"";
 }
@@ -17,6 +18,12 @@ GraphRewrite BuiltinRewrite(const std::string& name) {
   if (name == "gather-to-index") return GatherToIndexRewrite();
   if (name == "sdpa-attention") return SdpaAttentionRewrite();
   throw std::invalid_argument("no built-in rewrite \"" + name + "\"");
+}
+
+RewriteOutcome ApplyBuiltinRewrite(const std::string& name, torch::jit::Module& module,
+                                   const WorkloadSpec& spec) {
+  if (name == "crop-first") return ApplyCropFirst(module, spec);
+  return ApplyGraphRewrite(module, BuiltinRewrite(name));
 }
 
 }  // namespace advisor

@@ -4,7 +4,10 @@
 
 #include <string>
 
+#include <torch/script.h>
+
 #include "engine/worker/graph_rewrite.h"
+#include "engine/workload/workload_spec.h"
 
 namespace advisor {
 
@@ -15,5 +18,10 @@ std::string WhyRewriteUnavailable(const std::string& name);
 // Throws std::invalid_argument for a name that is no built-in rewrite. Check
 // WhyRewriteUnavailable first.
 GraphRewrite BuiltinRewrite(const std::string& name);
+
+// Applies the built-in rewrite `name` to `module`: crop-first to the input stage of `spec`, the
+// pattern rewrites (BuiltinRewrite) to every method. Check WhyRewriteUnavailable first.
+RewriteOutcome ApplyBuiltinRewrite(const std::string& name, torch::jit::Module& module,
+                                   const WorkloadSpec& spec);
 
 }  // namespace advisor

@@ -11,20 +11,6 @@
 namespace advisor {
 namespace {
 
-// The method's TorchScript code as `module.code` prints it, for `graph` (its own by default).
-std::string CodeOf(const torch::jit::Function& method,
-                   std::shared_ptr<torch::jit::Graph> graph = nullptr) {
-  std::vector<c10::IValue> constants;
-  torch::jit::PrintDepsTable dependencies;
-  torch::jit::PythonPrint printer(constants, dependencies);
-  if (graph) {
-    printer.printMethod(torch::jit::GraphFunction(method.qualname(), std::move(graph), nullptr));
-  } else {
-    printer.printMethod(method);
-  }
-  return printer.str();
-}
-
 // Rewrites the graphs of one module type; returns the matches replaced, and adds the methods it
 // changed to `methods`.
 int RewriteType(const c10::ClassTypePtr& type, const GraphRewrite& rewrite,
@@ -50,13 +36,26 @@ int RewriteType(const c10::ClassTypePtr& type, const GraphRewrite& rewrite,
     }
     if (replaced > replaced_before) {
       methods.push_back({type->name() ? type->name()->qualifiedName() : "", method->name(),
-                         CodeOf(*method, unchanged), CodeOf(*method)});
+                         MethodCode(*method, unchanged), MethodCode(*method)});
     }
   }
   return replaced;
 }
 
 }  // namespace
+
+std::string MethodCode(const torch::jit::Function& method,
+                       std::shared_ptr<torch::jit::Graph> graph) {
+  std::vector<c10::IValue> constants;
+  torch::jit::PrintDepsTable dependencies;
+  torch::jit::PythonPrint printer(constants, dependencies);
+  if (graph) {
+    printer.printMethod(torch::jit::GraphFunction(method.qualname(), std::move(graph), nullptr));
+  } else {
+    printer.printMethod(method);
+  }
+  return printer.str();
+}
 
 RewriteOutcome ApplyGraphRewrite(torch::jit::Module& root, const GraphRewrite& rewrite) {
   std::map<const c10::ClassType*, int> replaced_by_type;  // each type is rewritten once

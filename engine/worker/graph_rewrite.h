@@ -44,10 +44,15 @@ struct RewriteOutcome {
   int sites = 0;
   std::vector<std::string> module_paths;  // instances that run a changed graph, in module order
   std::vector<RewrittenMethod> methods;   // each changed method once, in module order
+  std::string why_no_site;  // where a rewrite can say more than "no site" (crop-first)
 };
 
 // The module path a report shows for the root module.
 inline constexpr const char* kRootModulePath = "(root)";
+
+// The method's TorchScript code as `module.code` prints it, for `graph` (its own by default).
+std::string MethodCode(const torch::jit::Function& method,
+                       std::shared_ptr<torch::jit::Graph> graph = nullptr);
 
 // Rewrites every method of every module type in `root` (functions they call are inlined first).
 RewriteOutcome ApplyGraphRewrite(torch::jit::Module& root, const GraphRewrite& rewrite);

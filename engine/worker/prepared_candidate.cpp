@@ -70,9 +70,11 @@ PreparedCandidate PrepareCandidate(const std::string& model_path, const Workload
 
   ApplyModuleKnobs(prepared.module, prepared.spec, candidate->overrides);
   for (const std::string& name : candidate->rewrites) {
-    const RewriteOutcome outcome = ApplyGraphRewrite(prepared.module, BuiltinRewrite(name));
+    const RewriteOutcome outcome = ApplyBuiltinRewrite(name, prepared.module, prepared.spec);
     if (outcome.sites == 0) {
-      prepared.skipped = "not applicable: " + name + " found no site in this model";
+      prepared.skipped = "not applicable: " + name + (outcome.why_no_site.empty()
+                                                          ? " found no site in this model"
+                                                          : ": " + outcome.why_no_site);
       return prepared;
     }
     log << "[worker] " << name << ": changed " << outcome.sites << " site(s) in "

@@ -9,6 +9,9 @@ namespace advisor {
 namespace {
 
 constexpr const char* kOutputAttribute = "__advisor_step_output";
+// Batches of the input stage compared, from index 0: enough that random crop offsets, flips and
+// radii take several values, few enough that the check stays a fraction of a benchmark round.
+constexpr std::int64_t kStageBatches = 4;
 
 // The tensors inside a forward output (a tensor, or tuples and lists of them), depth first.
 void CollectTensors(const c10::IValue& value, const std::string& name,
@@ -108,6 +111,13 @@ StepSnapshot CaptureStep(TrainingStep& step, bool record_updates) {
   }
   for (std::size_t i = 0; i < before.size(); ++i) {
     snapshot.tensors.push_back(UpdateOf(parameters[i].first, before[i], parameters[i].second));
+  }
+  for (std::int64_t index = 0; index < kStageBatches; ++index) {
+    const std::vector<torch::Tensor> batch = step.StageBatch(index);
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      const std::string part = i + 1 == batch.size() ? "target" : "input[" + std::to_string(i) + "]";
+      snapshot.tensors.push_back({"batch " + std::to_string(index) + " " + part, batch[i]});
+    }
   }
   return snapshot;
 }

@@ -22,7 +22,9 @@ struct NamedTensor {
 };
 
 struct StepSnapshot {
-  // Loss, outputs, gradients in parameter order, then (if recorded) updates in parameter order.
+  // Loss, outputs, gradients in parameter order, (if recorded) updates in parameter order, then
+  // the input stage's first batches ("batch 0 input[0]", ..., "batch 3 target") where there is
+  // one: a rewrite of the stage (crop-first) is held to them directly, not only through the step.
   std::vector<NamedTensor> tensors;
 };
 
@@ -31,7 +33,8 @@ struct StepSnapshot {
 void KeepForwardOutput(torch::jit::Module& module);
 
 // Runs one step (the first) of `step`, whose module went through KeepForwardOutput, and returns
-// what it computed. With `record_updates`, also what the optimizer did: each parameter after the
+// what it computed, with the input stage's first batches prepared apart. With `record_updates`,
+// also what the optimizer did: each parameter after the
 // step minus before it. The worker asks for them where the recipe changes the optimizer's step
 // (fused-optimizer, cuda-graphs); elsewhere both sides run the same optimizer code on gradients
 // already compared, and an update can be far more sensitive than its gradient (AdamW divides by

@@ -118,7 +118,8 @@ TEST(BuiltinRules, NameOnlyRecipesThatExist) {
       "channels-last", "sdpa-attention", "cuda-graphs", "fused-optimizer",
       "pin-memory", "dataloader-workers", "intra-op-threads", "sdpa-cudnn-backend",
       "sdpa-flash-backend", "torch-compile", "ddp-bucket-10mb", "ddp-bucket-100mb",
-      "ddp-gradient-as-bucket-view", "ddp-static-graph", "ddp-no-sync", "fsdp-shard-grad-op"};
+      "ddp-gradient-as-bucket-view", "ddp-static-graph", "ddp-no-sync", "fsdp-shard-grad-op",
+      "crop-first"};
   for (const std::string& name : CaseNames()) {
     const RuleRun run = RunRules(BuiltinRules(), CaseFacts(CaseFile(name)));
     for (const Finding& finding : run.findings) {

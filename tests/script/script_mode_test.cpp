@@ -290,6 +290,29 @@ TEST(ScriptMode, NamesTheSlowTransformFromTheDataLoadersWorkerProcesses) {
   EXPECT_EQ(ProcessesTagged(tag), 0);
 }
 
+TEST(ScriptMode, CropFirstIsSuggestedAtTheTransformsLineNotApplied) {
+  const fs::path scratch = Scratch("crop_first");
+  const std::string tag = UniqueTag();
+  const CommandResult run =
+      RunCommand(kAdvisor + " bisect -q --autotest --autotest-rounds 1 --out " +
+                     (scratch / "report").string() + " -- " + Pipeline(tag, "--workers 2"),
+                 scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = Report(scratch / "report");
+  const json* crop = nullptr;
+  for (const json& fix : report["fixes"]) {
+    if (fix["recipe"] == "crop-first") crop = &fix;
+  }
+  ASSERT_NE(crop, nullptr) << report["fixes"].dump();
+  EXPECT_EQ((*crop)["status"], "skipped") << "a script's code is never edited";
+  const std::string detail = (*crop)["detail"];
+  EXPECT_NE(detail.find("a suggestion, not verified: crop before the transform at " + kScripts +
+                        "/pipeline_train.py:"),
+            std::string::npos)
+      << detail;
+  EXPECT_EQ(ProcessesTagged(tag), 0);
+}
+
 TEST(ScriptMode, NamesTheSlowTransformOnTheMainProcessWithWorkers0) {
   const fs::path scratch = Scratch("input_stage_main");
   const std::string tag = UniqueTag();

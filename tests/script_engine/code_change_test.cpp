@@ -39,5 +39,14 @@ TEST(CodeChange, AnUnknownShapeGetsWordsOnly) {
   EXPECT_FALSE(SuggestCodeChange("gather-to-index", SourceLocation{}).has_value());
 }
 
+TEST(CodeChange, CropFirstIsASuggestionInWordsAtTheTransformsLine) {
+  const auto change = SuggestCodeChange(
+      "crop-first", At("data = Scenes(4096, Compose([RandomDilation(12), RandomCrop(224)]))"));
+  ASSERT_TRUE(change.has_value());
+  EXPECT_EQ(change->advice.rfind("a suggestion, not verified: ", 0), 0u) << change->advice;
+  EXPECT_NE(change->advice.find("/src/model.py:57"), std::string::npos) << change->advice;
+  EXPECT_EQ(change->patch, "") << "a pipeline's order is not one line's change";
+}
+
 }  // namespace
 }  // namespace advisor

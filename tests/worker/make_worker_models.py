@@ -13,7 +13,15 @@ window.pt  the demo's planted gather alone (scripts/demo/make_demo.py): each tok
 plain.pt   linear layers only: no gather, no 4-D input;
 conv.pt    a small convolutional net with a 4-D input, for channels-last;
 attention.pt  hand-written attention four ways: the scale on q, on the scores, dividing the
-           scores, and (not to be rewritten) with dropout between softmax and the second matmul.
+           scores, and (not to be rewritten) with dropout between softmax and the second matmul;
+crop_roll.pt  an input stage like the zoo's seed (scripts/zoo/cases/seed_dilate_crop.py): a
+           branch on a string setting, a brightness jitter by a random factor, a mask dilated by
+           a random radius with roll in nested loops, then a random crop of half the side;
+crop_pool.pt  an input stage that closes a float mask with max-pooling passes in a loop, blurs the
+           image with a 3x3 convolution and takes a random crop with narrow;
+crop_mean.pt  an input stage that subtracts the image's mean before the crop: the crop cannot move;
+crop_mixed.pt  an input stage that rolls a mask and then max-pools it before the crop: roll wraps
+           the border around where pooling pads it, so the crop cannot move either.
 
 All of them train with cross entropy and SGD; gather.pt runs with deterministic algorithms on.
 Runs with PyTorch 1.13 and 2.x.
@@ -212,13 +220,95 @@ class WindowModel(nn.Module):
         return self.head(self.window(torch.tanh(self.embed(x))).mean(1))
 
 
-def export(model, path, input_shape, deterministic=False):
+SIDE, CROP, RADIUS = 32, 16, 2
+
+
+class CropNet(nn.Module):
+    """A 4-channel convolutional net behind an input stage that crops SIDE x SIDE images."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(4, 4, 3, padding=1)
+        self.head = nn.Linear(4, CLASSES)
+        self.side, self.crop, self.radius = SIDE, CROP, RADIUS
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(torch.relu(self.conv(x)).mean([2, 3]))
+
+
+class CropRoll(CropNet):
+    def __init__(self):
+        super().__init__()
+        self.mode = "dilate"  # a setting the stage branches on, as the zoo's seed does
+
+    def dilate(self, mask: torch.Tensor, r: int) -> torch.Tensor:
+        out = mask
+        for dy in range(-r, r + 1):
+            for dx in range(-r, r + 1):
+                out = torch.maximum(out, torch.roll(mask, shifts=[dy, dx], dims=[2, 3]))
+        return out
+
+    @torch.jit.export
+    def prepare_batch(self, images: torch.Tensor,
+                      labels: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+        if self.mode == "none":
+            return images[:, :, :self.crop, :self.crop], labels
+        gain = 0.8 + 0.4 * torch.rand([images.shape[0], 1, 1, 1])
+        r = int(torch.randint(1, self.radius + 1, [1]))
+        top = int(torch.randint(0, self.side - self.crop + 1, [1]))
+        left = int(torch.randint(0, self.side - self.crop + 1, [1]))
+        images = images * gain
+        mask = self.dilate((images[:, :1] > 1.5).float(), r)
+        x = torch.cat([images, mask], 1)
+        return x[:, :, top:top + self.crop, left:left + self.crop], labels
+
+
+class CropPool(CropNet):
+    def close(self, mask: torch.Tensor) -> torch.Tensor:
+        for _ in range(2):
+            mask = nn.functional.max_pool2d(mask, 3, 1, 1)
+            mask = 1 - nn.functional.max_pool2d(1 - mask, 3, 1, 1)
+        return mask
+
+    @torch.jit.export
+    def prepare_batch(self, images: torch.Tensor,
+                      labels: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+        kernel = torch.full([3, 1, 3, 3], 1.0 / 9)
+        top = int(torch.randint(0, self.side - self.crop + 1, [1]))
+        left = int(torch.randint(0, self.side - self.crop + 1, [1]))
+        blurred = nn.functional.conv2d(images, kernel, padding=1, groups=3)
+        mask = self.close((images[:, :1] > 1.0).float())
+        x = torch.cat([blurred, mask], 1)
+        return x.narrow(2, top, self.crop).narrow(3, left, self.crop), labels
+
+
+class CropMean(CropNet):
+    @torch.jit.export
+    def prepare_batch(self, images: torch.Tensor,
+                      labels: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+        x = images - images.mean()
+        x = torch.cat([x, x[:, :1] > 0], 1)
+        return x[:, :, 4:4 + self.crop, 4:4 + self.crop], labels
+
+
+class CropMixed(CropNet):
+    @torch.jit.export
+    def prepare_batch(self, images: torch.Tensor,
+                      labels: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+        mask = torch.roll((images[:, :1] > 0).float(), [1, 1], [2, 3])
+        mask = nn.functional.max_pool2d(mask, 3, 1, 1)
+        x = torch.cat([images, mask], 1)
+        return x[:, :, 4:4 + self.crop, 4:4 + self.crop], labels
+
+
+def export(model, path, input_shape, deterministic=False, input_stage=None):
     advisor_export.export(
         model, path,
         inputs=[{"shape": input_shape, "dtype": "float32", "init": "randn"}],
         target={"shape": [BATCH], "dtype": "int64", "init": "randint", "high": CLASSES},
         loss="cross_entropy", optimizer={"name": "sgd", "lr": 0.01, "momentum": 0.9},
-        deterministic=deterministic, source_model="tests/worker/make_worker_models.py")
+        deterministic=deterministic, source_model="tests/worker/make_worker_models.py",
+        input_stage=input_stage)
 
 
 def main():
@@ -230,6 +320,10 @@ def main():
     export(PlainModel(), os.path.join(out, "plain.pt"), [BATCH, DIM])
     export(ConvModel(), os.path.join(out, "conv.pt"), [BATCH, 3, 8, 8])
     export(AttentionModel(), os.path.join(out, "attention.pt"), [BATCH, TOKENS, DIM])
+    stage = {"method": "prepare_batch", "workers": 0}
+    for name, model in (("crop_roll", CropRoll()), ("crop_pool", CropPool()),
+                        ("crop_mean", CropMean()), ("crop_mixed", CropMixed())):
+        export(model, os.path.join(out, name + ".pt"), [BATCH, 3, SIDE, SIDE], input_stage=stage)
 
 
 if __name__ == "__main__":

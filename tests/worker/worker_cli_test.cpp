@@ -77,6 +77,30 @@ TEST_F(WorkerCli, NumericsModeComparesTheRewriteWithTheBaseline) {
   EXPECT_EQ(result.sites.size(), 4u);
 }
 
+TEST_F(WorkerCli, NumericsHoldCropFirstToTheStagesBatches) {
+  const ProcessOutcome outcome =
+      Run(testing::Models().crop_roll, {"--recipe", "crop-first", "--numerics"});
+  ASSERT_TRUE(outcome.Succeeded()) << outcome.Describe() << "\n" << outcome.stderr_tail;
+  const NumericsResult result = ReadNumericsResult(result_);
+  EXPECT_TRUE(result.within_tolerance) << result.worst;
+  EXPECT_EQ(result.numerics.max_abs_diff, 0)
+      << "roll, maximum and the crop move without arithmetic";
+  // Loss, output, 4 gradients (conv and head, weight and bias), then 4 batches of image and label.
+  EXPECT_EQ(result.compared, 6 + 4 * 2);
+  EXPECT_THAT(result.sites, ElementsAre("(root)"));
+  ASSERT_EQ(result.code_changes.size(), 1u);
+  EXPECT_EQ(result.code_changes[0].method, "prepare_batch");
+  // The gain's multiplication on the whole image goes; the same one on the window comes.
+  EXPECT_THAT(result.code_changes[0].diff, HasSubstr("\n-  images0 = torch.mul(images, gain)\n"));
+}
+
+TEST_F(WorkerCli, CropFirstSaysWhichOpKeepsTheCropInPlace) {
+  const ProcessOutcome outcome = Run(testing::Models().crop_mean, {"--recipe", "crop-first"});
+  ASSERT_TRUE(outcome.Succeeded()) << outcome.Describe() << "\n" << outcome.stderr_tail;
+  EXPECT_THAT(ReadWorkerResult(result_).skipped,
+              StartsWith("not applicable: crop-first: aten::mean"));
+}
+
 TEST_F(WorkerCli, UnknownRecipeIsOneClearLine) {
   const ProcessOutcome outcome = Run(testing::Models().gather, {"--recipe", "no-such-recipe"});
   EXPECT_EQ(outcome.exit_code, 1);

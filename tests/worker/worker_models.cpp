@@ -19,7 +19,8 @@ const WorkerModels& Models() {
                                "\n" + outcome.stderr_tail);
     }
     return WorkerModels{*dir / "gather.pt", *dir / "plain.pt", *dir / "conv.pt",
-                        *dir / "attention.pt", *dir / "window.pt"};
+                        *dir / "attention.pt", *dir / "window.pt", *dir / "crop_roll.pt",
+                        *dir / "crop_pool.pt", *dir / "crop_mean.pt", *dir / "crop_mixed.pt"};
   }();
   return models;
 }
