@@ -12,7 +12,9 @@ it discover the model and detach as `--let-run` does, then alternates blocks of 
 detached probe leaves installed (its optimizer step hooks, its torch.autograd.backward wrapper, its
 forward pre-hook on the model) and blocks with all of that taken out: the noise between processes
 cancels, and what is left is the probe's own cost. Blocks run in ABBA order so that a drift in
-the machine's speed falls on both sides. Prints one JSON line.
+the machine's speed falls on both sides. Beside it, the detached hooks themselves are called as one
+step calls them, many times over (`hooks_us_per_step`): what they cost without any step's noise,
+against which the blocks' ratio can be read. Prints one JSON line.
 """
 
 import argparse
@@ -81,6 +83,20 @@ class ProbeHooks:
                 live.update(installed)
 
 
+def hooks_us_per_step(session, model, optimizer, inputs, repeats=20000):
+    """One step's calls into the detached session, timed directly: the model's forward pre-hook,
+    the backward wrapper's two calls and the optimizer step's two hooks."""
+    loss = torch.zeros((), requires_grad=True)
+    start = time.perf_counter()
+    for _ in range(repeats):
+        session._model_forward(model, (inputs,))
+        session._backward_starts(loss)
+        session._backward_ends()
+        session._optimizer_starts(optimizer)
+        session._optimizer_ends()
+    return (time.perf_counter() - start) * 1e6 / repeats
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--site", default=os.path.join(ROOT, "probes", "python", "site"))
@@ -133,6 +149,7 @@ def main():
         times = {installed: block(installed) for installed in order}
         pairs.append((times[True], times[False]))
     hooks.install(True)
+    hook_us = hooks_us_per_step(session, model, optimizer, inputs)
     ratios = [probe / alone for probe, alone in pairs]
     mean = statistics.mean(ratios)
     half_width = 1.96 * statistics.stdev(ratios) / len(ratios) ** 0.5
@@ -145,6 +162,8 @@ def main():
                                                      round(mean + half_width, 4)],
         "ratio_median": round(statistics.median(ratios), 4),
         "extra_us_per_step": round(statistics.median((p[0] - p[1]) * 1e3 for p in pairs), 1),
+        "hooks_us_per_step": round(hook_us, 2),
+        "hooks_ratio": round(1 + hook_us * 1e-3 / statistics.median(p[1] for p in pairs), 5),
     }))
 
 

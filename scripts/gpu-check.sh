@@ -265,14 +265,17 @@ ddp() {
   cp rules/{exposed_communication,straggler_rank,unbalanced_data_per_rank}.lua \
     rules/{gradient_sync_per_micro_step,shard_training_state,fsdp_fragmentation}.lua \
     rules/memory_near_limit.lua bench/rules/try_ddp_buckets.lua "$rules/"
-  # DDP_AUTOTEST=0: the bisection alone (the per-rank facts and findings, in a shorter call).
+  # DDP_AUTOTEST=0: the bisection alone (the per-rank facts and findings, in a shorter call);
+  # DDP_OVERHEAD_ONLY=1: only the steps beside the job run alone.
   local autotest=(--autotest --autotest-rounds "${AUTOTEST_ROUNDS:-2}"
                   --autotest-budget "${AUTOTEST_BUDGET:-3m}")
   [ "${DDP_AUTOTEST:-1}" = 0 ] && autotest=()
-  ADVISOR_RULES_DIR=$rules step ddp_autotest build-gpu/advisor bisect "${autotest[@]}" \
-    --out "$results/ddp-vit" -- "${torchrun[@]}" bench/scripts/ddp_vit_train.py --steps 100000
-  ADVISOR_RULES_DIR=$rules step ddp_fsdp build-gpu/advisor bisect --out "$results/ddp-vit-fsdp" \
-    -- "${torchrun[@]}" bench/scripts/ddp_vit_train.py --steps 100000 --fsdp
+  if [ "${DDP_OVERHEAD_ONLY:-0}" != 1 ]; then
+    ADVISOR_RULES_DIR=$rules step ddp_autotest build-gpu/advisor bisect "${autotest[@]}" \
+      --out "$results/ddp-vit" -- "${torchrun[@]}" bench/scripts/ddp_vit_train.py --steps 100000
+    ADVISOR_RULES_DIR=$rules step ddp_fsdp build-gpu/advisor bisect --out "$results/ddp-vit-fsdp" \
+      -- "${torchrun[@]}" bench/scripts/ddp_vit_train.py --steps 100000 --fsdp
+  fi
   step ddp_overhead python3 bench/script_overhead.py build-gpu/advisor \
     bench/scripts/ddp_vit_train.py --launcher "${torchrun[*]}" --rounds 1 --steps 1200 \
     --every 100 --profile-steps 0 --timeout 240 --out "$results/ddp-overhead.jsonl"
