@@ -6,6 +6,7 @@ run is right or wrong and reports its confidence; a run that is wrong with "high
 the failure that matters.
 
     bench/localisation_under_load.py ADVISOR [--runs 10] [--busy 2] [--python /usr/bin/python3]
+                                     [--only quiet|loaded]
 
 Each run's verdicts are appended to runs.jsonl in the work folder as they come (its path is
 printed first), so an interrupted measurement keeps what it measured. Do not rebuild advisor
@@ -77,15 +78,17 @@ def main():
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--busy", type=int, default=2)
     parser.add_argument("--python", default="/usr/bin/python3")
+    parser.add_argument("--only", choices=("quiet", "loaded"), help="one condition alone")
     args = parser.parse_args()
     workdir = tempfile.mkdtemp(prefix="advisor-load-")
     print("runs: " + os.path.join(workdir, "runs.jsonl"), file=sys.stderr, flush=True)
-    results = {"quiet": measure(args, 0, workdir), "loaded": measure(args, args.busy, workdir)}
+    conditions = [args.only] if args.only else ["quiet", "loaded"]
+    results = {c: measure(args, 0 if c == "quiet" else args.busy, workdir) for c in conditions}
     columns = [("right", "high"), ("right", "low"), ("wrong", "low"), ("wrong", "high")]
     print("| case | condition | " + " | ".join("%s, %s" % c for c in columns) + " |")
     print("| --- | --- |" + " ---: |" * len(columns))
-    for case in sorted(results["quiet"]):
-        for condition in ("quiet", "loaded"):
+    for case in sorted(results[conditions[0]]):
+        for condition in conditions:
             counts = results[condition][case]
             print("| %s | %s | %s |" % (case, condition,
                                          " | ".join(str(counts[c]) for c in columns)))

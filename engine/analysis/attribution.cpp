@@ -118,6 +118,8 @@ WindowAttribution::WindowAttribution(const Timeline& timeline,
     OpCost& entry = by_op[{placement.module, placement.phase, op.name}];
     entry.module = placement.module;
     add(entry, op, placement.phase, cost, self_host_ms[i]);
+    entry.by_step.resize(steps_);
+    entry.by_step[placement.step] += cost;
   }
   for (auto& [key, entry] : by_op) ops_.push_back(std::move(entry));
   for (auto& [key, entry] : by_name) step_ops_.push_back(std::move(entry));
@@ -198,6 +200,9 @@ std::vector<OpCost> WindowAttribution::TopOps(const std::string& path) const {
       entry.calls += op.calls;
       entry.cost += op.cost;
       entry.self_host_ms += op.self_host_ms;
+      for (std::size_t step = 0; step < entry.by_step.size(); ++step) {
+        entry.by_step[step] += op.by_step[step];
+      }
     }
   }
   std::vector<OpCost> out;

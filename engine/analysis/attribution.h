@@ -42,6 +42,9 @@ struct OpCost {
   Cost cost;
   // Host time per step in the op itself, outside the ops it calls (cost.host_ms includes them).
   double self_host_ms = 0;
+  // Its cost in each step of the window (TopOps' entries; empty in StepOps'): whether it leads
+  // another op in most steps, not only on average.
+  std::vector<Cost> by_step;
 };
 
 class WindowAttribution {

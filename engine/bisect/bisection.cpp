@@ -494,10 +494,33 @@ class Bisection {
     return support;
   }
 
+  // The hot spot's op is as sure as its lead over the next op, step by step: two ops of one
+  // module within each other's noise (host_tensor's aten::cos and aten::matmul, 3.2 and 2.7 ms,
+  // named either way on a quiet machine) are not told apart by their means.
+  void DoubtTheOp(const WindowAttribution& attribution, const OpCost& headline,
+                  const OpCost& runner_up) {
+    StepSupport support;
+    support.contested = true;
+    support.steps = static_cast<int>(std::min(headline.by_step.size(), runner_up.by_step.size()));
+    for (int step = 0; step < support.steps; ++step) {
+      if (attribution.Rank(headline.by_step[step]) > attribution.Rank(runner_up.by_step[step])) {
+        ++support.agreeing;
+      }
+    }
+    if (support.steps == 0 || support.Clear()) return;
+    Doubt(Printf("the op: %s (%s) cost more than %s (%s) in only %s (%.2f against %.2f ms a "
+                 "step): either may be the hot spot's op",
+                 headline.name.c_str(), PhaseName(headline.phase), runner_up.name.c_str(),
+                 PhaseName(runner_up.phase), StepsText(support).c_str(),
+                 attribution.Rank(headline.cost), attribution.Rank(runner_up.cost)),
+          {});
+  }
+
   Hotspot FindHotspot(const MeasuredWindow& window, const std::string& path, Phase phase,
                       double step_cost) {
     const WindowAttribution& attribution = *window.attribution;
     const std::vector<OpCost> top_ops = attribution.TopOps(path);
+    const bool phase_from_top_op = phase == Phase::kOutside;
     if (phase == Phase::kOutside) {
       // No anomaly named a phase: the headline is the op the module's own table puts first
       // (comparing the phases' totals once named a forward gather beside a costlier backward).
@@ -513,14 +536,23 @@ class Bisection {
     Hotspot hotspot;
     hotspot.path = path;
     hotspot.phase = PhaseName(phase);
+    const OpCost* headline = nullptr;
+    const OpCost* runner_up = nullptr;
     for (const OpCost& op : top_ops) {
       if (hotspot.top_ops.size() < kHotspotTopOps) hotspot.top_ops.push_back(ToOpTime(op));
-      if (op.phase == phase && hotspot.op.empty()) {
+      // The op the phase was named after competes with every op of the module; an op of a phase
+      // an anomaly named, with that phase's ops.
+      if (headline != nullptr && runner_up == nullptr && (phase_from_top_op || op.phase == phase)) {
+        runner_up = &op;
+      }
+      if (op.phase == phase && headline == nullptr) {
+        headline = &op;
         hotspot.op = op.name;
         hotspot.ms = attribution.Rank(op.cost);
         hotspot.share = step_cost > 0 ? hotspot.ms / step_cost : 0;
       }
     }
+    if (headline != nullptr && runner_up != nullptr) DoubtTheOp(attribution, *headline, *runner_up);
     // The forward op behind a backward node, and its place in the model's source.
     std::string forward_op = hotspot.op;
     if (phase == Phase::kBackward) {
