@@ -27,7 +27,7 @@ SCRIPT_ANSWER = "encoder.layers.2.ffn"
 
 
 def zoo_run(args, workdir):
-    """One run of the zoo's CPU set: [(case, right, confidence)]."""
+    """One run of the zoo's CPU set: [(case, right, confidence, "path/phase/op" found)]."""
     out = os.path.join(workdir, "zoo.json")
     subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "zoo.py"), "--device", "cpu",
                     "--advisor", args.advisor, "--python", args.python, "--workdir", workdir,
@@ -35,8 +35,13 @@ def zoo_run(args, workdir):
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     rows = json.load(open(out))
     rows = rows["results"] if isinstance(rows, dict) else rows
-    return [(r["case"], r["right"], (r.get("hotspot") or {}).get("confidence", "none"))
-            for r in rows]
+    return [(r["case"], r["right"], (r.get("hotspot") or {}).get("confidence", "none"),
+             found_text(r.get("hotspot"))) for r in rows]
+
+
+def found_text(hotspot):
+    hotspot = hotspot or {}
+    return "%s/%s/%s" % (hotspot.get("path"), hotspot.get("phase"), hotspot.get("op"))
 
 
 def script_run(args, workdir):
@@ -46,9 +51,9 @@ def script_run(args, workdir):
     try:
         hotspot = json.load(open(os.path.join(out, "report.json")))["hotspot"] or {}
     except OSError:
-        return [("transformer script", False, "no report")]
+        return [("transformer script", False, "no report", "")]
     return [("transformer script", hotspot.get("path") == SCRIPT_ANSWER,
-             hotspot.get("confidence", "none"))]
+             hotspot.get("confidence", "none"), found_text(hotspot))]
 
 
 def measure(args, busy, workdir):
@@ -62,7 +67,7 @@ def measure(args, busy, workdir):
             with open(os.path.join(workdir, "runs.jsonl"), "a") as log:
                 log.write(json.dumps({"condition": condition, "run": run + 1,
                                       "verdicts": verdicts}) + "\n")
-            for case, right, confidence in verdicts:
+            for case, right, confidence, _ in verdicts:
                 tally[case][("right" if right else "wrong", confidence)] += 1
             print("%s: run %d of %d done" % (condition, run + 1, args.runs), file=sys.stderr,
                   flush=True)

@@ -103,6 +103,10 @@ struct StepSupport {
 // other work kept busy: 0.6-6 % on the idle 2-core VM while advisor ran, 43-85 % beside one or two
 // busy processes.
 constexpr double kCpuContended = 0.2;
+// ... but only where other processes ran for this many of the window's seconds (cores): a stall
+// the workload's own threads make (DataLoader workers beside the step on 2 cores stalled it 22-48 %
+// of every quiet window) is the workload as it runs. One busy process beside it takes a core.
+constexpr double kOthersBusyCores = 0.25;
 
 // At most this many level windows are measured again in one bisection.
 constexpr int kMaxReruns = 2;
@@ -221,20 +225,30 @@ class Bisection {
   MeasuredWindow Record(const WindowRequest& request, std::optional<MemoryStats>* memory,
                         std::optional<InputStageProfile>* input_stage = nullptr) {
     const std::optional<double> stall_before = CpuStall();
+    const std::optional<double> others_before = OthersCpu();
     const auto start = std::chrono::steady_clock::now();
     RecordedWindow recorded = source_.Record(request);
     ++windows_;
     const std::optional<double> stall_after = CpuStall();
+    const std::optional<double> others_after = OthersCpu();
     const double wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (stall_before && stall_after && wall_s > 0) {
       const double share = (*stall_after - *stall_before) / wall_s;
-      if (share >= kCpuContended && !cpu_contended_) {
+      const std::optional<double> others_cores =
+          others_before && others_after
+              ? std::optional<double>((*others_after - *others_before) / wall_s)
+              : std::nullopt;
+      if (share >= kCpuContended && !cpu_contended_ &&
+          others_cores.value_or(kOthersBusyCores) >= kOthersBusyCores) {
         cpu_contended_ = true;
         Doubt(Printf("other work kept the CPUs busy: during profiling window %d some task waited "
-                     "for a CPU %.0f%% of the time (/proc/pressure/cpu), which distorts every "
+                     "for a CPU %.0f%% of the time (/proc/pressure/cpu)%s, which distorts every "
                      "time it measured",
-                     windows_, 100 * std::min(share, 1.0)),
+                     windows_, 100 * std::min(share, 1.0),
+                     others_cores ? Printf(" while other processes used %.1f cores",
+                                           *others_cores).c_str()
+                                  : ""),
               {});
       }
     }
@@ -470,6 +484,10 @@ class Bisection {
 
   std::optional<double> CpuStall() const {
     return settings_.cpu_stall_seconds ? settings_.cpu_stall_seconds() : std::nullopt;
+  }
+
+  std::optional<double> OthersCpu() const {
+    return settings_.others_cpu_seconds ? settings_.others_cpu_seconds() : std::nullopt;
   }
 
   void Doubt(const std::string& why, const std::vector<std::string>& candidates) {

@@ -28,6 +28,9 @@ struct BisectSettings {
   // nullopt from it, where not measured. Windows during which other processes kept the step's
   // threads waiting make the hot spot's confidence low.
   std::function<std::optional<double>()> cpu_stall_seconds;
+  // CPU seconds used so far by the processes outside the workload's (OthersCpuSeconds); empty,
+  // or nullopt, where not measured: every stall is then taken for other work's.
+  std::function<std::optional<double>()> others_cpu_seconds;
 };
 
 struct BisectOutcome {

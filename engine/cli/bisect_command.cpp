@@ -214,7 +214,8 @@ int RunScriptBisect(BisectCommandOptions& options) {
   if (!nodes || nodes->place().node == 0) report_dir.emplace(options.out_dir);
   BisectOutcome outcome = RunBisection(
       source,
-      {options.bisect.window_steps, options.bisect.max_depth, [] { return CpuStallSeconds(); }},
+      {options.bisect.window_steps, options.bisect.max_depth, [] { return CpuStallSeconds(); },
+       [] { return OthersCpuSeconds(); }},
       progress);
   // Several ranks: each rank beside the others, and the straggler, from every rank's windows.
   outcome.report.distributed = source.Distributed();

@@ -21,7 +21,8 @@ BisectOutcome RunBisect(const BisectOptions& options, const Progress& progress) 
     graphed_ms = Median(StepMillis(source.TimeGraphedSteps(options.window_steps)));
   }
   BisectOutcome outcome = RunBisection(
-      source, {options.window_steps, options.max_depth, [] { return CpuStallSeconds(); }},
+      source, {options.window_steps, options.max_depth, [] { return CpuStallSeconds(); },
+               [] { return OthersCpuSeconds(); }},
       progress);
   outcome.locate = source.Locator();
   BisectReport& report = outcome.report;

@@ -14,4 +14,11 @@ namespace advisor {
 // (no PSI, or `file` unreadable). `file` is for tests.
 std::optional<double> CpuStallSeconds(const std::string& file = "/proc/pressure/cpu");
 
+// CPU seconds every process but this one and its descendants has used since boot: the machine's
+// busy time (/proc/stat) less this process tree's (/proc/PID/stat, reaped children included). A
+// stall is other work's only where other processes ran: a workload's own DataLoader workers, more
+// threads than cores, stall its step too, and that is the workload as it runs, not noise.
+// nullopt where /proc does not say. `proc` and `self` are for tests.
+std::optional<double> OthersCpuSeconds(const std::string& proc = "/proc", int self = 0);
+
 }  // namespace advisor

@@ -196,6 +196,29 @@ TEST(Bisection, AWindowDuringWhichOtherWorkHeldTheCpusMakesTheHotSpotLowConfiden
             "high");
 }
 
+TEST(Bisection, AStallTheWorkloadsOwnThreadsMakeLeavesTheHotSpotSure) {
+  // Every window stalls, but no other process ran: the workload's own workers took the cores.
+  double stall = 0;
+  BisectSettings own{3, 16, [&]() -> std::optional<double> { return stall += 1000.0; },
+                     []() -> std::optional<double> { return 5.0; }};
+  FakeSource source(Transformer());
+  const BisectReport report = RunBisection(source, own, [](const std::string&) {}).report;
+  ASSERT_TRUE(report.hotspot.has_value());
+  EXPECT_EQ(report.hotspot->confidence, "high") << ::testing::PrintToString(report.data_quality);
+
+  // The same stalls while other processes used far more than a core: other work's.
+  double others = 0;
+  BisectSettings loaded{3, 16, [&]() -> std::optional<double> { return stall += 1000.0; },
+                        [&]() -> std::optional<double> { return others += 1000.0; }};
+  FakeSource again(Transformer());
+  const BisectReport busy = RunBisection(again, loaded, [](const std::string&) {}).report;
+  EXPECT_EQ(busy.hotspot->confidence, "low");
+  EXPECT_TRUE(SaysWithPrefix(busy, "low confidence: other work kept the CPUs busy: during "
+                                   "profiling window 1 some task waited for a CPU 100% of the "
+                                   "time (/proc/pressure/cpu) while other processes used"))
+      << ::testing::PrintToString(busy.data_quality);
+}
+
 TEST(Bisection, ProfiledStepsFasterThanUnprofiledOnesAreAWarningAboutTheStepTime) {
   FakeSource source(Transformer());
   source.slowdown = [](int window, int, const std::string&) {
