@@ -103,7 +103,7 @@ struct StepSupport {
 // other work kept busy: 0.6-6 % on the idle 2-core VM while advisor ran, 43-85 % beside one or two
 // busy processes.
 constexpr double kCpuContended = 0.2;
-// ... but only where other processes ran for this many of the window's seconds (cores): a stall
+// ... but only where other processes ran for this many of the run's seconds (cores): a stall
 // the workload's own threads make (DataLoader workers beside the step on 2 cores stalled it 22-48 %
 // of every quiet window) is the workload as it runs. One busy process beside it takes a core.
 constexpr double kOthersBusyCores = 0.25;
@@ -225,8 +225,8 @@ class Bisection {
   MeasuredWindow Record(const WindowRequest& request, std::optional<MemoryStats>* memory,
                         std::optional<InputStageProfile>* input_stage = nullptr) {
     const std::optional<double> stall_before = CpuStall();
-    const std::optional<double> others_before = OthersCpu();
     const auto start = std::chrono::steady_clock::now();
+    if (!others_since_) others_since_ = std::make_pair(OthersCpu(), start);
     RecordedWindow recorded = source_.Record(request);
     ++windows_;
     const std::optional<double> stall_after = CpuStall();
@@ -235,9 +235,14 @@ class Bisection {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (stall_before && stall_after && wall_s > 0) {
       const double share = (*stall_after - *stall_before) / wall_s;
+      // Since the first window, not over this one: /proc counts CPU time in 10 ms ticks, which
+      // over a window of tens of milliseconds read 0.8 cores of other work on a quiet machine.
+      const auto& [others_before, since] = *others_since_;
+      const double since_s =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
       const std::optional<double> others_cores =
-          others_before && others_after
-              ? std::optional<double>((*others_after - *others_before) / wall_s)
+          others_before && others_after && since_s > 0
+              ? std::optional<double>((*others_after - *others_before) / since_s)
               : std::nullopt;
       if (share >= kCpuContended && !cpu_contended_ &&
           others_cores.value_or(kOthersBusyCores) >= kOthersBusyCores) {
@@ -637,6 +642,9 @@ class Bisection {
   const ModuleTree& modules_;
   int windows_ = 0;
   int reruns_ = 0;
+  // Other processes' CPU seconds and the time when the first window began.
+  std::optional<std::pair<std::optional<double>, std::chrono::steady_clock::time_point>>
+      others_since_;
   bool cpu_contended_ = false;  // a window's CPU stall share reached kCpuContended
   bool levels_on_device_ = true;  // the levels rank by device time (see kDeviceBoundBusy)
   LossCheck losses_;               // over every window whose door read the losses
