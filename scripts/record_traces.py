@@ -226,7 +226,8 @@ def rank_main(rank, world, port, cpu, steps, outdir):
         torch.cuda.set_device(device)
     torch.manual_seed(0)
     # On two H200s 24 extra matmuls (2.1 ms a step) made rank 1 late at the first all-reduce by
-    # about 1 ms but rank 0 late at DDP's buffer broadcast by up to 0.8: no rank stood out. 96.
+    # about 1 ms but rank 0 late at DDP's buffer broadcast by up to 0.8, so no rank stood out; 96
+    # should outweigh the broadcast (not yet recorded).
     width, batch, extra = (256, 64, 12) if cpu else (2048, 512, 96)
     model = Net(width, 4, slow_block=2, extra=extra if rank == STRAGGLER["rank"] else 0)
     model = model.to(device).train()
