@@ -30,7 +30,7 @@ struct BisectSettings {
   std::function<std::optional<double>()> cpu_stall_seconds;
   // CPU seconds used so far by the processes outside the workload's (OthersCpuSeconds); empty,
   // or nullopt, where not measured: every stall is then taken for other work's.
-  std::function<std::optional<double>()> others_cpu_seconds;
+  std::function<std::optional<double>()> others_cpu_seconds = nullptr;
 };
 
 struct BisectOutcome {

@@ -316,7 +316,7 @@ struct RankSummary {
                                      // last rank to arrive, per step
   std::optional<UnprofiledSteps> unprofiled = std::nullopt;  // absent where the door timed none
                                                             // (a trace)
-  std::optional<int> node;           // its node, where the job ran on several (GROUP_RANK)
+  std::optional<int> node = std::nullopt;  // its node, where the job ran on several (GROUP_RANK)
 };
 
 // One node of a job that ran on several, each bisected by its own advisor (docs/script-mode.md,

@@ -34,7 +34,7 @@ struct NodeRankWindows {
   Timeline baseline;  // the first uninstrumented profiled window, with its collectives
   Timeline modules;   // every module instrumented, without collectives
   // Its steps timed without a profiler (the straggler check compares them across ranks).
-  std::vector<StepSpan> timed;
+  std::vector<StepSpan> timed = {};
 };
 
 struct NodeSummary {
