@@ -97,29 +97,30 @@ WindowAttribution::WindowAttribution(const Timeline& timeline,
   std::map<std::tuple<std::string, Phase, std::string>, OpCost> by_op;
   std::map<std::pair<Phase, std::string>, OpCost> by_name;
   const double per_step = 1.0 / steps_;
-  const auto add = [per_step](OpCost& entry, const OpEvent& op, Phase phase, const Cost& cost,
-                              double self_ms) {
-    entry.name = op.name;
-    entry.phase = phase;
-    entry.calls += per_step;
-    entry.cost += Cost{cost.host_ms * per_step, cost.gpu_ms * per_step};
-    entry.self_host_ms += self_ms * per_step;
-  };
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
     const OpPlacement& placement = placements[i];
     if (placement.step < 0) continue;
     const OpEvent& op = timeline.ops[i];
     const Cost cost{(op.end_ns - op.start_ns) * 1e-6, inclusive_gpu_ms[i]};
-    add(by_name[{placement.phase, op.name}], op, placement.phase, cost, self_host_ms[i]);
+    OpCost& any_depth = by_name[{placement.phase, op.name}];
+    any_depth.name = op.name;
+    any_depth.phase = placement.phase;
+    any_depth.calls += per_step;
+    any_depth.cost += Cost{cost.host_ms * per_step, cost.gpu_ms * per_step};
+    any_depth.self_host_ms += self_host_ms[i] * per_step;
     if (placement.top_level != static_cast<int>(i)) continue;
     std::vector<PhaseCosts>& steps = self_by_step_[placement.module];
     steps.resize(steps_);
     steps[placement.step][placement.phase] += cost;
-    OpCost& entry = by_op[{placement.module, placement.phase, op.name}];
-    entry.module = placement.module;
-    add(entry, op, placement.phase, cost, self_host_ms[i]);
-    entry.by_step.resize(steps_);
-    entry.by_step[placement.step] += cost;
+    OpCost& top_level = by_op[{placement.module, placement.phase, op.name}];
+    top_level.name = op.name;
+    top_level.module = placement.module;
+    top_level.phase = placement.phase;
+    top_level.calls += per_step;
+    top_level.by_step.resize(steps_);
+    top_level.self_by_step.resize(steps_);
+    top_level.by_step[placement.step] += cost;
+    top_level.self_by_step[placement.step] += self_host_ms[i];
   }
   for (auto& [key, entry] : by_op) ops_.push_back(std::move(entry));
   for (auto& [key, entry] : by_name) step_ops_.push_back(std::move(entry));
@@ -198,15 +199,23 @@ std::vector<OpCost> WindowAttribution::TopOps(const std::string& path) const {
       entry.module = path;
     } else {
       entry.calls += op.calls;
-      entry.cost += op.cost;
-      entry.self_host_ms += op.self_host_ms;
       for (std::size_t step = 0; step < entry.by_step.size(); ++step) {
         entry.by_step[step] += op.by_step[step];
+        entry.self_by_step[step] += op.self_by_step[step];
       }
     }
   }
   std::vector<OpCost> out;
-  for (auto& [key, op] : merged) out.push_back(std::move(op));
+  for (auto& [key, op] : merged) {
+    std::vector<double> host, gpu;
+    for (const Cost& step : op.by_step) {
+      host.push_back(step.host_ms);
+      gpu.push_back(step.gpu_ms);
+    }
+    op.cost = Cost{Median(host), Median(gpu)};
+    op.self_host_ms = Median(op.self_by_step);
+    out.push_back(std::move(op));
+  }
   std::sort(out.begin(), out.end(), [this](const OpCost& a, const OpCost& b) {
     return Rank(a.cost) > Rank(b.cost);
   });

@@ -1,6 +1,7 @@
-// Per-module and per-op cost of one window, from the placed ops. Module costs are medians over the
-// window's steps (a step that lost the CPU to another process does not move them); op costs are
-// means per step.
+// Per-module and per-op cost of one window, from the placed ops. Module costs and a module's top
+// ops are medians over the window's steps (a step that lost the CPU to another process does not
+// move them, nor choose the hot spot's op); the whole step's op inventory is means per step, so
+// its self times add up.
 #pragma once
 
 #include <functional>
@@ -38,13 +39,14 @@ struct OpCost {
   std::string name;
   std::string module;
   Phase phase = Phase::kOutside;
-  double calls = 0;  // per step
-  Cost cost;
+  double calls = 0;  // per step, the mean
+  Cost cost;         // per step: TopOps' the median, StepOps' the mean
   // Host time per step in the op itself, outside the ops it calls (cost.host_ms includes them).
   double self_host_ms = 0;
-  // Its cost in each step of the window (TopOps' entries; empty in StepOps'): whether it leads
-  // another op in most steps, not only on average.
+  // Its cost and self time in each step of the window (TopOps' entries; empty in StepOps'):
+  // whether it leads another op in most steps, not only in the middle step.
   std::vector<Cost> by_step;
+  std::vector<double> self_by_step;
 };
 
 class WindowAttribution {
@@ -69,7 +71,8 @@ class WindowAttribution {
   PhaseCosts SelfAt(const std::string& path, int step) const;
   PhaseCosts InclusiveAt(const std::string& path, int step) const;
   PhaseCosts StepAt(int step) const;
-  // Top-level ops inside `path` and its descendants ("" for the whole step), hottest first.
+  // Top-level ops inside `path` and its descendants ("" for the whole step), hottest first by
+  // their median step.
   std::vector<OpCost> TopOps(const std::string& path) const;
   // Every op of the steps at any depth, merged by name and phase, hottest first; each cost is
   // inclusive of the ops it calls (host time and the device time they launched), and

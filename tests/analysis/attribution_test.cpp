@@ -114,6 +114,33 @@ TEST(WindowAttribution, StepOpsListEveryOpWithInclusiveHostAndDeviceTime) {
   EXPECT_EQ(attribution.TopOps("a").size(), 2u) << "linear and the top-level addmm";
 }
 
+// One slow step does not choose a module's hottest op: the forward gather costs 2 ms in four steps
+// and 20 in the fifth (mean 5.6), its backward 5 ms in every step.
+TEST(WindowAttribution, TopOpsRankByTheMedianStepNotTheMean) {
+  TimelineBuilder b;
+  for (int step = 0; step < 5; ++step) {
+    const double t = step * 100.0, gather_ms = step == 4 ? 20.0 : 2.0;
+    b.Step(t, t + 30, t + 50, t + 60)
+        .Forward("a", t + 1, t + 25)
+        .Op("aten::gather", t + 2, t + 2 + gather_ms)
+        .Backward("a", t + 31, t + 45)
+        .Op("GatherBackward0", t + 32, t + 37, 1, OpScope::kBackward);
+  }
+  const Timeline timeline = b.Build();
+  const WindowAttribution attribution(timeline, PlaceOps(timeline), {});
+  const std::vector<OpCost> ops = attribution.TopOps("a");
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_EQ(ops[0].name, "GatherBackward0");
+  EXPECT_NEAR(ops[0].cost.host_ms, 5.0, 1e-9);
+  EXPECT_NEAR(ops[1].cost.host_ms, 2.0, 1e-9) << "the median step's, not the mean's 5.6";
+  EXPECT_NEAR(ops[1].self_host_ms, 2.0, 1e-9);
+  ASSERT_EQ(ops[1].by_step.size(), 5u);
+  EXPECT_NEAR(ops[1].by_step[4].host_ms, 20.0, 1e-9) << "each step is kept";
+  std::map<std::string, OpCost> inventory;
+  for (const OpCost& op : attribution.StepOps()) inventory[op.name] = op;
+  EXPECT_NEAR(inventory.at("aten::gather").cost.host_ms, 5.6, 1e-9) << "the inventory's mean";
+}
+
 TEST(WindowAttribution, SelfTimeLeavesOutTheOpsCalledInside) {
   TimelineBuilder b;
   for (double t : {0.0, 100.0}) {
