@@ -94,17 +94,24 @@ def main():
     # The last third of the run: after advisor's windows, which the first third holds.
     tail_from = args.steps * 2 // 3
     for round_number in range(1, args.rounds + 1):
+        def attach():
+            with tempfile.TemporaryDirectory() as out:
+                attached, _ = run([args.advisor, "bisect", "-q", "--let-run", "--out", out, "--"] +
+                                  script, args.timeout, cpus)
+                return attached, json.load(open(out + "/report.json"))
+        # Even rounds run advisor first: a machine that speeds up or slows down over the rounds
+        # (clocks, caches, a neighbour's job) then falls on both sides of the ratio.
+        if round_number % 2 == 0:
+            attached, report = attach()
         alone, _ = run(script, args.timeout, cpus)
+        if round_number % 2 == 1:
+            attached, report = attach()
         # Its own run: torch.profiler leaves CUPTI attached after it ends (until kineto detaches
         # it), which slows every later step of that process, so no step of it is a reference.
         # --profile-steps 0: no torch.profiler run (the steady and window ratios alone, faster).
         profiler_run = (run(script + ["--torch-profiler", str(args.profile_steps)], args.timeout,
                             cpus)[0]
                         if args.profile_steps > 0 else "")
-        with tempfile.TemporaryDirectory() as out:
-            attached, _ = run([args.advisor, "bisect", "-q", "--let-run", "--out", out, "--"] +
-                              script, args.timeout, cpus)
-            report = json.load(open(out + "/report.json"))
         alone_tail = [ms for start, ms in blocks(alone) if start >= tail_from]
         attached_tail = [ms for start, ms in blocks(attached) if start >= tail_from]
         profiled = PROFILED.search(profiler_run)

@@ -1,12 +1,15 @@
 // A line from the script probe, sent by a process that runs the user's code: any bytes are read
 // into the engine's structs or refused with a ProbeMessageError naming the field, as advisor's
 // channel reads them (a JSON object per line); a window that reads is measured as the bisection
-// measures it (placement, attribution), so hostile timelines reach the analysis too.
+// measures it (placement, attribution), so hostile timelines reach the analysis too; a reply's
+// DataLoader records are pooled as the report pools them.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "engine/bisect/measured_window.h"
+#include "engine/script/loader_summary.h"
 #include "engine/script/probe_messages.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -18,6 +21,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (type == "model") advisor::ReadModel(message);
     if (type == "ended") advisor::ReadEnded(message);
     if (type == "fatal") advisor::ReadFatal(message);
+    if (type == "steps" || type == "window") {
+      if (std::optional<advisor::LoaderRecords> loader = advisor::ReadLoaderRecords(message)) {
+        advisor::SummariseLoaderEpochs({{*loader, 1}});
+      }
+    }
     if (type == "steps") advisor::ReadSteps(message);
     if (type == "window") {
       const advisor::ProbeWindow window = advisor::ReadWindow(message);

@@ -23,7 +23,7 @@ return {
   check = function(facts)
     local data = facts.data
     if data == nil or data.wait_ms == nil then return {} end
-    local share = advisor.share(data.wait_ms, facts.step.median_ms)
+    local share = data.wait_share or 0  -- of the profiled step the wait was measured in
     if share < MIN_WAIT_SHARE or pipeline_bound(data) then return {} end
     local workers = data.workers and string.format(" with %d DataLoader workers", data.workers) or ""
     local message = "The step waits for its next batch. Prepare batches in parallel: more "

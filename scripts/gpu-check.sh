@@ -266,7 +266,8 @@ ddp() {
     rules/{gradient_sync_per_micro_step,shard_training_state,fsdp_fragmentation}.lua \
     rules/memory_near_limit.lua bench/rules/try_ddp_buckets.lua "$rules/"
   # DDP_AUTOTEST=0: the bisection alone (the per-rank facts and findings, in a shorter call);
-  # DDP_OVERHEAD_ONLY=1: only the steps beside the job run alone.
+  # DDP_OVERHEAD_ONLY=1: only the steps beside the job run alone, DDP_OVERHEAD_ROUNDS of them
+  # (1 by default; two processes of the job differ by more than 1 %, so settling it takes several).
   local autotest=(--autotest --autotest-rounds "${AUTOTEST_ROUNDS:-2}"
                   --autotest-budget "${AUTOTEST_BUDGET:-3m}")
   [ "${DDP_AUTOTEST:-1}" = 0 ] && autotest=()
@@ -277,7 +278,7 @@ ddp() {
       -- "${torchrun[@]}" bench/scripts/ddp_vit_train.py --steps 100000 --fsdp
   fi
   step ddp_overhead python3 bench/script_overhead.py build-gpu/advisor \
-    bench/scripts/ddp_vit_train.py --launcher "${torchrun[*]}" --rounds 1 --steps 1200 \
+    bench/scripts/ddp_vit_train.py --launcher "${torchrun[*]}" --rounds "${DDP_OVERHEAD_ROUNDS:-1}" --steps 1200 \
     --every 100 --profile-steps 0 --timeout 240 --out "$results/ddp-overhead.jsonl"
   grep -E "^\[autotest\].*(verified|no-change|rejected|failed|skipped)" \
     "$logs/ddp_autotest.log" | tee -a "$out/summary.txt"

@@ -20,8 +20,14 @@ struct StepPhases {
 };
 
 // The phases of the window's median step (by duration; the lower middle of an even count): one
-// real step, so the breakdown's shares add up to 100 %, where medians taken phase by phase need
-// not. All zeros without steps.
+// real step, so its phases add up to it, where medians taken phase by phase need not. All zeros
+// without steps.
 StepPhases PhasesOfMedianStep(const std::vector<StepSpan>& steps);
+
+// The window's mean step and the mean of each phase, which add up to it as well. The report's
+// breakdown: a DataLoader's waits come in bursts (its workers' prefetched batches carry some
+// steps through without a wait, the next waits for several batches' worth), and the median
+// step of such a window is one that did not wait at all. All zeros without steps.
+StepPhases PhasesOfMeanStep(const std::vector<StepSpan>& steps);
 
 }  // namespace advisor

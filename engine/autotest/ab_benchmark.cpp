@@ -127,7 +127,7 @@ AbResult RunAbBenchmark(const CandidateSpec& candidate, const WorkerCommandBuild
       if (side->candidate && round == 1) fix.sites = result.sites;
       if (!side->candidate) {
         progress << label << "round " << round << "/" << settings.max_rounds << " baseline "
-                 << Printf("%.1f", Median(result.step_ms)) << " ms\n";
+                 << Printf("%.1f", SummarizeSteps(result.step_ms).mean_ms) << " ms\n";
       }
     }
     budget.RecordRound(AutotestBudget::Clock::now() - round_start);
@@ -138,7 +138,7 @@ AbResult RunAbBenchmark(const CandidateSpec& candidate, const WorkerCommandBuild
       progress << label << "skipped: " << fix.detail << "\n";
       return ab;
     }
-    const double candidate_ms = Median(measured.candidate_ms);
+    const double candidate_ms = SummarizeSteps(measured.candidate_ms).mean_ms;
     rounds.push_back(std::move(measured));
     measurement = MeasureAb(rounds, baseline.samples_per_step, tried.samples_per_step);
     decision = DecideAb(measurement, settings.noise_threshold, round == settings.max_rounds);

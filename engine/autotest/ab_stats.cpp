@@ -3,17 +3,16 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/util/mean.h"
 #include "engine/util/printf.h"
 
 namespace advisor {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
-
-// The variance of the log of a median of `steps`: pi/2 sigma^2 / n for a normal spread, sigma
-// from the median absolute deviation of the logs (1.4826 MAD), so that one stalled step does not
-// widen it. 0 for fewer than two steps.
-double LogMedianVariance(const std::vector<double>& steps) {
+// The variance of the log of a mean of `steps` from their steady spread: sigma^2 / n, sigma from
+// the median absolute deviation of the logs (1.4826 MAD), so that stalls do not widen it (they
+// move their round's mean, and the rounds' own spread shows them). 0 for fewer than two steps.
+double LogMeanVariance(const std::vector<double>& steps) {
   if (steps.size() < 2) return 0;
   std::vector<double> logs;
   logs.reserve(steps.size());
@@ -23,8 +22,9 @@ double LogMedianVariance(const std::vector<double>& steps) {
   deviations.reserve(logs.size());
   for (double value : logs) deviations.push_back(std::abs(value - center));
   const double sigma = 1.4826 * Median(deviations);
-  return kPi / 2 * sigma * sigma / static_cast<double>(steps.size());
+  return sigma * sigma / static_cast<double>(steps.size());
 }
+
 
 double MeanLog(const std::vector<double>& ratios) {
   double sum = 0;
@@ -42,7 +42,7 @@ std::optional<SpeedupInterval> IntervalOf(const std::vector<AbRound>& rounds,
   between /= static_cast<double>(count - 1);
   double within = 0;  // what each round's own steps make its log ratio vary by, on average
   for (const AbRound& round : rounds) {
-    within += LogMedianVariance(round.baseline_ms) + LogMedianVariance(round.candidate_ms);
+    within += LogMeanVariance(round.baseline_ms) + LogMeanVariance(round.candidate_ms);
   }
   within /= static_cast<double>(rounds.size());
   const double standard_error = std::sqrt(std::max(between, within) / static_cast<double>(count));
@@ -56,6 +56,7 @@ BenchStats SummarizeSteps(const std::vector<double>& step_ms) {
   BenchStats stats;
   if (step_ms.empty()) return stats;
   stats.median_ms = Median(step_ms);
+  stats.mean_ms = Mean(step_ms);
   const auto [min, max] = std::minmax_element(step_ms.begin(), step_ms.end());
   stats.min_ms = *min;
   stats.max_ms = *max;
@@ -75,14 +76,14 @@ AbMeasurement MeasureAb(const std::vector<AbRound>& rounds, int baseline_samples
     baseline_steps.insert(baseline_steps.end(), round.baseline_ms.begin(), round.baseline_ms.end());
     candidate_steps.insert(candidate_steps.end(), round.candidate_ms.begin(),
                            round.candidate_ms.end());
-    round_ratios.push_back(Median(round.baseline_ms) / Median(round.candidate_ms) * samples_ratio);
+    round_ratios.push_back(Mean(round.baseline_ms) / Mean(round.candidate_ms) * samples_ratio);
   }
   measurement.baseline = SummarizeSteps(baseline_steps);
   measurement.candidate = SummarizeSteps(candidate_steps);
   measurement.baseline_samples_per_s =
-      baseline_samples_per_step * 1000.0 / measurement.baseline.median_ms;
+      baseline_samples_per_step * 1000.0 / measurement.baseline.mean_ms;
   measurement.candidate_samples_per_s =
-      candidate_samples_per_step * 1000.0 / measurement.candidate.median_ms;
+      candidate_samples_per_step * 1000.0 / measurement.candidate.mean_ms;
   measurement.speedup = std::exp(MeanLog(round_ratios));
   const auto [low, high] = std::minmax_element(round_ratios.begin(), round_ratios.end());
   measurement.speedup_low = *low;

@@ -1,6 +1,12 @@
 // The arithmetic of an A/B benchmark, kept apart from the processes so that it can be checked on
 // controlled numbers.
 //
+// What is compared is throughput: each side's mean step over its measured steps, the time a
+// training run takes per step. Not the median step: a DataLoader that restarts its workers every
+// epoch stalls one step in six and leaves the median untouched (persistent-workers, which took a
+// 30-epoch run from 14.3 to 2.9 s, read as 0.94x by medians); prefetched batches make waits
+// come in bursts that a median steps over.
+//
 // The unit of evidence is the round: one baseline process and one candidate process after it.
 // Steps inside one process share its memory layout, clocks and neighbours, so a thousand steps of
 // one process are not a thousand independent samples; rounds are. The interval of the speedup is
@@ -35,7 +41,7 @@ inline constexpr double kIntervalConfidence = 0.95;
 struct AbMeasurement {
   BenchStats baseline;  // over all measured steps of all rounds
   BenchStats candidate;
-  double baseline_samples_per_s = 0;  // samples per step / median step time of all steps
+  double baseline_samples_per_s = 0;  // samples per step / mean step time of all steps
   double candidate_samples_per_s = 0;
   // Candidate throughput / baseline throughput: the geometric mean of the rounds' ratios, the
   // centre of `interval`. Rounds, not pooled steps: pooled, a round whose candidate ran fast
@@ -43,7 +49,7 @@ struct AbMeasurement {
   double speedup = 0;
   double speedup_low = 0;   // smallest of the per-round ratios
   double speedup_high = 0;  // largest of the per-round ratios
-  std::vector<double> round_ratios;  // each round's baseline median / candidate median, per sample
+  std::vector<double> round_ratios;  // each round's baseline mean / candidate mean, per sample
   // The kIntervalConfidence interval of the speedup; none from a single round, which cannot tell
   // a process's luck from the candidate's effect.
   std::optional<SpeedupInterval> interval;
@@ -52,8 +58,8 @@ struct AbMeasurement {
 BenchStats SummarizeSteps(const std::vector<double>& step_ms);
 
 // Speedup is a ratio of throughputs, so that a recipe that changes the batch size is compared per
-// sample; each round's ratio is its baseline median / its candidate median, times the samples
-// ratio. Needs at least one round with steps on both sides.
+// sample; each round's ratio is its baseline mean step / its candidate mean step, times the
+// samples ratio. Needs at least one round with steps on both sides.
 AbMeasurement MeasureAb(const std::vector<AbRound>& rounds, int baseline_samples_per_step,
                         int candidate_samples_per_step);
 

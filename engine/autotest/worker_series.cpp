@@ -47,7 +47,7 @@ AbResult RunWorkerSeries(const Recipe& recipe, int current_workers, int cores,
     point.workers = counts[i];
     point.status = result.fix.status;
     if (measured) {
-      point.step_ms = result.fix.candidate.median_ms;
+      point.step_ms = result.fix.candidate.mean_ms;
       point.speedup = result.fix.speedup;
       point.samples_per_s = result.candidate_samples_per_s;
     }
@@ -67,7 +67,7 @@ AbResult RunWorkerSeries(const Recipe& recipe, int current_workers, int cores,
     if (result.fix.baseline.samples == 0) continue;
     WorkerCountPoint own;
     own.workers = current_workers;
-    own.step_ms = result.fix.baseline.median_ms;
+    own.step_ms = result.fix.baseline.mean_ms;
     own.speedup = 1.0;
     own.samples_per_s = result.baseline_samples_per_s;
     own.status = "baseline";
@@ -95,10 +95,16 @@ AbResult RunWorkerSeries(const Recipe& recipe, int current_workers, int cores,
     chosen.fix.knee_workers = points[*knee].workers;
     const auto best = std::max_element(points.begin(), points.end(),
         [](const WorkerCountPoint& a, const WorkerCountPoint& b) { return a.speedup < b.speedup; });
+    // Where the knee is the workload's own count the recipe changes nothing worth having: its
+    // status is the fastest other count's verdict, and the text says the count is kept.
     const std::string knee_text =
-        Printf("knee: %d workers (%.2fx), within %.0f%% of the fastest count, %d (%.2fx)",
-               points[*knee].workers, points[*knee].speedup, 100 * kKneeTolerance, best->workers,
-               best->speedup);
+        points[*knee].workers == current_workers
+            ? Printf("knee: the workload's own %d workers, kept: no count was more than %.0f%% "
+                     "faster (fastest %d, %.2fx)",
+                     current_workers, 100 * kKneeTolerance, best->workers, best->speedup)
+            : Printf("knee: %d workers (%.2fx), within %.0f%% of the fastest count, %d (%.2fx)",
+                     points[*knee].workers, points[*knee].speedup, 100 * kKneeTolerance,
+                     best->workers, best->speedup);
     chosen.fix.detail = knee_text + (chosen.fix.detail.empty() ? "" : "; " + chosen.fix.detail);
     progress << "[autotest] " << recipe.id << ": " << knee_text << "\n";
   }

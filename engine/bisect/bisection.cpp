@@ -14,6 +14,7 @@
 #include "engine/gpu/copy_sites.h"
 #include "engine/gpu/site_paths.h"
 #include "engine/gpu/sync_sites.h"
+#include "engine/util/mean.h"
 #include "engine/util/median.h"
 #include "engine/util/printf.h"
 
@@ -287,6 +288,7 @@ class Bisection {
     progress_("baseline: timing " + std::to_string(steps) + " unprofiled steps");
     const std::vector<double> timed = StepMillis(source_.TimeSteps(steps));
     report.step.median_ms = Median(timed);
+    report.step.mean_ms = Mean(timed);
     report.step.min_ms = *std::min_element(timed.begin(), timed.end());
     report.step.max_ms = *std::max_element(timed.begin(), timed.end());
     progress_("baseline: median step " + Printf("%.1f", report.step.median_ms) + " ms over " +
@@ -298,7 +300,7 @@ class Bisection {
                                            &report.memory, &input_stage);
 
     // Forward starts after the data phase (the wait for the batch), which is its own.
-    const StepPhases phases = PhasesOfMedianStep(baseline.timeline.steps);
+    const StepPhases phases = PhasesOfMeanStep(baseline.timeline.steps);
     report.step.profiled_ms = phases.step_ms;
     // Without an input stage to report, a wait before the forward is part of the rest.
     report.step.rest_ms = phases.rest_ms + (source_.Describe().input ? 0.0 : phases.data_ms);

@@ -8,6 +8,7 @@
 #include "engine/gpu/device_allocations.h"
 #include "engine/gpu/gpu_summary.h"
 #include "engine/gpu/sync_sites.h"
+#include "engine/util/mean.h"
 #include "engine/util/median.h"
 
 namespace advisor {
@@ -17,9 +18,10 @@ StepBreakdown StepTimesOf(const std::vector<StepSpan>& steps, std::optional<Data
   if (steps.empty()) return step;
   const std::vector<double> millis = StepMillis(steps);
   step.median_ms = Median(millis);
+  step.mean_ms = Mean(millis);
   step.min_ms = *std::min_element(millis.begin(), millis.end());
   step.max_ms = *std::max_element(millis.begin(), millis.end());
-  const StepPhases phases = PhasesOfMedianStep(steps);
+  const StepPhases phases = PhasesOfMeanStep(steps);
   step.profiled_ms = phases.step_ms;
   step.rest_ms = phases.rest_ms + (data ? 0.0 : phases.data_ms);
   if (data) data->wait_ms = phases.data_ms;

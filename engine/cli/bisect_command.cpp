@@ -217,6 +217,8 @@ int RunScriptBisect(BisectCommandOptions& options) {
       {options.bisect.window_steps, options.bisect.max_depth, [] { return CpuStallSeconds(); },
        [] { return OthersCpuSeconds(); }},
       progress);
+  // The DataLoader's epochs from every window: the baseline's alone rarely holds an epoch's start.
+  if (outcome.report.data) outcome.report.data->loader = source.Loader();
   // Several ranks: each rank beside the others, and the straggler, from every rank's windows.
   outcome.report.distributed = source.Distributed();
   if (const std::string note = source.RanksNote(); !note.empty()) {

@@ -101,6 +101,7 @@ BisectReport SampleReportAllMeasured() {
        5.5, 0.69, {32, 1, 256, 256}, {32, 1, 256, 256}, "float32", true},
   };
   report.data->stage = stage;
+  report.data->loader = LoaderEpochs{2, false, 6, 1.0, 3, 120.0};
 
   DistributedSummary distributed;
   distributed.world_size = 2;

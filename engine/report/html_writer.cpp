@@ -113,9 +113,9 @@ void RenderSummary(std::ostringstream& out, const BisectReport& report) {
 
 void RenderSteps(std::ostringstream& out, const BisectReport& report) {
   const StepBreakdown& step = report.step;
-  // One profiled step's phases, which add up to it (StepBreakdown::profiled_ms).
+  // The profiled window's mean step and its phases, which add up to it (profiled_ms).
   const double whole = step.profiled_ms > 0 ? step.profiled_ms : step.median_ms;
-  BarRow row{"profiled step (median)",
+  BarRow row{"profiled step (mean)",
              {{step.forward_ms, "fill-forward"},
               {step.backward_ms, "fill-backward"},
               {step.optimizer_ms, "fill-optimizer"}},
@@ -333,12 +333,12 @@ BarChart BenchmarkChart(const std::vector<FixResult>& fixes) {
                             const std::string& fill, bool highlighted) {
     BarRow row{label, {}, kNotMeasured, label + ": not measured", highlighted};
     if (BenchmarkMeasured(stats)) {
-      row.segments.push_back({stats.median_ms, fill});
+      row.segments.push_back({stats.mean_ms, fill});
       row.whisker = ValueRange{stats.min_ms, stats.max_ms};
-      row.value_text = Ms(stats.median_ms);
-      row.tooltip = label + ": median " + Ms(stats.median_ms) + ", min " + Ms(stats.min_ms) +
-                    ", max " + Ms(stats.max_ms) + " over " + std::to_string(stats.samples) +
-                    " samples";
+      row.value_text = Ms(stats.mean_ms);
+      row.tooltip = label + ": mean " + Ms(stats.mean_ms) + ", median " + Ms(stats.median_ms) +
+                    ", min " + Ms(stats.min_ms) + ", max " + Ms(stats.max_ms) + " over " +
+                    std::to_string(stats.samples) + " samples";
     }
     chart.rows.push_back(std::move(row));
   };

@@ -44,6 +44,7 @@ json StepToJson(const StepBreakdown& step, const std::optional<DataWait>& data) 
     return step.profiled_ms > 0 ? json(ms / step.profiled_ms) : json(nullptr);
   };
   return {{"median_ms", step.median_ms},
+          {"mean_ms", step.mean_ms},
           {"min_ms", step.min_ms},
           {"max_ms", step.max_ms},
           {"profiled_ms", step.profiled_ms},
@@ -179,12 +180,23 @@ json InputStageToJson(const std::optional<InputStageProfile>& stage) {
           {"pieces", std::move(pieces)}};
 }
 
+json LoaderToJson(const std::optional<LoaderEpochs>& loader) {
+  if (!loader) return nullptr;
+  return {{"workers", loader->workers},
+          {"persistent", loader->persistent},
+          {"epoch_batches", OrNull(loader->epoch_batches)},
+          {"batches_per_step", loader->batches_per_step},
+          {"epochs_seen", loader->epochs_seen},
+          {"epoch_start_ms", OrNull(loader->epoch_start_ms)}};
+}
+
 json DataToJson(const std::optional<DataWait>& data) {
   if (!data) return nullptr;
   return {{"wait_ms", data->wait_ms},
           {"workers", OrNull(data->workers)},
           {"pin_memory", OrNull(data->pin_memory)},
-          {"stage", InputStageToJson(data->stage)}};
+          {"stage", InputStageToJson(data->stage)},
+          {"loader", LoaderToJson(data->loader)}};
 }
 
 json MemoryToJson(const std::optional<MemoryStats>& memory) {
@@ -246,7 +258,8 @@ json FindingsToJson(const std::vector<Finding>& findings) {
 
 json BenchmarkToJson(const BenchStats& stats) {
   if (!BenchmarkMeasured(stats)) return nullptr;
-  return {{"median_ms", stats.median_ms},
+  return {{"mean_ms", stats.mean_ms},
+          {"median_ms", stats.median_ms},
           {"min_ms", stats.min_ms},
           {"max_ms", stats.max_ms},
           {"samples", stats.samples}};

@@ -47,9 +47,12 @@ struct RunInfo {
 // Medians over the baseline window's steps (host clock; on GPU, the step ends after a sync).
 struct StepBreakdown {
   double median_ms = 0;
+  // The same steps' mean: the time a run takes per step. Above the median where some steps wait
+  // far longer than most (a DataLoader's prefetched batches make its waits come in bursts).
+  double mean_ms = 0;
   double min_ms = 0;
   double max_ms = 0;
-  // The phases of one profiled step, the window's median (PhasesOfMedianStep), which add up to
+  // The phases of the profiled window's mean step (PhasesOfMeanStep), which add up to
   // profiled_ms with the data wait (DataWait::wait_ms) and rest_ms: every share of the
   // breakdown is of that step.
   double profiled_ms = 0;
@@ -95,6 +98,20 @@ struct InputStageProfile {
   std::optional<double> worker_busy_share;
 };
 
+// The DataLoader a script's training loop iterates, and what starting one of its epochs costs
+// (docs/facts.md, facts.data.loader): pooled over the windows' steps, where epochs start when
+// they are short.
+struct LoaderEpochs {
+  int workers = 0;                     // num_workers
+  bool persistent = false;             // persistent_workers
+  std::optional<int> epoch_batches;    // len(loader); absent for an iterable Dataset
+  double batches_per_step = 0;         // its batches per training step in the windows
+  int epochs_seen = 0;                 // restarts (its second epoch on) inside the windows' steps
+  // The previous epoch's end, iter() and the wait for the first batch, less a later batch's
+  // steady wait: medians over the restarts seen; absent when none was.
+  std::optional<double> epoch_start_ms;
+};
+
 // The step's wait for its input batch: present when the workload has an input stage
 // (docs/workload.md), measured as the data phase of the baseline window's steps.
 struct DataWait {
@@ -102,6 +119,8 @@ struct DataWait {
   std::optional<int> workers;         // input_stage.workers; absent where the door cannot tell
   std::optional<bool> pin_memory;     // input_stage.pin_memory, on a CUDA device; likewise
   std::optional<InputStageProfile> stage;  // where the stage itself was measured
+  std::optional<LoaderEpochs> loader = std::nullopt;  // script mode, once a backward followed a
+                                                      // batch of one
 };
 
 struct Candidate {
@@ -220,6 +239,7 @@ struct MemoryStats {
 
 // One recipe tried by the autotester (issue: auto-test fixes).
 struct BenchStats {
+  double mean_ms = 0;  // what the speedup compares: the time a run takes per step
   double median_ms = 0;
   double min_ms = 0;
   double max_ms = 0;

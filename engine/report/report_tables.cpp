@@ -25,9 +25,10 @@ TableCell PathOrOutside(const std::string& path) {
   return path.empty() ? Text("(outside instrumented modules)") : Code(path);
 }
 
-TableCell MedianWithRange(const BenchStats& stats) {
+// The mean step (what the speedup compares) and the fastest and slowest.
+TableCell MeanWithRange(const BenchStats& stats) {
   if (!BenchmarkMeasured(stats)) return NotMeasured();
-  return Text(FormatNumber(stats.median_ms) + " (" + FormatNumber(stats.min_ms) + "\u2013" +
+  return Text(FormatNumber(stats.mean_ms) + " (" + FormatNumber(stats.min_ms) + "\u2013" +
               FormatNumber(stats.max_ms) + ")");
 }
 
@@ -66,7 +67,7 @@ TableCell ShareOfStep(double ms, double step_ms) {
 }  // namespace
 
 Table StepTable(const StepBreakdown& step, const std::optional<DataWait>& data) {
-  // The parts are one profiled step's (the window's median), so their shares add up to 100 %;
+  // The parts are the profiled window's mean step's, so their shares add up to 100 %;
   // the unprofiled median below is the step time the rest of the report compares against.
   Table table{{"part of the step", "ms/step", "share of step"}, {false, true, true}, {}};
   const double whole = step.profiled_ms > 0 ? step.profiled_ms : step.median_ms;
@@ -81,10 +82,11 @@ Table StepTable(const StepBreakdown& step, const std::optional<DataWait>& data) 
   table.rows.push_back(
       {{Text("optimizer"), Ms(step.optimizer_ms), ShareOfStep(step.optimizer_ms, whole)}});
   table.rows.push_back({{Text("rest"), Ms(step.rest_ms), ShareOfStep(step.rest_ms, whole)}});
-  table.rows.push_back({{Text("profiled step (the window's median)"), Ms(whole),
+  table.rows.push_back({{Text("profiled step (the window's mean)"), Ms(whole),
                          ShareOfStep(whole, whole)}});
   table.rows.push_back({{Text("whole step (median, unprofiled)"), Ms(step.median_ms), Text("")},
                         /*highlighted=*/true});
+  table.rows.push_back({{Text("whole step (mean, unprofiled)"), Ms(step.mean_ms), Text("")}});
   table.rows.push_back({{Text("fastest step"), Ms(step.min_ms), Text("")}});
   table.rows.push_back({{Text("slowest step"), Ms(step.max_ms), Text("")}});
   return table;
@@ -204,8 +206,8 @@ Table RankTable(const DistributedSummary& distributed) {
 }
 
 Table FixTable(const std::vector<FixResult>& fixes) {
-  Table table{{"recipe", "kind", "status", "sites", "baseline ms (min\u2013max)",
-               "fixed ms (min\u2013max)", "speedup", "max abs / rel diff", "peak memory MB",
+  Table table{{"recipe", "kind", "status", "sites", "baseline ms, mean (min\u2013max)",
+               "fixed ms, mean (min\u2013max)", "speedup", "max abs / rel diff", "peak memory MB",
                "warm-up s"},
               {false, false, false, false, true, true, true, true, true, true},
               {}};
@@ -213,7 +215,7 @@ Table FixTable(const std::vector<FixResult>& fixes) {
     table.rows.push_back(
         {{Code(fix.recipe), Text(fix.kind), Text(fix.status),
           fix.sites.empty() ? Text("whole step") : Code(Join(fix.sites, ", ")),
-          MedianWithRange(fix.baseline), MedianWithRange(fix.candidate), SpeedupCell(fix),
+          MeanWithRange(fix.baseline), MeanWithRange(fix.candidate), SpeedupCell(fix),
           NumericsCell(fix),
           fix.peak_memory_mb ? Text(FormatNumber(*fix.peak_memory_mb)) : NotMeasured(),
           fix.warmup_s ? Text(FormatNumber(*fix.warmup_s)) : NotMeasured()},

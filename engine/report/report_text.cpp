@@ -12,18 +12,27 @@ namespace {
 
 std::string Ms(double ms) { return FormatNumber(ms) + " ms"; }
 
+// The mean step this far above the median: some steps wait far longer than most.
+constexpr double kBurstyMeanOverMedian = 1.25;
+
 std::string StepSentence(const BisectReport& report, const InlineMarkup& markup) {
   const RunInfo& run = report.run;
   const StepBreakdown& step = report.step;
   std::string device = run.device_name.empty() ? run.device : run.device_name;
-  // The phases are of the profiled median step: where that step is far from the unprofiled one
+  // The phases are of the profiled mean step: where that step is far from the unprofiled one
   // (a loaded machine, a short warm-up), say so, or the phases would not add up to the step.
   const bool profiled_apart =
       step.profiled_ms > 0 && step.median_ms > 0 &&
       std::abs(step.profiled_ms / step.median_ms - 1.0) > 0.1;
+  // Steps that wait in bursts (a DataLoader's) leave the median step far below what a run takes
+  // per step: then both are said.
+  const bool bursty = step.median_ms > 0 && step.mean_ms > kBurstyMeanOverMedian * step.median_ms;
   return "A training step of " + markup.code(run.model) + " takes " + Ms(step.median_ms) +
          " (median of " + std::to_string(run.window_steps) + " steps on " + markup.text(device) +
-         ")" + (profiled_apart ? "; a profiled step took " + Ms(step.profiled_ms) : std::string()) +
+         ")" +
+         (bursty ? "; on average " + Ms(step.mean_ms) + ": some steps take far longer than most"
+                 : std::string()) +
+         (profiled_apart ? "; a profiled step took " + Ms(step.profiled_ms) : std::string()) +
          ": forward " + Ms(step.forward_ms) + ", backward " + Ms(step.backward_ms) +
          ", optimizer " + Ms(step.optimizer_ms) + "." +
          (step.graphed_median_ms ? " Replayed as a CUDA graph, as the workload runs it, it takes " +

@@ -40,6 +40,21 @@ long long Count(const json& value, const char* what) {
   return value.get<long long>();
 }
 
+int SmallCount(const json& value, const char* what) {
+  constexpr long long kMaxCount = 1LL << 30;
+  const long long count = Count(value, what);
+  if (count > kMaxCount) throw ProbeMessageError(std::string(what) + ": out of range");
+  return static_cast<int>(count);
+}
+
+const json& Array(const json& value, std::size_t max_size, const char* what) {
+  if (!value.is_array() || value.size() > max_size) {
+    throw ProbeMessageError(std::string(what) + ": not an array of at most " +
+                            std::to_string(max_size) + " entries");
+  }
+  return value;
+}
+
 double Number(const json& value, const char* what) {
   if (!value.is_number() || !(value.get<double>() >= 0)) {
     throw ProbeMessageError(std::string(what) + ": not a non-negative number");

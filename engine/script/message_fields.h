@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
 #include <string>
 
 #include "engine/script/timeline_codec.h"
@@ -19,6 +20,10 @@ std::string Text(const nlohmann::json& value, const char* what);
 std::string TextOr(const nlohmann::json& message, const char* key, const char* what);
 bool Flag(const nlohmann::json& value, const char* what);
 long long Count(const nlohmann::json& value, const char* what);  // an integer >= 0
+// A count of at most 2^30: far above any window's items or batches, and it fits an int.
+int SmallCount(const nlohmann::json& value, const char* what);
 double Number(const nlohmann::json& value, const char* what);    // a number >= 0
+// An array of at most max_size entries.
+const nlohmann::json& Array(const nlohmann::json& value, std::size_t max_size, const char* what);
 
 }  // namespace advisor::message_fields

@@ -218,7 +218,14 @@ std::vector<StepSpan> ScriptSource::TimeSteps(int steps) {
   const std::vector<json> replies =
       Ask({{"op", "time"}, {"steps", steps}, {"skip", skip}}, "steps", doing, skip + steps);
   std::vector<std::vector<StepSpan>> spans;
-  for (const json& reply : replies) spans.push_back(ReadSteps(reply));
+  for (std::size_t r = 0; r < replies.size(); ++r) {
+    try {
+      spans.push_back(ReadSteps(replies[r]));
+      if (r == 0) NoteLoader(replies[r], spans.back().size());
+    } catch (const ProbeMessageError& error) {
+      BadMessage(ranks_[r], doing, error);
+    }
+  }
   try {
     return rank_windows_.TimedSteps(std::move(spans));
   } catch (const std::runtime_error& error) {
@@ -250,6 +257,7 @@ RecordedWindow ScriptSource::Record(const WindowRequest& request) {
   for (std::size_t r = 0; r < replies.size(); ++r) {
     try {
       windows.push_back(std::move(ReadWindow(replies[r]).window));
+      if (r == 0) NoteLoader(replies[r], windows.back().timeline.steps.size());
     } catch (const ProbeMessageError& error) {
       BadMessage(ranks_[r], doing, error);
     }
@@ -264,6 +272,12 @@ RecordedWindow ScriptSource::Record(const WindowRequest& request) {
     progress_(DescribeStage(*window.input_stage, description_.input->workers.value_or(0)));
   }
   return window;
+}
+
+void ScriptSource::NoteLoader(const json& reply, std::size_t steps) {
+  if (std::optional<LoaderRecords> records = ReadLoaderRecords(reply)) {
+    loader_windows_.push_back({std::move(*records), static_cast<int>(steps)});
+  }
 }
 
 std::optional<SourceLocation> ScriptSource::SourceOf(const std::string& path,

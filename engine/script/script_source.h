@@ -15,6 +15,7 @@
 
 #include "engine/bisect/bisection.h"
 #include "engine/bisect/window_source.h"
+#include "engine/script/loader_summary.h"
 #include "engine/script/probe_channel.h"
 #include "engine/script/probe_messages.h"
 #include "engine/script/rank_windows.h"
@@ -71,6 +72,9 @@ class ScriptSource : public WindowSource {
   std::optional<DistributedSummary> Distributed() const { return rank_windows_.Summarise(); }
   // Which rank each window was decided on; "" with one training process.
   std::string RanksNote() const { return rank_windows_.DecisionsNote(); }
+  // The training loop's DataLoader and what starting its epochs cost, over every window so far
+  // (the first rank's, as its training state); nullopt where no reply described one.
+  std::optional<LoaderEpochs> Loader() const { return SummariseLoaderEpochs(loader_windows_); }
   // This machine's ranks' windows, as a node's summary carries them.
   const RankWindows& Windows() const { return rank_windows_; }
   JobPlace Place() const;
@@ -88,6 +92,8 @@ class ScriptSource : public WindowSource {
   };
 
   void ConnectRanks();
+  // Keeps what the first rank's reply to a command of `steps` measured steps says of its loader.
+  void NoteLoader(const nlohmann::json& reply, std::size_t steps);
   Rank Connect(const std::string& doing);
   // Sends `command` to every rank and returns each rank's reply, in the order of ranks_.
   std::vector<nlohmann::json> Ask(nlohmann::json command, const std::string& expected_type,
@@ -113,6 +119,7 @@ class ScriptSource : public WindowSource {
   int steps_needed_ = 0;   // the step count the command in progress needs the script to reach
   bool warmed_up_ = false;
   bool stage_measured_ = false;  // the baseline's window measured the input stage
+  std::vector<LoaderWindow> loader_windows_;
 };
 
 // How messages name the command's script: the first argument ending in .py, `-m MODULE`, else the

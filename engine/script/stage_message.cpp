@@ -15,21 +15,6 @@ constexpr std::size_t kMaxTransforms = 10'000;
 constexpr std::size_t kMaxLineRecords = 100'000;
 constexpr std::size_t kMaxBatches = 1'000'000;
 constexpr std::size_t kMaxDims = 32;
-constexpr long long kMaxCount = 1LL << 30;
-
-int SmallCount(const json& value, const char* what) {
-  const long long count = Count(value, what);
-  if (count > kMaxCount) throw ProbeMessageError(std::string(what) + ": out of range");
-  return static_cast<int>(count);
-}
-
-const json& Array(const json& value, std::size_t max_size, const char* what) {
-  if (!value.is_array() || value.size() > max_size) {
-    throw ProbeMessageError(std::string(what) + ": not an array of at most " +
-                            std::to_string(max_size) + " entries");
-  }
-  return value;
-}
 
 std::vector<long long> Shape(const json& object, const char* key, const char* what) {
   std::vector<long long> shape;

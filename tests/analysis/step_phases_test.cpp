@@ -60,6 +60,26 @@ TEST(PhasesOfMedianStep, PhasesAddUpToTheStepWhereMediansPhaseByPhaseWouldNot) {
               phases.step_ms, 1e-9);
 }
 
+// Two workers' prefetched batches carry two steps through without a wait; the third waits for
+// both batches' worth. The median step waited for nothing; the mean step says a third of it.
+TEST(PhasesOfMeanStep, KeepsTheBurstsOfADataLoadersWait) {
+  TimelineBuilder b;
+  b.StepWithData(0, 0, 5, 15, 20)             // 20 ms, no wait
+      .StepWithData(100, 100, 105, 115, 120)  // 20 ms, no wait
+      .StepWithData(200, 230, 235, 245, 250);  // 50 ms, 30 of them waiting
+  const std::vector<StepSpan> steps = b.Build().steps;
+  EXPECT_NEAR(PhasesOfMedianStep(steps).data_ms, 0.0, 1e-9);
+  const StepPhases mean = PhasesOfMeanStep(steps);
+  EXPECT_NEAR(mean.step_ms, 30.0, 1e-9);
+  EXPECT_NEAR(mean.data_ms, 10.0, 1e-9);
+  EXPECT_NEAR(mean.forward_ms, 5.0, 1e-9);
+  EXPECT_NEAR(mean.backward_ms, 10.0, 1e-9);
+  EXPECT_NEAR(mean.optimizer_ms, 5.0, 1e-9);
+  EXPECT_NEAR(mean.data_ms + mean.forward_ms + mean.backward_ms + mean.optimizer_ms + mean.rest_ms,
+              mean.step_ms, 1e-9);
+  EXPECT_EQ(PhasesOfMeanStep({}).step_ms, 0.0);
+}
+
 TEST(PhasesOfMedianStep, NoStepsGiveZeros) {
   const StepPhases phases = PhasesOfMedianStep({});
   EXPECT_EQ(phases.step_ms, 0.0);

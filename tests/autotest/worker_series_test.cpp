@@ -56,9 +56,9 @@ TEST(RunWorkerSeries, TriesEachCountAndKeepsTheKnee) {
         tried.push_back(workers);
         EXPECT_EQ(candidate.id, "dataloader-workers") << "the recipe's numerics verdict applies";
         AbResult ab{NewFixResult(candidate), 32 * 1000.0 / 788.0, {}, {}};
-        ab.fix.baseline.median_ms = 788.0;
+        ab.fix.baseline.mean_ms = 788.0;
         ab.fix.baseline.samples = 5;
-        ab.fix.candidate.median_ms = step_ms.at(workers);
+        ab.fix.candidate.mean_ms = step_ms.at(workers);
         ab.fix.speedup = 788.0 / step_ms.at(workers);
         ab.fix.status = ab.fix.speedup > 1 ? fix_status::kVerified : fix_status::kRejected;
         ab.candidate_samples_per_s = 32 * 1000.0 / step_ms.at(workers);
@@ -68,7 +68,7 @@ TEST(RunWorkerSeries, TriesEachCountAndKeepsTheKnee) {
   EXPECT_EQ(tried, (std::vector<int>{2, 8, 16}));
   ASSERT_EQ(result.fix.knee_workers, 16);
   EXPECT_EQ(result.fix.status, fix_status::kVerified);
-  EXPECT_DOUBLE_EQ(result.fix.candidate.median_ms, 127.0) << "the fix is the knee's";
+  EXPECT_DOUBLE_EQ(result.fix.candidate.mean_ms, 127.0) << "the fix is the knee's";
   ASSERT_EQ(result.fix.worker_series.size(), 4u) << "2, the workload's 4, 8, 16";
   EXPECT_EQ(result.fix.worker_series[0].workers, 2);
   EXPECT_EQ(result.fix.worker_series[0].status, fix_status::kRejected);
@@ -87,8 +87,8 @@ TEST(RunWorkerSeries, TheKneeMayBeTheWorkloadsOwnCount) {
       WorkersRecipe(), 4, 2,
       [](const CandidateSpec& candidate, int) {
         AbResult ab{NewFixResult(candidate), 40.0, 30.0, {}};
-        ab.fix.baseline = {100.0, 95.0, 110.0, 5};
-        ab.fix.candidate = {130.0, 125.0, 140.0, 5};
+        ab.fix.baseline = {100.0, 100.0, 95.0, 110.0, 5};
+        ab.fix.candidate = {130.0, 130.0, 125.0, 140.0, 5};
         ab.fix.speedup = 100.0 / 130.0;
         ab.fix.status = fix_status::kRejected;
         return ab;
@@ -98,7 +98,7 @@ TEST(RunWorkerSeries, TheKneeMayBeTheWorkloadsOwnCount) {
   EXPECT_EQ(result.fix.status, fix_status::kRejected) << "2 workers were measurably slower";
   ASSERT_EQ(result.fix.worker_series.size(), 2u);
   EXPECT_EQ(result.fix.worker_series[1].workers, 4);
-  EXPECT_NE(result.fix.detail.find("knee: 4 workers (1.00x)"), std::string::npos)
+  EXPECT_NE(result.fix.detail.find("knee: the workload's own 4 workers, kept"), std::string::npos)
       << result.fix.detail;
 }
 
@@ -129,7 +129,7 @@ TEST(RunWorkerSeries, FailedCountsAreInTheSeriesButNeverTheKnee) {
         } else {
           ab.fix.status = fix_status::kVerified;
           ab.fix.speedup = 1.8;
-          ab.fix.candidate.median_ms = 10;
+          ab.fix.candidate.mean_ms = 10;
         }
         return ab;
       },

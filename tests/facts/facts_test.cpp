@@ -188,6 +188,26 @@ TEST(BuildFacts, TheInputStageByPieceWithItsShapesAndDtype) {
   EXPECT_FALSE(BuildFacts(report).at("data").contains("stage"));
 }
 
+TEST(BuildFacts, TheTrainingLoopsDataLoaderAndItsEpochStart) {
+  const json loader = BuildFacts(SampleReportAllMeasured()).at("data").at("loader");
+  EXPECT_EQ(loader.at("workers"), 2);
+  EXPECT_EQ(loader.at("persistent"), false);
+  EXPECT_EQ(loader.at("epoch_batches"), 6);
+  EXPECT_DOUBLE_EQ(loader.at("batches_per_step"), 1.0);
+  EXPECT_EQ(loader.at("epochs_seen"), 3);
+  EXPECT_DOUBLE_EQ(loader.at("epoch_start_ms"), 120.0);
+
+  // No epoch started inside a window, an iterable Dataset: absent, never zero.
+  BisectReport report = SampleReportAllMeasured();
+  report.data->loader = LoaderEpochs{2, false, std::nullopt, 1.0, 0, std::nullopt};
+  const json unseen = BuildFacts(report).at("data").at("loader");
+  EXPECT_EQ(unseen.at("epochs_seen"), 0);
+  EXPECT_FALSE(unseen.contains("epoch_start_ms"));
+  EXPECT_FALSE(unseen.contains("epoch_batches"));
+  report.data->loader.reset();
+  EXPECT_FALSE(BuildFacts(report).at("data").contains("loader"));
+}
+
 TEST(BuildFacts, OptionalGpuEstimatesAreAbsentWhenNotEstimated) {
   BisectReport report = SampleReportAllMeasured();
   report.gpu->achieved_occupancy.reset();

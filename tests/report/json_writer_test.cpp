@@ -239,6 +239,16 @@ TEST(JsonWriter, DataWaitOfTheInputStage) {
   EXPECT_EQ(data.at("workers"), 2);
   EXPECT_EQ(data.at("pin_memory"), true);
   EXPECT_TRUE(data.at("stage").is_null()) << "the stage itself was not measured";
+  EXPECT_TRUE(data.at("loader").is_null()) << "no script's DataLoader";
+
+  report.data->loader = LoaderEpochs{2, false, std::nullopt, 2.0, 0, std::nullopt};
+  const json loader = ReportToJson(report).at("data").at("loader");
+  EXPECT_EQ(loader.at("workers"), 2);
+  EXPECT_EQ(loader.at("persistent"), false);
+  EXPECT_TRUE(loader.at("epoch_batches").is_null()) << "an iterable Dataset";
+  EXPECT_DOUBLE_EQ(loader.at("batches_per_step").get<double>(), 2.0);
+  EXPECT_EQ(loader.at("epochs_seen"), 0);
+  EXPECT_TRUE(loader.at("epoch_start_ms").is_null()) << "no epoch started inside a window";
 }
 
 TEST(JsonWriter, TheWorkerSeriesAndItsKnee) {

@@ -119,7 +119,7 @@ TEST(BuiltinRules, NameOnlyRecipesThatExist) {
       "pin-memory", "dataloader-workers", "intra-op-threads", "sdpa-cudnn-backend",
       "sdpa-flash-backend", "torch-compile", "ddp-bucket-10mb", "ddp-bucket-100mb",
       "ddp-gradient-as-bucket-view", "ddp-static-graph", "ddp-no-sync", "fsdp-shard-grad-op",
-      "crop-first"};
+      "crop-first", "persistent-workers"};
   for (const std::string& name : CaseNames()) {
     const RuleRun run = RunRules(BuiltinRules(), CaseFacts(CaseFile(name)));
     for (const Finding& finding : run.findings) {
@@ -133,7 +133,7 @@ TEST(BuiltinRules, PassRulesCheck) {
   std::ostringstream err;
   EXPECT_EQ(RulesCheckCommand(ADVISOR_SOURCE_RULES_DIR, out, err), 0);
   EXPECT_EQ(err.str(), "");
-  EXPECT_THAT(out.str(), HasSubstr("26 rules loaded, 0 problems"));
+  EXPECT_THAT(out.str(), HasSubstr("27 rules loaded, 0 problems"));
 }
 
 // Fixture facts must look like what BuildFacts produces, or a misspelt field would make a rule

@@ -111,6 +111,11 @@ TEST(ScriptMode, NamesTheSlowInstanceOfAUsersTrainingScript) {
   EXPECT_EQ(hotspot["source"]["file"], kScripts + "/train_sample.py");
   EXPECT_NE(hotspot["source"]["text"].get<std::string>().find("self.up"), std::string::npos)
       << "the line of FeedForward.forward that runs the slow matmuls";
+  // The training loop's loader: 16-batch epochs, two batches a step (gradient accumulation).
+  const json& loader = report["data"]["loader"];
+  ASSERT_TRUE(loader.is_object()) << report["data"].dump();
+  EXPECT_EQ(loader["epoch_batches"], 16);
+  EXPECT_DOUBLE_EQ(loader["batches_per_step"].get<double>(), 2.0);
   EXPECT_EQ(ProcessesTagged(tag), 0) << "the script and its DataLoader workers are gone";
   EXPECT_TRUE(MultiprocessingFolders(tmp).empty()) << "the workers were shut down, not killed";
   for (const char* file : {"report.md", "report.html", "trace.json"}) {
@@ -212,6 +217,14 @@ TEST(ScriptMode, AFindingAwayFromTheHotSpotGetsItsLineFromTheRunningScript) {
             std::string::npos);
 }
 
+// The report's finding of `rule`, or nullptr.
+const json* FindingOf(const json& report, const std::string& rule) {
+  for (const json& finding : report["findings"]) {
+    if (finding["rule"] == rule) return &finding;
+  }
+  return nullptr;
+}
+
 // The seed's input pipeline (tests/script/pipeline_train.py): a dilation of a float mask, the
 // slow way, before a crop.
 std::string Pipeline(const std::string& tag, const std::string& arguments) {
@@ -277,16 +290,22 @@ TEST(ScriptMode, NamesTheSlowTransformFromTheDataLoadersWorkerProcesses) {
   EXPECT_EQ(data["workers"], 2);
   ExpectTheDilationNamed(data["stage"], run.err);
   // The advice points at the user's transform: a mask dilated in float32.
-  const json* narrow = nullptr;
-  for (const json& finding : report["findings"]) {
-    if (finding["rule"] == "input-narrow-dtype") narrow = &finding;
-  }
+  const json* narrow = FindingOf(report, "input-narrow-dtype");
   ASSERT_NE(narrow, nullptr) << report["findings"].dump();
   ASSERT_TRUE((*narrow)["source"].is_object()) << narrow->dump();
   EXPECT_EQ((*narrow)["source"]["file"], kScripts + "/pipeline_train.py");
   ASSERT_TRUE(data["stage"]["worker_busy_share"].is_number());
   EXPECT_GT(data["stage"]["worker_busy_share"].get<double>(), 0.0);
   EXPECT_LE(data["stage"]["worker_busy_share"].get<double>(), 1.0);
+  // Epochs of 512 batches: none starts inside a window, what a start costs is not measured, and
+  // persistent-workers says nothing.
+  const json& loader = data["loader"];
+  ASSERT_TRUE(loader.is_object()) << data.dump();
+  EXPECT_EQ(loader["workers"], 2);
+  EXPECT_EQ(loader["epoch_batches"], 512);
+  EXPECT_EQ(loader["epochs_seen"], 0);
+  EXPECT_TRUE(loader["epoch_start_ms"].is_null());
+  EXPECT_EQ(FindingOf(report, "persistent-workers"), nullptr);
   EXPECT_EQ(ProcessesTagged(tag), 0);
 }
 
@@ -325,6 +344,57 @@ TEST(ScriptMode, NamesTheSlowTransformOnTheMainProcessWithWorkers0) {
   EXPECT_EQ(data["workers"], 0);
   ExpectTheDilationNamed(data["stage"], run.err);
   EXPECT_TRUE(data["stage"]["worker_busy_share"].is_null());
+}
+
+// Short epochs whose DataLoader workers take 0.3 s to start (tests/script/epochs_train.py).
+std::string Epochs(const std::string& tag, const std::string& arguments = "") {
+  return kPython + " " + kScripts + "/epochs_train.py --tag " + tag + " " + arguments;
+}
+
+TEST(ScriptMode, ShortEpochsThatRestartTheirWorkersAreToldToKeepThem) {
+  const fs::path scratch = Scratch("persistent_workers");
+  const std::string tag = UniqueTag();
+  const CommandResult run = RunCommand(
+      kAdvisor + " bisect -q --out " + (scratch / "report").string() + " -- " + Epochs(tag),
+      scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = Report(scratch / "report");
+  const json& loader = report["data"]["loader"];
+  ASSERT_TRUE(loader.is_object()) << report["data"].dump();
+  EXPECT_EQ(loader["workers"], 2);
+  EXPECT_EQ(loader["persistent"], false);
+  EXPECT_EQ(loader["epoch_batches"], 6);
+  EXPECT_DOUBLE_EQ(loader["batches_per_step"].get<double>(), 1.0);
+  EXPECT_GE(loader["epochs_seen"].get<int>(), 1) << "6-step epochs start inside the windows";
+  ASSERT_TRUE(loader["epoch_start_ms"].is_number()) << loader.dump();
+  EXPECT_GE(loader["epoch_start_ms"].get<double>(), 250.0) << "the workers' 0.3 s start";
+  EXPECT_LT(loader["epoch_start_ms"].get<double>(), 5000.0);
+  const json* finding = FindingOf(report, "persistent-workers");
+  ASSERT_NE(finding, nullptr) << report["findings"].dump();
+  EXPECT_EQ((*finding)["recipe"], "persistent-workers");
+  EXPECT_NE((*finding)["evidence"].get<std::string>().find("over an epoch of 6 batches"),
+            std::string::npos)
+      << (*finding)["evidence"];
+  EXPECT_EQ(ProcessesTagged(tag), 0);
+}
+
+TEST(ScriptMode, WorkersKeptAcrossEpochsAreNotToldToBeKept) {
+  const fs::path scratch = Scratch("persistent_workers_on");
+  const std::string tag = UniqueTag();
+  const CommandResult run = RunCommand(kAdvisor + " bisect -q --out " +
+                                           (scratch / "report").string() + " -- " +
+                                           Epochs(tag, "--persistent"),
+                                       scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = Report(scratch / "report");
+  const json& loader = report["data"]["loader"];
+  ASSERT_TRUE(loader.is_object()) << report["data"].dump();
+  EXPECT_EQ(loader["persistent"], true);
+  EXPECT_GE(loader["epochs_seen"].get<int>(), 1);
+  ASSERT_TRUE(loader["epoch_start_ms"].is_number()) << loader.dump();
+  EXPECT_LT(loader["epoch_start_ms"].get<double>(), 250.0) << "no worker starts again";
+  EXPECT_EQ(FindingOf(report, "persistent-workers"), nullptr) << report["findings"].dump();
+  EXPECT_EQ(ProcessesTagged(tag), 0);
 }
 
 struct BadScript {

@@ -23,7 +23,7 @@ class BenchRanksTest(unittest.TestCase):
     def bench(self, rank, world_size=2, **config):
         config = dict({"result": self.result, "warmup": 0, "steps": 2}, **config)
         with mock.patch.dict(os.environ, {"RANK": str(rank), "WORLD_SIZE": str(world_size)}):
-            return Bench(config, lambda: False)
+            return Bench(config, lambda: None)
 
     def run_steps(self, bench, milliseconds):
         closed = [bench.step_closed(step(index + 1, ms)) for index, ms in enumerate(milliseconds)]

@@ -56,6 +56,18 @@ class StepClockTest(unittest.TestCase):
         self.assertEqual(step[3][-1], [OPTIMIZER, 20, 30])
         self.assertEqual(clock.completed, 1)
 
+    def test_the_wait_for_the_next_batch_is_the_next_steps(self):
+        clock = StepClock()
+        clock.forward_starts(0)
+        self.assertEqual(clock.in_progress, 0)
+        clock.backward_starts(10)
+        clock.backward_ends(20)
+        clock.optimizer_starts(20)
+        clock.optimizer_ends(30)
+        self.assertEqual(clock.in_progress, 1, "step 0 ended with its optimizer step")
+        clock.forward_starts(40)
+        self.assertEqual((clock.completed, clock.in_progress), (1, 1))
+
     def test_nothing_counts_before_the_first_forward(self):
         clock = StepClock()
         clock.backward_starts(1)

@@ -22,9 +22,11 @@ RANK_TIMINGS_WAIT_S = 120.0
 
 
 class Bench:
-    def __init__(self, config, cuda_of):
+    def __init__(self, config, device_of):
         self._config = config
-        self._cuda = cuda_of  # a callable: whether the model is on the GPU (known after step 0)
+        # A callable: the model's CUDA device, None where it is on the CPU (known after step 0).
+        # Its peak memory is read there, not on the current device, which a script need not set.
+        self._device = device_of
         self._warmup = int(config.get("warmup", 0))
         self._steps = int(config.get("steps", 0))
         self._loss_steps = int(config.get("loss_steps", 0))
@@ -80,8 +82,8 @@ class Bench:
             return True
         if index == self.first_measured and self._warmup_started is not None:
             self._warmup_s = time.monotonic() - self._warmup_started
-            if self._cuda():
-                torch.cuda.reset_peak_memory_stats()
+            if self._device() is not None:
+                torch.cuda.reset_peak_memory_stats(self._device())
         if self.measuring(index):
             self._step_ms.append((end - start) / 1e6)
             if len(self._step_ms) == self._steps:
@@ -114,10 +116,11 @@ class Bench:
         return results
 
     def _result(self):
-        cuda = self._cuda()
+        device = self._device()
         loss = float(self._last_loss) if self._last_loss is not None else None
         return {"step_ms": self._step_ms,
-                "peak_memory_mb": torch.cuda.max_memory_allocated() / 2**20 if cuda else None,
+                "peak_memory_mb": (torch.cuda.max_memory_allocated(device) / 2**20
+                                   if device is not None else None),
                 "samples_per_step": max(1, round(self._samples / len(self._step_ms))),
                 "loss": loss if loss is not None and loss == loss and abs(loss) != float("inf")
                 else None,

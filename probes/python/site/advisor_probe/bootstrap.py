@@ -165,7 +165,7 @@ def install():
 
                 _fix_seeds(torch)
                 session = None
-                bench = Bench(config, lambda: session._cuda)
+                bench = Bench(config, lambda: session._device)
                 session = Session(None, bench, Knobs(config.get("overrides", {}),
                                                      numerics=bool(config.get("loss_steps"))))
                 session.start()

@@ -20,6 +20,7 @@ import torch
 
 from advisor_probe import modules as module_tree
 from advisor_probe.input_stage import InputStage
+from advisor_probe.loader_epochs import LoaderEpochs
 from advisor_probe.markers import Markers
 from advisor_probe.sources import SourceCapture, line_text
 from advisor_probe.steps import StepClock
@@ -136,6 +137,7 @@ class Session:
         self._loader = None
         self._loader_iterators = weakref.WeakSet()  # to shut their workers down at the end
         self._input_stage = None   # the DataLoaders' pipeline, measured where advisor asks
+        self._epochs = None        # what starting an epoch costs the training loop's DataLoader
         self._sources = set()      # (file, line) labelled by a source capture
         self._awaiting_command = False  # the model is described; the next boundary asks advisor
         self._training_state = TrainingState()
@@ -156,6 +158,11 @@ class Session:
 
     def _active(self):
         return os.getpid() == self._pid and (self._channel is not None or self._bench is not None)
+
+    def _measuring(self):
+        """The step in progress is one the command being carried out measures."""
+        command = self._command
+        return command is not None and self._active() and command.measures(self._clock.in_progress)
 
     def _wrap_optimizers(self):
         optimizer_module = importlib.import_module("torch.optim.optimizer")
@@ -206,19 +213,30 @@ class Session:
         torch.autograd.backward = backward
 
     def _track_data_loaders(self):
-        loader_class = importlib.import_module("torch.utils.data").DataLoader
+        data = importlib.import_module("torch.utils.data")
+        loader_class = data.DataLoader
         original_iter = loader_class.__iter__
         session = self
+        # Epochs are measured for advisor's windows (bisect mode), through the iterators' private
+        # base class: a torch without it goes without the measurement.
+        iterator_class = getattr(importlib.import_module("torch.utils.data.dataloader"),
+                                 "_BaseDataLoaderIter", None)
+        if self._channel is not None and iterator_class is not None:
+            self._epochs = LoaderEpochs(self._measuring, data.IterableDataset)
+            self._epochs.install(iterator_class)
 
         @functools.wraps(original_iter)
         def iterate(loader):
             session._loader = {"workers": int(loader.num_workers),
                                "pin_memory": bool(loader.pin_memory)}
             restore = session._stage_workers(loader)
+            started = now()
             try:
                 iterator = original_iter(loader)
             finally:
                 restore()
+            if session._epochs is not None and session._active():
+                session._epochs.iterated(loader, iterator, now() - started)
             try:
                 session._loader_iterators.add(iterator)
             except TypeError:  # an iterator that takes no weak reference is not a worker pool
@@ -295,6 +313,8 @@ class Session:
             return
         if self._bench is not None:
             self._bench.backward(tensors)
+        if self._epochs is not None:
+            self._epochs.trained()
         command = self._command
         if command is not None and command.recording and isinstance(tensors, torch.Tensor) \
                 and tensors.numel() == 1:
@@ -437,14 +457,17 @@ class Session:
         for remove in command.undo:
             remove()
         steps = json.dumps(command.spans, separators=(",", ":"))
+        loader = self._epochs.take() if self._epochs is not None else None
         if command.op == "time":
-            self._channel.send_text('{"type":"steps","steps":%s}' % steps)
+            self._channel.send_text('{"type":"steps","steps":%s,"loader":%s}'
+                                    % (steps, json.dumps(loader, separators=(",", ":"))))
         else:
             # The device's work is done before CUPTI flushes its records and detaches.
             self._sync_if(True)
             events = torch.ops.advisor.probe_finish()
             command.recording = False
-            message = {"memory": self._memory(), "losses": self._loss_check(command)}
+            message = {"memory": self._memory(), "losses": self._loss_check(command),
+                       "loader": loader}
             if command.message.get("input_stage"):
                 message["stage"] = self._input_stage.finish() \
                     if self._input_stage is not None else None

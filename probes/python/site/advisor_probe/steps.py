@@ -24,6 +24,12 @@ class StepClock:
         """An optimizer step ended since the model's last forward: the step in progress is done."""
         return self._optimizer_end is not None
 
+    @property
+    def in_progress(self):
+        """The index of the step in progress: once its optimizer step has ended, what follows
+        (the wait for the next batch) is the next step's."""
+        return self.completed + (1 if self._optimizer_end is not None else 0)
+
     def forward_starts(self, now):
         """The model's forward begins; returns the step this closes ([index, start, end, phases])
         or None."""
