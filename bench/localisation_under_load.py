@@ -9,7 +9,8 @@ the failure that matters.
                                      [--only quiet|loaded]
 
 Each run's verdicts are appended to runs.jsonl in the work folder as they come (its path is
-printed first), so an interrupted measurement keeps what it measured. Do not rebuild advisor
+printed first), so an interrupted measurement keeps what it measured; the report folder of each
+run judged wrong is kept under wrong/. Do not rebuild advisor
 while it runs.
 """
 
@@ -17,6 +18,7 @@ import argparse
 import collections
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -56,6 +58,15 @@ def script_run(args, workdir):
              hotspot.get("confidence", "none"), found_text(hotspot))]
 
 
+def keep_report(workdir, case, run):
+    """A wrong run's report folder, copied before the next run overwrites it: what it measured is
+    what explains it."""
+    name = "script" if case == "transformer script" else case
+    report = os.path.join(workdir, name + "-report")
+    if os.path.isdir(report):
+        shutil.copytree(report, os.path.join(workdir, "wrong", "%s-%s" % (run, name)))
+
+
 def measure(args, busy, workdir):
     spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
                 for _ in range(busy)]
@@ -69,6 +80,8 @@ def measure(args, busy, workdir):
                                       "verdicts": verdicts}) + "\n")
             for case, right, confidence, _ in verdicts:
                 tally[case][("right" if right else "wrong", confidence)] += 1
+                if not right:
+                    keep_report(workdir, case, "%s-%d" % (condition, run + 1))
             print("%s: run %d of %d done" % (condition, run + 1, args.runs), file=sys.stderr,
                   flush=True)
     finally:

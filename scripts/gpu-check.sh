@@ -318,7 +318,8 @@ rank_traces() {
 # fastest count, then what advisor finds (the slow transform, its rules, dataloader-workers' knee).
 seed() {
   step seed python3 bench/seed_pipeline.py --advisor build-gpu/advisor --python python3 \
-    --size cuda --device cuda --workers 2,4,8,16 --steps 8 --autotest-budget "${SEED_BUDGET:-4m}" \
+    --size cuda --device cuda --workers 2,4,8,16 --steps "${SEED_STEPS:-8}" \
+    --autotest-budget "${SEED_BUDGET:-4m}" \
     --out "$results/seed"
   grep -v "^seed-" "$logs/seed.log" | tee -a "$out/summary.txt"
 }
