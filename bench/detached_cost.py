@@ -3,6 +3,7 @@
 inside one process (issue #11: the steps outside advisor's windows at <= 1.01x the script alone).
 
     bench/detached_cost.py [--site build/probe/site] [--device cuda] [--blocks 20] [--steps 50]
+    python3 -m torch.distributed.run --standalone --nproc_per_node 2 bench/detached_cost.py --ddp ...
 
 Comparing the script alone with the script under advisor takes two processes, and two processes of
 the launch-bound script differ by more than the 1 % to be shown (37.0-47.1 ms a step alone on the
@@ -15,6 +16,11 @@ cancels, and what is left is the probe's own cost. Blocks run in ABBA order so t
 the machine's speed falls on both sides. Beside it, the detached hooks themselves are called as one
 step calls them, many times over (`hooks_us_per_step`): what they cost without any step's noise,
 against which the blocks' ratio can be read. Prints one JSON line.
+
+With --ddp, under torchrun, every rank trains the model wrapped in DistributedDataParallel (NCCL on
+GPUs, gloo on the CPU) and switches the hooks in and out at the same steps, so each block is the
+job's step as its slowest rank sets it (issue #16: two processes of a DDP job are as far apart as
+two of the launch-bound script); rank 0 prints the line.
 """
 
 import argparse
@@ -59,7 +65,7 @@ class ProbeHooks:
     """What the detached session leaves in the process, and a switch to take it out and put it
     back without touching anything else."""
 
-    def __init__(self, model, optimizer, originals):
+    def __init__(self, session, model, optimizer, originals):
         optim = sys.modules["torch.optim.optimizer"]
         self._swaps = [(torch.autograd, "backward", originals["backward"],
                         torch.autograd.backward)]
@@ -70,17 +76,23 @@ class ProbeHooks:
             cls = type(optimizer)
             self._swaps.append((cls, "step", cls.step.__wrapped__, cls.step))
             self._hook_dicts = []
-        self._hook_dicts.append((model._forward_pre_hooks, dict(model._forward_pre_hooks)))
-        if not model._forward_pre_hooks:
+        # The model's own pre-hooks (a wrapper's) stay: only the probe's is switched.
+        self._hook_dicts.append((model._forward_pre_hooks,
+                                 {key: hook for key, hook in model._forward_pre_hooks.items()
+                                  if getattr(hook, "__self__", None) is session}))
+        if not self._hook_dicts[-1][1]:
             raise SystemExit("detached_cost: the probe put no hook on the model")
+        self.other_model_hooks = len(model._forward_pre_hooks) - len(self._hook_dicts[-1][1])
 
     def install(self, on):
         for owner, name, original, wrapped in self._swaps:
             setattr(owner, name, wrapped if on else original)
         for live, installed in self._hook_dicts:
-            live.clear()
-            if on:
-                live.update(installed)
+            for key, hook in installed.items():
+                if on:
+                    live[key] = hook
+                else:
+                    live.pop(key, None)
 
 
 def hooks_us_per_step(session, model, optimizer, inputs, repeats=20000):
@@ -103,6 +115,8 @@ def main():
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--blocks", type=int, default=20, help="blocks of each kind")
     parser.add_argument("--steps", type=int, default=50, help="steps a block")
+    parser.add_argument("--ddp", action="store_true",
+                        help="under torchrun: DistributedDataParallel over the launcher's ranks")
     args = parser.parse_args()
     sys.path.insert(0, args.site)
     from advisor_probe.session import Session
@@ -114,7 +128,19 @@ def main():
 
     torch.manual_seed(0)
     device = torch.device(args.device)
+    rank = 0
+    if args.ddp:
+        import torch.distributed as dist
+        from torch.nn.parallel import DistributedDataParallel
+        rank, local_rank = int(os.environ["RANK"]), int(os.environ["LOCAL_RANK"])
+        if device.type == "cuda":
+            device = torch.device("cuda", local_rank)
+            torch.cuda.set_device(device)
+        dist.init_process_group("nccl" if device.type == "cuda" else "gloo")
     model = LaunchBound(150, 64, 10).to(device)
+    if args.ddp:
+        model = DistributedDataParallel(model, device_ids=[device.index] if device.index is not None
+                                        else None)
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
     inputs = torch.randn(32, 64, device=device)
     labels = torch.randint(0, 10, (32,), device=device)
@@ -131,7 +157,7 @@ def main():
     if session._channel is not None or session._tree is None or "model" not in channel.sent:
         raise SystemExit("detached_cost: the probe did not find the model and detach "
                          "(sent: %s)" % channel.sent)
-    hooks = ProbeHooks(model, optimizer, originals)
+    hooks = ProbeHooks(session, model, optimizer, originals)
 
     def block(installed):
         hooks.install(installed)
@@ -153,8 +179,14 @@ def main():
     ratios = [probe / alone for probe, alone in pairs]
     mean = statistics.mean(ratios)
     half_width = 1.96 * statistics.stdev(ratios) / len(ratios) ** 0.5
+    if args.ddp:
+        world = torch.distributed.get_world_size()
+        torch.distributed.destroy_process_group()
+        if rank != 0:
+            return
     print(json.dumps({
-        "device": args.device, "torch": torch.__version__, "blocks": args.blocks,
+        "device": args.device, "torch": torch.__version__,
+        "ranks": world if args.ddp else 1, "blocks": args.blocks,
         "steps_per_block": args.steps,
         "alone_ms": round(statistics.median(p[1] for p in pairs), 3),
         "detached_probe_ms": round(statistics.median(p[0] for p in pairs), 3),
@@ -163,6 +195,7 @@ def main():
         "ratio_median": round(statistics.median(ratios), 4),
         "extra_us_per_step": round(statistics.median((p[0] - p[1]) * 1e3 for p in pairs), 1),
         "hooks_us_per_step": round(hook_us, 2),
+        "other_model_pre_hooks": hooks.other_model_hooks,
         "hooks_ratio": round(1 + hook_us * 1e-3 / statistics.median(p[1] for p in pairs), 5),
     }))
 

@@ -20,7 +20,8 @@
 # GPU), seed (bench/seed_pipeline.py: the data-input seed's pipeline, worker counts by hand, the
 # dilation on bool, the crop first, then advisor --autotest on it), detached_cost
 # (bench/detached_cost.py: what the probe leaves in the steps after --let-run detaches it, inside
-# one process, blocks with and without its hooks alternated), rank_traces (the two-rank NCCL
+# one process, blocks with and without its hooks alternated), detached_cost_ddp (the same under
+# DistributedDataParallel on 2 GPUs, every rank switching at the same steps), rank_traces (the two-rank NCCL
 # trace with a planted straggler, recorded and analysed; 2 GPUs). A later stage reuses
 # build-gpu/ and /tmp from an
 # earlier call on the same machine, so a device call with a time limit can take a few stages at a
@@ -326,10 +327,25 @@ seed() {
 
 # Issue #11's steady <= 1.01x where two processes of a script differ by more than that: the
 # launch-bound model's steps with and without the detached probe's hooks, in one process.
+# DETACHED_SITE=probes/python/site runs it without a build (the Python probe alone).
 detached_cost() {
-  step detached_cost python3 bench/detached_cost.py --site build-gpu/probe/site --device cuda \
-    --blocks "${DETACHED_BLOCKS:-20}" --steps 50
+  step detached_cost python3 bench/detached_cost.py --site "${DETACHED_SITE:-build-gpu/probe/site}" \
+    --device cuda --blocks "${DETACHED_BLOCKS:-20}" --steps 50
   tail -1 "$logs/detached_cost.log" | tee -a "$out/summary.txt"
+}
+
+# Issue #16's steady <= 1.01x where two processes of the DDP job differ by more than that: the
+# same in-process comparison with the model under DistributedDataParallel on 2 GPUs (NCCL), every
+# rank switching the detached probe's hooks at the same steps. Skipped on one GPU.
+detached_cost_ddp() {
+  if [ "$(nvidia-smi -L | wc -l)" -lt 2 ]; then
+    log "detached_cost_ddp: skipped: needs 2 GPUs"
+    return 0
+  fi
+  step detached_cost_ddp python3 -m torch.distributed.run --standalone --nproc_per_node 2 \
+    bench/detached_cost.py --ddp --site "${DETACHED_SITE:-build-gpu/probe/site}" --device cuda \
+    --blocks "${DETACHED_BLOCKS:-20}" --steps 50
+  grep '^{' "$logs/detached_cost_ddp.log" | tail -1 | tee -a "$out/summary.txt"
 }
 
 zoo() {
@@ -341,10 +357,10 @@ zoo() {
 for stage in "${stages[@]}"; do
   case "$stage" in
     build) build || { log "build failed: later stages skipped"; exit 1; } ;;
-    tests|vit|graphs|overhead|zoo|script|script_tests|script_overhead|script_autotest|script_pipeline|traces|marker_cost|ddp|seed|detached_cost|rank_traces)
+    tests|vit|graphs|overhead|zoo|script|script_tests|script_overhead|script_autotest|script_pipeline|traces|marker_cost|ddp|seed|detached_cost|detached_cost_ddp|rank_traces)
       "$stage" ;;
     *) log "unknown stage '$stage' (build, tests, vit, graphs, overhead, zoo, script," \
          "script_tests, script_overhead, script_autotest, script_pipeline, traces, marker_cost," \
-         "ddp, seed, detached_cost, rank_traces)"; exit 2 ;;
+         "ddp, seed, detached_cost, detached_cost_ddp, rank_traces)"; exit 2 ;;
   esac
 done
