@@ -30,9 +30,10 @@ std::string StepSentence(const BisectReport& report, const InlineMarkup& markup)
   return "A training step of " + markup.code(run.model) + " takes " + Ms(step.median_ms) +
          " (median of " + std::to_string(run.window_steps) + " steps on " + markup.text(device) +
          ")" +
-         (bursty ? "; on average " + Ms(step.mean_ms) + ": some steps take far longer than most"
+         (bursty ? "; " + Ms(step.mean_ms) + " on average, some steps far longer than most"
                  : std::string()) +
-         (profiled_apart ? "; a profiled step took " + Ms(step.profiled_ms) : std::string()) +
+         (profiled_apart ? "; profiled, a step took " + Ms(step.profiled_ms) + " on average"
+                         : std::string()) +
          ": forward " + Ms(step.forward_ms) + ", backward " + Ms(step.backward_ms) +
          ", optimizer " + Ms(step.optimizer_ms) + "." +
          (step.graphed_median_ms ? " Replayed as a CUDA graph, as the workload runs it, it takes " +

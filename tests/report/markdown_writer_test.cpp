@@ -84,8 +84,18 @@ TEST(MarkdownWriter, PhasesOfAProfiledStepFarFromTheStepTimeSaySo) {
   BisectReport report = FilledReport();
   report.step.profiled_ms = 55.0;
   EXPECT_TRUE(Contains(LineWith(ReportToMarkdown(report), "The hot spot is"),
-                       "steps on NVIDIA H100 80GB HBM3); a profiled step took 55.00 ms: forward "
-                       "12.41 ms"));
+                       "steps on NVIDIA H100 80GB HBM3); profiled, a step took 55.00 ms on "
+                       "average: forward 12.41 ms"));
+}
+
+// A DataLoader's waits in bursts: most steps wait for nothing, the median with them.
+TEST(MarkdownWriter, StepsFarLongerThanMostGiveTheMeanBesideTheMedian) {
+  BisectReport report = FilledReport();
+  report.step.mean_ms = 80.0;
+  EXPECT_TRUE(Contains(LineWith(ReportToMarkdown(report), "The hot spot is"),
+                       "HBM3); 80.00 ms on average, some steps far longer than most: forward"));
+  report.step.mean_ms = 45.0;  // within a quarter of the median: the median alone
+  EXPECT_FALSE(Contains(LineWith(ReportToMarkdown(report), "The hot spot is"), "on average"));
 }
 
 TEST(MarkdownWriter, SummaryGivesAGraphedStepsTimeBesideTheEagerOne) {
