@@ -84,6 +84,7 @@ AbResult RunAbBenchmark(const CandidateSpec& candidate, const WorkerCommandBuild
   AbResult ab;
   ab.fix = NewFixResult(candidate);
   FixResult& fix = ab.fix;
+  fix.step_statistic = StepStatisticName(settings.statistic);
   const std::string label = "[autotest] " + candidate.id + ": ";
 
   Side baseline{"baseline", nullptr, 0, std::nullopt};
@@ -127,7 +128,8 @@ AbResult RunAbBenchmark(const CandidateSpec& candidate, const WorkerCommandBuild
       if (side->candidate && round == 1) fix.sites = result.sites;
       if (!side->candidate) {
         progress << label << "round " << round << "/" << settings.max_rounds << " baseline "
-                 << Printf("%.1f", SummarizeSteps(result.step_ms).mean_ms) << " ms\n";
+                 << Printf("%.1f", ComparedStepMs(fix, SummarizeSteps(result.step_ms)))
+                 << " ms\n";
       }
     }
     budget.RecordRound(AutotestBudget::Clock::now() - round_start);
@@ -138,9 +140,10 @@ AbResult RunAbBenchmark(const CandidateSpec& candidate, const WorkerCommandBuild
       progress << label << "skipped: " << fix.detail << "\n";
       return ab;
     }
-    const double candidate_ms = SummarizeSteps(measured.candidate_ms).mean_ms;
+    const double candidate_ms = ComparedStepMs(fix, SummarizeSteps(measured.candidate_ms));
     rounds.push_back(std::move(measured));
-    measurement = MeasureAb(rounds, baseline.samples_per_step, tried.samples_per_step);
+    measurement =
+        MeasureAb(rounds, baseline.samples_per_step, tried.samples_per_step, settings.statistic);
     decision = DecideAb(measurement, settings.noise_threshold, round == settings.max_rounds);
     const bool decided = decision.outcome != AbDecision::Outcome::kUndecided;
     std::string line = label + "round " + std::to_string(round) + "/" +

@@ -10,6 +10,7 @@
 #include <ostream>
 #include <string>
 
+#include "engine/autotest/ab_stats.h"
 #include "engine/autotest/autotest_budget.h"
 #include "engine/autotest/candidate.h"
 #include "engine/autotest/worker_command.h"
@@ -35,6 +36,8 @@ struct AbSettings {
   std::chrono::milliseconds worker_timeout{std::chrono::minutes(10)};
   // A speedup within this fraction of 1.0 is reported as "no measurable change".
   double noise_threshold = 0.02;
+  // The median step, unless the workload waits for its input (the autotest sets kMean then).
+  StepStatistic statistic = StepStatistic::kMedian;
   std::size_t stderr_tail_bytes = 2000;  // of a failed worker, quoted in FixResult::detail
 };
 

@@ -9,10 +9,13 @@
 namespace advisor {
 namespace {
 
-// The variance of the log of a mean of `steps` from their steady spread: sigma^2 / n, sigma from
-// the median absolute deviation of the logs (1.4826 MAD), so that stalls do not widen it (they
-// move their round's mean, and the rounds' own spread shows them). 0 for fewer than two steps.
-double LogMeanVariance(const std::vector<double>& steps) {
+constexpr double kPi = 3.14159265358979323846;
+
+// The variance of the log of the statistic of `steps` from their steady spread: sigma^2 / n for
+// a mean, pi/2 sigma^2 / n for a median of a normal spread, sigma from the median absolute
+// deviation of the logs (1.4826 MAD), so that stalls do not widen it (a median steps over them;
+// they move a mean, and the rounds' own spread shows that). 0 for fewer than two steps.
+double LogStepVariance(const std::vector<double>& steps, StepStatistic statistic) {
   if (steps.size() < 2) return 0;
   std::vector<double> logs;
   logs.reserve(steps.size());
@@ -22,7 +25,12 @@ double LogMeanVariance(const std::vector<double>& steps) {
   deviations.reserve(logs.size());
   for (double value : logs) deviations.push_back(std::abs(value - center));
   const double sigma = 1.4826 * Median(deviations);
-  return sigma * sigma / static_cast<double>(steps.size());
+  const double efficiency = statistic == StepStatistic::kMedian ? kPi / 2 : 1.0;
+  return efficiency * sigma * sigma / static_cast<double>(steps.size());
+}
+
+double StepOf(const std::vector<double>& steps, StepStatistic statistic) {
+  return statistic == StepStatistic::kMedian ? Median(steps) : Mean(steps);
 }
 
 
@@ -33,7 +41,8 @@ double MeanLog(const std::vector<double>& ratios) {
 }
 
 std::optional<SpeedupInterval> IntervalOf(const std::vector<AbRound>& rounds,
-                                          const std::vector<double>& round_ratios) {
+                                          const std::vector<double>& round_ratios,
+                                          StepStatistic statistic) {
   const std::size_t count = round_ratios.size();
   if (count < 2) return std::nullopt;
   const double mean = MeanLog(round_ratios);
@@ -42,7 +51,8 @@ std::optional<SpeedupInterval> IntervalOf(const std::vector<AbRound>& rounds,
   between /= static_cast<double>(count - 1);
   double within = 0;  // what each round's own steps make its log ratio vary by, on average
   for (const AbRound& round : rounds) {
-    within += LogMeanVariance(round.baseline_ms) + LogMeanVariance(round.candidate_ms);
+    within += LogStepVariance(round.baseline_ms, statistic) +
+              LogStepVariance(round.candidate_ms, statistic);
   }
   within /= static_cast<double>(rounds.size());
   const double standard_error = std::sqrt(std::max(between, within) / static_cast<double>(count));
@@ -51,6 +61,10 @@ std::optional<SpeedupInterval> IntervalOf(const std::vector<AbRound>& rounds,
 }
 
 }  // namespace
+
+const char* StepStatisticName(StepStatistic statistic) {
+  return statistic == StepStatistic::kMedian ? "median" : "mean";
+}
 
 BenchStats SummarizeSteps(const std::vector<double>& step_ms) {
   BenchStats stats;
@@ -65,7 +79,7 @@ BenchStats SummarizeSteps(const std::vector<double>& step_ms) {
 }
 
 AbMeasurement MeasureAb(const std::vector<AbRound>& rounds, int baseline_samples_per_step,
-                        int candidate_samples_per_step) {
+                        int candidate_samples_per_step, StepStatistic statistic) {
   AbMeasurement measurement;
   std::vector<double> baseline_steps;
   std::vector<double> candidate_steps;
@@ -76,19 +90,20 @@ AbMeasurement MeasureAb(const std::vector<AbRound>& rounds, int baseline_samples
     baseline_steps.insert(baseline_steps.end(), round.baseline_ms.begin(), round.baseline_ms.end());
     candidate_steps.insert(candidate_steps.end(), round.candidate_ms.begin(),
                            round.candidate_ms.end());
-    round_ratios.push_back(Mean(round.baseline_ms) / Mean(round.candidate_ms) * samples_ratio);
+    round_ratios.push_back(StepOf(round.baseline_ms, statistic) /
+                           StepOf(round.candidate_ms, statistic) * samples_ratio);
   }
   measurement.baseline = SummarizeSteps(baseline_steps);
   measurement.candidate = SummarizeSteps(candidate_steps);
   measurement.baseline_samples_per_s =
-      baseline_samples_per_step * 1000.0 / measurement.baseline.mean_ms;
+      baseline_samples_per_step * 1000.0 / StepOf(baseline_steps, statistic);
   measurement.candidate_samples_per_s =
-      candidate_samples_per_step * 1000.0 / measurement.candidate.mean_ms;
+      candidate_samples_per_step * 1000.0 / StepOf(candidate_steps, statistic);
   measurement.speedup = std::exp(MeanLog(round_ratios));
   const auto [low, high] = std::minmax_element(round_ratios.begin(), round_ratios.end());
   measurement.speedup_low = *low;
   measurement.speedup_high = *high;
-  measurement.interval = IntervalOf(rounds, round_ratios);
+  measurement.interval = IntervalOf(rounds, round_ratios, statistic);
   measurement.round_ratios = std::move(round_ratios);
   return measurement;
 }

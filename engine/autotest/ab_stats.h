@@ -1,11 +1,14 @@
 // The arithmetic of an A/B benchmark, kept apart from the processes so that it can be checked on
 // controlled numbers.
 //
-// What is compared is throughput: each side's mean step over its measured steps, the time a
-// training run takes per step. Not the median step: a DataLoader that restarts its workers every
-// epoch stalls one step in six and leaves the median untouched (persistent-workers, which took a
-// 30-epoch run from 14.3 to 2.9 s, read as 0.94x by medians); prefetched batches make waits
-// come in bursts that a median steps over.
+// What is compared is throughput, read from each side's steps by one of two statistics
+// (StepStatistic): the median step, which a step slowed by another process's work does not move,
+// or, for a workload that waits for its input, the mean step, the time a run takes per step with
+// its stalls: a DataLoader that restarts its workers every epoch stalls one step in six and
+// leaves the median untouched (persistent-workers, which took a 30-epoch run from 14.3 to 2.9 s,
+// read as 0.94x by medians), and prefetched batches make waits come in bursts that a median
+// steps over. Means everywhere made a 3x rewrite on a 5 ms CPU step "no change" under ctest's
+// parallel load: there the long steps were the other tests'.
 //
 // The unit of evidence is the round: one baseline process and one candidate process after it.
 // Steps inside one process share its memory layout, clocks and neighbours, so a thousand steps of
@@ -38,10 +41,18 @@ struct SpeedupInterval {
 
 inline constexpr double kIntervalConfidence = 0.95;
 
+// Which step time a side's throughput is read from.
+enum class StepStatistic {
+  kMedian,  // robust to steps slowed by the machine's other work
+  kMean,    // stalls included: a workload whose step waits for its input stage or DataLoader
+};
+
+const char* StepStatisticName(StepStatistic statistic);  // FixResult::step_statistic's words
+
 struct AbMeasurement {
   BenchStats baseline;  // over all measured steps of all rounds
   BenchStats candidate;
-  double baseline_samples_per_s = 0;  // samples per step / mean step time of all steps
+  double baseline_samples_per_s = 0;  // samples per step / the statistic's step of all steps
   double candidate_samples_per_s = 0;
   // Candidate throughput / baseline throughput: the geometric mean of the rounds' ratios, the
   // centre of `interval`. Rounds, not pooled steps: pooled, a round whose candidate ran fast
@@ -49,7 +60,7 @@ struct AbMeasurement {
   double speedup = 0;
   double speedup_low = 0;   // smallest of the per-round ratios
   double speedup_high = 0;  // largest of the per-round ratios
-  std::vector<double> round_ratios;  // each round's baseline mean / candidate mean, per sample
+  std::vector<double> round_ratios;  // each round's baseline step / candidate step, per sample
   // The kIntervalConfidence interval of the speedup; none from a single round, which cannot tell
   // a process's luck from the candidate's effect.
   std::optional<SpeedupInterval> interval;
@@ -58,10 +69,10 @@ struct AbMeasurement {
 BenchStats SummarizeSteps(const std::vector<double>& step_ms);
 
 // Speedup is a ratio of throughputs, so that a recipe that changes the batch size is compared per
-// sample; each round's ratio is its baseline mean step / its candidate mean step, times the
+// sample; each round's ratio is its baseline step / its candidate step by `statistic`, times the
 // samples ratio. Needs at least one round with steps on both sides.
 AbMeasurement MeasureAb(const std::vector<AbRound>& rounds, int baseline_samples_per_step,
-                        int candidate_samples_per_step);
+                        int candidate_samples_per_step, StepStatistic statistic);
 
 // What the rounds so far say, against a noise band of +-`noise_threshold` around 1.0 (0.02 is 2 %).
 struct AbDecision {

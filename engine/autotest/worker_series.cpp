@@ -47,7 +47,7 @@ AbResult RunWorkerSeries(const Recipe& recipe, int current_workers, int cores,
     point.workers = counts[i];
     point.status = result.fix.status;
     if (measured) {
-      point.step_ms = result.fix.candidate.mean_ms;
+      point.step_ms = ComparedStepMs(result.fix, result.fix.candidate);
       point.speedup = result.fix.speedup;
       point.samples_per_s = result.candidate_samples_per_s;
     }
@@ -67,7 +67,7 @@ AbResult RunWorkerSeries(const Recipe& recipe, int current_workers, int cores,
     if (result.fix.baseline.samples == 0) continue;
     WorkerCountPoint own;
     own.workers = current_workers;
-    own.step_ms = result.fix.baseline.mean_ms;
+    own.step_ms = ComparedStepMs(result.fix, result.fix.baseline);
     own.speedup = 1.0;
     own.samples_per_s = result.baseline_samples_per_s;
     own.status = "baseline";

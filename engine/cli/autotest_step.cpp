@@ -204,6 +204,9 @@ void TryRecipes(const BisectCommandOptions& options, BisectReport& report,
   plan.torch_version = report.run.torch_version;
   plan.settings.max_rounds = options.autotest_rounds;
   if (report.data) {
+    // A workload that waits for its input stalls in bursts of its own (prefetched batches, a
+    // DataLoader's restarts): its throughput is the mean step's.
+    plan.settings.statistic = StepStatistic::kMean;
     plan.input_workers = report.data->workers;
     plan.cores = report.data->stage && report.data->stage->cores > 0 ? report.data->stage->cores
                                                                     : PhysicalCoreCount();

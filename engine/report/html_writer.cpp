@@ -319,7 +319,8 @@ void RenderFindings(std::ostringstream& out, const BisectReport& report) {
 }
 
 BarChart BenchmarkChart(const std::vector<FixResult>& fixes) {
-  BarChart chart{"Step time before and after each fix: median with min-max whiskers",
+  BarChart chart{"Step time before and after each fix: the step each compared (median, or mean "
+                 "where the step waits for its input), with min-max whiskers",
                  {},
                  {{"fill-baseline", "baseline"}}};
   for (const char* status : {"verified", "no-change", "rejected", "failed"}) {
@@ -329,13 +330,13 @@ BarChart BenchmarkChart(const std::vector<FixResult>& fixes) {
     if (present)
       chart.legend.push_back({std::string("fill-") + status, std::string("fixed, ") + status});
   }
-  const auto add = [&chart](const std::string& label, const BenchStats& stats,
-                            const std::string& fill, bool highlighted) {
+  const auto add = [&chart](const std::string& label, const FixResult& fix,
+                            const BenchStats& stats, const std::string& fill, bool highlighted) {
     BarRow row{label, {}, kNotMeasured, label + ": not measured", highlighted};
     if (BenchmarkMeasured(stats)) {
-      row.segments.push_back({stats.mean_ms, fill});
+      row.segments.push_back({ComparedStepMs(fix, stats), fill});
       row.whisker = ValueRange{stats.min_ms, stats.max_ms};
-      row.value_text = Ms(stats.mean_ms);
+      row.value_text = Ms(ComparedStepMs(fix, stats)) + " " + fix.step_statistic;
       row.tooltip = label + ": mean " + Ms(stats.mean_ms) + ", median " + Ms(stats.median_ms) +
                     ", min " + Ms(stats.min_ms) + ", max " + Ms(stats.max_ms) + " over " +
                     std::to_string(stats.samples) + " samples";
@@ -343,8 +344,8 @@ BarChart BenchmarkChart(const std::vector<FixResult>& fixes) {
     chart.rows.push_back(std::move(row));
   };
   for (const FixResult& fix : fixes) {
-    add(fix.recipe + " \u00b7 baseline", fix.baseline, "fill-baseline", false);
-    add(fix.recipe + " \u00b7 fixed", fix.candidate, "fill-" + StatusClass(fix.status),
+    add(fix.recipe + " \u00b7 baseline", fix, fix.baseline, "fill-baseline", false);
+    add(fix.recipe + " \u00b7 fixed", fix, fix.candidate, "fill-" + StatusClass(fix.status),
         fix.status == "verified");
     if (SpeedupMeasured(fix))
       chart.rows.back().value_text += " (" + FormatSpeedup(fix.speedup) + ")";

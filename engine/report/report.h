@@ -275,6 +275,9 @@ struct FixResult {
   std::string kind;                 // "knob" or "rewrite"
   bool preserves_semantics = false;
   std::string status;               // "verified", "rejected", "failed", "no-change"
+  // Which step the speedup compared: "median" (robust to steps the machine's other work slowed)
+  // or "mean" (stalls included: a workload that waits for its input; engine/autotest/ab_stats.h).
+  std::string step_statistic = "median";
   std::vector<std::string> sites;   // module paths a rewrite changed
   BenchStats baseline;
   BenchStats candidate;
@@ -303,6 +306,11 @@ struct FixResult {
   std::vector<WorkerCountPoint> worker_series;
   std::optional<int> knee_workers;
 };
+
+// `stats`' step time by the statistic `fix` compared.
+inline double ComparedStepMs(const FixResult& fix, const BenchStats& stats) {
+  return fix.step_statistic == "mean" ? stats.mean_ms : stats.median_ms;
+}
 
 // One rank's steps timed without a profiler (advisor bisect's timing steps): its median step
 // and the phases of that step, as the probe's step clock cut it.

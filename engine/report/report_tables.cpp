@@ -25,10 +25,11 @@ TableCell PathOrOutside(const std::string& path) {
   return path.empty() ? Text("(outside instrumented modules)") : Code(path);
 }
 
-// The mean step (what the speedup compares) and the fastest and slowest.
-TableCell MeanWithRange(const BenchStats& stats) {
+// The step the speedup compared (its median or its mean), and the fastest and slowest.
+TableCell ComparedWithRange(const FixResult& fix, const BenchStats& stats) {
   if (!BenchmarkMeasured(stats)) return NotMeasured();
-  return Text(FormatNumber(stats.mean_ms) + " (" + FormatNumber(stats.min_ms) + "\u2013" +
+  return Text(FormatNumber(ComparedStepMs(fix, stats)) + " " + fix.step_statistic + " (" +
+              FormatNumber(stats.min_ms) + "\u2013" +
               FormatNumber(stats.max_ms) + ")");
 }
 
@@ -206,8 +207,8 @@ Table RankTable(const DistributedSummary& distributed) {
 }
 
 Table FixTable(const std::vector<FixResult>& fixes) {
-  Table table{{"recipe", "kind", "status", "sites", "baseline ms, mean (min\u2013max)",
-               "fixed ms, mean (min\u2013max)", "speedup", "max abs / rel diff", "peak memory MB",
+  Table table{{"recipe", "kind", "status", "sites", "baseline ms (min\u2013max)",
+               "fixed ms (min\u2013max)", "speedup", "max abs / rel diff", "peak memory MB",
                "warm-up s"},
               {false, false, false, false, true, true, true, true, true, true},
               {}};
@@ -215,7 +216,7 @@ Table FixTable(const std::vector<FixResult>& fixes) {
     table.rows.push_back(
         {{Code(fix.recipe), Text(fix.kind), Text(fix.status),
           fix.sites.empty() ? Text("whole step") : Code(Join(fix.sites, ", ")),
-          MeanWithRange(fix.baseline), MeanWithRange(fix.candidate), SpeedupCell(fix),
+          ComparedWithRange(fix, fix.baseline), ComparedWithRange(fix, fix.candidate), SpeedupCell(fix),
           NumericsCell(fix),
           fix.peak_memory_mb ? Text(FormatNumber(*fix.peak_memory_mb)) : NotMeasured(),
           fix.warmup_s ? Text(FormatNumber(*fix.warmup_s)) : NotMeasured()},
