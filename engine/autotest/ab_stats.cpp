@@ -33,11 +33,11 @@ double StepOf(const std::vector<double>& steps, StepStatistic statistic) {
   return statistic == StepStatistic::kMedian ? Median(steps) : Mean(steps);
 }
 
-
 double MeanLog(const std::vector<double>& ratios) {
-  double sum = 0;
-  for (double ratio : ratios) sum += std::log(ratio);
-  return sum / static_cast<double>(ratios.size());
+  std::vector<double> logs;
+  logs.reserve(ratios.size());
+  for (double ratio : ratios) logs.push_back(std::log(ratio));
+  return Mean(logs);
 }
 
 std::optional<SpeedupInterval> IntervalOf(const std::vector<AbRound>& rounds,

@@ -306,7 +306,7 @@ json FixesToJson(const std::vector<FixResult>& fixes) {
                    {"speedup_ci_low", OrNull(fix.speedup_ci_low)},
                    {"speedup_ci_high", OrNull(fix.speedup_ci_high)},
                    {"rounds", fix.rounds},
-                   {"step_statistic", fix.step_statistic},
+                   {"step_statistic", fix.rounds > 0 ? json(fix.step_statistic) : json(nullptr)},
                    {"numerics", std::move(numerics)},
                    {"peak_memory_mb", OrNull(fix.peak_memory_mb)},
                    {"warmup_s", OrNull(fix.warmup_s)},

@@ -154,6 +154,8 @@ TEST(JsonWriter, FixesShowOnlyWhatWasMeasured) {
   EXPECT_DOUBLE_EQ(verified.at("speedup_ci_low").get<double>(), 1.09);
   EXPECT_DOUBLE_EQ(verified.at("speedup_ci_high").get<double>(), 1.13);
   EXPECT_EQ(verified.at("rounds"), 4);
+  EXPECT_EQ(verified.at("step_statistic"), "median");
+  EXPECT_DOUBLE_EQ(verified.at("baseline").at("mean_ms").get<double>(), 41.6);
   EXPECT_DOUBLE_EQ(verified.at("numerics").at("tolerance").get<double>(), 1e-4);
   EXPECT_DOUBLE_EQ(verified.at("peak_memory_mb").get<double>(), 10100);
 
@@ -165,6 +167,7 @@ TEST(JsonWriter, FixesShowOnlyWhatWasMeasured) {
   EXPECT_TRUE(failed.at("speedup_low").is_null());
   EXPECT_TRUE(failed.at("speedup_ci_low").is_null());
   EXPECT_EQ(failed.at("rounds"), 0);
+  EXPECT_TRUE(failed.at("step_statistic").is_null()) << "nothing was compared";
   EXPECT_TRUE(failed.at("numerics").is_null());
   EXPECT_TRUE(failed.at("peak_memory_mb").is_null());
   EXPECT_EQ(failed.at("detail"), "RuntimeError: the rewritten graph does not type-check");
