@@ -10,8 +10,8 @@ the failure that matters.
 
 Each run's verdicts are appended to runs.jsonl in the work folder as they come (its path is
 printed first), so an interrupted measurement keeps what it measured; the report folder of each
-run judged wrong is kept under wrong/. Do not rebuild advisor
-while it runs.
+run judged wrong is kept under wrong/, of each run right but unsure under low/. Do not rebuild
+advisor while it runs.
 """
 
 import argparse
@@ -58,13 +58,13 @@ def script_run(args, workdir):
              hotspot.get("confidence", "none"), found_text(hotspot))]
 
 
-def keep_report(workdir, case, run):
-    """A wrong run's report folder, copied before the next run overwrites it: what it measured is
-    what explains it."""
+def keep_report(workdir, case, run, kind):
+    """The report folder of a run that was wrong or unsure (`kind`: "wrong" or "low"), copied
+    before the next run overwrites it: what it measured is what explains it."""
     name = "script" if case == "transformer script" else case
     report = os.path.join(workdir, name + "-report")
     if os.path.isdir(report):
-        shutil.copytree(report, os.path.join(workdir, "wrong", "%s-%s" % (run, name)))
+        shutil.copytree(report, os.path.join(workdir, kind, "%s-%s" % (run, name)))
 
 
 def measure(args, busy, workdir):
@@ -80,8 +80,9 @@ def measure(args, busy, workdir):
                                       "verdicts": verdicts}) + "\n")
             for case, right, confidence, _ in verdicts:
                 tally[case][("right" if right else "wrong", confidence)] += 1
-                if not right:
-                    keep_report(workdir, case, "%s-%d" % (condition, run + 1))
+                if not right or confidence != "high":
+                    keep_report(workdir, case, "%s-%d" % (condition, run + 1),
+                                "wrong" if not right else "low")
             print("%s: run %d of %d done" % (condition, run + 1, args.runs), file=sys.stderr,
                   flush=True)
     finally:

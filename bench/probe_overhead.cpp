@@ -73,8 +73,9 @@ int main(int argc, char** argv) {
     for (int round = 0; round < rounds; ++round) {
       const std::vector<double> off = advisor::StepMillis(advisor::RunSteps(step, steps, false));
       const auto window_start = std::chrono::steady_clock::now();
-      advisor::MeasuredWindow window =
-          advisor::MeasureWindow(advisor::RecordWindow(step, steps, gpu.get(), false));
+      const bool count_page_faults = spec.device != "cuda";  // as advisor bisect records
+      advisor::MeasuredWindow window = advisor::MeasureWindow(
+          advisor::RecordWindow(step, steps, gpu.get(), false, count_page_faults));
       const double window_s = SecondsSince(window_start);
       const std::vector<double> on = advisor::StepMillis(window.timeline.steps);
       off_ms.insert(off_ms.end(), off.begin(), off.end());

@@ -35,12 +35,13 @@ namespace {
 PhaseCosts MedianOverSteps(const std::vector<PhaseCosts>& steps) {
   PhaseCosts median;
   for (Phase phase : {Phase::kData, Phase::kForward, Phase::kBackward, Phase::kOptimizer}) {
-    std::vector<double> host, gpu;
+    std::vector<double> host, gpu, faults;
     for (const PhaseCosts& step : steps) {
       host.push_back(step[phase].host_ms);
       gpu.push_back(step[phase].gpu_ms);
+      faults.push_back(step[phase].page_fault_ms);
     }
-    median[phase] = Cost{Median(host), Median(gpu)};
+    median[phase] = Cost{Median(host), Median(gpu), Median(faults)};
   }
   return median;
 }
@@ -93,6 +94,7 @@ WindowAttribution::WindowAttribution(const Timeline& timeline,
   if (steps_ == 0) return;
   const std::vector<double> inclusive_gpu_ms = InclusiveGpuMs(timeline, placements, gpu_ms_by_op);
   const std::vector<double> self_host_ms = SelfHostMs(timeline, placements);
+  const double page_fault_ms = timeline.page_fault_ns * 1e-6;
 
   std::map<std::tuple<std::string, Phase, std::string>, OpCost> by_op;
   std::map<std::pair<Phase, std::string>, OpCost> by_name;
@@ -101,12 +103,17 @@ WindowAttribution::WindowAttribution(const Timeline& timeline,
     const OpPlacement& placement = placements[i];
     if (placement.step < 0) continue;
     const OpEvent& op = timeline.ops[i];
-    const Cost cost{(op.end_ns - op.start_ns) * 1e-6, inclusive_gpu_ms[i]};
+    const double host_ms = (op.end_ns - op.start_ns) * 1e-6;
+    // Estimated from the count: never more than the op's whole time.
+    const double faults_ms =
+        op.page_faults > 0 ? std::min(host_ms, op.page_faults * page_fault_ms) : 0;
+    const Cost cost{host_ms, inclusive_gpu_ms[i], faults_ms};
     OpCost& any_depth = by_name[{placement.phase, op.name}];
     any_depth.name = op.name;
     any_depth.phase = placement.phase;
     any_depth.calls += per_step;
-    any_depth.cost += Cost{cost.host_ms * per_step, cost.gpu_ms * per_step};
+    any_depth.cost += Cost{cost.host_ms * per_step, cost.gpu_ms * per_step,
+                           cost.page_fault_ms * per_step};
     any_depth.self_host_ms += self_host_ms[i] * per_step;
     if (placement.top_level != static_cast<int>(i)) continue;
     std::vector<PhaseCosts>& steps = self_by_step_[placement.module];
@@ -207,18 +214,20 @@ std::vector<OpCost> WindowAttribution::TopOps(const std::string& path) const {
   }
   std::vector<OpCost> out;
   for (auto& [key, op] : merged) {
-    std::vector<double> host, gpu;
+    std::vector<double> host, gpu, faults, work;
     for (const Cost& step : op.by_step) {
       host.push_back(step.host_ms);
       gpu.push_back(step.gpu_ms);
+      faults.push_back(step.page_fault_ms);
+      work.push_back(Work(step));
     }
-    op.cost = Cost{Median(host), Median(gpu)};
+    op.cost = Cost{Median(host), Median(gpu), Median(faults)};
+    op.work = Median(work);
     op.self_host_ms = Median(op.self_by_step);
     out.push_back(std::move(op));
   }
-  std::sort(out.begin(), out.end(), [this](const OpCost& a, const OpCost& b) {
-    return Rank(a.cost) > Rank(b.cost);
-  });
+  std::sort(out.begin(), out.end(),
+            [](const OpCost& a, const OpCost& b) { return a.work > b.work; });
   return out;
 }
 

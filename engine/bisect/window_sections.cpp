@@ -39,6 +39,7 @@ OpTime ToOpTime(const OpCost& op) {
   time.ms = op.cost.host_ms;
   time.gpu_ms = op.cost.gpu_ms;
   time.self_ms = op.self_host_ms;
+  time.page_fault_ms = op.cost.page_fault_ms;
   return time;
 }
 
@@ -46,6 +47,12 @@ void FillWindowSections(const MeasuredWindow& window, const std::optional<Device
                         BisectReport& report) {
   report.ops.clear();
   for (const OpCost& op : window.attribution->StepOps()) report.ops.push_back(ToOpTime(op));
+  if (window.timeline.page_fault_ns > 0) {
+    report.run.page_fault_us = window.timeline.page_fault_ns * 1e-3;
+    double faults_ms = 0;
+    for (const OpCost& op : window.attribution->StepOps()) faults_ms += op.cost.page_fault_ms;
+    report.step.page_fault_ms = faults_ms;  // StepOps' are means per step; nested ops count none
+  }
   report.gpu = SummariseGpu(window.timeline, limits);
   report.syncs = FindSyncSites(window.timeline, window.placements);
   report.copies = FindCopySites(window.timeline, window.placements);

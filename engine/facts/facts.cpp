@@ -6,6 +6,7 @@
 #include <set>
 
 #include "engine/facts/allocator_settings.h"
+#include "engine/facts/host_allocator.h"
 
 namespace advisor {
 namespace {
@@ -40,12 +41,14 @@ json RunFacts(const RunInfo& run, const RunEnvironment& environment) {
       {"warmup_steps", run.warmup_steps},
       {"window_steps", run.window_steps},
       {"allocator", AllocatorFacts(environment.cuda_alloc_conf)},
+      {"host_allocator", HostAllocatorFacts(environment.host_allocator)},
   };
   PutIf(facts, "batch_size", run.batch_size > 0 ? std::optional<int>(run.batch_size) : std::nullopt);
   PutIf(facts, "dtype", NonEmpty(run.dtype));
   PutIf(facts, "deterministic", run.deterministic);
   PutIf(facts, "allow_tf32", run.allow_tf32);
   PutIf(facts, "cudnn_benchmark", run.cudnn_benchmark);
+  PutIf(facts, "page_fault_us", run.page_fault_us);
   return facts;
 }
 
@@ -69,15 +72,20 @@ json StepFacts(const StepBreakdown& step) {
   PutIf(facts, "backward_share", ShareOfStep(step.backward_ms, phases_of));
   PutIf(facts, "optimizer_share", ShareOfStep(step.optimizer_ms, phases_of));
   PutIf(facts, "spread", ShareOfStep(step.max_ms - step.min_ms, step.median_ms));
+  if (step.page_fault_ms) {
+    facts["page_fault_ms"] = *step.page_fault_ms;
+    PutIf(facts, "page_fault_share", ShareOfStep(*step.page_fault_ms, phases_of));
+  }
   PutIf(facts, "graphed_median_ms", step.graphed_median_ms);
   return facts;
 }
 
-json OpFacts(const OpTime& op, double step_ms, bool gpu_measured) {
+json OpFacts(const OpTime& op, double step_ms, bool gpu_measured, bool faults_counted) {
   json facts = {{"name", op.name}, {"phase", op.phase}, {"calls", op.calls}, {"ms", op.ms},
                 {"self_ms", op.self_ms}};
   PutIf(facts, "share", ShareOfStep(op.ms, step_ms));
   PutIf(facts, "gpu_ms", gpu_measured ? std::optional<double>(op.gpu_ms) : std::nullopt);
+  if (faults_counted) facts["page_fault_ms"] = op.page_fault_ms;
   return facts;
 }
 
@@ -85,10 +93,11 @@ json SourceFacts(const SourceLocation& source) {
   return {{"file", source.file}, {"line", source.line}, {"text", source.text}};
 }
 
-json HotspotFacts(const Hotspot& hotspot, double step_ms, bool gpu_measured) {
+json HotspotFacts(const Hotspot& hotspot, double step_ms, bool gpu_measured,
+                  bool faults_counted) {
   json ops = json::array();
   for (const OpTime& op : hotspot.top_ops) {
-    json op_facts = OpFacts(op, step_ms, gpu_measured);
+    json op_facts = OpFacts(op, step_ms, gpu_measured, faults_counted);
     op_facts["path"] = hotspot.path;
     ops.push_back(std::move(op_facts));
   }
@@ -309,6 +318,7 @@ json DistributedFacts(const DistributedSummary& distributed) {
 RunEnvironment ReadRunEnvironment() {
   RunEnvironment environment;
   if (const char* conf = std::getenv("PYTORCH_CUDA_ALLOC_CONF")) environment.cuda_alloc_conf = conf;
+  environment.host_allocator = ReadHostAllocatorEnvironment();
   return environment;
 }
 
@@ -317,13 +327,16 @@ json BuildFacts(const BisectReport& report, const RunEnvironment& environment) {
   // The GPU probe measured this run: per-op and per-module GPU times, syncs and copies exist
   // (possibly as empty lists) only then.
   const bool gpu_measured = report.gpu.has_value();
+  const bool faults_counted = report.run.page_fault_us.has_value();
 
   json modules = json::object();
   for (const ModuleStats& module : report.modules) {
     modules[module.path] = ModuleFacts(module, step_ms, gpu_measured);
   }
   json ops = json::array();
-  for (const OpTime& op : report.ops) ops.push_back(OpFacts(op, step_ms, gpu_measured));
+  for (const OpTime& op : report.ops) {
+    ops.push_back(OpFacts(op, step_ms, gpu_measured, faults_counted));
+  }
 
   json facts = {
       {"run", RunFacts(report.run, environment)},
@@ -331,7 +344,9 @@ json BuildFacts(const BisectReport& report, const RunEnvironment& environment) {
       {"modules", std::move(modules)},
       {"ops", std::move(ops)},
   };
-  if (report.hotspot) facts["hotspot"] = HotspotFacts(*report.hotspot, step_ms, gpu_measured);
+  if (report.hotspot) {
+    facts["hotspot"] = HotspotFacts(*report.hotspot, step_ms, gpu_measured, faults_counted);
+  }
   if (gpu_measured) {
     facts["gpu"] = GpuFacts(*report.gpu, step_ms);
     facts["syncs"] = SyncFacts(report.syncs, step_ms);

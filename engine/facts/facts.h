@@ -5,6 +5,7 @@
 // time, memory in MB. A fact that was not measured is absent (nil in Lua), never zero.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -17,6 +18,8 @@ namespace advisor {
 // ReadRunEnvironment) so that BuildFacts stays a pure function of its inputs.
 struct RunEnvironment {
   std::string cuda_alloc_conf;  // PYTORCH_CUDA_ALLOC_CONF; "" when unset
+  // The host malloc's variables where set (ReadHostAllocatorEnvironment).
+  std::map<std::string, std::string> host_allocator;
 };
 
 // This process's environment.

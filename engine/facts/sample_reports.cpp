@@ -41,8 +41,12 @@ BisectReport SampleReportAllMeasured() {
   report.step.backward_ms = 11.0;
   report.step.optimizer_ms = 3.0;
 
-  const std::vector<OpTime> attention_ops = {{"aten::softmax", "forward", 2, 1.5, 1.2},
-                                             {"aten::matmul", "forward", 4, 2.0, 1.8}};
+  // Page faults are counted on a CPU run only; the sample has them so that every optional fact
+  // exists in it once.
+  report.run.page_fault_us = 1.3;
+  report.step.page_fault_ms = 0.4;
+  const std::vector<OpTime> attention_ops = {{"aten::softmax", "forward", 2, 1.5, 1.2, 1.0, 0.3},
+                                             {"aten::matmul", "forward", 4, 2.0, 1.8, 0.1, 0}};
   Hotspot hotspot;
   hotspot.path = "blocks.0.attn";
   hotspot.phase = "backward";
@@ -61,8 +65,8 @@ BisectReport SampleReportAllMeasured() {
       {"blocks.0.mlp", "__torch__.Mlp", 2.0, 3.0, 4.0, true, 800000, {"aten::linear"}},
       {"head", "__torch__.Head", 0, 0, 0, false, 1000, {"aten::linear"}},
   };
-  report.ops = {{"GatherBackward0", "backward", 2, 6.0, 5.5},
-                {"aten::matmul", "forward", 8, 3.0, 2.6},
+  report.ops = {{"GatherBackward0", "backward", 2, 6.0, 5.5, 0.2, 0.1},
+                {"aten::matmul", "forward", 8, 3.0, 2.6, 0.3, 0.3},
                 {"aten::_foreach_add_", "optimizer", 1, 1.0, 0.8}};
 
   GpuSummary gpu;

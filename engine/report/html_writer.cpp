@@ -244,7 +244,10 @@ void RenderHotspot(std::ostringstream& out, const BisectReport& report) {
   }
   if (!hotspot.top_ops.empty()) {
     out << "<h3>Top ops of " << HtmlCode(hotspot.path) << "</h3>\n";
-    RenderTable(out, OpTable(hotspot.top_ops, LevelsGpuMeasured(report), kTopOpsShown));
+    RenderTable(out, OpTable(hotspot.top_ops, LevelsGpuMeasured(report),
+                             PageFaultsCounted(report), kTopOpsShown));
+    const std::string fresh_pages = FreshPagesSentence(hotspot, kHtml);
+    if (!fresh_pages.empty()) out << "<p class=\"note\">" << fresh_pages << "</p>\n";
   }
   out << "</section>\n";
 }
@@ -435,7 +438,8 @@ void RenderGpu(std::ostringstream& out, const BisectReport& report) {
 void RenderOps(std::ostringstream& out, const BisectReport& report) {
   if (report.ops.empty()) return;
   out << "<section id=\"ops\"><h2>Top ops of the step</h2>\n";
-  RenderTable(out, OpTable(report.ops, GpuMeasured(report), kTopOpsShown));
+  RenderTable(out,
+              OpTable(report.ops, GpuMeasured(report), PageFaultsCounted(report), kTopOpsShown));
   out << "</section>\n";
 }
 

@@ -30,6 +30,7 @@ json RunToJson(const RunInfo& run) {
           {"deterministic", OrNull(run.deterministic)},
           {"allow_tf32", OrNull(run.allow_tf32)},
           {"cudnn_benchmark", OrNull(run.cudnn_benchmark)},
+          {"page_fault_us", OrNull(run.page_fault_us)},
           {"cuda_graphs", run.cuda_graphs},
           {"dtype", run.dtype},
           {"wall_s", run.wall_s},
@@ -52,6 +53,7 @@ json StepToJson(const StepBreakdown& step, const std::optional<DataWait>& data) 
           {"backward_ms", step.backward_ms},
           {"optimizer_ms", step.optimizer_ms},
           {"rest_ms", step.rest_ms},
+          {"page_fault_ms", OrNull(step.page_fault_ms)},
           {"shares", {{"data", share(data_ms)},
                       {"forward", share(step.forward_ms)},
                       {"backward", share(step.backward_ms)},
@@ -91,18 +93,19 @@ json BisectionToJson(const std::vector<BisectLevel>& levels, const std::string& 
           {"levels", std::move(out)}};
 }
 
-json OpToJson(const OpTime& op, bool gpu_measured) {
+json OpToJson(const OpTime& op, bool gpu_measured, bool faults_counted) {
   return {{"name", op.name},
           {"phase", op.phase},
           {"calls", op.calls},
           {"ms", op.ms},
           {"self_ms", op.self_ms},
-          {"gpu_ms", OrNull(gpu_measured, op.gpu_ms)}};
+          {"gpu_ms", OrNull(gpu_measured, op.gpu_ms)},
+          {"page_fault_ms", OrNull(faults_counted, op.page_fault_ms)}};
 }
 
-json OpsToJson(const std::vector<OpTime>& ops, bool gpu_measured) {
+json OpsToJson(const std::vector<OpTime>& ops, bool gpu_measured, bool faults_counted) {
   json out = json::array();
-  for (const OpTime& op : ops) out.push_back(OpToJson(op, gpu_measured));
+  for (const OpTime& op : ops) out.push_back(OpToJson(op, gpu_measured, faults_counted));
   return out;
 }
 
@@ -111,13 +114,15 @@ json SourceToJson(const std::optional<SourceLocation>& source) {
   return {{"file", source->file}, {"line", source->line}, {"text", source->text}};
 }
 
-json HotspotToJson(const std::optional<Hotspot>& hotspot, bool gpu_measured) {
+json HotspotToJson(const std::optional<Hotspot>& hotspot, bool gpu_measured,
+                   bool faults_counted) {
   if (!hotspot) return nullptr;
   json source = SourceToJson(hotspot->source);
   return {{"path", hotspot->path},       {"phase", hotspot->phase},
           {"op", hotspot->op},           {"forward_op", hotspot->forward_op},
           {"ms", hotspot->ms},           {"share", hotspot->share},
-          {"source", std::move(source)}, {"top_ops", OpsToJson(hotspot->top_ops, gpu_measured)},
+          {"source", std::move(source)}, 
+          {"top_ops", OpsToJson(hotspot->top_ops, gpu_measured, faults_counted)},
           {"confidence", hotspot->confidence}, {"candidates", hotspot->candidates}};
 }
 
@@ -418,10 +423,11 @@ json ReportToJson(const BisectReport& report) {
               {"step", StepToJson(report.step, report.data)},
               {"bisection",
                BisectionToJson(report.levels, report.levels_ranked_by, levels_gpu_measured)},
-              {"hotspot", HotspotToJson(report.hotspot, levels_gpu_measured)},
+              {"hotspot",
+               HotspotToJson(report.hotspot, levels_gpu_measured, PageFaultsCounted(report))},
               {"cross_check", CrossCheckToJson(report.cross_check)},
               {"modules", ModulesToJson(report.modules, levels_gpu_measured)},
-              {"ops", OpsToJson(report.ops, gpu_measured)},
+              {"ops", OpsToJson(report.ops, gpu_measured, PageFaultsCounted(report))},
               {"gpu", GpuToJson(report.gpu)},
               {"memory", MemoryToJson(report.memory)},
               {"data", DataToJson(report.data)},

@@ -151,7 +151,10 @@ void RenderHotspot(std::ostringstream& out, const BisectReport& report) {
   }
   if (!hotspot.top_ops.empty()) {
     out << "Top ops of " << MarkdownCode(hotspot.path) << ":\n\n";
-    RenderTable(out, OpTable(hotspot.top_ops, LevelsGpuMeasured(report), kTopOpsShown));
+    RenderTable(out, OpTable(hotspot.top_ops, LevelsGpuMeasured(report),
+                             PageFaultsCounted(report), kTopOpsShown));
+    const std::string fresh_pages = FreshPagesSentence(hotspot, kMarkdown);
+    if (!fresh_pages.empty()) out << fresh_pages << "\n\n";
   }
 }
 
@@ -252,7 +255,8 @@ void RenderModules(std::ostringstream& out, const BisectReport& report) {
 void RenderOps(std::ostringstream& out, const BisectReport& report) {
   if (report.ops.empty()) return;
   out << "## Top ops of the step\n\n";
-  RenderTable(out, OpTable(report.ops, GpuMeasured(report), kTopOpsShown));
+  RenderTable(out,
+              OpTable(report.ops, GpuMeasured(report), PageFaultsCounted(report), kTopOpsShown));
 }
 
 void RenderMeasurement(std::ostringstream& out, const BisectReport& report) {

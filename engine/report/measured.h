@@ -34,4 +34,10 @@ inline bool SpeedupConfidenceMeasured(const FixResult& fix) {
   return SpeedupMeasured(fix) && fix.speedup_ci_low && fix.speedup_ci_high;
 }
 
+// The run counted its ops' page faults (a CPU model's windows): the op tables' fresh-page times
+// are measured, not zero by default.
+inline bool PageFaultsCounted(const BisectReport& report) {
+  return report.run.page_fault_us.has_value();
+}
+
 }  // namespace advisor

@@ -42,6 +42,9 @@ struct RunInfo {
   // trace says neither; its GEMM kernels show TF32 where they ran in it (allow_tf32 true).
   std::optional<bool> allow_tf32;
   std::optional<bool> cudnn_benchmark;
+  // A CPU model's windows count each top-level op's page faults (first touches of fresh memory)
+  // and price them at this cost of one, measured on the host; absent where not counted.
+  std::optional<double> page_fault_us;
 };
 
 // Medians over the baseline window's steps (host clock; on GPU, the step ends after a sync).
@@ -60,6 +63,9 @@ struct StepBreakdown {
   double backward_ms = 0;
   double optimizer_ms = 0;
   double rest_ms = 0;
+  // Of the profiled mean step, first touches of fresh memory pages in its ops; absent where the
+  // run did not count them (RunInfo::page_fault_us).
+  std::optional<double> page_fault_ms;
   // With RunInfo::cuda_graphs: the median of as many unprofiled steps replayed as a CUDA graph.
   // Everything else here, and every share of the step, is of the eager step, which the windows saw.
   std::optional<double> graphed_median_ms;
@@ -155,6 +161,8 @@ struct OpTime {
   double ms = 0;      // host time per step (inclusive of ops it calls)
   double gpu_ms = 0;  // kernel time per step; 0 without a GPU probe
   double self_ms = 0; // host time per step outside the ops it calls
+  // Of ms, first touches of fresh memory pages (RunInfo::page_fault_us); 0 where not counted.
+  double page_fault_ms = 0;
 };
 
 struct Hotspot {

@@ -132,7 +132,8 @@ Table CandidateTable(const BisectLevel& level, bool gpu_measured) {
   return table;
 }
 
-Table OpTable(const std::vector<OpTime>& ops, bool gpu_measured, std::size_t limit) {
+Table OpTable(const std::vector<OpTime>& ops, bool gpu_measured, bool faults_counted,
+              std::size_t limit) {
   Table table{{"op", "phase", "calls/step", "ms/step", "self ms/step"},
               {false, false, true, true, true},
               {}};
@@ -140,10 +141,15 @@ Table OpTable(const std::vector<OpTime>& ops, bool gpu_measured, std::size_t lim
     table.columns.push_back("GPU ms/step");
     table.numeric.push_back(true);
   }
+  if (faults_counted) {
+    table.columns.push_back("of which fresh pages");
+    table.numeric.push_back(true);
+  }
   for (std::size_t i = 0; i < std::min(limit, ops.size()); ++i) {
     const OpTime& op = ops[i];
     TableRow row{{Code(op.name), Text(op.phase), Count(op.calls), Ms(op.ms), Ms(op.self_ms)}};
     if (gpu_measured) row.cells.push_back(Ms(op.gpu_ms));
+    if (faults_counted) row.cells.push_back(Ms(op.page_fault_ms));
     table.rows.push_back(std::move(row));
   }
   return table;

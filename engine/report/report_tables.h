@@ -47,7 +47,9 @@ Table InputStageTable(const InputStageProfile& stage);
 Table CandidateTable(const BisectLevel& level, bool gpu_measured);
 
 // The first `limit` ops (they arrive hottest first).
-Table OpTable(const std::vector<OpTime>& ops, bool gpu_measured, std::size_t limit);
+// `faults_counted`: a column for the fresh-page time of each op's ms (PageFaultsCounted).
+Table OpTable(const std::vector<OpTime>& ops, bool gpu_measured, bool faults_counted,
+              std::size_t limit);
 
 // The measured modules, slowest (forward + backward) first, the first `limit` of them.
 Table ModuleTable(const std::vector<ModuleStats>& modules, bool gpu_measured, std::size_t limit);

@@ -132,6 +132,17 @@ std::string LowConfidenceSentence(const BisectReport& report) {
   return sentence;
 }
 
+std::string FreshPagesSentence(const Hotspot& hotspot, const InlineMarkup& markup) {
+  for (const OpTime& op : hotspot.top_ops) {
+    if (op.name == hotspot.op || op.ms <= hotspot.ms || op.page_fault_ms <= 0) continue;
+    return "Ops rank by their time less first touches of fresh memory pages: " +
+           markup.code(op.name) + " (" + markup.text(op.phase) + ") took " +
+           FormatNumber(op.ms) + " ms a step, " + FormatNumber(op.page_fault_ms) +
+           " ms of it page faults.";
+  }
+  return "";
+}
+
 std::string SummaryParagraph(const BisectReport& report, const InlineMarkup& markup) {
   const std::string hotspot =
       AbsentSectionOf(report, "hotspot") ? "" : HotspotSentence(report, markup) + " ";

@@ -23,6 +23,10 @@ std::string SummaryParagraph(const BisectReport& report, const InlineMarkup& mar
 // candidates it could not rule out, in one or two sentences of plain text.
 std::string LowConfidenceSentence(const BisectReport& report);
 
+// Why an op that took longer than the hot spot's own op ranks below it: most of its time was
+// first touches of fresh memory pages (WindowAttribution::Work). Empty where no such op exists.
+std::string FreshPagesSentence(const Hotspot& hotspot, const InlineMarkup& markup);
+
 // "Level 2: children of blocks" / "Level 1: children of the model".
 std::string LevelTitle(const BisectLevel& level, const InlineMarkup& markup);
 

@@ -75,6 +75,17 @@ const json& ArrayField(const json& object, const char* key) {
   return *it;
 }
 
+// The cost of one page fault: 0 where absent (no op counted its faults). A millisecond per fault
+// is no page fault: refused.
+double PageFaultNs(const json& events) {
+  auto it = events.find("page_fault_ns");
+  if (it == events.end()) return 0;
+  if (!it->is_number()) throw ProbeMessageError("events.page_fault_ns: not a number");
+  const double ns = it->get<double>();
+  if (!(ns >= 0 && ns <= 1e6)) throw ProbeMessageError("events.page_fault_ns: out of range");
+  return ns;
+}
+
 // Interned names: each string once, events refer to it by index.
 class Names {
  public:
@@ -109,7 +120,8 @@ std::string EventsToJson(const Timeline& timeline) {
   json ops = json::array();
   for (const OpEvent& op : timeline.ops) {
     ops.push_back({names.Of(op.name), static_cast<int>(op.scope), op.thread, op.seq_nr,
-                   op.forward_thread, op.start_ns, op.end_ns, op.depth, op.correlation_id});
+                   op.forward_thread, op.start_ns, op.end_ns, op.depth, op.correlation_id,
+                   op.page_faults});
   }
   json markers = json::array();
   for (const MarkerEvent& marker : timeline.markers) {
@@ -151,7 +163,8 @@ std::string EventsToJson(const Timeline& timeline) {
                        {"markers", std::move(markers)}, {"kernels", std::move(kernels)},
                        {"memcpys", std::move(memcpys)}, {"memsets", std::move(memsets)},
                        {"syncs", std::move(syncs)}, {"api_calls", std::move(api_calls)},
-                       {"probes", std::move(probes)}};
+                       {"probes", std::move(probes)},
+                       {"page_fault_ns", timeline.page_fault_ns}};
   // Invalid UTF-8 in a name (a kernel's, a module path) must not stop the window: replace it.
   return events.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -172,6 +185,8 @@ void EventsFromJson(const json& events, Timeline& out) {
     op.depth = Int32(At(row, 7, "events.ops"), "events.ops depth");
     if (op.depth < 0) throw ProbeMessageError("events.ops depth: negative");
     op.correlation_id = Unsigned(At(row, 8, "events.ops"), "events.ops correlation");
+    op.page_faults = Integer(At(row, 9, "events.ops"), "events.ops page faults");
+    if (op.page_faults < -1) throw ProbeMessageError("events.ops page faults: below -1");
     out.ops.push_back(std::move(op));
   }
   for (const json& row : ArrayField(events, "markers")) {
@@ -263,6 +278,7 @@ void EventsFromJson(const json& events, Timeline& out) {
     p.dropped_records = Unsigned(At(row, 3, what), what);
     out.probes.push_back(std::move(p));
   }
+  out.page_fault_ns = PageFaultNs(events);
 }
 
 json StepsToJson(const std::vector<StepSpan>& steps) {

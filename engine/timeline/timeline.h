@@ -35,6 +35,9 @@ struct OpEvent {
   TimeNs end_ns = 0;
   int depth = 0;             // 0 for an op called directly by the interpreter or the engine
   std::uint64_t correlation_id = 0;  // external correlation id pushed for GPU work; 0 if none
+  // Minor page faults the op's thread took while it ran (first touches of fresh memory), counted
+  // for the top-level ops of a window on a CPU model; -1 where not counted.
+  std::int64_t page_faults = -1;
 };
 
 // What a marker op saw. Markers bracket the calls of instrumented module instances.
@@ -196,6 +199,9 @@ struct Timeline {
   std::vector<SyncEvent> syncs;
   std::vector<ApiCallEvent> api_calls;
   std::vector<ProbeStatus> probes;
+  // Host time of one first touch of a fresh memory page, measured in the process that ran the
+  // window where its ops counted their page faults (OpEvent::page_faults); 0 where they did not.
+  double page_fault_ns = 0;
 };
 
 }  // namespace advisor

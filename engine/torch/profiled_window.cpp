@@ -10,8 +10,9 @@ std::vector<StepSpan> RunSteps(TrainingStep& step, int count, bool sync_phases) 
   return spans;
 }
 
-Timeline RecordWindow(TrainingStep& step, int steps, GpuActivityProbe* gpu, bool sync_phases) {
-  WindowRecording recording(gpu);
+Timeline RecordWindow(TrainingStep& step, int steps, GpuActivityProbe* gpu, bool sync_phases,
+                      bool count_page_faults) {
+  WindowRecording recording(gpu, count_page_faults);
   recording.Start();
   std::vector<StepSpan> spans = RunSteps(step, steps, sync_phases);
   Timeline timeline = recording.Finish();

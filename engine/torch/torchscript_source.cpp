@@ -138,7 +138,7 @@ RecordedWindow TorchScriptSource::Record(const WindowRequest& request) {
   const bool stage_profiled = request.instrumentation == Instrumentation::kNone;
   if (stage_profiled) step->StartInputStageProfile();
   window.timeline = RecordWindow(*step, request.steps, request.device_activity ? gpu_.get() : nullptr,
-                                 request.sync_phases && cuda);
+                                 request.sync_phases && cuda, /*count_page_faults=*/!cuda);
   if (stage_profiled) window.input_stage = step->StopInputStageProfile();
   // Read once the probes have stopped: the copy of the losses is no op of the window.
   const TrainingStep::LossCheck losses = step->TakeLossCheck();

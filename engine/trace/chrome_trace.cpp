@@ -256,6 +256,7 @@ class WindowWriter {
       json args = {{"module", placement.module}, {"phase", PhaseName(placement.phase)},
                    {"step", placement.step}, {"correlation_id", op.correlation_id}};
       if (op.seq_nr >= 0) args["seq_nr"] = op.seq_nr;
+      if (op.page_faults >= 0) args["page_faults"] = op.page_faults;
       stream_.Add(Complete(op.name, OpCategory(op.scope), host_pid_, tids[k], op.start_ns, op.end_ns,
                            clock_, std::move(args)));
       op_tid_[ops[k]] = tids[k];

@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "probes/ops/page_faults.h"
+
 namespace advisor {
 
 TimeNs NowNs() {
@@ -22,7 +24,8 @@ EventRecorder& EventRecorder::Get() {
   return recorder;
 }
 
-void EventRecorder::Start() {
+void EventRecorder::Start(bool count_page_faults) {
+  count_page_faults_.store(count_page_faults, std::memory_order_release);
   generation_.fetch_add(1, std::memory_order_acq_rel);
   recording_.store(true, std::memory_order_release);
 }
@@ -60,8 +63,11 @@ EventRecorder::OpHandle EventRecorder::BeginOp(const char* name, OpScope scope, 
   op.forward_thread = forward_thread;
   op.depth = buffer.open_ops++;
   op.correlation_id = correlation_id;
+  const std::int64_t faults = op.depth == 0 && count_page_faults_.load(std::memory_order_relaxed)
+                                  ? ThreadMinorFaults()
+                                  : -1;
   op.start_ns = NowNs();
-  return {&buffer, buffer.ops.size() - 1};
+  return {&buffer, buffer.ops.size() - 1, faults};
 }
 
 void EventRecorder::EndOp(const OpHandle& handle) {
@@ -69,7 +75,12 @@ void EventRecorder::EndOp(const OpHandle& handle) {
   auto* buffer = static_cast<ThreadBuffer*>(handle.buffer);
   // A window that started in between cleared the buffer: the op belongs to no window.
   if (handle.index >= buffer->ops.size()) return;
-  buffer->ops[handle.index].end_ns = now;
+  OpEvent& op = buffer->ops[handle.index];
+  op.end_ns = now;
+  if (handle.faults_at_start >= 0) {
+    const std::int64_t faults = ThreadMinorFaults();
+    if (faults >= handle.faults_at_start) op.page_faults = faults - handle.faults_at_start;
+  }
   if (buffer->open_ops > 0) --buffer->open_ops;
 }
 

@@ -102,9 +102,9 @@ OpProbe::~OpProbe() {
   g_gpu.store(nullptr, std::memory_order_relaxed);
 }
 
-void OpProbe::Start() {
+void OpProbe::Start(bool count_page_faults) {
   if (active_) return;
-  EventRecorder::Get().Start();
+  EventRecorder::Get().Start(count_page_faults);
   handle_ = at::addGlobalCallback(
       at::RecordFunctionCallback(&OnOpStart, &OnOpEnd)
           .needsInputs(false)

@@ -24,7 +24,8 @@ class OpProbe {
   OpProbe(const OpProbe&) = delete;
   OpProbe& operator=(const OpProbe&) = delete;
 
-  void Start();
+  // `count_page_faults`: see EventRecorder::Start.
+  void Start(bool count_page_faults = false);
   void Stop();
 
  private:

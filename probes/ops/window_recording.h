@@ -14,7 +14,9 @@ class GpuActivityProbe;
 
 class WindowRecording {
  public:
-  explicit WindowRecording(GpuActivityProbe* gpu);
+  // `count_page_faults`: the top-level ops count their minor page faults (a CPU model's window;
+  // see EventRecorder::Start).
+  WindowRecording(GpuActivityProbe* gpu, bool count_page_faults);
   ~WindowRecording();  // stops the probes if Finish() was never reached (a step threw)
   WindowRecording(const WindowRecording&) = delete;
   WindowRecording& operator=(const WindowRecording&) = delete;
@@ -27,6 +29,7 @@ class WindowRecording {
   void Stop();
 
   GpuActivityProbe* gpu_;
+  bool count_page_faults_;
   bool gpu_active_ = false;
   std::optional<OpProbe> ops_;
 };

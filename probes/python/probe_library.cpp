@@ -2,7 +2,9 @@
 // torch.ops.load_library: the same op observer, marker ops and CUPTI probe that `bisect model.pt`
 // uses, behind a few operators the Python half (site/advisor_probe) calls between steps.
 //
-//   advisor::probe_start(bool gpu) -> ()   start recording a window (CUPTI too when gpu)
+//   advisor::probe_start(bool gpu, bool page_faults) -> ()
+//                                          start recording a window (CUPTI too when gpu; the
+//                                          top-level ops' page faults when page_faults)
 //   advisor::probe_finish() -> str         stop; the window's events as JSON (engine/script)
 //   advisor::probe_abandon() -> ()         stop and drop what was recorded (a forked child)
 //   advisor::probe_torch_version() -> str  the LibTorch this library was built against
@@ -27,9 +29,9 @@ namespace {
 std::unique_ptr<GpuActivityProbe> g_gpu;
 std::unique_ptr<WindowRecording> g_recording;
 
-void ProbeStart(bool gpu) {
+void ProbeStart(bool gpu, bool page_faults) {
   if (gpu && !g_gpu) g_gpu = MakeGpuActivityProbe();
-  g_recording = std::make_unique<WindowRecording>(gpu ? g_gpu.get() : nullptr);
+  g_recording = std::make_unique<WindowRecording>(gpu ? g_gpu.get() : nullptr, page_faults);
   g_recording->Start();
 }
 
@@ -56,7 +58,7 @@ const bool kMarkersLinked = (EnsureMarkerOpsRegistered(), true);
 }  // namespace advisor
 
 TORCH_LIBRARY_FRAGMENT(advisor, m) {
-  m.def("probe_start(bool gpu) -> ()", &advisor::ProbeStart);
+  m.def("probe_start(bool gpu, bool page_faults) -> ()", &advisor::ProbeStart);
   m.def("probe_finish() -> str", &advisor::ProbeFinish);
   m.def("probe_abandon() -> ()", &advisor::ProbeAbandon);
   m.def("probe_torch_version() -> str", &advisor::ProbeTorchVersion);

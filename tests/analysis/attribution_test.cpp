@@ -141,6 +141,59 @@ TEST(WindowAttribution, TopOpsRankByTheMedianStepNotTheMean) {
   EXPECT_NEAR(inventory.at("aten::gather").cost.host_ms, 5.6, 1e-9) << "the inventory's mean";
 }
 
+// ragged_shapes on the CPU: ReluBackward0 writes a buffer the allocator handed back to the kernel
+// and pays for its pages; MmBackward0 does the work.
+TEST(WindowAttribution, TopOpsRankByTimeLessPageFaultsWhileModulesKeepThem) {
+  TimelineBuilder b;
+  for (int step = 0; step < 5; ++step) {
+    const double t = step * 100.0;
+    b.Step(t, t + 30, t + 60, t + 70)
+        .Forward("a", t + 1, t + 25)
+        .Op("aten::relu", t + 2, t + 2.5)
+        .Backward("a", t + 31, t + 55)
+        .Op("ReluBackward0", t + 32, t + 36, 1, OpScope::kBackward)
+        .Faults(2500, 1200)  // 3 ms of its 4
+        .Op("MmBackward0", t + 40, t + 42, 1, OpScope::kBackward)
+        .Op("AddBackward0", t + 45, t + 45.5, 1, OpScope::kBackward)
+        .Faults(5000, 1200);  // priced above its 0.5 ms: all of it, no more
+  }
+  const Timeline timeline = b.Build();
+  const WindowAttribution attribution(timeline, PlaceOps(timeline), {});
+  const std::vector<OpCost> ops = attribution.TopOps("a");
+  ASSERT_EQ(ops.size(), 4u);
+  EXPECT_EQ(ops[0].name, "MmBackward0");
+  EXPECT_NEAR(ops[0].work, 2.0, 1e-9);
+  EXPECT_EQ(ops[1].name, "ReluBackward0");
+  EXPECT_NEAR(ops[1].cost.host_ms, 4.0, 1e-9) << "its time as measured";
+  EXPECT_NEAR(ops[1].cost.page_fault_ms, 3.0, 1e-9);
+  EXPECT_NEAR(ops[1].work, 1.0, 1e-9);
+  EXPECT_NEAR(attribution.Work(ops[1].by_step[0]), 1.0, 1e-9) << "step by step too";
+  EXPECT_EQ(ops[3].name, "AddBackward0");
+  EXPECT_NEAR(ops[3].cost.page_fault_ms, 0.5, 1e-9);
+  EXPECT_NEAR(ops[3].work, 0.0, 1e-9);
+
+  const PhaseCosts module = attribution.Inclusive("a");
+  EXPECT_NEAR(module.backward.host_ms, 6.5, 1e-9) << "the module's time keeps its faults";
+  EXPECT_NEAR(module.backward.page_fault_ms, 3.5, 1e-9);
+  std::map<std::string, OpCost> inventory;
+  for (const OpCost& op : attribution.StepOps()) inventory[op.name] = op;
+  EXPECT_NEAR(inventory.at("ReluBackward0").cost.page_fault_ms, 3.0, 1e-9);
+}
+
+TEST(WindowAttribution, FaultsCountNothingWithoutTheirMeasuredCost) {
+  TimelineBuilder b;
+  b.Step(0, 30, 60, 70)
+      .Forward("a", 1, 25)
+      .Op("aten::relu", 2, 6)
+      .Faults(2500, 0);  // counted, but no cost per fault was measured
+  const Timeline timeline = b.Build();
+  const WindowAttribution attribution(timeline, PlaceOps(timeline), {});
+  const std::vector<OpCost> ops = attribution.TopOps("a");
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].cost.page_fault_ms, 0.0);
+  EXPECT_NEAR(ops[0].work, 4.0, 1e-9);
+}
+
 TEST(WindowAttribution, SelfTimeLeavesOutTheOpsCalledInside) {
   TimelineBuilder b;
   for (double t : {0.0, 100.0}) {

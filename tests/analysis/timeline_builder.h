@@ -61,6 +61,13 @@ class TimelineBuilder {
     return *this;
   }
 
+  // The last op took `count` page faults, each costing `ns` (Timeline::page_fault_ns).
+  TimelineBuilder& Faults(std::int64_t count, double ns) {
+    timeline_.ops.back().page_faults = count;
+    timeline_.page_fault_ns = ns;
+    return *this;
+  }
+
   TimelineBuilder& Mark(const std::string& path, MarkerKind kind, double at, ThreadId thread = 1) {
     timeline_.markers.push_back(MarkerEvent{path, kind, thread, Ms(at)});
     return *this;

@@ -23,13 +23,15 @@ bool IsChild(const std::string& path, const std::string& parent) {
 struct FakeSource::Emitter {
   const std::set<std::string>& instrumented;
   const std::function<double(const std::string&)>& scale;  // of a module's own op times
+  const std::function<double(const std::string&)>& fault_ms;  // added to its forward op
   Timeline& timeline;
   double kernel_share;  // 0: no device activity recorded
   TimeNs now;
   std::int64_t next_seq = 0;
   std::map<std::string, std::int64_t> seq_of;  // each module's forward op
 
-  void Op(const std::string& name, OpScope scope, double ms, std::int64_t seq) {
+  void Op(const std::string& name, OpScope scope, double ms, std::int64_t seq,
+          double page_fault_ms = 0) {
     OpEvent op;
     op.name = name;
     op.scope = scope;
@@ -37,8 +39,11 @@ struct FakeSource::Emitter {
     op.seq_nr = seq;
     op.forward_thread = scope == OpScope::kBackward ? kMainThread : 0;
     op.start_ns = now;
-    now += Ns(ms);
+    now += Ns(ms + page_fault_ms);
     op.end_ns = now;
+    if (page_fault_ms > 0) {
+      op.page_faults = static_cast<std::int64_t>(page_fault_ms * 1e6 / FakeSource::kPageFaultNs);
+    }
     if (kernel_share > 0) {
       op.correlation_id = timeline.ops.size() + 1;
       KernelEvent kernel;
@@ -59,7 +64,8 @@ struct FakeSource::Emitter {
     Mark(module.path, MarkerKind::kForwardEnter);
     seq_of[module.path] = next_seq;
     if (module.has_forward) {
-      Op(module.forward_op, OpScope::kForward, module.forward_ms * scale(module.path), next_seq++);
+      Op(module.forward_op, OpScope::kForward, module.forward_ms * scale(module.path), next_seq++,
+         fault_ms(module.path));
     }
     for (const FakeModule& child : module.children) Forward(child);
     Mark(module.path, MarkerKind::kForwardExit);
@@ -135,8 +141,11 @@ RecordedWindow FakeSource::Record(const WindowRequest& request) {
     const std::function<double(const std::string&)> scale = [&](const std::string& path) {
       return slowdown ? slowdown(window_index, i, path) : 1.0;
     };
+    const std::function<double(const std::string&)> fault_ms = [&](const std::string& path) {
+      return page_fault_ms ? page_fault_ms(window_index, i, path) : 0.0;
+    };
     const double kernel_share = request.device_activity ? kernel_share_ : 0;
-    Emitter emitter{instrumented, scale, window.timeline, kernel_share, clock_, 0, {}};
+    Emitter emitter{instrumented, scale, fault_ms, window.timeline, kernel_share, clock_, 0, {}};
     const TimeNs start = emitter.now;
     emitter.Forward(root_);
     const TimeNs forward_end = emitter.now;
@@ -148,6 +157,7 @@ RecordedWindow FakeSource::Record(const WindowRequest& request) {
     clock_ = end + kOptimizerNs;
   }
   window.timeline.probes.push_back({"ops", true, "fake", 0});
+  if (page_fault_ms) window.timeline.page_fault_ns = kPageFaultNs;
   window.losses = losses;
   if (input_stage_ && request.instrumentation == Instrumentation::kNone) {
     window.input_stage = input_stage_;

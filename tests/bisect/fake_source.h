@@ -51,6 +51,12 @@ class FakeSource : public WindowSource {
   // steps included): what another process taking the CPU does to a real run. 1 by default.
   std::function<double(int window, int step, const std::string& path)> slowdown;
 
+  // Milliseconds of page faults a module's forward op takes in one step of one window, on top of
+  // its own time, counted at kPageFaultNs a fault as a CPU model's probe counts them; none by
+  // default.
+  static constexpr double kPageFaultNs = 1000;
+  std::function<double(int window, int step, const std::string& path)> page_fault_ms;
+
   const std::vector<WindowRequest>& requests() const { return requests_; }
   const std::vector<std::pair<std::string, std::string>>& source_queries() const {
     return source_queries_;

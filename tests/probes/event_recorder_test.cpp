@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+
 #include <thread>
+
+#include "probes/ops/page_faults.h"
 
 namespace advisor {
 namespace {
@@ -53,6 +57,53 @@ TEST(EventRecorder, ANewWindowDiscardsTheLastOnesLeftovers) {
   recorder.CollectInto(timeline);
   ASSERT_EQ(timeline.ops.size(), 1u);
   EXPECT_EQ(timeline.ops[0].name, "aten::new");
+}
+
+// Writes a byte to each page of `bytes` of fresh anonymous memory, small pages.
+void TouchFreshPages(std::size_t bytes) {
+  void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(memory, MAP_FAILED);
+  madvise(memory, bytes, MADV_NOHUGEPAGE);
+  auto* bytes_of = static_cast<volatile char*>(memory);
+  for (std::size_t offset = 0; offset < bytes; offset += 4096) bytes_of[offset] = 1;
+  munmap(memory, bytes);
+}
+
+TEST(EventRecorder, TopLevelOpsCountThePageFaultsTheirThreadTookWhenAsked) {
+  EventRecorder& recorder = EventRecorder::Get();
+  recorder.Start(/*count_page_faults=*/true);
+  const auto outer = recorder.BeginOp("ReluBackward0", OpScope::kBackward, 1, 3, 1, 0);
+  const auto inner = recorder.BeginOp("aten::threshold_backward", OpScope::kBackward, 1, -1, 1, 0);
+  TouchFreshPages(std::size_t{2} << 20);  // 512 pages of 4 KiB
+  recorder.EndOp(inner);
+  recorder.EndOp(outer);
+  recorder.EndOp(recorder.BeginOp("MmBackward0", OpScope::kBackward, 1, 2, 1, 0));
+  recorder.Stop();
+  Timeline counted;
+  recorder.CollectInto(counted);
+  ASSERT_EQ(counted.ops.size(), 3u);
+  EXPECT_GE(counted.ops[0].page_faults, 512) << "the top-level op holds its nested op's faults";
+  EXPECT_EQ(counted.ops[1].page_faults, -1) << "nested ops are not counted";
+  EXPECT_GE(counted.ops[2].page_faults, 0);
+  EXPECT_LT(counted.ops[2].page_faults, 512);
+
+  recorder.Start();  // not asked
+  const auto plain = recorder.BeginOp("ReluBackward0", OpScope::kBackward, 1, 3, 1, 0);
+  TouchFreshPages(std::size_t{1} << 20);
+  recorder.EndOp(plain);
+  recorder.Stop();
+  Timeline uncounted;
+  recorder.CollectInto(uncounted);
+  ASSERT_EQ(uncounted.ops.size(), 1u);
+  EXPECT_EQ(uncounted.ops[0].page_faults, -1);
+}
+
+TEST(PageFaults, OneCostsBetweenANanosecondAndAMillisecond) {
+  const double ns = PageFaultNs();
+  EXPECT_GT(ns, 1.0);
+  EXPECT_LT(ns, 1e6);
+  EXPECT_EQ(PageFaultNs(), ns) << "measured once per process";
+  EXPECT_GE(ThreadMinorFaults(), 0);
 }
 
 }  // namespace

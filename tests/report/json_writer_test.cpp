@@ -10,6 +10,7 @@ namespace {
 using nlohmann::json;
 using testing::FilledReport;
 using testing::MinimalReport;
+using testing::PageFaultReport;
 
 TEST(JsonWriter, HasEveryTopLevelSection) {
   const json j = ReportToJson(FilledReport());
@@ -99,6 +100,18 @@ TEST(JsonWriter, OpsHaveInclusiveAndSelfTime) {
   EXPECT_EQ(op.at("name"), "aten::addmm");
   EXPECT_DOUBLE_EQ(op.at("ms").get<double>(), 3.91);
   EXPECT_DOUBLE_EQ(op.at("self_ms").get<double>(), 3.05);
+}
+
+TEST(JsonWriter, PageFaultsWhereCountedAndNullWhereNot) {
+  const json counted = ReportToJson(PageFaultReport());
+  EXPECT_DOUBLE_EQ(counted.at("run").at("page_fault_us").get<double>(), 1.3);
+  EXPECT_DOUBLE_EQ(counted.at("step").at("page_fault_ms").get<double>(), 0.9);
+  EXPECT_DOUBLE_EQ(counted.at("ops").at(0).at("page_fault_ms").get<double>(), 0.9);
+  EXPECT_DOUBLE_EQ(counted.at("hotspot").at("top_ops").at(0).at("page_fault_ms").get<double>(), 0);
+  const json uncounted = ReportToJson(MinimalReport());
+  EXPECT_TRUE(uncounted.at("run").at("page_fault_us").is_null());
+  EXPECT_TRUE(uncounted.at("step").at("page_fault_ms").is_null());
+  EXPECT_TRUE(uncounted.at("ops").at(0).at("page_fault_ms").is_null()) << "not counted, not 0";
 }
 
 TEST(JsonWriter, HotspotWithoutSourceHasNullSource) {

@@ -15,6 +15,7 @@ using testing::Contains;
 using testing::FilledReport;
 using testing::Lacks;
 using testing::MinimalReport;
+using testing::PageFaultReport;
 using testing::Occurrences;
 
 // The line of `text` that contains `needle`, "" when none does.
@@ -139,6 +140,18 @@ TEST(MarkdownWriter, HotspotShowsSourceAndTopOps) {
                        "Source: `code/__torch__/timm/layers/mlp.py:42`: "
                        "`x = torch.gather(x, 1, index)`"));
   EXPECT_TRUE(Contains(md, "| `AddmmBackward0` | backward | 2 | 0.212 | 0 | 0.200 |"));
+}
+
+TEST(MarkdownWriter, AnOpThatTookLongerThanTheHotSpotsOpForItsPageFaultsIsExplained) {
+  const std::string md = ReportToMarkdown(PageFaultReport());
+  EXPECT_TRUE(Contains(md, "| op | phase | calls/step | ms/step | self ms/step | of which fresh "
+                           "pages |"));
+  EXPECT_TRUE(Contains(md, "| `ReluBackward0` | backward | 1 | 1.20 | 1.20 | 0.900 |"));
+  EXPECT_TRUE(Contains(md, "Ops rank by their time less first touches of fresh memory pages: "
+                           "`ReluBackward0` (backward) took 1.20 ms a step, 0.900 ms of it page "
+                           "faults."));
+  EXPECT_TRUE(Lacks(ReportToMarkdown(FilledReport()), "fresh pages"))
+      << "a GPU run counts none";
 }
 
 TEST(MarkdownWriter, FindingsAreRankedBySeverityThenGain) {

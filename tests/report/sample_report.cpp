@@ -239,4 +239,23 @@ BisectReport MinimalReport() {
   return report;
 }
 
+BisectReport PageFaultReport() {
+  BisectReport report = MinimalReport();
+  report.run.page_fault_us = 1.3;
+  report.step.profiled_ms = 2.6;
+  report.step.page_fault_ms = 0.9;
+  report.ops = {{"ReluBackward0", "backward", 1, 1.2, 0, 1.2, 0.9},
+                {"MmBackward0", "backward", 1, 0.8, 0, 0.1, 0}};
+  Hotspot hotspot;
+  hotspot.path = "body.curriculum";
+  hotspot.phase = "backward";
+  hotspot.op = "MmBackward0";
+  hotspot.ms = 0.8;
+  hotspot.share = 0.32;
+  hotspot.top_ops = {{"MmBackward0", "backward", 1, 0.8, 0, 0.1, 0},
+                     {"ReluBackward0", "backward", 1, 1.2, 0, 1.2, 0.9}};
+  report.hotspot = hotspot;
+  return report;
+}
+
 }  // namespace advisor::testing

@@ -14,4 +14,8 @@ BisectReport FilledReport();
 // spot, no findings, no fixes, one module never instrumented.
 BisectReport MinimalReport();
 
+// A CPU run whose ops counted their page faults: ragged_shapes' curriculum, whose ReluBackward0
+// took longer than its MmBackward0, most of it faulting in fresh pages.
+BisectReport PageFaultReport();
+
 }  // namespace advisor::testing

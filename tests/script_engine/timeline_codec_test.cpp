@@ -11,7 +11,7 @@ using nlohmann::json;
 
 Timeline Sample() {
   Timeline timeline;
-  timeline.ops.push_back({"aten::gather", OpScope::kForward, 7, 42, 0, 100, 200, 0, 9});
+  timeline.ops.push_back({"aten::gather", OpScope::kForward, 7, 42, 0, 100, 200, 0, 9, 2048});
   timeline.ops.push_back({"GatherBackward0", OpScope::kBackward, 8, 42, 7, 300, 400, 1, 0});
   timeline.markers.push_back({"blocks.3.mlp", MarkerKind::kBackwardBegin, 8, 290});
   KernelEvent kernel;
@@ -27,6 +27,7 @@ Timeline Sample() {
   timeline.syncs.push_back({SyncKind::kStream, 7, 140, 145, 5, 9});
   timeline.api_calls.push_back({"cudaLaunchKernel", false, 7, 149, 151, 6, 9});
   timeline.probes.push_back({"cupti", true, "", 2});
+  timeline.page_fault_ns = 1300.5;
   return timeline;
 }
 
@@ -39,6 +40,8 @@ TEST(TimelineCodec, EventsRoundTrip) {
   EXPECT_EQ(read.ops[1].scope, OpScope::kBackward);
   EXPECT_EQ(read.ops[1].forward_thread, 7u);
   EXPECT_EQ(read.ops[0].correlation_id, 9u);
+  EXPECT_EQ(read.ops[0].page_faults, 2048);
+  EXPECT_EQ(read.ops[1].page_faults, -1);  // not counted
   EXPECT_EQ(read.markers[0].path, "blocks.3.mlp");
   EXPECT_EQ(read.markers[0].kind, MarkerKind::kBackwardBegin);
   EXPECT_EQ(read.kernels[0].name, "void gather_kernel<float>");
@@ -49,6 +52,7 @@ TEST(TimelineCodec, EventsRoundTrip) {
   EXPECT_EQ(read.syncs[0].kind, SyncKind::kStream);
   EXPECT_EQ(read.api_calls[0].name, "cudaLaunchKernel");
   EXPECT_EQ(read.probes[0].dropped_records, 2u);
+  EXPECT_DOUBLE_EQ(read.page_fault_ns, 1300.5);
 }
 
 TEST(TimelineCodec, StepsRoundTripWithTheirStretches) {
@@ -82,6 +86,9 @@ TEST(TimelineCodec, RefusesMalformedEventsNamingTheField) {
   bad["ops"][0][6] = 50;  // ends before it starts
   EXPECT_EQ(ErrorOf(bad), "events.ops: ends before it starts");
   bad = events;
+  bad["ops"][0][9] = -5;
+  EXPECT_EQ(ErrorOf(bad), "events.ops page faults: below -1");
+  bad = events;
   bad["markers"][0] = "x";
   EXPECT_EQ(ErrorOf(bad), "events.markers: expected an array of at least 1 elements");
   bad = events;
@@ -90,6 +97,11 @@ TEST(TimelineCodec, RefusesMalformedEventsNamingTheField) {
   bad = events;
   bad["probes"] = json::object();
   EXPECT_EQ(ErrorOf(bad), "events.probes: not an array");
+  bad = events;
+  bad["page_fault_ns"] = -1;
+  EXPECT_EQ(ErrorOf(bad), "events.page_fault_ns: out of range");
+  bad["page_fault_ns"] = "fast";
+  EXPECT_EQ(ErrorOf(bad), "events.page_fault_ns: not a number");
   EXPECT_EQ(ErrorOf(json::array()), "events: not an object");
 }
 

@@ -101,7 +101,7 @@ TEST(InputStage, TheStepWaitsForItsBatchInTheDataPhase) {
   for (int workers : {0, 2}) {
     TrainingStep step(LoadModule(StageModels().staged), StagedSpec(workers));
     RunSteps(step, 2, false);
-    const Timeline timeline = RecordWindow(step, 3, nullptr, false);
+    const Timeline timeline = RecordWindow(step, 3, nullptr, false, false);
     ASSERT_EQ(timeline.steps.size(), 3u);
     for (const StepSpan& span : timeline.steps) {
       ASSERT_FALSE(span.phases.empty());
@@ -179,7 +179,7 @@ TEST(InputStage, TheProfileNamesTheTransformItsLineAndItsBinaryInput) {
     TrainingStep step(LoadModule(StageModels().masked), spec);
     RunSteps(step, 2, false);
     step.StartInputStageProfile();
-    RecordWindow(step, 4, nullptr, false);
+    RecordWindow(step, 4, nullptr, false, false);
     const std::optional<InputStageProfile> profile = step.StopInputStageProfile();
     ASSERT_TRUE(profile.has_value());
     EXPECT_GE(profile->batches, workers == 0 ? 4 : 1) << workers << " workers";

@@ -446,9 +446,10 @@ class Session:
         if self._cuda:
             torch.cuda.reset_peak_memory_stats(self._device)
         # The GPU probe records kernels only where advisor ranks by them (not a host-bound step's
-        # levels, nor the source window, which reads labels).
+        # levels, nor the source window, which reads labels); a CPU model's ops count their page
+        # faults instead.
         torch.ops.advisor.probe_start(
-            self._cuda and bool(command.message.get("device_activity", True)))
+            self._cuda and bool(command.message.get("device_activity", True)), not self._cuda)
         command.recording = True
         self._sync_phases = bool(command.message.get("sync_phases", False))
 
