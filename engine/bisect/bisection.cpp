@@ -4,6 +4,7 @@
 #include <chrono>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "engine/analysis/attribution.h"
 #include "engine/analysis/bisect_policy.h"
@@ -231,32 +232,10 @@ class Bisection {
     RecordedWindow recorded = source_.Record(request);
     ++windows_;
     const std::optional<double> stall_after = CpuStall();
-    const std::optional<double> others_after = OthersCpu();
     const double wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (stall_before && stall_after && wall_s > 0) {
-      const double share = (*stall_after - *stall_before) / wall_s;
-      // Since the first window, not over this one: /proc counts CPU time in 10 ms ticks, which
-      // over a window of tens of milliseconds read 0.8 cores of other work on a quiet machine.
-      const auto& [others_before, since] = *others_since_;
-      const double since_s =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
-      const std::optional<double> others_cores =
-          others_before && others_after && since_s > 0
-              ? std::optional<double>((*others_after - *others_before) / since_s)
-              : std::nullopt;
-      if (share >= kCpuContended && !cpu_contended_ &&
-          others_cores.value_or(kOthersBusyCores) >= kOthersBusyCores) {
-        cpu_contended_ = true;
-        Doubt(Printf("other work kept the CPUs busy: during profiling window %d some task waited "
-                     "for a CPU %.0f%% of the time (/proc/pressure/cpu)%s, which distorts every "
-                     "time it measured",
-                     windows_, 100 * std::min(share, 1.0),
-                     others_cores ? Printf(" while other processes used %.1f cores",
-                                           *others_cores).c_str()
-                                  : ""),
-              {});
-      }
+    if (stall_before && stall_after && wall_s > 0 && !cpu_contended_) {
+      JudgeContention((*stall_after - *stall_before) / wall_s);
     }
     if (memory != nullptr) *memory = recorded.memory;
     if (input_stage != nullptr) *input_stage = std::move(recorded.input_stage);
@@ -487,6 +466,39 @@ class Bisection {
             {judged.destination, again.runner_up});
     }
     return second;
+  }
+
+  // A window whose tasks waited for a CPU `stall_share` of its time: a doubt where other
+  // processes kept the CPUs busy, not the workload's own threads. Other processes' CPU time is
+  // taken since the first window, and over at least settings_.others_min_seconds: /proc counts it
+  // in 10 ms ticks, and a 6 ms window of an idle machine read 0.4 cores of other work from one
+  // tick (mask_float_morphology, 2 quiet runs of 10). Only a stalled window waits for that.
+  void JudgeContention(double stall_share) {
+    if (stall_share < kCpuContended) return;
+    const auto& [others_before, since] = *others_since_;
+    const auto since_s = [since = since] {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+    };
+    if (others_before && since_s() < settings_.others_min_seconds) {
+      std::this_thread::sleep_for(
+          std::chrono::duration<double>(settings_.others_min_seconds - since_s()));
+    }
+    const std::optional<double> others_after = OthersCpu();
+    const double seconds = since_s();
+    const std::optional<double> others_cores =
+        others_before && others_after && seconds > 0
+            ? std::optional<double>((*others_after - *others_before) / seconds)
+            : std::nullopt;
+    if (others_cores.value_or(kOthersBusyCores) < kOthersBusyCores) return;
+    cpu_contended_ = true;
+    Doubt(Printf("other work kept the CPUs busy: during profiling window %d some task waited "
+                 "for a CPU %.0f%% of the time (/proc/pressure/cpu)%s, which distorts every "
+                 "time it measured",
+                 windows_, 100 * std::min(stall_share, 1.0),
+                 others_cores
+                     ? Printf(" while other processes used %.1f cores", *others_cores).c_str()
+                     : ""),
+          {});
   }
 
   std::optional<double> CpuStall() const {

@@ -31,6 +31,9 @@ struct BisectSettings {
   // CPU seconds used so far by the processes outside the workload's (OthersCpuSeconds); empty,
   // or nullopt, where not measured: every stall is then taken for other work's.
   std::function<std::optional<double>()> others_cpu_seconds = nullptr;
+  // The shortest time over which other processes' CPU use is judged: /proc counts it in 10 ms
+  // ticks. A stalled window of a run shorter than this waits out the rest before judging.
+  double others_min_seconds = 0.5;
 };
 
 struct BisectOutcome {

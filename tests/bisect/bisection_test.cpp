@@ -219,6 +219,29 @@ TEST(Bisection, AStallTheWorkloadsOwnThreadsMakeLeavesTheHotSpotSure) {
       << ::testing::PrintToString(busy.data_quality);
 }
 
+TEST(Bisection, OtherProcessesCpuIsJudgedOverLongEnoughToResolveProcsTicks) {
+  // The first window stalls; other processes used one 10 ms tick (of /proc's counting) in all.
+  // Over a fake window's microseconds that reads as hundreds of cores; over the 50 ms the
+  // bisection waits for before judging, as 0.2.
+  double stall = 0;
+  BisectSettings settings{3, 16, [&]() -> std::optional<double> { return stall += 1000.0; }};
+  int others_readings = 0;
+  settings.others_cpu_seconds = [&]() -> std::optional<double> {
+    return ++others_readings > 1 ? 0.01 : 0.0;
+  };
+  settings.others_min_seconds = 0.05;
+  FakeSource source(Transformer());
+  const BisectReport report = RunBisection(source, settings, [](const std::string&) {}).report;
+  ASSERT_TRUE(report.hotspot.has_value());
+  EXPECT_EQ(report.hotspot->confidence, "high") << ::testing::PrintToString(report.data_quality);
+
+  others_readings = 0;
+  settings.others_min_seconds = 0;  // judged over the window alone
+  FakeSource again(Transformer());
+  EXPECT_EQ(RunBisection(again, settings, [](const std::string&) {}).report.hotspot->confidence,
+            "low");
+}
+
 TEST(Bisection, ProfiledStepsFasterThanUnprofiledOnesAreAWarningAboutTheStepTime) {
   FakeSource source(Transformer());
   source.slowdown = [](int window, int, const std::string&) {
