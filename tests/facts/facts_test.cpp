@@ -10,7 +10,8 @@ namespace {
 using nlohmann::json;
 
 TEST(BuildFacts, RunFacts) {
-  const json facts = BuildFacts(SampleReportAllMeasured(), {"expandable_segments:True"});
+  const json facts = BuildFacts(SampleReportAllMeasured(),
+                                {"expandable_segments:True", {{"LD_PRELOAD", "libjemalloc.so.2"}}});
   const json& run = facts.at("run");
   EXPECT_EQ(run.at("device"), "cuda");
   EXPECT_EQ(run.at("device_name"), "NVIDIA H100 80GB HBM3");
@@ -20,6 +21,9 @@ TEST(BuildFacts, RunFacts) {
   EXPECT_EQ(run.at("dtype"), "float32");
   EXPECT_EQ(run.at("window_steps"), 10);
   EXPECT_EQ(run.at("allocator").at("expandable_segments"), true);
+  EXPECT_EQ(run.at("host_allocator").at("env").at("LD_PRELOAD"), "libjemalloc.so.2");
+  EXPECT_EQ(run.at("host_allocator").at("keeps_freed_memory"), true);
+  EXPECT_DOUBLE_EQ(run.at("page_fault_us").get<double>(), 1.3);
 }
 
 TEST(BuildFacts, UnknownBatchSizeAndDtypeAreAbsent) {
@@ -27,6 +31,8 @@ TEST(BuildFacts, UnknownBatchSizeAndDtypeAreAbsent) {
   EXPECT_FALSE(run.contains("batch_size"));
   EXPECT_FALSE(run.contains("dtype"));
   EXPECT_EQ(run.at("allocator").at("conf"), "");
+  EXPECT_EQ(run.at("host_allocator").at("keeps_freed_memory"), false);
+  EXPECT_FALSE(run.contains("page_fault_us")) << "not counted";
 }
 
 TEST(BuildFacts, StepSharesAreFractionsOfTheMedian) {
