@@ -187,7 +187,8 @@ class Bisection {
       const PhaseCosts costs = descent.window.attribution->Step();
       const double step_cost = Total(*descent.window.attribution, costs) +
                                descent.window.attribution->Rank(costs.optimizer);
-      report.hotspot = FindHotspot(descent.window, descent.path, descent.phase, step_cost);
+      report.hotspot =
+          FindHotspot(descent.window, descent.request, descent.path, descent.phase, step_cost);
       report.hotspot->confidence = doubts_.empty() ? "high" : "low";
       for (const std::string& candidate : candidates_) {
         if (candidate != report.hotspot->path) report.hotspot->candidates.push_back(candidate);
@@ -219,6 +220,7 @@ class Bisection {
                                             // the whole model is one leaf (compiled)
     Phase phase = Phase::kOutside;          // the anomaly's phase, where one decided
     MeasuredWindow window;
+    WindowRequest request;                  // what `window` recorded, to measure it again
     std::map<std::string, PhaseCosts> measured;  // every module some level saw
   };
 
@@ -324,8 +326,9 @@ class Bisection {
       // Nothing inside can be instrumented: the model is its own hot spot, measured from the
       // baseline's ops.
       report.data_quality.push_back("the model: " + root->second.opaque_reason);
-      descent.window = Record(
-          {Instrumentation::kNone, "", settings_.window_steps, false, levels_on_device_}, nullptr);
+      descent.request = {Instrumentation::kNone, "", settings_.window_steps, false,
+                         levels_on_device_};
+      descent.window = Record(descent.request, nullptr);
       descent.found = true;
       return descent;
     }
@@ -335,6 +338,7 @@ class Bisection {
                 (parent.empty() ? std::string("the root") : parent) + "; profiling window " +
                 std::to_string(windows_ + 1));
       bool measured_again = false;
+      descent.request = LevelRequest(parent);
       descent.window = MeasureLevel(depth, parent, measured_again);
       const WindowAttribution& attribution = *descent.window.attribution;
       // One time per module across the report's tables: the window of the level that compared
@@ -430,9 +434,13 @@ class Bisection {
   // The level's window. Where its steps do not back its choice, the level is measured again
   // (at most kMaxReruns times a bisection), and a doubt is kept where the two windows disagree
   // or neither is clear: the hot spot is then reported with low confidence.
+  WindowRequest LevelRequest(const std::string& parent) const {
+    return {Instrumentation::kChildrenOf, parent, settings_.window_steps, /*sync_phases=*/false,
+            /*device_activity=*/levels_on_device_};
+  }
+
   MeasuredWindow MeasureLevel(int depth, const std::string& parent, bool& measured_again) {
-    const WindowRequest request{Instrumentation::kChildrenOf, parent, settings_.window_steps,
-                                /*sync_phases=*/false, /*device_activity=*/levels_on_device_};
+    const WindowRequest request = LevelRequest(parent);
     MeasuredWindow first = Record(request, nullptr);
     const LevelJudgement judged = Judge(parent, *first.attribution);
     if (judged.support.Clear()) return first;
@@ -531,13 +539,9 @@ class Bisection {
     return support;
   }
 
-  // The hot spot's op is as sure as its lead over the next op, step by step: two ops of one
-  // module within each other's noise (host_tensor's aten::cos and aten::matmul, 3.2 and 2.7 ms,
-  // named either way on a quiet machine) are not told apart by their means. Each step compares
-  // the ops' work (WindowAttribution::Work): page faults moved fp32_mlp's forward linear from
-  // 0.33 to 0.9 ms in every other step, ahead of its 0.65 ms backward.
-  void DoubtTheOp(const WindowAttribution& attribution, const OpCost& headline,
-                  const OpCost& runner_up) {
+  // How many steps of `headline`'s by_step the op's work leads `runner_up`'s in.
+  static StepSupport OpLead(const WindowAttribution& attribution, const OpCost& headline,
+                            const OpCost& runner_up) {
     StepSupport support;
     support.contested = true;
     support.steps = static_cast<int>(std::min(headline.by_step.size(), runner_up.by_step.size()));
@@ -546,17 +550,55 @@ class Bisection {
         ++support.agreeing;
       }
     }
+    return support;
+  }
+
+  // The hot spot's op is as sure as its lead over the next op, step by step: two ops of one
+  // module within each other's noise (host_tensor's aten::cos and aten::matmul, 3.2 and 2.7 ms,
+  // named either way on a quiet machine) are not told apart by their means. Each step compares
+  // the ops' work (WindowAttribution::Work): page faults moved fp32_mlp's forward linear from
+  // 0.33 to 0.9 ms in every other step, ahead of its 0.65 ms backward. Where the window's steps
+  // do not back the op, the window is measured again (within kMaxReruns) and the two windows'
+  // steps decide together: two steps of five in the transformer script's window were the one in
+  // which its DataLoader restarted its workers, and the next.
+  void DoubtTheOp(const WindowAttribution& attribution, const OpCost& headline,
+                  const OpCost& runner_up, const WindowRequest& request,
+                  const std::string& path) {
+    StepSupport support = OpLead(attribution, headline, runner_up);
     if (support.steps == 0 || support.Clear()) return;
-    Doubt(Printf("the op: %s (%s) cost more than %s (%s) in only %s (%.2f against %.2f ms a "
+    std::string windows;
+    if (reruns_ < kMaxReruns) {
+      ++reruns_;
+      progress_("the op: " + headline.name + " led " + runner_up.name + " in " +
+                StepsText(support) + "; measuring " + (path.empty() ? "the model" : path) +
+                " again (profiling window " + std::to_string(windows_ + 1) + ")");
+      const MeasuredWindow again = Record(request, nullptr);
+      trace_windows_.back().label += " (measured again)";
+      const OpCost* headline_again = nullptr;
+      const OpCost* runner_up_again = nullptr;
+      const std::vector<OpCost> ops = again.attribution->TopOps(path);
+      for (const OpCost& op : ops) {
+        if (op.name == headline.name && op.phase == headline.phase) headline_again = &op;
+        if (op.name == runner_up.name && op.phase == runner_up.phase) runner_up_again = &op;
+      }
+      if (headline_again != nullptr && runner_up_again != nullptr) {
+        const StepSupport more = OpLead(*again.attribution, *headline_again, *runner_up_again);
+        support.agreeing += more.agreeing;
+        support.steps += more.steps;
+        windows = " of two windows";
+      }
+      if (support.Clear()) return;
+    }
+    Doubt(Printf("the op: %s (%s) cost more than %s (%s) in only %s%s (%.2f against %.2f ms a "
                  "step): either may be the hot spot's op",
                  headline.name.c_str(), PhaseName(headline.phase), runner_up.name.c_str(),
-                 PhaseName(runner_up.phase), StepsText(support).c_str(), headline.work,
-                 runner_up.work),
+                 PhaseName(runner_up.phase), StepsText(support).c_str(), windows.c_str(),
+                 headline.work, runner_up.work),
           {});
   }
 
-  Hotspot FindHotspot(const MeasuredWindow& window, const std::string& path, Phase phase,
-                      double step_cost) {
+  Hotspot FindHotspot(const MeasuredWindow& window, const WindowRequest& request,
+                      const std::string& path, Phase phase, double step_cost) {
     const WindowAttribution& attribution = *window.attribution;
     const std::vector<OpCost> top_ops = attribution.TopOps(path);
     const bool phase_from_top_op = phase == Phase::kOutside;
@@ -591,7 +633,9 @@ class Bisection {
         hotspot.share = step_cost > 0 ? hotspot.ms / step_cost : 0;
       }
     }
-    if (headline != nullptr && runner_up != nullptr) DoubtTheOp(attribution, *headline, *runner_up);
+    if (headline != nullptr && runner_up != nullptr) {
+      DoubtTheOp(attribution, *headline, *runner_up, request, path);
+    }
     // The forward op behind a backward node, and its place in the model's source.
     std::string forward_op = hotspot.op;
     if (phase == Phase::kBackward) {
