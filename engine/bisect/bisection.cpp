@@ -561,7 +561,7 @@ class Bisection {
   // do not back the op, the window is measured again (within kMaxReruns) and the two windows'
   // steps decide together: two steps of five in the transformer script's window were the one in
   // which its DataLoader restarted its workers, and the next.
-  void DoubtTheOp(const WindowAttribution& attribution, const OpCost& headline,
+  void JudgeTheOp(const WindowAttribution& attribution, const OpCost& headline,
                   const OpCost& runner_up, const WindowRequest& request,
                   const std::string& path) {
     StepSupport support = OpLead(attribution, headline, runner_up);
@@ -634,7 +634,7 @@ class Bisection {
       }
     }
     if (headline != nullptr && runner_up != nullptr) {
-      DoubtTheOp(attribution, *headline, *runner_up, request, path);
+      JudgeTheOp(attribution, *headline, *runner_up, request, path);
     }
     // The forward op behind a backward node, and its place in the model's source.
     std::string forward_op = hotspot.op;
