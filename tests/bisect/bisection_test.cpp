@@ -406,6 +406,61 @@ TEST(Bisection, AnOpThatPaysForFreshPagesIsNotTheHotSpotsOp) {
   EXPECT_NEAR(*report.step.page_fault_ms, 5.4, 1e-6) << "the baseline's mean step: 9 ms in 3 of 5";
 }
 
+TEST(Bisection, StepsInWhichAnOpFaultedBeyondItsUsualAreLeftOutOfTheOpLead) {
+  // aten::matmul works 6 ms every step; aten::cos 4 ms, but 8 ms in the last two steps of each
+  // window, with 0.5 ms of page faults counted (copy-on-write after a DataLoader forked its
+  // workers): its work, 7.5 ms, leads there. The three undisturbed steps decide.
+  FakeSource source(TwoOpsInOneModule(4.0, 6.0));
+  source.slowdown = [](int, int step, const std::string& path) {
+    return path == "hot.x" && step >= 3 ? 1.875 : 1.0;
+  };
+  source.page_fault_ms = [](int, int step, const std::string& path) {
+    return path == "hot.x" && step >= 3 ? 0.5 : 0.0;
+  };
+  const BisectReport report =
+      RunBisection(source, BisectSettings{5, 1, {}}, [](const std::string&) {}).report;
+  ASSERT_TRUE(report.hotspot.has_value());
+  EXPECT_EQ(report.hotspot->op, "aten::matmul");
+  EXPECT_EQ(report.hotspot->confidence, "high") << ::testing::PrintToString(report.data_quality);
+  EXPECT_EQ(report.run.windows, 2) << "decided in the level's window";
+
+  // Where the faulted steps are most of the window, none is left out: cos, 7.5 ms of work in its
+  // median step, leads in 3 of 5 steps of each window, and the doubt says so.
+  FakeSource most(TwoOpsInOneModule(4.0, 6.0));
+  most.slowdown = [](int, int step, const std::string& path) {
+    return path == "hot.x" && step >= 2 ? 1.875 : 1.0;
+  };
+  most.page_fault_ms = [](int, int step, const std::string& path) {
+    return path == "hot.x" && step >= 2 ? 0.5 : 0.0;
+  };
+  const BisectReport unsure =
+      RunBisection(most, BisectSettings{5, 1, {}}, [](const std::string&) {}).report;
+  ASSERT_TRUE(unsure.hotspot.has_value());
+  EXPECT_EQ(unsure.hotspot->confidence, "low");
+  EXPECT_TRUE(SaysWithPrefix(unsure, "low confidence: the op: aten::cos (forward) cost more than "
+                                     "aten::matmul (forward) in only 6 of 10 steps of two windows "
+                                     "(7.50 against 6.00 ms a step)"))
+      << ::testing::PrintToString(unsure.data_quality);
+
+  // Where the undisturbed steps do not back the op either, the doubt says how many were left out:
+  // cos's median step (6.2 ms, step 1, without faults) leads, its undisturbed steps do not.
+  FakeSource mixed(TwoOpsInOneModule(4.0, 6.0));
+  mixed.slowdown = [](int, int step, const std::string& path) {
+    if (path != "hot.x") return 1.0;
+    return step >= 3 ? 1.875 : step == 1 ? 1.55 : 1.0;
+  };
+  mixed.page_fault_ms = source.page_fault_ms;
+  const BisectReport left_out =
+      RunBisection(mixed, BisectSettings{5, 1, {}}, [](const std::string&) {}).report;
+  ASSERT_TRUE(left_out.hotspot.has_value());
+  EXPECT_EQ(left_out.hotspot->confidence, "low");
+  EXPECT_TRUE(SaysWithPrefix(left_out, "low confidence: the op: aten::cos (forward) cost more "
+                                       "than aten::matmul (forward) in only 2 of 6 steps of two "
+                                       "windows (6.20 against 6.00 ms a step; 4 steps left out: "
+                                       "page faults beyond the ops' usual"))
+      << ::testing::PrintToString(left_out.data_quality);
+}
+
 TEST(Bisection, NothingStandsOutAmongEvenChildren) {
   FakeModule root;
   root.type = "Model";
