@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import statistics
+import shutil
 import sys
 import tempfile
 import time
@@ -58,7 +59,7 @@ class DetachingChannel:
         return {"op": "detach"}
 
     def close(self):
-        pass
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 class ProbeHooks:
