@@ -23,7 +23,7 @@ return {
       return {}
     end
     local ms, _, matched = advisor.sum_ops(facts.ops, CONV_OPS)
-    local share = advisor.share(ms, facts.step.median_ms)
+    local share = advisor.share(ms, facts.step.ms)
     if share < MIN_SHARE then return {} end
     return {{
       severity = HALF_DTYPES[run.dtype] and "medium" or "low",

@@ -16,7 +16,7 @@ return {
   check = function(facts)
     if facts.run.device ~= "cuda" or facts.run.cudnn_benchmark == true then return {} end
     local ms, _, matched = advisor.sum_ops(facts.ops, CONV_OPS)
-    local share = advisor.share(ms, facts.step.median_ms)
+    local share = advisor.share(ms, facts.step.ms)
     if share < MIN_SHARE then return {} end
     local setting = facts.run.cudnn_benchmark == false and "off" or "not reported (default: off)"
     return {{

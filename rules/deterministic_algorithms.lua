@@ -28,7 +28,7 @@ return {
       if op.phase ~= "backward" or op.name:find("aten::", 1, true) ~= 1 then ops[#ops + 1] = op end
     end
     local ms, _, matched = advisor.sum_ops(ops, DETERMINISTIC_SLOW_OPS)
-    local share = advisor.share(ms, facts.step.median_ms)
+    local share = advisor.share(ms, facts.step.ms)
     if share < MIN_SHARE then return {} end
     return {{
       severity = share >= MEDIUM_SHARE and "medium" or "low",

@@ -44,7 +44,7 @@ return {
       if op.phase == "forward" or op.phase == "backward" then model_ops[#model_ops + 1] = op end
     end
     local ms, calls, matched = advisor.sum_ops(model_ops, ELEMENTWISE)
-    local share = advisor.share(ms, facts.step.median_ms)
+    local share = advisor.share(ms, facts.step.ms)
     if share < LOW_SHARE then return {} end
     return {{
       severity = advisor.severity(share, HIGH_SHARE, MEDIUM_SHARE),

@@ -27,7 +27,7 @@ return {
       return {}
     end
     local ms, _, matched = advisor.sum_ops(facts.ops, GEMM_OPS)
-    local share = advisor.share(ms, facts.step.median_ms)
+    local share = advisor.share(ms, facts.step.ms)
     if share < MIN_SHARE then return {} end
 
     local severity = share >= HIGH_SHARE and "high" or "medium"

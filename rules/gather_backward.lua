@@ -27,7 +27,7 @@ return {
     local hotspot = facts.hotspot
     local at_hotspot = hotspot ~= nil and GATHER[hotspot.op] == true
     if at_hotspot and GATHER_BACKWARD[hotspot.op] then ms, op = math.max(ms, hotspot.ms), hotspot.op end
-    local share = advisor.share(ms, facts.step.median_ms)
+    local share = advisor.share(ms, facts.step.ms)
     if op == nil or share < MIN_SHARE then return {} end
 
     local deterministic = facts.run.deterministic == true
@@ -47,7 +47,7 @@ return {
         .. (deterministic and " that stays fast with deterministic algorithms." or "."),
       evidence = string.format("%s takes %s per step (%s of a %s step) with deterministic "
         .. "algorithms %s%s", op, advisor.ms(ms), advisor.pct(share),
-        advisor.ms(facts.step.median_ms), deterministic and "on" or "off", line),
+        advisor.ms(facts.step.ms), deterministic and "on" or "off", line),
       recipe = "gather-to-index",
       expected_gain_ms = ms * EXPECTED_SAVING[deterministic and "deterministic" or "atomic"],
     }}

@@ -18,7 +18,7 @@ return {
     local comm_ms
     for _, rank in ipairs(facts.ranks or {}) do comm_ms = math.max(comm_ms or 0, rank.comm_ms) end
     local saved_ms = comm_ms and comm_ms * (s.micro_steps - 1) / s.micro_steps
-    local share = saved_ms and advisor.share(saved_ms, facts.step.median_ms)
+    local share = saved_ms and advisor.share(saved_ms, facts.step.ms)
     return {{
       severity = share and advisor.severity(share, HIGH_SHARE, MEDIUM_SHARE) or "medium",
       message = string.format("Each of the %d micro-steps of an optimizer step all-reduces its "

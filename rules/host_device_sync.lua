@@ -14,7 +14,7 @@ return {
     if facts.syncs == nil then return {} end
     local sites = {}
     for _, site in ipairs(facts.syncs) do
-      local share = advisor.share(site.wait_ms, facts.step.median_ms)
+      local share = advisor.share(site.wait_ms, facts.step.ms)
       if share >= MIN_WAIT_SHARE then
         sites[#sites + 1] = { site = site, share = share }
       end

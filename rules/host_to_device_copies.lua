@@ -22,7 +22,7 @@ return {
     local findings = {}
     for i = 1, math.min(#sites, MAX_SITES) do
       local copy = sites[i]
-      local share = advisor.share(copy.ms, facts.step.median_ms)
+      local share = advisor.share(copy.ms, facts.step.ms)
       findings[#findings + 1] = {
         severity = advisor.severity(share, HIGH_SHARE, MEDIUM_SHARE),
         path = copy.path,

@@ -43,7 +43,7 @@ return {
     local waste = 1 - out_area / area
     local saved_ms = facts.data.wait_ms * piece.share * waste
     return {{
-      severity = advisor.severity(advisor.share(saved_ms, facts.step.median_ms), HIGH_SAVED,
+      severity = advisor.severity(advisor.share(saved_ms, facts.step.ms), HIGH_SAVED,
                                   MEDIUM_SAVED),
       message = string.format("%s runs on %s images that the input stage later crops or resizes "
         .. "to %s: crop or resize first, so that it runs at the output's size (exact for pointwise "

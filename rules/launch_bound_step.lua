@@ -25,7 +25,7 @@ return {
         .. "the step in a CUDA graph, or compile it (torch.compile, mode=\"reduce-overhead\").",
       evidence = string.format("%.0f kernels per step, %s of them tiny (median %.0f us); GPU "
         .. "busy %s of a %s step", gpu.kernels_per_step, advisor.pct(gpu.tiny_kernel_share),
-        gpu.median_kernel_us, advisor.pct(gpu.busy_fraction), advisor.ms(facts.step.median_ms)),
+        gpu.median_kernel_us, advisor.pct(gpu.busy_fraction), advisor.ms(facts.step.ms)),
       recipe = "cuda-graphs",
       expected_gain_ms = gpu.idle_ms and gpu.idle_ms * EXPECTED_RECOVERED,
     }}

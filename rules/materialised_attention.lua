@@ -102,7 +102,7 @@ return {
     local findings = {}
     for i = 1, math.min(#order, MAX_TYPES) do
       local group = order[i]
-      local share = advisor.share(group.ms, facts.step.median_ms)
+      local share = advisor.share(group.ms, facts.step.ms)
       local kinds = facts.modules[group.hottest].op_types
       local others = #group.paths > 1
         and string.format(" and %d more modules of its type", #group.paths - 1) or ""

@@ -21,7 +21,7 @@ return {
         if largest == nil or copy.ms > largest.ms then largest = copy end
       end
     end
-    local share = advisor.share(ms, facts.step.median_ms)
+    local share = advisor.share(ms, facts.step.ms)
     if largest == nil or share < MIN_SHARE then return {} end
     local where = largest.path ~= "" and ("in " .. largest.path) or "outside the model (the input batch)"
     return {{

@@ -27,7 +27,7 @@ return {
     local saved_per_epoch = math.max(loader.epoch_start_ms - first_batch_ms, 0)
     local saved_ms = saved_per_epoch * loader.batches_per_step / loader.epoch_batches
     -- Of the mean step, which the restarts are part of (the median step steps over them).
-    local share = advisor.share(saved_ms, facts.step.mean_ms or facts.step.median_ms)
+    local share = advisor.share(saved_ms, facts.step.mean_ms or facts.step.ms)
     if share < MIN_SHARE then return {} end
     local preparation = first_batch_ms > 0
       and string.format(", less %s that the first batch's preparation takes anyway",

@@ -56,7 +56,7 @@ local function backend_finding(facts)
     for _, op in ipairs(matched) do all[#all + 1] = op end
     if ms > ran_ms then ran, ran_ms = backend, ms end
   end
-  local share = advisor.share(total_ms, facts.step.median_ms)
+  local share = advisor.share(total_ms, facts.step.ms)
   if ran == nil or share < MIN_SHARE then return nil end
   table.sort(all, function(a, b) return advisor.op_ms(a) > advisor.op_ms(b) end)
 
@@ -87,7 +87,7 @@ end
 -- The finding about SDPA's unfused math path, or nil.
 local function math_finding(facts)
   local ms = advisor.sum_ops(facts.ops, advisor.set{ MATH_OP })
-  local share = advisor.share(ms, facts.step.median_ms)
+  local share = advisor.share(ms, facts.step.ms)
   if share < MIN_SHARE then return nil end
   return {
     severity = "medium",

@@ -22,7 +22,7 @@ return {
     end
     local batch = facts.run.batch_size and string.format(" at batch size %d", facts.run.batch_size) or ""
     local evidence = string.format("GPU busy %s of a %s step%s; peak reserved memory %s of %.0f MB",
-      advisor.pct(gpu.busy_fraction), advisor.ms(facts.step.median_ms), batch,
+      advisor.pct(gpu.busy_fraction), advisor.ms(facts.step.ms), batch,
       advisor.pct(memory.peak_reserved_share), memory.device_total_mb)
     local findings = {{
       severity = gpu.busy_fraction < HIGH_IDLE_BUSY and "high" or "medium",

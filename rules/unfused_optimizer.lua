@@ -17,7 +17,7 @@ return {
   title = "The optimizer step runs as many small kernels",
   check = function(facts)
     local step = facts.step
-    local share = advisor.share(step.optimizer_ms, step.median_ms)
+    local share = advisor.share(step.optimizer_ms, step.ms)
     if share < MIN_SHARE then return {} end
     local calls, ops = 0, {}
     for _, op in ipairs(facts.ops) do

@@ -34,6 +34,16 @@ inline bool SpeedupConfidenceMeasured(const FixResult& fix) {
   return SpeedupMeasured(fix) && fix.speedup_ci_low && fix.speedup_ci_high;
 }
 
+// Steps whose mean is this far above their median wait in bursts: a DataLoader's prefetched
+// batches leave most steps without a wait and a few with a long one.
+constexpr double kBurstyMeanOverMedian = 1.25;
+
+// The unprofiled steps waited in bursts: their median is far below what a run takes per step
+// (busy_pipeline: median 1.1 ms, mean 9.7), so the report says both and compares means.
+inline bool StepsWaitInBursts(const StepBreakdown& step) {
+  return step.median_ms > 0 && step.mean_ms > kBurstyMeanOverMedian * step.median_ms;
+}
+
 // The run counted its ops' page faults (a CPU model's windows): the op tables' fresh-page times
 // are measured, not zero by default.
 inline bool PageFaultsCounted(const BisectReport& report) {

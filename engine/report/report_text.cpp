@@ -12,9 +12,6 @@ namespace {
 
 std::string Ms(double ms) { return FormatNumber(ms) + " ms"; }
 
-// The mean step this far above the median: some steps wait far longer than most.
-constexpr double kBurstyMeanOverMedian = 1.25;
-
 std::string StepSentence(const BisectReport& report, const InlineMarkup& markup) {
   const RunInfo& run = report.run;
   const StepBreakdown& step = report.step;
@@ -26,7 +23,7 @@ std::string StepSentence(const BisectReport& report, const InlineMarkup& markup)
       std::abs(step.profiled_ms / step.median_ms - 1.0) > 0.1;
   // Steps that wait in bursts (a DataLoader's) leave the median step far below what a run takes
   // per step: then both are said.
-  const bool bursty = step.median_ms > 0 && step.mean_ms > kBurstyMeanOverMedian * step.median_ms;
+  const bool bursty = StepsWaitInBursts(step);
   return "A training step of " + markup.code(run.model) + " takes " + Ms(step.median_ms) +
          " (median of " + std::to_string(run.window_steps) + " steps on " + markup.text(device) +
          ")" +

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/analysis/attribution.h"
+#include "engine/util/printf.h"
 #include "tests/bisect/fake_source.h"
 
 namespace advisor {
@@ -89,6 +90,11 @@ TEST(Bisection, NamesTheSlowInstanceAmongIdenticalSiblingsWithOneWindowPerLevel)
   for (const WindowRequest& request : requests) EXPECT_EQ(request.steps, 3);
   EXPECT_EQ(report.hotspot->confidence, "high") << "every step of every window agreed";
   EXPECT_TRUE(report.hotspot->candidates.empty());
+  // Its share is of the step the breakdown's shares are of: the profiled window's mean step.
+  const StepBreakdown& step = report.step;
+  EXPECT_NEAR(step.profiled_ms,
+              step.forward_ms + step.backward_ms + step.optimizer_ms + step.rest_ms, 1e-6);
+  EXPECT_NEAR(report.hotspot->share * step.profiled_ms, report.hotspot->ms, 1e-9);
   for (const BisectLevel& level : report.levels) {
     EXPECT_EQ(level.steps_backing, 3) << level.parent;
     EXPECT_FALSE(level.measured_again) << level.parent;
@@ -459,6 +465,24 @@ TEST(Bisection, StepsInWhichAnOpFaultedBeyondItsUsualAreLeftOutOfTheOpLead) {
                                        "windows (6.20 against 6.00 ms a step; 4 steps left out: "
                                        "page faults beyond the ops' usual"))
       << ::testing::PrintToString(left_out.data_quality);
+}
+
+TEST(Bisection, StepsThatWaitInBurstsCompareTheirMeansForTheProbeOverhead) {
+  // One timing step of three takes ten times the others (the mean 4x the median), as when a
+  // DataLoader's prefetched batches run out; the profiled window's steps are even.
+  FakeSource source(Transformer());
+  source.slowdown = [](int window, int step, const std::string&) {
+    return window == 0 && step == 2 ? 10.0 : 1.0;
+  };
+  const BisectReport report = Bisect(source).report;
+  ASSERT_GT(report.step.mean_ms, 3 * report.step.median_ms);
+  const std::string overhead = Printf(
+      "probe overhead: profiled steps took %.1f ms (mean: the steps wait in bursts) against %.1f "
+      "ms unprofiled",
+      report.step.profiled_ms, report.step.mean_ms);
+  EXPECT_TRUE(SaysWithPrefix(report, overhead)) << ::testing::PrintToString(report.data_quality);
+  EXPECT_TRUE(SaysWithPrefix(report, "profiled steps ran 7"))
+      << "3 against 12 units: " << ::testing::PrintToString(report.data_quality);
 }
 
 TEST(Bisection, NothingStandsOutAmongEvenChildren) {

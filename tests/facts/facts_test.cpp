@@ -35,14 +35,32 @@ TEST(BuildFacts, UnknownBatchSizeAndDtypeAreAbsent) {
   EXPECT_FALSE(run.contains("page_fault_us")) << "not counted";
 }
 
-TEST(BuildFacts, StepSharesAreFractionsOfTheMedian) {
+TEST(BuildFacts, StepSharesAreFractionsOfTheMedianWithoutAProfiledStep) {
   const json step = BuildFacts(SampleReportAllMeasured()).at("step");
   EXPECT_DOUBLE_EQ(step.at("median_ms"), 20.0);
+  EXPECT_DOUBLE_EQ(step.at("ms"), 20.0);
   EXPECT_DOUBLE_EQ(step.at("forward_share"), 6.0 / 20.0);
   EXPECT_DOUBLE_EQ(step.at("backward_share"), 11.0 / 20.0);
   EXPECT_DOUBLE_EQ(step.at("optimizer_share"), 3.0 / 20.0);
   EXPECT_DOUBLE_EQ(step.at("spread"), (24.0 - 19.0) / 20.0);
   EXPECT_FALSE(step.contains("graphed_median_ms"));
+}
+
+// A DataLoader-bound step: most steps take 20 ms, some wait far longer (the mean, 50 ms); the
+// profiled window's mean step, 55 ms, is the step the modules, ops and phases were measured in.
+TEST(BuildFacts, SharesAreOfTheProfiledStepTheTimesWereMeasuredIn) {
+  BisectReport report = SampleReportAllMeasured();
+  report.step.mean_ms = 50.0;
+  report.step.profiled_ms = 55.0;
+  const json facts = BuildFacts(report);
+  EXPECT_DOUBLE_EQ(facts.at("step").at("ms"), 55.0);
+  EXPECT_DOUBLE_EQ(facts.at("step").at("forward_share"), 6.0 / 55.0);
+  EXPECT_DOUBLE_EQ(facts.at("modules").at("blocks.0.attn").at("share"), 11.0 / 55.0);
+  EXPECT_DOUBLE_EQ(facts.at("ops")[0].at("share"), facts.at("ops")[0].at("ms").get<double>() / 55.0);
+  EXPECT_DOUBLE_EQ(facts.at("data").at("wait_share"), 1.0 / 55.0);
+  EXPECT_DOUBLE_EQ(facts.at("syncs")[0].at("share"),
+                   facts.at("syncs")[0].at("wait_ms").get<double>() / 55.0);
+  EXPECT_DOUBLE_EQ(facts.at("step").at("spread"), (24.0 - 19.0) / 20.0) << "of the median";
 }
 
 // A graphed workload: the shares stay of the eager step the windows saw; the graph's time is apart.

@@ -53,7 +53,7 @@ nlohmann::json MinimalFacts() {
             "deterministic": false, "window_steps": 10,
             "allocator": {"conf": "", "backend": "native", "expandable_segments": false,
                           "options": {}}},
-    "step": {"median_ms": 10.0, "min_ms": 9.0, "max_ms": 12.0, "forward_ms": 4.0,
+    "step": {"ms": 10.0, "median_ms": 10.0, "min_ms": 9.0, "max_ms": 12.0, "forward_ms": 4.0,
              "backward_ms": 5.0, "optimizer_ms": 1.0},
     "modules": {"encoder": {"path": "encoder", "type": "Encoder", "measured": true,
                             "forward_ms": 3.0, "backward_ms": 4.0, "ms": 7.0,

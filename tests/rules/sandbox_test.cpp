@@ -298,7 +298,7 @@ return {
                                  MinimalFacts());
   ASSERT_TRUE(run.errors.empty()) << run.errors[0];
   ASSERT_EQ(run.findings.size(), 1u);
-  EXPECT_EQ(run.findings[0].message, "aten::add,aten::mm|2|6|1|\xce\xbc" "2");
+  EXPECT_EQ(run.findings[0].message, "aten::add,aten::mm|2|7|1|\xce\xbc" "2");
   EXPECT_EQ(run.findings[0].evidence, "true");
 }
 
