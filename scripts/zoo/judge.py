@@ -12,7 +12,8 @@ An answer holds any of these keys; each one present must match the report:
 - ``phase``: ``hotspot.phase`` equals it, or is one of a list;
 - ``op``: ``hotspot.op`` equals it, or is one of a list (an op family);
 - ``rule`` (an id, or null for none required), with ``recipe`` and ``finding_path``: some finding
-  has that rule id, and that recipe and that path where they are given;
+  has that rule id, and that recipe (its own or one of its ``also_recipes``) and that path where
+  they are given;
 - ``clean: true``: no finding has severity ``high`` (and the hot spot is not checked), except
   those of ``host_rules``: rules about the machine rather than the model (fresh-memory-pages: the
   host's malloc), which may rightly be high on a clean model.
@@ -132,7 +133,10 @@ def judge(answer, report):
         if not matches:
             return False, f"no {rule} finding"
         if "recipe" in answer:
-            matches = [f for f in matches if f["recipe"] == answer["recipe"]]
+            # A finding merged from several of one rule and module keeps each recipe
+            # (fp32-matmul's bf16-autocast, then tf32-matmul in also_recipes).
+            matches = [f for f in matches
+                       if answer["recipe"] in [f["recipe"]] + f.get("also_recipes", [])]
             if not matches:
                 return False, f"{rule} without recipe {answer['recipe']!r}"
         if "finding_path" in answer and not any(f["path"] == answer["finding_path"]
