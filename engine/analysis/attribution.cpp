@@ -101,7 +101,9 @@ WindowAttribution::WindowAttribution(const Timeline& timeline,
   const double per_step = 1.0 / steps_;
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
     const OpPlacement& placement = placements[i];
-    if (placement.step < 0) continue;
+    // Outside the steps, or outside their phases (a script's validation loop between steps,
+    // which the step's time holds as its rest): no phase's cost.
+    if (placement.step < 0 || placement.phase == Phase::kOutside) continue;
     const OpEvent& op = timeline.ops[i];
     const double host_ms = (op.end_ns - op.start_ns) * 1e-6;
     // Estimated from the count: never more than the op's whole time.

@@ -311,7 +311,7 @@ std::vector<StepSpan> StepsFromJson(const json& steps) {
     if (!phases.is_array()) throw ProbeMessageError("steps phases: not an array");
     for (const json& phase : phases) {
       PhaseSpan span;
-      span.phase = EnumOf<Phase>(At(phase, 0, "steps phases"), kPhases - 1, "steps phase");
+      span.phase = EnumOf<Phase>(At(phase, 0, "steps phases"), kPhases, "steps phase");
       span.start_ns = Integer(At(phase, 1, "steps phases"), "steps phase start");
       span.end_ns = Integer(At(phase, 2, "steps phases"), "steps phase end");
       if (span.start_ns < previous_end || span.end_ns < span.start_ns ||

@@ -246,5 +246,26 @@ TEST(WindowAttribution, DataPhaseOpsCountApartFromForward) {
   EXPECT_EQ(ops.front().module, "");
 }
 
+// A script's validation loop between two steps: the model's modules run again without
+// gradients, in a stretch of no phase (the probe's OUTSIDE); none of it is the step's forward.
+TEST(WindowAttribution, OpsOutsideTheStepsPhasesCountForNoPhase) {
+  TimelineBuilder b;
+  b.Stretches(0, {{Phase::kData, 10}, {Phase::kOutside, 60}, {Phase::kData, 62},
+                  {Phase::kForward, 70}, {Phase::kBackward, 90}, {Phase::kOptimizer, 95}})
+      .Forward("a", 20, 50)
+      .Op("aten::linear", 21, 49)
+      .Forward("a", 63, 69)
+      .Op("aten::linear", 64, 68);
+  const Timeline timeline = b.Build();
+  const WindowAttribution attribution(timeline, PlaceOps(timeline), {});
+  EXPECT_NEAR(attribution.Inclusive("a").forward.host_ms, 4.0, 1e-9) << "the training call";
+  EXPECT_NEAR(attribution.Step().optimizer.host_ms, 0.0, 1e-9);
+  EXPECT_NEAR(attribution.Step().data.host_ms, 0.0, 1e-9);
+  const std::vector<OpCost> ops = attribution.TopOps("");
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_NEAR(ops.front().cost.host_ms, 4.0, 1e-9);
+  ASSERT_EQ(attribution.StepOps().size(), 1u);
+}
+
 }  // namespace
 }  // namespace advisor

@@ -349,6 +349,31 @@ TEST(ScriptMode, NamesTheSlowTransformOnTheMainProcessWithWorkers0) {
   EXPECT_TRUE(data["stage"]["worker_busy_share"].is_null());
 }
 
+// A validation after every optimizer step (tests/script/validation_train.py): eight no-grad
+// batches of 512 rows through the model that trains on 64 rows. They are no step's forward.
+TEST(ScriptMode, AValidationBetweenStepsIsNoPhaseOfTheStep) {
+  const fs::path scratch = Scratch("validation");
+  const std::string tag = UniqueTag();
+  const CommandResult run = RunCommand(kAdvisor + " bisect -q --out " +
+                                           (scratch / "report").string() + " -- " + kPython +
+                                           " " + kScripts + "/validation_train.py --tag " + tag,
+                                       scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = Report(scratch / "report");
+  EXPECT_EQ(report["run"]["batch_size"], 64) << "the training batch, not the validation's";
+  const json& step = report["step"];
+  EXPECT_GT(step["rest_ms"].get<double>(), 5 * step["forward_ms"].get<double>()) << step.dump();
+  // The three linear layers once a step: the training forward's calls alone.
+  bool found = false;
+  for (const json& op : report["ops"]) {
+    if (op["name"] != "aten::linear") continue;
+    found = true;
+    EXPECT_EQ(op["phase"], "forward");
+    EXPECT_NEAR(op["calls"].get<double>(), 3.0, 1e-9) << op.dump();
+  }
+  EXPECT_TRUE(found) << report["ops"].dump();
+}
+
 // Short epochs whose DataLoader workers take 0.3 s to start (tests/script/epochs_train.py).
 std::string Epochs(const std::string& tag, const std::string& arguments = "") {
   return kPython + " " + kScripts + "/epochs_train.py --tag " + tag + " " + arguments;

@@ -2,7 +2,7 @@
 
 import unittest
 
-from advisor_probe.steps import BACKWARD, DATA, FORWARD, OPTIMIZER, StepClock
+from advisor_probe.steps import BACKWARD, DATA, FORWARD, OPTIMIZER, OUTSIDE, StepClock
 
 
 class StepClockTest(unittest.TestCase):
@@ -67,6 +67,31 @@ class StepClockTest(unittest.TestCase):
         self.assertEqual(clock.in_progress, 1, "step 0 ended with its optimizer step")
         clock.forward_starts(40)
         self.assertEqual((clock.completed, clock.in_progress), (1, 1))
+
+    def test_an_evaluation_between_steps_is_no_phase_of_the_next_step(self):
+        clock = StepClock()
+        clock.forward_starts(0)
+        clock.backward_starts(10)
+        clock.backward_ends(20)
+        clock.optimizer_starts(20)
+        clock.optimizer_ends(30)
+        # A validation loop of two batches: each call, and the wait for its second batch.
+        clock.evaluation_starts(32)
+        clock.evaluation_ends(40)
+        clock.evaluation_starts(43)
+        clock.evaluation_ends(50)
+        self.assertEqual(clock.completed, 0, "an evaluation closes no step")
+        step = clock.forward_starts(55)
+        self.assertEqual(step, [0, 0, 30, [[FORWARD, 0, 10], [BACKWARD, 10, 20],
+                                           [OPTIMIZER, 20, 30]]])
+        clock.backward_starts(60)
+        clock.backward_ends(70)
+        clock.optimizer_starts(70)
+        clock.optimizer_ends(75)
+        step = clock.forward_starts(80)
+        self.assertEqual(step, [1, 30, 75, [[DATA, 30, 32], [OUTSIDE, 32, 50], [DATA, 50, 55],
+                                            [FORWARD, 55, 60], [BACKWARD, 60, 70],
+                                            [OPTIMIZER, 70, 75]]])
 
     def test_nothing_counts_before_the_first_forward(self):
         clock = StepClock()

@@ -123,6 +123,7 @@ class Session:
         self._candidates = []      # modules called outermost during the first step
         self._depth = 0
         self._in_backward = False
+        self._evaluating = False   # a call of the model between steps without gradients
         self._discovery = []       # global hook handles, until the model is known
         self._tree = None
         self._command = None
@@ -338,7 +339,8 @@ class Session:
         if is_compiling() or self._tree is not None or not self._active():
             return
         if self._depth == 0 and not self._in_backward:
-            if self._clock.optimizer_stepped and self._optimizers:
+            # The first step ends at the next training forward, not at a validation's call.
+            if self._clock.optimizer_stepped and self._optimizers and torch.is_grad_enabled():
                 self._note_input(module, args)  # before the model message, which carries it
                 self._finish_discovery()
                 self._model_forward(module, args)
@@ -346,8 +348,9 @@ class Session:
                 return
             if not any(c is module for c in self._candidates):
                 self._candidates.append(module)
-            self._training_state.outer_call(module)
-            self._clock.forward_starts(now())
+            if torch.is_grad_enabled():  # not a check the script runs before training
+                self._training_state.outer_call(module)
+                self._clock.forward_starts(now())
         self._depth += 1
 
     @_reported
@@ -375,6 +378,7 @@ class Session:
         self._discovery = []
         for root in roots:
             root.register_forward_pre_hook(self._model_forward)
+            root.register_forward_hook(self._model_forward_end)
         first = next(roots[0].parameters(), None)
         self._cuda = first is not None and first.is_cuda
         self._device = first.device if self._cuda else None
@@ -393,6 +397,12 @@ class Session:
     def _model_forward(self, module, args):
         if is_compiling() or not self._active() or self._in_backward:
             return
+        if self._clock.optimizer_stepped and not torch.is_grad_enabled():
+            # An evaluation between steps (a validation loop under torch.no_grad): no step's
+            # forward, and not the batch the model trains on (steps.py).
+            self._evaluating = True
+            self._clock.evaluation_starts(now())
+            return
         self._note_input(module, args)
         if self._clock.optimizer_stepped:
             self._sync_if(self._sync_phases)
@@ -401,6 +411,12 @@ class Session:
             self._step_closed(closed)
         if self._bench is not None:
             self._bench.forward(self._clock.completed, args)
+
+    @_reported
+    def _model_forward_end(self, module, args, output):
+        if self._evaluating and not is_compiling():
+            self._evaluating = False
+            self._clock.evaluation_ends(now())
 
     def _note_input(self, module, args):
         """The batch size and the dtype the model computes in, from its first call: autocast's

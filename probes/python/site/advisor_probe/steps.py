@@ -6,10 +6,16 @@ gap after a backward pass is data (the next micro-batch is fetched: gradient acc
 forward follows, and optimizer work (gradient clipping, unscaling) when the optimizer steps next.
 Times are time.monotonic_ns(), the clock of the native probe (CLOCK_MONOTONIC, as C++'s
 steady_clock on Linux).
+
+An evaluation between steps (the model called without gradients once an optimizer step has
+ended: a validation loop at an epoch's end) is none of the step's phases: it neither closes a
+step nor opens one, and its stretches, with the waits for the evaluation's own batches between
+its calls, are OUTSIDE, in the step that the next training forward opens. Counted as that step's
+forward, a segmentation script's two validation batches read as 70 ms of forward in a 30 ms one.
 """
 
 # The phase codes of advisor's timeline (engine/timeline/timeline.h, Phase).
-DATA, FORWARD, BACKWARD, OPTIMIZER = 0, 1, 2, 3
+DATA, FORWARD, BACKWARD, OPTIMIZER, OUTSIDE = 0, 1, 2, 3, 4
 
 
 class StepClock:
@@ -18,6 +24,7 @@ class StepClock:
         self._start = None           # start of the step in progress; None before the first forward
         self._stretches = []         # [phase, start] of the step in progress, in time order
         self._optimizer_end = None   # end of the last optimizer step since the last forward
+        self._evaluation_end = None  # end of the last evaluation call since the last forward
 
     @property
     def optimizer_stepped(self):
@@ -35,15 +42,33 @@ class StepClock:
         or None."""
         closed = None
         if self._optimizer_end is not None:
+            # An evaluation since the optimizer step is the next step's, as the wait for its batch.
+            after = [s for s in self._stretches if s[1] >= self._optimizer_end]
             closed = self._close(self._optimizer_end)
             self._start = self._optimizer_end
-            self._stretches = [[DATA, self._start]]
+            self._stretches = [[DATA, self._start]] + after
             self._optimizer_end = None
+            self._evaluation_end = None
         elif self._start is None:
             self._start = now  # the first step: what came before it is set-up, not data
         if not self._stretches or self._stretches[-1][0] != FORWARD:
             self._stretches.append([FORWARD, now])
         return closed
+
+    def evaluation_starts(self, now):
+        """The model is called without gradients after an optimizer step (optimizer_stepped)."""
+        if self._start is None:
+            return
+        last = self._stretches[-1]
+        if last[0] == DATA and last[1] == self._evaluation_end:
+            self._stretches.pop()  # the wait for the evaluation's next batch is the evaluation's
+        elif last[0] != OUTSIDE:
+            self._stretches.append([OUTSIDE, now])
+
+    def evaluation_ends(self, now):
+        if self._start is not None:
+            self._stretches.append([DATA, now])  # provisional: see evaluation_starts
+            self._evaluation_end = now
 
     def backward_starts(self, now):
         if self._start is not None:
