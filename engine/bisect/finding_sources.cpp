@@ -1,5 +1,8 @@
 #include "engine/bisect/finding_sources.h"
 
+#include <algorithm>
+#include <map>
+
 #include "engine/analysis/attribution.h"
 #include "engine/analysis/sequence_numbers.h"
 
@@ -25,16 +28,23 @@ std::string ForwardOpOf(const std::vector<TraceWindow>& windows, const std::stri
   return "";
 }
 
-// The module that ran `op`, in the latest window that placed it in one (the deepest levels come
-// last); "" when no window did.
+// The module that spent the most time in `op`, in the latest window that placed it in one (the
+// deepest levels come last); "" when no window did. A CNN's ConvolutionBackward0 runs in every
+// layer: its first in time (the last layer's) named a 1x1 output conv for a finding about all of
+// them.
 std::string ModuleOfOp(const std::vector<TraceWindow>& windows, const std::string& op) {
   for (auto window = windows.rbegin(); window != windows.rend(); ++window) {
     const std::vector<OpEvent>& ops = window->timeline.ops;
+    std::map<std::string, TimeNs> time_in;
     for (std::size_t i = 0; i < ops.size(); ++i) {
       if (ops[i].name == op && !window->placements[i].module.empty()) {
-        return window->placements[i].module;
+        time_in[window->placements[i].module] += ops[i].end_ns - ops[i].start_ns;
       }
     }
+    if (time_in.empty()) continue;
+    return std::max_element(time_in.begin(), time_in.end(), [](const auto& a, const auto& b) {
+             return a.second < b.second;
+           })->first;
   }
   return "";
 }

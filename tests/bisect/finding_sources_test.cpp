@@ -89,5 +89,34 @@ TEST(LocateFindings, AFindingAboutAnOpAnywhereIsLocatedInTheModuleThatRanIt) {
   EXPECT_EQ(with_line[0].source->file, "dataset.py") << "a line the rule named stays";
 }
 
+TEST(LocateFindings, AnOpThatRunsInSeveralModulesIsLocatedWhereItCostMost) {
+  // ConvolutionBackward0 in two layers: the output conv's first in time (backward runs the last
+  // layer first), the wide layer's 30x as long.
+  TraceWindow window;
+  window.timeline.ops = {{"aten::conv2d", OpScope::kForward, 1, 7, 0, 0, 10},
+                         {"aten::conv2d", OpScope::kForward, 1, 8, 0, 20, 40},
+                         {"ConvolutionBackward0", OpScope::kBackward, 2, 8, 1, 100, 110},
+                         {"ConvolutionBackward0", OpScope::kBackward, 2, 7, 1, 200, 500}};
+  OpPlacement out;
+  out.module = "out";
+  OpPlacement wide = out;
+  wide.module = "up1";
+  window.placements = {wide, out, out, wide};
+  for (int i = 0; i < 4; ++i) window.placements[i].top_level = i;
+  std::vector<Finding> findings = {FindingAt("", "ConvolutionBackward0")};
+  std::string asked_path;
+  std::string asked_op;
+  const SourceLocator locate = [&](const std::string& path, const std::string& op) {
+    asked_path = path;
+    asked_op = op;
+    return std::optional<SourceLocation>(SourceLocation{"train.py", 58, "u1 = self.up1(x)"});
+  };
+  LocateFindings(findings, std::nullopt, {window}, locate);
+  EXPECT_EQ(asked_path, "up1");
+  EXPECT_EQ(asked_op, "aten::conv2d");
+  ASSERT_TRUE(findings[0].source.has_value());
+  EXPECT_EQ(findings[0].source->line, 58);
+}
+
 }  // namespace
 }  // namespace advisor
