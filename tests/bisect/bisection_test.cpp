@@ -412,17 +412,23 @@ TEST(Bisection, AnOpThatPaysForFreshPagesIsNotTheHotSpotsOp) {
   EXPECT_NEAR(*report.step.page_fault_ms, 5.4, 1e-6) << "the baseline's mean step: 9 ms in 3 of 5";
 }
 
-TEST(Bisection, StepsInWhichAnOpFaultedBeyondItsUsualAreLeftOutOfTheOpLead) {
-  // aten::matmul works 6 ms every step; aten::cos 4 ms, but 8 ms in the last two steps of each
-  // window, with 0.5 ms of page faults counted (copy-on-write after a DataLoader forked its
-  // workers): its work, 7.5 ms, leads there. The three undisturbed steps decide.
+// aten::matmul works 6 ms every step; aten::cos 4 ms, but 8 ms from step `first` of each window
+// on, with 0.5 ms of page faults counted (copy-on-write after a DataLoader forked its workers):
+// its work, 7.5 ms, leads there.
+FakeSource CosFaultedFrom(int first) {
   FakeSource source(TwoOpsInOneModule(4.0, 6.0));
-  source.slowdown = [](int, int step, const std::string& path) {
-    return path == "hot.x" && step >= 3 ? 1.875 : 1.0;
+  source.slowdown = [first](int, int step, const std::string& path) {
+    return path == "hot.x" && step >= first ? 1.875 : 1.0;
   };
-  source.page_fault_ms = [](int, int step, const std::string& path) {
-    return path == "hot.x" && step >= 3 ? 0.5 : 0.0;
+  source.page_fault_ms = [first](int, int step, const std::string& path) {
+    return path == "hot.x" && step >= first ? 0.5 : 0.0;
   };
+  return source;
+}
+
+TEST(Bisection, StepsInWhichAnOpFaultedBeyondItsUsualAreLeftOutOfTheOpLead) {
+  // Faulted in the last two steps of each window: the three undisturbed steps decide.
+  FakeSource source = CosFaultedFrom(3);
   const BisectReport report =
       RunBisection(source, BisectSettings{5, 1, {}}, [](const std::string&) {}).report;
   ASSERT_TRUE(report.hotspot.has_value());
@@ -432,13 +438,7 @@ TEST(Bisection, StepsInWhichAnOpFaultedBeyondItsUsualAreLeftOutOfTheOpLead) {
 
   // Where the faulted steps are most of the window, none is left out: cos, 7.5 ms of work in its
   // median step, leads in 3 of 5 steps of each window, and the doubt says so.
-  FakeSource most(TwoOpsInOneModule(4.0, 6.0));
-  most.slowdown = [](int, int step, const std::string& path) {
-    return path == "hot.x" && step >= 2 ? 1.875 : 1.0;
-  };
-  most.page_fault_ms = [](int, int step, const std::string& path) {
-    return path == "hot.x" && step >= 2 ? 0.5 : 0.0;
-  };
+  FakeSource most = CosFaultedFrom(2);
   const BisectReport unsure =
       RunBisection(most, BisectSettings{5, 1, {}}, [](const std::string&) {}).report;
   ASSERT_TRUE(unsure.hotspot.has_value());
@@ -450,12 +450,11 @@ TEST(Bisection, StepsInWhichAnOpFaultedBeyondItsUsualAreLeftOutOfTheOpLead) {
 
   // Where the undisturbed steps do not back the op either, the doubt says how many were left out:
   // cos's median step (6.2 ms, step 1, without faults) leads, its undisturbed steps do not.
-  FakeSource mixed(TwoOpsInOneModule(4.0, 6.0));
+  FakeSource mixed = CosFaultedFrom(3);
   mixed.slowdown = [](int, int step, const std::string& path) {
     if (path != "hot.x") return 1.0;
     return step >= 3 ? 1.875 : step == 1 ? 1.55 : 1.0;
   };
-  mixed.page_fault_ms = source.page_fault_ms;
   const BisectReport left_out =
       RunBisection(mixed, BisectSettings{5, 1, {}}, [](const std::string&) {}).report;
   ASSERT_TRUE(left_out.hotspot.has_value());
