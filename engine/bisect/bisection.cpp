@@ -11,6 +11,8 @@
 #include "engine/analysis/sequence_numbers.h"
 #include "engine/analysis/step_phases.h"
 #include "engine/bisect/measured_window.h"
+#include "engine/bisect/op_lead.h"
+#include "engine/bisect/step_support.h"
 #include "engine/bisect/window_sections.h"
 #include "engine/gpu/copy_sites.h"
 #include "engine/gpu/site_paths.h"
@@ -89,19 +91,6 @@ std::string Destination(const LevelInput& input, const LevelDecision& decision) 
   return inner.chosen.empty() ? decision.chosen : inner.chosen;
 }
 
-// A level's choice is clear when the steps of its window, each decided alone, lead to the same
-// place in most of them: a median can be carried by two steps that lost the CPU.
-// A contested choice, an anomaly preferred to a sibling that costs more, must hold in nearly
-// every step: fp32_mlp's wide layer (54 % of its parent) lost to the next module's backward
-// excess (42 %) in 3 of 5 steps of a loaded machine's window.
-struct StepSupport {
-  int agreeing = 0;
-  int steps = 0;
-  bool contested = false;
-  bool Clear() const { return contested ? 5 * agreeing >= 4 * steps : 2 * agreeing > steps; }
-  double Fraction() const { return steps > 0 ? static_cast<double>(agreeing) / steps : 0; }
-};
-
 // A window during which some task waited for a CPU this share of the time ran on a machine that
 // other work kept busy: 0.6-6 % on the idle 2-core VM while advisor ran, 43-85 % beside one or two
 // busy processes.
@@ -110,12 +99,6 @@ constexpr double kCpuContended = 0.2;
 // the workload's own threads make (DataLoader workers beside the step on 2 cores stalled it 22-48 %
 // of every quiet window) is the workload as it runs. One busy process beside it takes a core.
 constexpr double kOthersBusyCores = 0.25;
-
-// A step in which an op took page faults beyond twice its median step's, and beyond this share
-// of its work, was disturbed (OpSteps): 14 copy-on-write faults on a 1.45 ms tanh (1 %) are not.
-constexpr double kUsualFaultsSlack = 0.02;
-// The op lead leaves disturbed steps out only where this many undisturbed ones remain.
-constexpr int kMinOpSteps = 3;
 
 // At most this many level windows are measured again in one bisection.
 constexpr int kMaxReruns = 2;
@@ -130,10 +113,6 @@ constexpr double kUnprofiledSlower = -0.15;
 // time and record without the GPU probe, whose record per kernel launch is most of what
 // instrumenting such a step costs (docs/bisect.md, "Host-bound steps").
 constexpr double kDeviceBoundBusy = 0.5;
-
-std::string StepsText(const StepSupport& support) {
-  return std::to_string(support.agreeing) + " of " + std::to_string(support.steps) + " steps";
-}
 
 std::string PlaceName(const std::string& destination, const std::string& parent) {
   if (!destination.empty()) return destination;
@@ -549,60 +528,6 @@ class Bisection {
       if (Destination(input, DecideLevel(input)) == destination) ++support.agreeing;
     }
     return support;
-  }
-
-  // Each step of the window, as the op lead reads it: whether `headline`'s work led
-  // `runner_up`'s, and whether either op took page faults well beyond its median step's. Such a
-  // step was disturbed in a way Work cannot take out: the faults are counted on the step's thread
-  // alone and priced as fresh pages. After the transformer script's DataLoader forked its workers,
-  // its forward tanh took 75-450 copy-on-write faults a step for a few steps and ran 1.5-4x its
-  // 1.45 ms, ahead of the backward matmul's 2.2 ms; the faults priced explained a tenth of that.
-  struct OpStep {
-    bool leads = false;
-    bool disturbed = false;
-  };
-
-  static bool FaultedBeyondUsual(const std::vector<Cost>& by_step, std::size_t step, double work) {
-    std::vector<double> faults;
-    for (const Cost& cost : by_step) faults.push_back(cost.page_fault_ms);
-    return by_step[step].page_fault_ms > 2 * Median(faults) + kUsualFaultsSlack * work;
-  }
-
-  static std::vector<OpStep> OpSteps(const WindowAttribution& attribution, const OpCost& headline,
-                                     const OpCost& runner_up) {
-    std::vector<OpStep> steps(std::min(headline.by_step.size(), runner_up.by_step.size()));
-    for (std::size_t step = 0; step < steps.size(); ++step) {
-      steps[step].leads =
-          attribution.Work(headline.by_step[step]) > attribution.Work(runner_up.by_step[step]);
-      steps[step].disturbed = FaultedBeyondUsual(headline.by_step, step, headline.work) ||
-                              FaultedBeyondUsual(runner_up.by_step, step, runner_up.work);
-    }
-    return steps;
-  }
-
-  // How many steps the op led in: of the undisturbed steps where they are at least half of the
-  // steps and kMinOpSteps, else of all (an allocator that faults in every step disturbs none).
-  static StepSupport OpLead(const std::vector<OpStep>& steps) {
-    const auto undisturbed = static_cast<int>(
-        std::count_if(steps.begin(), steps.end(), [](const OpStep& s) { return !s.disturbed; }));
-    const bool leave_out =
-        undisturbed >= kMinOpSteps && 2 * undisturbed >= static_cast<int>(steps.size());
-    StepSupport support;
-    support.contested = true;
-    for (const OpStep& step : steps) {
-      if (leave_out && step.disturbed) continue;
-      ++support.steps;
-      support.agreeing += step.leads ? 1 : 0;
-    }
-    return support;
-  }
-
-  static std::string LeftOutText(const std::vector<OpStep>& steps, const StepSupport& support) {
-    const int left_out = static_cast<int>(steps.size()) - support.steps;
-    if (left_out == 0) return "";
-    return Printf("; %d %s left out: page faults beyond the ops' usual, as when a DataLoader "
-                  "has just started its workers",
-                  left_out, left_out == 1 ? "step" : "steps");
   }
 
   // The hot spot's op is as sure as its lead over the next op, step by step: two ops of one
