@@ -1,6 +1,7 @@
 #include "engine/bisect/op_lead.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "engine/util/median.h"
 #include "engine/util/printf.h"
@@ -13,6 +14,8 @@ namespace {
 constexpr double kUsualFaultsSlack = 0.02;
 // Disturbed steps are left out only where this many undisturbed ones remain.
 constexpr int kMinOpSteps = 3;
+// Of the ops' page-fault time (priced, not timed), the share a lead must exceed.
+constexpr double kFaultPriceDoubt = 0.25;
 
 bool FaultedBeyondUsual(const std::vector<Cost>& by_step, std::size_t step, double work) {
   std::vector<double> faults;
@@ -26,8 +29,13 @@ std::vector<OpStep> OpSteps(const WindowAttribution& attribution, const OpCost& 
                             const OpCost& runner_up) {
   std::vector<OpStep> steps(std::min(headline.by_step.size(), runner_up.by_step.size()));
   for (std::size_t step = 0; step < steps.size(); ++step) {
-    steps[step].leads =
-        attribution.Work(headline.by_step[step]) > attribution.Work(runner_up.by_step[step]);
+    const Cost& head = headline.by_step[step];
+    const Cost& next = runner_up.by_step[step];
+    const double lead = attribution.Work(head) - attribution.Work(next);
+    const double doubt =
+        attribution.has_gpu() ? 0 : kFaultPriceDoubt * (head.page_fault_ms + next.page_fault_ms);
+    steps[step].within_fault_price = doubt > 0 && std::abs(lead) <= doubt;
+    steps[step].leads = lead > doubt;
     steps[step].disturbed = FaultedBeyondUsual(headline.by_step, step, headline.work) ||
                             FaultedBeyondUsual(runner_up.by_step, step, runner_up.work);
   }
@@ -50,11 +58,22 @@ StepSupport OpLead(const std::vector<OpStep>& steps) {
 }
 
 std::string LeftOutText(const std::vector<OpStep>& steps, const StepSupport& support) {
+  std::string text;
   const int left_out = static_cast<int>(steps.size()) - support.steps;
-  if (left_out == 0) return "";
-  return Printf("; %d %s left out: page faults beyond the ops' usual, as when a DataLoader has "
-                "just started its workers",
-                left_out, left_out == 1 ? "step" : "steps");
+  if (left_out > 0) {
+    text += Printf("; %d %s left out: page faults beyond the ops' usual, as when a DataLoader "
+                   "has just started its workers",
+                   left_out, left_out == 1 ? "step" : "steps");
+  }
+  const auto within = std::count_if(steps.begin(), steps.end(), [&](const OpStep& s) {
+    return s.within_fault_price && !(left_out > 0 && s.disturbed);
+  });
+  if (within > 0) {
+    text += Printf("; in %d the ops differed by less than a quarter of their page faults' "
+                   "priced time",
+                   static_cast<int>(within));
+  }
+  return text;
 }
 
 }  // namespace advisor

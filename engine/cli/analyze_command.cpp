@@ -62,9 +62,12 @@ int RunAnalyzeCommand(const AnalyzeCommandOptions& options) {
     const TraceStore store = ReadTrace(file, read);
     const double read_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - read_start).count();
-    progress(Printf("read %llu events (%.1f MB of JSON) in %.2f s",
+    // A few MB read in a few ms: "0.00 s" said nothing.
+    progress(Printf("read %llu events (%.1f MB of JSON) in %s",
                     static_cast<unsigned long long>(store.stats.events),
-                    store.stats.json_bytes / 1e6, read_s));
+                    store.stats.json_bytes / 1e6,
+                    (read_s < 1 ? Printf("%.0f ms", read_s * 1e3) : Printf("%.2f s", read_s))
+                        .c_str()));
     RankTrace rank;
     rank.path = file;
     if (files.size() > 1) {

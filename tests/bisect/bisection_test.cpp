@@ -466,6 +466,32 @@ TEST(Bisection, StepsInWhichAnOpFaultedBeyondItsUsualAreLeftOutOfTheOpLead) {
       << ::testing::PrintToString(left_out.data_quality);
 }
 
+TEST(Bisection, ALeadWithinItsOpsPageFaultsPriceIsNoLead) {
+  // aten::cos's 6.2 ms of work lead aten::matmul's 6.0 in every step, but cos took 7 ms of page
+  // faults, priced, not timed: a fault that cost 3 % more than its price would make up the lead.
+  FakeSource source(TwoOpsInOneModule(6.2, 6.0));
+  source.page_fault_ms = [](int, int, const std::string& path) {
+    return path == "hot.x" ? 7.0 : 0.0;
+  };
+  const BisectReport report =
+      RunBisection(source, BisectSettings{5, 1, {}}, [](const std::string&) {}).report;
+  ASSERT_TRUE(report.hotspot.has_value());
+  EXPECT_EQ(report.hotspot->op, "aten::cos");
+  EXPECT_EQ(report.hotspot->confidence, "low");
+  EXPECT_TRUE(SaysWithPrefix(report, "low confidence: the op: aten::cos (forward) cost more than "
+                                     "aten::matmul (forward) in only 0 of 10 steps of two windows "
+                                     "(6.20 against 6.00 ms a step; in 10 the ops differed by "
+                                     "less than a quarter of their page faults' priced time)"))
+      << ::testing::PrintToString(report.data_quality);
+
+  // Without the faults the same lead is clear.
+  FakeSource plain(TwoOpsInOneModule(6.2, 6.0));
+  const BisectReport sure =
+      RunBisection(plain, BisectSettings{5, 1, {}}, [](const std::string&) {}).report;
+  ASSERT_TRUE(sure.hotspot.has_value());
+  EXPECT_EQ(sure.hotspot->confidence, "high") << ::testing::PrintToString(sure.data_quality);
+}
+
 TEST(Bisection, StepsThatWaitInBurstsCompareTheirMeansForTheProbeOverhead) {
   // One timing step of three takes ten times the others (the mean 4x the median), as when a
   // DataLoader's prefetched batches run out; the profiled window's steps are even.

@@ -12,7 +12,7 @@ namespace {
 std::vector<OpStep> Steps(const std::string& leads, const std::string& disturbed) {
   std::vector<OpStep> steps;
   for (std::size_t i = 0; i < leads.size(); ++i) {
-    steps.push_back({leads[i] == '1', disturbed[i] == '1'});
+    steps.push_back({leads[i] == '1', disturbed[i] == '1', false});
   }
   return steps;
 }
@@ -44,6 +44,19 @@ TEST(OpLead, TwoWindowsPooledLeaveOutTheirDisturbedStepsTogether) {
   EXPECT_EQ(support.steps, 6);
   EXPECT_EQ(support.agreeing, 6);
   EXPECT_EQ(LeftOutText(steps, support).substr(0, 19), "; 4 steps left out:");
+}
+
+TEST(OpLead, StepsWithinTheFaultsPriceAreSaidApartFromTheLeftOutOnes) {
+  std::vector<OpStep> steps = Steps("11100", "00011");
+  steps[0].leads = false;
+  steps[0].within_fault_price = true;
+  steps[4].within_fault_price = true;  // left out: not counted again
+  const StepSupport support = OpLead(steps);
+  EXPECT_EQ(support.agreeing, 2);
+  EXPECT_EQ(LeftOutText(steps, support),
+            "; 2 steps left out: page faults beyond the ops' usual, as when a DataLoader has just "
+            "started its workers; in 1 the ops differed by less than a quarter of their page "
+            "faults' priced time");
 }
 
 TEST(OpLead, ALeadMustHoldInFourStepsOfFive) {
