@@ -11,9 +11,9 @@ H100 host, cores pinned). Here one process trains the launch-bound model (bench/
 launch_bound_train.py's) with the probe's Python session started as sitecustomize starts it, lets
 it discover the model and detach as `--let-run` does, then alternates blocks of steps with what the
 detached probe leaves installed (its optimizer step hooks, its torch.autograd.backward wrapper, its
-forward pre-hook on the model) and blocks with all of that taken out: the noise between processes
-cancels, and what is left is the probe's own cost. Blocks run in ABBA order so that a drift in
-the machine's speed falls on both sides. Beside it, the detached hooks themselves are called as one
+forward pre-hook and forward hook on the model) and blocks with all of that taken out: the noise
+between processes cancels, and what is left is the probe's own cost. Blocks run in ABBA order so
+that a drift in the machine's speed falls on both sides. Beside it, the detached hooks themselves are called as one
 step calls them, many times over (`hooks_us_per_step`): what they cost without any step's noise,
 against which the blocks' ratio can be read. Prints one JSON line.
 
@@ -77,13 +77,13 @@ class ProbeHooks:
             cls = type(optimizer)
             self._swaps.append((cls, "step", cls.step.__wrapped__, cls.step))
             self._hook_dicts = []
-        # The model's own pre-hooks (a wrapper's) stay: only the probe's is switched.
-        self._hook_dicts.append((model._forward_pre_hooks,
-                                 {key: hook for key, hook in model._forward_pre_hooks.items()
-                                  if getattr(hook, "__self__", None) is session}))
-        if not self._hook_dicts[-1][1]:
-            raise SystemExit("detached_cost: the probe put no hook on the model")
-        self.other_model_hooks = len(model._forward_pre_hooks) - len(self._hook_dicts[-1][1])
+        # The model's own hooks (a wrapper's) stay: only the probe's two are switched.
+        for live in (model._forward_pre_hooks, model._forward_hooks):
+            self._hook_dicts.append((live, {key: hook for key, hook in live.items()
+                                            if getattr(hook, "__self__", None) is session}))
+            if not self._hook_dicts[-1][1]:
+                raise SystemExit("detached_cost: the probe put no hook on the model")
+        self.other_model_hooks = len(model._forward_pre_hooks) - len(self._hook_dicts[-2][1])
 
     def install(self, on):
         for owner, name, original, wrapped in self._swaps:
@@ -97,12 +97,13 @@ class ProbeHooks:
 
 
 def hooks_us_per_step(session, model, optimizer, inputs, repeats=20000):
-    """One step's calls into the detached session, timed directly: the model's forward pre-hook,
-    the backward wrapper's two calls and the optimizer step's two hooks."""
+    """One step's calls into the detached session, timed directly: the model's forward pre-hook
+    and hook, the backward wrapper's two calls and the optimizer step's two hooks."""
     loss = torch.zeros((), requires_grad=True)
     start = time.perf_counter()
     for _ in range(repeats):
         session._model_forward(model, (inputs,))
+        session._model_forward_end(model, (inputs,), None)
         session._backward_starts(loss)
         session._backward_ends()
         session._optimizer_starts(optimizer)
