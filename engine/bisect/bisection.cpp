@@ -273,6 +273,7 @@ class Bisection {
     report.step.forward_ms = phases.forward_ms;
     report.step.backward_ms = phases.backward_ms;
     report.step.optimizer_ms = phases.optimizer_ms;
+    report.step.evaluation_ms = phases.evaluation_ms;
     if (const std::optional<DataWait>& input = source_.Describe().input) {
       report.data = *input;
       report.data->wait_ms = phases.data_ms;

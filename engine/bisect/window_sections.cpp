@@ -28,6 +28,7 @@ StepBreakdown StepTimesOf(const std::vector<StepSpan>& steps, std::optional<Data
   step.forward_ms = phases.forward_ms;
   step.backward_ms = phases.backward_ms;
   step.optimizer_ms = phases.optimizer_ms;
+  step.evaluation_ms = phases.evaluation_ms;
   return step;
 }
 

@@ -132,6 +132,10 @@ void RenderSteps(std::ostringstream& out, const BisectReport& report) {
     row.segments.insert(row.segments.begin(), {data_ms, "fill-data"});
     chart.legend.insert(chart.legend.begin(), {"fill-data", "waiting for the input batch"});
   }
+  if (step.evaluation_ms > 0) {
+    row.segments.push_back({step.evaluation_ms, "fill-evaluation"});
+    chart.legend.push_back({"fill-evaluation", "evaluation between steps"});
+  }
   if (step.rest_ms > 0) {
     row.segments.push_back({step.rest_ms, "fill-rest"});
     chart.legend.push_back({"fill-rest", "rest of the step"});

@@ -52,12 +52,14 @@ json StepToJson(const StepBreakdown& step, const std::optional<DataWait>& data) 
           {"forward_ms", step.forward_ms},
           {"backward_ms", step.backward_ms},
           {"optimizer_ms", step.optimizer_ms},
+          {"evaluation_ms", step.evaluation_ms},
           {"rest_ms", step.rest_ms},
           {"page_fault_ms", OrNull(step.page_fault_ms)},
           {"shares", {{"data", share(data_ms)},
                       {"forward", share(step.forward_ms)},
                       {"backward", share(step.backward_ms)},
                       {"optimizer", share(step.optimizer_ms)},
+                      {"evaluation", share(step.evaluation_ms)},
                       {"rest", share(step.rest_ms)}}},
           {"graphed_median_ms", OrNull(step.graphed_median_ms)}};
 }

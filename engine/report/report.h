@@ -56,12 +56,15 @@ struct StepBreakdown {
   double min_ms = 0;
   double max_ms = 0;
   // The phases of the profiled window's mean step (PhasesOfMeanStep), which add up to
-  // profiled_ms with the data wait (DataWait::wait_ms) and rest_ms: every share of the
-  // breakdown is of that step.
+  // profiled_ms with the data wait (DataWait::wait_ms), evaluation_ms and rest_ms: every share
+  // of the breakdown is of that step.
   double profiled_ms = 0;
   double forward_ms = 0;
   double backward_ms = 0;
   double optimizer_ms = 0;
+  // A script's evaluation between steps (the model called without gradients after an optimizer
+  // step: a validation loop), in no phase; 0 where there was none (docs/script-mode.md).
+  double evaluation_ms = 0;
   double rest_ms = 0;
   // Of the profiled mean step, first touches of fresh memory pages in its ops; absent where the
   // run did not count them (RunInfo::page_fault_us).

@@ -82,6 +82,10 @@ Table StepTable(const StepBreakdown& step, const std::optional<DataWait>& data) 
       {{Text("backward"), Ms(step.backward_ms), ShareOfStep(step.backward_ms, whole)}});
   table.rows.push_back(
       {{Text("optimizer"), Ms(step.optimizer_ms), ShareOfStep(step.optimizer_ms, whole)}});
+  if (step.evaluation_ms > 0) {
+    table.rows.push_back({{Text("evaluation between steps (the model without gradients)"),
+                           Ms(step.evaluation_ms), ShareOfStep(step.evaluation_ms, whole)}});
+  }
   table.rows.push_back({{Text("rest"), Ms(step.rest_ms), ShareOfStep(step.rest_ms, whole)}});
   table.rows.push_back({{Text("profiled step (the window's mean)"), Ms(whole),
                          ShareOfStep(whole, whole)}});

@@ -32,7 +32,11 @@ std::string StepSentence(const BisectReport& report, const InlineMarkup& markup)
          (profiled_apart ? "; profiled, a step took " + Ms(step.profiled_ms) + " on average"
                          : std::string()) +
          ": forward " + Ms(step.forward_ms) + ", backward " + Ms(step.backward_ms) +
-         ", optimizer " + Ms(step.optimizer_ms) + "." +
+         ", optimizer " + Ms(step.optimizer_ms) +
+         (step.evaluation_ms > 0
+              ? ", and " + Ms(step.evaluation_ms) + " of evaluation between steps"
+              : std::string()) +
+         "." +
          (step.graphed_median_ms ? " Replayed as a CUDA graph, as the workload runs it, it takes " +
                                        Ms(*step.graphed_median_ms) +
                                        "; the rest of this report profiles the step run eagerly."

@@ -80,6 +80,22 @@ TEST(PhasesOfMeanStep, KeepsTheBurstsOfADataLoadersWait) {
   EXPECT_EQ(PhasesOfMeanStep({}).step_ms, 0.0);
 }
 
+// A script's validation loop between two steps, a stretch of no phase in the second: its own
+// part of the step, not its rest.
+TEST(PhasesOfMeanStep, AnEvaluationBetweenStepsIsItsOwnPart) {
+  TimelineBuilder b;
+  b.Step(0, 10, 30, 35)
+      .Stretches(35, {{Phase::kData, 36}, {Phase::kOutside, 76}, {Phase::kData, 77},
+                      {Phase::kForward, 87}, {Phase::kBackward, 107}, {Phase::kOptimizer, 112}});
+  const StepPhases mean = PhasesOfMeanStep(b.Build().steps);
+  EXPECT_NEAR(mean.evaluation_ms, 20.0, 1e-9) << "40 ms in one step of two";
+  EXPECT_NEAR(mean.forward_ms, 10.0, 1e-9);
+  EXPECT_NEAR(mean.rest_ms, 0.0, 1e-9);
+  EXPECT_NEAR(mean.data_ms + mean.forward_ms + mean.backward_ms + mean.optimizer_ms +
+                  mean.evaluation_ms + mean.rest_ms,
+              mean.step_ms, 1e-9);
+}
+
 TEST(PhasesOfMedianStep, NoStepsGiveZeros) {
   const StepPhases phases = PhasesOfMedianStep({});
   EXPECT_EQ(phases.step_ms, 0.0);

@@ -93,7 +93,9 @@ TEST(Bisection, NamesTheSlowInstanceAmongIdenticalSiblingsWithOneWindowPerLevel)
   // Its share is of the step the breakdown's shares are of: the profiled window's mean step.
   const StepBreakdown& step = report.step;
   EXPECT_NEAR(step.profiled_ms,
-              step.forward_ms + step.backward_ms + step.optimizer_ms + step.rest_ms, 1e-6);
+              step.forward_ms + step.backward_ms + step.optimizer_ms + step.evaluation_ms +
+                  step.rest_ms,
+              1e-6);
   EXPECT_NEAR(report.hotspot->share * step.profiled_ms, report.hotspot->ms, 1e-9);
   for (const BisectLevel& level : report.levels) {
     EXPECT_EQ(level.steps_backing, 3) << level.parent;

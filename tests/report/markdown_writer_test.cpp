@@ -121,6 +121,17 @@ TEST(MarkdownWriter, StepTableHasTimesAndShares) {
   EXPECT_EQ(LineWith(md, "whole step"), "| **whole step (median, unprofiled)** | **41.24** |  |");
   EXPECT_TRUE(
       Contains(md, "| part of the step | ms/step | share of step |\n| --- | ---: | ---: |"));
+  EXPECT_TRUE(Lacks(md, "evaluation between steps")) << "a row only where a script evaluated";
+
+  BisectReport evaluated = FilledReport();
+  evaluated.step.evaluation_ms = 1.0;
+  evaluated.step.rest_ms = 0.15;
+  const std::string with_evaluation = ReportToMarkdown(evaluated);
+  EXPECT_EQ(LineWith(with_evaluation, "| evaluation between steps"),
+            "| evaluation between steps (the model without gradients) | 1.00 | 2.4% |");
+  EXPECT_EQ(LineWith(with_evaluation, "| rest |"), "| rest | 0.150 | 0.4% |");
+  EXPECT_TRUE(Contains(LineWith(with_evaluation, "The hot spot is"),
+                       "optimizer 2.61 ms, and 1.00 ms of evaluation between steps."));
 }
 
 TEST(MarkdownWriter, BisectionMarksTheChosenRowAndGivesTheReason) {
