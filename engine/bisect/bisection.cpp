@@ -423,14 +423,23 @@ class Bisection {
     return judgement;
   }
 
-  // The level's window. Where its steps do not back its choice, the level is measured again
-  // (at most kMaxReruns times a bisection), and a doubt is kept where the two windows disagree
-  // or neither is clear: the hot spot is then reported with low confidence.
   WindowRequest LevelRequest(const std::string& parent) const {
     return {Instrumentation::kChildrenOf, parent, settings_.window_steps, /*sync_phases=*/false,
             /*device_activity=*/levels_on_device_};
   }
 
+  // One of the kMaxReruns windows recorded again, `why` said first; the trace tells it apart.
+  MeasuredWindow MeasureAgain(const WindowRequest& request, const std::string& why) {
+    ++reruns_;
+    progress_(why + " (profiling window " + std::to_string(windows_ + 1) + ")");
+    MeasuredWindow again = Record(request, nullptr);
+    trace_windows_.back().label += " (measured again)";
+    return again;
+  }
+
+  // The level's window. Where its steps do not back its choice, the level is measured again
+  // (at most kMaxReruns times a bisection), and a doubt is kept where the two windows disagree
+  // or neither is clear: the hot spot is then reported with low confidence.
   MeasuredWindow MeasureLevel(int depth, const std::string& parent, bool& measured_again) {
     const WindowRequest request = LevelRequest(parent);
     MeasuredWindow first = Record(request, nullptr);
@@ -443,12 +452,8 @@ class Bisection {
       Doubt(level + held + " of its window", {judged.destination, judged.runner_up});
       return first;
     }
-    ++reruns_;
     measured_again = true;
-    progress_(level + held + "; measuring the level again (profiling window " +
-              std::to_string(windows_ + 1) + ")");
-    MeasuredWindow second = Record(request, nullptr);
-    trace_windows_.back().label += " (measured again)";  // the trace tells the two apart
+    MeasuredWindow second = MeasureAgain(request, level + held + "; measuring the level again");
     const LevelJudgement again = Judge(parent, *second.attribution);
     if (again.destination != judged.destination) {
       Doubt(level + "the choice changed on re-run: " + PlaceName(judged.destination, parent) +
@@ -547,12 +552,10 @@ class Bisection {
     if (steps.empty() || support.Clear()) return;
     std::string windows;
     if (reruns_ < kMaxReruns) {
-      ++reruns_;
-      progress_("the op: " + headline.name + " led " + runner_up.name + " in " +
-                StepsText(support) + "; measuring " + (path.empty() ? "the model" : path) +
-                " again (profiling window " + std::to_string(windows_ + 1) + ")");
-      const MeasuredWindow again = Record(request, nullptr);
-      trace_windows_.back().label += " (measured again)";
+      const MeasuredWindow again = MeasureAgain(
+          request, "the op: " + headline.name + " led " + runner_up.name + " in " +
+                       StepsText(support) + "; measuring " + (path.empty() ? "the model" : path) +
+                       " again");
       const OpCost* headline_again = nullptr;
       const OpCost* runner_up_again = nullptr;
       const std::vector<OpCost> ops = again.attribution->TopOps(path);

@@ -7,6 +7,7 @@
 
 #include "engine/facts/allocator_settings.h"
 #include "engine/facts/host_allocator.h"
+#include "engine/report/measured.h"
 
 namespace advisor {
 namespace {
@@ -50,15 +51,6 @@ json RunFacts(const RunInfo& run, const RunEnvironment& environment) {
   PutIf(facts, "cudnn_benchmark", run.cudnn_benchmark);
   PutIf(facts, "page_fault_us", run.page_fault_us);
   return facts;
-}
-
-// The step every share of the step is of (`step.ms`): the profiled window's mean step where the
-// door has one (StepBreakdown::profiled_ms), else the step's median. The phases, modules, ops,
-// syncs and copies were all measured in profiled steps; a share of an unprofiled step read an
-// 11 ms wait as 130 % of a 9 ms step, and an op of a DataLoader-bound step (median 1.1 ms, mean
-// 9.7) as 20 % where it held 2 % of the time the run took.
-double SharesStepMs(const StepBreakdown& step) {
-  return step.profiled_ms > 0 ? step.profiled_ms : step.median_ms;
 }
 
 json StepFacts(const StepBreakdown& step) {

@@ -114,7 +114,7 @@ void RenderSummary(std::ostringstream& out, const BisectReport& report) {
 void RenderSteps(std::ostringstream& out, const BisectReport& report) {
   const StepBreakdown& step = report.step;
   // The profiled window's mean step and its phases, which add up to it (profiled_ms).
-  const double whole = step.profiled_ms > 0 ? step.profiled_ms : step.median_ms;
+  const double whole = SharesStepMs(step);
   BarRow row{"profiled step (mean)",
              {{step.forward_ms, "fill-forward"},
               {step.backward_ms, "fill-backward"},

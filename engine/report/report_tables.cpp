@@ -71,7 +71,7 @@ Table StepTable(const StepBreakdown& step, const std::optional<DataWait>& data) 
   // The parts are the profiled window's mean step's, so their shares add up to 100 %;
   // the unprofiled median below is the step time the rest of the report compares against.
   Table table{{"part of the step", "ms/step", "share of step"}, {false, true, true}, {}};
-  const double whole = step.profiled_ms > 0 ? step.profiled_ms : step.median_ms;
+  const double whole = SharesStepMs(step);
   if (data) {
     table.rows.push_back({{Text("waiting for the input batch"), Ms(data->wait_ms),
                            ShareOfStep(data->wait_ms, whole)}});
