@@ -62,6 +62,11 @@ BisectOutcome Bisect(FakeSource& source) {
   return RunBisection(source, BisectSettings{3, 16, {}}, [](const std::string&) {});
 }
 
+// Five-step windows, one level: the hot spot's op is chosen among the children of the root's.
+BisectReport BisectOneLevel(FakeSource& source) {
+  return RunBisection(source, BisectSettings{5, 1, {}}, [](const std::string&) {}).report;
+}
+
 TEST(Bisection, NamesTheSlowInstanceAmongIdenticalSiblingsWithOneWindowPerLevel) {
   FakeSource source(Transformer());
   const BisectOutcome outcome = Bisect(source);
@@ -133,6 +138,14 @@ bool SaysWithPrefix(const BisectReport& report, const std::string& text) {
     if (line.rfind(text, 0) == 0) return true;
   }
   return false;
+}
+
+// The hot spot was found with low confidence, and the doubt about its op begins with `doubt`.
+void ExpectUnsureOfTheOp(const BisectReport& report, const std::string& doubt) {
+  ASSERT_TRUE(report.hotspot.has_value());
+  EXPECT_EQ(report.hotspot->confidence, "low");
+  EXPECT_TRUE(SaysWithPrefix(report, "low confidence: the op: " + doubt))
+      << ::testing::PrintToString(report.data_quality);
 }
 
 TEST(Bisection, ALevelWhoseStepsDisagreeIsMeasuredAgainAndAnAgreeingWindowKeepsConfidence) {
@@ -353,8 +366,7 @@ TEST(Bisection, TwoOpsThatTakeTurnsLeadingMakeTheHotSpotsOpLowConfidence) {
   source.slowdown = [](int, int step, const std::string& path) {
     return path == "hot.x" ? (step % 2 == 0 ? 1.2 : 0.8) : 1.0;
   };
-  const BisectReport report =
-      RunBisection(source, BisectSettings{5, 1, {}}, [](const std::string&) {}).report;
+  const BisectReport report = BisectOneLevel(source);
   ASSERT_TRUE(report.hotspot.has_value());
   EXPECT_EQ(report.hotspot->path, "hot");
   EXPECT_EQ(report.hotspot->op, "aten::cos");
@@ -366,8 +378,7 @@ TEST(Bisection, TwoOpsThatTakeTurnsLeadingMakeTheHotSpotsOpLowConfidence) {
 
   FakeSource clear(TwoOpsInOneModule(10.0, 5.0));
   clear.slowdown = source.slowdown;
-  const BisectReport sure =
-      RunBisection(clear, BisectSettings{5, 1, {}}, [](const std::string&) {}).report;
+  const BisectReport sure = BisectOneLevel(clear);
   ASSERT_TRUE(sure.hotspot.has_value());
   EXPECT_EQ(sure.hotspot->op, "aten::cos");
   EXPECT_EQ(sure.hotspot->confidence, "high") << "it leads in every step";
@@ -380,8 +391,7 @@ TEST(Bisection, AnOpLeadThatSomeStepsOfOneWindowDoNotBackIsMeasuredAgain) {
   source.slowdown = [](int window, int step, const std::string& path) {
     return window == 2 && path == "hot.x" && step % 2 == 1 ? 0.8 : 1.0;
   };
-  const BisectReport report =
-      RunBisection(source, BisectSettings{5, 1, {}}, [](const std::string&) {}).report;
+  const BisectReport report = BisectOneLevel(source);
   ASSERT_TRUE(report.hotspot.has_value());
   EXPECT_EQ(report.hotspot->op, "aten::cos");
   EXPECT_EQ(report.hotspot->confidence, "high") << ::testing::PrintToString(report.data_quality);
@@ -397,8 +407,7 @@ TEST(Bisection, AnOpThatPaysForFreshPagesIsNotTheHotSpotsOp) {
   source.page_fault_ms = [](int, int step, const std::string& path) {
     return path == "hot.x" && step % 2 == 0 ? 9.0 : 0.0;
   };
-  const BisectReport report =
-      RunBisection(source, BisectSettings{5, 1, {}}, [](const std::string&) {}).report;
+  const BisectReport report = BisectOneLevel(source);
   ASSERT_TRUE(report.hotspot.has_value());
   EXPECT_EQ(report.hotspot->path, "hot");
   EXPECT_EQ(report.hotspot->op, "aten::matmul");
@@ -431,8 +440,7 @@ FakeSource CosFaultedFrom(int first) {
 TEST(Bisection, StepsInWhichAnOpFaultedBeyondItsUsualAreLeftOutOfTheOpLead) {
   // Faulted in the last two steps of each window: the three undisturbed steps decide.
   FakeSource source = CosFaultedFrom(3);
-  const BisectReport report =
-      RunBisection(source, BisectSettings{5, 1, {}}, [](const std::string&) {}).report;
+  const BisectReport report = BisectOneLevel(source);
   ASSERT_TRUE(report.hotspot.has_value());
   EXPECT_EQ(report.hotspot->op, "aten::matmul");
   EXPECT_EQ(report.hotspot->confidence, "high") << ::testing::PrintToString(report.data_quality);
@@ -441,14 +449,9 @@ TEST(Bisection, StepsInWhichAnOpFaultedBeyondItsUsualAreLeftOutOfTheOpLead) {
   // Where the faulted steps are most of the window, none is left out: cos, 7.5 ms of work in its
   // median step, leads in 3 of 5 steps of each window, and the doubt says so.
   FakeSource most = CosFaultedFrom(2);
-  const BisectReport unsure =
-      RunBisection(most, BisectSettings{5, 1, {}}, [](const std::string&) {}).report;
-  ASSERT_TRUE(unsure.hotspot.has_value());
-  EXPECT_EQ(unsure.hotspot->confidence, "low");
-  EXPECT_TRUE(SaysWithPrefix(unsure, "low confidence: the op: aten::cos (forward) cost more than "
-                                     "aten::matmul (forward) in only 6 of 10 steps of two windows "
-                                     "(7.50 against 6.00 ms a step)"))
-      << ::testing::PrintToString(unsure.data_quality);
+  ExpectUnsureOfTheOp(BisectOneLevel(most),
+                      "aten::cos (forward) cost more than aten::matmul (forward) in only 6 of 10 "
+                      "steps of two windows (7.50 against 6.00 ms a step)");
 
   // Where the undisturbed steps do not back the op either, the doubt says how many were left out:
   // cos's median step (6.2 ms, step 1, without faults) leads, its undisturbed steps do not.
@@ -457,15 +460,10 @@ TEST(Bisection, StepsInWhichAnOpFaultedBeyondItsUsualAreLeftOutOfTheOpLead) {
     if (path != "hot.x") return 1.0;
     return step >= 3 ? 1.875 : step == 1 ? 1.55 : 1.0;
   };
-  const BisectReport left_out =
-      RunBisection(mixed, BisectSettings{5, 1, {}}, [](const std::string&) {}).report;
-  ASSERT_TRUE(left_out.hotspot.has_value());
-  EXPECT_EQ(left_out.hotspot->confidence, "low");
-  EXPECT_TRUE(SaysWithPrefix(left_out, "low confidence: the op: aten::cos (forward) cost more "
-                                       "than aten::matmul (forward) in only 2 of 6 steps of two "
-                                       "windows (6.20 against 6.00 ms a step; 4 steps left out: "
-                                       "page faults beyond the ops' usual"))
-      << ::testing::PrintToString(left_out.data_quality);
+  ExpectUnsureOfTheOp(BisectOneLevel(mixed),
+                      "aten::cos (forward) cost more than aten::matmul (forward) in only 2 of 6 "
+                      "steps of two windows (6.20 against 6.00 ms a step; 4 steps left out: page "
+                      "faults beyond the ops' usual");
 }
 
 TEST(Bisection, ALeadWithinItsOpsPageFaultsPriceIsNoLead) {
@@ -475,21 +473,17 @@ TEST(Bisection, ALeadWithinItsOpsPageFaultsPriceIsNoLead) {
   source.page_fault_ms = [](int, int, const std::string& path) {
     return path == "hot.x" ? 7.0 : 0.0;
   };
-  const BisectReport report =
-      RunBisection(source, BisectSettings{5, 1, {}}, [](const std::string&) {}).report;
+  const BisectReport report = BisectOneLevel(source);
+  ExpectUnsureOfTheOp(report,
+                      "aten::cos (forward) cost more than aten::matmul (forward) in only 0 of 10 "
+                      "steps of two windows (6.20 against 6.00 ms a step; in 10 the ops differed "
+                      "by less than a quarter of their page faults' priced time)");
   ASSERT_TRUE(report.hotspot.has_value());
   EXPECT_EQ(report.hotspot->op, "aten::cos");
-  EXPECT_EQ(report.hotspot->confidence, "low");
-  EXPECT_TRUE(SaysWithPrefix(report, "low confidence: the op: aten::cos (forward) cost more than "
-                                     "aten::matmul (forward) in only 0 of 10 steps of two windows "
-                                     "(6.20 against 6.00 ms a step; in 10 the ops differed by "
-                                     "less than a quarter of their page faults' priced time)"))
-      << ::testing::PrintToString(report.data_quality);
 
   // Without the faults the same lead is clear.
   FakeSource plain(TwoOpsInOneModule(6.2, 6.0));
-  const BisectReport sure =
-      RunBisection(plain, BisectSettings{5, 1, {}}, [](const std::string&) {}).report;
+  const BisectReport sure = BisectOneLevel(plain);
   ASSERT_TRUE(sure.hotspot.has_value());
   EXPECT_EQ(sure.hotspot->confidence, "high") << ::testing::PrintToString(sure.data_quality);
 }
