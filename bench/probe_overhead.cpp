@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/torch/model_archive.h"
-#include "engine/bisect/measured_window.h"
+#include "engine/window/measured_window.h"
 #include "engine/torch/profiled_window.h"
 #include "engine/torch/training_step.h"
 #include "engine/util/median.h"

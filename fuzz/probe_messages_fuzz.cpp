@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/bisect/measured_window.h"
+#include "engine/window/measured_window.h"
 #include "engine/script/loader_summary.h"
 #include "engine/script/probe_messages.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/report/report.h"
+#include "engine/model/run_report.h"
 #include "engine/timeline/timeline.h"
 
 namespace advisor {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "engine/analysis/placement.h"
-#include "engine/report/report.h"
+#include "engine/model/run_report.h"
 #include "engine/timeline/timeline.h"
 
 namespace advisor {

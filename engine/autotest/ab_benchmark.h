@@ -14,7 +14,7 @@
 #include "engine/autotest/autotest_budget.h"
 #include "engine/autotest/candidate.h"
 #include "engine/autotest/worker_command.h"
-#include "engine/report/report.h"
+#include "engine/model/run_report.h"
 
 namespace advisor {
 

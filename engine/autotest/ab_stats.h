@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/report/report.h"
+#include "engine/model/run_report.h"
 #include "engine/util/median.h"
 #include "engine/util/student_t.h"  // StudentT95: kIntervalConfidence's quantile
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "engine/autotest/recipe.h"
-#include "engine/rules/finding.h"
+#include "engine/model/finding.h"
 
 namespace advisor {
 

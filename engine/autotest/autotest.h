@@ -13,8 +13,8 @@
 #include "engine/autotest/candidate.h"
 #include "engine/autotest/recipe.h"
 #include "engine/autotest/worker_command.h"
-#include "engine/report/report.h"
-#include "engine/rules/finding.h"
+#include "engine/model/run_report.h"
+#include "engine/model/finding.h"
 
 namespace advisor {
 

@@ -93,7 +93,7 @@ std::string FixedModelsDir::StagedModel(const std::string& id) const {
   return staging_ + "/" + FileName(id);
 }
 
-void FixedModelsDir::Publish(BisectReport& report) {
+void FixedModelsDir::Publish(RunReport& report) {
   std::vector<FixResult*> kept;
   for (FixResult& fix : report.fixes) {
     if (fix.status == fix_status::kVerified && IsFile(StagedModel(fix.recipe))) {
@@ -129,7 +129,7 @@ void FixedModelsDir::Publish(BisectReport& report) {
   for (FixResult* fix : kept) fix->saved_model = dir_ + "/" + FileName(fix->recipe);
 }
 
-std::string FixedModelsReadme(const BisectReport& report,
+std::string FixedModelsReadme(const RunReport& report,
                               const std::vector<const FixResult*>& saved) {
   std::ostringstream out;
   out << "# Models advisor fixed\n\n"

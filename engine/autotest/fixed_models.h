@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/report/report.h"
+#include "engine/model/run_report.h"
 #include "engine/util/scratch_paths.h"
 
 namespace advisor {
@@ -31,7 +31,7 @@ class FixedModelsDir {
   // Keeps the staged models of the verified fixes, writes README.md, renames the staging folder
   // to DIR and sets each kept fix's saved_model. Throws std::runtime_error (one line) when the
   // folder cannot be written or moved into place; DIR is then left as it was.
-  void Publish(BisectReport& report);
+  void Publish(RunReport& report);
 
  private:
   std::string dir_;
@@ -40,7 +40,7 @@ class FixedModelsDir {
 };
 
 // README.md of the folder: what was run, one row per saved model, how to load it.
-std::string FixedModelsReadme(const BisectReport& report,
+std::string FixedModelsReadme(const RunReport& report,
                               const std::vector<const FixResult*>& saved);
 
 }  // namespace advisor

@@ -7,17 +7,16 @@
 #include <thread>
 
 #include "engine/analysis/attribution.h"
-#include "engine/analysis/bisect_policy.h"
+#include "engine/bisect/bisect_policy.h"
 #include "engine/analysis/sequence_numbers.h"
-#include "engine/analysis/step_phases.h"
-#include "engine/bisect/measured_window.h"
+#include "engine/window/measured_window.h"
 #include "engine/bisect/op_lead.h"
 #include "engine/bisect/step_support.h"
-#include "engine/bisect/window_sections.h"
+#include "engine/window/window_sections.h"
 #include "engine/gpu/copy_sites.h"
 #include "engine/gpu/site_paths.h"
 #include "engine/gpu/sync_sites.h"
-#include "engine/report/measured.h"
+#include "engine/model/measured.h"
 #include "engine/util/mean.h"
 #include "engine/util/median.h"
 #include "engine/util/printf.h"
@@ -159,7 +158,7 @@ class Bisection {
       : source_(source), settings_(settings), progress_(progress), modules_(source.Modules()) {}
 
   BisectOutcome Run() {
-    BisectReport report;
+    RunReport report;
     report.run = source_.Describe().run;
     report.run.window_steps = settings_.window_steps;
     report.data_quality = source_.Describe().notes;
@@ -249,14 +248,11 @@ class Bisection {
 
   // Unprofiled timing steps give the step time; a profiled window gives the phases, the op table,
   // the GPU summary, syncs, copies and memory.
-  void MeasureBaseline(BisectReport& report) {
+  void MeasureBaseline(RunReport& report) {
     const int steps = settings_.window_steps;
     progress_("baseline: timing " + std::to_string(steps) + " unprofiled steps");
     const std::vector<double> timed = StepMillis(source_.TimeSteps(steps));
-    report.step.median_ms = Median(timed);
-    report.step.mean_ms = Mean(timed);
-    report.step.min_ms = *std::min_element(timed.begin(), timed.end());
-    report.step.max_ms = *std::max_element(timed.begin(), timed.end());
+    SetStepTimes(timed, report.step);
     progress_("baseline: median step " + Printf("%.1f", report.step.median_ms) + " ms over " +
               std::to_string(timed.size()) + " steps; profiling window " +
               std::to_string(windows_ + 1));
@@ -265,20 +261,11 @@ class Bisection {
     const MeasuredWindow baseline = Record({Instrumentation::kNone, "", steps, /*sync_phases=*/cuda},
                                            &report.memory, &input_stage);
 
-    // Forward starts after the data phase (the wait for the batch), which is its own.
-    const StepPhases phases = PhasesOfMeanStep(baseline.timeline.steps);
-    report.step.profiled_ms = phases.step_ms;
-    // Without an input stage to report, a wait before the forward is part of the rest.
-    report.step.rest_ms = phases.rest_ms + (source_.Describe().input ? 0.0 : phases.data_ms);
-    report.step.forward_ms = phases.forward_ms;
-    report.step.backward_ms = phases.backward_ms;
-    report.step.optimizer_ms = phases.optimizer_ms;
-    report.step.evaluation_ms = phases.evaluation_ms;
-    if (const std::optional<DataWait>& input = source_.Describe().input) {
-      report.data = *input;
-      report.data->wait_ms = phases.data_ms;
-      report.data->stage = std::move(input_stage);
-    }
+    // Forward starts after the data phase (the wait for the batch), which is its own; without an
+    // input stage to report, a wait before the forward is part of the rest.
+    report.data = source_.Describe().input;
+    SetStepPhases(baseline.timeline.steps, report.step, report.data);
+    if (report.data) report.data->stage = std::move(input_stage);
     // Steps that wait in bursts compare by their means: busy_pipeline's profiled median step
     // waited for its batch where the unprofiled median did not (11.3 against 1.1 ms, "932 %";
     // the means 11.4 and 9.7).
@@ -312,7 +299,7 @@ class Bisection {
 
   // One window per level: instrument the children of the module under examination (and its own
   // call), measure, decide, descend; container groups are decided from the same window.
-  Descent Descend(BisectReport& report) {
+  Descent Descend(RunReport& report) {
     Descent descent;
     if (const auto root = modules_.find(""); root != modules_.end() && !root->second.opaque_reason.empty()) {
       // Nothing inside can be instrumented: the model is its own hot spot, measured from the
@@ -640,7 +627,7 @@ class Bisection {
     // A door that cannot read a module's ops from its code (a script) gives the ops the windows
     // saw it call while it was instrumented.
     std::map<std::string, std::set<std::string>> observed;
-    for (const TraceWindow& window : trace_windows_) {
+    for (const LabelledWindow& window : trace_windows_) {
       AddForwardOpTypes(window.timeline, window.placements, observed);
     }
     std::vector<ModuleStats> table;
@@ -668,7 +655,7 @@ class Bisection {
   // The baseline measured its sync and copy sites without markers. One short window with every
   // module instrumented names the innermost module of each, wherever it sits: the descent only
   // instrumented the levels along its own path.
-  void NameSiteModules(BisectReport& report) {
+  void NameSiteModules(RunReport& report) {
     if (report.syncs.empty() && report.copies.empty()) return;
     progress_("sync and copy sites: instrumenting every module; profiling window " +
               std::to_string(windows_ + 1));
@@ -693,7 +680,7 @@ class Bisection {
   LossCheck losses_;               // over every window whose door read the losses
   std::vector<std::string> doubts_;      // why the hot spot may be wrong; none: high confidence
   std::vector<std::string> candidates_;  // the places the doubtful levels could not separate
-  std::vector<TraceWindow> trace_windows_;
+  std::vector<LabelledWindow> trace_windows_;
 };
 
 }  // namespace

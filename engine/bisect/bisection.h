@@ -11,16 +11,18 @@
 
 #include "engine/analysis/placement.h"
 #include "engine/bisect/finding_sources.h"
-#include "engine/bisect/window_source.h"
-#include "engine/report/report.h"
+#include "engine/window/window_source.h"
+#include "engine/model/run_report.h"
 #include "engine/timeline/timeline.h"
-#include "engine/trace/chrome_trace.h"
+#include "engine/window/labelled_window.h"
 
 namespace advisor {
 
 // Reports progress: one line, no newline.
 using Progress = std::function<void(const std::string&)>;
 
+// What every front door's bisection runs with, and the one set of defaults (the CLI's --steps,
+// --max-depth and --warmup change them).
 struct BisectSettings {
   int window_steps = 5;  // per profiled window, and unprofiled timing steps of the baseline
   int max_depth = 16;
@@ -34,13 +36,17 @@ struct BisectSettings {
   // The shortest time over which other processes' CPU use is judged: /proc counts it in 10 ms
   // ticks. A stalled window of a run shorter than this waits out the rest before judging.
   double others_min_seconds = 0.5;
+  // Steps the door runs and discards before measuring: a model's before each window (the
+  // profiling executor compiles during the first steps), a script's after its first step, before
+  // the baseline. Last, so that positional initialisers of the others keep their meaning.
+  int warmup_steps = 3;
 };
 
 struct BisectOutcome {
-  BisectReport report;
+  RunReport report;
   // Every profiled window, in the order they ran, for the trace: ops, markers and GPU activity
   // of their steps.
-  std::vector<TraceWindow> windows;
+  std::vector<LabelledWindow> windows;
   // Where findings' ops are in the user's code, after the bisection: set by a door that can look
   // sources up once its windows are done (the TorchScript model's); empty otherwise.
   SourceLocator locate;

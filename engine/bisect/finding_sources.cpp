@@ -12,7 +12,7 @@ namespace {
 // The forward op that made the backward node `node` in the module at `path` (or below it), by
 // sequence number in the latest window that ran it there; where no window placed it there (a
 // module no level instrumented), in any module. "" when no window has it.
-std::string ForwardOpOf(const std::vector<TraceWindow>& windows, const std::string& path,
+std::string ForwardOpOf(const std::vector<LabelledWindow>& windows, const std::string& path,
                         const std::string& node) {
   for (const bool anywhere : {false, true}) {
     for (auto window = windows.rbegin(); window != windows.rend(); ++window) {
@@ -32,7 +32,7 @@ std::string ForwardOpOf(const std::vector<TraceWindow>& windows, const std::stri
 // deepest levels come last); "" when no window did. A CNN's ConvolutionBackward0 runs in every
 // layer: its first in time (the last layer's) named a 1x1 output conv for a finding about all of
 // them.
-std::string ModuleOfOp(const std::vector<TraceWindow>& windows, const std::string& op) {
+std::string ModuleOfOp(const std::vector<LabelledWindow>& windows, const std::string& op) {
   for (auto window = windows.rbegin(); window != windows.rend(); ++window) {
     const std::vector<OpEvent>& ops = window->timeline.ops;
     std::map<std::string, TimeNs> time_in;
@@ -52,7 +52,7 @@ std::string ModuleOfOp(const std::vector<TraceWindow>& windows, const std::strin
 }  // namespace
 
 void LocateFindings(std::vector<Finding>& findings, const std::optional<Hotspot>& hotspot,
-                    const std::vector<TraceWindow>& windows, const SourceLocator& locate) {
+                    const std::vector<LabelledWindow>& windows, const SourceLocator& locate) {
   for (Finding& finding : findings) {
     if (finding.source) continue;  // the rule named the line (an input stage's piece)
     if (finding.path.empty() && finding.op.empty()) continue;  // about the whole step

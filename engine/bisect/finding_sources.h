@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/report/report.h"
-#include "engine/trace/chrome_trace.h"
+#include "engine/model/run_report.h"
+#include "engine/window/labelled_window.h"
 
 namespace advisor {
 
@@ -23,6 +23,6 @@ using SourceLocator =
 // finding's forward op (a backward node's by sequence number in `windows`); `locate` may be empty
 // (a door that cannot look sources up after the bisection).
 void LocateFindings(std::vector<Finding>& findings, const std::optional<Hotspot>& hotspot,
-                    const std::vector<TraceWindow>& windows, const SourceLocator& locate);
+                    const std::vector<LabelledWindow>& windows, const SourceLocator& locate);
 
 }  // namespace advisor

@@ -10,14 +10,14 @@
 #include "engine/rules/rules_commands.h"
 #include "engine/trace_analysis/trace_files.h"
 #include "engine/trace_analysis/trace_report.h"
-#include "engine/trace_analysis/trace_window.h"
+#include "engine/trace_analysis/profiler_trace_window.h"
 #include "engine/trace_import/trace_reader.h"
 #include "engine/util/printf.h"
 
 namespace advisor {
 namespace {
 
-void PrintSummary(const BisectReport& report, const std::string& out_dir) {
+void PrintSummary(const RunReport& report, const std::string& out_dir) {
   std::cout << Printf("step: %.3f ms median over %d steps (forward %.3f, backward %.3f, "
                       "optimizer %.3f ms)\n",
                       report.step.median_ms, report.run.window_steps, report.step.forward_ms,
@@ -74,13 +74,13 @@ int RunAnalyzeCommand(const AnalyzeCommandOptions& options) {
       rank.rank = RankOf(store.metadata, file, static_cast<int>(ranks.size()), rank_notes);
     }
     rank.distributed = store.metadata.distributed;
-    rank.trace = BuildTraceWindow(store);
+    rank.trace = BuildProfilerTraceWindow(store);
     rank.report = ReportOfTrace(store, rank.trace);
     ranks.push_back(std::move(rank));
   }
   SortByRank(ranks);
   // One report: the lowest rank's sections, and every rank side by side where there are several.
-  BisectReport report = ranks.front().report;
+  RunReport report = ranks.front().report;
   if (ranks.size() > 1) {
     report.distributed = SummariseRanks(ranks);
     report.run.model = options.paths.size() == 1 ? options.paths.front() : files.front();

@@ -42,7 +42,7 @@ std::string OwnExecutable(std::string& error) {
 
 // What makes each worker run the workload as this bisect ran it.
 std::vector<std::string> BisectArguments(const BisectCommandOptions& options) {
-  const BisectOptions& bisect = options.bisect;
+  const ModelOptions& bisect = options.model;
   std::vector<std::string> arguments{"--step-timeout",
                                      std::to_string(options.workload.step_timeout_s)};
   if (bisect.overrides.batch_size) {
@@ -56,11 +56,11 @@ std::vector<std::string> BisectArguments(const BisectCommandOptions& options) {
   return arguments;
 }
 
-WorkerCommandBuilder WorkerCommands(const BisectCommandOptions& options, const BisectReport& report,
+WorkerCommandBuilder WorkerCommands(const BisectCommandOptions& options, const RunReport& report,
                                     const std::string& advisor_path) {
   AdvisorWorkerOptions worker;
   worker.advisor_path = advisor_path;
-  worker.model = options.bisect.model_path;
+  worker.model = options.model.model_path;
   worker.device = report.run.device;
   const WorkerCommandBuilder contract = AdvisorWorkerCommandBuilder(worker);
   const std::vector<std::string> extra = BisectArguments(options);
@@ -147,7 +147,7 @@ struct Workers {
 // change there. A script's fix needs it to apply at all; a model's, once verified, says it beside
 // its result.
 void SuggestCodeChanges(const std::vector<Recipe>& recipes, const std::string& door,
-                        BisectReport& report) {
+                        RunReport& report) {
   for (FixResult& fix : report.fixes) {
     const Recipe* recipe = FindRecipe(recipes, fix.recipe);
     if (recipe == nullptr || recipe->kind != RecipeKind::kRewrite) continue;
@@ -171,7 +171,7 @@ void SuggestCodeChanges(const std::vector<Recipe>& recipes, const std::string& d
 }
 
 // The numerics checks and benchmarks of the recipes the findings name, into report.fixes.
-void TryRecipes(const BisectCommandOptions& options, BisectReport& report,
+void TryRecipes(const BisectCommandOptions& options, RunReport& report,
                 const FixedModelsDir* fixed, std::ostream& progress) {
   // Started before the numerics checks, which count against it.
   AutotestBudget budget(options.autotest_budget.empty()
@@ -306,7 +306,7 @@ void TryRecipes(const BisectCommandOptions& options, BisectReport& report,
 
 }  // namespace
 
-void RunAutotestStep(const BisectCommandOptions& options, BisectReport& report,
+void RunAutotestStep(const BisectCommandOptions& options, RunReport& report,
                      FixedModelsDir* fixed) {
   std::ostream no_progress(nullptr);
   std::ostream& progress = options.quiet ? no_progress : std::cerr;

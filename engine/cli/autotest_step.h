@@ -5,14 +5,14 @@
 
 #include "engine/autotest/fixed_models.h"
 #include "engine/cli/bisect_command.h"
-#include "engine/report/report.h"
+#include "engine/model/run_report.h"
 
 namespace advisor {
 
 // Progress goes to stderr unless options.quiet. A worker that crashes, hangs or writes nonsense
 // fails its candidate, never advisor; problems with the recipes go to report.data_quality.
 // With `fixed` (--save-fixed), the models of the verified rewrites are saved there.
-void RunAutotestStep(const BisectCommandOptions& options, BisectReport& report,
+void RunAutotestStep(const BisectCommandOptions& options, RunReport& report,
                      FixedModelsDir* fixed);
 
 }  // namespace advisor

@@ -13,7 +13,7 @@
 #include "engine/cli/report_step.h"
 #include "engine/report/report_text.h"
 #include "engine/rules/rules_commands.h"
-#include "engine/trace/chrome_trace.h"
+#include "engine/report/chrome_trace.h"
 #include "engine/util/cpu_pressure.h"
 #include "engine/util/data_dir.h"
 #include "engine/util/duration.h"
@@ -26,7 +26,7 @@ std::string DefaultModel() {
   return demo_dir.empty() ? "" : demo_dir + "/demo.pt";
 }
 
-void PrintSummary(const BisectReport& report, const std::string& out_dir) {
+void PrintSummary(const RunReport& report, const std::string& out_dir) {
   std::ostringstream line;
   if (report.hotspot) {
     const Hotspot& hot = *report.hotspot;
@@ -52,21 +52,21 @@ void AddBisectCommand(CLI::App& app, BisectCommandOptions& options) {
       "workload (advisor bisect model.pt), or of your own training script, unmodified "
       "(advisor bisect [options] -- python train.py ...)");
   command->footer(kModelIsCode);
-  command->add_option("model", options.bisect.model_path,
+  command->add_option("model", options.model.model_path,
                       "model.pt with advisor/workload.json inside (default: the bundled demo); a "
                       "model file is code, as a script is: run only ones you trust");
   command->add_option("--out", options.out_dir, "report directory")->capture_default_str();
   options.workload.AddTo(*command);
-  command->add_option("--warmup", options.bisect.warmup_steps, "discarded steps per window")
+  command->add_option("--warmup", options.settings.warmup_steps, "discarded steps per window")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
-  command->add_option("--steps", options.bisect.window_steps, "profiled steps per window")
+  command->add_option("--steps", options.settings.window_steps, "profiled steps per window")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
-  command->add_option("--max-depth", options.bisect.max_depth, "deepest level to examine")
+  command->add_option("--max-depth", options.settings.max_depth, "deepest level to examine")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
-  command->add_flag("--jit-optimize", options.bisect.jit_optimize,
+  command->add_flag("--jit-optimize", options.model.jit_optimize,
                     "let the TorchScript executor fuse and specialise (default off: eager-like "
                     "execution, as the model runs in Python; docs/bisect.md)");
   command->add_option("--rules", options.rule_dirs, "add the rules in DIR (repeatable)");
@@ -111,7 +111,7 @@ namespace {
 // in the running script, so it concludes before ending it.
 void Conclude(const RuleSet& rules, const std::vector<std::string>& rule_problems,
               BisectOutcome& outcome) {
-  BisectReport& report = outcome.report;
+  RunReport& report = outcome.report;
   report.data_quality.insert(report.data_quality.end(), rule_problems.begin(),
                              rule_problems.end());
   ApplyRules(rules, ReadRunEnvironment(), report);
@@ -121,7 +121,7 @@ void Conclude(const RuleSet& rules, const std::vector<std::string>& rule_problem
 // The autotest where asked, and the report folder: the same for every front door.
 int Report(BisectCommandOptions& options, BisectOutcome& outcome, ReportDir& report_dir,
            FixedModelsDir* fixed) {
-  BisectReport& report = outcome.report;
+  RunReport& report = outcome.report;
   if (options.autotest) RunAutotestStep(options, report, fixed);
 
   std::ostringstream trace;
@@ -137,6 +137,14 @@ Progress ProgressOnStderr(const BisectCommandOptions& options) {
   };
 }
 
+// The settings as given, with this machine's load measured: both doors' windows are judged by
+// the CPU time other processes took from them (engine/util/cpu_pressure.h).
+BisectSettings SettingsOnThisMachine(BisectSettings settings) {
+  settings.cpu_stall_seconds = [] { return CpuStallSeconds(); };
+  settings.others_cpu_seconds = [] { return OthersCpuSeconds(); };
+  return settings;
+}
+
 // The flags given that set a model.pt's workload or its TorchScript: a script builds its own
 // model, data and device, so a run would ignore them, and the user would take them for applied.
 std::string ModelOnlyFlagsGiven(const BisectCommandOptions& options) {
@@ -148,7 +156,7 @@ std::string ModelOnlyFlagsGiven(const BisectCommandOptions& options) {
   add(options.workload.batch_size != 0, "--batch-size");
   add(options.workload.deterministic, "--deterministic");
   add(options.workload.nondeterministic, "--no-deterministic");
-  add(options.bisect.jit_optimize, "--jit-optimize");
+  add(options.model.jit_optimize, "--jit-optimize");
   return given;
 }
 
@@ -174,9 +182,9 @@ SourceLocator ScriptLocator(ScriptSource& source, const Progress& progress) {
 
 // `advisor bisect [options] -- COMMAND`: the bisection runs inside the script's own run.
 int RunScriptBisect(BisectCommandOptions& options) {
-  if (!options.bisect.model_path.empty()) {
+  if (!options.model.model_path.empty()) {
     throw std::runtime_error("give a model or a command after --, not both (" +
-                             options.bisect.model_path + ")");
+                             options.model.model_path + ")");
   }
   if (const std::string flags = ModelOnlyFlagsGiven(options); !flags.empty()) {
     throw std::runtime_error(flags + ": for a model.pt's workload; a script sets its own "
@@ -201,7 +209,7 @@ int RunScriptBisect(BisectCommandOptions& options) {
   const Progress progress = ProgressOnStderr(options);
   const auto wall_start = std::chrono::steady_clock::now();
   ScriptOptions script = options.script;
-  script.warmup_steps = options.bisect.warmup_steps;
+  script.warmup_steps = options.settings.warmup_steps;
   // 0 is no limit: a wait no script reaches.
   script.step_timeout = options.workload.step_timeout_s > 0
                             ? std::chrono::seconds(options.workload.step_timeout_s)
@@ -212,11 +220,7 @@ int RunScriptBisect(BisectCommandOptions& options) {
       JoinNodes(source.Place(), options.autotest, options.out_dir, options.nodes_timeout_s, progress);
   std::optional<ReportDir> report_dir;
   if (!nodes || nodes->place().node == 0) report_dir.emplace(options.out_dir);
-  BisectOutcome outcome = RunBisection(
-      source,
-      {options.bisect.window_steps, options.bisect.max_depth, [] { return CpuStallSeconds(); },
-       [] { return OthersCpuSeconds(); }},
-      progress);
+  BisectOutcome outcome = RunBisection(source, SettingsOnThisMachine(options.settings), progress);
   // The DataLoader's epochs from every window: the baseline's alone rarely holds an epoch's start.
   if (outcome.report.data) outcome.report.data->loader = source.Loader();
   // Several ranks: each rank beside the others, and the straggler, from every rank's windows.
@@ -225,7 +229,7 @@ int RunScriptBisect(BisectCommandOptions& options) {
     outcome.report.data_quality.push_back(note);
   }
   if (nodes) {
-    nodes->Share(source, script, options.bisect.window_steps, outcome.report);
+    nodes->Share(source, script, options.settings.window_steps, outcome.report);
     if (nodes->place().node != 0) {
       EndOtherNode(*nodes, source, options.let_run, options.out_dir);
       return 0;
@@ -252,16 +256,16 @@ int RunScriptBisect(BisectCommandOptions& options) {
 
 int RunBisectCommand(BisectCommandOptions& options) {
   if (options.script_given) return RunScriptBisect(options);
-  if (options.bisect.model_path.empty()) {
-    options.bisect.model_path = DefaultModel();
-    if (options.bisect.model_path.empty()) {
+  if (options.model.model_path.empty()) {
+    options.model.model_path = DefaultModel();
+    if (options.model.model_path.empty()) {
       std::cerr << "advisor: no model given and the bundled demo is not built "
                    "(cmake --build build --target demo_model)\n";
       return 2;
     }
   }
-  options.bisect.overrides = options.workload.ToOverrides();
-  SetStepTimeout(std::chrono::seconds(options.workload.step_timeout_s), options.bisect.model_path);
+  options.model.overrides = options.workload.ToOverrides();
+  SetStepTimeout(std::chrono::seconds(options.workload.step_timeout_s), options.model.model_path);
 
   // Everything that can be checked before minutes of profiling is checked first.
   std::optional<FixedModelsDir> fixed;
@@ -275,7 +279,7 @@ int RunBisectCommand(BisectCommandOptions& options) {
   std::vector<std::string> rule_problems;
   const RuleSet rules = LoadRulesForRun(options.rule_dirs, std::cerr, rule_problems);
 
-  BisectOutcome outcome = RunBisect(options.bisect, ProgressOnStderr(options));
+  BisectOutcome outcome = RunBisect(options.model, SettingsOnThisMachine(options.settings), ProgressOnStderr(options));
   Conclude(rules, rule_problems, outcome);
   return Report(options, outcome, report_dir, fixed ? &*fixed : nullptr);
 }

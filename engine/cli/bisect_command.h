@@ -14,7 +14,8 @@
 namespace advisor {
 
 struct BisectCommandOptions {
-  BisectOptions bisect;           // a model.pt, and the settings both front doors share
+  BisectSettings settings;        // what both front doors' bisections run with
+  ModelOptions model;             // a model.pt (the model door)
   ScriptOptions script;           // a training command given after `--` (script mode)
   bool script_given = false;      // `--` was on the command line
   bool let_run = false;           // script mode: the script trains on once the bisection is done

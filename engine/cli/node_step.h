@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/report/report.h"
+#include "engine/model/run_report.h"
 #include "engine/script/node_exchange.h"
 
 namespace advisor {

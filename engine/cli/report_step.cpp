@@ -16,7 +16,7 @@
 
 namespace advisor {
 
-void ApplyRules(const RuleSet& rules, const RunEnvironment& environment, BisectReport& report) {
+void ApplyRules(const RuleSet& rules, const RunEnvironment& environment, RunReport& report) {
   RuleRun run = RunRules(rules, BuildFacts(report, environment));
   report.findings = std::move(run.findings);
   for (std::string& error : run.errors) report.data_quality.push_back(std::move(error));
@@ -37,7 +37,7 @@ void ApplyRules(const RuleSet& rules, const RunEnvironment& environment, BisectR
   MergeFindings(report.findings);
 }
 
-void WriteReportFiles(ReportDir& dir, const BisectReport& report,
+void WriteReportFiles(ReportDir& dir, const RunReport& report,
                       const std::optional<std::string>& trace_json) {
   std::vector<std::pair<std::string, std::string>> files = {
       {"report.md", ReportToMarkdown(report)}, {"report.html", ReportToHtml(report)}};
@@ -46,7 +46,7 @@ void WriteReportFiles(ReportDir& dir, const BisectReport& report,
   dir.Write(files);
 }
 
-void PrintStraggler(const BisectReport& report) {
+void PrintStraggler(const RunReport& report) {
   if (!report.distributed || !report.distributed->straggler) return;
   const Straggler& straggler = *report.distributed->straggler;
   if (!straggler.holds_unprofiled.value_or(true)) return;  // the data quality says why
@@ -56,7 +56,7 @@ void PrintStraggler(const BisectReport& report) {
   std::cout << "\n";
 }
 
-void PrintFindingsAndReport(const BisectReport& report, const std::string& out_dir,
+void PrintFindingsAndReport(const RunReport& report, const std::string& out_dir,
                             bool with_trace) {
   for (const Finding& finding : report.findings) {
     std::cout << "finding [" << SeverityName(finding.severity) << "] " << finding.rule << ": "

@@ -7,7 +7,7 @@
 
 #include "engine/facts/allocator_settings.h"
 #include "engine/facts/host_allocator.h"
-#include "engine/report/measured.h"
+#include "engine/model/measured.h"
 
 namespace advisor {
 namespace {
@@ -317,7 +317,7 @@ RunEnvironment ReadRunEnvironment() {
   return environment;
 }
 
-json BuildFacts(const BisectReport& report, const RunEnvironment& environment) {
+json BuildFacts(const RunReport& report, const RunEnvironment& environment) {
   const double step_ms = SharesStepMs(report.step);
   // The GPU probe measured this run: per-op and per-module GPU times, syncs and copies exist
   // (possibly as empty lists) only then.

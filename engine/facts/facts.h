@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/report/report.h"
+#include "engine/model/run_report.h"
 
 namespace advisor {
 
@@ -25,6 +25,6 @@ struct RunEnvironment {
 // This process's environment.
 RunEnvironment ReadRunEnvironment();
 
-nlohmann::json BuildFacts(const BisectReport& report, const RunEnvironment& environment = {});
+nlohmann::json BuildFacts(const RunReport& report, const RunEnvironment& environment = {});
 
 }  // namespace advisor

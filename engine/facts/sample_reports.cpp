@@ -2,8 +2,8 @@
 
 namespace advisor {
 
-BisectReport SampleReportNothingMeasured() {
-  BisectReport report;
+RunReport SampleReportNothingMeasured() {
+  RunReport report;
   report.run.model = "sample.pt";
   report.run.device = "cpu";
   report.run.device_name = "Sample CPU";
@@ -21,8 +21,8 @@ BisectReport SampleReportNothingMeasured() {
   return report;
 }
 
-BisectReport SampleReportAllMeasured() {
-  BisectReport report;
+RunReport SampleReportAllMeasured() {
+  RunReport report;
   report.run.model = "sample.pt";
   report.run.device = "cuda";
   report.run.device_name = "NVIDIA H100 80GB HBM3";

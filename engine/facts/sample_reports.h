@@ -2,15 +2,15 @@
 // model (`advisor rules check` runs every rule on the facts of both) and for tests.
 #pragma once
 
-#include "engine/report/report.h"
+#include "engine/model/run_report.h"
 
 namespace advisor {
 
 // A CPU run where only the step and op tables exist: no hotspot, no module timings, no GPU,
 // memory or data facts. Rules that forget that a fact may be nil fail here.
-BisectReport SampleReportNothingMeasured();
+RunReport SampleReportNothingMeasured();
 
 // A GPU run with every optional fact present, a hotspot and a few modules and ops.
-BisectReport SampleReportAllMeasured();
+RunReport SampleReportAllMeasured();
 
 }  // namespace advisor

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "engine/gpu/device_limits.h"
-#include "engine/report/report.h"
+#include "engine/model/run_report.h"
 #include "engine/timeline/timeline.h"
 
 namespace advisor {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/report/report.h"
+#include "engine/model/run_report.h"
 
 namespace advisor {
 

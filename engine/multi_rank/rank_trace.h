@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "engine/multi_rank/rank_window.h"
-#include "engine/report/report.h"
-#include "engine/trace_analysis/trace_window.h"
+#include "engine/model/run_report.h"
+#include "engine/trace_analysis/profiler_trace_window.h"
 #include "engine/trace_import/event_store.h"
 
 namespace advisor {
@@ -16,8 +16,8 @@ struct RankTrace {
   int rank = 0;
   std::string path;
   std::optional<DistributedInfo> distributed;  // distributedInfo, where the trace has it
-  TraceWindow trace;
-  BisectReport report;  // the rank's single-trace report (ReportOfTrace)
+  ProfilerTraceWindow trace;
+  RunReport report;  // the rank's single-trace report (ReportOfTrace)
 };
 
 // The rank of a trace: distributedInfo's; else a "rank<N>" in its file name (as

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/bisect/measured_window.h"
-#include "engine/report/report.h"
+#include "engine/window/measured_window.h"
+#include "engine/model/run_report.h"
 #include "engine/trace_analysis/collectives.h"
 #include "engine/trace_import/event_store.h"
 
@@ -26,7 +26,7 @@ struct RankWindow {
   // The sections of `window` the analysis reads: step, data, ops; and modules[], the paths whose
   // costs `modules_window` attributes. A trace holds every module in its one window; a bisection
   // brackets one level per window, so there it is the deepest window it recorded.
-  const BisectReport* report = nullptr;
+  const RunReport* report = nullptr;
   const MeasuredWindow* modules_window = nullptr;
   // The rank's steps timed without a profiler, aligned with the other ranks' (the step clock's
   // spans and phases, no events): what checks that a straggler of the profiled steps is not the

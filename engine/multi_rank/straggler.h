@@ -9,7 +9,7 @@
 
 #include "engine/multi_rank/collective_matching.h"
 #include "engine/multi_rank/rank_window.h"
-#include "engine/report/report.h"
+#include "engine/model/run_report.h"
 
 namespace advisor {
 

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "engine/multi_rank/rank_window.h"
-#include "engine/report/report.h"
+#include "engine/model/run_report.h"
 
 namespace advisor {
 

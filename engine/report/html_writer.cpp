@@ -7,7 +7,7 @@
 #include "engine/report/html_escape.h"
 #include "engine/report/html_style.h"
 #include "engine/report/json_writer.h"
-#include "engine/report/measured.h"
+#include "engine/model/measured.h"
 #include "engine/report/report_tables.h"
 #include "engine/report/report_text.h"
 #include "engine/report/svg_bar_chart.h"
@@ -76,7 +76,7 @@ void RenderTile(std::ostringstream& out, const std::string& name, const std::str
       << "</div></div>\n";
 }
 
-void RenderHeader(std::ostringstream& out, const BisectReport& report) {
+void RenderHeader(std::ostringstream& out, const RunReport& report) {
   const RunInfo& run = report.run;
   out << "<header><div class=\"eyebrow\">advisor \u00b7 why is this training step slow?</div>"
       << "<h1>" << HtmlCode(run.model) << "</h1><div class=\"meta\">"
@@ -89,7 +89,7 @@ void RenderHeader(std::ostringstream& out, const BisectReport& report) {
       << " \u00b7 " << EscapeHtml(run.dtype) << "</div></header>\n";
 }
 
-void RenderSummary(std::ostringstream& out, const BisectReport& report) {
+void RenderSummary(std::ostringstream& out, const RunReport& report) {
   out << "<section id=\"summary\"><div class=\"tiles\">\n";
   RenderTile(out, "Step time (median)", EscapeHtml(Ms(report.step.median_ms)),
              EscapeHtml("min " + Ms(report.step.min_ms) + " \u00b7 max " + Ms(report.step.max_ms)));
@@ -111,7 +111,7 @@ void RenderSummary(std::ostringstream& out, const BisectReport& report) {
   out << "</div>\n<p class=\"summary\">" << SummaryParagraph(report, kHtml) << "</p></section>\n";
 }
 
-void RenderSteps(std::ostringstream& out, const BisectReport& report) {
+void RenderSteps(std::ostringstream& out, const RunReport& report) {
   const StepBreakdown& step = report.step;
   // The profiled window's mean step and its phases, which add up to it (profiled_ms).
   const double whole = SharesStepMs(step);
@@ -187,7 +187,7 @@ BarChart RankChart(const DistributedSummary& distributed) {
   return chart;
 }
 
-void RenderInputStage(std::ostringstream& out, const BisectReport& report) {
+void RenderInputStage(std::ostringstream& out, const RunReport& report) {
   if (!report.data || !report.data->stage) return;
   out << "<section id=\"input-stage\"><h2>The input stage</h2>\n<p>"
       << InputStageSentence(*report.data, kHtml) << "</p>\n";
@@ -195,7 +195,7 @@ void RenderInputStage(std::ostringstream& out, const BisectReport& report) {
   out << "</section>\n";
 }
 
-void RenderRanks(std::ostringstream& out, const BisectReport& report) {
+void RenderRanks(std::ostringstream& out, const RunReport& report) {
   if (!report.distributed) return;
   out << "<section id=\"ranks\"><h2>Ranks</h2>\n<p>"
       << DistributedSentence(*report.distributed, kHtml) << "</p>\n"
@@ -204,7 +204,7 @@ void RenderRanks(std::ostringstream& out, const BisectReport& report) {
   out << "</section>\n";
 }
 
-void RenderBisection(std::ostringstream& out, const BisectReport& report) {
+void RenderBisection(std::ostringstream& out, const RunReport& report) {
   if (AbsentSectionOf(report, "bisection")) return;
   out << "<section id=\"bisection\"><h2>Bisection path</h2>\n";
   if (report.levels.empty()) out << "<p>No level was bisected.</p>\n";
@@ -225,7 +225,7 @@ void RenderBisection(std::ostringstream& out, const BisectReport& report) {
   out << "</section>\n";
 }
 
-void RenderHotspot(std::ostringstream& out, const BisectReport& report) {
+void RenderHotspot(std::ostringstream& out, const RunReport& report) {
   if (AbsentSectionOf(report, "hotspot")) return;
   out << "<section id=\"hotspot\"><h2>Hot spot</h2>\n";
   if (!report.hotspot) {
@@ -256,7 +256,7 @@ void RenderHotspot(std::ostringstream& out, const BisectReport& report) {
   out << "</section>\n";
 }
 
-void RenderModules(std::ostringstream& out, const BisectReport& report) {
+void RenderModules(std::ostringstream& out, const RunReport& report) {
   std::vector<const ModuleStats*> measured;
   for (const ModuleStats& module : report.modules) {
     if (module.measured) measured.push_back(&module);
@@ -288,7 +288,7 @@ void RenderModules(std::ostringstream& out, const BisectReport& report) {
   out << "</p>\n" << RenderBarChartSvg(chart) << "\n</section>\n";
 }
 
-void RenderFindings(std::ostringstream& out, const BisectReport& report) {
+void RenderFindings(std::ostringstream& out, const RunReport& report) {
   out << "<section id=\"findings\"><h2>Findings</h2>\n";
   if (report.findings.empty()) {
     out << "<p>The rules raised no findings.</p></section>\n";
@@ -379,7 +379,7 @@ BarChart WorkerSeriesChart(const FixResult& fix) {
   return chart;
 }
 
-void RenderFixes(std::ostringstream& out, const BisectReport& report) {
+void RenderFixes(std::ostringstream& out, const RunReport& report) {
   if (report.fixes.empty()) return;
   out << "<section id=\"fixes\"><h2>Fixes tried</h2>\n"
       << RenderBarChartSvg(BenchmarkChart(report.fixes)) << "\n";
@@ -416,7 +416,7 @@ void RenderFixes(std::ostringstream& out, const BisectReport& report) {
   out << "</section>\n";
 }
 
-void RenderGpu(std::ostringstream& out, const BisectReport& report) {
+void RenderGpu(std::ostringstream& out, const RunReport& report) {
   if (!report.gpu && report.syncs.empty() && report.copies.empty() && !report.memory) return;
   out << "<section id=\"gpu\"><h2>GPU</h2>\n";
   if (report.gpu) {
@@ -439,7 +439,7 @@ void RenderGpu(std::ostringstream& out, const BisectReport& report) {
   out << "</section>\n";
 }
 
-void RenderOps(std::ostringstream& out, const BisectReport& report) {
+void RenderOps(std::ostringstream& out, const RunReport& report) {
   if (report.ops.empty()) return;
   out << "<section id=\"ops\"><h2>Top ops of the step</h2>\n";
   RenderTable(out,
@@ -447,7 +447,7 @@ void RenderOps(std::ostringstream& out, const BisectReport& report) {
   out << "</section>\n";
 }
 
-void RenderMeasurement(std::ostringstream& out, const BisectReport& report) {
+void RenderMeasurement(std::ostringstream& out, const RunReport& report) {
   out << "<section id=\"run\"><h2>What was measured on what</h2>\n";
   RenderTable(out, RunTable(report.run, GpuMeasured(report)));
   if (!AbsentSectionOf(report, "cross_check")) {
@@ -475,7 +475,7 @@ void RenderMeasurement(std::ostringstream& out, const BisectReport& report) {
 
 }  // namespace
 
-std::string ReportToHtml(const BisectReport& report) {
+std::string ReportToHtml(const RunReport& report) {
   std::ostringstream out;
   out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
       << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "

@@ -4,12 +4,12 @@
 
 #include <string>
 
-#include "engine/report/report.h"
+#include "engine/model/run_report.h"
 
 namespace advisor {
 
 // All text from the model file is HTML-escaped; a Content-Security-Policy forbids scripts and
 // any fetch, so even a writer bug cannot make the page reach the network.
-std::string ReportToHtml(const BisectReport& report);
+std::string ReportToHtml(const RunReport& report);
 
 }  // namespace advisor

@@ -1,6 +1,6 @@
 #include "engine/report/json_writer.h"
 
-#include "engine/report/measured.h"
+#include "engine/model/measured.h"
 
 namespace advisor {
 
@@ -417,7 +417,7 @@ json AbsentToJson(const std::vector<AbsentSection>& absent) {
 
 }  // namespace
 
-json ReportToJson(const BisectReport& report) {
+json ReportToJson(const RunReport& report) {
   const bool gpu_measured = GpuMeasured(report);
   const bool levels_gpu_measured = LevelsGpuMeasured(report);
   json out = {{"schema_version", kReportSchemaVersion},
@@ -449,7 +449,7 @@ json ReportToJson(const BisectReport& report) {
   return out;
 }
 
-std::string ReportToJsonText(const BisectReport& report) {
+std::string ReportToJsonText(const RunReport& report) {
   return ReportToJson(report).dump(2, ' ', /*ensure_ascii=*/false,
                                    nlohmann::json::error_handler_t::replace) +
          "\n";

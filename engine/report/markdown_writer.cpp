@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "engine/report/format.h"
-#include "engine/report/measured.h"
+#include "engine/model/measured.h"
 #include "engine/report/report_tables.h"
 #include "engine/report/report_text.h"
 #include "engine/util/printable_text.h"
@@ -88,24 +88,24 @@ void RenderTable(std::ostringstream& out, const Table& table) {
   out << "\n";
 }
 
-void RenderSteps(std::ostringstream& out, const BisectReport& report) {
+void RenderSteps(std::ostringstream& out, const RunReport& report) {
   out << "## Step breakdown\n\n";
   RenderTable(out, StepTable(report.step, report.data));
 }
 
-void RenderInputStage(std::ostringstream& out, const BisectReport& report) {
+void RenderInputStage(std::ostringstream& out, const RunReport& report) {
   if (!report.data || !report.data->stage) return;
   out << "## The input stage\n\n" << InputStageSentence(*report.data, kMarkdown) << "\n\n";
   RenderTable(out, InputStageTable(*report.data->stage));
 }
 
-void RenderRanks(std::ostringstream& out, const BisectReport& report) {
+void RenderRanks(std::ostringstream& out, const RunReport& report) {
   if (!report.distributed) return;
   out << "## Ranks\n\n" << DistributedSentence(*report.distributed, kMarkdown) << "\n\n";
   RenderTable(out, RankTable(*report.distributed));
 }
 
-void RenderBisection(std::ostringstream& out, const BisectReport& report) {
+void RenderBisection(std::ostringstream& out, const RunReport& report) {
   if (AbsentSectionOf(report, "bisection")) return;
   out << "## Bisection path\n\n";
   if (report.levels.empty()) {
@@ -127,7 +127,7 @@ void RenderBisection(std::ostringstream& out, const BisectReport& report) {
   }
 }
 
-void RenderHotspot(std::ostringstream& out, const BisectReport& report) {
+void RenderHotspot(std::ostringstream& out, const RunReport& report) {
   if (AbsentSectionOf(report, "hotspot")) return;
   out << "## Hot spot\n\n";
   if (!report.hotspot) {
@@ -158,7 +158,7 @@ void RenderHotspot(std::ostringstream& out, const BisectReport& report) {
   }
 }
 
-void RenderFindings(std::ostringstream& out, const BisectReport& report) {
+void RenderFindings(std::ostringstream& out, const RunReport& report) {
   out << "## Findings\n\n";
   if (report.findings.empty()) {
     out << "The rules raised no findings.\n\n";
@@ -194,7 +194,7 @@ void RenderFindings(std::ostringstream& out, const BisectReport& report) {
   out << "\n";
 }
 
-void RenderFixes(std::ostringstream& out, const BisectReport& report) {
+void RenderFixes(std::ostringstream& out, const RunReport& report) {
   if (report.fixes.empty()) return;
   out << "## Fixes tried\n\n";
   RenderTable(out, FixTable(report.fixes));
@@ -226,7 +226,7 @@ void RenderFixes(std::ostringstream& out, const BisectReport& report) {
   }
 }
 
-void RenderGpu(std::ostringstream& out, const BisectReport& report) {
+void RenderGpu(std::ostringstream& out, const RunReport& report) {
   if (report.gpu) {
     out << "## GPU\n\n";
     RenderTable(out, GpuTable(*report.gpu));
@@ -245,21 +245,21 @@ void RenderGpu(std::ostringstream& out, const BisectReport& report) {
   }
 }
 
-void RenderModules(std::ostringstream& out, const BisectReport& report) {
+void RenderModules(std::ostringstream& out, const RunReport& report) {
   const Table table = ModuleTable(report.modules, LevelsGpuMeasured(report), kModulesShown);
   if (table.rows.empty()) return;
   out << "## Modules\n\n";
   RenderTable(out, table);
 }
 
-void RenderOps(std::ostringstream& out, const BisectReport& report) {
+void RenderOps(std::ostringstream& out, const RunReport& report) {
   if (report.ops.empty()) return;
   out << "## Top ops of the step\n\n";
   RenderTable(out,
               OpTable(report.ops, GpuMeasured(report), PageFaultsCounted(report), kTopOpsShown));
 }
 
-void RenderMeasurement(std::ostringstream& out, const BisectReport& report) {
+void RenderMeasurement(std::ostringstream& out, const RunReport& report) {
   out << "## What was measured on what\n\n";
   RenderTable(out, RunTable(report.run, GpuMeasured(report)));
   if (!AbsentSectionOf(report, "cross_check")) {
@@ -277,7 +277,7 @@ void RenderMeasurement(std::ostringstream& out, const BisectReport& report) {
 
 }  // namespace
 
-std::string ReportToMarkdown(const BisectReport& report) {
+std::string ReportToMarkdown(const RunReport& report) {
   std::ostringstream out;
   out << "# advisor report: " << MarkdownCode(report.run.model) << "\n\n";
   out << SummaryParagraph(report, kMarkdown) << "\n\n";

@@ -3,12 +3,12 @@
 
 #include <string>
 
-#include "engine/report/report.h"
+#include "engine/model/run_report.h"
 
 namespace advisor {
 
 // GitHub-flavoured Markdown. Text from the model file (module paths, op names, source lines) is
 // escaped, so it can neither break a table nor inject HTML into a renderer.
-std::string ReportToMarkdown(const BisectReport& report);
+std::string ReportToMarkdown(const RunReport& report);
 
 }  // namespace advisor

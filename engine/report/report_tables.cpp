@@ -4,7 +4,7 @@
 #include <string>
 
 #include "engine/report/format.h"
-#include "engine/report/measured.h"
+#include "engine/model/measured.h"
 #include "engine/report/report_text.h"
 
 namespace advisor {

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "engine/report/format.h"
-#include "engine/report/measured.h"
+#include "engine/model/measured.h"
 
 namespace advisor {
 
@@ -12,7 +12,7 @@ namespace {
 
 std::string Ms(double ms) { return FormatNumber(ms) + " ms"; }
 
-std::string StepSentence(const BisectReport& report, const InlineMarkup& markup) {
+std::string StepSentence(const RunReport& report, const InlineMarkup& markup) {
   const RunInfo& run = report.run;
   const StepBreakdown& step = report.step;
   std::string device = run.device_name.empty() ? run.device : run.device_name;
@@ -54,7 +54,7 @@ std::string DescentPath(const std::vector<BisectLevel>& levels, const InlineMark
   return path;
 }
 
-std::string HotspotSentence(const BisectReport& report, const InlineMarkup& markup) {
+std::string HotspotSentence(const RunReport& report, const InlineMarkup& markup) {
   if (!report.hotspot) {
     std::string sentence = "No single hot spot was isolated";
     if (!report.levels.empty() && !report.levels.back().reason.empty()) {
@@ -117,7 +117,7 @@ std::string FixesSentence(const std::vector<FixResult>& fixes, const InlineMarku
 
 }  // namespace
 
-std::string LowConfidenceSentence(const BisectReport& report) {
+std::string LowConfidenceSentence(const RunReport& report) {
   std::string reasons;
   for (const std::string& doubt : report.doubts) {
     reasons += (reasons.empty() ? "" : "; ") + doubt;
@@ -144,7 +144,7 @@ std::string FreshPagesSentence(const Hotspot& hotspot, const InlineMarkup& marku
   return "";
 }
 
-std::string SummaryParagraph(const BisectReport& report, const InlineMarkup& markup) {
+std::string SummaryParagraph(const RunReport& report, const InlineMarkup& markup) {
   const std::string hotspot =
       AbsentSectionOf(report, "hotspot") ? "" : HotspotSentence(report, markup) + " ";
   return StepSentence(report, markup) + " " + hotspot + FindingsSentence(report.findings) +
@@ -217,7 +217,7 @@ std::string InputStageSentence(const DataWait& data, const InlineMarkup& markup)
   return sentence + ".";
 }
 
-const AbsentSection* AbsentSectionOf(const BisectReport& report, const std::string& section) {
+const AbsentSection* AbsentSectionOf(const RunReport& report, const std::string& section) {
   for (const AbsentSection& absent : report.absent) {
     if (absent.section == section) return &absent;
   }
@@ -254,7 +254,7 @@ std::string CrossCheckSentence(const CrossCheck& check) {
          " had no forward op to compare with.";
 }
 
-const FixResult* FixForRecipe(const BisectReport& report, const std::string& recipe) {
+const FixResult* FixForRecipe(const RunReport& report, const std::string& recipe) {
   if (recipe.empty()) return nullptr;
   for (const FixResult& fix : report.fixes) {
     if (fix.recipe == recipe) return &fix;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/report/report.h"
+#include "engine/model/run_report.h"
 
 namespace advisor {
 
@@ -17,11 +17,11 @@ struct InlineMarkup {
 
 // One paragraph for a person: step time, the hot spot (path -> op, phase, ms/step, share), how
 // bisection got there, findings and the best measured fix.
-std::string SummaryParagraph(const BisectReport& report, const InlineMarkup& markup);
+std::string SummaryParagraph(const RunReport& report, const InlineMarkup& markup);
 
 // Why a low-confidence hot spot is in doubt (the data_quality lines that say so) and the
 // candidates it could not rule out, in one or two sentences of plain text.
-std::string LowConfidenceSentence(const BisectReport& report);
+std::string LowConfidenceSentence(const RunReport& report);
 
 // Why an op that took longer than the hot spot's own op ranks below it: most of its time was
 // first touches of fresh memory pages (WindowAttribution::Work). Empty where no such op exists.
@@ -47,10 +47,10 @@ std::string DistributedSentence(const DistributedSummary& distributed, const Inl
 std::string InputStageSentence(const DataWait& data, const InlineMarkup& markup);
 
 // Why `section` (a report.json key) is not in the report; nullptr when it is.
-const AbsentSection* AbsentSectionOf(const BisectReport& report, const std::string& section);
+const AbsentSection* AbsentSectionOf(const RunReport& report, const std::string& section);
 
 // The autotester's result for a recipe, nullptr when it did not run that recipe.
-const FixResult* FixForRecipe(const BisectReport& report, const std::string& recipe);
+const FixResult* FixForRecipe(const RunReport& report, const std::string& recipe);
 
 // "1.32× (95% interval 1.25×–1.40×, 3 rounds)", "1.05× (1 round)"; "" when not measured.
 std::string SpeedupText(const FixResult& fix);

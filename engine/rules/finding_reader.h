@@ -7,7 +7,7 @@
 
 #include <lua.hpp>
 
-#include "engine/rules/finding.h"
+#include "engine/model/finding.h"
 
 namespace advisor {
 

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/rules/finding.h"
+#include "engine/model/finding.h"
 #include "engine/rules/lua_sandbox.h"
 #include "engine/rules/rule_set.h"
 

@@ -84,7 +84,7 @@ int RulesCheckCommand(const std::string& dir_or_file, std::ostream& out, std::os
 
   const struct {
     const char* name;
-    BisectReport report;
+    RunReport report;
   } samples[] = {{"sample facts with nothing optional measured", SampleReportNothingMeasured()},
                  {"sample facts with everything measured", SampleReportAllMeasured()}};
   for (const auto& sample : samples) {

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/report/report.h"
+#include "engine/model/run_report.h"
 
 namespace advisor {
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "engine/report/report.h"
+#include "engine/model/run_report.h"
 #include "engine/script/loader_message.h"
 
 namespace advisor {

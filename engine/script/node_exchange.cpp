@@ -32,7 +32,7 @@ NodeExchange::NodeExchange(const std::string& out_dir, const JobPlace& place,
 }
 
 void NodeExchange::Share(ScriptSource& source, const ScriptOptions& script, int window_steps,
-                         const BisectReport& report) {
+                         const RunReport& report) {
   progress_("node " + std::to_string(place_.node) + ": instrumenting every module for the "
             "per-rank summary; profiling one more window");
   // On the device where one runs: the straggler's module is ranked by device time there.

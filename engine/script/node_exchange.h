@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/report/report.h"
+#include "engine/model/run_report.h"
 #include "engine/script/node_folder.h"
 #include "engine/script/script_source.h"
 
@@ -39,7 +39,7 @@ class NodeExchange {
 
   // Step 1. `report`: the node's own bisection, for its hot spot.
   void Share(ScriptSource& source, const ScriptOptions& script, int window_steps,
-             const BisectReport& report);
+             const RunReport& report);
   // Step 2 on node 0: every node's summary merged. Throws std::runtime_error (one line) naming
   // the nodes whose summary did not come in time, or the file that is wrong.
   DistributedSummary Merge(ScriptSource& source);

@@ -6,7 +6,7 @@
 #include <map>
 #include <optional>
 
-#include "engine/bisect/measured_window.h"
+#include "engine/window/measured_window.h"
 #include "engine/multi_rank/clock_offsets.h"
 #include "engine/script/rank_windows.h"
 #include "engine/trace_analysis/collectives.h"

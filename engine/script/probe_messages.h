@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/bisect/window_source.h"
+#include "engine/window/window_source.h"
 #include "engine/script/timeline_codec.h"
 
 namespace advisor {

@@ -5,8 +5,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "engine/bisect/measured_window.h"
-#include "engine/bisect/window_sections.h"
+#include "engine/window/measured_window.h"
+#include "engine/window/window_sections.h"
 #include "engine/gpu/intervals.h"
 #include "engine/multi_rank/distributed_summary.h"
 #include "engine/trace_analysis/collectives.h"
@@ -55,7 +55,7 @@ std::string IndexRange(const std::vector<StepSpan>& spans) {
 struct MeasuredRank {
   MeasuredWindow baseline;
   std::vector<CollectiveCall> collectives;
-  BisectReport report;
+  RunReport report;
   MeasuredWindow deepest;
 };
 

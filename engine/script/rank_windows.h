@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/bisect/window_source.h"
-#include "engine/report/report.h"
+#include "engine/window/window_source.h"
+#include "engine/model/run_report.h"
 #include "engine/timeline/timeline.h"
 
 namespace advisor {

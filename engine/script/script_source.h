@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "engine/bisect/bisection.h"
-#include "engine/bisect/window_source.h"
+#include "engine/window/window_source.h"
 #include "engine/script/loader_summary.h"
 #include "engine/script/probe_channel.h"
 #include "engine/script/probe_messages.h"
@@ -32,7 +32,8 @@ class ScriptError : public std::runtime_error {
 
 struct ScriptOptions {
   std::vector<std::string> command;  // as given after `--`
-  int warmup_steps = 3;              // the script's steps after the first, before the baseline
+  int warmup_steps = 0;              // the script's steps after the first, before the baseline
+                                     // (BisectSettings::warmup_steps)
   // The longest advisor waits for the script's next step (the first one included: start-up,
   // imports, the model's construction and the first batch).
   std::chrono::seconds step_timeout{600};

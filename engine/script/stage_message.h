@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/report/report.h"
+#include "engine/model/run_report.h"
 #include "engine/timeline/timeline.h"
 
 namespace advisor {

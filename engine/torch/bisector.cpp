@@ -2,30 +2,27 @@
 
 #include <chrono>
 
-#include "engine/bisect/measured_window.h"
+#include "engine/window/measured_window.h"
 #include "engine/torch/torchscript_source.h"
-#include "engine/util/cpu_pressure.h"
 #include "engine/util/median.h"
 #include "engine/util/printf.h"
 
 namespace advisor {
 
-BisectOutcome RunBisect(const BisectOptions& options, const Progress& progress) {
+BisectOutcome RunBisect(const ModelOptions& options, const BisectSettings& settings,
+                        const Progress& progress) {
   const auto wall_start = std::chrono::steady_clock::now();
-  TorchScriptSource source({options.model_path, options.overrides, options.warmup_steps,
+  TorchScriptSource source({options.model_path, options.overrides, settings.warmup_steps,
                             options.jit_optimize},
                            progress);
   std::optional<double> graphed_ms;
   if (source.Describe().run.cuda_graphs) {
     progress("baseline: timing the step replayed as a CUDA graph, then eagerly");
-    graphed_ms = Median(StepMillis(source.TimeGraphedSteps(options.window_steps)));
+    graphed_ms = Median(StepMillis(source.TimeGraphedSteps(settings.window_steps)));
   }
-  BisectOutcome outcome = RunBisection(
-      source, {options.window_steps, options.max_depth, [] { return CpuStallSeconds(); },
-               [] { return OthersCpuSeconds(); }},
-      progress);
+  BisectOutcome outcome = RunBisection(source, settings, progress);
   outcome.locate = source.Locator();
-  BisectReport& report = outcome.report;
+  RunReport& report = outcome.report;
   if (graphed_ms) {
     report.step.graphed_median_ms = graphed_ms;
     report.data_quality.push_back(Printf(

@@ -9,17 +9,17 @@
 
 namespace advisor {
 
-struct BisectOptions {
+// What only the model door takes: the archive, the workload's overrides, the graph executor's
+// optimisation. The bisection's own settings are BisectSettings (engine/bisect/bisection.h).
+struct ModelOptions {
   std::string model_path;
   WorkloadOverrides overrides;
-  int warmup_steps = 3;   // discarded: the profiling executor compiles during the first steps
-  int window_steps = 5;   // per profiled window, and unprofiled timing steps of the baseline
-  int max_depth = 16;
   bool jit_optimize = false;
 };
 
 // Runs the whole bisection. Throws ModelError, WorkloadError or StepError (one line each) for
 // input advisor cannot use.
-BisectOutcome RunBisect(const BisectOptions& options, const Progress& progress);
+BisectOutcome RunBisect(const ModelOptions& options, const BisectSettings& settings,
+                        const Progress& progress);
 
 }  // namespace advisor

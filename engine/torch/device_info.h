@@ -6,7 +6,7 @@
 #include <string>
 
 #include "engine/gpu/device_limits.h"
-#include "engine/report/report.h"
+#include "engine/model/run_report.h"
 
 namespace advisor {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/bisect/module_info.h"
-#include "engine/report/report.h"
+#include "engine/window/module_info.h"
+#include "engine/model/run_report.h"
 
 namespace advisor {
 

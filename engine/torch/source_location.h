@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/rules/finding.h"
+#include "engine/model/finding.h"
 
 namespace advisor {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "engine/bisect/bisection.h"
-#include "engine/bisect/window_source.h"
+#include "engine/window/window_source.h"
 #include "engine/workload/workload_spec.h"
 
 namespace advisor {
@@ -19,7 +19,7 @@ class GpuActivityProbe;
 struct TorchScriptSourceOptions {
   std::string model_path;
   WorkloadOverrides overrides;
-  int warmup_steps = 3;  // discarded before each window: the profiling executor compiles then
+  int warmup_steps = 0;  // discarded before each window (BisectSettings::warmup_steps)
   bool jit_optimize = false;
 };
 

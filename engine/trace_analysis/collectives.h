@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/bisect/measured_window.h"
+#include "engine/window/measured_window.h"
 #include "engine/trace_analysis/host_events.h"
 
 namespace advisor {

@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "engine/report/report.h"
+#include "engine/model/run_report.h"
 #include "engine/timeline/timeline.h"
 #include "engine/trace_import/event_store.h"
 

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <set>
 
-#include "engine/bisect/window_sections.h"
+#include "engine/window/window_sections.h"
 
 namespace advisor {
 namespace {
 
-RunInfo DescribeRun(const TraceStore& store, const TraceWindow& trace) {
+RunInfo DescribeRun(const TraceStore& store, const ProfilerTraceWindow& trace) {
   RunInfo run;
   run.mode = "trace";
   run.model = store.path;
@@ -25,7 +25,7 @@ RunInfo DescribeRun(const TraceStore& store, const TraceWindow& trace) {
 
 // Every module the trace names, timed: a trace holds every module at once, where a bisection
 // times the levels it descends.
-std::vector<ModuleStats> ModuleTable(const TraceWindow& trace) {
+std::vector<ModuleStats> ModuleTable(const ProfilerTraceWindow& trace) {
   const MeasuredWindow& window = trace.window;
   std::set<std::string> paths;
   for (const MarkerEvent& marker : window.timeline.markers) paths.insert(marker.path);
@@ -50,7 +50,7 @@ std::vector<ModuleStats> ModuleTable(const TraceWindow& trace) {
   return modules;
 }
 
-void AddDataQuality(const TraceStore& store, const TraceWindow& trace, BisectReport& report) {
+void AddDataQuality(const TraceStore& store, const ProfilerTraceWindow& trace, RunReport& report) {
   std::vector<std::string>& lines = report.data_quality;
   const ReadStats& stats = store.stats;
   if (stats.skipped_events > 0) {
@@ -70,7 +70,7 @@ void AddDataQuality(const TraceStore& store, const TraceWindow& trace, BisectRep
   }
 }
 
-void AddAbsentSections(const TraceWindow& trace, BisectReport& report) {
+void AddAbsentSections(const ProfilerTraceWindow& trace, RunReport& report) {
   std::vector<AbsentSection>& absent = report.absent;
   absent.push_back({"bisection",
                     "a trace is one recording of the whole step: no levels were measured one by "
@@ -108,8 +108,8 @@ void AddAbsentSections(const TraceWindow& trace, BisectReport& report) {
 
 }  // namespace
 
-BisectReport ReportOfTrace(const TraceStore& store, const TraceWindow& trace) {
-  BisectReport report;
+RunReport ReportOfTrace(const TraceStore& store, const ProfilerTraceWindow& trace) {
+  RunReport report;
   report.run = DescribeRun(store, trace);
   const std::vector<StepSpan>& steps = trace.window.timeline.steps;
   if (trace.has_data_loader && !steps.empty()) {

@@ -1,15 +1,15 @@
 // The report of one torch.profiler trace: the sections a trace supports, filled by the same
 // engine code as a bisection's baseline window (FillWindowSections), and the sections it cannot
-// fill listed with the reason (BisectReport::absent).
+// fill listed with the reason (RunReport::absent).
 #pragma once
 
-#include "engine/report/report.h"
-#include "engine/trace_analysis/trace_window.h"
+#include "engine/model/run_report.h"
+#include "engine/trace_analysis/profiler_trace_window.h"
 #include "engine/trace_import/event_store.h"
 
 namespace advisor {
 
 // run.mode is "trace"; findings and wall time are left to the caller.
-BisectReport ReportOfTrace(const TraceStore& store, const TraceWindow& trace);
+RunReport ReportOfTrace(const TraceStore& store, const ProfilerTraceWindow& trace);
 
 }  // namespace advisor

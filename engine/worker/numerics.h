@@ -14,7 +14,7 @@
 #include <string>
 
 #include "engine/autotest/recipe.h"
-#include "engine/report/report.h"
+#include "engine/model/run_report.h"
 #include "engine/worker/step_capture.h"
 
 namespace advisor {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "engine/autotest/candidate.h"
-#include "engine/report/report.h"
+#include "engine/model/run_report.h"
 #include "engine/workload/workload_spec.h"
 
 namespace advisor {

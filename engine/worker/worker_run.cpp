@@ -10,7 +10,7 @@
 #include "engine/torch/autocast_adapter.h"
 #include "engine/torch/device_info.h"
 #include "engine/torch/model_archive.h"
-#include "engine/bisect/measured_window.h"
+#include "engine/window/measured_window.h"
 #include "engine/torch/profiled_window.h"
 #include "engine/torch/training_step.h"
 #include "engine/worker/knobs.h"

@@ -48,7 +48,7 @@ TEST(FixedModelsDir, RefusesAFolderThatIsNotEmptyAndAFile) {
 
 TEST(FixedModelsDir, PublishesOnlyTheVerifiedModelsWithAReadme) {
   testing::ScratchDir dir;
-  BisectReport report;
+  RunReport report;
   report.run.model = "demo.pt";
   report.fixes = {Fix("gather-to-index", fix_status::kVerified),
                   Fix("sdpa-attention", fix_status::kNoChange)};

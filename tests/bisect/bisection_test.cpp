@@ -63,14 +63,14 @@ BisectOutcome Bisect(FakeSource& source) {
 }
 
 // Five-step windows, one level: the hot spot's op is chosen among the children of the root's.
-BisectReport BisectOneLevel(FakeSource& source) {
+RunReport BisectOneLevel(FakeSource& source) {
   return RunBisection(source, BisectSettings{5, 1, {}}, [](const std::string&) {}).report;
 }
 
 TEST(Bisection, NamesTheSlowInstanceAmongIdenticalSiblingsWithOneWindowPerLevel) {
   FakeSource source(Transformer());
   const BisectOutcome outcome = Bisect(source);
-  const BisectReport& report = outcome.report;
+  const RunReport& report = outcome.report;
 
   ASSERT_TRUE(report.hotspot.has_value());
   EXPECT_EQ(report.hotspot->path, "blocks.2.mlp");
@@ -112,7 +112,7 @@ TEST(Bisection, NamesTheSlowInstanceAmongIdenticalSiblingsWithOneWindowPerLevel)
   EXPECT_EQ(outcome.windows[0].label, "no module instrumented");
   EXPECT_EQ(outcome.windows[1].label, "the children of the root");
   EXPECT_EQ(outcome.windows[2].label, "the children of blocks.2");
-  for (const TraceWindow& window : outcome.windows) {
+  for (const LabelledWindow& window : outcome.windows) {
     EXPECT_EQ(window.timeline.steps.size(), 3u);
     EXPECT_EQ(window.placements.size(), window.timeline.ops.size());
   }
@@ -133,7 +133,7 @@ std::function<double(int, int, const std::string&)> SlowBlockAt(
   };
 }
 
-bool SaysWithPrefix(const BisectReport& report, const std::string& text) {
+bool SaysWithPrefix(const RunReport& report, const std::string& text) {
   for (const std::string& line : report.data_quality) {
     if (line.rfind(text, 0) == 0) return true;
   }
@@ -141,7 +141,7 @@ bool SaysWithPrefix(const BisectReport& report, const std::string& text) {
 }
 
 // The hot spot was found with low confidence, and the doubt about its op begins with `doubt`.
-void ExpectUnsureOfTheOp(const BisectReport& report, const std::string& doubt) {
+void ExpectUnsureOfTheOp(const RunReport& report, const std::string& doubt) {
   ASSERT_TRUE(report.hotspot.has_value());
   EXPECT_EQ(report.hotspot->confidence, "low");
   EXPECT_TRUE(SaysWithPrefix(report, "low confidence: the op: " + doubt))
@@ -155,7 +155,7 @@ TEST(Bisection, ALevelWhoseStepsDisagreeIsMeasuredAgainAndAnAgreeingWindowKeepsC
   source.slowdown =
       SlowBlockAt({{kLevelOneWindow, 0, "blocks.0"}, {kLevelOneWindow, 1, "blocks.1"}});
   const BisectOutcome outcome = Bisect(source);
-  const BisectReport& report = outcome.report;
+  const RunReport& report = outcome.report;
   ASSERT_TRUE(report.hotspot.has_value());
   EXPECT_EQ(report.hotspot->path, "blocks.2.mlp");
   EXPECT_EQ(report.hotspot->confidence, "high") << "the second window agreed in every step";
@@ -179,7 +179,7 @@ TEST(Bisection, WindowsThatDisagreeGiveLowConfidenceAndNameWhatTheyCouldNotSepar
                                  {kLevelOneWindow + 1, 0, "blocks.1"},
                                  {kLevelOneWindow + 1, 1, "blocks.1"},
                                  {kLevelOneWindow + 1, 2, "blocks.1"}});
-  const BisectReport report = Bisect(source).report;
+  const RunReport report = Bisect(source).report;
   ASSERT_TRUE(report.hotspot.has_value());
   EXPECT_EQ(report.hotspot->path, "blocks.1") << "the clearer window decides";
   EXPECT_EQ(report.hotspot->confidence, "low");
@@ -202,7 +202,7 @@ TEST(Bisection, AWindowDuringWhichOtherWorkHeldTheCpusMakesTheHotSpotLowConfiden
                             stall += ++readings > 2 ? 1000.0 : 0.0;
                             return stall;
                           }};
-  const BisectReport report = RunBisection(source, settings, [](const std::string&) {}).report;
+  const RunReport report = RunBisection(source, settings, [](const std::string&) {}).report;
   ASSERT_TRUE(report.hotspot.has_value());
   EXPECT_EQ(report.hotspot->path, "blocks.2.mlp");
   EXPECT_EQ(report.hotspot->confidence, "low");
@@ -223,7 +223,7 @@ TEST(Bisection, AStallTheWorkloadsOwnThreadsMakeLeavesTheHotSpotSure) {
   BisectSettings own{3, 16, [&]() -> std::optional<double> { return stall += 1000.0; },
                      []() -> std::optional<double> { return 5.0; }};
   FakeSource source(Transformer());
-  const BisectReport report = RunBisection(source, own, [](const std::string&) {}).report;
+  const RunReport report = RunBisection(source, own, [](const std::string&) {}).report;
   ASSERT_TRUE(report.hotspot.has_value());
   EXPECT_EQ(report.hotspot->confidence, "high") << ::testing::PrintToString(report.data_quality);
 
@@ -232,7 +232,7 @@ TEST(Bisection, AStallTheWorkloadsOwnThreadsMakeLeavesTheHotSpotSure) {
   BisectSettings loaded{3, 16, [&]() -> std::optional<double> { return stall += 1000.0; },
                         [&]() -> std::optional<double> { return others += 1000.0; }};
   FakeSource again(Transformer());
-  const BisectReport busy = RunBisection(again, loaded, [](const std::string&) {}).report;
+  const RunReport busy = RunBisection(again, loaded, [](const std::string&) {}).report;
   EXPECT_EQ(busy.hotspot->confidence, "low");
   EXPECT_TRUE(SaysWithPrefix(busy, "low confidence: other work kept the CPUs busy: during "
                                    "profiling window 1 some task waited for a CPU 100% of the "
@@ -252,7 +252,7 @@ TEST(Bisection, OtherProcessesCpuIsJudgedOverLongEnoughToResolveProcsTicks) {
   };
   settings.others_min_seconds = 0.05;
   FakeSource source(Transformer());
-  const BisectReport report = RunBisection(source, settings, [](const std::string&) {}).report;
+  const RunReport report = RunBisection(source, settings, [](const std::string&) {}).report;
   ASSERT_TRUE(report.hotspot.has_value());
   EXPECT_EQ(report.hotspot->confidence, "high") << ::testing::PrintToString(report.data_quality);
 
@@ -268,7 +268,7 @@ TEST(Bisection, ProfiledStepsFasterThanUnprofiledOnesAreAWarningAboutTheStepTime
   source.slowdown = [](int window, int, const std::string&) {
     return window == 0 ? 2.0 : 1.0;  // another process shared the CPU while the steps were timed
   };
-  const BisectReport report = Bisect(source).report;
+  const RunReport report = Bisect(source).report;
   ASSERT_TRUE(report.hotspot.has_value());
   EXPECT_EQ(report.hotspot->path, "blocks.2.mlp");
   EXPECT_EQ(report.hotspot->confidence, "high") << "every level's steps agreed";
@@ -279,7 +279,7 @@ TEST(Bisection, ProfiledStepsFasterThanUnprofiledOnesAreAWarningAboutTheStepTime
 
 TEST(Bisection, ReportsTheStepFromTheTimingStepsAndThePhasesFromTheBaseline) {
   FakeSource source(Transformer());
-  const BisectReport report = Bisect(source).report;
+  const RunReport report = Bisect(source).report;
   // Forward: root 0.1 + stem 0.5 + 4 blocks x (0.1 + 2 + 2) + head 1 = 18 ms; backward: root 0.2 +
   // stem 1 + 4 blocks x 0.2 + three blocks' 8 + the slow one's 44 + head 2 = 72 ms; optimizer 1 ms.
   EXPECT_NEAR(report.step.median_ms, 91.0, 1e-6);
@@ -298,7 +298,7 @@ TEST(Bisection, TheInputStageProfileIsTheBaselineWindows) {
   profile.batch_ms = 7.5;
   profile.pieces = {{"random_dilation", "transform", {}, 6.0, 0.8, {8, 1, 64, 64}, {}, "float32", true}};
   source.HaveInputStage(DataWait{0, 4, false, std::nullopt}, profile);
-  const BisectReport report = Bisect(source).report;
+  const RunReport report = Bisect(source).report;
   ASSERT_TRUE(report.data.has_value());
   EXPECT_EQ(report.data->workers, 4);
   ASSERT_TRUE(report.data->stage.has_value());
@@ -317,7 +317,7 @@ TEST(Bisection, StopsAtAModuleItMustNotLookInsideAndSaysWhy) {
     block.opaque_reason = "compiled with torch.compile: measured as one leaf";
   }
   FakeSource source(root);
-  const BisectReport report = Bisect(source).report;
+  const RunReport report = Bisect(source).report;
   ASSERT_TRUE(report.hotspot.has_value());
   EXPECT_EQ(report.hotspot->path, "blocks.2");
   EXPECT_EQ(report.hotspot->op, "GatherBackward0") << "the leaf's hottest op is still named";
@@ -333,7 +333,7 @@ TEST(Bisection, AWholeModelThatIsOneLeafIsItsOwnHotSpot) {
   FakeModule root = Transformer();
   root.opaque_reason = "compiled with torch.compile: measured as one leaf";
   FakeSource source(root);
-  const BisectReport report = Bisect(source).report;
+  const RunReport report = Bisect(source).report;
   ASSERT_TRUE(report.hotspot.has_value());
   EXPECT_EQ(report.hotspot->path, "");
   EXPECT_EQ(report.hotspot->op, "GatherBackward0");
@@ -366,7 +366,7 @@ TEST(Bisection, TwoOpsThatTakeTurnsLeadingMakeTheHotSpotsOpLowConfidence) {
   source.slowdown = [](int, int step, const std::string& path) {
     return path == "hot.x" ? (step % 2 == 0 ? 1.2 : 0.8) : 1.0;
   };
-  const BisectReport report = BisectOneLevel(source);
+  const RunReport report = BisectOneLevel(source);
   ASSERT_TRUE(report.hotspot.has_value());
   EXPECT_EQ(report.hotspot->path, "hot");
   EXPECT_EQ(report.hotspot->op, "aten::cos");
@@ -378,7 +378,7 @@ TEST(Bisection, TwoOpsThatTakeTurnsLeadingMakeTheHotSpotsOpLowConfidence) {
 
   FakeSource clear(TwoOpsInOneModule(10.0, 5.0));
   clear.slowdown = source.slowdown;
-  const BisectReport sure = BisectOneLevel(clear);
+  const RunReport sure = BisectOneLevel(clear);
   ASSERT_TRUE(sure.hotspot.has_value());
   EXPECT_EQ(sure.hotspot->op, "aten::cos");
   EXPECT_EQ(sure.hotspot->confidence, "high") << "it leads in every step";
@@ -391,7 +391,7 @@ TEST(Bisection, AnOpLeadThatSomeStepsOfOneWindowDoNotBackIsMeasuredAgain) {
   source.slowdown = [](int window, int step, const std::string& path) {
     return window == 2 && path == "hot.x" && step % 2 == 1 ? 0.8 : 1.0;
   };
-  const BisectReport report = BisectOneLevel(source);
+  const RunReport report = BisectOneLevel(source);
   ASSERT_TRUE(report.hotspot.has_value());
   EXPECT_EQ(report.hotspot->op, "aten::cos");
   EXPECT_EQ(report.hotspot->confidence, "high") << ::testing::PrintToString(report.data_quality);
@@ -407,7 +407,7 @@ TEST(Bisection, AnOpThatPaysForFreshPagesIsNotTheHotSpotsOp) {
   source.page_fault_ms = [](int, int step, const std::string& path) {
     return path == "hot.x" && step % 2 == 0 ? 9.0 : 0.0;
   };
-  const BisectReport report = BisectOneLevel(source);
+  const RunReport report = BisectOneLevel(source);
   ASSERT_TRUE(report.hotspot.has_value());
   EXPECT_EQ(report.hotspot->path, "hot");
   EXPECT_EQ(report.hotspot->op, "aten::matmul");
@@ -440,7 +440,7 @@ FakeSource CosFaultedFrom(int first) {
 TEST(Bisection, StepsInWhichAnOpFaultedBeyondItsUsualAreLeftOutOfTheOpLead) {
   // Faulted in the last two steps of each window: the three undisturbed steps decide.
   FakeSource source = CosFaultedFrom(3);
-  const BisectReport report = BisectOneLevel(source);
+  const RunReport report = BisectOneLevel(source);
   ASSERT_TRUE(report.hotspot.has_value());
   EXPECT_EQ(report.hotspot->op, "aten::matmul");
   EXPECT_EQ(report.hotspot->confidence, "high") << ::testing::PrintToString(report.data_quality);
@@ -473,7 +473,7 @@ TEST(Bisection, ALeadWithinItsOpsPageFaultsPriceIsNoLead) {
   source.page_fault_ms = [](int, int, const std::string& path) {
     return path == "hot.x" ? 7.0 : 0.0;
   };
-  const BisectReport report = BisectOneLevel(source);
+  const RunReport report = BisectOneLevel(source);
   ExpectUnsureOfTheOp(report,
                       "aten::cos (forward) cost more than aten::matmul (forward) in only 0 of 10 "
                       "steps of two windows (6.20 against 6.00 ms a step; in 10 the ops differed "
@@ -483,7 +483,7 @@ TEST(Bisection, ALeadWithinItsOpsPageFaultsPriceIsNoLead) {
 
   // Without the faults the same lead is clear.
   FakeSource plain(TwoOpsInOneModule(6.2, 6.0));
-  const BisectReport sure = BisectOneLevel(plain);
+  const RunReport sure = BisectOneLevel(plain);
   ASSERT_TRUE(sure.hotspot.has_value());
   EXPECT_EQ(sure.hotspot->confidence, "high") << ::testing::PrintToString(sure.data_quality);
 }
@@ -495,7 +495,7 @@ TEST(Bisection, StepsThatWaitInBurstsCompareTheirMeansForTheProbeOverhead) {
   source.slowdown = [](int window, int step, const std::string&) {
     return window == 0 && step == 2 ? 10.0 : 1.0;
   };
-  const BisectReport report = Bisect(source).report;
+  const RunReport report = Bisect(source).report;
   ASSERT_GT(report.step.mean_ms, 3 * report.step.median_ms);
   const std::string overhead = Printf(
       "probe overhead: profiled steps took %.1f ms (mean: the steps wait in bursts) against %.1f "
@@ -511,7 +511,7 @@ TEST(Bisection, NothingStandsOutAmongEvenChildren) {
   root.type = "Model";
   for (const char* name : {"a", "b", "c", "d"}) root.children.push_back(Leaf(name, 1.0, 2.0));
   FakeSource source(root);
-  const BisectReport report = Bisect(source).report;
+  const RunReport report = Bisect(source).report;
   EXPECT_FALSE(report.hotspot.has_value());
   ASSERT_EQ(report.levels.size(), 1u);
   EXPECT_TRUE(report.levels[0].chosen.empty());
@@ -526,7 +526,7 @@ TEST(Bisection, NothingStandingOutOnABusyMachineIsAsUnsure) {
   FakeSource source(root);
   double stall = 0;
   BisectSettings busy{3, 16, [&]() -> std::optional<double> { return stall += 1000.0; }};
-  const BisectReport report = RunBisection(source, busy, [](const std::string&) {}).report;
+  const RunReport report = RunBisection(source, busy, [](const std::string&) {}).report;
   EXPECT_FALSE(report.hotspot.has_value());
   ASSERT_EQ(report.doubts.size(), 1u);
   EXPECT_EQ(report.doubts[0].rfind("other work kept the CPUs busy", 0), 0u);
@@ -536,7 +536,7 @@ TEST(Bisection, NothingStandingOutOnABusyMachineIsAsUnsure) {
 TEST(Bisection, ADivergedTrainingIsMeasuredAndTheReportSaysSo) {
   FakeSource source(Transformer());
   source.losses = LossCheck{3, 1};
-  const BisectReport report = Bisect(source).report;
+  const RunReport report = Bisect(source).report;
   ASSERT_TRUE(report.hotspot.has_value()) << "measured all the same";
   // The baseline and two levels: 3 windows of 3 steps, one non-finite in each.
   EXPECT_TRUE(SaysWithPrefix(report, "the loss was not finite (NaN or infinite) in 3 of 9 steps"))
@@ -553,7 +553,7 @@ TEST(Bisection, ADivergedTrainingIsMeasuredAndTheReportSaysSo) {
 TEST(Bisection, AHostBoundGpuStepIsBisectedOnHostTimeWithoutTheGpuProbeInTheLevels) {
   FakeSource source(Transformer());
   source.RunOnGpu(0.2);
-  const BisectReport report = Bisect(source).report;
+  const RunReport report = Bisect(source).report;
 
   ASSERT_TRUE(report.hotspot.has_value());
   EXPECT_EQ(report.hotspot->path, "blocks.2.mlp");
@@ -571,7 +571,7 @@ TEST(Bisection, AHostBoundGpuStepIsBisectedOnHostTimeWithoutTheGpuProbeInTheLeve
 TEST(Bisection, ABusyGpuStepIsBisectedOnDeviceTimeWithTheGpuProbeInEveryLevel) {
   FakeSource source(Transformer());
   source.RunOnGpu(0.9);
-  const BisectReport report = Bisect(source).report;
+  const RunReport report = Bisect(source).report;
 
   ASSERT_TRUE(report.hotspot.has_value());
   EXPECT_EQ(report.hotspot->path, "blocks.2.mlp");

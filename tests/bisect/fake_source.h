@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/bisect/window_source.h"
+#include "engine/window/window_source.h"
 
 namespace advisor::testing {
 

@@ -7,8 +7,8 @@ namespace advisor {
 namespace {
 
 // One window: a forward aten::gather in `module` and the GatherBackward0 node it made.
-TraceWindow GatherWindow(const std::string& module) {
-  TraceWindow window;
+LabelledWindow GatherWindow(const std::string& module) {
+  LabelledWindow window;
   OpEvent forward{"aten::gather", OpScope::kForward, 1, 7, 0, 100, 200};
   OpEvent backward{"GatherBackward0", OpScope::kBackward, 2, 7, 1, 300, 400};
   window.timeline.ops = {forward, backward};
@@ -92,7 +92,7 @@ TEST(LocateFindings, AFindingAboutAnOpAnywhereIsLocatedInTheModuleThatRanIt) {
 TEST(LocateFindings, AnOpThatRunsInSeveralModulesIsLocatedWhereItCostMost) {
   // ConvolutionBackward0 in two layers: the output conv's first in time (backward runs the last
   // layer first), the wide layer's 30x as long.
-  TraceWindow window;
+  LabelledWindow window;
   window.timeline.ops = {{"aten::conv2d", OpScope::kForward, 1, 7, 0, 0, 10},
                          {"aten::conv2d", OpScope::kForward, 1, 8, 0, 20, 40},
                          {"ConvolutionBackward0", OpScope::kBackward, 2, 8, 1, 100, 110},

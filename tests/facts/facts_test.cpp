@@ -49,7 +49,7 @@ TEST(BuildFacts, StepSharesAreFractionsOfTheMedianWithoutAProfiledStep) {
 // A DataLoader-bound step: most steps take 20 ms, some wait far longer (the mean, 50 ms); the
 // profiled window's mean step, 55 ms, is the step the modules, ops and phases were measured in.
 TEST(BuildFacts, SharesAreOfTheProfiledStepTheTimesWereMeasuredIn) {
-  BisectReport report = SampleReportAllMeasured();
+  RunReport report = SampleReportAllMeasured();
   report.step.mean_ms = 50.0;
   report.step.profiled_ms = 55.0;
   const json facts = BuildFacts(report);
@@ -65,7 +65,7 @@ TEST(BuildFacts, SharesAreOfTheProfiledStepTheTimesWereMeasuredIn) {
 
 // A graphed workload: the shares stay of the eager step the windows saw; the graph's time is apart.
 TEST(BuildFacts, AGraphedStepKeepsSharesOfTheEagerStep) {
-  BisectReport report = SampleReportAllMeasured();
+  RunReport report = SampleReportAllMeasured();
   report.run.cuda_graphs = true;
   report.step.graphed_median_ms = 5.0;
   const json facts = BuildFacts(report);
@@ -75,7 +75,7 @@ TEST(BuildFacts, AGraphedStepKeepsSharesOfTheEagerStep) {
 }
 
 TEST(BuildFacts, SharesAreAbsentWithoutAStepTime) {
-  BisectReport report = SampleReportAllMeasured();
+  RunReport report = SampleReportAllMeasured();
   report.step = {};
   const json facts = BuildFacts(report);
   EXPECT_FALSE(facts.at("step").contains("forward_share"));
@@ -140,7 +140,7 @@ TEST(BuildFacts, ProbeFactsOnlyWhenMeasured) {
     EXPECT_FALSE(cpu.contains(fact)) << fact;
   }
   // A GPU run that found no syncs measured that: an empty list, not an absent fact.
-  BisectReport report = SampleReportAllMeasured();
+  RunReport report = SampleReportAllMeasured();
   report.syncs.clear();
   const json gpu = BuildFacts(report);
   EXPECT_TRUE(gpu.at("syncs").is_array());
@@ -173,7 +173,7 @@ TEST(BuildFacts, DataWaitFromTheInputStage) {
   EXPECT_DOUBLE_EQ(data.at("wait_share"), 1.0 / 20.0);
   EXPECT_EQ(data.at("workers"), 2);
   EXPECT_EQ(data.at("pin_memory"), true);
-  BisectReport unknown_step = SampleReportAllMeasured();
+  RunReport unknown_step = SampleReportAllMeasured();
   unknown_step.step.median_ms = 0;
   EXPECT_FALSE(BuildFacts(unknown_step).at("data").contains("wait_share"));
 }
@@ -195,7 +195,7 @@ TEST(BuildFacts, TheInputStageByPieceWithItsShapesAndDtype) {
   EXPECT_EQ(piece.at("input_is_binary"), true);
 
   // Unmeasured: absent, never a zero or an empty string.
-  BisectReport report = SampleReportAllMeasured();
+  RunReport report = SampleReportAllMeasured();
   report.data->stage->worker_busy_share.reset();
   report.data->stage->output_dtype.clear();
   InputStagePiece& unknown = report.data->stage->pieces[0];
@@ -222,7 +222,7 @@ TEST(BuildFacts, TheTrainingLoopsDataLoaderAndItsEpochStart) {
   EXPECT_DOUBLE_EQ(loader.at("epoch_start_ms"), 120.0);
 
   // No epoch started inside a window, an iterable Dataset: absent, never zero.
-  BisectReport report = SampleReportAllMeasured();
+  RunReport report = SampleReportAllMeasured();
   report.data->loader = LoaderEpochs{2, false, std::nullopt, 1.0, 0, std::nullopt};
   const json unseen = BuildFacts(report).at("data").at("loader");
   EXPECT_EQ(unseen.at("epochs_seen"), 0);
@@ -233,7 +233,7 @@ TEST(BuildFacts, TheTrainingLoopsDataLoaderAndItsEpochStart) {
 }
 
 TEST(BuildFacts, OptionalGpuEstimatesAreAbsentWhenNotEstimated) {
-  BisectReport report = SampleReportAllMeasured();
+  RunReport report = SampleReportAllMeasured();
   report.gpu->achieved_occupancy.reset();
   report.gpu->sm_efficiency.reset();
   const json gpu = BuildFacts(report).at("gpu");

@@ -20,7 +20,7 @@ std::vector<RankTrace> ReadRanks() {
     RankTrace rank;
     rank.path = path;
     rank.rank = RankOf(store.metadata, path, static_cast<int>(ranks.size()), notes);
-    rank.trace = BuildTraceWindow(store);
+    rank.trace = BuildProfilerTraceWindow(store);
     rank.report = ReportOfTrace(store, rank.trace);
     ranks.push_back(std::move(rank));
   }

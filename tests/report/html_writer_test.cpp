@@ -42,7 +42,7 @@ TEST(HtmlWriter, DrawsEveryChart) {
 }
 
 TEST(HtmlWriter, ChartsEachRanksStepAndExposedCommunication) {
-  BisectReport report = FilledReport();
+  RunReport report = FilledReport();
   DistributedSummary distributed;
   distributed.world_size = 2;
   distributed.ranks = {
@@ -63,7 +63,7 @@ TEST(HtmlWriter, ChartsEachRanksStepAndExposedCommunication) {
 }
 
 TEST(HtmlWriter, ARankLateInTheProfiledStepsOnlyIsNotMarkedAStraggler) {
-  BisectReport report = FilledReport();
+  RunReport report = FilledReport();
   DistributedSummary distributed;
   distributed.world_size = 2;
   distributed.ranks = {{0, "", 30.0, 8.0, 20.0, 1.0, std::nullopt, 18.0, 14.0, 12.0, 0.0, 0},
@@ -83,7 +83,7 @@ TEST(HtmlWriter, ARankLateInTheProfiledStepsOnlyIsNotMarkedAStraggler) {
 }
 
 TEST(HtmlWriter, ChartsSamplesPerSecondAgainstInputWorkers) {
-  BisectReport report = FilledReport();
+  RunReport report = FilledReport();
   FixResult& fix = report.fixes.front();
   fix.worker_series = {{2, 300.0, 2.6, 106.7, "verified"},
                        {8, 127.0, 6.2, 252.0, "verified"},
@@ -127,7 +127,7 @@ TEST(HtmlWriter, SaysNotMeasuredInsteadOfZero) {
 }
 
 TEST(HtmlWriter, EscapesTextFromTheModelFile) {
-  BisectReport report = FilledReport();
+  RunReport report = FilledReport();
   const std::string script = "<script>alert(1)</script>";
   report.run.model = "m" + script + ".pt";
   report.levels[0].candidates[1].path = "evil\"onmouseover=\"alert(1)" + script;
@@ -150,7 +150,7 @@ TEST(HtmlWriter, EscapesTextFromTheModelFile) {
 }
 
 TEST(HtmlWriter, ControlCharactersAndInvalidUtf8NeverReachTheFile) {
-  BisectReport report = FilledReport();
+  RunReport report = FilledReport();
   report.findings[0].message = std::string("\x1b]0;pwned\x07\x1b[2J\rspoof \xff ok\0end", 29);
   report.fixes[1].detail = "line one\nline \x1b[1mtwo";
   const std::string html = ReportToHtml(report);
@@ -161,7 +161,7 @@ TEST(HtmlWriter, ControlCharactersAndInvalidUtf8NeverReachTheFile) {
 }
 
 TEST(HtmlWriter, LongModulePathsKeepTheirTailInCharts) {
-  BisectReport report = MinimalReport();
+  RunReport report = MinimalReport();
   report.levels[0].candidates[0].path = "encoder.layers.23.self_attention.query_key_value.dense";
   const std::string html = ReportToHtml(report);
   EXPECT_TRUE(Contains(html, "\u202623.self_attention.query_key_value.dense</text>"));

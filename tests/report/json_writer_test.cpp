@@ -49,7 +49,7 @@ TEST(JsonWriter, RunAndStepAreTyped) {
 }
 
 TEST(JsonWriter, AGraphedWorkloadHasItsGraphedStepTime) {
-  BisectReport report = FilledReport();
+  RunReport report = FilledReport();
   report.run.cuda_graphs = true;
   report.step.graphed_median_ms = 7.5;
   const json j = ReportToJson(report);
@@ -115,7 +115,7 @@ TEST(JsonWriter, PageFaultsWhereCountedAndNullWhereNot) {
 }
 
 TEST(JsonWriter, HotspotWithoutSourceHasNullSource) {
-  BisectReport report = FilledReport();
+  RunReport report = FilledReport();
   report.hotspot->source.reset();
   EXPECT_TRUE(ReportToJson(report).at("hotspot").at("source").is_null());
 }
@@ -222,7 +222,7 @@ TEST(JsonWriter, MinimalReportHasNullsWhereNothingWasMeasured) {
 }
 
 TEST(JsonWriter, LevelsRankedByHostTimeHaveNoKernelTimesWhileTheBaselineKeepsThem) {
-  BisectReport report = FilledReport();
+  RunReport report = FilledReport();
   report.levels_ranked_by = "host";
   const json j = ReportToJson(report);
   EXPECT_EQ(j.at("bisection").at("ranked_by"), "host");
@@ -234,7 +234,7 @@ TEST(JsonWriter, LevelsRankedByHostTimeHaveNoKernelTimesWhileTheBaselineKeepsThe
 }
 
 TEST(JsonWriter, TextSurvivesInvalidUtf8FromTheModelFile) {
-  BisectReport report = MinimalReport();
+  RunReport report = MinimalReport();
   report.modules[0].path = "bad\xff\xfepath";
   std::string text;
   ASSERT_NO_THROW(text = ReportToJsonText(report));
@@ -243,12 +243,12 @@ TEST(JsonWriter, TextSurvivesInvalidUtf8FromTheModelFile) {
 }
 
 TEST(JsonWriter, TextParsesBackToTheSameDocument) {
-  const BisectReport report = FilledReport();
+  const RunReport report = FilledReport();
   EXPECT_EQ(json::parse(ReportToJsonText(report)), ReportToJson(report));
 }
 
 TEST(JsonWriter, DataWaitOfTheInputStage) {
-  BisectReport report = FilledReport();
+  RunReport report = FilledReport();
   report.data = DataWait{10.31, 2, true, std::nullopt};
   const json data = ReportToJson(report).at("data");
   EXPECT_DOUBLE_EQ(data.at("wait_ms").get<double>(), 10.31);
@@ -268,7 +268,7 @@ TEST(JsonWriter, DataWaitOfTheInputStage) {
 }
 
 TEST(JsonWriter, TheWorkerSeriesAndItsKnee) {
-  BisectReport report = FilledReport();
+  RunReport report = FilledReport();
   report.fixes.front().worker_series = {{2, 300.0, 2.6, 106.7, "verified"},
                                         {4, 0.0, 0.0, std::nullopt, "failed"}};
   report.fixes.front().knee_workers = 2;
@@ -285,7 +285,7 @@ TEST(JsonWriter, TheWorkerSeriesAndItsKnee) {
 }
 
 TEST(JsonWriter, TheInputStageByPiece) {
-  BisectReport report = FilledReport();
+  RunReport report = FilledReport();
   report.data = DataWait{10.31, 0, false, std::nullopt};
   InputStageProfile stage;
   stage.batch_ms = 9.0;

@@ -53,7 +53,7 @@ TEST(MarkdownWriter, SummaryNamesTheHotspotWithItsCost) {
 }
 
 TEST(MarkdownWriter, ALowConfidenceHotSpotSaysWhyAndWhatItCouldNotRuleOut) {
-  BisectReport report = FilledReport();
+  RunReport report = FilledReport();
   report.hotspot->confidence = "low";
   report.hotspot->candidates = {"blocks.3.mlp"};
   report.doubts = {
@@ -70,7 +70,7 @@ TEST(MarkdownWriter, ALowConfidenceHotSpotSaysWhyAndWhatItCouldNotRuleOut) {
 }
 
 TEST(MarkdownWriter, NoHotSpotOnABusyMachineSaysItIsUnsure) {
-  BisectReport report = FilledReport();
+  RunReport report = FilledReport();
   report.hotspot.reset();
   report.doubts = {"other work kept the CPUs busy"};
   EXPECT_TRUE(Contains(LineWith(ReportToMarkdown(report), "No single hot spot was isolated"),
@@ -82,7 +82,7 @@ TEST(MarkdownWriter, PhasesOfAProfiledStepFarFromTheStepTimeSaySo) {
   EXPECT_TRUE(Contains(LineWith(ReportToMarkdown(FilledReport()), "The hot spot is"),
                        "steps on NVIDIA H100 80GB HBM3): forward 12.41 ms"));
   // A loaded machine: the phases add up to the profiled step, not to the step time.
-  BisectReport report = FilledReport();
+  RunReport report = FilledReport();
   report.step.profiled_ms = 55.0;
   EXPECT_TRUE(Contains(LineWith(ReportToMarkdown(report), "The hot spot is"),
                        "steps on NVIDIA H100 80GB HBM3); profiled, a step took 55.00 ms on "
@@ -91,7 +91,7 @@ TEST(MarkdownWriter, PhasesOfAProfiledStepFarFromTheStepTimeSaySo) {
 
 // A DataLoader's waits in bursts: most steps wait for nothing, the median with them.
 TEST(MarkdownWriter, StepsFarLongerThanMostGiveTheMeanBesideTheMedian) {
-  BisectReport report = FilledReport();
+  RunReport report = FilledReport();
   report.step.mean_ms = 80.0;
   EXPECT_TRUE(Contains(LineWith(ReportToMarkdown(report), "The hot spot is"),
                        "HBM3); 80.00 ms on average, some steps far longer than most: forward"));
@@ -100,7 +100,7 @@ TEST(MarkdownWriter, StepsFarLongerThanMostGiveTheMeanBesideTheMedian) {
 }
 
 TEST(MarkdownWriter, SummaryGivesAGraphedStepsTimeBesideTheEagerOne) {
-  BisectReport report = FilledReport();
+  RunReport report = FilledReport();
   report.run.cuda_graphs = true;
   report.step.graphed_median_ms = 7.5;
   const std::string summary = LineWith(ReportToMarkdown(report), "The hot spot is");
@@ -123,7 +123,7 @@ TEST(MarkdownWriter, StepTableHasTimesAndShares) {
       Contains(md, "| part of the step | ms/step | share of step |\n| --- | ---: | ---: |"));
   EXPECT_TRUE(Lacks(md, "evaluation between steps")) << "a row only where a script evaluated";
 
-  BisectReport evaluated = FilledReport();
+  RunReport evaluated = FilledReport();
   evaluated.step.evaluation_ms = 1.0;
   evaluated.step.rest_ms = 0.15;
   const std::string with_evaluation = ReportToMarkdown(evaluated);
@@ -229,7 +229,7 @@ TEST(MarkdownWriter, MinimalReportLeavesOutWhatWasNotMeasured) {
 }
 
 TEST(MarkdownWriter, UntrustedTextCannotInjectHtmlOrBreakTables) {
-  BisectReport report = FilledReport();
+  RunReport report = FilledReport();
   report.levels[0].candidates[1].path = "evil|<script>alert(1)</script>";
   report.findings[1].message = "see <img src=x onerror=alert(1)> | now";
   const std::string md = ReportToMarkdown(report);
@@ -252,7 +252,7 @@ TEST(MarkdownWriter, UntrustedTextCannotInjectHtmlOrBreakTables) {
 // An escape sequence in a rule's message retitled and cleared the terminal of whoever viewed the
 // report with cat; NUL and invalid UTF-8 landed in the file.
 TEST(MarkdownWriter, ControlCharactersAndInvalidUtf8NeverReachTheFile) {
-  BisectReport report = FilledReport();
+  RunReport report = FilledReport();
   report.findings[0].message = std::string("\x1b]0;pwned\x07\x1b[2J\rspoof \xff\xfe ok\0end", 30);
   report.hotspot->path = "blocks.\x1b[31m3";
   report.data_quality.push_back("\xc2\x9b" "31m C1 control");
@@ -268,7 +268,7 @@ TEST(MarkdownWriter, ControlCharactersAndInvalidUtf8NeverReachTheFile) {
 
 // A `|` in a module path showed as `\|` in the prose: only table cells need the escape.
 TEST(MarkdownWriter, APipeIsEscapedInTablesOnly) {
-  BisectReport report = FilledReport();
+  RunReport report = FilledReport();
   report.hotspot->path = "blocks|3";
   report.levels[0].candidates[1].path = "blocks|3";
   const std::string md = ReportToMarkdown(report);
@@ -278,7 +278,7 @@ TEST(MarkdownWriter, APipeIsEscapedInTablesOnly) {
 }
 
 TEST(MarkdownWriter, StepBreakdownShowsTheWaitForTheInputBatch) {
-  BisectReport report = FilledReport();
+  RunReport report = FilledReport();
   report.data = DataWait{10.31, 2, false, std::nullopt};
   const std::string md = ReportToMarkdown(report);
   EXPECT_EQ(LineWith(md, "waiting for the input batch"),
@@ -288,7 +288,7 @@ TEST(MarkdownWriter, StepBreakdownShowsTheWaitForTheInputBatch) {
 }
 
 TEST(MarkdownWriter, TheInputStageNamesEachPieceWhereItRunsAndItsShare) {
-  BisectReport report = FilledReport();
+  RunReport report = FilledReport();
   report.data = DataWait{10.31, 4, false, std::nullopt};
   InputStageProfile stage;
   stage.batch_ms = 9.0;

@@ -16,8 +16,8 @@ using testing::Contains;
 using testing::Lacks;
 using testing::MinimalReport;
 
-BisectReport TwoRanks(bool on_two_nodes) {
-  BisectReport report = MinimalReport();
+RunReport TwoRanks(bool on_two_nodes) {
+  RunReport report = MinimalReport();
   DistributedSummary distributed;
   distributed.world_size = 2;
   distributed.collectives_matched = 12;

@@ -2,8 +2,8 @@
 
 namespace advisor::testing {
 
-BisectReport FilledReport() {
-  BisectReport report;
+RunReport FilledReport() {
+  RunReport report;
   report.run.model = "models/vit_small.pt";
   report.run.device = "cuda";
   report.run.device_name = "NVIDIA H100 80GB HBM3";
@@ -201,8 +201,8 @@ BisectReport FilledReport() {
   return report;
 }
 
-BisectReport MinimalReport() {
-  BisectReport report;
+RunReport MinimalReport() {
+  RunReport report;
   report.run.model = "tiny.pt";
   report.run.device = "cpu";
   report.run.torch_version = "2.5.1";
@@ -239,8 +239,8 @@ BisectReport MinimalReport() {
   return report;
 }
 
-BisectReport PageFaultReport() {
-  BisectReport report = MinimalReport();
+RunReport PageFaultReport() {
+  RunReport report = MinimalReport();
   report.run.page_fault_us = 1.3;
   report.step.profiled_ms = 2.6;
   report.step.page_fault_ms = 0.9;

@@ -2,20 +2,20 @@
 // produce, and one as small as a CPU run that isolated nothing.
 #pragma once
 
-#include "engine/report/report.h"
+#include "engine/model/run_report.h"
 
 namespace advisor::testing {
 
 // A ViT training step on a GPU whose backward gather in blocks.5.mlp is the hot spot; three
 // findings (high, medium, low, given out of order), a verified, a rejected and a failed fix.
-BisectReport FilledReport();
+RunReport FilledReport();
 
 // CPU, no GPU probe, no memory stats, one level that stopped the descent (chose nothing), no hot
 // spot, no findings, no fixes, one module never instrumented.
-BisectReport MinimalReport();
+RunReport MinimalReport();
 
 // A CPU run whose ops counted their page faults: ragged_shapes' curriculum, whose ReluBackward0
 // took longer than its MmBackward0, most of it faulting in fresh pages.
-BisectReport PageFaultReport();
+RunReport PageFaultReport();
 
 }  // namespace advisor::testing

@@ -157,7 +157,7 @@ const RuleSet& BuiltinRules() {
 
 // The built-in rules on a report of the summary: the ids of the rules that fired.
 std::set<std::string> RulesFiredOn(const DistributedSummary& summary) {
-  BisectReport report;
+  RunReport report;
   report.run.device = "cpu";
   report.step.median_ms = 10;
   report.distributed = summary;

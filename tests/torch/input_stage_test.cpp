@@ -128,19 +128,20 @@ TEST(InputStage, TheStepWaitsForItsBatchInTheDataPhase) {
 }
 
 TEST(InputStage, ReportDataComesFromTheDataPhase) {
-  BisectOptions options;
+  ModelOptions options;
   options.model_path = StageModels().staged;
-  options.warmup_steps = 1;
-  options.window_steps = 3;
-  options.max_depth = 1;
-  const BisectOutcome outcome = RunBisect(options, [](const std::string&) {});
+  BisectSettings settings;
+  settings.warmup_steps = 1;
+  settings.window_steps = 3;
+  settings.max_depth = 1;
+  const BisectOutcome outcome = RunBisect(options, settings, [](const std::string&) {});
   const std::optional<DataWait>& data = outcome.report.data;
   ASSERT_TRUE(data.has_value());
   EXPECT_GT(data->wait_ms, 0.0);
   EXPECT_EQ(data->workers, 0);
   EXPECT_EQ(data->pin_memory, false) << "a CPU run pins nothing";
 
-  BisectReport report;
+  RunReport report;
   report.step.median_ms = 2 * data->wait_ms;
   report.data = data;
   const nlohmann::json facts = BuildFacts(report);

@@ -8,7 +8,7 @@
 
 #include "engine/trace_analysis/host_events.h"
 #include "engine/trace_analysis/trace_report.h"
-#include "engine/trace_analysis/trace_window.h"
+#include "engine/trace_analysis/profiler_trace_window.h"
 #include "engine/trace_import/trace_reader.h"
 
 namespace advisor {
@@ -16,12 +16,12 @@ namespace {
 
 const std::string kCpuTraces = std::string(ADVISOR_TEST_TRACES_DIR) + "/torch-1.13-cpu";
 
-BisectReport Analyse(const std::string& relative) {
+RunReport Analyse(const std::string& relative) {
   const TraceStore store = ReadTrace(kCpuTraces + "/" + relative);
-  return ReportOfTrace(store, BuildTraceWindow(store));
+  return ReportOfTrace(store, BuildProfilerTraceWindow(store));
 }
 
-double ModuleMs(const BisectReport& report, const std::string& path) {
+double ModuleMs(const RunReport& report, const std::string& path) {
   for (const ModuleStats& module : report.modules) {
     if (module.path == path) return module.forward_ms + module.backward_ms;
   }
@@ -29,7 +29,7 @@ double ModuleMs(const BisectReport& report, const std::string& path) {
 }
 
 TEST(RecordedTraces, TheAttentionCaseHasItsFourStepsModulesAndOps) {
-  const BisectReport report = Analyse("single/handwritten_attention-labels.json.gz");
+  const RunReport report = Analyse("single/handwritten_attention-labels.json.gz");
   EXPECT_EQ(report.run.device, "cpu");
   EXPECT_EQ(report.run.window_steps, 4);
   EXPECT_GT(report.step.median_ms, 0);
@@ -57,7 +57,7 @@ TEST(RecordedTraces, TheAttentionCaseHasItsFourStepsModulesAndOps) {
 }
 
 TEST(RecordedTraces, TheInputStageCaseWaitsForItsBatchInTheDataLoader) {
-  const BisectReport report = Analyse("single/augment_stall-labels.json.gz");
+  const RunReport report = Analyse("single/augment_stall-labels.json.gz");
   ASSERT_TRUE(report.data.has_value());
   EXPECT_EQ(report.data->workers, 0);
   EXPECT_GT(report.data->wait_ms / report.step.median_ms, 0.3)
@@ -67,7 +67,7 @@ TEST(RecordedTraces, TheInputStageCaseWaitsForItsBatchInTheDataLoader) {
 TEST(RecordedTraces, EveryRankOfTheTwoRankRunHasItsGlooCollectives) {
   for (const char* rank : {"rank0", "rank1"}) {
     const TraceStore store = ReadTrace(kCpuTraces + "/ranks/straggler/" + rank + ".json.gz");
-    const TraceWindow trace = BuildTraceWindow(store);
+    const ProfilerTraceWindow trace = BuildProfilerTraceWindow(store);
     EXPECT_EQ(trace.window.timeline.steps.size(), 4u);
     // DDP broadcasts the model's buffers in each forward and all-reduces gradients in backward.
     std::set<std::string> names;
@@ -94,7 +94,7 @@ TEST(RecordedTraces, AnOpWithABareNameIsNoModuleInATraceWithoutCategories) {
   EXPECT_EQ(std::count_if(host.ops.begin(), host.ops.end(),
                           [](const OpEvent& op) { return op.name == "detach_"; }),
             4);
-  const BisectReport report = Analyse(trace);
+  const RunReport report = Analyse(trace);
   for (const ModuleStats& module : report.modules) EXPECT_NE(module.path, "detach_");
   EXPECT_GT(ModuleMs(report, "train_step_body"), 0);
 }

@@ -1,5 +1,5 @@
 // Writes a small two-thread, two-stream window and reads the JSON back as a viewer would.
-#include "engine/trace/chrome_trace.h"
+#include "engine/report/chrome_trace.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-#include "engine/trace/chrome_trace.h"
+#include "engine/report/chrome_trace.h"
 
 #include <algorithm>
 #include <limits>
@@ -11,9 +11,9 @@
 #include "engine/gpu/intervals.h"
 #include "engine/analysis/sequence_numbers.h"
 #include "engine/gpu/op_lookup.h"
-#include "engine/trace/module_spans.h"
-#include "engine/trace/nested_lanes.h"
-#include "engine/trace/trace_event_stream.h"
+#include "engine/report/module_spans.h"
+#include "engine/report/nested_lanes.h"
+#include "engine/report/trace_event_stream.h"
 
 namespace advisor {
 namespace {
@@ -171,7 +171,7 @@ class WindowWriter {
  public:
   // `number` counts windows from 1; `next_flow_id` is shared by all windows, so that no two
   // forward-to-backward arrows share an id.
-  WindowWriter(const TraceWindow& window, int number, const TraceClock& clock,
+  WindowWriter(const LabelledWindow& window, int number, const TraceClock& clock,
                TraceEventStream& stream, Tracks& tracks, std::uint64_t& next_flow_id)
       : timeline_(window.timeline),
         placements_(window.placements),
@@ -403,7 +403,7 @@ class WindowWriter {
 };
 
 // The run's overview: one span per window on a track of its own.
-void WriteWindowOverview(const std::vector<TraceWindow>& windows, const TraceClock& clock,
+void WriteWindowOverview(const std::vector<LabelledWindow>& windows, const TraceClock& clock,
                          TraceEventStream& stream, Tracks& tracks) {
   if (windows.empty()) return;
   tracks.NameProcess(kRunPid, "run");
@@ -417,7 +417,7 @@ void WriteWindowOverview(const std::vector<TraceWindow>& windows, const TraceClo
   }
 }
 
-json OtherData(const std::vector<TraceWindow>& windows, const TraceClock& clock) {
+json OtherData(const std::vector<LabelledWindow>& windows, const TraceClock& clock) {
   json probes = json::array();
   for (std::size_t w = 0; w < windows.size(); ++w) {
     for (const ProbeStatus& status : windows[w].timeline.probes) {
@@ -431,9 +431,9 @@ json OtherData(const std::vector<TraceWindow>& windows, const TraceClock& clock)
 
 }  // namespace
 
-void WriteChromeTrace(const std::vector<TraceWindow>& windows, std::ostream& out) {
+void WriteChromeTrace(const std::vector<LabelledWindow>& windows, std::ostream& out) {
   TimeNs origin = std::numeric_limits<TimeNs>::max();
-  for (const TraceWindow& window : windows) {
+  for (const LabelledWindow& window : windows) {
     const Interval extent = Extent(window.timeline);
     if (extent.end > extent.start || extent.start != 0) origin = std::min(origin, extent.start);
   }

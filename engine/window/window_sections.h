@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "engine/analysis/attribution.h"
-#include "engine/bisect/measured_window.h"
+#include "engine/window/measured_window.h"
 #include "engine/gpu/device_limits.h"
-#include "engine/report/report.h"
+#include "engine/model/run_report.h"
 
 namespace advisor {
 
@@ -18,11 +18,21 @@ namespace advisor {
 // report.memory is set, and adds one data_quality line per probe that was inactive, had
 // something to say, or dropped records. `limits` feed the occupancy estimate (absent on CPU).
 void FillWindowSections(const MeasuredWindow& window, const std::optional<DeviceLimits>& limits,
-                        BisectReport& report);
+                        RunReport& report);
 
-// The step's times over `steps` and the phases of their median step; the wait for data goes to
-// `data` where there is one (the door knows of an input pipeline), to the rest otherwise.
+// The step's times over `steps` and the phases of their mean step (SetStepTimes, then
+// SetStepPhases on the same steps): a trace's breakdown, where the profiled steps are all it has.
 StepBreakdown StepTimesOf(const std::vector<StepSpan>& steps, std::optional<DataWait>& data);
+
+// The median, mean, shortest and longest of `millis`, one time per step.
+void SetStepTimes(const std::vector<double>& millis, StepBreakdown& step);
+
+// The one mapping from a profiled window's step phases to the breakdown: the phases of the
+// window's mean step (PhasesOfMeanStep); the wait for data goes to `data` where there is one (the
+// door knows of an input pipeline), to the rest otherwise. A number added to the breakdown is
+// measured in engine/analysis/step_phases and set here.
+void SetStepPhases(const std::vector<StepSpan>& profiled_steps, StepBreakdown& step,
+                   std::optional<DataWait>& data);
 
 // One op's costs as the report shows them: host and device time alike, whichever ranked it.
 OpTime ToOpTime(const OpCost& op);

@@ -1,4 +1,4 @@
-#include "engine/bisect/window_sections.h"
+#include "engine/window/window_sections.h"
 
 #include <algorithm>
 #include <string>
@@ -16,12 +16,22 @@ namespace advisor {
 StepBreakdown StepTimesOf(const std::vector<StepSpan>& steps, std::optional<DataWait>& data) {
   StepBreakdown step;
   if (steps.empty()) return step;
-  const std::vector<double> millis = StepMillis(steps);
+  SetStepTimes(StepMillis(steps), step);
+  SetStepPhases(steps, step, data);
+  return step;
+}
+
+void SetStepTimes(const std::vector<double>& millis, StepBreakdown& step) {
+  if (millis.empty()) return;
   step.median_ms = Median(millis);
   step.mean_ms = Mean(millis);
   step.min_ms = *std::min_element(millis.begin(), millis.end());
   step.max_ms = *std::max_element(millis.begin(), millis.end());
-  const StepPhases phases = PhasesOfMeanStep(steps);
+}
+
+void SetStepPhases(const std::vector<StepSpan>& profiled_steps, StepBreakdown& step,
+                   std::optional<DataWait>& data) {
+  const StepPhases phases = PhasesOfMeanStep(profiled_steps);
   step.profiled_ms = phases.step_ms;
   step.rest_ms = phases.rest_ms + (data ? 0.0 : phases.data_ms);
   if (data) data->wait_ms = phases.data_ms;
@@ -29,7 +39,6 @@ StepBreakdown StepTimesOf(const std::vector<StepSpan>& steps, std::optional<Data
   step.backward_ms = phases.backward_ms;
   step.optimizer_ms = phases.optimizer_ms;
   step.evaluation_ms = phases.evaluation_ms;
-  return step;
 }
 
 OpTime ToOpTime(const OpCost& op) {
@@ -45,7 +54,7 @@ OpTime ToOpTime(const OpCost& op) {
 }
 
 void FillWindowSections(const MeasuredWindow& window, const std::optional<DeviceLimits>& limits,
-                        BisectReport& report) {
+                        RunReport& report) {
   report.ops.clear();
   for (const OpCost& op : window.attribution->StepOps()) report.ops.push_back(ToOpTime(op));
   if (window.timeline.page_fault_ns > 0) {

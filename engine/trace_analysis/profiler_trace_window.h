@@ -10,15 +10,15 @@
 #include <string>
 #include <vector>
 
-#include "engine/bisect/measured_window.h"
+#include "engine/window/measured_window.h"
 #include "engine/gpu/device_limits.h"
-#include "engine/report/report.h"
+#include "engine/model/run_report.h"
 #include "engine/trace_analysis/collectives.h"
 #include "engine/trace_import/event_store.h"
 
 namespace advisor {
 
-struct TraceWindow {
+struct ProfilerTraceWindow {
   MeasuredWindow window;
   std::map<std::string, std::string> module_types;  // path -> class, where the trace names it
   std::vector<CollectiveCall> collectives;
@@ -39,6 +39,6 @@ struct TraceWindow {
   std::vector<std::string> notes;    // for the report's data quality
 };
 
-TraceWindow BuildTraceWindow(const TraceStore& store);
+ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store);
 
 }  // namespace advisor

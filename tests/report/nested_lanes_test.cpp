@@ -1,4 +1,4 @@
-#include "engine/trace/nested_lanes.h"
+#include "engine/report/nested_lanes.h"
 
 #include <gtest/gtest.h>
 

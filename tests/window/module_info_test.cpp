@@ -1,5 +1,5 @@
 // Same-shaped siblings are one group by their structure, not by TorchScript's type names.
-#include "engine/bisect/module_info.h"
+#include "engine/window/module_info.h"
 
 #include <gtest/gtest.h>
 

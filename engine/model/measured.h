@@ -1,18 +1,18 @@
-// What counts as "measured" in a BisectReport. The structs keep plain doubles where 0 can also
+// What counts as "measured" in a RunReport. The structs keep plain doubles where 0 can also
 // mean "never measured"; every writer asks here, so that report.json says null and the Markdown
 // and HTML say "not measured" for exactly the same values.
 #pragma once
 
-#include "engine/report/report.h"
+#include "engine/model/run_report.h"
 
 namespace advisor {
 
 // Kernel times (gpu_ms fields) exist only when a GPU probe ran.
-inline bool GpuMeasured(const BisectReport& report) { return report.gpu.has_value(); }
+inline bool GpuMeasured(const RunReport& report) { return report.gpu.has_value(); }
 
 // The levels' windows (candidates, the hot spot's ops, the modules) recorded kernels unless the
 // step was host-bound, when they ran without the GPU probe (levels_ranked_by "host").
-inline bool LevelsGpuMeasured(const BisectReport& report) {
+inline bool LevelsGpuMeasured(const RunReport& report) {
   return GpuMeasured(report) && report.levels_ranked_by != "host";
 }
 
@@ -54,7 +54,7 @@ inline bool StepsWaitInBursts(const StepBreakdown& step) {
 
 // The run counted its ops' page faults (a CPU model's windows): the op tables' fresh-page times
 // are measured, not zero by default.
-inline bool PageFaultsCounted(const BisectReport& report) {
+inline bool PageFaultsCounted(const RunReport& report) {
   return report.run.page_fault_us.has_value();
 }
 

@@ -1,4 +1,4 @@
-#include "engine/trace_analysis/trace_window.h"
+#include "engine/trace_analysis/profiler_trace_window.h"
 
 #include <utility>
 
@@ -23,8 +23,8 @@ bool LaunchesGraphs(const std::vector<ApiCallEvent>& calls) {
 
 }  // namespace
 
-TraceWindow BuildTraceWindow(const TraceStore& store) {
-  TraceWindow trace;
+ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store) {
+  ProfilerTraceWindow trace;
   HostEvents host = ReadHostEvents(store);
   GpuRecords gpu = ReadGpuRecords(store, host);
   TraceSteps steps = StepsOf(host);

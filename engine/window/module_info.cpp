@@ -1,4 +1,4 @@
-#include "engine/bisect/module_info.h"
+#include "engine/window/module_info.h"
 
 #include <regex>
 

@@ -1,4 +1,4 @@
-#include "engine/trace/module_spans.h"
+#include "engine/report/module_spans.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "engine/bisect/window_sections.h"
+#include "engine/window/window_sections.h"
 
 #include <gtest/gtest.h>
 
@@ -37,7 +37,7 @@ Timeline GpuWindow() {
 }
 
 TEST(WindowSections, FillOpsGpuSyncsAndProbeNotesFromOneWindow) {
-  BisectReport report;
+  RunReport report;
   report.memory = MemoryStats{};
   FillWindowSections(MeasureWindow(GpuWindow()), std::nullopt, report);
 
@@ -67,7 +67,7 @@ TEST(WindowSections, FillOpsGpuSyncsAndProbeNotesFromOneWindow) {
 TEST(WindowSections, NoGpuProbeMeansNoGpuSectionNotAnIdleGpu) {
   Timeline timeline = GpuWindow();
   timeline.probes = {{"ops", true, "", 0}, {"cupti", false, "no CUDA device", 0}};
-  BisectReport report;
+  RunReport report;
   FillWindowSections(MeasureWindow(timeline), std::nullopt, report);
   EXPECT_FALSE(report.gpu.has_value());
   EXPECT_FALSE(report.memory.has_value());

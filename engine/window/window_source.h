@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/bisect/module_info.h"
+#include "engine/window/module_info.h"
 #include "engine/gpu/device_limits.h"
-#include "engine/report/report.h"
+#include "engine/model/run_report.h"
 #include "engine/timeline/timeline.h"
 
 namespace advisor {

@@ -1,4 +1,4 @@
-#include "engine/rules/finding.h"
+#include "engine/model/finding.h"
 
 namespace advisor {
 

@@ -1,4 +1,4 @@
-#include "engine/bisect/measured_window.h"
+#include "engine/window/measured_window.h"
 
 #include "engine/gpu/gpu_attribution.h"
 

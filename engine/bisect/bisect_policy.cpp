@@ -1,4 +1,4 @@
-#include "engine/analysis/bisect_policy.h"
+#include "engine/bisect/bisect_policy.h"
 
 #include <algorithm>
 #include <map>

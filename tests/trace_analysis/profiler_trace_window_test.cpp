@@ -1,4 +1,4 @@
-#include "engine/trace_analysis/trace_window.h"
+#include "engine/trace_analysis/profiler_trace_window.h"
 
 #include <gtest/gtest.h>
 
@@ -50,14 +50,14 @@ KinetoTraceBuilder TwoGpuSteps(const std::string& gemm_kernel = "gemm_kernel") {
   return b;
 }
 
-const ModuleStats* FindModule(const BisectReport& report, const std::string& path) {
+const ModuleStats* FindModule(const RunReport& report, const std::string& path) {
   for (const ModuleStats& module : report.modules) {
     if (module.path == path) return &module;
   }
   return nullptr;
 }
 
-const OpTime* FindOp(const BisectReport& report, const std::string& name) {
+const OpTime* FindOp(const RunReport& report, const std::string& name) {
   for (const OpTime& op : report.ops) {
     if (op.name == name) return &op;
   }
@@ -67,8 +67,8 @@ const OpTime* FindOp(const BisectReport& report, const std::string& name) {
 TEST(TraceReport, StepsArePhasedByTheProfilersStepTheDataLoaderAutogradAndTheOptimizer) {
   testing::ScratchDir dir;
   const TraceStore store = TwoGpuSteps().Write(dir / "trace.json");
-  const TraceWindow trace = BuildTraceWindow(store);
-  const BisectReport report = ReportOfTrace(store, trace);
+  const ProfilerTraceWindow trace = BuildProfilerTraceWindow(store);
+  const RunReport report = ReportOfTrace(store, trace);
   EXPECT_EQ(report.run.mode, "trace");
   EXPECT_EQ(report.run.device, "cuda");
   EXPECT_EQ(report.run.device_name, "NVIDIA H100 80GB HBM3");
@@ -87,7 +87,7 @@ TEST(TraceReport, StepsArePhasedByTheProfilersStepTheDataLoaderAutogradAndTheOpt
 TEST(TraceReport, KernelsFindTheirOpsThroughTheLaunchingCallNotTheRecordsExternalId) {
   testing::ScratchDir dir;
   const TraceStore store = TwoGpuSteps().Write(dir / "trace.json");
-  const BisectReport report = ReportOfTrace(store, BuildTraceWindow(store));
+  const RunReport report = ReportOfTrace(store, BuildProfilerTraceWindow(store));
   const OpTime* addmm = FindOp(report, "aten::addmm");
   ASSERT_NE(addmm, nullptr);
   EXPECT_EQ(addmm->phase, "forward");
@@ -114,7 +114,7 @@ TEST(TraceReport, WithoutInputTypesTheDtypeAndTf32ComeFromTheGemmKernelsNames) {
   const TraceStore simt = TwoGpuSteps(
       "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4_"
       "alignc4_execute_kernel__5x_cublas").Write(dir / "simt.json");
-  const BisectReport on_cuda_cores = ReportOfTrace(simt, BuildTraceWindow(simt));
+  const RunReport on_cuda_cores = ReportOfTrace(simt, BuildProfilerTraceWindow(simt));
   EXPECT_EQ(on_cuda_cores.run.dtype, "float32");
   EXPECT_FALSE(on_cuda_cores.run.allow_tf32.has_value())
       << "float32 kernels on CUDA cores may be cuBLAS's pick with TF32 allowed";
@@ -127,19 +127,19 @@ TEST(TraceReport, WithoutInputTypesTheDtypeAndTf32ComeFromTheGemmKernelsNames) {
   const TraceStore tensor_cores =
       TwoGpuSteps("sm80_xmma_gemm_tf32f32_tf32f32_f32_tn_n_tilesize128x128x16_stage4_execute_kernel")
           .Write(dir / "tf32.json");
-  const BisectReport in_tf32 = ReportOfTrace(tensor_cores, BuildTraceWindow(tensor_cores));
+  const RunReport in_tf32 = ReportOfTrace(tensor_cores, BuildProfilerTraceWindow(tensor_cores));
   EXPECT_EQ(in_tf32.run.dtype, "float32");
   EXPECT_EQ(in_tf32.run.allow_tf32, std::optional<bool>(true));
 
   const TraceStore unnamed = TwoGpuSteps().Write(dir / "unnamed.json");
-  EXPECT_EQ(ReportOfTrace(unnamed, BuildTraceWindow(unnamed)).run.dtype, "")
+  EXPECT_EQ(ReportOfTrace(unnamed, BuildProfilerTraceWindow(unnamed)).run.dtype, "")
       << "a kernel name that says no precision gives none";
 }
 
 TEST(TraceReport, ModulesComeFromNestedModuleEventsAndBackwardFollowsSequenceNumbers) {
   testing::ScratchDir dir;
   const TraceStore store = TwoGpuSteps().Write(dir / "trace.json");
-  const BisectReport report = ReportOfTrace(store, BuildTraceWindow(store));
+  const RunReport report = ReportOfTrace(store, BuildProfilerTraceWindow(store));
   const ModuleStats* linear = FindModule(report, "Net_0.Linear_0");
   ASSERT_NE(linear, nullptr);
   EXPECT_EQ(linear->type, "Linear");
@@ -158,7 +158,7 @@ TEST(TraceReport, ModulesComeFromNestedModuleEventsAndBackwardFollowsSequenceNum
 TEST(TraceReport, MemoryRecordsGivePeaksAndAllocationsPerStep) {
   testing::ScratchDir dir;
   const TraceStore store = TwoGpuSteps().Write(dir / "trace.json");
-  const BisectReport report = ReportOfTrace(store, BuildTraceWindow(store));
+  const RunReport report = ReportOfTrace(store, BuildProfilerTraceWindow(store));
   ASSERT_TRUE(report.memory.has_value());
   EXPECT_NEAR(report.memory->peak_allocated_mb, 100.0, 1e-9);
   EXPECT_NEAR(report.memory->peak_reserved_mb, 200.0, 1e-9);
@@ -172,7 +172,7 @@ TEST(TraceReport, SaysWhichSectionsATraceCannotFill) {
   testing::ScratchDir dir;
   const TraceStore gpu_store = TwoGpuSteps().Write(dir / "gpu.json");
   std::map<std::string, std::string> absent;
-  for (const AbsentSection& section : ReportOfTrace(gpu_store, BuildTraceWindow(gpu_store)).absent) {
+  for (const AbsentSection& section : ReportOfTrace(gpu_store, BuildProfilerTraceWindow(gpu_store)).absent) {
     absent[section.section] = section.reason;
   }
   EXPECT_EQ(absent.size(), 4u);
@@ -183,7 +183,7 @@ TEST(TraceReport, SaysWhichSectionsATraceCannotFill) {
   KinetoTraceBuilder cpu;
   cpu.Op("aten::mm", 10, 5).Op("aten::add", 20, 5);  // no steps, modules, GPU or memory
   const TraceStore cpu_store = cpu.Write(dir / "cpu.json");
-  const BisectReport report = ReportOfTrace(cpu_store, BuildTraceWindow(cpu_store));
+  const RunReport report = ReportOfTrace(cpu_store, BuildProfilerTraceWindow(cpu_store));
   absent.clear();
   for (const AbsentSection& section : report.absent) absent[section.section] = section.reason;
   for (const char* section : {"modules", "gpu", "memory", "data"}) {

@@ -1,4 +1,4 @@
-#include "engine/trace/trace_event_stream.h"
+#include "engine/report/trace_event_stream.h"
 
 namespace advisor {
 

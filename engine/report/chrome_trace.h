@@ -8,20 +8,12 @@
 #pragma once
 
 #include <ostream>
-#include <string>
 #include <vector>
 
-#include "engine/analysis/placement.h"
-#include "engine/timeline/timeline.h"
+#include "engine/window/labelled_window.h"
 
 namespace advisor {
 
-struct TraceWindow {
-  std::string label;  // what the window measured: "window 3: the children of trunk"
-  Timeline timeline;
-  std::vector<OpPlacement> placements;  // one per timeline op
-};
-
-void WriteChromeTrace(const std::vector<TraceWindow>& windows, std::ostream& out);
+void WriteChromeTrace(const std::vector<LabelledWindow>& windows, std::ostream& out);
 
 }  // namespace advisor

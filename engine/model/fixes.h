@@ -1,0 +1,86 @@
+// What the autotester measured for each recipe it tried: the A/B benchmark, the numerics, the
+// change to make. RunReport::fixes (engine/model/run_report.h).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace advisor {
+
+// One recipe tried by the autotester (issue: auto-test fixes).
+struct BenchStats {
+  double mean_ms = 0;  // what the speedup compares: the time a run takes per step
+  double median_ms = 0;
+  double min_ms = 0;
+  double max_ms = 0;
+  int samples = 0;
+};
+
+struct Numerics {
+  double max_abs_diff = 0;
+  double max_rel_diff = 0;
+  double tolerance = 0;
+};
+
+// A method a graph rewrite changed: the TorchScript code of one module type's method before and
+// after the rewrite, as a unified diff (every instance of the type runs it: FixResult::sites).
+struct MethodChange {
+  std::string module_type;  // TorchScript class, e.g. "__torch__.WindowGather"
+  std::string method;       // e.g. "forward"
+  std::string diff;         // "@@ -a,n +b,m @@" hunks, shortened (engine/util/unified_diff.h)
+};
+
+// One input-stage worker count that the dataloader-workers recipe measured (the series that
+// finds the knee, engine/autotest/worker_series.h).
+struct WorkerCountPoint {
+  int workers = 0;
+  double step_ms = 0;  // the candidate's median step in its A/B benchmark
+  double speedup = 0;  // over the workload's own worker count, A/B interleaved
+  std::optional<double> samples_per_s;
+  std::string status;  // the A/B's verdict for this count (fix_status)
+};
+
+struct FixResult {
+  std::string recipe;
+  std::string kind;                 // "knob" or "rewrite"
+  bool preserves_semantics = false;
+  std::string status;               // "verified", "rejected", "failed", "no-change"
+  // Which step the speedup compared: "median" (robust to steps the machine's other work slowed)
+  // or "mean" (stalls included: a workload that waits for its input; engine/autotest/ab_stats.h).
+  std::string step_statistic = "median";
+  std::vector<std::string> sites;   // module paths a rewrite changed
+  BenchStats baseline;
+  BenchStats candidate;
+  double speedup = 0;               // baseline median / candidate median
+  double speedup_low = 0;           // spread of the ratio over the A/B rounds
+  double speedup_high = 0;
+  // The 95 % confidence interval of `speedup`, over the rounds (engine/autotest/ab_stats.h);
+  // absent when fewer than two rounds ran.
+  std::optional<double> speedup_ci_low;
+  std::optional<double> speedup_ci_high;
+  int rounds = 0;                   // A/B rounds run: each a baseline and a candidate process
+  std::optional<Numerics> numerics;
+  std::optional<double> peak_memory_mb;
+  // The candidate's warm-up, left out of the A/B steps: a compiling recipe's compilation.
+  std::optional<double> warmup_s;
+  std::string detail;               // why rejected or failed: the measured difference, stderr tail
+  // A fix a script gets only by a change to its code: the change against the user's file and
+  // line ("--- file / +++ file / @@ -N +N @@ / -before / +after"); "" otherwise. A model's
+  // verified rewrite gets it too, where the model's source line is known.
+  std::string suggested_change;
+  std::vector<MethodChange> code_changes;  // a rewrite's changed methods; empty for a knob
+  // Where `advisor bisect --save-fixed DIR` saved the fixed model (DIR/<recipe>.pt); "" when not.
+  std::string saved_model;
+  // dataloader-workers: every worker count tried, fewest first; the fix itself is the knee's
+  // (`knee_workers`), the fewest workers within noise of the fastest. Empty otherwise.
+  std::vector<WorkerCountPoint> worker_series;
+  std::optional<int> knee_workers;
+};
+
+// `stats`' step time by the statistic `fix` compared.
+inline double ComparedStepMs(const FixResult& fix, const BenchStats& stats) {
+  return fix.step_statistic == "mean" ? stats.mean_ms : stats.median_ms;
+}
+
+}  // namespace advisor

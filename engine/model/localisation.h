@@ -1,0 +1,84 @@
+// Where the step's time goes: the bisection's levels and their candidates, the hot spot and its
+// ops, the per-module and per-op tables, and the backward ops' cross-check. Sections of RunReport
+// (engine/model/run_report.h).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/model/finding.h"
+
+namespace advisor {
+
+struct Candidate {
+  std::string path;
+  double forward_ms = 0;   // per step, median over the window's steps
+  double backward_ms = 0;
+  double gpu_ms = 0;       // kernel time attributed to the module; 0 without a GPU probe
+  double share = 0;        // of the parent's time at this level, 0..1
+  int instances = 1;       // >1 for a container group such as "blocks" (blocks.0 .. blocks.11)
+};
+
+struct BisectLevel {
+  int depth = 0;                 // 1 for the root's children
+  std::string parent;            // "" for the root
+  std::vector<Candidate> candidates;  // hottest first
+  std::string chosen;            // "" when the level stopped the descent
+  std::string reason;            // why this child was chosen, or why the descent stopped
+  bool reused_window = false;    // measured by the previous level's window (container groups)
+  // The median step of the level's window, markers and probes on: what instrumenting this level
+  // cost beside step.median_ms. 0 for a reused window.
+  double window_step_ms = 0;
+  // Steps of the level's window that, each decided alone, lead to the same choice as the
+  // window's medians; a level whose steps did not agree was measured again (measured_again).
+  int steps_backing = 0;
+  bool measured_again = false;
+};
+
+struct OpTime {
+  std::string name;
+  std::string phase;  // "forward", "backward", "optimizer"
+  int calls = 0;      // per step
+  double ms = 0;      // host time per step (inclusive of ops it calls)
+  double gpu_ms = 0;  // kernel time per step; 0 without a GPU probe
+  double self_ms = 0; // host time per step outside the ops it calls
+  // Of ms, first touches of fresh memory pages (RunInfo::page_fault_us); 0 where not counted.
+  double page_fault_ms = 0;
+};
+
+struct Hotspot {
+  std::string path;   // module instance path
+  std::string phase;  // "forward", "backward", "optimizer"
+  std::string op;     // e.g. "GatherBackward0"
+  std::string forward_op;  // for backward ops: the forward op that made the node, e.g. "aten::gather"
+  double ms = 0;      // per step
+  double share = 0;   // of the step
+  std::optional<SourceLocation> source;
+  std::vector<OpTime> top_ops;  // the module's top ops, hottest first
+  // "high", or "low" when the run's noise or a level's steps left the choice in doubt, for the
+  // reasons in RunReport::doubts.
+  std::string confidence = "high";
+  std::vector<std::string> candidates;  // other places a low-confidence run could not rule out
+};
+
+struct CrossCheck {
+  // Backward ops whose module by sequence number agrees with their module by markers.
+  int backward_ops_checked = 0;
+  int backward_ops_agreeing = 0;
+  int backward_ops_without_forward = 0;  // e.g. inside DifferentiableGraphBackward
+};
+
+// Per module instance seen by any level (facts.modules for the rules).
+struct ModuleStats {
+  std::string path;
+  std::string type;          // TorchScript class name, e.g. "__torch__.timm.layers.PatchDropout"
+  double forward_ms = 0;     // per step; 0 when never instrumented (see measured)
+  double backward_ms = 0;
+  double gpu_ms = 0;
+  bool measured = false;     // some level instrumented this module
+  std::optional<long long> parameters;  // own and descendants'; absent when unknown (a trace)
+  std::vector<std::string> op_types;  // operator kinds its own forward uses, e.g. "aten::gather"
+};
+
+}  // namespace advisor

@@ -1,0 +1,60 @@
+// Everything one run of advisor found, as plain data: what any front door measured (a model's
+// bisection, a script's, a launcher's ranks, a torch.profiler trace's analysis), the findings the
+// rules made of it and the fixes the autotester measured. The writers (engine/report: JSON,
+// Markdown, HTML, the Perfetto trace) read only this; report.json is its serialisation and the
+// contract that tools and tests read (docs/report-schema.md). Each section has its own header.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/model/device.h"
+#include "engine/model/distributed.h"
+#include "engine/model/finding.h"
+#include "engine/model/fixes.h"
+#include "engine/model/localisation.h"
+#include "engine/model/run_info.h"
+#include "engine/model/step.h"
+#include "engine/model/training_state.h"
+
+namespace advisor {
+
+// A report section the front door could not measure, and why: reports say so instead of showing
+// zeros (a trace has no bisection levels; a CPU trace has no GPU section).
+struct AbsentSection {
+  std::string section;  // the report.json key: "bisection", "hotspot", "gpu", ...
+  std::string reason;
+};
+
+struct RunReport {
+  RunInfo run;
+  StepBreakdown step;
+  std::vector<BisectLevel> levels;
+  // Why the bisection's answer is in doubt: a level unclear in two windows, a choice that changed
+  // on re-run, other work holding the CPUs. A hot spot then has confidence "low"; "no module
+  // stands out" is as unsure. report.json has them as data_quality lines beginning
+  // "low confidence: ".
+  std::vector<std::string> doubts;
+  // What the levels compared: "device" (kernel time their ops launched) on a step that kept the
+  // device busy, "host" (the ops' host time) on the CPU and on a host-bound GPU step; "" without
+  // a bisection (a trace).
+  std::string levels_ranked_by;
+  std::optional<Hotspot> hotspot;
+  CrossCheck cross_check;
+  std::vector<ModuleStats> modules;
+  std::vector<OpTime> ops;               // whole-step op table, hottest first
+  std::optional<GpuSummary> gpu;         // absent without a GPU probe
+  std::vector<SyncSite> syncs;
+  std::vector<CopySite> copies;
+  std::optional<MemoryStats> memory;     // absent on CPU
+  std::optional<DataWait> data;          // absent without an input stage
+  std::vector<Finding> findings;
+  std::vector<FixResult> fixes;
+  std::vector<std::string> data_quality;  // one line each: probes absent, records dropped, rule errors
+  std::vector<AbsentSection> absent;      // sections this front door cannot fill
+  std::optional<DistributedSummary> distributed;  // several ranks' traces (advisor analyze)
+  std::optional<TrainingState> training_state;    // script mode: rank 0's under a launcher
+};
+
+}  // namespace advisor
