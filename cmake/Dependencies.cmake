@@ -39,6 +39,21 @@ endif()
 
 # ---- LibTorch ----
 if(ADVISOR_WITH_TORCH)
+  # TorchConfig looks Caffe2's configuration and c10 up the system's folders first: where
+  # Debian's LibTorch is installed beside a wheel's (the modern-torch lane), a build against the
+  # wheel would take Debian's libtorch and libc10 (1.13) and fail to link. A Torch_DIR inside a
+  # wheel (<prefix>/share/cmake/Torch) names the wheel's own.
+  if(Torch_DIR AND EXISTS "${Torch_DIR}/../Caffe2" AND EXISTS "${Torch_DIR}/../../../lib")
+    get_filename_component(_wheel_cmake "${Torch_DIR}/.." ABSOLUTE)
+    set(Caffe2_DIR "${_wheel_cmake}/Caffe2" CACHE PATH "Caffe2's CMake files: the wheel's" FORCE)
+    find_library(c10_LIBRARY c10 PATHS "${_wheel_cmake}/../../lib" NO_DEFAULT_PATH)
+    # A CUDA wheel's libraries need the CUDA, cuDNN and NCCL libraries its pip packages bring
+    # (site-packages/nvidia/*/lib); the linker must find those before a CUDA toolkit's older NCCL.
+    file(GLOB _wheel_cuda_libs "${_wheel_cmake}/../../../nvidia/*/lib")
+    foreach(_folder IN LISTS _wheel_cuda_libs)
+      add_link_options("LINKER:-rpath-link,${_folder}")
+    endforeach()
+  endif()
   find_package(Torch REQUIRED)
   # Debian's LibTorch and the PyTorch wheel both export TORCH_CXX_FLAGS (the C++ ABI setting).
   string(REPLACE " " ";" _torch_flags "${TORCH_CXX_FLAGS}")

@@ -23,7 +23,9 @@
 # (bench/detached_cost.py: what the probe leaves in the steps after --let-run detaches it, inside
 # one process, blocks with and without its hooks alternated), detached_cost_ddp (the same under
 # DistributedDataParallel on 2 GPUs, every rank switching at the same steps), rank_traces (the two-rank NCCL
-# trace with a planted straggler, recorded and analysed; 2 GPUs). A later stage reuses
+# trace with a planted straggler, recorded and analysed; 2 GPUs), real_models (bench/real_models:
+# transformers and timm families trained as their users train them, bisected and judged against a
+# by-hand oracle of single fixes measured in the same call). A later stage reuses
 # build-gpu/ and /tmp from an
 # earlier call on the same machine, so a device call with a time limit can take a few stages at a
 # time.
@@ -360,6 +362,24 @@ detached_cost_ddp() {
   grep '^{' "$logs/detached_cost_ddp.log" | tail -1 | tee -a "$out/summary.txt"
 }
 
+# Real model families from transformers and timm, trained by bench/real_models/train.py as their
+# users train them (Hugging Face models called by keyword), each bisected unchanged and judged
+# against its by-hand oracle measured in the same call (bench/real_models: oracle.py, judge.py).
+# REAL_FAMILIES picks them (default "gpt2 llama bert vit resnet"); ORACLE_COMPILE=1 times
+# torch.compile too (minutes per family).
+real_models() {
+  local families=(${REAL_FAMILIES:-gpt2 llama bert vit resnet})
+  local oracle="$results/real-oracle.jsonl"
+  : >"$oracle"
+  for family in "${families[@]}"; do
+    step "oracle_$family" python3 bench/real_models/oracle.py --family "$family" \
+      ${ORACLE_COMPILE:+--compile} && grep '^{' "$logs/oracle_$family.log" >>"$oracle"
+    step "real_$family" build-gpu/advisor bisect --out "$results/real/$family" -- \
+      python3 bench/real_models/train.py --family "$family"
+  done
+  python3 bench/real_models/judge.py "$oracle" "$results/real" | tee -a "$out/summary.txt"
+}
+
 zoo() {
   OUT="$results/zoo" ZOO_RUNS="${ZOO_RUNS:-1}" step zoo bash bench/zoo_gpu.sh
   grep -h "localized" "$results"/zoo/run-*.txt | tee -a "$out/summary.txt"
@@ -369,10 +389,10 @@ zoo() {
 for stage in "${stages[@]}"; do
   case "$stage" in
     build) build || { log "build failed: later stages skipped"; exit 1; } ;;
-    tests|script_tests|zoo_cpu|vit|graphs|overhead|zoo|script|script_overhead|script_autotest|script_pipeline|traces|marker_cost|ddp|seed|detached_cost|detached_cost_ddp|rank_traces)
+    tests|script_tests|zoo_cpu|vit|graphs|overhead|zoo|script|script_overhead|script_autotest|script_pipeline|traces|marker_cost|ddp|seed|detached_cost|detached_cost_ddp|rank_traces|real_models)
       "$stage" ;;
     *) log "unknown stage '$stage' (build, tests, script_tests, zoo_cpu, vit, graphs, overhead," \
          "zoo, script, script_overhead, script_autotest, script_pipeline, traces, marker_cost," \
-         "ddp, seed, detached_cost, detached_cost_ddp, rank_traces)"; exit 2 ;;
+         "ddp, seed, detached_cost, detached_cost_ddp, rank_traces, real_models)"; exit 2 ;;
   esac
 done

@@ -16,6 +16,8 @@ import time
 
 import torch
 
+from advisor_probe import call_inputs
+
 # How long rank 0 waits for another rank's timings once its own are done. The ranks step in
 # lockstep, so theirs are due within a step; a rank that died ends the launcher's job anyway.
 RANK_TIMINGS_WAIT_S = 120.0
@@ -60,10 +62,10 @@ class Bench:
         if self._loss_steps:
             self._step_loss = value if self._step_loss is None else self._step_loss + value
 
-    def forward(self, index, args):
+    def forward(self, index, module, args):
         if self.measuring(index):
-            tensor = next((a for a in args if isinstance(a, torch.Tensor)), None)
-            if tensor is not None and tensor.dim() > 0:
+            tensor = call_inputs.batched_tensor(call_inputs.call_tensors(module, args))
+            if tensor is not None:
                 self._samples += int(tensor.shape[0])
 
     def step_closed(self, step):

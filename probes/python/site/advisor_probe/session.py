@@ -18,6 +18,7 @@ import weakref
 
 import torch
 
+from advisor_probe import call_inputs
 from advisor_probe import modules as module_tree
 from advisor_probe.input_stage import InputStage
 from advisor_probe.loader_epochs import LoaderEpochs
@@ -410,7 +411,7 @@ class Session:
         if closed is not None:
             self._step_closed(closed)
         if self._bench is not None:
-            self._bench.forward(self._clock.completed, args)
+            self._bench.forward(self._clock.completed, module, args)
 
     @_reported
     def _model_forward_end(self, module, args, output):
@@ -419,16 +420,17 @@ class Session:
             self._clock.evaluation_ends(now())
 
     def _note_input(self, module, args):
-        """The batch size and the dtype the model computes in, from its first call: autocast's
-        dtype where the call runs under autocast, else a floating input's, else its parameters'
-        (token ids are int64; the GEMMs run in the weights' dtype)."""
+        """The batch size and the dtype the model computes in, from its first call, positional and
+        keyword arguments alike (call_inputs): autocast's dtype where the call runs under
+        autocast, else a floating input's, else its parameters' (token ids are int64; the GEMMs
+        run in the weights' dtype)."""
         if self._input:
             return
-        tensor = next((a for a in args if isinstance(a, torch.Tensor)), None)
-        if tensor is None or tensor.dim() == 0:
+        tensors = call_inputs.call_tensors(module, args)
+        tensor = call_inputs.batched_tensor(tensors)
+        if tensor is None:
             return
-        floating = next((a for a in args if isinstance(a, torch.Tensor) and a.is_floating_point()),
-                        None)
+        floating = next((t for t in tensors if t.is_floating_point()), None)
         if floating is None:
             floating = next((p for p in module.parameters() if p.is_floating_point()), None)
         dtype = floating.dtype if floating is not None else tensor.dtype
