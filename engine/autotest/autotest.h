@@ -32,7 +32,7 @@ using NumericsCheck = std::function<NumericsVerdict(const CandidateSpec& candida
 struct AutotestPlan {
   std::vector<std::string> recipe_ids;  // each once, in the order to try: RecipeIdsFromFindings
   std::vector<Recipe> recipes;          // LoadRecipeDir(FindDataDir("recipes")).recipes
-  std::string door = "model";           // whose workers run: "model", "script" or "ranks"
+  Door door = Door::kModel;             // whose workers run: kModel, kScript or kRanks
   std::string device;                   // "cpu" or "cuda"
   std::string torch_version;            // the torch the worker runs, e.g. "2.11.0+cu130"
   WorkerCommandBuilder worker_command;  // e.g. AdvisorWorkerCommandBuilder(...)

@@ -146,19 +146,18 @@ struct Workers {
 // where a finding that names the rewrite knows its line in the user's code, the fix says what to
 // change there. A script's fix needs it to apply at all; a model's, once verified, says it beside
 // its result.
-void SuggestCodeChanges(const std::vector<Recipe>& recipes, const std::string& door,
-                        RunReport& report) {
+void SuggestCodeChanges(const std::vector<Recipe>& recipes, Door door, RunReport& report) {
   for (FixResult& fix : report.fixes) {
     const Recipe* recipe = FindRecipe(recipes, fix.recipe);
     if (recipe == nullptr || recipe->kind != RecipeKind::kRewrite) continue;
-    if (door != "script" && fix.status != fix_status::kVerified) continue;
+    if (door != Door::kScript && fix.status != fix_status::kVerified) continue;
     for (const Finding& finding : report.findings) {
       const std::vector<std::string> named = RecipesOf(finding);
       if (!finding.source || std::find(named.begin(), named.end(), fix.recipe) == named.end()) {
         continue;
       }
       if (auto change = SuggestCodeChange(fix.recipe, *finding.source)) {
-        if (door == "script") {
+        if (door == Door::kScript) {
           fix.detail = "needs a change to the script's code: " + change->advice;
         } else if (change->patch.empty()) {
           fix.detail += (fix.detail.empty() ? "" : "; ") + ("in your code: " + change->advice);
@@ -199,7 +198,7 @@ void TryRecipes(const BisectCommandOptions& options, RunReport& report,
   // A launcher's ranks are a door of their own: each run relaunches the whole job, and the DDP
   // knobs apply there only.
   const bool ranks = report.distributed && report.distributed->ranks.size() > 1;
-  plan.door = ranks ? "ranks" : report.run.mode;
+  plan.door = ranks ? Door::kRanks : report.run.mode;
   plan.device = report.run.device;
   plan.torch_version = report.run.torch_version;
   plan.settings.max_rounds = options.autotest_rounds;
@@ -217,7 +216,7 @@ void TryRecipes(const BisectCommandOptions& options, RunReport& report,
   std::optional<ScriptNumerics> script_numerics;
   std::optional<NumericsRunner> model_numerics;
   try {
-    if (report.run.mode == "script") {
+    if (report.run.mode == Door::kScript) {
       ScriptWorkerOptions script;
       script.command = options.script.command;
       script.probe_dir = FindDataDir("probe");

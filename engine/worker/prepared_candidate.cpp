@@ -43,7 +43,7 @@ WorkerCandidate LoadCandidate(const std::vector<std::string>& ids, const std::st
           "--recipe: " + (error.empty() ? "no recipe \"" + id + "\" in " + recipes_dir : error));
     }
     recipes.push_back(recipe);
-    const std::string reason = WhyNotApplicable(*recipe, "model", device, TorchVersion());
+    const std::string reason = WhyNotApplicable(*recipe, Door::kModel, device, TorchVersion());
     if (candidate.skipped.empty() && !reason.empty()) candidate.skipped = reason;
   }
   if (recipes.empty()) throw std::runtime_error("--recipe: no recipe id given");
