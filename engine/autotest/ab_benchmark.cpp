@@ -27,7 +27,7 @@ struct Side {
 
 // Runs one worker process and reads its result. Returns "" and fills `result` on success (or when
 // the worker declined the candidate), else the reason the run failed.
-std::string RunOnce(const Side& side, int round, const WorkerCommandBuilder& build_command,
+std::string RunOnce(const Side& side, int round, const CandidateRunner& runner,
                     const AbSettings& settings, const std::string& scratch_dir,
                     WorkerResult& result) {
   const std::string prefix = std::string(side.name) + " round " + std::to_string(round) + "/" +
@@ -39,7 +39,7 @@ std::string RunOnce(const Side& side, int round, const WorkerCommandBuilder& bui
   std::error_code ignored;
   std::filesystem::remove(result_path, ignored);  // never read a previous run's file
 
-  WorkerCommand command = build_command(side.candidate, result_path);
+  CandidateCommand command = runner.BenchmarkCommand(side.candidate, result_path);
   if (side.candidate) {
     for (const auto& [name, value] : side.candidate->env) command.env[name] = value;
   }
@@ -78,7 +78,7 @@ FixResult NewFixResult(const CandidateSpec& candidate) {
   return fix;
 }
 
-AbResult RunAbBenchmark(const CandidateSpec& candidate, const WorkerCommandBuilder& build_command,
+AbResult RunAbBenchmark(const CandidateSpec& candidate, const CandidateRunner& runner,
                         const AbSettings& settings, const std::string& scratch_dir,
                         AutotestBudget& budget, int rounds_queued, std::ostream& progress) {
   AbResult ab;
@@ -106,7 +106,7 @@ AbResult RunAbBenchmark(const CandidateSpec& candidate, const WorkerCommandBuild
     for (Side* side : {&baseline, &tried}) {
       WorkerResult result;
       const std::string failure =
-          RunOnce(*side, round, build_command, settings, scratch_dir, result);
+          RunOnce(*side, round, runner, settings, scratch_dir, result);
       if (!failure.empty()) {
         fix.status = fix_status::kFailed;
         fix.detail = failure;

@@ -13,7 +13,7 @@
 #include "engine/autotest/ab_stats.h"
 #include "engine/autotest/autotest_budget.h"
 #include "engine/autotest/candidate.h"
-#include "engine/autotest/worker_command.h"
+#include "engine/autotest/candidate_runner.h"
 #include "engine/model/run_report.h"
 
 namespace advisor {
@@ -52,14 +52,15 @@ struct AbResult {
 // The FixResult fields a candidate determines before anything runs.
 FixResult NewFixResult(const CandidateSpec& candidate);
 
-// Runs rounds of baseline then candidate until DecideAb decides, settings.max_rounds are done
-// or `budget` has no room for another round, writing result files into `scratch_dir`, and prints
-// one progress line per process on `progress`, the last of each round with the interval so far
-// and the time left (`rounds_queued`: the rounds later candidates may take). The status is
+// Runs rounds of baseline then candidate, each a process of the command `runner` gives, until
+// DecideAb decides, settings.max_rounds are done or `budget` has no room for another round,
+// writing result files into `scratch_dir`, and prints one progress line per process on
+// `progress`, the last of each round with the interval so far and the time left
+// (`rounds_queued`: the rounds later candidates may take). The status is
 // "verified", "no-change", "rejected" (measurably slower), "failed", or "skipped" when the worker
 // reports the candidate does not apply (or a rewrite changed no site, or the budget was spent
 // before its first round); numerics are the caller's (RunAutotest).
-AbResult RunAbBenchmark(const CandidateSpec& candidate, const WorkerCommandBuilder& build_command,
+AbResult RunAbBenchmark(const CandidateSpec& candidate, const CandidateRunner& runner,
                         const AbSettings& settings, const std::string& scratch_dir,
                         AutotestBudget& budget, int rounds_queued, std::ostream& progress);
 

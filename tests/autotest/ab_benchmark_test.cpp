@@ -6,7 +6,7 @@
 #include <chrono>
 #include <sstream>
 
-#include "tests/autotest/fake_worker.h"
+#include "tests/autotest/fake_candidate.h"
 #include "tests/report/scratch_dir.h"
 
 namespace advisor {
@@ -38,9 +38,10 @@ class AbBenchmark : public ::testing::Test {
   AbResult Run(const std::string& candidate_body, const CandidateSpec& candidate = Knob("fast"),
                const AbSettings& settings = FiveRounds(),
                const std::string& baseline_body = kBaseline20ms) {
-    const std::string script = testing::WriteFakeWorker(dir_.path(), baseline_body, candidate_body);
-    return RunAbBenchmark(candidate, testing::FakeWorkerCommand(script), settings, dir_.path(),
-                          budget_, /*rounds_queued=*/0, progress_);
+    const testing::FakeCandidateRunner runner(
+        testing::WriteFakeCandidate(dir_.path(), baseline_body, candidate_body));
+    return RunAbBenchmark(candidate, runner, settings, dir_.path(), budget_, /*rounds_queued=*/0,
+                          progress_);
   }
   std::string Order() const { return testing::ReadFile(dir_ / "order.log"); }
 

@@ -1,5 +1,5 @@
-// The script door's autotest workers: what each run is told, and how two runs' losses compare.
-#include "engine/script/script_worker.h"
+// The script door's CandidateRunner: what each run is told, and how two runs' losses compare.
+#include "engine/script/script_candidate.h"
 
 #include <gtest/gtest.h>
 
@@ -11,15 +11,16 @@ namespace {
 
 using nlohmann::json;
 
-TEST(ScriptWorker, EachRunIsTheUsersCommandWithTheCandidatesKnobs) {
-  ScriptWorkerOptions options;
+TEST(ScriptCandidate, EachRunIsTheUsersCommandWithTheCandidatesKnobs) {
+  ScriptCandidateOptions options;
   options.command = {"python", "train.py", "--lr", "0.1"};
   options.probe_dir = "/opt/advisor/probe";
   CandidateSpec candidate;
   candidate.id = "tf32-matmul+dataloader-workers";
   candidate.overrides.allow_tf32 = true;
   candidate.overrides.dataloader_workers = ThreadCount{};  // one per physical core
-  const WorkerCommand command = ScriptWorkerCommandBuilder(options)(&candidate, "/tmp/x/r.json");
+  const CandidateCommand command =
+      ScriptCandidateRunner(options, AbSettings{}).BenchmarkCommand(&candidate, "/tmp/x/r.json");
   EXPECT_EQ(command.argv, options.command) << "the script is run as the user runs it";
   EXPECT_EQ(command.env.at("PYTHONPATH").rfind("/opt/advisor/probe/site", 0), 0u);
   const json config = json::parse(command.env.at("ADVISOR_PROBE_BENCH"));
@@ -35,7 +36,7 @@ TEST(ScriptWorker, EachRunIsTheUsersCommandWithTheCandidatesKnobs) {
   EXPECT_EQ(baseline["steps"], 0);
 }
 
-TEST(ScriptWorker, LossesCompareStepByStepWithinTheClassTolerance) {
+TEST(ScriptCandidate, LossesCompareStepByStepWithinTheClassTolerance) {
   NumericsVerdict same = CompareLosses({2.3, 2.1, 1.9}, {2.3002, 2.1001, 1.9}, ToleranceClass::kReordering);
   EXPECT_EQ(same.outcome, NumericsVerdict::Outcome::kWithinTolerance);
   EXPECT_NEAR(same.numerics.max_rel_diff, 0.0002 / 2.3002, 1e-9);

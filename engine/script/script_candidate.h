@@ -1,8 +1,8 @@
-// The autotest's workers for a script: the user's own command, relaunched with the probe in
-// bench mode, which applies the candidate's knobs as the script starts (never editing its files),
-// times the steps after a warm-up and writes the worker result (engine/autotest/worker_result).
-// The numerics check compares the losses of the first steps of the baseline and the candidate,
-// with the probe fixing the seeds before the script runs.
+// The script door's CandidateRunner: each candidate runs as the user's own command, relaunched
+// with the probe in bench mode, which applies the candidate's knobs as the script starts (never
+// editing its files), times the steps after a warm-up and writes the candidate result
+// (engine/autotest/worker_result). The numerics check compares the losses of the first steps
+// of the baseline and the candidate, with the probe fixing the seeds before the script runs.
 #pragma once
 
 #include <map>
@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "engine/autotest/ab_benchmark.h"
-#include "engine/autotest/autotest.h"
-#include "engine/autotest/worker_command.h"
+#include "engine/autotest/candidate_runner.h"
+#include "engine/util/scratch_paths.h"
 
 namespace advisor {
 
-struct ScriptWorkerOptions {
+struct ScriptCandidateOptions {
   std::vector<std::string> command;  // as given after `--`
   std::string probe_dir;             // build/probe
   int warmup = 5;                    // steps run first and left out (compilation happens here)
@@ -24,27 +24,30 @@ struct ScriptWorkerOptions {
 };
 
 // The environment that starts the probe in bench mode for one run.
-std::map<std::string, std::string> ScriptBenchEnvironment(const ScriptWorkerOptions& options,
+std::map<std::string, std::string> ScriptBenchEnvironment(const ScriptCandidateOptions& options,
                                                           const CandidateSpec* candidate,
                                                           const std::string& result_path,
                                                           bool losses_only);
 
-WorkerCommandBuilder ScriptWorkerCommandBuilder(const ScriptWorkerOptions& options);
-
-// Runs the baseline once and each candidate in losses mode, in processes of their own, and
-// compares the losses of the first options.loss_steps steps within the candidate's tolerance.
-class ScriptNumerics {
+class ScriptCandidateRunner : public CandidateRunner {
  public:
-  ScriptNumerics(ScriptWorkerOptions options, AbSettings settings, std::string scratch_dir);
-  NumericsVerdict Check(const CandidateSpec& candidate);
+  // Throws std::runtime_error when the private folder of the losses files cannot be made.
+  ScriptCandidateRunner(ScriptCandidateOptions options, AbSettings settings);
+
+  CandidateCommand BenchmarkCommand(const CandidateSpec* candidate,
+                                    const std::string& result_path) const override;
+
+  // Runs the baseline once and each candidate in losses mode, and compares the losses of the
+  // first options.loss_steps steps within the candidate's tolerance.
+  NumericsVerdict CheckNumerics(const CandidateSpec& candidate) override;
 
  private:
   // The losses of one run, or the reason there are none.
   std::vector<double> Losses(const CandidateSpec* candidate, std::string& failure) const;
 
-  ScriptWorkerOptions options_;
+  ScriptCandidateOptions options_;
   AbSettings settings_;
-  std::string scratch_dir_;
+  PrivateTempDir scratch_;  // the losses files
   bool baseline_run_ = false;
   std::vector<double> baseline_;
   std::string baseline_failure_;

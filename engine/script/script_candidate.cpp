@@ -1,4 +1,4 @@
-#include "engine/script/script_worker.h"
+#include "engine/script/script_candidate.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -48,7 +48,7 @@ std::string ReadSmall(const std::string& path) {
 
 }  // namespace
 
-std::map<std::string, std::string> ScriptBenchEnvironment(const ScriptWorkerOptions& options,
+std::map<std::string, std::string> ScriptBenchEnvironment(const ScriptCandidateOptions& options,
                                                           const CandidateSpec* candidate,
                                                           const std::string& result_path,
                                                           bool losses_only) {
@@ -63,22 +63,20 @@ std::map<std::string, std::string> ScriptBenchEnvironment(const ScriptWorkerOpti
   return {{"PYTHONPATH", PythonPath(options.probe_dir)}, {"ADVISOR_PROBE_BENCH", config.dump()}};
 }
 
-WorkerCommandBuilder ScriptWorkerCommandBuilder(const ScriptWorkerOptions& options) {
-  return [options](const CandidateSpec* candidate, const std::string& result_path) {
-    return WorkerCommand{options.command,
-                         ScriptBenchEnvironment(options, candidate, result_path, false)};
-  };
+ScriptCandidateRunner::ScriptCandidateRunner(ScriptCandidateOptions options, AbSettings settings)
+    : options_(std::move(options)), settings_(settings), scratch_("advisor-script-numerics-") {}
+
+CandidateCommand ScriptCandidateRunner::BenchmarkCommand(const CandidateSpec* candidate,
+                                                         const std::string& result_path) const {
+  return CandidateCommand{options_.command,
+                          ScriptBenchEnvironment(options_, candidate, result_path, false)};
 }
 
-ScriptNumerics::ScriptNumerics(ScriptWorkerOptions options, AbSettings settings,
-                               std::string scratch_dir)
-    : options_(std::move(options)), settings_(settings), scratch_dir_(std::move(scratch_dir)) {}
-
-std::vector<double> ScriptNumerics::Losses(const CandidateSpec* candidate,
-                                           std::string& failure) const {
+std::vector<double> ScriptCandidateRunner::Losses(const CandidateSpec* candidate,
+                                                  std::string& failure) const {
   const std::string name = candidate ? candidate->id : "baseline";
   const std::string result_path =
-      (std::filesystem::path(scratch_dir_) / (name + "-losses.json")).string();
+      (std::filesystem::path(scratch_.path()) / (name + "-losses.json")).string();
   std::error_code ignored;
   std::filesystem::remove(result_path, ignored);
   ProcessSpec spec;
@@ -95,7 +93,7 @@ std::vector<double> ScriptNumerics::Losses(const CandidateSpec* candidate,
     if (!outcome.stderr_tail.empty()) failure += "; stderr tail:\n" + outcome.stderr_tail;
     return {};
   }
-  // Written by the probe in the script's process: checked like any worker result.
+  // Written by the probe in the script's process: checked like any candidate result.
   const json root = json::parse(ReadSmall(result_path), nullptr, false);
   const json* losses = root.is_object() && root.contains("losses") ? &root["losses"] : nullptr;
   if (losses == nullptr || !losses->is_array() || losses->empty() || losses->size() > 1000) {
@@ -110,7 +108,7 @@ std::vector<double> ScriptNumerics::Losses(const CandidateSpec* candidate,
   return values;
 }
 
-NumericsVerdict ScriptNumerics::Check(const CandidateSpec& candidate) {
+NumericsVerdict ScriptCandidateRunner::CheckNumerics(const CandidateSpec& candidate) {
   if (!baseline_run_) {
     baseline_ = Losses(nullptr, baseline_failure_);
     baseline_run_ = true;
