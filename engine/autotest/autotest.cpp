@@ -4,7 +4,7 @@
 #include <map>
 
 #include "engine/autotest/applicability.h"
-#include "engine/autotest/worker_series.h"
+#include "engine/autotest/loader_workers_series.h"
 #include "engine/util/scratch_paths.h"
 
 namespace advisor {
@@ -187,8 +187,8 @@ std::vector<AbResult> RunAutotest(const AutotestPlan& plan, CandidateRunner& run
     // A series needs another count than the workload's to fit the cores; without one the recipe
     // runs as written.
     if (recipe->overrides.dataloader_workers && plan.input_workers &&
-        !WorkerCountSeries(*plan.input_workers, plan.cores).empty()) {
-      results.push_back(RunWorkerSeries(
+        !LoaderWorkerCounts(*plan.input_workers, plan.cores).empty()) {
+      results.push_back(RunLoaderWorkersSeries(
           *recipe, *plan.input_workers, plan.cores,
           [&](const CandidateSpec& count, int counts_left) {
             return TryCandidate(count, plan, runner, checks, scratch.path(), budget,

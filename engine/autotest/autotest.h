@@ -27,7 +27,7 @@ struct AutotestPlan {
   // The input stage's workers as the run had them (DataWait::workers) and the cores they can use:
   // with both, and another count than the workload's that fits the cores, a recipe that sets
   // dataloader_workers runs as a series of counts up to the cores
-  // (engine/autotest/worker_series.h); otherwise as the recipe says.
+  // (engine/autotest/loader_workers_series.h); otherwise as the recipe says.
   std::optional<int> input_workers;
   int cores = 0;
 };

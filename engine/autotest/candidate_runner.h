@@ -34,8 +34,8 @@ class CandidateRunner {
  public:
   virtual ~CandidateRunner() = default;
 
-  // The process of one benchmark run, which writes its WorkerResult
-  // (engine/autotest/worker_result.h) to `result_path`: the baseline's when `candidate` is
+  // The process of one benchmark run, which writes its CandidateResult
+  // (engine/autotest/candidate_result.h) to `result_path`: the baseline's when `candidate` is
   // null. The benchmark adds the candidate's env itself, so a door need not.
   virtual CandidateCommand BenchmarkCommand(const CandidateSpec* candidate,
                                             const std::string& result_path) const = 0;

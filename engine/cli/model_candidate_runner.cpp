@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "engine/autotest/worker_result.h"
+#include "engine/autotest/candidate_result.h"
 #include "engine/autotest/process.h"
 
 namespace advisor {
@@ -32,7 +32,7 @@ NumericsVerdict ModelCandidateRunner::CheckNumerics(const CandidateSpec& candida
   spec.argv = command.argv;
   spec.env = command.env;
   for (const auto& [name, value] : candidate.env) spec.env[name] = value;
-  spec.timeout = settings_.worker_timeout;
+  spec.timeout = settings_.candidate_timeout;
   spec.stderr_tail_bytes = settings_.stderr_tail_bytes;
   const ProcessOutcome outcome = RunProcess(spec);
 
@@ -53,7 +53,7 @@ NumericsVerdict ModelCandidateRunner::CheckNumerics(const CandidateSpec& candida
         verdict.detail = result.worst;
         verdict.code_changes = result.code_changes;
       }
-    } catch (const WorkerResultError& error) {
+    } catch (const CandidateResultError& error) {
       verdict.detail = error.what();
     }
   }

@@ -85,7 +85,7 @@ std::vector<double> ScriptCandidateRunner::Losses(const CandidateSpec* candidate
   if (candidate) {
     for (const auto& [variable, value] : candidate->env) spec.env[variable] = value;
   }
-  spec.timeout = settings_.worker_timeout;
+  spec.timeout = settings_.candidate_timeout;
   spec.stderr_tail_bytes = settings_.stderr_tail_bytes;
   const ProcessOutcome outcome = RunProcess(spec);
   if (!outcome.Succeeded()) {

@@ -1,7 +1,7 @@
 // The script door's CandidateRunner: each candidate runs as the user's own command, relaunched
 // with the probe in bench mode, which applies the candidate's knobs as the script starts (never
 // editing its files), times the steps after a warm-up and writes the candidate result
-// (engine/autotest/worker_result). The numerics check compares the losses of the first steps
+// (engine/autotest/candidate_result). The numerics check compares the losses of the first steps
 // of the baseline and the candidate, with the probe fixing the seeds before the script runs.
 #pragma once
 

@@ -16,7 +16,7 @@
 #include "engine/worker/knobs.h"
 #include "engine/worker/numerics.h"
 #include "engine/worker/prepared_candidate.h"
-#include "engine/autotest/worker_result.h"
+#include "engine/autotest/candidate_result.h"
 #include "engine/worker/step_capture.h"
 
 namespace advisor {
@@ -41,17 +41,17 @@ std::optional<WorkerCandidate> CandidateOf(const WorkerOptions& options, const W
 void RunBenchmarkWorker(const WorkerOptions& options, std::ostream& log) {
   const WorkloadSpec spec = ReadSpec(options);
   const std::optional<WorkerCandidate> candidate = CandidateOf(options, spec);
-  WorkerResult result;
+  CandidateResult result;
   if (candidate && !candidate->skipped.empty()) {
     result.skipped = candidate->skipped;
-    WriteWorkerResult(options.result_path, result);
+    WriteCandidateResult(options.result_path, result);
     return;
   }
   PreparedCandidate prepared =
       PrepareCandidate(options.model_path, spec, candidate ? &candidate->spec : nullptr, log);
   if (!prepared.skipped.empty()) {
     result.skipped = prepared.skipped;
-    WriteWorkerResult(options.result_path, result);
+    WriteCandidateResult(options.result_path, result);
     return;
   }
 
@@ -70,7 +70,7 @@ void RunBenchmarkWorker(const WorkerOptions& options, std::ostream& log) {
   const double loss = step.last_loss();
   if (std::isfinite(loss) && step.TakeLossCheck().non_finite == 0) result.loss = loss;
   result.sites = prepared.sites;
-  WriteWorkerResult(options.result_path, result);
+  WriteCandidateResult(options.result_path, result);
   log << "[worker] " << (candidate ? candidate->spec.id : "baseline") << ": median "
       << Median(result.step_ms) << " ms over " << result.step_ms.size() << " steps\n";
 }

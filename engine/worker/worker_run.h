@@ -34,7 +34,7 @@ void RunBenchmarkWorker(const WorkerOptions& options, std::ostream& log);
 
 // Runs the first training step of the baseline and of the candidate, each from a fresh load with
 // the same seed and inputs, compares loss, outputs and parameter gradients with the candidate's
-// tolerance class, and writes a NumericsResult file (engine/autotest/worker_result.h).
+// tolerance class, and writes a NumericsResult file (engine/autotest/candidate_result.h).
 void RunNumericsWorker(const WorkerOptions& options, std::ostream& log);
 
 }  // namespace advisor

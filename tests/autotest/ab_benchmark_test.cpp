@@ -29,7 +29,7 @@ CandidateSpec Knob(const std::string& id) {
 AbSettings FiveRounds() {
   AbSettings settings;
   settings.max_rounds = 5;
-  settings.worker_timeout = std::chrono::seconds(20);
+  settings.candidate_timeout = std::chrono::seconds(20);
   return settings;
 }
 
@@ -148,7 +148,7 @@ TEST_F(AbBenchmark, ACrashingCandidateFailsWithItsSignalAndStderr) {
 
 TEST_F(AbBenchmark, AHangingCandidateIsKilledAtTheTimeout) {
   AbSettings settings = FiveRounds();
-  settings.worker_timeout = std::chrono::seconds(1);
+  settings.candidate_timeout = std::chrono::seconds(1);
   const auto start = std::chrono::steady_clock::now();
   const AbResult ab = Run("sleep 30", Knob("fast"), settings);
   const double elapsed_s =

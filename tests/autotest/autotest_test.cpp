@@ -42,7 +42,7 @@ class Autotest : public ::testing::Test {
     plan_.device = "cuda";
     plan_.torch_version = "2.11.0";
     plan_.settings.max_rounds = 5;
-    plan_.settings.worker_timeout = std::chrono::seconds(20);
+    plan_.settings.candidate_timeout = std::chrono::seconds(20);
   }
 
   std::vector<AbResult> Run() { return RunAutotest(plan_, runner_, budget_, progress_); }

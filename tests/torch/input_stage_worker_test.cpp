@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "engine/autotest/process.h"
-#include "engine/autotest/worker_result.h"
-#include "engine/autotest/worker_result.h"
+#include "engine/autotest/candidate_result.h"
+#include "engine/autotest/candidate_result.h"
 #include "tests/report/scratch_dir.h"
 #include "tests/torch/input_stage_models.h"
 
@@ -30,7 +30,7 @@ class InputStageWorker : public ::testing::Test {
 TEST_F(InputStageWorker, DataloaderWorkersRunAndKeepTheComputation) {
   ProcessOutcome outcome = Run({"--recipe", "dataloader-workers", "--steps", "3", "--warmup", "1"});
   ASSERT_TRUE(outcome.Succeeded()) << outcome.Describe() << "\n" << outcome.stderr_tail;
-  const WorkerResult result = ReadWorkerResult(result_);
+  const CandidateResult result = ReadCandidateResult(result_);
   EXPECT_TRUE(result.skipped.empty()) << result.skipped;
   EXPECT_EQ(result.step_ms.size(), 3u);
 
@@ -44,7 +44,7 @@ TEST_F(InputStageWorker, DataloaderWorkersRunAndKeepTheComputation) {
 TEST_F(InputStageWorker, PinMemoryDeclinesTheCpu) {
   const ProcessOutcome outcome = Run({"--recipe", "pin-memory", "--steps", "3", "--warmup", "1"});
   ASSERT_TRUE(outcome.Succeeded()) << outcome.Describe() << "\n" << outcome.stderr_tail;
-  EXPECT_THAT(ReadWorkerResult(result_).skipped, ::testing::StartsWith("not applicable"));
+  EXPECT_THAT(ReadCandidateResult(result_).skipped, ::testing::StartsWith("not applicable"));
 }
 
 }  // namespace

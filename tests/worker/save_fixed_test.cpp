@@ -8,7 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "engine/autotest/worker_result.h"
+#include "engine/autotest/candidate_result.h"
 #include "tests/report/scratch_dir.h"
 #include "tests/worker/worker_models.h"
 

@@ -2,7 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "engine/autotest/worker_result.h"
+#include "engine/autotest/candidate_result.h"
 #include "tests/report/scratch_dir.h"
 #include "tests/worker/worker_models.h"
 
@@ -31,7 +31,7 @@ class WorkerCli : public ::testing::Test {
 TEST_F(WorkerCli, BaselineWritesAValidResult) {
   const ProcessOutcome outcome = Run(testing::Models().gather, {});
   ASSERT_TRUE(outcome.Succeeded()) << outcome.Describe() << "\n" << outcome.stderr_tail;
-  const WorkerResult result = ReadWorkerResult(result_);
+  const CandidateResult result = ReadCandidateResult(result_);
   EXPECT_EQ(result.step_ms.size(), 3u);
   EXPECT_EQ(result.samples_per_step, 4);
   EXPECT_TRUE(result.loss.has_value());
@@ -42,27 +42,27 @@ TEST_F(WorkerCli, BaselineWritesAValidResult) {
 TEST_F(WorkerCli, RewriteReportsTheModulesItChanged) {
   const ProcessOutcome outcome = Run(testing::Models().gather, {"--recipe", "gather-to-index"});
   ASSERT_TRUE(outcome.Succeeded()) << outcome.Describe() << "\n" << outcome.stderr_tail;
-  EXPECT_THAT(ReadWorkerResult(result_).sites,
+  EXPECT_THAT(ReadCandidateResult(result_).sites,
               ElementsAre("blocks.0.select", "blocks.1.select", "heads", "partial"));
 }
 
 TEST_F(WorkerCli, RewriteWithoutASiteIsSkipped) {
   const ProcessOutcome outcome = Run(testing::Models().plain, {"--recipe", "gather-to-index"});
   ASSERT_TRUE(outcome.Succeeded()) << outcome.Describe() << "\n" << outcome.stderr_tail;
-  EXPECT_EQ(ReadWorkerResult(result_).skipped,
+  EXPECT_EQ(ReadCandidateResult(result_).skipped,
             "not applicable: gather-to-index found no site in this model");
 }
 
 TEST_F(WorkerCli, BatchSizeX2RunsTwiceTheSamples) {
   const ProcessOutcome outcome = Run(testing::Models().gather, {"--recipe", "batch-size-x2"});
   ASSERT_TRUE(outcome.Succeeded()) << outcome.Describe() << "\n" << outcome.stderr_tail;
-  EXPECT_EQ(ReadWorkerResult(result_).samples_per_step, 8);
+  EXPECT_EQ(ReadCandidateResult(result_).samples_per_step, 8);
 }
 
 TEST_F(WorkerCli, InputStageRecipeIsSkippedWithoutAnInputStage) {
   const ProcessOutcome outcome = Run(testing::Models().gather, {"--recipe", "dataloader-workers"});
   ASSERT_TRUE(outcome.Succeeded()) << outcome.Describe() << "\n" << outcome.stderr_tail;
-  EXPECT_THAT(ReadWorkerResult(result_).skipped,
+  EXPECT_THAT(ReadCandidateResult(result_).skipped,
               StartsWith("not applicable: the workload has no host-side input stage"));
 }
 
@@ -97,7 +97,7 @@ TEST_F(WorkerCli, NumericsHoldCropFirstToTheStagesBatches) {
 TEST_F(WorkerCli, CropFirstSaysWhichOpKeepsTheCropInPlace) {
   const ProcessOutcome outcome = Run(testing::Models().crop_mean, {"--recipe", "crop-first"});
   ASSERT_TRUE(outcome.Succeeded()) << outcome.Describe() << "\n" << outcome.stderr_tail;
-  EXPECT_THAT(ReadWorkerResult(result_).skipped,
+  EXPECT_THAT(ReadCandidateResult(result_).skipped,
               StartsWith("not applicable: crop-first: aten::mean"));
 }
 

@@ -1,4 +1,4 @@
-#include "engine/autotest/worker_result.h"
+#include "engine/autotest/candidate_result.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -16,15 +16,15 @@ using ::testing::HasSubstr;
 
 std::string ErrorOf(const std::string& json) {
   try {
-    ParseWorkerResult(json, "r.json");
-  } catch (const WorkerResultError& error) {
+    ParseCandidateResult(json, "r.json");
+  } catch (const CandidateResultError& error) {
     return error.what();
   }
   return "accepted";
 }
 
-TEST(WorkerResult, ParsesTheContract) {
-  const WorkerResult result = ParseWorkerResult(
+TEST(CandidateResult, ParsesTheContract) {
+  const CandidateResult result = ParseCandidateResult(
       R"({"step_ms": [41.5, 40.25], "peak_memory_mb": 812.5, "samples_per_step": 128,
           "loss": 6.9, "sites": ["patch_drop"]})",
       "r.json");
@@ -36,20 +36,20 @@ TEST(WorkerResult, ParsesTheContract) {
   EXPECT_TRUE(result.skipped.empty());
 }
 
-TEST(WorkerResult, NullMeansUnknownMemoryAndNonFiniteLoss) {
-  const WorkerResult result = ParseWorkerResult(
+TEST(CandidateResult, NullMeansUnknownMemoryAndNonFiniteLoss) {
+  const CandidateResult result = ParseCandidateResult(
       R"({"step_ms": [1], "peak_memory_mb": null, "samples_per_step": 1, "loss": null})", "r.json");
   EXPECT_FALSE(result.peak_memory_mb.has_value());
   EXPECT_FALSE(result.loss.has_value());
 }
 
-TEST(WorkerResult, SkippedNeedsOnlyTheReason) {
-  EXPECT_EQ(ParseWorkerResult(R"({"skipped": "not applicable: no convolution"})", "r.json").skipped,
+TEST(CandidateResult, SkippedNeedsOnlyTheReason) {
+  EXPECT_EQ(ParseCandidateResult(R"({"skipped": "not applicable: no convolution"})", "r.json").skipped,
             "not applicable: no convolution");
   EXPECT_THAT(ErrorOf(R"({"skipped": ""})"), HasSubstr("skipped: must be a non-empty string"));
 }
 
-TEST(WorkerResult, MalformedResultsAreErrorsNamingTheField) {
+TEST(CandidateResult, MalformedResultsAreErrorsNamingTheField) {
   EXPECT_THAT(ErrorOf("garbage"), HasSubstr("r.json: not valid JSON"));
   // A number beyond double (the fuzz corpus's bad.json) ended advisor with an uncaught exception.
   EXPECT_THAT(ErrorOf(R"({"step_ms": [1e999]})"), HasSubstr("r.json: not valid JSON"));
@@ -68,25 +68,25 @@ TEST(WorkerResult, MalformedResultsAreErrorsNamingTheField) {
               HasSubstr("loss: must be a number or null"));
 }
 
-TEST(WorkerResult, AMissingFileSaysTheWorkerWroteNone) {
+TEST(CandidateResult, AMissingFileSaysTheWorkerWroteNone) {
   testing::ScratchDir dir;
   try {
-    ReadWorkerResult(dir / "absent.json");
+    ReadCandidateResult(dir / "absent.json");
     FAIL() << "read a file that does not exist";
-  } catch (const WorkerResultError& error) {
+  } catch (const CandidateResultError& error) {
     EXPECT_EQ(std::string(error.what()), dir / "absent.json" + ": the worker wrote no result file");
   }
 }
 
 // A link planted at the temporary name must not make the worker overwrite the file it points at.
-TEST(WorkerResult, TheWriterNeverFollowsALinkAtItsTemporaryName) {
+TEST(CandidateResult, TheWriterNeverFollowsALinkAtItsTemporaryName) {
   testing::ScratchDir dir;
   const std::string victim = dir / "victim";
   std::ofstream(victim) << "precious";
   ASSERT_EQ(symlink(victim.c_str(), (dir / "result.json.partial").c_str()), 0);
-  WorkerResult result;
+  CandidateResult result;
   result.skipped = "not applicable";
-  EXPECT_THROW(WriteWorkerResult(dir / "result.json", result), std::runtime_error);
+  EXPECT_THROW(WriteCandidateResult(dir / "result.json", result), std::runtime_error);
   std::ifstream read_back(victim);
   std::string text;
   read_back >> text;
@@ -115,7 +115,7 @@ TEST(NumericsResultFile, RoundTripsAndRejectsAMalformedFile) {
   try {
     ReadNumericsResult(dir / "bad.json");
     FAIL() << "a malformed file was accepted";
-  } catch (const WorkerResultError& error) {
+  } catch (const CandidateResultError& error) {
     EXPECT_EQ(std::string(error.what()),
               dir / "bad.json" + ": within_tolerance: must be true or false");
   }

@@ -19,7 +19,7 @@ inline constexpr double kKneeTolerance = 0.05;
 
 // 2, 4, 8, ... below `cores`, then `cores` itself, leaving out `current` (the baseline's own
 // count, measured as the baseline). Empty when no other count fits (cores 1 or fewer).
-std::vector<int> WorkerCountSeries(int current, int cores);
+std::vector<int> LoaderWorkerCounts(int current, int cores);
 
 // The index of the knee among measured `points` (any order): the fewest workers whose speedup
 // is within kKneeTolerance of the best; nullopt when none was measured (all failed or skipped).
@@ -30,7 +30,7 @@ std::optional<std::size_t> KneeOf(const std::vector<WorkerCountPoint>& points);
 // the knee's result, its FixResult carrying the whole series and the knee; where the knee is the
 // workload's own count, the fastest other count's result (knee_workers says the workload's);
 // where no count was measured, the last result (its status says why).
-AbResult RunWorkerSeries(const Recipe& recipe, int current_workers, int cores,
+AbResult RunLoaderWorkersSeries(const Recipe& recipe, int current_workers, int cores,
                          const std::function<AbResult(const CandidateSpec&, int counts_left)>&
                              try_candidate,
                          std::ostream& progress);

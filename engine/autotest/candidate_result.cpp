@@ -1,4 +1,4 @@
-#include "engine/autotest/worker_result.h"
+#include "engine/autotest/candidate_result.h"
 
 #include <cerrno>
 #include <cmath>
@@ -21,7 +21,7 @@ constexpr std::uintmax_t kMaxResultBytes = 16 << 20;
 
 [[noreturn]] void Fail(const std::string& source, const std::string& field,
                        const std::string& problem) {
-  throw WorkerResultError(source + ": " + field + ": " + problem);
+  throw CandidateResultError(source + ": " + field + ": " + problem);
 }
 
 bool IsFiniteNumber(const json& value) {
@@ -48,11 +48,11 @@ void WriteWhole(const std::string& path, const json& content) {
 
 std::string ReadBounded(const std::string& path, const std::string& missing) {
   std::error_code error;
-  if (!std::filesystem::exists(path, error)) throw WorkerResultError(path + ": " + missing);
+  if (!std::filesystem::exists(path, error)) throw CandidateResultError(path + ": " + missing);
   const std::uintmax_t size = std::filesystem::file_size(path, error);
-  if (error) throw WorkerResultError(path + ": cannot read: " + error.message());
+  if (error) throw CandidateResultError(path + ": cannot read: " + error.message());
   if (size > kMaxResultBytes) {
-    throw WorkerResultError(path + ": " + std::to_string(size) +
+    throw CandidateResultError(path + ": " + std::to_string(size) +
                             " bytes is too large for a result");
   }
   std::ifstream in(path, std::ios::binary);
@@ -67,7 +67,7 @@ json ParseObject(const std::string& json_text, const std::string& source) {
     root = json::parse(json_text);
   } catch (const json::exception& error) {  // a syntax error, or a number beyond double
     const std::string message = error.what();
-    throw WorkerResultError(source + ": not valid JSON: " + message.substr(0, message.find('\n')));
+    throw CandidateResultError(source + ": not valid JSON: " + message.substr(0, message.find('\n')));
   }
   if (!root.is_object()) Fail(source, "top level", "must be a JSON object");
   return root;
@@ -123,7 +123,7 @@ double NonNegative(const json& root, const std::string& source, const char* fiel
 
 }  // namespace
 
-void WriteWorkerResult(const std::string& path, const WorkerResult& result) {
+void WriteCandidateResult(const std::string& path, const CandidateResult& result) {
   if (!result.skipped.empty()) {
     WriteWhole(path, {{"skipped", result.skipped}});
     return;
@@ -156,9 +156,9 @@ void WriteNumericsResult(const std::string& path, const NumericsResult& result) 
                     {"code_changes", code_changes}});
 }
 
-WorkerResult ParseWorkerResult(const std::string& json_text, const std::string& source) {
+CandidateResult ParseCandidateResult(const std::string& json_text, const std::string& source) {
   const json root = ParseObject(json_text, source);
-  WorkerResult result;
+  CandidateResult result;
   result.skipped = SkippedReason(root, source);
   if (!result.skipped.empty()) return result;
 
@@ -205,8 +205,8 @@ WorkerResult ParseWorkerResult(const std::string& json_text, const std::string& 
   return result;
 }
 
-WorkerResult ReadWorkerResult(const std::string& path) {
-  return ParseWorkerResult(ReadBounded(path, "the worker wrote no result file"), path);
+CandidateResult ReadCandidateResult(const std::string& path) {
+  return ParseCandidateResult(ReadBounded(path, "the worker wrote no result file"), path);
 }
 
 NumericsResult ReadNumericsResult(const std::string& path) {

@@ -1,4 +1,4 @@
-#include "engine/autotest/worker_series.h"
+#include "engine/autotest/loader_workers_series.h"
 
 #include <algorithm>
 
@@ -6,7 +6,7 @@
 
 namespace advisor {
 
-std::vector<int> WorkerCountSeries(int current, int cores) {
+std::vector<int> LoaderWorkerCounts(int current, int cores) {
   std::vector<int> counts;
   for (int count = 2; count < cores; count *= 2) counts.push_back(count);
   if (cores >= 2) counts.push_back(cores);
@@ -26,11 +26,11 @@ std::optional<std::size_t> KneeOf(const std::vector<WorkerCountPoint>& points) {
   return knee;
 }
 
-AbResult RunWorkerSeries(const Recipe& recipe, int current_workers, int cores,
+AbResult RunLoaderWorkersSeries(const Recipe& recipe, int current_workers, int cores,
                          const std::function<AbResult(const CandidateSpec&, int counts_left)>&
                              try_candidate,
                          std::ostream& progress) {
-  const std::vector<int> counts = WorkerCountSeries(current_workers, cores);
+  const std::vector<int> counts = LoaderWorkerCounts(current_workers, cores);
   progress << "[autotest] " << recipe.id << ": trying " << counts.size()
            << " worker count(s) up to the " << cores << " cores\n";
   std::vector<AbResult> results;

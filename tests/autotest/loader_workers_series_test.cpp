@@ -1,6 +1,6 @@
 // dataloader-workers as a series: the counts tried, the knee kept, the series reported, with a
 // fake benchmark in place of worker processes.
-#include "engine/autotest/worker_series.h"
+#include "engine/autotest/loader_workers_series.h"
 
 #include <gtest/gtest.h>
 
@@ -10,13 +10,13 @@
 namespace advisor {
 namespace {
 
-TEST(WorkerCountSeries, PowersOfTwoBelowTheCoresThenTheCoresWithoutTheCurrentCount) {
-  EXPECT_EQ(WorkerCountSeries(0, 16), (std::vector<int>{2, 4, 8, 16}));
-  EXPECT_EQ(WorkerCountSeries(4, 16), (std::vector<int>{2, 8, 16}));
-  EXPECT_EQ(WorkerCountSeries(0, 6), (std::vector<int>{2, 4, 6}));
-  EXPECT_EQ(WorkerCountSeries(0, 2), (std::vector<int>{2}));
-  EXPECT_EQ(WorkerCountSeries(2, 2), (std::vector<int>{}));
-  EXPECT_EQ(WorkerCountSeries(0, 1), (std::vector<int>{}));
+TEST(LoaderWorkerCounts, PowersOfTwoBelowTheCoresThenTheCoresWithoutTheCurrentCount) {
+  EXPECT_EQ(LoaderWorkerCounts(0, 16), (std::vector<int>{2, 4, 8, 16}));
+  EXPECT_EQ(LoaderWorkerCounts(4, 16), (std::vector<int>{2, 8, 16}));
+  EXPECT_EQ(LoaderWorkerCounts(0, 6), (std::vector<int>{2, 4, 6}));
+  EXPECT_EQ(LoaderWorkerCounts(0, 2), (std::vector<int>{2}));
+  EXPECT_EQ(LoaderWorkerCounts(2, 2), (std::vector<int>{}));
+  EXPECT_EQ(LoaderWorkerCounts(0, 1), (std::vector<int>{}));
 }
 
 WorkerCountPoint Point(int workers, double speedup) {
@@ -45,11 +45,11 @@ Recipe WorkersRecipe() {
 
 // A benchmark of the seed's pipeline on 16 cores: step 788 ms with 4 workers, then 356 with 8,
 // 127 with 16 (docs/benchmarks.md); 2 workers slower than 4.
-TEST(RunWorkerSeries, TriesEachCountAndKeepsTheKnee) {
+TEST(RunLoaderWorkersSeries, TriesEachCountAndKeepsTheKnee) {
   const std::map<int, double> step_ms{{2, 1500.0}, {8, 356.0}, {16, 127.0}};
   std::vector<int> tried;
   std::ostringstream progress;
-  const AbResult result = RunWorkerSeries(
+  const AbResult result = RunLoaderWorkersSeries(
       WorkersRecipe(), /*current_workers=*/4, /*cores=*/16,
       [&](const CandidateSpec& candidate, int) {
         const int workers = candidate.overrides.dataloader_workers->count;
@@ -82,9 +82,9 @@ TEST(RunWorkerSeries, TriesEachCountAndKeepsTheKnee) {
 }
 
 // On 2 cores the seed's 4 workers are already as fast as 2: the knee is the workload's count.
-TEST(RunWorkerSeries, TheKneeMayBeTheWorkloadsOwnCount) {
+TEST(RunLoaderWorkersSeries, TheKneeMayBeTheWorkloadsOwnCount) {
   std::ostringstream progress;
-  const AbResult result = RunWorkerSeries(
+  const AbResult result = RunLoaderWorkersSeries(
       WorkersRecipe(), 4, 2,
       [](const CandidateSpec& candidate, int) {
         AbResult ab{NewFixResult(candidate), 40.0, 30.0, {}};
@@ -103,9 +103,9 @@ TEST(RunWorkerSeries, TheKneeMayBeTheWorkloadsOwnCount) {
       << result.fix.detail;
 }
 
-TEST(RunWorkerSeries, AMachineWithNoOtherCountSaysSo) {
+TEST(RunLoaderWorkersSeries, AMachineWithNoOtherCountSaysSo) {
   std::ostringstream progress;
-  const AbResult result = RunWorkerSeries(
+  const AbResult result = RunLoaderWorkersSeries(
       WorkersRecipe(), 2, 2,
       [](const CandidateSpec&, int) -> AbResult {
         ADD_FAILURE() << "nothing to try";
@@ -118,9 +118,9 @@ TEST(RunWorkerSeries, AMachineWithNoOtherCountSaysSo) {
       << result.fix.detail;
 }
 
-TEST(RunWorkerSeries, FailedCountsAreInTheSeriesButNeverTheKnee) {
+TEST(RunLoaderWorkersSeries, FailedCountsAreInTheSeriesButNeverTheKnee) {
   std::ostringstream progress;
-  const AbResult result = RunWorkerSeries(
+  const AbResult result = RunLoaderWorkersSeries(
       WorkersRecipe(), 0, 4,
       [](const CandidateSpec& candidate, int) {
         AbResult ab{NewFixResult(candidate), {}, {}, {}};
