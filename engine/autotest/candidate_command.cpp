@@ -6,7 +6,7 @@ CandidateCommand AdvisorCandidateCommand(const AdvisorCandidateOptions& options,
                                          const CandidateSpec* candidate,
                                          const std::string& result_path) {
   CandidateCommand command;
-  command.argv = {options.advisor_path, "worker", options.model};
+  command.argv = {options.advisor_path, "candidate", options.model};
   if (candidate) {
     std::string ids;
     for (const std::string& id : candidate->recipe_ids) ids += (ids.empty() ? "" : ",") + id;

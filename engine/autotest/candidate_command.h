@@ -1,6 +1,6 @@
 // How the autotest starts a candidate process: its command line and environment, as a door's
 // CandidateRunner builds it (engine/autotest/candidate_runner.h), and the command line of the
-// model door's `advisor worker`, kept here with its contract so that tests need no LibTorch.
+// model door's `advisor candidate`, kept here with its contract so that tests need no LibTorch.
 #pragma once
 
 #include <map>
@@ -27,9 +27,9 @@ struct AdvisorCandidateOptions {
   std::vector<std::string> workload_arguments;
 };
 
-// The run of `advisor worker` (contract in docs/recipes.md) that writes its result to
+// The run of `advisor candidate` (contract in docs/recipes.md) that writes its result to
 // `result_path`:
-//   advisor worker MODEL [--recipe ID[,ID...]] --steps N --warmup W --device D --result FILE
+//   advisor candidate MODEL [--recipe ID[,ID...]] --steps N --warmup W --device D --result FILE
 // The baseline (null `candidate`) gets no --recipe; a combination passes its recipe ids joined
 // by ','. The candidate's env is left to the caller.
 CandidateCommand AdvisorCandidateCommand(const AdvisorCandidateOptions& options,

@@ -1,4 +1,4 @@
-// The files a candidate process writes for the autotester (`advisor worker`, the script probe's
+// The files a candidate process writes for the autotester (`advisor candidate`, the script probe's
 // bench mode): the benchmark result (`--result FILE.json`, the contract in docs/recipes.md) and
 // the verdict of a `--numerics` run. One place owns both schemas, writer and reader. The writer
 // puts a file in place whole or not at all (a temporary file renamed), so a process that dies
@@ -27,7 +27,7 @@ struct CandidateResult {
   std::optional<double> warmup_s;
 };
 
-// What `advisor worker MODEL --recipe ID --numerics` found.
+// What `advisor candidate MODEL --recipe ID --numerics` found.
 struct NumericsResult {
   std::string skipped;  // non-empty: the process did not apply the candidate, and why
   bool within_tolerance = false;

@@ -109,7 +109,7 @@ struct Recipe {
   bool preserves_semantics = false;
   ToleranceClass tolerance = ToleranceClass::kUnchecked;
   std::vector<std::string> devices;         // "cpu", "cuda"
-  // The front doors that can apply it: kModel (a TorchScript model.pt, `advisor worker`),
+  // The front doors that can apply it: kModel (a TorchScript model.pt, `advisor candidate`),
   // kScript (the user's Python script, relaunched with the probe applying the knob), kRanks (a
   // script whose launcher starts several ranks: the probe applies the knob in every rank). A
   // graph rewrite needs a model; torch.compile needs a script; a DDP knob needs ranks. A script's

@@ -1,5 +1,5 @@
 // The model door's CandidateRunner: every run of a candidate or the baseline is an
-// `advisor worker` process of its own (engine/model_candidate, contract in docs/recipes.md),
+// `advisor candidate` process of its own (engine/model_candidate, contract in docs/recipes.md),
 // a benchmark run or, with --numerics, the numerics check.
 #pragma once
 

@@ -284,17 +284,17 @@ TEST(AdvisorCandidateCommand, FollowsTheWorkerContract) {
   AdvisorCandidateOptions options{"/opt/advisor", "vit.pt", "cuda", 30, 5};
   EXPECT_EQ(
       AdvisorCandidateCommand(options, nullptr, "/tmp/r.json").argv,
-      (std::vector<std::string>{"/opt/advisor", "worker", "vit.pt", "--steps", "30", "--warmup",
+      (std::vector<std::string>{"/opt/advisor", "candidate", "vit.pt", "--steps", "30", "--warmup",
                                 "5", "--device", "cuda", "--result", "/tmp/r.json"}));
   CandidateSpec pair;
   pair.recipe_ids = {"tf32-matmul", "cudnn-benchmark"};
   EXPECT_EQ(AdvisorCandidateCommand(options, &pair, "/tmp/r.json").argv,
-            (std::vector<std::string>{"/opt/advisor", "worker", "vit.pt", "--recipe",
+            (std::vector<std::string>{"/opt/advisor", "candidate", "vit.pt", "--recipe",
                                       "tf32-matmul,cudnn-benchmark", "--steps", "30", "--warmup",
                                       "5", "--device", "cuda", "--result", "/tmp/r.json"}));
   options.workload_arguments = {"--step-timeout", "60", "--jit-optimize"};
   EXPECT_EQ(AdvisorCandidateCommand(options, nullptr, "/tmp/r.json").argv,
-            (std::vector<std::string>{"/opt/advisor", "worker", "vit.pt", "--steps", "30",
+            (std::vector<std::string>{"/opt/advisor", "candidate", "vit.pt", "--steps", "30",
                                       "--warmup", "5", "--device", "cuda", "--result",
                                       "/tmp/r.json", "--step-timeout", "60", "--jit-optimize"}))
       << "every run runs the workload as the bisection did";

@@ -221,7 +221,7 @@ TEST(Recipe, EveryShippedRecipeLoads) {
         "ddp-gradient-as-bucket-view", "ddp-static-graph"}) {
     EXPECT_NE(FindRecipe(set.recipes, id), nullptr) << "no recipes/" << id << ".json";
   }
-  // The worker applies these as workload step options (engine/worker/knobs.cpp).
+  // The worker applies these as workload step options (engine/model_candidate/knobs.cpp).
   for (const char* id : {"bf16-autocast", "cuda-graphs", "fused-optimizer", "batch-size-x4"}) {
     const Recipe* recipe = FindRecipe(set.recipes, id);
     ASSERT_NE(recipe, nullptr) << id;
