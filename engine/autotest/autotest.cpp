@@ -17,14 +17,14 @@ AbResult Skipped(FixResult fix, const std::string& reason, std::ostream& progres
   return AbResult{fix, {}, {}, {}};
 }
 
-// The numerics checks the autotest asked the door for, each single recipe's run before any
-// benchmark (CheckSinglesFirst) and kept by candidate id; a candidate not checked first (a
-// combination) is checked when it is tried.
+// The door's numerics checks: each single recipe's runs before any benchmark (CheckSinglesFirst)
+// and is kept by id, so that trying the recipe (or a series of its counts, which share its id)
+// reuses it; a candidate not checked first (a combination) is checked when it is tried.
 class NumericsChecks {
  public:
   explicit NumericsChecks(CandidateRunner& runner) : runner_(runner) {}
 
-  // A kDeclined verdict here is the door's answer to a candidate it was asked to try.
+  // The verdict kept for the candidate's id, else a fresh check by the door.
   NumericsVerdict Check(const CandidateSpec& candidate) {
     const auto checked = first_.find(candidate.id);
     return checked != first_.end() ? checked->second : runner_.CheckNumerics(candidate);
