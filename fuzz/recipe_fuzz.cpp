@@ -13,8 +13,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const advisor::Recipe recipe = advisor::ParseRecipe(text, "recipes/fuzz.json");
     advisor::CombineRecipes({&recipe, &recipe});
-    advisor::WhyNotApplicable(recipe, "script", "cuda", "2.1.0");
-    advisor::WhyNotApplicable(recipe, "model", "cpu", "1.13.0");
+    advisor::WhyNotApplicable(recipe, advisor::Door::kScript, "cuda", "2.1.0");
+    advisor::WhyNotApplicable(recipe, advisor::Door::kModel, "cpu", "1.13.0");
   } catch (const advisor::RecipeError&) {
   }
   return 0;

@@ -1,16 +1,16 @@
 // A worker's result file, written by a process that may have crashed: any bytes parse into a
-// WorkerResult or fail with a WorkerResultError naming the field.
+// CandidateResult or fail with a CandidateResultError naming the field.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
-#include "engine/autotest/worker_result.h"
+#include "engine/autotest/candidate_result.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    advisor::ParseWorkerResult(text, "result.json");
-  } catch (const advisor::WorkerResultError&) {
+    advisor::ParseCandidateResult(text, "result.json");
+  } catch (const advisor::CandidateResultError&) {
   }
   return 0;
 }

@@ -6,7 +6,7 @@
 
 #include "engine/autotest/ab_stats.h"
 #include "engine/autotest/process.h"
-#include "engine/autotest/worker_result.h"
+#include "engine/autotest/candidate_result.h"
 #include "engine/util/printf.h"
 
 namespace advisor {
@@ -25,11 +25,11 @@ struct Side {
   std::optional<double> peak_memory_mb;
 };
 
-// Runs one worker process and reads its result. Returns "" and fills `result` on success (or when
-// the worker declined the candidate), else the reason the run failed.
-std::string RunOnce(const Side& side, int round, const WorkerCommandBuilder& build_command,
+// Runs one candidate process and reads its result. Returns "" and fills `result` on success (or
+// when the process declined the candidate), else the reason the run failed.
+std::string RunOnce(const Side& side, int round, const CandidateRunner& runner,
                     const AbSettings& settings, const std::string& scratch_dir,
-                    WorkerResult& result) {
+                    CandidateResult& result) {
   const std::string prefix = std::string(side.name) + " round " + std::to_string(round) + "/" +
                              std::to_string(settings.max_rounds) + ": ";
   const std::string id = side.candidate ? side.candidate->id : "baseline";
@@ -39,14 +39,14 @@ std::string RunOnce(const Side& side, int round, const WorkerCommandBuilder& bui
   std::error_code ignored;
   std::filesystem::remove(result_path, ignored);  // never read a previous run's file
 
-  WorkerCommand command = build_command(side.candidate, result_path);
+  CandidateCommand command = runner.BenchmarkCommand(side.candidate, result_path);
   if (side.candidate) {
     for (const auto& [name, value] : side.candidate->env) command.env[name] = value;
   }
   ProcessSpec spec;
   spec.argv = command.argv;
   spec.env = command.env;
-  spec.timeout = settings.worker_timeout;
+  spec.timeout = settings.candidate_timeout;
   spec.stderr_tail_bytes = settings.stderr_tail_bytes;
   const ProcessOutcome outcome = RunProcess(spec);
   if (!outcome.Succeeded()) {
@@ -55,8 +55,8 @@ std::string RunOnce(const Side& side, int round, const WorkerCommandBuilder& bui
     return reason;
   }
   try {
-    result = ReadWorkerResult(result_path);
-  } catch (const WorkerResultError& error) {
+    result = ReadCandidateResult(result_path);
+  } catch (const CandidateResultError& error) {
     return prefix + error.what();
   }
   if (!result.skipped.empty()) return {};
@@ -78,7 +78,7 @@ FixResult NewFixResult(const CandidateSpec& candidate) {
   return fix;
 }
 
-AbResult RunAbBenchmark(const CandidateSpec& candidate, const WorkerCommandBuilder& build_command,
+AbResult RunAbBenchmark(const CandidateSpec& candidate, const CandidateRunner& runner,
                         const AbSettings& settings, const std::string& scratch_dir,
                         AutotestBudget& budget, int rounds_queued, std::ostream& progress) {
   AbResult ab;
@@ -104,9 +104,9 @@ AbResult RunAbBenchmark(const CandidateSpec& candidate, const WorkerCommandBuild
     const auto round_start = AutotestBudget::Clock::now();
     AbRound measured;
     for (Side* side : {&baseline, &tried}) {
-      WorkerResult result;
+      CandidateResult result;
       const std::string failure =
-          RunOnce(*side, round, build_command, settings, scratch_dir, result);
+          RunOnce(*side, round, runner, settings, scratch_dir, result);
       if (!failure.empty()) {
         fix.status = fix_status::kFailed;
         fix.detail = failure;
@@ -114,7 +114,7 @@ AbResult RunAbBenchmark(const CandidateSpec& candidate, const WorkerCommandBuild
         return ab;
       }
       if (!result.skipped.empty()) {
-        // The worker decides what a model supports; a baseline cannot be skipped.
+        // The candidate process decides what a model supports; a baseline cannot be skipped.
         fix.status = side->candidate ? fix_status::kSkipped : fix_status::kFailed;
         fix.detail =
             side->candidate ? result.skipped : "baseline: the worker skipped it: " + result.skipped;

@@ -35,21 +35,21 @@ bool VersionAtLeast(const std::string& version, const std::string& minimum) {
   return !std::lexicographical_compare(have.begin(), have.end(), need.begin(), need.end());
 }
 
-std::string WhyNotApplicable(const Recipe& recipe, const std::string& door,
-                             const std::string& device, const std::string& torch_version) {
+std::string WhyNotApplicable(const Recipe& recipe, Door door, const std::string& device,
+                             const std::string& torch_version) {
   if (recipe.status == RecipeStatus::kPlanned) {
     return "not implemented: the worker cannot apply this recipe yet (status \"planned\")";
   }
-  const auto opens = [&](const char* name) {
-    return std::find(recipe.doors.begin(), recipe.doors.end(), name) != recipe.doors.end();
+  const auto opens = [&](Door opened) {
+    return std::find(recipe.doors.begin(), recipe.doors.end(), opened) != recipe.doors.end();
   };
   // A launcher's ranks are scripts: what the probe applies to one script it applies to each rank.
-  const bool applies = opens(door.c_str()) || (door == "ranks" && opens("script"));
+  const bool applies = opens(door) || (door == Door::kRanks && opens(Door::kScript));
   if (!applies) {
-    if (door == "model") {
+    if (door == Door::kModel) {
       return "not applicable to a TorchScript model: only a script run can apply it";
     }
-    if (opens("ranks")) {
+    if (opens(Door::kRanks)) {
       return "not applicable: it needs several ranks under a launcher (torchrun), and this "
              "script runs one process";
     }

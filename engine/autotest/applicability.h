@@ -8,12 +8,12 @@
 
 namespace advisor {
 
-// "" when `recipe` can be tried through the front door `door` ("model", "script", or "ranks": a
+// "" when `recipe` can be tried through the front door `door` (kModel, kScript, or kRanks: a
 // script under a launcher with several ranks, which also takes the script's recipes) on `device`
 // ("cpu" or "cuda") with the torch `torch_version` (e.g. "2.11.0+cu130"); otherwise the reason,
 // starting with "not implemented" for planned recipes and "not applicable" for the others.
-std::string WhyNotApplicable(const Recipe& recipe, const std::string& door,
-                             const std::string& device, const std::string& torch_version);
+std::string WhyNotApplicable(const Recipe& recipe, Door door, const std::string& device,
+                             const std::string& torch_version);
 
 // Compares the leading dotted numbers: VersionAtLeast("2.11.0+cu130", "2.1") is true. A version
 // without a leading number satisfies no minimum.

@@ -1,9 +1,10 @@
 #include "engine/autotest/autotest.h"
 
 #include <algorithm>
+#include <map>
 
 #include "engine/autotest/applicability.h"
-#include "engine/autotest/worker_series.h"
+#include "engine/autotest/loader_workers_series.h"
 #include "engine/util/scratch_paths.h"
 
 namespace advisor {
@@ -16,12 +17,75 @@ AbResult Skipped(FixResult fix, const std::string& reason, std::ostream& progres
   return AbResult{fix, {}, {}, {}};
 }
 
+// The door's numerics checks: each single recipe's runs before any benchmark (CheckSinglesFirst)
+// and is kept by id, so that trying the recipe (or a series of its counts, which share its id)
+// reuses it; a candidate not checked first (a combination) is checked when it is tried.
+class NumericsChecks {
+ public:
+  explicit NumericsChecks(CandidateRunner& runner) : runner_(runner) {}
+
+  // The verdict kept for the candidate's id, else a fresh check by the door.
+  NumericsVerdict Check(const CandidateSpec& candidate) {
+    const auto checked = first_.find(candidate.id);
+    return checked != first_.end() ? checked->second : runner_.CheckNumerics(candidate);
+  }
+
+  void KeepFirst(const std::string& id, NumericsVerdict verdict) {
+    first_.emplace(id, std::move(verdict));
+  }
+
+ private:
+  CandidateRunner& runner_;
+  std::map<std::string, NumericsVerdict> first_;  // by recipe id
+};
+
+// The numerics check of each single recipe that keeps the computation runs first, so that a
+// recipe the door finds nothing to apply to (a rewrite without a site) is reported as skipped
+// without a benchmark. Returns those skipped results by recipe id.
+std::map<std::string, AbResult> CheckSinglesFirst(const AutotestPlan& plan,
+                                                  const AutotestBudget& budget,
+                                                  NumericsChecks& checks, std::ostream& progress) {
+  std::map<std::string, AbResult> declined;
+  for (const std::string& id : plan.recipe_ids) {
+    const Recipe* recipe = FindRecipe(plan.recipes, id);
+    const bool check_first =
+        recipe != nullptr && recipe->preserves_semantics && budget.RoomForRound() &&
+        WhyNotApplicable(*recipe, plan.door, plan.device, plan.torch_version).empty();
+    if (!check_first) continue;
+    const CandidateSpec candidate = CombineRecipes({recipe});
+    progress << "[autotest] " << id << ": checking numerics\n";
+    NumericsVerdict verdict = checks.Check(candidate);
+    if (verdict.outcome == NumericsVerdict::Outcome::kDeclined) {
+      declined.emplace(id, Skipped(NewFixResult(candidate), verdict.detail, progress));
+    } else {
+      checks.KeepFirst(id, std::move(verdict));
+    }
+  }
+  return declined;
+}
+
+// A candidate whose numerics check did not pass: rejected when it exceeded its tolerance, failed
+// when the check could not say.
+AbResult NumericsRefused(const CandidateSpec& candidate, const NumericsVerdict& verdict,
+                         std::ostream& progress) {
+  AbResult ab{NewFixResult(candidate), {}, {}, {}};
+  const bool exceeded = verdict.outcome == NumericsVerdict::Outcome::kExceeded;
+  const bool declined = verdict.outcome == NumericsVerdict::Outcome::kDeclined;
+  ab.fix.status = exceeded ? fix_status::kRejected : fix_status::kFailed;
+  if (exceeded) ab.fix.numerics = verdict.numerics;
+  ab.fix.detail = (exceeded ? "numerics outside tolerance: " : "numerics check failed: ") +
+                  std::string(declined ? "the worker declined it: " : "") + verdict.detail;
+  progress << "[autotest] " << candidate.id << ": " << ab.fix.status << ": " << ab.fix.detail
+           << "\n";
+  return ab;
+}
+
 // Numerics first: a candidate that computes something else is rejected without spending a
 // benchmark on it.
 AbResult TryCandidate(const CandidateSpec& candidate, const AutotestPlan& plan,
+                      CandidateRunner& runner, NumericsChecks& checks,
                       const std::string& scratch_dir, AutotestBudget& budget, int rounds_queued,
                       std::ostream& progress) {
-  const std::string label = "[autotest] " + candidate.id + ": ";
   if (!budget.RoomForRound()) {
     return Skipped(NewFixResult(candidate),
                    "not tried: the autotest budget (" + budget.DescribeLimit() + ") was spent",
@@ -29,34 +93,35 @@ AbResult TryCandidate(const CandidateSpec& candidate, const AutotestPlan& plan,
   }
   std::optional<Numerics> numerics;
   std::vector<MethodChange> code_changes;
-  if (candidate.preserves_semantics && plan.check_numerics) {
-    const NumericsVerdict verdict = plan.check_numerics(candidate);
-    if (verdict.outcome != NumericsVerdict::Outcome::kWithinTolerance) {
-      AbResult ab{NewFixResult(candidate), {}, {}, {}};
-      const bool exceeded = verdict.outcome == NumericsVerdict::Outcome::kExceeded;
-      ab.fix.status = exceeded ? fix_status::kRejected : fix_status::kFailed;
-      if (exceeded) ab.fix.numerics = verdict.numerics;
-      ab.fix.detail =
-          (exceeded ? "numerics outside tolerance: " : "numerics check failed: ") + verdict.detail;
-      progress << label << ab.fix.status << ": " << ab.fix.detail << "\n";
-      return ab;
+  bool unchecked = false;
+  if (candidate.preserves_semantics) {
+    NumericsVerdict verdict = checks.Check(candidate);
+    switch (verdict.outcome) {
+      case NumericsVerdict::Outcome::kWithinTolerance:
+        numerics = verdict.numerics;
+        code_changes = std::move(verdict.code_changes);
+        progress << "[autotest] " << candidate.id << ": numerics within tolerance\n";
+        break;
+      case NumericsVerdict::Outcome::kNotChecked:
+        unchecked = true;
+        break;
+      case NumericsVerdict::Outcome::kExceeded:
+      case NumericsVerdict::Outcome::kError:
+      case NumericsVerdict::Outcome::kDeclined:
+        return NumericsRefused(candidate, verdict, progress);
     }
-    numerics = verdict.numerics;
-    code_changes = verdict.code_changes;
-    progress << label << "numerics within tolerance\n";
   }
-  AbResult ab = RunAbBenchmark(candidate, plan.worker_command, plan.settings, scratch_dir, budget,
+  AbResult ab = RunAbBenchmark(candidate, runner, plan.settings, scratch_dir, budget,
                                rounds_queued, progress);
   ab.fix.numerics = numerics;
   ab.fix.code_changes = std::move(code_changes);
-  if (candidate.preserves_semantics && !plan.check_numerics) {
+  if (unchecked) {
     ab.fix.detail += std::string(ab.fix.detail.empty() ? "" : "; ") + "numerics not checked";
   }
   return ab;
 }
 
 }  // namespace
-
 std::vector<std::string> RecipeIdsFromFindings(const std::vector<Finding>& findings) {
   std::vector<std::string> ids;
   for (const Finding& finding : findings) {
@@ -87,16 +152,23 @@ std::vector<const Recipe*> ChooseCombination(const std::vector<AbResult>& single
   return chosen;
 }
 
-std::vector<AbResult> RunAutotest(const AutotestPlan& plan, AutotestBudget& budget,
-                                  std::ostream& progress) {
-  // The workers' result files, in a private folder removed with everything in it, also when
+std::vector<AbResult> RunAutotest(const AutotestPlan& plan, CandidateRunner& runner,
+                                  AutotestBudget& budget, std::ostream& progress) {
+  NumericsChecks checks(runner);
+  const std::map<std::string, AbResult> declined =
+      CheckSinglesFirst(plan, budget, checks, progress);
+  // The candidates' result files, in a private folder removed with everything in it, also when
   // advisor is interrupted.
   const PrivateTempDir scratch("advisor-autotest-");
   std::vector<AbResult> results;
   // The rounds the candidates after the current one may take at most, the combination counted
   // as one, for the "time left" of the progress lines.
-  int candidates_left = static_cast<int>(plan.recipe_ids.size()) + 1;
+  int candidates_left = static_cast<int>(plan.recipe_ids.size() - declined.size()) + 1;
   for (const std::string& id : plan.recipe_ids) {
+    if (const auto skipped = declined.find(id); skipped != declined.end()) {
+      results.push_back(skipped->second);
+      continue;
+    }
     --candidates_left;
     const Recipe* recipe = FindRecipe(plan.recipes, id);
     if (!recipe) {
@@ -115,18 +187,18 @@ std::vector<AbResult> RunAutotest(const AutotestPlan& plan, AutotestBudget& budg
     // A series needs another count than the workload's to fit the cores; without one the recipe
     // runs as written.
     if (recipe->overrides.dataloader_workers && plan.input_workers &&
-        !WorkerCountSeries(*plan.input_workers, plan.cores).empty()) {
-      results.push_back(RunWorkerSeries(
+        !LoaderWorkerCounts(*plan.input_workers, plan.cores).empty()) {
+      results.push_back(RunLoaderWorkersSeries(
           *recipe, *plan.input_workers, plan.cores,
           [&](const CandidateSpec& count, int counts_left) {
-            return TryCandidate(count, plan, scratch.path(), budget,
+            return TryCandidate(count, plan, runner, checks, scratch.path(), budget,
                                 (candidates_left + counts_left) * plan.settings.max_rounds,
                                 progress);
           },
           progress));
       continue;
     }
-    results.push_back(TryCandidate(candidate, plan, scratch.path(), budget,
+    results.push_back(TryCandidate(candidate, plan, runner, checks, scratch.path(), budget,
                                    candidates_left * plan.settings.max_rounds, progress));
   }
 
@@ -144,7 +216,8 @@ std::vector<AbResult> RunAutotest(const AutotestPlan& plan, AutotestBudget& budg
   if (!combination.empty()) {
     const CandidateSpec candidate = CombineRecipes(combination);
     progress << "[autotest] combining " << candidate.id << "\n";
-    results.push_back(TryCandidate(candidate, plan, scratch.path(), budget, 0, progress));
+    results.push_back(
+        TryCandidate(candidate, plan, runner, checks, scratch.path(), budget, 0, progress));
   }
   return results;
 }

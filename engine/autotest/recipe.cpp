@@ -20,7 +20,9 @@ const std::set<std::string> kTopLevelKeys = {
     "id",      "title", "description", "kind",    "status",   "preserves_semantics", "tolerance",
     "devices", "doors", "env",         "overrides", "rewrite",  "requires",            "conflicts_with"};
 const std::set<std::string> kDevices = {"cpu", "cuda"};
-const std::set<std::string> kDoors = {"model", "script", "ranks"};
+// The doors a recipe may name: a trace runs nothing.
+const std::set<std::string> kRecipeDoors = {DoorName(Door::kModel), DoorName(Door::kScript),
+                                            DoorName(Door::kRanks)};
 
 std::string Quoted(const std::string& text) { return "\"" + text + "\""; }
 
@@ -162,6 +164,17 @@ RecipeOverrides ReadOverrides(const Reader& reader, const json& object) {
   return overrides;
 }
 
+// "doors": each name one of kRecipeDoors, parsed here so that nothing after compares names.
+std::vector<Door> ReadDoors(const Reader& reader, const json& value) {
+  const std::vector<std::string> names = reader.Strings(value, "doors");
+  std::vector<Door> doors;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    reader.OneOf(names[i], "doors[" + std::to_string(i) + "]", kRecipeDoors);
+    doors.push_back(*ParseDoor(names[i]));
+  }
+  return doors;
+}
+
 bool HasOverride(const RecipeOverrides& overrides) {
   bool any = false;
   ForEachOverrideField(
@@ -257,15 +270,16 @@ Recipe ParseRecipe(const std::string& json_text, const std::string& source) {
   }
 
   // Without "doors", a knob applies through both front doors and a rewrite only to a model.
-  recipe.doors = root.contains("doors") ? reader.Strings(root["doors"], "doors")
-                 : recipe.kind == RecipeKind::kRewrite ? std::vector<std::string>{"model"}
-                                                       : std::vector<std::string>{"model", "script"};
-  if (recipe.doors.empty()) reader.Fail("doors", "must name at least one front door");
-  for (std::size_t i = 0; i < recipe.doors.size(); ++i) {
-    reader.Choice(recipe.doors[i], "doors[" + std::to_string(i) + "]", kDoors);
+  if (root.contains("doors")) {
+    recipe.doors = ReadDoors(reader, root["doors"]);
+  } else if (recipe.kind == RecipeKind::kRewrite) {
+    recipe.doors = {Door::kModel};
+  } else {
+    recipe.doors = {Door::kModel, Door::kScript};
   }
+  if (recipe.doors.empty()) reader.Fail("doors", "must name at least one front door");
   if (recipe.kind == RecipeKind::kRewrite &&
-      std::find(recipe.doors.begin(), recipe.doors.end(), "script") != recipe.doors.end()) {
+      std::find(recipe.doors.begin(), recipe.doors.end(), Door::kScript) != recipe.doors.end()) {
     reader.Fail("doors", "a graph rewrite needs a TorchScript model: \"script\" cannot apply it");
   }
 

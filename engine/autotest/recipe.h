@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/model/door.h"
+
 namespace advisor {
 
 enum class RecipeKind { kKnob, kRewrite };
@@ -107,12 +109,12 @@ struct Recipe {
   bool preserves_semantics = false;
   ToleranceClass tolerance = ToleranceClass::kUnchecked;
   std::vector<std::string> devices;         // "cpu", "cuda"
-  // The front doors that can apply it: "model" (a TorchScript model.pt, `advisor worker`),
-  // "script" (the user's Python script, relaunched with the probe applying the knob), "ranks" (a
+  // The front doors that can apply it: kModel (a TorchScript model.pt, `advisor candidate`),
+  // kScript (the user's Python script, relaunched with the probe applying the knob), kRanks (a
   // script whose launcher starts several ranks: the probe applies the knob in every rank). A
   // graph rewrite needs a model; torch.compile needs a script; a DDP knob needs ranks. A script's
-  // knob applies to a launcher's ranks too.
-  std::vector<std::string> doors = {"model", "script"};
+  // knob applies to a launcher's ranks too. Never kTrace: a trace runs nothing.
+  std::vector<Door> doors = {Door::kModel, Door::kScript};
   std::map<std::string, std::string> env;   // set in the worker's environment before it starts
   RecipeOverrides overrides;                // knobs only
   std::string rewrite;                      // rewrites only: a built-in rewrite (kBuiltinRewrites)

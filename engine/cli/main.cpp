@@ -7,7 +7,7 @@
 
 #include "engine/cli/analyze_command.h"
 #include "engine/cli/bisect_command.h"
-#include "engine/cli/worker_command.h"
+#include "engine/cli/candidate_command.h"
 #include "engine/rules/rules_commands.h"
 #include "engine/util/interrupts.h"
 #include "engine/util/printable_stream.h"
@@ -49,8 +49,8 @@ int main(int argc, char** argv) {
   advisor::AddBisectCommand(app, bisect);
   advisor::AnalyzeCommandOptions analyze;
   advisor::AddAnalyzeCommand(app, analyze);
-  advisor::WorkerCommandOptions worker;
-  advisor::AddWorkerCommand(app, worker);
+  advisor::CandidateCommandOptions candidate;
+  advisor::AddCandidateCommand(app, candidate);
 
   CLI::App* rules = app.add_subcommand("rules", "List or validate rules")->require_subcommand(1);
   std::vector<std::string> list_dirs;
@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand("bisect")) return advisor::RunBisectCommand(bisect);
     if (app.got_subcommand("analyze")) return advisor::RunAnalyzeCommand(analyze);
-    if (app.got_subcommand("worker")) return advisor::RunWorkerCommand(worker);
+    if (app.got_subcommand("candidate")) return advisor::RunCandidateCommand(candidate);
     if (rules_list->parsed()) {
       return advisor::RulesListCommand(list_dirs, list_json, std::cout, std::cerr);
     }

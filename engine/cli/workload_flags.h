@@ -1,5 +1,5 @@
 // The command-line options that override a model's workload, shared by `advisor bisect` and
-// `advisor worker` so that a worker runs the workload exactly as bisect did, and the step
+// `advisor candidate` so that a candidate runs the workload exactly as bisect did, and the step
 // timeout that both honour.
 #pragma once
 

@@ -33,7 +33,7 @@ std::optional<double> ShareOfStep(double ms, double step_ms) {
 
 json RunFacts(const RunInfo& run, const RunEnvironment& environment) {
   json facts = {
-      {"mode", run.mode},
+      {"mode", DoorName(run.mode)},
       {"model", run.model},
       {"device", run.device},
       {"device_name", run.device_name},

@@ -32,7 +32,7 @@ struct MethodChange {
 };
 
 // One input-stage worker count that the dataloader-workers recipe measured (the series that
-// finds the knee, engine/autotest/worker_series.h).
+// finds the knee, engine/autotest/loader_workers_series.h).
 struct WorkerCountPoint {
   int workers = 0;
   double step_ms = 0;  // the candidate's median step in its A/B benchmark

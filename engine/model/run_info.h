@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/model/door.h"
+
 namespace advisor {
 
 struct RunInfo {
@@ -26,10 +28,10 @@ struct RunInfo {
   // probes, so the step is measured and profiled eagerly, and the graphed step is only timed
   // (StepBreakdown::graphed_median_ms).
   bool cuda_graphs = false;
-  // The front door that produced the report: "model" (advisor bisect model.pt), "script"
-  // (advisor bisect -- python train.py) or "trace" (advisor analyze trace.json). Last, so that
-  // positional initialisers of the other fields keep their meaning.
-  std::string mode = "model";
+  // The front door that produced the report: kModel, kScript (under a launcher too) or kTrace;
+  // report.json and the facts name it (DoorName). Last, so that positional initialisers of the
+  // other fields keep their meaning.
+  Door mode = Door::kModel;
   // Script mode: the command as given after `--`, and the Python that ran it.
   std::vector<std::string> command;
   std::string python;          // the interpreter's path

@@ -82,9 +82,9 @@ void RenderHeader(std::ostringstream& out, const RunReport& report) {
       << "<h1>" << HtmlCode(run.model) << "</h1><div class=\"meta\">"
       << EscapeHtml(run.device_name.empty() ? run.device
                                             : run.device + " \u00b7 " + run.device_name)
-      << (run.mode == "script" ? " \u00b7 PyTorch " : " \u00b7 LibTorch ")
+      << (run.mode == Door::kScript ? " \u00b7 PyTorch " : " \u00b7 LibTorch ")
       << EscapeHtml(run.torch_version)
-      << (run.mode == "script" ? " \u00b7 Python " + EscapeHtml(run.python_version) : "")
+      << (run.mode == Door::kScript ? " \u00b7 Python " + EscapeHtml(run.python_version) : "")
       << " \u00b7 batch " << run.batch_size
       << " \u00b7 " << EscapeHtml(run.dtype) << "</div></header>\n";
 }
@@ -280,7 +280,7 @@ void RenderModules(std::ostringstream& out, const RunReport& report) {
   }
   out << "<section id=\"modules\"><h2>Modules measured</h2>\n"
       << "<p class=\"note\">Per step, for every module "
-      << (report.run.mode == "trace" ? "the trace names" : "some level instrumented")
+      << (report.run.mode == Door::kTrace ? "the trace names" : "some level instrumented")
       << ", slowest first.";
   if (measured.size() > kModulesCharted) {
     out << " The " << measured.size() - kModulesCharted << " fastest are not shown.";

@@ -16,7 +16,7 @@ json OrNull(const std::optional<T>& value) {
 }
 
 json RunToJson(const RunInfo& run) {
-  return {{"mode", run.mode},
+  return {{"mode", DoorName(run.mode)},
           {"model", run.model},
           {"device", run.device},
           {"device_name", run.device_name},
@@ -35,8 +35,8 @@ json RunToJson(const RunInfo& run) {
           {"dtype", run.dtype},
           {"wall_s", run.wall_s},
           {"command", run.command},
-          {"python", run.mode == "script" ? json(run.python) : json(nullptr)},
-          {"python_version", run.mode == "script" ? json(run.python_version) : json(nullptr)}};
+          {"python", run.mode == Door::kScript ? json(run.python) : json(nullptr)},
+          {"python_version", run.mode == Door::kScript ? json(run.python_version) : json(nullptr)}};
 }
 
 json StepToJson(const StepBreakdown& step, const std::optional<DataWait>& data) {

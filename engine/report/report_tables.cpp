@@ -329,9 +329,9 @@ Table TraceRunTable(const RunInfo& run, bool gpu_measured) {
 }  // namespace
 
 Table RunTable(const RunInfo& run, bool gpu_measured) {
-  if (run.mode == "trace") return TraceRunTable(run, gpu_measured);
+  if (run.mode == Door::kTrace) return TraceRunTable(run, gpu_measured);
   Table table{{"what", "value"}, {false, false}, {}};
-  const bool script = run.mode == "script";
+  const bool script = run.mode == Door::kScript;
   if (script) {
     std::string command;
     for (const std::string& argument : run.command) command += (command.empty() ? "" : " ") + argument;

@@ -138,7 +138,7 @@ ProbeModel ReadModel(const json& message) {
   ProbeModel model;
   model.modules = ReadModules(Field(message, "modules"));
   RunInfo& run = model.description.run;
-  run.mode = "script";
+  run.mode = Door::kScript;
   run.torch_version = Text(Field(message, "torch"), "model torch");
   run.device = Text(Field(message, "device"), "model device");
   if (run.device != "cpu" && run.device != "cuda") {

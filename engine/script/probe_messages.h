@@ -30,7 +30,7 @@ struct ProbeHello {
 
 // "model": the first step is done and the model is known.
 struct ProbeModel {
-  SourceDescription description;  // run.mode "script"; torch, device, input, data settings
+  SourceDescription description;  // run.mode kScript; torch, device, input, data settings
   ModuleTree modules;
 };
 

@@ -69,7 +69,7 @@ TorchScriptSource::TorchScriptSource(const TorchScriptSourceOptions& options,
   if (spec_.device == "cuda") gpu_ = MakeGpuActivityProbe();
 
   RunInfo& run = description_.run;
-  run.mode = "model";
+  run.mode = Door::kModel;
   run.model = options_.model_path;
   run.device = spec_.device;
   run.device_name = spec_.device == "cuda" ? CudaDeviceName() : CpuModelName();

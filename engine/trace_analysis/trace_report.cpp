@@ -10,7 +10,7 @@ namespace {
 
 RunInfo DescribeRun(const TraceStore& store, const ProfilerTraceWindow& trace) {
   RunInfo run;
-  run.mode = "trace";
+  run.mode = Door::kTrace;
   run.model = store.path;
   run.device = trace.gpu_activity ? "cuda" : "cpu";
   run.device_name = trace.device_name;

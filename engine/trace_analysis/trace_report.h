@@ -9,7 +9,7 @@
 
 namespace advisor {
 
-// run.mode is "trace"; findings and wall time are left to the caller.
+// run.mode is Door::kTrace; findings and wall time are left to the caller.
 RunReport ReportOfTrace(const TraceStore& store, const ProfilerTraceWindow& trace);
 
 }  // namespace advisor

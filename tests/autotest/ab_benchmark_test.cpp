@@ -6,7 +6,7 @@
 #include <chrono>
 #include <sstream>
 
-#include "tests/autotest/fake_worker.h"
+#include "tests/autotest/fake_candidate.h"
 #include "tests/report/scratch_dir.h"
 
 namespace advisor {
@@ -29,7 +29,7 @@ CandidateSpec Knob(const std::string& id) {
 AbSettings FiveRounds() {
   AbSettings settings;
   settings.max_rounds = 5;
-  settings.worker_timeout = std::chrono::seconds(20);
+  settings.candidate_timeout = std::chrono::seconds(20);
   return settings;
 }
 
@@ -38,9 +38,10 @@ class AbBenchmark : public ::testing::Test {
   AbResult Run(const std::string& candidate_body, const CandidateSpec& candidate = Knob("fast"),
                const AbSettings& settings = FiveRounds(),
                const std::string& baseline_body = kBaseline20ms) {
-    const std::string script = testing::WriteFakeWorker(dir_.path(), baseline_body, candidate_body);
-    return RunAbBenchmark(candidate, testing::FakeWorkerCommand(script), settings, dir_.path(),
-                          budget_, /*rounds_queued=*/0, progress_);
+    const testing::FakeCandidateRunner runner(
+        testing::WriteFakeCandidate(dir_.path(), baseline_body, candidate_body));
+    return RunAbBenchmark(candidate, runner, settings, dir_.path(), budget_, /*rounds_queued=*/0,
+                          progress_);
   }
   std::string Order() const { return testing::ReadFile(dir_ / "order.log"); }
 
@@ -147,7 +148,7 @@ TEST_F(AbBenchmark, ACrashingCandidateFailsWithItsSignalAndStderr) {
 
 TEST_F(AbBenchmark, AHangingCandidateIsKilledAtTheTimeout) {
   AbSettings settings = FiveRounds();
-  settings.worker_timeout = std::chrono::seconds(1);
+  settings.candidate_timeout = std::chrono::seconds(1);
   const auto start = std::chrono::steady_clock::now();
   const AbResult ab = Run("sleep 30", Knob("fast"), settings);
   const double elapsed_s =

@@ -5,13 +5,14 @@
 
 #include <sstream>
 
-#include "tests/autotest/fake_worker.h"
+#include "tests/autotest/fake_candidate.h"
 #include "tests/report/scratch_dir.h"
 
 namespace advisor {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 Recipe Knob(const std::string& id, bool preserves_semantics = false) {
@@ -38,25 +39,19 @@ esac)";
 class Autotest : public ::testing::Test {
  protected:
   Autotest() {
-    const std::string script =
-        testing::WriteFakeWorker(dir_.path(), "write_result 20 null 8 1 ''", kCandidateTimes);
     plan_.device = "cuda";
     plan_.torch_version = "2.11.0";
     plan_.settings.max_rounds = 5;
-    plan_.settings.worker_timeout = std::chrono::seconds(20);
-    plan_.worker_command = [this, build = testing::FakeWorkerCommand(script)](
-                               const CandidateSpec* candidate, const std::string& result) {
-      ++worker_runs_;
-      return build(candidate, result);
-    };
+    plan_.settings.candidate_timeout = std::chrono::seconds(20);
   }
 
-  std::vector<AbResult> Run() { return RunAutotest(plan_, budget_, progress_); }
+  std::vector<AbResult> Run() { return RunAutotest(plan_, runner_, budget_, progress_); }
 
   testing::ScratchDir dir_;
+  testing::FakeCandidateRunner runner_{
+      testing::WriteFakeCandidate(dir_.path(), "write_result 20 null 8 1 ''", kCandidateTimes)};
   AutotestPlan plan_;
   AutotestBudget budget_;
-  int worker_runs_ = 0;
   std::ostringstream progress_;
 };
 
@@ -75,14 +70,14 @@ TEST_F(Autotest, SkipsWhatCannotRunWithoutStartingAWorker) {
   EXPECT_EQ(results[1].fix.detail, "not applicable: applies to cpu, this run is on cuda");
   EXPECT_EQ(results[2].fix.detail,
             "not applicable: no recipe \"missing\" was loaded from recipes/");
-  EXPECT_EQ(worker_runs_, 0);
+  EXPECT_EQ(runner_.benchmark_runs(), 0);
   EXPECT_THAT(progress_.str(), HasSubstr("[autotest] planned: skipped: not implemented"));
 }
 
 TEST_F(Autotest, NumericsOutsideToleranceRejectBeforeAnyBenchmark) {
   plan_.recipes = {Knob("fast", /*preserves_semantics=*/true), Knob("faster", true)};
   plan_.recipe_ids = {"fast", "faster"};
-  plan_.check_numerics = [](const CandidateSpec& candidate) {
+  runner_.set_check([](const CandidateSpec& candidate) {
     NumericsVerdict verdict;
     if (candidate.id == "fast") {
       verdict.outcome = NumericsVerdict::Outcome::kExceeded;
@@ -92,7 +87,7 @@ TEST_F(Autotest, NumericsOutsideToleranceRejectBeforeAnyBenchmark) {
       verdict.detail = "the numerics worker crashed";
     }
     return verdict;
-  };
+  });
 
   const std::vector<AbResult> results = Run();
   ASSERT_EQ(results.size(), 2u);
@@ -102,7 +97,7 @@ TEST_F(Autotest, NumericsOutsideToleranceRejectBeforeAnyBenchmark) {
   EXPECT_EQ(results[0].fix.numerics->max_abs_diff, 0.5);
   EXPECT_EQ(results[1].fix.status, "failed");
   EXPECT_EQ(results[1].fix.detail, "numerics check failed: the numerics worker crashed");
-  EXPECT_EQ(worker_runs_, 0);
+  EXPECT_EQ(runner_.benchmark_runs(), 0);
 }
 
 TEST_F(Autotest, NumericsAreReportedOrSaidToBeUnchecked) {
@@ -114,14 +109,73 @@ TEST_F(Autotest, NumericsAreReportedOrSaidToBeUnchecked) {
   EXPECT_EQ(unchecked[0].fix.detail, "numerics not checked");
   EXPECT_FALSE(unchecked[0].fix.numerics.has_value());
 
-  plan_.check_numerics = [](const CandidateSpec&) {
+  runner_.set_check([](const CandidateSpec&) {
     return NumericsVerdict{NumericsVerdict::Outcome::kWithinTolerance, Numerics{1e-7, 1e-6, 1e-4},
                            "", {}};
-  };
+  });
   const std::vector<AbResult> checked = Run();
   ASSERT_TRUE(checked[0].fix.numerics.has_value());
   EXPECT_EQ(checked[0].fix.numerics->tolerance, 1e-4);
   EXPECT_EQ(checked[0].fix.detail, "");
+}
+
+NumericsVerdict Within() {
+  return {NumericsVerdict::Outcome::kWithinTolerance, Numerics{1e-7, 1e-6, 1e-4}, "", {}};
+}
+
+TEST_F(Autotest, EachSingleRecipeIsCheckedOnceBeforeAnyBenchmarkACombinationWhenTried) {
+  plan_.recipes = {Knob("fast", /*preserves_semantics=*/true), Knob("faster", true)};
+  plan_.recipe_ids = {"fast", "faster"};
+  runner_.set_check([this](const CandidateSpec& candidate) {
+    if (candidate.id != "faster+fast") EXPECT_EQ(runner_.benchmark_runs(), 0) << candidate.id;
+    return Within();
+  });
+  const std::vector<AbResult> results = Run();
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[2].fix.recipe, "faster+fast");
+  for (const AbResult& result : results) {
+    EXPECT_EQ(result.fix.status, "verified") << result.fix.recipe;
+    EXPECT_TRUE(result.fix.numerics.has_value()) << result.fix.recipe;
+  }
+  EXPECT_EQ(runner_.checked(), (std::vector<std::string>{"fast", "faster", "faster+fast"}));
+  EXPECT_THAT(progress_.str(), HasSubstr("[autotest] fast: checking numerics\n"));
+}
+
+// A door that does not apply a candidate (the model door's rewrite with no site) says so in its
+// numerics check: a single recipe is then skipped in its place, without a benchmark; a
+// combination it was asked to try fails.
+TEST_F(Autotest, ARecipeTheDoorDeclinesIsSkippedInItsPlaceWithoutABenchmark) {
+  plan_.recipes = {Knob("fast", /*preserves_semantics=*/true), Knob("faster", true),
+                   Knob("same", true)};
+  plan_.recipe_ids = {"fast", "faster", "same"};
+  runner_.set_check([](const CandidateSpec& candidate) {
+    if (candidate.id != "faster") return Within();
+    return NumericsVerdict{NumericsVerdict::Outcome::kDeclined, {}, "no site to rewrite", {}};
+  });
+  const std::vector<AbResult> results = Run();
+  ASSERT_EQ(results.size(), 3u) << "fast alone helped: no combination";
+  EXPECT_EQ(results[0].fix.status, "verified");
+  EXPECT_EQ(results[1].fix.recipe, "faster");
+  EXPECT_EQ(results[1].fix.status, "skipped");
+  EXPECT_EQ(results[1].fix.detail, "no site to rewrite");
+  EXPECT_EQ(results[2].fix.status, "no-change");
+  EXPECT_THAT(testing::ReadFile(dir_ / "order.log"), Not(HasSubstr("faster")));
+  EXPECT_THAT(progress_.str(), HasSubstr("[autotest] faster: skipped: no site to rewrite\n"));
+}
+
+TEST_F(Autotest, ACombinationTheDoorDeclinesFails) {
+  plan_.recipes = {Knob("fast", /*preserves_semantics=*/true), Knob("faster", true)};
+  plan_.recipe_ids = {"fast", "faster"};
+  runner_.set_check([](const CandidateSpec& candidate) {
+    if (candidate.id != "faster+fast") return Within();
+    return NumericsVerdict{NumericsVerdict::Outcome::kDeclined, {}, "no site to rewrite", {}};
+  });
+  const std::vector<AbResult> results = Run();
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[2].fix.status, "failed");
+  EXPECT_EQ(results[2].fix.detail,
+            "numerics check failed: the worker declined it: no site to rewrite");
+  EXPECT_THAT(testing::ReadFile(dir_ / "order.log"), Not(HasSubstr("faster+fast")));
 }
 
 TEST_F(Autotest, CombinesTheCompatibleRecipesThatHelpedLast) {
@@ -226,19 +280,24 @@ TEST(RecipeIdsFromFindings, KeepsTheFindingsOrderOnce) {
             (std::vector<std::string>{"gather-to-index", "tf32-matmul", "bf16-autocast"}));
 }
 
-TEST(AdvisorWorkerCommand, FollowsTheWorkerContract) {
-  const WorkerCommandBuilder build =
-      AdvisorWorkerCommandBuilder({"/opt/advisor", "vit.pt", "cuda", 30, 5});
+TEST(AdvisorCandidateCommand, FollowsTheWorkerContract) {
+  AdvisorCandidateOptions options{"/opt/advisor", "vit.pt", "cuda", 30, 5};
   EXPECT_EQ(
-      build(nullptr, "/tmp/r.json").argv,
-      (std::vector<std::string>{"/opt/advisor", "worker", "vit.pt", "--steps", "30", "--warmup",
+      AdvisorCandidateCommand(options, nullptr, "/tmp/r.json").argv,
+      (std::vector<std::string>{"/opt/advisor", "candidate", "vit.pt", "--steps", "30", "--warmup",
                                 "5", "--device", "cuda", "--result", "/tmp/r.json"}));
   CandidateSpec pair;
   pair.recipe_ids = {"tf32-matmul", "cudnn-benchmark"};
-  EXPECT_EQ(build(&pair, "/tmp/r.json").argv,
-            (std::vector<std::string>{"/opt/advisor", "worker", "vit.pt", "--recipe",
+  EXPECT_EQ(AdvisorCandidateCommand(options, &pair, "/tmp/r.json").argv,
+            (std::vector<std::string>{"/opt/advisor", "candidate", "vit.pt", "--recipe",
                                       "tf32-matmul,cudnn-benchmark", "--steps", "30", "--warmup",
                                       "5", "--device", "cuda", "--result", "/tmp/r.json"}));
+  options.workload_arguments = {"--step-timeout", "60", "--jit-optimize"};
+  EXPECT_EQ(AdvisorCandidateCommand(options, nullptr, "/tmp/r.json").argv,
+            (std::vector<std::string>{"/opt/advisor", "candidate", "vit.pt", "--steps", "30",
+                                      "--warmup", "5", "--device", "cuda", "--result",
+                                      "/tmp/r.json", "--step-timeout", "60", "--jit-optimize"}))
+      << "every run runs the workload as the bisection did";
 }
 
 TEST_F(Autotest, ACandidateTheBudgetLeavesNoTimeForIsSkippedAndSaysSo) {
@@ -252,7 +311,7 @@ TEST_F(Autotest, ACandidateTheBudgetLeavesNoTimeForIsSkippedAndSaysSo) {
     EXPECT_EQ(result.fix.status, "skipped");
     EXPECT_EQ(result.fix.detail, "not tried: the autotest budget (1m30s) was spent");
   }
-  EXPECT_EQ(worker_runs_, 0);
+  EXPECT_EQ(runner_.benchmark_runs(), 0);
 }
 
 }  // namespace

@@ -82,36 +82,36 @@ TEST(Candidate, ConflictsAreDeclaredOrComeFromClashingSettings) {
 TEST(Applicability, PlannedDoorDeviceAndVersionAreChecked) {
   Recipe recipe = Knob("k");
   recipe.min_torch_version = "2.1";
-  EXPECT_EQ(WhyNotApplicable(recipe, "model", "cuda", "2.11.0+cu130"), "");
-  EXPECT_EQ(WhyNotApplicable(recipe, "model", "cpu", "2.11.0"),
+  EXPECT_EQ(WhyNotApplicable(recipe, Door::kModel, "cuda", "2.11.0+cu130"), "");
+  EXPECT_EQ(WhyNotApplicable(recipe, Door::kModel, "cpu", "2.11.0"),
             "not applicable: applies to cuda, this run is on cpu");
-  EXPECT_EQ(WhyNotApplicable(recipe, "model", "cuda", "2.0.1"),
+  EXPECT_EQ(WhyNotApplicable(recipe, Door::kModel, "cuda", "2.0.1"),
             "not applicable: needs torch 2.1 or newer, this is 2.0.1");
-  EXPECT_EQ(WhyNotApplicable(recipe, "model", "cuda", ""),
+  EXPECT_EQ(WhyNotApplicable(recipe, Door::kModel, "cuda", ""),
             "not applicable: needs torch 2.1 or newer, this is an unknown version");
-  recipe.doors = {"model"};
-  EXPECT_THAT(WhyNotApplicable(recipe, "script", "cuda", "2.11.0"),
+  recipe.doors = {Door::kModel};
+  EXPECT_THAT(WhyNotApplicable(recipe, Door::kScript, "cuda", "2.11.0"),
               ::testing::StartsWith("not applicable to a script"));
   recipe.status = RecipeStatus::kPlanned;
-  EXPECT_THAT(WhyNotApplicable(recipe, "model", "cuda", "2.11.0"),
+  EXPECT_THAT(WhyNotApplicable(recipe, Door::kModel, "cuda", "2.11.0"),
               ::testing::StartsWith("not implemented"));
 }
 
 TEST(Applicability, ALaunchersRanksTakeScriptKnobsAndTheirOwn) {
   Recipe script_knob = Knob("fused");
-  script_knob.doors = {"script"};
-  EXPECT_EQ(WhyNotApplicable(script_knob, "ranks", "cuda", "2.11.0"), "")
+  script_knob.doors = {Door::kScript};
+  EXPECT_EQ(WhyNotApplicable(script_knob, Door::kRanks, "cuda", "2.11.0"), "")
       << "what the probe applies to one script it applies in every rank";
   Recipe ddp_knob = Knob("ddp");
-  ddp_knob.doors = {"ranks"};
-  EXPECT_EQ(WhyNotApplicable(ddp_knob, "ranks", "cuda", "2.11.0"), "");
-  EXPECT_THAT(WhyNotApplicable(ddp_knob, "script", "cuda", "2.11.0"),
+  ddp_knob.doors = {Door::kRanks};
+  EXPECT_EQ(WhyNotApplicable(ddp_knob, Door::kRanks, "cuda", "2.11.0"), "");
+  EXPECT_THAT(WhyNotApplicable(ddp_knob, Door::kScript, "cuda", "2.11.0"),
               ::testing::HasSubstr("needs several ranks under a launcher"));
-  EXPECT_THAT(WhyNotApplicable(ddp_knob, "model", "cuda", "2.11.0"),
+  EXPECT_THAT(WhyNotApplicable(ddp_knob, Door::kModel, "cuda", "2.11.0"),
               ::testing::StartsWith("not applicable to a TorchScript model"));
   Recipe model_knob = Knob("model-only");
-  model_knob.doors = {"model"};
-  EXPECT_THAT(WhyNotApplicable(model_knob, "ranks", "cuda", "2.11.0"),
+  model_knob.doors = {Door::kModel};
+  EXPECT_THAT(WhyNotApplicable(model_knob, Door::kRanks, "cuda", "2.11.0"),
               ::testing::StartsWith("not applicable to a script"));
 }
 

@@ -63,6 +63,22 @@ TEST(Recipe, ParsesEverySdpaBackend) {
   EXPECT_EQ(SdpaBackendNames().size(), 4u);
 }
 
+TEST(Recipe, DoorsAreParsedIntoTheEnumWithTheirDefaults) {
+  EXPECT_EQ(ParseRecipe(kKnob, "recipes/alloc-knob.json").doors,
+            (std::vector<Door>{Door::kModel, Door::kScript}))
+      << "a knob without doors: both front doors";
+  const Recipe rewrite = ParseRecipe(R"({"id": "g", "title": "t", "description": "d",
+      "kind": "rewrite", "status": "ready", "preserves_semantics": true, "tolerance": "tf32",
+      "devices": ["cpu"], "rewrite": "gather-to-index"})",
+                                     "g.json");
+  EXPECT_EQ(rewrite.doors, std::vector<Door>{Door::kModel}) << "a rewrite without doors: a model";
+  const Recipe ddp = ParseRecipe(R"({"id": "d", "title": "t", "description": "d", "kind": "knob",
+      "status": "ready", "preserves_semantics": false, "tolerance": "unchecked",
+      "devices": ["cuda"], "overrides": {"ddp_static_graph": true}, "doors": ["ranks", "script"]})",
+                                 "d.json");
+  EXPECT_EQ(ddp.doors, (std::vector<Door>{Door::kRanks, Door::kScript}));
+}
+
 // A valid knob with `patch` merged in (RFC 7386: a null removes the field).
 std::string PatchedKnob(const nlohmann::json& patch) {
   nlohmann::json recipe = nlohmann::json::parse(R"({
@@ -110,6 +126,14 @@ const BadRecipe kBadRecipes[] = {
      "kind: a rewrite recipe changes the graph only"},
     {"UnknownDevice", R"({"devices": ["tpu"]})",
      R"(devices[0]: must be one of "cpu", "cuda", got "tpu")"},
+    {"UnknownDoor", R"({"doors": ["model", "notebook"]})",
+     R"(doors[1]: must be one of "model", "ranks", "script", got "notebook")"},
+    {"TraceIsNoRecipeDoor", R"({"doors": ["trace"]})",
+     R"(doors[0]: must be one of "model", "ranks", "script", got "trace")"},
+    {"NoDoor", R"({"doors": []})", "doors: must name at least one front door"},
+    {"RewriteThroughAScript",
+     R"({"kind": "rewrite", "overrides": null, "rewrite": "gather-to-index", "doors": ["script"]})",
+     R"(doors: a graph rewrite needs a TorchScript model: "script" cannot apply it)"},
     {"BadTorchVersion", R"({"requires": {"torch": "two"}})",
      R"(requires.torch: must be a version such as "2.1", got "two")"},
     {"ConflictsWithItself", R"({"conflicts_with": ["x"]})",
@@ -197,7 +221,7 @@ TEST(Recipe, EveryShippedRecipeLoads) {
         "ddp-gradient-as-bucket-view", "ddp-static-graph"}) {
     EXPECT_NE(FindRecipe(set.recipes, id), nullptr) << "no recipes/" << id << ".json";
   }
-  // The worker applies these as workload step options (engine/worker/knobs.cpp).
+  // The worker applies these as workload step options (engine/model_candidate/knobs.cpp).
   for (const char* id : {"bf16-autocast", "cuda-graphs", "fused-optimizer", "batch-size-x4"}) {
     const Recipe* recipe = FindRecipe(set.recipes, id);
     ASSERT_NE(recipe, nullptr) << id;

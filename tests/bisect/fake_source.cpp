@@ -85,7 +85,7 @@ struct FakeSource::Emitter {
 };
 
 FakeSource::FakeSource(FakeModule root) : root_(std::move(root)) {
-  description_.run.mode = "model";
+  description_.run.mode = Door::kModel;
   description_.run.device = "cpu";
   Describe(root_);
 }

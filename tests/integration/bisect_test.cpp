@@ -138,7 +138,7 @@ TEST(RejectsBadInput, SymbolicLinkLoopAndNamedPipeAsTheModel) {
 // A scripted torch.from_file wrote a file during a plain bisect, and nothing said a model is code.
 TEST(Help, SaysThatAModelIsCode) {
   const fs::path scratch = Scratch("help");
-  for (const char* command : {" bisect --help", " worker --help"}) {
+  for (const char* command : {" bisect --help", " candidate --help"}) {
     const CommandResult run = RunCommand(kAdvisor + command, scratch.string());
     EXPECT_EQ(run.exit_code, 0);
     EXPECT_NE(run.out.find("A model file is code"), std::string::npos) << run.out;
@@ -165,7 +165,7 @@ TEST(RejectsBadInput, ABatchSizeThatDoesNotFitIsRefusedNamingTheOption) {
 }
 
 // A NaN loss gave a full report with no note of it.
-TEST(NonFiniteLoss, IsADataQualityLineAndTheWorkerWritesNoLoss) {
+TEST(NonFiniteLoss, IsADataQualityLineAndTheCandidateWritesNoLoss) {
   const fs::path scratch = Scratch("nan_loss");
   const std::string model = kModels + "/nan_loss.pt";
   CommandResult run = RunCommand(
@@ -176,15 +176,15 @@ TEST(NonFiniteLoss, IsADataQualityLineAndTheWorkerWritesNoLoss) {
             std::string::npos)
       << report["data_quality"].dump();
 
-  // The autotest fails a candidate whose worker reports no loss: it is never verified.
-  run = RunCommand(kAdvisor + " worker " + model + " --steps 2 --warmup 1 --result " +
+  // The autotest fails a candidate whose process reports no loss: it is never verified.
+  run = RunCommand(kAdvisor + " candidate " + model + " --steps 2 --warmup 1 --result " +
                        (scratch / "result.json").string(),
                    scratch.string());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_TRUE(json::parse(ReadFile((scratch / "result.json").string()))["loss"].is_null());
 }
 
-// A forward that never returns: the step timeout ends the run, bisect and worker alike.
+// A forward that never returns: the step timeout ends the run, bisect and candidate alike.
 TEST(StepTimeout, AStepThatNeverReturnsEndsTheRunWithOneLine) {
   const fs::path scratch = Scratch("step_timeout");
   const std::string model = kModels + "/hangs_in_forward.pt";
@@ -197,7 +197,7 @@ TEST(StepTimeout, AStepThatNeverReturnsEndsTheRunWithOneLine) {
   EXPECT_EQ(run.err, line);
   EXPECT_FALSE(fs::exists(scratch / "report")) << "an abandoned run leaves no report folder";
 
-  run = RunCommand(kAdvisor + " worker " + model + " --step-timeout 2 --result " +
+  run = RunCommand(kAdvisor + " candidate " + model + " --step-timeout 2 --result " +
                        (scratch / "result.json").string(),
                    scratch.string());
   EXPECT_EQ(run.exit_code, 124);

@@ -38,7 +38,7 @@ json Model() {
 TEST(ProbeMessages, ReadsTheModel) {
   const ProbeModel model = ReadModel(Model());
   const RunInfo& run = model.description.run;
-  EXPECT_EQ(run.mode, "script");
+  EXPECT_EQ(run.mode, Door::kScript);
   EXPECT_EQ(run.torch_version, "2.11.0+cu130");
   EXPECT_EQ(run.device, "cuda");
   EXPECT_EQ(run.batch_size, 128);

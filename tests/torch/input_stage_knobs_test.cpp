@@ -1,8 +1,8 @@
-#include "engine/worker/input_stage_knobs.h"
+#include "engine/model_candidate/input_stage_knobs.h"
 
 #include <gtest/gtest.h>
 
-#include "engine/worker/knobs.h"
+#include "engine/model_candidate/knobs.h"
 
 namespace advisor {
 namespace {

@@ -15,8 +15,8 @@
 #include "engine/torch/model_archive.h"
 #include "engine/torch/profiled_window.h"
 #include "engine/torch/training_step.h"
-#include "engine/worker/numerics.h"
-#include "engine/worker/step_capture.h"
+#include "engine/model_candidate/numerics.h"
+#include "engine/model_candidate/step_capture.h"
 #include "tests/torch/input_stage_models.h"
 
 namespace advisor {

@@ -69,7 +69,7 @@ TEST(TraceReport, StepsArePhasedByTheProfilersStepTheDataLoaderAutogradAndTheOpt
   const TraceStore store = TwoGpuSteps().Write(dir / "trace.json");
   const ProfilerTraceWindow trace = BuildProfilerTraceWindow(store);
   const RunReport report = ReportOfTrace(store, trace);
-  EXPECT_EQ(report.run.mode, "trace");
+  EXPECT_EQ(report.run.mode, Door::kTrace);
   EXPECT_EQ(report.run.device, "cuda");
   EXPECT_EQ(report.run.device_name, "NVIDIA H100 80GB HBM3");
   EXPECT_EQ(report.run.window_steps, 2);

@@ -1,5 +1,5 @@
-"""Bench mode: the probe as the autotest's worker (engine/script/script_worker). The script runs
-with the candidate's knobs; after its first step (which finds the model) and `warmup` more, the
+"""Bench mode: the probe as the autotest's candidate (engine/script/script_candidate). The script
+runs with the candidate's knobs; after its first step (which finds the model) and `warmup` more, the
 probe times `steps` steps, or records the losses of the first `loss_steps` steps after the first,
 and writes the worker result; the session then ends the process.
 

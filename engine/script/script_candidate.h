@@ -1,0 +1,60 @@
+// The script door's CandidateRunner: each candidate runs as the user's own command, relaunched
+// with the probe in bench mode, which applies the candidate's knobs as the script starts (never
+// editing its files), times the steps after a warm-up and writes the candidate result
+// (engine/autotest/candidate_result). The numerics check compares the losses of the first steps
+// of the baseline and the candidate, with the probe fixing the seeds before the script runs.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/autotest/ab_benchmark.h"
+#include "engine/autotest/candidate_runner.h"
+#include "engine/util/scratch_paths.h"
+
+namespace advisor {
+
+struct ScriptCandidateOptions {
+  std::vector<std::string> command;  // as given after `--`
+  std::string probe_dir;             // build/probe
+  int warmup = 5;                    // steps run first and left out (compilation happens here)
+  int steps = 20;                    // measured steps per run
+  int loss_steps = 3;                // steps whose losses the numerics check compares
+};
+
+// The environment that starts the probe in bench mode for one run.
+std::map<std::string, std::string> ScriptBenchEnvironment(const ScriptCandidateOptions& options,
+                                                          const CandidateSpec* candidate,
+                                                          const std::string& result_path,
+                                                          bool losses_only);
+
+class ScriptCandidateRunner : public CandidateRunner {
+ public:
+  // Throws std::runtime_error when the private folder of the losses files cannot be made.
+  ScriptCandidateRunner(ScriptCandidateOptions options, AbSettings settings);
+
+  CandidateCommand BenchmarkCommand(const CandidateSpec* candidate,
+                                    const std::string& result_path) const override;
+
+  // Runs the baseline once and each candidate in losses mode, and compares the losses of the
+  // first options.loss_steps steps within the candidate's tolerance.
+  NumericsVerdict CheckNumerics(const CandidateSpec& candidate) override;
+
+ private:
+  // The losses of one run, or the reason there are none.
+  std::vector<double> Losses(const CandidateSpec* candidate, std::string& failure) const;
+
+  ScriptCandidateOptions options_;
+  AbSettings settings_;
+  PrivateTempDir scratch_;  // the losses files
+  bool baseline_run_ = false;
+  std::vector<double> baseline_;
+  std::string baseline_failure_;
+};
+
+// Compares two runs' losses step by step, relative to the larger magnitude of each pair.
+NumericsVerdict CompareLosses(const std::vector<double>& baseline,
+                              const std::vector<double>& candidate, ToleranceClass tolerance);
+
+}  // namespace advisor

@@ -1,0 +1,125 @@
+#include "engine/autotest/candidate_result.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <fstream>
+
+#include "tests/report/scratch_dir.h"
+
+namespace advisor {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string ErrorOf(const std::string& json) {
+  try {
+    ParseCandidateResult(json, "r.json");
+  } catch (const CandidateResultError& error) {
+    return error.what();
+  }
+  return "accepted";
+}
+
+TEST(CandidateResult, ParsesTheContract) {
+  const CandidateResult result = ParseCandidateResult(
+      R"({"step_ms": [41.5, 40.25], "peak_memory_mb": 812.5, "samples_per_step": 128,
+          "loss": 6.9, "sites": ["patch_drop"]})",
+      "r.json");
+  EXPECT_EQ(result.step_ms, (std::vector<double>{41.5, 40.25}));
+  EXPECT_EQ(result.peak_memory_mb, 812.5);
+  EXPECT_EQ(result.samples_per_step, 128);
+  EXPECT_EQ(result.loss, 6.9);
+  EXPECT_EQ(result.sites, std::vector<std::string>{"patch_drop"});
+  EXPECT_TRUE(result.skipped.empty());
+}
+
+TEST(CandidateResult, NullMeansUnknownMemoryAndNonFiniteLoss) {
+  const CandidateResult result = ParseCandidateResult(
+      R"({"step_ms": [1], "peak_memory_mb": null, "samples_per_step": 1, "loss": null})", "r.json");
+  EXPECT_FALSE(result.peak_memory_mb.has_value());
+  EXPECT_FALSE(result.loss.has_value());
+}
+
+TEST(CandidateResult, SkippedNeedsOnlyTheReason) {
+  EXPECT_EQ(ParseCandidateResult(R"({"skipped": "not applicable: no convolution"})", "r.json").skipped,
+            "not applicable: no convolution");
+  EXPECT_THAT(ErrorOf(R"({"skipped": ""})"), HasSubstr("skipped: must be a non-empty string"));
+}
+
+TEST(CandidateResult, MalformedResultsAreErrorsNamingTheField) {
+  EXPECT_THAT(ErrorOf("garbage"), HasSubstr("r.json: not valid JSON"));
+  // A number beyond double (the fuzz corpus's bad.json) ended advisor with an uncaught exception.
+  EXPECT_THAT(ErrorOf(R"({"step_ms": [1e999]})"), HasSubstr("r.json: not valid JSON"));
+  EXPECT_THAT(
+      ErrorOf(R"({"step_ms": [], "peak_memory_mb": null, "samples_per_step": 1, "loss": 1})"),
+      HasSubstr("r.json: step_ms: must be a non-empty list"));
+  EXPECT_THAT(ErrorOf(R"({"step_ms": [1, -2], "peak_memory_mb": null, "samples_per_step": 1,
+                          "loss": 1})"),
+              HasSubstr("step_ms: must hold positive numbers, got -2"));
+  EXPECT_THAT(ErrorOf(R"({"step_ms": [1], "peak_memory_mb": null, "loss": 1})"),
+              HasSubstr("samples_per_step: must be a positive integer, got null"));
+  EXPECT_THAT(ErrorOf(R"({"step_ms": [1], "samples_per_step": 1, "loss": 1})"),
+              HasSubstr("peak_memory_mb: missing"));
+  EXPECT_THAT(ErrorOf(R"({"step_ms": [1], "peak_memory_mb": null, "samples_per_step": 1,
+                          "loss": "nan"})"),
+              HasSubstr("loss: must be a number or null"));
+}
+
+TEST(CandidateResult, AMissingFileSaysTheWorkerWroteNone) {
+  testing::ScratchDir dir;
+  try {
+    ReadCandidateResult(dir / "absent.json");
+    FAIL() << "read a file that does not exist";
+  } catch (const CandidateResultError& error) {
+    EXPECT_EQ(std::string(error.what()), dir / "absent.json" + ": the worker wrote no result file");
+  }
+}
+
+// A link planted at the temporary name must not make the worker overwrite the file it points at.
+TEST(CandidateResult, TheWriterNeverFollowsALinkAtItsTemporaryName) {
+  testing::ScratchDir dir;
+  const std::string victim = dir / "victim";
+  std::ofstream(victim) << "precious";
+  ASSERT_EQ(symlink(victim.c_str(), (dir / "result.json.partial").c_str()), 0);
+  CandidateResult result;
+  result.skipped = "not applicable";
+  EXPECT_THROW(WriteCandidateResult(dir / "result.json", result), std::runtime_error);
+  std::ifstream read_back(victim);
+  std::string text;
+  read_back >> text;
+  EXPECT_EQ(text, "precious");
+}
+
+TEST(NumericsResultFile, RoundTripsAndRejectsAMalformedFile) {
+  testing::ScratchDir dir;
+  NumericsResult written;
+  written.within_tolerance = false;
+  written.numerics = {0.25, 0.5, 1e-4};
+  written.worst = "grad of fc.weight: relative difference 5.0e-01";
+  written.compared = 7;
+  written.sites = {"blocks.0.select"};
+  WriteNumericsResult(dir / "numerics.json", written);
+  const NumericsResult read = ReadNumericsResult(dir / "numerics.json");
+  EXPECT_FALSE(read.within_tolerance);
+  EXPECT_EQ(read.numerics.max_abs_diff, 0.25);
+  EXPECT_EQ(read.numerics.max_rel_diff, 0.5);
+  EXPECT_EQ(read.numerics.tolerance, 1e-4);
+  EXPECT_EQ(read.worst, written.worst);
+  EXPECT_EQ(read.compared, 7);
+  EXPECT_EQ(read.sites, written.sites);
+
+  std::ofstream(dir / "bad.json") << R"({"within_tolerance": "yes"})";
+  try {
+    ReadNumericsResult(dir / "bad.json");
+    FAIL() << "a malformed file was accepted";
+  } catch (const CandidateResultError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              dir / "bad.json" + ": within_tolerance: must be true or false");
+  }
+}
+
+}  // namespace
+}  // namespace advisor

@@ -1,0 +1,59 @@
+// The script door's CandidateRunner: what each run is told, and how two runs' losses compare.
+#include "engine/script/script_candidate.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace advisor {
+namespace {
+
+using nlohmann::json;
+
+TEST(ScriptCandidate, EachRunIsTheUsersCommandWithTheCandidatesKnobs) {
+  ScriptCandidateOptions options;
+  options.command = {"python", "train.py", "--lr", "0.1"};
+  options.probe_dir = "/opt/advisor/probe";
+  CandidateSpec candidate;
+  candidate.id = "tf32-matmul+dataloader-workers";
+  candidate.overrides.allow_tf32 = true;
+  candidate.overrides.dataloader_workers = ThreadCount{};  // one per physical core
+  const CandidateCommand command =
+      ScriptCandidateRunner(options, AbSettings{}).BenchmarkCommand(&candidate, "/tmp/x/r.json");
+  EXPECT_EQ(command.argv, options.command) << "the script is run as the user runs it";
+  EXPECT_EQ(command.env.at("PYTHONPATH").rfind("/opt/advisor/probe/site", 0), 0u);
+  const json config = json::parse(command.env.at("ADVISOR_PROBE_BENCH"));
+  EXPECT_EQ(config["result"], "/tmp/x/r.json");
+  EXPECT_EQ(config["overrides"], json({{"allow_tf32", true}, {"dataloader_workers", 0}}));
+  EXPECT_EQ(config["steps"], options.steps);
+  EXPECT_EQ(config["loss_steps"], 0);
+
+  const json baseline = json::parse(
+      ScriptBenchEnvironment(options, nullptr, "/tmp/x/b.json", true).at("ADVISOR_PROBE_BENCH"));
+  EXPECT_TRUE(baseline["overrides"].empty());
+  EXPECT_EQ(baseline["loss_steps"], options.loss_steps);
+  EXPECT_EQ(baseline["steps"], 0);
+}
+
+TEST(ScriptCandidate, LossesCompareStepByStepWithinTheClassTolerance) {
+  NumericsVerdict same = CompareLosses({2.3, 2.1, 1.9}, {2.3002, 2.1001, 1.9}, ToleranceClass::kReordering);
+  EXPECT_EQ(same.outcome, NumericsVerdict::Outcome::kWithinTolerance);
+  EXPECT_NEAR(same.numerics.max_rel_diff, 0.0002 / 2.3002, 1e-9);
+  EXPECT_EQ(same.numerics.tolerance, 1e-3);
+
+  NumericsVerdict moved = CompareLosses({2.3, 2.1, 1.9}, {2.3, 2.2, 1.9}, ToleranceClass::kReordering);
+  EXPECT_EQ(moved.outcome, NumericsVerdict::Outcome::kExceeded);
+  EXPECT_NE(moved.detail.find("loss of step 2"), std::string::npos) << moved.detail;
+
+  EXPECT_EQ(CompareLosses({2.3, 2.1}, {2.3, 2.2}, ToleranceClass::kTf32).outcome,
+            NumericsVerdict::Outcome::kWithinTolerance);
+  NumericsVerdict diverged = CompareLosses({2.3}, {std::nan("")}, ToleranceClass::kTf32);
+  EXPECT_EQ(diverged.outcome, NumericsVerdict::Outcome::kExceeded);
+  EXPECT_NE(diverged.detail.find("not finite"), std::string::npos);
+  EXPECT_EQ(CompareLosses({2.3, 2.1}, {2.3}, ToleranceClass::kTf32).outcome,
+            NumericsVerdict::Outcome::kExceeded);
+}
+
+}  // namespace
+}  // namespace advisor
