@@ -1,5 +1,6 @@
 #include "engine/json_input/json_document.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -14,24 +15,45 @@ namespace {
 
 using nlohmann::json;
 
+// Thrown by PathTracker where the document nests deeper than kMaxJsonDepth.
+struct TooDeep {};
+
+// The deepest nesting of brackets outside strings: a scan far cheaper than a parse that tracks
+// its levels (nlohmann's callback parser costs a quarter more on a window of tens of MB).
+std::size_t NestingDepth(std::string_view text) {
+  std::size_t depth = 0;
+  std::size_t deepest = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      in_string = c != '"';
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
 // Where the parser is: the containers it is inside and, in each, the key or the element index,
-// so that an error the parser throws inside a value can name the field.
+// so that an error inside a value can name the field. Only a document already refused is parsed
+// with it, to name the field.
 class PathTracker {
  public:
-  explicit PathTracker(const std::string& source) : source_(source) {}
-
   bool OnEvent(json::parse_event_t event, const json& parsed) {
     switch (event) {
       case json::parse_event_t::object_start:
       case json::parse_event_t::array_start:
-        if (levels_.size() == kMaxJsonDepth) {
-          throw JsonInputError(source_ + ": " + FieldName(Path()) + " is nested deeper than " +
-                               std::to_string(kMaxJsonDepth) + " levels");
-        }
+        if (levels_.size() == kMaxJsonDepth) throw TooDeep();
         levels_.push_back({event == json::parse_event_t::array_start, 0, ""});
         break;
       case json::parse_event_t::key:
-        levels_.back().key = parsed.get<std::string>();
+        levels_.back().key = parsed.get_ref<const std::string&>();
         break;
       case json::parse_event_t::object_end:
       case json::parse_event_t::array_end:
@@ -69,7 +91,6 @@ class PathTracker {
     if (!levels_.empty() && levels_.back().array) ++levels_.back().index;
   }
 
-  const std::string& source_;
   std::vector<Level> levels_;
 };
 
@@ -88,21 +109,36 @@ std::string OverflowingNumber(const std::string& message) {
   return open < close ? message.substr(open + 1, close - open - 1) : message;
 }
 
-}  // namespace
-
-json ParseJsonDocument(std::string_view text, const std::string& source) {
-  PathTracker tracker(source);
+// The error of a document refused for its depth or a number no double holds: parsed again, with
+// the path tracked, up to the same point.
+[[noreturn]] void ThrowNamingTheField(std::string_view text, const std::string& source) {
+  PathTracker tracker;
   try {
-    return json::parse(text.begin(), text.end(),
-                       [&tracker](int, json::parse_event_t event, json& parsed) {
-                         return tracker.OnEvent(event, parsed);
-                       });
-  } catch (const json::parse_error& error) {
-    throw JsonInputError(source + ": not valid JSON: " + MessageOf(error));
+    const json parsed = json::parse(text.begin(), text.end(),
+                                    [&tracker](int, json::parse_event_t event, json& value) {
+                                      return tracker.OnEvent(event, value);
+                                    });
+  } catch (const TooDeep&) {
+    throw JsonInputError(source + ": " + FieldName(tracker.Path()) + " is nested deeper than " +
+                         std::to_string(kMaxJsonDepth) + " levels");
   } catch (const json::out_of_range& error) {  // the only one: a number beyond double (406)
     throw JsonInputError(source + ": " + FieldName(tracker.Path()) +
                          " must be a number a double can hold, got " +
                          OverflowingNumber(MessageOf(error)));
+  } catch (const json::exception& error) {  // a syntax error before the brackets' depth
+    throw JsonInputError(source + ": not valid JSON: " + MessageOf(error));
+  }
+  throw JsonInputError(source + ": not valid JSON");  // unreachable: the scan found the depth
+}
+
+}  // namespace
+
+json ParseJsonDocument(std::string_view text, const std::string& source) {
+  if (NestingDepth(text) > kMaxJsonDepth) ThrowNamingTheField(text, source);
+  try {
+    return json::parse(text.begin(), text.end());
+  } catch (const json::out_of_range&) {
+    ThrowNamingTheField(text, source);
   } catch (const json::exception& error) {
     throw JsonInputError(source + ": not valid JSON: " + MessageOf(error));
   }

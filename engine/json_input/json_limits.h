@@ -8,7 +8,8 @@
 namespace advisor {
 
 // Deeper than any format advisor reads (a node summary's events are five levels down): a
-// document nested deeper is refused before any reader walks it.
+// document nested deeper is refused before any reader walks it. The trace reader's own scanner
+// (engine/trace_import/json_scan.h) keeps the same bound.
 inline constexpr std::size_t kMaxJsonDepth = 64;
 
 // Text that is shown to the user (a probe's module paths, versions, host names): at most this many
