@@ -205,6 +205,11 @@ std::string JsonField::Text(std::size_t max_bytes) const {
   return value_->get<std::string>();
 }
 
+std::string JsonField::OptionalText(const std::string& key) const {
+  const std::optional<JsonField> field = OptionalNonNull(key);
+  return field ? field->Text() : std::string();
+}
+
 std::string JsonField::Choice(const std::vector<std::string>& allowed) const {
   if (!value_->is_string() || std::find(allowed.begin(), allowed.end(),
                                         value_->get_ref<const std::string&>()) == allowed.end()) {

@@ -82,6 +82,8 @@ class JsonField {
   std::string NonEmptyString() const;
   // Text shown to the user: at most max_bytes, no control characters.
   std::string Text(std::size_t max_bytes = kMaxJsonTextBytes) const;
+  // Text of the member `key`, or "" where it is absent or null.
+  std::string OptionalText(const std::string& key) const;
   std::string Choice(const std::vector<std::string>& allowed) const;
   bool Bool() const;
   std::int64_t Integer(std::int64_t low = std::numeric_limits<std::int64_t>::min(),
