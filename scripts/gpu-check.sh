@@ -227,7 +227,7 @@ marker_cost() {
 script_pipeline() {
   step script_pipeline build-gpu/advisor bisect --autotest --autotest-rounds "${AUTOTEST_ROUNDS:-2}" \
     --autotest-budget "${AUTOTEST_BUDGET:-5m}" --out "$results/script-pipeline" -- \
-    python3 tests/script/pipeline_train.py --device cuda --workers 4 --batch 32 --epochs 1000
+    python3 tests/script_runs/pipeline_train.py --device cuda --workers 4 --batch 32 --epochs 1000
   python3 - "$results/script-pipeline/report.json" <<'PY' | tee -a "$out/summary.txt"
 import json, sys
 report = json.load(open(sys.argv[1]))

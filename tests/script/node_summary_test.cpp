@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/script/node_folder.h"
-#include "tests/script_engine/node_windows.h"
+#include "tests/script/node_windows.h"
 
 namespace advisor {
 namespace {
