@@ -40,10 +40,11 @@ struct NumberRange {
   double high = std::numeric_limits<double>::infinity();
   bool high_open = false;
 
-  static NumberRange AtLeast(double low) { return {low, false}; }
-  static NumberRange Above(double low) { return {low, true}; }
+  static NumberRange AtLeast(double low) { return {low, false}; }                     // >= low
+  static NumberRange Above(double low) { return {low, true}; }                        // > low
   static NumberRange FromBelow(double low, double high) { return {low, false, high, true}; }
   static NumberRange Within(double low, double high) { return {low, false, high, false}; }
+  // FromBelow is [low, high), Within [low, high].
 };
 
 class JsonField {
