@@ -1,6 +1,6 @@
 """What measuring the input pipeline costs where it runs (docs/script-mode.md, "Inside the input
-pipeline"): the seed's pipeline (tests/script/pipeline_train.py) fetched batch by batch the way a
-DataLoader worker fetches them, in four conditions interleaved round by round:
+pipeline"): the seed's pipeline (tests/script_runs/pipeline_train.py) fetched batch by batch the
+way a DataLoader worker fetches them, in four conditions interleaved round by round:
 
   plain      no probe
   idle       the probe installed, its flag off (every batch outside advisor's window)

@@ -7,15 +7,19 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
+#include "engine/json_input/json_document.h"
 #include "engine/window/measured_window.h"
 #include "engine/script/loader_summary.h"
 #include "engine/script/probe_messages.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const nlohmann::json message = nlohmann::json::parse(data, data + size, nullptr, false);
-  if (!message.is_object()) return 0;  // the channel refuses it before any reader sees it
   try {
+    // As the channel reads a line: it refuses what is not a JSON object before any reader sees it.
+    const nlohmann::json message = advisor::ParseJsonDocument(
+        std::string_view(reinterpret_cast<const char*>(data), size), "probe message");
+    if (!message.is_object()) return 0;
     const std::string type = advisor::MessageType(message);
     if (type == "hello") advisor::ReadHello(message);
     if (type == "model") advisor::ReadModel(message);

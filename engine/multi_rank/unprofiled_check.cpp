@@ -20,12 +20,12 @@ constexpr double kSeenShare = 0.1;
 // at least this share of what the profiled steps show. Shares, not milliseconds: the probe slows
 // every rank's steps in its windows, a real excess with them. Of the step, not of the other
 // ranks' time before the backward, which can be a millisecond or two that the host's load swings
-// by as much (tests/script/ddp_train.py --slow-rank 1 on the loaded CI machine: rank 0's data wait
-// and forward 2.9 ms in one run's median profiled step, 6.9 in its median step outside them). A
-// real excess keeps about its share of the step (that run's planted one: 38.0 ms of a 54.0 ms
-// profiled step, 17.2 of 32.0 outside, about 0.77 of the share; another run 16.5 of 37.6 against
-// 28.9 of 57.4, about 1.15); the probe's own cost on one rank is in the profiled steps only
-// (nothing outside but noise): half separates the two.
+// by as much (tests/script_runs/ddp_train.py --slow-rank 1 on the loaded CI machine: rank 0's
+// data wait and forward 2.9 ms in one run's median profiled step, 6.9 in its median step outside
+// them). A real excess keeps about its share of the step (that run's planted one: 38.0 ms of a
+// 54.0 ms profiled step, 17.2 of 32.0 outside, about 0.77 of the share; another run 16.5 of 37.6
+// against 28.9 of 57.4, about 1.15); the probe's own cost on one rank is in the profiled steps
+// only (nothing outside but noise): half separates the two.
 constexpr double kHoldsShare = 0.5;
 
 // The step until its backward begins: its data wait and forward, all their stretches.

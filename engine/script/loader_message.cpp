@@ -1,42 +1,39 @@
 #include "engine/script/loader_message.h"
 
-#include "engine/script/message_fields.h"
+#include "engine/script/probe_messages.h"
 
 namespace advisor {
 namespace {
-
-using namespace message_fields;
-using nlohmann::json;
 
 // Far above the batches of any command's steps: a bound on what a broken probe can make advisor
 // hold.
 constexpr std::size_t kMaxBatches = 1'000'000;
 
-std::vector<TimeNs> Durations(const json& value, const char* what) {
+std::vector<TimeNs> Durations(const JsonField& list) {
   std::vector<TimeNs> durations;
-  for (const json& ns : Array(value, kMaxBatches, what)) durations.push_back(Count(ns, what));
+  for (const JsonField& ns : list.Elements(0, kMaxBatches)) durations.push_back(ns.Integer(0));
   return durations;
 }
 
 }  // namespace
 
-std::optional<LoaderRecords> ReadLoaderRecords(const json& reply) {
-  const auto it = reply.find("loader");
-  if (it == reply.end() || it->is_null()) return std::nullopt;
-  const json& loader = *it;
-  if (!loader.is_object()) throw ProbeMessageError("loader: not an object");
+std::optional<LoaderRecords> ReadLoaderRecords(const nlohmann::json& reply) {
+  const JsonField message(reply, ProbeMessageName(reply));
+  const std::optional<JsonField> loader = message.OptionalNonNull("loader");
+  if (!loader) return std::nullopt;
   LoaderRecords records;
-  records.workers = SmallCount(Field(loader, "workers"), "loader workers");
-  records.persistent = Flag(Field(loader, "persistent"), "loader persistent");
+  const JsonField workers = loader->Required("workers");
+  records.workers = static_cast<int>(workers.Integer(0, kMaxProbeCount));
+  records.persistent = loader->Required("persistent").Bool();
   // DataLoader refuses persistent workers without workers.
   if (records.persistent && records.workers == 0) {
-    throw ProbeMessageError("loader: persistent workers without workers");
+    workers.Fail("must be at least 1 with persistent workers");
   }
-  if (const json& batches = Field(loader, "epoch_batches"); !batches.is_null()) {
-    records.epoch_batches = SmallCount(batches, "loader epoch_batches");
+  if (const JsonField batches = loader->Required("epoch_batches"); !batches.IsNull()) {
+    records.epoch_batches = static_cast<int>(batches.Integer(0, kMaxProbeCount));
   }
-  records.starts = Durations(Field(loader, "starts"), "loader starts");
-  records.waits = Durations(Field(loader, "waits"), "loader waits");
+  records.starts = Durations(loader->Required("starts"));
+  records.waits = Durations(loader->Required("waits"));
   return records;
 }
 

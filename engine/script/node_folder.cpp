@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "engine/json_input/json_document.h"
+#include "engine/json_input/json_field.h"
 #include "engine/util/new_file.h"
 
 namespace advisor {
@@ -88,11 +90,7 @@ NodeSummary NodeFolder::Read(int node) const {
   const std::string name = FileOf(node);
   const std::optional<std::string> text = ReadBounded(name, kMaxNodeFileBytes);
   if (!text) throw NodeFileError(name + ": missing");
-  try {
-    return ReadNodeSummary(*text);
-  } catch (const NodeFileError& error) {
-    throw NodeFileError(name + ": " + error.what());
-  }
+  return ReadNodeSummary(*text, name);
 }
 
 void NodeFolder::Release(int end_steps) const {
@@ -103,12 +101,11 @@ std::optional<int> NodeFolder::Released() const {
   const std::string name = path_ + "/" + kReleaseName;
   const std::optional<std::string> text = ReadBounded(name, kMaxReleaseBytes);
   if (!text) return std::nullopt;
-  const nlohmann::json release = nlohmann::json::parse(*text, nullptr, false);
-  if (!release.is_object() || !release.contains("end_steps") ||
-      !release["end_steps"].is_number_unsigned() || release["end_steps"].get<std::uint64_t>() > (1u << 30)) {
-    throw NodeFileError(name + ": not {\"end_steps\": COUNT}");
-  }
-  return static_cast<int>(release["end_steps"].get<std::uint64_t>());
+  return RethrowAs<NodeFileError>([&] {
+    const nlohmann::json release = ParseJsonDocument(*text, name);
+    const JsonField root(release, name);
+    return static_cast<int>(root.Required("end_steps").Integer(0, 1 << 30));
+  });
 }
 
 }  // namespace advisor

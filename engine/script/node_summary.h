@@ -53,7 +53,7 @@ struct NodeSummary {
 };
 
 std::string NodeSummaryToJson(const NodeSummary& summary);
-// Throws NodeFileError with the problem (the caller names the file).
-NodeSummary ReadNodeSummary(const std::string& text);
+// Throws NodeFileError with one line naming `source` (the file) and the problem.
+NodeSummary ReadNodeSummary(const std::string& text, const std::string& source);
 
 }  // namespace advisor

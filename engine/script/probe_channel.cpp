@@ -9,6 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "engine/json_input/json_document.h"
 #include "engine/script/timeline_codec.h"
 
 namespace advisor {
@@ -87,16 +88,13 @@ bool ProbeChannel::TakeLine(nlohmann::json& message) {
   const std::size_t newline = pending_.find('\n', scanned_);
   if (newline == std::string::npos) {
     scanned_ = pending_.size();
-    if (pending_.size() > kMaxMessageBytes) {
-      throw ProbeMessageError("a message from the probe exceeds " +
-                              std::to_string(kMaxMessageBytes >> 20) + " MiB");
-    }
+    CheckJsonSize("probe message", pending_.size(), kMaxMessageBytes);
     return false;
   }
-  message = nlohmann::json::parse(pending_.begin(), pending_.begin() + newline, nullptr, false);
+  message = ParseJsonDocument(std::string_view(pending_).substr(0, newline), "probe message");
   pending_.erase(0, newline + 1);
   scanned_ = 0;
-  if (!message.is_object()) throw ProbeMessageError("a message from the probe is not a JSON object");
+  JsonField(message, "probe message").ExpectObject();
   return true;
 }
 

@@ -3,232 +3,228 @@
 #include <algorithm>
 
 #include "engine/analysis/placement.h"
-#include "engine/script/message_fields.h"
 #include "engine/script/stage_message.h"
 #include "engine/script/stage_summary.h"
 
 namespace advisor {
-
-using namespace message_fields;
-
 namespace {
 
 using nlohmann::json;
 
 // More modules than any model has: a bound on what a broken probe can make advisor hold.
 constexpr std::size_t kMaxModules = 1'000'000;
-constexpr long long kMaxLossSteps = 1'000'000;  // far above any window's steps; fits an int
+constexpr std::int64_t kMaxLossSteps = 1'000'000;  // far above any window's steps; fits an int
+// Ranks, nodes, workers: a bound above any job's that fits an int; larger counts are clamped to it.
+constexpr std::int64_t kMaxRanks = 1 << 20;
 
-ModuleTree ReadModules(const json& modules) {
-  if (!modules.is_array() || modules.size() > kMaxModules) {
-    throw ProbeMessageError("modules: not an array of modules");
-  }
+// A count the probe sends, clamped to `most` (a larger one is no reason to stop).
+int ClampedCount(const JsonField& field, std::int64_t most) {
+  return static_cast<int>(std::min(field.Integer(0), most));
+}
+
+ModuleTree ReadModules(const JsonField& modules) {
   ModuleTree tree;
-  for (const json& entry : modules) {
-    if (!entry.is_object()) throw ProbeMessageError("modules: an entry is not an object");
+  for (const JsonField& entry : modules.Elements(0, kMaxModules)) {
     ModuleInfo info;
-    info.path = Text(Field(entry, "path"), "modules path");
-    info.type = Text(Field(entry, "type"), "modules type");
-    info.parameters = Count(Field(entry, "parameters"), "modules parameters");
-    info.has_forward = Flag(Field(entry, "has_forward"), "modules has_forward");
-    info.calls_submodules = Flag(Field(entry, "calls_submodules"), "modules calls_submodules");
-    info.opaque_reason = TextOr(entry, "opaque", "modules opaque");
+    info.path = entry.Required("path").Text();
+    info.type = entry.Required("type").Text();
+    info.parameters = entry.Required("parameters").Integer(0);
+    info.has_forward = entry.Required("has_forward").Bool();
+    info.calls_submodules = entry.Required("calls_submodules").Bool();
+    info.opaque_reason = entry.OptionalText("opaque");
     const std::string path = info.path;
     if (!tree.emplace(path, std::move(info)).second) {
-      throw ProbeMessageError("modules: '" + path + "' appears twice");
+      entry.Fail("repeats the module path '" + path + "'");
     }
   }
-  if (tree.count("") == 0) throw ProbeMessageError("modules: no root");
+  if (tree.count("") == 0) modules.Fail("has no root module (path \"\")");
   for (const auto& [path, info] : tree) {
     if (!path.empty() && tree.count(ParentPath(path)) == 0) {
-      throw ProbeMessageError("modules: '" + path + "' has no parent in the tree");
+      modules.Fail("has '" + path + "' without its parent");
     }
   }
   return tree;
 }
 
-std::optional<DeviceLimits> ReadDeviceLimits(const json& limits) {
-  if (limits.is_null()) return std::nullopt;
-  if (!limits.is_object()) throw ProbeMessageError("device_limits: not an object");
+std::optional<DeviceLimits> ReadDeviceLimits(const JsonField& limits) {
+  if (limits.IsNull()) return std::nullopt;
+  const auto count = [&limits](const char* key) { return limits.Required(key).Integer(0); };
   DeviceLimits out;
-  out.sm_count = static_cast<int>(Count(Field(limits, "sm_count"), "device_limits sm_count"));
-  out.max_threads_per_sm =
-      static_cast<int>(Count(Field(limits, "max_threads_per_sm"), "device_limits threads"));
-  out.regs_per_sm = static_cast<int>(Count(Field(limits, "regs_per_sm"), "device_limits regs"));
-  out.smem_per_sm = Count(Field(limits, "smem_per_sm"), "device_limits shared memory");
-  out.max_warps_per_sm =
-      static_cast<int>(Count(Field(limits, "max_warps_per_sm"), "device_limits warps"));
+  out.sm_count = static_cast<int>(count("sm_count"));
+  out.max_threads_per_sm = static_cast<int>(count("max_threads_per_sm"));
+  out.regs_per_sm = static_cast<int>(count("regs_per_sm"));
+  out.smem_per_sm = count("smem_per_sm");
+  out.max_warps_per_sm = static_cast<int>(count("max_warps_per_sm"));
   // Python does not expose the resident block limit: 32 on every architecture since Volta
   // (compute capability 7.x and later), 16 or 32 before.
-  const long long major = Count(Field(limits, "major"), "device_limits major");
-  out.max_blocks_per_sm = major >= 7 ? 32 : 16;
+  out.max_blocks_per_sm = count("major") >= 7 ? 32 : 16;
   if (!out.complete()) return std::nullopt;
   return out;
 }
 
-std::optional<TrainingState> ReadTrainingState(const json& state) {
-  if (state.is_null()) return std::nullopt;
-  if (!state.is_object()) throw ProbeMessageError("training_state: not an object");
+std::optional<TrainingState> ReadTrainingState(const JsonField& state) {
+  if (state.IsNull()) return std::nullopt;
   constexpr double kMiB = 1 << 20;
   TrainingState out;
-  out.parameter_mb =
-      Count(Field(state, "parameter_bytes"), "training_state parameter_bytes") / kMiB;
-  out.gradient_mb = Count(Field(state, "gradient_bytes"), "training_state gradient_bytes") / kMiB;
-  out.optimizer_state_mb =
-      Count(Field(state, "optimizer_state_bytes"), "training_state optimizer_state_bytes") / kMiB;
-  out.wrapper = Text(Field(state, "wrapper"), "training_state wrapper");
-  out.sharding_strategy =
-      Text(Field(state, "sharding_strategy"), "training_state sharding_strategy");
-  constexpr long long kMaxMicroSteps = 1 << 20;
-  out.micro_steps = static_cast<int>(
-      std::min(Count(Field(state, "micro_steps"), "training_state micro_steps"), kMaxMicroSteps));
-  out.synced_micro_steps = static_cast<int>(std::min(
-      Count(Field(state, "synced_micro_steps"), "training_state synced_micro_steps"),
-      kMaxMicroSteps));
+  out.parameter_mb = state.Required("parameter_bytes").Integer(0) / kMiB;
+  out.gradient_mb = state.Required("gradient_bytes").Integer(0) / kMiB;
+  out.optimizer_state_mb = state.Required("optimizer_state_bytes").Integer(0) / kMiB;
+  out.wrapper = state.Required("wrapper").Text();
+  out.sharding_strategy = state.Required("sharding_strategy").Text();
+  constexpr std::int64_t kMaxMicroSteps = 1 << 20;
+  out.micro_steps = ClampedCount(state.Required("micro_steps"), kMaxMicroSteps);
+  const JsonField synced = state.Required("synced_micro_steps");
+  out.synced_micro_steps = ClampedCount(synced, kMaxMicroSteps);
   if (out.synced_micro_steps > out.micro_steps) {
-    throw ProbeMessageError("training_state: more synced micro-steps than micro-steps");
+    synced.Fail("must not exceed micro_steps (" + std::to_string(out.micro_steps) + ")");
   }
   return out;
 }
 
 }  // namespace
 
-std::string MessageType(const json& message) { return Text(Field(message, "type"), "type"); }
+std::string ProbeMessageName(const json& message) {
+  const auto type = message.find("type");
+  if (type == message.end() || !type->is_string()) return "probe message";
+  const std::string& name = type->get_ref<const std::string&>();
+  const bool printable = name.size() <= 32 && std::all_of(name.begin(), name.end(), [](char c) {
+                           return c >= 'a' && c <= 'z';
+                         });
+  return printable ? "probe message \"" + name + "\"" : "probe message";
+}
+
+std::string MessageType(const json& message) {
+  const JsonField root(message, "probe message");
+  return root.Required("type").Text();
+}
 
 ProbeHello ReadHello(const json& message) {
+  const JsonField hello_message(message, ProbeMessageName(message));
   ProbeHello hello;
-  hello.python_version = Text(Field(message, "python"), "hello python");
-  hello.executable = Text(Field(message, "executable"), "hello executable");
-  hello.pid = Count(Field(message, "pid"), "hello pid");
-  hello.rank = static_cast<int>(std::min<long long>(Count(Field(message, "rank"), "hello rank"), 1 << 20));
-  hello.world_size = static_cast<int>(
-      std::min<long long>(Count(Field(message, "world_size"), "hello world_size"), 1 << 20));
+  hello.python_version = hello_message.Required("python").Text();
+  hello.executable = hello_message.Required("executable").Text();
+  hello.pid = hello_message.Required("pid").Integer(0);
+  hello.rank = ClampedCount(hello_message.Required("rank"), kMaxRanks);
+  const JsonField world_size = hello_message.Required("world_size");
+  hello.world_size = ClampedCount(world_size, kMaxRanks);
   if (hello.world_size < 1 || hello.rank >= hello.world_size) {
-    throw ProbeMessageError("hello: rank " + std::to_string(hello.rank) + " of world size " +
-                            std::to_string(hello.world_size));
+    world_size.Fail("must be above the rank (" + std::to_string(hello.rank) + ")");
   }
   hello.local_world_size = hello.world_size;
-  if (auto local = message.find("local_world_size"); local != message.end()) {
-    hello.local_world_size = static_cast<int>(
-        std::min<long long>(Count(*local, "hello local_world_size"), 1 << 20));
+  if (auto local = hello_message.Optional("local_world_size")) {
+    hello.local_world_size = ClampedCount(*local, kMaxRanks);
     if (hello.local_world_size < 1 || hello.local_world_size > hello.world_size) {
-      throw ProbeMessageError("hello: local world size " + std::to_string(hello.local_world_size) +
-                              " of world size " + std::to_string(hello.world_size));
+      local->Refuse("an integer from 1 to the world size (" + std::to_string(hello.world_size) +
+                    ")");
     }
   }
-  // The node under a launcher of several (torchrun's GROUP_RANK of GROUP_WORLD_SIZE).
-  if (auto node = message.find("group_rank"); node != message.end()) {
-    hello.group_rank = static_cast<int>(std::min<long long>(Count(*node, "hello group_rank"), 1 << 20));
+  // The node under a launcher of several (torchrun's GROUP_RANK of GROUP_WORLD_SIZE); without
+  // them, node 0 of 1, which always fits.
+  if (auto nodes = hello_message.Optional("group_world_size")) {
+    hello.group_world_size = ClampedCount(*nodes, kMaxRanks);
+    if (hello.group_world_size < 1 || hello.group_world_size > hello.world_size) {
+      nodes->Refuse("an integer from 1 to the world size (" + std::to_string(hello.world_size) +
+                    ")");
+    }
   }
-  if (auto nodes = message.find("group_world_size"); nodes != message.end()) {
-    hello.group_world_size = static_cast<int>(
-        std::min<long long>(Count(*nodes, "hello group_world_size"), 1 << 20));
+  if (auto node = hello_message.Optional("group_rank")) {
+    hello.group_rank = ClampedCount(*node, kMaxRanks);
+    if (hello.group_rank >= hello.group_world_size) {
+      node->Refuse("an integer below group_world_size (" +
+                   std::to_string(hello.group_world_size) + ")");
+    }
   }
-  if (hello.group_world_size < 1 || hello.group_rank >= hello.group_world_size ||
-      hello.group_world_size > hello.world_size) {
-    throw ProbeMessageError("hello: node " + std::to_string(hello.group_rank) + " of " +
-                            std::to_string(hello.group_world_size) + " nodes, world size " +
-                            std::to_string(hello.world_size));
-  }
-  hello.host = TextOr(message, "host", "hello host");
+  hello.host = hello_message.OptionalText("host");
   return hello;
 }
 
 ProbeModel ReadModel(const json& message) {
+  const JsonField model_message(message, ProbeMessageName(message));
   ProbeModel model;
-  model.modules = ReadModules(Field(message, "modules"));
+  model.modules = ReadModules(model_message.Required("modules"));
   RunInfo& run = model.description.run;
   run.mode = Door::kScript;
-  run.torch_version = Text(Field(message, "torch"), "model torch");
-  run.device = Text(Field(message, "device"), "model device");
-  if (run.device != "cpu" && run.device != "cuda") {
-    throw ProbeMessageError("model device: neither cpu nor cuda");
-  }
-  run.device_name = TextOr(message, "device_name", "model device_name");
-  run.deterministic = Flag(Field(message, "deterministic"), "model deterministic");
+  run.torch_version = model_message.Required("torch").Text();
+  run.device = model_message.Required("device").Choice({"cpu", "cuda"});
+  run.device_name = model_message.OptionalText("device_name");
+  run.deterministic = model_message.Required("deterministic").Bool();
   if (run.device == "cuda") {  // the probe sends them as the model's first step found them
-    if (message.contains("allow_tf32")) {
-      run.allow_tf32 = Flag(message["allow_tf32"], "model allow_tf32");
-    }
-    if (message.contains("cudnn_benchmark")) {
-      run.cudnn_benchmark = Flag(message["cudnn_benchmark"], "model cudnn_benchmark");
+    if (auto tf32 = model_message.Optional("allow_tf32")) run.allow_tf32 = tf32->Bool();
+    if (auto benchmark = model_message.Optional("cudnn_benchmark")) {
+      run.cudnn_benchmark = benchmark->Bool();
     }
   }
-  const json& input = Field(message, "input");
-  if (!input.is_object()) throw ProbeMessageError("model input: not an object");
-  if (input.contains("batch_size")) {
-    run.batch_size = static_cast<int>(std::min<long long>(
-        Count(input["batch_size"], "model input batch_size"), 1LL << 30));
+  const JsonField input = model_message.Required("input");
+  if (auto batch_size = input.Optional("batch_size")) {
+    run.batch_size = ClampedCount(*batch_size, kMaxProbeCount);
   }
-  run.dtype = TextOr(input, "dtype", "model input dtype");
-  const json& data = Field(message, "data");
-  if (data.is_object()) {
+  run.dtype = input.OptionalText("dtype");
+  if (const JsonField data = model_message.Required("data"); !data.IsNull()) {
     DataWait wait;
-    wait.workers = static_cast<int>(
-        std::min<long long>(Count(Field(data, "workers"), "model data workers"), 1 << 20));
-    wait.pin_memory = Flag(Field(data, "pin_memory"), "model data pin_memory") &&
-                      run.device == "cuda";
+    wait.workers = ClampedCount(data.Required("workers"), kMaxRanks);
+    wait.pin_memory = data.Required("pin_memory").Bool() && run.device == "cuda";
     model.description.input = wait;
-  } else if (!data.is_null()) {
-    throw ProbeMessageError("model data: not an object");
   }
-  model.description.device_limits = ReadDeviceLimits(Field(message, "device_limits"));
-  if (auto state = message.find("training_state"); state != message.end()) {
+  model.description.device_limits = ReadDeviceLimits(model_message.Required("device_limits"));
+  if (auto state = model_message.Optional("training_state")) {
     model.description.training_state = ReadTrainingState(*state);
   }
   return model;
 }
 
 ProbeEnded ReadEnded(const json& message) {
+  const JsonField ended_message(message, ProbeMessageName(message));
   ProbeEnded ended;
-  ended.steps = static_cast<int>(std::min<long long>(Count(Field(message, "steps"), "ended steps"),
-                                                     1 << 30));
-  ended.optimizer_seen = Flag(Field(message, "optimizer_seen"), "ended optimizer_seen");
-  ended.model_seen = Flag(Field(message, "model_seen"), "ended model_seen");
+  ended.steps = ClampedCount(ended_message.Required("steps"), kMaxProbeCount);
+  ended.optimizer_seen = ended_message.Required("optimizer_seen").Bool();
+  ended.model_seen = ended_message.Required("model_seen").Bool();
   return ended;
 }
 
-std::string ReadFatal(const json& message) { return Text(Field(message, "message"), "fatal message"); }
+std::string ReadFatal(const json& message) {
+  const JsonField fatal(message, ProbeMessageName(message));
+  return fatal.Required("message").Text();
+}
 
-std::vector<StepSpan> ReadSteps(const json& message) { return StepsFromJson(Field(message, "steps")); }
+std::vector<StepSpan> ReadSteps(const json& message) {
+  const JsonField steps_message(message, ProbeMessageName(message));
+  return StepsFromJson(steps_message.Required("steps"));
+}
 
 ProbeWindow ReadWindow(const json& message) {
+  const JsonField window(message, ProbeMessageName(message));
   ProbeWindow out;
-  out.window.timeline.steps = StepsFromJson(Field(message, "steps"));
-  EventsFromJson(Field(message, "events"), out.window.timeline);
-  const json& memory = Field(message, "memory");
-  if (memory.is_object()) {
+  out.window.timeline.steps = StepsFromJson(window.Required("steps"));
+  EventsFromJson(window.Required("events"), out.window.timeline);
+  if (const JsonField memory = window.Required("memory"); !memory.IsNull()) {
     MemoryStats stats;
-    stats.peak_allocated_mb = Number(Field(memory, "peak_allocated_mb"), "memory peak_allocated_mb");
-    stats.peak_reserved_mb = Number(Field(memory, "peak_reserved_mb"), "memory peak_reserved_mb");
-    stats.device_total_mb = Number(Field(memory, "device_total_mb"), "memory device_total_mb");
-    stats.alloc_retries = Count(Field(memory, "alloc_retries"), "memory alloc_retries");
+    stats.peak_allocated_mb = memory.Required("peak_allocated_mb").Number(NumberRange::AtLeast(0));
+    stats.peak_reserved_mb = memory.Required("peak_reserved_mb").Number(NumberRange::AtLeast(0));
+    stats.device_total_mb = memory.Required("device_total_mb").Number(NumberRange::AtLeast(0));
+    stats.alloc_retries = memory.Required("alloc_retries").Integer(0);
     out.window.memory = stats;
-  } else if (!memory.is_null()) {
-    throw ProbeMessageError("memory: not an object");
   }
-  if (auto losses = message.find("losses"); losses != message.end()) {
-    if (!losses->is_object()) throw ProbeMessageError("losses: not an object");
-    const long long steps = Count(Field(*losses, "steps"), "losses steps");
-    const long long non_finite = Count(Field(*losses, "non_finite"), "losses non_finite");
-    if (non_finite > steps || steps > kMaxLossSteps) {
-      throw ProbeMessageError("losses: non_finite above steps, or steps out of range");
-    }
-    out.window.losses = LossCheck{static_cast<int>(steps), static_cast<int>(non_finite)};
+  if (auto losses = window.Optional("losses")) {
+    const std::int64_t steps = losses->Required("steps").Integer(0, kMaxLossSteps);
+    const JsonField non_finite = losses->Required("non_finite");
+    out.window.losses =
+        LossCheck{static_cast<int>(steps), static_cast<int>(non_finite.Integer(0, steps))};
   }
-  if (auto stage = message.find("stage"); stage != message.end() && !stage->is_null()) {
+  if (auto stage = window.OptionalNonNull("stage")) {
     const std::vector<StepSpan>& steps = out.window.timeline.steps;
     if (!steps.empty()) {
       out.window.input_stage = SummariseScriptStage(ReadStageRecords(*stage),
                                                    steps.front().start_ns, steps.back().end_ns);
     }
   }
-  if (auto lines = message.find("lines"); lines != message.end()) {
-    if (!lines->is_object()) throw ProbeMessageError("lines: not an object");
-    for (const auto& [where, text] : lines->items()) {
-      out.lines[where] = text.is_string() && text.get_ref<const std::string&>().size() <= kMaxTextBytes
-                             ? text.get<std::string>()
-                             : std::string();
+  // A line's text is shown only: one that is not text of a line is left out, not refused.
+  if (auto lines = window.Optional("lines")) {
+    for (const JsonField& line : lines->Members()) {
+      const json& text = line.value();
+      out.lines[line.key()] =
+          text.is_string() && text.get_ref<const std::string&>().size() <= kMaxJsonTextBytes
+              ? text.get<std::string>()
+              : std::string();
     }
   }
   return out;

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -14,6 +15,10 @@
 #include "engine/script/timeline_codec.h"
 
 namespace advisor {
+
+// A count of items, batches or steps from the probe: at most 2^30, far above any window's, and it
+// fits an int.
+inline constexpr std::int64_t kMaxProbeCount = std::int64_t{1} << 30;
 
 // "hello": the interpreter started with the probe in it.
 struct ProbeHello {
@@ -50,6 +55,8 @@ struct ProbeWindow {
 
 // The message's "type", or ProbeMessageError.
 std::string MessageType(const nlohmann::json& message);
+// How errors name a message: `probe message "window"` (`probe message` without a usable type).
+std::string ProbeMessageName(const nlohmann::json& message);
 
 ProbeHello ReadHello(const nlohmann::json& message);
 ProbeModel ReadModel(const nlohmann::json& message);

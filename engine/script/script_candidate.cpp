@@ -9,6 +9,8 @@
 
 #include "engine/autotest/process.h"
 #include "engine/autotest/tolerance.h"
+#include "engine/json_input/json_document.h"
+#include "engine/json_input/json_field.h"
 #include "engine/util/printf.h"
 
 namespace advisor {
@@ -94,18 +96,20 @@ std::vector<double> ScriptCandidateRunner::Losses(const CandidateSpec* candidate
     return {};
   }
   // Written by the probe in the script's process: checked like any candidate result.
-  const json root = json::parse(ReadSmall(result_path), nullptr, false);
-  const json* losses = root.is_object() && root.contains("losses") ? &root["losses"] : nullptr;
-  if (losses == nullptr || !losses->is_array() || losses->empty() || losses->size() > 1000) {
-    failure = result_path + ": losses: must be a non-empty list of numbers";
+  try {
+    const json root = ParseJsonDocument(ReadSmall(result_path), result_path);
+    const JsonField result(root, result_path);
+    const JsonField losses = result.Required("losses");
+    std::vector<double> values;
+    for (const JsonField& loss : losses.Elements(1, 1000)) {
+      // A loss that stopped being finite is written as null.
+      values.push_back(loss.value().is_number() ? loss.value().get<double>() : std::nan(""));
+    }
+    return values;
+  } catch (const JsonInputError& error) {
+    failure = error.what();
     return {};
   }
-  std::vector<double> values;
-  for (const json& loss : *losses) {
-    // A loss that stopped being finite is written as null.
-    values.push_back(loss.is_number() ? loss.get<double>() : std::nan(""));
-  }
-  return values;
 }
 
 NumericsVerdict ScriptCandidateRunner::CheckNumerics(const CandidateSpec& candidate) {

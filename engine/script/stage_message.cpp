@@ -1,14 +1,11 @@
 #include "engine/script/stage_message.h"
 
-#include <algorithm>
+#include <cstdint>
 
-#include "engine/script/message_fields.h"
+#include "engine/script/probe_messages.h"
 
 namespace advisor {
 namespace {
-
-using namespace message_fields;
-using nlohmann::json;
 
 // Bounds far above any pipeline's, on what a broken probe can make advisor hold.
 constexpr std::size_t kMaxTransforms = 10'000;
@@ -16,116 +13,105 @@ constexpr std::size_t kMaxLineRecords = 100'000;
 constexpr std::size_t kMaxBatches = 1'000'000;
 constexpr std::size_t kMaxDims = 32;
 
-std::vector<long long> Shape(const json& object, const char* key, const char* what) {
+int SmallCount(const JsonField& field) {
+  return static_cast<int>(field.Integer(0, kMaxProbeCount));
+}
+
+std::vector<long long> ShapeOf(const JsonField& extents) {
   std::vector<long long> shape;
-  auto it = object.find(key);
-  if (it == object.end() || it->is_null()) return shape;
-  for (const json& extent : Array(*it, kMaxDims, what)) shape.push_back(Count(extent, what));
+  for (const JsonField& extent : extents.Elements(0, kMaxDims)) shape.push_back(extent.Integer(0));
   return shape;
 }
 
+// The shape at `key`; none where absent or null.
+std::vector<long long> Shape(const JsonField& object, const char* key) {
+  const std::optional<JsonField> extents = object.OptionalNonNull(key);
+  return extents ? ShapeOf(*extents) : std::vector<long long>();
+}
+
 // [file, line, text] or null.
-std::optional<SourceLocation> Location(const json& object, const char* key, const char* what) {
-  auto it = object.find(key);
-  if (it == object.end() || it->is_null()) return std::nullopt;
-  const json& where = Array(*it, 3, what);
-  if (where.size() != 3) throw ProbeMessageError(std::string(what) + ": not [file, line, text]");
+std::optional<SourceLocation> Location(const JsonField& object, const char* key) {
+  const std::optional<JsonField> where = object.OptionalNonNull(key);
+  if (!where) return std::nullopt;
+  const std::vector<JsonField> parts = where->Elements(3, 3);
   SourceLocation location;
-  location.file = Text(where[0], what);
-  location.line = SmallCount(where[1], what);
-  location.text = Text(where[2], what);
+  location.file = parts[0].Text();
+  location.line = SmallCount(parts[1]);
+  location.text = parts[2].Text();
   return location;
 }
 
-StageTransform ReadTransform(const json& entry) {
-  if (!entry.is_object()) throw ProbeMessageError("stage pieces: an entry is not an object");
+StageTransform ReadTransform(const JsonField& entry) {
   StageTransform transform;
-  transform.name = Text(Field(entry, "name"), "stage piece name");
-  transform.defined_at = Location(entry, "defined_at", "stage piece defined_at");
-  transform.called_at = Location(entry, "called_at", "stage piece called_at");
-  transform.input_shape = Shape(entry, "input_shape", "stage piece input_shape");
-  transform.output_shape = Shape(entry, "output_shape", "stage piece output_shape");
-  transform.dtype = TextOr(entry, "dtype", "stage piece dtype");
-  if (auto binary = entry.find("input_is_binary"); binary != entry.end() && !binary->is_null()) {
-    transform.input_is_binary = Flag(*binary, "stage piece input_is_binary");
+  transform.name = entry.Required("name").Text();
+  transform.defined_at = Location(entry, "defined_at");
+  transform.called_at = Location(entry, "called_at");
+  transform.input_shape = Shape(entry, "input_shape");
+  transform.output_shape = Shape(entry, "output_shape");
+  transform.dtype = entry.OptionalText("dtype");
+  if (auto binary = entry.OptionalNonNull("input_is_binary")) {
+    transform.input_is_binary = binary->Bool();
   }
   return transform;
 }
 
-StageLine ReadLine(const json& entry) {
-  const json& line = Array(entry, 4, "stage lines");
-  if (line.size() != 4) throw ProbeMessageError("stage lines: not [file, line, text, op]");
+// [file, line, text, op].
+StageLine ReadLine(const JsonField& entry) {
+  const std::vector<JsonField> parts = entry.Elements(4, 4);
   StageLine out;
-  out.source.file = Text(line[0], "stage line file");
-  out.source.line = SmallCount(line[1], "stage line number");
-  out.source.text = Text(line[2], "stage line text");
-  out.op = Text(line[3], "stage line op");
+  out.source.file = parts[0].Text();
+  out.source.line = SmallCount(parts[1]);
+  out.source.text = parts[2].Text();
+  out.op = parts[3].Text();
   return out;
 }
 
 // [[index, ns], ...] with every index below `size`.
-std::vector<std::pair<int, TimeNs>> Times(const json& value, std::size_t size, const char* what) {
+std::vector<std::pair<int, TimeNs>> Times(const JsonField& list, std::size_t size) {
   std::vector<std::pair<int, TimeNs>> times;
-  for (const json& pair : Array(value, size, what)) {
-    if (!pair.is_array() || pair.size() != 2) {
-      throw ProbeMessageError(std::string(what) + ": not [index, ns]");
-    }
-    const long long index = Count(pair[0], what);
-    if (static_cast<std::size_t>(index) >= size) {
-      throw ProbeMessageError(std::string(what) + ": index " + std::to_string(index) +
-                              " names no entry");
-    }
-    times.emplace_back(static_cast<int>(index), Count(pair[1], what));
+  for (const JsonField& pair : list.Elements(0, size)) {
+    const std::vector<JsonField> parts = pair.Elements(2, 2);
+    const std::int64_t highest = static_cast<std::int64_t>(size) - 1;
+    times.emplace_back(static_cast<int>(parts[0].Integer(0, highest)), parts[1].Integer(0));
   }
   return times;
 }
 
-StageBatch ReadBatch(const json& entry, const StageRecords& records) {
-  if (!entry.is_object()) throw ProbeMessageError("stage batches: an entry is not an object");
+StageBatch ReadBatch(const JsonField& entry, const StageRecords& records) {
   StageBatch batch;
-  batch.worker = SmallCount(Field(entry, "worker"), "stage batch worker");
-  if (batch.worker > records.workers) {
-    throw ProbeMessageError("stage batch worker: " + std::to_string(batch.worker) + " of " +
-                            std::to_string(records.workers) + " workers");
-  }
-  batch.start_ns = Count(Field(entry, "start"), "stage batch start");
-  batch.end_ns = Count(Field(entry, "end"), "stage batch end");
-  if (batch.end_ns < batch.start_ns) throw ProbeMessageError("stage batch: ends before it starts");
-  batch.items = SmallCount(Field(entry, "items"), "stage batch items");
-  batch.items_ns = Count(Field(entry, "items_ns"), "stage batch items_ns");
-  batch.transforms =
-      Times(Field(entry, "pieces"), records.transforms.size(), "stage batch pieces");
-  batch.sampled_items = SmallCount(Field(entry, "sampled"), "stage batch sampled");
-  batch.sampled_ns = Count(Field(entry, "sampled_ns"), "stage batch sampled_ns");
-  if (batch.sampled_items > batch.items || batch.sampled_ns > batch.items_ns) {
-    throw ProbeMessageError("stage batch sampled: more items or time than the batch has");
-  }
-  batch.lines = Times(Field(entry, "lines"), records.lines.size(), "stage batch lines");
+  batch.worker = static_cast<int>(entry.Required("worker").Integer(0, records.workers));
+  batch.start_ns = entry.Required("start").Integer(0);
+  batch.end_ns = entry.Required("end").Integer(batch.start_ns);
+  batch.items = SmallCount(entry.Required("items"));
+  batch.items_ns = entry.Required("items_ns").Integer(0);
+  batch.transforms = Times(entry.Required("pieces"), records.transforms.size());
+  batch.sampled_items = static_cast<int>(entry.Required("sampled").Integer(0, batch.items));
+  batch.sampled_ns = entry.Required("sampled_ns").Integer(0, batch.items_ns);
+  batch.lines = Times(entry.Required("lines"), records.lines.size());
   return batch;
 }
 
 }  // namespace
 
-StageRecords ReadStageRecords(const json& stage) {
-  if (!stage.is_object()) throw ProbeMessageError("stage: not an object");
+StageRecords ReadStageRecords(const JsonField& stage) {
   StageRecords records;
-  records.workers = SmallCount(Field(stage, "workers"), "stage workers");
-  records.cores = SmallCount(Field(stage, "cores"), "stage cores");
-  if (const json& output = Field(stage, "output"); !output.is_null()) {
-    const json& pair = Array(output, 2, "stage output");
-    if (pair.size() != 2) throw ProbeMessageError("stage output: not [shape, dtype]");
-    for (const json& extent : Array(pair[0], kMaxDims, "stage output shape")) {
-      records.output_shape.push_back(Count(extent, "stage output shape"));
-    }
-    records.output_dtype = Text(pair[1], "stage output dtype");
+  records.workers = SmallCount(stage.Required("workers"));
+  records.cores = SmallCount(stage.Required("cores"));
+  if (const JsonField output = stage.Required("output"); !output.IsNull()) {
+    const std::vector<JsonField> pair = output.Elements(2, 2);
+    records.output_shape = ShapeOf(pair[0]);
+    records.output_dtype = pair[1].Text();
   }
-  for (const json& entry : Array(Field(stage, "pieces"), kMaxTransforms, "stage pieces")) {
+  const JsonField pieces = stage.Required("pieces");
+  for (const JsonField& entry : pieces.Elements(0, kMaxTransforms)) {
     records.transforms.push_back(ReadTransform(entry));
   }
-  for (const json& entry : Array(Field(stage, "lines"), kMaxLineRecords, "stage lines")) {
+  const JsonField lines = stage.Required("lines");
+  for (const JsonField& entry : lines.Elements(0, kMaxLineRecords)) {
     records.lines.push_back(ReadLine(entry));
   }
-  for (const json& entry : Array(Field(stage, "batches"), kMaxBatches, "stage batches")) {
+  const JsonField batches = stage.Required("batches");
+  for (const JsonField& entry : batches.Elements(0, kMaxBatches)) {
     records.batches.push_back(ReadBatch(entry, records));
   }
   return records;

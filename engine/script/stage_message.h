@@ -4,13 +4,12 @@
 // field by field, indices and times in range, ProbeMessageError naming the first problem.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "engine/json_input/json_field.h"
 #include "engine/model/run_report.h"
 #include "engine/timeline/timeline.h"
 
@@ -57,6 +56,7 @@ struct StageRecords {
   std::vector<StageBatch> batches;
 };
 
-StageRecords ReadStageRecords(const nlohmann::json& stage);
+// `stage`: the window message's "stage" field.
+StageRecords ReadStageRecords(const JsonField& stage);
 
 }  // namespace advisor

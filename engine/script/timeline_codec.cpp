@@ -2,88 +2,43 @@
 
 #include <limits>
 #include <map>
+#include <optional>
+#include <tuple>
+#include <utility>
 
 namespace advisor {
 namespace {
 
 using nlohmann::json;
 
-// Field readers for untrusted input: each names what it expected.
-const json& At(const json& array, std::size_t index, const char* what) {
-  if (!array.is_array() || index >= array.size()) {
-    throw ProbeMessageError(std::string(what) + ": expected an array of at least " +
-                            std::to_string(index + 1) + " elements");
-  }
-  return array[index];
+// Readers of the positional fields of one row, each with its type's range.
+std::uint32_t Unsigned32(const JsonField& row, std::size_t column) {
+  return static_cast<std::uint32_t>(
+      row.Element(column).Unsigned(std::numeric_limits<std::uint32_t>::max()));
 }
 
-std::int64_t Integer(const json& value, const char* what) {
-  if (!value.is_number_integer()) throw ProbeMessageError(std::string(what) + ": not an integer");
-  return value.get<std::int64_t>();
-}
-
-std::uint64_t Unsigned(const json& value, const char* what) {
-  if (value.is_number_unsigned()) return value.get<std::uint64_t>();
-  const std::int64_t number = Integer(value, what);
-  if (number < 0) throw ProbeMessageError(std::string(what) + ": negative");
-  return static_cast<std::uint64_t>(number);
-}
-
-std::uint32_t Unsigned32(const json& value, const char* what) {
-  const std::uint64_t number = Unsigned(value, what);
-  if (number > std::numeric_limits<std::uint32_t>::max()) {
-    throw ProbeMessageError(std::string(what) + ": out of range");
-  }
-  return static_cast<std::uint32_t>(number);
-}
-
-std::int32_t Int32(const json& value, const char* what) {
-  const std::int64_t number = Integer(value, what);
-  if (number < std::numeric_limits<std::int32_t>::min() ||
-      number > std::numeric_limits<std::int32_t>::max()) {
-    throw ProbeMessageError(std::string(what) + ": out of range");
-  }
-  return static_cast<std::int32_t>(number);
-}
-
-const std::string& String(const json& value, const char* what) {
-  if (!value.is_string()) throw ProbeMessageError(std::string(what) + ": not a string");
-  return value.get_ref<const std::string&>();
-}
-
-bool Boolean(const json& value, const char* what) {
-  if (!value.is_boolean()) throw ProbeMessageError(std::string(what) + ": not a boolean");
-  return value.get<bool>();
+std::int32_t Int32(const JsonField& row, std::size_t column, std::int32_t low = INT32_MIN) {
+  return static_cast<std::int32_t>(
+      row.Element(column).Integer(low, std::numeric_limits<std::int32_t>::max()));
 }
 
 template <class Enum>
-Enum EnumOf(const json& value, int count, const char* what) {
-  const std::int64_t number = Integer(value, what);
-  if (number < 0 || number >= count) throw ProbeMessageError(std::string(what) + ": out of range");
-  return static_cast<Enum>(number);
+Enum EnumOf(const JsonField& row, std::size_t column, int count) {
+  return static_cast<Enum>(row.Element(column).Integer(0, count - 1));
 }
 
-void Interval(TimeNs start, TimeNs end, const char* what) {
-  if (start < 0 || end < start) throw ProbeMessageError(std::string(what) + ": ends before it starts");
+// An interval's start and end: from 0, and not ending before it starts.
+std::pair<TimeNs, TimeNs> Interval(const JsonField& row, std::size_t start_column) {
+  const TimeNs start = row.Element(start_column).Integer(0);
+  return {start, row.Element(start_column + 1).Integer(start)};
 }
 
-const json& ArrayField(const json& object, const char* key) {
-  static const json empty = json::array();
-  auto it = object.find(key);
-  if (it == object.end()) return empty;
-  if (!it->is_array()) throw ProbeMessageError(std::string("events.") + key + ": not an array");
-  return *it;
-}
-
-// The cost of one page fault: 0 where absent (no op counted its faults). A millisecond per fault
-// is no page fault: refused.
-double PageFaultNs(const json& events) {
-  auto it = events.find("page_fault_ns");
-  if (it == events.end()) return 0;
-  if (!it->is_number()) throw ProbeMessageError("events.page_fault_ns: not a number");
-  const double ns = it->get<double>();
-  if (!(ns >= 0 && ns <= 1e6)) throw ProbeMessageError("events.page_fault_ns: out of range");
-  return ns;
+// Calls read(row) for each row of the array events[key]; an absent key has none.
+template <class ReadRow>
+void ForEachRow(const JsonField& events, const char* key, ReadRow read) {
+  const std::optional<JsonField> rows = events.Optional(key);
+  if (!rows) return;
+  for (std::size_t i = 0, size = rows->Size(); i < size; ++i) read(rows->Element(i));
 }
 
 // Interned names: each string once, events refer to it by index.
@@ -101,10 +56,14 @@ class Names {
   json names_ = json::array();
 };
 
-const std::string& NameAt(const json& names, const json& index, const char* what) {
-  const std::uint64_t i = Unsigned(index, what);
-  if (i >= names.size()) throw ProbeMessageError(std::string(what) + ": no such name");
-  return String(names[i], "events.names");
+// The interned name a row's column refers to.
+std::string NameAt(const JsonField& names, const JsonField& row, std::size_t column) {
+  const JsonField index = row.Element(column);
+  const std::uint64_t i = index.Unsigned();
+  if (i >= names.Size()) {
+    index.Refuse("an index into events.names (below " + std::to_string(names.Size()) + ")");
+  }
+  return names.Element(i).String();
 }
 
 constexpr int kOpScopes = 4;
@@ -169,116 +128,101 @@ std::string EventsToJson(const Timeline& timeline) {
   return events.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-void EventsFromJson(const json& events, Timeline& out) {
-  if (!events.is_object()) throw ProbeMessageError("events: not an object");
-  const json& names = ArrayField(events, "names");
-  for (const json& row : ArrayField(events, "ops")) {
+void EventsFromJson(const JsonField& events, Timeline& out) {
+  events.ExpectObject();
+  const std::optional<JsonField> listed_names = events.Optional("names");
+  const json no_names = json::array();
+  const JsonField names = listed_names ? *listed_names : JsonField(no_names, events.Source());
+  ForEachRow(events, "ops", [&](const JsonField& row) {
     OpEvent op;
-    op.name = NameAt(names, At(row, 0, "events.ops"), "events.ops name");
-    op.scope = EnumOf<OpScope>(At(row, 1, "events.ops"), kOpScopes, "events.ops scope");
-    op.thread = Unsigned(At(row, 2, "events.ops"), "events.ops thread");
-    op.seq_nr = Integer(At(row, 3, "events.ops"), "events.ops sequence number");
-    op.forward_thread = Unsigned(At(row, 4, "events.ops"), "events.ops forward thread");
-    op.start_ns = Integer(At(row, 5, "events.ops"), "events.ops start");
-    op.end_ns = Integer(At(row, 6, "events.ops"), "events.ops end");
-    Interval(op.start_ns, op.end_ns, "events.ops");
-    op.depth = Int32(At(row, 7, "events.ops"), "events.ops depth");
-    if (op.depth < 0) throw ProbeMessageError("events.ops depth: negative");
-    op.correlation_id = Unsigned(At(row, 8, "events.ops"), "events.ops correlation");
-    op.page_faults = Integer(At(row, 9, "events.ops"), "events.ops page faults");
-    if (op.page_faults < -1) throw ProbeMessageError("events.ops page faults: below -1");
+    op.name = NameAt(names, row, 0);
+    op.scope = EnumOf<OpScope>(row, 1, kOpScopes);
+    op.thread = row.Element(2).Unsigned();
+    op.seq_nr = row.Element(3).Integer();
+    op.forward_thread = row.Element(4).Unsigned();
+    std::tie(op.start_ns, op.end_ns) = Interval(row, 5);
+    op.depth = Int32(row, 7, 0);
+    op.correlation_id = row.Element(8).Unsigned();
+    op.page_faults = row.Element(9).Integer(-1);
     out.ops.push_back(std::move(op));
-  }
-  for (const json& row : ArrayField(events, "markers")) {
+  });
+  ForEachRow(events, "markers", [&](const JsonField& row) {
     MarkerEvent marker;
-    marker.path = NameAt(names, At(row, 0, "events.markers"), "events.markers path");
-    marker.kind = EnumOf<MarkerKind>(At(row, 1, "events.markers"), kMarkerKinds,
-                                     "events.markers kind");
-    marker.thread = Unsigned(At(row, 2, "events.markers"), "events.markers thread");
-    marker.time_ns = Integer(At(row, 3, "events.markers"), "events.markers time");
+    marker.path = NameAt(names, row, 0);
+    marker.kind = EnumOf<MarkerKind>(row, 1, kMarkerKinds);
+    marker.thread = row.Element(2).Unsigned();
+    marker.time_ns = row.Element(3).Integer();
     out.markers.push_back(std::move(marker));
-  }
-  for (const json& row : ArrayField(events, "kernels")) {
-    const char* what = "events.kernels";
+  });
+  ForEachRow(events, "kernels", [&](const JsonField& row) {
     KernelEvent k;
-    k.name = NameAt(names, At(row, 0, what), what);
-    k.device = Unsigned32(At(row, 1, what), what);
-    k.stream = Unsigned32(At(row, 2, what), what);
-    k.start_ns = Integer(At(row, 3, what), what);
-    k.end_ns = Integer(At(row, 4, what), what);
-    Interval(k.start_ns, k.end_ns, what);
-    for (int i = 0; i < 3; ++i) k.grid[i] = Int32(At(row, 5 + i, what), what);
-    for (int i = 0; i < 3; ++i) k.block[i] = Int32(At(row, 8 + i, what), what);
-    k.registers_per_thread = Int32(At(row, 11, what), what);
-    k.static_shared_bytes = Int32(At(row, 12, what), what);
-    k.dynamic_shared_bytes = Int32(At(row, 13, what), what);
-    k.correlation_id = Unsigned32(At(row, 14, what), what);
-    k.external_id = Unsigned(At(row, 15, what), what);
+    k.name = NameAt(names, row, 0);
+    k.device = Unsigned32(row, 1);
+    k.stream = Unsigned32(row, 2);
+    std::tie(k.start_ns, k.end_ns) = Interval(row, 3);
+    for (int i = 0; i < 3; ++i) k.grid[i] = Int32(row, 5 + i);
+    for (int i = 0; i < 3; ++i) k.block[i] = Int32(row, 8 + i);
+    k.registers_per_thread = Int32(row, 11);
+    k.static_shared_bytes = Int32(row, 12);
+    k.dynamic_shared_bytes = Int32(row, 13);
+    k.correlation_id = Unsigned32(row, 14);
+    k.external_id = row.Element(15).Unsigned();
     out.kernels.push_back(std::move(k));
-  }
-  for (const json& row : ArrayField(events, "memcpys")) {
-    const char* what = "events.memcpys";
+  });
+  ForEachRow(events, "memcpys", [&](const JsonField& row) {
     MemcpyEvent c;
-    c.kind = EnumOf<MemcpyKind>(At(row, 0, what), kMemcpyKinds, what);
-    c.bytes = Unsigned(At(row, 1, what), what);
-    c.pageable_host = Boolean(At(row, 2, what), what);
-    c.device = Unsigned32(At(row, 3, what), what);
-    c.stream = Unsigned32(At(row, 4, what), what);
-    c.start_ns = Integer(At(row, 5, what), what);
-    c.end_ns = Integer(At(row, 6, what), what);
-    Interval(c.start_ns, c.end_ns, what);
-    c.correlation_id = Unsigned32(At(row, 7, what), what);
-    c.external_id = Unsigned(At(row, 8, what), what);
+    c.kind = EnumOf<MemcpyKind>(row, 0, kMemcpyKinds);
+    c.bytes = row.Element(1).Unsigned();
+    c.pageable_host = row.Element(2).Bool();
+    c.device = Unsigned32(row, 3);
+    c.stream = Unsigned32(row, 4);
+    std::tie(c.start_ns, c.end_ns) = Interval(row, 5);
+    c.correlation_id = Unsigned32(row, 7);
+    c.external_id = row.Element(8).Unsigned();
     out.memcpys.push_back(c);
-  }
-  for (const json& row : ArrayField(events, "memsets")) {
-    const char* what = "events.memsets";
+  });
+  ForEachRow(events, "memsets", [&](const JsonField& row) {
     MemsetEvent m;
-    m.bytes = Unsigned(At(row, 0, what), what);
-    m.device = Unsigned32(At(row, 1, what), what);
-    m.stream = Unsigned32(At(row, 2, what), what);
-    m.start_ns = Integer(At(row, 3, what), what);
-    m.end_ns = Integer(At(row, 4, what), what);
-    Interval(m.start_ns, m.end_ns, what);
-    m.correlation_id = Unsigned32(At(row, 5, what), what);
-    m.external_id = Unsigned(At(row, 6, what), what);
+    m.bytes = row.Element(0).Unsigned();
+    m.device = Unsigned32(row, 1);
+    m.stream = Unsigned32(row, 2);
+    std::tie(m.start_ns, m.end_ns) = Interval(row, 3);
+    m.correlation_id = Unsigned32(row, 5);
+    m.external_id = row.Element(6).Unsigned();
     out.memsets.push_back(m);
-  }
-  for (const json& row : ArrayField(events, "syncs")) {
-    const char* what = "events.syncs";
+  });
+  ForEachRow(events, "syncs", [&](const JsonField& row) {
     SyncEvent s;
-    s.kind = EnumOf<SyncKind>(At(row, 0, what), kSyncKinds, what);
-    s.stream = Unsigned32(At(row, 1, what), what);
-    s.start_ns = Integer(At(row, 2, what), what);
-    s.end_ns = Integer(At(row, 3, what), what);
-    Interval(s.start_ns, s.end_ns, what);
-    s.correlation_id = Unsigned32(At(row, 4, what), what);
-    s.external_id = Unsigned(At(row, 5, what), what);
+    s.kind = EnumOf<SyncKind>(row, 0, kSyncKinds);
+    s.stream = Unsigned32(row, 1);
+    std::tie(s.start_ns, s.end_ns) = Interval(row, 2);
+    s.correlation_id = Unsigned32(row, 4);
+    s.external_id = row.Element(5).Unsigned();
     out.syncs.push_back(s);
-  }
-  for (const json& row : ArrayField(events, "api_calls")) {
-    const char* what = "events.api_calls";
+  });
+  ForEachRow(events, "api_calls", [&](const JsonField& row) {
     ApiCallEvent a;
-    a.name = NameAt(names, At(row, 0, what), what);
-    a.driver = Boolean(At(row, 1, what), what);
-    a.thread = Unsigned(At(row, 2, what), what);
-    a.start_ns = Integer(At(row, 3, what), what);
-    a.end_ns = Integer(At(row, 4, what), what);
-    Interval(a.start_ns, a.end_ns, what);
-    a.correlation_id = Unsigned32(At(row, 5, what), what);
-    a.external_id = Unsigned(At(row, 6, what), what);
+    a.name = NameAt(names, row, 0);
+    a.driver = row.Element(1).Bool();
+    a.thread = row.Element(2).Unsigned();
+    std::tie(a.start_ns, a.end_ns) = Interval(row, 3);
+    a.correlation_id = Unsigned32(row, 5);
+    a.external_id = row.Element(6).Unsigned();
     out.api_calls.push_back(std::move(a));
-  }
-  for (const json& row : ArrayField(events, "probes")) {
-    const char* what = "events.probes";
+  });
+  ForEachRow(events, "probes", [&](const JsonField& row) {
     ProbeStatus p;
-    p.probe = String(At(row, 0, what), what);
-    p.active = Boolean(At(row, 1, what), what);
-    p.detail = String(At(row, 2, what), what);
-    p.dropped_records = Unsigned(At(row, 3, what), what);
+    p.probe = row.Element(0).String();
+    p.active = row.Element(1).Bool();
+    p.detail = row.Element(2).String();
+    p.dropped_records = row.Element(3).Unsigned();
     out.probes.push_back(std::move(p));
+  });
+  // The cost of one page fault: 0 where absent (no op counted its faults). A millisecond per
+  // fault is no page fault: refused.
+  if (auto page_fault_ns = events.Optional("page_fault_ns")) {
+    out.page_fault_ns = page_fault_ns->Number(NumberRange::Within(0, 1e6));
   }
-  out.page_fault_ns = PageFaultNs(events);
 }
 
 json StepsToJson(const std::vector<StepSpan>& steps) {
@@ -293,31 +237,26 @@ json StepsToJson(const std::vector<StepSpan>& steps) {
   return out;
 }
 
-std::vector<StepSpan> StepsFromJson(const json& steps) {
-  if (!steps.is_array()) throw ProbeMessageError("steps: not an array");
+std::vector<StepSpan> StepsFromJson(const JsonField& steps) {
   std::vector<StepSpan> out;
-  for (const json& row : steps) {
+  for (std::size_t i = 0, size = steps.Size(); i < size; ++i) {
+    const JsonField row = steps.Element(i);
     StepSpan step;
-    step.index = Int32(At(row, 0, "steps"), "steps index");
-    step.start_ns = Integer(At(row, 1, "steps"), "steps start");
-    step.end_ns = Integer(At(row, 2, "steps"), "steps end");
-    Interval(step.start_ns, step.end_ns, "steps");
+    step.index = Int32(row, 0);
+    std::tie(step.start_ns, step.end_ns) = Interval(row, 1);
     if (!out.empty() && step.start_ns < out.back().end_ns) {
-      throw ProbeMessageError("steps: step " + std::to_string(step.index) +
-                              " starts before the previous one ends");
+      row.Fail("starts before the previous step ends");
     }
     TimeNs previous_end = step.start_ns;
-    const json& phases = At(row, 3, "steps");
-    if (!phases.is_array()) throw ProbeMessageError("steps phases: not an array");
-    for (const json& phase : phases) {
+    const JsonField phases = row.Element(3);
+    for (const JsonField& phase : phases.Elements()) {
       PhaseSpan span;
-      span.phase = EnumOf<Phase>(At(phase, 0, "steps phases"), kPhases, "steps phase");
-      span.start_ns = Integer(At(phase, 1, "steps phases"), "steps phase start");
-      span.end_ns = Integer(At(phase, 2, "steps phases"), "steps phase end");
+      span.phase = EnumOf<Phase>(phase, 0, kPhases);
+      span.start_ns = phase.Element(1).Integer();
+      span.end_ns = phase.Element(2).Integer();
       if (span.start_ns < previous_end || span.end_ns < span.start_ns ||
           span.end_ns > step.end_ns) {
-        throw ProbeMessageError("steps: step " + std::to_string(step.index) +
-                                " has phases out of order or outside the step");
+        phase.Fail("is out of order or outside its step");
       }
       previous_end = span.end_ns;
       step.phases.push_back(span);

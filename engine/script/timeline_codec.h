@@ -6,24 +6,23 @@
 
 #include <nlohmann/json.hpp>
 
-#include <stdexcept>
 #include <string>
 
+#include "engine/json_input/json_field.h"
 #include "engine/timeline/timeline.h"
 
 namespace advisor {
 
-class ProbeMessageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// A probe message (or a node summary's copy of one) that cannot be used: the house JSON reader's
+// error, naming the message and the field.
+using ProbeMessageError = JsonInputError;
 
 // Events and probe statuses (not steps: the Python side measures those).
 std::string EventsToJson(const Timeline& timeline);
 // Fills `out`'s events and probe statuses from EventsToJson's output.
-void EventsFromJson(const nlohmann::json& events, Timeline& out);
+void EventsFromJson(const JsonField& events, Timeline& out);
 
 nlohmann::json StepsToJson(const std::vector<StepSpan>& steps);
-std::vector<StepSpan> StepsFromJson(const nlohmann::json& steps);
+std::vector<StepSpan> StepsFromJson(const JsonField& steps);
 
 }  // namespace advisor

@@ -10,6 +10,8 @@
 #include <emmintrin.h>
 #endif
 
+#include "engine/json_input/json_limits.h"
+
 namespace advisor::json_scan {
 
 // SkipSpace and FindQuoteOrBackslash run between every two tokens: inline, they cost no call.
@@ -54,8 +56,9 @@ inline const char* FindStringEnd(const char* p, const char* end, bool& escaped) 
 // A string body with escapes decoded into UTF-8; false on a malformed escape.
 bool Unescape(std::string_view body, std::string& out);
 
-// Nested arrays and objects deeper than this are refused, so that no input can exhaust a stack.
-inline constexpr int kMaxDepth = 64;
+// Nested arrays and objects deeper than this are refused, so that no input can exhaust a stack:
+// the bound of every JSON advisor reads.
+inline constexpr int kMaxDepth = static_cast<int>(kMaxJsonDepth);
 
 // `p` at the first character of a value: the position after it, or nullptr when it is malformed,
 // nested deeper than kMaxDepth, or not complete before `end`.

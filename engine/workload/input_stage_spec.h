@@ -3,9 +3,10 @@
 // the training thread or ahead of it in worker threads, the batch then copied to the device.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+
+#include "engine/json_input/json_field.h"
 
 namespace advisor {
 
@@ -28,7 +29,7 @@ inline int PrefetchedBatches(const std::optional<InputStageSpec>& stage) {
   return stage ? stage->workers * kPrefetchPerWorker : 0;
 }
 
-// Parses the "input_stage" object; throws WorkloadError naming `source` and the field.
-InputStageSpec ParseInputStage(const nlohmann::json& value, const std::string& source);
+// Reads the "input_stage" object; throws JsonInputError naming the file and the field.
+InputStageSpec ParseInputStage(const JsonField& stage);
 
 }  // namespace advisor

@@ -46,26 +46,28 @@ TEST(CandidateResult, NullMeansUnknownMemoryAndNonFiniteLoss) {
 TEST(CandidateResult, SkippedNeedsOnlyTheReason) {
   EXPECT_EQ(ParseCandidateResult(R"({"skipped": "not applicable: no convolution"})", "r.json").skipped,
             "not applicable: no convolution");
-  EXPECT_THAT(ErrorOf(R"({"skipped": ""})"), HasSubstr("skipped: must be a non-empty string"));
+  EXPECT_THAT(ErrorOf(R"({"skipped": ""})"),
+              HasSubstr("r.json: field 'skipped' must be a non-empty string, got \"\""));
 }
 
 TEST(CandidateResult, MalformedResultsAreErrorsNamingTheField) {
   EXPECT_THAT(ErrorOf("garbage"), HasSubstr("r.json: not valid JSON"));
   // A number beyond double (the fuzz corpus's bad.json) ended advisor with an uncaught exception.
-  EXPECT_THAT(ErrorOf(R"({"step_ms": [1e999]})"), HasSubstr("r.json: not valid JSON"));
+  EXPECT_THAT(ErrorOf(R"({"step_ms": [1e999]})"),
+              HasSubstr("r.json: field 'step_ms[0]' must be a number a double can hold"));
   EXPECT_THAT(
       ErrorOf(R"({"step_ms": [], "peak_memory_mb": null, "samples_per_step": 1, "loss": 1})"),
-      HasSubstr("r.json: step_ms: must be a non-empty list"));
+      HasSubstr("r.json: field 'step_ms' must be a non-empty array, got []"));
   EXPECT_THAT(ErrorOf(R"({"step_ms": [1, -2], "peak_memory_mb": null, "samples_per_step": 1,
                           "loss": 1})"),
-              HasSubstr("step_ms: must hold positive numbers, got -2"));
+              HasSubstr("r.json: field 'step_ms[1]' must be a number > 0, got -2"));
   EXPECT_THAT(ErrorOf(R"({"step_ms": [1], "peak_memory_mb": null, "loss": 1})"),
-              HasSubstr("samples_per_step: must be a positive integer, got null"));
+              HasSubstr("r.json: field 'samples_per_step' is missing"));
   EXPECT_THAT(ErrorOf(R"({"step_ms": [1], "samples_per_step": 1, "loss": 1})"),
-              HasSubstr("peak_memory_mb: missing"));
+              HasSubstr("r.json: field 'peak_memory_mb' is missing"));
   EXPECT_THAT(ErrorOf(R"({"step_ms": [1], "peak_memory_mb": null, "samples_per_step": 1,
                           "loss": "nan"})"),
-              HasSubstr("loss: must be a number or null"));
+              HasSubstr("r.json: field 'loss' must be a number, got \"nan\""));
 }
 
 TEST(CandidateResult, AMissingFileSaysTheWorkerWroteNone) {
@@ -117,7 +119,7 @@ TEST(NumericsResultFile, RoundTripsAndRejectsAMalformedFile) {
     FAIL() << "a malformed file was accepted";
   } catch (const CandidateResultError& error) {
     EXPECT_EQ(std::string(error.what()),
-              dir / "bad.json" + ": within_tolerance: must be true or false");
+              dir / "bad.json" + ": field 'within_tolerance' must be true or false, got \"yes\"");
   }
 }
 

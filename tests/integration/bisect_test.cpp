@@ -93,7 +93,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"truncated", "not a loadable TorchScript archive"},
                       BadInput{"no_workload", "has no advisor/workload.json"},
                       BadInput{"bad_json", "advisor/workload.json: not valid JSON"},
-                      BadInput{"missing_fields", "missing field \"inputs\""},
+                      BadInput{"missing_fields", "field 'inputs' is missing"},
                       BadInput{"bad_shape", "module encoder.1: RuntimeError: mat1 and mat2"},
                       BadInput{"dict_output", "forward returned"},
                       BadInput{"zip_bomb", "advisor/workload.json\" expands to 67109115 bytes; "

@@ -1,7 +1,7 @@
 // How late a rank surely is, once the steps' spread is weighed (SureLateMs), on the per-step
 // lateness of two gloo ranks measured by `advisor bisect --steps 5 -- torchrun ...
-// tests/script/ddp_train.py` on this project's loaded 2-core CI machine: three even runs, where
-// the ranks took turns being late, and three with rank 1's planted delay (--slow-rank 1). The
+// tests/script_runs/ddp_train.py` on this project's loaded 2-core CI machine: three even runs,
+// where the ranks took turns being late, and three with rank 1's planted delay (--slow-rank 1). The
 // mean alone named a straggler in an even run before (1 of 3); the planted runs were 65-100 %
 // of a step late.
 #include "engine/multi_rank/straggler.h"

@@ -48,22 +48,23 @@ TEST(ParseInputStage, ReadsEveryFieldWithDefaults) {
 TEST(ParseInputStage, ErrorsNameTheFileAndTheField) {
   const std::string source = "m.pt:advisor/workload.json: ";
   EXPECT_EQ(ErrorOf("\"prepare_batch\""),
-            source + "input_stage: expected an object with \"method\"");
-  EXPECT_EQ(ErrorOf("{}"), source + "input_stage: missing field \"method\"");
+            source + "field 'input_stage' must be an object, got \"prepare_batch\"");
+  EXPECT_EQ(ErrorOf("{}"), source + "field 'input_stage.method' is missing");
   EXPECT_EQ(ErrorOf(R"({"method": ""})"),
-            source + "input_stage.method: expected the name of a method of the model, got \"\"");
+            source + "field 'input_stage.method' must be a non-empty string, got \"\"");
   EXPECT_EQ(ErrorOf(R"({"method": 3})"),
-            source + "input_stage.method: expected the name of a method of the model, got 3");
+            source + "field 'input_stage.method' must be a non-empty string, got 3");
   EXPECT_EQ(ErrorOf(R"({"method": "p", "workers": -1})"),
-            source + "input_stage.workers: expected an integer from 0 to 256, got -1");
+            source + "field 'input_stage.workers' must be an integer from 0 to 256, got -1");
   EXPECT_EQ(ErrorOf(R"({"method": "p", "workers": 2.5})"),
-            source + "input_stage.workers: expected an integer from 0 to 256, got 2.5");
+            source + "field 'input_stage.workers' must be an integer from 0 to 256, got 2.5");
   EXPECT_EQ(ErrorOf(R"({"method": "p", "workers": 1000})"),
-            source + "input_stage.workers: expected an integer from 0 to 256, got 1000");
+            source + "field 'input_stage.workers' must be an integer from 0 to 256, got 1000");
   EXPECT_EQ(ErrorOf(R"({"method": "p", "pin_memory": "yes"})"),
-            source + "input_stage.pin_memory: expected true or false, got \"yes\"");
+            source + "field 'input_stage.pin_memory' must be true or false, got \"yes\"");
   EXPECT_EQ(ErrorOf(R"({"method": "p", "num_workers": 2})"),
-            source + "input_stage: unknown key \"num_workers\"; allowed: method, workers, pin_memory");
+            source + "field 'input_stage.num_workers' is unknown; allowed: method, workers, "
+                     "pin_memory");
 }
 
 }  // namespace

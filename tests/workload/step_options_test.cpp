@@ -41,31 +41,35 @@ TEST(StepOptions, ReadsAutocastGraphsAndForeach) {
 
 TEST(StepOptions, RejectWrongTypesAndValuesNamingTheField) {
   EXPECT_EQ(ErrorOf(Workload(R"("autocast": "fp8")")),
-            "m.pt:advisor/workload.json: autocast: \"fp8\" is not one of bfloat16|float16");
+            "m.pt:advisor/workload.json: field 'autocast' must be one of \"bfloat16\", "
+            "\"float16\", got \"fp8\"");
   EXPECT_EQ(ErrorOf(Workload(R"("autocast": true)")),
-            "m.pt:advisor/workload.json: autocast: expected a string, got boolean");
+            "m.pt:advisor/workload.json: field 'autocast' must be one of \"bfloat16\", "
+            "\"float16\", got true");
   EXPECT_EQ(ErrorOf(Workload(R"("cuda_graphs": "yes")")),
-            "m.pt:advisor/workload.json: cuda_graphs: expected true or false, got \"yes\"");
+            "m.pt:advisor/workload.json: field 'cuda_graphs' must be true or false, got \"yes\"");
   EXPECT_EQ(ErrorOf(Workload("", R"({"name": "sgd", "lr": 0.1, "foreach": 1})")),
-            "m.pt:advisor/workload.json: optimizer.foreach: expected true or false, got 1");
+            "m.pt:advisor/workload.json: field 'optimizer.foreach' must be true or false, got 1");
 }
 
 TEST(StepOptions, RejectCombinationsTheStepCannotRun) {
+  const std::string misfit = "m.pt:advisor/workload.json: field ";
   EXPECT_EQ(ErrorOf(Workload(R"("autocast": "bfloat16")", R"({"name": "sgd", "lr": 0.1})", "cpu")),
-            "m.pt:advisor/workload.json: autocast: needs \"device\": \"cuda\" (advisor runs "
-            "autocast on CUDA only)");
+            misfit + "'autocast' does not fit the workload: needs \"device\": \"cuda\" (advisor "
+                     "runs autocast on CUDA only)");
   EXPECT_EQ(ErrorOf(Workload(R"("cuda_graphs": true)", R"({"name": "sgd", "lr": 0.1})", "cpu")),
-            "m.pt:advisor/workload.json: cuda_graphs: needs \"device\": \"cuda\"");
+            misfit + "'cuda_graphs' does not fit the workload: needs \"device\": \"cuda\"");
   EXPECT_EQ(ErrorOf(Workload(R"("cuda_graphs": true)", R"({"name": "adamw", "lr": 0.1})")),
-            "m.pt:advisor/workload.json: cuda_graphs: AdamW computes its bias correction from a "
-            "host-side step count, which a captured graph would freeze; use \"sgd\"");
+            misfit + "'cuda_graphs' does not fit the workload: AdamW computes its bias correction "
+                     "from a host-side step count, which a captured graph would freeze; use "
+                     "\"sgd\"");
   EXPECT_EQ(ErrorOf(Workload("", R"({"name": "adamw", "lr": 0.1, "foreach": true})")),
-            "m.pt:advisor/workload.json: optimizer.foreach: only \"sgd\" has a foreach "
-            "implementation, not \"adamw\"");
+            misfit + "'optimizer.foreach' does not fit the workload: only \"sgd\" has a foreach "
+                     "implementation, not \"adamw\"");
   EXPECT_EQ(ErrorOf(Workload(R"("cuda_graphs": true, "input_stage": {"method": "prepare"})")),
-            "m.pt:advisor/workload.json: cuda_graphs: a workload with an input_stage takes a new "
-            "batch every step, which a captured graph would not see (it replays on fixed input "
-            "buffers)");
+            misfit + "'cuda_graphs' does not fit the workload: a workload with an input_stage "
+                     "takes a new batch every step, which a captured graph would not see (it "
+                     "replays on fixed input buffers)");
   // Off is always fine.
   EXPECT_EQ(ErrorOf(Workload(R"("cuda_graphs": false)", R"({"name": "adamw", "lr": 0.1})", "cpu")),
             "");

@@ -32,25 +32,28 @@ TEST(ParseWorkload, ReadsEveryField) {
 
 TEST(ParseWorkload, ErrorsNameTheSourceAndTheField) {
   EXPECT_EQ(ErrorOf("{").rfind("m.pt:advisor/workload.json: not valid JSON", 0), 0u) << ErrorOf("{");
-  EXPECT_EQ(ErrorOf("[]"), "m.pt:advisor/workload.json: top level: expected a JSON object");
+  EXPECT_EQ(ErrorOf("[]"), "m.pt:advisor/workload.json: top level must be an object, got []");
   EXPECT_EQ(ErrorOf(R"({"target": {"shape": [1]}, "loss": "mse", "optimizer": {"name": "sgd"}})"),
-            "m.pt:advisor/workload.json: top level: missing field \"inputs\"");
+            "m.pt:advisor/workload.json: field 'inputs' is missing");
   EXPECT_EQ(ErrorOf(R"({"inputs": [{"shape": [4, 0]}], "target": {"shape": [4]}, "loss": "mse",
                        "optimizer": {"name": "sgd"}})"),
-            "m.pt:advisor/workload.json: inputs[0].shape[1]: dimensions must be positive, got 0");
+            "m.pt:advisor/workload.json: field 'inputs[0].shape[1]' must be an integer >= 1, "
+            "got 0");
   EXPECT_EQ(ErrorOf(R"({"inputs": [{"shape": [4]}], "target": {"shape": [4]}, "loss": "hinge",
                        "optimizer": {"name": "sgd"}})"),
-            "m.pt:advisor/workload.json: loss: \"hinge\" is not one of cross_entropy|mse");
+            "m.pt:advisor/workload.json: field 'loss' must be one of \"cross_entropy\", \"mse\", "
+            "got \"hinge\"");
   EXPECT_EQ(ErrorOf(R"({"inputs": [{"shape": [4]}], "target": {"shape": [5]}, "loss": "mse",
                        "optimizer": {"name": "sgd"}})"),
-            "m.pt:advisor/workload.json: target.shape[0]: must equal the inputs' batch size 4");
+            "m.pt:advisor/workload.json: field 'target.shape[0]' must equal the inputs' batch "
+            "size 4");
   EXPECT_EQ(ErrorOf(R"({"inputs": [{"shape": [4], "dtype": "int64"}], "target": {"shape": [4]},
                        "loss": "mse", "optimizer": {"name": "sgd"}})"),
-            "m.pt:advisor/workload.json: inputs[0]: init \"randint\" needs \"high\" greater than "
-            "\"low\" (0)");
+            "m.pt:advisor/workload.json: field 'inputs[0]' with init \"randint\" needs \"high\" "
+            "greater than \"low\" (0)");
   EXPECT_EQ(ErrorOf(R"({"inputs": [{"shape": [4]}], "target": {"shape": [4]}, "loss": "mse",
                        "optimizer": {"name": "sgd", "lr": "fast"}})"),
-            "m.pt:advisor/workload.json: optimizer.lr: expected a number, got string");
+            "m.pt:advisor/workload.json: field 'optimizer.lr' must be a number > 0, got \"fast\"");
 }
 
 // Misspelt keys ran silently with the default ("determinstic": true ran non-deterministic); the
@@ -58,19 +61,19 @@ TEST(ParseWorkload, ErrorsNameTheSourceAndTheField) {
 TEST(ParseWorkload, UnknownKeysAreRejectedWithTheNearOneSuggested) {
   const std::string head = R"({"inputs": [{"shape": [4]}], "target": {"shape": [4]}, "loss": "mse",)";
   EXPECT_EQ(ErrorOf(head + R"( "optimizer": {"name": "sgd"}, "determinstic": true})"),
-            "m.pt:advisor/workload.json: top level: unknown key \"determinstic\" (did you mean "
-            "\"deterministic\"?); allowed: inputs, target, loss, optimizer, deterministic, seed, "
+            "m.pt:advisor/workload.json: field 'determinstic' is unknown (did you mean "
+            "'deterministic'?); allowed: inputs, target, loss, optimizer, deterministic, seed, "
             "device, description, source_model, input_stage, autocast, cuda_graphs");
   EXPECT_EQ(ErrorOf(head + R"( "optimizer": {"name": "sgd", "lr": 0.1, "momentun": 0.9}})"),
-            "m.pt:advisor/workload.json: optimizer: unknown key \"momentun\" (did you mean "
-            "\"momentum\"?); allowed: name, lr, momentum, weight_decay, foreach");
+            "m.pt:advisor/workload.json: field 'optimizer.momentun' is unknown (did you mean "
+            "'momentum'?); allowed: name, lr, momentum, weight_decay, foreach");
   EXPECT_EQ(ErrorOf(head + R"( "optimizer": {"name": "adamw", "momentum": 0.9}})"),
-            "m.pt:advisor/workload.json: optimizer: unknown key \"momentum\"; allowed: name, lr, "
-            "betas, weight_decay, foreach");
+            "m.pt:advisor/workload.json: field 'optimizer.momentum' is unknown; allowed: name, "
+            "lr, betas, weight_decay, foreach");
   EXPECT_EQ(ErrorOf(R"({"inputs": [{"shape": [4], "dtpye": "float16"}], "target": {"shape": [4]},
                        "loss": "mse", "optimizer": {"name": "sgd"}})"),
-            "m.pt:advisor/workload.json: inputs[0]: unknown key \"dtpye\" (did you mean "
-            "\"dtype\"?); allowed: shape, dtype, init, low, high");
+            "m.pt:advisor/workload.json: field 'inputs[0].dtpye' is unknown (did you mean "
+            "'dtype'?); allowed: shape, dtype, init, low, high");
   EXPECT_EQ(ErrorOf(head + R"( "optimizer": {"name": "sgd"}, "source_model": "timm"})"), "");
 }
 
@@ -81,28 +84,33 @@ TEST(ParseWorkload, NumbersAreRangeCheckedWithTheFieldNamed) {
     return ErrorOf(head + R"( "optimizer": )" + body + "}");
   };
   EXPECT_EQ(optimizer(R"({"name": "sgd", "lr": 1e400})"),
-            "m.pt:advisor/workload.json: optimizer.lr: number overflow parsing '1e400'");
+            "m.pt:advisor/workload.json: field 'optimizer.lr' must be a number a double can "
+            "hold, got 1e400");
   EXPECT_EQ(optimizer(R"({"name": "sgd", "lr": 0})"),
-            "m.pt:advisor/workload.json: optimizer.lr: must be a positive number, got 0");
+            "m.pt:advisor/workload.json: field 'optimizer.lr' must be a number > 0, got 0");
   EXPECT_EQ(optimizer(R"({"name": "sgd", "lr": 0.1, "momentum": -5})"),
-            "m.pt:advisor/workload.json: optimizer.momentum: must be a number >= 0, got -5");
+            "m.pt:advisor/workload.json: field 'optimizer.momentum' must be a number >= 0, got -5");
   EXPECT_EQ(optimizer(R"({"name": "sgd", "lr": 0.1, "weight_decay": -1e-4})"),
-            "m.pt:advisor/workload.json: optimizer.weight_decay: must be a number >= 0, got -0.0001");
+            "m.pt:advisor/workload.json: field 'optimizer.weight_decay' must be a number >= 0, "
+            "got -0.0001");
   EXPECT_EQ(optimizer(R"({"name": "adamw", "lr": 0.1, "betas": [0.9, 1.0]})"),
-            "m.pt:advisor/workload.json: optimizer.betas[1]: must be in [0, 1), got 1.0");
+            "m.pt:advisor/workload.json: field 'optimizer.betas[1]' must be a number in [0, 1), "
+            "got 1.0");
   EXPECT_EQ(optimizer(R"({"name": "adamw", "lr": 0.1, "betas": [-0.5, 0.9]})"),
-            "m.pt:advisor/workload.json: optimizer.betas[0]: must be in [0, 1), got -0.5");
+            "m.pt:advisor/workload.json: field 'optimizer.betas[0]' must be a number in [0, 1), "
+            "got -0.5");
   EXPECT_EQ(ErrorOf(R"({"inputs": [{"shape": [4, 1e999]}], "target": {"shape": [4]}, "loss": "mse",
                        "optimizer": {"name": "sgd"}})"),
-            "m.pt:advisor/workload.json: inputs[0].shape[1]: number overflow parsing '1e999'");
+            "m.pt:advisor/workload.json: field 'inputs[0].shape[1]' must be a number a double "
+            "can hold, got 1e999");
   EXPECT_EQ(ErrorOf(R"({"inputs": [{"shape": [65536, 65536, 65536]}], "target": {"shape": [65536]},
                        "loss": "mse", "optimizer": {"name": "sgd"}})"),
-            "m.pt:advisor/workload.json: inputs[0].shape: 65536 x 65536 x 65536 elements are more "
-            "than the 2147483648 (2^31) a workload tensor may have");
+            "m.pt:advisor/workload.json: field 'inputs[0].shape' is too large: 65536 x 65536 x "
+            "65536 elements are more than the 2147483648 (2^31) a workload tensor may have");
   EXPECT_EQ(ErrorOf(R"({"inputs": [{"shape": [4], "dtype": "bool", "init": "randint", "high": 3}],
                        "target": {"shape": [4]}, "loss": "mse", "optimizer": {"name": "sgd"}})"),
-            "m.pt:advisor/workload.json: inputs[0]: randint for bool needs 0 <= low < high <= 2, "
-            "got low 0, high 3");
+            "m.pt:advisor/workload.json: field 'inputs[0]' with init \"randint\" for bool needs "
+            "0 <= low < high <= 2, got low 0, high 3");
 }
 
 TEST(ApplyOverrides, RejectsABatchSizeThatMakesATensorTooLarge) {

@@ -34,7 +34,7 @@ Timeline Sample() {
 TEST(TimelineCodec, EventsRoundTrip) {
   const Timeline original = Sample();
   Timeline read;
-  EventsFromJson(json::parse(EventsToJson(original)), read);
+  EventsFromJson(JsonField(json::parse(EventsToJson(original)), "events"), read);
   ASSERT_EQ(read.ops.size(), 2u);
   EXPECT_EQ(read.ops[1].name, "GatherBackward0");
   EXPECT_EQ(read.ops[1].scope, OpScope::kBackward);
@@ -57,7 +57,7 @@ TEST(TimelineCodec, EventsRoundTrip) {
 
 TEST(TimelineCodec, StepsRoundTripWithTheirStretches) {
   std::vector<StepSpan> steps = {StepOfPhases(0, 10, 12, 20, 30, 40)};
-  const std::vector<StepSpan> read = StepsFromJson(StepsToJson(steps));
+  const std::vector<StepSpan> read = StepsFromJson(JsonField(StepsToJson(steps), "steps"));
   ASSERT_EQ(read.size(), 1u);
   ASSERT_EQ(read[0].phases.size(), 4u);
   EXPECT_EQ(read[0].phases[0].phase, Phase::kData);
@@ -67,7 +67,7 @@ TEST(TimelineCodec, StepsRoundTripWithTheirStretches) {
 std::string ErrorOf(const json& events) {
   try {
     Timeline timeline;
-    EventsFromJson(events, timeline);
+    EventsFromJson(JsonField(events, "events"), timeline);
   } catch (const ProbeMessageError& error) {
     return error.what();
   }
@@ -78,42 +78,46 @@ TEST(TimelineCodec, RefusesMalformedEventsNamingTheField) {
   json events = json::parse(EventsToJson(Sample()));
   json bad = events;
   bad["ops"][0][0] = 99;  // no such name
-  EXPECT_EQ(ErrorOf(bad), "events.ops name: no such name");
+  EXPECT_EQ(ErrorOf(bad),
+            "events: field 'ops[0][0]' must be an index into events.names (below 5), got 99");
   bad = events;
   bad["ops"][0][1] = 17;
-  EXPECT_EQ(ErrorOf(bad), "events.ops scope: out of range");
+  EXPECT_EQ(ErrorOf(bad), "events: field 'ops[0][1]' must be an integer from 0 to 3, got 17");
   bad = events;
   bad["ops"][0][6] = 50;  // ends before it starts
-  EXPECT_EQ(ErrorOf(bad), "events.ops: ends before it starts");
+  EXPECT_EQ(ErrorOf(bad), "events: field 'ops[0][6]' must be an integer >= 100, got 50");
   bad = events;
   bad["ops"][0][9] = -5;
-  EXPECT_EQ(ErrorOf(bad), "events.ops page faults: below -1");
+  EXPECT_EQ(ErrorOf(bad), "events: field 'ops[0][9]' must be an integer >= -1, got -5");
   bad = events;
   bad["markers"][0] = "x";
-  EXPECT_EQ(ErrorOf(bad), "events.markers: expected an array of at least 1 elements");
+  EXPECT_EQ(ErrorOf(bad), "events: field 'markers[0]' must be a non-empty array, got \"x\"");
   bad = events;
   bad["kernels"][0][5] = 1e300;
-  EXPECT_EQ(ErrorOf(bad), "events.kernels: not an integer");
+  EXPECT_EQ(ErrorOf(bad),
+            "events: field 'kernels[0][5]' must be an integer from -2147483648 to 2147483647, "
+            "got 1e+300");
   bad = events;
   bad["probes"] = json::object();
-  EXPECT_EQ(ErrorOf(bad), "events.probes: not an array");
+  EXPECT_EQ(ErrorOf(bad), "events: field 'probes' must be an array, got {}");
   bad = events;
   bad["page_fault_ns"] = -1;
-  EXPECT_EQ(ErrorOf(bad), "events.page_fault_ns: out of range");
+  EXPECT_EQ(ErrorOf(bad), "events: field 'page_fault_ns' must be a number in [0, 1000000], got -1");
   bad["page_fault_ns"] = "fast";
-  EXPECT_EQ(ErrorOf(bad), "events.page_fault_ns: not a number");
-  EXPECT_EQ(ErrorOf(json::array()), "events: not an object");
+  EXPECT_EQ(ErrorOf(bad),
+            "events: field 'page_fault_ns' must be a number in [0, 1000000], got \"fast\"");
+  EXPECT_EQ(ErrorOf(json::array()), "events: top level must be an object, got []");
 }
 
 TEST(TimelineCodec, RefusesStepsOutOfOrder) {
   json steps = StepsToJson({StepOfPhases(0, 10, 10, 20, 30, 40), StepOfPhases(1, 40, 40, 50, 60, 70)});
   steps[1][1] = 35;  // starts before the previous one ends
-  EXPECT_THROW(StepsFromJson(steps), ProbeMessageError);
+  EXPECT_THROW(StepsFromJson(JsonField(steps, "steps")), ProbeMessageError);
   steps = StepsToJson({StepOfPhases(0, 10, 10, 20, 30, 40)});
   steps[0][3][1][2] = 45;  // a phase past the step's end
-  EXPECT_THROW(StepsFromJson(steps), ProbeMessageError);
+  EXPECT_THROW(StepsFromJson(JsonField(steps, "steps")), ProbeMessageError);
   steps[0][3] = "phases";
-  EXPECT_THROW(StepsFromJson(steps), ProbeMessageError);
+  EXPECT_THROW(StepsFromJson(JsonField(steps, "steps")), ProbeMessageError);
 }
 
 }  // namespace

@@ -67,7 +67,7 @@ TEST(StageMessage, AWindowCarriesItsInputStageSummarisedOverItsSteps) {
 
 std::string StageError(const json& stage) {
   try {
-    ReadStageRecords(stage);
+    ReadStageRecords(JsonField(stage, "stage"));
   } catch (const ProbeMessageError& error) {
     return error.what();
   }
@@ -77,44 +77,59 @@ std::string StageError(const json& stage) {
 TEST(StageMessage, RefusesAStageThatDoesNotHoldTogether) {
   json bad = Stage();
   bad["batches"][0]["pieces"][0][0] = 2;
-  EXPECT_EQ(StageError(bad), "stage batch pieces: index 2 names no entry");
+  EXPECT_EQ(StageError(bad),
+            "stage: field 'batches[0].pieces[0][0]' must be an integer from 0 to 1, got 2");
   bad = Stage();
   bad["batches"][0]["lines"][0][0] = -1;
-  EXPECT_EQ(StageError(bad), "stage batch lines: not a count");
+  EXPECT_EQ(StageError(bad),
+            "stage: field 'batches[0].lines[0][0]' must be an integer from 0 to 0, got -1");
   bad = Stage();
   bad["batches"][0]["worker"] = 3;
-  EXPECT_EQ(StageError(bad), "stage batch worker: 3 of 2 workers");
+  EXPECT_EQ(StageError(bad),
+            "stage: field 'batches[0].worker' must be an integer from 0 to 2, got 3");
   bad = Stage();
   bad["batches"][0]["end"] = 0;
-  EXPECT_EQ(StageError(bad), "stage batch: ends before it starts");
+  EXPECT_EQ(StageError(bad), "stage: field 'batches[0].end' must be an integer >= 10000000, got 0");
   bad = Stage();
   bad["batches"][0]["sampled"] = 9;
-  EXPECT_EQ(StageError(bad), "stage batch sampled: more items or time than the batch has");
+  EXPECT_EQ(StageError(bad),
+            "stage: field 'batches[0].sampled' must be an integer from 0 to 8, got 9");
   bad = Stage();
   bad["batches"][0]["sampled_ns"] = 39 * kMs;
-  EXPECT_EQ(StageError(bad), "stage batch sampled: more items or time than the batch has");
+  EXPECT_EQ(StageError(bad),
+            "stage: field 'batches[0].sampled_ns' must be an integer from 0 to 38000000, got "
+            "39000000");
   bad = Stage();
   bad["pieces"][0]["name"] = "Dilation\n";
-  EXPECT_EQ(StageError(bad), "stage piece name: control characters");
+  EXPECT_EQ(StageError(bad),
+            "stage: field 'pieces[0].name' must be a string of at most 4096 bytes without "
+            "control characters, got \"Dilation\\n\"");
   bad = Stage();
   bad["pieces"][0]["called_at"] = json::array({"train.py", 29});
-  EXPECT_EQ(StageError(bad), "stage piece called_at: not [file, line, text]");
+  EXPECT_EQ(StageError(bad),
+            "stage: field 'pieces[0].called_at' must be an array of 3 elements, got "
+            "[\"train.py\",29]");
   bad = Stage();
   bad["pieces"][0]["input_is_binary"] = "yes";
-  EXPECT_EQ(StageError(bad), "stage piece input_is_binary: not a boolean");
+  EXPECT_EQ(StageError(bad),
+            "stage: field 'pieces[0].input_is_binary' must be true or false, got \"yes\"");
   bad = Stage();
   bad["lines"][0] = json::array({"train.py", 43, "text"});
-  EXPECT_EQ(StageError(bad), "stage lines: not [file, line, text, op]");
+  EXPECT_EQ(StageError(bad),
+            "stage: field 'lines[0]' must be an array of 4 elements, got "
+            "[\"train.py\",43,\"text\"]");
   bad = Stage();
   bad["pieces"][0]["input_shape"] = json::array({1.5});
-  EXPECT_EQ(StageError(bad), "stage piece input_shape: not a count");
+  EXPECT_EQ(StageError(bad),
+            "stage: field 'pieces[0].input_shape[0]' must be an integer >= 0, got 1.5");
   bad = Stage();
   bad["workers"] = 1LL << 40;
-  EXPECT_EQ(StageError(bad), "stage workers: out of range");
+  EXPECT_EQ(StageError(bad),
+            "stage: field 'workers' must be an integer from 0 to 1073741824, got 1099511627776");
   bad = Stage();
   bad.erase("batches");
-  EXPECT_EQ(StageError(bad), "missing field 'batches'");
-  EXPECT_EQ(StageError(json::array()), "stage: not an object");
+  EXPECT_EQ(StageError(bad), "stage: field 'batches' is missing");
+  EXPECT_EQ(StageError(json::array()), "stage: top level must be an object, got []");
   EXPECT_THROW(ReadWindow(Window(json("stage"))), ProbeMessageError);
 }
 

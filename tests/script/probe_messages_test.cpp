@@ -79,25 +79,34 @@ std::string ModelError(const json& message) {
 TEST(ProbeMessages, RefusesAModelThatDoesNotHoldTogether) {
   json bad = Model();
   bad["modules"][2]["path"] = "head.0";
-  EXPECT_EQ(ModelError(bad), "modules: 'head.0' has no parent in the tree");
+  EXPECT_EQ(ModelError(bad),
+            "probe message \"model\": field 'modules' has 'head.0' without its parent");
   bad = Model();
   bad["modules"].erase(0);
-  EXPECT_EQ(ModelError(bad), "modules: no root");
+  EXPECT_EQ(ModelError(bad),
+            "probe message \"model\": field 'modules' has no root module (path \"\")");
   bad = Model();
   bad["modules"][1]["path"] = "blocks\x1b[2J";
-  EXPECT_EQ(ModelError(bad), "modules path: control characters");
+  EXPECT_EQ(ModelError(bad),
+            "probe message \"model\": field 'modules[1].path' must be a string of at most 4096 "
+            "bytes without control characters, got \"blocks\\u001b[2J\"");
   bad = Model();
   bad["allow_tf32"] = "yes";
-  EXPECT_EQ(ModelError(bad), "model allow_tf32: not a boolean");
+  EXPECT_EQ(ModelError(bad),
+            "probe message \"model\": field 'allow_tf32' must be true or false, got \"yes\"");
   bad = Model();
   bad["device"] = "tpu";
-  EXPECT_EQ(ModelError(bad), "model device: neither cpu nor cuda");
+  EXPECT_EQ(ModelError(bad),
+            "probe message \"model\": field 'device' must be one of \"cpu\", \"cuda\", got "
+            "\"tpu\"");
   bad = Model();
   bad["modules"][1]["parameters"] = -1;
-  EXPECT_EQ(ModelError(bad), "modules parameters: not a count");
+  EXPECT_EQ(ModelError(bad),
+            "probe message \"model\": field 'modules[1].parameters' must be an integer >= 0, got "
+            "-1");
   bad = Model();
   bad.erase("input");
-  EXPECT_EQ(ModelError(bad), "missing field 'input'");
+  EXPECT_EQ(ModelError(bad), "probe message \"model\": field 'input' is missing");
 }
 
 TEST(ProbeMessages, ReadsTheTrainingStateAndRefusesOneThatDoesNotAddUp) {
@@ -118,16 +127,21 @@ TEST(ProbeMessages, ReadsTheTrainingStateAndRefusesOneThatDoesNotAddUp) {
 
   json bad = message;
   bad["training_state"]["synced_micro_steps"] = 5;
-  EXPECT_EQ(ModelError(bad), "training_state: more synced micro-steps than micro-steps");
+  EXPECT_EQ(ModelError(bad),
+            "probe message \"model\": field 'training_state.synced_micro_steps' must not exceed "
+            "micro_steps (4)");
   bad = message;
   bad["training_state"]["gradient_bytes"] = -1;
-  EXPECT_EQ(ModelError(bad), "training_state gradient_bytes: not a count");
+  EXPECT_EQ(ModelError(bad),
+            "probe message \"model\": field 'training_state.gradient_bytes' must be an integer "
+            ">= 0, got -1");
   bad = message;
   bad["training_state"].erase("wrapper");
-  EXPECT_EQ(ModelError(bad), "missing field 'wrapper'");
+  EXPECT_EQ(ModelError(bad), "probe message \"model\": field 'training_state.wrapper' is missing");
   bad = message;
   bad["training_state"] = "DDP";
-  EXPECT_EQ(ModelError(bad), "training_state: not an object");
+  EXPECT_EQ(ModelError(bad),
+            "probe message \"model\": field 'training_state' must be an object, got \"DDP\"");
 }
 
 TEST(ProbeMessages, FindsTheUserLineThatCalledAnOp) {
@@ -236,7 +250,9 @@ TEST(ProbeMessages, AHelloNamesItsNodeOfSeveral) {
     ReadHello(bad);
     FAIL();
   } catch (const ProbeMessageError& error) {
-    EXPECT_STREQ(error.what(), "hello: node 2 of 2 nodes, world size 4");
+    EXPECT_STREQ(error.what(),
+                 "probe message \"hello\": field 'group_rank' must be an integer below "
+                 "group_world_size (2), got 2");
   }
   bad = hello;
   bad["group_world_size"] = 5;

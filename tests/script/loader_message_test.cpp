@@ -53,35 +53,49 @@ std::string LoaderError(const json& loader) {
 }
 
 TEST(LoaderMessage, RefusesALoaderThatDoesNotHoldTogether) {
-  EXPECT_EQ(LoaderError("loader"), "loader: not an object");
+  EXPECT_EQ(LoaderError("loader"),
+            "probe message \"steps\": field 'loader' must be an object, got \"loader\"");
   json bad = Loader();
   bad["workers"] = -1;
-  EXPECT_EQ(LoaderError(bad), "loader workers: not a count");
+  EXPECT_EQ(LoaderError(bad),
+            "probe message \"steps\": field 'loader.workers' must be an integer from 0 to "
+            "1073741824, got -1");
   bad = Loader();
   bad["workers"] = 1LL << 40;
-  EXPECT_EQ(LoaderError(bad), "loader workers: out of range");
+  EXPECT_EQ(LoaderError(bad),
+            "probe message \"steps\": field 'loader.workers' must be an integer from 0 to "
+            "1073741824, got 1099511627776");
   bad = Loader();
   bad["persistent"] = 1;
-  EXPECT_EQ(LoaderError(bad), "loader persistent: not a boolean");
+  EXPECT_EQ(LoaderError(bad),
+            "probe message \"steps\": field 'loader.persistent' must be true or false, got 1");
   bad = Loader();
   bad["workers"] = 0;
   bad["persistent"] = true;
-  EXPECT_EQ(LoaderError(bad), "loader: persistent workers without workers");
+  EXPECT_EQ(LoaderError(bad),
+            "probe message \"steps\": field 'loader.workers' must be at least 1 with persistent "
+            "workers");
   bad = Loader();
   bad["epoch_batches"] = 6.5;
-  EXPECT_EQ(LoaderError(bad), "loader epoch_batches: not a count");
+  EXPECT_EQ(LoaderError(bad),
+            "probe message \"steps\": field 'loader.epoch_batches' must be an integer from 0 to "
+            "1073741824, got 6.5");
   bad = Loader();
   bad["starts"] = {-5};
-  EXPECT_EQ(LoaderError(bad), "loader starts: not a count");
+  EXPECT_EQ(LoaderError(bad),
+            "probe message \"steps\": field 'loader.starts[0]' must be an integer >= 0, got -5");
   bad = Loader();
   bad["waits"] = {{"ns", 5}};
-  EXPECT_EQ(LoaderError(bad), "loader waits: not an array of at most 1000000 entries");
+  EXPECT_EQ(LoaderError(bad),
+            "probe message \"steps\": field 'loader.waits' must be an array of at most 1000000 "
+            "elements, got {\"ns\":5}");
   bad = Loader();
   bad["waits"] = json::array({json::array({5})});
-  EXPECT_EQ(LoaderError(bad), "loader waits: not a count");
+  EXPECT_EQ(LoaderError(bad),
+            "probe message \"steps\": field 'loader.waits[0]' must be an integer >= 0, got [5]");
   bad = Loader();
   bad.erase("starts");
-  EXPECT_EQ(LoaderError(bad), "missing field 'starts'");
+  EXPECT_EQ(LoaderError(bad), "probe message \"steps\": field 'loader.starts' is missing");
 }
 
 LoaderRecords Records(std::vector<TimeNs> starts, std::vector<TimeNs> waits) {

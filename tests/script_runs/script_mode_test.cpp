@@ -225,7 +225,7 @@ const json* FindingOf(const json& report, const std::string& rule) {
   return nullptr;
 }
 
-// The seed's input pipeline (tests/script/pipeline_train.py): a dilation of a float mask, the
+// The seed's input pipeline (tests/script_runs/pipeline_train.py): a dilation of a float mask, the
 // slow way, before a crop.
 std::string Pipeline(const std::string& tag, const std::string& arguments) {
   return kPython + " " + kScripts + "/pipeline_train.py --tag " + tag + " " + arguments;
@@ -349,7 +349,7 @@ TEST(ScriptMode, NamesTheSlowTransformOnTheMainProcessWithWorkers0) {
   EXPECT_TRUE(data["stage"]["worker_busy_share"].is_null());
 }
 
-// A validation after every optimizer step (tests/script/validation_train.py): eight no-grad
+// A validation after every optimizer step (tests/script_runs/validation_train.py): eight no-grad
 // batches of 512 rows through the model that trains on 64 rows. They are no step's forward.
 TEST(ScriptMode, AValidationBetweenStepsIsNoPhaseOfTheStep) {
   const fs::path scratch = Scratch("validation");
@@ -376,7 +376,7 @@ TEST(ScriptMode, AValidationBetweenStepsIsNoPhaseOfTheStep) {
   EXPECT_TRUE(found) << report["ops"].dump();
 }
 
-// Short epochs whose DataLoader workers take 0.3 s to start (tests/script/epochs_train.py).
+// Short epochs whose DataLoader workers take 0.3 s to start (tests/script_runs/epochs_train.py).
 std::string Epochs(const std::string& tag, const std::string& arguments = "") {
   return kPython + " " + kScripts + "/epochs_train.py --tag " + tag + " " + arguments;
 }
@@ -570,8 +570,8 @@ INSTANTIATE_TEST_SUITE_P(Signals, ScriptInterrupt, ::testing::Values(SIGINT, SIG
 
 // ---- Several ranks under a launcher -----------------------------------------------------------
 
-// tests/script/ddp_train.py on two gloo ranks, started by torch.distributed.run. Debian's torch
-// 1.13 under Python 3.11 needs --redirects and --tee set to a value other than 0 (its parser
+// tests/script_runs/ddp_train.py on two gloo ranks, started by torch.distributed.run. Debian's
+// torch 1.13 under Python 3.11 needs --redirects and --tee set to a value other than 0 (its parser
 // cannot read "0", the default); --log_dir keeps the launcher's logs in the test's scratch folder.
 std::string TwoRanks(const fs::path& scratch, const std::string& tag, const std::string& arguments) {
   return kPython + " -m torch.distributed.run --standalone --nproc_per_node 2 --redirects 2 " +

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/script/node_folder.h"
-#include "tests/script_engine/node_windows.h"
+#include "tests/script/node_windows.h"
 
 namespace advisor {
 namespace {
@@ -38,7 +38,7 @@ NodeSummary NodeOne() {
 // The problem ReadNodeSummary names for `file`; "" when it reads.
 std::string ProblemOf(const json& file) {
   try {
-    ReadNodeSummary(file.dump());
+    ReadNodeSummary(file.dump(), "node-1.json");
     return "";
   } catch (const NodeFileError& error) {
     return error.what();
@@ -46,7 +46,7 @@ std::string ProblemOf(const json& file) {
 }
 
 TEST(NodeSummary, ReadsBackWhatItWrote) {
-  const NodeSummary read = ReadNodeSummary(NodeSummaryToJson(NodeOne()));
+  const NodeSummary read = ReadNodeSummary(NodeSummaryToJson(NodeOne()), "node-1.json");
   EXPECT_EQ(read.node, 1);
   EXPECT_EQ(read.nodes, 2);
   EXPECT_EQ(read.world_size, 4);
@@ -78,40 +78,55 @@ TEST(NodeSummary, RefusesAFileThatIsNotOneNodesSummary) {
     return ProblemOf(file);
   };
   EXPECT_EQ(with([](json& f) { f["format"] = "advisor-report"; }),
-            "not a node summary (format is not \"advisor-node-summary\")");
-  EXPECT_EQ(with([](json& f) { f["format"] = 7; }).rfind("malformed:", 0), 0u);
-  EXPECT_EQ(with([](json& f) { f["version"] = 2; }), "version 2, this advisor reads 1");
-  EXPECT_EQ(with([](json& f) { f.erase("ranks"); }), "missing field 'ranks'");
-  EXPECT_EQ(with([](json& f) { f["node"] = 2; }), "node: 2 is not in 0..1");
-  EXPECT_EQ(with([](json& f) { f["nodes"] = 5; }), "nodes: 5 is not in 2..4");
-  EXPECT_EQ(with([](json& f) { f["world_size"] = -1; }), "world_size: not a count");
-  EXPECT_EQ(with([](json& f) { f["ranks"][1]["rank"] = 4; }), "ranks rank: 4 is not in 0..3");
-  EXPECT_EQ(with([](json& f) { f["ranks"][1]["rank"] = 2; }), "ranks: rank 2 appears twice");
+            "node-1.json: field 'format' must be one of \"advisor-node-summary\", got "
+            "\"advisor-report\"");
+  EXPECT_EQ(with([](json& f) { f["format"] = 7; }),
+            "node-1.json: field 'format' must be one of \"advisor-node-summary\", got 7");
+  EXPECT_EQ(with([](json& f) { f["version"] = 2; }),
+            "node-1.json: field 'version' must be 1 (the version this advisor reads), got 2");
+  EXPECT_EQ(with([](json& f) { f.erase("ranks"); }), "node-1.json: field 'ranks' is missing");
+  EXPECT_EQ(with([](json& f) { f["node"] = 2; }),
+            "node-1.json: field 'node' must be an integer from 0 to 1, got 2");
+  EXPECT_EQ(with([](json& f) { f["nodes"] = 5; }),
+            "node-1.json: field 'nodes' must be an integer from 2 to 4, got 5");
+  EXPECT_EQ(with([](json& f) { f["world_size"] = -1; }),
+            "node-1.json: field 'world_size' must be an integer from 2 to 1048576, got -1");
+  EXPECT_EQ(with([](json& f) { f["ranks"][1]["rank"] = 4; }),
+            "node-1.json: field 'ranks[1].rank' must be an integer from 0 to 3, got 4");
+  EXPECT_EQ(with([](json& f) { f["ranks"][1]["rank"] = 2; }),
+            "node-1.json: field 'ranks[1].rank' repeats rank 2");
   EXPECT_EQ(with([](json& f) { f["ranks"] = json::array(); }),
-            "ranks: not an array of 1 to world_size (4) ranks");
+            "node-1.json: field 'ranks' must be an array of 1 to 4 elements, got []");
   EXPECT_EQ(with([](json& f) { f["schedule"]["window_steps"] = 0; }),
-            "schedule window_steps: 0 is not in 1..1000");
+            "node-1.json: field 'schedule.window_steps' must be an integer from 1 to 1000, got 0");
   EXPECT_EQ(with([](json& f) { f["script"] = json::array(); }),
-            "script: not an array of 1 to 4096 arguments");
-  EXPECT_EQ(with([](json& f) { f["script"][0] = "a\nb"; }), "script argument: control characters");
+            "node-1.json: field 'script' must be an array of 1 to 4096 elements, got []");
+  EXPECT_EQ(with([](json& f) { f["script"][0] = "a\nb"; }),
+            "node-1.json: field 'script[0]' must be a string of at most 4096 bytes without "
+            "control characters, got \"a\\nb\"");
   EXPECT_EQ(with([](json& f) { f["ranks"][0]["baseline"]["steps"] = json::array(); }),
-            "rank 2 baseline: no steps");
+            "node-1.json: field 'ranks[0].baseline.steps' must be a non-empty array, got []");
   EXPECT_EQ(with([](json& f) { f["ranks"][0]["modules"]["steps"][1][2] = 1; }),
-            "rank 2 modules: steps: ends before it starts");
-  EXPECT_NE(with([](json& f) { f["ranks"][0]["timed"][1][2] = 1; }).find("rank 2 timed"),
+            "node-1.json: field 'ranks[0].modules.steps[1][2]' must be an integer >= 10000000, "
+            "got 1");
+  EXPECT_NE(with([](json& f) { f["ranks"][0]["timed"][1][2] = 1; })
+                .find("field 'ranks[0].timed[1][2]'"),
             std::string::npos);
   EXPECT_EQ(with([](json& f) { f["ranks"][0]["baseline"]["events"] = "x"; }),
-            "rank 2 baseline: events: not an object");
+            "node-1.json: field 'ranks[0].baseline.events' must be an object, got \"x\"");
   EXPECT_EQ(with([](json& f) {
               f["ranks"][0]["baseline"]["steps"][2][2] = (std::int64_t{1} << 62);
             }),
-            "rank 2 baseline: a time beyond 2^61 ns");
-  EXPECT_EQ(with([](json& f) { f = json::array(); }), "not a JSON object");
+            "node-1.json: field 'ranks[0].baseline' has a time beyond 2^61 ns");
+  EXPECT_EQ(with([](json& f) { f = json::array(); }),
+            "node-1.json: top level must be an object, got []");
   try {
-    ReadNodeSummary("{\"format\": ");
+    ReadNodeSummary("{\"format\": ", "node-1.json");
     FAIL();
   } catch (const NodeFileError& error) {
-    EXPECT_STREQ(error.what(), "not valid JSON");
+    EXPECT_STREQ(error.what(),
+                 "node-1.json: not valid JSON: parse error at line 1, column 12: syntax error "
+                 "while parsing value - unexpected end of input; expected '[', '{', or a literal");
   }
 }
 
@@ -156,7 +171,7 @@ TEST_F(NodeFolderTest, AFileFromAnotherMachineIsCheckedAndNamed) {
     folder.Read(1);
     FAIL();
   } catch (const NodeFileError& error) {
-    EXPECT_EQ(std::string(error.what()), folder.FileOf(1) + ": missing field 'world_size'");
+    EXPECT_EQ(std::string(error.what()), folder.FileOf(1) + ": field 'world_size' is missing");
   }
   std::ofstream(folder.path() + "/released.json") << "{\"end_steps\": -3}";
   EXPECT_THROW(folder.Released(), NodeFileError);

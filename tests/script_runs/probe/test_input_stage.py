@@ -1,6 +1,7 @@
 """The input pipeline measured where it runs: in the DataLoader's worker processes, and in the main
 process with workers 0 (input_stage.py, stage_worker.py), on the seed's pipeline
-(tests/script/pipeline_train.py): the dilation named, with its line, its shapes and its mask."""
+(tests/script_runs/pipeline_train.py): the dilation named, with its line, its shapes and its
+mask."""
 
 import os
 import sys

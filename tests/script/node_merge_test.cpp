@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/script/rank_windows.h"
-#include "tests/script_engine/node_windows.h"
+#include "tests/script/node_windows.h"
 
 namespace advisor {
 namespace {

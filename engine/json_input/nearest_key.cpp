@@ -1,4 +1,4 @@
-#include "engine/workload/json_keys.h"
+#include "engine/json_input/nearest_key.h"
 
 #include <algorithm>
 
@@ -22,7 +22,8 @@ std::size_t EditDistance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
-// The allowed key a typo most likely meant: within two edits, and fewer than half its length.
+}  // namespace
+
 std::string NearestKey(const std::string& key, const std::vector<std::string>& allowed) {
   std::string nearest;
   std::size_t best = 3;
@@ -34,22 +35,6 @@ std::string NearestKey(const std::string& key, const std::vector<std::string>& a
     }
   }
   return nearest;
-}
-
-}  // namespace
-
-std::string UnknownKeyProblem(const nlohmann::json& object,
-                              const std::vector<std::string>& allowed) {
-  for (const auto& item : object.items()) {
-    if (std::find(allowed.begin(), allowed.end(), item.key()) != allowed.end()) continue;
-    std::string problem = "unknown key \"" + item.key() + "\"";
-    const std::string nearest = NearestKey(item.key(), allowed);
-    if (!nearest.empty()) problem += " (did you mean \"" + nearest + "\"?)";
-    problem += "; allowed:";
-    for (std::size_t i = 0; i < allowed.size(); ++i) problem += (i ? ", " : " ") + allowed[i];
-    return problem;
-  }
-  return "";
 }
 
 }  // namespace advisor
