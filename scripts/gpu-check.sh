@@ -89,7 +89,7 @@ build() {
 
 # The suites run in three stages, each within one device call of 10 minutes: on the H200 host
 # the script-mode suites take 45-95 s each, and all 830 tests under -j8 ran past 8 minutes.
-script_suites="ScriptMode|RejectsBadScript|script_probe_python|ProbeMessages|TimelineCodec|ScriptCandidate|ScriptCommand|Bisection|StageMessage|ScriptStageSummary"
+script_suites="ScriptMode|ScriptFrameworks|RejectsBadScript|script_probe_python|ProbeMessages|TimelineCodec|ScriptCandidate|ScriptCommand|Bisection|StageMessage|ScriptStageSummary"
 summarise_tests() {  # summarise_tests LOG: its counts and the tests that did not pass
   grep -hE "tests passed|tests failed|\(Failed\)|\(SEGFAULT\)|\(Timeout\)|Skipped|localized" \
     "$logs/$1.log" | tail -14 | tee -a "$out/summary.txt"

@@ -351,6 +351,61 @@ TEST(ScriptMode, NamesTheSlowTransformOnTheMainProcessWithWorkers0) {
 
 // A validation after every optimizer step (tests/script_runs/validation_train.py): eight no-grad
 // batches of 512 rows through the model that trains on 64 rows. They are no step's forward.
+// The calling conventions and trainers people use (issue #26): a model called with keyword
+// arguments only, and the same model trained by transformers' Trainer, Lightning and an
+// accelerate loop. Each names the planted slow block's MLP with a line of the user's code. The
+// trainers run where the Python that runs the scripts has them (the modern-torch lane,
+// scripts/modern-lane.sh); elsewhere they skip, saying which package is missing.
+
+// Whether `kPython` can import `package`.
+bool PythonHas(const std::string& package) {
+  return RunCommand(kPython + " -c 'import " + package + "'", ".").exit_code == 0;
+}
+
+// Bisects `script` (in this folder, with tiny_lm's model) and checks what every framework must
+// give: the batch and dtype read from the model's first training call, the slow block's MLP as
+// the hot spot, its line in tiny_lm.py, and nothing of the script left running.
+void ExpectTheSlowBlockOf(const std::string& script, const std::string& root) {
+  const fs::path scratch = Scratch(script);
+  const std::string tag = UniqueTag();
+  const CommandResult run = RunCommand(kAdvisor + " bisect -q --out " +
+                                           (scratch / "report").string() + " -- " + kPython +
+                                           " " + kScripts + "/" + script + ".py --tag " + tag,
+                                       scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = Report(scratch / "report");
+  EXPECT_EQ(report["run"]["dtype"], "float32") << "token ids are int64, the weights float32";
+  EXPECT_EQ(report["run"]["batch_size"], 6);
+  const std::string hot = report["hotspot"]["path"].is_string()
+                              ? report["hotspot"]["path"].get<std::string>()
+                              : "";
+  EXPECT_EQ(hot.rfind(root + "blocks.1.mlp", 0), 0u) << report["hotspot"].dump();
+  ASSERT_TRUE(report["hotspot"]["source"].is_object()) << report["hotspot"].dump();
+  EXPECT_EQ(report["hotspot"]["source"]["file"], kScripts + "/tiny_lm.py");
+  EXPECT_EQ(ProcessesTagged(tag), 0);
+}
+
+TEST(ScriptFrameworks, AModelCalledWithKeywordArgumentsOnly) {
+  ExpectTheSlowBlockOf("keyword_train", "");
+}
+
+TEST(ScriptFrameworks, TransformersTrainer) {
+  if (!PythonHas("transformers")) GTEST_SKIP() << kPython << " has no transformers";
+  ExpectTheSlowBlockOf("hf_trainer_train", "");
+}
+
+TEST(ScriptFrameworks, LightningTrainerWithItsClosureStep) {
+  if (!PythonHas("lightning") && !PythonHas("pytorch_lightning")) {
+    GTEST_SKIP() << kPython << " has neither lightning nor pytorch_lightning";
+  }
+  ExpectTheSlowBlockOf("lightning_train", "");
+}
+
+TEST(ScriptFrameworks, AccelerateLoop) {
+  if (!PythonHas("accelerate")) GTEST_SKIP() << kPython << " has no accelerate";
+  ExpectTheSlowBlockOf("accelerate_train", "");
+}
+
 TEST(ScriptMode, AValidationBetweenStepsIsNoPhaseOfTheStep) {
   const fs::path scratch = Scratch("validation");
   const std::string tag = UniqueTag();
