@@ -8,9 +8,9 @@
 #include <optional>
 #include <string>
 
-#include "engine/window/measured_window.h"
 #include "engine/script/loader_summary.h"
 #include "engine/script/probe_messages.h"
+#include "engine/window/measured_window.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const nlohmann::json message = nlohmann::json::parse(data, data + size, nullptr, false);

@@ -11,10 +11,10 @@
 
 #include "engine/analysis/placement.h"
 #include "engine/bisect/finding_sources.h"
-#include "engine/window/window_source.h"
 #include "engine/model/run_report.h"
 #include "engine/timeline/timeline.h"
 #include "engine/window/labelled_window.h"
+#include "engine/window/window_source.h"
 
 namespace advisor {
 

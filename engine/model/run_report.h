@@ -53,7 +53,8 @@ struct RunReport {
   std::optional<DataWait> data;          // absent without an input stage
   std::vector<Finding> findings;
   std::vector<FixResult> fixes;
-  std::vector<std::string> data_quality;  // one line each: probes absent, records dropped, rule errors
+  std::vector<std::string>
+      data_quality;  // one line each: probes absent, records dropped, rule errors
   std::vector<AbsentSection> absent;      // sections this front door cannot fill
   std::optional<DistributedSummary> distributed;  // several ranks: traces, or a launcher's
   std::optional<TrainingState> training_state;    // script mode: rank 0's under a launcher

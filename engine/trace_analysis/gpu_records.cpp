@@ -65,8 +65,10 @@ GpuRecords ReadGpuRecords(const TraceStore& store, const HostEvents& host) {
       const TimeNs end = start + chunk.dur_ns[i];
       const std::string& name = store.strings[chunk.name[i]];
       const GpuArgs* gpu = gpu_of(chunk, i);
-      const std::uint32_t device = gpu && gpu->device >= 0 ? Narrow(gpu->device) : Narrow(chunk.pid[i]);
-      const std::uint32_t stream = gpu && gpu->stream >= 0 ? Narrow(gpu->stream) : Narrow(chunk.tid[i]);
+      const std::uint32_t device =
+          gpu && gpu->device >= 0 ? Narrow(gpu->device) : Narrow(chunk.pid[i]);
+      const std::uint32_t stream =
+          gpu && gpu->stream >= 0 ? Narrow(gpu->stream) : Narrow(chunk.tid[i]);
       const std::uint32_t correlation = Narrow(chunk.correlation[i]);
       switch (chunk.category[i]) {
         case EventCategory::kKernel: {

@@ -296,7 +296,8 @@ TEST(Bisection, TheInputStageProfileIsTheBaselineWindows) {
   FakeSource source(Transformer());
   InputStageProfile profile;
   profile.batch_ms = 7.5;
-  profile.pieces = {{"random_dilation", "transform", {}, 6.0, 0.8, {8, 1, 64, 64}, {}, "float32", true}};
+  profile.pieces = {
+      {"random_dilation", "transform", {}, 6.0, 0.8, {8, 1, 64, 64}, {}, "float32", true}};
   source.HaveInputStage(DataWait{0, 4, false, std::nullopt}, profile);
   const RunReport report = Bisect(source).report;
   ASSERT_TRUE(report.data.has_value());

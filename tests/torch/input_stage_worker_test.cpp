@@ -5,7 +5,6 @@
 
 #include "engine/autotest/process.h"
 #include "engine/autotest/worker_result.h"
-#include "engine/autotest/worker_result.h"
 #include "tests/report/scratch_dir.h"
 #include "tests/torch/input_stage_models.h"
 

@@ -7,9 +7,9 @@
 
 #include <algorithm>
 
+#include "engine/autotest/worker_result.h"
 #include "engine/torch/model_archive.h"
 #include "engine/torch/training_step.h"
-#include "engine/autotest/worker_result.h"
 #include "tests/report/scratch_dir.h"
 #include "tests/worker/worker_models.h"
 

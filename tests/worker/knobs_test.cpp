@@ -5,8 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "engine/worker/numerics.h"
 #include "engine/util/physical_cores.h"
+#include "engine/worker/numerics.h"
 #include "tests/worker/step_snapshots.h"
 #include "tests/worker/worker_models.h"
 

@@ -62,8 +62,9 @@ TEST(ParseInputStage, ErrorsNameTheFileAndTheField) {
             source + "input_stage.workers: expected an integer from 0 to 256, got 1000");
   EXPECT_EQ(ErrorOf(R"({"method": "p", "pin_memory": "yes"})"),
             source + "input_stage.pin_memory: expected true or false, got \"yes\"");
-  EXPECT_EQ(ErrorOf(R"({"method": "p", "num_workers": 2})"),
-            source + "input_stage: unknown key \"num_workers\"; allowed: method, workers, pin_memory");
+  EXPECT_EQ(
+      ErrorOf(R"({"method": "p", "num_workers": 2})"),
+      source + "input_stage: unknown key \"num_workers\"; allowed: method, workers, pin_memory");
 }
 
 }  // namespace

@@ -31,7 +31,8 @@ TEST(ParseWorkload, ReadsEveryField) {
 }
 
 TEST(ParseWorkload, ErrorsNameTheSourceAndTheField) {
-  EXPECT_EQ(ErrorOf("{").rfind("m.pt:advisor/workload.json: not valid JSON", 0), 0u) << ErrorOf("{");
+  EXPECT_EQ(ErrorOf("{").rfind("m.pt:advisor/workload.json: not valid JSON", 0), 0u)
+      << ErrorOf("{");
   EXPECT_EQ(ErrorOf("[]"), "m.pt:advisor/workload.json: top level: expected a JSON object");
   EXPECT_EQ(ErrorOf(R"({"target": {"shape": [1]}, "loss": "mse", "optimizer": {"name": "sgd"}})"),
             "m.pt:advisor/workload.json: top level: missing field \"inputs\"");
@@ -56,7 +57,8 @@ TEST(ParseWorkload, ErrorsNameTheSourceAndTheField) {
 // Misspelt keys ran silently with the default ("determinstic": true ran non-deterministic); the
 // exporter rejected the same file.
 TEST(ParseWorkload, UnknownKeysAreRejectedWithTheNearOneSuggested) {
-  const std::string head = R"({"inputs": [{"shape": [4]}], "target": {"shape": [4]}, "loss": "mse",)";
+  const std::string head =
+      R"({"inputs": [{"shape": [4]}], "target": {"shape": [4]}, "loss": "mse",)";
   EXPECT_EQ(ErrorOf(head + R"( "optimizer": {"name": "sgd"}, "determinstic": true})"),
             "m.pt:advisor/workload.json: top level: unknown key \"determinstic\" (did you mean "
             "\"deterministic\"?); allowed: inputs, target, loss, optimizer, deterministic, seed, "
@@ -76,7 +78,8 @@ TEST(ParseWorkload, UnknownKeysAreRejectedWithTheNearOneSuggested) {
 
 // Each out-of-range number is one line naming the file and the field, checked as it is read.
 TEST(ParseWorkload, NumbersAreRangeCheckedWithTheFieldNamed) {
-  const std::string head = R"({"inputs": [{"shape": [4]}], "target": {"shape": [4]}, "loss": "mse",)";
+  const std::string head =
+      R"({"inputs": [{"shape": [4]}], "target": {"shape": [4]}, "loss": "mse",)";
   const auto optimizer = [&](const std::string& body) {
     return ErrorOf(head + R"( "optimizer": )" + body + "}");
   };
@@ -86,8 +89,9 @@ TEST(ParseWorkload, NumbersAreRangeCheckedWithTheFieldNamed) {
             "m.pt:advisor/workload.json: optimizer.lr: must be a positive number, got 0");
   EXPECT_EQ(optimizer(R"({"name": "sgd", "lr": 0.1, "momentum": -5})"),
             "m.pt:advisor/workload.json: optimizer.momentum: must be a number >= 0, got -5");
-  EXPECT_EQ(optimizer(R"({"name": "sgd", "lr": 0.1, "weight_decay": -1e-4})"),
-            "m.pt:advisor/workload.json: optimizer.weight_decay: must be a number >= 0, got -0.0001");
+  EXPECT_EQ(
+      optimizer(R"({"name": "sgd", "lr": 0.1, "weight_decay": -1e-4})"),
+      "m.pt:advisor/workload.json: optimizer.weight_decay: must be a number >= 0, got -0.0001");
   EXPECT_EQ(optimizer(R"({"name": "adamw", "lr": 0.1, "betas": [0.9, 1.0]})"),
             "m.pt:advisor/workload.json: optimizer.betas[1]: must be in [0, 1), got 1.0");
   EXPECT_EQ(optimizer(R"({"name": "adamw", "lr": 0.1, "betas": [-0.5, 0.9]})"),
