@@ -1,9 +1,11 @@
 #include "engine/autotest/worker_command.h"
 
+#include <utility>
+
 namespace advisor {
 
 WorkerCommandBuilder AdvisorWorkerCommandBuilder(AdvisorWorkerOptions options) {
-  return [options](const CandidateSpec* candidate, const std::string& result_path) {
+  return [options = std::move(options)](const CandidateSpec* candidate, const std::string& result_path) {
     WorkerCommand command;
     command.argv = {options.advisor_path, "worker", options.model};
     if (candidate) {

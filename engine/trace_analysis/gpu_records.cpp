@@ -12,7 +12,7 @@ namespace {
 constexpr std::uint64_t kNoOp = 0;
 
 std::uint32_t Narrow(std::int64_t value) {
-  return value < 0 || value == kAbsent ? 0 : static_cast<std::uint32_t>(value);
+  return value < 0 ? 0 : static_cast<std::uint32_t>(value);  // kAbsent (INT64_MIN) too
 }
 
 // The correlation id of the innermost op running on its thread when each call started (kNoOp

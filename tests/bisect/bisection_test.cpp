@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "engine/analysis/attribution.h"
@@ -125,7 +126,7 @@ constexpr int kLevelOneWindow = 2;
 // CPU while that block ran.
 std::function<double(int, int, const std::string&)> SlowBlockAt(
     std::vector<std::tuple<int, int, std::string>> slow) {
-  return [slow](int window, int step, const std::string& path) {
+  return [slow = std::move(slow)](int window, int step, const std::string& path) {
     for (const auto& [w, s, block] : slow) {
       if (w == window && s == step && IsSameOrDescendant(path, block)) return 30.0;
     }

@@ -727,7 +727,7 @@ int FreePort() {
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t length = sizeof(address);
-  bind(probe, reinterpret_cast<sockaddr*>(&address), sizeof(address));
+  EXPECT_EQ(bind(probe, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
   getsockname(probe, reinterpret_cast<sockaddr*>(&address), &length);
   close(probe);
   return ntohs(address.sin_port);

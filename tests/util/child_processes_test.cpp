@@ -26,8 +26,6 @@
 namespace advisor {
 namespace {
 
-using ::testing::HasSubstr;
-
 // A process is gone once it is absent or a zombie; in a container nobody may reap an orphan.
 bool IsGone(pid_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
