@@ -15,10 +15,10 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/torch/model_archive.h"
-#include "engine/window/measured_window.h"
 #include "engine/torch/profiled_window.h"
 #include "engine/torch/training_step.h"
 #include "engine/util/median.h"
+#include "engine/window/measured_window.h"
 #include "probes/cupti/gpu_probe.h"
 
 namespace {

@@ -14,7 +14,8 @@
 namespace {
 
 // Walks the facts depth-first and returns a finding built from what it saw.
-constexpr char kWalker[] = R"(return {id = "walker", title = "Walks every fact", check = function(facts)
+constexpr char kWalker[] =
+    R"(return {id = "walker", title = "Walks every fact", check = function(facts)
   local seen = 0
   local function walk(value, depth)
     if type(value) ~= "table" or depth > 50 then return end

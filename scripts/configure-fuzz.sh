@@ -18,6 +18,9 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
     "${missing[@]}" >/dev/null
 fi
+# Warnings are errors where CI is set, as in scripts/setup.sh: clang 14 builds this warning-free.
+case "${CI:-}" in "" | 0 | false) werror=OFF ;; *) werror=ON ;; esac
+werror="${ADVISOR_WERROR:-$werror}"
 # Build type "Fuzz" has no flags of its own: cmake/Sanitizers.cmake sets them (no NDEBUG).
 cmake -S "$root" -B "$root/build-fuzz" -DCMAKE_BUILD_TYPE=Fuzz -DADVISOR_FUZZ=ON \
-  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 >/dev/null
+  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DADVISOR_WERROR="$werror" >/dev/null

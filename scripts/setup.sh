@@ -9,6 +9,10 @@
 # Python, so the library must be built against that Python's torch: with --python, a pip-installed
 # torch (a virtualenv's, CUDA or not) needs nothing else. The build remembers its torch; running
 # again with another one rebuilds for that one.
+#
+# Warnings are errors where CI is set in the environment (CI=1 scripts/setup.sh, as .ci/run
+# does) or ADVISOR_WERROR=ON is: CI's gcc 12 builds warning-free, and keeps it so; a user's other
+# compiler only warns.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -59,6 +63,8 @@ if [ -f "$cache" ] && ! grep -qx "Torch_DIR:PATH=$torch_dir" "$cache"; then
   echo "[setup] building for the torch in $torch_dir (was: $(sed -n 's/^Torch_DIR:PATH=//p' "$cache"))" >&2
   rm -f "$cache"
 fi
+case "${CI:-}" in "" | 0 | false) werror=OFF ;; *) werror=ON ;; esac
+werror="${ADVISOR_WERROR:-$werror}"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DADVISOR_PYTHON="$python" \
-  -DTorch_DIR="$torch_dir" >/dev/null
+  -DTorch_DIR="$torch_dir" -DADVISOR_WERROR="$werror" >/dev/null
 cmake --build build -j"$(nproc)"

@@ -67,7 +67,8 @@ std::vector<double> InclusiveGpuMs(const Timeline& timeline,
 }
 
 // Per op, its host time outside the ops nested in it (same thread, `parent` links).
-std::vector<double> SelfHostMs(const Timeline& timeline, const std::vector<OpPlacement>& placements) {
+std::vector<double> SelfHostMs(const Timeline& timeline,
+                               const std::vector<OpPlacement>& placements) {
   std::vector<double> self(timeline.ops.size());
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
     self[i] = (timeline.ops[i].end_ns - timeline.ops[i].start_ns) * 1e-6;

@@ -26,9 +26,10 @@ StepPhases PhasesOfMedianStep(const std::vector<StepSpan>& steps) {
   if (steps.empty()) return {};
   std::vector<const StepSpan*> by_duration;
   for (const StepSpan& step : steps) by_duration.push_back(&step);
-  std::stable_sort(by_duration.begin(), by_duration.end(), [](const StepSpan* a, const StepSpan* b) {
-    return a->end_ns - a->start_ns < b->end_ns - b->start_ns;
-  });
+  std::stable_sort(by_duration.begin(), by_duration.end(),
+                   [](const StepSpan* a, const StepSpan* b) {
+                     return a->end_ns - a->start_ns < b->end_ns - b->start_ns;
+                   });
   return PhasesOf(*by_duration[(by_duration.size() - 1) / 2]);
 }
 

@@ -84,7 +84,8 @@ Directory FindDirectory(std::uint64_t size, const ReadBytes& read) {
     const std::string locator_bytes =
         ReadExactly(read, end_at - kZip64LocatorSize, kZip64LocatorSize);
     const Record locator(locator_bytes);
-    if (locator.U32(0) != kZip64Locator) throw ZipError("no zip64 end of central directory locator");
+    if (locator.U32(0) != kZip64Locator)
+      throw ZipError("no zip64 end of central directory locator");
     const std::uint64_t record_at = locator.U64(8);
     if (record_at > size || size - record_at < kZip64EndOfDirectorySize) {
       throw ZipError("the zip64 end of central directory record lies outside the archive");
@@ -188,7 +189,8 @@ std::vector<ZipEntry> ReadZipDirectoryOfFile(const std::string& path) {
     return bytes;
   };
   try {
-    std::vector<ZipEntry> entries = ReadZipDirectory(static_cast<std::uint64_t>(info.st_size), read);
+    std::vector<ZipEntry> entries =
+        ReadZipDirectory(static_cast<std::uint64_t>(info.st_size), read);
     ::close(fd);
     return entries;
   } catch (...) {

@@ -268,16 +268,4 @@ const char* RecipeKindName(RecipeKind kind) {
   return kind == RecipeKind::kKnob ? "knob" : "rewrite";
 }
 
-const char* ToleranceClassName(ToleranceClass tolerance) {
-  switch (tolerance) {
-    case ToleranceClass::kReordering:
-      return "reordering";
-    case ToleranceClass::kTf32:
-      return "tf32";
-    case ToleranceClass::kUnchecked:
-      return "unchecked";
-  }
-  return "unchecked";
-}
-
 }  // namespace advisor

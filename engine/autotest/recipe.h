@@ -153,7 +153,6 @@ RecipeSet LoadRecipeDir(const std::string& dir);
 
 const Recipe* FindRecipe(const std::vector<Recipe>& recipes, const std::string& id);
 
-const char* RecipeKindName(RecipeKind kind);               // "knob", "rewrite"
-const char* ToleranceClassName(ToleranceClass tolerance);  // "reordering", "tf32", "unchecked"
+const char* RecipeKindName(RecipeKind kind);  // "knob", "rewrite"
 
 }  // namespace advisor

@@ -7,12 +7,10 @@
 #include <thread>
 
 #include "engine/analysis/attribution.h"
-#include "engine/bisect/bisect_policy.h"
 #include "engine/analysis/sequence_numbers.h"
-#include "engine/window/measured_window.h"
+#include "engine/bisect/bisect_policy.h"
 #include "engine/bisect/op_lead.h"
 #include "engine/bisect/step_support.h"
-#include "engine/window/window_sections.h"
 #include "engine/gpu/copy_sites.h"
 #include "engine/gpu/site_paths.h"
 #include "engine/gpu/sync_sites.h"
@@ -20,6 +18,8 @@
 #include "engine/util/mean.h"
 #include "engine/util/median.h"
 #include "engine/util/printf.h"
+#include "engine/window/measured_window.h"
+#include "engine/window/window_sections.h"
 
 namespace advisor {
 namespace {
@@ -258,8 +258,8 @@ class Bisection {
               std::to_string(windows_ + 1));
     const bool cuda = report.run.device == "cuda";
     std::optional<InputStageProfile> input_stage;
-    const MeasuredWindow baseline = Record({Instrumentation::kNone, "", steps, /*sync_phases=*/cuda},
-                                           &report.memory, &input_stage);
+    const MeasuredWindow baseline = Record(
+        {Instrumentation::kNone, "", steps, /*sync_phases=*/cuda}, &report.memory, &input_stage);
 
     // Forward starts after the data phase (the wait for the batch), which is its own; without an
     // input stage to report, a wait before the forward is part of the rest.
@@ -301,7 +301,8 @@ class Bisection {
   // call), measure, decide, descend; container groups are decided from the same window.
   Descent Descend(RunReport& report) {
     Descent descent;
-    if (const auto root = modules_.find(""); root != modules_.end() && !root->second.opaque_reason.empty()) {
+    if (const auto root = modules_.find("");
+        root != modules_.end() && !root->second.opaque_reason.empty()) {
       // Nothing inside can be instrumented: the model is its own hot spot, measured from the
       // baseline's ops.
       report.data_quality.push_back("the model: " + root->second.opaque_reason);

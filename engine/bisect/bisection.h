@@ -11,10 +11,10 @@
 
 #include "engine/analysis/placement.h"
 #include "engine/bisect/finding_sources.h"
-#include "engine/window/window_source.h"
 #include "engine/model/run_report.h"
 #include "engine/timeline/timeline.h"
 #include "engine/window/labelled_window.h"
+#include "engine/window/window_source.h"
 
 namespace advisor {
 
@@ -47,8 +47,10 @@ struct BisectOutcome {
   // Every profiled window, in the order they ran, for the trace: ops, markers and GPU activity
   // of their steps.
   std::vector<LabelledWindow> windows;
-  // Where findings' ops are in the user's code, after the bisection: set by a door that can look
-  // sources up once its windows are done (the TorchScript model's); empty otherwise.
+  // Where findings' ops are in the user's code, looked up after the bisection (LocateFindings):
+  // RunBisection leaves it empty; the door that ran it sets it, the TorchScript model's from its
+  // archive's sources (TorchScriptSource::Locator) and a script's in one more step of the running
+  // script (ScriptLocator in engine/cli/bisect_command.cpp).
   SourceLocator locate;
 };
 

@@ -8,9 +8,9 @@
 #include "engine/multi_rank/distributed_summary.h"
 #include "engine/multi_rank/rank_trace.h"
 #include "engine/rules/rules_commands.h"
+#include "engine/trace_analysis/profiler_trace_window.h"
 #include "engine/trace_analysis/trace_files.h"
 #include "engine/trace_analysis/trace_report.h"
-#include "engine/trace_analysis/profiler_trace_window.h"
 #include "engine/trace_import/trace_reader.h"
 #include "engine/util/printf.h"
 

@@ -11,9 +11,9 @@
 #include "engine/cli/autotest_step.h"
 #include "engine/cli/node_step.h"
 #include "engine/cli/report_step.h"
+#include "engine/report/chrome_trace.h"
 #include "engine/report/report_text.h"
 #include "engine/rules/rules_commands.h"
-#include "engine/report/chrome_trace.h"
 #include "engine/util/cpu_pressure.h"
 #include "engine/util/data_dir.h"
 #include "engine/util/duration.h"
@@ -30,8 +30,9 @@ void PrintSummary(const RunReport& report, const std::string& out_dir) {
   std::ostringstream line;
   if (report.hotspot) {
     const Hotspot& hot = *report.hotspot;
-    line << "hot spot: " << (hot.path.empty() ? "the whole model" : hot.path) << " -> " << hot.op << " (" << hot.phase << ", "
-         << hot.ms << " ms/step, " << static_cast<int>(hot.share * 100 + 0.5) << "% of the step)";
+    line << "hot spot: " << (hot.path.empty() ? "the whole model" : hot.path) << " -> " << hot.op
+         << " (" << hot.phase << ", " << hot.ms << " ms/step, "
+         << static_cast<int>(hot.share * 100 + 0.5) << "% of the step)";
     if (hot.source) line << " at " << hot.source->file << ":" << hot.source->line;
     if (hot.confidence == "low") line << "\n  " << LowConfidenceSentence(report);
   } else {
@@ -216,8 +217,8 @@ int RunScriptBisect(BisectCommandOptions& options) {
                             : std::chrono::hours(24 * 365);
   script.probe_dir = FindDataDir("probe");
   ScriptSource source(script, progress);
-  std::optional<NodeExchange> nodes =
-      JoinNodes(source.Place(), options.autotest, options.out_dir, options.nodes_timeout_s, progress);
+  std::optional<NodeExchange> nodes = JoinNodes(source.Place(), options.autotest, options.out_dir,
+                                                options.nodes_timeout_s, progress);
   std::optional<ReportDir> report_dir;
   if (!nodes || nodes->place().node == 0) report_dir.emplace(options.out_dir);
   BisectOutcome outcome = RunBisection(source, SettingsOnThisMachine(options.settings), progress);
@@ -279,7 +280,8 @@ int RunBisectCommand(BisectCommandOptions& options) {
   std::vector<std::string> rule_problems;
   const RuleSet rules = LoadRulesForRun(options.rule_dirs, std::cerr, rule_problems);
 
-  BisectOutcome outcome = RunBisect(options.model, SettingsOnThisMachine(options.settings), ProgressOnStderr(options));
+  BisectOutcome outcome =
+      RunBisect(options.model, SettingsOnThisMachine(options.settings), ProgressOnStderr(options));
   Conclude(rules, rule_problems, outcome);
   return Report(options, outcome, report_dir, fixed ? &*fixed : nullptr);
 }

@@ -59,7 +59,8 @@ nlohmann::json AllocatorFacts(const std::string& conf) {
   for (std::string_view option : SplitOptions(conf)) {
     const std::size_t colon = option.find(':');
     const std::string key(Trim(option.substr(0, colon)));
-    options[key] = colon == std::string_view::npos ? "" : std::string(Trim(option.substr(colon + 1)));
+    options[key] =
+        colon == std::string_view::npos ? "" : std::string(Trim(option.substr(colon + 1)));
   }
   const auto option = [&](const char* key) -> std::string {
     return options.contains(key) ? options[key].get<std::string>() : "";

@@ -44,7 +44,8 @@ json RunFacts(const RunInfo& run, const RunEnvironment& environment) {
       {"allocator", AllocatorFacts(environment.cuda_alloc_conf)},
       {"host_allocator", HostAllocatorFacts(environment.host_allocator)},
   };
-  PutIf(facts, "batch_size", run.batch_size > 0 ? std::optional<int>(run.batch_size) : std::nullopt);
+  PutIf(facts, "batch_size",
+        run.batch_size > 0 ? std::optional<int>(run.batch_size) : std::nullopt);
   PutIf(facts, "dtype", NonEmpty(run.dtype));
   PutIf(facts, "deterministic", run.deterministic);
   PutIf(facts, "allow_tf32", run.allow_tf32);

@@ -99,10 +99,24 @@ RunReport SampleReportAllMeasured() {
   stage.cores = 16;
   stage.worker_busy_share = 0.95;
   stage.pieces = {
-      {"random_dilation", "transform", SourceLocation{"model.py", 30, "m = self.random_dilation(m)"},
-       6.0, 0.75, {32, 1, 256, 256}, {32, 1, 256, 256}, "float32", true},
-      {"aten::maximum", "line", SourceLocation{"model.py", 18, "out = torch.maximum(out, s)"},
-       5.5, 0.69, {32, 1, 256, 256}, {32, 1, 256, 256}, "float32", true},
+      {"random_dilation",
+       "transform",
+       SourceLocation{"model.py", 30, "m = self.random_dilation(m)"},
+       6.0,
+       0.75,
+       {32, 1, 256, 256},
+       {32, 1, 256, 256},
+       "float32",
+       true},
+      {"aten::maximum",
+       "line",
+       SourceLocation{"model.py", 18, "out = torch.maximum(out, s)"},
+       5.5,
+       0.69,
+       {32, 1, 256, 256},
+       {32, 1, 256, 256},
+       "float32",
+       true},
   };
   report.data->stage = stage;
   report.data->loader = LoaderEpochs{2, false, 6, 1.0, 3, 120.0};

@@ -60,7 +60,8 @@ GpuSummary SummariseStep(const Timeline& timeline, const StepSpan& step,
     }
   }
   for (const MemcpyEvent& copy : timeline.memcpys) {
-    if (StartsIn(copy.start_ns, window)) summary.memcpy_ms += (copy.end_ns - copy.start_ns) / kNsPerMs;
+    if (StartsIn(copy.start_ns, window))
+      summary.memcpy_ms += (copy.end_ns - copy.start_ns) / kNsPerMs;
   }
   summary.kernels_per_step = static_cast<double>(kernel_us.size());
   summary.tiny_kernel_share = kernel_us.empty() ? 0 : static_cast<double>(tiny) / kernel_us.size();
@@ -93,7 +94,8 @@ std::optional<double> MedianOfPresent(const std::vector<GpuSummary>& steps,
 std::vector<GpuSummary> SummariseGpuSteps(const Timeline& timeline,
                                           const std::optional<DeviceLimits>& limits) {
   std::vector<GpuSummary> steps;
-  for (const StepSpan& step : timeline.steps) steps.push_back(SummariseStep(timeline, step, limits));
+  for (const StepSpan& step : timeline.steps)
+    steps.push_back(SummariseStep(timeline, step, limits));
   return steps;
 }
 

@@ -32,14 +32,16 @@ std::int64_t BlocksPerSm(const KernelEvent& kernel, const DeviceLimits& limits,
 
 }  // namespace
 
-std::optional<LaunchEstimate> EstimateLaunch(const KernelEvent& kernel, const DeviceLimits& limits) {
+std::optional<LaunchEstimate> EstimateLaunch(const KernelEvent& kernel,
+                                             const DeviceLimits& limits) {
   if (!limits.complete()) return std::nullopt;
   const std::int64_t threads_per_block =
       std::int64_t{kernel.block[0]} * kernel.block[1] * kernel.block[2];
   const std::int64_t blocks = std::int64_t{kernel.grid[0]} * kernel.grid[1] * kernel.grid[2];
   if (threads_per_block <= 0 || blocks <= 0) return std::nullopt;
   const std::int64_t warps_per_block = CeilDiv(threads_per_block, kWarpSize);
-  const std::int64_t blocks_per_sm = BlocksPerSm(kernel, limits, threads_per_block, warps_per_block);
+  const std::int64_t blocks_per_sm =
+      BlocksPerSm(kernel, limits, threads_per_block, warps_per_block);
   if (blocks_per_sm <= 0) return std::nullopt;
 
   // The grid runs in waves of sm_count * blocks_per_sm blocks; the last may be partly filled.

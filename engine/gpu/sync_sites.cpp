@@ -47,8 +47,9 @@ const char* SyncRecordKind(SyncKind kind) {
 }
 
 // "blocking memcpy D2H" for a blocking copy call whose copy ran while it waited.
-std::string BlockingCopyKind(const ApiCallEvent& call,
-                             const std::unordered_multimap<std::uint64_t, const MemcpyEvent*>& copies) {
+std::string BlockingCopyKind(
+    const ApiCallEvent& call,
+    const std::unordered_multimap<std::uint64_t, const MemcpyEvent*>& copies) {
   const auto [first, last] = copies.equal_range(call.external_id);
   for (auto it = first; it != last; ++it) {
     const MemcpyEvent& copy = *it->second;

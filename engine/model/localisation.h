@@ -51,7 +51,8 @@ struct Hotspot {
   std::string path;   // module instance path
   std::string phase;  // "forward", "backward", "optimizer"
   std::string op;     // e.g. "GatherBackward0"
-  std::string forward_op;  // for backward ops: the forward op that made the node, e.g. "aten::gather"
+  std::string
+      forward_op;     // for backward ops: the forward op that made the node, e.g. "aten::gather"
   double ms = 0;      // per step
   double share = 0;   // of the step
   std::optional<SourceLocation> source;

@@ -1,8 +1,10 @@
 // Everything one run of advisor found, as plain data: what any front door measured (a model's
 // bisection, a script's, a launcher's ranks, a torch.profiler trace's analysis), the findings the
-// rules made of it and the fixes the autotester measured. The writers (engine/report: JSON,
-// Markdown, HTML, the Perfetto trace) read only this; report.json is its serialisation and the
-// contract that tools and tests read (docs/report-schema.md). Each section has its own header.
+// rules made of it and the fixes the autotester measured. The writers of report.json, report.md
+// and report.html (engine/report) read only this; trace.json is written from the profiled windows
+// themselves (engine/window/labelled_window.h), not from here. report.json is its serialisation
+// and the contract that tools and tests read (docs/report-schema.md). Each section has its own
+// header in engine/model; what counts as measured is engine/model/measured.h.
 #pragma once
 
 #include <optional>
@@ -51,9 +53,10 @@ struct RunReport {
   std::optional<DataWait> data;          // absent without an input stage
   std::vector<Finding> findings;
   std::vector<FixResult> fixes;
-  std::vector<std::string> data_quality;  // one line each: probes absent, records dropped, rule errors
+  std::vector<std::string>
+      data_quality;  // one line each: probes absent, records dropped, rule errors
   std::vector<AbsentSection> absent;      // sections this front door cannot fill
-  std::optional<DistributedSummary> distributed;  // several ranks' traces (advisor analyze)
+  std::optional<DistributedSummary> distributed;  // several ranks: traces, or a launcher's
   std::optional<TrainingState> training_state;    // script mode: rank 0's under a launcher
 };
 

@@ -12,7 +12,8 @@ namespace advisor {
 
 struct MatchedCollective {
   std::string key;          // "pg 0 seq 41", "pg ? allreduce #3": for messages
-  std::vector<int> calls;   // per rank (the order of the input): index into its calls, -1 when missing
+  std::vector<int>
+      calls;  // per rank (the order of the input): index into its calls, -1 when missing
   bool complete() const;    // on every rank
 };
 

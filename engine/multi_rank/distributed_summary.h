@@ -6,9 +6,9 @@
 
 #include <vector>
 
+#include "engine/model/run_report.h"
 #include "engine/multi_rank/rank_trace.h"
 #include "engine/multi_rank/rank_window.h"
-#include "engine/model/run_report.h"
 
 namespace advisor {
 

@@ -13,7 +13,8 @@ std::vector<Interval> ComputeIntervals(const RankWindow& rank) {
     for (const KernelEvent& kernel : timeline.kernels) {
       if (!IsNcclKernel(kernel.name)) compute.push_back({kernel.start_ns, kernel.end_ns});
     }
-    for (const MemcpyEvent& copy : timeline.memcpys) compute.push_back({copy.start_ns, copy.end_ns});
+    for (const MemcpyEvent& copy : timeline.memcpys)
+      compute.push_back({copy.start_ns, copy.end_ns});
     for (const MemsetEvent& memset : timeline.memsets) {
       compute.push_back({memset.start_ns, memset.end_ns});
     }

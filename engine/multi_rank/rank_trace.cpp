@@ -11,11 +11,14 @@ namespace {
 // N in the first "rank<N>" (or "rank-N", "rank_N") of the file name; -1 when none.
 int RankInFileName(const std::string& path) {
   const std::string name = std::filesystem::path(path).filename().string();
-  for (std::size_t at = name.find("rank"); at != std::string::npos; at = name.find("rank", at + 1)) {
+  for (std::size_t at = name.find("rank"); at != std::string::npos;
+       at = name.find("rank", at + 1)) {
     std::size_t digits = at + 4;
     if (digits < name.size() && (name[digits] == '-' || name[digits] == '_')) ++digits;
     std::size_t end = digits;
-    while (end < name.size() && std::isdigit(static_cast<unsigned char>(name[end])) && end - digits < 6) ++end;
+    while (end < name.size() && std::isdigit(static_cast<unsigned char>(name[end])) &&
+           end - digits < 6)
+      ++end;
     if (end > digits) return std::stoi(name.substr(digits, end - digits));
   }
   return -1;

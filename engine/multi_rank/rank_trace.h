@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/multi_rank/rank_window.h"
 #include "engine/model/run_report.h"
+#include "engine/multi_rank/rank_window.h"
 #include "engine/trace_analysis/profiler_trace_window.h"
 #include "engine/trace_import/event_store.h"
 

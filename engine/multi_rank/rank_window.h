@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/window/measured_window.h"
 #include "engine/model/run_report.h"
 #include "engine/trace_analysis/collectives.h"
 #include "engine/trace_import/event_store.h"
+#include "engine/window/measured_window.h"
 
 namespace advisor {
 

@@ -54,8 +54,9 @@ void NameModule(const std::vector<RankWindow>& ranks, std::size_t straggler, Str
     }
     excess[path] = Excess(cost, straggler);
   }
-  const auto largest = std::max_element(
-      excess.begin(), excess.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  const auto largest =
+      std::max_element(excess.begin(), excess.end(),
+                       [](const auto& a, const auto& b) { return a.second < b.second; });
   if (largest == excess.end() || largest->second <= 0) return;
   std::string chosen = largest->first;
   for (const auto& [path, value] : excess) {
@@ -173,8 +174,9 @@ std::optional<Straggler> FindStraggler(const std::vector<RankWindow>& ranks,
                                        const std::vector<RankSummary>& summaries,
                                        const Lateness& lateness) {
   if (ranks.size() < 2 || lateness.matched == 0) return std::nullopt;
-  const std::size_t latest = static_cast<std::size_t>(
-      std::max_element(lateness.late_ms.begin(), lateness.late_ms.end()) - lateness.late_ms.begin());
+  const std::size_t latest =
+      static_cast<std::size_t>(std::max_element(lateness.late_ms.begin(), lateness.late_ms.end()) -
+                               lateness.late_ms.begin());
   Straggler straggler;
   straggler.rank = summaries[latest].rank;
   straggler.late_ms = lateness.late_ms[latest];
@@ -190,7 +192,8 @@ std::optional<Straggler> FindStraggler(const std::vector<RankWindow>& ranks,
     if (summary.data_wait_ms) data_wait.push_back(*summary.data_wait_ms);
   }
   straggler.compute_excess_ms = Excess(compute, latest);
-  if (data_wait.size() == summaries.size()) straggler.data_wait_excess_ms = Excess(data_wait, latest);
+  if (data_wait.size() == summaries.size())
+    straggler.data_wait_excess_ms = Excess(data_wait, latest);
   NameModule(ranks, latest, straggler);
   NameOp(ranks, latest, straggler);
   CheckUnprofiled(ranks, latest, straggler);

@@ -7,9 +7,9 @@
 #include <optional>
 #include <vector>
 
+#include "engine/model/run_report.h"
 #include "engine/multi_rank/collective_matching.h"
 #include "engine/multi_rank/rank_window.h"
-#include "engine/model/run_report.h"
 
 namespace advisor {
 

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/multi_rank/rank_window.h"
 #include "engine/model/run_report.h"
+#include "engine/multi_rank/rank_window.h"
 
 namespace advisor {
 

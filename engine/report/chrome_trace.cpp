@@ -8,8 +8,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "engine/gpu/intervals.h"
 #include "engine/analysis/sequence_numbers.h"
+#include "engine/gpu/intervals.h"
 #include "engine/gpu/op_lookup.h"
 #include "engine/report/module_spans.h"
 #include "engine/report/nested_lanes.h"
@@ -63,7 +63,10 @@ class Tracks {
 
   void NameProcess(int pid, const std::string& name) {
     stream_.Add({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"args", {{"name", name}}}});
-    stream_.Add({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"args", {{"sort_index", pid}}}});
+    stream_.Add({{"ph", "M"},
+                 {"name", "process_sort_index"},
+                 {"pid", pid},
+                 {"args", {{"sort_index", pid}}}});
   }
 
   // One track per lane, named `name`, then "name (overlap 1)" and so on.
@@ -72,7 +75,11 @@ class Tracks {
     for (int lane = 0; lane < std::max(lanes, 1); ++lane) {
       const int tid = next_tid_++;
       const std::string track = lane == 0 ? name : name + " (overlap " + std::to_string(lane) + ")";
-      stream_.Add({{"ph", "M"}, {"name", "thread_name"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", track}}}});
+      stream_.Add({{"ph", "M"},
+                   {"name", "thread_name"},
+                   {"pid", pid},
+                   {"tid", tid},
+                   {"args", {{"name", track}}}});
       stream_.Add({{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", pid}, {"tid", tid},
                    {"args", {{"sort_index", tid}}}});
       tids.push_back(tid);
@@ -138,7 +145,8 @@ const char* SyncName(SyncKind kind) {
 
 // CUPTI names OS threads; the op probe names RecordFunction threads. The ops whose ids an OS
 // thread's calls carry say which op thread it is.
-std::map<ThreadId, ThreadId> OpThreadOfApiThreads(const Timeline& timeline, const OpLookup& lookup) {
+std::map<ThreadId, ThreadId> OpThreadOfApiThreads(const Timeline& timeline,
+                                                  const OpLookup& lookup) {
   std::map<ThreadId, std::map<ThreadId, int>> votes;
   for (const ApiCallEvent& call : timeline.api_calls) {
     const int op = lookup.LaunchingOp(call.external_id);
@@ -146,9 +154,10 @@ std::map<ThreadId, ThreadId> OpThreadOfApiThreads(const Timeline& timeline, cons
   }
   std::map<ThreadId, ThreadId> op_thread;
   for (const auto& [os_thread, counts] : votes) {
-    op_thread[os_thread] = std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) {
-                             return a.second < b.second;
-                           })->first;
+    op_thread[os_thread] =
+        std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) {
+          return a.second < b.second;
+        })->first;
   }
   return op_thread;
 }
@@ -199,8 +208,8 @@ class WindowWriter {
     if (timeline_.steps.empty()) return;
     const int tid = tracks_.AddLanes(host_pid_, "steps", 1)[0];
     for (const StepSpan& step : timeline_.steps) {
-      stream_.Add(Complete("step " + std::to_string(step.index), "step", host_pid_, tid, step.start_ns,
-                           step.end_ns, clock_, {{"step", step.index}}));
+      stream_.Add(Complete("step " + std::to_string(step.index), "step", host_pid_, tid,
+                           step.start_ns, step.end_ns, clock_, {{"step", step.index}}));
       for (const PhaseSpan& span : step.phases) {
         stream_.Add(Complete(PhaseName(span.phase), "phase", host_pid_, tid, span.start_ns,
                              span.end_ns, clock_, {{"step", step.index}}));
@@ -215,7 +224,8 @@ class WindowWriter {
     std::map<ThreadId, std::vector<std::size_t>> ops_by_thread;
     std::map<ThreadId, std::vector<std::size_t>> calls_by_thread;
     std::map<ThreadId, std::vector<std::size_t>> unplaced_calls;  // by OS thread
-    for (std::size_t i = 0; i < timeline_.ops.size(); ++i) ops_by_thread[timeline_.ops[i].thread].push_back(i);
+    for (std::size_t i = 0; i < timeline_.ops.size(); ++i)
+      ops_by_thread[timeline_.ops[i].thread].push_back(i);
     for (std::size_t i = 0; i < timeline_.api_calls.size(); ++i) {
       const ThreadId os_thread = timeline_.api_calls[i].thread;
       auto it = op_thread_of.find(os_thread);
@@ -246,8 +256,10 @@ class WindowWriter {
     if (ops.empty() && calls.empty()) return;
     if (track.empty()) track = "thread " + std::to_string(thread);
     std::vector<Interval> intervals;
-    for (std::size_t i : ops) intervals.push_back({timeline_.ops[i].start_ns, timeline_.ops[i].end_ns});
-    for (std::size_t i : calls) intervals.push_back({timeline_.api_calls[i].start_ns, timeline_.api_calls[i].end_ns});
+    for (std::size_t i : ops)
+      intervals.push_back({timeline_.ops[i].start_ns, timeline_.ops[i].end_ns});
+    for (std::size_t i : calls)
+      intervals.push_back({timeline_.api_calls[i].start_ns, timeline_.api_calls[i].end_ns});
     const std::vector<int> tids = PlaceOnLanes(tracks_, host_pid_, track, intervals);
 
     for (std::size_t k = 0; k < ops.size(); ++k) {
@@ -257,8 +269,8 @@ class WindowWriter {
                    {"step", placement.step}, {"correlation_id", op.correlation_id}};
       if (op.seq_nr >= 0) args["seq_nr"] = op.seq_nr;
       if (op.page_faults >= 0) args["page_faults"] = op.page_faults;
-      stream_.Add(Complete(op.name, OpCategory(op.scope), host_pid_, tids[k], op.start_ns, op.end_ns,
-                           clock_, std::move(args)));
+      stream_.Add(Complete(op.name, OpCategory(op.scope), host_pid_, tids[k], op.start_ns,
+                           op.end_ns, clock_, std::move(args)));
       op_tid_[ops[k]] = tids[k];
     }
     for (std::size_t k = 0; k < calls.size(); ++k) {
@@ -275,14 +287,15 @@ class WindowWriter {
     if (indices.empty()) return;
     std::vector<Interval> intervals;
     for (std::size_t i : indices) intervals.push_back({spans[i].start_ns, spans[i].end_ns});
-    const std::vector<int> tids =
-        PlaceOnLanes(tracks_, host_pid_, "thread " + std::to_string(thread) + " modules", intervals);
+    const std::vector<int> tids = PlaceOnLanes(
+        tracks_, host_pid_, "thread " + std::to_string(thread) + " modules", intervals);
     for (std::size_t k = 0; k < indices.size(); ++k) {
       const ModuleSpan& span = spans[indices[k]];
       json args = {{"direction", span.backward ? "backward" : "forward"}};
       if (span.end_inferred) args["end_inferred"] = true;
-      stream_.Add(Complete(span.path, span.backward ? "module_backward" : "module_forward", host_pid_,
-                           tids[k], span.start_ns, span.end_ns, clock_, std::move(args)));
+      stream_.Add(Complete(span.path, span.backward ? "module_backward" : "module_forward",
+                           host_pid_, tids[k], span.start_ns, span.end_ns, clock_,
+                           std::move(args)));
     }
   }
 
@@ -291,12 +304,15 @@ class WindowWriter {
     if (timeline_.syncs.empty()) return;
     std::vector<Interval> intervals;
     for (const SyncEvent& sync : timeline_.syncs) intervals.push_back({sync.start_ns, sync.end_ns});
-    const std::vector<int> tids = PlaceOnLanes(tracks_, host_pid_, "CUDA synchronisation", intervals);
+    const std::vector<int> tids =
+        PlaceOnLanes(tracks_, host_pid_, "CUDA synchronisation", intervals);
     for (std::size_t i = 0; i < timeline_.syncs.size(); ++i) {
       const SyncEvent& sync = timeline_.syncs[i];
-      stream_.Add(Complete(SyncName(sync.kind), "cuda_sync", host_pid_, tids[i], sync.start_ns, sync.end_ns,
-                           clock_, {{"stream", sync.stream}, {"correlation", sync.correlation_id},
-                                    {"external_id", sync.external_id}}));
+      stream_.Add(Complete(SyncName(sync.kind), "cuda_sync", host_pid_, tids[i], sync.start_ns,
+                           sync.end_ns, clock_,
+                           {{"stream", sync.stream},
+                            {"correlation", sync.correlation_id},
+                            {"external_id", sync.external_id}}));
     }
   }
 
@@ -304,7 +320,8 @@ class WindowWriter {
   void WriteGpuWork() {
     std::vector<GpuWork> work;
     for (const KernelEvent& k : timeline_.kernels) {
-      json args = {{"grid", {k.grid[0], k.grid[1], k.grid[2]}}, {"block", {k.block[0], k.block[1], k.block[2]}},
+      json args = {{"grid", {k.grid[0], k.grid[1], k.grid[2]}},
+                   {"block", {k.block[0], k.block[1], k.block[2]}},
                    {"registers_per_thread", k.registers_per_thread},
                    {"shared_memory_bytes", k.static_shared_bytes + k.dynamic_shared_bytes}};
       work.push_back({k.name, "kernel", k.device, k.stream, k.start_ns, k.end_ns, k.correlation_id,
@@ -319,7 +336,8 @@ class WindowWriter {
                       m.correlation_id, m.external_id, {{"bytes", m.bytes}}});
     }
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::size_t>> by_stream;
-    for (std::size_t i = 0; i < work.size(); ++i) by_stream[{work[i].device, work[i].stream}].push_back(i);
+    for (std::size_t i = 0; i < work.size(); ++i)
+      by_stream[{work[i].device, work[i].stream}].push_back(i);
 
     std::set<std::uint32_t> named_devices;
     std::unordered_set<std::uint32_t> flowed;  // one arrow per correlation id
@@ -332,15 +350,16 @@ class WindowWriter {
       }
       std::vector<Interval> intervals;
       for (std::size_t i : indices) intervals.push_back({work[i].start_ns, work[i].end_ns});
-      const std::vector<int> tids = PlaceOnLanes(tracks_, pid, "stream " + std::to_string(stream), intervals);
+      const std::vector<int> tids =
+          PlaceOnLanes(tracks_, pid, "stream " + std::to_string(stream), intervals);
       for (std::size_t k = 0; k < indices.size(); ++k) {
         GpuWork& item = work[indices[k]];
         const int op = lookup_.LaunchingOp(item.external_id);
         item.args["correlation"] = item.correlation_id;
         item.args["external_id"] = item.external_id;
         if (op >= 0) item.args["op"] = timeline_.ops[op].name;
-        stream_.Add(Complete(item.name, item.category, pid, tids[k], item.start_ns, item.end_ns, clock_,
-                             std::move(item.args)));
+        stream_.Add(Complete(item.name, item.category, pid, tids[k], item.start_ns, item.end_ns,
+                             clock_, std::move(item.args)));
         if (op >= 0 && item.correlation_id != 0 && flowed.insert(item.correlation_id).second) {
           WriteFlow(item, op, pid, tids[k], launches);
         }

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <sstream>
 
+#include "engine/model/measured.h"
 #include "engine/report/format.h"
 #include "engine/report/html_escape.h"
 #include "engine/report/html_style.h"
 #include "engine/report/json_writer.h"
-#include "engine/model/measured.h"
 #include "engine/report/report_tables.h"
 #include "engine/report/report_text.h"
 #include "engine/report/svg_bar_chart.h"
@@ -399,8 +399,9 @@ void RenderFixes(std::ostringstream& out, const RunReport& report) {
   }
   for (const FixResult& fix : report.fixes) {
     if (fix.suggested_change.empty()) continue;
-    out << "<p>The change " << HtmlCode(fix.recipe) << " asks of the code:</p><pre class=\"source\">"
-        << EscapeHtml(fix.suggested_change) << "</pre>\n";
+    out << "<p>The change " << HtmlCode(fix.recipe)
+        << " asks of the code:</p><pre class=\"source\">" << EscapeHtml(fix.suggested_change)
+        << "</pre>\n";
   }
   for (const FixResult& fix : report.fixes) {
     for (const MethodChange& change : fix.code_changes) {

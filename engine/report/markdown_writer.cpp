@@ -4,8 +4,8 @@
 #include <sstream>
 #include <string_view>
 
-#include "engine/report/format.h"
 #include "engine/model/measured.h"
+#include "engine/report/format.h"
 #include "engine/report/report_tables.h"
 #include "engine/report/report_text.h"
 #include "engine/util/printable_text.h"

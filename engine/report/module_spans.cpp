@@ -43,13 +43,14 @@ std::vector<ModuleSpan> RebuildModuleSpans(const Timeline& timeline) {
 
   std::vector<ModuleSpan> spans;
   for (auto& [thread, markers] : by_thread) {
-    std::stable_sort(markers.begin(), markers.end(), [](const MarkerEvent* a, const MarkerEvent* b) {
-      return a->time_ns < b->time_ns;
-    });
+    std::stable_sort(
+        markers.begin(), markers.end(),
+        [](const MarkerEvent* a, const MarkerEvent* b) { return a->time_ns < b->time_ns; });
     // When each (path, direction) last closes on this thread.
     std::map<std::pair<std::string, bool>, TimeNs> last_close;
     for (const MarkerEvent* marker : markers) {
-      if (!Opens(marker->kind)) last_close[{marker->path, IsBackward(marker->kind)}] = marker->time_ns;
+      if (!Opens(marker->kind))
+        last_close[{marker->path, IsBackward(marker->kind)}] = marker->time_ns;
     }
 
     std::vector<OpenSpan> open;  // innermost last

@@ -17,7 +17,8 @@ struct ModuleSpan {
   bool backward = false;
   TimeNs start_ns = 0;
   TimeNs end_ns = 0;
-  bool end_inferred = false;  // no closing marker: ended by the rule above or the thread's last event
+  bool end_inferred =
+      false;  // no closing marker: ended by the rule above or the thread's last event
 };
 
 // In the order the spans open on each thread. A closing marker whose opening fell before the

@@ -15,7 +15,8 @@ std::vector<int> AssignNestedLanes(const std::vector<Interval>& intervals) {
   });
 
   std::vector<int> lanes(intervals.size(), 0);
-  std::vector<std::vector<TimeNs>> open_ends;  // per lane, ends of its open intervals, innermost last
+  std::vector<std::vector<TimeNs>>
+      open_ends;  // per lane, ends of its open intervals, innermost last
   for (std::size_t index : order) {
     const Interval& interval = intervals[index];
     std::size_t lane = 0;

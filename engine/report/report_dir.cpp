@@ -122,7 +122,8 @@ ReportDir::ReportDir(const std::string& dir) : path_(FolderPath(dir)) {
       const bool made = fs::create_directory(folder, error);
       if (error) Fail("create folder", folder.string(), error.message());
       if (made) {
-        created_.push_back(std::make_unique<ScratchPath>(folder.string(), ScratchPath::Kind::kEntry));
+        created_.push_back(
+            std::make_unique<ScratchPath>(folder.string(), ScratchPath::Kind::kEntry));
       }
     }
     lock_ = std::make_unique<FolderLock>(path_);

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <string>
 
-#include "engine/report/format.h"
 #include "engine/model/measured.h"
+#include "engine/report/format.h"
 #include "engine/report/report_text.h"
 
 namespace advisor {
@@ -164,9 +164,10 @@ Table ModuleTable(const std::vector<ModuleStats>& modules, bool gpu_measured, st
   for (const ModuleStats& module : modules) {
     if (module.measured) measured.push_back(&module);
   }
-  std::stable_sort(measured.begin(), measured.end(), [](const ModuleStats* a, const ModuleStats* b) {
-    return a->forward_ms + a->backward_ms > b->forward_ms + b->backward_ms;
-  });
+  std::stable_sort(measured.begin(), measured.end(),
+                   [](const ModuleStats* a, const ModuleStats* b) {
+                     return a->forward_ms + a->backward_ms > b->forward_ms + b->backward_ms;
+                   });
   Table table{{"module", "type", "forward ms/step", "backward ms/step"},
               {false, false, true, true},
               {}};
@@ -176,7 +177,8 @@ Table ModuleTable(const std::vector<ModuleStats>& modules, bool gpu_measured, st
   }
   for (std::size_t i = 0; i < std::min(limit, measured.size()); ++i) {
     const ModuleStats& module = *measured[i];
-    TableRow row{{Code(module.path), Code(module.type), Ms(module.forward_ms), Ms(module.backward_ms)}};
+    TableRow row{
+        {Code(module.path), Code(module.type), Ms(module.forward_ms), Ms(module.backward_ms)}};
     if (gpu_measured) row.cells.push_back(Ms(module.gpu_ms));
     table.rows.push_back(std::move(row));
   }
@@ -226,8 +228,8 @@ Table FixTable(const std::vector<FixResult>& fixes) {
     table.rows.push_back(
         {{Code(fix.recipe), Text(fix.kind), Text(fix.status),
           fix.sites.empty() ? Text("whole step") : Code(Join(fix.sites, ", ")),
-          ComparedWithRange(fix, fix.baseline), ComparedWithRange(fix, fix.candidate), SpeedupCell(fix),
-          NumericsCell(fix),
+          ComparedWithRange(fix, fix.baseline), ComparedWithRange(fix, fix.candidate),
+          SpeedupCell(fix), NumericsCell(fix),
           fix.peak_memory_mb ? Text(FormatNumber(*fix.peak_memory_mb)) : NotMeasured(),
           fix.warmup_s ? Text(FormatNumber(*fix.warmup_s)) : NotMeasured()},
          fix.status == "verified"});
@@ -301,7 +303,8 @@ Table MemoryTable(const MemoryStats& memory) {
          memory.alloc_retries ? Count(*memory.alloc_retries) : NotMeasured());
   AddRow(table, "device allocations (cudaMalloc)", Count(memory.num_device_allocs));
   if (memory.tensor_allocs_per_step) {
-    AddRow(table, "tensor allocations per step", Text(FormatNumber(*memory.tensor_allocs_per_step)));
+    AddRow(table, "tensor allocations per step",
+           Text(FormatNumber(*memory.tensor_allocs_per_step)));
   }
   if (memory.tensor_alloc_mb_per_step) {
     AddRow(table, "MB allocated per step", Text(FormatNumber(*memory.tensor_alloc_mb_per_step)));
@@ -334,7 +337,8 @@ Table RunTable(const RunInfo& run, bool gpu_measured) {
   const bool script = run.mode == Door::kScript;
   if (script) {
     std::string command;
-    for (const std::string& argument : run.command) command += (command.empty() ? "" : " ") + argument;
+    for (const std::string& argument : run.command)
+      command += (command.empty() ? "" : " ") + argument;
     AddRow(table, "command", Code(command));
     AddRow(table, "Python", Text(run.python_version + " (" + run.python + ")"));
   } else {
@@ -354,17 +358,20 @@ Table RunTable(const RunInfo& run, bool gpu_measured) {
   if (run.cudnn_benchmark) {
     AddRow(table, "cuDNN benchmark", Text(*run.cudnn_benchmark ? "on" : "off"));
   }
-  if (run.cuda_graphs) AddRow(table, "CUDA graphs", Text("yes: timed as a graph, profiled eagerly"));
+  if (run.cuda_graphs)
+    AddRow(table, "CUDA graphs", Text("yes: timed as a graph, profiled eagerly"));
   AddRow(table, "warm-up steps", Text(std::to_string(run.warmup_steps)));
   AddRow(table, "steps per profiled window", Text(std::to_string(run.window_steps)));
   std::string windows = std::to_string(run.windows) + " (baseline included";
   if (run.site_windows > 0) {
-    windows += "; " + std::to_string(run.site_windows) + " to name the modules of sync and copy sites";
+    windows +=
+        "; " + std::to_string(run.site_windows) + " to name the modules of sync and copy sites";
   }
   AddRow(table, "profiled windows", Text(windows + ")"));
-  AddRow(table, "wall time",
-         Text(FormatSeconds(run.wall_s) +
-              (script ? " (the script's start-up and first steps included)" : " (model load included)")));
+  AddRow(
+      table, "wall time",
+      Text(FormatSeconds(run.wall_s) + (script ? " (the script's start-up and first steps included)"
+                                               : " (model load included)")));
   return table;
 }
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/report/format.h"
 #include "engine/model/measured.h"
+#include "engine/report/format.h"
 
 namespace advisor {
 

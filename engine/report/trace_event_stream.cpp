@@ -2,7 +2,9 @@
 
 namespace advisor {
 
-TraceEventStream::TraceEventStream(std::ostream& out) : out_(out) { out_ << "{\"traceEvents\":[\n"; }
+TraceEventStream::TraceEventStream(std::ostream& out) : out_(out) {
+  out_ << "{\"traceEvents\":[\n";
+}
 
 void TraceEventStream::Add(const nlohmann::json& event) {
   if (!first_) out_ << ",\n";

@@ -95,10 +95,10 @@ void PushReadOnlyJson(lua_State* L, const nlohmann::json& value) {
     case nlohmann::json::value_t::array: {
       lua_createtable(L, static_cast<int>(value.size()), 0);
       lua_Integer index = 0;
-      for (auto element = value.begin(); element != value.end(); ++element) {
+      for (const nlohmann::json& element : value) {
         ++index;
-        if (element->is_null()) continue;
-        PushReadOnlyJson(L, *element);
+        if (element.is_null()) continue;
+        PushReadOnlyJson(L, element);
         lua_rawseti(L, -2, index);
       }
       WrapInProxy(L);

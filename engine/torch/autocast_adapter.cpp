@@ -18,7 +18,9 @@ namespace {
 
 bool IsEnabled(c10::DeviceType device) { return at::autocast::is_autocast_enabled(device); }
 void SetEnabled(c10::DeviceType device, bool on) { at::autocast::set_autocast_enabled(device, on); }
-c10::ScalarType DtypeFor(c10::DeviceType device) { return at::autocast::get_autocast_dtype(device); }
+c10::ScalarType DtypeFor(c10::DeviceType device) {
+  return at::autocast::get_autocast_dtype(device);
+}
 void SetDtype(c10::DeviceType device, c10::ScalarType dtype) {
   at::autocast::set_autocast_dtype(device, dtype);
 }

@@ -2,10 +2,10 @@
 
 #include <chrono>
 
-#include "engine/window/measured_window.h"
 #include "engine/torch/torchscript_source.h"
 #include "engine/util/median.h"
 #include "engine/util/printf.h"
+#include "engine/window/measured_window.h"
 
 namespace advisor {
 

@@ -1,5 +1,5 @@
-// The whole training step captured once in a CUDA graph and replayed (workload "cuda_graphs": true).
-// The interface names no CUDA type; where LibTorch has no CUDA (ADVISOR_HAVE_CUDA unset) the
+// The whole training step captured once in a CUDA graph and replayed (workload "cuda_graphs":
+// true). The interface names no CUDA type; where LibTorch has no CUDA (ADVISOR_HAVE_CUDA unset) the
 // constructor throws StepError.
 //
 // Capture, following PyTorch's whole-network example: a few eager warm-up steps on a side stream

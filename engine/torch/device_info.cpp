@@ -2,7 +2,6 @@
 
 #include <torch/version.h>
 
-
 #ifdef ADVISOR_HAVE_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <cuda_runtime_api.h>

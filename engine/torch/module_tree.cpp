@@ -113,7 +113,8 @@ const torch::jit::Node* FindCallOf(const torch::jit::Block* block, const torch::
 // calls it (or a container holding it) from a file outside torch's package. A Linear's op sits in
 // torch/nn/modules/linear.py and a Sequential's calls in container.py; the line that matters is
 // the user's `self.towers["item"](x)`.
-std::optional<SourceLocation> UserCallSite(const torch::jit::Module& root, const std::string& path) {
+std::optional<SourceLocation> UserCallSite(const torch::jit::Module& root,
+                                           const std::string& path) {
   std::string ancestor = path;
   while (!ancestor.empty()) {
     const std::size_t dot = ancestor.rfind('.');

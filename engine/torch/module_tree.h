@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/window/module_info.h"
 #include "engine/model/run_report.h"
+#include "engine/window/module_info.h"
 
 namespace advisor {
 

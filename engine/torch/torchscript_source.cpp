@@ -4,12 +4,12 @@
 #include <torch/script.h>
 
 #include "engine/torch/device_info.h"
-#include "engine/util/cpu_model.h"
 #include "engine/torch/instrument.h"
 #include "engine/torch/model_archive.h"
 #include "engine/torch/module_tree.h"
 #include "engine/torch/profiled_window.h"
 #include "engine/torch/training_step.h"
+#include "engine/util/cpu_model.h"
 #include "probes/cupti/gpu_probe.h"
 #include "probes/ops/event_recorder.h"
 
@@ -123,7 +123,8 @@ RecordedWindow TorchScriptSource::Record(const WindowRequest& request) {
       break;
     case Instrumentation::kChildrenOf: {
       std::vector<std::string> graphs{request.parent};
-      if (!request.parent.empty()) graphs.push_back(NearestForwardAncestor(modules_, request.parent));
+      if (!request.parent.empty())
+        graphs.push_back(NearestForwardAncestor(modules_, request.parent));
       step = Prepare(graphs);
       break;
     }
@@ -137,8 +138,9 @@ RecordedWindow TorchScriptSource::Record(const WindowRequest& request) {
   // The uninstrumented window measures the input stage inside too, where its batches are made.
   const bool stage_profiled = request.instrumentation == Instrumentation::kNone;
   if (stage_profiled) step->StartInputStageProfile();
-  window.timeline = RecordWindow(*step, request.steps, request.device_activity ? gpu_.get() : nullptr,
-                                 request.sync_phases && cuda, /*count_page_faults=*/!cuda);
+  window.timeline =
+      RecordWindow(*step, request.steps, request.device_activity ? gpu_.get() : nullptr,
+                   request.sync_phases && cuda, /*count_page_faults=*/!cuda);
   if (stage_profiled) window.input_stage = step->StopInputStageProfile();
   // Read once the probes have stopped: the copy of the losses is no op of the window.
   const TrainingStep::LossCheck losses = step->TakeLossCheck();

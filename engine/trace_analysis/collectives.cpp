@@ -14,7 +14,8 @@ int OpIndex(const MeasuredWindow& window, std::uint64_t correlation_id) {
 }
 
 // What the op or the ops around it say of the collective; the innermost op's name otherwise.
-CollectiveDescription DescribeFromOps(const MeasuredWindow& window, const HostEvents& host, int op) {
+CollectiveDescription DescribeFromOps(const MeasuredWindow& window, const HostEvents& host,
+                                      int op) {
   for (int at = op; at >= 0; at = window.placements[at].parent) {
     auto it = host.collective_of_op.find(window.timeline.ops[at].correlation_id);
     if (it != host.collective_of_op.end()) return it->second;
@@ -65,9 +66,9 @@ std::vector<CollectiveCall> CollectivesOf(
       calls.push_back(std::move(call));
     }
   }
-  std::stable_sort(calls.begin(), calls.end(), [](const CollectiveCall& a, const CollectiveCall& b) {
-    return a.start_ns < b.start_ns;
-  });
+  std::stable_sort(
+      calls.begin(), calls.end(),
+      [](const CollectiveCall& a, const CollectiveCall& b) { return a.start_ns < b.start_ns; });
   return calls;
 }
 

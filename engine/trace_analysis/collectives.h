@@ -7,8 +7,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/window/measured_window.h"
 #include "engine/trace_analysis/host_events.h"
+#include "engine/window/measured_window.h"
 
 namespace advisor {
 

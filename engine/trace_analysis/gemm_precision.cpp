@@ -21,7 +21,8 @@ GemmPrecision GemmPrecisionOf(std::string_view name) {
       Has(name, "h1688") || Has(name, "h16816")) {
     return GemmPrecision::kFloat16;
   }
-  if (Has(name, "sgemm") || Has(name, "f32f32") || Has(name, "ffma")) return GemmPrecision::kFloat32;
+  if (Has(name, "sgemm") || Has(name, "f32f32") || Has(name, "ffma"))
+    return GemmPrecision::kFloat32;
   return GemmPrecision::kUnknown;
 }
 

@@ -12,7 +12,7 @@ namespace {
 constexpr std::uint64_t kNoOp = 0;
 
 std::uint32_t Narrow(std::int64_t value) {
-  return value < 0 || value == kAbsent ? 0 : static_cast<std::uint32_t>(value);
+  return value < 0 ? 0 : static_cast<std::uint32_t>(value);  // kAbsent (INT64_MIN) too
 }
 
 // The correlation id of the innermost op running on its thread when each call started (kNoOp
@@ -65,8 +65,10 @@ GpuRecords ReadGpuRecords(const TraceStore& store, const HostEvents& host) {
       const TimeNs end = start + chunk.dur_ns[i];
       const std::string& name = store.strings[chunk.name[i]];
       const GpuArgs* gpu = gpu_of(chunk, i);
-      const std::uint32_t device = gpu && gpu->device >= 0 ? Narrow(gpu->device) : Narrow(chunk.pid[i]);
-      const std::uint32_t stream = gpu && gpu->stream >= 0 ? Narrow(gpu->stream) : Narrow(chunk.tid[i]);
+      const std::uint32_t device =
+          gpu && gpu->device >= 0 ? Narrow(gpu->device) : Narrow(chunk.pid[i]);
+      const std::uint32_t stream =
+          gpu && gpu->stream >= 0 ? Narrow(gpu->stream) : Narrow(chunk.tid[i]);
       const std::uint32_t correlation = Narrow(chunk.correlation[i]);
       switch (chunk.category[i]) {
         case EventCategory::kKernel: {

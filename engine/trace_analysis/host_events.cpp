@@ -212,7 +212,8 @@ class HostReader {
       auto node = node_at_.find(*flow.finish);
       if (node == node_at_.end()) continue;
       auto recorded = recorded_thread_.find(node->second);
-      if (recorded != recorded_thread_.end()) thread_of.emplace(recorded->second, flow.start->first);
+      if (recorded != recorded_thread_.end())
+        thread_of.emplace(recorded->second, flow.start->first);
     }
     if (thread_of.empty() && forward_threads_.size() == 1) {
       for (const PendingNode& pending : pending_) {

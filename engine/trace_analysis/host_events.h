@@ -24,7 +24,8 @@ struct HostRange {
 
 // A range that names a module: "nn.Module: Linear_0" (with_stack), or a record_function label.
 struct ModuleRange {
-  std::string component;  // one path component: "Linear_0", "encoder", "DistributedDataParallel.forward"
+  std::string
+      component;  // one path component: "Linear_0", "encoder", "DistributedDataParallel.forward"
   std::string type;       // the module's class where the trace says ("Linear"), else ""
   ThreadId thread = 0;
   TimeNs start_ns = 0;

@@ -30,9 +30,10 @@ ModuleMarkers MarkersOfModuleRanges(std::vector<ModuleRange> ranges) {
     }
     // A component that already spells its parent's path ("encoder.attn" inside "encoder") is a
     // whole path, as labels written from module.named_modules() are.
-    const bool whole_path = !open.empty() && range.component.size() > open.back().path.size() &&
-                            range.component.compare(0, open.back().path.size(), open.back().path) == 0 &&
-                            range.component[open.back().path.size()] == '.';
+    const bool whole_path =
+        !open.empty() && range.component.size() > open.back().path.size() &&
+        range.component.compare(0, open.back().path.size(), open.back().path) == 0 &&
+        range.component[open.back().path.size()] == '.';
     const std::string path = open.empty() || whole_path
                                  ? range.component
                                  : open.back().path + "." + range.component;

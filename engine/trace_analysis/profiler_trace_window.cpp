@@ -35,7 +35,8 @@ ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store) {
   trace.backward_linked = host.backward_linked;
   trace.module_types = std::move(modules.types);
   trace.has_data_loader = !host.data_loader.empty();
-  if (trace.has_data_loader) trace.data_loader_workers = DataLoaderWorkers(host.data_loader.front().name);
+  if (trace.has_data_loader)
+    trace.data_loader_workers = DataLoaderWorkers(host.data_loader.front().name);
   trace.gpu_activity = gpu.any_device_work;
   trace.cuda_graphs = LaunchesGraphs(gpu.api_calls);
   trace.compute_dtype = host.compute_dtype;

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "engine/window/measured_window.h"
 #include "engine/gpu/device_limits.h"
 #include "engine/model/run_report.h"
 #include "engine/trace_analysis/collectives.h"
 #include "engine/trace_import/event_store.h"
+#include "engine/window/measured_window.h"
 
 namespace advisor {
 

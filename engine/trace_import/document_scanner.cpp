@@ -93,7 +93,8 @@ void DocumentScanner::FailTooLarge(std::uint64_t at) const {
 }
 
 std::uint64_t DocumentScanner::RetainFrom() const {
-  if (state_ == State::kInValue && (role_ == ValueRole::kEvent || role_ == ValueRole::kKeptMember)) {
+  if (state_ == State::kInValue &&
+      (role_ == ValueRole::kEvent || role_ == ValueRole::kKeptMember)) {
     return value_begin_;
   }
   return position_;

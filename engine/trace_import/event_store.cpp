@@ -51,14 +51,6 @@ EventCategory CategoryFromName(std::string_view cat) {
   return EventCategory::kOther;
 }
 
-const char* CategoryName(EventCategory category) {
-  if (category == EventCategory::kNone) return "";
-  for (const auto& [name, known] : kCategories) {
-    if (known == category) return name.data();
-  }
-  return "other";
-}
-
 StringTable::StringTable() {
   // "" is id 0 before any lookup: the recent slots start out naming it.
   index_.emplace(std::string_view(strings_.emplace_back()), 0);

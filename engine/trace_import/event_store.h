@@ -40,7 +40,6 @@ enum class EventCategory : std::uint8_t {
 };
 
 EventCategory CategoryFromName(std::string_view cat);
-const char* CategoryName(EventCategory category);
 
 // Interned strings: id 0 is "". Ids are dense, in order of first sight.
 class StringTable {

@@ -6,8 +6,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <vector>
 
@@ -95,7 +95,8 @@ class ZlibStream : public GzipStream {
       } else if (status != Z_OK && status != Z_BUF_ERROR) {
         const std::uint64_t at = compressed_offset_ - zlib_.avail_in;
         throw TraceError(path_, at,
-                         std::string("corrupt gzip data: ") + (zlib_.msg ? zlib_.msg : "inflate failed") +
+                         std::string("corrupt gzip data: ") +
+                             (zlib_.msg ? zlib_.msg : "inflate failed") +
                              " (offset in the compressed file)");
       }
     }

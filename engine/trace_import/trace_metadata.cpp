@@ -24,7 +24,8 @@ T Get(const json& object, const char* key, T fallback) {
           value < static_cast<double>(std::numeric_limits<T>::max()) + 1.0)) {
       return fallback;
     }
-    return it->is_number_integer() ? static_cast<T>(it->get<std::int64_t>()) : static_cast<T>(value);
+    return it->is_number_integer() ? static_cast<T>(it->get<std::int64_t>())
+                                   : static_cast<T>(value);
   } else {
     if (!it->is_string()) return fallback;
     return it->get<T>();

@@ -96,7 +96,8 @@ std::optional<double> OthersCpuSeconds(const std::string& proc, int self) {
   double own = 0;
   for (const auto& [pid, times] : processes) {
     int ancestor = pid;
-    for (std::size_t hops = 0; ancestor > 0 && ancestor != self && hops < processes.size(); ++hops) {
+    for (std::size_t hops = 0; ancestor > 0 && ancestor != self && hops < processes.size();
+         ++hops) {
       const auto parent = processes.find(ancestor);
       ancestor = parent == processes.end() ? 0 : parent->second.parent;
     }

@@ -10,7 +10,8 @@ namespace {
 constexpr char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD
 
 // The length of the valid UTF-8 sequence at `text[i]` and its code point; 0 when it is not one
-// (a stray continuation byte, a truncated sequence, an overlong form, a surrogate, beyond U+10FFFF).
+// (a stray continuation byte, a truncated sequence, an overlong form, a surrogate, beyond
+// U+10FFFF).
 std::size_t DecodeUtf8(std::string_view text, std::size_t i, std::uint32_t& code_point) {
   const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
   const unsigned char lead = byte(i);

@@ -1,6 +1,7 @@
 #include "engine/window/window_sections.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "engine/analysis/step_phases.h"
@@ -45,7 +46,7 @@ OpTime ToOpTime(const OpCost& op) {
   OpTime time;
   time.name = op.name;
   time.phase = PhaseName(op.phase);
-  time.calls = static_cast<int>(op.calls + 0.5);
+  time.calls = static_cast<int>(std::lround(op.calls));
   time.ms = op.cost.host_ms;
   time.gpu_ms = op.cost.gpu_ms;
   time.self_ms = op.self_host_ms;

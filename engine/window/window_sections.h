@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "engine/analysis/attribution.h"
-#include "engine/window/measured_window.h"
 #include "engine/gpu/device_limits.h"
 #include "engine/model/run_report.h"
+#include "engine/window/measured_window.h"
 
 namespace advisor {
 

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/window/module_info.h"
 #include "engine/gpu/device_limits.h"
 #include "engine/model/run_report.h"
 #include "engine/timeline/timeline.h"
+#include "engine/window/module_info.h"
 
 namespace advisor {
 
@@ -78,7 +78,8 @@ class WindowSource {
 
   // The file and line in the user's code of the first call to `op` (e.g. "aten::gather") made by
   // the forward of the module at `path`; nullopt when the door cannot tell.
-  virtual std::optional<SourceLocation> SourceOf(const std::string& path, const std::string& op) = 0;
+  virtual std::optional<SourceLocation> SourceOf(const std::string& path,
+                                                 const std::string& op) = 0;
 };
 
 }  // namespace advisor

@@ -81,7 +81,8 @@ ClockPair ReadBothClocks() {
 
 const char* CuptiApiName(bool driver, std::uint32_t cbid) {
   const char* name = nullptr;
-  const CUpti_CallbackDomain domain = driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
+  const CUpti_CallbackDomain domain =
+      driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
   return cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS ? name : nullptr;
 }
 
@@ -232,7 +233,8 @@ std::string CuptiGpuProbe::OpenWindow() {
   }
   // Kernel-level thread ids (gettid) rather than pthread_self values, to match other tools.
   cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
-  const CUptiResult registered = cuptiActivityRegisterCallbacks(OnBufferRequested, OnBufferCompleted);
+  const CUptiResult registered =
+      cuptiActivityRegisterCallbacks(OnBufferRequested, OnBufferCompleted);
   if (registered != CUPTI_SUCCESS) {
     return give_up("cuptiActivityRegisterCallbacks failed: " + CuptiError(registered));
   }
@@ -242,9 +244,11 @@ std::string CuptiGpuProbe::OpenWindow() {
     if (enabled == CUPTI_SUCCESS) {
       enabled_kinds_.push_back(recorded.kind);
     } else if (recorded.required) {
-      return give_up(std::string("CUPTI cannot record ") + recorded.name + ": " + CuptiError(enabled));
+      return give_up(std::string("CUPTI cannot record ") + recorded.name + ": " +
+                     CuptiError(enabled));
     } else {
-      kinds_missing_ += std::string("; not recorded: ") + recorded.name + " (" + CuptiError(enabled) + ")";
+      kinds_missing_ +=
+          std::string("; not recorded: ") + recorded.name + " (" + CuptiError(enabled) + ")";
     }
   }
   dropped_in_window_ = 0;

@@ -139,7 +139,8 @@ void CuptiRecordConverter::Consume(const CUpti_Activity& record) {
       ConsumeApi(reinterpret_cast<const CUpti_ActivityAPI&>(record));
       break;
     case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
-      ConsumeExternalCorrelation(reinterpret_cast<const CUpti_ActivityExternalCorrelation&>(record));
+      ConsumeExternalCorrelation(
+          reinterpret_cast<const CUpti_ActivityExternalCorrelation&>(record));
       break;
     default:
       ++counts_.ignored;
@@ -316,7 +317,8 @@ ProbeStatus DescribeCuptiWindows(const CuptiRecordCounts& counts, std::size_t ma
   }
   if (counts.unreadable_buffers > 0) {
     detail << "; " << counts.unreadable_buffers
-           << " buffers cut short by a malformed record (their remaining records are lost, count unknown)";
+           << " buffers cut short by a malformed record (their remaining records are lost, count "
+              "unknown)";
   }
   if (counts.ignored > 0) detail << "; " << counts.ignored << " records of other kinds ignored";
   detail << "; CUPTI clock drift " << largest_clock_drift_ns << " ns";

@@ -209,7 +209,8 @@ TEST(WindowAttribution, SelfTimeLeavesOutTheOpsCalledInside) {
   std::map<std::string, OpCost> ops;
   for (const OpCost& op : attribution.StepOps()) ops[op.name] = op;
   EXPECT_NEAR(ops.at("aten::linear").self_host_ms, 1.0, 1e-9) << "4 ms less the addmm's 3 ms";
-  EXPECT_NEAR(ops.at("aten::addmm").self_host_ms, 3.0, 1e-9) << "(3 - 1) + 1 for the top-level call";
+  EXPECT_NEAR(ops.at("aten::addmm").self_host_ms, 3.0, 1e-9)
+      << "(3 - 1) + 1 for the top-level call";
   EXPECT_NEAR(ops.at("aten::mm").self_host_ms, 1.0, 1e-9);
   EXPECT_NEAR(ops.at("aten::relu").self_host_ms, 0.5, 1e-9);
   double self_total = 0;

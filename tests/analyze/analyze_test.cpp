@@ -34,7 +34,9 @@ class AnalyzeTest : public ::testing::Test {
                       scratch_.string());
   }
 
-  json Report() const { return json::parse(ReadFile((scratch_ / "report" / "report.json").string())); }
+  json Report() const {
+    return json::parse(ReadFile((scratch_ / "report" / "report.json").string()));
+  }
 
   fs::path scratch_;
 };
@@ -53,7 +55,8 @@ TEST_F(AnalyzeTest, NamesTheFindingsBisectRaisesOnTheZooCases) {
   int checked = 0;
   for (const json& trace : manifest.at("traces")) {
     if (trace.contains("world_size")) continue;
-    const CommandResult result = Analyze(kTraces + "/torch-1.13-cpu/" + trace.at("trace").get<std::string>());
+    const CommandResult result =
+        Analyze(kTraces + "/torch-1.13-cpu/" + trace.at("trace").get<std::string>());
     ASSERT_EQ(result.exit_code, 0) << result.err;
     const json report = Report();
     EXPECT_EQ(report.at("run").at("mode"), "trace");
@@ -64,7 +67,8 @@ TEST_F(AnalyzeTest, NamesTheFindingsBisectRaisesOnTheZooCases) {
       }
     } else {
       const std::string rule = expected.at("rule");
-      EXPECT_EQ(FindingRules(report).count(rule), 1u) << trace.at("case") << ": " << report.at("findings").dump();
+      EXPECT_EQ(FindingRules(report).count(rule), 1u)
+          << trace.at("case") << ": " << report.at("findings").dump();
       for (const json& finding : report.at("findings")) {
         if (finding.at("rule") != rule) continue;
         EXPECT_EQ(finding.at("recipe"), expected.at("recipe"));

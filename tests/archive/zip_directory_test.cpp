@@ -29,9 +29,8 @@ std::string ErrorOf(const std::string& zip) {
 
 TEST(ZipDirectory, ReadsNamesAndDeclaredSizes) {
   for (bool zip64 : {false, true}) {
-    const std::vector<ZipEntry> entries =
-        Read(BuildZip({{"m/data.pkl", "abc", 0, 0}, {"m/extra/advisor/workload.json", "{}", 5000, 8}},
-                      zip64));
+    const std::vector<ZipEntry> entries = Read(BuildZip(
+        {{"m/data.pkl", "abc", 0, 0}, {"m/extra/advisor/workload.json", "{}", 5000, 8}}, zip64));
     ASSERT_EQ(entries.size(), 2u) << zip64;
     EXPECT_EQ(entries[0].name, "m/data.pkl");
     EXPECT_EQ(entries[0].compressed, 3u);

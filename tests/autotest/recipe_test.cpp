@@ -218,12 +218,17 @@ TEST(Recipe, EveryShippedRecipeLoads) {
   const RecipeSet set = LoadRecipeDir(ADVISOR_RECIPES_DIR);
   for (const std::string& error : set.errors) ADD_FAILURE() << error;
   // The ids the rules name; each needs its file.
-  for (const char* id :
-       {"gather-to-index", "deterministic-off", "batch-size-x2", "batch-size-x4",
-        "expandable-segments", "bf16-autocast", "tf32-matmul", "cudnn-benchmark", "channels-last", "sdpa-attention",
-        "cuda-graphs", "fused-optimizer", "pin-memory", "dataloader-workers", "intra-op-threads",
-        "sdpa-cudnn-backend", "sdpa-flash-backend", "ddp-bucket-10mb", "ddp-bucket-100mb",
-        "ddp-gradient-as-bucket-view", "ddp-static-graph"}) {
+  for (const char* id : {"gather-to-index",     "deterministic-off",
+                         "batch-size-x2",       "batch-size-x4",
+                         "expandable-segments", "bf16-autocast",
+                         "tf32-matmul",         "cudnn-benchmark",
+                         "channels-last",       "sdpa-attention",
+                         "cuda-graphs",         "fused-optimizer",
+                         "pin-memory",          "dataloader-workers",
+                         "intra-op-threads",    "sdpa-cudnn-backend",
+                         "sdpa-flash-backend",  "ddp-bucket-10mb",
+                         "ddp-bucket-100mb",    "ddp-gradient-as-bucket-view",
+                         "ddp-static-graph"}) {
     EXPECT_NE(FindRecipe(set.recipes, id), nullptr) << "no recipes/" << id << ".json";
   }
   // The worker applies these as workload step options (engine/model_candidate/knobs.cpp).

@@ -69,7 +69,8 @@ TEST(DecideLevel, PrefersALargeBackwardExcessOverAMerelyBigChild) {
   // The ViT case: patch_drop is cheap forward but its deterministic backward is slow;
   // the blocks hold most of the time, evenly.
   LevelInput input;
-  input.children = {Child("patch_embed", "PatchEmbed", 2, 4), Child("patch_drop", "PatchDropout", 0.1, 4)};
+  input.children = {Child("patch_embed", "PatchEmbed", 2, 4),
+                    Child("patch_drop", "PatchDropout", 0.1, 4)};
   for (int i = 0; i < 12; ++i) {
     input.children.push_back(Child("blocks." + std::to_string(i), "Block", 4, 8));
   }
@@ -184,8 +185,8 @@ TEST(DecideLevel, StopsWhenTimeIsSpreadEvenly) {
 TEST(DecideLevel, GroupsAreRelativeToTheParent) {
   LevelInput input;
   input.parent = "encoder";
-  input.children = {Child("encoder.stages.0", "Stage", 1, 2), Child("encoder.stages.1", "Stage", 1, 2),
-                    Child("encoder.norm", "Norm", 1, 1)};
+  input.children = {Child("encoder.stages.0", "Stage", 1, 2),
+                    Child("encoder.stages.1", "Stage", 1, 2), Child("encoder.norm", "Norm", 1, 1)};
   input.parent_cost = Sum(input.children);
   input.step_cost = 100;
   const LevelDecision decision = DecideLevel(input);

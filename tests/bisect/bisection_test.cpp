@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "engine/analysis/attribution.h"
@@ -125,7 +126,7 @@ constexpr int kLevelOneWindow = 2;
 // CPU while that block ran.
 std::function<double(int, int, const std::string&)> SlowBlockAt(
     std::vector<std::tuple<int, int, std::string>> slow) {
-  return [slow](int window, int step, const std::string& path) {
+  return [slow = std::move(slow)](int window, int step, const std::string& path) {
     for (const auto& [w, s, block] : slow) {
       if (w == window && s == step && IsSameOrDescendant(path, block)) return 30.0;
     }
@@ -296,7 +297,8 @@ TEST(Bisection, TheInputStageProfileIsTheBaselineWindows) {
   FakeSource source(Transformer());
   InputStageProfile profile;
   profile.batch_ms = 7.5;
-  profile.pieces = {{"random_dilation", "transform", {}, 6.0, 0.8, {8, 1, 64, 64}, {}, "float32", true}};
+  profile.pieces = {
+      {"random_dilation", "transform", {}, 6.0, 0.8, {8, 1, 64, 64}, {}, "float32", true}};
   source.HaveInputStage(DataWait{0, 4, false, std::nullopt}, profile);
   const RunReport report = Bisect(source).report;
   ASSERT_TRUE(report.data.has_value());

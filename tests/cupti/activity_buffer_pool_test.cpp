@@ -11,7 +11,8 @@ namespace {
 
 std::vector<std::pair<std::uint8_t*, std::size_t>> ReadAll(ActivityBufferPool& pool) {
   std::vector<std::pair<std::uint8_t*, std::size_t>> read;
-  pool.ReadReturned([&read](std::uint8_t* data, std::size_t valid) { read.emplace_back(data, valid); });
+  pool.ReadReturned(
+      [&read](std::uint8_t* data, std::size_t valid) { read.emplace_back(data, valid); });
   return read;
 }
 

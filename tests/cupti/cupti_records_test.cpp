@@ -15,7 +15,8 @@ namespace {
 // CUPTI time 1'000'000'000 is steady time 5'000 at the start of the window; the offset then
 // drifts by +1'000 ns over one second.
 constexpr std::uint64_t kWindowStart = 1'000'000'000;
-const CuptiClockMap kClock({kWindowStart, 5'000, 0}, {kWindowStart + 1'000'000'000, 1'000'006'000, 0});
+const CuptiClockMap kClock({kWindowStart, 5'000, 0},
+                           {kWindowStart + 1'000'000'000, 1'000'006'000, 0});
 
 template <typename Record>
 Record Blank(CUpti_ActivityKind kind) {
@@ -46,8 +47,9 @@ CUpti_ActivityKernel10 Kernel(std::uint32_t correlation, std::uint64_t start, st
   return record;
 }
 
-CUpti_ActivityExternalCorrelation External(std::uint32_t correlation, std::uint64_t external_id,
-                                           CUpti_ExternalCorrelationKind kind = kOpCorrelationKind) {
+CUpti_ActivityExternalCorrelation External(
+    std::uint32_t correlation, std::uint64_t external_id,
+    CUpti_ExternalCorrelationKind kind = kOpCorrelationKind) {
   auto record = Blank<CUpti_ActivityExternalCorrelation>(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
   record.externalKind = kind;
   record.externalId = external_id;
@@ -89,7 +91,8 @@ const char* FakeApiName(bool driver, std::uint32_t cbid) {
   static const std::map<std::pair<bool, std::uint32_t>, const char*> names = {
       {{false, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000}, "cudaLaunchKernel_v7000"},
       {{false, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000}, "cudaMemcpyAsync_ptsz_v7000"},
-      {{false, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020}, "cudaStreamSynchronize_v3020"},
+      {{false, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020},
+       "cudaStreamSynchronize_v3020"},
       {{true, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz}, "cuMemcpyHtoDAsync_v2_ptsz"},
   };
   auto it = names.find({driver, cbid});
@@ -162,18 +165,24 @@ TEST_F(CuptiRecordConverterTest, IgnoresAndCountsOtherToolsExternalIds) {
 }
 
 TEST_F(CuptiRecordConverterTest, ConvertsMemcpyKindsAndPageableHostMemory) {
-  converter_.Consume(AsActivity(Memcpy(1, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD,
-                                       CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE)));
-  converter_.Consume(AsActivity(Memcpy(2, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD,
-                                       CUPTI_ACTIVITY_MEMORY_KIND_PINNED, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE)));
-  converter_.Consume(AsActivity(Memcpy(3, CUPTI_ACTIVITY_MEMCPY_KIND_DTOH,
-                                       CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE)));
-  converter_.Consume(AsActivity(Memcpy(4, CUPTI_ACTIVITY_MEMCPY_KIND_DTOD,
-                                       CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE)));
-  converter_.Consume(AsActivity(Memcpy(5, CUPTI_ACTIVITY_MEMCPY_KIND_PTOP,
-                                       CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE)));
-  converter_.Consume(AsActivity(Memcpy(6, CUPTI_ACTIVITY_MEMCPY_KIND_HTOA,
-                                       CUPTI_ACTIVITY_MEMORY_KIND_PINNED, CUPTI_ACTIVITY_MEMORY_KIND_ARRAY)));
+  converter_.Consume(
+      AsActivity(Memcpy(1, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE,
+                        CUPTI_ACTIVITY_MEMORY_KIND_DEVICE)));
+  converter_.Consume(
+      AsActivity(Memcpy(2, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, CUPTI_ACTIVITY_MEMORY_KIND_PINNED,
+                        CUPTI_ACTIVITY_MEMORY_KIND_DEVICE)));
+  converter_.Consume(
+      AsActivity(Memcpy(3, CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE,
+                        CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE)));
+  converter_.Consume(
+      AsActivity(Memcpy(4, CUPTI_ACTIVITY_MEMCPY_KIND_DTOD, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE,
+                        CUPTI_ACTIVITY_MEMORY_KIND_DEVICE)));
+  converter_.Consume(
+      AsActivity(Memcpy(5, CUPTI_ACTIVITY_MEMCPY_KIND_PTOP, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE,
+                        CUPTI_ACTIVITY_MEMORY_KIND_DEVICE)));
+  converter_.Consume(
+      AsActivity(Memcpy(6, CUPTI_ACTIVITY_MEMCPY_KIND_HTOA, CUPTI_ACTIVITY_MEMORY_KIND_PINNED,
+                        CUPTI_ACTIVITY_MEMORY_KIND_ARRAY)));
   converter_.AppendTo(timeline_);
 
   ASSERT_EQ(timeline_.memcpys.size(), 6u);
@@ -297,7 +306,8 @@ TEST_F(CuptiRecordConverterTest, IgnoresAndCountsKindsItDoesNotConvert) {
 }
 
 TEST_F(CuptiRecordConverterTest, KernelNamesThatDoNotDemangleStayAsCuptiGaveThem) {
-  converter_.Consume(AsActivity(Kernel(1, kWindowStart + 1, kWindowStart + 2, "triton_poi_fused_0")));
+  converter_.Consume(
+      AsActivity(Kernel(1, kWindowStart + 1, kWindowStart + 2, "triton_poi_fused_0")));
   converter_.Consume(AsActivity(Kernel(2, kWindowStart + 1, kWindowStart + 2, nullptr)));
   converter_.AppendTo(timeline_);
   EXPECT_EQ(timeline_.kernels[0].name, "triton_poi_fused_0");
@@ -325,7 +335,8 @@ TEST(DescribeCuptiWindows, ReportsEveryLossWithItsCause) {
             std::string::npos) << status.detail;
   EXPECT_NE(status.detail.find("2 untimed"), std::string::npos) << status.detail;
   EXPECT_NE(status.detail.find("1 buffers cut short"), std::string::npos) << status.detail;
-  EXPECT_NE(status.detail.find("5 records of other kinds ignored"), std::string::npos) << status.detail;
+  EXPECT_NE(status.detail.find("5 records of other kinds ignored"), std::string::npos)
+      << status.detail;
   EXPECT_NE(status.detail.find("drift 1500 ns"), std::string::npos) << status.detail;
 }
 

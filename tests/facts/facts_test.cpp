@@ -56,7 +56,8 @@ TEST(BuildFacts, SharesAreOfTheProfiledStepTheTimesWereMeasuredIn) {
   EXPECT_DOUBLE_EQ(facts.at("step").at("ms"), 55.0);
   EXPECT_DOUBLE_EQ(facts.at("step").at("forward_share"), 6.0 / 55.0);
   EXPECT_DOUBLE_EQ(facts.at("modules").at("blocks.0.attn").at("share"), 11.0 / 55.0);
-  EXPECT_DOUBLE_EQ(facts.at("ops")[0].at("share"), facts.at("ops")[0].at("ms").get<double>() / 55.0);
+  EXPECT_DOUBLE_EQ(facts.at("ops")[0].at("share"),
+                   facts.at("ops")[0].at("ms").get<double>() / 55.0);
   EXPECT_DOUBLE_EQ(facts.at("data").at("wait_share"), 1.0 / 55.0);
   EXPECT_DOUBLE_EQ(facts.at("syncs")[0].at("share"),
                    facts.at("syncs")[0].at("wait_ms").get<double>() / 55.0);

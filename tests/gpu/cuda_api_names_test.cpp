@@ -22,7 +22,8 @@ TEST(CudaApiNames, KnowsWhichCallsMakeTheHostWait) {
 
 TEST(DeviceAllocations, CountsCallsThatGoToTheDriverOnce) {
   Timeline timeline;
-  for (const char* name : {"cudaMalloc", "cuMemAlloc", "cudaLaunchKernel", "cuMemCreate", "cudaMalloc"}) {
+  for (const char* name :
+       {"cudaMalloc", "cuMemAlloc", "cudaLaunchKernel", "cuMemCreate", "cudaMalloc"}) {
     ApiCallEvent call;
     call.name = name;
     timeline.api_calls.push_back(call);

@@ -22,8 +22,9 @@ class GpuAttributionTest : public ::testing::Test {
     placements_ = {Placed(0, Phase::kForward, "blocks.0.mlp"),
                    Placed(0, Phase::kForward, "blocks.0.mlp"),
                    Placed(0, Phase::kBackward, "blocks.0.mlp"), Placed(-1, Phase::kOutside)};
-    timeline_.kernels = {Kernel(1'000, 1'400, 2), Kernel(1'400, 1'500, 2), Kernel(6'600, 7'000, 3),
-                         Kernel(20'200, 20'300, 4), Kernel(8'000, 8'050, 0), Kernel(8'100, 8'150, 77)};
+    timeline_.kernels = {Kernel(1'000, 1'400, 2), Kernel(1'400, 1'500, 2),
+                         Kernel(6'600, 7'000, 3), Kernel(20'200, 20'300, 4),
+                         Kernel(8'000, 8'050, 0), Kernel(8'100, 8'150, 77)};
     timeline_.memcpys = {Memcpy(MemcpyKind::kHostToDevice, 300, 350, 1)};
     timeline_.memsets = {Memset(6'550, 6'560, 3)};
     timeline_.probes = {CuptiRecorded()};

@@ -84,7 +84,8 @@ TEST(GpuSummary, OccupancyIsWeightedByKernelTimeAndNeedsLimits) {
 TEST(GpuSummary, SummaryIsTheMedianStep) {
   Timeline timeline;
   timeline.probes = {CuptiRecorded()};
-  timeline.steps = {Step(0, 0, 1'000'000), Step(1, 1'000'000, 2'000'000), Step(2, 2'000'000, 3'000'000)};
+  timeline.steps = {Step(0, 0, 1'000'000), Step(1, 1'000'000, 2'000'000),
+                    Step(2, 2'000'000, 3'000'000)};
   timeline.kernels = {Kernel(0, 100'000, 1), Kernel(1'000'000, 1'500'000, 1),
                       Kernel(2'000'000, 2'200'000, 1)};
   const auto summary = SummariseGpu(timeline, std::nullopt);

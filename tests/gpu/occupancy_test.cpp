@@ -79,7 +79,8 @@ TEST(Occupancy, NoEstimateWithoutAShapeOrLimitsOrRoom) {
   EXPECT_FALSE(EstimateLaunch(Launch(0, 256, 32), H100()));
   EXPECT_FALSE(EstimateLaunch(Launch(10, 0, 32), H100()));
   EXPECT_FALSE(EstimateLaunch(Launch(10, 256, 32), DeviceLimits{}));
-  EXPECT_FALSE(EstimateLaunch(Launch(10, 256, 32, 300 * 1024), H100())) << "more shared memory than an SM has";
+  EXPECT_FALSE(EstimateLaunch(Launch(10, 256, 32, 300 * 1024), H100()))
+      << "more shared memory than an SM has";
 }
 
 }  // namespace

@@ -41,7 +41,8 @@ TEST(OpLookup, TheCallingOpIsTheOutermostAtenOpOrAutogradNode) {
 
 TEST(OpLookup, OpsOnOtherThreadsDoNotNest) {
   Timeline timeline;
-  timeline.ops = {Op("aten::mm", 0, 100, 1, 0, /*thread=*/1), Op("aten::add", 10, 20, 2, 0, /*thread=*/2)};
+  timeline.ops = {Op("aten::mm", 0, 100, 1, 0, /*thread=*/1),
+                  Op("aten::add", 10, 20, 2, 0, /*thread=*/2)};
   const OpLookup lookup(timeline);
   EXPECT_EQ(lookup.CallingOp(1), 1);
 }

@@ -24,9 +24,12 @@ class SyncSitesTest : public ::testing::Test {
   // synchronisation seen as the runtime call, the driver call inside it and a sync record.
   void AddItemSync(TimeNs offset) {
     timeline_.api_calls.push_back(Api("cudaMemcpyAsync", offset + 10'200, offset + 10'400, 2));
-    timeline_.memcpys.push_back(Memcpy(MemcpyKind::kDeviceToHost, offset + 15'000, offset + 15'100, 2, 4));
-    timeline_.api_calls.push_back(Api("cudaStreamSynchronize", offset + 10'500, offset + 15'500, 2));
-    timeline_.api_calls.push_back(Api("cuStreamSynchronize", offset + 10'600, offset + 15'400, 2, true));
+    timeline_.memcpys.push_back(
+        Memcpy(MemcpyKind::kDeviceToHost, offset + 15'000, offset + 15'100, 2, 4));
+    timeline_.api_calls.push_back(
+        Api("cudaStreamSynchronize", offset + 10'500, offset + 15'500, 2));
+    timeline_.api_calls.push_back(
+        Api("cuStreamSynchronize", offset + 10'600, offset + 15'400, 2, true));
     timeline_.syncs.push_back(Sync(SyncKind::kStream, offset + 10'700, offset + 15'300, 2));
   }
 

@@ -2,8 +2,8 @@
 // tests/models/make_models.py (the ctest fixture "test_models"), and names the planted module
 // instance, phase and op; bad input gets one clear line, a non-zero exit and no report.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <sys/stat.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -32,7 +32,9 @@ json Expected(const std::string& model) {
   return json::parse(ReadFile(kModels + "/" + model + ".expected.json"));
 }
 
-int Depth(const std::string& path) { return 1 + static_cast<int>(std::count(path.begin(), path.end(), '.')); }
+int Depth(const std::string& path) {
+  return 1 + static_cast<int>(std::count(path.begin(), path.end(), '.'));
+}
 
 class PlantedHotspot : public ::testing::TestWithParam<std::string> {};
 
@@ -168,8 +170,9 @@ TEST(RejectsBadInput, ABatchSizeThatDoesNotFitIsRefusedNamingTheOption) {
 TEST(NonFiniteLoss, IsADataQualityLineAndTheCandidateWritesNoLoss) {
   const fs::path scratch = Scratch("nan_loss");
   const std::string model = kModels + "/nan_loss.pt";
-  CommandResult run = RunCommand(
-      kAdvisor + " bisect " + model + " -q --out " + (scratch / "report").string(), scratch.string());
+  CommandResult run =
+      RunCommand(kAdvisor + " bisect " + model + " -q --out " + (scratch / "report").string(),
+                 scratch.string());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json report = json::parse(ReadFile((scratch / "report" / "report.json").string()));
   EXPECT_NE(report["data_quality"].dump().find("the loss was not finite (NaN or infinite) in "),
@@ -249,8 +252,9 @@ TEST(UntrustedRules, ABrokenRuleIsLeftOutAndAHostileMessageIsPrintedHarmlessly) 
             std::string::npos)
       << run.err;
   EXPECT_NE(run.err.find("broken.lua:1: missing title"), std::string::npos) << run.err;
-  EXPECT_NE(run.out.find("finding [high] hostile: owned \\x1b]0;pwned\\x07\\x1b[2J\\x0d\xef\xbf\xbd"),
-            std::string::npos)
+  EXPECT_NE(
+      run.out.find("finding [high] hostile: owned \\x1b]0;pwned\\x07\\x1b[2J\\x0d\xef\xbf\xbd"),
+      std::string::npos)
       << run.out;
   const std::string markdown = ReadFile(report + "/report.md");
   for (const std::string& text : {run.out, run.err, markdown}) {

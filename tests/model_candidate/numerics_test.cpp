@@ -153,8 +153,8 @@ TEST(Numerics, RecordedUpdatesCatchAWrongOptimizerStep) {
   EXPECT_NEAR(halved.numerics.max_rel_diff, 0.5, 1e-3);
   EXPECT_THAT(halved.worst, HasSubstr("update of "));
   EXPECT_THAT(halved.worst, HasSubstr("of parameter rounding"));
-  EXPECT_TRUE(
-      CompareSnapshots(baseline, snapshot(spec, true), ToleranceClass::kReordering).within_tolerance);
+  EXPECT_TRUE(CompareSnapshots(baseline, snapshot(spec, true), ToleranceClass::kReordering)
+                  .within_tolerance);
 }
 
 // An update is known to within the rounding of the parameter it lands in: a difference of one ulp

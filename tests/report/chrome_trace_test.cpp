@@ -39,7 +39,8 @@ class ChromeTraceTest : public ::testing::Test {
                            Api("cudaLaunchKernel", 1'004'000, 1'004'500, 2, false, 501),
                            Api("cudaStreamSynchronize", 1'099'000, 1'099'900, 0, false, 600)};
     timeline_.api_calls[2].thread = 9002;
-    timeline_.kernels = {Kernel(1'005'000, 1'008'000, 2, 7, "gemm"), Kernel(1'008'000, 1'009'000, 2, 7, "bias"),
+    timeline_.kernels = {Kernel(1'005'000, 1'008'000, 2, 7, "gemm"),
+                         Kernel(1'008'000, 1'009'000, 2, 7, "bias"),
                          Kernel(1'061'000, 1'065'000, 3, 8, "gemm_grad")};
     timeline_.kernels[0].correlation_id = 500;
     timeline_.kernels[1].correlation_id = 501;
@@ -63,7 +64,8 @@ class ChromeTraceTest : public ::testing::Test {
     return events;
   }
 
-  static const json* Find(const json& trace, const std::string& name, const std::string& phase = "X") {
+  static const json* Find(const json& trace, const std::string& name,
+                          const std::string& phase = "X") {
     for (const json& event : trace["traceEvents"]) {
       if (event["ph"] == phase && event.value("name", "") == name) return &event;
     }
@@ -74,7 +76,8 @@ class ChromeTraceTest : public ::testing::Test {
   static std::map<std::pair<int, int>, std::string> ThreadNames(const json& trace) {
     std::map<std::pair<int, int>, std::string> names;
     for (const json& event : Events(trace, "M")) {
-      if (event["name"] == "thread_name") names[{event["pid"], event["tid"]}] = event["args"]["name"];
+      if (event["name"] == "thread_name")
+        names[{event["pid"], event["tid"]}] = event["args"]["name"];
     }
     return names;
   }
@@ -189,7 +192,8 @@ TEST_F(ChromeTraceTest, EveryFlowRunsFromTheLaunchingOpToItsWork) {
   std::map<std::uint64_t, json> finish_by_id;
   for (const json& finish : finishes) {
     EXPECT_EQ(finish["bp"], "e");
-    EXPECT_TRUE(finish_by_id.emplace(finish["id"].get<std::uint64_t>(), finish).second) << "ids are unique";
+    EXPECT_TRUE(finish_by_id.emplace(finish["id"].get<std::uint64_t>(), finish).second)
+        << "ids are unique";
   }
   const json* addmm = Find(trace, "aten::addmm");
   const json* gemm = Find(trace, "gemm");

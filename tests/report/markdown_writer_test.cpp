@@ -117,7 +117,8 @@ TEST(MarkdownWriter, StepTableHasTimesAndShares) {
   EXPECT_EQ(LineWith(md, "| backward |"), "| backward | 25.03 | 60.8% |");
   EXPECT_EQ(LineWith(md, "| optimizer |"), "| optimizer | 2.61 | 6.3% |");
   EXPECT_EQ(LineWith(md, "| rest |"), "| rest | 1.15 | 2.8% |");
-  EXPECT_EQ(LineWith(md, "profiled step"), "| profiled step (the window's mean) | 41.20 | 100.0% |");
+  EXPECT_EQ(LineWith(md, "profiled step"),
+            "| profiled step (the window's mean) | 41.20 | 100.0% |");
   EXPECT_EQ(LineWith(md, "whole step"), "| **whole step (median, unprofiled)** | **41.24** |  |");
   EXPECT_TRUE(
       Contains(md, "| part of the step | ms/step | share of step |\n| --- | ---: | ---: |"));
@@ -185,7 +186,8 @@ TEST(MarkdownWriter, FixesTableSaysNotMeasuredForAFixThatNeverRan) {
   const std::string md = ReportToMarkdown(FilledReport());
   const std::string failed = LineWith(md, "| `drop-item-sync` |");
   EXPECT_TRUE(Contains(failed, "| failed |"));
-  EXPECT_TRUE(Contains(failed, "| 41.10 median (40.40\u201344.00) | _not measured_ | _not measured_ |"));
+  EXPECT_TRUE(
+      Contains(failed, "| 41.10 median (40.40\u201344.00) | _not measured_ | _not measured_ |"));
   EXPECT_TRUE(Contains(LineWith(md, "| **`gather-to-index-select`** |"),
                        "| **1.11\u00d7 (95% interval 1.09\u00d7\u20131.13\u00d7, 4 rounds)** |"));
   EXPECT_TRUE(Contains(md,

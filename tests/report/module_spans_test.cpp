@@ -95,8 +95,10 @@ TEST(ModuleSpans, ACloseWithoutItsOpenMakesNoSpan) {
 
 TEST(ModuleSpans, AModuleCalledTwicePairsEachCall) {
   Timeline timeline;
-  timeline.markers = {Marker("shared", MarkerKind::kForwardEnter, 10), Marker("shared", MarkerKind::kForwardExit, 20),
-                      Marker("shared", MarkerKind::kForwardEnter, 30), Marker("shared", MarkerKind::kForwardExit, 45)};
+  timeline.markers = {Marker("shared", MarkerKind::kForwardEnter, 10),
+                      Marker("shared", MarkerKind::kForwardExit, 20),
+                      Marker("shared", MarkerKind::kForwardEnter, 30),
+                      Marker("shared", MarkerKind::kForwardExit, 45)};
   const auto spans = RebuildModuleSpans(timeline);
   ASSERT_EQ(spans.size(), 2u);
   EXPECT_EQ(spans[0].end_ns, 20);

@@ -6,7 +6,8 @@ namespace advisor {
 namespace {
 
 TEST(NestedLanes, NestedAndDisjointIntervalsShareTheFirstLane) {
-  const std::vector<int> lanes = AssignNestedLanes({{0, 100}, {10, 50}, {20, 30}, {50, 90}, {100, 200}, {100, 200}});
+  const std::vector<int> lanes =
+      AssignNestedLanes({{0, 100}, {10, 50}, {20, 30}, {50, 90}, {100, 200}, {100, 200}});
   EXPECT_EQ(lanes, (std::vector<int>{0, 0, 0, 0, 0, 0}));
 }
 
@@ -28,7 +29,8 @@ TEST(NestedLanes, EveryLaneNests) {
       const Interval& x = intervals[a];
       const Interval& y = intervals[b];
       const bool disjoint = x.end <= y.start || y.end <= x.start;
-      const bool nested = (x.start <= y.start && y.end <= x.end) || (y.start <= x.start && x.end <= y.end);
+      const bool nested =
+          (x.start <= y.start && y.end <= x.end) || (y.start <= x.start && x.end <= y.end);
       EXPECT_TRUE(disjoint || nested) << a << " and " << b << " share lane " << lanes[a];
     }
   }

@@ -65,13 +65,14 @@ TEST_F(RulesCommandsTest, ListFailsOnBrokenUserRuleButListsTheRest) {
 }
 
 TEST_F(RulesCommandsTest, CheckPassesAGoodRule) {
-  const std::string file = dir_.Write(
-      "good.lua",
-      "return {id = \"good\", title = \"Good\", check = function(facts)\n"
-      "  if facts.gpu and facts.gpu.busy_fraction < 0.9 then\n"
-      "    return {{severity = 'low', message = 'm', evidence = advisor.pct(facts.gpu.busy_fraction)}}\n"
-      "  end\n"
-      "end}");
+  const std::string file =
+      dir_.Write("good.lua",
+                 "return {id = \"good\", title = \"Good\", check = function(facts)\n"
+                 "  if facts.gpu and facts.gpu.busy_fraction < 0.9 then\n"
+                 "    return {{severity = 'low', message = 'm', evidence = "
+                 "advisor.pct(facts.gpu.busy_fraction)}}\n"
+                 "  end\n"
+                 "end}");
   EXPECT_EQ(RulesCheckCommand(file, out_, err_), 0);
   EXPECT_EQ(err_.str(), "");
   EXPECT_EQ(out_.str(), "good  " + file + "\n1 rule loaded, 0 problems\n");

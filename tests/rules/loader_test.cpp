@@ -58,8 +58,8 @@ TEST_F(LoaderTest, MissingIdNamesTheReturnLine) {
 }
 
 TEST_F(LoaderTest, MissingTitleAndCheck) {
-  EXPECT_THAT(Lines(Load("return {id = \"x\"}")),
-              ElementsAre(HasSubstr("r.lua:1: missing title"), HasSubstr("r.lua:1: missing check")));
+  EXPECT_THAT(Lines(Load("return {id = \"x\"}")), ElementsAre(HasSubstr("r.lua:1: missing title"),
+                                                              HasSubstr("r.lua:1: missing check")));
 }
 
 TEST_F(LoaderTest, CheckNotAFunction) {

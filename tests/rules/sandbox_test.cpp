@@ -187,8 +187,9 @@ TEST_F(SandboxTest, ErrorInCheckNamesTheLine) {
 }
 
 TEST_F(SandboxTest, NonStringErrorObjectsAreDescribedWithoutRunningThem) {
-  EXPECT_THAT(CheckError("    error(setmetatable({}, {__tostring = function() while true do end end}))"),
-              HasSubstr("error object is a table value"));
+  EXPECT_THAT(
+      CheckError("    error(setmetatable({}, {__tostring = function() while true do end end}))"),
+      HasSubstr("error object is a table value"));
 }
 
 TEST_F(SandboxTest, MultiLineErrorsBecomeOneLine) {

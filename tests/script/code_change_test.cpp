@@ -10,23 +10,25 @@ SourceLocation At(const std::string& text) { return {"/src/model.py", 57, text};
 
 TEST(CodeChange, TimmsPatchDropoutGatherBecomesRowIndexing) {
   const auto change = SuggestCodeChange(
-      "gather-to-index",
-      At("x = torch.gather(x, dim=1, index=keep_indices.unsqueeze(-1).expand(-1, -1, x.shape[-1]))"));
+      "gather-to-index", At("x = torch.gather(x, dim=1, "
+                            "index=keep_indices.unsqueeze(-1).expand(-1, -1, x.shape[-1]))"));
   ASSERT_TRUE(change.has_value());
   EXPECT_NE(change->advice.find("/src/model.py:57"), std::string::npos);
-  EXPECT_EQ(change->patch,
-            "--- /src/model.py\n+++ /src/model.py\n@@ -57 +57 @@\n"
-            "-x = torch.gather(x, dim=1, index=keep_indices.unsqueeze(-1).expand(-1, -1, x.shape[-1]))\n"
-            "+x = x[torch.arange(x.shape[0], device=x.device).unsqueeze(-1), keep_indices]\n");
+  EXPECT_EQ(
+      change->patch,
+      "--- /src/model.py\n+++ /src/model.py\n@@ -57 +57 @@\n"
+      "-x = torch.gather(x, dim=1, index=keep_indices.unsqueeze(-1).expand(-1, -1, x.shape[-1]))\n"
+      "+x = x[torch.arange(x.shape[0], device=x.device).unsqueeze(-1), keep_indices]\n");
 }
 
 TEST(CodeChange, TheMethodFormToo) {
   const auto change = SuggestCodeChange(
       "gather-to-index", At("tokens = h.gather(1, idx.unsqueeze(-1).expand(B, K, D)) * scale"));
   ASSERT_TRUE(change.has_value());
-  EXPECT_NE(change->patch.find(
-                "+tokens = h[torch.arange(h.shape[0], device=h.device).unsqueeze(-1), idx] * scale"),
-            std::string::npos)
+  EXPECT_NE(
+      change->patch.find(
+          "+tokens = h[torch.arange(h.shape[0], device=h.device).unsqueeze(-1), idx] * scale"),
+      std::string::npos)
       << change->patch;
 }
 

@@ -15,8 +15,8 @@ inline Timeline NodeRankWindow(int first, int steps, TimeNs work_ms, bool marker
   Timeline timeline;
   for (int i = 0; i < steps; ++i) {
     const TimeNs start = clock_ns + 10 * i * kMs;
-    timeline.steps.push_back(
-        StepOfPhases(first + i, start, start, start + 10 * kMs, start + 10 * kMs, start + 10 * kMs));
+    timeline.steps.push_back(StepOfPhases(first + i, start, start, start + 10 * kMs,
+                                          start + 10 * kMs, start + 10 * kMs));
     OpEvent work;
     work.name = "aten::mm";
     work.scope = OpScope::kForward;

@@ -197,16 +197,18 @@ TEST(ScriptCommand, OnlyPythonIsRun) {
   EXPECT_EQ(WhyNotPython({"no-such-program-here"}), "no-such-program-here: no such program");
   EXPECT_NE(WhyNotPython({}).find("no command after --"), std::string::npos);
   EXPECT_EQ(WhyNotPython({ADVISOR_TEST_PYTHON, "train.py"}), "");
-  EXPECT_EQ(WhyNotPython({"env", "CUDA_VISIBLE_DEVICES=1", "-u", "HOME", ADVISOR_TEST_PYTHON, "x.py"}),
-            "")
+  EXPECT_EQ(
+      WhyNotPython({"env", "CUDA_VISIBLE_DEVICES=1", "-u", "HOME", ADVISOR_TEST_PYTHON, "x.py"}),
+      "")
       << "env's settings are skipped";
   EXPECT_EQ(WhyNotPython({"env", "A=1", "/bin/true"}).rfind("/bin/true is not Python", 0), 0u);
   EXPECT_EQ(WhyNotPython({"env", "A=1"}), "env runs no program after its settings");
 }
 
 TEST(PythonCommand, TheScriptIsWhatFollowsTheLauncher) {
-  EXPECT_EQ(ScriptPart({"python3", "-m", "torch.distributed.run", "--node_rank", "1", "t.py", "--x"}),
-            (std::vector<std::string>{"t.py", "--x"}));
+  EXPECT_EQ(
+      ScriptPart({"python3", "-m", "torch.distributed.run", "--node_rank", "1", "t.py", "--x"}),
+      (std::vector<std::string>{"t.py", "--x"}));
   EXPECT_EQ(ScriptPart({"python3", "-m", "pkg.train", "--x"}),
             (std::vector<std::string>{"-m", "pkg.train", "--x"}));
   EXPECT_EQ(ScriptPart({"torchrun", "run"}), (std::vector<std::string>{"torchrun", "run"}));

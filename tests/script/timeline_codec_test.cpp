@@ -110,7 +110,8 @@ TEST(TimelineCodec, RefusesMalformedEventsNamingTheField) {
 }
 
 TEST(TimelineCodec, RefusesStepsOutOfOrder) {
-  json steps = StepsToJson({StepOfPhases(0, 10, 10, 20, 30, 40), StepOfPhases(1, 40, 40, 50, 60, 70)});
+  json steps =
+      StepsToJson({StepOfPhases(0, 10, 10, 20, 30, 40), StepOfPhases(1, 40, 40, 50, 60, 70)});
   steps[1][1] = 35;  // starts before the previous one ends
   EXPECT_THROW(StepsFromJson(JsonField(steps, "steps")), ProbeMessageError);
   steps = StepsToJson({StepOfPhases(0, 10, 10, 20, 30, 40)});

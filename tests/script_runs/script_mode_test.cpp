@@ -95,7 +95,8 @@ TEST(ScriptMode, NamesTheSlowInstanceOfAUsersTrainingScript) {
           (scratch / "report").string() + " -- " + Sample(tag),
       scratch.string());
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_NE(run.out.find("epoch 0:"), std::string::npos) << "the script's own output passes through";
+  EXPECT_NE(run.out.find("epoch 0:"), std::string::npos)
+      << "the script's own output passes through";
   const json report = Report(scratch / "report");
   EXPECT_EQ(report["run"]["mode"], "script");
   EXPECT_EQ(report["run"]["command"][1], kScripts + "/train_sample.py");
@@ -152,10 +153,10 @@ TEST(ScriptMode, AutotestRelaunchesTheScriptWithTheKnobApplied) {
   // A rule of the test's own names the recipe: which built-in rules fire depends on timings.
   // One worker: dataloader-workers tries the counts up to the cores, 2 on CI, leaving out the
   // script's own.
-  const CommandResult run = RunCommand(kAdvisor + " bisect -q --autotest --autotest-rounds 1 --rules " +
-                                           kScripts + "/rules --out " + (scratch / "report").string() +
-                                           " -- " + Sample(tag, "--workers 1"),
-                                       scratch.string());
+  const CommandResult run = RunCommand(
+      kAdvisor + " bisect -q --autotest --autotest-rounds 1 --rules " + kScripts + "/rules --out " +
+          (scratch / "report").string() + " -- " + Sample(tag, "--workers 1"),
+      scratch.string());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json fixes = Report(scratch / "report")["fixes"];
   const json* workers = nullptr;
@@ -175,8 +176,8 @@ TEST(ScriptMode, AutotestRelaunchesTheScriptWithTheKnobApplied) {
 TEST(ScriptMode, AFixThatNeedsACodeChangeIsShownAgainstTheUsersLine) {
   const fs::path scratch = Scratch("code_change");
   const CommandResult run = RunCommand(
-      kAdvisor + " bisect -q --autotest --autotest-rounds 1 --out " + (scratch / "report").string() +
-          " -- " + kPython + " " + kScripts + "/gather_train.py",
+      kAdvisor + " bisect -q --autotest --autotest-rounds 1 --out " +
+          (scratch / "report").string() + " -- " + kPython + " " + kScripts + "/gather_train.py",
       scratch.string());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json report = Report(scratch / "report");
@@ -508,7 +509,8 @@ TEST_P(RejectsBadScript, WithOneLineAndNoReportOrProcessLeft) {
   const fs::path scratch = Scratch("bad_" + bad.name);
   const std::string tag = UniqueTag();
   std::string command = bad.command;
-  for (std::size_t at; (at = command.find("TAG")) != std::string::npos;) command.replace(at, 3, tag);
+  for (std::size_t at; (at = command.find("TAG")) != std::string::npos;)
+    command.replace(at, 3, tag);
   if (command.rfind("VENV", 0) == 0) command.replace(0, 4, PythonWithoutTorch());
   const CommandResult run = RunCommand(kAdvisor + " bisect " + bad.options + " --out " +
                                            (scratch / "report").string() + " -- " + command,
@@ -530,15 +532,16 @@ INSTANTIATE_TEST_SUITE_P(
                   "has no torch", "-q"},
         BadScript{"fails_early", kPython + " " + kScripts + "/fails_early.py TAG",
                   "fails_early.py failed (exit status 1) before its second training step", "-q"},
-        BadScript{"ends_too_early", kPython + " " + kScripts + "/train_sample.py --epochs 2 --tag TAG",
+        BadScript{"ends_too_early",
+                  kPython + " " + kScripts + "/train_sample.py --epochs 2 --tag TAG",
                   "train_sample.py ended (exit status 0) after", "-q"},
         BadScript{"no_optimizer", kPython + " " + kScripts + "/no_optimizer.py TAG",
                   "without stepping a torch.optim optimizer", "-q"},
-        BadScript{"a_rank_without_its_job",
-                  "env RANK=0 WORLD_SIZE=2 " + kPython + " " + kScripts +
-                      "/train_sample.py --tag TAG",
-                  "train_sample.py: rank 1 of 2 did not start advisor's probe in 3 s",
-                  "-q --step-timeout 3"},
+        BadScript{
+            "a_rank_without_its_job",
+            "env RANK=0 WORLD_SIZE=2 " + kPython + " " + kScripts + "/train_sample.py --tag TAG",
+            "train_sample.py: rank 1 of 2 did not start advisor's probe in 3 s",
+            "-q --step-timeout 3"},
         BadScript{"ranks_on_several_machines",
                   "env RANK=0 WORLD_SIZE=2 LOCAL_WORLD_SIZE=1 " + kPython + " " + kScripts +
                       "/train_sample.py --tag TAG",
@@ -628,7 +631,8 @@ INSTANTIATE_TEST_SUITE_P(Signals, ScriptInterrupt, ::testing::Values(SIGINT, SIG
 // tests/script_runs/ddp_train.py on two gloo ranks, started by torch.distributed.run. Debian's
 // torch 1.13 under Python 3.11 needs --redirects and --tee set to a value other than 0 (its parser
 // cannot read "0", the default); --log_dir keeps the launcher's logs in the test's scratch folder.
-std::string TwoRanks(const fs::path& scratch, const std::string& tag, const std::string& arguments) {
+std::string TwoRanks(const fs::path& scratch, const std::string& tag,
+                     const std::string& arguments) {
   return kPython + " -m torch.distributed.run --standalone --nproc_per_node 2 --redirects 2 " +
          "--tee 2 --log_dir " + (scratch / "launcher-logs").string() + " " + kScripts +
          "/ddp_train.py --tag " + tag + " " + arguments;
@@ -648,10 +652,10 @@ bool HasFinding(const json& report, const std::string& rule) {
 TEST(ScriptRanks, NamesThePlantedStragglerRankAndItsModule) {
   const fs::path scratch = Scratch("ranks_straggler");
   const std::string tag = UniqueTag();
-  const CommandResult run =
-      RunCommand(kAdvisor + " bisect -q " + kRankWindow + " --out " +
-                     (scratch / "report").string() + " -- " + TwoRanks(scratch, tag, "--slow-rank 1"),
-                 scratch.string());
+  const CommandResult run = RunCommand(kAdvisor + " bisect -q " + kRankWindow + " --out " +
+                                           (scratch / "report").string() + " -- " +
+                                           TwoRanks(scratch, tag, "--slow-rank 1"),
+                                       scratch.string());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("straggler: rank 1, "), std::string::npos) << run.out;
   const json report = Report(scratch / "report");
@@ -778,7 +782,7 @@ int FreePort() {
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t length = sizeof(address);
-  bind(probe, reinterpret_cast<sockaddr*>(&address), sizeof(address));
+  EXPECT_EQ(bind(probe, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
   getsockname(probe, reinterpret_cast<sockaddr*>(&address), &length);
   close(probe);
   return ntohs(address.sin_port);
@@ -823,9 +827,10 @@ TEST(ScriptNodes, EachNodeBisectsItsRanksAndNodeZeroMergesTheReport) {
   const auto [zero, one] = RunTwoNodes(scratch, node_command(0), node_command(1));
   ASSERT_EQ(zero.exit_code, 0) << zero.err;
   ASSERT_EQ(one.exit_code, 0) << one.err;
-  EXPECT_NE(one.out.find("node 1: its ranks' summary is in " + (shared / "nodes/node-1.json").string() +
-                         "; node 0 writes the merged report to " + shared.string() + "/report.json"),
-            std::string::npos)
+  EXPECT_NE(
+      one.out.find("node 1: its ranks' summary is in " + (shared / "nodes/node-1.json").string() +
+                   "; node 0 writes the merged report to " + shared.string() + "/report.json"),
+      std::string::npos)
       << one.out;
   EXPECT_EQ(one.out.find("hot spot:"), std::string::npos) << "node 1 reports nothing itself";
   EXPECT_NE(zero.out.find("straggler: rank 1, "), std::string::npos) << zero.out;

@@ -50,8 +50,10 @@ TEST(EventNames, ReadGpuRecordNames) {
   EXPECT_EQ(SyncKindOf("Stream Sync"), SyncKind::kStream);
   EXPECT_EQ(SyncKindOf("Stream Wait Event"), SyncKind::kStreamWaitEvent);
   EXPECT_EQ(SyncKindOf("Context Sync"), SyncKind::kContext);
-  EXPECT_TRUE(IsNcclKernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"));
-  EXPECT_TRUE(IsNcclKernel("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"));
+  EXPECT_TRUE(IsNcclKernel(
+      "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"));
+  EXPECT_TRUE(IsNcclKernel(
+      "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"));
   EXPECT_FALSE(IsNcclKernel("void gemm_kernel<float>()"));
 }
 

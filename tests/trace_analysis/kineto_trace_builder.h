@@ -71,10 +71,12 @@ class KinetoTraceBuilder {
   }
   // The forward-backward flow Kineto draws from a forward op to its backward node.
   KinetoTraceBuilder& Flow(int id, double forward_us, double backward_us) {
-    events_.push_back(R"({"ph": "s", "id": )" + std::to_string(id) + R"(, "pid": 100, "tid": 100, "ts": )" +
-                      Number(forward_us) + R"(, "cat": "fwdbwd", "name": "fwdbwd"})");
-    events_.push_back(R"({"ph": "f", "id": )" + std::to_string(id) + R"(, "pid": 100, "tid": 101, "ts": )" +
-                      Number(backward_us) + R"(, "cat": "fwdbwd", "name": "fwdbwd", "bp": "e"})");
+    events_.push_back(R"({"ph": "s", "id": )" + std::to_string(id) +
+                      R"(, "pid": 100, "tid": 100, "ts": )" + Number(forward_us) +
+                      R"(, "cat": "fwdbwd", "name": "fwdbwd"})");
+    events_.push_back(R"({"ph": "f", "id": )" + std::to_string(id) +
+                      R"(, "pid": 100, "tid": 101, "ts": )" + Number(backward_us) +
+                      R"(, "cat": "fwdbwd", "name": "fwdbwd", "bp": "e"})");
     return *this;
   }
   KinetoTraceBuilder& Gpu(const std::string& name, long long memory_bytes) {

@@ -43,7 +43,8 @@ TEST(ModuleMarkers, ALabelThatSpellsItsParentsPathIsAWholePath) {
 }
 
 TEST(ModuleMarkers, ARangeThatOnlyOverlapsAnotherIsNotItsChild) {
-  const ModuleMarkers markers = MarkersOfModuleRanges({{"a", "", 1, 0, 100}, {"b", "", 1, 50, 150}});
+  const ModuleMarkers markers =
+      MarkersOfModuleRanges({{"a", "", 1, 0, 100}, {"b", "", 1, 50, 150}});
   EXPECT_EQ(Entered(markers), (std::vector<std::string>{"a", "b"}));
 }
 

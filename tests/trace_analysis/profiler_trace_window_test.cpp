@@ -40,7 +40,8 @@ KinetoTraceBuilder TwoGpuSteps(const std::string& gemm_kernel = "gemm_kernel") {
         .Memcpy("Memcpy DtoH (Device -> Pageable)", t + 3400, 5, 2000 + i, 4)
         .Runtime("cudaStreamSynchronize", t + 2350, 1100, 3000 + i)
         .Op("aten::cross_entropy_loss", t + 4100, 300)
-        .Op("autograd::engine::evaluate_function: AddmmBackward0", t + 5000, 2000, kAutograd, seq, 1)
+        .Op("autograd::engine::evaluate_function: AddmmBackward0", t + 5000, 2000, kAutograd, seq,
+            1)
         .Op("AddmmBackward0", t + 5010, 1980, kAutograd, seq, 1)
         .Op("aten::mm", t + 5100, 1500, kAutograd)
         .Flow(seq, t + 1200, t + 5010)
@@ -125,7 +126,8 @@ TEST(TraceReport, WithoutInputTypesTheDtypeAndTf32ComeFromTheGemmKernelsNames) {
   EXPECT_TRUE(said) << "the report says where the dtype came from";
 
   const TraceStore tensor_cores =
-      TwoGpuSteps("sm80_xmma_gemm_tf32f32_tf32f32_f32_tn_n_tilesize128x128x16_stage4_execute_kernel")
+      TwoGpuSteps(
+          "sm80_xmma_gemm_tf32f32_tf32f32_f32_tn_n_tilesize128x128x16_stage4_execute_kernel")
           .Write(dir / "tf32.json");
   const RunReport in_tf32 = ReportOfTrace(tensor_cores, BuildProfilerTraceWindow(tensor_cores));
   EXPECT_EQ(in_tf32.run.dtype, "float32");
@@ -172,7 +174,8 @@ TEST(TraceReport, SaysWhichSectionsATraceCannotFill) {
   testing::ScratchDir dir;
   const TraceStore gpu_store = TwoGpuSteps().Write(dir / "gpu.json");
   std::map<std::string, std::string> absent;
-  for (const AbsentSection& section : ReportOfTrace(gpu_store, BuildProfilerTraceWindow(gpu_store)).absent) {
+  for (const AbsentSection& section :
+       ReportOfTrace(gpu_store, BuildProfilerTraceWindow(gpu_store)).absent) {
     absent[section.section] = section.reason;
   }
   EXPECT_EQ(absent.size(), 4u);

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "engine/trace_analysis/host_events.h"
-#include "engine/trace_analysis/trace_report.h"
 #include "engine/trace_analysis/profiler_trace_window.h"
+#include "engine/trace_analysis/trace_report.h"
 #include "engine/trace_import/trace_reader.h"
 
 namespace advisor {

@@ -89,7 +89,8 @@ TEST(DocumentScanner, ReadsTheBareArrayOfTheLegacyExporter) {
 }
 
 TEST(DocumentScanner, CountsElementsThatAreNoObject) {
-  const Found found = ScanInBlocks(R"({"traceEvents": [{"ph": "X"}, 42, "text", [1], {"ph": "i"}]})", 3);
+  const Found found =
+      ScanInBlocks(R"({"traceEvents": [{"ph": "X"}, 42, "text", [1], {"ph": "i"}]})", 3);
   EXPECT_EQ(found.events.size(), 2u);
   ASSERT_EQ(found.skipped.size(), 3u);
   EXPECT_EQ(found.skipped[0].first, 30u);  // the byte offset of 42
@@ -132,7 +133,8 @@ TEST(DocumentScanner, TextThatIsNoTraceFailsWithTheByteOffset) {
 }
 
 TEST(DocumentScanner, RetainsOnlyTheEventInProgress) {
-  const std::string text = R"({"skipped": [)" + std::string(1000, ' ') + R"(1], "traceEvents": [{"a": 1}, {"b": )";
+  const std::string text =
+      R"({"skipped": [)" + std::string(1000, ' ') + R"(1], "traceEvents": [{"a": 1}, {"b": )";
   Found found;
   found.text = &text;
   DocumentScanner scanner("trace.json");

@@ -26,8 +26,6 @@
 namespace advisor {
 namespace {
 
-using ::testing::HasSubstr;
-
 // A process is gone once it is absent or a zombie; in a container nobody may reap an orphan.
 bool IsGone(pid_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
@@ -63,7 +61,8 @@ std::string ReadAll(int fd) {
   std::string text;
   char buffer[4096];
   ssize_t n;
-  while ((n = read(fd, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<std::size_t>(n));
+  while ((n = read(fd, buffer, sizeof buffer)) > 0)
+    text.append(buffer, static_cast<std::size_t>(n));
   return text;
 }
 

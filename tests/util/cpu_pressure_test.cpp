@@ -30,8 +30,8 @@ TEST(CpuStallSeconds, NothingWhereTheKernelSaysNothingOrNonsense) {
   EXPECT_FALSE(CpuStallSeconds("/nonexistent/pressure/cpu").has_value());
   EXPECT_FALSE(CpuStallSeconds(Written("pressure_empty", "")).has_value());
   EXPECT_FALSE(CpuStallSeconds(Written("pressure_text", "some total=lots\n")).has_value());
-  EXPECT_FALSE(
-      CpuStallSeconds(Written("pressure_huge", "some total=99999999999999999999999\n")).has_value());
+  EXPECT_FALSE(CpuStallSeconds(Written("pressure_huge", "some total=99999999999999999999999\n"))
+                   .has_value());
   EXPECT_FALSE(CpuStallSeconds(Written("pressure_full_only", "full total=12\n")).has_value());
 }
 

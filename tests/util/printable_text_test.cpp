@@ -19,7 +19,8 @@ TEST(PrintableText, EscapesControlCharactersAndKeepsLineBreaks) {
 
 TEST(PrintableText, ReplacesInvalidUtf8AndKeepsValidText) {
   const std::string replacement = "\xef\xbf\xbd";
-  EXPECT_EQ(PrintableText("caf\xc3\xa9 \xce\xbc \xf0\x9f\x98\x80"), "caf\xc3\xa9 \xce\xbc \xf0\x9f\x98\x80");
+  EXPECT_EQ(PrintableText("caf\xc3\xa9 \xce\xbc \xf0\x9f\x98\x80"),
+            "caf\xc3\xa9 \xce\xbc \xf0\x9f\x98\x80");
   EXPECT_EQ(PrintableText("\xff"), replacement);
   EXPECT_EQ(PrintableText("\xc3"), replacement) << "truncated";
   EXPECT_EQ(PrintableText("\xc0\xaf"), replacement + replacement) << "overlong";

@@ -26,10 +26,12 @@ Timeline GpuWindow() {
     timeline.ops.push_back(Op("aten::mm", t + 1 * kMs + 100, t + 2 * kMs, id + 1, 1));
     timeline.kernels.push_back(Kernel(t + 1 * kMs + 200, t + 5 * kMs, id + 1));
     timeline.ops.push_back(Op("aten::item", t + 3 * kMs, t + 4 * kMs, id + 2));
-    timeline.ops.push_back(Op("aten::_local_scalar_dense", t + 3 * kMs + 10, t + 4 * kMs, id + 3, 1));
+    timeline.ops.push_back(
+        Op("aten::_local_scalar_dense", t + 3 * kMs + 10, t + 4 * kMs, id + 3, 1));
     timeline.memcpys.push_back(Memcpy(MemcpyKind::kDeviceToHost, t + 3 * kMs + 500,
                                       t + 3 * kMs + 600, id + 3));
-    timeline.api_calls.push_back(Api("cudaStreamSynchronize", t + 3 * kMs + 20, t + 4 * kMs - 10, id + 3));
+    timeline.api_calls.push_back(
+        Api("cudaStreamSynchronize", t + 3 * kMs + 20, t + 4 * kMs - 10, id + 3));
   }
   timeline.probes = {{"ops", true, "ATen RecordFunction observer", 0},
                      {"cupti", true, "2 records late", 3}};
@@ -71,7 +73,8 @@ TEST(WindowSections, NoGpuProbeMeansNoGpuSectionNotAnIdleGpu) {
   FillWindowSections(MeasureWindow(timeline), std::nullopt, report);
   EXPECT_FALSE(report.gpu.has_value());
   EXPECT_FALSE(report.memory.has_value());
-  EXPECT_EQ(report.data_quality, (std::vector<std::string>{"cupti probe inactive: no CUDA device"}));
+  EXPECT_EQ(report.data_quality,
+            (std::vector<std::string>{"cupti probe inactive: no CUDA device"}));
 }
 
 }  // namespace

@@ -10,7 +10,7 @@ then runs on a quarter of the pixels) and keep the mask bool (one byte, logical 
 answer is input-crop-first naming random_dilation; input-narrow-dtype fires beside it. The model
 itself holds no planted problem.
 
-``variant`` builds the seed's later steps for docs/benchmarks.md (scripts/zoo/seed_variants.py):
+``variant`` builds the seed's later steps for docs/benchmarks.md (its input pipeline section):
 "float" (the seed), "bool" (dilation on bool), "crop-first" (crop with the dilation's margin,
 dilate on bool, crop to size: the same batches as "bool" up to the roll's wrap-around at the
 crop's border, which the margin keeps out).
