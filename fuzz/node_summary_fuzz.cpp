@@ -11,9 +11,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
-    const advisor::NodeSummary summary =
-        advisor::ReadNodeSummary(std::string(reinterpret_cast<const char*>(data), size),
-                                 "node-0.json");
+    const advisor::NodeSummary summary = advisor::ReadNodeSummary(
+        std::string(reinterpret_cast<const char*>(data), size), "node-0.json");
     if (summary.ranks.size() < 2) return 0;
     std::vector<advisor::NodeFile> files(2, advisor::NodeFile{"", summary});
     const std::size_t half = summary.ranks.size() / 2;

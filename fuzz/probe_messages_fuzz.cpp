@@ -10,9 +10,9 @@
 #include <string_view>
 
 #include "engine/json_input/json_document.h"
-#include "engine/window/measured_window.h"
 #include "engine/script/loader_summary.h"
 #include "engine/script/probe_messages.h"
+#include "engine/window/measured_window.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {

@@ -24,9 +24,11 @@ std::vector<std::string> SplitIds(const std::string& text) {
 
 void AddCandidateCommand(CLI::App& app, CandidateCommandOptions& options) {
   CLI::App* command = app.add_subcommand(
-      "candidate", "Run one autotest candidate and write its result (started by bisect --autotest)");
+      "candidate",
+      "Run one autotest candidate and write its result (started by bisect --autotest)");
   command->footer(kModelIsCode);
-  command->add_option("model", options.candidate.model_path, "model.pt with its workload")->required();
+  command->add_option("model", options.candidate.model_path, "model.pt with its workload")
+      ->required();
   command->add_option("--recipe", options.recipes,
                       "the candidate's recipe ids, comma-separated "
                       "(none: the baseline)");
@@ -40,9 +42,10 @@ void AddCandidateCommand(CLI::App& app, CandidateCommandOptions& options) {
       ->required();
   command->add_flag("--numerics", options.numerics,
                     "compare the candidate's first step with the baseline's instead of timing it");
-  command->add_option("--save-fixed", options.candidate.save_fixed_path,
-                      "with --numerics: also save the candidate's model, changed and untrained, "
-                      "to this file")
+  command
+      ->add_option("--save-fixed", options.candidate.save_fixed_path,
+                   "with --numerics: also save the candidate's model, changed and untrained, "
+                   "to this file")
       ->needs(command->get_option("--numerics"));
   options.workload.AddTo(*command);
   command->add_flag("--jit-optimize", options.candidate.jit_optimize,

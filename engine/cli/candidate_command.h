@@ -13,7 +13,7 @@ namespace advisor {
 
 struct CandidateCommandOptions {
   ModelCandidateOptions candidate;
-  std::string recipes;       // "a,b": the candidate's recipe ids
+  std::string recipes;  // "a,b": the candidate's recipe ids
   WorkloadFlags workload;
   bool numerics = false;
 };

@@ -53,8 +53,8 @@ std::string DescribeNumbers(const NumberRange& range) {
   const bool low = std::isfinite(range.low);
   const bool high = std::isfinite(range.high);
   if (low && high) {
-    return "a number in " + std::string(range.low_open ? "(" : "[") + ShowNumber(range.low) +
-           ", " + ShowNumber(range.high) + (range.high_open ? ")" : "]");
+    return "a number in " + std::string(range.low_open ? "(" : "[") + ShowNumber(range.low) + ", " +
+           ShowNumber(range.high) + (range.high_open ? ")" : "]");
   }
   if (low) {
     return std::string("a number ") + (range.low_open ? "> " : ">= ") + ShowNumber(range.low);
@@ -87,8 +87,7 @@ std::string FieldName(const std::string& path) {
 JsonField::JsonField(const json& value, std::string source)
     : value_(&value), parent_(nullptr), key_(std::move(source)), index_(kNoIndex) {}
 
-JsonField::JsonField(const json& value, const JsonField* parent, std::string key,
-                     std::size_t index)
+JsonField::JsonField(const json& value, const JsonField* parent, std::string key, std::size_t index)
     : value_(&value), parent_(parent), key_(std::move(key)), index_(index) {}
 
 std::string JsonField::Path() const {

@@ -40,8 +40,8 @@ struct NumberRange {
   double high = std::numeric_limits<double>::infinity();
   bool high_open = false;
 
-  static NumberRange AtLeast(double low) { return {low, false}; }                     // >= low
-  static NumberRange Above(double low) { return {low, true}; }                        // > low
+  static NumberRange AtLeast(double low) { return {low, false}; }  // >= low
+  static NumberRange Above(double low) { return {low, true}; }     // > low
   static NumberRange FromBelow(double low, double high) { return {low, false, high, true}; }
   static NumberRange Within(double low, double high) { return {low, false, high, false}; }
   // FromBelow is [low, high), Within [low, high].
@@ -53,8 +53,8 @@ class JsonField {
   JsonField(const nlohmann::json& value, std::string source);
 
   const nlohmann::json& value() const { return *value_; }
-  std::string Path() const;    // "" at the top level
-  std::string Source() const;  // the top level's source
+  std::string Path() const;                        // "" at the top level
+  std::string Source() const;                      // the top level's source
   const std::string& key() const { return key_; }  // a member's key ("" for elements)
 
   bool IsNull() const { return value_->is_null(); }
@@ -65,7 +65,7 @@ class JsonField {
   void ExpectObject() const;
   bool Has(const char* key) const;
   JsonField Required(const std::string& key) const&;
-  std::optional<JsonField> Optional(const std::string& key) const&;        // absent: none
+  std::optional<JsonField> Optional(const std::string& key) const&;         // absent: none
   std::optional<JsonField> OptionalNonNull(const std::string& key) const&;  // absent or null: none
   std::vector<JsonField> Members() const&;                                  // in key order
   // The unknown-field policy of the readers that have one: any other key is an error, with the
@@ -73,8 +73,7 @@ class JsonField {
   void AllowOnly(const std::vector<std::string>& allowed) const;
 
   // Arrays. Elements checks that this field is an array of min_size to max_size elements.
-  std::vector<JsonField> Elements(std::size_t min_size = 0,
-                                  std::size_t max_size = SIZE_MAX) const&;
+  std::vector<JsonField> Elements(std::size_t min_size = 0, std::size_t max_size = SIZE_MAX) const&;
   std::size_t Size(std::size_t min_size = 0, std::size_t max_size = SIZE_MAX) const;
   // Element `index` of an array that has at least index + 1 (a row of positional fields).
   JsonField Element(std::size_t index) const&;

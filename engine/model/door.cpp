@@ -4,10 +4,14 @@ namespace advisor {
 
 const char* DoorName(Door door) {
   switch (door) {
-    case Door::kModel: return "model";
-    case Door::kScript: return "script";
-    case Door::kRanks: return "ranks";
-    case Door::kTrace: return "trace";
+    case Door::kModel:
+      return "model";
+    case Door::kScript:
+      return "script";
+    case Door::kRanks:
+      return "ranks";
+    case Door::kTrace:
+      return "trace";
   }
   return "model";
 }

@@ -14,7 +14,7 @@ enum class Door {
   // "ranks": a script whose launcher (torchrun) starts several ranks. Only recipes and the
   // autotest tell it from kScript (a DDP knob needs it); a run's RunInfo::mode says kScript.
   kRanks,
-  kTrace,   // "trace": a profiler trace read afterwards (advisor analyze trace.json)
+  kTrace,  // "trace": a profiler trace read afterwards (advisor analyze trace.json)
 };
 
 // "model", "script", "ranks", "trace".

@@ -1,5 +1,6 @@
 // A unified diff of two texts, line by line, for a person to read: the TorchScript code of a
-// method before and after a graph rewrite (engine/model_candidate), shown in the report beside the fix.
+// method before and after a graph rewrite (engine/model_candidate), shown in the report beside the
+// fix.
 #pragma once
 
 #include <string>

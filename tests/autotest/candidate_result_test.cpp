@@ -44,8 +44,9 @@ TEST(CandidateResult, NullMeansUnknownMemoryAndNonFiniteLoss) {
 }
 
 TEST(CandidateResult, SkippedNeedsOnlyTheReason) {
-  EXPECT_EQ(ParseCandidateResult(R"({"skipped": "not applicable: no convolution"})", "r.json").skipped,
-            "not applicable: no convolution");
+  EXPECT_EQ(
+      ParseCandidateResult(R"({"skipped": "not applicable: no convolution"})", "r.json").skipped,
+      "not applicable: no convolution");
   EXPECT_THAT(ErrorOf(R"({"skipped": ""})"),
               HasSubstr("r.json: field 'skipped' must be a non-empty string, got \"\""));
 }

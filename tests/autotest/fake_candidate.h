@@ -19,7 +19,7 @@ namespace advisor::testing {
 // steps of MS each, or `write_steps "MS,MS,..."`, which writes those steps (8 samples, loss 1),
 // and read `$round`: how many times this side has run before, counted in `dir`/SIDE.count.
 inline std::string WriteFakeCandidate(const std::string& dir, const std::string& baseline_body,
-                                   const std::string& candidate_body) {
+                                      const std::string& candidate_body) {
   return WriteScript(dir + "/worker.sh", R"(result="$1"
 write_result() {
   printf '{"step_ms":[%s,%s,%s],"peak_memory_mb":%s,"samples_per_step":%s,"loss":%s,"sites":[%s]}' \

@@ -62,9 +62,15 @@ TEST(JsonField, TypeErrorsSayWhatWasExpectedAndWhatCame) {
             "f.json: field 'f' must be an object, got []");
   EXPECT_EQ(ErrorOf(json::object(), [](const JsonField& f) { f.Elements(); }),
             "f.json: field 'f' must be an array, got {}");
-  EXPECT_EQ(ErrorOf("gpu", [](const JsonField& f) { f.Choice({"cpu", "cuda"}); }),
+  EXPECT_EQ(ErrorOf("gpu",
+                    [](const JsonField& f) {
+                      f.Choice({"cpu", "cuda"});
+                    }),
             "f.json: field 'f' must be one of \"cpu\", \"cuda\", got \"gpu\"");
-  EXPECT_EQ(ErrorOf(1, [](const JsonField& f) { f.Choice({"cpu", "cuda"}); }),
+  EXPECT_EQ(ErrorOf(1,
+                    [](const JsonField& f) {
+                      f.Choice({"cpu", "cuda"});
+                    }),
             "f.json: field 'f' must be one of \"cpu\", \"cuda\", got 1");
 }
 
@@ -135,11 +141,11 @@ TEST(JsonField, ArraysKeepTheirLengthBounds) {
 }
 
 TEST(JsonField, TextIsBoundedAndFreeOfControlCharacters) {
-  EXPECT_EQ(ErrorOf(std::string(kMaxJsonTextBytes, 'x'), [](const JsonField& f) { f.Text(); }),
-            "");
+  EXPECT_EQ(ErrorOf(std::string(kMaxJsonTextBytes, 'x'), [](const JsonField& f) { f.Text(); }), "");
   EXPECT_EQ(ErrorOf(std::string(kMaxJsonTextBytes + 1, 'x'), [](const JsonField& f) { f.Text(); }),
             "f.json: field 'f' must be a string of at most 4096 bytes without control characters, "
-            "got \"" + std::string(36, 'x') + "...");
+            "got \"" +
+                std::string(36, 'x') + "...");
   EXPECT_EQ(ErrorOf("a\x1b[2J", [](const JsonField& f) { f.Text(8); }),
             "f.json: field 'f' must be a string of at most 8 bytes without control characters, "
             "got \"a\\u001b[2J\"");
@@ -168,8 +174,9 @@ TEST(JsonField, ObjectsNameMissingAndUnknownFields) {
     optimizer.AllowOnly({"name", "lr", "momentum"});
     FAIL() << "an unknown field was let through";
   } catch (const JsonInputError& error) {
-    EXPECT_STREQ(error.what(), "w.json: field 'optimizer.momentun' is unknown (did you mean "
-                               "'momentum'?); allowed: name, lr, momentum");
+    EXPECT_STREQ(error.what(),
+                 "w.json: field 'optimizer.momentun' is unknown (did you mean "
+                 "'momentum'?); allowed: name, lr, momentum");
   }
   try {
     root.AllowOnly({"inputs"});
@@ -196,8 +203,9 @@ TEST(JsonField, PathsNameNestedMembersAndElements) {
     shape.Element(1).Integer(1);
     FAIL() << "a string was read as an integer";
   } catch (const JsonInputError& error) {
-    EXPECT_STREQ(error.what(), "m.pt:advisor/workload.json: field 'inputs[0].shape[1]' must be an "
-                               "integer >= 1, got \"x\"");
+    EXPECT_STREQ(error.what(),
+                 "m.pt:advisor/workload.json: field 'inputs[0].shape[1]' must be an "
+                 "integer >= 1, got \"x\"");
   }
 }
 

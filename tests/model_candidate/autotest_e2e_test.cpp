@@ -8,8 +8,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "tests/report/scratch_dir.h"
 #include "tests/model_candidate/worker_models.h"
+#include "tests/report/scratch_dir.h"
 
 namespace advisor {
 namespace {
@@ -54,11 +54,11 @@ TEST(AutotestEndToEnd, SurvivesACrashingCandidateAndReportsItAsFailed) {
   std::ofstream(dir / "recipes/test-abort-on-load.json") << kCrashingRecipe;
   std::ofstream(dir / "rules/crashing_candidate.lua") << kRuleNamingIt;
 
-  const ProcessOutcome outcome = testing::RunAdvisor(
-      {"bisect", testing::Models().gather, "--autotest", "--out", dir / "report", "--rules",
-       dir / "rules", "--warmup", "1", "--steps", "2", "--max-depth", "2", "--autotest-rounds",
-       "5"},
-      {{"ADVISOR_RECIPES_DIR", dir / "recipes"}});
+  const ProcessOutcome outcome =
+      testing::RunAdvisor({"bisect", testing::Models().gather, "--autotest", "--out",
+                           dir / "report", "--rules", dir / "rules", "--warmup", "1", "--steps",
+                           "2", "--max-depth", "2", "--autotest-rounds", "5"},
+                          {{"ADVISOR_RECIPES_DIR", dir / "recipes"}});
   ASSERT_TRUE(outcome.Succeeded()) << outcome.Describe() << "\n" << outcome.stderr_tail;
 
   std::ifstream file(dir / "report/report.json");

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "engine/autotest/candidate_result.h"
-#include "tests/report/scratch_dir.h"
 #include "tests/model_candidate/worker_models.h"
+#include "tests/report/scratch_dir.h"
 
 namespace advisor {
 namespace {

@@ -1,7 +1,7 @@
-// The crop-first rewrite of an input stage (engine/model_candidate/crop_first.h) on the worker tests' stage
-// models: a roll dilation in nested loops under a random crop, behind a branch on a string
-// setting that only folding the setting brings to the top (exact, the crop wrapping around as
-// roll does), max-pool and convolution passes under a random narrow (padded: the crop clamped to
+// The crop-first rewrite of an input stage (engine/model_candidate/crop_first.h) on the worker
+// tests' stage models: a roll dilation in nested loops under a random crop, behind a branch on a
+// string setting that only folding the setting brings to the top (exact, the crop wrapping around
+// as roll does), max-pool and convolution passes under a random narrow (padded: the crop clamped to
 // the image), and a whole-image mean and a roll followed by padding that keep the crop where it
 // is.
 #include "engine/model_candidate/crop_first.h"
@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "engine/model_candidate/numerics.h"
 #include "engine/torch/input_stage.h"
 #include "engine/torch/model_archive.h"
 #include "engine/torch/seeded_method.h"
 #include "engine/torch/stage_op_recorder.h"
-#include "engine/model_candidate/numerics.h"
-#include "tests/report/scratch_dir.h"
 #include "tests/model_candidate/worker_models.h"
+#include "tests/report/scratch_dir.h"
 
 namespace advisor {
 namespace {

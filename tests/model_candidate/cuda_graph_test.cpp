@@ -7,11 +7,11 @@
 
 #include <algorithm>
 
+#include "engine/autotest/candidate_result.h"
 #include "engine/torch/model_archive.h"
 #include "engine/torch/training_step.h"
-#include "engine/autotest/candidate_result.h"
-#include "tests/report/scratch_dir.h"
 #include "tests/model_candidate/worker_models.h"
+#include "tests/report/scratch_dir.h"
 
 namespace advisor {
 namespace {

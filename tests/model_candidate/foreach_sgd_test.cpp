@@ -55,8 +55,8 @@ TEST(ForeachSgd, MatchesTorchSgdStepByStep) {
   std::vector<torch::Tensor> reference = CopiesOf(initial);
   std::vector<torch::Tensor> foreach = CopiesOf(initial);
   const double lr = 0.05, momentum = 0.9, weight_decay = 1e-2;
-  torch::optim::SGD sgd(
-      reference, torch::optim::SGDOptions(lr).momentum(momentum).weight_decay(weight_decay));
+  torch::optim::SGD sgd(reference,
+                        torch::optim::SGDOptions(lr).momentum(momentum).weight_decay(weight_decay));
   ForeachSgd foreach_sgd(foreach, lr, momentum, weight_decay);
 
   for (int step = 0; step < 6; ++step) {
@@ -103,7 +103,8 @@ SideBySide TrainBothOptimizers(const std::string& device) {
   EXPECT_EQ(per_parameter.optimizer.name, "sgd");
   EXPECT_GT(per_parameter.optimizer.momentum, 0);
   WorkloadSpec foreach = per_parameter;
-  foreach.optimizer.foreach = true;
+  foreach
+    .optimizer.foreach = true;
 
   ApplyGlobalSettings(per_parameter);
   TrainingStep reference(LoadModule(testing::Models().plain), per_parameter);

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/torch/module_tree.h"
 #include "engine/model_candidate/numerics.h"
+#include "engine/torch/module_tree.h"
 #include "tests/model_candidate/step_snapshots.h"
 #include "tests/model_candidate/worker_models.h"
 

@@ -82,18 +82,16 @@ TEST(Numerics, HoldsEachTensorToItsDtypeAndClass) {
 TEST(Numerics, HoldsFloatTensorsOfAnAutocastWorkloadToTheAutocastDtype) {
   const torch::Tensor values = torch::tensor({1.0f, -2.0f, 4.0f});
   const torch::Tensor nudged = values + torch::tensor({0.0f, 0.0f, 4e-2f});  // 1e-2 of the max
-  const NumericsComparison bf16 =
-      CompareSnapshots(OneTensor("grad of fc.weight", values),
-                       OneTensor("grad of fc.weight", nudged), ToleranceClass::kReordering,
-                       torch::kBFloat16);
+  const NumericsComparison bf16 = CompareSnapshots(OneTensor("grad of fc.weight", values),
+                                                   OneTensor("grad of fc.weight", nudged),
+                                                   ToleranceClass::kReordering, torch::kBFloat16);
   EXPECT_TRUE(bf16.within_tolerance) << bf16.worst;
   EXPECT_EQ(bf16.numerics.tolerance, 4e-2);
   EXPECT_THAT(bf16.worst, HasSubstr("tolerance 4.0e-02 (float32 under bfloat16 autocast)"));
 
-  const NumericsComparison fp16 =
-      CompareSnapshots(OneTensor("grad of fc.weight", values),
-                       OneTensor("grad of fc.weight", nudged), ToleranceClass::kReordering,
-                       torch::kFloat16);
+  const NumericsComparison fp16 = CompareSnapshots(OneTensor("grad of fc.weight", values),
+                                                   OneTensor("grad of fc.weight", nudged),
+                                                   ToleranceClass::kReordering, torch::kFloat16);
   EXPECT_FALSE(fp16.within_tolerance);  // 1e-2 is past float16's 5e-3
   EXPECT_THAT(fp16.worst, HasSubstr("(float32 under float16 autocast)"));
 

@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "engine/autotest/applicability.h"
-#include "engine/torch/device_info.h"
 #include "engine/model_candidate/numerics.h"
+#include "engine/torch/device_info.h"
 #include "tests/model_candidate/step_snapshots.h"
 #include "tests/model_candidate/worker_models.h"
 

@@ -9,10 +9,10 @@
 #include <stdexcept>
 
 #include "engine/autotest/applicability.h"
+#include "engine/model_candidate/knobs.h"
 #include "engine/torch/device_info.h"
 #include "engine/torch/model_archive.h"
 #include "engine/torch/sdpa_backends.h"
-#include "engine/model_candidate/knobs.h"
 #include "probes/ops/event_recorder.h"
 #include "probes/ops/op_probe.h"
 #include "tests/model_candidate/worker_models.h"

@@ -3,9 +3,9 @@
 
 #include <torch/script.h>
 
+#include "engine/model_candidate/step_capture.h"
 #include "engine/torch/model_archive.h"
 #include "engine/torch/training_step.h"
-#include "engine/model_candidate/step_capture.h"
 
 namespace advisor::testing {
 

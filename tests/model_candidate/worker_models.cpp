@@ -18,8 +18,8 @@ const WorkerModels& Models() {
       throw std::runtime_error("exporting the worker test models failed: " + outcome.Describe() +
                                "\n" + outcome.stderr_tail);
     }
-    return WorkerModels{*dir / "gather.pt", *dir / "plain.pt", *dir / "conv.pt",
-                        *dir / "attention.pt", *dir / "window.pt", *dir / "crop_roll.pt",
+    return WorkerModels{*dir / "gather.pt",    *dir / "plain.pt",     *dir / "conv.pt",
+                        *dir / "attention.pt", *dir / "window.pt",    *dir / "crop_roll.pt",
                         *dir / "crop_pool.pt", *dir / "crop_mean.pt", *dir / "crop_mixed.pt"};
   }();
   return models;

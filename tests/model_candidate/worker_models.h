@@ -11,14 +11,14 @@
 namespace advisor::testing {
 
 struct WorkerModels {
-  std::string gather;     // blocks.0.select and blocks.1.select gather tokens; `partial` too
-  std::string plain;      // linear layers only
-  std::string conv;       // a convolution on a 4-D input
-  std::string attention;  // layers.0-2 attention by matmul-softmax-matmul; layers.3 with dropout
-  std::string window;     // the demo's planted gather alone: gather-to-index about 2x faster
-  std::string crop_roll;  // input stage: dilation by roll in loops, then a random crop (slices)
-  std::string crop_pool;  // input stage: max-pool closing and a conv blur, then narrow
-  std::string crop_mean;  // input stage: the image's mean subtracted before the crop
+  std::string gather;      // blocks.0.select and blocks.1.select gather tokens; `partial` too
+  std::string plain;       // linear layers only
+  std::string conv;        // a convolution on a 4-D input
+  std::string attention;   // layers.0-2 attention by matmul-softmax-matmul; layers.3 with dropout
+  std::string window;      // the demo's planted gather alone: gather-to-index about 2x faster
+  std::string crop_roll;   // input stage: dilation by roll in loops, then a random crop (slices)
+  std::string crop_pool;   // input stage: max-pool closing and a conv blur, then narrow
+  std::string crop_mean;   // input stage: the image's mean subtracted before the crop
   std::string crop_mixed;  // input stage: roll, then max-pool, before the crop
 };
 

@@ -109,10 +109,10 @@ LoaderRecords Records(std::vector<TimeNs> starts, std::vector<TimeNs> waits) {
 
 TEST(LoaderSummary, TheEpochStartIsTheMedianRestartLessTheSteadyWait) {
   // Three windows of 5 steps: two held an epoch's start, one did not.
-  const std::optional<LoaderEpochs> epochs = SummariseLoaderEpochs(
-      {{Records({400 * kMs}, {2 * kMs, 2 * kMs, 4 * kMs, 1 * kMs}), 5},
-       {Records({}, {2 * kMs, 3 * kMs, 2 * kMs, 2 * kMs, 2 * kMs}), 5},
-       {Records({900 * kMs, 420 * kMs}, {2 * kMs, 2 * kMs, 2 * kMs}), 5}});
+  const std::optional<LoaderEpochs> epochs =
+      SummariseLoaderEpochs({{Records({400 * kMs}, {2 * kMs, 2 * kMs, 4 * kMs, 1 * kMs}), 5},
+                             {Records({}, {2 * kMs, 3 * kMs, 2 * kMs, 2 * kMs, 2 * kMs}), 5},
+                             {Records({900 * kMs, 420 * kMs}, {2 * kMs, 2 * kMs, 2 * kMs}), 5}});
   ASSERT_TRUE(epochs.has_value());
   EXPECT_EQ(epochs->workers, 2);
   EXPECT_FALSE(epochs->persistent);

@@ -109,15 +109,14 @@ TEST(NodeSummary, RefusesAFileThatIsNotOneNodesSummary) {
   EXPECT_EQ(with([](json& f) { f["ranks"][0]["modules"]["steps"][1][2] = 1; }),
             "node-1.json: field 'ranks[0].modules.steps[1][2]' must be an integer >= 10000000, "
             "got 1");
-  EXPECT_NE(with([](json& f) { f["ranks"][0]["timed"][1][2] = 1; })
-                .find("field 'ranks[0].timed[1][2]'"),
-            std::string::npos);
+  EXPECT_NE(
+      with([](json& f) { f["ranks"][0]["timed"][1][2] = 1; }).find("field 'ranks[0].timed[1][2]'"),
+      std::string::npos);
   EXPECT_EQ(with([](json& f) { f["ranks"][0]["baseline"]["events"] = "x"; }),
             "node-1.json: field 'ranks[0].baseline.events' must be an object, got \"x\"");
-  EXPECT_EQ(with([](json& f) {
-              f["ranks"][0]["baseline"]["steps"][2][2] = (std::int64_t{1} << 62);
-            }),
-            "node-1.json: field 'ranks[0].baseline' has a time beyond 2^61 ns");
+  EXPECT_EQ(
+      with([](json& f) { f["ranks"][0]["baseline"]["steps"][2][2] = (std::int64_t{1} << 62); }),
+      "node-1.json: field 'ranks[0].baseline' has a time beyond 2^61 ns");
   EXPECT_EQ(with([](json& f) { f = json::array(); }),
             "node-1.json: top level must be an object, got []");
   try {

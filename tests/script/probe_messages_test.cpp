@@ -21,18 +21,33 @@ json Model() {
           {"allow_tf32", true},
           {"cudnn_benchmark", false},
           {"modules",
-           {{{"path", ""}, {"type", "timm.VisionTransformer"}, {"parameters", 86},
-             {"has_forward", true}, {"calls_submodules", true}, {"opaque", ""}},
-            {{"path", "blocks"}, {"type", "torch.nn.Sequential"}, {"parameters", 80},
-             {"has_forward", true}, {"calls_submodules", true}, {"opaque", ""}},
-            {{"path", "blocks.0"}, {"type", "timm.Block"}, {"parameters", 80},
-             {"has_forward", true}, {"calls_submodules", true},
+           {{{"path", ""},
+             {"type", "timm.VisionTransformer"},
+             {"parameters", 86},
+             {"has_forward", true},
+             {"calls_submodules", true},
+             {"opaque", ""}},
+            {{"path", "blocks"},
+             {"type", "torch.nn.Sequential"},
+             {"parameters", 80},
+             {"has_forward", true},
+             {"calls_submodules", true},
+             {"opaque", ""}},
+            {{"path", "blocks.0"},
+             {"type", "timm.Block"},
+             {"parameters", 80},
+             {"has_forward", true},
+             {"calls_submodules", true},
              {"opaque", "compiled with torch.compile: measured as one leaf"}}}},
           {"input", {{"batch_size", 128}, {"dtype", "float32"}}},
           {"data", {{"workers", 8}, {"pin_memory", true}}},
           {"device_limits",
-           {{"sm_count", 132}, {"max_threads_per_sm", 2048}, {"regs_per_sm", 65536},
-            {"smem_per_sm", 233472}, {"max_warps_per_sm", 64}, {"major", 9}}}};
+           {{"sm_count", 132},
+            {"max_threads_per_sm", 2048},
+            {"regs_per_sm", 65536},
+            {"smem_per_sm", 233472},
+            {"max_warps_per_sm", 64},
+            {"major", 9}}}};
 }
 
 TEST(ProbeMessages, ReadsTheModel) {
@@ -112,10 +127,12 @@ TEST(ProbeMessages, RefusesAModelThatDoesNotHoldTogether) {
 TEST(ProbeMessages, ReadsTheTrainingStateAndRefusesOneThatDoesNotAddUp) {
   json message = Model();
   EXPECT_FALSE(ReadModel(message).description.training_state.has_value()) << "none sent";
-  message["training_state"] = {{"parameter_bytes", 344 << 20}, {"gradient_bytes", 344 << 20},
+  message["training_state"] = {{"parameter_bytes", 344 << 20},
+                               {"gradient_bytes", 344 << 20},
                                {"optimizer_state_bytes", 688 << 20},
                                {"wrapper", "DistributedDataParallel"},
-                               {"sharding_strategy", ""}, {"micro_steps", 4},
+                               {"sharding_strategy", ""},
+                               {"micro_steps", 4},
                                {"synced_micro_steps", 4}};
   const std::optional<TrainingState> state = ReadModel(message).description.training_state;
   ASSERT_TRUE(state.has_value());
@@ -176,8 +193,8 @@ TEST(ProbeMessages, ReadsAWindowsLossCheckAndRefusesOneThatDoesNotAddUp) {
   json without = window;
   without.erase("losses");
   EXPECT_FALSE(ReadWindow(without).window.losses.has_value()) << "an older probe sends none";
-  for (const json& bad : {json{{"steps", 2}, {"non_finite", 3}}, json{{"steps", -1}},
-                          json("5"), json{{"steps", 1e12}, {"non_finite", 0}}}) {
+  for (const json& bad : {json{{"steps", 2}, {"non_finite", 3}}, json{{"steps", -1}}, json("5"),
+                          json{{"steps", 1e12}, {"non_finite", 0}}}) {
     json message = window;
     message["losses"] = bad;
     EXPECT_THROW(ReadWindow(message), ProbeMessageError) << bad.dump();
@@ -215,8 +232,13 @@ TEST(PythonCommand, TheScriptIsWhatFollowsTheLauncher) {
 }
 
 TEST(ProbeMessages, AHelloNamesItsRank) {
-  const json hello = {{"type", "hello"}, {"protocol", 1}, {"pid", 42}, {"python", "3.12.3"},
-                      {"executable", "/venv/bin/python"}, {"rank", 1}, {"world_size", 2}};
+  const json hello = {{"type", "hello"},
+                      {"protocol", 1},
+                      {"pid", 42},
+                      {"python", "3.12.3"},
+                      {"executable", "/venv/bin/python"},
+                      {"rank", 1},
+                      {"world_size", 2}};
   const ProbeHello read = ReadHello(hello);
   EXPECT_EQ(read.rank, 1);
   EXPECT_EQ(read.world_size, 2);
@@ -232,17 +254,28 @@ TEST(ProbeMessages, AHelloNamesItsRank) {
 }
 
 TEST(ProbeMessages, AHelloNamesItsNodeOfSeveral) {
-  json hello = {{"type", "hello"}, {"protocol", 1}, {"pid", 42}, {"python", "3.12.3"},
-                {"executable", "/venv/bin/python"}, {"rank", 3}, {"world_size", 4},
-                {"local_world_size", 2}, {"group_rank", 1}, {"group_world_size", 2},
+  json hello = {{"type", "hello"},
+                {"protocol", 1},
+                {"pid", 42},
+                {"python", "3.12.3"},
+                {"executable", "/venv/bin/python"},
+                {"rank", 3},
+                {"world_size", 4},
+                {"local_world_size", 2},
+                {"group_rank", 1},
+                {"group_world_size", 2},
                 {"host", "node-b"}};
   const ProbeHello read = ReadHello(hello);
   EXPECT_EQ(read.group_rank, 1);
   EXPECT_EQ(read.group_world_size, 2);
   EXPECT_EQ(read.host, "node-b");
-  const ProbeHello alone = ReadHello({{"type", "hello"}, {"protocol", 1}, {"pid", 42},
-                                      {"python", "3.12.3"}, {"executable", "/usr/bin/python3"},
-                                      {"rank", 0}, {"world_size", 1}});
+  const ProbeHello alone = ReadHello({{"type", "hello"},
+                                      {"protocol", 1},
+                                      {"pid", 42},
+                                      {"python", "3.12.3"},
+                                      {"executable", "/usr/bin/python3"},
+                                      {"rank", 0},
+                                      {"world_size", 1}});
   EXPECT_EQ(alone.group_rank, 0) << "one node without GROUP_RANK";
   EXPECT_EQ(alone.group_world_size, 1);
   EXPECT_EQ(alone.host, "");

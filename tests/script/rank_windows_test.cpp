@@ -75,8 +75,8 @@ TEST(RankWindows, RanksThatMeasuredOtherStepsAreRefused) {
   } catch (const std::runtime_error& error) {
     EXPECT_STREQ(error.what(), "the ranks measured different steps (rank 0: 5-7, rank 1: 6-8)");
   }
-  EXPECT_THROW(ranks.TimedSteps({Window(5, 3, 2, false).timeline.steps,
-                                 Window(5, 2, 2, false).timeline.steps}),
+  EXPECT_THROW(ranks.TimedSteps(
+                   {Window(5, 3, 2, false).timeline.steps, Window(5, 2, 2, false).timeline.steps}),
                std::runtime_error);
 }
 
@@ -118,8 +118,7 @@ std::vector<StepSpan> Steps(int first, int steps, TimeNs forward_ms) {
   return spans;
 }
 
-RecordedWindow PhasedWindow(int first, int steps, TimeNs work_ms, TimeNs forward_ms,
-                            bool markers) {
+RecordedWindow PhasedWindow(int first, int steps, TimeNs work_ms, TimeNs forward_ms, bool markers) {
   RecordedWindow window = Window(first, steps, work_ms, markers);
   window.timeline.steps = Steps(first, steps, forward_ms);
   return window;
@@ -132,8 +131,8 @@ RankWindows RanksWithStraggler(TimeNs rank0_unprofiled_forward_ms,
                                TimeNs rank1_unprofiled_forward_ms,
                                bool forward_in_profiled = true) {
   RankWindows ranks({0, 1});
-  ranks.TimedSteps({Steps(1, 8, rank0_unprofiled_forward_ms),
-                    Steps(1, 8, rank1_unprofiled_forward_ms)});
+  ranks.TimedSteps(
+      {Steps(1, 8, rank0_unprofiled_forward_ms), Steps(1, 8, rank1_unprofiled_forward_ms)});
   for (const Instrumentation instrumentation :
        {Instrumentation::kNone, Instrumentation::kChildrenOf}) {
     const bool markers = instrumentation != Instrumentation::kNone;

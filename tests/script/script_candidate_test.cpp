@@ -37,12 +37,14 @@ TEST(ScriptCandidate, EachRunIsTheUsersCommandWithTheCandidatesKnobs) {
 }
 
 TEST(ScriptCandidate, LossesCompareStepByStepWithinTheClassTolerance) {
-  NumericsVerdict same = CompareLosses({2.3, 2.1, 1.9}, {2.3002, 2.1001, 1.9}, ToleranceClass::kReordering);
+  NumericsVerdict same =
+      CompareLosses({2.3, 2.1, 1.9}, {2.3002, 2.1001, 1.9}, ToleranceClass::kReordering);
   EXPECT_EQ(same.outcome, NumericsVerdict::Outcome::kWithinTolerance);
   EXPECT_NEAR(same.numerics.max_rel_diff, 0.0002 / 2.3002, 1e-9);
   EXPECT_EQ(same.numerics.tolerance, 1e-3);
 
-  NumericsVerdict moved = CompareLosses({2.3, 2.1, 1.9}, {2.3, 2.2, 1.9}, ToleranceClass::kReordering);
+  NumericsVerdict moved =
+      CompareLosses({2.3, 2.1, 1.9}, {2.3, 2.2, 1.9}, ToleranceClass::kReordering);
   EXPECT_EQ(moved.outcome, NumericsVerdict::Outcome::kExceeded);
   EXPECT_NE(moved.detail.find("loss of step 2"), std::string::npos) << moved.detail;
 

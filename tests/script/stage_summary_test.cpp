@@ -20,12 +20,11 @@ StageRecords Pipeline() {
   records.cores = 16;
   records.output_shape = {4, 224, 224};
   records.output_dtype = "float32";
-  StageTransform dilation{"RandomDilation", At(39), At(29), {1, 256, 256}, {1, 256, 256},
-                          "float32", true};
-  StageTransform crop{"RandomCrop", At(51), At(29), {3, 256, 256}, {3, 224, 224}, "float32",
-                      false};
-  StageTransform collate{"default_collate", std::nullopt, std::nullopt, {}, {8, 4, 224, 224}, "",
-                         std::nullopt};
+  StageTransform dilation{"RandomDilation", At(39),    At(29), {1, 256, 256},
+                          {1, 256, 256},    "float32", true};
+  StageTransform crop{"RandomCrop", At(51), At(29), {3, 256, 256}, {3, 224, 224}, "float32", false};
+  StageTransform collate{"default_collate", std::nullopt, std::nullopt, {},
+                         {8, 4, 224, 224},  "",           std::nullopt};
   records.transforms = {dilation, crop, collate};
   records.lines = {{At(43, "grown = F.conv2d(mask, kernel)"), "torch.conv2d"},
                    {At(69, "image = torch.rand(3, 256, 256)"), "torch.rand"},

@@ -90,10 +90,10 @@ TEST(ScriptMode, NamesTheSlowInstanceOfAUsersTrainingScript) {
   // Its own TMPDIR: other tests' DataLoaders make and remove pymp-* folders in /tmp meanwhile.
   const fs::path tmp = scratch / "tmp";
   fs::create_directories(tmp);
-  const CommandResult run = RunCommand(
-      "TMPDIR=" + tmp.string() + " " + kAdvisor + " bisect -q --out " +
-          (scratch / "report").string() + " -- " + Sample(tag),
-      scratch.string());
+  const CommandResult run =
+      RunCommand("TMPDIR=" + tmp.string() + " " + kAdvisor + " bisect -q --out " +
+                     (scratch / "report").string() + " -- " + Sample(tag),
+                 scratch.string());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("epoch 0:"), std::string::npos)
       << "the script's own output passes through";
@@ -139,8 +139,8 @@ TEST(ScriptMode, LetRunLetsTheScriptFinish) {
   const fs::path scratch = Scratch("let_run");
   const std::string tag = UniqueTag();
   const CommandResult run =
-      RunCommand(kAdvisor + " bisect -q --let-run --out " + (scratch / "report").string() +
-                     " -- " + Sample(tag, "--epochs 8"),
+      RunCommand(kAdvisor + " bisect -q --let-run --out " + (scratch / "report").string() + " -- " +
+                     Sample(tag, "--epochs 8"),
                  scratch.string());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("epoch 7:"), std::string::npos) << "the script trained to its end";
@@ -198,10 +198,10 @@ TEST(ScriptMode, AFixThatNeedsACodeChangeIsShownAgainstTheUsersLine) {
 
 TEST(ScriptMode, AFindingAwayFromTheHotSpotGetsItsLineFromTheRunningScript) {
   const fs::path scratch = Scratch("finding_lines");
-  const CommandResult run = RunCommand(kAdvisor + " bisect -q --out " +
-                                           (scratch / "report").string() + " -- " + kPython + " " +
-                                           kScripts + "/attention_train.py",
-                                       scratch.string());
+  const CommandResult run =
+      RunCommand(kAdvisor + " bisect -q --out " + (scratch / "report").string() + " -- " + kPython +
+                     " " + kScripts + "/attention_train.py",
+                 scratch.string());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json report = Report(scratch / "report");
   EXPECT_EQ(report["hotspot"]["path"].get<std::string>().rfind("blocks.1.ffn", 0), 0u)
@@ -281,10 +281,10 @@ void ExpectTheDilationNamed(const json& stage, const std::string& run_output) {
 TEST(ScriptMode, NamesTheSlowTransformFromTheDataLoadersWorkerProcesses) {
   const fs::path scratch = Scratch("input_stage_workers");
   const std::string tag = UniqueTag();
-  const CommandResult run = RunCommand(kAdvisor + " bisect -q --out " +
-                                           (scratch / "report").string() + " -- " +
-                                           Pipeline(tag, "--workers 2"),
-                                       scratch.string());
+  const CommandResult run =
+      RunCommand(kAdvisor + " bisect -q --out " + (scratch / "report").string() + " -- " +
+                     Pipeline(tag, "--workers 2"),
+                 scratch.string());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json report = Report(scratch / "report");
   const json& data = report["data"];
@@ -339,10 +339,10 @@ TEST(ScriptMode, NamesTheSlowTransformOnTheMainProcessWithWorkers0) {
   // One intra-op thread, as in a DataLoader worker: on 16 threads the convolution ran below the
   // single-threaded torch.rand (5.9 against 9.9 ms a batch, PyTorch 2.11), and the heaviest line
   // would be the machine's, not the dilation's.
-  const CommandResult run = RunCommand("OMP_NUM_THREADS=1 " + kAdvisor + " bisect -q --out " +
-                                           (scratch / "report").string() + " -- " +
-                                           Pipeline(tag, "--workers 0"),
-                                       scratch.string());
+  const CommandResult run =
+      RunCommand("OMP_NUM_THREADS=1 " + kAdvisor + " bisect -q --out " +
+                     (scratch / "report").string() + " -- " + Pipeline(tag, "--workers 0"),
+                 scratch.string());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json data = Report(scratch / "report")["data"];
   EXPECT_EQ(data["workers"], 0);
@@ -369,17 +369,16 @@ bool PythonHas(const std::string& package) {
 void ExpectTheSlowBlockOf(const std::string& script, const std::string& root) {
   const fs::path scratch = Scratch(script);
   const std::string tag = UniqueTag();
-  const CommandResult run = RunCommand(kAdvisor + " bisect -q --out " +
-                                           (scratch / "report").string() + " -- " + kPython +
-                                           " " + kScripts + "/" + script + ".py --tag " + tag,
-                                       scratch.string());
+  const CommandResult run =
+      RunCommand(kAdvisor + " bisect -q --out " + (scratch / "report").string() + " -- " + kPython +
+                     " " + kScripts + "/" + script + ".py --tag " + tag,
+                 scratch.string());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json report = Report(scratch / "report");
   EXPECT_EQ(report["run"]["dtype"], "float32") << "token ids are int64, the weights float32";
   EXPECT_EQ(report["run"]["batch_size"], 6);
-  const std::string hot = report["hotspot"]["path"].is_string()
-                              ? report["hotspot"]["path"].get<std::string>()
-                              : "";
+  const std::string hot =
+      report["hotspot"]["path"].is_string() ? report["hotspot"]["path"].get<std::string>() : "";
   EXPECT_EQ(hot.rfind(root + "blocks.1.mlp", 0), 0u) << report["hotspot"].dump();
   ASSERT_TRUE(report["hotspot"]["source"].is_object()) << report["hotspot"].dump();
   EXPECT_EQ(report["hotspot"]["source"]["file"], kScripts + "/tiny_lm.py");
@@ -410,10 +409,10 @@ TEST(ScriptFrameworks, AccelerateLoop) {
 TEST(ScriptMode, AValidationBetweenStepsIsNoPhaseOfTheStep) {
   const fs::path scratch = Scratch("validation");
   const std::string tag = UniqueTag();
-  const CommandResult run = RunCommand(kAdvisor + " bisect -q --out " +
-                                           (scratch / "report").string() + " -- " + kPython +
-                                           " " + kScripts + "/validation_train.py --tag " + tag,
-                                       scratch.string());
+  const CommandResult run =
+      RunCommand(kAdvisor + " bisect -q --out " + (scratch / "report").string() + " -- " + kPython +
+                     " " + kScripts + "/validation_train.py --tag " + tag,
+                 scratch.string());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json report = Report(scratch / "report");
   EXPECT_EQ(report["run"]["batch_size"], 64) << "the training batch, not the validation's";
@@ -467,10 +466,10 @@ TEST(ScriptMode, ShortEpochsThatRestartTheirWorkersAreToldToKeepThem) {
 TEST(ScriptMode, WorkersKeptAcrossEpochsAreNotToldToBeKept) {
   const fs::path scratch = Scratch("persistent_workers_on");
   const std::string tag = UniqueTag();
-  const CommandResult run = RunCommand(kAdvisor + " bisect -q --out " +
-                                           (scratch / "report").string() + " -- " +
-                                           Epochs(tag, "--persistent"),
-                                       scratch.string());
+  const CommandResult run =
+      RunCommand(kAdvisor + " bisect -q --out " + (scratch / "report").string() + " -- " +
+                     Epochs(tag, "--persistent"),
+                 scratch.string());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json report = Report(scratch / "report");
   const json& loader = report["data"]["loader"];
@@ -567,10 +566,10 @@ TEST(RejectsBadScript, ATorchOtherThanTheProbesIsRefusedBeforeTheScriptRuns) {
   info["python_torch"]["torch_version"] = "9.9.9";
   std::ofstream((probe / "build_info.json").string()) << info.dump();
   const std::string tag = UniqueTag();
-  const CommandResult run = RunCommand("ADVISOR_PROBE_DIR=" + probe.string() + " " + kAdvisor +
-                                           " bisect -q --out " + (scratch / "report").string() +
-                                           " -- " + Sample(tag),
-                                       scratch.string());
+  const CommandResult run =
+      RunCommand("ADVISOR_PROBE_DIR=" + probe.string() + " " + kAdvisor + " bisect -q --out " +
+                     (scratch / "report").string() + " -- " + Sample(tag),
+                 scratch.string());
   EXPECT_NE(run.exit_code, 0);
   const std::string error = AdvisorError(run);
   EXPECT_NE(error.find("advisor's probe was built against torch 9.9.9"), std::string::npos)
@@ -592,8 +591,8 @@ void ExpectInterruptLeavesNothing(int signal_number, const std::string& name,
   const pid_t advisor = fork();
   if (advisor == 0) {
     const std::string shell = "TMPDIR=" + tmp.string() + " exec " + kAdvisor + " bisect --out " +
-                              (scratch / "report").string() + " -- " + command +
-                              " >/dev/null 2>" + err_path;
+                              (scratch / "report").string() + " -- " + command + " >/dev/null 2>" +
+                              err_path;
     execl("/bin/sh", "sh", "-c", shell.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
@@ -686,10 +685,10 @@ TEST(ScriptRanks, NamesThePlantedStragglerRankAndItsModule) {
 TEST(ScriptRanks, NoStragglerWithoutThePlantedDelay) {
   const fs::path scratch = Scratch("ranks_even");
   const std::string tag = UniqueTag();
-  const CommandResult run = RunCommand(kAdvisor + " bisect -q " + kRankWindow + " --out " +
-                                           (scratch / "report").string() + " -- " +
-                                           TwoRanks(scratch, tag, ""),
-                                       scratch.string());
+  const CommandResult run =
+      RunCommand(kAdvisor + " bisect -q " + kRankWindow + " --out " +
+                     (scratch / "report").string() + " -- " + TwoRanks(scratch, tag, ""),
+                 scratch.string());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json report = Report(scratch / "report");
   ASSERT_TRUE(report["distributed"].is_object());
@@ -708,11 +707,11 @@ TEST(ScriptRanks, AutotestRelaunchesTheJobWithTheDdpKnobInEveryRank) {
   fs::create_directories(rules);
   fs::copy_file(kScripts + "/../../rules/gradient_sync_per_micro_step.lua",
                 rules / "gradient_sync_per_micro_step.lua");
-  const CommandResult run = RunCommand(
-      "ADVISOR_RULES_DIR=" + rules.string() + " " + kAdvisor +
-          " bisect -q --autotest --autotest-rounds 1 --out " + (scratch / "report").string() +
-          " -- " + TwoRanks(scratch, tag, "--accumulate 2"),
-      scratch.string());
+  const CommandResult run = RunCommand("ADVISOR_RULES_DIR=" + rules.string() + " " + kAdvisor +
+                                           " bisect -q --autotest --autotest-rounds 1 --out " +
+                                           (scratch / "report").string() + " -- " +
+                                           TwoRanks(scratch, tag, "--accumulate 2"),
+                                       scratch.string());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json report = Report(scratch / "report");
   const json& state = report["training_state"];
@@ -754,8 +753,7 @@ TEST_P(ScriptRanksEnd, WithOneLineAndNoProcessLeft) {
   const std::string tag = UniqueTag();
   const CommandResult run =
       RunCommand(kAdvisor + " bisect -q " + end.options + " --out " +
-                     (scratch / "report").string() + " -- " +
-                     TwoRanks(scratch, tag, end.arguments),
+                     (scratch / "report").string() + " -- " + TwoRanks(scratch, tag, end.arguments),
                  scratch.string());
   EXPECT_NE(run.exit_code, 0);
   const std::string error = AdvisorError(run);
@@ -765,13 +763,14 @@ TEST_P(ScriptRanksEnd, WithOneLineAndNoProcessLeft) {
   EXPECT_EQ(ProcessesTagged(tag), 0) << "the launcher and both ranks are gone";
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Ranks, ScriptRanksEnd,
-    ::testing::Values(RankEnd{"crash", "--crash-rank 1", "",
-                              "ddp_train.py failed (exit status 1) after"},
-                      RankEnd{"hang", "--hang-rank 1", "--step-timeout 5",
-                              "ddp_train.py made no training step in 5 s"}),
-    [](const ::testing::TestParamInfo<RankEnd>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Ranks, ScriptRanksEnd,
+                         ::testing::Values(RankEnd{"crash", "--crash-rank 1", "",
+                                                   "ddp_train.py failed (exit status 1) after"},
+                                           RankEnd{"hang", "--hang-rank 1", "--step-timeout 5",
+                                                   "ddp_train.py made no training step in 5 s"}),
+                         [](const ::testing::TestParamInfo<RankEnd>& info) {
+                           return info.param.name;
+                         });
 
 // ---- Several nodes -----------------------------------------------------------------------------
 
@@ -806,9 +805,8 @@ std::pair<CommandResult, CommandResult> RunTwoNodes(const fs::path& scratch,
                                                     const std::string& node_one) {
   fs::create_directories(scratch / "node-0");
   fs::create_directories(scratch / "node-1");
-  std::future<CommandResult> one = std::async(std::launch::async, [&] {
-    return RunCommand(node_one, (scratch / "node-1").string());
-  });
+  std::future<CommandResult> one = std::async(
+      std::launch::async, [&] { return RunCommand(node_one, (scratch / "node-1").string()); });
   CommandResult zero = RunCommand(node_zero, (scratch / "node-0").string());
   return {std::move(zero), one.get()};
 }
@@ -863,11 +861,11 @@ TEST(ScriptNodes, ANodeThatNeverWritesItsSummaryIsNamed) {
   const int port = FreePort();
   const fs::path shared = scratch / "shared";
   // Node 1 trains without advisor: its summary never comes.
-  const auto [zero, one] = RunTwoNodes(
-      scratch,
-      kAdvisor + " bisect -q --steps 3 --nodes-timeout 3 --out " + shared.string() + " -- " +
-          NodeOfTwo(scratch, 0, port, tag, ""),
-      NodeOfTwo(scratch, 1, port, tag, ""));
+  const auto [zero, one] =
+      RunTwoNodes(scratch,
+                  kAdvisor + " bisect -q --steps 3 --nodes-timeout 3 --out " + shared.string() +
+                      " -- " + NodeOfTwo(scratch, 0, port, tag, ""),
+                  NodeOfTwo(scratch, 1, port, tag, ""));
   EXPECT_NE(zero.exit_code, 0);
   const std::string error = AdvisorError(zero);
   EXPECT_EQ(error, "advisor: no summary from node 1 (" + (shared / "nodes/node-1.json").string() +
@@ -883,8 +881,8 @@ TEST(ScriptNodes, ANodeThatNeverWritesItsSummaryIsNamed) {
 TEST(ScriptRanks, CtrlCEndsTheLauncherAndEveryRank) {
   const std::string tag = UniqueTag();
   const fs::path scratch = Scratch("ranks_interrupted_logs");
-  ExpectInterruptLeavesNothing(SIGINT, "ranks_interrupted",
-                               TwoRanks(scratch, tag, "--epochs 1000"), tag);
+  ExpectInterruptLeavesNothing(SIGINT, "ranks_interrupted", TwoRanks(scratch, tag, "--epochs 1000"),
+                               tag);
 }
 
 }  // namespace

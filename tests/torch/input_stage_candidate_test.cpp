@@ -3,9 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "engine/autotest/candidate_result.h"
 #include "engine/autotest/process.h"
-#include "engine/autotest/candidate_result.h"
-#include "engine/autotest/candidate_result.h"
 #include "tests/report/scratch_dir.h"
 #include "tests/torch/input_stage_models.h"
 

@@ -11,12 +11,12 @@
 
 #include "engine/analysis/placement.h"
 #include "engine/facts/facts.h"
+#include "engine/model_candidate/numerics.h"
+#include "engine/model_candidate/step_capture.h"
 #include "engine/torch/bisector.h"
 #include "engine/torch/model_archive.h"
 #include "engine/torch/profiled_window.h"
 #include "engine/torch/training_step.h"
-#include "engine/model_candidate/numerics.h"
-#include "engine/model_candidate/step_capture.h"
 #include "tests/torch/input_stage_models.h"
 
 namespace advisor {

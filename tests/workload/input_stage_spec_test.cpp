@@ -63,8 +63,9 @@ TEST(ParseInputStage, ErrorsNameTheFileAndTheField) {
   EXPECT_EQ(ErrorOf(R"({"method": "p", "pin_memory": "yes"})"),
             source + "field 'input_stage.pin_memory' must be true or false, got \"yes\"");
   EXPECT_EQ(ErrorOf(R"({"method": "p", "num_workers": 2})"),
-            source + "field 'input_stage.num_workers' is unknown; allowed: method, workers, "
-                     "pin_memory");
+            source +
+                "field 'input_stage.num_workers' is unknown; allowed: method, workers, "
+                "pin_memory");
 }
 
 }  // namespace

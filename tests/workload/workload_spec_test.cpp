@@ -31,7 +31,8 @@ TEST(ParseWorkload, ReadsEveryField) {
 }
 
 TEST(ParseWorkload, ErrorsNameTheSourceAndTheField) {
-  EXPECT_EQ(ErrorOf("{").rfind("m.pt:advisor/workload.json: not valid JSON", 0), 0u) << ErrorOf("{");
+  EXPECT_EQ(ErrorOf("{").rfind("m.pt:advisor/workload.json: not valid JSON", 0), 0u)
+      << ErrorOf("{");
   EXPECT_EQ(ErrorOf("[]"), "m.pt:advisor/workload.json: top level must be an object, got []");
   EXPECT_EQ(ErrorOf(R"({"target": {"shape": [1]}, "loss": "mse", "optimizer": {"name": "sgd"}})"),
             "m.pt:advisor/workload.json: field 'inputs' is missing");
@@ -59,7 +60,8 @@ TEST(ParseWorkload, ErrorsNameTheSourceAndTheField) {
 // Misspelt keys ran silently with the default ("determinstic": true ran non-deterministic); the
 // exporter rejected the same file.
 TEST(ParseWorkload, UnknownKeysAreRejectedWithTheNearOneSuggested) {
-  const std::string head = R"({"inputs": [{"shape": [4]}], "target": {"shape": [4]}, "loss": "mse",)";
+  const std::string head =
+      R"({"inputs": [{"shape": [4]}], "target": {"shape": [4]}, "loss": "mse",)";
   EXPECT_EQ(ErrorOf(head + R"( "optimizer": {"name": "sgd"}, "determinstic": true})"),
             "m.pt:advisor/workload.json: field 'determinstic' is unknown (did you mean "
             "'deterministic'?); allowed: inputs, target, loss, optimizer, deterministic, seed, "
@@ -79,7 +81,8 @@ TEST(ParseWorkload, UnknownKeysAreRejectedWithTheNearOneSuggested) {
 
 // Each out-of-range number is one line naming the file and the field, checked as it is read.
 TEST(ParseWorkload, NumbersAreRangeCheckedWithTheFieldNamed) {
-  const std::string head = R"({"inputs": [{"shape": [4]}], "target": {"shape": [4]}, "loss": "mse",)";
+  const std::string head =
+      R"({"inputs": [{"shape": [4]}], "target": {"shape": [4]}, "loss": "mse",)";
   const auto optimizer = [&](const std::string& body) {
     return ErrorOf(head + R"( "optimizer": )" + body + "}");
   };
