@@ -127,7 +127,9 @@ TEST_F(Autotest, EachSingleRecipeIsCheckedOnceBeforeAnyBenchmarkACombinationWhen
   plan_.recipes = {Knob("fast", /*preserves_semantics=*/true), Knob("faster", true)};
   plan_.recipe_ids = {"fast", "faster"};
   runner_.set_check([this](const CandidateSpec& candidate) {
-    if (candidate.id != "faster+fast") EXPECT_EQ(runner_.benchmark_runs(), 0) << candidate.id;
+    if (candidate.id != "faster+fast") {
+      EXPECT_EQ(runner_.benchmark_runs(), 0) << candidate.id;
+    }
     return Within();
   });
   const std::vector<AbResult> results = Run();
@@ -281,7 +283,7 @@ TEST(RecipeIdsFromFindings, KeepsTheFindingsOrderOnce) {
 }
 
 TEST(AdvisorCandidateCommand, FollowsTheWorkerContract) {
-  AdvisorCandidateOptions options{"/opt/advisor", "vit.pt", "cuda", 30, 5};
+  AdvisorCandidateOptions options{"/opt/advisor", "vit.pt", "cuda", 30, 5, {}};
   EXPECT_EQ(
       AdvisorCandidateCommand(options, nullptr, "/tmp/r.json").argv,
       (std::vector<std::string>{"/opt/advisor", "candidate", "vit.pt", "--steps", "30", "--warmup",
