@@ -18,7 +18,8 @@ using ::testing::StartsWith;
 // error line; fails the test when the rule produced no error or took too long.
 class SandboxTest : public ::testing::Test {
  protected:
-  std::string CheckError(const std::string& body, double max_seconds = kMaxSeconds) {
+  std::string CheckError(const std::string& body, double max_seconds = kMaxSeconds,
+                         const SandboxLimits& limits = SandboxLimits{}) {
     const std::string text =
         "return {\n"
         "  id = \"hostile\", title = \"Hostile\",\n"
@@ -28,7 +29,7 @@ class SandboxTest : public ::testing::Test {
         "  end,\n"
         "}\n";
     const auto start = std::chrono::steady_clock::now();
-    const RuleRun run = RunOneRule(dir_, text, MinimalFacts());
+    const RuleRun run = RunOneRule(dir_, text, MinimalFacts(), limits);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_LT(seconds, max_seconds) << "a hostile rule must be stopped quickly";
@@ -46,6 +47,17 @@ class SandboxTest : public ::testing::Test {
   static constexpr double kMaxSeconds = 2.0;
   // For rules stopped by the 1 s time limit: generous too, but far from the hours they would run.
   static constexpr double kMaxSecondsAtTheTimeLimit = 10.0;
+
+  // The limits for a rule the memory limit must stop: no time limit that could stop it first.
+  // Under AddressSanitizer on a busy 2-core machine, 64 allocations of 1 MiB outlasted the 1 s
+  // time limit, and the test read "time limit exceeded" instead of the memory limit it tests.
+  static SandboxLimits WithoutTimeLimit() {
+    SandboxLimits limits;
+    limits.time = std::chrono::minutes(10);
+    return limits;
+  }
+  // Far from the ten minutes such a rule would otherwise get, and far above any machine's load.
+  static constexpr double kMaxSecondsAtTheMemoryLimit = 120.0;
   ScratchDir dir_;
 };
 
@@ -120,16 +132,20 @@ TEST_F(SandboxTest, SmallerTimeLimitIsHonoured) {
 
 TEST_F(SandboxTest, MemoryBombHitsTheMemoryLimit) {
   EXPECT_THAT(CheckError("    local t = {}\n"
-                         "    while true do t[#t + 1] = string.rep(\"x\", 1 << 20) .. #t end"),
+                         "    while true do t[#t + 1] = string.rep(\"x\", 1 << 20) .. #t end",
+                         kMaxSecondsAtTheMemoryLimit, WithoutTimeLimit()),
               HasSubstr("rule.lua:5: rule 'hostile': memory limit of 64 MiB exceeded"));
 }
 
 TEST_F(SandboxTest, SingleHugeAllocationHitsTheMemoryLimit) {
-  EXPECT_THAT(CheckError("    local s = string.rep(\"x\", 1 << 30)"), HasSubstr("memory limit"));
+  EXPECT_THAT(CheckError("    local s = string.rep(\"x\", 1 << 30)", kMaxSecondsAtTheMemoryLimit,
+                         WithoutTimeLimit()),
+              HasSubstr("memory limit"));
 }
 
 TEST_F(SandboxTest, TableBombHitsTheMemoryLimit) {
-  EXPECT_THAT(CheckError("    local t = {}\n    for i = 1, 1e9 do t[i] = {i} end"),
+  EXPECT_THAT(CheckError("    local t = {}\n    for i = 1, 1e9 do t[i] = {i} end",
+                         kMaxSecondsAtTheMemoryLimit, WithoutTimeLimit()),
               HasSubstr("memory limit"));
 }
 
