@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "engine/autotest/ab_stats.h"
-#include "engine/autotest/process.h"
 #include "engine/autotest/candidate_result.h"
+#include "engine/autotest/process.h"
 #include "engine/util/printf.h"
 
 namespace advisor {

@@ -179,7 +179,8 @@ std::vector<AbResult> RunAutotest(const AutotestPlan& plan, CandidateRunner& run
       continue;
     }
     const CandidateSpec candidate = CombineRecipes({recipe});
-    const std::string reason = WhyNotApplicable(*recipe, plan.door, plan.device, plan.torch_version);
+    const std::string reason =
+        WhyNotApplicable(*recipe, plan.door, plan.device, plan.torch_version);
     if (!reason.empty()) {
       results.push_back(Skipped(NewFixResult(candidate), reason, progress));
       continue;

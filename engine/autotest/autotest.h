@@ -12,8 +12,8 @@
 #include "engine/autotest/candidate.h"
 #include "engine/autotest/candidate_runner.h"
 #include "engine/autotest/recipe.h"
-#include "engine/model/run_report.h"
 #include "engine/model/finding.h"
+#include "engine/model/run_report.h"
 
 namespace advisor {
 

@@ -7,17 +7,17 @@
 #include <stdexcept>
 
 #include "engine/autotest/ab_stats.h"
-#include "engine/torch/autocast_adapter.h"
-#include "engine/torch/device_info.h"
-#include "engine/torch/model_archive.h"
-#include "engine/window/measured_window.h"
-#include "engine/torch/profiled_window.h"
-#include "engine/torch/training_step.h"
+#include "engine/autotest/candidate_result.h"
 #include "engine/model_candidate/knobs.h"
 #include "engine/model_candidate/numerics.h"
 #include "engine/model_candidate/prepared_candidate.h"
-#include "engine/autotest/candidate_result.h"
 #include "engine/model_candidate/step_capture.h"
+#include "engine/torch/autocast_adapter.h"
+#include "engine/torch/device_info.h"
+#include "engine/torch/model_archive.h"
+#include "engine/torch/profiled_window.h"
+#include "engine/torch/training_step.h"
+#include "engine/window/measured_window.h"
 
 namespace advisor {
 namespace {
@@ -31,7 +31,8 @@ WorkloadSpec ReadSpec(const ModelCandidateOptions& options) {
   return spec;
 }
 
-std::optional<WorkerCandidate> CandidateOf(const ModelCandidateOptions& options, const WorkloadSpec& spec) {
+std::optional<WorkerCandidate> CandidateOf(const ModelCandidateOptions& options,
+                                           const WorkloadSpec& spec) {
   if (options.recipe_ids.empty()) return std::nullopt;
   return LoadCandidate(options.recipe_ids, options.recipes_dir, spec.device);
 }

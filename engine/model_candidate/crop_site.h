@@ -1,6 +1,6 @@
 // Where the crop-first rewrite can move a crop: in an input-stage graph, a spatial crop
-// (aten::slice or aten::narrow on the last two dims) of a tensor that size-preserving transforms computed from
-// the stage's inputs. The analysis only reads the graph; crop_first.h changes it.
+// (aten::slice or aten::narrow on the last two dims) of a tensor that size-preserving transforms
+// computed from the stage's inputs. The analysis only reads the graph; crop_first.h changes it.
 //
 // The transforms it recognises: pointwise ops (they commute with a crop exactly), slices and
 // concatenations along other dims, and ops that look at neighbours while keeping the size:

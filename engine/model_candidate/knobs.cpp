@@ -6,8 +6,8 @@
 
 #include <algorithm>
 
-#include "engine/torch/sdpa_backends.h"
 #include "engine/model_candidate/input_stage_knobs.h"
+#include "engine/torch/sdpa_backends.h"
 #include "engine/util/physical_cores.h"
 
 namespace advisor {

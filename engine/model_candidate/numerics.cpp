@@ -23,7 +23,8 @@ struct TensorCheck {
   double max_abs = 0;
   double relative = 0;
   double tolerance = 0;
-  std::string precision;  // the dtype whose tolerance applies, e.g. "float32 under bfloat16 autocast"
+  std::string
+      precision;  // the dtype whose tolerance applies, e.g. "float32 under bfloat16 autocast"
   std::string problem;    // set when the tensors cannot be compared element by element
 
   // How far along its tolerance the tensor got: above 1 is outside.

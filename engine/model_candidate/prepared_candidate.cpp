@@ -4,11 +4,11 @@
 #include <stdexcept>
 
 #include "engine/autotest/applicability.h"
+#include "engine/model_candidate/builtin_rewrites.h"
+#include "engine/model_candidate/knobs.h"
 #include "engine/torch/device_info.h"
 #include "engine/torch/model_archive.h"
 #include "engine/util/unified_diff.h"
-#include "engine/model_candidate/builtin_rewrites.h"
-#include "engine/model_candidate/knobs.h"
 
 namespace advisor {
 namespace {

@@ -115,7 +115,8 @@ StepSnapshot CaptureStep(TrainingStep& step, bool record_updates) {
   for (std::int64_t index = 0; index < kStageBatches; ++index) {
     const std::vector<torch::Tensor> batch = step.StageBatch(index);
     for (std::size_t i = 0; i < batch.size(); ++i) {
-      const std::string part = i + 1 == batch.size() ? "target" : "input[" + std::to_string(i) + "]";
+      const std::string part =
+          i + 1 == batch.size() ? "target" : "input[" + std::to_string(i) + "]";
       snapshot.tensors.push_back({"batch " + std::to_string(index) + " " + part, batch[i]});
     }
   }

@@ -1,6 +1,7 @@
 // What one training step computed, for the numerics check: the loss, the forward's output tensors,
-// every parameter's gradient and, where asked, every parameter's update by the optimizer. They are read from a TrainingStep, the same step the benchmark
-// times (same inputs, loss and optimizer), so the check compares what the candidate really runs.
+// every parameter's gradient and, where asked, every parameter's update by the optimizer. They are
+// read from a TrainingStep, the same step the benchmark times (same inputs, loss and optimizer), so
+// the check compares what the candidate really runs.
 #pragma once
 
 #include <torch/script.h>

@@ -6,10 +6,10 @@
 #include <map>
 #include <optional>
 
-#include "engine/window/measured_window.h"
 #include "engine/multi_rank/clock_offsets.h"
 #include "engine/script/rank_windows.h"
 #include "engine/trace_analysis/collectives.h"
+#include "engine/window/measured_window.h"
 
 namespace advisor {
 namespace {
@@ -69,7 +69,8 @@ std::vector<RankEntry> CollectRanks(const std::vector<NodeFile>& files) {
   std::map<int, RankEntry> by_rank;
   for (std::size_t k = 0; k < files.size(); ++k) {
     for (const NodeRankWindows& rank : files[k].summary.ranks) {
-      const auto [it, added] = by_rank.emplace(rank.rank, RankEntry{rank.rank, static_cast<int>(k), &rank});
+      const auto [it, added] =
+          by_rank.emplace(rank.rank, RankEntry{rank.rank, static_cast<int>(k), &rank});
       if (!added) {
         Refuse(files[k], "rank " + std::to_string(rank.rank) + " is in " +
                              files[it->second.node].path + " too");
@@ -82,20 +83,22 @@ std::vector<RankEntry> CollectRanks(const std::vector<NodeFile>& files) {
     if (by_rank.count(rank) == 0) missing += (missing.empty() ? "" : ", ") + std::to_string(rank);
   }
   if (!missing.empty()) {
-    throw NodeFileError(
-        std::filesystem::path(files.front().path).parent_path().string() +
-        ": no node's summary holds rank " + missing + " of the job's " + std::to_string(world_size));
+    throw NodeFileError(std::filesystem::path(files.front().path).parent_path().string() +
+                        ": no node's summary holds rank " + missing + " of the job's " +
+                        std::to_string(world_size));
   }
   std::vector<RankEntry> ranks;
   for (const auto& [number, entry] : by_rank) ranks.push_back(entry);
   const Timeline& reference = ranks.front().windows->baseline;
   for (const RankEntry& entry : ranks) {
     const std::vector<StepSpan>& steps = entry.windows->baseline.steps;
-    const bool same = steps.size() == reference.steps.size() &&
-                      std::equal(steps.begin(), steps.end(), reference.steps.begin(),
-                                 [](const StepSpan& a, const StepSpan& b) { return a.index == b.index; });
+    const bool same =
+        steps.size() == reference.steps.size() &&
+        std::equal(steps.begin(), steps.end(), reference.steps.begin(),
+                   [](const StepSpan& a, const StepSpan& b) { return a.index == b.index; });
     if (!same) {
-      Refuse(files[entry.node], "rank " + std::to_string(entry.rank) + "'s baseline measured steps " +
+      Refuse(files[entry.node], "rank " + std::to_string(entry.rank) +
+                                    "'s baseline measured steps " +
                                     StepRange(entry.windows->baseline) + ", rank " +
                                     std::to_string(ranks.front().rank) + "'s " +
                                     StepRange(reference) + ": the nodes ran different schedules");

@@ -3,8 +3,9 @@
 // "Several nodes"), and node 0's advisor reads to merge every rank into one report. Per rank, the
 // two windows the per-rank summary is made of (RankWindows): the baseline's first profiled
 // window, collectives included, and a window with every module instrumented, in the probe's own
-// compact encoding (timeline_codec), and the rank's steps timed without a profiler. A node file comes from another machine: the reader checks
-// every field and throws NodeFileError naming the first problem.
+// compact encoding (timeline_codec), and the rank's steps timed without a profiler. A node file
+// comes from another machine: the reader checks every field and throws NodeFileError naming the
+// first problem.
 #pragma once
 
 #include <cstddef>

@@ -51,8 +51,9 @@ ProbeChannel::Wait ProbeListener::Accept(std::chrono::milliseconds timeout,
     if (now >= deadline) return ProbeChannel::Wait::kTimedOut;
     const auto slice = std::min<std::chrono::steady_clock::duration>(kSlice, deadline - now);
     pollfd descriptor{listening_, POLLIN, 0};
-    const int ready = poll(&descriptor, 1,
-                           static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(slice).count()));
+    const int ready =
+        poll(&descriptor, 1,
+             static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(slice).count()));
     if (ready < 0 && errno != EINTR) throw std::runtime_error(std::strerror(errno));
     if (ready > 0) {
       const int connection = accept4(listening_, nullptr, nullptr, SOCK_CLOEXEC);
@@ -109,8 +110,9 @@ ProbeChannel::Wait ProbeChannel::Receive(std::chrono::milliseconds timeout,
     if (now >= deadline) return Wait::kTimedOut;
     const auto slice = std::min<std::chrono::steady_clock::duration>(kSlice, deadline - now);
     pollfd descriptor{connection_, POLLIN, 0};
-    const int ready = poll(&descriptor, 1,
-                           static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(slice).count()));
+    const int ready =
+        poll(&descriptor, 1,
+             static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(slice).count()));
     if (ready < 0 && errno != EINTR) throw std::runtime_error(std::strerror(errno));
     if (ready > 0) {
       const ssize_t n = recv(connection_, buffer, sizeof buffer, 0);

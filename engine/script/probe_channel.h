@@ -1,8 +1,9 @@
 // advisor's end of the private channel to the probe in the script's process: a Unix socket in a
 // folder of advisor's own (mode 0700), which the probe connects to by path, so that it reaches the
 // process that trains even when a launcher (torchrun) starts it with other file descriptors
-// closed; under a launcher each rank connects on its own. One JSON object per line each way. What arrives is untrusted: lines are bounded
-// (kMaxMessageBytes) and must be JSON objects, or ProbeMessageError says so.
+// closed; under a launcher each rank connects on its own. One JSON object per line each way. What
+// arrives is untrusted: lines are bounded (kMaxMessageBytes) and must be JSON objects, or
+// ProbeMessageError says so.
 #pragma once
 
 #include <nlohmann/json.hpp>

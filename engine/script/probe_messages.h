@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/window/window_source.h"
 #include "engine/script/timeline_codec.h"
+#include "engine/window/window_source.h"
 
 namespace advisor {
 

@@ -58,7 +58,8 @@ std::size_t ProgramIndex(const std::vector<std::string>& command) {
 }  // namespace
 
 std::string WhyNotPython(const std::vector<std::string>& command) {
-  if (command.empty()) return "no command after --: give the command that trains, e.g. python train.py";
+  if (command.empty())
+    return "no command after --: give the command that trains, e.g. python train.py";
   const std::size_t index = ProgramIndex(command);
   if (index >= command.size()) return command.front() + " runs no program after its settings";
   const std::string& program = command[index];

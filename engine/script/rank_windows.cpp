@@ -5,12 +5,12 @@
 #include <set>
 #include <stdexcept>
 
-#include "engine/window/measured_window.h"
-#include "engine/window/window_sections.h"
 #include "engine/gpu/intervals.h"
 #include "engine/multi_rank/distributed_summary.h"
 #include "engine/trace_analysis/collectives.h"
 #include "engine/trace_analysis/event_names.h"
+#include "engine/window/measured_window.h"
+#include "engine/window/window_sections.h"
 
 namespace advisor {
 namespace {

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/window/window_source.h"
 #include "engine/model/run_report.h"
 #include "engine/timeline/timeline.h"
+#include "engine/window/window_source.h"
 
 namespace advisor {
 

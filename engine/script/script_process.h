@@ -19,7 +19,8 @@ class ScriptProcess {
   // Starts argv (argv[0] looked up in PATH) with `env` added to advisor's environment. Throws
   // std::runtime_error (one line) when it cannot start. Call it from the main thread: the
   // child's death signal follows the thread that started it.
-  ScriptProcess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env);
+  ScriptProcess(const std::vector<std::string>& argv,
+                const std::map<std::string, std::string>& env);
   // Ends the process group if it still runs.
   ~ScriptProcess();
   ScriptProcess(const ScriptProcess&) = delete;

@@ -39,8 +39,9 @@ std::string Plural(int count, const char* noun) {
 std::string DescribeStage(const InputStageProfile& stage, int workers) {
   std::string text = Printf("input stage: %d batch%s of %.1f ms ", stage.batches,
                             stage.batches == 1 ? "" : "es", stage.batch_ms);
-  text += workers > 0 ? Printf("in %d DataLoader worker process%s", workers, workers == 1 ? "" : "es")
-                      : std::string("on the main process (0 workers)");
+  text += workers > 0
+              ? Printf("in %d DataLoader worker process%s", workers, workers == 1 ? "" : "es")
+              : std::string("on the main process (0 workers)");
   if (stage.worker_busy_share) text += Printf(" (busy %.0f%%)", 100 * *stage.worker_busy_share);
   if (stage.pieces.empty()) return text;
   const InputStagePiece& heaviest = stage.pieces.front();
@@ -153,10 +154,12 @@ void ScriptSource::ConnectRanks() {
   const ProbeHello first = ranks_[0].hello;
   if (first.local_world_size < first.world_size && first.group_world_size < 2) {
     process_->Terminate();
-    throw ScriptError(name_ + " runs " + std::to_string(first.world_size) + " ranks, " +
-                      std::to_string(first.local_world_size) + " of them on this machine "
-                      "(WORLD_SIZE, LOCAL_WORLD_SIZE), but does not say which node this is "
-                      "(GROUP_RANK, GROUP_WORLD_SIZE): advisor merges several nodes under torchrun");
+    throw ScriptError(
+        name_ + " runs " + std::to_string(first.world_size) + " ranks, " +
+        std::to_string(first.local_world_size) +
+        " of them on this machine "
+        "(WORLD_SIZE, LOCAL_WORLD_SIZE), but does not say which node this is "
+        "(GROUP_RANK, GROUP_WORLD_SIZE): advisor merges several nodes under torchrun");
   }
   if (first.world_size > 1) {
     progress_(name_ + " runs " + std::to_string(first.world_size) + " ranks" +
@@ -245,14 +248,15 @@ RecordedWindow ScriptSource::Record(const WindowRequest& request) {
   // comes from.
   const bool input_stage = request.instrumentation == Instrumentation::kNone && !stage_measured_;
   stage_measured_ = stage_measured_ || input_stage;
-  const std::vector<json> replies = Ask({{"op", "record"},
-                                         {"steps", request.steps},
-                                         {"instrument", InstrumentationName(request.instrumentation)},
-                                         {"parent", request.parent},
-                                         {"sync_phases", request.sync_phases},
-                                         {"device_activity", request.device_activity},
-                                         {"input_stage", input_stage}},
-                                        "window", doing, request.steps);
+  const std::vector<json> replies =
+      Ask({{"op", "record"},
+           {"steps", request.steps},
+           {"instrument", InstrumentationName(request.instrumentation)},
+           {"parent", request.parent},
+           {"sync_phases", request.sync_phases},
+           {"device_activity", request.device_activity},
+           {"input_stage", input_stage}},
+          "window", doing, request.steps);
   std::vector<RecordedWindow> windows;
   for (std::size_t r = 0; r < replies.size(); ++r) {
     try {

@@ -14,12 +14,12 @@
 #include <vector>
 
 #include "engine/bisect/bisection.h"
-#include "engine/window/window_source.h"
 #include "engine/script/loader_summary.h"
 #include "engine/script/probe_channel.h"
 #include "engine/script/probe_messages.h"
 #include "engine/script/rank_windows.h"
 #include "engine/script/script_process.h"
+#include "engine/window/window_source.h"
 
 namespace advisor {
 

@@ -96,8 +96,9 @@ std::optional<InputStageProfile> SummariseScriptStage(const StageRecords& record
       line.share = profile.batch_ms > 0 ? line.ms / profile.batch_ms : 0.0;
       if (line.share >= kMinLineShare) profile.pieces.push_back(std::move(line));
     }
-    std::stable_sort(profile.pieces.begin(), profile.pieces.end(),
-                     [](const InputStagePiece& a, const InputStagePiece& b) { return a.ms > b.ms; });
+    std::stable_sort(
+        profile.pieces.begin(), profile.pieces.end(),
+        [](const InputStagePiece& a, const InputStagePiece& b) { return a.ms > b.ms; });
   }
   profile.cores = records.cores;
   profile.output_shape = records.output_shape;
