@@ -25,7 +25,9 @@
 # DistributedDataParallel on 2 GPUs, every rank switching at the same steps), rank_traces (the two-rank NCCL
 # trace with a planted straggler, recorded and analysed; 2 GPUs), real_models (bench/real_models:
 # transformers and timm families trained as their users train them, bisected and judged against a
-# by-hand oracle of single fixes measured in the same call). A later stage reuses
+# by-hand oracle of single fixes measured in the same call), stragglers (bench/straggler_check.py:
+# the straggler verdict on 2 GPUs for a rank slowed on its GPU, host or input, and a balanced
+# job). A later stage reuses
 # build-gpu/ and /tmp from an
 # earlier call on the same machine, so a device call with a time limit can take a few stages at a
 # time.
@@ -380,6 +382,18 @@ real_models() {
   python3 bench/real_models/judge.py "$oracle" "$results/real" | tee -a "$out/summary.txt"
 }
 
+# The straggler verdict on 2 GPUs (bench/straggler_check.py): a rank slowed on its GPU only, on
+# its host, in its input pipeline, and a balanced job, each bisected STRAGGLER_ROUNDS times (5).
+stragglers() {
+  if [ "$(nvidia-smi -L | wc -l)" -lt 2 ]; then
+    log "stragglers: skipped: needs 2 GPUs"
+    return 0
+  fi
+  step stragglers python3 bench/straggler_check.py build-gpu/advisor "$results/stragglers" \
+    --rounds "${STRAGGLER_ROUNDS:-5}" --cases "${STRAGGLER_CASES:-gpu,balanced,host,data}"
+  grep '^|' "$logs/stragglers.log" | tee -a "$out/summary.txt"
+}
+
 zoo() {
   OUT="$results/zoo" ZOO_RUNS="${ZOO_RUNS:-1}" step zoo bash bench/zoo_gpu.sh
   grep -h "localized" "$results"/zoo/run-*.txt | tee -a "$out/summary.txt"
@@ -389,10 +403,10 @@ zoo() {
 for stage in "${stages[@]}"; do
   case "$stage" in
     build) build || { log "build failed: later stages skipped"; exit 1; } ;;
-    tests|script_tests|zoo_cpu|vit|graphs|overhead|zoo|script|script_overhead|script_autotest|script_pipeline|traces|marker_cost|ddp|seed|detached_cost|detached_cost_ddp|rank_traces|real_models)
+    tests|script_tests|zoo_cpu|vit|graphs|overhead|zoo|script|script_overhead|script_autotest|script_pipeline|traces|marker_cost|ddp|seed|detached_cost|detached_cost_ddp|rank_traces|real_models|stragglers)
       "$stage" ;;
     *) log "unknown stage '$stage' (build, tests, script_tests, zoo_cpu, vit, graphs, overhead," \
          "zoo, script, script_overhead, script_autotest, script_pipeline, traces, marker_cost," \
-         "ddp, seed, detached_cost, detached_cost_ddp, rank_traces, real_models)"; exit 2 ;;
+         "ddp, seed, detached_cost, detached_cost_ddp, rank_traces, real_models, stragglers)"; exit 2 ;;
   esac
 done

@@ -251,8 +251,10 @@ class Bisection {
   void MeasureBaseline(RunReport& report) {
     const int steps = settings_.window_steps;
     progress_("baseline: timing " + std::to_string(steps) + " unprofiled steps");
-    const std::vector<double> timed = StepMillis(source_.TimeSteps(steps));
+    const TimedSteps timed_steps = source_.TimeSteps(steps);
+    const std::vector<double> timed = StepMillis(timed_steps.steps);
     SetStepTimes(timed, report.step);
+    report.step.timing = timed_steps.timing;
     progress_("baseline: median step " + Printf("%.1f", report.step.median_ms) + " ms over " +
               std::to_string(timed.size()) + " steps; profiling window " +
               std::to_string(windows_ + 1));

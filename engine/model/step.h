@@ -6,9 +6,30 @@
 #include <string>
 #include <vector>
 
+#include "engine/model/finding.h"
+
 namespace advisor {
 
-// Medians over the baseline window's steps (host clock; on GPU, the step ends after a sync).
+// How a door timed the steps it ran without a profiler (StepBreakdown::timing), from the least
+// to the most true to the device.
+enum class StepTiming {
+  // The host's clock: a CPU's steps.
+  kHostClock,
+  // The host's clock, each step ending in a device synchronisation: the step's time is the
+  // device's, its phases are where the host waited.
+  kHostClockSynced,
+  // CUDA events at each phase boundary: the step and its phases as the GPU ran them
+  // (probes/python/site/advisor_probe/device_clock.py).
+  kDeviceEvents,
+};
+
+// "host_clock", "host_clock_synchronised", "cuda_events" (report.json's step.timed_by).
+const char* StepTimingName(StepTiming timing);
+// The same for a reader: "host clock", "host clock, ending in a device sync", "CUDA events".
+const char* StepTimingText(StepTiming timing);
+
+// Medians over the baseline's unprofiled steps (timed as `timing` says), and the phases of its
+// profiled window (on a GPU synchronised at each phase's end).
 struct StepBreakdown {
   double median_ms = 0;
   // The same steps' mean: the time a run takes per step. Above the median where some steps wait
@@ -16,6 +37,7 @@ struct StepBreakdown {
   double mean_ms = 0;
   double min_ms = 0;
   double max_ms = 0;
+  StepTiming timing = StepTiming::kHostClock;
   // The phases of the profiled window's mean step (PhasesOfMeanStep), which add up to
   // profiled_ms with the data wait (DataWait::wait_ms), evaluation_ms and rest_ms: every share
   // of the breakdown is of that step.

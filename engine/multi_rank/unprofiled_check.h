@@ -7,11 +7,13 @@
 // the other ranks' waits do not reach: a rank's data wait and forward, the step until its
 // backward begins. Under DistributedDataParallel no collective blocks there (the gradients'
 // all-reduce starts in the backward), so a rank with more work before its backward spends longer
-// there, whichever rank is slow. The backward cannot tell the ranks apart: a fast rank's backward
-// ends with the reducer's wait for the slow one (on a GPU the step's closing synchronisation
-// waits instead), so every rank's backward lasts as long as the slowest's. Under FSDP a rank's
-// forward can wait for the others' all-gathers; the measure then shows less of a real excess,
-// and the check errs towards no finding. Torch-free.
+// there, whichever rank is slow. On a GPU the spans are CUDA events' (StepTiming::kDeviceEvents):
+// a rank slowed on its GPU alone queues its forward as fast as the others, and only the
+// device's clock shows it spending longer there. The backward cannot tell the ranks apart: a
+// fast rank's backward ends with the reducer's wait for the slow one, so every rank's backward
+// lasts as long as the slowest's. Under FSDP a rank's forward can wait for the others'
+// all-gathers; the measure then shows less of a real excess, and the check errs towards no
+// finding. Torch-free.
 #pragma once
 
 #include <cstddef>

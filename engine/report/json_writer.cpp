@@ -48,6 +48,7 @@ json StepToJson(const StepBreakdown& step, const std::optional<DataWait>& data) 
           {"mean_ms", step.mean_ms},
           {"min_ms", step.min_ms},
           {"max_ms", step.max_ms},
+          {"timed_by", StepTimingName(step.timing)},
           {"profiled_ms", step.profiled_ms},
           {"forward_ms", step.forward_ms},
           {"backward_ms", step.backward_ms},

@@ -89,7 +89,9 @@ Table StepTable(const StepBreakdown& step, const std::optional<DataWait>& data) 
   table.rows.push_back({{Text("rest"), Ms(step.rest_ms), ShareOfStep(step.rest_ms, whole)}});
   table.rows.push_back({{Text("profiled step (the window's mean)"), Ms(whole),
                          ShareOfStep(whole, whole)}});
-  table.rows.push_back({{Text("whole step (median, unprofiled)"), Ms(step.median_ms), Text("")},
+  const std::string timed_by = StepTimingText(step.timing);
+  table.rows.push_back({{Text("whole step (median, unprofiled, " + timed_by + ")"),
+                         Ms(step.median_ms), Text("")},
                         /*highlighted=*/true});
   table.rows.push_back({{Text("whole step (mean, unprofiled)"), Ms(step.mean_ms), Text("")}});
   table.rows.push_back({{Text("fastest step"), Ms(step.min_ms), Text("")}});

@@ -186,9 +186,14 @@ std::string ReadFatal(const json& message) {
   return fatal.Required("message").Text();
 }
 
-std::vector<StepSpan> ReadSteps(const json& message) {
+TimedSteps ReadSteps(const json& message) {
   const JsonField steps_message(message, ProbeMessageName(message));
-  return StepsFromJson(steps_message.Required("steps"));
+  const std::string clock =
+      steps_message.Required("clock").Choice({"host", "host_synchronised", "cuda_events"});
+  return {StepsFromJson(steps_message.Required("steps")),
+          clock == "cuda_events"         ? StepTiming::kDeviceEvents
+          : clock == "host_synchronised" ? StepTiming::kHostClockSynced
+                                         : StepTiming::kHostClock};
 }
 
 ProbeWindow ReadWindow(const json& message) {

@@ -62,7 +62,8 @@ ProbeHello ReadHello(const nlohmann::json& message);
 ProbeModel ReadModel(const nlohmann::json& message);
 ProbeEnded ReadEnded(const nlohmann::json& message);
 std::string ReadFatal(const nlohmann::json& message);
-std::vector<StepSpan> ReadSteps(const nlohmann::json& message);
+// A timing window's steps, on the clock the probe says it read ("clock").
+TimedSteps ReadSteps(const nlohmann::json& message);
 ProbeWindow ReadWindow(const nlohmann::json& message);
 
 // Where the source window labelled the first call that ran `op`: the innermost

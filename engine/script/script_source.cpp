@@ -214,23 +214,27 @@ int ScriptSource::StepsDone() const {
 
 ScriptSource::~ScriptSource() = default;  // the process ends its group when destroyed
 
-std::vector<StepSpan> ScriptSource::TimeSteps(int steps) {
+TimedSteps ScriptSource::TimeSteps(int steps) {
   const int skip = warmed_up_ ? 0 : options_.warmup_steps;
   warmed_up_ = true;
   const std::string doing = "timing " + Plural(steps, "step");
   const std::vector<json> replies =
       Ask({{"op", "time"}, {"steps", steps}, {"skip", skip}}, "steps", doing, skip + steps);
   std::vector<std::vector<StepSpan>> spans;
+  // The job's steps are timed as truly as its least truly timed rank's (the enum's order).
+  StepTiming timing = StepTiming::kDeviceEvents;
   for (std::size_t r = 0; r < replies.size(); ++r) {
     try {
-      spans.push_back(ReadSteps(replies[r]));
+      TimedSteps rank = ReadSteps(replies[r]);
+      timing = std::min(timing, rank.timing);
+      spans.push_back(std::move(rank.steps));
       if (r == 0) NoteLoader(replies[r], spans.back().size());
     } catch (const ProbeMessageError& error) {
       BadMessage(ranks_[r], doing, error);
     }
   }
   try {
-    return rank_windows_.TimedSteps(std::move(spans));
+    return {rank_windows_.TimedSteps(std::move(spans)), timing};
   } catch (const std::runtime_error& error) {
     OutOfStep(doing, error);
   }

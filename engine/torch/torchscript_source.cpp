@@ -98,12 +98,14 @@ TorchScriptSource::TorchScriptSource(const TorchScriptSourceOptions& options,
 
 TorchScriptSource::~TorchScriptSource() = default;
 
-std::vector<StepSpan> TorchScriptSource::TimeSteps(int steps) {
+TimedSteps TorchScriptSource::TimeSteps(int steps) {
   if (!baseline_step_) {
     progress_("baseline: " + std::to_string(WarmupSteps()) + " warm-up steps");
     baseline_step_ = Prepare({});
   }
-  return RunSteps(*baseline_step_, steps, false);
+  // TrainingStep::Run ends every step in a device synchronisation.
+  return {RunSteps(*baseline_step_, steps, false),
+          spec_.device == "cuda" ? StepTiming::kHostClockSynced : StepTiming::kHostClock};
 }
 
 RecordedWindow TorchScriptSource::Record(const WindowRequest& request) {

@@ -32,7 +32,7 @@ class TorchScriptSource : public WindowSource {
 
   const SourceDescription& Describe() const override { return description_; }
   const ModuleTree& Modules() const override { return modules_; }
-  std::vector<StepSpan> TimeSteps(int steps) override;
+  TimedSteps TimeSteps(int steps) override;
   RecordedWindow Record(const WindowRequest& request) override;
   std::optional<SourceLocation> SourceOf(const std::string& path, const std::string& op) override;
   // SourceOf's lookup, usable after this source is gone (it keeps the model's description); with

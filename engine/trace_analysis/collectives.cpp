@@ -1,6 +1,8 @@
 #include "engine/trace_analysis/collectives.h"
 
 #include <algorithm>
+#include <optional>
+#include <string>
 
 #include "engine/trace_analysis/event_names.h"
 
@@ -13,14 +15,45 @@ int OpIndex(const MeasuredWindow& window, std::uint64_t correlation_id) {
   return static_cast<int>(correlation_id - 1);
 }
 
-// What the op or the ops around it say of the collective; the innermost op's name otherwise.
-CollectiveDescription DescribeFromOps(const MeasuredWindow& window, const HostEvents& host,
-                                      int op) {
+// What the profiler's host events say of the collective the op, or an op around it, ran.
+std::optional<CollectiveDescription> DescribeFromOps(const MeasuredWindow& window,
+                                                     const HostEvents& host, int op) {
   for (int at = op; at >= 0; at = window.placements[at].parent) {
     auto it = host.collective_of_op.find(window.timeline.ops[at].correlation_id);
     if (it != host.collective_of_op.end()) return it->second;
   }
-  return {window.timeline.ops[op].name, "", -1};
+  return std::nullopt;
+}
+
+// Whether the op or an op around it is a collective's ("nccl:all_reduce", "c10d::allreduce_").
+// A kernel launched where no op of its collective was recorded (DDP's reducer launches its
+// all-reduces from the autograd engine's hooks) carries whatever op was open on that thread:
+// its name and step say nothing of the collective and differ from rank to rank.
+bool LaunchedByCommunication(const MeasuredWindow& window, int op) {
+  for (int at = op; at >= 0; at = window.placements[at].parent) {
+    if (IsCommunication(window.timeline.ops[at].name)) return true;
+  }
+  return false;
+}
+
+// The collective a NCCL kernel runs, from its own name ("ncclDevKernel_AllReduce_Sum_f32_RING_LL"
+// -> "AllReduce"), without the algorithm and protocol NCCL picked for its size; the whole name
+// where it says none.
+std::string CollectiveOfKernelName(const std::string& kernel) {
+  // ReduceScatter and AllReduce before Reduce, which both contain.
+  for (const char* kind :
+       {"AllReduce", "AllGather", "ReduceScatter", "Broadcast", "SendRecv", "AllToAll", "Reduce"}) {
+    if (kernel.find(std::string("_") + kind) != std::string::npos) return kind;
+  }
+  return kernel;
+}
+
+// The step whose span holds `time`; -1 where none does.
+int StepAt(const std::vector<StepSpan>& steps, TimeNs time) {
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    if (steps[i].start_ns <= time && time < steps[i].end_ns) return static_cast<int>(i);
+  }
+  return -1;
 }
 
 }  // namespace
@@ -38,12 +71,18 @@ std::vector<CollectiveCall> CollectivesOf(
     call.end_ns = kernel.end_ns;
     call.on_device = true;
     const int op = OpIndex(window, kernel.external_id);
-    if (op >= 0) call.step = window.placements[op].step;
-    CollectiveDescription description{kernel.name, "", -1};
+    // The step of the op that launched it, where that op is the collective's; else the step it
+    // ran in (in a window whose phases end synchronised, the device's work is inside the step).
+    call.step = op >= 0 && LaunchedByCommunication(window, op)
+                    ? window.placements[op].step
+                    : StepAt(window.timeline.steps, kernel.start_ns);
+    // Named alike on every rank, so that the ranks' calls match by name and order: the profiler's
+    // description, else the kernel's collective, never the launching op's name.
+    CollectiveDescription description{CollectiveOfKernelName(kernel.name), "", -1};
     if (auto it = collective_of_kernel.find(k); it != collective_of_kernel.end()) {
       description = it->second;
     } else if (op >= 0) {
-      description = DescribeFromOps(window, host, op);
+      description = DescribeFromOps(window, host, op).value_or(description);
     }
     call.name = description.name;
     call.process_group = description.process_group;
@@ -55,7 +94,9 @@ std::vector<CollectiveCall> CollectivesOf(
     for (std::size_t i = 0; i < window.timeline.ops.size(); ++i) {
       const OpEvent& op = window.timeline.ops[i];
       if (op.name.rfind("gloo:", 0) != 0) continue;
-      const CollectiveDescription description = DescribeFromOps(window, host, static_cast<int>(i));
+      const CollectiveDescription description =
+          DescribeFromOps(window, host, static_cast<int>(i))
+              .value_or(CollectiveDescription{op.name, "", -1});
       CollectiveCall call;
       call.name = description.name;
       call.process_group = description.process_group;

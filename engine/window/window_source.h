@@ -63,6 +63,12 @@ struct SourceDescription {
   std::optional<TrainingState> training_state;  // where the door measures it (a script)
 };
 
+// Steps a door ran without a profiler, and how it timed them.
+struct TimedSteps {
+  std::vector<StepSpan> steps;
+  StepTiming timing = StepTiming::kHostClock;
+};
+
 class WindowSource {
  public:
   virtual ~WindowSource() = default;
@@ -71,7 +77,7 @@ class WindowSource {
   virtual const ModuleTree& Modules() const = 0;
 
   // `steps` steps with no probe recording: the step time.
-  virtual std::vector<StepSpan> TimeSteps(int steps) = 0;
+  virtual TimedSteps TimeSteps(int steps) = 0;
   // `request.steps` steps with the op probe (and the GPU probe, where one runs) recording.
   // Throws std::runtime_error (one line) when the step cannot run.
   virtual RecordedWindow Record(const WindowRequest& request) = 0;

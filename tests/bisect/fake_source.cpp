@@ -106,8 +106,9 @@ void FakeSource::RunOnGpu(double kernel_share) {
   description_.run.device = "cuda";
 }
 
-std::vector<StepSpan> FakeSource::TimeSteps(int steps) {
-  return Record({Instrumentation::kNone, "", steps, false}).timeline.steps;
+TimedSteps FakeSource::TimeSteps(int steps) {
+  return {Record({Instrumentation::kNone, "", steps, false}).timeline.steps,
+          StepTiming::kHostClock};
 }
 
 RecordedWindow FakeSource::Record(const WindowRequest& request) {

@@ -30,7 +30,7 @@ class FakeSource : public WindowSource {
 
   const SourceDescription& Describe() const override { return description_; }
   const ModuleTree& Modules() const override { return modules_; }
-  std::vector<StepSpan> TimeSteps(int steps) override;
+  TimedSteps TimeSteps(int steps) override;
   RecordedWindow Record(const WindowRequest& request) override;
   std::optional<SourceLocation> SourceOf(const std::string& path, const std::string& op) override;
 

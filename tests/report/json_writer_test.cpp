@@ -44,6 +44,7 @@ TEST(JsonWriter, RunAndStepAreTyped) {
   for (const char* key : {"min_ms", "max_ms", "forward_ms", "backward_ms", "optimizer_ms"}) {
     EXPECT_TRUE(step.at(key).is_number()) << key;
   }
+  EXPECT_EQ(step.at("timed_by"), "cuda_events");
   EXPECT_FALSE(run.at("cuda_graphs").get<bool>());
   EXPECT_TRUE(step.at("graphed_median_ms").is_null());
 }

@@ -18,6 +18,7 @@ RunReport FilledReport() {
   report.run.dtype = "float32";
   report.run.wall_s = 83.27;
   report.step.median_ms = 41.237;
+  report.step.timing = StepTiming::kDeviceEvents;
   report.step.min_ms = 40.512;
   report.step.max_ms = 44.9;
   report.step.forward_ms = 12.41;

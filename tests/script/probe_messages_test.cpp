@@ -179,6 +179,26 @@ TEST(ProbeMessages, FindsTheUserLineThatCalledAnOp) {
   EXPECT_FALSE(FindLabelledSource(window, "aten::bmm").has_value());
 }
 
+TEST(ProbeMessages, ATimingWindowSaysWhichClockTimedItsSteps) {
+  const json steps =
+      json::parse(R"([[4, 100, 250, [[1, 100, 180], [2, 180, 230], [3, 230, 250]]]])");
+  const std::vector<std::pair<std::string, StepTiming>> clocks = {
+      {"host", StepTiming::kHostClock},
+      {"host_synchronised", StepTiming::kHostClockSynced},
+      {"cuda_events", StepTiming::kDeviceEvents}};
+  for (const auto& [clock, timing] : clocks) {
+    const TimedSteps read = ReadSteps({{"type", "steps"}, {"steps", steps}, {"clock", clock}});
+    EXPECT_EQ(read.timing, timing) << clock;
+    ASSERT_EQ(read.steps.size(), 1u);
+    EXPECT_EQ(read.steps[0].index, 4);
+    EXPECT_EQ(read.steps[0].TimeIn(Phase::kForward), 80);
+  }
+  EXPECT_THROW(ReadSteps({{"type", "steps"}, {"steps", steps}}), ProbeMessageError)
+      << "a timing without its clock is not to be trusted as either";
+  EXPECT_THROW(ReadSteps({{"type", "steps"}, {"steps", steps}, {"clock", "gpu"}}),
+               ProbeMessageError);
+}
+
 TEST(ProbeMessages, ReadsAWindowsLossCheckAndRefusesOneThatDoesNotAddUp) {
   const json window = {{"type", "window"},
                        {"steps", json::array()},

@@ -19,6 +19,7 @@ import weakref
 import torch
 
 from advisor_probe import call_inputs
+from advisor_probe.device_clock import DeviceStamps
 from advisor_probe import modules as module_tree
 from advisor_probe.input_stage import InputStage
 from advisor_probe.loader_epochs import LoaderEpochs
@@ -99,6 +100,7 @@ class _Command:
         self.first = int(message.get("first", step_in_progress + 1 + int(message.get("skip", 0))))
         self.last = self.first + self.steps - 1
         self.spans = []
+        self.device_spans = []  # the same steps on the device's clock (a timing window on a GPU)
         self.recording = False
         self.losses = {}  # step index -> its losses (detached), while recording
         self.undo = []  # what to remove when the command is done
@@ -135,6 +137,7 @@ class Session:
         # own work: the ranks' profiled steps would differ by the probe alone.
         self._device = None
         self._sync_phases = False  # in the measured steps of the baseline's profiled window
+        self._stamps = None        # CUDA events at the clock's boundaries, in a timing window
         self._input = {}
         self._loader = None
         self._loader_iterators = weakref.WeakSet()  # to shut their workers down at the end
@@ -286,7 +289,7 @@ class Session:
         if not any(o is optimizer for o in self._optimizers):
             self._optimizers.append(optimizer)
         self._sync_if(self._sync_phases)
-        self._clock.optimizer_starts(now())
+        self._clock.optimizer_starts(self._tick())
 
     @_reported
     def _optimizer_ends(self):
@@ -303,7 +306,7 @@ class Session:
             self._training_state.measure(self._optimizers)
         if self._knobs is not None:
             self._knobs.optimizer_stepped()
-        self._clock.optimizer_ends(now())
+        self._clock.optimizer_ends(self._tick())
         # The next step is the window's first: record from here, so that its data phase is in.
         if command is not None and command.records and not command.recording and \
                 self._clock.completed + 1 == command.first:
@@ -324,7 +327,7 @@ class Session:
             command.losses.setdefault(self._clock.completed, []).append(tensors.detach())
         self._sync_if(self._sync_phases)
         self._in_backward = True
-        self._clock.backward_starts(now())
+        self._clock.backward_starts(self._tick())
 
     @_reported
     def _backward_ends(self):
@@ -332,7 +335,7 @@ class Session:
             return
         self._sync_if(self._sync_phases)
         self._in_backward = False
-        self._clock.backward_ends(now())
+        self._clock.backward_ends(self._tick())
 
     @_reported
     def _discover_enter(self, module, args):
@@ -402,12 +405,12 @@ class Session:
             # An evaluation between steps (a validation loop under torch.no_grad): no step's
             # forward, and not the batch the model trains on (steps.py).
             self._evaluating = True
-            self._clock.evaluation_starts(now())
+            self._clock.evaluation_starts(self._tick())
             return
         self._note_input(module, args)
         if self._clock.optimizer_stepped:
             self._sync_if(self._sync_phases)
-        closed = self._clock.forward_starts(now())
+        closed = self._clock.forward_starts(self._tick())
         if closed is not None:
             self._step_closed(closed)
         if self._bench is not None:
@@ -417,7 +420,7 @@ class Session:
     def _model_forward_end(self, module, args, output):
         if self._evaluating and not is_compiling():
             self._evaluating = False
-            self._clock.evaluation_ends(now())
+            self._clock.evaluation_ends(self._tick())
 
     def _note_input(self, module, args):
         """The batch size and the dtype the model computes in, from its first call, positional and
@@ -452,6 +455,8 @@ class Session:
             self._send({"type": "step", "index": step[0]})  # advisor times out a hung script
             if command.measures(step[0]):
                 command.spans.append(step)
+                if self._stamps is not None:
+                    command.device_spans.append(self._stamps.retime(step))
             if step[0] != command.last:
                 return
             self._complete(command)
@@ -473,13 +478,18 @@ class Session:
 
     def _complete(self, command):
         self._sync_phases = False
+        self._stamps = None
         for remove in command.undo:
             remove()
-        steps = json.dumps(command.spans, separators=(",", ":"))
         loader = self._epochs.take() if self._epochs is not None else None
         if command.op == "time":
-            self._channel.send_text('{"type":"steps","steps":%s,"loader":%s}'
-                                    % (steps, json.dumps(loader, separators=(",", ":"))))
+            # The measured steps end in a device synchronisation (_optimizer_ends).
+            spans, clock = command.spans, "host_synchronised" if self._cuda else "host"
+            if command.device_spans and all(s is not None for s in command.device_spans):
+                spans, clock = command.device_spans, "cuda_events"
+            self._channel.send_text('{"type":"steps","steps":%s,"clock":"%s","loader":%s}'
+                                    % (json.dumps(spans, separators=(",", ":")), clock,
+                                       json.dumps(loader, separators=(",", ":"))))
         else:
             # The device's work is done before CUPTI flushes its records and detaches.
             self._sync_if(True)
@@ -495,7 +505,8 @@ class Session:
                 self._sources = set()
             tail = json.dumps(message, separators=(",", ":"))[1:]
             self._channel.send_text('{"type":"window","steps":%s,"events":%s,%s'
-                                    % (steps, events, tail))
+                                    % (json.dumps(command.spans, separators=(",", ":")), events,
+                                       tail))
         self._command = None
 
     @staticmethod
@@ -527,6 +538,9 @@ class Session:
         if command.first <= self._clock.completed:
             self._fatal("advisor asked for step %d onwards, but this rank is at step %d already: "
                         "the ranks are not in step" % (command.first, self._clock.completed))
+        if command.op == "time" and self._cuda:
+            # From the step in progress on: the first measured step starts where it ends.
+            self._stamps = DeviceStamps(self._record_event)
         if command.op == "record":
             command.undo.append(self._instrument(message))
         elif command.op == "source":
@@ -570,6 +584,19 @@ class Session:
             sys.stderr.write("advisor probe: %s\n" % text)
         self._send({"type": "fatal", "message": text})
         os._exit(3)
+
+    def _tick(self):
+        """The host's time for the step clock, and in a timing window on a GPU the device's
+        (device_clock.py)."""
+        host_ns = now()
+        if self._stamps is not None:
+            self._stamps.stamp(host_ns)
+        return host_ns
+
+    def _record_event(self):
+        event = torch.cuda.Event(enable_timing=True)
+        event.record(torch.cuda.current_stream(self._device))
+        return event
 
     def _sync_if(self, condition):
         if condition and self._cuda:
