@@ -43,8 +43,9 @@ return {
     -- A module or op explains the lateness when it holds most of the rank's extra compute, or,
     -- where its compute over the whole step reads no more than the others' (two ranks sharing
     -- two cores; on two H200s a rank slowed on its GPU alone read 1.0 ms less while its module
-    -- held 43 ms more), most of the lateness itself. A rank late for another reason (its data,
-    -- its host) has neither.
+    -- held 43 ms more), most of the lateness itself. A module whose forward lasts longer on
+    -- the host's clock with no more work in its ops (path_by_wall_time) is late on its host. A
+    -- rank late for another reason (its data wait) has neither.
     local explained_ms = s.compute_excess_ms > 0 and s.compute_excess_ms or s.late_ms
     -- What explains the lateness must itself be a measurable part of the step, as the lateness
     -- must: a tenth of a millisecond that holds half of a tenth more is the host's noise.
@@ -61,11 +62,16 @@ return {
       and explains(s.op_excess_ms)
     if not explained and not op_explains then return {} end
     local where = explained and (" in " .. s.path) or ""
+    if explained and s.path_by_wall_time then
+      where = where .. ", on its host: the module's forward lasts longer there with no more work "
+        .. "in its ops (Python between the ops, a sleep, a wait for a synchronisation)"
+    end
     local compute_text
     if s.compute_excess_ms > 0 then
       compute_text = string.format("its compute exceeds the other ranks' median by %s per step%s",
         advisor.ms(s.compute_excess_ms),
-        explained and string.format(", %s of it in %s", advisor.ms(s.path_excess_ms), s.path) or "")
+        explained and string.format(", %s of it in %s%s", advisor.ms(s.path_excess_ms), s.path,
+          s.path_by_wall_time and " (its forward's time on the host's clock)" or "") or "")
     else
       compute_text = string.format("its compute over the step reads no more than the other "
         .. "ranks' (%s beyond their median), but %s costs it %s more per step",

@@ -8,6 +8,7 @@ local MIN_LATE_SHARE = 0.05    -- the others wait 5% of the step for it
 local HIGH_LATE_SHARE = 0.20
 local SPREAD = 0.5             -- no single module holds half of its extra compute
 local DATA_EXPLAINS = 0.5      -- its extra wait for data is half its lateness or more
+local WORK_EXPLAINS = 0.5      -- its extra compute is half its lateness or more
 
 return {
   id = "unbalanced-data-per-rank",
@@ -25,7 +26,11 @@ return {
     if s.holds_unprofiled == false then return {} end
     local data_slow = s.data_wait_excess_ms ~= nil and s.data_wait_excess_ms >= DATA_EXPLAINS * s.late_ms
     local module_excess = s.path_excess_ms or 0
-    local spread = s.compute_excess_ms > 0 and module_excess < SPREAD * s.compute_excess_ms
+    -- More work must be what makes it late: on two H200s a balanced job's rank 1, 2.4 ms late
+    -- in the profiled steps (the probe's cost, not even across ranks), computed 0.5 ms more,
+    -- spread over its modules as noise is.
+    local spread = s.compute_excess_ms >= WORK_EXPLAINS * s.late_ms
+      and s.compute_excess_ms > 0 and module_excess < SPREAD * s.compute_excess_ms
       and (s.op_excess_ms or 0) < SPREAD * s.compute_excess_ms
     if not data_slow and not spread then return {} end
     local message, evidence

@@ -99,8 +99,11 @@ FAMILIES = {f.name: f for f in (
            lambda: Tokens(4096, 512, 32000), causal_collate, 8, keyword=True, attention=True),
     Family("bert", _hf("BertConfig", "BertForMaskedLM"), lambda: Tokens(8192, 256, 30522),
            masked_collate, 32, keyword=True, attention=True),
+    # transformers 5's T5Config has no decoder start token of its own (t5-small's config names
+    # 0, the pad token): without it the model cannot shift the labels into decoder inputs.
     Family("t5", _hf("T5Config", "T5ForConditionalGeneration", d_model=512, d_ff=2048,
-                     num_layers=6, num_heads=8, vocab_size=32128),
+                     num_layers=6, num_heads=8, vocab_size=32128, decoder_start_token_id=0,
+                     pad_token_id=0),
            lambda: Tokens(8192, 256, 32128), seq2seq_collate, 32, keyword=True),
     Family("vit", _timm("vit_base_patch16_224"), lambda: Images(8192, 1000), None, 64,
            keyword=False),

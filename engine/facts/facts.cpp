@@ -272,6 +272,7 @@ json StragglerFacts(const Straggler& straggler, double step_ms) {
   if (!straggler.path.empty()) {
     facts["path"] = straggler.path;
     facts["path_excess_ms"] = straggler.path_excess_ms;
+    facts["path_by_wall_time"] = straggler.path_by_wall_time;
   }
   if (!straggler.op.empty()) {
     facts["op"] = straggler.op;

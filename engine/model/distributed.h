@@ -72,6 +72,10 @@ struct Straggler {
   std::optional<double> data_wait_excess_ms;  // likewise its wait for data, where measured
   std::string path;                  // the module with the largest excess; "" when none named
   double path_excess_ms = 0;
+  // path_excess_ms is of the module's forward as the host's clock spans it, what runs between its
+  // ops included: no module's ops explained half the lateness (Python work, a sleep, a host wait
+  // inside the module; on a GPU its device time shows none of it).
+  bool path_by_wall_time = false;
   std::string op;                    // the op with the largest excess
   std::string op_phase;
   double op_excess_ms = 0;

@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
+#include <string>
+#include <utility>
 
 #include "engine/multi_rank/unprofiled_check.h"
+#include "engine/report/module_spans.h"
 #include "engine/trace_analysis/event_names.h"
 #include "engine/util/median.h"
 #include "engine/util/student_t.h"
@@ -19,6 +23,8 @@ constexpr double kMinLastShare = 0.5;
 constexpr double kMinLateShareOfStep = 0.01;
 // The module named is the deepest whose excess is at least this share of the largest.
 constexpr double kDeepestShare = 0.8;
+// A module's excess explains the straggler's lateness from this share of it on.
+constexpr double kExplainsShare = 0.5;
 
 // `value` of the straggler less the median of the other ranks' values.
 double Excess(const std::vector<double>& by_rank, std::size_t straggler) {
@@ -38,26 +44,14 @@ bool IsWithin(const std::string& path, const std::string& ancestor) {
          path[ancestor.size()] == '.';
 }
 
-// The module costing the straggler the most beyond the others: per module its forward and
-// backward cost per step (device time where a GPU ran), the largest excess, then the deepest
-// module inside it that holds most of that excess.
-void NameModule(const std::vector<RankWindow>& ranks, std::size_t straggler, Straggler& result) {
-  std::set<std::string> paths;
-  for (const ModuleStats& module : ranks[straggler].report->modules) paths.insert(module.path);
-  std::map<std::string, double> excess;
-  for (const std::string& path : paths) {
-    std::vector<double> cost;
-    for (const RankWindow& rank : ranks) {
-      const WindowAttribution& attribution = *rank.modules_window->attribution;
-      const PhaseCosts costs = attribution.Inclusive(path);
-      cost.push_back(attribution.Rank(costs.forward) + attribution.Rank(costs.backward));
-    }
-    excess[path] = Excess(cost, straggler);
-  }
+// The module with the largest excess, then the deepest module inside it that holds most of that
+// excess; nullopt where no module exceeds the others'.
+std::optional<std::pair<std::string, double>> LargestExcess(
+    const std::map<std::string, double>& excess) {
   const auto largest =
       std::max_element(excess.begin(), excess.end(),
                        [](const auto& a, const auto& b) { return a.second < b.second; });
-  if (largest == excess.end() || largest->second <= 0) return;
+  if (largest == excess.end() || largest->second <= 0) return std::nullopt;
   std::string chosen = largest->first;
   for (const auto& [path, value] : excess) {
     if (IsWithin(path, largest->first) && value >= kDeepestShare * largest->second &&
@@ -65,8 +59,55 @@ void NameModule(const std::vector<RankWindow>& ranks, std::size_t straggler, Str
       chosen = path;
     }
   }
-  result.path = chosen;
-  result.path_excess_ms = excess[chosen];
+  return std::make_pair(chosen, excess.at(chosen));
+}
+
+// Per module, how long its forward lasts per step on the host's clock: its spans from enter to
+// exit, what runs between its ops included.
+std::map<std::string, double> ForwardWallMs(const MeasuredWindow& window) {
+  std::map<std::string, double> wall_ms;
+  const double steps = static_cast<double>(std::max<std::size_t>(1, window.timeline.steps.size()));
+  for (const ModuleSpan& span : RebuildModuleSpans(window.timeline)) {
+    if (!span.backward) wall_ms[span.path] += (span.end_ns - span.start_ns) * 1e-6 / steps;
+  }
+  return wall_ms;
+}
+
+// The module costing the straggler the most beyond the others: per module its forward and
+// backward cost per step (device time where a GPU ran). Where no module's cost explains half
+// the lateness, the module whose forward lasts longest beyond the others' on the host's clock,
+// where that one does: work the ops' time does not hold (Python between the ops, a sleep, a wait
+// for the host) makes a rank late as surely, and on a GPU its device time shows none of it.
+void NameModule(const std::vector<RankWindow>& ranks, std::size_t straggler, Straggler& result) {
+  std::set<std::string> paths;
+  for (const ModuleStats& module : ranks[straggler].report->modules) paths.insert(module.path);
+  std::map<std::string, double> excess;
+  std::vector<std::map<std::string, double>> wall_ms;
+  for (const RankWindow& rank : ranks) wall_ms.push_back(ForwardWallMs(*rank.modules_window));
+  std::map<std::string, double> wall_excess;
+  for (const std::string& path : paths) {
+    std::vector<double> cost, wall;
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+      const WindowAttribution& attribution = *ranks[r].modules_window->attribution;
+      const PhaseCosts costs = attribution.Inclusive(path);
+      cost.push_back(attribution.Rank(costs.forward) + attribution.Rank(costs.backward));
+      const auto it = wall_ms[r].find(path);
+      wall.push_back(it == wall_ms[r].end() ? 0.0 : it->second);
+    }
+    excess[path] = Excess(cost, straggler);
+    wall_excess[path] = Excess(wall, straggler);
+  }
+  std::optional<std::pair<std::string, double>> named = LargestExcess(excess);
+  if (!named || named->second < kExplainsShare * result.late_ms) {
+    const std::optional<std::pair<std::string, double>> by_wall = LargestExcess(wall_excess);
+    if (by_wall && by_wall->second >= kExplainsShare * result.late_ms) {
+      named = by_wall;
+      result.path_by_wall_time = true;
+    }
+  }
+  if (!named) return;
+  result.path = named->first;
+  result.path_excess_ms = named->second;
 }
 
 // The op (by name and phase) costing the straggler the most beyond the others: its own host time

@@ -379,6 +379,7 @@ json DistributedToJson(const std::optional<DistributedSummary>& distributed) {
                  {"data_wait_excess_ms", OrNull(s->data_wait_excess_ms)},
                  {"path", s->path},
                  {"path_excess_ms", s->path_excess_ms},
+                 {"path_by_wall_time", s->path_by_wall_time},
                  {"op", s->op},
                  {"op_phase", s->op_phase},
                  {"op_excess_ms", s->op_excess_ms},

@@ -185,8 +185,10 @@ std::string DistributedSentence(const DistributedSummary& distributed, const Inl
                 " longer than the other ranks' in the steps timed without a profiler too)";
   }
   if (!straggler->path.empty()) {
-    sentence += "; on it " + markup.code(straggler->path) + " costs " +
-                Ms(straggler->path_excess_ms) + " per step more than on the other ranks";
+    sentence += "; on it " + markup.code(straggler->path) +
+                (straggler->path_by_wall_time ? "'s forward lasts " : " costs ") +
+                Ms(straggler->path_excess_ms) + " per step more than on the other ranks" +
+                (straggler->path_by_wall_time ? " on the host's clock, beyond its ops' time" : "");
   }
   if (!straggler->op.empty()) {
     sentence += "; the op furthest behind is " + markup.code(straggler->op) + " (" +

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/multi_rank/unprofiled_check.h"
+#include "engine/trace_analysis/collectives.h"
 #include "engine/trace_analysis/trace_report.h"
 #include "engine/trace_import/trace_reader.h"
 
@@ -61,6 +62,63 @@ TEST(DistributedSummary, NamesThePlantedStragglerAndItsModule) {
   EXPECT_FALSE(straggler.holds_unprofiled.has_value());
   EXPECT_FALSE(straggler.unprofiled_excess_ms.has_value());
   EXPECT_EQ(UnconfirmedStragglerNote(summary), "");
+}
+
+// Two gloo ranks of three 30 ms steps, each ending with an all-reduce; on rank 1, blocks.2's
+// forward lasts `slow_ms` longer with no op in it (a sleep, Python between the ops), and every
+// rank's all-reduce ends together, so rank 0's lasts `slow_ms` longer waiting for it.
+struct SleepyRank {
+  Timeline timeline;
+  MeasuredWindow window;
+  std::vector<CollectiveCall> collectives;
+  RunReport report;
+};
+
+void FillSleepyRank(SleepyRank& rank, bool slow, double slow_ms) {
+  const TimeNs extra = slow ? static_cast<TimeNs>(slow_ms * 1e6) : 0;
+  const TimeNs wait = slow ? 0 : static_cast<TimeNs>(slow_ms * 1e6);
+  for (int i = 0; i < 3; ++i) {
+    const TimeNs t = i * 30'000'000;
+    rank.timeline.steps.push_back(
+        StepOfPhases(i, t, t, t + 24'000'000, t + 28'000'000, t + 30'000'000));
+    rank.timeline.markers.push_back({"blocks.2", MarkerKind::kForwardEnter, 1, t + 1'000'000});
+    rank.timeline.markers.push_back(
+        {"blocks.2", MarkerKind::kForwardExit, 1, t + 2'000'000 + extra});
+    OpEvent all_reduce;
+    all_reduce.name = "gloo:all_reduce";
+    all_reduce.thread = 1;
+    all_reduce.start_ns = t + 24'500'000 - wait;
+    all_reduce.end_ns = t + 25'000'000;
+    all_reduce.correlation_id = rank.timeline.ops.size() + 1;
+    rank.timeline.ops.push_back(all_reduce);
+  }
+  rank.window = MeasureWindow(rank.timeline);
+  rank.collectives = CollectivesOf(rank.window, HostEvents{}, {});
+  ModuleStats module;
+  module.path = "blocks.2";
+  rank.report.modules.push_back(module);
+}
+
+TEST(DistributedSummary, AModuleLateOnItsHostIsNamedByItsForwardsWallTime) {
+  std::vector<SleepyRank> ranks(2);
+  std::vector<RankWindow> windows;
+  for (int r = 0; r < 2; ++r) {
+    FillSleepyRank(ranks[r], r == 1, 20.0);
+    RankWindow window;
+    window.rank = r;
+    window.window = &ranks[r].window;
+    window.modules_window = &ranks[r].window;
+    window.collectives = &ranks[r].collectives;
+    window.report = &ranks[r].report;
+    windows.push_back(window);
+  }
+  const DistributedSummary summary = SummariseRanks(windows);
+  ASSERT_TRUE(summary.straggler.has_value());
+  EXPECT_EQ(summary.straggler->rank, 1);
+  EXPECT_NEAR(summary.straggler->late_ms, 20.0, 0.01);
+  EXPECT_EQ(summary.straggler->path, "blocks.2") << "no op in it: its ops' time shows nothing";
+  EXPECT_TRUE(summary.straggler->path_by_wall_time);
+  EXPECT_NEAR(summary.straggler->path_excess_ms, 20.0, 0.01);
 }
 
 TEST(DistributedSummary, TwoTracesOfOneRankAreRefused) {

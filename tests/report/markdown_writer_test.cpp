@@ -119,7 +119,9 @@ TEST(MarkdownWriter, StepTableHasTimesAndShares) {
   EXPECT_EQ(LineWith(md, "| rest |"), "| rest | 1.15 | 2.8% |");
   EXPECT_EQ(LineWith(md, "profiled step"),
             "| profiled step (the window's mean) | 41.20 | 100.0% |");
-  EXPECT_EQ(LineWith(md, "whole step"), "| **whole step (median, unprofiled)** | **41.24** |  |");
+  EXPECT_EQ(LineWith(md, "whole step"),
+            "| **whole step (median, unprofiled, CUDA events)** | **41.24** |  |")
+      << "how the steps were timed";
   EXPECT_TRUE(
       Contains(md, "| part of the step | ms/step | share of step |\n| --- | ---: | ---: |"));
   EXPECT_TRUE(Lacks(md, "evaluation between steps")) << "a row only where a script evaluated";
