@@ -1,6 +1,7 @@
 // End-to-end: build/advisor analyze on traces recorded with torch.profiler
 // (tests/data/traces/, scripts/record_traces.py), as a user runs it.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
@@ -125,6 +126,35 @@ TEST_F(AnalyzeTest, ABadFileGetsOneLineWithTheByteOffsetAndNoReport) {
   EXPECT_EQ(result.err, "advisor: " + bad + ": byte 29: expected ',' or ']' after an event, "
                                             "found '{'\n");
   EXPECT_FALSE(fs::exists(scratch_ / "report"));
+}
+
+// A FIFO opened for reading waits for a writer: analyze hung forever, holding the --out lock.
+// `timeout` ends the command if it does, so the regression fails instead of hanging the suite.
+TEST_F(AnalyzeTest, AFifoIsRefusedByNameWhetherGivenOrInAFolder) {
+  const std::string pipe = (scratch_ / "trace.json").string();
+  ASSERT_EQ(::mkfifo(pipe.c_str(), 0600), 0);
+  CommandResult result = RunCommand("timeout 60 " + std::string(ADVISOR_BINARY) + " analyze " +
+                                        pipe + " --out " + (scratch_ / "report").string() + " -q",
+                                    scratch_.string());
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.err, "advisor: " + pipe + ": is a named pipe (FIFO), not a regular file\n");
+  EXPECT_FALSE(fs::exists(scratch_ / "report"));
+
+  // In a folder of rank traces it was silently left out; now the run stops, naming it.
+  fs::copy_file(kTraces + "/torch-1.13-cpu/ranks/straggler/rank1.json.gz",
+                scratch_ / "rank1.json.gz");
+  result = Analyze(scratch_.string());
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.err, "advisor: " + pipe + ": is a named pipe (FIFO), not a regular file\n");
+  EXPECT_FALSE(fs::exists(scratch_ / "report"));
+}
+
+TEST_F(AnalyzeTest, ASymbolicLinkLoopIsNotReportedAsMissing) {
+  const std::string loop = (scratch_ / "loop.json").string();
+  fs::create_symlink(loop, loop);
+  const CommandResult result = Analyze(loop);
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.err, "advisor: " + loop + ": is a symbolic link loop\n");
 }
 
 TEST_F(AnalyzeTest, AFolderWithoutTracesIsRefused) {
