@@ -12,6 +12,7 @@
 #include "engine/trace_analysis/trace_files.h"
 #include "engine/trace_analysis/trace_report.h"
 #include "engine/trace_import/trace_reader.h"
+#include "engine/util/printable_text.h"
 #include "engine/util/printf.h"
 
 namespace advisor {
@@ -49,7 +50,7 @@ int RunAnalyzeCommand(const AnalyzeCommandOptions& options) {
   std::vector<std::string> rule_problems;
   const RuleSet rules = LoadRulesForRun(options.rule_dirs, std::cerr, rule_problems);
   const auto progress = [&](const std::string& line) {
-    if (!options.quiet) std::cerr << "[advisor] " << line << std::endl;
+    if (!options.quiet) std::cerr << "[advisor] " << PrintableLine(line) << std::endl;
   };
 
   ReadOptions read;

@@ -157,6 +157,33 @@ TEST_F(AnalyzeTest, ASymbolicLinkLoopIsNotReportedAsMissing) {
   EXPECT_EQ(result.err, "advisor: " + loop + ": is a symbolic link loop\n");
 }
 
+// A newline in a rule's message (or a module name that a message quotes) printed a line of its
+// own: "finding [high] ..." that no rule raised. The terminal gets it escaped; report.json the
+// real text.
+TEST_F(AnalyzeTest, UntrustedTextCannotForgeALineOnTheTerminal) {
+  fs::create_directories(scratch_ / "rules");
+  std::ofstream(scratch_ / "rules" / "forge.lua")
+      << "return {id = \"forge\", title = \"forges lines\", check = function(facts)\n"
+      << "  return {{severity = \"low\", evidence = \"e\",\n"
+      << "           message = \"ok\\nfinding [high] forged: \\u{202E}txt.exe\"}}\n"
+      << "end}\n";
+  const CommandResult result =
+      Analyze(kTraces + "/torch-1.13-cpu/ranks/straggler/rank0.json.gz --rules " +
+              (scratch_ / "rules").string());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out.find("\nfinding [high] forged"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("finding [low] forge: ok\\x0afinding [high] forged: \\u202etxt.exe\n"),
+            std::string::npos)
+      << result.out;
+  bool kept = false;
+  const json report = Report();
+  for (const json& finding : report.at("findings")) {
+    kept = kept ||
+           finding.at("message").get<std::string>() == "ok\nfinding [high] forged: \u202etxt.exe";
+  }
+  EXPECT_TRUE(kept) << "report.json keeps the rule's own text";
+}
+
 TEST_F(AnalyzeTest, AFolderWithoutTracesIsRefused) {
   const CommandResult result = Analyze(scratch_.string());
   EXPECT_EQ(result.exit_code, 1);
