@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 
@@ -182,6 +183,25 @@ TEST_F(AnalyzeTest, UntrustedTextCannotForgeALineOnTheTerminal) {
            finding.at("message").get<std::string>() == "ok\nfinding [high] forged: \u202etxt.exe";
   }
   EXPECT_TRUE(kept) << "report.json keeps the rule's own text";
+}
+
+// `[]`, or a trace whose every event is malformed, exited 0 with "0.000 ms median over 0 steps".
+TEST_F(AnalyzeTest, ATraceWithoutUsableEventsGetsOneLineAndNoReport) {
+  const std::map<std::string, std::string> traces = {
+      {"[]", "no step to analyse: the trace holds no events"},
+      {"[{\"ph\": \"X\"}, {\"ph\": \"X\"}]",
+       "no step to analyse: all 2 of its events are malformed (the first: byte 12: the event has "
+       "no \"ts\"; the event is skipped)"},
+      {"{\"traceEvents\": [{\"ph\": \"i\", \"name\": \"x\", \"ts\": 1}]}",
+       "no step to analyse: none of its 1 events is an op or a ProfilerStep#N range"}};
+  for (const auto& [text, problem] : traces) {
+    const std::string trace = (scratch_ / "trace.json").string();
+    std::ofstream(trace) << text;
+    const CommandResult result = Analyze(trace);
+    EXPECT_EQ(result.exit_code, 1) << text;
+    EXPECT_EQ(result.err, "advisor: " + trace + ": " + problem + "\n");
+    EXPECT_FALSE(fs::exists(scratch_ / "report")) << text;
+  }
 }
 
 TEST_F(AnalyzeTest, AFolderWithoutTracesIsRefused) {
