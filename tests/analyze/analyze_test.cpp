@@ -228,6 +228,18 @@ TEST_F(AnalyzeTest, ModuleRangesNestedTooDeepGetOneLineAndNoReport) {
   EXPECT_FALSE(fs::exists(scratch_ / "report"));
 }
 
+// `--out ""` (an unset variable) silently meant the current folder.
+TEST_F(AnalyzeTest, AnEmptyOutPathIsRefused) {
+  const CommandResult result =
+      RunCommand("cd " + scratch_.string() + " && " + ADVISOR_BINARY + " analyze " + kTraces +
+                     "/torch-1.13-cpu/ranks/straggler/rank0.json.gz --out '' -q",
+                 scratch_.string());
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.err,
+            "advisor: --out: the path is empty; name a folder (--out . for the current one)\n");
+  EXPECT_FALSE(fs::exists(scratch_ / "report.json"));
+}
+
 TEST_F(AnalyzeTest, AFolderWithoutTracesIsRefused) {
   const CommandResult result = Analyze(scratch_.string());
   EXPECT_EQ(result.exit_code, 1);
