@@ -1,7 +1,9 @@
 // Fuzz target for the trace reader: any bytes, plain or gzip, must give a TraceStore or one
 // TraceError line, never a crash, a hang, a leak or another exception. The input goes through a
 // memory file so that the real paths run: gzip detection, block reading (gzip) or mapping (plain),
-// the parallel split with its seam checks, scanning and the parser threads.
+// the parallel split with its seam checks, scanning and the parser threads. A store read is then
+// built into the window `advisor analyze` measures (module ranges nested, steps cut), which ends
+// the same two ways.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -9,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "engine/trace_analysis/profiler_trace_window.h"
 #include "engine/trace_import/trace_error.h"
 #include "engine/trace_import/trace_reader.h"
 
@@ -25,8 +28,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   options.chunk_bytes = 1 + size % 509;
   options.max_event_bytes = 1u << 20;
   options.threads = 1 + static_cast<int>(size % 3);
+  // Bounds as a real read has them, smaller, so that a tiny-events input meets them quickly.
+  options.max_events = 1u << 18;
   try {
-    advisor::ReadTrace(path, options);
+    advisor::BuildProfilerTraceWindow(advisor::ReadTrace(path, options));
   } catch (const advisor::TraceError&) {
     // A refused file is a correct outcome.
   }

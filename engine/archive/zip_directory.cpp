@@ -1,13 +1,13 @@
 #include "engine/archive/zip_directory.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string_view>
+
+#include "engine/util/input_file.h"
 
 namespace advisor {
 namespace {
@@ -167,15 +167,15 @@ std::vector<ZipEntry> ReadZipDirectory(std::uint64_t size, const ReadBytes& read
 }
 
 std::vector<ZipEntry> ReadZipDirectoryOfFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw ZipError(std::strerror(errno));
-  struct stat info {};
-  if (fstat(fd, &info) != 0) {
-    const int error = errno;
-    ::close(fd);
-    throw ZipError(std::strerror(error));
-  }
-  const ReadBytes read = [fd](std::uint64_t offset, std::size_t length) {
+  const auto open = [&] {
+    try {
+      return InputFile(path);  // a FIFO is refused, not waited on
+    } catch (const InputFileError& error) {
+      throw ZipError(error.problem());
+    }
+  };
+  const InputFile file = open();
+  const ReadBytes read = [fd = file.fd()](std::uint64_t offset, std::size_t length) {
     std::string bytes(length, '\0');
     std::size_t done = 0;
     while (done < length) {
@@ -188,15 +188,7 @@ std::vector<ZipEntry> ReadZipDirectoryOfFile(const std::string& path) {
     bytes.resize(done);
     return bytes;
   };
-  try {
-    std::vector<ZipEntry> entries =
-        ReadZipDirectory(static_cast<std::uint64_t>(info.st_size), read);
-    ::close(fd);
-    return entries;
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
+  return ReadZipDirectory(file.size(), read);
 }
 
 }  // namespace advisor

@@ -7,6 +7,7 @@
 #include "engine/autotest/ab_stats.h"
 #include "engine/autotest/candidate_result.h"
 #include "engine/autotest/process.h"
+#include "engine/util/printable_text.h"
 #include "engine/util/printf.h"
 
 namespace advisor {
@@ -110,7 +111,8 @@ AbResult RunAbBenchmark(const CandidateSpec& candidate, const CandidateRunner& r
       if (!failure.empty()) {
         fix.status = fix_status::kFailed;
         fix.detail = failure;
-        progress << label << "failed: " << failure.substr(0, failure.find('\n')) << "\n";
+        progress << label << "failed: " << PrintableLine(failure.substr(0, failure.find('\n')))
+                 << "\n";
         return ab;
       }
       if (!result.skipped.empty()) {
@@ -118,7 +120,7 @@ AbResult RunAbBenchmark(const CandidateSpec& candidate, const CandidateRunner& r
         fix.status = side->candidate ? fix_status::kSkipped : fix_status::kFailed;
         fix.detail =
             side->candidate ? result.skipped : "baseline: the worker skipped it: " + result.skipped;
-        progress << label << fix.status << ": " << fix.detail << "\n";
+        progress << label << fix.status << ": " << PrintableLine(fix.detail) << "\n";
         return ab;
       }
       side->samples_per_step = result.samples_per_step;

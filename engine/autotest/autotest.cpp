@@ -5,6 +5,7 @@
 
 #include "engine/autotest/applicability.h"
 #include "engine/autotest/loader_workers_series.h"
+#include "engine/util/printable_text.h"
 #include "engine/util/scratch_paths.h"
 
 namespace advisor {
@@ -13,7 +14,7 @@ namespace {
 AbResult Skipped(FixResult fix, const std::string& reason, std::ostream& progress) {
   fix.status = fix_status::kSkipped;
   fix.detail = reason;
-  progress << "[autotest] " << fix.recipe << ": skipped: " << reason << "\n";
+  progress << "[autotest] " << fix.recipe << ": skipped: " << PrintableLine(reason) << "\n";
   return AbResult{fix, {}, {}, {}};
 }
 
@@ -75,8 +76,8 @@ AbResult NumericsRefused(const CandidateSpec& candidate, const NumericsVerdict& 
   if (exceeded) ab.fix.numerics = verdict.numerics;
   ab.fix.detail = (exceeded ? "numerics outside tolerance: " : "numerics check failed: ") +
                   std::string(declined ? "the worker declined it: " : "") + verdict.detail;
-  progress << "[autotest] " << candidate.id << ": " << ab.fix.status << ": " << ab.fix.detail
-           << "\n";
+  progress << "[autotest] " << candidate.id << ": " << ab.fix.status << ": "
+           << PrintableLine(ab.fix.detail) << "\n";
   return ab;
 }
 

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 
 #include "engine/cli/report_step.h"
 #include "engine/multi_rank/distributed_summary.h"
@@ -12,6 +13,7 @@
 #include "engine/trace_analysis/trace_files.h"
 #include "engine/trace_analysis/trace_report.h"
 #include "engine/trace_import/trace_reader.h"
+#include "engine/util/printable_text.h"
 #include "engine/util/printf.h"
 
 namespace advisor {
@@ -24,6 +26,25 @@ void PrintSummary(const RunReport& report, const std::string& out_dir) {
                       report.step.backward_ms, report.step.optimizer_ms);
   PrintStraggler(report);
   PrintFindingsAndReport(report, out_dir, /*with_trace=*/false);
+}
+
+// A trace that gives no step (no events, every event malformed, or no op and no ProfilerStep
+// range) is an error, not a report of "0.000 ms median over 0 steps".
+void CheckHasSteps(const TraceStore& store, const ProfilerTraceWindow& trace) {
+  if (!trace.window.timeline.steps.empty()) return;
+  const ReadStats& stats = store.stats;
+  std::string why;
+  if (stats.events == 0 && stats.skipped_events == 0) {
+    why = "the trace holds no events";
+  } else if (stats.events == 0) {
+    why = Printf("all %llu of its events are malformed",
+                 static_cast<unsigned long long>(stats.skipped_events));
+    if (!stats.problems.empty()) why += " (the first: " + stats.problems.front() + ")";
+  } else {
+    why = Printf("none of its %llu events is an op or a ProfilerStep#N range",
+                 static_cast<unsigned long long>(stats.events));
+  }
+  throw std::runtime_error(store.path + ": no step to analyse: " + why);
 }
 
 }  // namespace
@@ -49,7 +70,7 @@ int RunAnalyzeCommand(const AnalyzeCommandOptions& options) {
   std::vector<std::string> rule_problems;
   const RuleSet rules = LoadRulesForRun(options.rule_dirs, std::cerr, rule_problems);
   const auto progress = [&](const std::string& line) {
-    if (!options.quiet) std::cerr << "[advisor] " << line << std::endl;
+    if (!options.quiet) std::cerr << "[advisor] " << PrintableLine(line) << std::endl;
   };
 
   ReadOptions read;
@@ -75,6 +96,7 @@ int RunAnalyzeCommand(const AnalyzeCommandOptions& options) {
     }
     rank.distributed = store.metadata.distributed;
     rank.trace = BuildProfilerTraceWindow(store);
+    CheckHasSteps(store, rank.trace);
     rank.report = ReportOfTrace(store, rank.trace);
     ranks.push_back(std::move(rank));
   }

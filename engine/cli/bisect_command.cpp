@@ -17,6 +17,7 @@
 #include "engine/util/cpu_pressure.h"
 #include "engine/util/data_dir.h"
 #include "engine/util/duration.h"
+#include "engine/util/printable_text.h"
 
 namespace advisor {
 namespace {
@@ -30,10 +31,11 @@ void PrintSummary(const RunReport& report, const std::string& out_dir) {
   std::ostringstream line;
   if (report.hotspot) {
     const Hotspot& hot = *report.hotspot;
-    line << "hot spot: " << (hot.path.empty() ? "the whole model" : hot.path) << " -> " << hot.op
+    line << "hot spot: " << (hot.path.empty() ? "the whole model" : PrintableLine(hot.path))
+         << " -> " << PrintableLine(hot.op)
          << " (" << hot.phase << ", " << hot.ms << " ms/step, "
          << static_cast<int>(hot.share * 100 + 0.5) << "% of the step)";
-    if (hot.source) line << " at " << hot.source->file << ":" << hot.source->line;
+    if (hot.source) line << " at " << PrintableLine(hot.source->file) << ":" << hot.source->line;
     if (hot.confidence == "low") line << "\n  " << LowConfidenceSentence(report);
   } else {
     line << "no module stands out: see the bisection table";
@@ -134,7 +136,7 @@ int Report(BisectCommandOptions& options, BisectOutcome& outcome, ReportDir& rep
 
 Progress ProgressOnStderr(const BisectCommandOptions& options) {
   return [quiet = options.quiet](const std::string& line) {
-    if (!quiet) std::cerr << "[advisor] " << line << std::endl;
+    if (!quiet) std::cerr << "[advisor] " << PrintableLine(line) << std::endl;
   };
 }
 

@@ -12,6 +12,7 @@
 #include "engine/report/markdown_writer.h"
 #include "engine/rules/rule_runner.h"
 #include "engine/util/data_dir.h"
+#include "engine/util/printable_text.h"
 #include "engine/util/printf.h"
 
 namespace advisor {
@@ -52,17 +53,17 @@ void PrintStraggler(const RunReport& report) {
   if (!straggler.holds_unprofiled.value_or(true)) return;  // the data quality says why
   std::cout << Printf("straggler: rank %d, %.3f ms per step late", straggler.rank,
                       straggler.late_ms);
-  if (!straggler.path.empty()) std::cout << ", in " << straggler.path;
+  if (!straggler.path.empty()) std::cout << ", in " << PrintableLine(straggler.path);
   std::cout << "\n";
 }
 
 void PrintFindingsAndReport(const RunReport& report, const std::string& out_dir,
                             bool with_trace) {
   for (const Finding& finding : report.findings) {
-    std::cout << "finding [" << SeverityName(finding.severity) << "] " << finding.rule << ": "
-              << finding.message << "\n";
+    std::cout << "finding [" << SeverityName(finding.severity) << "] "
+              << PrintableLine(finding.rule) << ": " << PrintableLine(finding.message) << "\n";
   }
-  std::cout << "report: " << out_dir << "/report.md (also report.json, report.html"
+  std::cout << "report: " << PrintableLine(out_dir) << "/report.md (also report.json, report.html"
             << (with_trace ? ", trace.json)\n" : ")\n");
 }
 

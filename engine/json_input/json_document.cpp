@@ -1,14 +1,12 @@
 #include "engine/json_input/json_document.h"
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "engine/json_input/json_field.h"
 #include "engine/json_input/json_input_error.h"
 #include "engine/json_input/json_limits.h"
+#include "engine/util/input_file.h"
 
 namespace advisor {
 namespace {
@@ -152,15 +150,11 @@ void CheckJsonSize(const std::string& source, std::uintmax_t size, std::uintmax_
 }
 
 std::string ReadJsonFile(const std::string& path, std::uintmax_t max_bytes) {
-  std::error_code error;
-  const std::uintmax_t size = std::filesystem::file_size(path, error);
-  if (error) throw JsonInputError(path + ": cannot read: " + error.message());
-  CheckJsonSize(path, size, max_bytes);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw JsonInputError(path + ": cannot read: cannot open it");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  try {
+    return ReadInputFile(path, max_bytes);
+  } catch (const InputFileError& error) {
+    throw JsonInputError(error.what());
+  }
 }
 
 }  // namespace advisor

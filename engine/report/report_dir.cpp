@@ -42,8 +42,13 @@ void CheckPlainName(const std::string& name) {
 }
 
 // Lexically: "out/" and "out" are one folder, and "a/../a/./sub/.." is "a" (creating the folders
-// on the way would leave an empty "a/sub" behind).
+// on the way would leave an empty "a/sub" behind). An empty path names no folder: taken as the
+// current one (`--out "$UNSET_VARIABLE"`), it wrote the report where nobody asked.
 std::string FolderPath(const std::string& dir) {
+  if (dir.empty()) {
+    throw std::runtime_error(
+        "--out: the path is empty; name a folder (--out . for the current one)");
+  }
   std::string path = fs::path(dir).lexically_normal().string();
   while (path.size() > 1 && path.back() == '/') path.pop_back();
   return path.empty() ? "." : path;

@@ -1,15 +1,11 @@
 #include "engine/rules/rule_file.h"
 
 #include <cctype>
-#include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
-#include <system_error>
 
 #include "engine/rules/rule_helpers.h"
-#include "engine/util/file_kind.h"
+#include "engine/util/input_file.h"
 
 namespace advisor {
 namespace {
@@ -153,31 +149,14 @@ std::string ShortName(const RuleSource& source) { return source.chunk_name.subst
 
 std::optional<RuleSource> ReadRuleFile(const std::string& path,
                                        std::vector<RuleDiagnostic>& errors) {
-  // Only regular files: reading a FIFO or a device could block forever.
-  const std::string not_a_file = WhyNotARegularFile(path);
-  if (!not_a_file.empty()) {
-    errors.push_back({path, 0, not_a_file});
+  std::string text;
+  try {
+    text = ReadInputFile(path, kMaxRuleFileBytes);  // refuses a FIFO rather than wait on it
+  } catch (const InputFileError& error) {
+    errors.push_back({path, 0, error.problem()});
     return std::nullopt;
   }
-  std::error_code error;
-  const std::uintmax_t size = fs::file_size(path, error);
-  if (error) {
-    errors.push_back({path, 0, "cannot read the file: " + error.message()});
-    return std::nullopt;
-  }
-  if (size > kMaxRuleFileBytes) {
-    errors.push_back({path, 0, "rule file is " + std::to_string(size) + " bytes; at most " +
-                                   std::to_string(kMaxRuleFileBytes) + " are read"});
-    return std::nullopt;
-  }
-  std::ifstream file(path, std::ios::binary);
-  std::ostringstream text;
-  text << file.rdbuf();
-  if (!file) {
-    errors.push_back({path, 0, "cannot read the file: " + std::string(std::strerror(errno))});
-    return std::nullopt;
-  }
-  return RuleSource{path, "@" + fs::path(path).filename().string(), text.str()};
+  return RuleSource{path, "@" + fs::path(path).filename().string(), std::move(text)};
 }
 
 std::optional<RuleHeader> EvaluateRuleFile(LuaSandbox& sandbox, const RuleSource& source,

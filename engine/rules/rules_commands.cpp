@@ -9,12 +9,14 @@
 #include "engine/facts/sample_reports.h"
 #include "engine/rules/rule_runner.h"
 #include "engine/rules/rule_set.h"
+#include "engine/util/printable_text.h"
 
 namespace advisor {
 namespace {
 
 void PrintDiagnostics(const std::vector<RuleDiagnostic>& diagnostics, std::ostream& err) {
-  for (const RuleDiagnostic& diagnostic : diagnostics) err << diagnostic.ToString() << '\n';
+  for (const RuleDiagnostic& diagnostic : diagnostics)
+    err << PrintableLine(diagnostic.ToString()) << '\n';
 }
 
 void PrintTable(const std::vector<RuleInfo>& rules, std::ostream& out) {
@@ -30,7 +32,8 @@ void PrintTable(const std::vector<RuleInfo>& rules, std::ostream& out) {
   for (const RuleInfo& rule : rules) {
     out << std::setw(static_cast<int>(id_width)) << rule.id << "  " << std::setw(8)
         << (rule.builtin ? "built-in" : "user") << "  "
-        << std::setw(static_cast<int>(title_width)) << rule.title << "  " << rule.file << '\n';
+        << std::setw(static_cast<int>(title_width)) << PrintableLine(rule.title) << "  "
+        << PrintableLine(rule.file) << '\n';
   }
 }
 
@@ -57,7 +60,7 @@ RuleSet LoadRulesForRun(const std::vector<std::string>& user_dirs_or_files, std:
   RuleSet rules = RuleSet::LoadInstalled(user_dirs_or_files, errors);
   for (const RuleDiagnostic& error : errors) {
     const std::string line = "rule left out: " + error.ToString();
-    err << "advisor: " << line << '\n';
+    err << "advisor: " << PrintableLine(line) << '\n';
     data_quality.push_back(line);
   }
   return rules;
@@ -89,11 +92,13 @@ int RulesCheckCommand(const std::string& dir_or_file, std::ostream& out, std::os
                  {"sample facts with everything measured", SampleReportAllMeasured()}};
   for (const auto& sample : samples) {
     const RuleRun run = RunRules(rules, BuildFacts(sample.report));
-    for (const std::string& error : run.errors) err << error << " (on " << sample.name << ")\n";
+    for (const std::string& error : run.errors)
+      err << PrintableLine(error) << " (on " << sample.name << ")\n";
     problems += run.errors.size();
   }
 
-  for (const RuleInfo& rule : rules.rules()) out << rule.id << "  " << rule.file << '\n';
+  for (const RuleInfo& rule : rules.rules())
+    out << rule.id << "  " << PrintableLine(rule.file) << '\n';
   out << rules.rules().size() << (rules.rules().size() == 1 ? " rule" : " rules") << " loaded, "
       << problems << (problems == 1 ? " problem" : " problems") << '\n';
   return problems == 0 ? 0 : 1;

@@ -1,10 +1,23 @@
 #include "engine/trace_analysis/module_markers.h"
 
 #include <algorithm>
+#include <string>
+
+#include "engine/util/printable_text.h"
 
 namespace advisor {
 
-ModuleMarkers MarkersOfModuleRanges(std::vector<ModuleRange> ranges) {
+namespace {
+
+// The start of a path too long to quote whole.
+std::string Quoted(const std::string& path) {
+  constexpr std::size_t kShown = 80;
+  return "'" + PrintableLine(path.size() <= kShown ? path : path.substr(0, kShown) + "...") + "'";
+}
+
+}  // namespace
+
+ModuleMarkers MarkersOfModuleRanges(std::vector<ModuleRange> ranges, const ModuleLimits& limits) {
   // Per thread in start order, the enclosing range first at a tie.
   std::stable_sort(ranges.begin(), ranges.end(), [](const ModuleRange& a, const ModuleRange& b) {
     if (a.thread != b.thread) return a.thread < b.thread;
@@ -18,6 +31,7 @@ ModuleMarkers MarkersOfModuleRanges(std::vector<ModuleRange> ranges) {
   };
   std::vector<Open> open;
   ThreadId thread = 0;
+  std::uint64_t path_bytes = 0;
   for (const ModuleRange& range : ranges) {
     if (open.empty() || range.thread != thread) {
       open.clear();
@@ -34,9 +48,20 @@ ModuleMarkers MarkersOfModuleRanges(std::vector<ModuleRange> ranges) {
         !open.empty() && range.component.size() > open.back().path.size() &&
         range.component.compare(0, open.back().path.size(), open.back().path) == 0 &&
         range.component[open.back().path.size()] == '.';
+    if (open.size() >= limits.max_depth) {
+      throw ModuleNestingError("module ranges nest deeper than " +
+                               std::to_string(limits.max_depth) + " levels (at " +
+                               Quoted(open.back().path) + ")");
+    }
     const std::string path = open.empty() || whole_path
                                  ? range.component
                                  : open.back().path + "." + range.component;
+    path_bytes += 2 * path.size();  // the enter and the exit marker
+    if (path_bytes > limits.max_path_bytes) {
+      throw ModuleNestingError("module paths fill more than " +
+                               std::to_string(limits.max_path_bytes >> 20) + " MiB (at " +
+                               Quoted(path) + ")");
+    }
     result.markers.push_back({path, MarkerKind::kForwardEnter, range.thread, range.start_ns});
     result.markers.push_back({path, MarkerKind::kForwardExit, range.thread, range.end_ns});
     if (!range.type.empty()) result.types.emplace(path, range.type);

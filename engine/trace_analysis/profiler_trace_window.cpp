@@ -10,6 +10,7 @@
 #include "engine/trace_analysis/module_markers.h"
 #include "engine/trace_analysis/trace_memory.h"
 #include "engine/trace_analysis/trace_steps.h"
+#include "engine/trace_import/trace_error.h"
 
 namespace advisor {
 namespace {
@@ -28,7 +29,14 @@ ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store) {
   HostEvents host = ReadHostEvents(store);
   GpuRecords gpu = ReadGpuRecords(store, host);
   TraceSteps steps = StepsOf(host);
-  ModuleMarkers modules = MarkersOfModuleRanges(host.modules);
+  const auto markers_of_modules = [&] {
+    try {
+      return MarkersOfModuleRanges(host.modules);
+    } catch (const ModuleNestingError& error) {
+      throw TraceError(store.path, error.what());
+    }
+  };
+  ModuleMarkers modules = markers_of_modules();
 
   trace.steps_from_profiler = steps.from_profiler_steps;
   trace.has_modules = !modules.markers.empty();

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "engine/util/file_kind.h"
+
 namespace advisor {
 
 bool IsTraceFileName(const std::string& name) {
@@ -20,19 +22,25 @@ std::vector<std::string> TraceFilesOf(const std::vector<std::string>& paths) {
   std::vector<std::string> files;
   for (const std::string& path : paths) {
     std::error_code error;
-    const fs::file_status status = fs::status(path, error);
-    if (error || !fs::exists(status)) {
-      throw std::runtime_error(path + ": no such file or folder");
-    }
-    if (!fs::is_directory(status)) {
+    if (!fs::is_directory(path, error)) {
+      // A file, or what it is not ("is a symbolic link loop", "is a named pipe (FIFO), ..."):
+      // the reader's open refuses the same, but a folder's name should not wait for it.
+      if (const std::string why = WhyNotARegularFile(path); !why.empty()) {
+        throw std::runtime_error(path + ": " +
+                                 (why == "no such file" ? "no such file or folder" : why));
+      }
       files.push_back(path);
       continue;
     }
     std::vector<std::string> inside;
     for (const fs::directory_entry& entry : fs::directory_iterator(path, error)) {
-      if (entry.is_regular_file(error) && IsTraceFileName(entry.path().filename().string())) {
-        inside.push_back(entry.path().string());
+      if (!IsTraceFileName(entry.path().filename().string())) continue;
+      // A trace's name on a FIFO, a socket, a device or a dangling link is refused by name, not
+      // dropped: the report would silently lack a rank.
+      if (const std::string why = WhyNotARegularFile(entry.path().string()); !why.empty()) {
+        throw std::runtime_error(entry.path().string() + ": " + why);
       }
+      inside.push_back(entry.path().string());
     }
     if (error) throw std::runtime_error(path + ": cannot list the folder: " + error.message());
     if (inside.empty()) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/trace_import/trace_error.h"
+#include "engine/util/input_file.h"
 
 namespace advisor {
 namespace {
@@ -121,17 +122,18 @@ struct OpenFile {
 };
 
 OpenFile OpenTraceFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw TraceError(path, std::string("cannot open: ") + std::strerror(errno));
-  OpenFile open{FileHandle(fd)};
-  struct stat info {};
-  if (::fstat(fd, &info) != 0) {
-    throw TraceError(path, std::string("cannot stat: ") + std::strerror(errno));
-  }
-  if (!S_ISREG(info.st_mode)) throw TraceError(path, "not a regular file");
-  open.size = static_cast<std::uint64_t>(info.st_size);
+  // The shared check of untrusted files: a FIFO is refused, not waited on.
+  const auto checked = [&] {
+    try {
+      return InputFile(path);
+    } catch (const InputFileError& error) {
+      throw TraceError(path, error.problem());
+    }
+  };
+  InputFile file = checked();
+  OpenFile open{FileHandle(file.Release()), file.size()};
   unsigned char magic[2] = {0, 0};
-  const ssize_t got = ::pread(fd, magic, sizeof magic, 0);
+  const ssize_t got = ::pread(open.file.get(), magic, sizeof magic, 0);
   open.gzip = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
   return open;
 }

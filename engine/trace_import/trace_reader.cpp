@@ -175,6 +175,7 @@ class Reader : public ScanSink {
 
   void Skipped(std::uint64_t begin, const char* problem) override {
     ++store_.stats.skipped_events;
+    CheckEventCount();
     AddProblem(store_.stats, "byte " + std::to_string(begin) + ": " + problem +
                                  "; the event is skipped");
   }
@@ -237,7 +238,7 @@ class Reader : public ScanSink {
                  std::string_view(file.data() + member.begin, member.end - member.begin),
                  member.begin);
     }
-    Merge(std::move(scan.parsed), store_);
+    MergeCounted(std::move(scan.parsed));
     scanner_ = std::move(scan.after);
     file.Release(scanner_.RetainFrom());
   }
@@ -266,6 +267,7 @@ class Reader : public ScanSink {
       if (got == 0) break;
       block->size += got;
       store_.stats.json_bytes += got;
+      CheckInflatedSize();
       block_ = block;
       scanner_.Scan(block->data.data(), block->offset, block->size, *this);
       Flush();  // a batch never spans two blocks
@@ -298,9 +300,9 @@ class Reader : public ScanSink {
     batch_.block = block_;
     if (parsers_) {
       parsers_->Submit(std::move(batch_),
-                       [this](ParsedBatch&& parsed) { Merge(std::move(parsed), store_); });
+                       [this](ParsedBatch&& parsed) { MergeCounted(std::move(parsed)); });
     } else {
-      Merge(ParseBatch(batch_), store_);
+      MergeCounted(ParseBatch(batch_));
     }
     batch_ = Batch{};
   }
@@ -308,7 +310,31 @@ class Reader : public ScanSink {
   void TakeParsed(bool wait) {
     if (!parsers_) return;
     ParsedBatch parsed;
-    while (parsers_->TakeNext(parsed, wait)) Merge(std::move(parsed), store_);
+    while (parsers_->TakeNext(parsed, wait)) MergeCounted(std::move(parsed));
+  }
+
+  void MergeCounted(ParsedBatch&& parsed) {
+    Merge(std::move(parsed), store_);
+    CheckEventCount();
+  }
+
+  void CheckEventCount() const {
+    const std::uint64_t seen = store_.stats.events + store_.stats.skipped_events;
+    if (seen > options_.max_events) {
+      throw TraceError(store_.path, "more than " + std::to_string(options_.max_events) +
+                                        " events, the most one trace may hold (docs/security.md)");
+    }
+  }
+
+  void CheckInflatedSize() const {
+    const std::uint64_t bound = options_.max_inflation * store_.stats.file_bytes;
+    if (store_.stats.json_bytes > bound) {
+      throw TraceError(store_.path, "inflates to more than " +
+                                        std::to_string(options_.max_inflation) +
+                                        " times its compressed size (" +
+                                        std::to_string(bound) + " bytes), the most a trace may "
+                                        "(docs/security.md)");
+    }
   }
 
   const ReadOptions options_;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "engine/trace_import/event_store.h"
@@ -26,6 +27,13 @@ struct ReadOptions {
   // An event (one JSON object) larger than this is an error rather than a reason to hold
   // unbounded text.
   std::size_t max_event_bytes = 64u << 20;
+  // What one trace may cost, so that a small hostile file cannot take minutes and gigabytes (a
+  // 3.6 MB .json.gz of tiny events inflated to gigabytes and tens of millions of events): a
+  // .json.gz that inflates to more than this many times its size on disk (torch.profiler's
+  // traces inflate 15 to 30 times), and more events than this, kept or skipped (a 1.2 GB trace
+  // holds 4.5 million), end the read with a TraceError.
+  std::uint64_t max_inflation = 200;
+  std::uint64_t max_events = 20'000'000;
 };
 
 // Throws TraceError, one line naming the file, the byte offset and the problem, for a file that

@@ -49,6 +49,16 @@ bool IsControl(std::uint32_t code_point) {
   return code_point < 0x20 || (code_point >= 0x7F && code_point <= 0x9F);
 }
 
+// Characters that are not controls to UTF-8 but still move text on the screen: the bidi marks,
+// embeddings, overrides and isolates reorder what follows them ("U+202E" shows "exe.txt" as
+// "txt.exe"), and the line and paragraph separators break a line in some terminals and viewers.
+bool MovesText(std::uint32_t code_point) {
+  return code_point == 0x061C || code_point == 0x200E || code_point == 0x200F ||
+         (code_point >= 0x202A && code_point <= 0x202E) ||
+         (code_point >= 0x2066 && code_point <= 0x2069) || code_point == 0x2028 ||
+         code_point == 0x2029;
+}
+
 std::string Printable(std::string_view text, bool keep_line_breaks) {
   std::string out;
   out.reserve(text.size());
@@ -64,6 +74,8 @@ std::string Printable(std::string_view text, bool keep_line_breaks) {
     const bool kept = keep_line_breaks && (code_point == '\n' || code_point == '\t');
     if (IsControl(code_point) && !kept) {
       out += Printf("\\x%02x", static_cast<unsigned>(code_point));
+    } else if (MovesText(code_point)) {
+      out += Printf("\\u%04x", static_cast<unsigned>(code_point));
     } else {
       out.append(text.substr(i, length));
     }

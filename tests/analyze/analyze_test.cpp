@@ -1,11 +1,13 @@
 // End-to-end: build/advisor analyze on traces recorded with torch.profiler
 // (tests/data/traces/, scripts/record_traces.py), as a user runs it.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 
@@ -125,6 +127,117 @@ TEST_F(AnalyzeTest, ABadFileGetsOneLineWithTheByteOffsetAndNoReport) {
   EXPECT_EQ(result.err, "advisor: " + bad + ": byte 29: expected ',' or ']' after an event, "
                                             "found '{'\n");
   EXPECT_FALSE(fs::exists(scratch_ / "report"));
+}
+
+// A FIFO opened for reading waits for a writer: analyze hung forever, holding the --out lock.
+// `timeout` ends the command if it does, so the regression fails instead of hanging the suite.
+TEST_F(AnalyzeTest, AFifoIsRefusedByNameWhetherGivenOrInAFolder) {
+  const std::string pipe = (scratch_ / "trace.json").string();
+  ASSERT_EQ(::mkfifo(pipe.c_str(), 0600), 0);
+  CommandResult result = RunCommand("timeout 60 " + std::string(ADVISOR_BINARY) + " analyze " +
+                                        pipe + " --out " + (scratch_ / "report").string() + " -q",
+                                    scratch_.string());
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.err, "advisor: " + pipe + ": is a named pipe (FIFO), not a regular file\n");
+  EXPECT_FALSE(fs::exists(scratch_ / "report"));
+
+  // In a folder of rank traces it was silently left out; now the run stops, naming it.
+  fs::copy_file(kTraces + "/torch-1.13-cpu/ranks/straggler/rank1.json.gz",
+                scratch_ / "rank1.json.gz");
+  result = Analyze(scratch_.string());
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.err, "advisor: " + pipe + ": is a named pipe (FIFO), not a regular file\n");
+  EXPECT_FALSE(fs::exists(scratch_ / "report"));
+}
+
+TEST_F(AnalyzeTest, ASymbolicLinkLoopIsNotReportedAsMissing) {
+  const std::string loop = (scratch_ / "loop.json").string();
+  fs::create_symlink(loop, loop);
+  const CommandResult result = Analyze(loop);
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.err, "advisor: " + loop + ": is a symbolic link loop\n");
+}
+
+// A newline in a rule's message (or a module name that a message quotes) printed a line of its
+// own: "finding [high] ..." that no rule raised. The terminal gets it escaped; report.json the
+// real text.
+TEST_F(AnalyzeTest, UntrustedTextCannotForgeALineOnTheTerminal) {
+  fs::create_directories(scratch_ / "rules");
+  std::ofstream(scratch_ / "rules" / "forge.lua")
+      << "return {id = \"forge\", title = \"forges lines\", check = function(facts)\n"
+      << "  return {{severity = \"low\", evidence = \"e\",\n"
+      << "           message = \"ok\\nfinding [high] forged: \\u{202E}txt.exe\"}}\n"
+      << "end}\n";
+  const CommandResult result =
+      Analyze(kTraces + "/torch-1.13-cpu/ranks/straggler/rank0.json.gz --rules " +
+              (scratch_ / "rules").string());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out.find("\nfinding [high] forged"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("finding [low] forge: ok\\x0afinding [high] forged: \\u202etxt.exe\n"),
+            std::string::npos)
+      << result.out;
+  bool kept = false;
+  const json report = Report();
+  for (const json& finding : report.at("findings")) {
+    kept = kept ||
+           finding.at("message").get<std::string>() == "ok\nfinding [high] forged: \u202etxt.exe";
+  }
+  EXPECT_TRUE(kept) << "report.json keeps the rule's own text";
+}
+
+// `[]`, or a trace whose every event is malformed, exited 0 with "0.000 ms median over 0 steps".
+TEST_F(AnalyzeTest, ATraceWithoutUsableEventsGetsOneLineAndNoReport) {
+  const std::map<std::string, std::string> traces = {
+      {"[]", "no step to analyse: the trace holds no events"},
+      {"[{\"ph\": \"X\"}, {\"ph\": \"X\"}]",
+       "no step to analyse: all 2 of its events are malformed (the first: byte 12: the event has "
+       "no \"ts\"; the event is skipped)"},
+      {"{\"traceEvents\": [{\"ph\": \"i\", \"name\": \"x\", \"ts\": 1}]}",
+       "no step to analyse: none of its 1 events is an op or a ProfilerStep#N range"}};
+  for (const auto& [text, problem] : traces) {
+    const std::string trace = (scratch_ / "trace.json").string();
+    std::ofstream(trace) << text;
+    const CommandResult result = Analyze(trace);
+    EXPECT_EQ(result.exit_code, 1) << text;
+    EXPECT_EQ(result.err, "advisor: " + trace + ": " + problem + "\n");
+    EXPECT_FALSE(fs::exists(scratch_ / "report")) << text;
+  }
+}
+
+// 4,000 nested module ranges (397 KB) took 7.8 s and 637 MB and wrote a 53 MB report.json.
+TEST_F(AnalyzeTest, ModuleRangesNestedTooDeepGetOneLineAndNoReport) {
+  const int depth = 4000;
+  std::ofstream trace(scratch_ / "deep.json");
+  trace << "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"user_annotation\", "
+        << "\"name\": \"ProfilerStep#1\", \"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": "
+        << 4 * depth << "}";
+  for (int i = 0; i < depth; ++i) {
+    trace << ", {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"nn.Module: M_" << i
+          << "\", \"pid\": 1, \"tid\": 1, \"ts\": " << 1 + i << ", \"dur\": " << 2 * depth - 2 * i
+          << "}";
+  }
+  trace << "]}";
+  trace.close();
+  const CommandResult result = Analyze((scratch_ / "deep.json").string());
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.err.rfind("advisor: " + (scratch_ / "deep.json").string() +
+                                 ": module ranges nest deeper than 128 levels (at 'M_0.M_1.",
+                             0),
+            0u)
+      << result.err;
+  EXPECT_FALSE(fs::exists(scratch_ / "report"));
+}
+
+// `--out ""` (an unset variable) silently meant the current folder.
+TEST_F(AnalyzeTest, AnEmptyOutPathIsRefused) {
+  const CommandResult result =
+      RunCommand("cd " + scratch_.string() + " && " + ADVISOR_BINARY + " analyze " + kTraces +
+                     "/torch-1.13-cpu/ranks/straggler/rank0.json.gz --out '' -q",
+                 scratch_.string());
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.err,
+            "advisor: --out: the path is empty; name a folder (--out . for the current one)\n");
+  EXPECT_FALSE(fs::exists(scratch_ / "report.json"));
 }
 
 TEST_F(AnalyzeTest, AFolderWithoutTracesIsRefused) {

@@ -191,7 +191,7 @@ TEST(Recipe, MissingFileIsAnErrorNamingIt) {
     LoadRecipe(dir / "absent.json");
     FAIL() << "loaded a file that does not exist";
   } catch (const RecipeError& error) {
-    EXPECT_THAT(error.what(), HasSubstr(dir / "absent.json" + ": cannot read"));
+    EXPECT_THAT(error.what(), HasSubstr(dir / "absent.json" + ": no such file"));
   }
 }
 

@@ -71,7 +71,7 @@ TEST(ReadJsonFile, ReadsAFileWithinItsBound) {
     ReadJsonFile(scratch / "absent.json", 1);
     FAIL() << "a missing file was read";
   } catch (const JsonInputError& error) {
-    EXPECT_EQ(std::string(error.what()).rfind(scratch / "absent.json" + ": cannot read: ", 0), 0u);
+    EXPECT_EQ(std::string(error.what()), scratch / "absent.json" + ": no such file");
   }
 }
 

@@ -175,7 +175,7 @@ TEST_F(LoaderTest, SymbolicLinkLoopsAndPipesAreNamedAsSuch) {
 
 TEST_F(LoaderTest, HugeFileIsNotRead) {
   EXPECT_THAT(Lines(Load(std::string(2 << 20, ' '))),
-              ElementsAre(HasSubstr("r.lua: rule file is 2097152 bytes; at most 1048576")));
+              ElementsAre(HasSubstr("r.lua: 2097152 bytes is too large (at most 1048576)")));
 }
 
 TEST_F(LoaderTest, LoadInstalledReportsMissingBuiltinFolder) {

@@ -17,6 +17,17 @@ TEST(PrintableText, EscapesControlCharactersAndKeepsLineBreaks) {
   EXPECT_EQ(PrintableLine("one\ntwo\tthree"), "one\\x0atwo\\x09three");
 }
 
+// "U+202E" shows what follows it backwards ("report\u202etxt.exe" reads "reportexe.txt"), and
+// U+2028 breaks the line in some terminals: both are escaped as the bidi marks and isolates are.
+TEST(PrintableText, EscapesCharactersThatReorderOrBreakTheLine) {
+  EXPECT_EQ(PrintableText("report\u202etxt.exe"), "report\\u202etxt.exe");
+  EXPECT_EQ(PrintableText("a\u2028b\u2029c"), "a\\u2028b\\u2029c");
+  EXPECT_EQ(PrintableText("\u200e\u200f\u061c\u202a\u202d\u2066\u2069"),
+            "\\u200e\\u200f\\u061c\\u202a\\u202d\\u2066\\u2069");
+  EXPECT_EQ(PrintableText("\u2027\u202f\u2065\u206a"), "\u2027\u202f\u2065\u206a")
+      << "their neighbours stay";
+}
+
 TEST(PrintableText, ReplacesInvalidUtf8AndKeepsValidText) {
   const std::string replacement = "\xef\xbf\xbd";
   EXPECT_EQ(PrintableText("caf\xc3\xa9 \xce\xbc \xf0\x9f\x98\x80"),
