@@ -169,26 +169,6 @@ TEST(ChildProcesses, ChildDiesWhenAdvisorIsKilled) {
   EXPECT_TRUE(GoneWithin(advisor.child(), std::chrono::seconds(5)));
 }
 
-// The death signal reaches the group's leader alone: the script's own children (DataLoader
-// workers, a launcher's ranks) computed on after advisor's SIGKILL.
-TEST(ChildProcesses, TheChildsOwnChildrenDieWhenAdvisorIsKilled) {
-  testing::ScratchDir dir;
-  const std::string grandchild = dir / "grandchild-pid";
-  AdvisorLike advisor({"interrupt", "/bin/sh", "-c",
-                       "sleep 300 & echo $! > " + grandchild + ".tmp; mv " + grandchild + ".tmp " +
-                           grandchild + "; wait"});
-  ASSERT_TRUE(AppearsWithin(grandchild, std::chrono::seconds(10)));
-  pid_t pid = 0;
-  std::ifstream(grandchild) >> pid;
-  ASSERT_GT(pid, 0);
-  kill(advisor.pid(), SIGKILL);
-  advisor.Wait();
-  EXPECT_TRUE(GoneWithin(advisor.child(), std::chrono::seconds(5)));
-  const bool gone = GoneWithin(pid, std::chrono::seconds(5));
-  if (!gone) kill(pid, SIGKILL);
-  EXPECT_TRUE(gone) << "the child's child " << pid;
-}
-
 TEST(ChildProcesses, StepTimeoutAbandonsTheRunWithOneLine) {
   AdvisorLike advisor({"hang", "1", "sleep", "300"});
   const int status = advisor.Wait();
