@@ -63,6 +63,7 @@ std::unique_ptr<CandidateRunner> MakeCandidateRunner(const BisectCommandOptions&
     ScriptCandidateOptions script;
     script.command = options.script.command;
     script.probe_dir = FindDataDir("probe");
+    script.step_timeout = std::chrono::seconds(options.workload.step_timeout_s);
     return std::make_unique<ScriptCandidateRunner>(script, settings);
   }
   std::string error;

@@ -183,6 +183,22 @@ SourceLocator ScriptLocator(ScriptSource& source, const Progress& progress) {
   };
 }
 
+// --let-run: waits for the script's own end. Its exit status is advisor's: a script that fails
+// after the report was written must not pass for a success (the report stays).
+int AwaitScriptEnd(const BisectCommandOptions& options, ScriptSource& source,
+                   const Progress& progress) {
+  const int status = source.WaitForScript();
+  const std::string ended =
+      ScriptName(options.script.command) + " ended with exit status " + std::to_string(status);
+  if (status == 0) {
+    progress(ended);
+  } else {
+    std::cerr << "advisor: " << ended << " after advisor had measured it (--let-run)"
+              << std::endl;
+  }
+  return status;
+}
+
 // `advisor bisect [options] -- COMMAND`: the bisection runs inside the script's own run.
 int RunScriptBisect(BisectCommandOptions& options) {
   if (!options.model.model_path.empty()) {
@@ -235,7 +251,7 @@ int RunScriptBisect(BisectCommandOptions& options) {
     nodes->Share(source, script, options.settings.window_steps, outcome.report);
     if (nodes->place().node != 0) {
       EndOtherNode(*nodes, source, options.let_run, options.out_dir);
-      return 0;
+      return options.let_run ? AwaitScriptEnd(options, source, progress) : 0;
     }
     outcome.report.distributed = nodes->Merge(source);
     outcome.report.data_quality.push_back(NodesNote(*outcome.report.distributed));
@@ -247,12 +263,7 @@ int RunScriptBisect(BisectCommandOptions& options) {
   if (nodes) nodes->Release(source);
   source.Finish(options.let_run);
   const int status = Report(options, outcome, *report_dir, nullptr);
-  if (options.let_run) {
-    const int script_status = source.WaitForScript();
-    progress(ScriptName(options.script.command) + " ended with exit status " +
-             std::to_string(script_status));
-  }
-  return status;
+  return options.let_run ? AwaitScriptEnd(options, source, progress) : status;
 }
 
 }  // namespace

@@ -24,7 +24,6 @@ void EndOtherNode(NodeExchange& nodes, ScriptSource& source, bool let_run,
   std::cout << "node " << nodes.place().node << ": its ranks' summary is in "
             << nodes.folder().FileOf(nodes.place().node) << "; node 0 writes the merged report to "
             << out_dir << "/report.json" << std::endl;
-  if (let_run) source.WaitForScript();
 }
 
 std::string NodesNote(const DistributedSummary& distributed) {

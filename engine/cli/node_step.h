@@ -17,7 +17,8 @@ std::optional<NodeExchange> JoinNodes(const JobPlace& place, bool autotest,
                                       const Progress& progress);
 
 // A node other than 0, its summary written: waits for node 0's release, ends its ranks with the
-// others' (or, with `let_run`, lets them train on to their end) and says where the report will be.
+// others' (or, with `let_run`, detaches from them: the caller waits for their end) and says where
+// the report will be.
 void EndOtherNode(NodeExchange& nodes, ScriptSource& source, bool let_run,
                   const std::string& out_dir);
 

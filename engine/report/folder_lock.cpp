@@ -27,12 +27,13 @@ bool SameFile(const struct stat& a, const struct stat& b) {
 
 }  // namespace
 
-FolderLock::FolderLock(const std::string& folder) : path_(folder + "/" + kLockFileName) {
+FolderLock::FolderLock(const FolderHandle& folder) : folder_(folder) {
+  const std::string path = folder_.PathOf(kLockFileName);
   while (true) {
     // O_NOFOLLOW: a link planted at the name must not make advisor create or lock another file.
-    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    fd_ = folder_.OpenFile(kLockFileName, O_RDWR | O_CREAT, 0644);
     if (fd_ < 0) {
-      throw std::runtime_error("cannot write to " + folder + ": " + path_ + ": " +
+      throw std::runtime_error("cannot write to " + folder_.path() + ": " + path + ": " +
                                std::strerror(errno));
     }
     if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
@@ -40,30 +41,28 @@ FolderLock::FolderLock(const std::string& folder) : path_(folder + "/" + kLockFi
       const std::string holder = HolderOf(fd_);
       ::close(fd_);
       if (error == EWOULDBLOCK) {
-        throw std::runtime_error(folder + ": another advisor run" +
+        throw std::runtime_error(folder_.path() + ": another advisor run" +
                                  (holder.empty() ? "" : " (pid " + holder + ")") +
                                  " is writing its report here; wait for it or choose another "
                                  "--out");
       }
-      throw std::runtime_error("cannot lock " + path_ + ": " + std::strerror(error));
+      throw std::runtime_error("cannot lock " + path + ": " + std::strerror(error));
     }
     // The previous holder removes the file as it lets go: a lock taken on the removed file would
     // exclude nobody, so take the one now at the name.
     struct stat held {};
-    struct stat named {};
-    if (fstat(fd_, &held) == 0 && lstat(path_.c_str(), &named) == 0 && SameFile(held, named)) {
-      break;
-    }
+    const std::optional<struct stat> named = folder_.Entry(kLockFileName);
+    if (fstat(fd_, &held) == 0 && named && SameFile(held, *named)) break;
     ::close(fd_);
   }
-  registration_.emplace(path_, ScratchPath::Kind::kEntry);
+  registration_.emplace(path, ScratchPath::Kind::kEntry);
   // For the message of a second run only: the lock holds whether or not the pid gets written.
   const std::string pid = std::to_string(getpid()) + "\n";
   if (ftruncate(fd_, 0) == 0) (void)!pwrite(fd_, pid.data(), pid.size(), 0);
 }
 
 FolderLock::~FolderLock() {
-  ::unlink(path_.c_str());
+  folder_.Remove(kLockFileName);
   ::close(fd_);
 }
 

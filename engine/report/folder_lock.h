@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/util/folder_handle.h"
 #include "engine/util/scratch_paths.h"
 
 namespace advisor {
@@ -19,14 +20,15 @@ class FolderLock {
   // another run holds it ("out: another advisor run (pid 4242) is writing its report here; wait
   // for it or choose another --out") or when the lock file cannot be made (the OS error: a
   // read-only folder says so here, before any profiling).
-  explicit FolderLock(const std::string& folder);
+  // `folder` must outlive the lock: the lock file is made and removed relative to it.
+  explicit FolderLock(const FolderHandle& folder);
   // Removes the lock file, then releases the lock.
   ~FolderLock();
   FolderLock(const FolderLock&) = delete;
   FolderLock& operator=(const FolderLock&) = delete;
 
  private:
-  std::string path_;
+  const FolderHandle& folder_;
   int fd_ = -1;
   // From the moment the lock is held: an interrupted run removes the lock file too.
   std::optional<ScratchPath> registration_;

@@ -1,7 +1,6 @@
 #include "engine/report/report_dir.h"
 
 #include <dirent.h>
-#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,7 +12,6 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "engine/util/new_file.h"
 #include "engine/util/remove_tree.h"
 
 namespace advisor {
@@ -99,23 +97,13 @@ void RemoveDebris(const std::string& dir) {
   for (const std::string& path : debris) RemoveTree(path);  // links removed, never followed
 }
 
-std::string MakeStagingFolder(const std::string& dir) {
-  std::string pattern = dir + "/" + kStagingPrefix + "XXXXXX";
-  if (mkdtemp(pattern.data()) == nullptr) Fail("write to", dir, std::strerror(errno));
-  return pattern;
-}
-
-bool IsFolder(const std::string& path) {
-  struct stat info {};
-  return lstat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
-}
-
-// Keeps the file now at `target` as `previous`: a second name for it where the file system
-// allows, so that the report stays readable until the new file replaces it; else moved aside.
-// False when there is nothing at `target`.
-bool KeepPrevious(const std::string& target, const std::string& previous) {
-  if (::link(target.c_str(), previous.c_str()) == 0) return true;
-  return errno != ENOENT && ::rename(target.c_str(), previous.c_str()) == 0;
+// Keeps the file now at `name` in `folder` as `previous` in `staging`: a second name for it where
+// the file system allows, so that the report stays readable until the new file replaces it; else
+// moved aside. False when there is nothing at `name`.
+bool KeepPrevious(const FolderHandle& folder, const std::string& name, const FolderHandle& staging,
+                  const std::string& previous) {
+  const int error = folder.Link(name, staging, previous);
+  return error == 0 || (error != ENOENT && folder.Rename(name, staging, previous) == 0);
 }
 
 }  // namespace
@@ -131,11 +119,16 @@ ReportDir::ReportDir(const std::string& dir) : path_(FolderPath(dir)) {
             std::make_unique<ScratchPath>(folder.string(), ScratchPath::Kind::kEntry));
       }
     }
-    lock_ = std::make_unique<FolderLock>(path_);
+    folder_.emplace(FolderHandle::Open(path_));
+    lock_ = std::make_unique<FolderLock>(*folder_);
     RemoveDebris(path_);
-    const std::string staging = MakeStagingFolder(path_);
-    staging_ = std::make_unique<ScratchPath>(staging, ScratchPath::Kind::kTree);
+    const std::string staging = folder_->MakeUniqueFolder(kStagingPrefix);
+    staging_ = std::make_unique<ScratchPath>(folder_->PathOf(staging), ScratchPath::Kind::kTree);
+    staging_folder_.emplace(folder_->Subfolder(staging));
   } catch (...) {
+    staging_folder_.reset();
+    if (staging_) RemoveTree(staging_->path());
+    staging_.reset();
     lock_.reset();
     for (auto folder = created_.rbegin(); folder != created_.rend(); ++folder) {
       ::rmdir((*folder)->path().c_str());
@@ -160,33 +153,31 @@ void ReportDir::Write(const std::vector<std::pair<std::string, std::string>>& fi
   std::stable_partition(ordered.begin(), ordered.end(),
                         [](const auto* file) { return file->first != kContractFile; });
 
-  const std::string& staging = staging_->path();
-  std::vector<std::string> targets;
+  const FolderHandle& staging = *staging_folder_;
   for (const auto* file : ordered) {
-    const std::string target = path_ + "/" + file->first;
     // A folder in the way would fail its rename after others were replaced.
-    if (IsFolder(target)) Fail("write", target, std::strerror(EISDIR));
-    if (const int error = WriteNewFile(staging + "/" + file->first, file->second)) {
-      Fail("write", target, std::strerror(error));
+    if (const auto entry = folder_->Entry(file->first); entry && S_ISDIR(entry->st_mode)) {
+      Fail("write", folder_->PathOf(file->first), std::strerror(EISDIR));
     }
-    targets.push_back(target);
+    if (const int error = staging.WriteNewFile(file->first, file->second)) {
+      Fail("write", folder_->PathOf(file->first), std::strerror(error));
+    }
   }
   std::vector<bool> kept;
   for (std::size_t i = 0; i < ordered.size(); ++i) {
-    const std::string previous = staging + "/" + kPreviousPrefix + ordered[i]->first;
-    kept.push_back(KeepPrevious(targets[i], previous));
-    if (::rename((staging + "/" + ordered[i]->first).c_str(), targets[i].c_str()) != 0) {
-      const int error = errno;
+    const std::string& name = ordered[i]->first;
+    kept.push_back(KeepPrevious(*folder_, name, staging, kPreviousPrefix + name));
+    if (const int error = staging.Rename(name, *folder_, name); error != 0) {
       // Puts the previous report back as it was, this file's included.
       for (std::size_t j = i + 1; j-- > 0;) {
-        const std::string kept_as = staging + "/" + kPreviousPrefix + ordered[j]->first;
+        const std::string& put_back = ordered[j]->first;
         if (kept[j]) {
-          ::rename(kept_as.c_str(), targets[j].c_str());
+          staging.Rename(kPreviousPrefix + put_back, *folder_, put_back);
         } else if (j < i) {
-          ::unlink(targets[j].c_str());
+          folder_->Remove(put_back);
         }
       }
-      Fail("write", targets[i], std::strerror(error));
+      Fail("write", folder_->PathOf(name), std::strerror(error));
     }
   }
   written_ = true;

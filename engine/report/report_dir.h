@@ -6,16 +6,20 @@
 //    report.json last: a report.json newer than a run's start means that run's set is complete;
 //  - a name in the way that is a folder fails before anything is replaced, and a rename that
 //    fails midway puts the previous files back (they were hard-linked into the staging folder);
-//  - a symbolic link inside the report folder is never followed: renaming replaces the link;
+//  - a symbolic link inside the report folder is never followed: renaming replaces the link, and
+//    every file is named relative to the folder and the staging folder held open
+//    (folder_handle.h), so a link put in the staging folder's place redirects nothing;
 //  - one run at a time (folder_lock.h), and the next run removes what a killed one left.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "engine/report/folder_lock.h"
+#include "engine/util/folder_handle.h"
 #include "engine/util/scratch_paths.h"
 
 namespace advisor {
@@ -46,8 +50,10 @@ class ReportDir {
  private:
   std::string path_;
   std::vector<std::unique_ptr<ScratchPath>> created_;  // outermost first
-  std::unique_ptr<FolderLock> lock_;
+  std::optional<FolderHandle> folder_;
+  std::unique_ptr<FolderLock> lock_;  // made and removed through folder_
   std::unique_ptr<ScratchPath> staging_;
+  std::optional<FolderHandle> staging_folder_;
   bool written_ = false;
 };
 

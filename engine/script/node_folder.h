@@ -2,7 +2,8 @@
 // "Several nodes"): node-K.json, each node's summary (node_summary.h), and released.json, node 0's
 // word that it has merged them, with the step after which every node ends its ranks. Files appear
 // whole (written under a temporary name, then renamed), and what is read is checked: the folder
-// is on a file system other machines write to.
+// is on a file system other machines write to. Every file is named relative to the folder held
+// open (folder_handle.h): a link at OUT/nodes, or planted in it, is refused, never followed.
 #pragma once
 
 #include <optional>
@@ -10,20 +11,23 @@
 #include <vector>
 
 #include "engine/script/node_summary.h"
+#include "engine/util/folder_handle.h"
 
 namespace advisor {
 
 class NodeFolder {
  public:
-  // `out_dir`: the --out every node's advisor was given.
+  // `out_dir`: the --out every node's advisor was given. Makes OUT and OUT/nodes where they are
+  // missing and opens OUT/nodes; throws std::runtime_error (one line) when it cannot, or when
+  // OUT/nodes is a link or not a folder.
   explicit NodeFolder(const std::string& out_dir);
 
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return folder_.path(); }
   std::string FileOf(int node) const;  // OUT/nodes/node-K.json
 
-  // Makes the folder, and removes what an earlier run of `node` left in it: its summary and, on
-  // node 0, the release. Called as the node's ranks start, before their training can begin, so
-  // before any node looks for another's file. Throws std::runtime_error (one line).
+  // Removes what an earlier run of `node` left in the folder: its summary and, on node 0, the
+  // release. Called as the node's ranks start, before their training can begin, so before any
+  // node looks for another's file.
   void Prepare(int node) const;
   // Throws std::runtime_error (one line) when the file cannot be written.
   void Write(int node, const std::string& text) const;
@@ -40,8 +44,10 @@ class NodeFolder {
 
  private:
   void WriteWhole(const std::string& name, const std::string& text) const;
+  // The file `name` in the folder (FolderHandle::ReadFile), its problems as NodeFileError.
+  std::optional<std::string> ReadBounded(const std::string& name, std::size_t limit) const;
 
-  std::string path_;
+  FolderHandle folder_;
 };
 
 }  // namespace advisor

@@ -61,6 +61,7 @@ std::map<std::string, std::string> ScriptBenchEnvironment(const ScriptCandidateO
       {"warmup", losses_only ? 0 : options.warmup},
       {"steps", losses_only ? 0 : options.steps},
       {"loss_steps", losses_only ? options.loss_steps : 0},
+      {"step_timeout_s", options.step_timeout.count()},
       {"overrides", candidate ? OverridesToJson(candidate->overrides) : json::object()}};
   return {{"PYTHONPATH", PythonPath(options.probe_dir)}, {"ADVISOR_PROBE_BENCH", config.dump()}};
 }

@@ -5,6 +5,7 @@
 // of the baseline and the candidate, with the probe fixing the seeds before the script runs.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <string>
 #include <vector>
@@ -21,6 +22,9 @@ struct ScriptCandidateOptions {
   int warmup = 5;                    // steps run first and left out (compilation happens here)
   int steps = 20;                    // measured steps per run
   int loss_steps = 3;                // steps whose losses the numerics check compares
+  // --step-timeout: the probe ends a run whose script makes no step for this long with exit
+  // status 124 (the first step's wait includes start-up); 0 for none.
+  std::chrono::seconds step_timeout{0};
 };
 
 // The environment that starts the probe in bench mode for one run.

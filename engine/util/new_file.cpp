@@ -8,7 +8,13 @@
 namespace advisor {
 
 int WriteNewFile(const std::string& path, const std::string& content, mode_t mode) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+  return WriteNewFileAt(AT_FDCWD, path, content, mode);
+}
+
+int WriteNewFileAt(int folder_fd, const std::string& path, const std::string& content,
+                   mode_t mode) {
+  const int fd =
+      ::openat(folder_fd, path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
   if (fd < 0) return errno;
   const char* data = content.data();
   std::size_t left = content.size();
@@ -24,7 +30,7 @@ int WriteNewFile(const std::string& path, const std::string& content, mode_t mod
   }
   if (error == 0 && ::fsync(fd) != 0) error = errno;
   if (::close(fd) != 0 && error == 0) error = errno;
-  if (error != 0) ::unlink(path.c_str());
+  if (error != 0) ::unlinkat(folder_fd, path.c_str(), 0);
   return error;
 }
 

@@ -14,5 +14,8 @@ namespace advisor {
 // call that failed (EEXIST when anything is at `path`); a file it created and could not fill is
 // removed again.
 int WriteNewFile(const std::string& path, const std::string& content, mode_t mode = 0644);
+// The same with `path` relative to the open folder `folder_fd` (openat(2)): folder_handle.h.
+int WriteNewFileAt(int folder_fd, const std::string& path, const std::string& content,
+                   mode_t mode = 0644);
 
 }  // namespace advisor

@@ -170,6 +170,26 @@ TEST(ReportDir, LinksInTheFolderAreNeverFollowed) {
   EXPECT_FALSE(fs::is_symlink(planted)) << "a dead run's temporary name is removed";
 }
 
+// Anyone who can write to the report folder can rename the staging folder away and put a link to
+// their own folder in its place: the report's files, and the previous report's second names,
+// went through the link.
+TEST(ReportDir, ALinkInTheStagingFoldersPlaceRedirectsNothing) {
+  ScratchDir scratch;
+  const std::string dir = scratch / "out";
+  WriteReport(dir, kReport);
+  const std::string elsewhere = scratch / "elsewhere";
+  fs::create_directory(elsewhere);
+  ReportDir run(dir);
+  for (const std::string& name : Listing(dir)) {
+    if (name.rfind(kStagingPrefix, 0) != 0) continue;
+    fs::rename(dir + "/" + name, scratch / "moved-staging");
+    fs::create_directory_symlink(elsewhere, dir + "/" + name);
+  }
+  run.Write({{"report.json", "{\"schema_version\": 2}\n"}});
+  EXPECT_TRUE(Listing(elsewhere).empty());
+  EXPECT_EQ(ReadFile(dir + "/report.json"), "{\"schema_version\": 2}\n");
+}
+
 // Two runs into one --out mixed their files.
 TEST(ReportDir, ASecondRunIntoTheFolderIsRefusedNamingTheFirst) {
   ScratchDir scratch;

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "engine/script/node_folder.h"
 #include "tests/script/node_windows.h"
@@ -181,6 +182,51 @@ TEST_F(NodeFolderTest, AFileFromAnotherMachineIsCheckedAndNamed) {
   } catch (const NodeFileError& error) {
     EXPECT_EQ(std::string(error.what()), folder.FileOf(2) + ": not a regular file");
   }
+}
+
+// A link at OUT/nodes made both nodes' advisors delete node-K.json and released.json in the
+// link's target and write new ones there.
+TEST_F(NodeFolderTest, ALinkAtTheSharedFolderIsRefusedAndItsTargetUntouched) {
+  const std::filesystem::path elsewhere = out_ / "elsewhere";
+  std::filesystem::create_directories(elsewhere);
+  std::ofstream(elsewhere / "node-0.json") << "precious";
+  std::ofstream(elsewhere / "released.json") << "precious";
+  std::filesystem::create_directory_symlink(elsewhere, out_ / "nodes");
+  try {
+    NodeFolder(out_.string()).Prepare(0);
+    FAIL() << "a link at OUT/nodes was followed";
+  } catch (const std::runtime_error& error) {
+    EXPECT_EQ(std::string(error.what()), "cannot use " + (out_ / "nodes").string() +
+                                             ": it is a symbolic link, which advisor does not "
+                                             "follow");
+  }
+  EXPECT_EQ(std::filesystem::file_size(elsewhere / "node-0.json"), 8u);
+  EXPECT_EQ(std::filesystem::file_size(elsewhere / "released.json"), 8u);
+}
+
+TEST_F(NodeFolderTest, LinksInTheSharedFolderAreNeverFollowed) {
+  const NodeFolder folder(out_.string());
+  folder.Prepare(1);
+  const std::filesystem::path victim = out_ / "victim.json";
+  std::ofstream(victim) << NodeSummaryToJson(NodeOne());
+  std::filesystem::create_symlink(victim, folder.FileOf(1));
+  try {
+    folder.Read(1);
+    FAIL() << "a link was read";
+  } catch (const NodeFileError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              folder.FileOf(1) + ": it is a symbolic link, which advisor does not follow");
+  }
+  folder.Prepare(1);
+  EXPECT_FALSE(std::filesystem::is_symlink(folder.FileOf(1))) << "the link itself is removed";
+  EXPECT_TRUE(std::filesystem::exists(victim));
+  std::filesystem::create_symlink(victim, folder.path() + "/released.json");
+  folder.Release(7);
+  EXPECT_FALSE(std::filesystem::is_symlink(folder.path() + "/released.json"));
+  EXPECT_EQ(folder.Released(), 7);
+  std::ostringstream kept;
+  kept << std::ifstream(victim).rdbuf();
+  EXPECT_EQ(kept.str(), NodeSummaryToJson(NodeOne())) << "the link's target stays as it was";
 }
 
 }  // namespace

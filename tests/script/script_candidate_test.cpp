@@ -28,12 +28,25 @@ TEST(ScriptCandidate, EachRunIsTheUsersCommandWithTheCandidatesKnobs) {
   EXPECT_EQ(config["overrides"], json({{"allow_tf32", true}, {"dataloader_workers", 0}}));
   EXPECT_EQ(config["steps"], options.steps);
   EXPECT_EQ(config["loss_steps"], 0);
+  EXPECT_EQ(config["step_timeout_s"], 0) << "no --step-timeout: no bound";
 
   const json baseline = json::parse(
       ScriptBenchEnvironment(options, nullptr, "/tmp/x/b.json", true).at("ADVISOR_PROBE_BENCH"));
   EXPECT_TRUE(baseline["overrides"].empty());
   EXPECT_EQ(baseline["loss_steps"], options.loss_steps);
   EXPECT_EQ(baseline["steps"], 0);
+}
+
+// A hung candidate waited for the autotest's 10 minutes whatever --step-timeout said.
+TEST(ScriptCandidate, EveryRunIsToldTheStepTimeout) {
+  ScriptCandidateOptions options;
+  options.step_timeout = std::chrono::seconds(7);
+  for (const bool losses_only : {false, true}) {
+    const json config =
+        json::parse(ScriptBenchEnvironment(options, nullptr, "/tmp/x/r.json", losses_only)
+                        .at("ADVISOR_PROBE_BENCH"));
+    EXPECT_EQ(config["step_timeout_s"], 7);
+  }
 }
 
 TEST(ScriptCandidate, LossesCompareStepByStepWithinTheClassTolerance) {

@@ -147,6 +147,20 @@ TEST(ScriptMode, LetRunLetsTheScriptFinish) {
   EXPECT_TRUE(fs::exists(scratch / "report" / "report.json"));
 }
 
+// A script that failed after the report was written ended advisor with 0, silently under -q.
+TEST(ScriptMode, LetRunEndsWithTheScriptsFailureAndKeepsTheReport) {
+  const fs::path scratch = Scratch("let_run_fails");
+  const CommandResult run =
+      RunCommand(kAdvisor + " bisect -q --let-run --out " + (scratch / "report").string() + " -- " +
+                     Sample(UniqueTag(), "--epochs 8 --exit-status 3"),
+                 scratch.string());
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+  EXPECT_EQ(AdvisorError(run), "advisor: " + kScripts +
+                                   "/train_sample.py ended with exit status 3 after advisor had "
+                                   "measured it (--let-run)\n");
+  EXPECT_TRUE(fs::exists(scratch / "report" / "report.json"));
+}
+
 TEST(ScriptMode, AutotestRelaunchesTheScriptWithTheKnobApplied) {
   const fs::path scratch = Scratch("autotest");
   const std::string tag = UniqueTag();

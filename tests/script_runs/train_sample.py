@@ -13,6 +13,7 @@ ignored (tests find the script's processes by it).
 """
 
 import argparse
+import sys
 
 import torch
 import torch.nn as nn
@@ -103,6 +104,7 @@ def main():
     parser.add_argument("--no-slow", action="store_true")
     parser.add_argument("--checkpoint", action="store_true")
     parser.add_argument("--tag", default="")
+    parser.add_argument("--exit-status", type=int, default=0, help="to end with, once trained")
     args = parser.parse_args()
 
     torch.manual_seed(0)
@@ -126,6 +128,7 @@ def main():
                 step += 1
         print("epoch %d: %d steps, loss %.3f" % (epoch, step, loss.item() * args.accumulate),
               flush=True)
+    sys.exit(args.exit_status)
 
 
 if __name__ == "__main__":

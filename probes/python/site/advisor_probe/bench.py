@@ -12,6 +12,7 @@ batch's)."""
 import json
 import os
 import sys
+import threading
 import time
 
 import torch
@@ -41,6 +42,25 @@ class Bench:
         self._warmup_s = None
         self._rank = int(os.environ.get("RANK", 0))
         self._world_size = int(os.environ.get("WORLD_SIZE", 1))
+        # advisor's --step-timeout (0: none), from the probe's start: start-up is the first step's.
+        self._step_timeout_s = float(config.get("step_timeout_s", 0))
+        self._progress_at = time.monotonic()
+        if self._step_timeout_s > 0:
+            threading.Thread(target=self._watch_steps, name="advisor-step-timeout",
+                             daemon=True).start()
+
+    def _watch_steps(self):
+        """Ends a candidate run whose script stops stepping, as advisor ends a hung script: the
+        autotest's own bound on a process is minutes, the user asked for --step-timeout."""
+        while True:
+            left = self._progress_at + self._step_timeout_s - time.monotonic()
+            if left <= 0:
+                break
+            time.sleep(min(left, 1.0))
+        sys.stderr.write("advisor probe: %s made no training step in %g s (--step-timeout)\n"
+                         % (os.path.basename(sys.argv[0]) or "the script", self._step_timeout_s))
+        sys.stderr.flush()
+        os._exit(124)
 
     @property
     def first_measured(self):
@@ -51,7 +71,7 @@ class Bench:
         return self._loss_steps == 0 and self.first_measured <= index
 
     def model_found(self):
-        self._warmup_started = time.monotonic()
+        self._warmup_started = self._progress_at = time.monotonic()
 
     def backward(self, tensors):
         tensor = tensors[0] if isinstance(tensors, (tuple, list)) and tensors else tensors
@@ -70,6 +90,7 @@ class Bench:
 
     def step_closed(self, step):
         """Returns True once the result is written: the run is over."""
+        self._progress_at = time.monotonic()
         index, start, end = step[0], step[1], step[2]
         if self._loss_steps:
             if index >= 1:
