@@ -178,6 +178,11 @@ ProbeEnded ReadEnded(const json& message) {
   ended.steps = ClampedCount(ended_message.Required("steps"), kMaxProbeCount);
   ended.optimizer_seen = ended_message.Required("optimizer_seen").Bool();
   ended.model_seen = ended_message.Required("model_seen").Bool();
+  if (const std::optional<JsonField> frameworks = ended_message.Optional("frameworks")) {
+    for (const JsonField& framework : frameworks->Elements(0, kMaxFrameworks)) {
+      ended.frameworks.push_back(framework.Text(kMaxFrameworkBytes));
+    }
+  }
   return ended;
 }
 

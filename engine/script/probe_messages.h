@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -19,6 +20,9 @@ namespace advisor {
 // A count of items, batches or steps from the probe: at most 2^30, far above any window's, and it
 // fits an int.
 inline constexpr std::int64_t kMaxProbeCount = std::int64_t{1} << 30;
+// The frameworks an "ended" message may name, and each name's length ("lightning 2.6.6").
+inline constexpr std::size_t kMaxFrameworks = 8;
+inline constexpr std::size_t kMaxFrameworkBytes = 64;
 
 // "hello": the interpreter started with the probe in it.
 struct ProbeHello {
@@ -44,6 +48,9 @@ struct ProbeEnded {
   int steps = 0;              // steps it completed
   bool optimizer_seen = false;
   bool model_seen = false;
+  // The training frameworks the script had imported ("lightning 2.6.6", "transformers 5.24"):
+  // what advisor names when it could not follow the training (docs/script-mode.md).
+  std::vector<std::string> frameworks;
 };
 
 // A window's reply: its steps and events (and, where advisor asked, the input stage measured over

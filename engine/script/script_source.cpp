@@ -15,6 +15,17 @@ namespace {
 
 using nlohmann::json;
 
+// " (it imported lightning 2.6.6, transformers 5.24)": the training frameworks a script that
+// advisor could not follow had imported; "" where it imported none.
+std::string FrameworksClause(const std::vector<std::string>& frameworks) {
+  if (frameworks.empty()) return "";
+  std::string names;
+  for (const std::string& framework : frameworks) {
+    names += (names.empty() ? "" : ", ") + framework;
+  }
+  return " (it imported " + names + ")";
+}
+
 // How long advisor gives the script to exit once told to, before ending its process group.
 constexpr auto kExitGrace = std::chrono::seconds(5);
 // How long a launcher has to end its other ranks and exit once one rank has ended (torchrun's
@@ -441,13 +452,17 @@ void ScriptSource::Stopped(const std::string& doing, const Rank* rank) {
                       "error is above");
   }
   const std::optional<ProbeEnded>& ended = rank != nullptr ? rank->ended : ranks_[0].ended;
+  // A framework advisor could not follow is named: its trainer is where to look.
+  const std::string frameworks = ended ? FrameworksClause(ended->frameworks) : "";
   if (ended && !ended->optimizer_seen) {
-    throw ScriptError(name_ + " ended (" + how + ") without stepping a torch.optim optimizer: "
-                      "advisor counts one training step per optimizer step");
+    throw ScriptError(name_ + " ended (" + how + ") without stepping a torch.optim optimizer" +
+                      frameworks +
+                      ": advisor counts one training step per optimizer step (transformers' "
+                      "Trainer, Lightning and accelerate step one; docs/script-mode.md)");
   }
   if (modules_.empty()) {
-    throw ScriptError(name_ + " ended (" + how + ") before its second training step began: "
-                      "advisor needs the first step to find the model");
+    throw ScriptError(name_ + " ended (" + how + ") before its second training step began" +
+                      frameworks + ": advisor needs the first step to find the model");
   }
   const int steps_done = rank != nullptr ? rank->steps_done : ranks_[0].steps_done;
   if (failed) {

@@ -251,6 +251,25 @@ TEST(PythonCommand, TheScriptIsWhatFollowsTheLauncher) {
   EXPECT_EQ(ScriptPart({"torchrun", "run"}), (std::vector<std::string>{"torchrun", "run"}));
 }
 
+TEST(ProbeMessages, AnEndedMessageNamesTheFrameworksTheScriptImported) {
+  const json ended = {{"type", "ended"},
+                      {"steps", 0},
+                      {"optimizer_seen", false},
+                      {"model_seen", false},
+                      {"frameworks", {"lightning 2.6.6", "transformers 5.24"}}};
+  EXPECT_EQ(ReadEnded(ended).frameworks,
+            (std::vector<std::string>{"lightning 2.6.6", "transformers 5.24"}));
+  json without = ended;
+  without.erase("frameworks");
+  EXPECT_TRUE(ReadEnded(without).frameworks.empty());
+  for (const json& bad : {json("lightning"), json{1, 2}, json::array({std::string(65, 'x')}),
+                          json(std::vector<std::string>(9, "x"))}) {
+    json message = ended;
+    message["frameworks"] = bad;
+    EXPECT_THROW(ReadEnded(message), ProbeMessageError) << bad.dump();
+  }
+}
+
 TEST(ProbeMessages, AHelloNamesItsRank) {
   const json hello = {{"type", "hello"},
                       {"protocol", 1},

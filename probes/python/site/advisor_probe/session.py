@@ -53,6 +53,23 @@ def _autocast_dtype(device):
     return torch.get_autocast_gpu_dtype() if device == "cuda" else torch.get_autocast_cpu_dtype()
 
 
+# The training frameworks advisor names when it cannot follow a script's training: what the
+# script trained through is where its user looks (docs/script-mode.md, "Trainers").
+FRAMEWORKS = ("transformers", "lightning", "pytorch_lightning", "accelerate", "deepspeed")
+
+
+def imported_frameworks(modules):
+    """["lightning 2.6.6", ...]: those of FRAMEWORKS in `modules` (sys.modules), with their
+    versions where they say one."""
+    found = []
+    for name in FRAMEWORKS:
+        module = modules.get(name)
+        if module is not None:
+            version = getattr(module, "__version__", None)
+            found.append("%s %s" % (name, version) if isinstance(version, str) else name)
+    return found
+
+
 def _end_interpreter(loader_iterators, input_stage=None):
     """Ends the script where it stands, without running its own code (its finally blocks or atexit
     handlers could save checkpoints). Its DataLoaders' workers are shut down first, as the
@@ -278,7 +295,8 @@ class Session:
                              "benchmark's end\n" % self._clock.completed)
             return
         self._send({"type": "ended", "steps": self._clock.completed,
-                    "optimizer_seen": bool(self._optimizers), "model_seen": self._tree is not None})
+                    "optimizer_seen": bool(self._optimizers), "model_seen": self._tree is not None,
+                    "frameworks": imported_frameworks(sys.modules)})
 
     # ---- what the script does --------------------------------------------------------------
 
