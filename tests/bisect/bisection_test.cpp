@@ -96,13 +96,13 @@ TEST(Bisection, NamesTheSlowInstanceAmongIdenticalSiblingsWithOneWindowPerLevel)
   for (const WindowRequest& request : requests) EXPECT_EQ(request.steps, 3);
   EXPECT_EQ(report.hotspot->confidence, "high") << "every step of every window agreed";
   EXPECT_TRUE(report.hotspot->candidates.empty());
-  // Its share is of the step the breakdown's shares are of: the profiled window's mean step.
+  // Its share is of a whole step (the windows' steps are alike here, the profiled window's too).
   const StepBreakdown& step = report.step;
   EXPECT_NEAR(step.profiled_ms,
               step.forward_ms + step.backward_ms + step.optimizer_ms + step.evaluation_ms +
                   step.rest_ms,
               1e-6);
-  EXPECT_NEAR(report.hotspot->share * step.profiled_ms, report.hotspot->ms, 1e-9);
+  EXPECT_NEAR(report.hotspot->share * step.profiled_ms, report.hotspot->ms, 1e-6);
   for (const BisectLevel& level : report.levels) {
     EXPECT_EQ(level.steps_backing, 3) << level.parent;
     EXPECT_FALSE(level.measured_again) << level.parent;
@@ -149,6 +149,23 @@ void ExpectUnsureOfTheOp(const RunReport& report, const std::string& doubt) {
       << ::testing::PrintToString(report.data_quality);
 }
 
+
+// A machine that got busier after the baseline: every op of the levels' windows runs four times
+// as long. The hot spot's share is of a step of the window its op was timed in; against the
+// baseline's step it read "410 % of the step" on a loaded VM.
+TEST(Bisection, TheHotSpotsShareIsOfItsOwnWindowsStep) {
+  FakeSource quiet(Transformer());
+  const RunReport quiet_report = Bisect(quiet).report;
+  FakeSource busy(Transformer());
+  busy.slowdown = [](int window, int, const std::string&) { return window >= 2 ? 4.0 : 1.0; };
+  const RunReport report = Bisect(busy).report;
+  ASSERT_TRUE(quiet_report.hotspot.has_value());
+  ASSERT_TRUE(report.hotspot.has_value());
+  EXPECT_GT(report.hotspot->ms, report.step.profiled_ms) << "timed in a slower window";
+  EXPECT_NEAR(report.hotspot->share, quiet_report.hotspot->share, 0.02)
+      << "the same share of a step as on the quiet machine (" << quiet_report.hotspot->share
+      << ")";
+}
 TEST(Bisection, ALevelWhoseStepsDisagreeIsMeasuredAgainAndAnAgreeingWindowKeepsConfidence) {
   FakeSource source(Transformer());
   // Two of the level's three steps were each slowed in another block: the medians still point
