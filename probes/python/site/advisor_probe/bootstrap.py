@@ -123,8 +123,38 @@ def _is_launcher():
     return len(argv) > 1 and os.path.basename(argv[1]) == "torchrun"
 
 
+def _is_known_launcher_crash(kind, traceback):
+    """Torch 1.13's launcher on Python 3.11 and later cannot read its own default --redirects and
+    --tee ("0"): its Std.from_str finds no member for it under 3.11's enums, and to_map then fails
+    on None, before any rank starts, with a traceback that says nothing of the cure."""
+    last = traceback
+    while last is not None and last.tb_next is not None:
+        last = last.tb_next
+    if kind is not AttributeError or last is None:
+        return False
+    code = last.tb_frame.f_code
+    return code.co_name == "to_map" and code.co_filename.replace(os.sep, "/").endswith(
+        "torch/distributed/elastic/multiprocessing/api.py")
+
+
+def _explain_launcher_crashes():
+    """After a launcher's traceback, the line that says how to get past a crash advisor knows."""
+    shown = sys.excepthook
+
+    def hook(kind, value, traceback):
+        shown(kind, value, traceback)
+        if _is_known_launcher_crash(kind, traceback):
+            sys.stderr.write("advisor: this torch's launcher cannot read its own default "
+                             "--redirects and --tee on Python %s: add --redirects 1 --tee 1 to "
+                             "its command (torchrun --redirects 1 --tee 1 ...)\n"
+                             % platform.python_version())
+
+    sys.excepthook = hook
+
+
 def install():
     if _is_launcher():
+        _explain_launcher_crashes()
         return  # the variables stay in the environment for the process it starts
     bench = os.environ.pop("ADVISOR_PROBE_BENCH", None)
     if bench is not None:
