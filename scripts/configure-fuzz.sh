@@ -4,20 +4,7 @@
 # (-DADVISOR_FUZZ=ON). Installs clang with apt-get where it is missing. Safe to run again.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-packages=(clang-14 libclang-rt-14-dev)
-missing=()
-for package in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
-    missing+=("$package")
-done
-if ((${#missing[@]})); then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo=sudo
-  echo "[fuzz] installing: ${missing[*]}" >&2
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-    "${missing[@]}" >/dev/null
-fi
+"$root/scripts/install-debian-packages.sh" fuzz clang-14 libclang-rt-14-dev
 # Warnings are errors where CI is set, as in scripts/setup.sh: clang 14 builds this warning-free.
 case "${CI:-}" in "" | 0 | false) werror=OFF ;; *) werror=ON ;; esac
 werror="${ADVISOR_WERROR:-$werror}"

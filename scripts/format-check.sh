@@ -14,14 +14,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 format=clang-format-14
-if ! command -v "$format" >/dev/null; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo=sudo
-  echo "[format] installing: $format" >&2
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-    "$format" >/dev/null
-fi
+scripts/install-debian-packages.sh format "$format"
 
 # The lines clang-format is asked about in a hand-formatted file: includes, lines over 100.
 deviation_lines() {

@@ -4,6 +4,12 @@
 #
 #   scripts/setup.sh                      # Debian's LibTorch 1.13 and /usr/bin/python3's torch
 #   scripts/setup.sh --python PATH        # the LibTorch inside that Python's torch package
+#   scripts/setup.sh --build DIR          # into DIR instead of build/ (one folder per torch)
+#   scripts/setup.sh --targets "A B"      # only those CMake targets (and what they need)
+#
+# The options combine: the modern-torch lane (scripts/modern-lane.sh) builds only what the
+# script-mode suites run, against a virtualenv's torch, into build-modern/ beside the Debian
+# lane's build/.
 #
 # Script mode (advisor bisect -- python train.py) loads advisor's probe library into the script's
 # Python, so the library must be built against that Python's torch: with --python, a pip-installed
@@ -17,10 +23,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python=""
+build=build
+targets=()
 while (($#)); do
   case "$1" in
     --python) python="${2:?--python needs the path of a Python with torch}"; shift 2 ;;
-    *) echo "setup.sh: unknown option $1 (usage: scripts/setup.sh [--python PATH])" >&2; exit 2 ;;
+    --build) build="${2:?--build needs a folder to build into}"; shift 2 ;;
+    --targets)
+      read -ra targets <<<"${2:?--targets needs the CMake targets to build, e.g. \"advisor\"}"
+      shift 2 ;;
+    *)
+      echo "setup.sh: unknown option $1 (usage: scripts/setup.sh [--python PATH] [--build DIR]" \
+        "[--targets \"TARGET...\"])" >&2
+      exit 2 ;;
   esac
 done
 
@@ -33,19 +48,7 @@ packages=(
 )
 # Debian's LibTorch 1.13 (CPU) and the matching Python, unless another Python's torch is asked for.
 [ -n "$python" ] || packages+=(libtorch-dev python3-torch)
-missing=()
-for package in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
-    missing+=("$package")
-done
-if ((${#missing[@]})); then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo=sudo
-  echo "[setup] installing: ${missing[*]}" >&2
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-    "${missing[@]}" >/dev/null
-fi
+scripts/install-debian-packages.sh setup "${packages[@]}"
 
 python="${python:-/usr/bin/python3}"
 if ! torch_prefix=$("$python" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)' 2>/dev/null); then
@@ -58,13 +61,13 @@ torch_dir="$torch_prefix/Torch"
 
 # Another torch than the build's: start the configuration afresh (its cached Caffe2 and CUDA
 # settings belong to the old one); the objects are rebuilt against the new headers.
-cache=build/CMakeCache.txt
+cache="$build/CMakeCache.txt"
 if [ -f "$cache" ] && ! grep -qx "Torch_DIR:PATH=$torch_dir" "$cache"; then
   echo "[setup] building for the torch in $torch_dir (was: $(sed -n 's/^Torch_DIR:PATH=//p' "$cache"))" >&2
   rm -f "$cache"
 fi
 case "${CI:-}" in "" | 0 | false) werror=OFF ;; *) werror=ON ;; esac
 werror="${ADVISOR_WERROR:-$werror}"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DADVISOR_PYTHON="$python" \
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DADVISOR_PYTHON="$python" \
   -DTorch_DIR="$torch_dir" -DADVISOR_WERROR="$werror" >/dev/null
-cmake --build build -j"$(nproc)"
+cmake --build "$build" -j"$(nproc)" ${targets[@]+--target "${targets[@]}"}

@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "tests/integration/run_advisor.h"
+#include "tests/report/scratch_dir.h"
 
 namespace advisor {
 namespace {
@@ -87,9 +88,11 @@ std::set<std::string> MultiprocessingFolders(const fs::path& tmp) {
 TEST(ScriptMode, NamesTheSlowInstanceOfAUsersTrainingScript) {
   const fs::path scratch = Scratch("names_the_instance");
   const std::string tag = UniqueTag();
-  // Its own TMPDIR: other tests' DataLoaders make and remove pymp-* folders in /tmp meanwhile.
-  const fs::path tmp = scratch / "tmp";
-  fs::create_directories(tmp);
+  // Its own TMPDIR: other tests' DataLoaders make and remove pymp-* folders in /tmp meanwhile. In
+  // the system's temporary folder, not the build's: advisor's probe socket is made in TMPDIR, and
+  // a socket's path may not pass 107 bytes, as one under /work/wt-modern/build-modern/ did.
+  const advisor::testing::ScratchDir private_tmp;
+  const fs::path tmp = private_tmp.path();
   const CommandResult run =
       RunCommand("TMPDIR=" + tmp.string() + " " + kAdvisor + " bisect -q --out " +
                      (scratch / "report").string() + " -- " + Sample(tag),
@@ -599,8 +602,8 @@ TEST(RejectsBadScript, ATorchOtherThanTheProbesIsRefusedBeforeTheScriptRuns) {
 void ExpectInterruptLeavesNothing(int signal_number, const std::string& name,
                                   const std::string& command, const std::string& tag) {
   const fs::path scratch = Scratch(name + "-" + std::to_string(signal_number));
-  const fs::path tmp = scratch / "tmp";
-  fs::create_directories(tmp);
+  const advisor::testing::ScratchDir private_tmp;  // TMPDIR: short enough for the probe's socket
+  const fs::path tmp = private_tmp.path();
   const std::string err_path = (scratch / "stderr.txt").string();
   const pid_t advisor = fork();
   if (advisor == 0) {

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The modern-torch lane: advisor built against a current torch from PyPI and the script-mode
+# suites (ctest label "script") run with it, the trainers among them: transformers' Trainer,
+# Lightning and an accelerate loop, each bisected to the planted slow block of its model and the
+# line in tests/script_runs/tiny_lm.py. It builds only what those suites run (advisor, its probe
+# library, script_mode_tests), into build-modern/ beside the Debian lane's build/.
+#
+#   scripts/modern-lane.sh      # the virtualenv (scripts/modern-venv.sh), the build, the suites
+#
+# scripts/test.sh runs it after the Debian lane where CI is set or ADVISOR_MODERN_LANE=1.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+python="$("$root/scripts/modern-venv.sh" | tail -n 1)"
+
+start=$SECONDS
+"$root/scripts/setup.sh" --python "$python" --build build-modern \
+  --targets "advisor script_mode_tests"
+echo "[modern-lane] built in $((SECONDS - start)) s" >&2
+
+start=$SECONDS
+log="$root/build-modern/script-suites.log"
+(cd "$root/build-modern" && ctest --output-on-failure -L script) | tee "$log"
+echo "[modern-lane] suites ran in $((SECONDS - start)) s" >&2
+# A suite skips what its Python lacks; here nothing may be missing, or the lane did not run it.
+if grep -q "(Skipped)" "$log"; then
+  echo "modern-lane.sh: tests skipped in the modern lane (a framework missing?): see $log" >&2
+  exit 1
+fi
