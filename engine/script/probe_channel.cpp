@@ -124,4 +124,9 @@ ProbeChannel::Wait ProbeChannel::Receive(std::chrono::milliseconds timeout,
   }
 }
 
+bool ProbeChannel::PeerClosed() const {
+  pollfd descriptor{connection_, POLLRDHUP, 0};
+  return poll(&descriptor, 1, 0) > 0 && (descriptor.revents & (POLLRDHUP | POLLHUP)) != 0;
+}
+
 }  // namespace advisor

@@ -42,6 +42,10 @@ class ProbeChannel {
   Wait Receive(std::chrono::milliseconds timeout, const std::function<bool()>& keep_waiting,
                nlohmann::json& message);
 
+  // Whether the probe has closed its end (its process has ended), without reading: what it sent
+  // before is still there for Receive.
+  bool PeerClosed() const;
+
  private:
   bool TakeLine(nlohmann::json& message);
 

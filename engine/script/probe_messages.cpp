@@ -178,6 +178,7 @@ ProbeEnded ReadEnded(const json& message) {
   ended.steps = ClampedCount(ended_message.Required("steps"), kMaxProbeCount);
   ended.optimizer_seen = ended_message.Required("optimizer_seen").Bool();
   ended.model_seen = ended_message.Required("model_seen").Bool();
+  ended.raised = ended_message.Required("raised").Bool();
   return ended;
 }
 

@@ -44,6 +44,7 @@ struct ProbeEnded {
   int steps = 0;              // steps it completed
   bool optimizer_seen = false;
   bool model_seen = false;
+  bool raised = false;  // an uncaught Python exception ended it: its traceback is on stderr
 };
 
 // A window's reply: its steps and events (and, where advisor asked, the input stage measured over

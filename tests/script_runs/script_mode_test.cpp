@@ -548,6 +548,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadScript{"ends_too_early",
                   kPython + " " + kScripts + "/train_sample.py --epochs 2 --tag TAG",
                   "train_sample.py ended (exit status 0) after", "-q"},
+        BadScript{"ends_with_os_exit",
+                  kPython + " " + kScripts +
+                      "/train_sample.py --epochs 2 --exit-status 3 --os-exit --tag TAG",
+                  "train_sample.py failed (exit status 3) after 15 steps while advisor was "
+                  "profiling the baseline window, with no Python error: it called os._exit",
+                  "-q"},
         BadScript{"no_optimizer", kPython + " " + kScripts + "/no_optimizer.py TAG",
                   "without stepping a torch.optim optimizer", "-q"},
         BadScript{
@@ -780,6 +786,10 @@ TEST_P(ScriptRanksEnd, WithOneLineAndNoProcessLeft) {
 INSTANTIATE_TEST_SUITE_P(Ranks, ScriptRanksEnd,
                          ::testing::Values(RankEnd{"crash", "--crash-rank 1", "",
                                                    "ddp_train.py failed (exit status 1) after"},
+                                           RankEnd{"leave", "--leave-rank 1", "",
+                                                   "ddp_train.py (rank 1) ended cleanly after 7 "
+                                                   "steps while the other ranks were still "
+                                                   "training"},
                                            RankEnd{"hang", "--hang-rank 1", "--step-timeout 5",
                                                    "ddp_train.py made no training step in 5 s"}),
                          [](const ::testing::TestParamInfo<RankEnd>& info) {

@@ -277,8 +277,11 @@ class Session:
             sys.stderr.write("advisor probe: the script ended after %d steps, before the "
                              "benchmark's end\n" % self._clock.completed)
             return
+        # Python sets sys.last_value once it has printed an uncaught exception's traceback, before
+        # the atexit handlers run: advisor says "its error is above" only then.
         self._send({"type": "ended", "steps": self._clock.completed,
-                    "optimizer_seen": bool(self._optimizers), "model_seen": self._tree is not None})
+                    "optimizer_seen": bool(self._optimizers), "model_seen": self._tree is not None,
+                    "raised": hasattr(sys, "last_value")})
 
     # ---- what the script does --------------------------------------------------------------
 
