@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,14 @@ struct ProbeEnded {
 struct ProbeWindow {
   RecordedWindow window;
   std::map<std::string, std::string> lines;  // "file:line" -> the line's text
+};
+
+// A hello whose rank or world size is out of range: the script's environment (RANK, WORLD_SIZE,
+// set by a launcher or by hand) is the user's to fix, not a fault of advisor's probe. Its text
+// follows the script's name: "was started with RANK=7 and WORLD_SIZE=3: ...".
+class RankEnvironmentError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 // The message's "type", or ProbeMessageError.

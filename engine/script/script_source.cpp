@@ -145,7 +145,15 @@ ScriptSource::Rank ScriptSource::Connect(const std::string& doing) {
   }
   if (connected == ProbeChannel::Wait::kTimedOut) TimedOut(doing);
   if (connected != ProbeChannel::Wait::kMessage) Stopped(doing, nullptr);
-  rank.hello = ReadHello(Await(rank, "hello", doing));
+  const json hello = Await(rank, "hello", doing);
+  try {
+    rank.hello = ReadHello(hello);
+  } catch (const RankEnvironmentError& error) {
+    process_->Terminate();
+    throw ScriptError(name_ + " " + error.what());
+  } catch (const ProbeMessageError& error) {
+    BadMessage(rank, doing, error);
+  }
   return rank;
 }
 

@@ -561,6 +561,12 @@ INSTANTIATE_TEST_SUITE_P(
             "env RANK=0 WORLD_SIZE=2 " + kPython + " " + kScripts + "/train_sample.py --tag TAG",
             "train_sample.py: rank 1 of 2 did not start advisor's probe in 3 s",
             "-q --step-timeout 3"},
+        BadScript{
+            "rank_out_of_range",
+            "env RANK=7 WORLD_SIZE=3 " + kPython + " " + kScripts + "/train_sample.py --tag TAG",
+            "train_sample.py was started with RANK=7 and WORLD_SIZE=3: WORLD_SIZE must be "
+            "from 1 to 1048576 and RANK from 0 to WORLD_SIZE - 1",
+            "-q"},
         BadScript{"ranks_on_several_machines",
                   "env RANK=0 WORLD_SIZE=2 LOCAL_WORLD_SIZE=1 " + kPython + " " + kScripts +
                       "/train_sample.py --tag TAG",
