@@ -86,7 +86,13 @@ ScriptSource::ScriptSource(const ScriptOptions& options, const Progress& progres
 
   std::vector<ProbeModel> models;
   for (Rank& rank : ranks_) {
-    models.push_back(ReadModel(Await(rank, "model", "running its first training step")));
+    const std::string doing = "running its first training step";
+    const json model = Await(rank, "model", doing);
+    try {
+      models.push_back(ReadModel(model));
+    } catch (const ProbeMessageError& error) {
+      BadMessage(rank, doing, error);
+    }
     rank.steps_done = 1;
   }
   for (std::size_t r = 1; r < models.size(); ++r) {
@@ -389,7 +395,7 @@ json ScriptSource::Await(Rank& rank, const std::string& expected_type, const std
         rank.ended = ReadEnded(message);
       } else if (type == "fatal") {
         process_->Terminate();
-        throw ScriptError(ReadFatal(message));
+        throw ScriptError(Who(&rank) + ": " + ReadFatal(message));
       } else {
         throw ProbeMessageError("unexpected message '" + type + "'");
       }

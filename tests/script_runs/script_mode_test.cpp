@@ -554,6 +554,16 @@ INSTANTIATE_TEST_SUITE_P(
                   "train_sample.py failed (exit status 3) after 15 steps while advisor was "
                   "profiling the baseline window, with no Python error: it called os._exit",
                   "-q"},
+        BadScript{"module_name_with_a_control_character",
+                  kPython + " " + kScripts + "/odd_module_name.py control TAG",
+                  "odd_module_name.py: the model's module 'block\\x01' has a control character in "
+                  "its name: advisor names modules in its lines and its report; rename it",
+                  "-q"},
+        BadScript{"module_name_with_a_lone_surrogate",
+                  kPython + " " + kScripts + "/odd_module_name.py surrogate TAG",
+                  "odd_module_name.py: the model's module 'block\\ud800' has a lone surrogate in "
+                  "its name",
+                  "-q"},
         BadScript{"no_optimizer", kPython + " " + kScripts + "/no_optimizer.py TAG",
                   "without stepping a torch.optim optimizer", "-q"},
         BadScript{

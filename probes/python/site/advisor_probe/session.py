@@ -377,6 +377,12 @@ class Session:
                         "step outside a compiled region: advisor bisects the model an optimizer "
                         "trains (compile it with model = torch.compile(model), not in place)")
         self._tree = module_tree.ModuleTree(roots)
+        for path in self._tree.info:
+            what = module_tree.unshowable(path)
+            if what is not None:
+                self._fatal("the model's module %s has %s in its name: advisor names modules in "
+                            "its lines and its report; rename it where the script names it "
+                            "(add_module, a ModuleDict key or an attribute)" % (ascii(path), what))
         # Removing the discovery hooks would change what compiled code guards on and recompile it:
         # with a compiled module they stay, doing nothing. Without one they go, costing nothing.
         if not any(entry["opaque"] for entry in self._tree.info.values()):
