@@ -20,9 +20,16 @@ constexpr auto kSlice = std::chrono::milliseconds(100);
 
 }  // namespace
 
-ProbeListener::ProbeListener() : address_(folder_.path() + "/probe.sock") {
+ProbeListener::ProbeListener() {
   sockaddr_un where{};
   where.sun_family = AF_UNIX;
+  folder_.emplace("advisor-probe-");
+  address_ = folder_->path() + "/probe.sock";
+  if (address_.size() >= sizeof where.sun_path) {
+    folder_.reset();
+    folder_.emplace("advisor-probe-", "/tmp");
+    address_ = folder_->path() + "/probe.sock";
+  }
   if (address_.size() >= sizeof where.sun_path) {
     throw std::runtime_error("the probe's socket path is too long: " + address_ + " (set TMPDIR)");
   }

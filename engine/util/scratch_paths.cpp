@@ -43,8 +43,7 @@ pid_t CreatorOf(const std::string& name, const std::string& prefix) {
 // Private folders of this prefix that a SIGKILL left behind: this user's, made by a process that
 // is gone. A pid the kernel has given to another process since keeps its folder until that one
 // ends too; another user's folders, links and files are never touched.
-void RemoveStaleFolders(const std::string& prefix) {
-  const std::string root = TemporaryRoot();
+void RemoveStaleFolders(const std::string& prefix, const std::string& root) {
   DIR* dir = opendir(root.c_str());
   if (dir == nullptr) return;
   std::vector<std::string> stale;
@@ -64,11 +63,11 @@ void RemoveStaleFolders(const std::string& prefix) {
 
 // mkdtemp, before the registration is constructed: a folder that could not be made has no path.
 // The name carries advisor's pid, so that the next run can tell a folder left by a SIGKILL.
-std::string MakePrivateFolder(const std::string& prefix) {
-  RemoveStaleFolders(prefix);
-  std::string pattern = TemporaryRoot() + "/" + prefix + std::to_string(getpid()) + "-XXXXXX";
+std::string MakePrivateFolder(const std::string& prefix, const std::string& root) {
+  RemoveStaleFolders(prefix, root);
+  std::string pattern = root + "/" + prefix + std::to_string(getpid()) + "-XXXXXX";
   if (mkdtemp(pattern.data()) == nullptr) {
-    throw std::runtime_error("cannot create a private folder in " + TemporaryRoot() + ": " +
+    throw std::runtime_error("cannot create a private folder in " + root + ": " +
                              std::strerror(errno));
   }
   return pattern;
@@ -103,8 +102,9 @@ void RemoveScratchPaths() {
   }
 }
 
-PrivateTempDir::PrivateTempDir(const std::string& prefix)
-    : path_(MakePrivateFolder(prefix)), registration_(path_, ScratchPath::Kind::kTree) {}
+PrivateTempDir::PrivateTempDir(const std::string& prefix, const std::string& root)
+    : path_(MakePrivateFolder(prefix, root.empty() ? TemporaryRoot() : root)),
+      registration_(path_, ScratchPath::Kind::kTree) {}
 
 PrivateTempDir::~PrivateTempDir() { RemoveTree(path_); }
 
