@@ -438,8 +438,15 @@ class Bisection {
     const LevelJudgement judged = Judge(parent, *first.attribution);
     if (judged.support.Clear()) return first;
     const std::string level = "level " + std::to_string(depth) + ": ";
-    const std::string held = PlaceName(judged.destination, parent) + " held the time in " +
-                             StepsText(judged.support);
+    // Medians can lead to a module that no single step chose: "held the time in 0 of 5 steps"
+    // would say it both did and did not.
+    const std::string held =
+        judged.support.agreeing == 0
+            ? "the medians lead to " + PlaceName(judged.destination, parent) +
+                  ", which held the time in none of the " + std::to_string(judged.support.steps) +
+                  " steps"
+            : PlaceName(judged.destination, parent) + " held the time in " +
+                  StepsText(judged.support);
     if (reruns_ >= kMaxReruns) {
       Doubt(level + held + " of its window", {judged.destination, judged.runner_up});
       return first;
@@ -448,13 +455,17 @@ class Bisection {
     MeasuredWindow second = MeasureAgain(request, level + held + "; measuring the level again");
     const LevelJudgement again = Judge(parent, *second.attribution);
     if (again.destination != judged.destination) {
-      Doubt(level + "the choice changed on re-run: " + PlaceName(judged.destination, parent) +
-                " in " + StepsText(judged.support) + " of one window, " +
-                PlaceName(again.destination, parent) + " in " + StepsText(again.support) +
-                " of the next",
-            {judged.destination, again.destination});
-      return again.support.Fraction() >= judged.support.Fraction() ? std::move(second)
-                                                                    : std::move(first);
+      const std::string changed = level + "the choice changed on re-run: " +
+                                  PlaceName(judged.destination, parent) + " in " +
+                                  StepsText(judged.support) + " of one window, " +
+                                  PlaceName(again.destination, parent) + " in " +
+                                  StepsText(again.support) + " of the next";
+      Doubt(changed, {judged.destination, again.destination});
+      const bool second_decides = again.support.Fraction() >= judged.support.Fraction();
+      // The progress said the first window's choice; the one followed is said too.
+      progress_(changed + "; following " +
+                PlaceName(second_decides ? again.destination : judged.destination, parent));
+      return second_decides ? std::move(second) : std::move(first);
     }
     if (!again.support.Clear()) {
       Doubt(level + PlaceName(judged.destination, parent) + " held the time in " +

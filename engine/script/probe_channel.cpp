@@ -20,9 +20,16 @@ constexpr auto kSlice = std::chrono::milliseconds(100);
 
 }  // namespace
 
-ProbeListener::ProbeListener() : address_(folder_.path() + "/probe.sock") {
+ProbeListener::ProbeListener() {
   sockaddr_un where{};
   where.sun_family = AF_UNIX;
+  folder_.emplace("advisor-probe-");
+  address_ = folder_->path() + "/probe.sock";
+  if (address_.size() >= sizeof where.sun_path) {
+    folder_.reset();
+    folder_.emplace("advisor-probe-", "/tmp");
+    address_ = folder_->path() + "/probe.sock";
+  }
   if (address_.size() >= sizeof where.sun_path) {
     throw std::runtime_error("the probe's socket path is too long: " + address_ + " (set TMPDIR)");
   }
@@ -122,6 +129,11 @@ ProbeChannel::Wait ProbeChannel::Receive(std::chrono::milliseconds timeout,
     }
     if (!keep_waiting()) return Wait::kStopped;
   }
+}
+
+bool ProbeChannel::PeerClosed() const {
+  pollfd descriptor{connection_, POLLRDHUP, 0};
+  return poll(&descriptor, 1, 0) > 0 && (descriptor.revents & (POLLRDHUP | POLLHUP)) != 0;
 }
 
 }  // namespace advisor

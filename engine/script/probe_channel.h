@@ -42,6 +42,10 @@ class ProbeChannel {
   Wait Receive(std::chrono::milliseconds timeout, const std::function<bool()>& keep_waiting,
                nlohmann::json& message);
 
+  // Whether the probe has closed its end (its process has ended), without reading: what it sent
+  // before is still there for Receive.
+  bool PeerClosed() const;
+
  private:
   bool TakeLine(nlohmann::json& message);
 
@@ -72,8 +76,9 @@ class ProbeListener {
   void Close();
 
  private:
-  // Registered scratch: an interrupt, which cannot unwind the stack, removes it too.
-  PrivateTempDir folder_{"advisor-probe-"};
+  // Registered scratch: an interrupt, which cannot unwind the stack, removes it too. Under
+  // $TMPDIR, or under /tmp where $TMPDIR is too deep for a socket's path (108 bytes).
+  std::optional<PrivateTempDir> folder_;
   std::string address_;
   int listening_ = -1;
 };

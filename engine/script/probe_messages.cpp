@@ -104,12 +104,17 @@ ProbeHello ReadHello(const json& message) {
   hello.python_version = hello_message.Required("python").Text();
   hello.executable = hello_message.Required("executable").Text();
   hello.pid = hello_message.Required("pid").Integer(0);
-  hello.rank = ClampedCount(hello_message.Required("rank"), kMaxRanks);
-  const JsonField world_size = hello_message.Required("world_size");
-  hello.world_size = ClampedCount(world_size, kMaxRanks);
-  if (hello.world_size < 1 || hello.rank >= hello.world_size) {
-    world_size.Fail("must be above the rank (" + std::to_string(hello.rank) + ")");
+  const std::int64_t rank = hello_message.Required("rank").Integer();
+  const std::int64_t world_size = hello_message.Required("world_size").Integer();
+  if (world_size < 1 || world_size > kMaxRanks || rank < 0 || rank >= world_size) {
+    throw RankEnvironmentError(
+        "was started with RANK=" + std::to_string(rank) + " and WORLD_SIZE=" +
+        std::to_string(world_size) + ": WORLD_SIZE must be from 1 to " +
+        std::to_string(kMaxRanks) + " and RANK from 0 to WORLD_SIZE - 1 (a launcher such as "
+        "torchrun sets both)");
   }
+  hello.rank = static_cast<int>(rank);
+  hello.world_size = static_cast<int>(world_size);
   hello.local_world_size = hello.world_size;
   if (auto local = hello_message.Optional("local_world_size")) {
     hello.local_world_size = ClampedCount(*local, kMaxRanks);
@@ -178,6 +183,7 @@ ProbeEnded ReadEnded(const json& message) {
   ended.steps = ClampedCount(ended_message.Required("steps"), kMaxProbeCount);
   ended.optimizer_seen = ended_message.Required("optimizer_seen").Bool();
   ended.model_seen = ended_message.Required("model_seen").Bool();
+  ended.raised = ended_message.Required("raised").Bool();
   if (const std::optional<JsonField> frameworks = ended_message.Optional("frameworks")) {
     for (const JsonField& framework : frameworks->Elements(0, kMaxFrameworks)) {
       ended.frameworks.push_back(framework.Text(kMaxFrameworkBytes));

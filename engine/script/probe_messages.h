@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,7 @@ struct ProbeEnded {
   int steps = 0;              // steps it completed
   bool optimizer_seen = false;
   bool model_seen = false;
+  bool raised = false;  // an uncaught Python exception ended it: its traceback is on stderr
   // The training frameworks the script had imported ("lightning 2.6.6", "transformers 5.24"):
   // what advisor names when it could not follow the training (docs/script-mode.md).
   std::vector<std::string> frameworks;
@@ -58,6 +60,14 @@ struct ProbeEnded {
 struct ProbeWindow {
   RecordedWindow window;
   std::map<std::string, std::string> lines;  // "file:line" -> the line's text
+};
+
+// A hello whose rank or world size is out of range: the script's environment (RANK, WORLD_SIZE,
+// set by a launcher or by hand) is the user's to fix, not a fault of advisor's probe. Its text
+// follows the script's name: "was started with RANK=7 and WORLD_SIZE=3: ...".
+class RankEnvironmentError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 // The message's "type", or ProbeMessageError.

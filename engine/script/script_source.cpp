@@ -31,6 +31,8 @@ constexpr auto kExitGrace = std::chrono::seconds(5);
 // How long a launcher has to end its other ranks and exit once one rank has ended (torchrun's
 // agent looks at its ranks every 5 s), before advisor ends its process group.
 constexpr auto kLauncherGrace = std::chrono::seconds(15);
+// How long ranks that end together at the end of training take to close their channels, at most.
+constexpr auto kRanksEndTogether = std::chrono::seconds(1);
 
 const char* InstrumentationName(Instrumentation instrumentation) {
   switch (instrumentation) {
@@ -95,7 +97,13 @@ ScriptSource::ScriptSource(const ScriptOptions& options, const Progress& progres
 
   std::vector<ProbeModel> models;
   for (Rank& rank : ranks_) {
-    models.push_back(ReadModel(Await(rank, "model", "running its first training step")));
+    const std::string doing = "running its first training step";
+    const json model = Await(rank, "model", doing);
+    try {
+      models.push_back(ReadModel(model));
+    } catch (const ProbeMessageError& error) {
+      BadMessage(rank, doing, error);
+    }
     rank.steps_done = 1;
   }
   for (std::size_t r = 1; r < models.size(); ++r) {
@@ -154,7 +162,15 @@ ScriptSource::Rank ScriptSource::Connect(const std::string& doing) {
   }
   if (connected == ProbeChannel::Wait::kTimedOut) TimedOut(doing);
   if (connected != ProbeChannel::Wait::kMessage) Stopped(doing, nullptr);
-  rank.hello = ReadHello(Await(rank, "hello", doing));
+  const json hello = Await(rank, "hello", doing);
+  try {
+    rank.hello = ReadHello(hello);
+  } catch (const RankEnvironmentError& error) {
+    process_->Terminate();
+    throw ScriptError(name_ + " " + error.what());
+  } catch (const ProbeMessageError& error) {
+    BadMessage(rank, doing, error);
+  }
   return rank;
 }
 
@@ -365,15 +381,22 @@ json ScriptSource::Await(Rank& rank, const std::string& expected_type, const std
   while (true) {
     json message;
     ProbeChannel::Wait wait = ProbeChannel::Wait::kClosed;
+    // Another rank that ends waits on nothing here: this one may block in a collective with it
+    // until the step timeout.
+    Rank* closed = nullptr;
+    const auto keep_waiting = [&] {
+      if (process_->Poll()) return false;
+      closed = ClosedRank(rank);
+      return closed == nullptr;
+    };
     try {
-      wait = rank.channel->Receive(options_.step_timeout, [this] { return !process_->Poll(); },
-                                   message);
+      wait = rank.channel->Receive(options_.step_timeout, keep_waiting, message);
     } catch (const ProbeMessageError& error) {
       throw ScriptError(Who(&rank) + ": advisor's probe sent a bad message while " + doing +
                         ": " + error.what());
     }
     if (wait == ProbeChannel::Wait::kTimedOut) TimedOut(doing);
-    if (wait != ProbeChannel::Wait::kMessage) Stopped(doing, &rank);
+    if (wait != ProbeChannel::Wait::kMessage) Stopped(doing, closed != nullptr ? closed : &rank);
     try {
       const std::string type = MessageType(message);
       if (type == expected_type) return message;
@@ -383,7 +406,7 @@ json ScriptSource::Await(Rank& rank, const std::string& expected_type, const std
         rank.ended = ReadEnded(message);
       } else if (type == "fatal") {
         process_->Terminate();
-        throw ScriptError(ReadFatal(message));
+        throw ScriptError(Who(&rank) + ": " + ReadFatal(message));
       } else {
         throw ProbeMessageError("unexpected message '" + type + "'");
       }
@@ -418,8 +441,66 @@ void ScriptSource::TimedOut(const std::string& doing) {
                     doing + " (--step-timeout); advisor stopped it");
 }
 
+ScriptSource::Rank* ScriptSource::ClosedRank(const Rank& awaited) {
+  for (Rank& rank : ranks_) {
+    if (&rank != &awaited && rank.channel->PeerClosed()) return &rank;
+  }
+  return nullptr;
+}
+
+void ScriptSource::Drain(Rank& rank) {
+  while (true) {
+    json message;
+    try {
+      if (rank.channel->Receive(kExitGrace, [] { return true; }, message) !=
+          ProbeChannel::Wait::kMessage) {
+        return;
+      }
+      const std::string type = MessageType(message);
+      if (type == "step") ++rank.steps_done;
+      if (type == "ended") rank.ended = ReadEnded(message);
+    } catch (const std::runtime_error&) {
+      return;  // a bad last message: how the rank ended stays unknown
+    }
+  }
+}
+
+const ScriptSource::Rank* ScriptSource::RankThatLeftEarly() {
+  const auto settled = std::chrono::steady_clock::now() + kRanksEndTogether;
+  while (std::chrono::steady_clock::now() < settled &&
+         std::any_of(ranks_.begin(), ranks_.end(),
+                     [](const Rank& rank) { return !rank.channel->PeerClosed(); })) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const Rank* clean = nullptr;
+  bool another_did_not_end_cleanly = false;
+  for (Rank& rank : ranks_) {
+    if (rank.channel->PeerClosed()) Drain(rank);
+    const bool ended_cleanly = rank.ended && !rank.ended->raised;
+    if (ended_cleanly && clean == nullptr) clean = &rank;
+    another_did_not_end_cleanly = another_did_not_end_cleanly || !ended_cleanly;
+  }
+  return another_did_not_end_cleanly ? clean : nullptr;
+}
+
+std::string ScriptSource::WhatIsAbove(const Rank* rank) const {
+  if (rank != nullptr && rank->ended && rank->ended->raised) return "; its error is above";
+  if (rank != nullptr && rank->ended) return ", with no Python error";
+  return ", with no Python error: it called os._exit, or a signal or a crash ended it";
+}
+
 void ScriptSource::Stopped(const std::string& doing, const Rank* rank) {
   if (ranks_.size() > 1) {
+    if (const Rank* left = RankThatLeftEarly()) {
+      // The launcher ends the job when a rank fails, not when one ends cleanly: the others would
+      // wait for it in their next collective until they time out.
+      process_->Terminate();
+      throw ScriptError(Who(left) + " ended cleanly after " + Plural(left->ended->steps, "step") +
+                        " while the other ranks were still training and advisor was " + doing +
+                        ", which needs " + std::to_string(steps_needed_) +
+                        ": advisor needs every rank to train until it has measured; advisor "
+                        "stopped the others");
+    }
     // One rank has ended: its launcher notices (torchrun within seconds) and ends the others; a
     // launcher that does not is ended with them.
     const auto deadline = std::chrono::steady_clock::now() + kLauncherGrace;
@@ -447,11 +528,19 @@ void ScriptSource::Stopped(const std::string& doing, const Rank* rank) {
                       doing + ": not every rank's probe connected; advisor bisects the ranks of "
                       "one job that a launcher starts on this machine (torchrun --standalone)");
   }
-  if (modules_.empty() && failed) {
-    throw ScriptError(name_ + " failed (" + how + ") before its second training step began; its "
-                      "error is above");
+  const Rank* stopped = rank != nullptr ? rank : &ranks_[0];
+  for (Rank& each : ranks_) {
+    if (each.channel->PeerClosed() && !each.ended) Drain(each);
+    // Under a launcher, the rank whose error ended the job, where one raised one.
+    if (each.ended && each.ended->raised && !(stopped->ended && stopped->ended->raised)) {
+      stopped = &each;
+    }
   }
-  const std::optional<ProbeEnded>& ended = rank != nullptr ? rank->ended : ranks_[0].ended;
+  if (modules_.empty() && failed) {
+    throw ScriptError(name_ + " failed (" + how + ") before its second training step began" +
+                      WhatIsAbove(stopped));
+  }
+  const std::optional<ProbeEnded>& ended = stopped->ended;
   // A framework advisor could not follow is named: its trainer is where to look.
   const std::string frameworks = ended ? FrameworksClause(ended->frameworks) : "";
   if (ended && !ended->optimizer_seen) {
@@ -464,10 +553,10 @@ void ScriptSource::Stopped(const std::string& doing, const Rank* rank) {
     throw ScriptError(name_ + " ended (" + how + ") before its second training step began" +
                       frameworks + ": advisor needs the first step to find the model");
   }
-  const int steps_done = rank != nullptr ? rank->steps_done : ranks_[0].steps_done;
+  const int steps_done = stopped->steps_done;
   if (failed) {
     throw ScriptError(name_ + " failed (" + how + ") after " + Plural(steps_done, "step") +
-                      " while advisor was " + doing + "; its error is above");
+                      " while advisor was " + doing + WhatIsAbove(stopped));
   }
   throw ScriptError(name_ + " ended (" + how + ") after " + Plural(steps_done, "step") +
                     " while advisor was " + doing + ", which needs " +

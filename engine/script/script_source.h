@@ -101,6 +101,16 @@ class ScriptSource : public WindowSource {
                                   const std::string& doing, int steps);
   nlohmann::json Await(Rank& rank, const std::string& expected_type, const std::string& doing);
   [[noreturn]] void Stopped(const std::string& doing, const Rank* rank);
+  // The first rank, other than `awaited`, whose probe has closed its connection; nullptr if none.
+  Rank* ClosedRank(const Rank& awaited);
+  // Reads what a closed rank's probe sent before it closed: its last steps and how it ended.
+  void Drain(Rank& rank);
+  // Under a launcher: a rank that ended with no error while another rank had not (it still
+  // trains, or failed on its way since); nullptr if none. Waits up to a second for ranks that end
+  // together at the end of training to close.
+  const Rank* RankThatLeftEarly();
+  // "; its error is above" where the rank's probe saw an uncaught exception, else what it saw.
+  std::string WhatIsAbove(const Rank* rank) const;
   [[noreturn]] void TimedOut(const std::string& doing);
   [[noreturn]] void OutOfStep(const std::string& doing, const std::runtime_error& error);
   [[noreturn]] void BadMessage(const Rank& rank, const std::string& doing,

@@ -1,6 +1,8 @@
 #include "engine/trace_import/trace_metadata.h"
 
 #include <limits>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include <nlohmann/json.hpp>
@@ -61,11 +63,38 @@ std::vector<int> ReadRanks(const json& ranks) {
   return out;
 }
 
+// More ranks than any job runs: bounds what a world size may claim.
+constexpr std::int64_t kMaxWorldSize = 1 << 20;
+
+// distributedInfo's `key`, an integer from `least` to `most`; -1 when absent. Throws
+// std::invalid_argument naming the member and the range otherwise.
+int ReadRankNumber(const json& info, const char* key, std::int64_t least, std::int64_t most,
+                   const std::string& range) {
+  const auto it = info.find(key);
+  if (it == info.end()) return -1;
+  if (!it->is_number_integer() ||
+      (it->is_number_unsigned()
+           ? it->get<std::uint64_t>() > static_cast<std::uint64_t>(most)
+           : it->get<std::int64_t>() < least || it->get<std::int64_t>() > most)) {
+    throw std::invalid_argument(std::string("\"distributedInfo\" ") + key + " " + it->dump() +
+                                " is not " + range);
+  }
+  return static_cast<int>(it->get<std::int64_t>());
+}
+
 DistributedInfo ReadDistributed(const json& info) {
   DistributedInfo distributed;
   distributed.backend = Get<std::string>(info, "backend", "");
-  distributed.rank = Get<int>(info, "rank", -1);
-  distributed.world_size = Get<int>(info, "world_size", -1);
+  distributed.world_size = ReadRankNumber(info, "world_size", 1, kMaxWorldSize,
+                                          "an integer from 1 to " + std::to_string(kMaxWorldSize));
+  const std::int64_t last_rank =
+      distributed.world_size > 0 ? distributed.world_size - 1 : kMaxWorldSize - 1;
+  distributed.rank =
+      ReadRankNumber(info, "rank", 0, last_rank,
+                     "an integer from 0 to " + std::to_string(last_rank) +
+                         (distributed.world_size > 0
+                              ? " (world_size " + std::to_string(distributed.world_size) + ")"
+                              : std::string()));
   if (auto groups = info.find("pg_config"); groups != info.end() && groups->is_array()) {
     for (const json& group : *groups) {
       if (!group.is_object()) continue;
@@ -118,7 +147,11 @@ void ReadMetadataMember(const std::string& key, std::string_view text, std::uint
     }
   } else if (key == "distributedInfo") {
     if (!value.is_object()) return problem("is not an object");
-    metadata.distributed = ReadDistributed(value);
+    try {
+      metadata.distributed = ReadDistributed(value);
+    } catch (const std::invalid_argument& error) {
+      throw std::invalid_argument("byte " + std::to_string(offset) + ": " + error.what());
+    }
   }
 }
 

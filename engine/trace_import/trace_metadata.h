@@ -14,7 +14,9 @@ namespace advisor {
 
 // Reads the member `key`'s JSON value `text` (which starts `offset` bytes into the file) into
 // `metadata`. A value that is not what Kineto writes leaves the metadata as it was and adds one
-// "byte N: ..." line to `problems`.
+// "byte N: ..." line to `problems`. A distributedInfo whose rank or world size is out of range
+// (a rank below 0 or at least the world size) throws std::invalid_argument ("byte N: ..."): the
+// trace would be merged as another rank's, or as no rank's.
 void ReadMetadataMember(const std::string& key, std::string_view text, std::uint64_t offset,
                         TraceMetadata& metadata, std::vector<std::string>& problems);
 

@@ -188,7 +188,11 @@ class Reader : public ScanSink {
  private:
   void KeepMember(const std::string& key, std::string_view text, std::uint64_t begin) {
     std::vector<std::string> problems;
-    ReadMetadataMember(key, text, begin, store_.metadata, problems);
+    try {
+      ReadMetadataMember(key, text, begin, store_.metadata, problems);
+    } catch (const std::invalid_argument& error) {
+      throw TraceError(store_.path, error.what());
+    }
     for (std::string& problem : problems) AddProblem(store_.stats, std::move(problem));
   }
 

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "engine/util/environment.h"
+#include "engine/util/group_guardian.h"
 
 namespace advisor {
 namespace {
@@ -29,6 +30,7 @@ std::vector<pid_t> g_groups;  // guarded by g_mutex
 void RegisterGroup(pid_t group) {
   std::lock_guard<std::mutex> lock(g_mutex);
   g_groups.push_back(group);
+  GuardGroup(group);
 }
 
 std::vector<pid_t> RegisteredGroups() {
@@ -208,6 +210,7 @@ pid_t StartChild(const ChildSpec& spec, std::string& error) {
 void ForgetChildGroup(pid_t group) {
   std::lock_guard<std::mutex> lock(g_mutex);
   g_groups.erase(std::remove(g_groups.begin(), g_groups.end(), group), g_groups.end());
+  UnguardGroup(group);
 }
 
 void EndChildGroups(int signal, std::chrono::milliseconds grace) {

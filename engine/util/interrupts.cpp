@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "engine/util/child_processes.h"
+#include "engine/util/group_guardian.h"
 #include "engine/util/scratch_paths.h"
 
 namespace advisor {
@@ -34,6 +35,7 @@ void OnSignal(int signal_number) {
   const int signal_number = byte;
   EndChildGroups(signal_number, std::chrono::milliseconds(kChildGraceMs));
   RemoveScratchPaths();
+  EndGroupGuardian();
   struct sigaction default_action {};
   default_action.sa_handler = SIG_DFL;
   sigaction(signal_number, &default_action, nullptr);
@@ -65,6 +67,7 @@ void InstallInterruptCleanup() {
 void AbandonRun(int status) {
   EndChildGroups(SIGKILL, std::chrono::milliseconds(0));
   RemoveScratchPaths();
+  EndGroupGuardian();
   _exit(status);
 }
 

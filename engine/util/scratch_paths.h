@@ -32,12 +32,14 @@ void RemoveScratchPaths();
 
 // A private folder (mode 0700, made with mkdtemp, so its name cannot be predicted or taken
 // beforehand) under $TMPDIR or /tmp, registered as a scratch tree and removed with everything in
-// it when the object goes away.
+// it when the object goes away. Its name is PREFIX<advisor's pid>-XXXXXX: making one first removes
+// the folders of the same prefix that this user's advisors, since gone (a SIGKILL), left behind.
 class PrivateTempDir {
  public:
-  // `prefix` names the folder, e.g. "advisor-autotest-". Throws std::runtime_error with one line
-  // naming the temporary folder and the OS error when it cannot be made.
-  explicit PrivateTempDir(const std::string& prefix);
+  // `prefix` names the folder, e.g. "advisor-autotest-"; `root` is the folder to make it in,
+  // $TMPDIR (else /tmp) when empty. Throws std::runtime_error with one line naming the temporary
+  // folder and the OS error when it cannot be made.
+  explicit PrivateTempDir(const std::string& prefix, const std::string& root = "");
   ~PrivateTempDir();
   PrivateTempDir(const PrivateTempDir&) = delete;
   PrivateTempDir& operator=(const PrivateTempDir&) = delete;

@@ -210,6 +210,37 @@ TEST(Bisection, WindowsThatDisagreeGiveLowConfidenceAndNameWhatTheyCouldNotSepar
       << ::testing::PrintToString(report.data_quality);
 }
 
+// The progress lines say what the bisection follows: a module the medians lead to but no step
+// chose is not said to have "held the time in 0 of 3 steps", and where the re-run chooses
+// another module, the line says which one the bisection descends into.
+TEST(Bisection, ProgressSaysWhichModuleItFollowsWhenTheChoiceChanges) {
+  FakeSource source(Transformer());
+  // First window: each step slowed in another block, none in blocks.2, where the medians lead.
+  // Second window: blocks.1 in every step.
+  source.slowdown = SlowBlockAt({{kLevelOneWindow, 0, "blocks.0"},
+                                 {kLevelOneWindow, 1, "blocks.1"},
+                                 {kLevelOneWindow, 2, "blocks.3"},
+                                 {kLevelOneWindow + 1, 0, "blocks.1"},
+                                 {kLevelOneWindow + 1, 1, "blocks.1"},
+                                 {kLevelOneWindow + 1, 2, "blocks.1"}});
+  std::vector<std::string> lines;
+  const BisectOutcome outcome = RunBisection(
+      source, BisectSettings{3, 16, {}}, [&](const std::string& line) { lines.push_back(line); });
+  ASSERT_TRUE(outcome.report.hotspot.has_value());
+  EXPECT_EQ(outcome.report.hotspot->path, "blocks.1");
+  std::string said;
+  for (const std::string& line : lines) said += line + "\n";
+  EXPECT_EQ(said.find("held the time in 0 of"), std::string::npos) << said;
+  EXPECT_NE(said.find("level 1: the medians lead to blocks.2, which held the time in none of the "
+                      "3 steps; measuring the level again"),
+            std::string::npos)
+      << said;
+  EXPECT_NE(said.find("level 1: the choice changed on re-run: blocks.2 in 0 of 3 steps of one "
+                      "window, blocks.1 in 3 of 3 steps of the next; following blocks.1"),
+            std::string::npos)
+      << said;
+}
+
 TEST(Bisection, AWindowDuringWhichOtherWorkHeldTheCpusMakesTheHotSpotLowConfidence) {
   FakeSource source(Transformer());
   // The stall clock stands still over the baseline's window (readings 1 and 2), then leaps by

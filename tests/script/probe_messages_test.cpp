@@ -256,6 +256,7 @@ TEST(ProbeMessages, AnEndedMessageNamesTheFrameworksTheScriptImported) {
                       {"steps", 0},
                       {"optimizer_seen", false},
                       {"model_seen", false},
+                      {"raised", false},
                       {"frameworks", {"lightning 2.6.6", "transformers 5.24"}}};
   EXPECT_EQ(ReadEnded(ended).frameworks,
             (std::vector<std::string>{"lightning 2.6.6", "transformers 5.24"}));
@@ -282,9 +283,23 @@ TEST(ProbeMessages, AHelloNamesItsRank) {
   EXPECT_EQ(read.rank, 1);
   EXPECT_EQ(read.world_size, 2);
   EXPECT_EQ(read.local_world_size, 2) << "WORLD_SIZE's without LOCAL_WORLD_SIZE";
-  json bad = hello;
-  bad["rank"] = 2;
-  EXPECT_THROW(ReadHello(bad), ProbeMessageError);
+  // The rank and world size are the script's environment: out of range, the user's to fix.
+  for (const json& rank : {json(2), json(-1), json(1000000000000000000)}) {
+    json bad = hello;
+    bad["rank"] = rank;
+    try {
+      ReadHello(bad);
+      ADD_FAILURE() << rank;
+    } catch (const RankEnvironmentError& error) {
+      EXPECT_EQ(std::string(error.what()),
+                "was started with RANK=" + rank.dump() +
+                    " and WORLD_SIZE=2: WORLD_SIZE must be from 1 to 1048576 and RANK from 0 to "
+                    "WORLD_SIZE - 1 (a launcher such as torchrun sets both)");
+    }
+  }
+  json too_many = hello;
+  too_many["world_size"] = 1000000000000000000;
+  EXPECT_THROW(ReadHello(too_many), RankEnvironmentError);
   json local = hello;
   local["local_world_size"] = 1;
   EXPECT_EQ(ReadHello(local).local_world_size, 1);

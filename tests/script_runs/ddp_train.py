@@ -81,6 +81,7 @@ def main():
     parser.add_argument("--width", type=int, default=384)
     parser.add_argument("--crash-rank", type=int, default=-1)
     parser.add_argument("--hang-rank", type=int, default=-1)
+    parser.add_argument("--leave-rank", type=int, default=-1)
     parser.add_argument("--accumulate", type=int, default=1)
     parser.add_argument("--tag", default="")
     args = parser.parse_args()
@@ -113,6 +114,8 @@ def main():
                 raise RuntimeError("rank %d failed on purpose" % rank)
             if step == 8 and rank == args.hang_rank:
                 time.sleep(3600)
+            if step == 8 and rank == args.leave_rank:
+                return  # ends cleanly while the other rank trains on
             optimizer.zero_grad()
             if cuda:
                 inputs, labels = inputs.to(device), labels.to(device)

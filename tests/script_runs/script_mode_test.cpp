@@ -551,6 +551,22 @@ INSTANTIATE_TEST_SUITE_P(
         BadScript{"ends_too_early",
                   kPython + " " + kScripts + "/train_sample.py --epochs 2 --tag TAG",
                   "train_sample.py ended (exit status 0) after", "-q"},
+        BadScript{"ends_with_os_exit",
+                  kPython + " " + kScripts +
+                      "/train_sample.py --epochs 2 --exit-status 3 --os-exit --tag TAG",
+                  "train_sample.py failed (exit status 3) after 15 steps while advisor was "
+                  "profiling the baseline window, with no Python error: it called os._exit",
+                  "-q"},
+        BadScript{"module_name_with_a_control_character",
+                  kPython + " " + kScripts + "/odd_module_name.py control TAG",
+                  "odd_module_name.py: the model's module 'block\\x01' has a control character in "
+                  "its name: advisor names modules in its lines and its report; rename it",
+                  "-q"},
+        BadScript{"module_name_with_a_lone_surrogate",
+                  kPython + " " + kScripts + "/odd_module_name.py surrogate TAG",
+                  "odd_module_name.py: the model's module 'block\\ud800' has a lone surrogate in "
+                  "its name",
+                  "-q"},
         BadScript{"no_optimizer", kPython + " " + kScripts + "/no_optimizer.py TAG",
                   "without stepping a torch.optim optimizer", "-q"},
         BadScript{
@@ -558,6 +574,12 @@ INSTANTIATE_TEST_SUITE_P(
             "env RANK=0 WORLD_SIZE=2 " + kPython + " " + kScripts + "/train_sample.py --tag TAG",
             "train_sample.py: rank 1 of 2 did not start advisor's probe in 3 s",
             "-q --step-timeout 3"},
+        BadScript{
+            "rank_out_of_range",
+            "env RANK=7 WORLD_SIZE=3 " + kPython + " " + kScripts + "/train_sample.py --tag TAG",
+            "train_sample.py was started with RANK=7 and WORLD_SIZE=3: WORLD_SIZE must be "
+            "from 1 to 1048576 and RANK from 0 to WORLD_SIZE - 1",
+            "-q"},
         BadScript{"ranks_on_several_machines",
                   "env RANK=0 WORLD_SIZE=2 LOCAL_WORLD_SIZE=1 " + kPython + " " + kScripts +
                       "/train_sample.py --tag TAG",
@@ -783,6 +805,10 @@ TEST_P(ScriptRanksEnd, WithOneLineAndNoProcessLeft) {
 INSTANTIATE_TEST_SUITE_P(Ranks, ScriptRanksEnd,
                          ::testing::Values(RankEnd{"crash", "--crash-rank 1", "",
                                                    "ddp_train.py failed (exit status 1) after"},
+                                           RankEnd{"leave", "--leave-rank 1", "",
+                                                   "ddp_train.py (rank 1) ended cleanly after 7 "
+                                                   "steps while the other ranks were still "
+                                                   "training"},
                                            RankEnd{"hang", "--hang-rank 1", "--step-timeout 5",
                                                    "ddp_train.py made no training step in 5 s"}),
                          [](const ::testing::TestParamInfo<RankEnd>& info) {

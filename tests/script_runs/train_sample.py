@@ -13,6 +13,7 @@ ignored (tests find the script's processes by it).
 """
 
 import argparse
+import os
 import sys
 
 import torch
@@ -105,6 +106,7 @@ def main():
     parser.add_argument("--checkpoint", action="store_true")
     parser.add_argument("--tag", default="")
     parser.add_argument("--exit-status", type=int, default=0, help="to end with, once trained")
+    parser.add_argument("--os-exit", action="store_true", help="end with os._exit: no atexit")
     args = parser.parse_args()
 
     torch.manual_seed(0)
@@ -128,6 +130,9 @@ def main():
                 step += 1
         print("epoch %d: %d steps, loss %.3f" % (epoch, step, loss.item() * args.accumulate),
               flush=True)
+    if args.os_exit:
+        sys.stdout.flush()
+        os._exit(args.exit_status)
     sys.exit(args.exit_status)
 
 

@@ -283,6 +283,30 @@ TEST(TraceReader, TheParallelSplitReadsWhatTheSerialScanReads) {
   ExpectSameAsSerial("an error after a cut", "[" + Event(1, "a") + ", " + Event(2, "b") + "] x");
 }
 
+// A rank out of range would merge the trace as another rank's (or, read as "no rank", take its
+// rank from the file name): the file is refused with one line naming the member and the range.
+TEST(TraceReader, ADistributedInfoRankOutOfRangeIsRefused) {
+  testing::ScratchDir dir;
+  const std::string before = "{\"traceEvents\": [" + Event(1, "a") + "], \"distributedInfo\": ";
+  const auto with_info = [&](const std::string& info) {
+    WriteFile(dir / "rank.json", before + info + "}");
+    return ErrorReading(dir / "rank.json");
+  };
+  const std::string at = dir / "rank.json" + ": byte " + std::to_string(before.size()) +
+                         ": \"distributedInfo\" ";
+  EXPECT_EQ(with_info(R"({"rank": -1, "world_size": 2})"),
+            at + "rank -1 is not an integer from 0 to 1 (world_size 2)");
+  EXPECT_EQ(with_info(R"({"rank": 3, "world_size": 3})"),
+            at + "rank 3 is not an integer from 0 to 2 (world_size 3)");
+  EXPECT_EQ(with_info(R"({"rank": 1000000000000000000})"),
+            at + "rank 1000000000000000000 is not an integer from 0 to 1048575");
+  EXPECT_EQ(with_info(R"({"rank": 0, "world_size": 18446744073709551615})"),
+            at + "world_size 18446744073709551615 is not an integer from 1 to 1048576");
+  EXPECT_EQ(with_info(R"({"rank": "0", "world_size": 2})"),
+            at + "rank \"0\" is not an integer from 0 to 1 (world_size 2)");
+  EXPECT_EQ(with_info(R"({"rank": 1, "world_size": 2})"), "") << "in range: read";
+}
+
 // The guess holds wherever Kineto's layout puts a cut, so no chunk is scanned twice; a name with
 // "}, {" in it costs a second scan of the chunks cut there.
 TEST(TraceReader, GuessesHoldAtTheCutsOfAKinetoTrace) {

@@ -5,6 +5,9 @@
 //
 //   advisor_like interrupt COMMAND...          handles interrupts like advisor; waits forever
 //   advisor_like hang SECONDS COMMAND...       a step that never returns, guarded for SECONDS
+//   advisor_like return COMMAND...             waits for the child, then returns from main
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -20,7 +23,7 @@
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: advisor_like interrupt|hang [SECONDS] COMMAND...\n");
+    std::fprintf(stderr, "usage: advisor_like interrupt|hang SECONDS|return COMMAND...\n");
     return 2;
   }
   const bool hang = std::strcmp(argv[1], "hang") == 0;
@@ -41,6 +44,15 @@ int main(int argc, char** argv) {
   std::printf("%d %d %s\n", static_cast<int>(getpid()), static_cast<int>(pid),
               scratch.path().c_str());
   std::fflush(stdout);
+  if (std::strcmp(argv[1], "return") == 0) {
+    siginfo_t ended{};
+    waitid(P_PID, static_cast<id_t>(pid), &ended, WEXITED | WNOWAIT);  // still unreaped: see below
+    kill(-pid, SIGKILL);  // child_processes.h's contract: its group goes, forgotten, then reaped
+    advisor::ForgetChildGroup(pid);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return 0;
+  }
   const advisor::StepTimeoutGuard guard("a training step");
   while (true) pause();
 }

@@ -4,10 +4,12 @@
 // kernel would.
 #include "engine/util/child_processes.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -167,6 +169,77 @@ TEST(ChildProcesses, ChildDiesWhenAdvisorIsKilled) {
   kill(advisor.pid(), SIGKILL);
   advisor.Wait();
   EXPECT_TRUE(GoneWithin(advisor.child(), std::chrono::seconds(5)));
+}
+
+// The death signal reaches the group's leader alone: the script's own children (DataLoader
+// workers, a launcher's ranks) computed on after advisor's SIGKILL.
+TEST(ChildProcesses, TheChildsOwnChildrenDieWhenAdvisorIsKilled) {
+  testing::ScratchDir dir;
+  const std::string grandchild = dir / "grandchild-pid";
+  AdvisorLike advisor({"interrupt", "/bin/sh", "-c",
+                       "sleep 300 & echo $! > " + grandchild + ".tmp; mv " + grandchild + ".tmp " +
+                           grandchild + "; wait"});
+  ASSERT_TRUE(AppearsWithin(grandchild, std::chrono::seconds(10)));
+  pid_t pid = 0;
+  std::ifstream(grandchild) >> pid;
+  ASSERT_GT(pid, 0);
+  kill(advisor.pid(), SIGKILL);
+  advisor.Wait();
+  EXPECT_TRUE(GoneWithin(advisor.child(), std::chrono::seconds(5)));
+  const bool gone = GoneWithin(pid, std::chrono::seconds(5));
+  if (!gone) kill(pid, SIGKILL);
+  EXPECT_TRUE(gone) << "the child's child " << pid;
+}
+
+// Processes that this test process adopted (it is a subreaper) and that were forked from
+// advisor_like: what advisor_like left behind, alive or dead, once it has been reaped.
+std::vector<pid_t> AdoptedFromAdvisorLike() {
+  std::vector<pid_t> adopted;
+  DIR* proc = opendir("/proc");
+  while (dirent* entry = readdir(proc)) {
+    const std::string pid = entry->d_name;
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat_file("/proc/" + pid + "/stat");
+    std::string stat((std::istreambuf_iterator<char>(stat_file)), {});
+    const std::size_t name_end = stat.rfind(')');
+    if (name_end == std::string::npos || stat.find("(advisor_like)") == std::string::npos) continue;
+    std::istringstream rest(stat.substr(name_end + 1));
+    std::string state;
+    pid_t parent = 0;
+    rest >> state >> parent;
+    if (parent == getpid()) adopted.push_back(std::stoi(pid));
+  }
+  closedir(proc);
+  return adopted;
+}
+
+// The guardian (group_guardian.h) is a fork of advisor with advisor's command line: an advisor
+// that ends on its own, however it ends, reaps it first, so that nothing named like advisor
+// outlives it (the script tests count the processes that carry their tag). This process becomes
+// a subreaper, so that a guardian left behind is adopted here and found, alive or a zombie,
+// without waiting for anything.
+TEST(ChildProcesses, TheGuardianEndsBeforeAdvisorDoes) {
+  ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  struct Ending {
+    std::vector<std::string> arguments;
+    int signal;
+  };
+  const Ending endings[] = {{{"return", "true"}, 0},
+                            {{"interrupt", "sleep", "300"}, SIGTERM},
+                            {{"hang", "1", "sleep", "300"}, 0}};
+  for (const Ending& ending : endings) {
+    AdvisorLike advisor(ending.arguments);
+    if (ending.signal != 0) kill(advisor.pid(), ending.signal);
+    advisor.Wait();
+    const std::vector<pid_t> left = AdoptedFromAdvisorLike();
+    for (pid_t pid : left) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+    EXPECT_TRUE(left.empty()) << "advisor_like " << ending.arguments.front() << " left "
+                              << left.size() << " process(es) of its own";
+  }
+  prctl(PR_SET_CHILD_SUBREAPER, 0);
 }
 
 TEST(ChildProcesses, StepTimeoutAbandonsTheRunWithOneLine) {

@@ -8,6 +8,17 @@ the hooks (it is the one the parent calls). A module reached twice (shared) keep
 
 import torch
 
+def unshowable(path):
+    """What in a module path advisor cannot show in its lines and its report, which name modules by
+    path: "a control character" or "a lone surrogate" (not encodable as UTF-8); None if nothing."""
+    for char in path:
+        if ord(char) < 0x20:
+            return "a control character"
+        if 0xD800 <= ord(char) <= 0xDFFF:
+            return "a lone surrogate"
+    return None
+
+
 # Attributes through which a wrapper holds the module it wraps.
 _WRAPPED_ATTRIBUTES = {
     "module": ("DistributedDataParallel", "DataParallel"),

@@ -294,9 +294,12 @@ class Session:
             sys.stderr.write("advisor probe: the script ended after %d steps, before the "
                              "benchmark's end\n" % self._clock.completed)
             return
+        # Python sets sys.last_value once it has printed an uncaught exception's traceback, before
+        # the atexit handlers run: advisor says "its error is above" only then.
         self._send({"type": "ended", "steps": self._clock.completed,
                     "optimizer_seen": bool(self._optimizers), "model_seen": self._tree is not None,
-                    "frameworks": imported_frameworks(sys.modules)})
+                    "frameworks": imported_frameworks(sys.modules),
+                    "raised": hasattr(sys, "last_value")})
 
     # ---- what the script does --------------------------------------------------------------
 
@@ -392,6 +395,12 @@ class Session:
                         "step outside a compiled region: advisor bisects the model an optimizer "
                         "trains (compile it with model = torch.compile(model), not in place)")
         self._tree = module_tree.ModuleTree(roots)
+        for path in self._tree.info:
+            what = module_tree.unshowable(path)
+            if what is not None:
+                self._fatal("the model's module %s has %s in its name: advisor names modules in "
+                            "its lines and its report; rename it where the script names it "
+                            "(add_module, a ModuleDict key or an attribute)" % (ascii(path), what))
         # Removing the discovery hooks would change what compiled code guards on and recompile it:
         # with a compiled module they stay, doing nothing. Without one they go, costing nothing.
         if not any(entry["opaque"] for entry in self._tree.info.values()):
