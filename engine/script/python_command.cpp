@@ -55,6 +55,32 @@ std::size_t ProgramIndex(const std::vector<std::string>& command) {
   return i;
 }
 
+// Why Python's arguments after `program` run no script advisor can follow: `-c CODE` has no file
+// to name a line in, and `-` reads the script from standard input, which advisor does not pass on
+// (the script's standard input is /dev/null, so that a run never waits on a terminal); "" for a
+// script file or a module.
+std::string WhyNoScriptFile(const std::vector<std::string>& command, std::size_t program) {
+  for (std::size_t i = program + 1; i < command.size(); ++i) {
+    const std::string& argument = command[i];
+    if (argument == "-c") {
+      return "python -c runs code given on the command line: advisor bisect -- runs a script "
+             "file or module, whose lines it names (save the code as train.py and run python "
+             "train.py)";
+    }
+    if (argument == "-") {
+      return "python - reads its script from standard input, which advisor does not pass on: "
+             "save the script as a file and run python FILE";
+    }
+    // Options that take a value in the next argument; any other option stands alone.
+    if (argument == "-W" || argument == "-X" || argument == "--check-hash-based-pycs") {
+      ++i;
+      continue;
+    }
+    if (argument.rfind("-", 0) != 0 || argument == "-m") return "";
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string WhyNotPython(const std::vector<std::string>& command) {
@@ -65,7 +91,8 @@ std::string WhyNotPython(const std::vector<std::string>& command) {
   const std::string& program = command[index];
   const std::string resolved = Resolve(program);
   if (resolved.empty()) return program + ": no such program";
-  if (NamesPython(program) || NamesPython(resolved) || ShebangNamesPython(resolved)) return "";
+  if (NamesPython(program) || NamesPython(resolved)) return WhyNoScriptFile(command, index);
+  if (ShebangNamesPython(resolved)) return "";
   return program + " is not Python: advisor bisect -- runs a command that starts Python "
                    "(python train.py, python -m pkg.train, a launcher such as torchrun)";
 }

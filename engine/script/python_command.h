@@ -8,7 +8,8 @@
 
 namespace advisor {
 
-// "" when `command` starts Python, else the one-line reason.
+// "" when `command` starts Python on a script file or module, else the one-line reason (not
+// Python; `python -c CODE` or `python -`, which give no file to name lines in).
 std::string WhyNotPython(const std::vector<std::string>& command);
 
 // The script and its arguments within the command: from the first argument ending in .py (or

@@ -96,10 +96,23 @@ std::vector<double> ScriptCandidateRunner::Losses(const CandidateSpec* candidate
     if (!outcome.stderr_tail.empty()) failure += "; stderr tail:\n" + outcome.stderr_tail;
     return {};
   }
-  // Written by the probe in the script's process: checked like any candidate result.
+  // Written by the probe in the script's process: checked like any candidate result. What
+  // happened comes first: a path in advisor's scratch folder and a field's name tell the user
+  // nothing of a script that ended before its loss steps, or of a candidate the probe skipped.
+  std::error_code absent;
+  if (!std::filesystem::exists(result_path, absent)) {
+    failure = "the " + name + " run ended (" + outcome.Describe() +
+              ") before the probe recorded the losses of its first steps";
+    if (!outcome.stderr_tail.empty()) failure += "; stderr tail:\n" + outcome.stderr_tail;
+    return {};
+  }
   try {
     const json root = ParseJsonDocument(ReadSmall(result_path), result_path);
     const JsonField result(root, result_path);
+    if (const std::optional<JsonField> skipped = result.Optional("skipped")) {
+      failure = "the " + name + " run did not apply it: " + skipped->Text();
+      return {};
+    }
     const JsonField losses = result.Required("losses");
     std::vector<double> values;
     for (const JsonField& loss : losses.Elements(1, 1000)) {
@@ -108,7 +121,8 @@ std::vector<double> ScriptCandidateRunner::Losses(const CandidateSpec* candidate
     }
     return values;
   } catch (const JsonInputError& error) {
-    failure = error.what();
+    failure = "the " + name + " run's losses, as its probe wrote them, could not be read: " +
+              error.what();
     return {};
   }
 }

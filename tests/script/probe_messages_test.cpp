@@ -242,6 +242,18 @@ TEST(ScriptCommand, OnlyPythonIsRun) {
   EXPECT_EQ(WhyNotPython({"env", "A=1"}), "env runs no program after its settings");
 }
 
+TEST(ScriptCommand, CodeOnTheCommandLineOrStandardInputIsRefused) {
+  EXPECT_EQ(
+      WhyNotPython({ADVISOR_TEST_PYTHON, "-c", "import train"}).rfind("python -c runs code", 0),
+      0u);
+  EXPECT_EQ(WhyNotPython({ADVISOR_TEST_PYTHON, "-u", "-"}).rfind("python - reads its script", 0),
+            0u);
+  EXPECT_EQ(WhyNotPython({ADVISOR_TEST_PYTHON, "-W", "ignore", "-m", "pkg.train", "-c"}), "")
+      << "a module's own -c is its argument";
+  EXPECT_EQ(WhyNotPython({ADVISOR_TEST_PYTHON, "-X", "dev", "train.py", "-"}), "")
+      << "the script's own arguments are its own";
+}
+
 TEST(PythonCommand, TheScriptIsWhatFollowsTheLauncher) {
   EXPECT_EQ(
       ScriptPart({"python3", "-m", "torch.distributed.run", "--node_rank", "1", "t.py", "--x"}),
@@ -252,12 +264,10 @@ TEST(PythonCommand, TheScriptIsWhatFollowsTheLauncher) {
 }
 
 TEST(ProbeMessages, AnEndedMessageNamesTheFrameworksTheScriptImported) {
-  const json ended = {{"type", "ended"},
-                      {"steps", 0},
-                      {"optimizer_seen", false},
-                      {"model_seen", false},
-                      {"raised", false},
-                      {"frameworks", {"lightning 2.6.6", "transformers 5.24"}}};
+  const json ended = {
+      {"type", "ended"},         {"steps", 0},
+      {"optimizer_seen", false}, {"model_seen", false},
+      {"raised", false},         {"frameworks", {"lightning 2.6.6", "transformers 5.24"}}};
   EXPECT_EQ(ReadEnded(ended).frameworks,
             (std::vector<std::string>{"lightning 2.6.6", "transformers 5.24"}));
   json without = ended;

@@ -49,6 +49,32 @@ TEST(ScriptCandidate, EveryRunIsToldTheStepTimeout) {
   }
 }
 
+// A run whose probe wrote no losses, or skipped the candidate, read as "…/baseline-losses.json:
+// not JSON" from advisor's scratch folder: what happened must come first.
+TEST(ScriptCandidate, ARunWithoutLossesSaysWhatHappened) {
+  ScriptCandidateOptions options;
+  options.command = {"/bin/sh", "-c", "echo 'made no step' >&2"};
+  CandidateSpec candidate;
+  candidate.id = "tf32-matmul";
+  const NumericsVerdict ended =
+      ScriptCandidateRunner(options, AbSettings{}).CheckNumerics(candidate);
+  EXPECT_EQ(ended.detail.rfind("the baseline run ended (exit status 0) before the probe "
+                               "recorded the losses of its first steps",
+                               0),
+            0u)
+      << ended.detail;
+  EXPECT_NE(ended.detail.find("made no step"), std::string::npos) << "its stderr's tail";
+
+  // The probe's bench mode writes {"skipped": REASON} where the candidate does not apply.
+  options.command = {ADVISOR_TEST_PYTHON, "-c",
+                     "import json, os\n"
+                     "path = json.loads(os.environ['ADVISOR_PROBE_BENCH'])['result']\n"
+                     "json.dump({'skipped': 'no DataLoader to give workers'}, open(path, 'w'))"};
+  const NumericsVerdict skipped =
+      ScriptCandidateRunner(options, AbSettings{}).CheckNumerics(candidate);
+  EXPECT_EQ(skipped.detail, "the baseline run did not apply it: no DataLoader to give workers");
+}
+
 TEST(ScriptCandidate, LossesCompareStepByStepWithinTheClassTolerance) {
   NumericsVerdict same =
       CompareLosses({2.3, 2.1, 1.9}, {2.3002, 2.1001, 1.9}, ToleranceClass::kReordering);
