@@ -12,6 +12,8 @@
 #include <cstring>
 #include <string>
 
+#include "tests/util/scoped_environment.h"
+
 namespace advisor {
 namespace {
 
@@ -22,9 +24,7 @@ TEST(ProbeListener, ATmpdirTooDeepForASocketFallsBackToTmp) {
     deep += "/a-folder-deep-enough";
     ASSERT_EQ(mkdir(deep.c_str(), 0700), 0) << deep;
   }
-  const char* saved = std::getenv("TMPDIR");
-  const std::string saved_tmpdir = saved != nullptr ? saved : "";
-  setenv("TMPDIR", deep.c_str(), 1);
+  const testing::ScopedEnvironment tmpdir("TMPDIR", deep);
   {
     const ProbeListener listener;
     EXPECT_EQ(listener.address().rfind("/tmp/advisor-probe-", 0), 0u) << listener.address();
@@ -35,11 +35,6 @@ TEST(ProbeListener, ATmpdirTooDeepForASocketFallsBackToTmp) {
     EXPECT_EQ(connect(probe, reinterpret_cast<sockaddr*>(&where), sizeof where), 0)
         << std::strerror(errno);
     close(probe);
-  }
-  if (saved != nullptr) {
-    setenv("TMPDIR", saved_tmpdir.c_str(), 1);
-  } else {
-    unsetenv("TMPDIR");
   }
 }
 

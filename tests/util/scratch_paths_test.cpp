@@ -11,6 +11,7 @@
 #include <string>
 
 #include "tests/report/scratch_dir.h"
+#include "tests/util/scoped_environment.h"
 
 namespace advisor {
 namespace {
@@ -30,9 +31,7 @@ pid_t GonePid() {
 
 TEST(PrivateTempDir, RemovesTheFoldersOfItsPrefixWhoseAdvisorIsGone) {
   testing::ScratchDir tmp;
-  const char* saved = std::getenv("TMPDIR");
-  const std::string saved_tmpdir = saved != nullptr ? saved : "";
-  setenv("TMPDIR", tmp.path().c_str(), 1);
+  const testing::ScopedEnvironment tmpdir("TMPDIR", tmp.path());
   const std::string stale = tmp / ("advisor-probe-" + std::to_string(GonePid()) + "-aaaaaa");
   const std::string live = tmp / ("advisor-probe-" + std::to_string(getppid()) + "-bbbbbb");
   const std::string other_kind = tmp / ("advisor-autotest-" + std::to_string(GonePid()) + "-c");
@@ -52,11 +51,6 @@ TEST(PrivateTempDir, RemovesTheFoldersOfItsPrefixWhoseAdvisorIsGone) {
     EXPECT_TRUE(Exists(other_kind)) << "another prefix";
     EXPECT_TRUE(Exists(not_ours)) << "no pid in its name";
     EXPECT_TRUE(Exists(linked)) << "a link is not a folder of advisor's";
-  }
-  if (saved != nullptr) {
-    setenv("TMPDIR", saved_tmpdir.c_str(), 1);
-  } else {
-    unsetenv("TMPDIR");
   }
 }
 
