@@ -2,7 +2,9 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <chrono>
+#include <limits>
 
 #include "engine/torch/dtype_name.h"
 #include "engine/torch/training_step.h"
@@ -87,31 +89,45 @@ std::vector<torch::Tensor> InputStage::PrepareOffQueue(std::int64_t index) const
   return std::move(prepared.tensors);
 }
 
+bool InputStage::IsMeasured(std::int64_t index) const {
+  return index >= measured_from_ && index < measured_until_;
+}
+
 InputStage::Prepared InputStage::PrepareMeasured(std::int64_t index, int worker) {
-  const bool measured = profiling_.load();
   const TimeNs start = Now();
-  if (worker >= 0) {
+  bool measured = false;
+  {
     std::lock_guard<std::mutex> lock(profile_mutex_);
-    in_flight_[worker] = start;
+    measured = IsMeasured(index);
+    if (worker >= 0) in_flight_[worker] = start;
   }
   std::optional<StageOpRecorder> recorder;
   if (measured) recorder.emplace(/*check_inputs=*/false);
   Prepared prepared = Prepare(index);
   const TimeNs end = Now();
-  std::lock_guard<std::mutex> lock(profile_mutex_);
-  if (worker >= 0) in_flight_[worker].reset();
-  if (!profiling_) return prepared;
-  if (worker >= 0) busy_.push_back({start, end});
-  if (measured && prepared.error.empty()) {
-    recorded_.push_back({static_cast<double>(end - start) / 1e6, recorder->Take()});
+  {
+    std::lock_guard<std::mutex> lock(profile_mutex_);
+    if (worker >= 0) in_flight_[worker].reset();
+    if (profiling_ && worker >= 0) busy_.push_back({start, end});
+    // The window may have ended with fewer takes than the workers had begun: those are not its.
+    if (!measured || !IsMeasured(index)) return prepared;
+    recorded_.push_back({index, !prepared.error.empty(), static_cast<double>(end - start) / 1e6,
+                         recorder->Take()});
   }
+  recorded_cv_.notify_all();
   return prepared;
 }
 
 void InputStage::StartProfile() {
+  std::lock_guard<std::mutex> queue_lock(mutex_);
   std::lock_guard<std::mutex> lock(profile_mutex_);
   recorded_.clear();
   busy_.clear();
+  take_at_start_ = next_take_;
+  // The step prepares its own batches in take order; workers prepare theirs in claim order, and
+  // those claimed before now were begun unobserved.
+  measured_from_ = workers_.empty() ? next_take_ : next_claim_;
+  measured_until_ = std::numeric_limits<std::int64_t>::max();
   profile_start_ns_ = Now();
   last_take_ns_ = profile_start_ns_;
   profiling_ = true;
@@ -121,19 +137,37 @@ InputStageProfile InputStage::StopProfile() {
   std::vector<RecordedBatch> recorded;
   std::vector<BusySpan> busy;
   TimeNs last_take = 0;
+  std::int64_t takes = 0;
   {
-    std::lock_guard<std::mutex> lock(profile_mutex_);
+    std::lock_guard<std::mutex> queue_lock(mutex_);
+    takes = next_take_ - take_at_start_;
+  }
+  {
+    // Not under mutex_: the workers claim the batches waited for under it.
+    std::unique_lock<std::mutex> lock(profile_mutex_);
     profiling_ = false;
     const TimeNs stop = Now();
     for (const std::optional<TimeNs>& start : in_flight_) {
       if (start) busy_.push_back({*start, stop});
     }
+    // Each take freed a place in the queue, so the workers can claim every batch measured
+    // without the step taking another: the wait ends.
+    measured_until_ = measured_from_ + takes;
+    recorded_.erase(std::remove_if(recorded_.begin(), recorded_.end(),
+                                   [this](const RecordedBatch& batch) {
+                                     return !IsMeasured(batch.index);
+                                   }),
+                    recorded_.end());
+    const auto measured_count = static_cast<std::size_t>(measured_until_ - measured_from_);
+    recorded_cv_.wait(lock, [&] { return recorded_.size() >= measured_count; });
+    measured_until_ = measured_from_;
     recorded.swap(recorded_);
     busy.swap(busy_);
     last_take = last_take_ns_;
   }
   std::vector<StageBatchSample> timed;
   for (const RecordedBatch& batch : recorded) {
+    if (batch.failed) continue;
     StageBatchSample sample{batch.ms, {}};
     for (const RecordedStageOp& op : batch.ops) {
       sample.ops.push_back(ResolveStageOp(op, stage_method_));

@@ -45,12 +45,16 @@ class InputStage {
   // StepError when the method failed on it.
   std::vector<torch::Tensor> PrepareOffQueue(std::int64_t index) const;
 
-  // Measures the stage from now on (docs/facts.md, facts.data.stage): each batch begun from now
-  // is recorded op by op where it is prepared (a worker, or the step with 0 workers), and the
-  // workers' busy time is counted.
+  // Measures the stage from now on (docs/facts.md, facts.data.stage): as many batches as the
+  // step takes until StopProfile, the first ones claimed from now, are recorded op by op where
+  // they are prepared (a worker, or the step with 0 workers), and the workers' busy time is
+  // counted.
   void StartProfile();
-  // Stops measuring. The profile of the batches measured, with the inputs checked on one more
-  // batch prepared here, off the clock; the workers' busy share of the window.
+  // Stops measuring, after waiting for the measured batches still being prepared: workers that
+  // are ahead of the step make the window's batches before it, and a short window would
+  // otherwise end before any batch begun in it is done (none measured on a busy machine). The
+  // profile of the batches measured, with the inputs checked on one more batch prepared here,
+  // off the clock; the workers' busy share of the window.
   InputStageProfile StopProfile();
 
  private:
@@ -59,6 +63,8 @@ class InputStage {
     std::string error;
   };
   struct RecordedBatch {
+    std::int64_t index = 0;
+    bool failed = false;  // the method threw: counted as made, not measured
     double ms = 0;
     std::vector<RecordedStageOp> ops;
   };
@@ -66,6 +72,7 @@ class InputStage {
   Prepared Prepare(std::int64_t index) const;  // the host batch, pinned where asked
   // Prepare, recorded while a profile runs; `worker` is the worker's number, -1 for the step.
   Prepared PrepareMeasured(std::int64_t index, int worker);
+  bool IsMeasured(std::int64_t index) const;  // under profile_mutex_
   void WorkerLoop(int worker);
 
   const SeededMethod method_;
@@ -86,11 +93,17 @@ class InputStage {
   bool stopping_ = false;
   std::vector<std::thread> workers_;
 
-  // The profile, under profile_mutex_ (profiling_ is read unlocked when a batch begins).
+  // The profile, under profile_mutex_ (profiling_ is read unlocked by the step); taken after
+  // mutex_ where both are held.
   std::atomic<bool> profiling_{false};
   std::mutex profile_mutex_;
+  std::condition_variable recorded_cv_;  // a measured batch was added to recorded_
   TimeNs profile_start_ns_ = 0;
   TimeNs last_take_ns_ = 0;  // when the step last took a batch
+  // The batches measured: [measured_from_, measured_until_), open-ended while profiling.
+  std::int64_t take_at_start_ = 0;
+  std::int64_t measured_from_ = 0;
+  std::int64_t measured_until_ = 0;
   std::vector<RecordedBatch> recorded_;
   std::vector<BusySpan> busy_;
   std::vector<std::optional<TimeNs>> in_flight_;  // per worker: when its current batch began
