@@ -111,8 +111,8 @@ InputStage::Prepared InputStage::PrepareMeasured(std::int64_t index, int worker)
     if (profiling_ && worker >= 0) busy_.push_back({start, end});
     // The window may have ended with fewer takes than the workers had begun: those are not its.
     if (!measured || !IsMeasured(index)) return prepared;
-    recorded_.push_back({index, !prepared.error.empty(), static_cast<double>(end - start) / 1e6,
-                         recorder->Take()});
+    recorded_.push_back(
+        {index, !prepared.error.empty(), static_cast<double>(end - start) / 1e6, recorder->Take()});
   }
   recorded_cv_.notify_all();
   return prepared;
@@ -153,11 +153,10 @@ InputStageProfile InputStage::StopProfile() {
     // Each take freed a place in the queue, so the workers can claim every batch measured
     // without the step taking another: the wait ends.
     measured_until_ = measured_from_ + takes;
-    recorded_.erase(std::remove_if(recorded_.begin(), recorded_.end(),
-                                   [this](const RecordedBatch& batch) {
-                                     return !IsMeasured(batch.index);
-                                   }),
-                    recorded_.end());
+    recorded_.erase(
+        std::remove_if(recorded_.begin(), recorded_.end(),
+                       [this](const RecordedBatch& batch) { return !IsMeasured(batch.index); }),
+        recorded_.end());
     const auto measured_count = static_cast<std::size_t>(measured_until_ - measured_from_);
     recorded_cv_.wait(lock, [&] { return recorded_.size() >= measured_count; });
     measured_until_ = measured_from_;
