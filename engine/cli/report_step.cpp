@@ -36,6 +36,7 @@ void ApplyRules(const RuleSet& rules, const RunEnvironment& environment, RunRepo
                        report.run.torch_version);
   }
   MergeFindings(report.findings);
+  RankFindings(report.findings);  // a severity FitFindingsToTorch lowered, a merged finding's
 }
 
 void WriteReportFiles(ReportDir& dir, const RunReport& report,

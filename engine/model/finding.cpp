@@ -1,6 +1,19 @@
 #include "engine/model/finding.h"
 
+#include <algorithm>
+
 namespace advisor {
+
+void RankFindings(std::vector<Finding>& findings) {
+  std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
+    if (a.needs_torch.empty() != b.needs_torch.empty()) return a.needs_torch.empty();
+    if (a.severity != b.severity) return a.severity > b.severity;
+    if (a.expected_gain_ms.has_value() != b.expected_gain_ms.has_value()) {
+      return a.expected_gain_ms.has_value();
+    }
+    return a.expected_gain_ms.value_or(0) > b.expected_gain_ms.value_or(0);
+  });
+}
 
 std::vector<std::string> RecipesOf(const Finding& finding) {
   std::vector<std::string> recipes;

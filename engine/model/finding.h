@@ -37,6 +37,12 @@ struct Finding {
   std::optional<SourceLocation> source;
 };
 
+// The order findings are reported in: advice the run's torch can take first (needs_torch
+// empty), then the most severe; within one severity the larger expected gain first, findings
+// without an estimate after those with one; otherwise the rules' order. After the autotest,
+// measured fixes lead (LeadWithMeasuredFixes, engine/autotest/advice_fit.h).
+void RankFindings(std::vector<Finding>& findings);
+
 // recipe, then also_recipes: every recipe the finding names; empty when none.
 std::vector<std::string> RecipesOf(const Finding& finding);
 

@@ -295,25 +295,26 @@ void RenderFindings(std::ostringstream& out, const RunReport& report) {
     return;
   }
   out << "<ol class=\"findings\">\n";
-  for (const Finding* finding : RankFindings(report.findings)) {
-    const char* severity = SeverityName(finding->severity);
+  // In the report's order: ranked where the rules and the autotest ran (RankFindings).
+  for (const Finding& finding : report.findings) {
+    const char* severity = SeverityName(finding.severity);
     out << "<li class=\"finding\"><div class=\"head\"><span class=\"badge " << severity << "\">"
-        << severity << "</span>" << HtmlCode(finding->rule);
-    if (!finding->path.empty()) out << " at " << HtmlCode(finding->path);
-    if (!finding->op.empty()) out << " " << HtmlCode(finding->op);
-    out << "</div><p>" << EscapeHtml(finding->message) << "</p><div class=\"facts\">";
-    if (!finding->evidence.empty()) {
-      out << "<span>evidence: " << EscapeHtml(finding->evidence) << "</span>";
+        << severity << "</span>" << HtmlCode(finding.rule);
+    if (!finding.path.empty()) out << " at " << HtmlCode(finding.path);
+    if (!finding.op.empty()) out << " " << HtmlCode(finding.op);
+    out << "</div><p>" << EscapeHtml(finding.message) << "</p><div class=\"facts\">";
+    if (!finding.evidence.empty()) {
+      out << "<span>evidence: " << EscapeHtml(finding.evidence) << "</span>";
     }
-    if (finding->source) {
-      out << "<span>in your code " << HtmlCode(finding->source->file + ":" +
-                                             std::to_string(finding->source->line))
+    if (finding.source) {
+      out << "<span>in your code " << HtmlCode(finding.source->file + ":" +
+                                             std::to_string(finding.source->line))
           << "</span>";
     }
-    if (finding->expected_gain_ms) {
-      out << "<span>expected gain " << EscapeHtml(Ms(*finding->expected_gain_ms)) << "/step</span>";
+    if (finding.expected_gain_ms) {
+      out << "<span>expected gain " << EscapeHtml(Ms(*finding.expected_gain_ms)) << "/step</span>";
     }
-    for (const std::string& recipe : RecipesOf(*finding)) {
+    for (const std::string& recipe : RecipesOf(finding)) {
       out << "<span>recipe " << HtmlCode(recipe) << "</span>";
       if (const FixResult* fix = FixForRecipe(report, recipe)) {
         out << "<span>measured <span class=\"badge " << StatusClass(fix->status) << "\">"

@@ -165,25 +165,26 @@ void RenderFindings(std::ostringstream& out, const RunReport& report) {
     return;
   }
   int rank = 0;
-  for (const Finding* finding : RankFindings(report.findings)) {
-    out << ++rank << ". **" << SeverityName(finding->severity) << "** "
-        << MarkdownCode(finding->rule);
-    if (!finding->path.empty()) out << " at " << MarkdownCode(finding->path);
-    if (!finding->op.empty()) out << " (" << MarkdownCode(finding->op) << ")";
-    out << ": " << MarkdownText(finding->message) << "\n";
-    if (!finding->evidence.empty()) {
-      out << "   - Evidence: " << MarkdownText(finding->evidence) << "\n";
+  // In the report's order: ranked where the rules and the autotest ran (RankFindings).
+  for (const Finding& finding : report.findings) {
+    out << ++rank << ". **" << SeverityName(finding.severity) << "** "
+        << MarkdownCode(finding.rule);
+    if (!finding.path.empty()) out << " at " << MarkdownCode(finding.path);
+    if (!finding.op.empty()) out << " (" << MarkdownCode(finding.op) << ")";
+    out << ": " << MarkdownText(finding.message) << "\n";
+    if (!finding.evidence.empty()) {
+      out << "   - Evidence: " << MarkdownText(finding.evidence) << "\n";
     }
-    if (finding->source) {
-      out << "   - In your code: " << MarkdownCode(finding->source->file + ":" +
-                                                  std::to_string(finding->source->line));
-      if (!finding->source->text.empty()) out << " " << MarkdownCode(finding->source->text);
+    if (finding.source) {
+      out << "   - In your code: " << MarkdownCode(finding.source->file + ":" +
+                                                  std::to_string(finding.source->line));
+      if (!finding.source->text.empty()) out << " " << MarkdownCode(finding.source->text);
       out << "\n";
     }
-    if (finding->expected_gain_ms) {
-      out << "   - Expected gain: " << FormatNumber(*finding->expected_gain_ms) << " ms/step\n";
+    if (finding.expected_gain_ms) {
+      out << "   - Expected gain: " << FormatNumber(*finding.expected_gain_ms) << " ms/step\n";
     }
-    for (const std::string& recipe : RecipesOf(*finding)) {
+    for (const std::string& recipe : RecipesOf(finding)) {
       out << "   - Recipe: " << MarkdownCode(recipe);
       if (const FixResult* fix = FixForRecipe(report, recipe)) {
         out << ", measured " << MarkdownText(FixOutcome(*fix));

@@ -231,20 +231,6 @@ std::string LevelTitle(const BisectLevel& level, const InlineMarkup& markup) {
          (level.parent.empty() ? std::string("the model") : markup.code(level.parent));
 }
 
-std::vector<const Finding*> RankFindings(const std::vector<Finding>& findings) {
-  std::vector<const Finding*> ranked;
-  for (const Finding& finding : findings) ranked.push_back(&finding);
-  std::stable_sort(ranked.begin(), ranked.end(), [](const Finding* a, const Finding* b) {
-    // Advice the run's torch cannot take comes after all advice it can.
-    if (a->needs_torch.empty() != b->needs_torch.empty()) return a->needs_torch.empty();
-    if (a->severity != b->severity) return a->severity > b->severity;
-    const double gain_a = a->expected_gain_ms.value_or(-1);
-    const double gain_b = b->expected_gain_ms.value_or(-1);
-    return gain_a > gain_b;
-  });
-  return ranked;
-}
-
 std::string CrossCheckSentence(const CrossCheck& check) {
   if (check.backward_ops_checked == 0) return "no backward op could be cross-checked.";
   return std::to_string(check.backward_ops_agreeing) + " of " +
@@ -272,7 +258,8 @@ std::string SpeedupText(const FixResult& fix) {
                     FormatSpeedup(*fix.speedup_ci_high));
   }
   if (fix.rounds > 0) {
-    notes.push_back(std::to_string(fix.rounds) + (fix.rounds == 1 ? " round" : " rounds"));
+    notes.push_back(std::to_string(fix.rounds) + (fix.rounds == 1 ? " round" : " rounds") +
+                    (fix.measured_in == measured_in::kProcess ? " in one run" : ""));
   }
   std::string text = FormatSpeedup(fix.speedup);
   for (std::size_t i = 0; i < notes.size(); ++i) {

@@ -30,11 +30,6 @@ std::string FreshPagesSentence(const Hotspot& hotspot, const InlineMarkup& marku
 // "Level 2: children of blocks" / "Level 1: children of the model".
 std::string LevelTitle(const BisectLevel& level, const InlineMarkup& markup);
 
-// Advice the run's torch can take first (Finding::needs_torch empty), then highest severity
-// first; within one severity the largest expected gain first, findings without an estimate
-// last; otherwise the rules' order.
-std::vector<const Finding*> RankFindings(const std::vector<Finding>& findings);
-
 // How far the marker-free attribution (sequence numbers) agrees with the markers.
 std::string CrossCheckSentence(const CrossCheck& check);
 

@@ -70,14 +70,4 @@ RuleRun RunRules(const RuleSet& rules, const nlohmann::json& facts, const Sandbo
   return run;
 }
 
-void RankFindings(std::vector<Finding>& findings) {
-  std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
-    if (a.severity != b.severity) return a.severity > b.severity;
-    if (a.expected_gain_ms.has_value() != b.expected_gain_ms.has_value()) {
-      return a.expected_gain_ms.has_value();
-    }
-    return a.expected_gain_ms.value_or(0) > b.expected_gain_ms.value_or(0);
-  });
-}
-
 }  // namespace advisor

@@ -14,16 +14,12 @@
 namespace advisor {
 
 struct RuleRun {
-  std::vector<Finding> findings;    // ranked, see RankFindings
+  std::vector<Finding> findings;    // ranked (RankFindings, engine/model/finding.h)
   std::vector<std::string> errors;  // one line each for the report's data-quality section,
                                     // "file:line: rule 'id': problem"
 };
 
 RuleRun RunRules(const RuleSet& rules, const nlohmann::json& facts,
                  const SandboxLimits& limits = {});
-
-// Most severe first; within one severity the larger expected gain first, findings without an
-// estimate after those with one; otherwise the rules' order.
-void RankFindings(std::vector<Finding>& findings);
 
 }  // namespace advisor

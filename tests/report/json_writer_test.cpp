@@ -141,15 +141,15 @@ TEST(JsonWriter, GpuMemorySyncsAndCopies) {
 TEST(JsonWriter, FindingsUseSeverityNamesAndNullForNoEstimate) {
   const json findings = ReportToJson(FilledReport()).at("findings");
   ASSERT_EQ(findings.size(), 3u);
-  EXPECT_EQ(findings.at(0).at("severity"), "low");
-  EXPECT_TRUE(findings.at(0).at("expected_gain_ms").is_null());
-  EXPECT_EQ(findings.at(1).at("severity"), "high");
-  EXPECT_EQ(findings.at(1).at("rule"), "gather-backward-scatter");
-  EXPECT_EQ(findings.at(1).at("recipe"), "gather-to-index-select");
-  EXPECT_DOUBLE_EQ(findings.at(1).at("expected_gain_ms").get<double>(), 4.1);
-  EXPECT_EQ(findings.at(2).at("severity"), "medium");
+  EXPECT_EQ(findings.at(0).at("severity"), "high");
+  EXPECT_EQ(findings.at(0).at("rule"), "gather-backward-scatter");
+  EXPECT_EQ(findings.at(0).at("recipe"), "gather-to-index-select");
+  EXPECT_DOUBLE_EQ(findings.at(0).at("expected_gain_ms").get<double>(), 4.1);
+  EXPECT_EQ(findings.at(1).at("severity"), "medium");
+  EXPECT_EQ(findings.at(2).at("severity"), "low");
+  EXPECT_TRUE(findings.at(2).at("expected_gain_ms").is_null());
   for (const char* key : {"path", "op", "message", "evidence"}) {
-    EXPECT_TRUE(findings.at(1).at(key).is_string()) << key;
+    EXPECT_TRUE(findings.at(0).at(key).is_string()) << key;
   }
 }
 

@@ -209,6 +209,11 @@ TEST(RankFindings, SeverityThenExpectedGainThenRuleOrder) {
   for (const Finding& finding : findings) order.push_back(finding.rule);
   EXPECT_THAT(order, ElementsAre("high", "medium-big", "medium-small", "medium-no-gain",
                                  "medium-no-gain-2", "low"));
+
+  // Advice the run's torch cannot take comes after all it can, whatever its severity.
+  findings.front().needs_torch = "2.1";
+  RankFindings(findings);
+  EXPECT_EQ(findings.back().rule, "high");
 }
 
 TEST(RunRules, FindingsOfAllRulesAreRanked) {
