@@ -4,6 +4,7 @@
 #include <map>
 #include <utility>
 
+#include "engine/autotest/ab_benchmark.h"
 #include "engine/autotest/applicability.h"
 
 namespace advisor {
@@ -66,6 +67,40 @@ void MergeFindings(std::vector<Finding>& findings) {
     if (into.op.empty()) into.op = finding.op;
   }
   findings = std::move(merged);
+}
+
+namespace {
+
+// The verified speedup of `recipe`'s single fix; 0 where it was not verified.
+double VerifiedSpeedup(const std::vector<FixResult>& fixes, const std::string& recipe) {
+  for (const FixResult& fix : fixes) {
+    if (fix.recipe == recipe && fix.status == fix_status::kVerified) return fix.speedup;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void LeadWithMeasuredFixes(std::vector<Finding>& findings, const std::vector<FixResult>& fixes) {
+  std::vector<double> best(findings.size(), 0);
+  for (std::size_t i = 0; i < findings.size(); ++i) {
+    std::vector<std::string> recipes = RecipesOf(findings[i]);
+    if (recipes.empty()) continue;
+    std::stable_sort(recipes.begin(), recipes.end(),
+                     [&](const std::string& a, const std::string& b) {
+                       return VerifiedSpeedup(fixes, a) > VerifiedSpeedup(fixes, b);
+                     });
+    findings[i].recipe = recipes.front();
+    findings[i].also_recipes.assign(recipes.begin() + 1, recipes.end());
+    best[i] = VerifiedSpeedup(fixes, recipes.front());
+  }
+  std::vector<std::size_t> order(findings.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return best[a] > best[b]; });
+  std::vector<Finding> ranked;
+  for (std::size_t i : order) ranked.push_back(std::move(findings[i]));
+  findings = std::move(ranked);
 }
 
 }  // namespace advisor

@@ -7,6 +7,7 @@
 
 #include "engine/autotest/recipe.h"
 #include "engine/model/finding.h"
+#include "engine/model/fixes.h"
 
 namespace advisor {
 
@@ -20,5 +21,11 @@ void FitFindingsToTorch(std::vector<Finding>& findings, const std::vector<Recipe
 // expected gain, every distinct message and evidence joined, the first recipe. The first
 // finding's place in the list is kept.
 void MergeFindings(std::vector<Finding>& findings);
+
+// After the autotest, what was measured leads what a rule estimated: within each finding its
+// recipes are ordered by their verified speedup, fastest first (the others keep their order
+// after them), and the findings with a verified fix come first, fastest fix first; the others keep
+// their order after them. The report's first finding then offers the fix measured fastest.
+void LeadWithMeasuredFixes(std::vector<Finding>& findings, const std::vector<FixResult>& fixes);
 
 }  // namespace advisor

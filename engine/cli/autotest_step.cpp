@@ -10,6 +10,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "engine/autotest/advice_fit.h"
 #include "engine/autotest/autotest.h"
 #include "engine/cli/model_candidate_runner.h"
 #include "engine/script/code_change.h"
@@ -158,6 +159,7 @@ void TryRecipes(const BisectCommandOptions& options, RunReport& report,
   }
   // In the findings' order; the combination, if any, last.
   for (const AbResult& result : results) report.fixes.push_back(result.fix);
+  LeadWithMeasuredFixes(report.findings, report.fixes);
   SuggestCodeChanges(plan.recipes, report.run.mode, report);
 }
 

@@ -112,5 +112,49 @@ TEST(MergeFindings, MergedAdviceFitsTheRunWhenAnyOfItsRecipesDoes) {
   EXPECT_EQ(both_too_new[0].severity, Severity::kLow);
 }
 
+FixResult Measured(const std::string& recipe, const std::string& status, double speedup) {
+  FixResult fix;
+  fix.recipe = recipe;
+  fix.status = status;
+  fix.speedup = speedup;
+  return fix;
+}
+
+// GPT-2 on an H200: the fp32-matmul finding offered bf16 autocast first, and TF32 measured
+// faster; a low finding's verified fix beat both.
+TEST(LeadWithMeasuredFixes, TheFixMeasuredFastestLeadsTheFindingAndTheFindings) {
+  std::vector<Finding> findings = {
+      Named("fp32-matmul", "", Severity::kHigh, "bf16-autocast", "Use bf16."),
+      Named("materialised-attention", "h.0.attn", Severity::kMedium, "sdpa-attention", "SDPA."),
+      Named("cudnn-benchmark", "", Severity::kLow, "cudnn-benchmark", "Benchmark mode."),
+      Named("loader", "", Severity::kLow, "", "No recipe.")};
+  findings[0].also_recipes = {"tf32-matmul"};
+  const std::vector<FixResult> fixes = {Measured("bf16-autocast", "verified", 1.98),
+                                        Measured("tf32-matmul", "verified", 2.13),
+                                        Measured("sdpa-attention", "no-change", 1.01),
+                                        Measured("cudnn-benchmark", "verified", 2.5),
+                                        Measured("tf32-matmul+cudnn-benchmark", "verified", 4.0)};
+  LeadWithMeasuredFixes(findings, fixes);
+  ASSERT_EQ(findings.size(), 4u);
+  EXPECT_EQ(findings[0].rule, "cudnn-benchmark") << "a combination is not a finding's fix";
+  EXPECT_EQ(findings[1].rule, "fp32-matmul");
+  EXPECT_EQ(findings[1].recipe, "tf32-matmul");
+  EXPECT_EQ(findings[1].also_recipes, std::vector<std::string>{"bf16-autocast"});
+  EXPECT_EQ(findings[2].rule, "materialised-attention") << "unverified: in the rules' order";
+  EXPECT_EQ(findings[3].rule, "loader");
+}
+
+TEST(LeadWithMeasuredFixes, WithoutAVerifiedFixNothingMoves) {
+  std::vector<Finding> findings = {
+      Named("fp32-matmul", "", Severity::kHigh, "bf16-autocast", "Use bf16."),
+      Named("cudnn-benchmark", "", Severity::kLow, "cudnn-benchmark", "Benchmark mode.")};
+  findings[0].also_recipes = {"tf32-matmul"};
+  LeadWithMeasuredFixes(findings, {Measured("tf32-matmul", "rejected", 0.8),
+                                   Measured("cudnn-benchmark", "failed", 0)});
+  EXPECT_EQ(findings[0].rule, "fp32-matmul");
+  EXPECT_EQ(findings[0].recipe, "bf16-autocast");
+  EXPECT_EQ(findings[1].rule, "cudnn-benchmark");
+}
+
 }  // namespace
 }  // namespace advisor
