@@ -368,7 +368,8 @@ detached_cost_ddp() {
 # users train them (Hugging Face models called by keyword), each bisected unchanged and judged
 # against its by-hand oracle measured in the same call (bench/real_models: oracle.py, judge.py).
 # REAL_FAMILIES picks them (default "gpt2 llama bert vit resnet"); ORACLE_COMPILE=1 times
-# torch.compile too (minutes per family).
+# torch.compile too (minutes per family); REAL_AUTOTEST=DURATION bisects with --autotest under
+# that --autotest-budget (e.g. 90s), so that the findings lead with the fixes it verified.
 real_models() {
   local families=(${REAL_FAMILIES:-gpt2 llama bert vit resnet})
   local oracle="$results/real-oracle.jsonl"
@@ -376,7 +377,8 @@ real_models() {
   for family in "${families[@]}"; do
     step "oracle_$family" python3 bench/real_models/oracle.py --family "$family" \
       ${ORACLE_COMPILE:+--compile} && grep '^{' "$logs/oracle_$family.log" >>"$oracle"
-    step "real_$family" build-gpu/advisor bisect --out "$results/real/$family" -- \
+    step "real_$family" build-gpu/advisor bisect --out "$results/real/$family" \
+      ${REAL_AUTOTEST:+--autotest --autotest-budget "$REAL_AUTOTEST"} -- \
       python3 bench/real_models/train.py --family "$family"
   done
   python3 bench/real_models/judge.py "$oracle" "$results/real" | tee -a "$out/summary.txt"

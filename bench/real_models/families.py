@@ -37,6 +37,63 @@ class Images(Dataset):
         return image, int(torch.randint(0, self.classes, (1,), generator=generator))
 
 
+class JpegImages(Dataset):
+    """Photos as a loader meets them: JPEG files decoded, randomly cropped, flipped and normalised
+    per item (torchvision's transforms over PIL), the input pipeline of timm's and torchvision's
+    ImageNet training. The files are made once, in memory, from smooth random images."""
+
+    def __init__(self, size, classes, distinct=64, side=256):
+        import io
+        from PIL import Image
+        self.size, self.classes = size, classes
+        generator = torch.Generator().manual_seed(0)
+        self.files = []
+        for _ in range(distinct):
+            low = torch.rand(3, 8, 8, generator=generator)
+            pixels = F.interpolate(low[None], size=(side, side), mode="bilinear")[0]
+            array = (pixels.permute(1, 2, 0) * 255).to(torch.uint8).numpy()
+            encoded = io.BytesIO()
+            Image.fromarray(array).save(encoded, format="JPEG", quality=90)
+            self.files.append(encoded.getvalue())
+        self.transform = None  # built in the worker that first needs it
+
+    def __len__(self):
+        return self.size
+
+    def __getitem__(self, index):
+        import io
+        from PIL import Image
+        from torchvision import transforms
+        if self.transform is None:
+            self.transform = transforms.Compose([
+                transforms.RandomResizedCrop(224), transforms.RandomHorizontalFlip(),
+                transforms.ToTensor(),
+                transforms.Normalize([0.485, 0.456, 0.406], [0.229, 0.224, 0.225])])
+        image = Image.open(io.BytesIO(self.files[index % len(self.files)])).convert("RGB")
+        return self.transform(image), index % self.classes
+
+
+class Audio(Dataset):
+    """Log-mel features of 30 s of audio (Whisper's input) and a transcript's tokens."""
+
+    def __init__(self, size, mels, frames, length, vocab):
+        self.size, self.mels, self.frames = size, mels, frames
+        self.length, self.vocab = length, vocab
+
+    def __len__(self):
+        return self.size
+
+    def __getitem__(self, index):
+        generator = torch.Generator().manual_seed(index)
+        return (torch.randn(self.mels, self.frames, generator=generator),
+                torch.randint(0, self.vocab, (self.length,), generator=generator))
+
+
+def speech_collate(rows):
+    return {"input_features": torch.stack([features for features, _ in rows]),
+            "labels": torch.stack([tokens for _, tokens in rows])}
+
+
 def causal_collate(rows):
     ids = torch.stack(rows)
     return {"input_ids": ids, "attention_mask": torch.ones_like(ids), "labels": ids.clone()}
@@ -113,6 +170,15 @@ FAMILIES = {f.name: f for f in (
            keyword=False, conv=True),
     Family("swin", _timm("swin_tiny_patch4_window7_224"), lambda: Images(8192, 1000), None, 64,
            keyword=False),
+    # whisper-tiny's sizes.
+    Family("whisper", _hf("WhisperConfig", "WhisperForConditionalGeneration", d_model=384,
+                          encoder_layers=4, decoder_layers=4, encoder_attention_heads=6,
+                          decoder_attention_heads=6, encoder_ffn_dim=1536, decoder_ffn_dim=1536,
+                          vocab_size=51865, num_mel_bins=80),
+           lambda: Audio(2048, 80, 3000, 64, 51865), speech_collate, 32, keyword=True,
+           attention=True),
+    Family("efficientnet", _timm("efficientnet_b0"), lambda: JpegImages(8192, 1000), None, 128,
+           keyword=False, conv=True),
 )}
 
 

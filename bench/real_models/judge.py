@@ -28,6 +28,19 @@ def findings_by_recipe(report):
     return named
 
 
+def autotested(fix):
+    """The autotest's verdict on a fix: status, speedup and its interval, where it ran."""
+    if not fix:
+        return ""
+    if not fix.get("speedup"):
+        return fix["status"]
+    interval = ""
+    if fix.get("speedup_ci_low") is not None:
+        interval = " [%.2f, %.2f]" % (fix["speedup_ci_low"], fix["speedup_ci_high"])
+    return "%s %.2fx%s, %d rounds in %s" % (fix["status"], fix["speedup"], interval,
+                                            fix["rounds"], fix.get("measured_in") or "processes")
+
+
 def main():
     oracle_path, reports = sys.argv[1], sys.argv[2]
     rows, worth, recalled, overcalled, best_first, best_offered, families = [], 0, 0, 0, 0, 0, 0
@@ -40,6 +53,7 @@ def main():
             continue
         report = json.load(open(path))
         named = findings_by_recipe(report)
+        measured = {fix["recipe"]: fix for fix in report.get("fixes", [])}
         offering = [f for f in report.get("findings", []) if f.get("recipe")]
         first = offering[0]["recipe"] if offering else ""
         # A merged finding offers further recipes (fp32-matmul: bf16 autocast, then TF32).
@@ -51,21 +65,21 @@ def main():
             best_first += 1
         if fixes and fixes[0][0] in first_offers:
             best_offered += 1
-        for recipe, measured in fixes:
+        for recipe, by_hand in fixes:
             severity = named.get(recipe, "none")
-            if measured["speedup"] >= 1.10:
+            if by_hand["speedup"] >= 1.10:
                 worth += 1
                 recalled += severity in ("medium", "high")
-            if measured["speedup"] < 1.02 and severity == "high":
+            if by_hand["speedup"] < 1.02 and severity == "high":
                 overcalled += 1
-            rows.append("| %s | %s | %.2fx (%.1f -> %.1f ms) | %s | %s |" % (
-                family, recipe, measured["speedup"], oracle["baseline_ms"], measured["ms"],
-                severity, "first" if recipe == first else ""))
-        rows.append("| %s | hot spot | %s -> %s | dtype %s, batch %s | first: %s |" % (
+            rows.append("| %s | %s | %.2fx (%.1f -> %.1f ms) | %s | %s | %s |" % (
+                family, recipe, by_hand["speedup"], oracle["baseline_ms"], by_hand["ms"],
+                severity, "first" if recipe == first else "", autotested(measured.get(recipe))))
+        rows.append("| %s | hot spot | %s -> %s | dtype %s, batch %s | first: %s | |" % (
             family, hot.get("path"), hot.get("op"), report["run"].get("dtype"),
             report["run"].get("batch_size"), first or "none"))
-    print("| family | fix | by hand | advisor's finding | |")
-    print("|---|---|---|---|---|")
+    print("| family | fix | by hand | advisor's finding | | --autotest |")
+    print("|---|---|---|---|---|---|")
     print("\n".join(rows))
     print("real models: %d of %d fixes worth >= 1.10x named medium or high; %d fixes < 1.02x "
           "called high; the first finding's recipe the best fix in %d of %d families, one of its "
