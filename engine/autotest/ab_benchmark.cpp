@@ -79,6 +79,51 @@ FixResult NewFixResult(const CandidateSpec& candidate) {
   return fix;
 }
 
+void RecordVerdict(const AbMeasurement& measurement, const AbDecision& decision,
+                   const std::string& budget_note, AbResult& ab, std::ostream& progress) {
+  FixResult& fix = ab.fix;
+  fix.baseline = measurement.baseline;
+  fix.candidate = measurement.candidate;
+  fix.speedup = measurement.speedup;
+  fix.speedup_low = measurement.speedup_low;
+  fix.speedup_high = measurement.speedup_high;
+  if (measurement.interval) {
+    fix.speedup_ci_low = measurement.interval->low;
+    fix.speedup_ci_high = measurement.interval->high;
+  }
+  ab.baseline_samples_per_s = measurement.baseline_samples_per_s;
+  ab.candidate_samples_per_s = measurement.candidate_samples_per_s;
+
+  std::string ratio = Printf("%.3fx (", fix.speedup);
+  if (measurement.interval) {
+    ratio += Printf("95 %% interval %.3fx to %.3fx, ", measurement.interval->low,
+                    measurement.interval->high);
+  }
+  ratio += std::to_string(fix.rounds) + (fix.rounds == 1 ? " round" : " rounds") +
+           (fix.measured_in == measured_in::kProcess ? " in one process)" : ")");
+  std::vector<std::string> notes;
+  switch (decision.outcome) {
+    case AbDecision::Outcome::kFaster:
+      fix.status = fix_status::kVerified;
+      break;
+    case AbDecision::Outcome::kSlower:  // a measurable slowdown is not a fix, however correct
+      fix.status = fix_status::kRejected;
+      notes.push_back("slower than the baseline: " + ratio);
+      break;
+    default:
+      fix.status = fix_status::kNoChange;
+      notes.push_back("no measurable change: " + ratio + ", " + decision.why);
+      break;
+  }
+  if (!budget_note.empty()) notes.push_back(budget_note);
+  for (const std::string& note : notes) {
+    fix.detail += (fix.detail.empty() ? "" : "; ") + note;
+  }
+  progress << "[autotest] " << fix.recipe << ": " << fix.status << ", " << ratio << ", "
+           << Printf("%.1f", measurement.baseline_samples_per_s) << " -> "
+           << Printf("%.1f", measurement.candidate_samples_per_s) << " samples/s\n";
+}
+
 AbResult RunAbBenchmark(const CandidateSpec& candidate, const CandidateRunner& runner,
                         const AbSettings& settings, const std::string& scratch_dir,
                         AutotestBudget& budget, int rounds_queued, std::ostream& progress) {
@@ -86,6 +131,7 @@ AbResult RunAbBenchmark(const CandidateSpec& candidate, const CandidateRunner& r
   ab.fix = NewFixResult(candidate);
   FixResult& fix = ab.fix;
   fix.step_statistic = StepStatisticName(settings.statistic);
+  fix.measured_in = measured_in::kProcesses;
   const std::string label = "[autotest] " + candidate.id + ": ";
 
   Side baseline{"baseline", nullptr, 0, std::nullopt};
@@ -172,47 +218,9 @@ AbResult RunAbBenchmark(const CandidateSpec& candidate, const CandidateRunner& r
   }
 
   fix.rounds = static_cast<int>(rounds.size());
-  fix.baseline = measurement.baseline;
-  fix.candidate = measurement.candidate;
-  fix.speedup = measurement.speedup;
-  fix.speedup_low = measurement.speedup_low;
-  fix.speedup_high = measurement.speedup_high;
-  if (measurement.interval) {
-    fix.speedup_ci_low = measurement.interval->low;
-    fix.speedup_ci_high = measurement.interval->high;
-  }
   fix.peak_memory_mb = tried.peak_memory_mb;
   ab.baseline_peak_memory_mb = baseline.peak_memory_mb;
-  ab.baseline_samples_per_s = measurement.baseline_samples_per_s;
-  ab.candidate_samples_per_s = measurement.candidate_samples_per_s;
-
-  std::string ratio = Printf("%.3fx (", fix.speedup);
-  if (measurement.interval) {
-    ratio += Printf("95 %% interval %.3fx to %.3fx, ", measurement.interval->low,
-                    measurement.interval->high);
-  }
-  ratio += std::to_string(fix.rounds) + (fix.rounds == 1 ? " round)" : " rounds)");
-  std::vector<std::string> notes;
-  switch (decision.outcome) {
-    case AbDecision::Outcome::kFaster:
-      fix.status = fix_status::kVerified;
-      break;
-    case AbDecision::Outcome::kSlower:  // a measurable slowdown is not a fix, however correct
-      fix.status = fix_status::kRejected;
-      notes.push_back("slower than the baseline: " + ratio);
-      break;
-    default:
-      fix.status = fix_status::kNoChange;
-      notes.push_back("no measurable change: " + ratio + ", " + decision.why);
-      break;
-  }
-  if (!budget_note.empty()) notes.push_back(budget_note);
-  for (const std::string& note : notes) {
-    fix.detail += (fix.detail.empty() ? "" : "; ") + note;
-  }
-  progress << label << fix.status << ", " << ratio << ", "
-           << Printf("%.1f", measurement.baseline_samples_per_s) << " -> "
-           << Printf("%.1f", measurement.candidate_samples_per_s) << " samples/s\n";
+  RecordVerdict(measurement, decision, budget_note, ab, progress);
   return ab;
 }
 

@@ -52,6 +52,13 @@ struct AbResult {
 // The FixResult fields a candidate determines before anything runs.
 FixResult NewFixResult(const CandidateSpec& candidate);
 
+// Settles `ab` as `decision` says of `measurement`: the fix's status, speedup and interval, a
+// detail that says why where it is not verified (with `budget_note`, why the rounds stopped
+// early, if any), and one progress line. fix.rounds and fix.measured_in are the caller's. Shared
+// by the rounds of processes and the blocks inside one (engine/autotest/in_process_ab.h).
+void RecordVerdict(const AbMeasurement& measurement, const AbDecision& decision,
+                   const std::string& budget_note, AbResult& ab, std::ostream& progress);
+
 // Runs rounds of baseline then candidate, each a process of the command `runner` gives, until
 // DecideAb decides, settings.max_rounds are done or `budget` has no room for another round,
 // writing result files into `scratch_dir`, and prints one progress line per process on

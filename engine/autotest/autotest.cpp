@@ -1,9 +1,11 @@
 #include "engine/autotest/autotest.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include "engine/autotest/applicability.h"
+#include "engine/autotest/in_process_ab.h"
 #include "engine/autotest/loader_workers_series.h"
 #include "engine/util/printable_text.h"
 #include "engine/util/scratch_paths.h"
@@ -82,16 +84,9 @@ AbResult NumericsRefused(const CandidateSpec& candidate, const NumericsVerdict& 
 }
 
 // Numerics first: a candidate that computes something else is rejected without spending a
-// benchmark on it.
-AbResult TryCandidate(const CandidateSpec& candidate, const AutotestPlan& plan,
-                      CandidateRunner& runner, NumericsChecks& checks,
-                      const std::string& scratch_dir, AutotestBudget& budget, int rounds_queued,
-                      std::ostream& progress) {
-  if (!budget.RoomForRound()) {
-    return Skipped(NewFixResult(candidate),
-                   "not tried: the autotest budget (" + budget.DescribeLimit() + ") was spent",
-                   progress);
-  }
+// benchmark on it. `measure` runs the benchmark, or hands over the one already run in blocks.
+AbResult TryCandidate(const CandidateSpec& candidate, NumericsChecks& checks,
+                      const std::function<AbResult()>& measure, std::ostream& progress) {
   std::optional<Numerics> numerics;
   std::vector<MethodChange> code_changes;
   bool unchecked = false;
@@ -112,14 +107,87 @@ AbResult TryCandidate(const CandidateSpec& candidate, const AutotestPlan& plan,
         return NumericsRefused(candidate, verdict, progress);
     }
   }
-  AbResult ab = RunAbBenchmark(candidate, runner, plan.settings, scratch_dir, budget,
-                               rounds_queued, progress);
+  AbResult ab = measure();
   ab.fix.numerics = numerics;
   ab.fix.code_changes = std::move(code_changes);
   if (unchecked) {
     ab.fix.detail += std::string(ab.fix.detail.empty() ? "" : "; ") + "numerics not checked";
   }
   return ab;
+}
+
+// The candidate's A/B in rounds of processes, if the budget has room for one.
+AbResult TryInProcesses(const CandidateSpec& candidate, const AutotestPlan& plan,
+                        CandidateRunner& runner, NumericsChecks& checks,
+                        const std::string& scratch_dir, AutotestBudget& budget, int rounds_queued,
+                        std::ostream& progress) {
+  if (!budget.RoomForRound()) {
+    return Skipped(NewFixResult(candidate),
+                   "not tried: the autotest budget (" + budget.DescribeLimit() + ") was spent",
+                   progress);
+  }
+  return TryCandidate(
+      candidate, checks,
+      [&] {
+        return RunAbBenchmark(candidate, runner, plan.settings, scratch_dir, budget,
+                              rounds_queued, progress);
+      },
+      progress);
+}
+
+// Whether `candidate` is measured in blocks: its knobs switch between steps, and its numerics,
+// checked first where it keeps the computation, did not refuse it.
+bool MeasurableInBlocks(const CandidateSpec& candidate, NumericsChecks& checks) {
+  if (!SwitchesBetweenSteps(candidate)) return false;
+  if (!candidate.preserves_semantics) return true;
+  const NumericsVerdict::Outcome outcome = checks.Check(candidate).outcome;
+  return outcome == NumericsVerdict::Outcome::kWithinTolerance ||
+         outcome == NumericsVerdict::Outcome::kNotChecked;
+}
+
+// The single recipes a running script can switch, measured together in one run of it where the
+// door can (RunInProcessAb); the others, and any that run did not decide, go to processes.
+std::map<std::string, AbResult> MeasureSinglesInBlocks(
+    const AutotestPlan& plan, CandidateRunner& runner, NumericsChecks& checks,
+    const std::map<std::string, AbResult>& declined, const AutotestBudget& budget,
+    const std::string& scratch_dir, std::ostream& progress) {
+  std::vector<CandidateSpec> candidates;
+  for (const std::string& id : plan.recipe_ids) {
+    const Recipe* recipe = FindRecipe(plan.recipes, id);
+    if (declined.count(id) || !recipe ||
+        !WhyNotApplicable(*recipe, plan.door, plan.device, plan.torch_version).empty()) {
+      continue;
+    }
+    CandidateSpec candidate = CombineRecipes({recipe});
+    if (MeasurableInBlocks(candidate, checks)) candidates.push_back(std::move(candidate));
+  }
+  if (candidates.empty() || !budget.RoomForRound()) return {};
+  return RunInProcessAb(candidates, runner, plan.settings, BlockDesign{}, scratch_dir, progress)
+      .decided;
+}
+
+// The combination, in blocks of one run where its knobs all switch between steps and the door
+// can, else (or where that run did not decide it) in rounds of processes.
+AbResult CombinationResult(const CandidateSpec& candidate, const AutotestPlan& plan,
+                           CandidateRunner& runner, NumericsChecks& checks,
+                           const std::string& scratch_dir, AutotestBudget& budget,
+                           std::ostream& progress) {
+  if (!SwitchesBetweenSteps(candidate) || !budget.RoomForRound()) {
+    return TryInProcesses(candidate, plan, runner, checks, scratch_dir, budget, 0, progress);
+  }
+  return TryCandidate(
+      candidate, checks,
+      [&] {
+        InProcessOutcome measured = RunInProcessAb({candidate}, runner, plan.settings,
+                                                   BlockDesign{}, scratch_dir, progress);
+        if (const auto decided = measured.decided.find(candidate.id);
+            decided != measured.decided.end()) {
+          return decided->second;
+        }
+        return RunAbBenchmark(candidate, runner, plan.settings, scratch_dir, budget, 0,
+                              progress);
+      },
+      progress);
 }
 
 }  // namespace
@@ -161,6 +229,8 @@ std::vector<AbResult> RunAutotest(const AutotestPlan& plan, CandidateRunner& run
   // The candidates' result files, in a private folder removed with everything in it, also when
   // advisor is interrupted.
   const PrivateTempDir scratch("advisor-autotest-");
+  const std::map<std::string, AbResult> in_blocks =
+      MeasureSinglesInBlocks(plan, runner, checks, declined, budget, scratch.path(), progress);
   std::vector<AbResult> results;
   // The rounds the candidates after the current one may take at most, the combination counted
   // as one, for the "time left" of the progress lines.
@@ -186,6 +256,11 @@ std::vector<AbResult> RunAutotest(const AutotestPlan& plan, CandidateRunner& run
       results.push_back(Skipped(NewFixResult(candidate), reason, progress));
       continue;
     }
+    if (const auto measured = in_blocks.find(id); measured != in_blocks.end()) {
+      results.push_back(
+          TryCandidate(candidate, checks, [&] { return measured->second; }, progress));
+      continue;
+    }
     // A series needs another count than the workload's to fit the cores; without one the recipe
     // runs as written.
     if (recipe->overrides.dataloader_workers && plan.input_workers &&
@@ -193,15 +268,15 @@ std::vector<AbResult> RunAutotest(const AutotestPlan& plan, CandidateRunner& run
       results.push_back(RunLoaderWorkersSeries(
           *recipe, *plan.input_workers, plan.cores,
           [&](const CandidateSpec& count, int counts_left) {
-            return TryCandidate(count, plan, runner, checks, scratch.path(), budget,
-                                (candidates_left + counts_left) * plan.settings.max_rounds,
-                                progress);
+            return TryInProcesses(count, plan, runner, checks, scratch.path(), budget,
+                                  (candidates_left + counts_left) * plan.settings.max_rounds,
+                                  progress);
           },
           progress));
       continue;
     }
-    results.push_back(TryCandidate(candidate, plan, runner, checks, scratch.path(), budget,
-                                   candidates_left * plan.settings.max_rounds, progress));
+    results.push_back(TryInProcesses(candidate, plan, runner, checks, scratch.path(), budget,
+                                     candidates_left * plan.settings.max_rounds, progress));
   }
 
   // A series' recipe joins the combination with its knee's count.
@@ -218,8 +293,8 @@ std::vector<AbResult> RunAutotest(const AutotestPlan& plan, CandidateRunner& run
   if (!combination.empty()) {
     const CandidateSpec candidate = CombineRecipes(combination);
     progress << "[autotest] combining " << candidate.id << "\n";
-    results.push_back(
-        TryCandidate(candidate, plan, runner, checks, scratch.path(), budget, 0, progress));
+    results.push_back(CombinationResult(candidate, plan, runner, checks, scratch.path(), budget,
+                                        progress));
   }
   return results;
 }

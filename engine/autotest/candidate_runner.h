@@ -5,11 +5,13 @@
 // door needs, and the autotest (engine/autotest/autotest.h) drives it without asking which.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/autotest/candidate.h"
 #include "engine/autotest/candidate_command.h"
+#include "engine/autotest/step_blocks.h"
 #include "engine/model/run_report.h"
 
 namespace advisor {
@@ -43,6 +45,16 @@ class CandidateRunner {
   // Runs `candidate` and the baseline in processes of their own and compares them. A crash, hang
   // or malformed result is a kError verdict, never an exception.
   virtual NumericsVerdict CheckNumerics(const CandidateSpec& candidate) = 0;
+
+  // The process that measures `candidates` (each SwitchesBetweenSteps) and the baseline in
+  // blocks of steps inside one run, switching their knobs between steps as `design` says, and
+  // writes a BlocksResult to `result_path` (engine/autotest/step_blocks.h); none where the door
+  // cannot switch knobs inside its process.
+  virtual std::optional<CandidateCommand> BlocksCommand(
+      const std::vector<CandidateSpec>& /*candidates*/, const BlockDesign& /*design*/,
+      const std::string& /*result_path*/) const {
+    return std::nullopt;
+  }
 };
 
 }  // namespace advisor

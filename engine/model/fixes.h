@@ -41,6 +41,12 @@ struct WorkerCountPoint {
   std::string status;  // the A/B's verdict for this count (fix_status)
 };
 
+// FixResult::measured_in values.
+namespace measured_in {
+inline constexpr char kProcesses[] = "processes";  // each side of a round a process of its own
+inline constexpr char kProcess[] = "process";      // blocks of steps inside one running script
+}  // namespace measured_in
+
 struct FixResult {
   std::string recipe;
   std::string kind;                 // "knob" or "rewrite"
@@ -59,7 +65,11 @@ struct FixResult {
   // absent when fewer than two rounds ran.
   std::optional<double> speedup_ci_low;
   std::optional<double> speedup_ci_high;
-  int rounds = 0;                   // A/B rounds run: each a baseline and a candidate process
+  // Where the A/B ran (measured_in::): each round a baseline and a candidate process, or each
+  // round a baseline and a candidate block of steps inside one run (knobs switched between
+  // steps; engine/autotest/step_blocks.h). "" where nothing ran.
+  std::string measured_in;
+  int rounds = 0;                   // A/B rounds run
   std::optional<Numerics> numerics;
   std::optional<double> peak_memory_mb;
   // The candidate's warm-up, left out of the A/B steps: a compiling recipe's compilation.

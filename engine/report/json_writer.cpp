@@ -314,6 +314,7 @@ json FixesToJson(const std::vector<FixResult>& fixes) {
                    {"speedup_ci_low", OrNull(fix.speedup_ci_low)},
                    {"speedup_ci_high", OrNull(fix.speedup_ci_high)},
                    {"rounds", fix.rounds},
+                   {"measured_in", fix.rounds > 0 ? json(fix.measured_in) : json(nullptr)},
                    {"step_statistic", fix.rounds > 0 ? json(fix.step_statistic) : json(nullptr)},
                    {"numerics", std::move(numerics)},
                    {"peak_memory_mb", OrNull(fix.peak_memory_mb)},

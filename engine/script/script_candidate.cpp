@@ -75,6 +75,24 @@ CandidateCommand ScriptCandidateRunner::BenchmarkCommand(const CandidateSpec* ca
                           ScriptBenchEnvironment(options_, candidate, result_path, false)};
 }
 
+std::optional<CandidateCommand> ScriptCandidateRunner::BlocksCommand(
+    const std::vector<CandidateSpec>& candidates, const BlockDesign& design,
+    const std::string& result_path) const {
+  json listed = json::array();
+  for (const CandidateSpec& candidate : candidates) {
+    listed.push_back({{"id", candidate.id}, {"overrides", OverridesToJson(candidate.overrides)}});
+  }
+  CandidateCommand command{options_.command,
+                           ScriptBenchEnvironment(options_, nullptr, result_path, false)};
+  json config = json::parse(command.env.at("ADVISOR_PROBE_BENCH"));
+  config["blocks"] = {{"candidates", listed},
+                      {"settle", design.settle_steps},
+                      {"steps", design.block_steps},
+                      {"cycles", design.cycles}};
+  command.env["ADVISOR_PROBE_BENCH"] = config.dump();
+  return command;
+}
+
 std::vector<double> ScriptCandidateRunner::Losses(const CandidateSpec* candidate,
                                                   std::string& failure) const {
   const std::string name = candidate ? candidate->id : "baseline";

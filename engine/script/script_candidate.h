@@ -41,6 +41,12 @@ class ScriptCandidateRunner : public CandidateRunner {
   CandidateCommand BenchmarkCommand(const CandidateSpec* candidate,
                                     const std::string& result_path) const override;
 
+  // The script once, the probe switching the candidates' knobs between its steps in blocks
+  // (probes/python/site/advisor_probe/blocks.py), after options.warmup steps.
+  std::optional<CandidateCommand> BlocksCommand(const std::vector<CandidateSpec>& candidates,
+                                                const BlockDesign& design,
+                                                const std::string& result_path) const override;
+
   // Runs the baseline once and each candidate in losses mode, and compares the losses of the
   // first options.loss_steps steps within the candidate's tolerance.
   NumericsVerdict CheckNumerics(const CandidateSpec& candidate) override;

@@ -302,6 +302,118 @@ TEST(AdvisorCandidateCommand, FollowsTheWorkerContract) {
       << "every run runs the workload as the bisection did";
 }
 
+// Blocks of a run, as the script probe writes them: `pairs` cycles of a baseline block of
+// `baseline_ms` steps and a candidate block of `candidate_ms` steps for each candidate, five steps
+// a block (BlockDesign's default).
+std::string BlocksJson(const std::vector<std::pair<std::string, double>>& candidates, int pairs,
+                       double baseline_ms, bool complete = true) {
+  std::string blocks;
+  for (int cycle = 0; cycle < pairs; ++cycle) {
+    for (const auto& [id, candidate_ms] : candidates) {
+      for (const auto& [side, ms] : {std::pair<std::string, double>{"baseline", baseline_ms},
+                                     {"candidate", candidate_ms}}) {
+        const std::string step = std::to_string(ms + 0.1 * (cycle % 2));
+        blocks += std::string(blocks.empty() ? "" : ",") + R"({"candidate":")" + id +
+                  R"(","side":")" + side + R"(","cycle":)" + std::to_string(cycle) +
+                  R"(,"step_ms":[)" + step + "," + step + "," + step + "," + step + "," + step +
+                  R"(],"peak_memory_mb":null})";
+      }
+    }
+  }
+  return R"({"blocks":[)" + blocks + R"(],"complete":)" + (complete ? "true" : "false") +
+         R"(,"samples_per_step":8,"loss":1.0,"warmup_s":0.5})";
+}
+
+Recipe Switchable(const std::string& id) {
+  Recipe recipe = Knob(id, /*preserves_semantics=*/true);
+  recipe.overrides = {};
+  recipe.overrides.allow_tf32 = true;
+  return recipe;
+}
+
+// Knobs a running script reads between steps are measured together in one run of blocks; the
+// rest in rounds of processes, numerics first either way.
+TEST_F(Autotest, SwitchableKnobsAreMeasuredTogetherInOneRunOfBlocks) {
+  Recipe workers = Knob("same", /*preserves_semantics=*/true);
+  workers.overrides = {};
+  workers.overrides.pin_memory = true;
+  plan_.recipes = {Switchable("fast"), Switchable("faster"), workers};
+  plan_.recipe_ids = {"fast", "same", "faster"};
+  runner_.set_check([](const CandidateSpec&) { return Within(); });
+  runner_.set_blocks_script(testing::WriteScript(
+      dir_ / "blocks.sh", "cat > \"$1\" <<'EOF'\n" +
+                              BlocksJson({{"fast", 10.0}, {"faster", 8.0}, {"faster+fast", 5.0}},
+                                         5, 20.0) +
+                              "\nEOF"));
+
+  const std::vector<AbResult> results = Run();
+  EXPECT_EQ(runner_.blocks_runs(), (std::vector<std::string>{"fast,faster", "faster+fast"}))
+      << "one run for the singles, one for their combination";
+  EXPECT_EQ(runner_.last_design().cycles, 5) << "at most --autotest-rounds pairs";
+  ASSERT_EQ(results.size(), 4u);
+  for (int i : {0, 2}) {
+    const FixResult& fix = results[i].fix;
+    EXPECT_EQ(fix.status, "verified") << fix.recipe;
+    EXPECT_EQ(fix.measured_in, "process") << fix.recipe;
+    EXPECT_EQ(fix.rounds, 5) << fix.recipe;
+    EXPECT_TRUE(fix.numerics.has_value()) << "numerics checked before the blocks";
+    EXPECT_TRUE(fix.speedup_ci_low.has_value());
+  }
+  EXPECT_NEAR(results[0].fix.speedup, 2.0, 0.02);
+  EXPECT_NEAR(results[2].fix.speedup, 2.5, 0.03);
+  EXPECT_EQ(results[3].fix.recipe, "faster+fast");
+  EXPECT_EQ(results[3].fix.measured_in, "process");
+  EXPECT_NEAR(results[3].fix.speedup, 4.0, 0.05);
+  EXPECT_EQ(results[1].fix.recipe, "same");
+  EXPECT_EQ(results[1].fix.measured_in, "processes");
+  EXPECT_GT(results[1].fix.rounds, 0);
+  EXPECT_THAT(testing::ReadFile(dir_ / "order.log"), Not(HasSubstr("fast")))
+      << "no process of their own for the switched knobs";
+  EXPECT_THAT(progress_.str(), HasSubstr("[autotest] measuring fast, faster inside one run of the "
+                                         "script: 5 cycles"));
+}
+
+// A script that ends before a candidate's second pair of blocks leaves that candidate to rounds
+// of processes; the candidates it did decide keep their blocks.
+TEST_F(Autotest, ACandidateTheScriptsEndLeftUndecidedIsMeasuredInProcesses) {
+  plan_.recipes = {Switchable("fast"), Switchable("faster")};
+  plan_.recipe_ids = {"fast", "faster"};
+  // Two pairs of fast's, then one of faster's, then the script ended.
+  std::string blocks = BlocksJson({{"fast", 10.0}, {"faster", 8.0}}, 2, 20.0, false);
+  runner_.set_blocks_script(testing::WriteScript(
+      dir_ / "blocks.sh",
+      "cat > \"$1\" <<'EOF'\n" + blocks.replace(blocks.rfind(R"({"candidate":"faster")") - 1,
+                                                  std::string::npos,
+                                                  R"(],"complete":false,"samples_per_step":8,)"
+                                                  R"("loss":1.0})") +
+          "\nEOF"));
+  const std::vector<AbResult> results = Run();
+  ASSERT_GE(results.size(), 2u);
+  EXPECT_EQ(results[0].fix.measured_in, "process");
+  EXPECT_EQ(results[0].fix.rounds, 2);
+  EXPECT_THAT(results[0].fix.detail, HasSubstr("the script ended after 2 pairs of full blocks"));
+  EXPECT_EQ(results[1].fix.measured_in, "processes");
+  EXPECT_EQ(results[1].fix.status, "verified");
+  EXPECT_THAT(progress_.str(),
+              HasSubstr("[autotest] faster: the script ended after 1 pair of full blocks of "
+                        "faster (2 decide): measured in processes\n"));
+}
+
+// A blocks run that fails, or writes nothing, costs the candidates nothing but time: each is
+// measured in processes.
+TEST_F(Autotest, ABlocksRunThatFailsLeavesEveryCandidateToProcesses) {
+  plan_.recipes = {Switchable("fast")};
+  plan_.recipe_ids = {"fast"};
+  runner_.set_blocks_script(testing::WriteScript(dir_ / "blocks.sh", "exit 3"));
+  const std::vector<AbResult> results = Run();
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].fix.status, "verified");
+  EXPECT_EQ(results[0].fix.measured_in, "processes");
+  EXPECT_THAT(progress_.str(),
+              HasSubstr("[autotest] the run that switched them failed (exit status 3): "
+                        "each is measured in processes\n"));
+}
+
 TEST_F(Autotest, ACandidateTheBudgetLeavesNoTimeForIsSkippedAndSaysSo) {
   plan_.recipes = {Knob("fast"), Knob("faster")};
   plan_.recipe_ids = {"fast", "faster"};

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -62,13 +63,34 @@ class FakeCandidateRunner : public CandidateRunner {
     return check_(candidate);
   }
 
+  std::optional<CandidateCommand> BlocksCommand(const std::vector<CandidateSpec>& candidates,
+                                                const BlockDesign& design,
+                                                const std::string& result_path) const override {
+    if (blocks_script_.empty()) return std::nullopt;
+    std::string ids;
+    for (const CandidateSpec& candidate : candidates)
+      ids += (ids.empty() ? "" : ",") + candidate.id;
+    blocks_runs_.push_back(ids);
+    last_design_ = design;
+    return CandidateCommand{{"/bin/sh", blocks_script_, result_path}, {}};
+  }
+
   void set_check(Check check) { check_ = std::move(check); }
+  // Makes this a door that measures switchable candidates in blocks: `script` is run as
+  // `script RESULT_PATH` for each blocks run and writes its BlocksResult.
+  void set_blocks_script(std::string script) { blocks_script_ = std::move(script); }
+  // Each blocks run's candidate ids, comma-separated.
+  const std::vector<std::string>& blocks_runs() const { return blocks_runs_; }
+  const BlockDesign& last_design() const { return last_design_; }
   int benchmark_runs() const { return benchmark_runs_; }
   // The ids of the candidates checked, in order.
   const std::vector<std::string>& checked() const { return checked_; }
 
  private:
   std::string script_;
+  std::string blocks_script_;
+  mutable std::vector<std::string> blocks_runs_;
+  mutable BlockDesign last_design_;
   Check check_;
   mutable int benchmark_runs_ = 0;
   std::vector<std::string> checked_;

@@ -190,6 +190,29 @@ TEST(ScriptMode, AutotestRelaunchesTheScriptWithTheKnobApplied) {
   EXPECT_EQ(ProcessesTagged(tag), 0);
 }
 
+// A knob the script's steps read as they run is switched off and on between the steps of one
+// run, in blocks, instead of a process per side per round.
+TEST(ScriptMode, AutotestSwitchesAKnobBetweenTheStepsOfOneRun) {
+  const fs::path scratch = Scratch("autotest_blocks");
+  const CommandResult run =
+      RunCommand(kAdvisor + " bisect -q --autotest --autotest-rounds 3 --rules " + kScripts +
+                     "/rules_blocks --out " + (scratch / "report").string() + " -- " + kPython +
+                     " " + kScripts + "/deterministic_train.py --deterministic",
+                 scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json fixes = Report(scratch / "report")["fixes"];
+  const json* off = nullptr;
+  for (const json& fix : fixes) {
+    if (fix["recipe"] == "deterministic-off") off = &fix;
+  }
+  ASSERT_NE(off, nullptr) << fixes.dump();
+  EXPECT_EQ((*off)["measured_in"], "process") << off->dump();
+  EXPECT_EQ((*off)["rounds"], 3) << "one pair of blocks a cycle, --autotest-rounds cycles";
+  EXPECT_EQ((*off)["status"], "verified") << off->dump();
+  // 20 ms of the deterministic step's price against a step of well under a millisecond.
+  EXPECT_GT((*off)["speedup"].get<double>(), 2.0) << off->dump();
+}
+
 TEST(ScriptMode, AFixThatNeedsACodeChangeIsShownAgainstTheUsersLine) {
   const fs::path scratch = Scratch("code_change");
   const CommandResult run = RunCommand(

@@ -1,7 +1,9 @@
 """Bench mode: the probe as the autotest's candidate (engine/script/script_candidate). The script
 runs with the candidate's knobs; after its first step (which finds the model) and `warmup` more, the
 probe times `steps` steps, or records the losses of the first `loss_steps` steps after the first,
-and writes the worker result; the session then ends the process.
+and writes the worker result; the session then ends the process. With `blocks` it instead measures
+the baseline and several candidates in blocks of steps in this one process (blocks.py), and writes
+what it timed when the schedule ends, or when the script ends first.
 
 Under a launcher every rank runs this with the same configuration. The job's step is as long as
 its slowest rank's: each other rank writes its timings beside the result, and rank 0 waits for
@@ -18,6 +20,7 @@ import time
 import torch
 
 from advisor_probe import call_inputs
+from advisor_probe.blocks import BlockSchedule, Switches
 
 # How long rank 0 waits for another rank's timings once its own are done. The ranks step in
 # lockstep, so theirs are due within a step; a rank that died ends the launcher's job anyway.
@@ -40,6 +43,10 @@ class Bench:
         self._samples = 0
         self._warmup_started = None
         self._warmup_s = None
+        self._schedule = BlockSchedule(config["blocks"]) if "blocks" in config else None
+        self._switches = None
+        self._block = None          # the block of the step in progress
+        self._scheduled_steps = 0   # steps closed since the schedule began
         self._rank = int(os.environ.get("RANK", 0))
         self._world_size = int(os.environ.get("WORLD_SIZE", 1))
         # advisor's --step-timeout (0: none), from the probe's start: start-up is the first step's.
@@ -70,8 +77,10 @@ class Bench:
     def measuring(self, index):
         return self._loss_steps == 0 and self.first_measured <= index
 
-    def model_found(self):
+    def model_found(self, roots, cuda, physical_cores):
         self._warmup_started = self._progress_at = time.monotonic()
+        if self._schedule is not None:
+            self._switches = Switches(roots, cuda, physical_cores)
 
     def backward(self, tensors):
         tensor = tensors[0] if isinstance(tensors, (tuple, list)) and tensors else tensors
@@ -107,6 +116,8 @@ class Bench:
             self._warmup_s = time.monotonic() - self._warmup_started
             if self._device() is not None:
                 torch.cuda.reset_peak_memory_stats(self._device())
+        if self._schedule is not None:
+            return self._block_step_closed(index, (end - start) / 1e6)
         if self.measuring(index):
             self._step_ms.append((end - start) / 1e6)
             if len(self._step_ms) == self._steps:
@@ -116,6 +127,52 @@ class Bench:
                     self._write(self._result(), self._rank_path(self._rank))
                 return True
         return False
+
+    def _block_step_closed(self, index, step_ms):
+        """Times the step into its block, and sets the knobs of the next step's block."""
+        schedule = self._schedule
+        if index >= self.first_measured:
+            self._scheduled_steps += 1
+            block, timed = schedule.at(index - self.first_measured)
+            if timed:
+                block.step_ms.append(step_ms)
+        following = index + 1 - self.first_measured
+        if following < 0:
+            return False
+        block, _ = schedule.at(following)
+        if block is not self._block:
+            self._end_block()
+            if block is None:
+                self._finish(complete=True)
+                return True
+            self._block = block
+            self._switches.set(schedule.overrides(block))
+            if self._device() is not None:
+                torch.cuda.reset_peak_memory_stats(self._device())
+        return False
+
+    def _end_block(self):
+        device = self._device()
+        if self._block is not None and device is not None:
+            self._block.peak_memory_mb = torch.cuda.max_memory_allocated(device) / 2**20
+
+    def _finish(self, complete):
+        self._switches.reset()
+        result = dict(self._schedule.result(complete))
+        result.update(self._result_common(max(1, self._scheduled_steps)))
+        if self._rank == 0:
+            self._write(merge_ranks(result, self._other_ranks() if complete else []))
+        else:
+            self._write(result, self._rank_path(self._rank))
+
+    def script_ended(self):
+        """The script ended before the bench's end: True where what was timed is written (the
+        blocks so far: the candidates that got their pairs are measured all the same)."""
+        if self._schedule is None or not self._scheduled_steps:
+            return False
+        self._end_block()
+        self._finish(complete=False)
+        return True
 
     def _rank_path(self, rank):
         return "%s.rank%d" % (self._config["result"], rank)
@@ -140,14 +197,18 @@ class Bench:
 
     def _result(self):
         device = self._device()
+        result = {"step_ms": self._step_ms,
+                  "peak_memory_mb": (torch.cuda.max_memory_allocated(device) / 2**20
+                                     if device is not None else None),
+                  "sites": []}
+        result.update(self._result_common(len(self._step_ms)))
+        return result
+
+    def _result_common(self, steps):
         loss = float(self._last_loss) if self._last_loss is not None else None
-        return {"step_ms": self._step_ms,
-                "peak_memory_mb": (torch.cuda.max_memory_allocated(device) / 2**20
-                                   if device is not None else None),
-                "samples_per_step": max(1, round(self._samples / len(self._step_ms))),
+        return {"samples_per_step": max(1, round(self._samples / steps)),
                 "loss": loss if loss is not None and loss == loss and abs(loss) != float("inf")
                 else None,
-                "sites": [],
                 "warmup_s": self._warmup_s}
 
     def skip(self, reason):
@@ -166,14 +227,22 @@ class Bench:
         os.rename(partial, path)
 
 
+def _slowest(own, other):
+    """Each step as long as the slowest rank's, the highest peak."""
+    own["step_ms"] = [max(a, b) for a, b in zip(own["step_ms"], other["step_ms"])]
+    if other.get("peak_memory_mb") is not None:
+        own["peak_memory_mb"] = max(own["peak_memory_mb"] or 0.0, other["peak_memory_mb"])
+
+
 def merge_ranks(own, others):
-    """One worker result for the job from rank 0's and the other ranks' (the same steps): each
-    step as long as the slowest rank's, the samples of every rank's batch, the highest peak."""
-    merged = dict(own)
+    """One worker result for the job from rank 0's and the other ranks' (the same steps, or the
+    same blocks): the slowest rank's steps, the samples of every rank's batch."""
+    merged = json.loads(json.dumps(own))
     for other in others:
-        merged["step_ms"] = [max(a, b) for a, b in zip(merged["step_ms"], other["step_ms"])]
+        if "blocks" in merged:
+            for block, theirs in zip(merged["blocks"], other["blocks"]):
+                _slowest(block, theirs)
+        else:
+            _slowest(merged, other)
         merged["samples_per_step"] += other["samples_per_step"]
-        if other.get("peak_memory_mb") is not None:
-            merged["peak_memory_mb"] = max(merged["peak_memory_mb"] or 0.0,
-                                           other["peak_memory_mb"])
     return merged

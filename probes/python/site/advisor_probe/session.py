@@ -22,6 +22,7 @@ from advisor_probe import call_inputs
 from advisor_probe.device_clock import DeviceStamps
 from advisor_probe import modules as module_tree
 from advisor_probe.input_stage import InputStage
+from advisor_probe.knobs import physical_cores
 from advisor_probe.loader_epochs import LoaderEpochs
 from advisor_probe.markers import Markers
 from advisor_probe.sources import SourceCapture, line_text
@@ -291,8 +292,9 @@ class Session:
         if not self._active():
             return
         if self._bench is not None:
-            sys.stderr.write("advisor probe: the script ended after %d steps, before the "
-                             "benchmark's end\n" % self._clock.completed)
+            if not self._bench.script_ended():
+                sys.stderr.write("advisor probe: the script ended after %d steps, before the "
+                                 "benchmark's end\n" % self._clock.completed)
             return
         # Python sets sys.last_value once it has printed an uncaught exception's traceback, before
         # the atexit handlers run: advisor says "its error is above" only then.
@@ -419,7 +421,7 @@ class Session:
                 self._bench.skip(reason)
                 _end_interpreter(self._loader_iterators)
             self._knobs.at_model(roots, self._cuda)
-            self._bench.model_found()
+            self._bench.model_found(roots, self._cuda, physical_cores)
             return
         self._send_model()
         self._awaiting_command = True

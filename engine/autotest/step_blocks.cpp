@@ -1,0 +1,123 @@
+#include "engine/autotest/step_blocks.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "engine/json_input/json_document.h"
+#include "engine/json_input/json_field.h"
+#include "engine/json_input/json_input_error.h"
+
+namespace advisor {
+namespace {
+
+using nlohmann::json;
+
+// A thousand blocks of a hundred steps take well under a megabyte.
+constexpr std::uintmax_t kMaxBlocksResultBytes = 16 << 20;
+constexpr std::size_t kMaxBlocks = 10'000;
+constexpr std::size_t kMaxStepsPerBlock = 10'000;
+
+std::optional<double> NumberOrNone(const JsonField& field, const NumberRange& range) {
+  if (field.IsNull()) return std::nullopt;
+  return field.Number(range);
+}
+
+StepBlock ReadBlock(const JsonField& field) {
+  field.ExpectObject();
+  StepBlock block;
+  block.candidate = field.Required("candidate").NonEmptyString();
+  const JsonField side = field.Required("side");
+  const std::string name = side.String();
+  if (name != "baseline" && name != "candidate") side.Fail("must be baseline or candidate");
+  block.baseline = name == "baseline";
+  block.cycle = static_cast<int>(field.Required("cycle").Integer(0, 1'000'000));
+  const JsonField steps = field.Required("step_ms");
+  for (const JsonField& step : steps.Elements(1, kMaxStepsPerBlock)) {
+    block.step_ms.push_back(step.Number(NumberRange::Above(0)));
+  }
+  if (auto peak = field.Optional("peak_memory_mb")) {
+    block.peak_memory_mb = NumberOrNone(*peak, NumberRange::AtLeast(0));
+  }
+  return block;
+}
+
+BlocksResult ReadBlocks(const JsonField& root) {
+  root.ExpectObject();
+  BlocksResult result;
+  const JsonField blocks = root.Required("blocks");
+  for (const JsonField& block : blocks.Elements(0, kMaxBlocks)) {
+    result.blocks.push_back(ReadBlock(block));
+  }
+  result.complete = root.Required("complete").Bool();
+  result.samples_per_step =
+      static_cast<int>(root.Required("samples_per_step").Integer(1, 1'000'000'000));
+  result.loss = NumberOrNone(root.Required("loss"), {});
+  if (auto warmup = root.Optional("warmup_s")) {
+    result.warmup_s = NumberOrNone(*warmup, NumberRange::AtLeast(0));
+  }
+  return result;
+}
+
+}  // namespace
+
+bool SwitchesBetweenSteps(const CandidateSpec& candidate) {
+  if (!candidate.env.empty() || !candidate.rewrites.empty()) return false;
+  bool any = false;
+  bool all_switchable = true;
+  ForEachOverrideField([&](const char* name, auto member) {
+    if (!(candidate.overrides.*member)) return;
+    any = true;
+    static const char* const kSwitchable[] = {"allow_tf32",     "cudnn_benchmark",
+                                              "deterministic",  "autocast_dtype",
+                                              "sdpa_backend",   "intra_op_threads"};
+    all_switchable &= std::any_of(std::begin(kSwitchable), std::end(kSwitchable),
+                                  [&](const char* knob) { return std::string(knob) == name; });
+  });
+  return any && all_switchable;
+}
+
+BlocksResult ParseBlocksResult(const std::string& json_text, const std::string& source) {
+  return RethrowAs<BlocksResultError>([&] {
+    const json document = ParseJsonDocument(json_text, source);
+    return ReadBlocks(JsonField(document, source));
+  });
+}
+
+BlocksResult ReadBlocksResult(const std::string& path) {
+  return ParseBlocksResult(
+      RethrowAs<BlocksResultError>([&] { return ReadJsonFile(path, kMaxBlocksResultBytes); }),
+      path);
+}
+
+std::vector<AbRound> CandidateRounds(const BlocksResult& result, const std::string& candidate,
+                                     int block_steps) {
+  std::map<int, AbRound> by_cycle;
+  for (const StepBlock& block : result.blocks) {
+    if (block.candidate != candidate ||
+        static_cast<int>(block.step_ms.size()) < block_steps) {
+      continue;
+    }
+    AbRound& round = by_cycle[block.cycle];
+    (block.baseline ? round.baseline_ms : round.candidate_ms) = block.step_ms;
+  }
+  std::vector<AbRound> rounds;
+  for (auto& [cycle, round] : by_cycle) {
+    if (!round.baseline_ms.empty() && !round.candidate_ms.empty()) {
+      rounds.push_back(std::move(round));
+    }
+  }
+  return rounds;
+}
+
+std::optional<double> SidePeakMemoryMb(const BlocksResult& result, const std::string& candidate,
+                                       bool baseline) {
+  std::optional<double> peak;
+  for (const StepBlock& block : result.blocks) {
+    if (block.candidate == candidate && block.baseline == baseline && block.peak_memory_mb) {
+      peak = std::max(peak.value_or(0.0), *block.peak_memory_mb);
+    }
+  }
+  return peak;
+}
+
+}  // namespace advisor

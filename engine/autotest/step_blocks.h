@@ -1,0 +1,71 @@
+// Candidates measured inside one running process: the baseline and each candidate alternate in
+// blocks of steps (A B, then B A), switched between steps by the door (the script probe's
+// blocks.py), so that start-up, warmed caches and the machine's drift fall on both sides alike,
+// and a knob costs a few seconds of steps instead of a process per round. Only knobs a running
+// step reads as it runs can be switched so (SwitchesBetweenSteps); the rest need processes
+// (engine/autotest/ab_benchmark.h).
+//
+// The unit of evidence is the cycle's pair of blocks, one baseline and one candidate, adjacent
+// in time: an AbRound, as a pair of processes is elsewhere, so the same estimator, interval and
+// decision apply (engine/autotest/ab_stats.h).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/autotest/ab_stats.h"
+#include "engine/autotest/candidate.h"
+
+namespace advisor {
+
+struct BlockDesign {
+  int settle_steps = 2;  // after each switch, left out (cuDNN's search, autocast's weight casts)
+  int block_steps = 5;   // timed per block
+  int cycles = 6;        // pairs of blocks per candidate at most
+};
+
+// Whether every knob `candidate` sets can be switched between two steps of a running script:
+// backend flags, autocast around the model's forward, the intra-op thread count. Environment
+// variables, rewrites and knobs that rebuild what the script constructs need a process.
+bool SwitchesBetweenSteps(const CandidateSpec& candidate);
+
+// What the process timed, block by block.
+struct StepBlock {
+  std::string candidate;  // the candidate's id
+  bool baseline = false;  // its baseline block, else its candidate block
+  int cycle = 0;
+  std::vector<double> step_ms;
+  std::optional<double> peak_memory_mb;  // none without a CUDA allocator
+};
+
+struct BlocksResult {
+  std::vector<StepBlock> blocks;
+  bool complete = false;  // the schedule ran to its end (else the script ended first)
+  int samples_per_step = 0;
+  std::optional<double> loss;      // the last loss; none when it was not finite
+  std::optional<double> warmup_s;  // the warm-up before the first block
+};
+
+class BlocksResultError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The probe's file (docs/recipes.md#measured-inside-the-running-script), untrusted: anything
+// malformed throws BlocksResultError naming the file and the field.
+BlocksResult ParseBlocksResult(const std::string& json_text, const std::string& source);
+BlocksResult ReadBlocksResult(const std::string& path);
+
+// One candidate's rounds: each cycle whose baseline and candidate blocks both ran all
+// `block_steps` steps (a block the script's end cut short is left out), in cycle order.
+std::vector<AbRound> CandidateRounds(const BlocksResult& result, const std::string& candidate,
+                                     int block_steps);
+
+// The highest peak of one side of a candidate's blocks; none where no block reported one.
+std::optional<double> SidePeakMemoryMb(const BlocksResult& result, const std::string& candidate,
+                                       bool baseline);
+
+}  // namespace advisor

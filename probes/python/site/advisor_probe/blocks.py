@@ -1,0 +1,161 @@
+"""Bench mode's blocks: the autotest's candidates measured inside the one running script
+(engine/autotest/step_blocks.h). Knobs that the script's steps read as they run (backend flags,
+autocast around the model's forward, the intra-op thread count) are switched between steps, so
+the baseline and each candidate alternate in short blocks of steps in the same process: the same
+start-up, the same warmed caches and allocator, and the machine's drift on both sides alike.
+
+The schedule runs in cycles. In each cycle every candidate gets a pair of blocks, its baseline
+block and its candidate block, in the order A B on one cycle and B A on the next (and shifted by
+the candidate's place), so that a trend over the run falls on both sides alike. Each block's first
+`settle` steps follow a switch and are left out (cuDNN's benchmark mode searches, autocast's
+weight casts fill its cache); its next `steps` steps are timed."""
+
+import torch
+
+# The overrides a running script can take between two steps; any other knob needs a process.
+SWITCHABLE = {"allow_tf32", "cudnn_benchmark", "deterministic", "autocast_dtype",
+              "sdpa_backend", "intra_op_threads"}
+
+_SDPA_SWITCHES = {"flash": ("enable_flash_sdp", "flash_sdp_enabled"),
+                  "efficient": ("enable_mem_efficient_sdp", "mem_efficient_sdp_enabled"),
+                  "math": ("enable_math_sdp", "math_sdp_enabled"),
+                  "cudnn": ("enable_cudnn_sdp", "cudnn_sdp_enabled")}
+
+
+def _thread_count(value, physical_cores):
+    return physical_cores() if value == 0 else int(value)
+
+
+class Switches:
+    """Sets a candidate's knobs for the next steps and puts the script's own settings back.
+    Autocast is entered around each forward of the model's roots while a candidate asks for it,
+    by hooks registered once (hooks cannot be removed from inside a forward)."""
+
+    def __init__(self, roots, cuda, physical_cores):
+        self._cuda = cuda
+        self._physical_cores = physical_cores
+        self._autocast_dtype = None
+        self._contexts = []
+        self._restore = []  # callables that put the script's settings back, in reverse order
+        for root in roots:
+            root.register_forward_pre_hook(self._enter_autocast)
+            root.register_forward_hook(self._exit_autocast)
+
+    def set(self, overrides):
+        """Puts back the script's settings, then applies `overrides` (a candidate's knobs; an
+        empty dict for the baseline)."""
+        self.reset()
+        for knob, value in overrides.items():
+            getattr(self, "_set_" + knob)(value)
+
+    def reset(self):
+        while self._restore:
+            self._restore.pop()()
+
+    def _keep(self, restore):
+        self._restore.append(restore)
+
+    def _set_allow_tf32(self, value):
+        matmul, convolution = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
+
+        def restore():
+            torch.backends.cuda.matmul.allow_tf32 = matmul
+            torch.backends.cudnn.allow_tf32 = convolution
+
+        self._keep(restore)
+        torch.backends.cuda.matmul.allow_tf32 = bool(value)
+        torch.backends.cudnn.allow_tf32 = bool(value)
+
+    def _set_cudnn_benchmark(self, value):
+        before = torch.backends.cudnn.benchmark
+        self._keep(lambda: setattr(torch.backends.cudnn, "benchmark", before))
+        torch.backends.cudnn.benchmark = bool(value)
+
+    def _set_deterministic(self, value):
+        before = torch.are_deterministic_algorithms_enabled()
+        self._keep(lambda: torch.use_deterministic_algorithms(before))
+        torch.use_deterministic_algorithms(bool(value))
+
+    def _set_intra_op_threads(self, value):
+        before = torch.get_num_threads()
+        self._keep(lambda: torch.set_num_threads(before))
+        torch.set_num_threads(_thread_count(value, self._physical_cores))
+
+    def _set_sdpa_backend(self, backend):
+        cuda = torch.backends.cuda
+        present = {name: names for name, names in _SDPA_SWITCHES.items()
+                   if hasattr(cuda, names[0]) and hasattr(cuda, names[1])}
+        before = {name: getattr(cuda, query)() for name, (_, query) in present.items()}
+
+        def restore():
+            for name, enabled in before.items():
+                getattr(cuda, present[name][0])(enabled)
+
+        self._keep(restore)
+        for name, (switch, _) in present.items():
+            getattr(cuda, switch)(name == backend)
+
+    def _set_autocast_dtype(self, dtype):
+        if not self._cuda:
+            return  # the recipe applies to CUDA only; advisor does not send it for a CPU model
+        self._autocast_dtype = getattr(torch, dtype)
+        self._keep(lambda: setattr(self, "_autocast_dtype", None))
+
+    def _enter_autocast(self, module, args):
+        if self._autocast_dtype is None:
+            return
+        context = torch.autocast("cuda", dtype=self._autocast_dtype)
+        context.__enter__()
+        self._contexts.append(context)
+
+    def _exit_autocast(self, module, args, output):
+        if self._contexts:
+            self._contexts.pop().__exit__(None, None, None)
+
+
+class Block:
+    def __init__(self, candidate, side, cycle):
+        self.candidate = candidate  # the candidate's id
+        self.side = side            # "baseline" or "candidate"
+        self.cycle = cycle
+        self.step_ms = []
+        self.peak_memory_mb = None
+
+    def as_json(self):
+        return {"candidate": self.candidate, "side": self.side, "cycle": self.cycle,
+                "step_ms": self.step_ms, "peak_memory_mb": self.peak_memory_mb}
+
+
+class BlockSchedule:
+    """Which block each step after the warm-up belongs to, and whether it is timed."""
+
+    def __init__(self, config):
+        self.candidates = [(c["id"], dict(c["overrides"])) for c in config["candidates"]]
+        self.settle = int(config["settle"])
+        self.steps = int(config["steps"])
+        self.blocks = []
+        for cycle in range(int(config["cycles"])):
+            for place, (name, _) in enumerate(self.candidates):
+                sides = ("baseline", "candidate") if (cycle + place) % 2 == 0 else \
+                    ("candidate", "baseline")
+                self.blocks.extend(Block(name, side, cycle) for side in sides)
+
+    def __len__(self):
+        return len(self.blocks) * (self.settle + self.steps)
+
+    def at(self, position):
+        """The block of the `position`th step after the warm-up and whether that step is timed;
+        None past the schedule's end."""
+        block, offset = divmod(position, self.settle + self.steps)
+        if block >= len(self.blocks):
+            return None, False
+        return self.blocks[block], offset >= self.settle
+
+    def overrides(self, block):
+        if block is None or block.side == "baseline":
+            return {}
+        return next(o for name, o in self.candidates if name == block.candidate)
+
+    def result(self, complete):
+        return {"blocks": [b.as_json() for b in self.blocks if b.step_ms],
+                "complete": complete}
