@@ -18,7 +18,7 @@ import sys
 LAYERS = [
     ["util"],  # opening untrusted files (input_file.h) is shared by the readers of layer 1
     ["json_input", "pickle_input", "model", "timeline", "archive"],
-    ["analysis", "workload", "trace_import", "facts"],
+    ["analysis", "workload", "trace_import", "facts", "memory_snapshot"],
     ["gpu"],
     ["window"],
     ["bisect", "report", "trace_analysis", "autotest", "rules"],
