@@ -4,8 +4,15 @@
 #include <cctype>
 #include <unordered_map>
 
+#include "engine/memory_snapshot/snapshot_reader.h"
+
 namespace advisor {
 namespace {
+
+// The bounds engine/trace_analysis/module_markers.h keeps for a trace's module ranges: real models
+// nest a few dozen deep, and every open range costs each event a look.
+constexpr std::size_t kMaxOpenRanges = 128;
+constexpr std::uint64_t kMaxPathBytes = std::uint64_t{256} << 20;  // every module path together
 
 bool IsWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
 
@@ -111,6 +118,7 @@ EventContext ContextOfEvents(const MemorySnapshot& snapshot, std::size_t device)
                    });
 
   std::unordered_map<std::string, std::uint32_t> path_ids;
+  std::uint64_t path_bytes = 0;
   std::vector<OpenRange> open;
   const auto close = [&](std::vector<OpenRange>::iterator range, std::int64_t end_us) {
     EventContext::Span span;
@@ -137,6 +145,11 @@ EventContext ContextOfEvents(const MemorySnapshot& snapshot, std::size_t device)
     range.kind = KindOfRange(annotation.name, &range.phase);
     range.start_us = annotation.time_us;
     if (range.kind == RangeKind::kOther) return;
+    if (open.size() >= kMaxOpenRanges) {
+      throw SnapshotError(snapshot.path + ": more than " + std::to_string(kMaxOpenRanges) +
+                          " record_function ranges open at once (at time_us " +
+                          std::to_string(annotation.time_us) + ")");
+    }
     if (range.kind == RangeKind::kModule) {
       const auto parent = std::find_if(open.rbegin(), open.rend(), [](const OpenRange& r) {
         return r.kind == RangeKind::kModule;
@@ -145,7 +158,15 @@ EventContext ContextOfEvents(const MemorySnapshot& snapshot, std::size_t device)
           ChildPath(parent == open.rend() ? "" : context.paths[parent->path], annotation.name);
       const auto [id, added] =
           path_ids.emplace(path, static_cast<std::uint32_t>(context.paths.size()));
-      if (added) context.paths.push_back(path);
+      if (added) {
+        path_bytes += path.size();
+        if (path_bytes > kMaxPathBytes) {
+          throw SnapshotError(snapshot.path +
+                              ": the record_function ranges' module paths take "
+                              "more than 256 MiB");
+        }
+        context.paths.push_back(path);
+      }
       range.path = id->second;
       range.depth = parent == open.rend() ? 0 : parent->depth + 1;
     }
@@ -159,12 +180,15 @@ EventContext ContextOfEvents(const MemorySnapshot& snapshot, std::size_t device)
                                     (ranges[next]->time_us == time && ranges[next]->start))) {
       apply(*ranges[next++]);
     }
-    for (auto range = open.rbegin(); range != open.rend(); ++range) {
-      if (range->kind == RangeKind::kPhase && context.phase[i] == MemoryPhase::kNone) {
+    bool phase_found = false, module_found = false;
+    for (auto range = open.rbegin(); range != open.rend() && !(phase_found && module_found);
+         ++range) {
+      if (range->kind == RangeKind::kPhase && !phase_found) {
         context.phase[i] = range->phase;
-      }
-      if (range->kind == RangeKind::kModule && context.path[i] == 0) {
+        phase_found = true;
+      } else if (range->kind == RangeKind::kModule && !module_found) {
         context.path[i] = range->path;
+        module_found = true;
       }
     }
   }

@@ -54,7 +54,9 @@ struct EventContext {
 };
 
 // The ranges of `device` (and those that name no device) against its history. Without times
-// (torch 2.0's entries) nothing can be placed: annotated stays false.
+// (torch 2.0's entries) nothing can be placed: annotated stays false. Throws SnapshotError where
+// more than 128 ranges are open at once, or the module paths take more than 256 MiB (the bounds
+// of a trace's module ranges).
 EventContext ContextOfEvents(const MemorySnapshot& snapshot, std::size_t device);
 
 }  // namespace advisor

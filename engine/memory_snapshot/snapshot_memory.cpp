@@ -54,6 +54,11 @@ Category CategoryOfPhase(MemoryPhase phase) {
 
 double Mb(std::int64_t bytes) { return bytes / kBytesPerMb; }
 
+// In double: a hostile file's times may be any two int64s, whose difference an int64 may not hold.
+double MsBetween(std::int64_t from_us, std::int64_t to_us) {
+  return (static_cast<double>(to_us) - static_cast<double>(from_us)) / 1e3;
+}
+
 // Each event's time in ms since the first; the index where the entries have no time. A clock
 // that steps back (entries are in the allocator's order) is held where it was.
 std::vector<double> EventTimes(const MemorySnapshot& snapshot, std::size_t device,
@@ -64,7 +69,7 @@ std::vector<double> EventTimes(const MemorySnapshot& snapshot, std::size_t devic
   double latest = 0;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const double time =
-        snapshot.timed ? (entries[i].time_us - *origin_us) / 1e3 : static_cast<double>(i);
+        snapshot.timed ? MsBetween(*origin_us, entries[i].time_us) : static_cast<double>(i);
     latest = std::max(latest, time);
     times[i] = latest;
   }
@@ -247,7 +252,7 @@ std::vector<MemorySpan> SpansOf(const EventContext& context, std::int64_t origin
   if (spans.size() > kSpansDrawn) {
     std::stable_sort(spans.begin(), spans.end(),
                      [](const EventContext::Span& a, const EventContext::Span& b) {
-                       return a.end_us - a.start_us > b.end_us - b.start_us;
+                       return MsBetween(a.start_us, a.end_us) > MsBetween(b.start_us, b.end_us);
                      });
     spans.resize(kSpansDrawn);
   }
@@ -262,8 +267,8 @@ std::vector<MemorySpan> SpansOf(const EventContext& context, std::int64_t origin
     out.label = span.kind == MemorySpan::Kind::kPhase ? MemoryPhaseName(span.phase)
                                                       : context.paths[span.path];
     out.depth = span.depth;
-    out.start_ms = (span.start_us - origin_us) / 1e3;
-    out.end_ms = (span.end_us - origin_us) / 1e3;
+    out.start_ms = MsBetween(origin_us, span.start_us);
+    out.end_ms = MsBetween(origin_us, span.end_us);
     drawn.push_back(std::move(out));
   }
   return drawn;

@@ -95,9 +95,15 @@ class SnapshotReader {
     return value.integer;
   }
 
+  // Sizes and addresses: no device holds 2^50 bytes (1 PiB), and sums of sizes below that stay
+  // far from overflowing (snapshot_replay.cpp still checks them).
   std::int64_t Size(const PickleValue& value, const Where& where) const {
+    constexpr std::int64_t kMaxBytes = std::int64_t{1} << 50;
     const std::int64_t size = Int(value, where);
     if (size < 0) Fail("'" + where.Spell() + "' must be >= 0, got " + std::to_string(size));
+    if (size > kMaxBytes && where.key != "addr" && where.key != "address") {
+      Fail("'" + where.Spell() + "' must be at most 2^50 bytes, got " + std::to_string(size));
+    }
     return size;
   }
 

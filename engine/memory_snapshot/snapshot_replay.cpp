@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "engine/memory_snapshot/snapshot_reader.h"
 #include "engine/util/printf.h"
 
 namespace advisor {
@@ -11,6 +12,23 @@ namespace {
 constexpr double kBytesPerMb = 1024.0 * 1024.0;
 
 std::string Mb(std::int64_t bytes) { return Printf("%.3f MB", bytes / kBytesPerMb); }
+
+// Sizes come from the file: a hostile one can make them add up past what an int64 holds.
+[[noreturn]] void Overflow(const MemorySnapshot& snapshot) {
+  throw SnapshotError(snapshot.path + ": the history's sizes add up past 2^63 bytes");
+}
+
+std::int64_t Sum(std::int64_t a, std::int64_t b, const MemorySnapshot& snapshot) {
+  std::int64_t sum = 0;
+  if (__builtin_add_overflow(a, b, &sum)) Overflow(snapshot);
+  return sum;
+}
+
+std::int64_t Difference(std::int64_t a, std::int64_t b, const MemorySnapshot& snapshot) {
+  std::int64_t difference = 0;
+  if (__builtin_sub_overflow(a, b, &difference)) Overflow(snapshot);
+  return difference;
+}
 
 }  // namespace
 
@@ -44,37 +62,37 @@ DeviceReplay ReplayDevice(const MemorySnapshot& snapshot, std::size_t device) {
         // The allocator never hands out a live address; a history that does lost the free.
         if (const auto old = live.find(entry.addr); old != live.end()) {
           replay.allocations[old->second].end = event;
-          allocated -= replay.allocations[old->second].size;
+          allocated = Difference(allocated, replay.allocations[old->second].size, snapshot);
           live.erase(old);
           ++reallocated;
         }
         live[entry.addr] = allocation(entry.addr, entry.size, event, kAfterHistory, entry.stack);
-        allocated += entry.size;
+        allocated = Sum(allocated, entry.size, snapshot);
         break;
       }
       case TraceAction::kFreeCompleted:
         if (const auto freed = live.find(entry.addr); freed != live.end()) {
           replay.allocations[freed->second].end = event;
-          allocated -= replay.allocations[freed->second].size;
+          allocated = Difference(allocated, replay.allocations[freed->second].size, snapshot);
           live.erase(freed);
         } else {
           // Allocated before the history began. The entry's frames are the free's, not the
           // allocation's: it keeps none.
           allocation(entry.addr, entry.size, kBeforeHistory, event, 0);
-          before += entry.size;
-          allocated -= entry.size;
+          before = Sum(before, entry.size, snapshot);
+          allocated = Difference(allocated, entry.size, snapshot);
         }
         break;
       case TraceAction::kSegmentAlloc:
         ++replay.segment_allocs;
-        reserved += entry.size;
+        reserved = Sum(reserved, entry.size, snapshot);
         break;
       case TraceAction::kSegmentMap:
-        reserved += entry.size;
+        reserved = Sum(reserved, entry.size, snapshot);
         break;
       case TraceAction::kSegmentFree:
       case TraceAction::kSegmentUnmap:
-        reserved -= entry.size;
+        reserved = Difference(reserved, entry.size, snapshot);
         break;
       default:
         break;
@@ -88,10 +106,10 @@ DeviceReplay ReplayDevice(const MemorySnapshot& snapshot, std::size_t device) {
   std::int64_t reserved_end = 0, size_mismatches = 0;
   for (const SnapshotSegment& segment : snapshot.segments) {
     if (segment.device != static_cast<std::int64_t>(device)) continue;
-    reserved_end += segment.total_size;
+    reserved_end = Sum(reserved_end, segment.total_size, snapshot);
     for (const SnapshotBlock& block : segment.blocks) {
       if (block.state == BlockState::kInactive) continue;
-      replay.end_segments_bytes += block.requested_size;
+      replay.end_segments_bytes = Sum(replay.end_segments_bytes, block.requested_size, snapshot);
       if (const auto traced = live.find(block.address); traced != live.end()) {
         ReplayedAllocation& known = replay.allocations[traced->second];
         known.block_size = block.size;
@@ -102,14 +120,14 @@ DeviceReplay ReplayDevice(const MemorySnapshot& snapshot, std::size_t device) {
       const std::size_t seeded = allocation(block.address, block.requested_size, kBeforeHistory,
                                             kAfterHistory, block.stack);
       replay.allocations[seeded].block_size = block.size;
-      before += block.requested_size;
+      before = Sum(before, block.requested_size, snapshot);
     }
   }
 
   replay.allocated_before = before;
-  for (std::int64_t& bytes : replay.allocated) bytes += before;
-  replay.reserved_before = reserved_end - (n > 0 ? reserved : 0);
-  for (std::int64_t& bytes : replay.reserved) bytes += replay.reserved_before;
+  for (std::int64_t& bytes : replay.allocated) bytes = Sum(bytes, before, snapshot);
+  replay.reserved_before = Difference(reserved_end, n > 0 ? reserved : 0, snapshot);
+  for (std::int64_t& bytes : replay.reserved) bytes = Sum(bytes, replay.reserved_before, snapshot);
 
   replay.peak_bytes = replay.allocated_before;
   replay.peak_reserved_bytes = replay.reserved_before;
@@ -132,7 +150,8 @@ DeviceReplay ReplayDevice(const MemorySnapshot& snapshot, std::size_t device) {
   }
   if (!live.empty()) {
     std::int64_t bytes = 0;
-    for (const auto& [address, index] : live) bytes += replay.allocations[index].size;
+    for (const auto& [address, index] : live)
+      bytes = Sum(bytes, replay.allocations[index].size, snapshot);
     replay.notes.push_back(
         Printf("%zu allocations the history leaves live (%s) are not among "
                "the segments' active blocks",

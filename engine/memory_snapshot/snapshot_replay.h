@@ -56,7 +56,8 @@ struct DeviceReplay {
   }
 };
 
-// `device` indexes snapshot.device_traces.
+// `device` indexes snapshot.device_traces. Throws SnapshotError where the history's sizes add up
+// past what an int64 holds (only a hostile file's can).
 DeviceReplay ReplayDevice(const MemorySnapshot& snapshot, std::size_t device);
 
 // The allocator's block for `size` requested bytes: at least 512, in steps of 512.

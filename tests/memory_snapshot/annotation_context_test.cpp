@@ -85,5 +85,19 @@ TEST(AnnotationContext, AHistoryWithoutTimesCannotPlaceRanges) {
   EXPECT_EQ(context.path[0], 0u);
 }
 
+TEST(AnnotationContext, RangesOpenPastTheBoundAreRefused) {
+  MemorySnapshot snapshot;
+  snapshot.path = "s.pickle";
+  snapshot.device_traces = {{TraceEntry{TraceAction::kAlloc, 1, 512, 1000, 0}}};
+  for (int i = 0; i < 129; ++i) snapshot.annotations.push_back({0, "m", true, i});
+  try {
+    ContextOfEvents(snapshot, 0);
+    FAIL() << "129 ranges open at once";
+  } catch (const SnapshotError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "s.pickle: more than 128 record_function ranges open at once (at time_us 128)");
+  }
+}
+
 }  // namespace
 }  // namespace advisor

@@ -127,6 +127,26 @@ TEST(SnapshotReader, MissingKeysAndWrongKindsAreNamed) {
             "s.pickle: 'device_traces' is missing: not a torch.cuda.memory._dump_snapshot file");
 }
 
+TEST(SnapshotReader, SizesPastAnyDeviceAreRefused) {
+  // {'segments': [], 'device_traces': [[{'action': 'alloc', 'addr': 1, 'size': 2**51}]]}
+  const std::string hex =
+      "80049556000000000000007d94288c087365676d656e7473945d948c0d6465766963655f747261636573945d"
+      "945d947d94288c06616374696f6e948c05616c6c6f63948c0461646472944b018c0473697a65948a07000000"
+      "00000008756161752e";
+  std::string bytes;
+  for (std::size_t i = 0; i < hex.size(); i += 2) {
+    bytes += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  }
+  try {
+    SnapshotOfDocument(ParsePickle(bytes, "s.pickle"), "s.pickle");
+    FAIL() << "read a 2 PiB allocation";
+  } catch (const SnapshotError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "s.pickle: 'device_traces[0][0].size' must be at most 2^50 bytes, got "
+              "2251799813685248");
+  }
+}
+
 TEST(SnapshotReader, SnapshotFileNames) {
   EXPECT_TRUE(IsSnapshotFileName("run/snapshot.pickle"));
   EXPECT_TRUE(IsSnapshotFileName("mem.pkl"));

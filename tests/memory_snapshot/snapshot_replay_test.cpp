@@ -129,5 +129,19 @@ TEST(SnapshotReplay, AnAllocationAtALiveAddressEndsTheOneThere) {
             "before");
 }
 
+// The reader keeps each size below 2^50; their sum is still checked.
+TEST(SnapshotReplay, SizesThatAddUpPastAnInt64AreRefused) {
+  MemorySnapshot snapshot;
+  snapshot.path = "s.pickle";
+  snapshot.device_traces = {{TraceEntry{TraceAction::kAlloc, 1, std::int64_t{1} << 62, 0, 0},
+                             TraceEntry{TraceAction::kAlloc, 2, std::int64_t{1} << 62, 1, 0}}};
+  try {
+    ReplayDevice(snapshot, 0);
+    FAIL() << "replayed 2^63 bytes";
+  } catch (const SnapshotError& error) {
+    EXPECT_EQ(std::string(error.what()), "s.pickle: the history's sizes add up past 2^63 bytes");
+  }
+}
+
 }  // namespace
 }  // namespace advisor
