@@ -1,11 +1,14 @@
 #include "engine/cli/analyze_command.h"
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <sstream>
 #include <stdexcept>
 
 #include "engine/cli/report_step.h"
+#include "engine/memory_snapshot/snapshot_reader.h"
+#include "engine/memory_snapshot/snapshot_report.h"
 #include "engine/multi_rank/distributed_summary.h"
 #include "engine/multi_rank/rank_trace.h"
 #include "engine/rules/rules_commands.h"
@@ -47,12 +50,67 @@ void CheckHasSteps(const TraceStore& store, const ProfilerTraceWindow& trace) {
   throw std::runtime_error(store.path + ": no step to analyse: " + why);
 }
 
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// "12 ms", "2.41 s": a few MB read in a few ms said nothing as "0.00 s".
+std::string Duration(double seconds) {
+  return seconds < 1 ? Printf("%.0f ms", seconds * 1e3) : Printf("%.2f s", seconds);
+}
+
+void PrintSnapshotSummary(const RunReport& report, const std::string& out_dir) {
+  const MemoryPeak& peak = *report.memory->peak;
+  std::cout << Printf("peak: %.3f MB allocated%s, %.3f MB reserved then", peak.mb,
+                      peak.phase.empty() ? "" : (" in the " + peak.phase + " pass").c_str(),
+                      peak.reserved_mb);
+  if (!peak.path.empty()) std::cout << "; " << PrintableLine(peak.path) << " holds the most";
+  std::cout << "\n";
+  PrintFindingsAndReport(report, out_dir, /*with_trace=*/false);
+}
+
+// An allocator snapshot (docs/memory.md): its memory section through the rules, report files
+// and summary a trace goes through.
+int AnalyzeSnapshot(const AnalyzeCommandOptions& options,
+                    std::chrono::steady_clock::time_point start) {
+  if (options.paths.size() != 1) {
+    throw std::runtime_error("advisor analyze reads one snapshot at a time: give its .pickle "
+                             "alone");
+  }
+  const std::string& path = options.paths.front();
+  ReportDir report_dir(options.out_dir);
+  std::vector<std::string> rule_problems;
+  const RuleSet rules = LoadRulesForRun(options.rule_dirs, std::cerr, rule_problems);
+  if (!options.quiet) std::cerr << "[advisor] reading " << PrintableLine(path) << std::endl;
+  const auto read_start = std::chrono::steady_clock::now();
+  const MemorySnapshot snapshot = ReadMemorySnapshot(path);
+  RunReport report = ReportOfSnapshot(snapshot);
+  if (!options.quiet) {
+    std::cerr << "[advisor] "
+              << PrintableLine(Printf("replayed %lld events in %s",
+                                      static_cast<long long>(report.memory->history->events),
+                                      Duration(SecondsSince(read_start)).c_str()))
+              << std::endl;
+  }
+  report.data_quality.insert(report.data_quality.end(), rule_problems.begin(),
+                             rule_problems.end());
+  // A snapshot says nothing of the allocator settings of its run: the facts take the defaults.
+  ApplyRules(rules, RunEnvironment{}, report);
+  report.run.wall_s = SecondsSince(start);
+  WriteReportFiles(report_dir, report, std::nullopt);
+  PrintSnapshotSummary(report, report_dir.path());
+  return 0;
+}
+
 }  // namespace
 
 void AddAnalyzeCommand(CLI::App& app, AnalyzeCommandOptions& options) {
   CLI::App* command = app.add_subcommand(
-      "analyze", "Analyse torch.profiler traces (one file, or a folder of one trace per rank)");
-  command->add_option("path", options.paths, "trace .json / .json.gz, or a folder of them")
+      "analyze",
+      "Analyse torch.profiler traces (one file, or a folder of one trace per rank), or an "
+      "allocator snapshot (torch.cuda.memory._dump_snapshot's .pickle)");
+  command->add_option("path", options.paths,
+                      "trace .json / .json.gz, a folder of them, or a snapshot .pickle")
       ->required();
   command->add_option("--out", options.out_dir, "report directory")->capture_default_str();
   command->add_option("--rules", options.rule_dirs, "add the rules in DIR (repeatable)");
@@ -64,6 +122,9 @@ void AddAnalyzeCommand(CLI::App& app, AnalyzeCommandOptions& options) {
 
 int RunAnalyzeCommand(const AnalyzeCommandOptions& options) {
   const auto start = std::chrono::steady_clock::now();
+  if (std::any_of(options.paths.begin(), options.paths.end(), IsSnapshotFileName)) {
+    return AnalyzeSnapshot(options, start);
+  }
   // Everything that can be checked before reading gigabytes is checked first.
   const std::vector<std::string> files = TraceFilesOf(options.paths);
   ReportDir report_dir(options.out_dir);
@@ -81,14 +142,9 @@ int RunAnalyzeCommand(const AnalyzeCommandOptions& options) {
     progress("reading " + file);
     const auto read_start = std::chrono::steady_clock::now();
     const TraceStore store = ReadTrace(file, read);
-    const double read_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - read_start).count();
-    // A few MB read in a few ms: "0.00 s" said nothing.
     progress(Printf("read %llu events (%.1f MB of JSON) in %s",
                     static_cast<unsigned long long>(store.stats.events),
-                    store.stats.json_bytes / 1e6,
-                    (read_s < 1 ? Printf("%.0f ms", read_s * 1e3) : Printf("%.2f s", read_s))
-                        .c_str()));
+                    store.stats.json_bytes / 1e6, Duration(SecondsSince(read_start)).c_str()));
     RankTrace rank;
     rank.path = file;
     if (files.size() > 1) {
@@ -117,8 +173,7 @@ int RunAnalyzeCommand(const AnalyzeCommandOptions& options) {
                              rule_problems.end());
   // A trace says nothing of the allocator settings of its run: the facts take the defaults.
   ApplyRules(rules, RunEnvironment{}, report);
-  report.run.wall_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.run.wall_s = SecondsSince(start);
 
   WriteReportFiles(report_dir, report, std::nullopt);
   PrintSummary(report, report_dir.path());

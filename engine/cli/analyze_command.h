@@ -1,5 +1,6 @@
 // `advisor analyze PATH...`: the analysis and rules of `advisor bisect` on torch.profiler traces
-// people already have, one per rank (docs/analyze.md).
+// people already have, one per rank (docs/analyze.md), or the memory section of an allocator
+// snapshot (snapshot.pickle, docs/memory.md).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -10,7 +11,7 @@
 namespace advisor {
 
 struct AnalyzeCommandOptions {
-  std::vector<std::string> paths;  // trace files, or folders of one trace per rank
+  std::vector<std::string> paths;  // trace files, folders of one trace per rank, or a snapshot
   std::string out_dir = "advisor-report";
   std::vector<std::string> rule_dirs;
   int threads = 0;  // reader threads; 0: every core this process may use

@@ -1,5 +1,5 @@
-// The device's side of the step: GPU metrics, host-device synchronisations and copies, and the
-// allocator's memory. Sections of RunReport (engine/model/run_report.h).
+// The device's side of the step: GPU metrics, host-device synchronisations and copies. Sections
+// of RunReport (engine/model/run_report.h); the allocator's memory is engine/model/memory.h.
 #pragma once
 
 #include <optional>
@@ -39,18 +39,6 @@ struct CopySite {
   double bytes_per_step = 0;
   double ms = 0;
   bool pageable = false;
-};
-
-struct MemoryStats {
-  double peak_allocated_mb = 0;
-  double peak_reserved_mb = 0;
-  double device_total_mb = 0;
-  std::optional<long long> alloc_retries;  // caching allocator cudaMalloc retries (churn);
-                                           // absent where not measured (a trace)
-  long long num_device_allocs = 0; // cudaMalloc calls during the window
-  // From profile_memory's [memory] records (a trace): tensor allocations per step and their size.
-  std::optional<double> tensor_allocs_per_step;
-  std::optional<double> tensor_alloc_mb_per_step;
 };
 
 }  // namespace advisor

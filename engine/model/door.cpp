@@ -12,12 +12,15 @@ const char* DoorName(Door door) {
       return "ranks";
     case Door::kTrace:
       return "trace";
+    case Door::kSnapshot:
+      return "snapshot";
   }
   return "model";
 }
 
 std::optional<Door> ParseDoor(std::string_view name) {
-  for (const Door door : {Door::kModel, Door::kScript, Door::kRanks, Door::kTrace}) {
+  for (const Door door :
+       {Door::kModel, Door::kScript, Door::kRanks, Door::kTrace, Door::kSnapshot}) {
     if (name == DoorName(door)) return door;
   }
   return std::nullopt;

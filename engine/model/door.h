@@ -15,9 +15,12 @@ enum class Door {
   // autotest tell it from kScript (a DDP knob needs it); a run's RunInfo::mode says kScript.
   kRanks,
   kTrace,  // "trace": a profiler trace read afterwards (advisor analyze trace.json)
+  // "snapshot": an allocator snapshot read afterwards (advisor analyze snapshot.pickle): memory
+  // only, no time
+  kSnapshot,
 };
 
-// "model", "script", "ranks", "trace".
+// "model", "script", "ranks", "trace", "snapshot".
 const char* DoorName(Door door);
 
 // The door `name` names (DoorName's inverse); nullopt for any other text.

@@ -52,6 +52,10 @@ inline bool StepsWaitInBursts(const StepBreakdown& step) {
   return step.median_ms > 0 && step.mean_ms > kBurstyMeanOverMedian * step.median_ms;
 }
 
+// The device's total memory is known (a snapshot does not say; a trace says where it records the
+// device's properties).
+inline bool DeviceTotalMeasured(const MemoryStats& memory) { return memory.device_total_mb > 0; }
+
 // The run counted its ops' page faults (a CPU model's windows): the op tables' fresh-page times
 // are measured, not zero by default.
 inline bool PageFaultsCounted(const RunReport& report) {

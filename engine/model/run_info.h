@@ -18,19 +18,19 @@ struct RunInfo {
   std::string advisor_version;
   int warmup_steps = 0;
   int window_steps = 0;
-  int windows = 0;            // profiled windows used, the uninstrumented baseline included
-  int site_windows = 0;       // of those, windows that only named the modules of sync/copy sites
-  int batch_size = 0;         // 0: unknown (a trace does not say)
+  int windows = 0;       // profiled windows used, the uninstrumented baseline included
+  int site_windows = 0;  // of those, windows that only named the modules of sync/copy sites
+  int batch_size = 0;    // 0: unknown (a trace does not say)
   std::optional<bool> deterministic;  // absent when the front door cannot tell (a trace)
-  std::string dtype;          // of the first input
-  double wall_s = 0;          // whole run, model load included
+  std::string dtype;                  // of the first input
+  double wall_s = 0;                  // whole run, model load included
   // The workload replays its step as a CUDA graph. A replay hides every op inside it from the
   // probes, so the step is measured and profiled eagerly, and the graphed step is only timed
   // (StepBreakdown::graphed_median_ms).
   bool cuda_graphs = false;
-  // The front door that produced the report: kModel, kScript (under a launcher too) or kTrace;
-  // report.json and the facts name it (DoorName). Last, so that positional initialisers of the
-  // other fields keep their meaning.
+  // The front door that produced the report: kModel, kScript (under a launcher too), kTrace or
+  // kSnapshot; report.json and the facts name it (DoorName). Last, so that positional
+  // initialisers of the other fields keep their meaning.
   Door mode = Door::kModel;
   // Script mode: the command as given after `--`, and the Python that ran it.
   std::vector<std::string> command;

@@ -16,6 +16,7 @@
 #include "engine/model/finding.h"
 #include "engine/model/fixes.h"
 #include "engine/model/localisation.h"
+#include "engine/model/memory.h"
 #include "engine/model/run_info.h"
 #include "engine/model/step.h"
 #include "engine/model/training_state.h"
@@ -45,17 +46,17 @@ struct RunReport {
   std::optional<Hotspot> hotspot;
   CrossCheck cross_check;
   std::vector<ModuleStats> modules;
-  std::vector<OpTime> ops;               // whole-step op table, hottest first
-  std::optional<GpuSummary> gpu;         // absent without a GPU probe
+  std::vector<OpTime> ops;        // whole-step op table, hottest first
+  std::optional<GpuSummary> gpu;  // absent without a GPU probe
   std::vector<SyncSite> syncs;
   std::vector<CopySite> copies;
-  std::optional<MemoryStats> memory;     // absent on CPU
-  std::optional<DataWait> data;          // absent without an input stage
+  std::optional<MemoryStats> memory;  // absent on CPU
+  std::optional<DataWait> data;       // absent without an input stage
   std::vector<Finding> findings;
   std::vector<FixResult> fixes;
   std::vector<std::string>
-      data_quality;  // one line each: probes absent, records dropped, rule errors
-  std::vector<AbsentSection> absent;      // sections this front door cannot fill
+      data_quality;                   // one line each: probes absent, records dropped, rule errors
+  std::vector<AbsentSection> absent;  // sections this front door cannot fill
   std::optional<DistributedSummary> distributed;  // several ranks: traces, or a launcher's
   std::optional<TrainingState> training_state;    // script mode: rank 0's under a launcher
 };

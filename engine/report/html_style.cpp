@@ -77,6 +77,17 @@ svg.chart .whisker { stroke: var(--fg); stroke-width: 1.5; fill: none; }
 .fill-baseline { fill: var(--neutral); } .fill-verified { fill: var(--verified); }
 .fill-rejected, .fill-failed { fill: var(--rejected); } .fill-no-change { fill: var(--nochange); }
 .fill-info { fill: var(--neutral); }
+.fill-allocated { fill: var(--forward); fill-opacity: .35; } .fill-reserved { fill: var(--muted); }
+.fill-module { fill: var(--neutral); }
+svg.chart .allocated { fill: var(--forward); fill-opacity: .35; stroke: var(--forward); }
+svg.chart .reserved { fill: none; stroke: var(--muted); stroke-dasharray: 5 3; }
+svg.chart .allocated, svg.chart .reserved { stroke-width: 1.5; }
+svg.chart line.peak { stroke: var(--high); stroke-width: 1.5; stroke-dasharray: 3 3; }
+svg.chart circle.peak { fill: var(--high); }
+svg.chart text.peak, svg.chart text.oom { fill: var(--high); font-weight: 600; }
+svg.chart line.oom { stroke: var(--rejected); stroke-width: 2; }
+svg.chart text.lane { fill: var(--muted); font-size: 11px; }
+svg.chart text.span { fill: #fff; font-size: 10px; font-family: var(--mono); }
 )css";
 
 }  // namespace advisor

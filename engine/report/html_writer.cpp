@@ -11,6 +11,7 @@
 #include "engine/report/report_tables.h"
 #include "engine/report/report_text.h"
 #include "engine/report/svg_bar_chart.h"
+#include "engine/report/svg_memory_chart.h"
 
 namespace advisor {
 
@@ -79,7 +80,12 @@ void RenderTile(std::ostringstream& out, const std::string& name, const std::str
 void RenderHeader(std::ostringstream& out, const RunReport& report) {
   const RunInfo& run = report.run;
   out << "<header><div class=\"eyebrow\">advisor \u00b7 why is this training step slow?</div>"
-      << "<h1>" << HtmlCode(run.model) << "</h1><div class=\"meta\">"
+      << "<h1>" << HtmlCode(run.model) << "</h1><div class=\"meta\">";
+  if (run.mode == Door::kSnapshot) {
+    out << "allocator snapshot \u00b7 " << EscapeHtml(run.device_name) << "</div></header>\n";
+    return;
+  }
+  out
       << EscapeHtml(run.device_name.empty() ? run.device
                                             : run.device + " \u00b7 " + run.device_name)
       << (run.mode == Door::kScript ? " \u00b7 PyTorch " : " \u00b7 LibTorch ")
@@ -89,8 +95,21 @@ void RenderHeader(std::ostringstream& out, const RunReport& report) {
       << " \u00b7 " << EscapeHtml(run.dtype) << "</div></header>\n";
 }
 
-void RenderSummary(std::ostringstream& out, const RunReport& report) {
-  out << "<section id=\"summary\"><div class=\"tiles\">\n";
+// A snapshot's tiles: how high memory went, what was reserved then, what held the most.
+void RenderMemoryTiles(std::ostringstream& out, const RunReport& report) {
+  const MemoryPeak& peak = *report.memory->peak;
+  const auto mb = [](double value) { return EscapeHtml(FormatNumber(value) + " MB"); };
+  RenderTile(out, "Peak allocated", mb(peak.mb),
+             peak.phase.empty() ? "phase not told" : "in the " + EscapeHtml(peak.phase) + " pass");
+  RenderTile(out, "Reserved at the peak", mb(peak.reserved_mb),
+             mb(peak.reserved_mb - peak.mb) + " of it not allocated");
+  RenderTile(out, "Holding the most",
+             peak.path.empty() ? EscapeHtml(peak.category) : HtmlCode(peak.path),
+             peak.path.empty() ? "category (no module range)" : "module instance");
+}
+
+// A run's tiles: the step, the hot spot, how busy the GPU was.
+void RenderStepTiles(std::ostringstream& out, const RunReport& report) {
   RenderTile(out, "Step time (median)", EscapeHtml(Ms(report.step.median_ms)),
              EscapeHtml("min " + Ms(report.step.min_ms) + " \u00b7 max " + Ms(report.step.max_ms)));
   if (report.hotspot) {
@@ -104,6 +123,15 @@ void RenderSummary(std::ostringstream& out, const RunReport& report) {
   RenderTile(out, "GPU busy",
              report.gpu ? EscapeHtml(FormatShare(report.gpu->busy_fraction)) : NotMeasuredSpan(),
              report.gpu ? "of the step's wall time" : "no GPU probe");
+}
+
+void RenderSummary(std::ostringstream& out, const RunReport& report) {
+  out << "<section id=\"summary\"><div class=\"tiles\">\n";
+  if (AbsentSectionOf(report, "step") && report.memory && report.memory->peak) {
+    RenderMemoryTiles(out, report);
+  } else {
+    RenderStepTiles(out, report);
+  }
   const auto high = std::count_if(report.findings.begin(), report.findings.end(),
                                   [](const Finding& f) { return f.severity == Severity::kHigh; });
   RenderTile(out, "Findings", std::to_string(report.findings.size()),
@@ -112,6 +140,7 @@ void RenderSummary(std::ostringstream& out, const RunReport& report) {
 }
 
 void RenderSteps(std::ostringstream& out, const RunReport& report) {
+  if (AbsentSectionOf(report, "step")) return;
   const StepBreakdown& step = report.step;
   // The profiled window's mean step and its phases, which add up to it (profiled_ms).
   const double whole = SharesStepMs(step);
@@ -418,8 +447,41 @@ void RenderFixes(std::ostringstream& out, const RunReport& report) {
   out << "</section>\n";
 }
 
+// A snapshot's memory: the chart people look at, then the peak and what held it, memory per
+// module instance, the OOMs.
+void RenderMemory(std::ostringstream& out, const RunReport& report) {
+  if (!report.memory || !report.memory->peak) return;
+  const MemoryStats& memory = *report.memory;
+  const MemoryPeak& peak = *memory.peak;
+  out << "<section id=\"memory\"><h2>Memory</h2>\n";
+  if (memory.history) {
+    out << RenderMemoryChartSvg(*memory.history, peak) << "\n<p class=\"note\">Allocated memory "
+        << "(the area: the highest in each stretch of the history) and reserved memory (the "
+           "dashed line) over the snapshot's history; the peak is marked. Under it, the "
+           "record_function ranges recorded with it: the phases, then the module instances by "
+           "depth. docs/memory.md says how to read it.</p>\n";
+  }
+  RenderTable(out, MemoryPeakTable(memory));
+  out << "<h3>Live at the peak, by when it was allocated</h3>\n";
+  RenderTable(out, MemoryShareTable(peak.by_category, "allocated", false, peak.mb));
+  if (!peak.by_user_frame.empty()) {
+    out << "<h3>Live at the peak, by the line of your code that allocated it</h3>\n";
+    RenderTable(out, MemoryShareTable(peak.by_user_frame, "line", true, peak.mb));
+  }
+  if (!memory.modules.empty()) {
+    out << "<h3>Memory per module instance</h3>\n";
+    RenderTable(out, ModuleMemoryTable(memory.modules, kMemoryModulesShown));
+  }
+  if (memory.history && !memory.history->ooms.empty()) {
+    out << "<h3>Out of memory</h3>\n";
+    RenderTable(out, OutOfMemoryTable(*memory.history));
+  }
+  out << "</section>\n";
+}
+
 void RenderGpu(std::ostringstream& out, const RunReport& report) {
-  if (!report.gpu && report.syncs.empty() && report.copies.empty() && !report.memory) return;
+  const bool window_memory = report.memory && !report.memory->peak;
+  if (!report.gpu && report.syncs.empty() && report.copies.empty() && !window_memory) return;
   out << "<section id=\"gpu\"><h2>GPU</h2>\n";
   if (report.gpu) {
     RenderTable(out, GpuTable(*report.gpu));
@@ -434,7 +496,7 @@ void RenderGpu(std::ostringstream& out, const RunReport& report) {
     out << "<h3>Host-to-device copies every step</h3>\n";
     RenderTable(out, CopyTable(report.copies));
   }
-  if (report.memory) {
+  if (window_memory) {
     out << "<h3>Device memory</h3>\n";
     RenderTable(out, MemoryTable(*report.memory));
   }
@@ -488,6 +550,7 @@ std::string ReportToHtml(const RunReport& report) {
   RenderHeader(out, report);
   RenderSummary(out, report);
   RenderSteps(out, report);
+  RenderMemory(out, report);
   RenderInputStage(out, report);
   RenderRanks(out, report);
   RenderBisection(out, report);

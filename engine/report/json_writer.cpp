@@ -207,15 +207,90 @@ json DataToJson(const std::optional<DataWait>& data) {
           {"loader", LoaderToJson(data->loader)}};
 }
 
+// A snapshot's peak; fields it cannot tell are left out (docs/report-schema.md#memory).
+json MemoryPeakToJson(const MemoryPeak& peak) {
+  json by_category = json::object();
+  for (const MemoryShare& share : peak.by_category) by_category[share.name] = share.mb;
+  json by_user_frame = json::array();
+  for (const MemoryShare& share : peak.by_user_frame) {
+    by_user_frame.push_back(
+        {{"frame", share.name}, {"mb", share.mb}, {"allocations", share.allocations}});
+  }
+  json out = {{"mb", peak.mb},
+              {"time_ms", peak.time_ms},
+              {"category", peak.category},
+              {"by_category", std::move(by_category)},
+              {"by_user_frame", std::move(by_user_frame)},
+              {"reserved_mb", peak.reserved_mb},
+              {"fragmentation_mb", peak.reserved_mb - peak.mb}};
+  if (!peak.phase.empty()) out["phase"] = peak.phase;
+  if (!peak.path.empty()) out["path"] = peak.path;
+  if (peak.largest_free_block_mb) out["largest_free_block_mb"] = *peak.largest_free_block_mb;
+  return out;
+}
+
+json ModuleMemoryToJson(const ModuleMemory& module) {
+  json out = {{"path", module.path}};
+  if (module.kept_for_backward_mb) out["kept_for_backward_mb"] = *module.kept_for_backward_mb;
+  if (module.forward_peak_mb) out["forward_peak_mb"] = *module.forward_peak_mb;
+  if (module.backward_peak_mb) out["backward_peak_mb"] = *module.backward_peak_mb;
+  return out;
+}
+
+json MemoryHistoryToJson(const MemoryHistory& history) {
+  json timeline = json::array();
+  for (const MemoryPoint& point : history.timeline) {
+    timeline.push_back({{"time", point.time_ms},
+                        {"allocated_mb", point.allocated_mb},
+                        {"reserved_mb", point.reserved_mb}});
+  }
+  json spans = json::array();
+  for (const MemorySpan& span : history.spans) {
+    spans.push_back({{"kind", span.kind == MemorySpan::Kind::kPhase ? "phase" : "module"},
+                     {"label", span.label},
+                     {"depth", span.depth},
+                     {"start", span.start_ms},
+                     {"end", span.end_ms}});
+  }
+  json ooms = json::array();
+  for (const OutOfMemory& oom : history.ooms) {
+    ooms.push_back({{"time", oom.time_ms},
+                    {"requested_mb", oom.requested_mb},
+                    {"device_free_mb", oom.device_free_mb},
+                    {"allocated_mb", oom.allocated_mb},
+                    {"reserved_mb", oom.reserved_mb}});
+  }
+  return {{"device", history.device},
+          {"events", history.events},
+          {"time_unit", history.timed ? "ms" : "event"},
+          {"timeline", std::move(timeline)},
+          {"spans", std::move(spans)},
+          {"ooms", std::move(ooms)},
+          {"end_state",
+           {{"replayed_mb", history.end_replayed_mb},
+            {"segments_mb", history.end_segments_mb},
+            {"matches", history.end_replayed_mb == history.end_segments_mb}}}};
+}
+
 json MemoryToJson(const std::optional<MemoryStats>& memory) {
   if (!memory) return nullptr;
-  return {{"peak_allocated_mb", memory->peak_allocated_mb},
-          {"peak_reserved_mb", memory->peak_reserved_mb},
-          {"device_total_mb", memory->device_total_mb},
-          {"alloc_retries", OrNull(memory->alloc_retries)},
-          {"num_device_allocs", memory->num_device_allocs},
-          {"tensor_allocs_per_step", OrNull(memory->tensor_allocs_per_step)},
-          {"tensor_alloc_mb_per_step", OrNull(memory->tensor_alloc_mb_per_step)}};
+  json out = {{"peak_allocated_mb", memory->peak_allocated_mb},
+              {"peak_reserved_mb", memory->peak_reserved_mb},
+              {"device_total_mb", OrNull(DeviceTotalMeasured(*memory), memory->device_total_mb)},
+              {"alloc_retries", OrNull(memory->alloc_retries)},
+              {"num_device_allocs", memory->num_device_allocs},
+              {"tensor_allocs_per_step", OrNull(memory->tensor_allocs_per_step)},
+              {"tensor_alloc_mb_per_step", OrNull(memory->tensor_alloc_mb_per_step)}};
+  // What a snapshot's history shows; absent where the door has none.
+  if (memory->peak) {
+    out["peak"] = MemoryPeakToJson(*memory->peak);
+    json modules = json::array();
+    for (const ModuleMemory& module : memory->modules)
+      modules.push_back(ModuleMemoryToJson(module));
+    out["modules"] = std::move(modules);
+  }
+  if (memory->history) out["history"] = MemoryHistoryToJson(*memory->history);
+  return out;
 }
 
 json SyncsToJson(const std::vector<SyncSite>& syncs) {

@@ -89,6 +89,7 @@ void RenderTable(std::ostringstream& out, const Table& table) {
 }
 
 void RenderSteps(std::ostringstream& out, const RunReport& report) {
+  if (AbsentSectionOf(report, "step")) return;
   out << "## Step breakdown\n\n";
   RenderTable(out, StepTable(report.step, report.data));
 }
@@ -240,9 +241,33 @@ void RenderGpu(std::ostringstream& out, const RunReport& report) {
     out << "### Host-to-device copies every step\n\n";
     RenderTable(out, CopyTable(report.copies));
   }
-  if (report.memory) {
+  if (report.memory && !report.memory->peak) {
     out << "### Device memory\n\n";
     RenderTable(out, MemoryTable(*report.memory));
+  }
+}
+
+// A snapshot's memory: the peak and what held it, memory per module instance, the OOMs. The
+// chart is report.html's.
+void RenderMemory(std::ostringstream& out, const RunReport& report) {
+  if (!report.memory || !report.memory->peak) return;
+  const MemoryStats& memory = *report.memory;
+  const MemoryPeak& peak = *memory.peak;
+  out << "## Memory\n\n";
+  RenderTable(out, MemoryPeakTable(memory));
+  out << "### Live at the peak, by when it was allocated\n\n";
+  RenderTable(out, MemoryShareTable(peak.by_category, "allocated", false, peak.mb));
+  if (!peak.by_user_frame.empty()) {
+    out << "### Live at the peak, by the line of your code that allocated it\n\n";
+    RenderTable(out, MemoryShareTable(peak.by_user_frame, "line", true, peak.mb));
+  }
+  if (!memory.modules.empty()) {
+    out << "### Memory per module instance\n\n";
+    RenderTable(out, ModuleMemoryTable(memory.modules, kMemoryModulesShown));
+  }
+  if (memory.history && !memory.history->ooms.empty()) {
+    out << "### Out of memory\n\n";
+    RenderTable(out, OutOfMemoryTable(*memory.history));
   }
 }
 
@@ -283,6 +308,7 @@ std::string ReportToMarkdown(const RunReport& report) {
   out << "# advisor report: " << MarkdownCode(report.run.model) << "\n\n";
   out << SummaryParagraph(report, kMarkdown) << "\n\n";
   RenderSteps(out, report);
+  RenderMemory(out, report);
   RenderInputStage(out, report);
   RenderRanks(out, report);
   RenderBisection(out, report);

@@ -300,7 +300,8 @@ Table MemoryTable(const MemoryStats& memory) {
   Table table = MetricTable();
   AddRow(table, "peak allocated, MB", Text(FormatNumber(memory.peak_allocated_mb)));
   AddRow(table, "peak reserved, MB", Text(FormatNumber(memory.peak_reserved_mb)));
-  AddRow(table, "device total, MB", Text(FormatNumber(memory.device_total_mb)));
+  AddRow(table, "device total, MB",
+         DeviceTotalMeasured(memory) ? Text(FormatNumber(memory.device_total_mb)) : NotMeasured());
   AddRow(table, "allocator retries",
          memory.alloc_retries ? Count(*memory.alloc_retries) : NotMeasured());
   AddRow(table, "device allocations (cudaMalloc)", Count(memory.num_device_allocs));
@@ -315,6 +316,93 @@ Table MemoryTable(const MemoryStats& memory) {
 }
 
 namespace {
+
+TableCell MbOrNotMeasured(const std::optional<double>& mb) {
+  return mb ? Text(FormatNumber(*mb)) : NotMeasured();
+}
+
+// A moment of a snapshot's history: ms since its first event, or the event's index.
+std::string WhenInHistory(double time, const MemoryStats& memory) {
+  if (memory.history && !memory.history->timed) {
+    return "event #" + std::to_string(static_cast<long long>(time));
+  }
+  return FormatNumber(time) + " ms after the history's first event";
+}
+
+}  // namespace
+
+Table MemoryPeakTable(const MemoryStats& memory) {
+  const MemoryPeak& peak = *memory.peak;
+  Table table = MetricTable();
+  AddRow(table, "peak allocated, MB", Text(FormatNumber(peak.mb)));
+  AddRow(table, "when", Text(WhenInHistory(peak.time_ms, memory)));
+  AddRow(table, "phase",
+         peak.phase.empty() ? Text("not told by its ranges or frames") : Text(peak.phase));
+  AddRow(table, "module instance holding the most",
+         peak.path.empty() ? Text("no range names one") : Code(peak.path));
+  AddRow(table, "reserved then, MB", Text(FormatNumber(peak.reserved_mb)));
+  AddRow(table, "reserved but not allocated then, MB",
+         Text(FormatNumber(peak.reserved_mb - peak.mb)));
+  AddRow(table, "largest free block then, MB",
+         peak.largest_free_block_mb ? Text(FormatNumber(*peak.largest_free_block_mb))
+                                    : Text("not known (expandable segments)"));
+  AddRow(table, "peak reserved over the history, MB", Text(FormatNumber(memory.peak_reserved_mb)));
+  AddRow(table, "segments allocated (cudaMalloc) in the history", Count(memory.num_device_allocs));
+  return table;
+}
+
+Table MemoryShareTable(const std::vector<MemoryShare>& shares, const std::string& name_column,
+                       bool names_are_code, double peak_mb) {
+  Table table{{name_column, "MB live at the peak", "share of the peak", "allocations"},
+              {false, true, true, true},
+              {}};
+  for (const MemoryShare& share : shares) {
+    table.rows.push_back({{names_are_code ? Code(share.name) : Text(share.name),
+                           Text(FormatNumber(share.mb)),
+                           Text(peak_mb > 0 ? FormatShare(share.mb / peak_mb) : "0%"),
+                           Count(share.allocations)}});
+  }
+  return table;
+}
+
+Table ModuleMemoryTable(const std::vector<ModuleMemory>& modules, std::size_t limit) {
+  Table table{{"module instance", "kept for backward, MB", "forward peak, MB", "backward peak, MB"},
+              {false, true, true, true},
+              {}};
+  for (std::size_t i = 0; i < std::min(limit, modules.size()); ++i) {
+    const ModuleMemory& module = modules[i];
+    table.rows.push_back({{Code(module.path), MbOrNotMeasured(module.kept_for_backward_mb),
+                           MbOrNotMeasured(module.forward_peak_mb),
+                           MbOrNotMeasured(module.backward_peak_mb)}});
+  }
+  return table;
+}
+
+Table OutOfMemoryTable(const MemoryHistory& history) {
+  Table table{{history.timed ? "ms after the first event" : "event #", "requested, MB",
+               "free on the device, MB", "allocated, MB", "reserved, MB"},
+              {true, true, true, true, true},
+              {}};
+  for (const OutOfMemory& oom : history.ooms) {
+    table.rows.push_back({{Text(FormatNumber(oom.time_ms)), Text(FormatNumber(oom.requested_mb)),
+                           Text(FormatNumber(oom.device_free_mb)),
+                           Text(FormatNumber(oom.allocated_mb)),
+                           Text(FormatNumber(oom.reserved_mb))}});
+  }
+  return table;
+}
+
+namespace {
+
+// What an allocator snapshot is (advisor analyze snapshot.pickle).
+Table SnapshotRunTable(const RunInfo& run) {
+  Table table{{"what", "value"}, {false, false}, {}};
+  AddRow(table, "snapshot", Code(run.model));
+  AddRow(table, "device", Text(run.device_name));
+  AddRow(table, "advisor", Text(run.advisor_version));
+  AddRow(table, "wall time", Text(FormatSeconds(run.wall_s) + " (reading and replay)"));
+  return table;
+}
 
 // What a torch.profiler trace told about its run (advisor analyze).
 Table TraceRunTable(const RunInfo& run, bool gpu_measured) {
@@ -335,6 +423,7 @@ Table TraceRunTable(const RunInfo& run, bool gpu_measured) {
 
 Table RunTable(const RunInfo& run, bool gpu_measured) {
   if (run.mode == Door::kTrace) return TraceRunTable(run, gpu_measured);
+  if (run.mode == Door::kSnapshot) return SnapshotRunTable(run);
   Table table{{"what", "value"}, {false, false}, {}};
   const bool script = run.mode == Door::kScript;
   if (script) {

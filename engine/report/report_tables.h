@@ -66,6 +66,19 @@ Table SyncTable(const std::vector<SyncSite>& syncs);
 Table CopyTable(const std::vector<CopySite>& copies);
 Table MemoryTable(const MemoryStats& memory);
 
+// The memory section of a snapshot (MemoryStats::peak and history): the peak, when and in what
+// phase, the instance holding the most, the reserved memory then and its free space.
+Table MemoryPeakTable(const MemoryStats& memory);
+// Bytes live at the peak by category or by the user's line: `name_column` titles the first
+// column (a line is code), with each one's share of the peak.
+Table MemoryShareTable(const std::vector<MemoryShare>& shares, const std::string& name_column,
+                       bool names_are_code, double peak_mb);
+// Memory per module instance, the first `limit` (they arrive most kept for backward first).
+Table ModuleMemoryTable(const std::vector<ModuleMemory>& modules, std::size_t limit);
+// Each allocation the allocator could not serve, with the memory then.
+Table OutOfMemoryTable(const MemoryHistory& history);
+inline constexpr std::size_t kMemoryModulesShown = 20;
+
 // "What was measured on what": device, versions, steps, windows, wall time.
 Table RunTable(const RunInfo& run, bool gpu_measured);
 

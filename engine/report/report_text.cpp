@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "engine/model/measured.h"
 #include "engine/report/format.h"
@@ -144,7 +145,43 @@ std::string FreshPagesSentence(const Hotspot& hotspot, const InlineMarkup& marku
   return "";
 }
 
+std::string MemorySentence(const RunReport& report, const InlineMarkup& markup) {
+  const MemoryStats& memory = *report.memory;
+  const MemoryPeak& peak = *memory.peak;
+  const auto mb = [](double value) { return FormatNumber(value) + " MB"; };
+  std::string sentence = "The allocator's history in " + markup.code(report.run.model) + " (" +
+                         markup.text(report.run.device_name);
+  if (memory.history) sentence += ", " + std::to_string(memory.history->events) + " events";
+  sentence += ") peaks at " + mb(peak.mb) + " allocated";
+  if (!peak.phase.empty()) sentence += " in the " + markup.text(peak.phase) + " pass";
+  sentence += ", with " + mb(peak.reserved_mb) + " reserved.";
+  if (!peak.by_category.empty() && peak.mb > 0) {
+    static const std::map<std::string, std::string> kWhen = {
+        {"before_history", "before the history began"},
+        {"forward", "in a forward pass"},
+        {"backward", "in a backward pass"},
+        {"optimizer", "in an optimizer step"},
+        {"unknown", "where neither ranges nor frames tell when"}};
+    const MemoryShare& most = peak.by_category.front();
+    const auto when = kWhen.find(most.name);
+    sentence += " " + FormatShare(most.mb / peak.mb) + " of it was allocated " +
+                (when != kWhen.end() ? when->second : markup.text(most.name)) + ".";
+  }
+  if (!peak.path.empty()) {
+    sentence += " The module instance holding the most is " + markup.code(peak.path) + ".";
+  }
+  if (memory.history && !memory.history->ooms.empty()) {
+    const std::size_t n = memory.history->ooms.size();
+    sentence += " " + std::to_string(n) + (n == 1 ? " allocation" : " allocations") +
+                " failed: out of memory.";
+  }
+  return sentence;
+}
+
 std::string SummaryParagraph(const RunReport& report, const InlineMarkup& markup) {
+  if (AbsentSectionOf(report, "step") && report.memory && report.memory->peak) {
+    return MemorySentence(report, markup) + " " + FindingsSentence(report.findings);
+  }
   const std::string hotspot =
       AbsentSectionOf(report, "hotspot") ? "" : HotspotSentence(report, markup) + " ";
   return StepSentence(report, markup) + " " + hotspot + FindingsSentence(report.findings) +

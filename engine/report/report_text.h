@@ -16,8 +16,14 @@ struct InlineMarkup {
 };
 
 // One paragraph for a person: step time, the hot spot (path -> op, phase, ms/step, share), how
-// bisection got there, findings and the best measured fix.
+// bisection got there, findings and the best measured fix; for a report without a step (an
+// allocator snapshot), MemorySentence and the findings.
 std::string SummaryParagraph(const RunReport& report, const InlineMarkup& markup);
+
+// What a snapshot's memory peak was: how high, in what phase, with how much reserved, what
+// most of it was allocated in, the instance holding the most, the failed allocations. Needs
+// report.memory->peak.
+std::string MemorySentence(const RunReport& report, const InlineMarkup& markup);
 
 // Why a low-confidence hot spot is in doubt (the data_quality lines that say so) and the
 // candidates it could not rule out, in one or two sentences of plain text.

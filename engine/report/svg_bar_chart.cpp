@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <sstream>
 
 #include "engine/report/html_escape.h"
+#include "engine/report/svg_parts.h"
 
 namespace advisor {
 
@@ -21,53 +21,6 @@ constexpr double kBarHeight = 16;
 constexpr double kLegendHeight = 26;
 constexpr double kAxisHeight = 24;
 constexpr double kGap = 12;
-
-std::string Px(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.1f", value);
-  return buffer;
-}
-
-// Counts UTF-8 code points, so that a label is never cut inside a character.
-std::size_t CodePoints(const std::string& text) {
-  return std::count_if(text.begin(), text.end(),
-                       [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
-}
-
-// Keeps the tail: for "blocks.11.attn.proj" the last parts say the most.
-std::string TruncateLeft(const std::string& text, std::size_t max_chars) {
-  std::size_t chars = CodePoints(text);
-  if (chars <= max_chars) return text;
-  std::size_t start = 0;
-  for (std::size_t drop = chars - (max_chars - 1); drop > 0; --drop) {
-    ++start;
-    while (start < text.size() && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) ++start;
-  }
-  return "\u2026" + text.substr(start);
-}
-
-// 1, 2 or 5 times a power of ten, giving about four to six gridlines.
-double TickStep(double max) {
-  const double rough = max / 5;
-  const double magnitude = std::pow(10, std::floor(std::log10(rough)));
-  for (double multiple : {1.0, 2.0, 5.0}) {
-    if (rough <= multiple * magnitude) return multiple * magnitude;
-  }
-  return 10 * magnitude;
-}
-
-// Ticks are round numbers: print them without the trailing zeros that measurements keep.
-std::string TickLabel(double value, AxisUnit unit) {
-  char buffer[32];
-  if (unit == AxisUnit::kShare) {
-    std::snprintf(buffer, sizeof buffer, "%g%%", value * 100);
-  } else if (unit == AxisUnit::kSamplesPerSecond) {
-    std::snprintf(buffer, sizeof buffer, "%g/s", value);
-  } else {
-    std::snprintf(buffer, sizeof buffer, "%g ms", value);
-  }
-  return buffer;
-}
 
 double RowExtent(const BarRow& row) {
   double total = 0;
@@ -105,14 +58,7 @@ std::string RenderBarChartSvg(const BarChart& chart) {
       << "\" viewBox=\"0 0 " << Px(kWidth) << " " << Px(height) << "\" role=\"img\" aria-label=\""
       << EscapeHtml(chart.title) << "\">\n";
 
-  double legend_x = bar_left;
-  for (const LegendEntry& entry : chart.legend) {
-    svg << "<rect class=\"" << EscapeHtml(entry.css_class) << "\" x=\"" << Px(legend_x)
-        << "\" y=\"6\" width=\"12\" height=\"12\" rx=\"2\"/>"
-        << "<text class=\"legend\" x=\"" << Px(legend_x + 17) << "\" y=\"16\">"
-        << EscapeHtml(entry.label) << "</text>\n";
-    legend_x += 17 + CodePoints(entry.label) * 7.0 + 22;
-  }
+  svg << LegendSvg(chart.legend, bar_left);
 
   const int ticks = static_cast<int>(std::lround(max / tick));
   for (int i = 0; i <= ticks; ++i) {

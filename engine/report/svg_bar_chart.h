@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/report/svg_parts.h"
+
 namespace advisor {
 
 struct BarSegment {
@@ -28,13 +30,6 @@ struct BarRow {
   bool highlighted = false;  // drawn with an outline and a bold label
   std::optional<ValueRange> whisker = std::nullopt;  // e.g. min..max of a benchmark
 };
-
-struct LegendEntry {
-  std::string css_class;
-  std::string label;
-};
-
-enum class AxisUnit { kMilliseconds, kShare, kSamplesPerSecond };
 
 struct BarChart {
   std::string title;  // read by screen readers

@@ -1,10 +1,12 @@
 // End-to-end: build/advisor analyze on traces recorded with torch.profiler
-// (tests/data/traces/, scripts/record_traces.py), as a user runs it.
+// (tests/data/traces/, scripts/record_traces.py) and on allocator snapshots
+// (tests/data/snapshots/, tests/memory_snapshot/make_snapshots.py), as a user runs it.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -20,6 +22,7 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 const std::string kTraces = ADVISOR_TEST_TRACES_DIR;
+const std::string kSnapshots = ADVISOR_TEST_SNAPSHOTS_DIR;
 
 class AnalyzeTest : public ::testing::Test {
  protected:
@@ -244,6 +247,64 @@ TEST_F(AnalyzeTest, AFolderWithoutTracesIsRefused) {
   const CommandResult result = Analyze(scratch_.string());
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_NE(result.err.find("holds no trace"), std::string::npos) << result.err;
+}
+
+TEST_F(AnalyzeTest, ASnapshotGivesItsPeakInTheMemorySection) {
+  const CommandResult result = Analyze(kSnapshots + "/hand_step.pickle");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out.rfind("peak: 10.500 MB allocated in the forward pass, 20.000 MB reserved "
+                             "then; decoder holds the most\n",
+                             0),
+            0u)
+      << result.out;
+  const json report = Report();
+  EXPECT_EQ(report.at("run").at("mode"), "snapshot");
+  EXPECT_TRUE(report.at("step").is_null());
+  const json& peak = report.at("memory").at("peak");
+  EXPECT_DOUBLE_EQ(peak.at("mb").get<double>(), 10.5);
+  EXPECT_EQ(peak.at("path"), "decoder");
+  EXPECT_EQ(report.at("memory").at("modules").size(), 2u);
+  EXPECT_EQ(report.at("memory").at("history").at("end_state").at("matches"), true);
+  const std::string markdown = ReadFile((scratch_ / "report" / "report.md").string());
+  EXPECT_NE(markdown.find("## Memory\n"), std::string::npos);
+  EXPECT_EQ(markdown.find("## Step breakdown"), std::string::npos);
+  const std::string html = ReadFile((scratch_ / "report" / "report.html").string());
+  EXPECT_NE(html.find("<svg class=\"chart memory-chart\""), std::string::npos);
+}
+
+// A pickle can run code when Python loads it; advisor reads only plain data and says which
+// opcode it refused, leaving no report. The commands run in the scratch folder, where a pickle
+// that ran its os.system would leave advisor-pickle-ran-code.
+TEST_F(AnalyzeTest, AHostileSnapshotIsOneLineNoReportAndNoCodeRun) {
+  const std::map<std::string, std::string> problems = {
+      {"global_os_system.pickle", ": byte 2: opcode GLOBAL (0x63) names a class or a function"},
+      {"stack_global_in_snapshot.pickle", ": byte 872: opcode STACK_GLOBAL (0x93) names"},
+      {"deep_nesting.pickle", ": byte 205: containers nest deeper than 64 levels"},
+      {"huge_length.pickle", ": byte 2: BINUNICODE8 needs 4611686018427387904 bytes"},
+      {"truncated.pickle", ": byte 2: a frame of 2054 bytes runs past the end of the file"},
+      {"not_a_snapshot.pickle", ": not a memory snapshot: the pickle holds a list"},
+      {"wrong_type.pickle", ": 'device_traces[0][1].size' must be an int, got str"}};
+  for (const auto& [name, problem] : problems) {
+    const std::string path = kSnapshots + "/hostile/" + name;
+    const CommandResult result =
+        RunCommand("cd " + scratch_.string() + " && " + ADVISOR_BINARY + " analyze " + path +
+                       " --out report -q",
+                   scratch_.string());
+    EXPECT_EQ(result.exit_code, 1) << name;
+    EXPECT_EQ(result.err.rfind("advisor: " + path + problem, 0), 0u) << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+    EXPECT_FALSE(fs::exists(scratch_ / "report")) << name;
+  }
+  EXPECT_FALSE(fs::exists(scratch_ / "advisor-pickle-ran-code"));
+}
+
+TEST_F(AnalyzeTest, OneSnapshotAtATime) {
+  const CommandResult result =
+      Analyze(kSnapshots + "/hand_step.pickle " + kSnapshots + "/training_steps.pickle");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.err,
+            "advisor: advisor analyze reads one snapshot at a time: give its .pickle alone\n");
+  EXPECT_FALSE(fs::exists(scratch_ / "report"));
 }
 
 }  // namespace

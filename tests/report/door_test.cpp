@@ -12,10 +12,12 @@ TEST(Door, NamesAreTheStringsTheReportsWrite) {
   EXPECT_STREQ(DoorName(Door::kScript), "script");
   EXPECT_STREQ(DoorName(Door::kRanks), "ranks");
   EXPECT_STREQ(DoorName(Door::kTrace), "trace");
+  EXPECT_STREQ(DoorName(Door::kSnapshot), "snapshot");
 }
 
 TEST(Door, EveryNameParsesBackIntoItsDoor) {
-  for (const Door door : {Door::kModel, Door::kScript, Door::kRanks, Door::kTrace}) {
+  for (const Door door :
+       {Door::kModel, Door::kScript, Door::kRanks, Door::kTrace, Door::kSnapshot}) {
     EXPECT_EQ(ParseDoor(DoorName(door)), door) << DoorName(door);
   }
 }

@@ -13,6 +13,7 @@ using testing::FilledReport;
 using testing::Lacks;
 using testing::MinimalReport;
 using testing::Occurrences;
+using testing::SnapshotReport;
 
 TEST(HtmlWriter, IsOneSelfContainedDocument) {
   const std::string html = ReportToHtml(FilledReport());
@@ -166,6 +167,26 @@ TEST(HtmlWriter, LongModulePathsKeepTheirTailInCharts) {
   const std::string html = ReportToHtml(report);
   EXPECT_TRUE(Contains(html, "\u202623.self_attention.query_key_value.dense</text>"));
   EXPECT_TRUE(Contains(html, "<title>encoder.layers.23.self_attention.query_key_value.dense: "));
+}
+
+TEST(HtmlWriter, ASnapshotDrawsLiveMemoryOverItsHistory) {
+  RunReport report = SnapshotReport();
+  report.memory->history->spans[2].label = "<b>blocks.1</b>";
+  const std::string html = ReportToHtml(report);
+  EXPECT_TRUE(Lacks(html, "id=\"step\""));
+  EXPECT_TRUE(Contains(html, "<div class=\"name\">Peak allocated</div>"));
+  EXPECT_TRUE(Contains(html, "allocator snapshot \u00b7 cuda:0"));
+  EXPECT_EQ(Occurrences(html, "<svg class=\"chart memory-chart\""), 1u);
+  EXPECT_EQ(Occurrences(html, "<polygon class=\"allocated\""), 1u);
+  EXPECT_EQ(Occurrences(html, "<polyline class=\"reserved\""), 1u);
+  EXPECT_EQ(Occurrences(html, "<circle class=\"peak\""), 1u);
+  EXPECT_EQ(Occurrences(html, "<line class=\"oom\""), 1u);
+  EXPECT_EQ(Occurrences(html, "class=\"fill-module\""), 2u);
+  EXPECT_EQ(Occurrences(html, "<rect class=\"fill-backward\""), 2u)
+      << "the legend's and the lane's";
+  EXPECT_TRUE(Contains(html, "&lt;b&gt;blocks.1&lt;/b&gt;"));
+  EXPECT_TRUE(Lacks(html, "<b>blocks.1"));
+  EXPECT_TRUE(Contains(html, "<h3>Memory per module instance</h3>"));
 }
 
 }  // namespace

@@ -11,6 +11,7 @@ using nlohmann::json;
 using testing::FilledReport;
 using testing::MinimalReport;
 using testing::PageFaultReport;
+using testing::SnapshotReport;
 
 TEST(JsonWriter, HasEveryTopLevelSection) {
   const json j = ReportToJson(FilledReport());
@@ -305,6 +306,60 @@ TEST(JsonWriter, TheInputStageByPiece) {
   EXPECT_EQ(piece.at("source").at("line"), 7);
   EXPECT_EQ(piece.at("input_shape"), json({8, 1, 128, 128}));
   EXPECT_TRUE(piece.at("input_is_binary").is_null());
+}
+
+TEST(JsonWriter, ASnapshotsMemoryHasItsPeakModulesAndHistory) {
+  const json j = ReportToJson(SnapshotReport());
+  EXPECT_EQ(j.at("run").at("mode"), "snapshot");
+  EXPECT_TRUE(j.at("step").is_null());
+  const json& memory = j.at("memory");
+  EXPECT_TRUE(memory.at("device_total_mb").is_null());  // a snapshot does not say
+  EXPECT_TRUE(memory.at("alloc_retries").is_null());
+  EXPECT_EQ(memory.at("num_device_allocs"), 7);
+  const json& peak = memory.at("peak");
+  EXPECT_DOUBLE_EQ(peak.at("mb").get<double>(), 3072.5);
+  EXPECT_EQ(peak.at("phase"), "backward");
+  EXPECT_EQ(peak.at("path"), "blocks.1");
+  EXPECT_EQ(peak.at("category"), "forward");
+  EXPECT_DOUBLE_EQ(peak.at("by_category").at("before_history").get<double>(), 1000);
+  EXPECT_EQ(peak.at("by_user_frame").at(0).at("frame"), "/home/me/model.py:42 in forward");
+  EXPECT_EQ(peak.at("by_user_frame").at(0).at("allocations"), 60);
+  EXPECT_DOUBLE_EQ(peak.at("reserved_mb").get<double>(), 3584);
+  EXPECT_DOUBLE_EQ(peak.at("fragmentation_mb").get<double>(), 511.5);
+  EXPECT_DOUBLE_EQ(peak.at("largest_free_block_mb").get<double>(), 300);
+  const json& modules = memory.at("modules");
+  ASSERT_EQ(modules.size(), 2u);
+  EXPECT_DOUBLE_EQ(modules.at(0).at("kept_for_backward_mb").get<double>(), 1024);
+  EXPECT_FALSE(modules.at(0).contains("backward_peak_mb"));
+  EXPECT_FALSE(modules.at(1).contains("kept_for_backward_mb"));
+  EXPECT_DOUBLE_EQ(modules.at(1).at("backward_peak_mb").get<double>(), 12);
+  const json& history = memory.at("history");
+  EXPECT_EQ(history.at("time_unit"), "ms");
+  EXPECT_EQ(history.at("events"), 52000);
+  EXPECT_EQ(history.at("timeline").size(), 4u);
+  EXPECT_EQ(history.at("spans").at(1).at("kind"), "module");
+  EXPECT_EQ(history.at("spans").at(1).at("label"), "blocks.0");
+  EXPECT_DOUBLE_EQ(history.at("ooms").at(0).at("requested_mb").get<double>(), 8192);
+  EXPECT_EQ(history.at("end_state").at("matches"), true);
+}
+
+TEST(JsonWriter, WhatASnapshotCannotTellIsLeftOut) {
+  RunReport report = SnapshotReport();
+  report.memory->peak->phase.clear();
+  report.memory->peak->path.clear();
+  report.memory->peak->largest_free_block_mb.reset();
+  report.memory->history->timed = false;
+  const json memory = ReportToJson(report).at("memory");
+  for (const char* key : {"phase", "path", "largest_free_block_mb"}) {
+    EXPECT_FALSE(memory.at("peak").contains(key)) << key;
+  }
+  EXPECT_EQ(memory.at("history").at("time_unit"), "event");
+}
+
+TEST(JsonWriter, AWindowsMemoryHasNoSnapshotFields) {
+  const json memory = ReportToJson(FilledReport()).at("memory");
+  for (const char* key : {"peak", "modules", "history"}) EXPECT_FALSE(memory.contains(key)) << key;
+  EXPECT_FALSE(memory.at("device_total_mb").is_null());
 }
 
 }  // namespace

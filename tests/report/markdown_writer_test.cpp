@@ -16,6 +16,7 @@ using testing::FilledReport;
 using testing::Lacks;
 using testing::MinimalReport;
 using testing::PageFaultReport;
+using testing::SnapshotReport;
 using testing::Occurrences;
 
 // The line of `text` that contains `needle`, "" when none does.
@@ -327,6 +328,24 @@ TEST(MarkdownWriter, TheInputStageNamesEachPieceWhereItRunsAndItsShare) {
   EXPECT_EQ(LineWith(ReportToMarkdown(report), "The step prepared"),
             "The step prepared each batch itself (0 workers) in 9.00 ms (median of 12 batches; it "
             "makes 8\u00d71\u00d764\u00d764 `float32`), on 16 cores.");
+}
+
+TEST(MarkdownWriter, ASnapshotHasAMemorySectionAndNoStep) {
+  const std::string md = ReportToMarkdown(SnapshotReport());
+  EXPECT_TRUE(Lacks(md, "## Step breakdown"));
+  EXPECT_TRUE(Lacks(md, "### Device memory"));
+  EXPECT_TRUE(Contains(md, "The allocator's history in `runs/snapshot.pickle` (cuda:0, 52000 "
+                           "events) peaks at "));
+  EXPECT_TRUE(Contains(md, " allocated in the backward pass, with 3584 MB reserved. 66.7% of it "
+                           "was allocated in a forward pass. The module instance holding the "
+                           "most is `blocks.1`. 1 allocation failed: out of memory."));
+  EXPECT_TRUE(Contains(md, "## Memory\n"));
+  EXPECT_TRUE(Contains(md, "| module instance holding the most | `blocks.1` |"));
+  EXPECT_TRUE(Contains(md, "| reserved but not allocated then, MB | 511.5 |"));
+  EXPECT_TRUE(Contains(md, "| `/home/me/model.py:42 in forward` | 1536 | 50.0% | 60 |"));
+  EXPECT_TRUE(Contains(md, "| `blocks.0` | _not measured_ | 900.0 | 12.00 |"));
+  EXPECT_TRUE(Contains(md, "### Out of memory"));
+  EXPECT_TRUE(Contains(md, "| snapshot | `runs/snapshot.pickle` |"));
 }
 
 }  // namespace

@@ -260,4 +260,55 @@ RunReport PageFaultReport() {
   return report;
 }
 
+RunReport SnapshotReport() {
+  RunReport report;
+  report.run.mode = Door::kSnapshot;
+  report.run.model = "runs/snapshot.pickle";
+  report.run.device = "cuda";
+  report.run.device_name = "cuda:0";
+  report.run.advisor_version = "0.1.0";
+  report.run.wall_s = 0.8;
+  for (const char* section :
+       {"step", "bisection", "hotspot", "cross_check", "modules", "ops", "gpu", "data", "fixes"}) {
+    report.absent.push_back({section, "an allocator snapshot records memory, not time"});
+  }
+  MemoryStats memory;
+  memory.peak_allocated_mb = 3072.5;
+  memory.peak_reserved_mb = 4096;
+  memory.num_device_allocs = 7;
+  MemoryPeak peak;
+  peak.mb = 3072.5;
+  peak.time_ms = 41.5;
+  peak.phase = "backward";
+  peak.path = "blocks.1";
+  peak.category = "forward";
+  peak.by_category = {{"forward", 2048, 120}, {"before_history", 1000, 80}, {"backward", 24.5, 3}};
+  peak.by_user_frame = {{"/home/me/model.py:42 in forward", 1536, 60}};
+  peak.reserved_mb = 3584;
+  peak.largest_free_block_mb = 300;
+  memory.peak = peak;
+  ModuleMemory blocks_1;
+  blocks_1.path = "blocks.1";
+  blocks_1.kept_for_backward_mb = 1024;
+  blocks_1.forward_peak_mb = 1100;
+  ModuleMemory blocks_0;
+  blocks_0.path = "blocks.0";
+  blocks_0.forward_peak_mb = 900;
+  blocks_0.backward_peak_mb = 12;
+  memory.modules = {blocks_1, blocks_0};
+  MemoryHistory history;
+  history.events = 52000;
+  history.timeline = {{0, 1000, 2048}, {20, 2500, 3584}, {41.5, 3072.5, 3584}, {60, 1100, 4096}};
+  history.spans = {{MemorySpan::Kind::kPhase, "forward", 0, 0, 30},
+                   {MemorySpan::Kind::kModule, "blocks.0", 0, 1, 14},
+                   {MemorySpan::Kind::kModule, "blocks.1", 0, 15, 29},
+                   {MemorySpan::Kind::kPhase, "backward", 0, 31, 55}};
+  history.ooms = {{58, 8192, 100, 1100, 4096}};
+  history.end_replayed_mb = 1100;
+  history.end_segments_mb = 1100;
+  memory.history = history;
+  report.memory = memory;
+  return report;
+}
+
 }  // namespace advisor::testing

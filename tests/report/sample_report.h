@@ -18,4 +18,9 @@ RunReport MinimalReport();
 // took longer than its MmBackward0, most of it faulting in fresh pages.
 RunReport PageFaultReport();
 
+// What advisor analyze makes of an allocator snapshot: no step or other timed section, the
+// memory section with its peak (in the backward pass, blocks.1 holding the most), two module
+// instances, the history's timeline, ranges and one OOM.
+RunReport SnapshotReport();
+
 }  // namespace advisor::testing
