@@ -68,7 +68,7 @@ std::map<std::string, double> ForwardWallMs(const MeasuredWindow& window) {
   std::map<std::string, double> wall_ms;
   const double steps = static_cast<double>(std::max<std::size_t>(1, window.timeline.steps.size()));
   for (const ModuleSpan& span : RebuildModuleSpans(window.timeline)) {
-    if (!span.backward) wall_ms[span.path] += (span.end_ns - span.start_ns) * 1e-6 / steps;
+    if (!span.backward) wall_ms[span.path.Shown()] += (span.end_ns - span.start_ns) * 1e-6 / steps;
   }
   return wall_ms;
 }
