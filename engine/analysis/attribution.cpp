@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <tuple>
+#include <unordered_map>
 
 #include "engine/util/median.h"
 
@@ -167,6 +168,26 @@ PhaseCosts WindowAttribution::Self(const ModulePath& path) const {
 PhaseCosts WindowAttribution::Inclusive(const ModulePath& path) const {
   return MedianOverSteps(
       SumPerStep([&](const ModulePath& module) { return IsInside(module, path); }));
+}
+
+std::vector<PhaseCosts> WindowAttribution::InclusiveOfEach(
+    const std::vector<ModulePath>& paths) const {
+  std::unordered_map<ModulePath, std::vector<PhaseCosts>> sums;  // per path asked for, per step
+  for (const ModulePath& path : paths) sums.emplace(path, std::vector<PhaseCosts>(steps_));
+  // A module's own costs go to it and to each ancestor asked for, "" included, in the modules'
+  // order: the sums Inclusive(path) adds, in the same order.
+  for (const auto& [module, steps] : self_by_step_) {
+    if (module.empty()) continue;  // outside every module: inside none
+    for (ModulePath up = module;; up = up.Parent()) {
+      if (const auto sum = sums.find(up); sum != sums.end()) {
+        for (int i = 0; i < steps_; ++i) sum->second[i] += steps[i];
+      }
+      if (up.empty()) break;
+    }
+  }
+  std::vector<PhaseCosts> inclusive;
+  for (const ModulePath& path : paths) inclusive.push_back(MedianOverSteps(sums.at(path)));
+  return inclusive;
 }
 
 PhaseCosts WindowAttribution::Step() const {

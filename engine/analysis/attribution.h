@@ -79,6 +79,10 @@ class WindowAttribution {
   // Own ops only, and own plus descendants'. "" is everything outside instrumented modules.
   PhaseCosts Self(const ModulePath& path) const;
   PhaseCosts Inclusive(const ModulePath& path) const;
+  // Inclusive() of each of `paths`, in their order, in one pass over the modules and their
+  // ancestors: asking Inclusive() of every module one by one scans every module for each (a
+  // trace's 20,000 sibling modules took 15 s to analyse, 2.8 s at once: docs/benchmarks.md).
+  std::vector<PhaseCosts> InclusiveOfEach(const std::vector<ModulePath>& paths) const;
   PhaseCosts Step() const;  // the whole step, every op
   // The same for one step of the window (0 <= step < steps()): the bisection checks that a
   // level's choice holds step by step, not only in the medians.
