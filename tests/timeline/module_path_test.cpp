@@ -113,12 +113,14 @@ TEST(ModulePath, ShowsComponentsLongerThanTheBoundByTheirStartsWithWholeCharacte
 // A path parsed from a string of dots has a node per dot; releasing them one inside another's
 // destructor ran out of stack.
 TEST(ModulePath, AVeryDeepPathIsReleasedWithoutRecursion) {
-  const ModulePath deep(std::string(200'000, '.'));
-  EXPECT_EQ(deep.Depth(), 200'001u);
-  ModulePath shared = deep.Parent();  // its chain outlives the deepest node
-  { const ModulePath gone = deep; }
+  ModulePath shared;
+  {
+    const ModulePath deep(std::string(200'000, '.'));
+    EXPECT_EQ(deep.Depth(), 200'001u);
+    shared = deep.Parent();
+  }  // the deepest node goes; the chain it shared stays
   EXPECT_EQ(shared.Depth(), 200'000u);
-}
+}  // and then the whole chain
 
 }  // namespace
 }  // namespace advisor
