@@ -3,7 +3,7 @@
 // memory file so that the real paths run: gzip detection, block reading (gzip) or mapping (plain),
 // the parallel split with its seam checks, scanning and the parser threads. A store read is then
 // built into the window `advisor analyze` measures (module ranges nested, steps cut), which ends
-// the same two ways.
+// the same two ways, and into its report (the module table, paths shown within their bound).
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -12,6 +12,7 @@
 #include <string>
 
 #include "engine/trace_analysis/profiler_trace_window.h"
+#include "engine/trace_analysis/trace_report.h"
 #include "engine/trace_import/trace_error.h"
 #include "engine/trace_import/trace_reader.h"
 
@@ -31,7 +32,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // Bounds as a real read has them, smaller, so that a tiny-events input meets them quickly.
   options.max_events = 1u << 18;
   try {
-    advisor::BuildProfilerTraceWindow(advisor::ReadTrace(path, options));
+    const advisor::TraceStore store = advisor::ReadTrace(path, options);
+    advisor::ReportOfTrace(store, advisor::BuildProfilerTraceWindow(store));
   } catch (const advisor::TraceError&) {
     // A refused file is a correct outcome.
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <tuple>
+#include <unordered_map>
 
 #include "engine/util/median.h"
 
@@ -82,12 +83,6 @@ std::vector<double> SelfHostMs(const Timeline& timeline,
 
 }  // namespace
 
-bool IsSameOrDescendant(const std::string& path, const std::string& ancestor) {
-  if (ancestor.empty()) return true;
-  return path.compare(0, ancestor.size(), ancestor) == 0 &&
-         (path.size() == ancestor.size() || path[ancestor.size()] == '.');
-}
-
 WindowAttribution::WindowAttribution(const Timeline& timeline,
                                      const std::vector<OpPlacement>& placements,
                                      const std::vector<double>& gpu_ms_by_op)
@@ -97,7 +92,7 @@ WindowAttribution::WindowAttribution(const Timeline& timeline,
   const std::vector<double> self_host_ms = SelfHostMs(timeline, placements);
   const double page_fault_ms = timeline.page_fault_ns * 1e-6;
 
-  std::map<std::tuple<std::string, Phase, std::string>, OpCost> by_op;
+  std::map<std::tuple<ModulePath, Phase, std::string>, OpCost> by_op;
   std::map<std::pair<Phase, std::string>, OpCost> by_name;
   const double per_step = 1.0 / steps_;
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
@@ -142,7 +137,7 @@ WindowAttribution::WindowAttribution(const Timeline& timeline,
 std::vector<std::string> WindowAttribution::Modules() const {
   std::vector<std::string> modules;
   for (const auto& [path, steps] : self_by_step_) {
-    if (!path.empty()) modules.push_back(path);
+    if (!path.empty()) modules.push_back(path.str());
   }
   return modules;
 }
@@ -150,14 +145,14 @@ std::vector<std::string> WindowAttribution::Modules() const {
 namespace {
 
 // `module` is `path` or inside it; "" (ops outside every instrumented module) is inside nothing.
-bool IsInside(const std::string& module, const std::string& path) {
+bool IsInside(const ModulePath& module, const ModulePath& path) {
   return !module.empty() && IsSameOrDescendant(module, path);
 }
 
 }  // namespace
 
 std::vector<PhaseCosts> WindowAttribution::SumPerStep(
-    const std::function<bool(const std::string&)>& include) const {
+    const std::function<bool(const ModulePath&)>& include) const {
   std::vector<PhaseCosts> totals(steps_);
   for (const auto& [module, steps] : self_by_step_) {
     if (!include(module)) continue;
@@ -166,25 +161,45 @@ std::vector<PhaseCosts> WindowAttribution::SumPerStep(
   return totals;
 }
 
-PhaseCosts WindowAttribution::Self(const std::string& path) const {
-  return MedianOverSteps(SumPerStep([&](const std::string& module) { return module == path; }));
+PhaseCosts WindowAttribution::Self(const ModulePath& path) const {
+  return MedianOverSteps(SumPerStep([&](const ModulePath& module) { return module == path; }));
 }
 
-PhaseCosts WindowAttribution::Inclusive(const std::string& path) const {
+PhaseCosts WindowAttribution::Inclusive(const ModulePath& path) const {
   return MedianOverSteps(
-      SumPerStep([&](const std::string& module) { return IsInside(module, path); }));
+      SumPerStep([&](const ModulePath& module) { return IsInside(module, path); }));
+}
+
+std::vector<PhaseCosts> WindowAttribution::InclusiveOfEach(
+    const std::vector<ModulePath>& paths) const {
+  std::unordered_map<ModulePath, std::vector<PhaseCosts>> sums;  // per path asked for, per step
+  for (const ModulePath& path : paths) sums.emplace(path, std::vector<PhaseCosts>(steps_));
+  // A module's own costs go to it and to each ancestor asked for, "" included, in the modules'
+  // order: the sums Inclusive(path) adds, in the same order.
+  for (const auto& [module, steps] : self_by_step_) {
+    if (module.empty()) continue;  // outside every module: inside none
+    for (ModulePath up = module;; up = up.Parent()) {
+      if (const auto sum = sums.find(up); sum != sums.end()) {
+        for (int i = 0; i < steps_; ++i) sum->second[i] += steps[i];
+      }
+      if (up.empty()) break;
+    }
+  }
+  std::vector<PhaseCosts> inclusive;
+  for (const ModulePath& path : paths) inclusive.push_back(MedianOverSteps(sums.at(path)));
+  return inclusive;
 }
 
 PhaseCosts WindowAttribution::Step() const {
-  return MedianOverSteps(SumPerStep([](const std::string&) { return true; }));
+  return MedianOverSteps(SumPerStep([](const ModulePath&) { return true; }));
 }
 
-PhaseCosts WindowAttribution::SelfAt(const std::string& path, int step) const {
+PhaseCosts WindowAttribution::SelfAt(const ModulePath& path, int step) const {
   auto it = self_by_step_.find(path);
   return it == self_by_step_.end() ? PhaseCosts{} : it->second.at(step);
 }
 
-PhaseCosts WindowAttribution::InclusiveAt(const std::string& path, int step) const {
+PhaseCosts WindowAttribution::InclusiveAt(const ModulePath& path, int step) const {
   PhaseCosts total;
   for (const auto& [module, steps] : self_by_step_) {
     if (IsInside(module, path)) total += steps.at(step);
@@ -198,7 +213,7 @@ PhaseCosts WindowAttribution::StepAt(int step) const {
   return total;
 }
 
-std::vector<OpCost> WindowAttribution::TopOps(const std::string& path) const {
+std::vector<OpCost> WindowAttribution::TopOps(const ModulePath& path) const {
   // Merge the same op name and phase across the module's descendants.
   std::map<std::pair<Phase, std::string>, OpCost> merged;
   for (const OpCost& op : ops_) {

@@ -41,7 +41,7 @@ struct PhaseCosts {
 // One top-level op name inside one module and phase.
 struct OpCost {
   std::string name;
-  std::string module;
+  ModulePath module;
   Phase phase = Phase::kOutside;
   double calls = 0;  // per step, the mean
   Cost cost;         // per step: TopOps' the median, StepOps' the mean
@@ -77,17 +77,21 @@ class WindowAttribution {
   // Modules seen in this window (instrumented and reached by some op).
   std::vector<std::string> Modules() const;
   // Own ops only, and own plus descendants'. "" is everything outside instrumented modules.
-  PhaseCosts Self(const std::string& path) const;
-  PhaseCosts Inclusive(const std::string& path) const;
+  PhaseCosts Self(const ModulePath& path) const;
+  PhaseCosts Inclusive(const ModulePath& path) const;
+  // Inclusive() of each of `paths`, in their order, in one pass over the modules and their
+  // ancestors: asking Inclusive() of every module one by one scans every module for each (a
+  // trace's 20,000 sibling modules took 15 s to analyse, 2.8 s at once: docs/benchmarks.md).
+  std::vector<PhaseCosts> InclusiveOfEach(const std::vector<ModulePath>& paths) const;
   PhaseCosts Step() const;  // the whole step, every op
   // The same for one step of the window (0 <= step < steps()): the bisection checks that a
   // level's choice holds step by step, not only in the medians.
-  PhaseCosts SelfAt(const std::string& path, int step) const;
-  PhaseCosts InclusiveAt(const std::string& path, int step) const;
+  PhaseCosts SelfAt(const ModulePath& path, int step) const;
+  PhaseCosts InclusiveAt(const ModulePath& path, int step) const;
   PhaseCosts StepAt(int step) const;
   // Top-level ops inside `path` and its descendants ("" for the whole step), hottest first by
   // their median step's Work.
-  std::vector<OpCost> TopOps(const std::string& path) const;
+  std::vector<OpCost> TopOps(const ModulePath& path) const;
   // Every op of the steps at any depth, merged by name and phase, hottest first; each cost is
   // inclusive of the ops it calls (host time and the device time they launched), and
   // self_host_ms is not. Nested ops are listed beside their callers, so the inclusive costs of
@@ -96,16 +100,14 @@ class WindowAttribution {
 
  private:
   // Per step, the summed self costs of the modules `include` accepts.
-  std::vector<PhaseCosts> SumPerStep(const std::function<bool(const std::string&)>& include) const;
+  std::vector<PhaseCosts> SumPerStep(const std::function<bool(const ModulePath&)>& include) const;
 
   int steps_ = 0;
   bool has_gpu_ = false;
   // Per module, one PhaseCosts per step of the window.
-  std::map<std::string, std::vector<PhaseCosts>> self_by_step_;
+  std::map<ModulePath, std::vector<PhaseCosts>> self_by_step_;
   std::vector<OpCost> ops_;  // top-level ops aggregated by (module, phase, name)
   std::vector<OpCost> step_ops_;
 };
-
-bool IsSameOrDescendant(const std::string& path, const std::string& ancestor);
 
 }  // namespace advisor

@@ -7,11 +7,6 @@
 namespace advisor {
 namespace {
 
-bool IsDescendant(const std::string& path, const std::string& ancestor) {
-  return path.size() > ancestor.size() && path.compare(0, ancestor.size(), ancestor) == 0 &&
-         path[ancestor.size()] == '.';
-}
-
 int StepAt(const std::vector<StepSpan>& steps, TimeNs time) {
   // Steps are few and in order; the last one starting at or before `time` may contain it.
   auto after = std::upper_bound(steps.begin(), steps.end(), time,
@@ -24,7 +19,7 @@ int StepAt(const std::vector<StepSpan>& steps, TimeNs time) {
 // One thread's module intervals, replayed in time order against its ops.
 class ThreadModules {
  public:
-  explicit ThreadModules(std::set<std::string> paths_with_backward_end)
+  explicit ThreadModules(std::set<ModulePath> paths_with_backward_end)
       : paths_with_backward_end_(std::move(paths_with_backward_end)) {}
 
   void Apply(const MarkerEvent& marker) {
@@ -39,7 +34,7 @@ class ThreadModules {
         // A module whose input gradient is never computed (its inputs need no gradient) sends no
         // kBackwardEnd; its interval ends where another module's, not a descendant's, begins.
         while (!stack_.empty() && !paths_with_backward_end_.count(stack_.back()) &&
-               !IsDescendant(marker.path, stack_.back())) {
+               (marker.path == stack_.back() || !IsSameOrDescendant(marker.path, stack_.back()))) {
           stack_.pop_back();
         }
         stack_.push_back(marker.path);
@@ -51,18 +46,18 @@ class ThreadModules {
   }
 
   void ClosePhase() { stack_.clear(); }
-  const std::string& Innermost() const { return stack_.empty() ? kNone : stack_.back(); }
+  const ModulePath& Innermost() const { return stack_.empty() ? kNone : stack_.back(); }
 
  private:
-  void PopThrough(const std::string& path) {
+  void PopThrough(const ModulePath& path) {
     auto it = std::find(stack_.rbegin(), stack_.rend(), path);
     if (it == stack_.rend()) return;  // its opening marker fell outside the window
     stack_.erase(std::prev(it.base()), stack_.end());
   }
 
-  static inline const std::string kNone;
-  std::set<std::string> paths_with_backward_end_;
-  std::vector<std::string> stack_;
+  static inline const ModulePath kNone;
+  std::set<ModulePath> paths_with_backward_end_;
+  std::vector<ModulePath> stack_;
 };
 
 }  // namespace
@@ -82,7 +77,7 @@ std::vector<OpPlacement> PlaceOps(const Timeline& timeline) {
   std::vector<OpPlacement> placements(timeline.ops.size());
   std::vector<bool> encloses_boundary(timeline.ops.size(), false);
 
-  std::set<std::string> paths_with_backward_end;
+  std::set<ModulePath> paths_with_backward_end;
   for (const MarkerEvent& marker : timeline.markers) {
     if (marker.kind == MarkerKind::kBackwardEnd) paths_with_backward_end.insert(marker.path);
   }
@@ -155,7 +150,7 @@ std::vector<OpPlacement> PlaceOps(const Timeline& timeline) {
 }
 
 void AddForwardOpTypes(const Timeline& timeline, const std::vector<OpPlacement>& placements,
-                       std::map<std::string, std::set<std::string>>& by_module) {
+                       std::map<ModulePath, std::set<std::string>>& by_module) {
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
     const OpPlacement& placement = placements[i];
     if (placement.phase == Phase::kForward && placement.top_level == static_cast<int>(i) &&

@@ -17,7 +17,7 @@ const char* PhaseName(Phase phase);
 struct OpPlacement {
   int step = -1;             // index into Timeline::steps; -1 outside every step
   Phase phase = Phase::kOutside;
-  std::string module;        // innermost instrumented module instance, "" when none
+  ModulePath module;         // innermost instrumented module instance, "" when none
   // The op whose cost this op's is part of: the outermost enclosing op on its thread (itself if
   // none encloses it). An op that encloses a module boundary (a marker on its thread falls inside
   // it: autograd Functions such as activation checkpointing run whole modules inside one op) is
@@ -33,6 +33,6 @@ std::vector<OpPlacement> PlaceOps(const Timeline& timeline);
 // Adds to `by_module` the kinds of the top-level forward ops of each instrumented module: the
 // ops its forward called, those of its submodules included where they were not instrumented.
 void AddForwardOpTypes(const Timeline& timeline, const std::vector<OpPlacement>& placements,
-                       std::map<std::string, std::set<std::string>>& by_module);
+                       std::map<ModulePath, std::set<std::string>>& by_module);
 
 }  // namespace advisor

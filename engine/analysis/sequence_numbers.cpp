@@ -74,7 +74,7 @@ std::vector<MarkerEvent> BackwardMarkersFromSequenceNumbers(
   });
   std::vector<MarkerEvent> markers;
   for (std::size_t node : nodes) {
-    const std::string& path = placements[creator[node]].module;
+    const ModulePath& path = placements[creator[node]].module;
     if (path.empty()) continue;
     markers.push_back({path, MarkerKind::kBackwardBegin, ops[node].thread, ops[node].start_ns});
     markers.push_back({path, MarkerKind::kBackwardEnd, ops[node].thread, ops[node].end_ns});

@@ -625,9 +625,10 @@ class Bisection {
     // The forward op behind a backward node, and its place in the model's source.
     std::string forward_op = hotspot.op;
     if (phase == Phase::kBackward) {
+      const ModulePath module(path);
       for (std::size_t i = 0; i < window.timeline.ops.size(); ++i) {
         const OpEvent& op = window.timeline.ops[i];
-        if (op.name == hotspot.op && IsSameOrDescendant(window.placements[i].module, path) &&
+        if (op.name == hotspot.op && IsSameOrDescendant(window.placements[i].module, module) &&
             op.seq_nr >= 0) {
           forward_op = ForwardOpOf(window.timeline, window.placements, i);
           break;
@@ -642,7 +643,7 @@ class Bisection {
   std::vector<ModuleStats> ModuleTable(const std::map<std::string, PhaseCosts>& measured) const {
     // A door that cannot read a module's ops from its code (a script) gives the ops the windows
     // saw it call while it was instrumented.
-    std::map<std::string, std::set<std::string>> observed;
+    std::map<ModulePath, std::set<std::string>> observed;
     for (const LabelledWindow& window : trace_windows_) {
       AddForwardOpTypes(window.timeline, window.placements, observed);
     }
@@ -654,8 +655,8 @@ class Bisection {
       stats.type = info.type;
       stats.parameters = info.parameters;
       stats.op_types = info.op_types;
-      if (stats.op_types.empty() && observed.count(path)) {
-        stats.op_types.assign(observed[path].begin(), observed[path].end());
+      if (const auto seen = observed.find(path); stats.op_types.empty() && seen != observed.end()) {
+        stats.op_types.assign(seen->second.begin(), seen->second.end());
       }
       if (auto it = measured.find(path); it != measured.end()) {
         stats.measured = true;

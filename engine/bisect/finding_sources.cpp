@@ -12,7 +12,7 @@ namespace {
 // The forward op that made the backward node `node` in the module at `path` (or below it), by
 // sequence number in the latest window that ran it there; where no window placed it there (a
 // module no level instrumented), in any module. "" when no window has it.
-std::string ForwardOpOf(const std::vector<LabelledWindow>& windows, const std::string& path,
+std::string ForwardOpOf(const std::vector<LabelledWindow>& windows, const ModulePath& path,
                         const std::string& node) {
   for (const bool anywhere : {false, true}) {
     for (auto window = windows.rbegin(); window != windows.rend(); ++window) {
@@ -35,7 +35,7 @@ std::string ForwardOpOf(const std::vector<LabelledWindow>& windows, const std::s
 std::string ModuleOfOp(const std::vector<LabelledWindow>& windows, const std::string& op) {
   for (auto window = windows.rbegin(); window != windows.rend(); ++window) {
     const std::vector<OpEvent>& ops = window->timeline.ops;
-    std::map<std::string, TimeNs> time_in;
+    std::map<ModulePath, TimeNs> time_in;
     for (std::size_t i = 0; i < ops.size(); ++i) {
       if (ops[i].name == op && !window->placements[i].module.empty()) {
         time_in[window->placements[i].module] += ops[i].end_ns - ops[i].start_ns;
@@ -44,7 +44,7 @@ std::string ModuleOfOp(const std::vector<LabelledWindow>& windows, const std::st
     if (time_in.empty()) continue;
     return std::max_element(time_in.begin(), time_in.end(), [](const auto& a, const auto& b) {
              return a.second < b.second;
-           })->first;
+           })->first.str();
   }
   return "";
 }

@@ -22,7 +22,7 @@ std::vector<CopySite> FindCopySites(const Timeline& timeline,
     TimeNs copy_ns = 0;
     std::set<int> steps_seen;
   };
-  std::map<std::tuple<std::string, std::string, Phase, bool>, Total> totals;
+  std::map<std::tuple<ModulePath, std::string, Phase, bool>, Total> totals;
   for (const MemcpyEvent& copy : timeline.memcpys) {
     if (copy.kind != MemcpyKind::kHostToDevice) continue;
     const auto origin = OriginOf(copy.external_id, lookup, timeline, placements);
@@ -38,8 +38,11 @@ std::vector<CopySite> FindCopySites(const Timeline& timeline,
   for (const auto& [key, total] : totals) {
     if (static_cast<int>(total.steps_seen.size()) < steps) continue;
     CopySite site;
-    std::tie(site.path, site.op, std::ignore, site.pageable) = key;
-    site.phase = PhaseName(std::get<2>(key));
+    const auto& [module, op, phase, pageable] = key;
+    site.path = module.Shown();
+    site.op = op;
+    site.phase = PhaseName(phase);
+    site.pageable = pageable;
     site.count_per_step = std::max(1, static_cast<int>(std::lround(double(total.count) / steps)));
     site.bytes_per_step = static_cast<double>(total.bytes) / steps;
     site.ms = total.copy_ns * 1e-6 / steps;

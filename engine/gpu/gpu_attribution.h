@@ -34,7 +34,7 @@ struct GpuAttribution {
   // Work launched by ops inside a step, keyed by the launching (innermost) op's name, its
   // innermost instrumented module ("" outside all of them), and its phase.
   std::map<std::string, GpuTime> by_op_name;
-  std::map<std::string, GpuTime> by_module;
+  std::map<ModulePath, GpuTime> by_module;
   std::map<Phase, GpuTime> by_phase;
   GpuTime outside_steps;  // launched by ops outside every step
   GpuTime without_op;     // no external id, or one that no recorded op carries

@@ -35,8 +35,8 @@ class OpLookup {
 struct WorkOrigin {
   int step = -1;
   Phase phase = Phase::kOutside;
-  std::string module;  // the launching op's innermost instrumented module, "" when none
-  std::string op;      // the calling op's name (OpLookup::CallingOp)
+  ModulePath module;  // the launching op's innermost instrumented module, "" when none
+  std::string op;     // the calling op's name (OpLookup::CallingOp)
 };
 
 // nullopt when no recorded op carries the id.

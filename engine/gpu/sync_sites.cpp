@@ -116,7 +116,7 @@ std::vector<SyncSite> FindSyncSites(const Timeline& timeline,
     int count = 0;
     TimeNs wait_ns = 0;
   };
-  std::map<std::tuple<std::string, std::string, std::string, Phase>, Total> totals;
+  std::map<std::tuple<std::string, ModulePath, std::string, Phase>, Total> totals;
   for (const Wait& wait : MergeWitnesses(CollectWaits(timeline))) {
     const auto origin = OriginOf(wait.external_id, lookup, timeline, placements);
     if (!origin || origin->step < 0) continue;
@@ -128,8 +128,11 @@ std::vector<SyncSite> FindSyncSites(const Timeline& timeline,
   std::vector<SyncSite> sites;
   for (const auto& [key, total] : totals) {
     SyncSite site;
-    std::tie(site.kind, site.path, site.op, std::ignore) = key;
-    site.phase = PhaseName(std::get<3>(key));
+    const auto& [kind, module, op, phase] = key;
+    site.kind = kind;
+    site.path = module.Shown();
+    site.op = op;
+    site.phase = PhaseName(phase);
     // Rounded, but a site that happened at all shows at least once per step.
     site.count_per_step = std::max(1, static_cast<int>(std::lround(double(total.count) / steps)));
     site.wait_ms = total.wait_ns * 1e-6 / steps;

@@ -68,7 +68,7 @@ std::map<std::string, double> ForwardWallMs(const MeasuredWindow& window) {
   std::map<std::string, double> wall_ms;
   const double steps = static_cast<double>(std::max<std::size_t>(1, window.timeline.steps.size()));
   for (const ModuleSpan& span : RebuildModuleSpans(window.timeline)) {
-    if (!span.backward) wall_ms[span.path] += (span.end_ns - span.start_ns) * 1e-6 / steps;
+    if (!span.backward) wall_ms[span.path.Shown()] += (span.end_ns - span.start_ns) * 1e-6 / steps;
   }
   return wall_ms;
 }
@@ -81,21 +81,28 @@ std::map<std::string, double> ForwardWallMs(const MeasuredWindow& window) {
 void NameModule(const std::vector<RankWindow>& ranks, std::size_t straggler, Straggler& result) {
   std::set<std::string> paths;
   for (const ModuleStats& module : ranks[straggler].report->modules) paths.insert(module.path);
-  std::map<std::string, double> excess;
+  const std::vector<ModulePath> modules(paths.begin(), paths.end());
+  std::vector<std::vector<PhaseCosts>> inclusive;  // per rank, per module
   std::vector<std::map<std::string, double>> wall_ms;
-  for (const RankWindow& rank : ranks) wall_ms.push_back(ForwardWallMs(*rank.modules_window));
+  for (const RankWindow& rank : ranks) {
+    inclusive.push_back(rank.modules_window->attribution->InclusiveOfEach(modules));
+    wall_ms.push_back(ForwardWallMs(*rank.modules_window));
+  }
+  std::map<std::string, double> excess;
   std::map<std::string, double> wall_excess;
+  std::size_t module = 0;
   for (const std::string& path : paths) {
     std::vector<double> cost, wall;
     for (std::size_t r = 0; r < ranks.size(); ++r) {
       const WindowAttribution& attribution = *ranks[r].modules_window->attribution;
-      const PhaseCosts costs = attribution.Inclusive(path);
+      const PhaseCosts& costs = inclusive[r][module];
       cost.push_back(attribution.Rank(costs.forward) + attribution.Rank(costs.backward));
       const auto it = wall_ms[r].find(path);
       wall.push_back(it == wall_ms[r].end() ? 0.0 : it->second);
     }
     excess[path] = Excess(cost, straggler);
     wall_excess[path] = Excess(wall, straggler);
+    ++module;
   }
   std::optional<std::pair<std::string, double>> named = LargestExcess(excess);
   if (!named || named->second < kExplainsShare * result.late_ms) {

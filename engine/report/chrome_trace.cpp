@@ -265,7 +265,7 @@ class WindowWriter {
     for (std::size_t k = 0; k < ops.size(); ++k) {
       const OpEvent& op = timeline_.ops[ops[k]];
       const OpPlacement& placement = placements_[ops[k]];
-      json args = {{"module", placement.module}, {"phase", PhaseName(placement.phase)},
+      json args = {{"module", placement.module.Shown()}, {"phase", PhaseName(placement.phase)},
                    {"step", placement.step}, {"correlation_id", op.correlation_id}};
       if (op.seq_nr >= 0) args["seq_nr"] = op.seq_nr;
       if (op.page_faults >= 0) args["page_faults"] = op.page_faults;
@@ -293,7 +293,7 @@ class WindowWriter {
       const ModuleSpan& span = spans[indices[k]];
       json args = {{"direction", span.backward ? "backward" : "forward"}};
       if (span.end_inferred) args["end_inferred"] = true;
-      stream_.Add(Complete(span.path, span.backward ? "module_backward" : "module_forward",
+      stream_.Add(Complete(span.path.Shown(), span.backward ? "module_backward" : "module_forward",
                            host_pid_, tids[k], span.start_ns, span.end_ns, clock_,
                            std::move(args)));
     }

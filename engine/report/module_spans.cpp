@@ -47,7 +47,7 @@ std::vector<ModuleSpan> RebuildModuleSpans(const Timeline& timeline) {
         markers.begin(), markers.end(),
         [](const MarkerEvent* a, const MarkerEvent* b) { return a->time_ns < b->time_ns; });
     // When each (path, direction) last closes on this thread.
-    std::map<std::pair<std::string, bool>, TimeNs> last_close;
+    std::map<std::pair<ModulePath, bool>, TimeNs> last_close;
     for (const MarkerEvent* marker : markers) {
       if (!Opens(marker->kind))
         last_close[{marker->path, IsBackward(marker->kind)}] = marker->time_ns;

@@ -12,7 +12,7 @@
 namespace advisor {
 
 struct ModuleSpan {
-  std::string path;
+  ModulePath path;
   ThreadId thread = 0;
   bool backward = false;
   TimeNs start_ns = 0;

@@ -72,11 +72,11 @@ void Measure(const Timeline& baseline, const Timeline* deepest, MeasuredRank& ra
   }
   if (deepest == nullptr) return;
   rank.deepest = MeasureWindow(*deepest);
-  std::set<std::string> paths;
+  std::set<ModulePath> paths;
   for (const MarkerEvent& marker : rank.deepest.timeline.markers) paths.insert(marker.path);
-  for (const std::string& path : paths) {
+  for (const ModulePath& path : paths) {
     ModuleStats module;
-    module.path = path;
+    module.path = path.Shown();
     rank.report.modules.push_back(std::move(module));
   }
 }

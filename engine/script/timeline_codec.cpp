@@ -84,7 +84,7 @@ std::string EventsToJson(const Timeline& timeline) {
   }
   json markers = json::array();
   for (const MarkerEvent& marker : timeline.markers) {
-    markers.push_back({names.Of(marker.path), static_cast<int>(marker.kind), marker.thread,
+    markers.push_back({names.Of(marker.path.str()), static_cast<int>(marker.kind), marker.thread,
                        marker.time_ns});
   }
   json kernels = json::array();
@@ -146,9 +146,10 @@ void EventsFromJson(const JsonField& events, Timeline& out) {
     op.page_faults = row.Element(9).Integer(-1);
     out.ops.push_back(std::move(op));
   });
+  ModulePathsByName paths;
   ForEachRow(events, "markers", [&](const JsonField& row) {
     MarkerEvent marker;
-    marker.path = NameAt(names, row, 0);
+    marker.path = paths.Of(NameAt(names, row, 0));
     marker.kind = EnumOf<MarkerKind>(row, 1, kMarkerKinds);
     marker.thread = row.Element(2).Unsigned();
     marker.time_ns = row.Element(3).Integer();

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "engine/timeline/module_path.h"
+
 namespace advisor {
 
 using TimeNs = std::int64_t;
@@ -49,7 +51,7 @@ enum class MarkerKind {
 };
 
 struct MarkerEvent {
-  std::string path;  // module instance path, e.g. "blocks.5.mlp"
+  ModulePath path;  // module instance path, e.g. "blocks.5.mlp"
   MarkerKind kind = MarkerKind::kForwardEnter;
   ThreadId thread = 0;
   TimeNs time_ns = 0;

@@ -217,14 +217,14 @@ std::string TorchScriptSource::Locate(const std::string& message) {
     EventRecorder::Get().Stop();
     Timeline timeline;
     EventRecorder::Get().CollectInto(timeline);
-    std::vector<std::string> open;
+    std::vector<ModulePath> open;
     for (const MarkerEvent& marker : timeline.markers) {
       if (marker.kind == MarkerKind::kForwardEnter) open.push_back(marker.path);
       if (marker.kind == MarkerKind::kForwardExit && !open.empty() && open.back() == marker.path) {
         open.pop_back();
       }
     }
-    if (!open.empty()) where = open.back();
+    if (!open.empty()) where = open.back().str();
   } catch (const std::exception&) {
     // The diagnosis is best effort; the original error still stands.
   }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
+#include <unordered_set>
 
 #include "engine/util/printable_text.h"
 
@@ -10,9 +12,11 @@ namespace advisor {
 namespace {
 
 // The start of a path too long to quote whole.
-std::string Quoted(const std::string& path) {
+std::string Quoted(const ModulePath& path) {
   constexpr std::size_t kShown = 80;
-  return "'" + PrintableLine(path.size() <= kShown ? path : path.substr(0, kShown) + "...") + "'";
+  const std::string shown = path.Shown();
+  return "'" + PrintableLine(shown.size() <= kShown ? shown : shown.substr(0, kShown) + "...") +
+         "'";
 }
 
 }  // namespace
@@ -26,12 +30,12 @@ ModuleMarkers MarkersOfModuleRanges(std::vector<ModuleRange> ranges, const Modul
   });
   ModuleMarkers result;
   struct Open {
-    std::string path;
+    ModulePath path;
     TimeNs end_ns;
   };
   std::vector<Open> open;
+  std::unordered_set<ModulePath> paths;  // one for each module, however many ranges call it
   ThreadId thread = 0;
-  std::uint64_t path_bytes = 0;
   for (const ModuleRange& range : ranges) {
     if (open.empty() || range.thread != thread) {
       open.clear();
@@ -42,26 +46,17 @@ ModuleMarkers MarkersOfModuleRanges(std::vector<ModuleRange> ranges, const Modul
            (open.back().end_ns <= range.start_ns || open.back().end_ns < range.end_ns)) {
       open.pop_back();
     }
-    // A component that already spells its parent's path ("encoder.attn" inside "encoder") is a
-    // whole path, as labels written from module.named_modules() are.
-    const bool whole_path =
-        !open.empty() && range.component.size() > open.back().path.size() &&
-        range.component.compare(0, open.back().path.size(), open.back().path) == 0 &&
-        range.component[open.back().path.size()] == '.';
     if (open.size() >= limits.max_depth) {
       throw ModuleNestingError("module ranges nest deeper than " +
                                std::to_string(limits.max_depth) + " levels (at " +
                                Quoted(open.back().path) + ")");
     }
-    const std::string path = open.empty() || whole_path
-                                 ? range.component
-                                 : open.back().path + "." + range.component;
-    path_bytes += 2 * path.size();  // the enter and the exit marker
-    if (path_bytes > limits.max_path_bytes) {
-      throw ModuleNestingError("module paths fill more than " +
-                               std::to_string(limits.max_path_bytes >> 20) + " MiB (at " +
-                               Quoted(path) + ")");
-    }
+    const ModulePath parent = open.empty() ? ModulePath() : open.back().path;
+    // A component that already spells its parent's path ("encoder.attn" inside "encoder") is a
+    // whole path, as labels written from module.named_modules() are.
+    std::string_view name = range.component;
+    if (parent.PrefixesDotted(name)) name.remove_prefix(parent.Size() + 1);
+    const ModulePath& path = *paths.insert(parent.Child(name)).first;
     result.markers.push_back({path, MarkerKind::kForwardEnter, range.thread, range.start_ns});
     result.markers.push_back({path, MarkerKind::kForwardExit, range.thread, range.end_ns});
     if (!range.type.empty()) result.types.emplace(path, range.type);

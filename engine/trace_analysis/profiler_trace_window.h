@@ -20,7 +20,7 @@ namespace advisor {
 
 struct ProfilerTraceWindow {
   MeasuredWindow window;
-  std::map<std::string, std::string> module_types;  // path -> class, where the trace names it
+  std::map<ModulePath, std::string> module_types;  // path -> class, where the trace names it
   std::vector<CollectiveCall> collectives;
   bool gpu_activity = false;       // the trace recorded CUDA activity
   std::string device_name;         // deviceProperties' name of the device the work ran on

@@ -27,15 +27,18 @@ RunInfo DescribeRun(const TraceStore& store, const ProfilerTraceWindow& trace) {
 // times the levels it descends.
 std::vector<ModuleStats> ModuleTable(const ProfilerTraceWindow& trace) {
   const MeasuredWindow& window = trace.window;
-  std::set<std::string> paths;
-  for (const MarkerEvent& marker : window.timeline.markers) paths.insert(marker.path);
-  std::map<std::string, std::set<std::string>> op_types;  // the ops each module's forward calls
+  std::set<ModulePath> named;
+  for (const MarkerEvent& marker : window.timeline.markers) named.insert(marker.path);
+  const std::vector<ModulePath> paths(named.begin(), named.end());
+  const std::vector<PhaseCosts> inclusive = window.attribution->InclusiveOfEach(paths);
+  std::map<ModulePath, std::set<std::string>> op_types;  // the ops each module's forward calls
   AddForwardOpTypes(window.timeline, window.placements, op_types);
   std::vector<ModuleStats> modules;
-  for (const std::string& path : paths) {
-    const PhaseCosts costs = window.attribution->Inclusive(path);
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    const ModulePath& path = paths[i];
+    const PhaseCosts& costs = inclusive[i];
     ModuleStats stats;
-    stats.path = path;
+    stats.path = path.Shown();
     if (auto type = trace.module_types.find(path); type != trace.module_types.end()) {
       stats.type = type->second;
     }

@@ -12,11 +12,20 @@ TimeNs NowNs() {
       .count();
 }
 
+// A marker as the marker op saw it: its path stays the op's string until collection, so that
+// recording one costs a string copy, as it did before paths were ModulePaths.
+struct RecordedMarker {
+  std::string path;
+  MarkerKind kind;
+  ThreadId thread;
+  TimeNs time_ns;
+};
+
 struct EventRecorder::ThreadBuffer {
   std::uint64_t generation = 0;  // the window these events belong to
   int open_ops = 0;
   std::vector<OpEvent> ops;
-  std::vector<MarkerEvent> markers;
+  std::vector<RecordedMarker> markers;
 };
 
 EventRecorder& EventRecorder::Get() {
@@ -86,19 +95,23 @@ void EventRecorder::EndOp(const OpHandle& handle) {
 
 void EventRecorder::RecordMarker(const std::string& path, MarkerKind kind, ThreadId thread) {
   ThreadBuffer& buffer = CurrentThreadBuffer();
-  buffer.markers.push_back(MarkerEvent{path, kind, thread, NowNs()});
+  buffer.markers.push_back(RecordedMarker{path, kind, thread, NowNs()});
 }
 
 void EventRecorder::CollectInto(Timeline& out) {
   const std::uint64_t generation = generation_.load(std::memory_order_acquire);
   std::lock_guard<std::mutex> lock(registry_mutex_);
+  ModulePathsByName paths;
   for (const std::shared_ptr<ThreadBuffer>& buffer : buffers_) {
     if (buffer->generation != generation) continue;
     for (OpEvent& op : buffer->ops) {
       if (op.end_ns == 0) continue;  // still open when the window stopped
       out.ops.push_back(std::move(op));
     }
-    for (MarkerEvent& marker : buffer->markers) out.markers.push_back(std::move(marker));
+    for (const RecordedMarker& marker : buffer->markers) {
+      out.markers.push_back(
+          MarkerEvent{paths.Of(marker.path), marker.kind, marker.thread, marker.time_ns});
+    }
     buffer->ops.clear();
     buffer->markers.clear();
   }

@@ -243,6 +243,44 @@ TEST_F(AnalyzeTest, AnEmptyOutPathIsRefused) {
   EXPECT_FALSE(fs::exists(scratch_ / "report.json"));
 }
 
+// 128 nested ranges of 1,000-byte names around 2,000 ops, a 327 KB trace: report.json spelt each
+// module's path whole, 8.4 MB. A path longer than 512 bytes is written as its two ends.
+TEST_F(AnalyzeTest, DeeplyNestedLongNamesMakeAReportNoLargerThanTheTrace) {
+  const int depth = 128, ops = 2000, span = 2 * depth + 2 * ops + 10;
+  const fs::path path = scratch_ / "deep.json";
+  {
+    std::ofstream trace(path);
+    trace << "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"user_annotation\", "
+          << "\"name\": \"ProfilerStep#1\", \"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": "
+          << span + 10 << "}";
+    for (int i = 0; i < depth; ++i) {
+      std::string name = "M" + std::to_string(i) + "_";
+      name.resize(1000, 'x');
+      trace << ", {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"nn.Module: "
+            << name << "\", \"pid\": 1, \"tid\": 1, \"ts\": " << 1 + i
+            << ", \"dur\": " << span - 2 * i << "}";
+    }
+    for (int i = 0; i < ops; ++i) {
+      trace << ", {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add\", \"pid\": 1, "
+            << "\"tid\": 1, \"ts\": " << depth + 2 + 2 * i << ", \"dur\": 1}";
+    }
+    trace << "]}";
+  }
+  const CommandResult result = Analyze(path.string());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_LT(fs::file_size(scratch_ / "report" / "report.json"), fs::file_size(path));
+  const json modules = Report().at("modules");
+  ASSERT_EQ(modules.size(), 128u);
+  std::size_t elided = 0;
+  for (const json& module : modules) {
+    const std::string shown = module.at("path");
+    EXPECT_LE(shown.size(), 512u) << shown.substr(0, 80);
+    if (shown.find("…(") != std::string::npos) ++elided;
+  }
+  EXPECT_EQ(elided, 128u) << "every path: the outermost alone is 1,000 bytes";
+  EXPECT_GT(modules.back().at("forward_ms").get<double>(), 0) << "the ops' module is timed";
+}
+
 TEST_F(AnalyzeTest, AFolderWithoutTracesIsRefused) {
   const CommandResult result = Analyze(scratch_.string());
   EXPECT_EQ(result.exit_code, 1);

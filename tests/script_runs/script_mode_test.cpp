@@ -350,6 +350,47 @@ TEST(ScriptMode, NamesTheSlowTransformFromTheDataLoadersWorkerProcesses) {
   EXPECT_EQ(ProcessesTagged(tag), 0);
 }
 
+// A script that keeps PYTHONPATH's entries, the probe's folder among them, out of sys.path and
+// spawns its DataLoader's workers (tests/script_runs/spawn_train.py): a spawned worker takes its
+// parent's sys.path and runs the script's top level again before it unpickles the probe's
+// worker_init_fn, and failed with "No module named 'advisor_probe'", blamed on the script. The
+// workers spawned by the loader's context, by the start method, and with PYTHONPATH also taken
+// out of the environment they inherit.
+struct Spawning {
+  std::string name;
+  std::string arguments;  // spawn_train.py's
+
+  friend void PrintTo(const Spawning& spawning, std::ostream* out) { *out << spawning.name; }
+};
+
+class SpawnedWorkers : public ::testing::TestWithParam<Spawning> {};
+
+TEST_P(SpawnedWorkers, GetTheProbeWhereTheScriptDroppedItsFolderFromSysPath) {
+  const fs::path scratch = Scratch("spawned_workers_" + GetParam().name);
+  const std::string tag = UniqueTag();
+  const CommandResult run =
+      RunCommand(kAdvisor + " bisect -q --out " + (scratch / "report").string() + " -- " + kPython +
+                     " " + kScripts + "/spawn_train.py --tag " + tag + " " + GetParam().arguments,
+                 scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.err.find("advisor_probe"), std::string::npos) << run.err;
+  const json report = Report(scratch / "report");
+  EXPECT_EQ(report["hotspot"]["path"], "blocks.1") << report["hotspot"].dump();
+  const json& data = report["data"];
+  EXPECT_EQ(data["workers"], 2);
+  ASSERT_TRUE(data["stage"].is_object()) << data.dump();
+  EXPECT_GE(data["stage"]["batches"].get<int>(), 1) << "measured in the spawned workers";
+  EXPECT_EQ(ProcessesTagged(tag), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Ways, SpawnedWorkers,
+                         ::testing::Values(Spawning{"by_the_loaders_context", ""},
+                                           Spawning{"by_the_start_method", "--start-method"},
+                                           Spawning{"without_pythonpath", "--clear-environment"}),
+                         [](const ::testing::TestParamInfo<Spawning>& info) {
+                           return info.param.name;
+                         });
+
 TEST(ScriptMode, CropFirstIsSuggestedAtTheTransformsLineNotApplied) {
   const fs::path scratch = Scratch("crop_first");
   const std::string tag = UniqueTag();

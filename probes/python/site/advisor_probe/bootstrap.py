@@ -11,6 +11,7 @@ import os
 import platform
 import sys
 
+from advisor_probe import spawned_children
 from advisor_probe.channel import Channel
 
 
@@ -174,6 +175,7 @@ def install():
     with open(config["build_info"]) as info:
         build = json.load(info)
     built = _check_torch(channel, build)
+    spawned_children.keep_folder_for_spawned_children()
 
     def start(torch):
         from advisor_probe.session import Session
