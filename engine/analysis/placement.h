@@ -27,7 +27,10 @@ struct OpPlacement {
   int parent = -1;           // index of the innermost enclosing op on its thread; -1 at top level
 };
 
-// One entry per Timeline::ops element, same order.
+// One entry per Timeline::ops element, same order. A script's loss (Phase::kLoss) holds the ops
+// run between the model's forward and backward() and, outside every instrumented module, the
+// backward nodes those ops made (by sequence number) with the ops inside them: they run in the
+// backward pass's time, but their cost is the loss's, not the model's.
 std::vector<OpPlacement> PlaceOps(const Timeline& timeline);
 
 // Adds to `by_module` the kinds of the top-level forward ops of each instrumented module: the

@@ -371,7 +371,8 @@ class Bisection {
     LevelInput input;
     input.parent = parent;
     const PhaseCosts step_costs = costs.Step();
-    input.step_cost = costs.Total(step_costs) + attribution.Rank(step_costs.optimizer);
+    input.step_cost = costs.Total(step_costs) + attribution.Rank(step_costs.optimizer) +
+                      attribution.Rank(step_costs.loss);
     input.parent_cost =
         parent.empty() ? costs.Total(step_costs) : costs.Total(costs.Inclusive(parent));
     input.parent_self = costs.Total(costs.Self(parent));

@@ -65,6 +65,10 @@ json StepFacts(const StepBreakdown& step) {
   facts["ms"] = step_ms;
   if (step.profiled_ms > 0) facts["profiled_ms"] = step.profiled_ms;
   PutIf(facts, "forward_share", ShareOfStep(step.forward_ms, step_ms));
+  if (step.loss_ms) {
+    facts["loss_ms"] = *step.loss_ms;
+    PutIf(facts, "loss_share", ShareOfStep(*step.loss_ms, step_ms));
+  }
   PutIf(facts, "backward_share", ShareOfStep(step.backward_ms, step_ms));
   PutIf(facts, "optimizer_share", ShareOfStep(step.optimizer_ms, step_ms));
   PutIf(facts, "spread", ShareOfStep(step.max_ms - step.min_ms, step.median_ms));

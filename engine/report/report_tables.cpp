@@ -78,6 +78,10 @@ Table StepTable(const StepBreakdown& step, const std::optional<DataWait>& data) 
   }
   table.rows.push_back(
       {{Text("forward"), Ms(step.forward_ms), ShareOfStep(step.forward_ms, whole)}});
+  if (step.loss_ms) {
+    table.rows.push_back({{Text("loss (from the model's forward to backward())"),
+                           Ms(*step.loss_ms), ShareOfStep(*step.loss_ms, whole)}});
+  }
   table.rows.push_back(
       {{Text("backward"), Ms(step.backward_ms), ShareOfStep(step.backward_ms, whole)}});
   table.rows.push_back(

@@ -31,7 +31,9 @@ std::string StepSentence(const RunReport& report, const InlineMarkup& markup) {
                  : std::string()) +
          (profiled_apart ? "; profiled, a step took " + Ms(step.profiled_ms) + " on average"
                          : std::string()) +
-         ": forward " + Ms(step.forward_ms) + ", backward " + Ms(step.backward_ms) +
+         ": forward " + Ms(step.forward_ms) +
+         (step.loss_ms ? ", loss " + Ms(*step.loss_ms) : std::string()) + ", backward " +
+         Ms(step.backward_ms) +
          ", optimizer " + Ms(step.optimizer_ms) +
          (step.evaluation_ms > 0
               ? ", and " + Ms(step.evaluation_ms) + " of evaluation between steps"

@@ -445,9 +445,17 @@ class Session:
 
     @_reported
     def _model_forward_end(self, module, args, output):
-        if self._evaluating and not is_compiling():
+        if is_compiling():
+            return
+        if self._evaluating:
             self._evaluating = False
             self._clock.evaluation_ends(self._tick())
+            return
+        if not self._active() or self._in_backward or not torch.is_grad_enabled():
+            return
+        # The loss begins: the forward's device work is the forward's.
+        self._sync_if(self._sync_phases)
+        self._clock.forward_ends(self._tick())
 
     def _note_input(self, module, args):
         """The batch size and the dtype the model computes in, from its first call, positional and
