@@ -199,6 +199,21 @@ std::vector<OpPlacement> PlaceOps(const Timeline& timeline) {
   return placements;
 }
 
+double LossBackwardMs(const Timeline& timeline, const std::vector<OpPlacement>& placements) {
+  if (timeline.steps.empty()) return 0;
+  TimeNs total = 0;
+  for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
+    const OpPlacement& placement = placements[i];
+    const OpEvent& op = timeline.ops[i];
+    if (placement.phase == Phase::kLoss && placement.step >= 0 &&
+        placement.top_level == static_cast<int>(i) &&
+        timeline.steps[placement.step].PhaseAt(op.start_ns) != Phase::kLoss) {
+      total += op.end_ns - op.start_ns;
+    }
+  }
+  return total * 1e-6 / static_cast<double>(timeline.steps.size());
+}
+
 void AddForwardOpTypes(const Timeline& timeline, const std::vector<OpPlacement>& placements,
                        std::map<std::string, std::set<std::string>>& by_module) {
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {

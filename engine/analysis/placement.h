@@ -33,6 +33,10 @@ struct OpPlacement {
 // backward pass's time, but their cost is the loss's, not the model's.
 std::vector<OpPlacement> PlaceOps(const Timeline& timeline);
 
+// The loss's backward, per step (the mean over the timeline's steps): the host time of the
+// loss's top-level ops that ran in the backward pass, not in the loss's own stretches.
+double LossBackwardMs(const Timeline& timeline, const std::vector<OpPlacement>& placements);
+
 // Adds to `by_module` the kinds of the top-level forward ops of each instrumented module: the
 // ops its forward called, those of its submodules included where they were not instrumented.
 void AddForwardOpTypes(const Timeline& timeline, const std::vector<OpPlacement>& placements,

@@ -182,6 +182,14 @@ BarChart RankChart(const DistributedSummary& distributed) {
   return chart;
 }
 
+void RenderLoss(std::ostringstream& out, const RunReport& report) {
+  if (!report.loss) return;
+  out << "<section id=\"loss\"><h2>The loss</h2>\n<p>" << EscapeHtml(LossSentence(*report.loss))
+      << "</p>\n";
+  if (!report.loss->lines.empty()) RenderTable(out, SourceLineTable(report.loss->lines));
+  out << "</section>\n";
+}
+
 void RenderInputStage(std::ostringstream& out, const RunReport& report) {
   if (!report.data || !report.data->stage) return;
   out << "<section id=\"input-stage\"><h2>The input stage</h2>\n<p>"
@@ -239,7 +247,11 @@ void RenderHotspot(std::ostringstream& out, const RunReport& report) {
     out << "<pre class=\"source\"><span class=\"where\">" << EscapeHtml(hotspot.source->file) << ":"
         << hotspot.source->line << "</span>" << EscapeHtml(hotspot.source->text) << "</pre>\n";
   } else {
-    out << "<p class=\"note\">The archive holds no source for this op.</p>\n";
+    out << "<p class=\"note\">" << EscapeHtml(NoSourceSentence(report)) << "</p>\n";
+  }
+  if (!hotspot.lines.empty()) {
+    out << "<h3>Lines of " << HtmlCode(hotspot.path) << "'s forward</h3>\n";
+    RenderTable(out, SourceLineTable(hotspot.lines));
   }
   if (!hotspot.top_ops.empty()) {
     out << "<h3>Top ops of " << HtmlCode(hotspot.path) << "</h3>\n";
@@ -482,6 +494,7 @@ std::string ReportToHtml(const RunReport& report) {
   RenderHeader(out, report);
   RenderSummary(out, report);
   RenderSteps(out, report);
+  RenderLoss(out, report);
   RenderInputStage(out, report);
   RenderRanks(out, report);
   RenderBisection(out, report);

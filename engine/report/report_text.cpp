@@ -153,6 +153,23 @@ std::string SummaryParagraph(const RunReport& report, const InlineMarkup& markup
          FixesSentence(report.fixes, markup);
 }
 
+std::string NoSourceSentence(const RunReport& report) {
+  return report.run.mode == Door::kScript
+             ? "No line of your code ran this op in the step whose lines were read (the autograd "
+               "engine runs some ops on its own: the sums of two gradients of one tensor)."
+             : "The archive holds no source for this op.";
+}
+
+std::string LossSentence(const LossCost& loss) {
+  return "From the model's forward returning to backward(), the script's own code (its loss, "
+         "metrics, logging) ran " +
+         Ms(loss.ms) + " a step, and the backward of its ops " + Ms(loss.backward_ms) + ": " +
+         FormatShare(loss.share) + " of the step." +
+         (loss.lines.empty() ? std::string()
+                             : " Its lines, each with its part of that time (its own, the lines "
+                               "it calls apart, and its ops' backward):");
+}
+
 std::string DistributedSentence(const DistributedSummary& distributed, const InlineMarkup& markup) {
   std::string sentence = std::to_string(distributed.ranks.size()) + " ranks measured";
   if (distributed.world_size > static_cast<int>(distributed.ranks.size())) {
