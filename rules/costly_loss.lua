@@ -43,11 +43,11 @@ return {
         .. "step. Move what the step does not need out of it (metrics, logging, .item() reads: "
         .. "every few steps, or after the epoch), or compile the loss function with torch.compile."
     elseif line.runs >= LOOP_RUNS then
-      message = string.format("The loss is a Python loop: %s runs %.0f times a step, %.0f small ops "
-        .. "(%.0f us each on average), forward and backward. Compute it over the whole batch at "
-        .. "once (masks and reductions over a distance matrix instead of a loop over anchors), or "
-        .. "compile the loss function with torch.compile.", where(line.source), line.runs,
-        line.ops, line.op_us)
+      message = string.format("The code between the model's forward and backward() is a Python "
+        .. "loop: %s runs %.0f times a step, %.0f small ops (%.0f us each on average), forward and "
+        .. "backward. Compute it over the whole batch at once (masks and reductions instead of a "
+        .. "loop over its rows or classes), or compile it with torch.compile; a metric can also "
+        .. "wait for every few steps.", where(line.source), line.runs, line.ops, line.op_us)
     else
       message = string.format("Most of the code between the model's forward and backward() is "
         .. "at %s. If it is a metric or logging, move it out of the step (every few steps, or "

@@ -35,9 +35,10 @@ return {
           path = hotspot.path,
           message = string.format("A Python loop in %s's forward: %s:%d runs %.0f times a call "
             .. "and issues %.0f small ops, so the step waits on Python, not on the ops. "
-            .. "Vectorise it (one indexing op for all the slices, no .tolist() or .item() in the "
-            .. "loop), or compile the module with torch.compile once the loop reads no values "
-            .. "back.", hotspot.path, file, source.line, runs, ops),
+            .. "Vectorise it (one op over every iteration: an index tensor for all the slices, a "
+            .. "matmul or cumulative op for a recurrence; no .tolist() or .item() in the loop), or "
+            .. "compile the module with torch.compile once the loop reads no values back.",
+            hotspot.path, file, source.line, runs, ops),
           evidence = string.format("%s:%d (%s): %s a step (%s of the step), %.0f runs and %.0f "
             .. "ATen ops a call (%.0f a step), %.1f us an op on average", file, source.line,
             source.text, advisor.ms(line.ms), advisor.pct(line.share), runs, ops, line.ops,
