@@ -13,8 +13,8 @@ local HIGH_SHARE = 0.50
 local LOOP_RUNS = 16
 -- Of a loop's lines' time, what computing the loss over the whole batch saves: a batch-hard
 -- triplet loss over 128 anchors took 9.4-10.0 ms forward and backward as a loop and 0.38-0.39 ms
--- with masks over the distance matrix, by hand on the 2-core VM (benchmarks.md, "A loss outside
--- the model"); 0.9 leaves room for a loss that vectorises less well.
+-- with masks over the distance matrix, by hand on the 2-core VM (benchmarks.md, "Costs of the
+-- script's own code"); 0.9 leaves room for a loss that vectorises less well.
 local EXPECTED_SAVING = 0.9
 
 local function where(source)

@@ -14,8 +14,8 @@ local MANY_OPS = 64    -- ATen ops a call from the one line
 local SMALL_OP_US = 50 -- host time of an op that does little work beside its dispatch
 -- What one indexing op for all the slices saves: a span pooler over 16 x 48 spans took 62-64 ms
 -- forward and backward as a loop and 0.61-0.65 ms vectorised, by hand on the 2-core VM
--- (benchmarks.md, "A Python loop in forward"); 0.9 leaves room for a loop that vectorises less
--- well.
+-- (benchmarks.md, "Costs of the script's own code"); 0.9 leaves room for a loop that vectorises
+-- less well.
 local EXPECTED_SAVING = 0.9
 
 return {

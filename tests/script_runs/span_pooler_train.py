@@ -1,8 +1,8 @@
 """A span classifier configured by a dict, written as people write it, for advisor's script-mode
 tests: a small encoder, a span pooler that loops in Python over every sequence's spans (reading
 each span's bounds with .tolist(), slicing its tokens), and a head. The pooler's loop, 8 x 24 = 192
-iterations a step, costs most of the step, though each op in it is tiny (docs/benchmarks.md, "A
-Python loop in forward").
+iterations a step, costs about half the step by hand, though each op in it is tiny
+(docs/benchmarks.md, "Costs of the script's own code").
 
     python span_pooler_train.py [--steps N] [--tag TEXT]
 

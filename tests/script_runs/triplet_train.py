@@ -1,7 +1,7 @@
 """Metric learning with a batch-hard triplet loss, written as people write it, for advisor's
 script-mode tests: a small embedding network, a Trainer-like class, and the loss as a plain
-function that loops over the anchors of each batch, outside the model. By hand the loss takes far
-more of the step than the network (docs/benchmarks.md, "A loss outside the model").
+function that loops over the anchors of each batch, outside the model. By hand the loop costs
+most of the step (docs/benchmarks.md, "Costs of the script's own code").
 
     python triplet_train.py [--epochs N] [--tag TEXT]
 
