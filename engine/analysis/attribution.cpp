@@ -14,6 +14,7 @@ Cost& PhaseCosts::operator[](Phase phase) {
     case Phase::kData: return data;
     case Phase::kForward: return forward;
     case Phase::kBackward: return backward;
+    case Phase::kLoss: return loss;
     default: return optimizer;
   }
 }
@@ -27,15 +28,17 @@ PhaseCosts& PhaseCosts::operator+=(const PhaseCosts& other) {
   forward += other.forward;
   backward += other.backward;
   optimizer += other.optimizer;
+  loss += other.loss;
   return *this;
 }
 
 namespace {
 
-// Each of the eight numbers is the median of its own per-step values.
+// Each number is the median of its own per-step values.
 PhaseCosts MedianOverSteps(const std::vector<PhaseCosts>& steps) {
   PhaseCosts median;
-  for (Phase phase : {Phase::kData, Phase::kForward, Phase::kBackward, Phase::kOptimizer}) {
+  for (Phase phase :
+       {Phase::kData, Phase::kForward, Phase::kBackward, Phase::kOptimizer, Phase::kLoss}) {
     std::vector<double> host, gpu, faults;
     for (const PhaseCosts& step : steps) {
       host.push_back(step[phase].host_ms);
@@ -218,6 +221,8 @@ std::vector<OpCost> WindowAttribution::TopOps(const ModulePath& path) const {
   std::map<std::pair<Phase, std::string>, OpCost> merged;
   for (const OpCost& op : ops_) {
     if (!path.empty() && (op.module.empty() || !IsSameOrDescendant(op.module, path))) continue;
+    if (op.phase == Phase::kLoss) continue;  // the script's own code, not the model's
+
     OpCost& entry = merged[{op.phase, op.name}];
     if (entry.name.empty()) {
       entry = op;

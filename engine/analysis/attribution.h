@@ -33,6 +33,7 @@ struct PhaseCosts {
   Cost forward;
   Cost backward;
   Cost optimizer;
+  Cost loss;  // a script's loss and the backward nodes its ops made (Phase::kLoss)
   Cost& operator[](Phase phase);
   const Cost& operator[](Phase phase) const;
   PhaseCosts& operator+=(const PhaseCosts& other);
@@ -89,8 +90,8 @@ class WindowAttribution {
   PhaseCosts SelfAt(const ModulePath& path, int step) const;
   PhaseCosts InclusiveAt(const ModulePath& path, int step) const;
   PhaseCosts StepAt(int step) const;
-  // Top-level ops inside `path` and its descendants ("" for the whole step), hottest first by
-  // their median step's Work.
+  // Top-level ops inside `path` and its descendants ("" for the whole step but the loss, which is
+  // no module's), hottest first by their median step's Work.
   std::vector<OpCost> TopOps(const ModulePath& path) const;
   // Every op of the steps at any depth, merged by name and phase, hottest first; each cost is
   // inclusive of the ops it calls (host time and the device time they launched), and

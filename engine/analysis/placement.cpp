@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "engine/analysis/sequence_numbers.h"
+
 namespace advisor {
 namespace {
 
@@ -60,6 +62,47 @@ class ThreadModules {
   std::vector<ModulePath> stack_;
 };
 
+// The loss's backward (PlaceOps): of the top-level ops of the backward phase outside every
+// instrumented module, the nodes whose forward op ran in the loss, and the ops the autograd engine
+// runs between nodes without a node of their own (the aten::add that sums two gradients of one
+// tensor: a loss that indexes one row per anchor made 257 a step), which go with the node before
+// them on their thread; then the ops inside them (their top level).
+void PlaceLossBackward(const Timeline& timeline, std::vector<OpPlacement>& placements) {
+  const bool has_loss = std::any_of(timeline.steps.begin(), timeline.steps.end(),
+                                    [](const StepSpan& s) { return s.TimeIn(Phase::kLoss) > 0; });
+  if (!has_loss) return;
+  const std::vector<int> creator = CreatingForwardOps(timeline);
+  std::map<ThreadId, std::vector<std::size_t>> by_thread;  // the candidates, in start order
+  for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
+    const OpPlacement& placement = placements[i];
+    if (placement.top_level == static_cast<int>(i) && placement.module.empty() &&
+        placement.phase == Phase::kBackward) {
+      by_thread[timeline.ops[i].thread].push_back(i);
+    }
+  }
+  std::vector<bool> of_loss(timeline.ops.size(), false);
+  for (auto& [thread, ops] : by_thread) {
+    std::stable_sort(ops.begin(), ops.end(), [&](std::size_t a, std::size_t b) {
+      return timeline.ops[a].start_ns < timeline.ops[b].start_ns;
+    });
+    bool after_loss_node = false;
+    for (std::size_t i : ops) {
+      const OpEvent& op = timeline.ops[i];
+      if (op.scope == OpScope::kBackward) {
+        after_loss_node = creator[i] >= 0 && placements[creator[i]].phase == Phase::kLoss;
+        of_loss[i] = after_loss_node;
+      } else if (op.scope == OpScope::kForward && op.seq_nr < 0) {
+        of_loss[i] = after_loss_node;
+      }
+    }
+  }
+  for (OpPlacement& placement : placements) {
+    if (placement.step >= 0 && placement.top_level >= 0 && of_loss[placement.top_level]) {
+      placement.phase = Phase::kLoss;
+    }
+  }
+}
+
 }  // namespace
 
 const char* PhaseName(Phase phase) {
@@ -69,6 +112,7 @@ const char* PhaseName(Phase phase) {
     case Phase::kBackward: return "backward";
     case Phase::kOptimizer: return "optimizer";
     case Phase::kOutside: return "outside";
+    case Phase::kLoss: return "loss";
   }
   return "outside";
 }
@@ -146,7 +190,23 @@ std::vector<OpPlacement> PlaceOps(const Timeline& timeline) {
       }
     }
   }
+  PlaceLossBackward(timeline, placements);
   return placements;
+}
+
+double LossBackwardMs(const Timeline& timeline, const std::vector<OpPlacement>& placements) {
+  if (timeline.steps.empty()) return 0;
+  TimeNs total = 0;
+  for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
+    const OpPlacement& placement = placements[i];
+    const OpEvent& op = timeline.ops[i];
+    if (placement.phase == Phase::kLoss && placement.step >= 0 &&
+        placement.top_level == static_cast<int>(i) &&
+        timeline.steps[placement.step].PhaseAt(op.start_ns) != Phase::kLoss) {
+      total += op.end_ns - op.start_ns;
+    }
+  }
+  return total * 1e-6 / static_cast<double>(timeline.steps.size());
 }
 
 void AddForwardOpTypes(const Timeline& timeline, const std::vector<OpPlacement>& placements,

@@ -27,8 +27,15 @@ struct OpPlacement {
   int parent = -1;           // index of the innermost enclosing op on its thread; -1 at top level
 };
 
-// One entry per Timeline::ops element, same order.
+// One entry per Timeline::ops element, same order. A script's loss (Phase::kLoss) holds the ops
+// run between the model's forward and backward() and, outside every instrumented module, the
+// backward nodes those ops made (by sequence number) with the ops inside them: they run in the
+// backward pass's time, but their cost is the loss's, not the model's.
 std::vector<OpPlacement> PlaceOps(const Timeline& timeline);
+
+// The loss's backward, per step (the mean over the timeline's steps): the host time of the
+// loss's top-level ops that ran in the backward pass, not in the loss's own stretches.
+double LossBackwardMs(const Timeline& timeline, const std::vector<OpPlacement>& placements);
 
 // Adds to `by_module` the kinds of the top-level forward ops of each instrumented module: the
 // ops its forward called, those of its submodules included where they were not instrumented.

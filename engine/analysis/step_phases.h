@@ -10,11 +10,13 @@ namespace advisor {
 
 // The phases of one step, which add up to its duration: rest_ms is what lies in none of them.
 // data_ms is 0 for a step without a data phase; evaluation_ms is its stretches of no phase, a
-// script's evaluation between steps (docs/script-mode.md, "Steps"), 0 elsewhere.
+// script's evaluation between steps (docs/script-mode.md, "Steps"), 0 elsewhere; loss_ms is a
+// script's time between the model's forward and backward(), 0 elsewhere.
 struct StepPhases {
   double step_ms = 0;
   double data_ms = 0;
   double forward_ms = 0;
+  double loss_ms = 0;
   double backward_ms = 0;
   double optimizer_ms = 0;
   double evaluation_ms = 0;

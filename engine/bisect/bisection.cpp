@@ -4,9 +4,11 @@
 #include <chrono>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <thread>
 
 #include "engine/analysis/attribution.h"
+#include "engine/analysis/line_costs.h"
 #include "engine/analysis/sequence_numbers.h"
 #include "engine/bisect/bisect_policy.h"
 #include "engine/bisect/op_lead.h"
@@ -147,6 +149,10 @@ BisectLevel ToReportLevel(int depth, const std::string& parent, const LevelDecis
 
 constexpr std::size_t kHotspotTopOps = 10;
 
+// A loss below this share of the step is not worth the step that reads its lines: no rule names
+// it (the costly-loss rule starts at 10 %).
+constexpr double kLossLinesShare = 0.05;
+
 // Each site is seen once per step; its timings come from the baseline window.
 constexpr int kSiteWindowSteps = 2;
 
@@ -180,6 +186,8 @@ class Bisection {
         if (candidate != report.hotspot->path) report.hotspot->candidates.push_back(candidate);
       }
     }
+    // After the hot spot's line, which a script that ends early must not lose to it.
+    ReadLossLines(report);
     // With or without a hot spot: "no module stands out" on a busy machine is as unsure.
     report.doubts = doubts_;
     for (const std::string& doubt : doubts_) {
@@ -270,6 +278,14 @@ class Bisection {
     report.data = source_.Describe().input;
     SetStepPhases(baseline.timeline.steps, report.step, report.data);
     if (report.data) report.data->stage = std::move(input_stage);
+    if (report.step.loss_ms) {
+      LossCost loss;
+      loss.ms = *report.step.loss_ms;
+      loss.backward_ms = LossBackwardMs(baseline.timeline, baseline.placements);
+      const double step_ms = SharesStepMs(report.step);
+      loss.share = step_ms > 0 ? (loss.ms + loss.backward_ms) / step_ms : 0;
+      report.loss = std::move(loss);
+    }
     // Steps that wait in bursts compare by their means: busy_pipeline's profiled median step
     // waited for its batch where the unprofiled median did not (11.3 against 1.1 ms, "932 %";
     // the means 11.4 and 9.7).
@@ -371,7 +387,8 @@ class Bisection {
     LevelInput input;
     input.parent = parent;
     const PhaseCosts step_costs = costs.Step();
-    input.step_cost = costs.Total(step_costs) + attribution.Rank(step_costs.optimizer);
+    input.step_cost = costs.Total(step_costs) + attribution.Rank(step_costs.optimizer) +
+                      attribution.Rank(step_costs.loss);
     input.parent_cost =
         parent.empty() ? costs.Total(step_costs) : costs.Total(costs.Inclusive(parent));
     input.parent_self = costs.Total(costs.Self(parent));
@@ -636,8 +653,38 @@ class Bisection {
       }
       hotspot.forward_op = forward_op;
     }
-    if (!forward_op.empty()) hotspot.source = source_.SourceOf(path, forward_op);
+    // A door that labels calls with their lines reads the op's line and the module's lines in one
+    // step; the others read the op's line alone.
+    const std::vector<LabelledStep> labelled =
+        path.empty() ? std::vector<LabelledStep>() : source_.RecordLabelled({false, path});
+    if (labelled.empty()) {
+      if (!forward_op.empty()) hotspot.source = source_.SourceOf(path, forward_op);
+      return hotspot;
+    }
+    for (const LabelledStep& step : labelled) {
+      if (forward_op.empty() || hotspot.source) break;
+      hotspot.source = LineOfOp(step, forward_op);
+    }
+    const PhaseCosts costs = attribution.Inclusive(path);
+    hotspot.lines =
+        ScopeLines(labelled.front(), costs.forward.host_ms + costs.backward.host_ms, step_ms);
     return hotspot;
+  }
+
+  // A script's loss of at least kLossLinesShare of the step: the lines that spend it, read in one
+  // labelled step. A script that ends meanwhile leaves them unread, as it does the findings'.
+  void ReadLossLines(RunReport& report) {
+    if (!report.loss || report.loss->share < kLossLinesShare) return;
+    std::vector<LabelledStep> labelled;
+    try {
+      labelled = source_.RecordLabelled({true, ""});
+    } catch (const std::runtime_error& error) {
+      progress_(std::string("the loss's lines are not read: ") + error.what());
+      return;
+    }
+    if (labelled.empty()) return;
+    report.loss->lines = ScopeLines(labelled.front(), report.loss->ms + report.loss->backward_ms,
+                                    SharesStepMs(report.step));
   }
 
   std::vector<ModuleStats> ModuleTable(const std::map<std::string, PhaseCosts>& measured) const {

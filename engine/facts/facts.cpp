@@ -65,6 +65,10 @@ json StepFacts(const StepBreakdown& step) {
   facts["ms"] = step_ms;
   if (step.profiled_ms > 0) facts["profiled_ms"] = step.profiled_ms;
   PutIf(facts, "forward_share", ShareOfStep(step.forward_ms, step_ms));
+  if (step.loss_ms) {
+    facts["loss_ms"] = *step.loss_ms;
+    PutIf(facts, "loss_share", ShareOfStep(*step.loss_ms, step_ms));
+  }
   PutIf(facts, "backward_share", ShareOfStep(step.backward_ms, step_ms));
   PutIf(facts, "optimizer_share", ShareOfStep(step.optimizer_ms, step_ms));
   PutIf(facts, "spread", ShareOfStep(step.max_ms - step.min_ms, step.median_ms));
@@ -89,6 +93,29 @@ json SourceFacts(const SourceLocation& source) {
   return {{"file", source.file}, {"line", source.line}, {"text", source.text}};
 }
 
+json SourceLineFacts(const std::vector<SourceLine>& lines) {
+  json facts = json::array();
+  for (const SourceLine& line : lines) {
+    json entry = {{"source", SourceFacts(line.source)},
+                  {"runs", line.runs},
+                  {"ops", line.ops},
+                  {"op_us", line.op_us},
+                  {"ms", line.ms},
+                  {"share", line.share}};
+    PutIf(entry, "runs_per_call", line.runs_per_call);
+    PutIf(entry, "ops_per_call", line.ops_per_call);
+    facts.push_back(std::move(entry));
+  }
+  return facts;
+}
+
+json LossFacts(const LossCost& loss) {
+  return {{"ms", loss.ms},
+          {"backward_ms", loss.backward_ms},
+          {"share", loss.share},
+          {"lines", SourceLineFacts(loss.lines)}};
+}
+
 json HotspotFacts(const Hotspot& hotspot, double step_ms, bool gpu_measured,
                   bool faults_counted) {
   json ops = json::array();
@@ -103,6 +130,7 @@ json HotspotFacts(const Hotspot& hotspot, double step_ms, bool gpu_measured,
   if (hotspot.source) {
     facts["source"] = SourceFacts(*hotspot.source);
   }
+  facts["lines"] = SourceLineFacts(hotspot.lines);
   return facts;
 }
 
@@ -350,6 +378,7 @@ json BuildFacts(const RunReport& report, const RunEnvironment& environment) {
     facts["copies"] = CopyFacts(report.copies, step_ms);
   }
   if (report.memory) facts["memory"] = MemoryFacts(*report.memory);
+  if (report.loss) facts["loss"] = LossFacts(*report.loss);
   if (report.data) facts["data"] = DataFacts(*report.data, step_ms);
   if (report.distributed) {
     json ranks = json::array();

@@ -40,6 +40,16 @@ RunReport SampleReportAllMeasured() {
   report.step.forward_ms = 6.0;
   report.step.backward_ms = 11.0;
   report.step.optimizer_ms = 3.0;
+  // A script's loss (the sample's door is a model's, but every optional fact is here once).
+  report.step.loss_ms = 1.0;
+  SourceLine loss_line;
+  loss_line.source = SourceLocation{"train.py", 80, "loss = criterion(out, target)"};
+  loss_line.runs = 1;
+  loss_line.ops = 3;
+  loss_line.op_us = 200;
+  loss_line.ms = 1.2;
+  loss_line.share = 0.06;
+  report.loss = LossCost{1.0, 0.4, 0.07, {loss_line}};
 
   // Page faults are counted on a CPU run only; the sample has them so that every optional fact
   // exists in it once.
@@ -55,6 +65,16 @@ RunReport SampleReportAllMeasured() {
   hotspot.ms = 6.0;
   hotspot.share = 0.3;
   hotspot.source = SourceLocation{"model.py", 42, "x = torch.gather(x, 1, index)"};
+  SourceLine gather_line;
+  gather_line.source = *hotspot.source;
+  gather_line.runs = 2;
+  gather_line.ops = 4;
+  gather_line.op_us = 900;
+  gather_line.runs_per_call = 1;
+  gather_line.ops_per_call = 2;
+  gather_line.ms = 6.5;
+  gather_line.share = 0.325;
+  hotspot.lines = {gather_line};
   hotspot.top_ops = attention_ops;
   report.hotspot = hotspot;
 

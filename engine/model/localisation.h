@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/model/finding.h"
+#include "engine/model/source_lines.h"
 
 namespace advisor {
 
@@ -56,6 +57,8 @@ struct Hotspot {
   double ms = 0;      // per step
   double share = 0;   // of the step
   std::optional<SourceLocation> source;
+  // The module's lines in the user's code, heaviest first, where the door labels calls (a script).
+  std::vector<SourceLine> lines;
   std::vector<OpTime> top_ops;  // the module's top ops, hottest first
   // "high", or "low" when the run's noise or a level's steps left the choice in doubt, for the
   // reasons in RunReport::doubts.

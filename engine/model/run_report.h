@@ -18,6 +18,7 @@
 #include "engine/model/localisation.h"
 #include "engine/model/memory.h"
 #include "engine/model/run_info.h"
+#include "engine/model/source_lines.h"
 #include "engine/model/step.h"
 #include "engine/model/training_state.h"
 
@@ -52,6 +53,7 @@ struct RunReport {
   std::vector<CopySite> copies;
   std::optional<MemoryStats> memory;  // absent on CPU
   std::optional<DataWait> data;       // absent without an input stage
+  std::optional<LossCost> loss;       // a script's loss; absent in the other doors
   std::vector<Finding> findings;
   std::vector<FixResult> fixes;
   std::vector<std::string>

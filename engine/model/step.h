@@ -43,6 +43,11 @@ struct StepBreakdown {
   // of the breakdown is of that step.
   double profiled_ms = 0;
   double forward_ms = 0;
+  // A script's time between the model's forward returning and backward(): its loss function,
+  // metrics, logging (docs/script-mode.md, "Steps"); absent where the door has no such phase (a
+  // model.pt's forward holds its loss, a trace does not say). The backward nodes its ops made run
+  // in backward_ms.
+  std::optional<double> loss_ms;
   double backward_ms = 0;
   double optimizer_ms = 0;
   // A script's evaluation between steps (the model called without gradients after an optimizer

@@ -34,9 +34,11 @@ constexpr double kHoldsShare = 0.5;
 // planted stragglers' shares were 0.70-0.85 there, 0.44 and 0.54 on the loaded CI machine.
 constexpr double kMinOutsideShare = 0.1;
 
-// The step until its backward begins: its data wait and forward, all their stretches.
+// The step until its backward begins: its data wait, forward and (a script's) loss, all their
+// stretches.
 double PreBackwardMs(const StepSpan& step) {
-  return (step.TimeIn(Phase::kData) + step.TimeIn(Phase::kForward)) * 1e-6;
+  return (step.TimeIn(Phase::kData) + step.TimeIn(Phase::kForward) + step.TimeIn(Phase::kLoss)) *
+         1e-6;
 }
 
 struct PreBackwardExcess {

@@ -8,7 +8,7 @@ const char kReportCss[] = R"css(
   --fg: #1f2328; --muted: #5b6571; --faint: #8c959f; --border: #d8dee4; --panel: #f6f8fa;
   --accent: #2f6fde; --accent-soft: #e8f0fe;
   --forward: #4e79a7; --backward: #f28e2b; --optimizer: #59a14f; --rest: #cfd6dd; --data: #b07aa1;
-  --evaluation: #edc948;
+  --evaluation: #edc948; --loss: #76b7b2;
   --neutral: #a7b0ba; --verified: #2da44e; --rejected: #cf222e; --nochange: #bf8700;
   --high: #cf222e; --medium: #b35900; --low: #5b6571;
   --mono: ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", "Liberation Mono", monospace;
@@ -73,6 +73,7 @@ svg.chart .whisker { stroke: var(--fg); stroke-width: 1.5; fill: none; }
 .fill-forward { fill: var(--forward); } .fill-backward { fill: var(--backward); }
 .fill-optimizer { fill: var(--optimizer); } .fill-rest { fill: var(--rest); }
 .fill-data { fill: var(--data); } .fill-evaluation { fill: var(--evaluation); }
+.fill-loss { fill: var(--loss); }
 .fill-candidate { fill: var(--neutral); } .fill-chosen { fill: var(--accent); }
 .fill-baseline { fill: var(--neutral); } .fill-verified { fill: var(--verified); }
 .fill-rejected, .fill-failed { fill: var(--rejected); } .fill-no-change { fill: var(--nochange); }

@@ -144,31 +144,26 @@ void RenderSteps(std::ostringstream& out, const RunReport& report) {
   const StepBreakdown& step = report.step;
   // The profiled window's mean step and its phases, which add up to it (profiled_ms).
   const double whole = SharesStepMs(step);
-  BarRow row{"profiled step (mean)",
-             {{step.forward_ms, "fill-forward"},
-              {step.backward_ms, "fill-backward"},
-              {step.optimizer_ms, "fill-optimizer"}},
-             Ms(whole),
-             "forward " + Ms(step.forward_ms) + ", backward " + Ms(step.backward_ms) +
-                 ", optimizer " + Ms(step.optimizer_ms) + " of a " + Ms(whole) + " step"};
-  BarChart chart{"Step breakdown",
-                 {},
-                 {{"fill-forward", "forward"},
-                  {"fill-backward", "backward"},
-                  {"fill-optimizer", "optimizer"}}};
-  const double data_ms = report.data ? report.data->wait_ms : 0.0;
-  if (report.data) {
-    row.segments.insert(row.segments.begin(), {data_ms, "fill-data"});
-    chart.legend.insert(chart.legend.begin(), {"fill-data", "waiting for the input batch"});
-  }
+  BarRow row{"profiled step (mean)", {}, Ms(whole),
+             "forward " + Ms(step.forward_ms) +
+                 (step.loss_ms ? ", loss " + Ms(*step.loss_ms) : std::string()) +
+                 ", backward " + Ms(step.backward_ms) + ", optimizer " + Ms(step.optimizer_ms) +
+                 " of a " + Ms(whole) + " step"};
+  BarChart chart{"Step breakdown", {}, {}};
+  // In the step's order: the batch, the forward, the loss, the backward, the optimizer.
+  const auto add = [&](double ms, const char* fill, const char* legend) {
+    row.segments.push_back({ms, fill});
+    chart.legend.push_back({fill, legend});
+  };
+  if (report.data) add(report.data->wait_ms, "fill-data", "waiting for the input batch");
+  add(step.forward_ms, "fill-forward", "forward");
+  if (step.loss_ms) add(*step.loss_ms, "fill-loss", "loss");
+  add(step.backward_ms, "fill-backward", "backward");
+  add(step.optimizer_ms, "fill-optimizer", "optimizer");
   if (step.evaluation_ms > 0) {
-    row.segments.push_back({step.evaluation_ms, "fill-evaluation"});
-    chart.legend.push_back({"fill-evaluation", "evaluation between steps"});
+    add(step.evaluation_ms, "fill-evaluation", "evaluation between steps");
   }
-  if (step.rest_ms > 0) {
-    row.segments.push_back({step.rest_ms, "fill-rest"});
-    chart.legend.push_back({"fill-rest", "rest of the step"});
-  }
+  if (step.rest_ms > 0) add(step.rest_ms, "fill-rest", "rest of the step");
   chart.rows.push_back(std::move(row));
   out << "<section id=\"step\"><h2>Step breakdown</h2>\n" << RenderBarChartSvg(chart) << "\n";
   RenderTable(out, StepTable(step, report.data));
@@ -214,6 +209,14 @@ BarChart RankChart(const DistributedSummary& distributed) {
                           straggler});
   }
   return chart;
+}
+
+void RenderLoss(std::ostringstream& out, const RunReport& report) {
+  if (!report.loss) return;
+  out << "<section id=\"loss\"><h2>The loss</h2>\n<p>" << EscapeHtml(LossSentence(*report.loss))
+      << "</p>\n";
+  if (!report.loss->lines.empty()) RenderTable(out, SourceLineTable(report.loss->lines));
+  out << "</section>\n";
 }
 
 void RenderInputStage(std::ostringstream& out, const RunReport& report) {
@@ -273,7 +276,11 @@ void RenderHotspot(std::ostringstream& out, const RunReport& report) {
     out << "<pre class=\"source\"><span class=\"where\">" << EscapeHtml(hotspot.source->file) << ":"
         << hotspot.source->line << "</span>" << EscapeHtml(hotspot.source->text) << "</pre>\n";
   } else {
-    out << "<p class=\"note\">The archive holds no source for this op.</p>\n";
+    out << "<p class=\"note\">" << EscapeHtml(NoSourceSentence(report)) << "</p>\n";
+  }
+  if (!hotspot.lines.empty()) {
+    out << "<h3>Lines of " << HtmlCode(hotspot.path) << "'s forward</h3>\n";
+    RenderTable(out, SourceLineTable(hotspot.lines));
   }
   if (!hotspot.top_ops.empty()) {
     out << "<h3>Top ops of " << HtmlCode(hotspot.path) << "</h3>\n";
@@ -551,6 +558,7 @@ std::string ReportToHtml(const RunReport& report) {
   RenderSummary(out, report);
   RenderSteps(out, report);
   RenderMemory(out, report);
+  RenderLoss(out, report);
   RenderInputStage(out, report);
   RenderRanks(out, report);
   RenderBisection(out, report);

@@ -51,6 +51,7 @@ json StepToJson(const StepBreakdown& step, const std::optional<DataWait>& data) 
           {"timed_by", StepTimingName(step.timing)},
           {"profiled_ms", step.profiled_ms},
           {"forward_ms", step.forward_ms},
+          {"loss_ms", OrNull(step.loss_ms)},
           {"backward_ms", step.backward_ms},
           {"optimizer_ms", step.optimizer_ms},
           {"evaluation_ms", step.evaluation_ms},
@@ -58,6 +59,7 @@ json StepToJson(const StepBreakdown& step, const std::optional<DataWait>& data) 
           {"page_fault_ms", OrNull(step.page_fault_ms)},
           {"shares", {{"data", share(data_ms)},
                       {"forward", share(step.forward_ms)},
+                      {"loss", step.loss_ms ? share(*step.loss_ms) : json(nullptr)},
                       {"backward", share(step.backward_ms)},
                       {"optimizer", share(step.optimizer_ms)},
                       {"evaluation", share(step.evaluation_ms)},
@@ -117,6 +119,31 @@ json SourceToJson(const std::optional<SourceLocation>& source) {
   return {{"file", source->file}, {"line", source->line}, {"text", source->text}};
 }
 
+json SourceLinesToJson(const std::vector<SourceLine>& lines) {
+  json out = json::array();
+  for (const SourceLine& line : lines) {
+    out.push_back({{"file", line.source.file},
+                   {"line", line.source.line},
+                   {"text", line.source.text},
+                   {"runs", line.runs},
+                   {"ops", line.ops},
+                   {"op_us", line.op_us},
+                   {"runs_per_call", OrNull(line.runs_per_call)},
+                   {"ops_per_call", OrNull(line.ops_per_call)},
+                   {"ms", line.ms},
+                   {"share", line.share}});
+  }
+  return out;
+}
+
+json LossToJson(const std::optional<LossCost>& loss) {
+  if (!loss) return nullptr;
+  return {{"ms", loss->ms},
+          {"backward_ms", loss->backward_ms},
+          {"share", loss->share},
+          {"lines", SourceLinesToJson(loss->lines)}};
+}
+
 json HotspotToJson(const std::optional<Hotspot>& hotspot, bool gpu_measured,
                    bool faults_counted) {
   if (!hotspot) return nullptr;
@@ -124,7 +151,7 @@ json HotspotToJson(const std::optional<Hotspot>& hotspot, bool gpu_measured,
   return {{"path", hotspot->path},       {"phase", hotspot->phase},
           {"op", hotspot->op},           {"forward_op", hotspot->forward_op},
           {"ms", hotspot->ms},           {"share", hotspot->share},
-          {"source", std::move(source)}, 
+          {"source", std::move(source)}, {"lines", SourceLinesToJson(hotspot->lines)},
           {"top_ops", OpsToJson(hotspot->top_ops, gpu_measured, faults_counted)},
           {"confidence", hotspot->confidence}, {"candidates", hotspot->candidates}};
 }
@@ -511,6 +538,7 @@ json ReportToJson(const RunReport& report) {
               {"gpu", GpuToJson(report.gpu)},
               {"memory", MemoryToJson(report.memory)},
               {"data", DataToJson(report.data)},
+              {"loss", LossToJson(report.loss)},
               {"syncs", SyncsToJson(report.syncs)},
               {"copies", CopiesToJson(report.copies)},
               {"findings", FindingsToJson(report.findings)},

@@ -94,6 +94,12 @@ void RenderSteps(std::ostringstream& out, const RunReport& report) {
   RenderTable(out, StepTable(report.step, report.data));
 }
 
+void RenderLoss(std::ostringstream& out, const RunReport& report) {
+  if (!report.loss) return;
+  out << "## The loss\n\n" << MarkdownText(LossSentence(*report.loss)) << "\n\n";
+  if (!report.loss->lines.empty()) RenderTable(out, SourceLineTable(report.loss->lines));
+}
+
 void RenderInputStage(std::ostringstream& out, const RunReport& report) {
   if (!report.data || !report.data->stage) return;
   out << "## The input stage\n\n" << InputStageSentence(*report.data, kMarkdown) << "\n\n";
@@ -148,7 +154,12 @@ void RenderHotspot(std::ostringstream& out, const RunReport& report) {
     if (!hotspot.source->text.empty()) out << ": " << MarkdownCode(hotspot.source->text);
     out << "\n\n";
   } else {
-    out << "Source: not in the archive.\n\n";
+    out << "Source: " << MarkdownText(NoSourceSentence(report)) << "\n\n";
+  }
+  if (!hotspot.lines.empty()) {
+    out << "Lines of " << MarkdownCode(hotspot.path) << "'s forward, each with its part of the "
+        << "module's time:\n\n";
+    RenderTable(out, SourceLineTable(hotspot.lines));
   }
   if (!hotspot.top_ops.empty()) {
     out << "Top ops of " << MarkdownCode(hotspot.path) << ":\n\n";
@@ -309,6 +320,7 @@ std::string ReportToMarkdown(const RunReport& report) {
   out << SummaryParagraph(report, kMarkdown) << "\n\n";
   RenderSteps(out, report);
   RenderMemory(out, report);
+  RenderLoss(out, report);
   RenderInputStage(out, report);
   RenderRanks(out, report);
   RenderBisection(out, report);

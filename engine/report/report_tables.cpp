@@ -1,6 +1,7 @@
 #include "engine/report/report_tables.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "engine/model/measured.h"
@@ -78,6 +79,10 @@ Table StepTable(const StepBreakdown& step, const std::optional<DataWait>& data) 
   }
   table.rows.push_back(
       {{Text("forward"), Ms(step.forward_ms), ShareOfStep(step.forward_ms, whole)}});
+  if (step.loss_ms) {
+    table.rows.push_back({{Text("loss (from the model's forward to backward())"),
+                           Ms(*step.loss_ms), ShareOfStep(*step.loss_ms, whole)}});
+  }
   table.rows.push_back(
       {{Text("backward"), Ms(step.backward_ms), ShareOfStep(step.backward_ms, whole)}});
   table.rows.push_back(
@@ -112,6 +117,20 @@ Table InputStageTable(const InputStageProfile& stage) {
                                         : NotMeasured(),
                            Ms(piece.ms), Text(FormatShare(piece.share)), Text(input),
                            piece.dtype.empty() ? NotMeasured() : Code(piece.dtype)}});
+  }
+  return table;
+}
+
+Table SourceLineTable(const std::vector<SourceLine>& lines) {
+  Table table{{"line", "code", "runs/step", "ATen ops/step", "us/op", "ms/step", "share of step"},
+              {false, false, true, true, true, true, true},
+              {}};
+  for (const SourceLine& line : lines) {
+    table.rows.push_back({{Code(line.source.file + ":" + std::to_string(line.source.line)),
+                           line.source.text.empty() ? NotMeasured() : Code(line.source.text),
+                           Count(std::llround(line.runs)), Count(std::llround(line.ops)),
+                           line.ops > 0 ? Ms(line.op_us) : Text(""), Ms(line.ms),
+                           Text(FormatShare(line.share))}});
   }
   return table;
 }

@@ -43,6 +43,10 @@ Table StepTable(const StepBreakdown& step, const std::optional<DataWait>& data);
 // the batch, the shape and dtype each ran at.
 Table InputStageTable(const InputStageProfile& stage);
 
+// Lines of the user's code (the loss's, the hot spot module's): where, how often each ran, its
+// ops, and its part of the step.
+Table SourceLineTable(const std::vector<SourceLine>& lines);
+
 // One bisection level's candidates; the chosen one is highlighted and marked.
 Table CandidateTable(const BisectLevel& level, bool gpu_measured);
 

@@ -32,7 +32,9 @@ std::string StepSentence(const RunReport& report, const InlineMarkup& markup) {
                  : std::string()) +
          (profiled_apart ? "; profiled, a step took " + Ms(step.profiled_ms) + " on average"
                          : std::string()) +
-         ": forward " + Ms(step.forward_ms) + ", backward " + Ms(step.backward_ms) +
+         ": forward " + Ms(step.forward_ms) +
+         (step.loss_ms ? ", loss " + Ms(*step.loss_ms) : std::string()) + ", backward " +
+         Ms(step.backward_ms) +
          ", optimizer " + Ms(step.optimizer_ms) +
          (step.evaluation_ms > 0
               ? ", and " + Ms(step.evaluation_ms) + " of evaluation between steps"
@@ -100,6 +102,46 @@ std::string FindingsSentence(const std::vector<Finding>& findings) {
   }
   return "The rules raised " + std::to_string(findings.size()) +
          (findings.size() == 1 ? " finding (" : " findings (") + counts + ").";
+}
+
+// "train.py:21 (`pos = ...`)": a line of the user's code as the first sentence names it.
+std::string LineText(const SourceLocation& source, const InlineMarkup& markup) {
+  const std::size_t slash = source.file.rfind('/');
+  const std::string file = slash == std::string::npos ? source.file : source.file.substr(slash + 1);
+  return markup.code(file + ":" + std::to_string(source.line)) +
+         (source.text.empty() ? "" : " (" + markup.code(source.text) + ")");
+}
+
+// The first sentence, where the rules' first finding is a cost of the user's own code that the
+// step's phases and the hot spot undersell (issue #33): the loss computed outside the model
+// (costly-loss), or a Python loop in a module's forward (python-loop), with its share of the
+// step. "" otherwise.
+std::string AvoidableCostSentence(const RunReport& report, const InlineMarkup& markup) {
+  const std::vector<const Finding*> ranked = RankFindings(report.findings);
+  if (ranked.empty()) return "";
+  const Finding& top = *ranked.front();
+  if (top.rule == "costly-loss" && report.loss) {
+    const LossCost& loss = *report.loss;
+    std::string sentence = "The biggest avoidable cost is the loss, computed outside the model: " +
+                           FormatShare(loss.share) + " of the step (" + Ms(loss.ms) +
+                           " from the forward's return to backward(), " + Ms(loss.backward_ms) +
+                           " in the backward of its ops)";
+    if (!loss.lines.empty()) {
+      sentence += ", " + FormatShare(loss.lines.front().share) + " at " +
+                  LineText(loss.lines.front().source, markup);
+    }
+    return sentence + ".";
+  }
+  if (top.rule == "python-loop" && report.hotspot && top.source) {
+    for (const SourceLine& line : report.hotspot->lines) {
+      if (line.source.file != top.source->file || line.source.line != top.source->line) continue;
+      return "The biggest avoidable cost is a Python loop in " + markup.code(top.path) +
+             "'s forward: " + LineText(line.source, markup) + " takes " +
+             FormatShare(line.share) + " of the step, " + std::to_string(std::lround(line.ops)) +
+             " small ops a step.";
+    }
+  }
+  return "";
 }
 
 std::string FixesSentence(const std::vector<FixResult>& fixes, const InlineMarkup& markup) {
@@ -184,8 +226,26 @@ std::string SummaryParagraph(const RunReport& report, const InlineMarkup& markup
   }
   const std::string hotspot =
       AbsentSectionOf(report, "hotspot") ? "" : HotspotSentence(report, markup) + " ";
-  return StepSentence(report, markup) + " " + hotspot + FindingsSentence(report.findings) +
-         FixesSentence(report.fixes, markup);
+  const std::string avoidable = AvoidableCostSentence(report, markup);
+  return (avoidable.empty() ? "" : avoidable + " ") + StepSentence(report, markup) + " " + hotspot +
+         FindingsSentence(report.findings) + FixesSentence(report.fixes, markup);
+}
+
+std::string NoSourceSentence(const RunReport& report) {
+  return report.run.mode == Door::kScript
+             ? "No line of your code ran this op in the step whose lines were read (the autograd "
+               "engine runs some ops on its own: the sums of two gradients of one tensor)."
+             : "The archive holds no source for this op.";
+}
+
+std::string LossSentence(const LossCost& loss) {
+  return "From the model's forward returning to backward(), the script's own code (its loss, "
+         "metrics, logging) ran " +
+         Ms(loss.ms) + " a step, and the backward of its ops " + Ms(loss.backward_ms) + ": " +
+         FormatShare(loss.share) + " of the step." +
+         (loss.lines.empty() ? std::string()
+                             : " Its lines, each with its part of that time (its own, the lines "
+                               "it calls apart, and its ops' backward):");
 }
 
 std::string DistributedSentence(const DistributedSummary& distributed, const InlineMarkup& markup) {

@@ -43,6 +43,15 @@ std::string CrossCheckSentence(const CrossCheck& check);
 // and op that made it late, or that no rank was consistently late.
 std::string DistributedSentence(const DistributedSummary& distributed, const InlineMarkup& markup);
 
+// Why the hot spot has no source line: a model's archive holds none for its op; a script's
+// labelled step saw no line of the user's code run it (an op the autograd engine runs on its own,
+// such as the aten::add that sums two gradients of one tensor).
+std::string NoSourceSentence(const RunReport& report);
+
+// A script's loss: its phase, its ops' backward and their share of the step, introducing its
+// lines where they were read.
+std::string LossSentence(const LossCost& loss);
+
 // How the input stage was measured: one batch's preparation (median, batches measured, the
 // output it makes) and how busy the workers were on how many cores.
 std::string InputStageSentence(const DataWait& data, const InlineMarkup& markup);

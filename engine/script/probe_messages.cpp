@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "engine/analysis/placement.h"
 #include "engine/script/stage_message.h"
 #include "engine/script/stage_summary.h"
 
@@ -246,32 +245,34 @@ ProbeWindow ReadWindow(const json& message) {
   return out;
 }
 
-std::optional<SourceLocation> FindLabelledSource(const ProbeWindow& window, const std::string& op) {
-  static constexpr char kPrefix[] = "advisor.source@";
-  const Timeline& timeline = window.window.timeline;
-  const std::vector<OpPlacement> placements = PlaceOps(timeline);
-  for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
-    if (timeline.ops[i].name != op) continue;
-    for (int parent = placements[i].parent; parent >= 0; parent = placements[parent].parent) {
-      const std::string& label = timeline.ops[parent].name;
-      if (label.compare(0, sizeof kPrefix - 1, kPrefix) != 0) continue;
-      const std::string where = label.substr(sizeof kPrefix - 1);
-      const std::size_t colon = where.rfind(':');
-      if (colon == std::string::npos) break;
-      SourceLocation location;
-      location.file = where.substr(0, colon);
-      try {
-        location.line = std::stoi(where.substr(colon + 1));
-      } catch (const std::exception&) {
-        break;
-      }
-      if (auto text = window.lines.find(where); text != window.lines.end()) {
-        location.text = text->second;
-      }
-      return location;
+LabelledStep ReadLabelledStep(ProbeWindow window) {
+  static constexpr char kSourcePrefix[] = "advisor.source@";
+  static constexpr char kCall[] = "advisor.call";
+  LabelledStep step;
+  step.timeline = std::move(window.window.timeline);
+  for (std::size_t i = 0; i < step.timeline.ops.size(); ++i) {
+    const std::string& name = step.timeline.ops[i].name;
+    if (name == kCall) {
+      ++step.scope_calls;
+      continue;
     }
+    if (name.compare(0, sizeof kSourcePrefix - 1, kSourcePrefix) != 0) continue;
+    const std::string where = name.substr(sizeof kSourcePrefix - 1);
+    const std::size_t colon = where.rfind(':');
+    if (colon == std::string::npos) continue;
+    SourceLocation location;
+    location.file = where.substr(0, colon);
+    try {
+      location.line = std::stoi(where.substr(colon + 1));
+    } catch (const std::exception&) {
+      continue;
+    }
+    if (auto text = window.lines.find(where); text != window.lines.end()) {
+      location.text = text->second;
+    }
+    step.labels.emplace(i, std::move(location));
   }
-  return std::nullopt;
+  return step;
 }
 
 }  // namespace advisor

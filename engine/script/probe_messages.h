@@ -83,8 +83,9 @@ std::string ReadFatal(const nlohmann::json& message);
 TimedSteps ReadSteps(const nlohmann::json& message);
 ProbeWindow ReadWindow(const nlohmann::json& message);
 
-// Where the source window labelled the first call that ran `op`: the innermost
-// "advisor.source@FILE:LINE" range around it (probes/python/site/advisor_probe/sources.py).
-std::optional<SourceLocation> FindLabelledSource(const ProbeWindow& window, const std::string& op);
+// A source window's step with its labels (probes/python/site/advisor_probe/sources.py): each
+// "advisor.source@FILE:LINE" range around a torch call names its line, with the line's text
+// where the window sent one; each "advisor.call" range is a call of the labelled module.
+LabelledStep ReadLabelledStep(ProbeWindow window);
 
 }  // namespace advisor

@@ -321,15 +321,38 @@ std::optional<SourceLocation> ScriptSource::SourceOf(const std::string& path,
   progress_("reading where " + path + " calls " + op + " (one step)");
   // Every rank runs the step (they train in lockstep); the op may run on some ranks only (the
   // straggler's extra work), so the first rank that ran it names its line.
-  const std::vector<json> replies =
-      Ask({{"op", "source"}, {"path", path}, {"steps", 1}, {"device_activity", false}}, "window",
-          "reading the source of " + path, 1);
-  for (const json& reply : replies) {
-    if (std::optional<SourceLocation> source = FindLabelledSource(ReadWindow(reply), op)) {
-      return source;
-    }
+  for (const LabelledStep& step : AskLabelled({false, path})) {
+    if (std::optional<SourceLocation> source = LineOfOp(step, op)) return source;
   }
   return std::nullopt;
+}
+
+std::vector<LabelledStep> ScriptSource::RecordLabelled(const LabelScope& scope) {
+  if (!scope.loss && (modules_.count(scope.path) == 0 || scope.path.empty())) return {};
+  progress_("reading the lines of " + (scope.loss ? std::string("the loss") : scope.path) +
+            " (one step)");
+  return AskLabelled(scope);
+}
+
+std::vector<LabelledStep> ScriptSource::AskLabelled(const LabelScope& scope) {
+  json command = {{"op", "source"}, {"steps", 1}, {"device_activity", false}};
+  if (scope.loss) {
+    command["span"] = "loss";
+  } else {
+    command["path"] = scope.path;
+  }
+  const std::string doing = "reading the lines of " +
+                            (scope.loss ? std::string("the loss") : scope.path);
+  std::vector<LabelledStep> steps;
+  const std::vector<json> replies = Ask(std::move(command), "window", doing, 1);
+  for (std::size_t r = 0; r < replies.size(); ++r) {
+    try {
+      steps.push_back(ReadLabelledStep(ReadWindow(replies[r])));
+    } catch (const ProbeMessageError& error) {
+      BadMessage(ranks_[r], doing, error);
+    }
+  }
+  return steps;
 }
 
 void ScriptSource::Finish(bool let_run) {

@@ -70,7 +70,7 @@ constexpr int kOpScopes = 4;
 constexpr int kMarkerKinds = 4;
 constexpr int kMemcpyKinds = 4;
 constexpr int kSyncKinds = 6;
-constexpr int kPhases = 5;
+constexpr int kPhases = 6;
 
 }  // namespace
 

@@ -57,8 +57,11 @@ struct MarkerEvent {
   TimeNs time_ns = 0;
 };
 
-// The phases of a training step; kOutside is a time in no step.
-enum class Phase { kData, kForward, kBackward, kOptimizer, kOutside };
+// The phases of a training step; kOutside is a time in no step. kLoss is a script's time between
+// the model's forward returning and backward() (its loss function, metrics, logging: docs/
+// script-mode.md, "Steps"), and the backward nodes its ops made (engine/analysis/placement); a
+// model.pt's loss is part of its forward. Last, so that each phase keeps its code (the probe's).
+enum class Phase { kData, kForward, kBackward, kOptimizer, kOutside, kLoss };
 
 // One stretch of a step spent in one phase, on the host clock.
 struct PhaseSpan {
@@ -70,8 +73,9 @@ struct PhaseSpan {
 // One training step: from its start to the end of its optimizer step, cut into phases in time
 // order, each stretch ending where the next begins. A model.pt step has at most four stretches:
 // data (its input stage's batch), forward (loss included), backward, optimizer. A script's step
-// with gradient accumulation has a data, forward and backward stretch per micro-batch before its
-// optimizer stretch; its data stretches are the waits for the next batch.
+// has a loss stretch after each forward; with gradient accumulation it has a data, forward, loss
+// and backward stretch per micro-batch before its optimizer stretch; its data stretches are the
+// waits for the next batch.
 struct StepSpan {
   int index = 0;
   TimeNs start_ns = 0;

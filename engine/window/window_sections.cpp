@@ -37,6 +37,9 @@ void SetStepPhases(const std::vector<StepSpan>& profiled_steps, StepBreakdown& s
   step.rest_ms = phases.rest_ms + (data ? 0.0 : phases.data_ms);
   if (data) data->wait_ms = phases.data_ms;
   step.forward_ms = phases.forward_ms;
+  const bool has_loss = std::any_of(profiled_steps.begin(), profiled_steps.end(),
+                                    [](const StepSpan& s) { return s.TimeIn(Phase::kLoss) > 0; });
+  step.loss_ms = has_loss ? std::optional<double>(phases.loss_ms) : std::nullopt;
   step.backward_ms = phases.backward_ms;
   step.optimizer_ms = phases.optimizer_ms;
   step.evaluation_ms = phases.evaluation_ms;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/analysis/line_costs.h"
 #include "engine/gpu/device_limits.h"
 #include "engine/model/run_report.h"
 #include "engine/timeline/timeline.h"
@@ -34,6 +35,14 @@ struct WindowRequest {
   // host-bound step go without: there the host's time is the step's, and the probe's record per
   // launch is most of what instrumenting such a step costs.
   bool device_activity = true;
+};
+
+// Whose torch calls a labelled step labels with the lines of the user's code that made them.
+struct LabelScope {
+  // The loss: the step's time from the model's forward returning to backward(). Else the forward
+  // of the module at `path`, its submodules' included.
+  bool loss = false;
+  std::string path;
 };
 
 // The losses a window's steps computed, checked once its probes stopped: a diverged training is
@@ -86,6 +95,14 @@ class WindowSource {
   // the forward of the module at `path`; nullopt when the door cannot tell.
   virtual std::optional<SourceLocation> SourceOf(const std::string& path,
                                                  const std::string& op) = 0;
+
+  // One step with every torch call of `scope` labelled by its line in the user's code, as each
+  // training process ran it (one per rank, in rank order); none where the door cannot label
+  // calls (a model.pt's lines come from its archive: SourceOf).
+  virtual std::vector<LabelledStep> RecordLabelled(const LabelScope& scope) {
+    static_cast<void>(scope);
+    return {};
+  }
 };
 
 }  // namespace advisor

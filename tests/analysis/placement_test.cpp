@@ -192,5 +192,45 @@ TEST(PlaceOps, OpsWhileTheStepWaitsForItsBatchAreInTheDataPhase) {
   EXPECT_STREQ(PhaseName(Phase::kData), "data");
 }
 
+// A script's loss outside the model: its ops, the backward nodes they made and the gradient sums
+// the autograd engine runs after those nodes are the loss's; the model's nodes and the parameters'
+// AccumulateGrad stay the backward's.
+TEST(PlaceOps, TheLossesBackwardNodesAreTheLosses) {
+  TimelineBuilder b;
+  b.Stretches(
+       0,
+       {{Phase::kForward, 10}, {Phase::kLoss, 20}, {Phase::kBackward, 40}, {Phase::kOptimizer, 45}})
+      .Forward("encoder", 1, 9)
+      .Op("aten::linear", 2, 8, 1, OpScope::kForward, 7)
+      .Op("aten::max", 11, 14, 1, OpScope::kForward, 8)
+      .Op("aten::mean", 15, 18, 1, OpScope::kForward, 9)
+      .Op("MeanBackward0", 21, 23, 1, OpScope::kBackward, 9, 1)
+      .Op("MaxBackward1", 24, 27, 1, OpScope::kBackward, 8, 1)
+      .Op("aten::zeros", 24.5, 25)  // inside MaxBackward1
+      .Op("aten::add", 27.5, 28)    // summing two gradients of one tensor
+      .Backward("encoder", 29, 38)
+      .Op("AddmmBackward0", 30, 35, 1, OpScope::kBackward, 7, 1)
+      .Op("torch::autograd::AccumulateGrad", 36, 37, 1, OpScope::kBackward)
+      .Op("aten::add_", 41, 42);
+  const std::vector<OpPlacement> placements = PlaceOps(b.Build());
+  const Phase expected[] = {Phase::kForward,  Phase::kLoss,     Phase::kLoss, Phase::kLoss,
+                            Phase::kLoss,     Phase::kLoss,     Phase::kLoss, Phase::kBackward,
+                            Phase::kBackward, Phase::kOptimizer};
+  for (std::size_t i = 0; i < placements.size(); ++i) {
+    EXPECT_EQ(placements[i].phase, expected[i]) << "op " << i;
+  }
+  EXPECT_EQ(placements[7].module, "encoder");
+}
+
+// A model.pt's loss is its forward's: no loss stretch, no backward node moves.
+TEST(PlaceOps, WithoutALossStretchTheBackwardKeepsItsNodes) {
+  TimelineBuilder b;
+  b.Step(0, 10, 30, 40)
+      .Op("aten::max", 5, 6, 1, OpScope::kForward, 8)
+      .Op("MaxBackward1", 12, 14, 1, OpScope::kBackward, 8, 1);
+  const std::vector<OpPlacement> placements = PlaceOps(b.Build());
+  EXPECT_EQ(placements[1].phase, Phase::kBackward);
+}
+
 }  // namespace
 }  // namespace advisor

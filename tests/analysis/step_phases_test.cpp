@@ -96,6 +96,17 @@ TEST(PhasesOfMeanStep, AnEvaluationBetweenStepsIsItsOwnPart) {
               mean.step_ms, 1e-9);
 }
 
+// A script's loss, between the model's forward and backward(): its own part of the step.
+TEST(PhasesOfMeanStep, AScriptsLossIsItsOwnPart) {
+  TimelineBuilder b;
+  b.Stretches(0, {{Phase::kForward, 10}, {Phase::kLoss, 16}, {Phase::kForward, 20},
+                  {Phase::kLoss, 24}, {Phase::kBackward, 40}, {Phase::kOptimizer, 45}});
+  const StepPhases mean = PhasesOfMeanStep(b.Build().steps);
+  EXPECT_NEAR(mean.loss_ms, 10.0, 1e-9) << "both stretches: the code after each call";
+  EXPECT_NEAR(mean.forward_ms, 14.0, 1e-9);
+  EXPECT_NEAR(mean.rest_ms, 0.0, 1e-9);
+}
+
 TEST(PhasesOfMedianStep, NoStepsGiveZeros) {
   const StepPhases phases = PhasesOfMedianStep({});
   EXPECT_EQ(phases.step_ms, 0.0);

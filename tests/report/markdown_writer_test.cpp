@@ -111,6 +111,89 @@ TEST(MarkdownWriter, SummaryGivesAGraphedStepsTimeBesideTheEagerOne) {
                        "rest of this report profiles the step run eagerly."));
 }
 
+// A script whose loss, computed outside the model, a rule found to be the costliest thing to fix:
+// its own part of the step, its lines, and the first sentence of the report.
+RunReport ReportWithALoss() {
+  RunReport report = FilledReport();
+  report.run.mode = Door::kScript;
+  report.step.loss_ms = 9.0;
+  SourceLine loop;
+  loop.source = SourceLocation{"/home/u/train.py", 21, "pos = dist[i][labels == labels[i]].max()"};
+  loop.runs = 128;
+  loop.ops = 640;
+  loop.op_us = 3.1;
+  loop.ms = 12.4;
+  loop.share = 0.3;
+  report.loss = LossCost{9.0, 11.0, 0.485, {loop}};
+  Finding finding;
+  finding.rule = "costly-loss";
+  finding.severity = Severity::kHigh;
+  finding.message = "The loss is a Python loop.";
+  finding.evidence = "the loss: 9.0 ms";
+  finding.expected_gain_ms = 18.0;
+  finding.source = loop.source;
+  report.findings.push_back(finding);
+  return report;
+}
+
+TEST(MarkdownWriter, AScriptsLossIsItsOwnPartWithItsLines) {
+  const std::string md = ReportToMarkdown(ReportWithALoss());
+  EXPECT_EQ(LineWith(md, "| loss"),
+            "| loss (from the model's forward to backward()) | 9.00 | 21.8% |");
+  EXPECT_TRUE(Contains(md, "\n## The loss\n\nFrom the model's forward returning to backward(), "
+                           "the script's own code (its loss, metrics, logging) ran 9.00 ms a "
+                           "step, and the backward of its ops 11.00 ms: 48.5% of the step."));
+  EXPECT_EQ(LineWith(md, "| `/home/u/train.py:21`"),
+            "| `/home/u/train.py:21` | `pos = dist[i][labels == labels[i]].max()` | 128 | 640 | "
+            "3.10 | 12.40 | 30.0% |");
+  EXPECT_TRUE(Lacks(ReportToMarkdown(FilledReport()), "## The loss")) << "a model's has none";
+}
+
+TEST(MarkdownWriter, TheFirstSentenceNamesTheLossWhereItIsTheBiggestAvoidableCost) {
+  const std::string md = ReportToMarkdown(ReportWithALoss());
+  EXPECT_TRUE(Contains(md, "`\n\nThe biggest avoidable cost is the loss, computed outside the "
+                           "model: 48.5% of the step (9.00 ms from the forward's return to "
+                           "backward(), 11.00 ms in the backward of its ops), 30.0% at "
+                           "`train.py:21` (`pos = dist[i][labels == labels[i]].max()`). A "
+                           "training step of"));
+
+  RunReport outranked = ReportWithALoss();
+  outranked.findings.back().severity = Severity::kMedium;  // the gather's high finding comes first
+  EXPECT_TRUE(Lacks(ReportToMarkdown(outranked), "The biggest avoidable cost"));
+}
+
+TEST(MarkdownWriter, TheFirstSentenceNamesAPythonLoopWhereItIsTheBiggestAvoidableCost) {
+  RunReport report = FilledReport();
+  report.run.mode = Door::kScript;
+  SourceLine loop;
+  loop.source = SourceLocation{"/home/u/train.py", 29, "row.append(x[b, s:s + 3].mean(0))"};
+  loop.runs = 768;
+  loop.ops = 4608;
+  loop.op_us = 3.4;
+  loop.runs_per_call = 768;
+  loop.ops_per_call = 4608;
+  loop.ms = 17.5;
+  loop.share = 0.42;
+  report.hotspot->lines = {loop};
+  Finding finding;
+  finding.rule = "python-loop";
+  finding.severity = Severity::kHigh;
+  finding.path = "blocks.5.mlp";
+  finding.message = "A Python loop.";
+  finding.evidence = "train.py:29";
+  finding.expected_gain_ms = 15.8;
+  finding.source = loop.source;
+  report.findings.push_back(finding);
+  const std::string md = ReportToMarkdown(report);
+  EXPECT_TRUE(Contains(md, "`\n\nThe biggest avoidable cost is a Python loop in "
+                           "`blocks.5.mlp`'s forward: `train.py:29` (`row.append(x[b, s:s + "
+                           "3].mean(0))`) takes 42.0% of the step, 4608 small ops a step. A "
+                           "training step of"));
+  EXPECT_EQ(LineWith(md, "| `/home/u/train.py:29`"),
+            "| `/home/u/train.py:29` | `row.append(x[b, s:s + 3].mean(0))` | 768 | 4608 | 3.40 | "
+            "17.50 | 42.0% |");
+}
+
 TEST(MarkdownWriter, StepTableHasTimesAndShares) {
   const std::string md = ReportToMarkdown(FilledReport());
   // Shares of the profiled step whose phases they are: they add up to 100 %.

@@ -161,22 +161,29 @@ TEST(ProbeMessages, ReadsTheTrainingStateAndRefusesOneThatDoesNotAddUp) {
             "probe message \"model\": field 'training_state' must be an object, got \"DDP\"");
 }
 
-TEST(ProbeMessages, FindsTheUserLineThatCalledAnOp) {
-  // A source window: the module's calls ran inside labels naming their lines.
+TEST(ProbeMessages, ReadsTheLinesAndModuleCallsOfASourceWindow) {
+  // A source window: the module's call, its lines inside labels naming them.
   ProbeWindow window;
   Timeline& timeline = window.window.timeline;
   timeline.steps = {StepOfPhases(0, 0, 0, 100, 200, 300)};
-  timeline.ops = {{"advisor.source@/home/me/model.py:41", OpScope::kUser, 1, -1, 0, 10, 20, 0, 0},
-                  {"aten::linear", OpScope::kForward, 1, 1, 0, 11, 19, 1, 0},
-                  {"advisor.source@/home/me/model.py:57", OpScope::kUser, 1, -1, 0, 30, 60, 0, 0},
-                  {"aten::gather", OpScope::kForward, 1, 2, 0, 31, 59, 1, 0}};
+  timeline.ops = {{"advisor.call", OpScope::kUser, 1, -1, 0, 5, 65, 0, 0},
+                  {"advisor.source@/home/me/model.py:41", OpScope::kUser, 1, -1, 0, 10, 20, 1, 0},
+                  {"aten::linear", OpScope::kForward, 1, 1, 0, 11, 19, 2, 0},
+                  {"advisor.source@/home/me/model.py:57", OpScope::kUser, 1, -1, 0, 30, 60, 1, 0},
+                  {"aten::gather", OpScope::kForward, 1, 2, 0, 31, 59, 2, 0},
+                  {"advisor.source@no-line-number", OpScope::kUser, 1, -1, 0, 61, 62, 1, 0}};
   window.lines["/home/me/model.py:57"] = "x = torch.gather(x, 1, index)";
-  const std::optional<SourceLocation> source = FindLabelledSource(window, "aten::gather");
+  const LabelledStep step = ReadLabelledStep(window);
+  EXPECT_EQ(step.scope_calls, 1);
+  ASSERT_EQ(step.labels.size(), 2u) << "a label without its line is none";
+  EXPECT_EQ(step.labels.at(1).line, 41);
+  EXPECT_EQ(step.labels.at(1).text, "") << "no text sent for it";
+  const std::optional<SourceLocation> source = LineOfOp(step, "aten::gather");
   ASSERT_TRUE(source.has_value());
   EXPECT_EQ(source->file, "/home/me/model.py");
   EXPECT_EQ(source->line, 57);
   EXPECT_EQ(source->text, "x = torch.gather(x, 1, index)");
-  EXPECT_FALSE(FindLabelledSource(window, "aten::bmm").has_value());
+  EXPECT_FALSE(LineOfOp(step, "aten::bmm").has_value());
 }
 
 TEST(ProbeMessages, ATimingWindowSaysWhichClockTimedItsSteps) {

@@ -512,6 +512,110 @@ TEST(ScriptMode, AValidationBetweenStepsIsNoPhaseOfTheStep) {
   EXPECT_TRUE(found) << report["ops"].dump();
 }
 
+// The line of `lines` (a report's loss.lines or hotspot.lines) at `file`:`line`; null if none.
+const json* LineEntry(const json& lines, const std::string& file, int line) {
+  for (const json& entry : lines) {
+    if (entry["file"] == file && entry["line"] == line) return &entry;
+  }
+  return nullptr;
+}
+
+// The report.md's first paragraph: the sentence a reader sees first.
+std::string FirstParagraph(const fs::path& out) {
+  const std::string md = ReadFile((out / "report.md").string());
+  const std::size_t start = md.find("\n\n") + 2;
+  return md.substr(start, md.find('\n', start) - start);
+}
+
+// A batch-hard triplet loss written as a loop over the batch's 128 anchors, a plain function a
+// Trainer-like class calls between the model's forward and backward() (issue #33 item 1): a phase
+// of its own, its loop's lines named, a finding, and the report's first sentence.
+TEST(ScriptMode, ALossOutsideTheModelIsMeasuredAndItsLoopNamed) {
+  const fs::path scratch = Scratch("triplet_loss");
+  const std::string script = kScripts + "/triplet_train.py";
+  const CommandResult run =
+      RunCommand(kAdvisor + " bisect -q --out " + (scratch / "report").string() + " -- " + kPython +
+                     " " + script + " --tag " + UniqueTag(),
+                 scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = Report(scratch / "report");
+  const json& step = report["step"];
+  ASSERT_TRUE(step["loss_ms"].is_number()) << step.dump();
+  EXPECT_GT(step["loss_ms"].get<double>(), step["forward_ms"].get<double>())
+      << "the loop over anchors outlasts the small network's forward: " << step.dump();
+  const json& loss = report["loss"];
+  ASSERT_TRUE(loss.is_object()) << report.dump();
+  // By hand the loss is most of the step (docs/benchmarks.md); a third leaves room for load.
+  EXPECT_GT(loss["share"].get<double>(), 0.33) << loss.dump();
+  ASSERT_FALSE(loss["lines"].empty()) << loss.dump();
+  const json& heaviest = loss["lines"][0];
+  EXPECT_EQ(heaviest["file"], script);
+  EXPECT_GE(heaviest["line"].get<int>(), 34) << "a line of the loop's body: " << heaviest.dump();
+  EXPECT_LE(heaviest["line"].get<int>(), 36) << heaviest.dump();
+  EXPECT_EQ(heaviest["runs"].get<double>(), 128.0) << "once an anchor";
+  const json* positive = LineEntry(loss["lines"], script, 34);
+  ASSERT_NE(positive, nullptr) << loss["lines"].dump();
+  EXPECT_EQ((*positive)["text"], "hardest_positive = dist[i][labels == labels[i]].max()");
+  EXPECT_GE((*positive)["ops"].get<double>(), 4 * 128.0)
+      << "its indexing, comparison and max, each anchor: " << positive->dump();
+
+  const json* finding = nullptr;
+  for (const json& each : report["findings"]) {
+    if (each["rule"] == "costly-loss") finding = &each;
+  }
+  ASSERT_NE(finding, nullptr) << report["findings"].dump();
+  EXPECT_EQ((*finding)["source"]["file"], script);
+  EXPECT_EQ((*finding)["source"]["line"], heaviest["line"]);
+  EXPECT_NE((*finding)["message"].get<std::string>().find("backward() is a Python loop"),
+            std::string::npos)
+      << finding->dump();
+  EXPECT_EQ(FirstParagraph(scratch / "report")
+                .rfind("The biggest avoidable cost is the loss, computed outside the model: ", 0),
+            0u)
+      << FirstParagraph(scratch / "report");
+}
+
+// A span pooler among an encoder and a head, its forward a Python loop of 192 iterations that
+// read each span's bounds with .tolist() and slice its tokens, configured by a dict (issue #33
+// item 3): the module, its loop's line, the op count and the finding.
+TEST(ScriptMode, APythonLoopInAModulesForwardIsNamedWithItsLine) {
+  const fs::path scratch = Scratch("span_pooler");
+  const std::string script = kScripts + "/span_pooler_train.py";
+  const CommandResult run =
+      RunCommand(kAdvisor + " bisect -q --out " + (scratch / "report").string() + " -- " + kPython +
+                     " " + script + " --tag " + UniqueTag(),
+                 scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = Report(scratch / "report");
+  const json& hotspot = report["hotspot"];
+  ASSERT_TRUE(hotspot.is_object()) << report["bisection"].dump();
+  EXPECT_EQ(hotspot["path"], "pooler");
+  const json* finding = nullptr;
+  for (const json& each : report["findings"]) {
+    if (each["rule"] == "python-loop") finding = &each;
+  }
+  ASSERT_NE(finding, nullptr) << report["findings"].dump() << hotspot["lines"].dump();
+  EXPECT_EQ((*finding)["path"], "pooler");
+  ASSERT_TRUE((*finding)["source"].is_object()) << finding->dump();
+  EXPECT_EQ((*finding)["source"]["file"], script);
+  const json* line = LineEntry(hotspot["lines"], script, (*finding)["source"]["line"].get<int>());
+  ASSERT_NE(line, nullptr) << hotspot["lines"].dump();
+  EXPECT_EQ((*line)["runs_per_call"].get<double>(), 192.0) << "8 sequences x 24 spans";
+  EXPECT_GE((*line)["ops_per_call"].get<double>(), 2 * 192.0) << line->dump();
+  EXPECT_NE((*finding)["evidence"].get<std::string>().find("192 runs"), std::string::npos)
+      << finding->dump();
+  // The line that only slices has its ops too (torch 1.x's indexing reaches no TorchFunctionMode:
+  // the line tracer sees it).
+  const json* slicing = LineEntry(hotspot["lines"], script, 57);
+  ASSERT_NE(slicing, nullptr) << hotspot["lines"].dump();
+  EXPECT_EQ((*slicing)["text"], "tokens = hidden[b, start:end]");
+  EXPECT_GE((*slicing)["ops_per_call"].get<double>(), 192.0) << slicing->dump();
+  EXPECT_EQ(FirstParagraph(scratch / "report")
+                .rfind("The biggest avoidable cost is a Python loop in `pooler`'s forward: ", 0),
+            0u)
+      << FirstParagraph(scratch / "report");
+}
+
 // Short epochs whose DataLoader workers take 0.3 s to start (tests/script_runs/epochs_train.py).
 std::string Epochs(const std::string& tag, const std::string& arguments = "") {
   return kPython + " " + kScripts + "/epochs_train.py --tag " + tag + " " + arguments;

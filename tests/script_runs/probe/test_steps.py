@@ -2,7 +2,7 @@
 
 import unittest
 
-from advisor_probe.steps import BACKWARD, DATA, FORWARD, OPTIMIZER, OUTSIDE, StepClock
+from advisor_probe.steps import BACKWARD, DATA, FORWARD, LOSS, OPTIMIZER, OUTSIDE, StepClock
 
 
 class StepClockTest(unittest.TestCase):
@@ -92,6 +92,47 @@ class StepClockTest(unittest.TestCase):
         self.assertEqual(step, [1, 30, 75, [[DATA, 30, 32], [OUTSIDE, 32, 50], [DATA, 50, 55],
                                             [FORWARD, 55, 60], [BACKWARD, 60, 70],
                                             [OPTIMIZER, 70, 75]]])
+
+    def test_the_loss_runs_from_the_models_return_to_backward(self):
+        clock = StepClock()
+        clock.forward_starts(0)
+        clock.forward_ends(10)
+        clock.backward_starts(25)
+        clock.backward_ends(40)
+        clock.optimizer_starts(40)
+        clock.optimizer_ends(45)
+        step = clock.forward_starts(50)
+        self.assertEqual(step[3], [[FORWARD, 0, 10], [LOSS, 10, 25], [BACKWARD, 25, 40],
+                                   [OPTIMIZER, 40, 45]])
+
+    def test_a_second_call_of_the_model_is_forward_again(self):
+        # A triplet loss's anchor, positive and negative: the code between the calls is the loss.
+        clock = StepClock()
+        clock.forward_starts(0)
+        clock.forward_ends(10)
+        clock.forward_starts(12)
+        clock.forward_ends(20)
+        clock.backward_starts(30)
+        clock.backward_ends(40)
+        clock.optimizer_starts(40)
+        clock.optimizer_ends(45)
+        step = clock.forward_starts(50)
+        self.assertEqual([p[0] for p in step[3]], [FORWARD, LOSS, FORWARD, LOSS, BACKWARD,
+                                                   OPTIMIZER])
+        self.assertEqual(step[3][3], [LOSS, 20, 30])
+
+    def test_an_inner_return_outside_a_forward_opens_no_loss(self):
+        clock = StepClock()
+        clock.forward_ends(5)  # before the first step: set-up
+        clock.forward_starts(10)
+        clock.forward_ends(20)
+        clock.forward_ends(22)  # a second root returning: the loss began at the first
+        clock.backward_starts(30)
+        clock.backward_ends(40)
+        clock.optimizer_starts(40)
+        clock.optimizer_ends(45)
+        step = clock.forward_starts(50)
+        self.assertEqual(step[3][:2], [[FORWARD, 10, 20], [LOSS, 20, 30]])
 
     def test_nothing_counts_before_the_first_forward(self):
         clock = StepClock()

@@ -25,7 +25,7 @@ from advisor_probe.input_stage import InputStage
 from advisor_probe.knobs import physical_cores
 from advisor_probe.loader_epochs import LoaderEpochs
 from advisor_probe.markers import Markers
-from advisor_probe.sources import SourceCapture, line_text
+from advisor_probe.sources import LineLabels, SourceCapture, line_text
 from advisor_probe.steps import StepClock
 from advisor_probe.training_state import TrainingState
 
@@ -162,6 +162,7 @@ class Session:
         self._input_stage = None   # the DataLoaders' pipeline, measured where advisor asks
         self._epochs = None        # what starting an epoch costs the training loop's DataLoader
         self._sources = set()      # (file, line) labelled by a source capture
+        self._loss_labels = None   # the loss's lines labelled, for a source command on the loss
         self._awaiting_command = False  # the model is described; the next boundary asks advisor
         self._training_state = TrainingState()
 
@@ -311,6 +312,7 @@ class Session:
             return
         if not any(o is optimizer for o in self._optimizers):
             self._optimizers.append(optimizer)
+        self._pause_loss_labels()
         self._sync_if(self._sync_phases)
         self._clock.optimizer_starts(self._tick())
 
@@ -348,6 +350,7 @@ class Session:
                 and tensors.numel() == 1:
             # Read after the window, never inside it: a read waits for the device.
             command.losses.setdefault(self._clock.completed, []).append(tensors.detach())
+        self._pause_loss_labels()
         self._sync_if(self._sync_phases)
         self._in_backward = True
         self._clock.backward_starts(self._tick())
@@ -437,6 +440,7 @@ class Session:
             self._clock.evaluation_starts(self._tick())
             return
         self._note_input(module, args)
+        self._pause_loss_labels()
         if self._clock.optimizer_stepped:
             self._sync_if(self._sync_phases)
         closed = self._clock.forward_starts(self._tick())
@@ -447,9 +451,25 @@ class Session:
 
     @_reported
     def _model_forward_end(self, module, args, output):
-        if self._evaluating and not is_compiling():
+        if is_compiling():
+            return
+        if self._evaluating:
             self._evaluating = False
             self._clock.evaluation_ends(self._tick())
+            return
+        if not self._active() or self._in_backward or not torch.is_grad_enabled():
+            return
+        # The loss begins: the forward's device work is the forward's.
+        self._sync_if(self._sync_phases)
+        self._clock.forward_ends(self._tick())
+        if self._loss_labels is not None:
+            self._loss_labels.resume()
+
+    def _pause_loss_labels(self):
+        """The loss ends where the model is called again, backward() begins or the optimizer
+        steps."""
+        if self._loss_labels is not None:
+            self._loss_labels.pause()
 
     def _note_input(self, module, args):
         """The batch size and the dtype the model computes in, from its first call, positional and
@@ -572,6 +592,9 @@ class Session:
             self._stamps = DeviceStamps(self._record_event)
         if command.op == "record":
             command.undo.append(self._instrument(message))
+        elif command.op == "source" and message.get("span") == "loss":
+            self._loss_labels = LineLabels(self._sources)
+            command.undo.append(self._end_loss_labels)
         elif command.op == "source":
             module = self._tree.by_path.get(message.get("path"))
             if module is None:
@@ -582,6 +605,10 @@ class Session:
             # From the warm-up step on: the batches in flight as the window starts are its own.
             self._input_stage.start()
         self._command = command
+
+    def _end_loss_labels(self):
+        self._loss_labels.pause()
+        self._loss_labels = None
 
     def _instrument(self, message):
         kind = message.get("instrument", "none")

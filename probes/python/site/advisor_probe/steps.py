@@ -4,8 +4,10 @@ A step ends where its last optimizer step ends; that is known only when the next
 model begins (a second optimizer may step first). Between backward passes and the optimizer, the
 gap after a backward pass is data (the next micro-batch is fetched: gradient accumulation) when a
 forward follows, and optimizer work (gradient clipping, unscaling) when the optimizer steps next.
-Times are time.monotonic_ns(), the clock of the native probe (CLOCK_MONOTONIC, as C++'s
-steady_clock on Linux).
+The loss is its own stretch: from the return of the model's outermost forward to backward(), the
+script's own code runs (its loss function, metrics, logging); a second call of the model in the
+same pass (a triplet's three inputs) is forward again. Times are time.monotonic_ns(), the clock of
+the native probe (CLOCK_MONOTONIC, as C++'s steady_clock on Linux).
 
 An evaluation between steps (the model called without gradients once an optimizer step has
 ended: a validation loop at an epoch's end) is none of the step's phases: it neither closes a
@@ -15,7 +17,7 @@ forward, a segmentation script's two validation batches read as 70 ms of forward
 """
 
 # The phase codes of advisor's timeline (engine/timeline/timeline.h, Phase).
-DATA, FORWARD, BACKWARD, OPTIMIZER, OUTSIDE = 0, 1, 2, 3, 4
+DATA, FORWARD, BACKWARD, OPTIMIZER, OUTSIDE, LOSS = 0, 1, 2, 3, 4, 5
 
 
 class StepClock:
@@ -54,6 +56,12 @@ class StepClock:
         if not self._stretches or self._stretches[-1][0] != FORWARD:
             self._stretches.append([FORWARD, now])
         return closed
+
+    def forward_ends(self, now):
+        """The model's outermost forward returned in a training pass: what runs until the next
+        forward or backward() is the loss."""
+        if self._start is not None and self._stretches and self._stretches[-1][0] == FORWARD:
+            self._stretches.append([LOSS, now])
 
     def evaluation_starts(self, now):
         """The model is called without gradients after an optimizer step (optimizer_stepped)."""

@@ -1,0 +1,113 @@
+#include "engine/analysis/line_costs.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "engine/analysis/placement.h"
+#include "engine/analysis/sequence_numbers.h"
+
+namespace advisor {
+namespace {
+
+double Ms(const OpEvent& op) { return (op.end_ns - op.start_ns) * 1e-6; }
+
+// The innermost label around op `i` (itself where it is one), or -1.
+int LabelAround(const LabelledStep& step, const std::vector<OpPlacement>& placements, int i) {
+  for (int at = i; at >= 0; at = placements[at].parent) {
+    if (step.labels.count(static_cast<std::size_t>(at))) return at;
+  }
+  return -1;
+}
+
+// The line whose own op `i` is: the label above it with no ATen op between them (the ops inside an
+// op are that op's), or -1.
+int LineOfOwnOp(const LabelledStep& step, const std::vector<OpPlacement>& placements, int i) {
+  for (int at = placements[i].parent; at >= 0; at = placements[at].parent) {
+    if (step.labels.count(static_cast<std::size_t>(at))) return at;
+    if (step.timeline.ops[at].scope == OpScope::kForward) return -1;
+  }
+  return -1;
+}
+
+}  // namespace
+
+std::vector<LineCost> CostsByLine(const LabelledStep& step) {
+  const Timeline& timeline = step.timeline;
+  if (timeline.steps.empty()) return {};
+  const double per_step = 1.0 / static_cast<double>(timeline.steps.size());
+  const std::vector<OpPlacement> placements = PlaceOps(timeline);
+  const std::vector<int> creator = CreatingForwardOps(timeline);
+  std::map<std::pair<std::string, int>, LineCost> lines;
+  const auto line_of = [&](int label) -> LineCost& {
+    const SourceLocation& source = step.labels.at(static_cast<std::size_t>(label));
+    LineCost& line = lines[{source.file, source.line}];
+    line.source = source;
+    return line;
+  };
+  for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
+    const OpEvent& op = timeline.ops[i];
+    const int index = static_cast<int>(i);
+    if (placements[i].step < 0) continue;
+    if (step.labels.count(i)) {
+      LineCost& line = line_of(index);
+      line.runs += per_step;
+      line.own_ms += Ms(op) * per_step;
+      // A line that ran inside another line's range is not that line's own time.
+      const int caller = LabelAround(step, placements, placements[i].parent);
+      if (caller >= 0) line_of(caller).own_ms -= Ms(op) * per_step;
+    } else if (op.scope == OpScope::kForward) {
+      const int label = LineOfOwnOp(step, placements, index);
+      if (label < 0) continue;
+      LineCost& line = line_of(label);
+      line.ops += per_step;
+      line.op_ms += Ms(op) * per_step;
+    } else if (op.scope == OpScope::kBackward && placements[i].top_level == index &&
+               creator[i] >= 0) {
+      const int label = LabelAround(step, placements, creator[i]);
+      if (label >= 0) line_of(label).backward_ms += Ms(op) * per_step;
+    }
+  }
+  std::vector<LineCost> sorted;
+  for (auto& [key, line] : lines) sorted.push_back(std::move(line));
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const LineCost& a, const LineCost& b) { return a.ms() > b.ms(); });
+  return sorted;
+}
+
+std::vector<SourceLine> ScopeLines(const LabelledStep& step, double scope_ms, double step_ms) {
+  const std::vector<LineCost> costs = CostsByLine(step);
+  double labelled_ms = 0;
+  for (const LineCost& line : costs) labelled_ms += line.ms();
+  std::vector<SourceLine> lines;
+  if (labelled_ms <= 0 || step_ms <= 0 || step.timeline.steps.empty()) return lines;
+  const double calls_per_step =
+      static_cast<double>(step.scope_calls) / static_cast<double>(step.timeline.steps.size());
+  for (const LineCost& cost : costs) {
+    SourceLine line;
+    line.source = cost.source;
+    line.runs = cost.runs;
+    line.ops = cost.ops;
+    line.op_us = cost.ops > 0 ? 1e3 * cost.op_ms / cost.ops : 0;
+    if (calls_per_step > 0) {
+      line.runs_per_call = cost.runs / calls_per_step;
+      line.ops_per_call = cost.ops / calls_per_step;
+    }
+    line.ms = scope_ms * cost.ms() / labelled_ms;
+    line.share = line.ms / step_ms;
+    if (line.share < kMinLineShare || lines.size() == kMaxScopeLines) break;
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+std::optional<SourceLocation> LineOfOp(const LabelledStep& step, const std::string& op) {
+  const std::vector<OpPlacement> placements = PlaceOps(step.timeline);
+  for (std::size_t i = 0; i < step.timeline.ops.size(); ++i) {
+    if (step.timeline.ops[i].name != op) continue;
+    const int label = LabelAround(step, placements, placements[i].parent);
+    if (label >= 0) return step.labels.at(static_cast<std::size_t>(label));
+  }
+  return std::nullopt;
+}
+
+}  // namespace advisor

@@ -1,0 +1,39 @@
+// Lines of the user's code and what they cost a step: the hot spot module's lines and the loss's
+// (a script's labelled steps, engine/analysis/line_costs). Sections of RunReport
+// (engine/model/run_report.h).
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "engine/model/finding.h"
+
+namespace advisor {
+
+// One line of the user's code: what it ran in one labelled step, and its part of the time of the
+// code it belongs to (the module's or the loss's), per step.
+struct SourceLine {
+  SourceLocation source;
+  double runs = 0;   // the times it ran (a loop's body line: once an iteration)
+  double ops = 0;    // the outermost ATen ops it ran, not those of the labelled lines it called
+  double op_us = 0;  // those ops' mean host time
+  // runs and ops over the module's forward calls in the step, for a module's line (a loop in the
+  // forward runs many times a call; a module called many times a step need not); absent for the
+  // loss's.
+  std::optional<double> runs_per_call;
+  std::optional<double> ops_per_call;
+  double ms = 0;     // its part of its scope's time: its own and its ops' backward nodes'
+  double share = 0;  // ms of the step
+};
+
+// A script's loss: the time from the model's forward returning to backward() and the backward
+// nodes its ops made (docs/script-mode.md, "Steps"), with the lines that spent it.
+struct LossCost {
+  double ms = 0;           // the loss phase, per step (StepBreakdown::loss_ms)
+  double backward_ms = 0;  // its backward nodes' host time per step, inside the backward phase
+  double share = 0;        // ms + backward_ms, of the profiled step
+  // Heaviest first, where they were read (a loss of at least kLossLinesShare of the step).
+  std::vector<SourceLine> lines;
+};
+
+}  // namespace advisor

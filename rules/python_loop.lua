@@ -1,0 +1,53 @@
+-- A Python loop in a module's forward: one line of the hot spot module runs many times each call,
+-- issuing many small ops (slicing a span, .tolist() of two indices, a mean and an add per span).
+-- Each op costs the interpreter and torch's dispatch far more than its arithmetic, so the step
+-- waits on the host, not on the ops, and the module's hottest op (a tiny aten::add) says nothing
+-- of where the time goes. Gathering all spans with one indexing op (or torch.compile, once the
+-- loop no longer reads values back with .tolist()) replaces hundreds of ops with a few.
+-- facts.hotspot.lines: the hot spot module's lines, read in one labelled step (script mode).
+
+local MIN_SHARE = 0.05
+local MEDIUM_SHARE = 0.15
+local HIGH_SHARE = 0.30
+local LOOP_RUNS = 16   -- runs a call: a loop's body, not a line that calls once
+local MANY_OPS = 64    -- ATen ops a call from the one line
+local SMALL_OP_US = 50 -- host time of an op that does little work beside its dispatch
+-- What one indexing op for all the slices saves: a span pooler over 16 x 48 spans took 62-64 ms
+-- forward and backward as a loop and 0.61-0.65 ms vectorised, by hand on the 2-core VM
+-- (benchmarks.md, "Costs of the script's own code"); 0.9 leaves room for a loop that vectorises
+-- less well.
+local EXPECTED_SAVING = 0.9
+
+return {
+  id = "python-loop",
+  title = "A Python loop of small ops in a module's forward",
+  check = function(facts)
+    local hotspot = facts.hotspot
+    if hotspot == nil or hotspot.lines == nil then return {} end
+    for _, line in ipairs(hotspot.lines) do
+      local runs, ops = line.runs_per_call, line.ops_per_call
+      if runs ~= nil and ops ~= nil and runs >= LOOP_RUNS and ops >= MANY_OPS
+          and line.op_us <= SMALL_OP_US and line.share >= MIN_SHARE then
+        local source = line.source
+        local file = source.file:match("[^/]+$") or source.file
+        return {{
+          severity = advisor.severity(line.share, HIGH_SHARE, MEDIUM_SHARE),
+          path = hotspot.path,
+          message = string.format("A Python loop in %s's forward: %s:%d runs %.0f times a call "
+            .. "and issues %.0f small ops, so the step waits on Python, not on the ops. "
+            .. "Vectorise it (one op over every iteration: an index tensor for all the slices, a "
+            .. "matmul or cumulative op for a recurrence; no .tolist() or .item() in the loop), or "
+            .. "compile the module with torch.compile once the loop reads no values back.",
+            hotspot.path, file, source.line, runs, ops),
+          evidence = string.format("%s:%d (%s): %s a step (%s of the step), %.0f runs and %.0f "
+            .. "ATen ops a call (%.0f a step), %.1f us an op on average", file, source.line,
+            source.text, advisor.ms(line.ms), advisor.pct(line.share), runs, ops, line.ops,
+            line.op_us),
+          source = source,
+          expected_gain_ms = line.ms * EXPECTED_SAVING,
+        }}
+      end
+    end
+    return {}
+  end,
+}

@@ -1,0 +1,91 @@
+#include "engine/analysis/line_costs.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/analysis/timeline_builder.h"
+
+namespace advisor {
+namespace {
+
+using testing::TimelineBuilder;
+
+// A loss labelled line by line: its calling line (35) around the lines of the function it calls,
+// one of them run twice (a loop of two anchors), and the backward nodes of their ops.
+LabelledStep LabelledLoss() {
+  TimelineBuilder b;
+  b.Stretches(
+       0,
+       {{Phase::kForward, 10}, {Phase::kLoss, 50}, {Phase::kBackward, 90}, {Phase::kOptimizer, 95}})
+      .Op("label 35", 11, 49)
+      .Op("label 21", 12, 20)
+      .Op("aten::index", 13, 17, 1, OpScope::kForward, 4)
+      .Op("aten::nonzero", 14, 16)  // inside aten::index: its cost, not one more op of the line
+      .Op("aten::max", 17, 19, 1, OpScope::kForward, 5)
+      .Op("label 21", 20, 30)
+      .Op("aten::index", 21, 26, 1, OpScope::kForward, 6)
+      .Op("aten::max", 26, 29, 1, OpScope::kForward, 7)
+      .Op("label 24", 30, 40)
+      .Op("aten::stack", 31, 39, 1, OpScope::kForward, 8)
+      .Op("StackBackward0", 60, 62, 1, OpScope::kBackward, 8, 1)
+      .Op("MaxBackward1", 62, 66, 1, OpScope::kBackward, 7, 1)
+      .Op("IndexBackward0", 66, 70, 1, OpScope::kBackward, 6, 1)
+      .Op("MaxBackward1", 70, 72, 1, OpScope::kBackward, 5, 1)
+      .Op("IndexBackward0", 72, 74, 1, OpScope::kBackward, 4, 1);
+  LabelledStep step;
+  step.timeline = b.Build();
+  const SourceLocation call{"train.py", 35, "loss = triplet(emb, y)"};
+  const SourceLocation loop{"train.py", 21, "pos = dist[i][labels == labels[i]].max()"};
+  const SourceLocation stack{"train.py", 24, "return torch.stack(losses).mean()"};
+  step.labels = {{0, call}, {1, loop}, {5, loop}, {8, stack}};
+  return step;
+}
+
+TEST(CostsByLine, ALinesOwnTimeLeavesOutTheLinesItCalls) {
+  const std::vector<LineCost> lines = CostsByLine(LabelledLoss());
+  ASSERT_EQ(lines.size(), 3u);
+  const LineCost& loop = lines[0];
+  EXPECT_EQ(loop.source.line, 21);
+  EXPECT_DOUBLE_EQ(loop.runs, 2);
+  EXPECT_DOUBLE_EQ(loop.ops, 4) << "index and max, twice; nonzero runs inside index";
+  EXPECT_NEAR(loop.op_ms, 4 + 2 + 5 + 3, 1e-9);
+  EXPECT_NEAR(loop.own_ms, 18, 1e-9);
+  EXPECT_NEAR(loop.backward_ms, 4 + 4 + 2 + 2, 1e-9) << "the nodes its four ops made";
+  EXPECT_NEAR(lines[1].own_ms + lines[1].backward_ms, 12, 1e-9);
+  EXPECT_EQ(lines[1].source.line, 24);
+  const LineCost& call = lines[2];
+  EXPECT_EQ(call.source.line, 35);
+  EXPECT_NEAR(call.own_ms, 38 - 18 - 10, 1e-9) << "its range less the lines inside it";
+  EXPECT_DOUBLE_EQ(call.ops, 0);
+}
+
+TEST(ScopeLines, ShareTheScopesMeasuredTimeByTheLabelledStepsProportions) {
+  LabelledStep step = LabelledLoss();
+  // The labelled lines took 52 ms (the loop 30, the stack 12, the call 10): the loop's 30 of them
+  // is its part of the 40 ms the windows measured the loss at.
+  const std::vector<SourceLine> lines = ScopeLines(step, /*scope_ms=*/40, /*step_ms=*/100);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_NEAR(lines[0].ms, 40.0 * 30 / 52, 1e-9);
+  EXPECT_NEAR(lines[0].share, 40.0 * 30 / 52 / 100, 1e-9);
+  EXPECT_NEAR(lines[0].op_us, 1e3 * 14 / 4, 1e-9);
+  EXPECT_FALSE(lines[0].ops_per_call.has_value()) << "the loss is no module's call";
+
+  step.scope_calls = 2;  // a module called twice a step: per call
+  const std::vector<SourceLine> module_lines = ScopeLines(step, 40, 100);
+  ASSERT_TRUE(module_lines[0].runs_per_call.has_value());
+  EXPECT_DOUBLE_EQ(*module_lines[0].runs_per_call, 1);
+  EXPECT_DOUBLE_EQ(*module_lines[0].ops_per_call, 2);
+
+  EXPECT_EQ(ScopeLines(step, 40, 10000).size(), 0u) << "each under 1 % of a long step";
+}
+
+TEST(LineOfOp, NamesTheInnermostLineAroundTheFirstCall) {
+  const LabelledStep step = LabelledLoss();
+  const std::optional<SourceLocation> line = LineOfOp(step, "aten::nonzero");
+  ASSERT_TRUE(line.has_value());
+  EXPECT_EQ(line->line, 21);
+  EXPECT_EQ(LineOfOp(step, "aten::stack")->line, 24);
+  EXPECT_FALSE(LineOfOp(step, "aten::bmm").has_value());
+}
+
+}  // namespace
+}  // namespace advisor
