@@ -10,8 +10,7 @@
 namespace advisor {
 namespace {
 
-InProcessOutcome NoneDecided(const std::vector<CandidateSpec>& candidates,
-                             const std::string& why) {
+InProcessOutcome NoneDecided(const std::vector<CandidateSpec>& candidates, const std::string& why) {
   InProcessOutcome outcome;
   for (const CandidateSpec& candidate : candidates) outcome.not_decided[candidate.id] = why;
   return outcome;
@@ -28,8 +27,7 @@ InProcessOutcome RunInProcessAb(const std::vector<CandidateSpec>& candidates,
                                 BlockDesign design, const std::string& scratch_dir,
                                 std::ostream& progress) {
   design.cycles = std::min(design.cycles, settings.max_rounds);
-  const std::string result_path =
-      (std::filesystem::path(scratch_dir) / "blocks.json").string();
+  const std::string result_path = (std::filesystem::path(scratch_dir) / "blocks.json").string();
   std::error_code ignored;
   std::filesystem::remove(result_path, ignored);  // never read a previous run's file
   const std::optional<CandidateCommand> command =
@@ -38,10 +36,9 @@ InProcessOutcome RunInProcessAb(const std::vector<CandidateSpec>& candidates,
 
   std::string ids;
   for (const CandidateSpec& candidate : candidates) ids += (ids.empty() ? "" : ", ") + candidate.id;
-  progress << "[autotest] measuring " << ids << " inside one run of the script: "
-           << design.cycles << " cycles of a baseline and a candidate block of "
-           << design.block_steps << " steps each, " << design.settle_steps
-           << " steps after each switch left out\n";
+  progress << "[autotest] measuring " << ids << " inside one run of the script: " << design.cycles
+           << " cycles of a baseline and a candidate block of " << design.block_steps
+           << " steps each, " << design.settle_steps << " steps after each switch left out\n";
   ProcessSpec spec;
   spec.argv = command->argv;
   spec.env = command->env;

@@ -67,9 +67,9 @@ bool SwitchesBetweenSteps(const CandidateSpec& candidate) {
   ForEachOverrideField([&](const char* name, auto member) {
     if (!(candidate.overrides.*member)) return;
     any = true;
-    static const char* const kSwitchable[] = {"allow_tf32",     "cudnn_benchmark",
-                                              "deterministic",  "autocast_dtype",
-                                              "sdpa_backend",   "intra_op_threads"};
+    static const char* const kSwitchable[] = {"allow_tf32",    "cudnn_benchmark",
+                                              "deterministic", "autocast_dtype",
+                                              "sdpa_backend",  "intra_op_threads"};
     all_switchable &= std::any_of(std::begin(kSwitchable), std::end(kSwitchable),
                                   [&](const char* knob) { return std::string(knob) == name; });
   });
@@ -93,8 +93,7 @@ std::vector<AbRound> CandidateRounds(const BlocksResult& result, const std::stri
                                      int block_steps) {
   std::map<int, AbRound> by_cycle;
   for (const StepBlock& block : result.blocks) {
-    if (block.candidate != candidate ||
-        static_cast<int>(block.step_ms.size()) < block_steps) {
+    if (block.candidate != candidate || static_cast<int>(block.step_ms.size()) < block_steps) {
       continue;
     }
     AbRound& round = by_cycle[block.cycle];
