@@ -117,9 +117,8 @@ std::string LineText(const SourceLocation& source, const InlineMarkup& markup) {
 // (costly-loss), or a Python loop in a module's forward (python-loop), with its share of the
 // step. "" otherwise.
 std::string AvoidableCostSentence(const RunReport& report, const InlineMarkup& markup) {
-  const std::vector<const Finding*> ranked = RankFindings(report.findings);
-  if (ranked.empty()) return "";
-  const Finding& top = *ranked.front();
+  if (report.findings.empty()) return "";
+  const Finding& top = report.findings.front();  // ranked (RankFindings)
   if (top.rule == "costly-loss" && report.loss) {
     const LossCost& loss = *report.loss;
     std::string sentence = "The biggest avoidable cost is the loss, computed outside the model: " +
