@@ -32,7 +32,13 @@ return {
       "the loss: %s a step from the forward's return to backward() and %s of its backward nodes, "
         .. "%s of the step", advisor.ms(loss.ms), advisor.ms(loss.backward_ms),
       advisor.pct(loss.share))
-    local line = loss.lines[1]
+    -- The heaviest line that runs ops: a loop's header (for i in range(n)) holds the loop's own
+    -- Python and no op, and the line to rewrite is in its body.
+    local line = nil
+    for _, each in ipairs(loss.lines) do
+      if line == nil and each.ops > 0 then line = each end
+    end
+    line = line or loss.lines[1]
     local loop_ms = 0
     for _, each in ipairs(loss.lines) do
       if each.runs >= LOOP_RUNS then loop_ms = loop_ms + each.ms end
@@ -55,9 +61,9 @@ return {
         .. "loss function with torch.compile.", where(line.source))
     end
     if line ~= nil then
-      evidence = evidence .. string.format("; its heaviest line, %s: %s (%s of the step), %.0f "
-        .. "runs, %.0f ops", where(line.source), advisor.ms(line.ms), advisor.pct(line.share),
-        line.runs, line.ops)
+      evidence = evidence .. string.format("; its heaviest line with ops, %s: %s (%s of the "
+        .. "step), %.0f runs, %.0f ops", where(line.source), advisor.ms(line.ms),
+        advisor.pct(line.share), line.runs, line.ops)
     end
     return {{
       severity = advisor.severity(loss.share, HIGH_SHARE, MEDIUM_SHARE),

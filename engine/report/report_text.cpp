@@ -112,10 +112,21 @@ std::string LineText(const SourceLocation& source, const InlineMarkup& markup) {
          (source.text.empty() ? "" : " (" + markup.code(source.text) + ")");
 }
 
+// The line of `lines` a finding names in its source; nullptr where it names none of them.
+const SourceLine* LineOfFinding(const std::vector<SourceLine>& lines, const Finding& finding) {
+  if (!finding.source) return nullptr;
+  for (const SourceLine& line : lines) {
+    if (line.source.file == finding.source->file && line.source.line == finding.source->line) {
+      return &line;
+    }
+  }
+  return nullptr;
+}
+
 // The first sentence, where the rules' first finding is a cost of the user's own code that the
 // step's phases and the hot spot undersell (issue #33): the loss computed outside the model
 // (costly-loss), or a Python loop in a module's forward (python-loop), with its share of the
-// step. "" otherwise.
+// step and the line the finding names. "" otherwise.
 std::string AvoidableCostSentence(const RunReport& report, const InlineMarkup& markup) {
   if (report.findings.empty()) return "";
   const Finding& top = report.findings.front();  // ranked (RankFindings)
@@ -125,18 +136,16 @@ std::string AvoidableCostSentence(const RunReport& report, const InlineMarkup& m
                            FormatShare(loss.share) + " of the step (" + Ms(loss.ms) +
                            " from the forward's return to backward(), " + Ms(loss.backward_ms) +
                            " in the backward of its ops)";
-    if (!loss.lines.empty()) {
-      sentence += ", " + FormatShare(loss.lines.front().share) + " at " +
-                  LineText(loss.lines.front().source, markup);
+    if (const SourceLine* line = LineOfFinding(loss.lines, top)) {
+      sentence += ", " + FormatShare(line->share) + " at " + LineText(line->source, markup);
     }
     return sentence + ".";
   }
-  if (top.rule == "python-loop" && report.hotspot && top.source) {
-    for (const SourceLine& line : report.hotspot->lines) {
-      if (line.source.file != top.source->file || line.source.line != top.source->line) continue;
+  if (top.rule == "python-loop" && report.hotspot) {
+    if (const SourceLine* line = LineOfFinding(report.hotspot->lines, top)) {
       return "The biggest avoidable cost is a Python loop in " + markup.code(top.path) +
-             "'s forward: " + LineText(line.source, markup) + " takes " +
-             FormatShare(line.share) + " of the step, " + std::to_string(std::lround(line.ops)) +
+             "'s forward: " + LineText(line->source, markup) + " takes " +
+             FormatShare(line->share) + " of the step, " + std::to_string(std::lround(line->ops)) +
              " small ops a step.";
     }
   }

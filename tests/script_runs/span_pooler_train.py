@@ -1,8 +1,7 @@
 """A span classifier configured by a dict, written as people write it, for advisor's script-mode
 tests: a small encoder, a span pooler that loops in Python over every sequence's spans (reading
-each span's bounds with .tolist(), slicing its tokens), and a head. The pooler's loop, 8 x 24 = 192
-iterations a step, costs about half the step by hand, though each op in it is tiny
-(docs/benchmarks.md, "Costs of the script's own code").
+each span's bounds with .tolist(), slicing its tokens), and a head. The pooler's loop, 8 x 24 = 192 iterations a step, costs close to half the step by hand,
+though each op in it is tiny (docs/benchmarks.md, "Costs of the script's own code").
 
     python span_pooler_train.py [--steps N] [--tag TEXT]
 
@@ -18,6 +17,7 @@ CONFIG = {
     "model": {"vocab": 200, "dim": 32, "layers": 2, "classes": 3},
     "data": {"batch_size": 8, "seq_len": 64, "spans": 24, "max_span": 6},
     "optim": {"lr": 3e-4, "weight_decay": 0.01},
+    "threads": 1,  # its matmuls are small: one thread, and none waits for the other core
 }
 
 
@@ -86,6 +86,7 @@ def main(cfg=CONFIG):
     parser.add_argument("--tag", default="")
     args = parser.parse_args()
     torch.manual_seed(0)
+    torch.set_num_threads(cfg["threads"])
     generator = torch.Generator().manual_seed(0)
     model = SpanClassifier(cfg["model"])
     optimizer = torch.optim.AdamW(model.parameters(), **cfg["optim"])

@@ -71,6 +71,9 @@ class LineLabels:
         self._open = []  # the frames whose line's range is open, innermost last
         self._on = False
         self._ranges = ranges or NativeRanges()
+        # (code, line) -> its range's name. A line's range runs on until the tracer has handled the
+        # next line's event, so that handling is every line's cost: made once a line, not a run.
+        self._names = {}
 
     def resume(self):
         if self._on or sys.gettrace() is not None:
@@ -111,9 +114,12 @@ class LineLabels:
     def _label(self, frame):
         """The frame's line begins: where the frame's previous line's range is open, it ends at
         once."""
-        key = (os.path.abspath(frame.f_code.co_filename), frame.f_lineno)
-        self._seen.add(key)
-        name = "%s%s:%d" % (PREFIX, key[0], key[1])
+        key = (frame.f_code, frame.f_lineno)
+        name = self._names.get(key)
+        if name is None:
+            where = (os.path.abspath(frame.f_code.co_filename), frame.f_lineno)
+            self._seen.add(where)
+            name = self._names[key] = "%s%s:%d" % (PREFIX, where[0], where[1])
         if self._open and self._open[-1] is frame:
             self._ranges.next(name)
         else:
