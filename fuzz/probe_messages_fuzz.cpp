@@ -1,7 +1,7 @@
 // A line from the script probe, sent by a process that runs the user's code: any bytes are read
 // into the engine's structs or refused with a ProbeMessageError naming the field, as advisor's
 // channel reads them (a JSON object per line); a window that reads is measured as the bisection
-// measures it (placement, attribution) and its lines as a labelled step's are (line costs), so
+// measures it (placement, attribution) and its lines as labelled steps' are (line costs), so
 // hostile timelines reach the analysis too; a reply's DataLoader records are pooled as the report
 // pools them.
 #include <cstddef>
@@ -36,7 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const advisor::ProbeWindow window = advisor::ReadWindow(message);
       const advisor::MeasuredWindow measured = advisor::MeasureWindow(window.window.timeline);
       measured.attribution->StepOps();
-      const advisor::LabelledStep labelled = advisor::ReadLabelledStep(window);
+      const advisor::LabelledSteps labelled = advisor::ReadLabelledSteps(window);
       advisor::LineOfOp(labelled, "aten::gather");
       advisor::ScopeLines(labelled, 10.0, 100.0);
     }

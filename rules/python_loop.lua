@@ -4,7 +4,7 @@
 -- waits on the host, not on the ops, and the module's hottest op (a tiny aten::add) says nothing
 -- of where the time goes. Gathering all spans with one indexing op (or torch.compile, once the
 -- loop no longer reads values back with .tolist()) replaces hundreds of ops with a few.
--- facts.hotspot.lines: the hot spot module's lines, read in one labelled step (script mode).
+-- facts.hotspot.lines: the hot spot module's lines, read in labelled steps (script mode).
 
 local MIN_SHARE = 0.05
 local MEDIUM_SHARE = 0.15

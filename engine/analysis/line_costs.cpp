@@ -5,6 +5,7 @@
 
 #include "engine/analysis/placement.h"
 #include "engine/analysis/sequence_numbers.h"
+#include "engine/util/median.h"
 
 namespace advisor {
 namespace {
@@ -12,7 +13,7 @@ namespace {
 double Ms(const OpEvent& op) { return (op.end_ns - op.start_ns) * 1e-6; }
 
 // The innermost label around op `i` (itself where it is one), or -1.
-int LabelAround(const LabelledStep& step, const std::vector<OpPlacement>& placements, int i) {
+int LabelAround(const LabelledSteps& step, const std::vector<OpPlacement>& placements, int i) {
   for (int at = i; at >= 0; at = placements[at].parent) {
     if (step.labels.count(static_cast<std::size_t>(at))) return at;
   }
@@ -21,7 +22,7 @@ int LabelAround(const LabelledStep& step, const std::vector<OpPlacement>& placem
 
 // The line whose own op `i` is: the label above it with no ATen op between them (the ops inside an
 // op are that op's), or -1.
-int LineOfOwnOp(const LabelledStep& step, const std::vector<OpPlacement>& placements, int i) {
+int LineOfOwnOp(const LabelledSteps& step, const std::vector<OpPlacement>& placements, int i) {
   for (int at = placements[i].parent; at >= 0; at = placements[at].parent) {
     if (step.labels.count(static_cast<std::size_t>(at))) return at;
     if (step.timeline.ops[at].scope == OpScope::kForward) return -1;
@@ -31,50 +32,68 @@ int LineOfOwnOp(const LabelledStep& step, const std::vector<OpPlacement>& placem
 
 }  // namespace
 
-std::vector<LineCost> CostsByLine(const LabelledStep& step) {
+std::vector<LineCost> CostsByLine(const LabelledSteps& step) {
   const Timeline& timeline = step.timeline;
-  if (timeline.steps.empty()) return {};
-  const double per_step = 1.0 / static_cast<double>(timeline.steps.size());
+  const std::size_t steps = timeline.steps.size();
+  if (steps == 0) return {};
   const std::vector<OpPlacement> placements = PlaceOps(timeline);
   const std::vector<int> creator = CreatingForwardOps(timeline);
-  std::map<std::pair<std::string, int>, LineCost> lines;
-  const auto line_of = [&](int label) -> LineCost& {
+  // Per line, its costs in each step.
+  std::map<std::pair<std::string, int>, std::vector<LineCost>> by_step;
+  const auto line_at = [&](int label, int step_index) -> LineCost& {
     const SourceLocation& source = step.labels.at(static_cast<std::size_t>(label));
-    LineCost& line = lines[{source.file, source.line}];
-    line.source = source;
-    return line;
+    std::vector<LineCost>& line = by_step[{source.file, source.line}];
+    if (line.empty()) line.resize(steps, LineCost{source});
+    return line[static_cast<std::size_t>(step_index)];
   };
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
     const OpEvent& op = timeline.ops[i];
     const int index = static_cast<int>(i);
-    if (placements[i].step < 0) continue;
+    const int at = placements[i].step;
+    if (at < 0) continue;
     if (step.labels.count(i)) {
-      LineCost& line = line_of(index);
-      line.runs += per_step;
-      line.own_ms += Ms(op) * per_step;
+      LineCost& line = line_at(index, at);
+      line.runs += 1;
+      line.own_ms += Ms(op);
       // A line that ran inside another line's range is not that line's own time.
       const int caller = LabelAround(step, placements, placements[i].parent);
-      if (caller >= 0) line_of(caller).own_ms -= Ms(op) * per_step;
+      if (caller >= 0) line_at(caller, at).own_ms -= Ms(op);
     } else if (op.scope == OpScope::kForward) {
       const int label = LineOfOwnOp(step, placements, index);
       if (label < 0) continue;
-      LineCost& line = line_of(label);
-      line.ops += per_step;
-      line.op_ms += Ms(op) * per_step;
+      LineCost& line = line_at(label, at);
+      line.ops += 1;
+      line.op_ms += Ms(op);
     } else if (op.scope == OpScope::kBackward && placements[i].top_level == index &&
                creator[i] >= 0) {
       const int label = LabelAround(step, placements, creator[i]);
-      if (label >= 0) line_of(label).backward_ms += Ms(op) * per_step;
+      if (label >= 0) line_at(label, at).backward_ms += Ms(op);
     }
   }
-  std::vector<LineCost> sorted;
-  for (auto& [key, line] : lines) sorted.push_back(std::move(line));
-  std::stable_sort(sorted.begin(), sorted.end(),
+  // Each number the median of its steps': a step in which the line's ops waited for a core (a
+  // 128-row cdist read 15 ms in one labelled step on the busy VM, against 0.15 in the windows)
+  // moves none.
+  std::vector<LineCost> lines;
+  for (const auto& [key, per_step] : by_step) {
+    const auto median = [&per_step](double LineCost::*field) {
+      std::vector<double> values;
+      for (const LineCost& cost : per_step) values.push_back(cost.*field);
+      return Median(values);
+    };
+    LineCost line{per_step.front().source};
+    line.runs = median(&LineCost::runs);
+    line.ops = median(&LineCost::ops);
+    line.op_ms = median(&LineCost::op_ms);
+    line.own_ms = median(&LineCost::own_ms);
+    line.backward_ms = median(&LineCost::backward_ms);
+    lines.push_back(std::move(line));
+  }
+  std::stable_sort(lines.begin(), lines.end(),
                    [](const LineCost& a, const LineCost& b) { return a.ms() > b.ms(); });
-  return sorted;
+  return lines;
 }
 
-std::vector<SourceLine> ScopeLines(const LabelledStep& step, double scope_ms, double step_ms) {
+std::vector<SourceLine> ScopeLines(const LabelledSteps& step, double scope_ms, double step_ms) {
   const std::vector<LineCost> costs = CostsByLine(step);
   double labelled_ms = 0;
   for (const LineCost& line : costs) labelled_ms += line.ms();
@@ -100,7 +119,7 @@ std::vector<SourceLine> ScopeLines(const LabelledStep& step, double scope_ms, do
   return lines;
 }
 
-std::optional<SourceLocation> LineOfOp(const LabelledStep& step, const std::string& op) {
+std::optional<SourceLocation> LineOfOp(const LabelledSteps& step, const std::string& op) {
   const std::vector<OpPlacement> placements = PlaceOps(step.timeline);
   for (std::size_t i = 0; i < step.timeline.ops.size(); ++i) {
     if (step.timeline.ops[i].name != op) continue;

@@ -655,13 +655,13 @@ class Bisection {
     }
     // A door that labels calls with their lines reads the op's line and the module's lines in one
     // step; the others read the op's line alone.
-    const std::vector<LabelledStep> labelled =
-        path.empty() ? std::vector<LabelledStep>() : source_.RecordLabelled({false, path});
+    const std::vector<LabelledSteps> labelled =
+        path.empty() ? std::vector<LabelledSteps>() : source_.RecordLabelled({false, path});
     if (labelled.empty()) {
       if (!forward_op.empty()) hotspot.source = source_.SourceOf(path, forward_op);
       return hotspot;
     }
-    for (const LabelledStep& step : labelled) {
+    for (const LabelledSteps& step : labelled) {
       if (forward_op.empty() || hotspot.source) break;
       hotspot.source = LineOfOp(step, forward_op);
     }
@@ -671,11 +671,11 @@ class Bisection {
     return hotspot;
   }
 
-  // A script's loss of at least kLossLinesShare of the step: the lines that spend it, read in one
-  // labelled step. A script that ends meanwhile leaves them unread, as it does the findings'.
+  // A script's loss of at least kLossLinesShare of the step: the lines that spend it, read in
+  // labelled steps. A script that ends meanwhile leaves them unread, as it does the findings'.
   void ReadLossLines(RunReport& report) {
     if (!report.loss || report.loss->share < kLossLinesShare) return;
-    std::vector<LabelledStep> labelled;
+    std::vector<LabelledSteps> labelled;
     try {
       labelled = source_.RecordLabelled({true, ""});
     } catch (const std::runtime_error& error) {

@@ -10,8 +10,8 @@
 
 namespace advisor {
 
-// One line of the user's code: what it ran in one labelled step, and its part of the time of the
-// code it belongs to (the module's or the loss's), per step.
+// One line of the user's code: what it ran in labelled steps (the median step's), and its part of
+// the time of the code it belongs to (the module's or the loss's), per step.
 struct SourceLine {
   SourceLocation source;
   double runs = 0;   // the times it ran (a loop's body line: once an iteration)

@@ -241,7 +241,7 @@ std::string SummaryParagraph(const RunReport& report, const InlineMarkup& markup
 
 std::string NoSourceSentence(const RunReport& report) {
   return report.run.mode == Door::kScript
-             ? "No line of your code ran this op in the step whose lines were read (the autograd "
+             ? "No line of your code ran this op in the steps whose lines were read (the autograd "
                "engine runs some ops on its own: the sums of two gradients of one tensor)."
              : "The archive holds no source for this op.";
 }

@@ -44,7 +44,7 @@ std::string CrossCheckSentence(const CrossCheck& check);
 std::string DistributedSentence(const DistributedSummary& distributed, const InlineMarkup& markup);
 
 // Why the hot spot has no source line: a model's archive holds none for its op; a script's
-// labelled step saw no line of the user's code run it (an op the autograd engine runs on its own,
+// labelled steps saw no line of the user's code run it (an op the autograd engine runs on its own,
 // such as the aten::add that sums two gradients of one tensor).
 std::string NoSourceSentence(const RunReport& report);
 

@@ -245,10 +245,10 @@ ProbeWindow ReadWindow(const json& message) {
   return out;
 }
 
-LabelledStep ReadLabelledStep(ProbeWindow window) {
+LabelledSteps ReadLabelledSteps(ProbeWindow window) {
   static constexpr char kSourcePrefix[] = "advisor.source@";
   static constexpr char kCall[] = "advisor.call";
-  LabelledStep step;
+  LabelledSteps step;
   step.timeline = std::move(window.window.timeline);
   for (std::size_t i = 0; i < step.timeline.ops.size(); ++i) {
     const std::string& name = step.timeline.ops[i].name;

@@ -86,6 +86,6 @@ ProbeWindow ReadWindow(const nlohmann::json& message);
 // A source window's step with its labels (probes/python/site/advisor_probe/sources.py): each
 // "advisor.source@FILE:LINE" range around a torch call names its line, with the line's text
 // where the window sent one; each "advisor.call" range is a call of the labelled module.
-LabelledStep ReadLabelledStep(ProbeWindow window);
+LabelledSteps ReadLabelledSteps(ProbeWindow window);
 
 }  // namespace advisor

@@ -321,21 +321,21 @@ std::optional<SourceLocation> ScriptSource::SourceOf(const std::string& path,
   progress_("reading where " + path + " calls " + op + " (one step)");
   // Every rank runs the step (they train in lockstep); the op may run on some ranks only (the
   // straggler's extra work), so the first rank that ran it names its line.
-  for (const LabelledStep& step : AskLabelled({false, path})) {
+  for (const LabelledSteps& step : AskLabelled({false, path}, 1)) {
     if (std::optional<SourceLocation> source = LineOfOp(step, op)) return source;
   }
   return std::nullopt;
 }
 
-std::vector<LabelledStep> ScriptSource::RecordLabelled(const LabelScope& scope) {
+std::vector<LabelledSteps> ScriptSource::RecordLabelled(const LabelScope& scope) {
   if (!scope.loss && (modules_.count(scope.path) == 0 || scope.path.empty())) return {};
-  progress_("reading the lines of " + (scope.loss ? std::string("the loss") : scope.path) +
-            " (one step)");
-  return AskLabelled(scope);
+  progress_("reading the lines of " + (scope.loss ? std::string("the loss") : scope.path) + " (" +
+            std::to_string(kLabelledSteps) + " steps)");
+  return AskLabelled(scope, kLabelledSteps);
 }
 
-std::vector<LabelledStep> ScriptSource::AskLabelled(const LabelScope& scope) {
-  json command = {{"op", "source"}, {"steps", 1}, {"device_activity", false}};
+std::vector<LabelledSteps> ScriptSource::AskLabelled(const LabelScope& scope, int steps_asked) {
+  json command = {{"op", "source"}, {"steps", steps_asked}, {"device_activity", false}};
   if (scope.loss) {
     command["span"] = "loss";
   } else {
@@ -343,11 +343,11 @@ std::vector<LabelledStep> ScriptSource::AskLabelled(const LabelScope& scope) {
   }
   const std::string doing = "reading the lines of " +
                             (scope.loss ? std::string("the loss") : scope.path);
-  std::vector<LabelledStep> steps;
-  const std::vector<json> replies = Ask(std::move(command), "window", doing, 1);
+  std::vector<LabelledSteps> steps;
+  const std::vector<json> replies = Ask(std::move(command), "window", doing, steps_asked);
   for (std::size_t r = 0; r < replies.size(); ++r) {
     try {
-      steps.push_back(ReadLabelledStep(ReadWindow(replies[r])));
+      steps.push_back(ReadLabelledSteps(ReadWindow(replies[r])));
     } catch (const ProbeMessageError& error) {
       BadMessage(ranks_[r], doing, error);
     }

@@ -61,7 +61,7 @@ class ScriptSource : public WindowSource {
   TimedSteps TimeSteps(int steps) override;
   RecordedWindow Record(const WindowRequest& request) override;
   std::optional<SourceLocation> SourceOf(const std::string& path, const std::string& op) override;
-  std::vector<LabelledStep> RecordLabelled(const LabelScope& scope) override;
+  std::vector<LabelledSteps> RecordLabelled(const LabelScope& scope) override;
 
   // The bisection is done: ends the script and everything it started, or with `let_run` stops
   // measuring and lets the script train on alone (WaitForScript then waits for its end).
@@ -94,8 +94,8 @@ class ScriptSource : public WindowSource {
   };
 
   void ConnectRanks();
-  // One step of `scope`'s calls labelled with their lines, every rank's (RecordLabelled).
-  std::vector<LabelledStep> AskLabelled(const LabelScope& scope);
+  // `steps_asked` steps of `scope`'s lines labelled, every rank's (RecordLabelled, SourceOf).
+  std::vector<LabelledSteps> AskLabelled(const LabelScope& scope, int steps_asked);
   // Keeps what the first rank's reply to a command of `steps` measured steps says of its loader.
   void NoteLoader(const nlohmann::json& reply, std::size_t steps);
   Rank Connect(const std::string& doing);

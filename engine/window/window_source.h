@@ -37,7 +37,11 @@ struct WindowRequest {
   bool device_activity = true;
 };
 
-// Whose torch calls a labelled step labels with the lines of the user's code that made them.
+// Whose code labelled steps label with the lines of the user's code that ran.
+// Steps a labelled recording runs: each line's numbers are the median of theirs, so that one step
+// in which an op waited for a core does not name its line.
+inline constexpr int kLabelledSteps = 3;
+
 struct LabelScope {
   // The loss: the step's time from the model's forward returning to backward(). Else the forward
   // of the module at `path`, its submodules' included.
@@ -96,10 +100,10 @@ class WindowSource {
   virtual std::optional<SourceLocation> SourceOf(const std::string& path,
                                                  const std::string& op) = 0;
 
-  // One step with every torch call of `scope` labelled by its line in the user's code, as each
-  // training process ran it (one per rank, in rank order); none where the door cannot label
-  // calls (a model.pt's lines come from its archive: SourceOf).
-  virtual std::vector<LabelledStep> RecordLabelled(const LabelScope& scope) {
+  // A few steps with every line of `scope` in the user's code labelled (kLabelledSteps), as each
+  // training process ran them (one per rank, in rank order); none where the door cannot label
+  // lines (a model.pt's come from its archive: SourceOf).
+  virtual std::vector<LabelledSteps> RecordLabelled(const LabelScope& scope) {
     static_cast<void>(scope);
     return {};
   }

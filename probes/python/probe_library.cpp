@@ -57,7 +57,7 @@ void ProbeAbandon() {
 
 std::string ProbeTorchVersion() { return TORCH_VERSION; }
 
-// The lines of a labelled step (site/advisor_probe/sources.py): a range each, recorded straight
+// The lines of labelled steps (site/advisor_probe/sources.py): a range each, recorded straight
 // into the window. A Python record_function makes a tensor for its handle on torch 1.x, whose
 // aten::zeros, one a line run, read as the enclosing line's own ops (517 in a triplet loss's
 // calling line). Outside a window a label records nothing, and still pairs with its end.

@@ -11,7 +11,7 @@ using testing::TimelineBuilder;
 
 // A loss labelled line by line: its calling line (35) around the lines of the function it calls,
 // one of them run twice (a loop of two anchors), and the backward nodes of their ops.
-LabelledStep LabelledLoss() {
+LabelledSteps LabelledLoss() {
   TimelineBuilder b;
   b.Stretches(
        0,
@@ -31,7 +31,7 @@ LabelledStep LabelledLoss() {
       .Op("IndexBackward0", 66, 70, 1, OpScope::kBackward, 6, 1)
       .Op("MaxBackward1", 70, 72, 1, OpScope::kBackward, 5, 1)
       .Op("IndexBackward0", 72, 74, 1, OpScope::kBackward, 4, 1);
-  LabelledStep step;
+  LabelledSteps step;
   step.timeline = b.Build();
   const SourceLocation call{"train.py", 35, "loss = triplet(emb, y)"};
   const SourceLocation loop{"train.py", 21, "pos = dist[i][labels == labels[i]].max()"};
@@ -58,8 +58,33 @@ TEST(CostsByLine, ALinesOwnTimeLeavesOutTheLinesItCalls) {
   EXPECT_DOUBLE_EQ(call.ops, 0);
 }
 
+// Three labelled steps, the line's op in the second waiting for a core: the medians keep the
+// other two steps' numbers.
+TEST(CostsByLine, EachNumberIsTheMedianOfTheSteps) {
+  TimelineBuilder b;
+  const double op_ms[] = {2, 30, 3};
+  for (int s = 0; s < 3; ++s) {
+    const double start = 100.0 * s;
+    b.Stretches(start, {{Phase::kForward, start + 10},
+                        {Phase::kLoss, start + 50},
+                        {Phase::kBackward, start + 90},
+                        {Phase::kOptimizer, start + 95}})
+        .Op("label 18", start + 11, start + 12 + op_ms[s])
+        .Op("aten::cdist", start + 11.5, start + 11.5 + op_ms[s]);
+  }
+  LabelledSteps steps;
+  steps.timeline = b.Build();
+  const SourceLocation line{"train.py", 18, "dist = torch.cdist(emb, emb)"};
+  steps.labels = {{0, line}, {2, line}, {4, line}};
+  const std::vector<LineCost> lines = CostsByLine(steps);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_DOUBLE_EQ(lines[0].runs, 1);
+  EXPECT_NEAR(lines[0].op_ms, 3, 1e-9) << "the median of 2, 30 and 3 ms";
+  EXPECT_NEAR(lines[0].own_ms, 4, 1e-9);
+}
+
 TEST(ScopeLines, ShareTheScopesMeasuredTimeByTheLabelledStepsProportions) {
-  LabelledStep step = LabelledLoss();
+  LabelledSteps step = LabelledLoss();
   // The labelled lines took 52 ms (the loop 30, the stack 12, the call 10): the loop's 30 of them
   // is its part of the 40 ms the windows measured the loss at.
   const std::vector<SourceLine> lines = ScopeLines(step, /*scope_ms=*/40, /*step_ms=*/100);
@@ -79,7 +104,7 @@ TEST(ScopeLines, ShareTheScopesMeasuredTimeByTheLabelledStepsProportions) {
 }
 
 TEST(LineOfOp, NamesTheInnermostLineAroundTheFirstCall) {
-  const LabelledStep step = LabelledLoss();
+  const LabelledSteps step = LabelledLoss();
   const std::optional<SourceLocation> line = LineOfOp(step, "aten::nonzero");
   ASSERT_TRUE(line.has_value());
   EXPECT_EQ(line->line, 21);

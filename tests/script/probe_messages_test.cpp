@@ -173,7 +173,7 @@ TEST(ProbeMessages, ReadsTheLinesAndModuleCallsOfASourceWindow) {
                   {"aten::gather", OpScope::kForward, 1, 2, 0, 31, 59, 2, 0},
                   {"advisor.source@no-line-number", OpScope::kUser, 1, -1, 0, 61, 62, 1, 0}};
   window.lines["/home/me/model.py:57"] = "x = torch.gather(x, 1, index)";
-  const LabelledStep step = ReadLabelledStep(window);
+  const LabelledSteps step = ReadLabelledSteps(window);
   EXPECT_EQ(step.scope_calls, 1);
   ASSERT_EQ(step.labels.size(), 2u) << "a label without its line is none";
   EXPECT_EQ(step.labels.at(1).line, 41);
