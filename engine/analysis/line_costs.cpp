@@ -74,7 +74,9 @@ std::vector<LineCost> CostsByLine(const LabelledSteps& step) {
   // 128-row cdist read 15 ms in one labelled step on the busy VM, against 0.15 in the windows)
   // moves none.
   std::vector<LineCost> lines;
-  for (const auto& [key, per_step] : by_step) {
+  for (const auto& entry : by_step) {
+    // A named reference, not a structured binding: C++17 lets no lambda capture a binding.
+    const std::vector<LineCost>& per_step = entry.second;
     const auto median = [&per_step](double LineCost::*field) {
       std::vector<double> values;
       for (const LineCost& cost : per_step) values.push_back(cost.*field);
