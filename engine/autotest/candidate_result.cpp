@@ -70,12 +70,6 @@ std::vector<MethodChange> CodeChanges(const JsonField& root) {
   return changes;
 }
 
-// A number that is null where unknown (JSON has no NaN).
-std::optional<double> ReadNumberOrNull(const JsonField& field, const NumberRange& range) {
-  if (field.IsNull()) return std::nullopt;
-  return field.Number(range);
-}
-
 CandidateResult ReadResult(const JsonField& root) {
   root.ExpectObject();
   CandidateResult result;
@@ -88,12 +82,11 @@ CandidateResult ReadResult(const JsonField& root) {
   result.samples_per_step =
       static_cast<int>(root.Required("samples_per_step").Integer(1, 1'000'000'000));
   // Null where the device has no allocator statistics, or where the loss diverged.
-  result.peak_memory_mb =
-      ReadNumberOrNull(root.Required("peak_memory_mb"), NumberRange::AtLeast(0));
-  result.loss = ReadNumberOrNull(root.Required("loss"), {});
+  result.peak_memory_mb = root.Required("peak_memory_mb").NumberOrNull(NumberRange::AtLeast(0));
+  result.loss = root.Required("loss").NumberOrNull();
   result.sites = Sites(root);
   if (auto warmup = root.Optional("warmup_s")) {
-    result.warmup_s = ReadNumberOrNull(*warmup, NumberRange::AtLeast(0));
+    result.warmup_s = warmup->NumberOrNull(NumberRange::AtLeast(0));
   }
   return result;
 }
@@ -108,8 +101,8 @@ NumericsResult ReadNumerics(const JsonField& root) {
   result.numerics.max_rel_diff = root.Required("max_rel_diff").Number(NumberRange::AtLeast(0));
   result.numerics.tolerance = root.Required("tolerance").Number(NumberRange::AtLeast(0));
   result.worst = root.Required("worst").String();
-  result.compared = static_cast<int>(
-      root.Required("compared").Integer(1, std::numeric_limits<int>::max()));
+  result.compared =
+      static_cast<int>(root.Required("compared").Integer(1, std::numeric_limits<int>::max()));
   result.sites = Sites(root);
   result.code_changes = CodeChanges(root);
   return result;
@@ -159,9 +152,9 @@ CandidateResult ParseCandidateResult(const std::string& json_text, const std::st
 
 CandidateResult ReadCandidateResult(const std::string& path) {
   return ParseCandidateResult(RethrowAs<CandidateResultError>([&] {
-                             return ReadBounded(path, "the worker wrote no result file");
-                           }),
-                           path);
+                                return ReadBounded(path, "the worker wrote no result file");
+                              }),
+                              path);
 }
 
 NumericsResult ReadNumericsResult(const std::string& path) {

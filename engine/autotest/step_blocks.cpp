@@ -17,11 +17,6 @@ constexpr std::uintmax_t kMaxBlocksResultBytes = 16 << 20;
 constexpr std::size_t kMaxBlocks = 10'000;
 constexpr std::size_t kMaxStepsPerBlock = 10'000;
 
-std::optional<double> NumberOrNone(const JsonField& field, const NumberRange& range) {
-  if (field.IsNull()) return std::nullopt;
-  return field.Number(range);
-}
-
 StepBlock ReadBlock(const JsonField& field) {
   field.ExpectObject();
   StepBlock block;
@@ -36,7 +31,7 @@ StepBlock ReadBlock(const JsonField& field) {
     block.step_ms.push_back(step.Number(NumberRange::Above(0)));
   }
   if (auto peak = field.Optional("peak_memory_mb")) {
-    block.peak_memory_mb = NumberOrNone(*peak, NumberRange::AtLeast(0));
+    block.peak_memory_mb = peak->NumberOrNull(NumberRange::AtLeast(0));
   }
   return block;
 }
@@ -51,9 +46,9 @@ BlocksResult ReadBlocks(const JsonField& root) {
   result.complete = root.Required("complete").Bool();
   result.samples_per_step =
       static_cast<int>(root.Required("samples_per_step").Integer(1, 1'000'000'000));
-  result.loss = NumberOrNone(root.Required("loss"), {});
+  result.loss = root.Required("loss").NumberOrNull();
   if (auto warmup = root.Optional("warmup_s")) {
-    result.warmup_s = NumberOrNone(*warmup, NumberRange::AtLeast(0));
+    result.warmup_s = warmup->NumberOrNull(NumberRange::AtLeast(0));
   }
   return result;
 }

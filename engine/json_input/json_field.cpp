@@ -254,4 +254,9 @@ double JsonField::Number(const NumberRange& range) const {
   return number;
 }
 
+std::optional<double> JsonField::NumberOrNull(const NumberRange& range) const {
+  if (IsNull()) return std::nullopt;
+  return Number(range);
+}
+
 }  // namespace advisor

@@ -90,6 +90,8 @@ class JsonField {
                        std::int64_t high = std::numeric_limits<std::int64_t>::max()) const;
   std::uint64_t Unsigned(std::uint64_t high = std::numeric_limits<std::uint64_t>::max()) const;
   double Number(const NumberRange& range = {}) const;
+  // A number where one was measured, null where it was not (JSON has no NaN).
+  std::optional<double> NumberOrNull(const NumberRange& range = {}) const;
 
   // "SOURCE: field 'PATH' must be EXPECTED, got VALUE".
   [[noreturn]] void Refuse(const std::string& expected) const;

@@ -12,6 +12,7 @@
 namespace advisor::testing {
 namespace {
 
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -111,7 +112,10 @@ TEST_F(RulesCommandsTest, CheckEndsARuleThatRunsForHours) {
       "  while a == b do end\n"
       "end}");
   EXPECT_EQ(RulesCheckCommand(file, out_, err_), 1);
-  EXPECT_THAT(err_.str(), HasSubstr(file + ":3: rule 'slow': time limit of 1000 ms exceeded"));
+  // Which line the clock stops depends on the machine's load: under AddressSanitizer on a busy
+  // 2-core machine the string.rep calls outlasted the second.
+  EXPECT_THAT(err_.str(), HasSubstr(file + ":"));
+  EXPECT_THAT(err_.str(), ContainsRegex("slow.lua:[0-9]+: rule 'slow': time limit of 1000 ms"));
   EXPECT_THAT(out_.str(), HasSubstr("1 rule loaded, 2 problems\n"));
 }
 

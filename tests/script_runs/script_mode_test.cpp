@@ -69,6 +69,16 @@ std::string Sample(const std::string& tag, const std::string& arguments = "") {
 
 json Report(const fs::path& out) { return json::parse(ReadFile((out / "report.json").string())); }
 
+// The 1-based number of the first line of `file` that contains `text`; 0 if none does.
+int LineOf(const std::string& file, const std::string& text) {
+  std::ifstream source(file);
+  std::string line;
+  for (int number = 1; std::getline(source, line); ++number) {
+    if (line.find(text) != std::string::npos) return number;
+  }
+  return 0;
+}
+
 // One line on stderr after advisor's own progress lines, and nothing else advisor printed.
 std::string AdvisorError(const CommandResult& run) {
   const std::size_t at = run.err.rfind("advisor: ");
@@ -270,15 +280,6 @@ const json* FindingOf(const json& report, const std::string& rule) {
 // slow way, before a crop.
 std::string Pipeline(const std::string& tag, const std::string& arguments) {
   return kPython + " " + kScripts + "/pipeline_train.py --tag " + tag + " " + arguments;
-}
-
-int LineOf(const std::string& file, const std::string& text) {
-  std::ifstream source(file);
-  std::string line;
-  for (int number = 1; std::getline(source, line); ++number) {
-    if (line.find(text) != std::string::npos) return number;
-  }
-  return 0;
 }
 
 // The heaviest piece of `kind` in data.stage.
@@ -520,17 +521,6 @@ const json* LineEntry(const json& lines, const std::string& file, int line) {
   return nullptr;
 }
 
-// The 1-based number of the first line of `file` that contains `text`; 0 if none does.
-int LineNumberOf(const std::string& file, const std::string& text) {
-  std::ifstream in(file);
-  int number = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++number;
-    if (line.find(text) != std::string::npos) return number;
-  }
-  return 0;
-}
-
 // The report.md's first paragraph: the sentence a reader sees first.
 std::string FirstParagraph(const fs::path& out) {
   const std::string md = ReadFile((out / "report.md").string());
@@ -560,7 +550,7 @@ TEST(ScriptMode, ALossOutsideTheModelIsMeasuredAndItsLoopNamed) {
   EXPECT_GT(loss["share"].get<double>(), 0.33) << loss.dump();
   ASSERT_FALSE(loss["lines"].empty()) << loss.dump();
   // The loop: its header, then its body's three lines.
-  const int loop = LineNumberOf(script, "for i in range(len(labels)):");
+  const int loop = LineOf(script, "for i in range(len(labels)):");
   ASSERT_GT(loop, 0);
   const json& heaviest = loss["lines"][0];
   EXPECT_EQ(heaviest["file"], script);
@@ -624,7 +614,7 @@ TEST(ScriptMode, APythonLoopInAModulesForwardIsNamedWithItsLine) {
   // The line that only slices has its ops too (torch 1.x's indexing reaches no TorchFunctionMode:
   // the line tracer sees it).
   const json* slicing =
-      LineEntry(hotspot["lines"], script, LineNumberOf(script, "tokens = hidden[b, start:end]"));
+      LineEntry(hotspot["lines"], script, LineOf(script, "tokens = hidden[b, start:end]"));
   ASSERT_NE(slicing, nullptr) << hotspot["lines"].dump();
   EXPECT_EQ((*slicing)["text"], "tokens = hidden[b, start:end]");
   EXPECT_GE((*slicing)["ops_per_call"].get<double>(), 192.0) << slicing->dump();
