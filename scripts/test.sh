@@ -38,14 +38,22 @@ if $modern_lane; then
   trap 'kill -- -"$install" 2>/dev/null || true' EXIT
 fi
 
-"$root/scripts/setup.sh"
-"$root/scripts/format-check.sh"
-/usr/bin/python3 "$root/scripts/layers-check.py"
-(cd "$root/build" && ctest --output-on-failure -j"$(nproc)")
-"$root/scripts/odr-check.sh"
-"$root/scripts/sanitize.sh"
+# Each stage says what it took, so that a CI log shows where its 40 minutes go.
+stage() {
+  local name="$1" start=$SECONDS
+  shift
+  "$@"
+  echo "[test] $name: $((SECONDS - start)) s (at $SECONDS s)" >&2
+}
+
+stage "the build" "$root/scripts/setup.sh"
+stage "the format check" "$root/scripts/format-check.sh"
+stage "the layer check" /usr/bin/python3 "$root/scripts/layers-check.py"
+stage "the suites" bash -c 'cd "$1/build" && ctest --output-on-failure -j"$(nproc)"' _ "$root"
+stage "the ODR check" "$root/scripts/odr-check.sh"
+stage "the sanitized suites" "$root/scripts/sanitize.sh"
 seconds="${FUZZ_SECONDS:-10}"
-if [ "$seconds" -gt 0 ]; then "$root/scripts/fuzz.sh" "$seconds"; fi
+if [ "$seconds" -gt 0 ]; then stage "the fuzzing" "$root/scripts/fuzz.sh" "$seconds"; fi
 
 if $modern_lane; then
   if ! wait "$install"; then
@@ -54,5 +62,5 @@ if $modern_lane; then
     exit 1
   fi
   trap - EXIT
-  "$root/scripts/modern-lane.sh"
+  stage "the modern-torch lane" "$root/scripts/modern-lane.sh"
 fi
