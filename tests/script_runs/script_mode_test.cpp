@@ -256,6 +256,13 @@ TEST(ScriptMode, AFindingAwayFromTheHotSpotGetsItsLineFromTheRunningScript) {
   EXPECT_EQ(attention[0]["source"]["file"], kScripts + "/attention_train.py");
   EXPECT_NE(attention[0]["source"]["text"].get<std::string>().find("# SOFTMAX_LINE"),
             std::string::npos);
+  // The change to paste, read from the function around that line: its scale kept.
+  const json& change = attention[0]["change"];
+  ASSERT_TRUE(change.is_object()) << attention[0].dump();
+  EXPECT_EQ(change["after"], json::array({"return torch.nn.functional.scaled_dot_product_attention("
+                                          "q, k, v, scale=self.scale)"}))
+      << change.dump();
+  EXPECT_EQ(change["first_line"], attention[0]["source"]["line"].get<int>() - 1);
 }
 
 // The report's finding of `rule`, or nullptr.
