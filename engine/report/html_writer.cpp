@@ -332,9 +332,10 @@ void RenderModules(std::ostringstream& out, const RunReport& report) {
   out << "</p>\n" << RenderBarChartSvg(chart) << "\n</section>\n";
 }
 
-// The lines of a change, one under the other, in a code block.
-std::string CodeBlock(const std::vector<std::string>& lines, const char* kind) {
-  std::string block = std::string("<pre class=\"source ") + kind + "\">";
+// Lines of the user's code, one under the other, in a code block; `kind` "before" or "after"
+// colours a change's two sides, "" leaves a line as it is.
+std::string CodeBlock(const std::vector<std::string>& lines, const std::string& kind) {
+  std::string block = "<pre class=\"source" + (kind.empty() ? "" : " " + kind) + "\">";
   for (const std::string& line : lines) block += EscapeHtml(line) + "\n";
   return block + "</pre>";
 }
@@ -357,7 +358,7 @@ void RenderWhatToChange(std::ostringstream& out, const Finding& finding) {
     out << "<div class=\"label\">before</div>" << CodeBlock(change->before, "before")
         << "<div class=\"label\">after</div>" << CodeBlock(change->after, "after");
   } else if (!at.text.empty()) {
-    out << CodeBlock({at.text}, "before");
+    out << CodeBlock({at.text}, "");
   }
   if (change) out << "<p>" << EscapeHtml(change->advice) << "</p>";
   out << "</div>";

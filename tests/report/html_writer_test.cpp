@@ -138,7 +138,7 @@ TEST(HtmlWriter, EachFindingWithALineSaysWhatToChangeThere) {
   // A recipe without a code change: the line as it is, no before and after.
   EXPECT_TRUE(Contains(html,
                        "<div>in <code>train.<wbr>py</code>, line 88</div>"
-                       "<pre class=\"source before\">loss_value = loss.item()\n</pre></div>"));
+                       "<pre class=\"source\">loss_value = loss.item()\n</pre></div>"));
   // A change of several lines names them all; what it cannot keep is said in its advice.
   report.findings[0].change->first_line = 12;
   report.findings[0].change->before = {"s = q @ k.mT", "s = s.masked_fill(m, -1e9)",
