@@ -186,6 +186,16 @@ class _Pipeline:
         return x
 
 
+class _KeepsCallbacks:
+    """A transform with a list of callables that its call does not run."""
+
+    def __init__(self):
+        self.callbacks = [print]
+
+    def __call__(self, x):
+        return x * 2
+
+
 class _Augmented(torch.utils.data.Dataset):
     def __init__(self):
         self.augment = _Pipeline(_Double(), _Double())
@@ -232,6 +242,13 @@ class UnusualDatasetsTest(unittest.TestCase):
         _, message = self.batches(_Augmented(), 0, measured=True)
         self.assertEqual([p["path"] for p in message["pieces"] if p["path"].startswith("augment")],
                          ["augment.steps[0]", "augment.steps[1]"])
+
+    def test_a_transform_that_only_keeps_callables_is_timed_whole(self):
+        dataset = _Augmented()
+        dataset.augment = _KeepsCallbacks()
+        _, message = self.batches(dataset, 0, measured=True)
+        self.assertEqual([p["path"] for p in message["pieces"] if p["path"].startswith("augment")],
+                         ["augment"], "its own work, not its callbacks")
 
 
 if __name__ == "__main__":

@@ -453,14 +453,19 @@ def _all_transforms(value):
 
 def _steps_of(transform):
     """A Compose-like transform's steps: (attribute, list or tuple) where exactly one attribute
-    holds the callables it applies, whatever its name: torchvision's `transforms`, a hand-written
-    pipeline's `steps` or `ops`. Timing the steps, not the whole, keeps a blur before a crop apart
-    from the crop. None for any other value, and where two lists make the order a guess."""
+    holds callables and its call reads that attribute, whatever its name: torchvision's
+    `transforms`, a hand-written pipeline's `steps` or `ops`. Timing the steps, not the whole,
+    keeps a blur before a crop apart from the crop. None for any other value, where two lists
+    make the order a guess, and where the call never reads the list (a transform that keeps
+    callbacks: its own work would go untimed)."""
     if not _is_transform(transform):
         return None
     lists = [(key, value) for key, value in getattr(transform, "__dict__", {}).items()
              if _all_transforms(value)]
-    return lists[0] if len(lists) == 1 else None
+    code = _code_of(transform)
+    if len(lists) != 1 or code is None or lists[0][0] not in code.co_names:
+        return None
+    return lists[0]
 
 
 def _transforms(dataset):
