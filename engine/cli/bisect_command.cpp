@@ -120,7 +120,7 @@ void Conclude(const RuleSet& rules, const std::vector<std::string>& rule_problem
                              rule_problems.end());
   ApplyRules(rules, ReadRunEnvironment(), report);
   LocateFindings(report.findings, report.hotspot, outcome.windows, outcome.locate);
-  SuggestFindingChanges(report.findings);
+  SuggestFindingChanges(report.findings, report.run.mode);
 }
 
 // The autotest where asked, and the report folder: the same for every front door.

@@ -74,11 +74,12 @@ std::string Patch(const std::string& file, const CodeChange& change) {
   return patch;
 }
 
-void SuggestFindingChanges(std::vector<Finding>& findings) {
+void SuggestFindingChanges(std::vector<Finding>& findings, Door door) {
   for (Finding& finding : findings) {
     if (!finding.source) continue;
     const std::optional<SourceBlock> function =
-        EnclosingFunction(finding.source->file, finding.source->line);
+        door == Door::kScript ? EnclosingFunction(finding.source->file, finding.source->line)
+                              : std::nullopt;
     for (const std::string& recipe : RecipesOf(finding)) {
       finding.change = SuggestCodeChange(recipe, *finding.source, function ? &*function : nullptr);
       if (finding.change) break;

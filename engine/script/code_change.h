@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/model/door.h"
 #include "engine/model/finding.h"
 #include "engine/script/source_block.h"
 
@@ -25,7 +26,9 @@ std::optional<CodeChange> SuggestCodeChange(const std::string& recipe_id, const 
 std::string Patch(const std::string& file, const CodeChange& change);
 
 // Each finding's change, where it has a line in the user's code and names a recipe that needs
-// one: read against the function around that line, from the file as it is now.
-void SuggestFindingChanges(std::vector<Finding>& findings);
+// one. A script's are read against the function around that line, from the file as it is now; a
+// model's file names come from its archive, which names no file advisor reads, so its changes
+// go by the line the archive holds.
+void SuggestFindingChanges(std::vector<Finding>& findings, Door door);
 
 }  // namespace advisor

@@ -140,12 +140,20 @@ TEST(AttentionChange, TheFunctionIsReadFromTheUsersFile) {
   std::vector<Finding> findings(1);
   findings[0].recipe = "sdpa-attention";
   findings[0].source = SourceLocation{file, 8, "return s.softmax(dim=-1) @ v"};
-  SuggestFindingChanges(findings);
+  std::vector<Finding> from_a_model = findings;
+  SuggestFindingChanges(findings, Door::kScript);
   ASSERT_TRUE(findings[0].change.has_value());
   EXPECT_EQ(findings[0].change->first_line, 6);
   EXPECT_EQ(findings[0].change->after,
             std::vector<std::string>{"return torch.nn.functional.scaled_dot_product_attention(q, "
                                      "k, v, attn_mask=mask, scale=self.scale)"});
+  // A model's archive names files advisor does not read: its line alone, where the scores'
+  // factor and mask are not to be seen, gets the change in words.
+  SuggestFindingChanges(from_a_model, Door::kModel);
+  ASSERT_TRUE(from_a_model[0].change.has_value());
+  EXPECT_TRUE(from_a_model[0].change->before.empty());
+  EXPECT_NE(from_a_model[0].change->advice.find("passing your mask as attn_mask"),
+            std::string::npos);
 }
 
 }  // namespace
