@@ -63,6 +63,8 @@ std::vector<Statement> Statements(const SourceBlock& block) {
   return statements;
 }
 
+constexpr std::size_t kLongestStatement = 1000;  // characters
+
 // Pieces of the patterns below. An atom is a name with attributes and one subscript
 // (`self.q`, `qkv[0]`); a call's arguments nest two brackets deep; an argument has no comma
 // outside brackets.
@@ -367,6 +369,12 @@ CodeChange SdpaChange(const SourceLocation& at, const SourceBlock* function) {
   const std::vector<Statement> statements = Statements(function ? *function : line);
   CodeChange change;
   change.advice = InWords(at);
+  // std::regex matches by recursion, as deep as the text is long: a long literal would exhaust
+  // the stack, and attention is not written on such lines.
+  if (std::any_of(statements.begin(), statements.end(),
+                  [](const Statement& s) { return s.text.size() > kLongestStatement; })) {
+    return change;
+  }
   // The finding's line where it holds the softmax, else the function's first softmax.
   std::optional<std::size_t> softmax_at;
   for (std::size_t i = 0; i < statements.size(); ++i) {

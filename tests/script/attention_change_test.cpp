@@ -128,6 +128,23 @@ TEST(AttentionChange, SaysWhatItCannotKeepInsteadOfDroppingIt) {
   EXPECT_NE(SdpaOf(two_masks).cannot_keep.find("two masks (lines 12 and 13)"), std::string::npos);
 }
 
+// std::regex matches by recursion, as deep as the text it matches is long: a mask written as a
+// literal of 200 000 characters overflowed the stack.
+TEST(AttentionChange, AHugeLiteralGetsWordsNotACrash) {
+  const std::string literal = std::string(200000, '1');
+  const UserFunction function = Function(
+      "    def forward(self, q, k, v):\n"
+      "        s = q @ k.mT\n"
+      "        s = s + torch.tensor([" +
+          literal +
+          "])\n"
+          "        return s.softmax(-1) @ v",
+      "softmax");
+  const CodeChange change = SdpaOf(function);
+  EXPECT_TRUE(change.before.empty());
+  EXPECT_NE(change.advice.find("passing your mask as attn_mask"), std::string::npos);
+}
+
 TEST(AttentionChange, TheFunctionIsReadFromTheUsersFile) {
   testing::ScratchDir scratch;
   const std::string file = scratch.path() + "/model.py";
