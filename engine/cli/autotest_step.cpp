@@ -80,9 +80,9 @@ std::unique_ptr<CandidateRunner> MakeCandidateRunner(const BisectCommandOptions&
 }
 
 // A rewrite cannot be applied to a script, and a model's rewrite lives in the saved model only:
-// where a finding that names the rewrite knows its line in the user's code, the fix says what to
-// change there. A script's fix needs it to apply at all; a model's, once verified, says it beside
-// its result.
+// where a finding that names the rewrite has its change to the user's code (SuggestFindingChanges),
+// the fix says it. A script's fix needs it to apply at all; a model's, once verified, says it
+// beside its result.
 void SuggestCodeChanges(const std::vector<Recipe>& recipes, Door door, RunReport& report) {
   for (FixResult& fix : report.fixes) {
     const Recipe* recipe = FindRecipe(recipes, fix.recipe);
@@ -93,13 +93,14 @@ void SuggestCodeChanges(const std::vector<Recipe>& recipes, Door door, RunReport
       if (!finding.source || std::find(named.begin(), named.end(), fix.recipe) == named.end()) {
         continue;
       }
-      if (auto change = SuggestCodeChange(fix.recipe, *finding.source)) {
+      if (const std::optional<CodeChange>& change = finding.change) {
+        const std::string patch = Patch(finding.source->file, *change);
         if (door == Door::kScript) {
           fix.detail = "needs a change to the script's code: " + change->advice;
-        } else if (change->patch.empty()) {
+        } else if (patch.empty()) {
           fix.detail += (fix.detail.empty() ? "" : "; ") + ("in your code: " + change->advice);
         }
-        fix.suggested_change = change->patch;
+        fix.suggested_change = patch;
       }
       break;
     }

@@ -14,6 +14,7 @@
 #include "engine/report/chrome_trace.h"
 #include "engine/report/report_text.h"
 #include "engine/rules/rules_commands.h"
+#include "engine/script/code_change.h"
 #include "engine/util/cpu_pressure.h"
 #include "engine/util/data_dir.h"
 #include "engine/util/duration.h"
@@ -119,6 +120,7 @@ void Conclude(const RuleSet& rules, const std::vector<std::string>& rule_problem
                              rule_problems.end());
   ApplyRules(rules, ReadRunEnvironment(), report);
   LocateFindings(report.findings, report.hotspot, outcome.windows, outcome.locate);
+  SuggestFindingChanges(report.findings, report.run.mode);
 }
 
 // The autotest where asked, and the report folder: the same for every front door.

@@ -17,6 +17,21 @@ struct SourceLocation {
   std::string text;  // the source line, trimmed, where the archive has it
 };
 
+// The change a person makes to their own code for a finding's recipe, where the recipe needs one
+// (engine/script/code_change.h says which): in words, and where the code's shape is one advisor
+// knows, the lines it replaces and what replaces them. The lines are trimmed: a person applies
+// the change keeping the indentation.
+struct CodeChange {
+  std::string advice;               // what to do, naming the file and line
+  int first_line = 0;               // the first line `before` holds; 0 when the change is in words
+  std::vector<std::string> before;  // the user's lines as they are
+  std::vector<std::string> after;   // what replaces them
+  // What of the user's code the change cannot keep (a mask applied to the weights, the weights
+  // used afterwards), said plainly; "" when it keeps everything. A change that cannot keep
+  // something has no lines: the advice says what to do by hand.
+  std::string cannot_keep;
+};
+
 struct Finding {
   std::string rule;      // the rule's id
   Severity severity = Severity::kLow;
@@ -35,6 +50,9 @@ struct Finding {
   // Where the finding's op (or module) is in the user's code, outside torch's package; set after
   // the rules ran (LocateFindings, engine/bisect/finding_sources.h). Absent when unknown.
   std::optional<SourceLocation> source;
+  // The change to make at `source`, for a recipe a person applies by editing their code (a graph
+  // rewrite: a script cannot get it any other way); set with `source`. Absent otherwise.
+  std::optional<CodeChange> change;
 };
 
 // The order findings are reported in: advice the run's torch can take first (needs_torch

@@ -21,13 +21,13 @@ body {
 main { max-width: 1040px; margin: 0 auto; padding: 28px 32px 48px; }
 header { border-bottom: 1px solid var(--border); padding-bottom: 16px; margin-bottom: 20px; }
 .eyebrow { color: var(--muted); font-size: 12px; letter-spacing: .06em; text-transform: uppercase; }
-h1 { font-size: 24px; margin: 4px 0 6px; font-weight: 600; overflow-wrap: anywhere; }
+h1 { font-size: 24px; margin: 4px 0 6px; font-weight: 600; overflow-wrap: break-word; }
 h1 code { font-size: 22px; background: none; padding: 0; }
 .meta { color: var(--muted); }
 h2 { font-size: 18px; font-weight: 600; margin: 36px 0 12px; padding-bottom: 6px; border-bottom: 1px solid var(--border); }
 h3 { font-size: 15px; font-weight: 600; margin: 22px 0 8px; }
 p { margin: 8px 0; }
-code { font-family: var(--mono); font-size: 12.5px; background: var(--panel); padding: 1px 5px; border-radius: 4px; overflow-wrap: anywhere; }
+code { font-family: var(--mono); font-size: 12.5px; background: var(--panel); padding: 1px 5px; border-radius: 4px; overflow-wrap: break-word; }
 .tiles { display: grid; grid-template-columns: repeat(auto-fit, minmax(180px, 1fr)); gap: 12px; margin: 16px 0; }
 .tile { border: 1px solid var(--border); border-radius: 8px; padding: 12px 14px; background: #fff; }
 .tile .name { color: var(--muted); font-size: 12px; }
@@ -57,7 +57,12 @@ details { margin: 6px 0; } summary { cursor: pointer; color: var(--muted); font-
 .finding .head { display: flex; gap: 8px; align-items: baseline; flex-wrap: wrap; }
 .finding .facts { color: var(--muted); font-size: 13px; margin-top: 4px; }
 .finding .facts span + span::before { content: "\00b7"; margin: 0 8px; color: var(--faint); }
-pre.source { font-family: var(--mono); font-size: 12.5px; background: var(--panel); border: 1px solid var(--border); border-radius: 6px; padding: 10px 12px; overflow-x: auto; white-space: pre-wrap; word-break: break-all; }
+pre.source { font-family: var(--mono); font-size: 12.5px; background: var(--panel); border: 1px solid var(--border); border-radius: 6px; padding: 10px 12px; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; }
+.change { border-left: 4px solid var(--accent); background: #fbfcfe; border-radius: 4px; padding: 8px 12px; margin-top: 8px; font-size: 13px; }
+.change .change-head { font-weight: 600; }
+.change .label { color: var(--muted); font-size: 12px; margin-top: 6px; }
+.change pre.source { margin: 2px 0; }
+pre.source.before { background: #fff5f5; } pre.source.after { background: #f3fbf4; }
 pre.source .where { color: var(--muted); display: block; margin-bottom: 4px; }
 ul.quality { padding-left: 20px; }
 footer { margin-top: 40px; color: var(--faint); font-size: 12px; border-top: 1px solid var(--border); padding-top: 10px; }

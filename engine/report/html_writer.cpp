@@ -19,8 +19,15 @@ namespace {
 
 constexpr std::size_t kModulesCharted = 24;
 
+// A long module path or file name may break after its dots and slashes, and nowhere else: a
+// break anywhere split names letter by letter in narrow table columns.
 std::string HtmlCode(const std::string& identifier) {
-  return "<code>" + EscapeHtml(identifier) + "</code>";
+  std::string code = "<code>";
+  for (char c : EscapeHtml(identifier)) {
+    code += c;
+    if (c == '.' || c == '/') code += "<wbr>";
+  }
+  return code + "</code>";
 }
 
 constexpr InlineMarkup kHtml{HtmlCode, EscapeHtml};
@@ -85,14 +92,13 @@ void RenderHeader(std::ostringstream& out, const RunReport& report) {
     out << "allocator snapshot \u00b7 " << EscapeHtml(run.device_name) << "</div></header>\n";
     return;
   }
-  out
-      << EscapeHtml(run.device_name.empty() ? run.device
+  out << EscapeHtml(run.device_name.empty() ? run.device
                                             : run.device + " \u00b7 " + run.device_name)
       << (run.mode == Door::kScript ? " \u00b7 PyTorch " : " \u00b7 LibTorch ")
       << EscapeHtml(run.torch_version)
       << (run.mode == Door::kScript ? " \u00b7 Python " + EscapeHtml(run.python_version) : "")
-      << " \u00b7 batch " << run.batch_size
-      << " \u00b7 " << EscapeHtml(run.dtype) << "</div></header>\n";
+      << " \u00b7 batch " << run.batch_size << " \u00b7 " << EscapeHtml(run.dtype)
+      << "</div></header>\n";
 }
 
 // A snapshot's tiles: how high memory went, what was reserved then, what held the most.
@@ -144,11 +150,13 @@ void RenderSteps(std::ostringstream& out, const RunReport& report) {
   const StepBreakdown& step = report.step;
   // The profiled window's mean step and its phases, which add up to it (profiled_ms).
   const double whole = SharesStepMs(step);
-  BarRow row{"profiled step (mean)", {}, Ms(whole),
+  BarRow row{"profiled step (mean)",
+             {},
+             Ms(whole),
              "forward " + Ms(step.forward_ms) +
-                 (step.loss_ms ? ", loss " + Ms(*step.loss_ms) : std::string()) +
-                 ", backward " + Ms(step.backward_ms) + ", optimizer " + Ms(step.optimizer_ms) +
-                 " of a " + Ms(whole) + " step"};
+                 (step.loss_ms ? ", loss " + Ms(*step.loss_ms) : std::string()) + ", backward " +
+                 Ms(step.backward_ms) + ", optimizer " + Ms(step.optimizer_ms) + " of a " +
+                 Ms(whole) + " step"};
   BarChart chart{"Step breakdown", {}, {}};
   // In the step's order: the batch, the forward, the loss, the backward, the optimizer.
   const auto add = [&](double ms, const char* fill, const char* legend) {
@@ -204,8 +212,8 @@ BarChart RankChart(const DistributedSummary& distributed) {
                           Ms(rank.step_ms),
                           "rank " + std::to_string(rank.rank) + ": " + Ms(rank.step_ms) +
                               " step, " + Ms(rank.exposed_comm_ms) +
-                              " of it in collectives with nothing computing, " +
-                              Ms(rank.late_ms) + " late to the collectives",
+                              " of it in collectives with nothing computing, " + Ms(rank.late_ms) +
+                              " late to the collectives",
                           straggler});
   }
   return chart;
@@ -284,8 +292,8 @@ void RenderHotspot(std::ostringstream& out, const RunReport& report) {
   }
   if (!hotspot.top_ops.empty()) {
     out << "<h3>Top ops of " << HtmlCode(hotspot.path) << "</h3>\n";
-    RenderTable(out, OpTable(hotspot.top_ops, LevelsGpuMeasured(report),
-                             PageFaultsCounted(report), kTopOpsShown));
+    RenderTable(out, OpTable(hotspot.top_ops, LevelsGpuMeasured(report), PageFaultsCounted(report),
+                             kTopOpsShown));
     const std::string fresh_pages = FreshPagesSentence(hotspot, kHtml);
     if (!fresh_pages.empty()) out << "<p class=\"note\">" << fresh_pages << "</p>\n";
   }
@@ -324,6 +332,38 @@ void RenderModules(std::ostringstream& out, const RunReport& report) {
   out << "</p>\n" << RenderBarChartSvg(chart) << "\n</section>\n";
 }
 
+// Lines of the user's code, one under the other, in a code block; `kind` "before" or "after"
+// colours a change's two sides, "" leaves a line as it is.
+std::string CodeBlock(const std::vector<std::string>& lines, const std::string& kind) {
+  std::string block = "<pre class=\"source" + (kind.empty() ? "" : " " + kind) + "\">";
+  for (const std::string& line : lines) block += EscapeHtml(line) + "\n";
+  return block + "</pre>";
+}
+
+// Where in the user's code a finding is and what to change there: the file and line, the lines
+// before and after where the recipe's change has them, else the line as it is and the change in
+// words.
+void RenderWhatToChange(std::ostringstream& out, const Finding& finding) {
+  if (!finding.source) return;
+  const SourceLocation& at = *finding.source;
+  const std::optional<CodeChange>& change = finding.change;
+  const bool lines = change && !change->before.empty();
+  const int count = lines ? static_cast<int>(change->before.size()) : 1;
+  const int first = lines ? change->first_line : at.line;
+  out << "<div class=\"change\"><div class=\"change-head\">What to change</div><div>in "
+      << HtmlCode(at.file) << (count > 1 ? ", lines " : ", line ") << first;
+  if (count > 1) out << "\u2013" << first + count - 1;
+  out << "</div>";
+  if (lines) {
+    out << "<div class=\"label\">before</div>" << CodeBlock(change->before, "before")
+        << "<div class=\"label\">after</div>" << CodeBlock(change->after, "after");
+  } else if (!at.text.empty()) {
+    out << CodeBlock({at.text}, "");
+  }
+  if (change) out << "<p>" << EscapeHtml(change->advice) << "</p>";
+  out << "</div>";
+}
+
 void RenderFindings(std::ostringstream& out, const RunReport& report) {
   out << "<section id=\"findings\"><h2>Findings</h2>\n";
   if (report.findings.empty()) {
@@ -342,11 +382,6 @@ void RenderFindings(std::ostringstream& out, const RunReport& report) {
     if (!finding.evidence.empty()) {
       out << "<span>evidence: " << EscapeHtml(finding.evidence) << "</span>";
     }
-    if (finding.source) {
-      out << "<span>in your code " << HtmlCode(finding.source->file + ":" +
-                                             std::to_string(finding.source->line))
-          << "</span>";
-    }
     if (finding.expected_gain_ms) {
       out << "<span>expected gain " << EscapeHtml(Ms(*finding.expected_gain_ms)) << "/step</span>";
     }
@@ -357,16 +392,19 @@ void RenderFindings(std::ostringstream& out, const RunReport& report) {
             << EscapeHtml(FixOutcome(*fix)) << "</span></span>";
       }
     }
-    out << "</div></li>\n";
+    out << "</div>";
+    RenderWhatToChange(out, finding);
+    out << "</li>\n";
   }
   out << "</ol></section>\n";
 }
 
 BarChart BenchmarkChart(const std::vector<FixResult>& fixes) {
-  BarChart chart{"Step time before and after each fix: the step each compared (median, or mean "
-                 "where the step waits for its input), with min-max whiskers",
-                 {},
-                 {{"fill-baseline", "baseline"}}};
+  BarChart chart{
+      "Step time before and after each fix: the step each compared (median, or mean "
+      "where the step waits for its input), with min-max whiskers",
+      {},
+      {{"fill-baseline", "baseline"}}};
   for (const char* status : {"verified", "no-change", "rejected", "failed"}) {
     const bool present = std::any_of(fixes.begin(), fixes.end(), [status](const FixResult& fix) {
       return fix.status == status && BenchmarkMeasured(fix.candidate);
@@ -374,8 +412,8 @@ BarChart BenchmarkChart(const std::vector<FixResult>& fixes) {
     if (present)
       chart.legend.push_back({std::string("fill-") + status, std::string("fixed, ") + status});
   }
-  const auto add = [&chart](const std::string& label, const FixResult& fix,
-                            const BenchStats& stats, const std::string& fill, bool highlighted) {
+  const auto add = [&chart](const std::string& label, const FixResult& fix, const BenchStats& stats,
+                            const std::string& fill, bool highlighted) {
     BarRow row{label, {}, kNotMeasured, label + ": not measured", highlighted};
     if (BenchmarkMeasured(stats)) {
       row.segments.push_back({ComparedStepMs(fix, stats), fill});
@@ -404,14 +442,13 @@ BarChart WorkerSeriesChart(const FixResult& fix) {
     if (!point.samples_per_s) continue;
     const bool knee = fix.knee_workers == point.workers;
     const std::string label = std::to_string(point.workers) + " workers";
-    chart.rows.push_back({label,
-                          {{*point.samples_per_s, knee ? "fill-chosen" : "fill-candidate"}},
-                          FormatNumber(*point.samples_per_s) + "/s (" +
-                              FormatSpeedup(point.speedup) + ")",
-                          label + ": " + Ms(point.step_ms) + " per step, " +
-                              FormatNumber(*point.samples_per_s) + " samples/s" +
-                              (knee ? ", the knee" : ""),
-                          knee});
+    chart.rows.push_back(
+        {label,
+         {{*point.samples_per_s, knee ? "fill-chosen" : "fill-candidate"}},
+         FormatNumber(*point.samples_per_s) + "/s (" + FormatSpeedup(point.speedup) + ")",
+         label + ": " + Ms(point.step_ms) + " per step, " + FormatNumber(*point.samples_per_s) +
+             " samples/s" + (knee ? ", the knee" : ""),
+         knee});
   }
   return chart;
 }

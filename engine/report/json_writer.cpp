@@ -347,6 +347,15 @@ json CopiesToJson(const std::vector<CopySite>& copies) {
   return out;
 }
 
+json ChangeToJson(const std::optional<CodeChange>& change) {
+  if (!change) return nullptr;
+  return {{"advice", change->advice},
+          {"first_line", change->first_line == 0 ? json(nullptr) : json(change->first_line)},
+          {"before", change->before},
+          {"after", change->after},
+          {"cannot_keep", change->cannot_keep}};
+}
+
 json FindingsToJson(const std::vector<Finding>& findings) {
   json out = json::array();
   for (const Finding& finding : findings) {
@@ -361,7 +370,8 @@ json FindingsToJson(const std::vector<Finding>& findings) {
                    {"expected_gain_ms", OrNull(finding.expected_gain_ms)},
                    {"needs_torch", finding.needs_torch.empty() ? json(nullptr)
                                                                : json(finding.needs_torch)},
-                   {"source", SourceToJson(finding.source)}});
+                   {"source", SourceToJson(finding.source)},
+                   {"change", ChangeToJson(finding.change)}});
   }
   return out;
 }

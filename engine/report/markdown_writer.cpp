@@ -170,6 +170,19 @@ void RenderHotspot(std::ostringstream& out, const RunReport& report) {
   }
 }
 
+// A finding's change to the user's code, each line a code span of its own (a fenced block would
+// end the list item): the lines it replaces, numbered, then what replaces them.
+void RenderWhatToChange(std::ostringstream& out, const CodeChange& change) {
+  out << "   - What to change: " << MarkdownText(change.advice) << "\n";
+  for (std::size_t i = 0; i < change.before.size(); ++i) {
+    out << "     - line " << change.first_line + static_cast<int>(i) << ", before: "
+        << MarkdownCode(change.before[i]) << "\n";
+  }
+  for (const std::string& line : change.after) {
+    out << "     - after: " << MarkdownCode(line) << "\n";
+  }
+}
+
 void RenderFindings(std::ostringstream& out, const RunReport& report) {
   out << "## Findings\n\n";
   if (report.findings.empty()) {
@@ -193,6 +206,7 @@ void RenderFindings(std::ostringstream& out, const RunReport& report) {
       if (!finding.source->text.empty()) out << " " << MarkdownCode(finding.source->text);
       out << "\n";
     }
+    if (finding.change) RenderWhatToChange(out, *finding.change);
     if (finding.expected_gain_ms) {
       out << "   - Expected gain: " << FormatNumber(*finding.expected_gain_ms) << " ms/step\n";
     }

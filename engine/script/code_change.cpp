@@ -2,14 +2,16 @@
 
 #include <regex>
 
+#include "engine/script/attention_change.h"
+
 namespace advisor {
 namespace {
 
 std::string Where(const SourceLocation& at) { return at.file + ":" + std::to_string(at.line); }
 
-std::string Diff(const SourceLocation& at, const std::string& before, const std::string& after) {
-  return "--- " + at.file + "\n+++ " + at.file + "\n@@ -" + std::to_string(at.line) + " +" +
-         std::to_string(at.line) + " @@\n-" + before + "\n+" + after + "\n";
+// "@@ -57 +57 @@" for one line, "@@ -57,3 +57 @@" for three replaced by one.
+std::string Range(int first, std::size_t count) {
+  return std::to_string(first) + (count == 1 ? "" : "," + std::to_string(count));
 }
 
 // `torch.gather(x, 1, idx.unsqueeze(-1).expand(...))` and `x.gather(dim=1, index=...)`: tokens
@@ -24,8 +26,9 @@ std::optional<std::string> GatherAsIndexing(const std::string& line) {
     std::smatch match;
     if (std::regex_search(line, match, *pattern)) {
       const std::string source = match[1], index = match[2];
-      return match.prefix().str() + source + "[torch.arange(" + source + ".shape[0], device=" +
-             source + ".device).unsqueeze(-1), " + index + "]" + match.suffix().str();
+      return match.prefix().str() + source + "[torch.arange(" + source +
+             ".shape[0], device=" + source + ".device).unsqueeze(-1), " + index + "]" +
+             match.suffix().str();
     }
   }
   return std::nullopt;
@@ -33,8 +36,8 @@ std::optional<std::string> GatherAsIndexing(const std::string& line) {
 
 }  // namespace
 
-std::optional<CodeChange> SuggestCodeChange(const std::string& recipe_id,
-                                            const SourceLocation& at) {
+std::optional<CodeChange> SuggestCodeChange(const std::string& recipe_id, const SourceLocation& at,
+                                            const SourceBlock* function) {
   if (at.file.empty() || at.line <= 0) return std::nullopt;
   CodeChange change;
   if (recipe_id == "gather-to-index") {
@@ -42,7 +45,9 @@ std::optional<CodeChange> SuggestCodeChange(const std::string& recipe_id,
                     " by row indexing instead of torch.gather (same values; a backward without "
                     "the deterministic scatter's sort)";
     if (auto rewritten = GatherAsIndexing(at.text)) {
-      change.patch = Diff(at, at.text, *rewritten);
+      change.first_line = at.line;
+      change.before = {at.text};
+      change.after = {*rewritten};
     }
     return change;
   }
@@ -55,13 +60,31 @@ std::optional<CodeChange> SuggestCodeChange(const std::string& recipe_id,
                     "that, then cut the margin off; a pointwise transform needs no margin";
     return change;
   }
-  if (recipe_id == "sdpa-attention") {
-    change.advice = "compute the attention at " + Where(at) +
-                    " with torch.nn.functional.scaled_dot_product_attention(q, k, v) instead of "
-                    "softmax(q @ k.transpose(-2, -1) * scale) @ v";
-    return change;
-  }
+  if (recipe_id == "sdpa-attention") return SdpaChange(at, function);
   return std::nullopt;
+}
+
+std::string Patch(const std::string& file, const CodeChange& change) {
+  if (change.before.empty()) return "";
+  std::string patch = "--- " + file + "\n+++ " + file + "\n@@ -" +
+                      Range(change.first_line, change.before.size()) + " +" +
+                      Range(change.first_line, change.after.size()) + " @@\n";
+  for (const std::string& line : change.before) patch += "-" + line + "\n";
+  for (const std::string& line : change.after) patch += "+" + line + "\n";
+  return patch;
+}
+
+void SuggestFindingChanges(std::vector<Finding>& findings, Door door) {
+  for (Finding& finding : findings) {
+    if (!finding.source) continue;
+    const std::optional<SourceBlock> function =
+        door == Door::kScript ? EnclosingFunction(finding.source->file, finding.source->line)
+                              : std::nullopt;
+    for (const std::string& recipe : RecipesOf(finding)) {
+      finding.change = SuggestCodeChange(recipe, *finding.source, function ? &*function : nullptr);
+      if (finding.change) break;
+    }
+  }
 }
 
 }  // namespace advisor

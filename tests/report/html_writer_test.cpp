@@ -59,8 +59,9 @@ TEST(HtmlWriter, ChartsEachRanksStepAndExposedCommunication) {
   ASSERT_NE(chart, std::string::npos);
   EXPECT_LT(html.find("<section id=\"ranks\">"), chart);
   EXPECT_TRUE(Contains(html, "rank 1 (straggler)"));
-  EXPECT_TRUE(Contains(html, "rank 0: 30.00 ms step, 12.00 ms of it in collectives with nothing "
-                             "computing"));
+  EXPECT_TRUE(Contains(html,
+                       "rank 0: 30.00 ms step, 12.00 ms of it in collectives with nothing "
+                       "computing"));
 }
 
 TEST(HtmlWriter, ARankLateInTheProfiledStepsOnlyIsNotMarkedAStraggler) {
@@ -79,8 +80,9 @@ TEST(HtmlWriter, ARankLateInTheProfiledStepsOnlyIsNotMarkedAStraggler) {
   const std::string html = ReportToHtml(report);
   EXPECT_FALSE(Contains(html, "(straggler)"));
   EXPECT_FALSE(Contains(html, "is the straggler"));
-  EXPECT_TRUE(Contains(html, "in the profiled steps, but the steps timed without a profiler do "
-                             "not show it: no straggler"));
+  EXPECT_TRUE(Contains(html,
+                       "in the profiled steps, but the steps timed without a profiler do "
+                       "not show it: no straggler"));
 }
 
 TEST(HtmlWriter, ChartsSamplesPerSecondAgainstInputWorkers) {
@@ -101,7 +103,7 @@ TEST(HtmlWriter, ChartsSamplesPerSecondAgainstInputWorkers) {
 TEST(HtmlWriter, ShowsTheHotspotFindingsAndFixResults) {
   const std::string html = ReportToHtml(FilledReport());
   EXPECT_TRUE(Contains(html,
-                       "The hot spot is <code>blocks.5.mlp</code> \u2192 "
+                       "The hot spot is <code>blocks.<wbr>5.<wbr>mlp</code> \u2192 "
                        "<code>GatherBackward0</code>"));
   EXPECT_TRUE(Contains(html,
                        "<span class=\"where\">code/__torch__/timm/layers/mlp.py:42</span>"
@@ -111,6 +113,37 @@ TEST(HtmlWriter, ShowsTheHotspotFindingsAndFixResults) {
   EXPECT_TRUE(Contains(html, "<span class=\"badge verified\">verified: 1.11\u00d7 faster"));
   EXPECT_TRUE(Contains(html, "<section id=\"fixes\">"));
   EXPECT_TRUE(Contains(html, "<tr class=\"highlighted\"><td>\u25b6 chosen</td>"));
+}
+
+// The box under each finding with a line in the user's code: where, and what to put there.
+TEST(HtmlWriter, EachFindingWithALineSaysWhatToChangeThere) {
+  RunReport report = FilledReport();
+  report.findings[0].change = CodeChange{"take the tokens at model.py:42 by row indexing",
+                                         42,
+                                         {"x = torch.gather(x, 1, index)"},
+                                         {"x = x[rows, index]"},
+                                         ""};
+  report.findings[1].source = SourceLocation{"train.py", 88, "loss_value = loss.item()"};
+  const std::string html = ReportToHtml(report);
+  EXPECT_EQ(Occurrences(html, "<div class=\"change\">"), 2u)
+      << "not for the finding without a line";
+  EXPECT_TRUE(Contains(html,
+                       "<div class=\"change\"><div class=\"change-head\">What to change</div>"
+                       "<div>in <code>model.<wbr>py</code>, line 42</div>"
+                       "<div class=\"label\">before</div><pre class=\"source before\">"
+                       "x = torch.gather(x, 1, index)\n</pre>"
+                       "<div class=\"label\">after</div><pre class=\"source after\">"
+                       "x = x[rows, index]\n</pre>"
+                       "<p>take the tokens at model.py:42 by row indexing</p></div>"));
+  // A recipe without a code change: the line as it is, no before and after.
+  EXPECT_TRUE(Contains(html,
+                       "<div>in <code>train.<wbr>py</code>, line 88</div>"
+                       "<pre class=\"source\">loss_value = loss.item()\n</pre></div>"));
+  // A change of several lines names them all; what it cannot keep is said in its advice.
+  report.findings[0].change->first_line = 12;
+  report.findings[0].change->before = {"s = q @ k.mT", "s = s.masked_fill(m, -1e9)",
+                                       "out = s.softmax(-1) @ v"};
+  EXPECT_TRUE(Contains(ReportToHtml(report), ", lines 12\u201314</div>"));
 }
 
 TEST(HtmlWriter, SaysNotMeasuredInsteadOfZero) {
@@ -159,6 +192,27 @@ TEST(HtmlWriter, ControlCharactersAndInvalidUtf8NeverReachTheFile) {
   EXPECT_EQ(html.find('\0'), std::string::npos);
   EXPECT_TRUE(Contains(html, "\\x1b]0;pwned\\x07\\x1b[2J\\x0dspoof \xef\xbf\xbd ok\\x00end"));
   EXPECT_TRUE(Contains(html, "line one\nline \\x1b[1mtwo")) << "a <pre> keeps its lines";
+}
+
+// Module paths, op and file names break after their dots (and a path after its slashes), never
+// inside a word: `overflow-wrap: anywhere` let a narrow table column shrink to one letter, and
+// names and recipes wrapped letter by letter ("GaussianB lur", "torch.con v2d").
+TEST(HtmlWriter, LongNamesBreakAfterTheirDotsNotInsideAWord) {
+  RunReport report = FilledReport();
+  report.findings[0].source->file = "/home/me/project/models/vision_transformer.py";
+  const std::string html = ReportToHtml(report);
+  EXPECT_TRUE(Contains(html, "<code>blocks.<wbr>5.<wbr>mlp</code>"));
+  EXPECT_TRUE(Contains(html,
+                       "<code>/<wbr>home/<wbr>me/<wbr>project/<wbr>models/<wbr>"
+                       "vision_transformer.<wbr>py</code>"));
+  EXPECT_TRUE(Contains(html, "<code>gather-to-index-select</code>")) << "a recipe stays whole";
+  EXPECT_TRUE(Contains(html, "border-radius: 4px; overflow-wrap: break-word; }"))
+      << "code breaks inside a word only where the word alone is wider than its line";
+  const std::size_t anywhere = html.find("overflow-wrap: anywhere");
+  ASSERT_NE(anywhere, std::string::npos);
+  EXPECT_EQ(html.rfind("\n", anywhere), html.find("\npre.source {")) << "in code blocks only";
+  EXPECT_EQ(html.find("overflow-wrap: anywhere", anywhere + 1), std::string::npos);
+  EXPECT_TRUE(Lacks(html, "word-break: break-all"));
 }
 
 TEST(HtmlWriter, LongModulePathsKeepTheirTailInCharts) {

@@ -41,6 +41,22 @@ TEST(MarkdownWriter, HasTheSectionsAPersonLooksFor) {
   }
 }
 
+TEST(MarkdownWriter, AFindingsChangeListsTheLinesItReplacesAndWhatReplacesThem) {
+  RunReport report = FilledReport();
+  report.findings[0].change =
+      CodeChange{"compute the attention at model.py:42 with SDPA",
+                 41,
+                 {"s = q @ k.mT * c", "return s.softmax(-1) @ v"},
+                 {"return F.scaled_dot_product_attention(q, k, v, scale=c)"},
+                 ""};
+  EXPECT_TRUE(
+      Contains(ReportToMarkdown(report),
+               "   - What to change: compute the attention at model.py:42 with SDPA\n"
+               "     - line 41, before: `s = q @ k.mT * c`\n"
+               "     - line 42, before: `return s.softmax(-1) @ v`\n"
+               "     - after: `return F.scaled_dot_product_attention(q, k, v, scale=c)`\n"));
+}
+
 TEST(MarkdownWriter, SummaryNamesTheHotspotWithItsCost) {
   const std::string md = ReportToMarkdown(FilledReport());
   const std::string summary = LineWith(md, "The hot spot is");

@@ -15,7 +15,7 @@ TEST(CodeChange, TimmsPatchDropoutGatherBecomesRowIndexing) {
   ASSERT_TRUE(change.has_value());
   EXPECT_NE(change->advice.find("/src/model.py:57"), std::string::npos);
   EXPECT_EQ(
-      change->patch,
+      Patch("/src/model.py", *change),
       "--- /src/model.py\n+++ /src/model.py\n@@ -57 +57 @@\n"
       "-x = torch.gather(x, dim=1, index=keep_indices.unsqueeze(-1).expand(-1, -1, x.shape[-1]))\n"
       "+x = x[torch.arange(x.shape[0], device=x.device).unsqueeze(-1), keep_indices]\n");
@@ -25,17 +25,19 @@ TEST(CodeChange, TheMethodFormToo) {
   const auto change = SuggestCodeChange(
       "gather-to-index", At("tokens = h.gather(1, idx.unsqueeze(-1).expand(B, K, D)) * scale"));
   ASSERT_TRUE(change.has_value());
+  const std::string patch = Patch("/src/model.py", *change);
   EXPECT_NE(
-      change->patch.find(
+      patch.find(
           "+tokens = h[torch.arange(h.shape[0], device=h.device).unsqueeze(-1), idx] * scale"),
       std::string::npos)
-      << change->patch;
+      << patch;
 }
 
 TEST(CodeChange, AnUnknownShapeGetsWordsOnly) {
   const auto change = SuggestCodeChange("gather-to-index", At("x = torch.gather(x, 2, index)"));
   ASSERT_TRUE(change.has_value());
-  EXPECT_EQ(change->patch, "") << "a gather on another dimension is not the same as row indexing";
+  EXPECT_EQ(Patch("/src/model.py", *change), "")
+      << "a gather on another dimension is not the same as row indexing";
   EXPECT_FALSE(change->advice.empty());
   EXPECT_FALSE(SuggestCodeChange("tf32-matmul", At("y = x @ w")).has_value());
   EXPECT_FALSE(SuggestCodeChange("gather-to-index", SourceLocation{}).has_value());
@@ -47,7 +49,7 @@ TEST(CodeChange, CropFirstIsASuggestionInWordsAtTheTransformsLine) {
   ASSERT_TRUE(change.has_value());
   EXPECT_EQ(change->advice.rfind("a suggestion, not verified: ", 0), 0u) << change->advice;
   EXPECT_NE(change->advice.find("/src/model.py:57"), std::string::npos) << change->advice;
-  EXPECT_EQ(change->patch, "") << "a pipeline's order is not one line's change";
+  EXPECT_EQ(Patch("/src/model.py", *change), "") << "a pipeline's order is not one line's change";
 }
 
 }  // namespace

@@ -69,12 +69,15 @@ std::string Sample(const std::string& tag, const std::string& arguments = "") {
 
 json Report(const fs::path& out) { return json::parse(ReadFile((out / "report.json").string())); }
 
-// The 1-based number of the first line of `file` that contains `text`; 0 if none does.
-int LineOf(const std::string& file, const std::string& text) {
+// The 1-based number of the first line of `file` holding `text`, at or after the first that holds
+// `after`; 0 if none does.
+int LineOf(const std::string& file, const std::string& text, const std::string& after = "") {
   std::ifstream source(file);
   std::string line;
+  bool past = after.empty();
   for (int number = 1; std::getline(source, line); ++number) {
-    if (line.find(text) != std::string::npos) return number;
+    past = past || line.find(after) != std::string::npos;
+    if (past && line.find(text) != std::string::npos) return number;
   }
   return 0;
 }
@@ -266,6 +269,13 @@ TEST(ScriptMode, AFindingAwayFromTheHotSpotGetsItsLineFromTheRunningScript) {
   EXPECT_EQ(attention[0]["source"]["file"], kScripts + "/attention_train.py");
   EXPECT_NE(attention[0]["source"]["text"].get<std::string>().find("# SOFTMAX_LINE"),
             std::string::npos);
+  // The change to paste, read from the function around that line: its scale kept.
+  const json& change = attention[0]["change"];
+  ASSERT_TRUE(change.is_object()) << attention[0].dump();
+  EXPECT_EQ(change["after"], json::array({"return torch.nn.functional.scaled_dot_product_attention("
+                                          "q, k, v, scale=self.scale)"}))
+      << change.dump();
+  EXPECT_EQ(change["first_line"], attention[0]["source"]["line"].get<int>() - 1);
 }
 
 // The report's finding of `rule`, or nullptr.
@@ -412,6 +422,35 @@ TEST(ScriptMode, CropFirstIsSuggestedAtTheTransformsLineNotApplied) {
                         "/pipeline_train.py:"),
             std::string::npos)
       << detail;
+  EXPECT_EQ(ProcessesTagged(tag), 0);
+}
+
+// A pipeline class of the script's own that keeps its steps in `self.steps`
+// (tests/script_runs/blur_crop_train.py): its blur, two convolutions before a crop, was timed as
+// one with the crop, at the crop's output size, and crop-first said nothing though the input
+// stage named both blur lines.
+TEST(ScriptMode, CropFirstFindsTheBlurInsideAHandWrittenPipeline) {
+  const fs::path scratch = Scratch("hand_written_pipeline");
+  const std::string tag = UniqueTag();
+  const std::string script = kScripts + "/blur_crop_train.py";
+  const CommandResult run =
+      RunCommand(kAdvisor + " bisect -q --out " + (scratch / "report").string() + " -- " + kPython +
+                     " " + script + " --workers 2 --tag " + tag,
+                 scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = Report(scratch / "report");
+  const json* transform = Heaviest(report["data"]["stage"], "transform");
+  ASSERT_NE(transform, nullptr) << report["data"].dump();
+  EXPECT_EQ((*transform)["name"], "GaussianBlur") << report["data"]["stage"].dump();
+  EXPECT_EQ((*transform)["input_shape"], json::array({3, 256, 256}));
+  const json* crop_first = FindingOf(report, "input-crop-first");
+  ASSERT_NE(crop_first, nullptr) << report["findings"].dump();
+  ASSERT_TRUE((*crop_first)["source"].is_object()) << crop_first->dump();
+  EXPECT_EQ((*crop_first)["source"]["file"], script);
+  EXPECT_EQ((*crop_first)["source"]["line"], LineOf(script, "def __call__", "class GaussianBlur"))
+      << "the blur, not the pipeline's loop: " << crop_first->dump();
+  EXPECT_NE((*crop_first)["message"].get<std::string>().find("160x160"), std::string::npos)
+      << crop_first->dump();
   EXPECT_EQ(ProcessesTagged(tag), 0);
 }
 

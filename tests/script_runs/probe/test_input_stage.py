@@ -174,6 +174,39 @@ class _Odd(torch.utils.data.Dataset):
         return self.final(x)
 
 
+class _Pipeline:
+    """A hand-written Compose: its steps under a name of its own, not `transforms`."""
+
+    def __init__(self, *steps):
+        self.steps = steps
+
+    def __call__(self, x):
+        for step in self.steps:
+            x = step(x)
+        return x
+
+
+class _KeepsCallbacks:
+    """A transform with a list of callables that its call does not run."""
+
+    def __init__(self):
+        self.callbacks = [print]
+
+    def __call__(self, x):
+        return x * 2
+
+
+class _Augmented(torch.utils.data.Dataset):
+    def __init__(self):
+        self.augment = _Pipeline(_Double(), _Double())
+
+    def __len__(self):
+        return 16
+
+    def __getitem__(self, index):
+        return self.augment(torch.full((2,), float(index)))
+
+
 class UnusualDatasetsTest(unittest.TestCase):
     """Datasets the probe takes apart only partly give the same batches as without it."""
 
@@ -191,7 +224,8 @@ class UnusualDatasetsTest(unittest.TestCase):
         return out, message
 
     def test_the_same_batches(self):
-        for dataset in (torch.utils.data.TensorDataset(torch.arange(16.0)), _Stream(), _Odd()):
+        for dataset in (torch.utils.data.TensorDataset(torch.arange(16.0)), _Stream(), _Odd(),
+                        _Augmented()):
             for workers in (0, 2):
                 with self.subTest(dataset=type(dataset).__name__, workers=workers):
                     expected, _ = self.batches(dataset, workers, measured=False)
@@ -203,6 +237,18 @@ class UnusualDatasetsTest(unittest.TestCase):
         _, message = self.batches(_Odd(), 0, measured=True)
         self.assertEqual([p["path"] for p in message["pieces"] if p["path"].startswith("steps")],
                          ["steps[0]", "steps[1]"])
+
+    def test_a_hand_written_pipelines_steps_are_timed_step_by_step(self):
+        _, message = self.batches(_Augmented(), 0, measured=True)
+        self.assertEqual([p["path"] for p in message["pieces"] if p["path"].startswith("augment")],
+                         ["augment.steps[0]", "augment.steps[1]"])
+
+    def test_a_transform_that_only_keeps_callables_is_timed_whole(self):
+        dataset = _Augmented()
+        dataset.augment = _KeepsCallbacks()
+        _, message = self.batches(dataset, 0, measured=True)
+        self.assertEqual([p["path"] for p in message["pieces"] if p["path"].startswith("augment")],
+                         ["augment"], "its own work, not its callbacks")
 
 
 if __name__ == "__main__":

@@ -4,8 +4,8 @@ process when the loader has no workers (docs/script-mode.md, "Inside the input p
 Outside a measured window it costs a check of one shared byte per batch and one Python call per
 transform call. While the main process's flag is on, each batch's fetch (the Dataset's items and
 the collate function) is timed, and so is every transform the Dataset holds (the callables in its
-attributes, the members of a Compose-like `transforms` list, the functions of the user's code
-that its `__getitem__` calls) and the collate function; one item in SAMPLE_EVERY, at most
+attributes, the steps of a Compose-like object, whatever its list is called, the functions of the
+user's code that its `__getitem__` calls) and the collate function; one item in SAMPLE_EVERY, at most
 SAMPLES per window, also runs under a line tracer that gives each line of the user's code its own
 time and its heaviest torch call. Each batch becomes one JSON line in the worker's file of the
 main process's private folder; the main process reads them at the window's end (input_stage.py).
@@ -451,14 +451,33 @@ def _all_transforms(value):
     return isinstance(value, (list, tuple)) and bool(value) and all(map(_is_transform, value))
 
 
+def _steps_of(transform):
+    """A Compose-like transform's steps: (attribute, list or tuple) where exactly one attribute
+    holds callables and its call reads that attribute, whatever its name: torchvision's
+    `transforms`, a hand-written pipeline's `steps` or `ops`. Timing the steps, not the whole,
+    keeps a blur before a crop apart from the crop. None for any other value, where two lists
+    make the order a guess, and where the call never reads the list (a transform that keeps
+    callbacks: its own work would go untimed)."""
+    if not _is_transform(transform):
+        return None
+    lists = [(key, value) for key, value in getattr(transform, "__dict__", {}).items()
+             if _all_transforms(value)]
+    code = _code_of(transform)
+    if len(lists) != 1 or code is None or lists[0][0] not in code.co_names:
+        return None
+    return lists[0]
+
+
 def _transforms(dataset):
     """(path, holder, key, value) of each place the Dataset keeps its transforms: a callable
-    attribute, a list or tuple of callables (a Compose-like object's `transforms` included), and
-    the user's functions that its __getitem__ calls by name (holder: their module's globals)."""
+    attribute, a list or tuple of callables (a Compose-like object's steps included), and the
+    user's functions that its __getitem__ calls by name (holder: their module's globals)."""
     found = []
     for name, value in list(getattr(dataset, "__dict__", {}).items()):
-        if _is_transform(value) and _all_transforms(getattr(value, "transforms", None)):
-            found.append((name + ".transforms", value, "transforms", value.transforms))
+        steps = _steps_of(value)
+        if steps is not None:
+            key, members = steps
+            found.append((name + "." + key, value, key, members))
         elif _all_transforms(value) or _is_transform(value):
             found.append((name, dataset, name, value))
     getitem = getattr(type(dataset), "__getitem__", None)
