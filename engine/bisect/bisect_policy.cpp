@@ -1,9 +1,11 @@
 #include "engine/bisect/bisect_policy.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 
+#include "engine/bisect/step_support.h"
 #include "engine/util/median.h"
 #include "engine/util/printf.h"
 
@@ -29,11 +31,37 @@ struct Anomaly {
   std::string reason;
 };
 
+// An extra bias or gate in one block is still that block: see kParameterSlack. Buffers are not
+// parameters, and neither door counts them.
+bool Alike(const ChildCost& a, const ChildCost& b) {
+  const auto larger = static_cast<double>(std::max(a.parameters, b.parameters));
+  return a.structure == b.structure &&
+         std::abs(static_cast<double>(a.parameters - b.parameters)) <= kParameterSlack * larger;
+}
+
+// In how many steps `child` stood out from `siblings`: at least kMinOutlierFactor x their median
+// in that step, and further from it than any of them. Each step is judged against its own noise:
+// a step in which another process held the CPU during one sibling spreads the siblings too, and
+// a sibling slowed so in one step stands out in that step alone.
+StepSupport StandsOut(const ChildCost& child, const std::vector<const ChildCost*>& siblings) {
+  std::size_t steps = child.steps.size();
+  for (const ChildCost* sibling : siblings) steps = std::min(steps, sibling->steps.size());
+  StepSupport support;
+  support.steps = static_cast<int>(steps);
+  for (std::size_t step = 0; step < steps; ++step) {
+    std::vector<double> costs;
+    for (const ChildCost* sibling : siblings) costs.push_back(sibling->steps[step]);
+    const double median = Median(costs);
+    if (median <= 0) continue;
+    const double spread = *std::max_element(costs.begin(), costs.end()) / median;
+    const double ratio = child.steps[step] / median;
+    if (ratio >= kMinOutlierFactor && ratio > spread) ++support.agreeing;
+  }
+  return support;
+}
+
 std::optional<Anomaly> LargestAnomaly(const LevelInput& input, double parent_self) {
   const double min_excess = std::max(kMinExcessShare * input.step_cost, parent_self);
-  std::map<std::string, std::vector<const ChildCost*>> by_structure;
-  for (const ChildCost& child : input.children) by_structure[child.structure].push_back(&child);
-
   std::optional<Anomaly> best;
   auto consider = [&](Anomaly candidate) {
     if (candidate.excess >= min_excess && (!best || candidate.excess > best->excess)) {
@@ -49,22 +77,25 @@ std::optional<Anomaly> LargestAnomaly(const LevelInput& input, double parent_sel
                        child.forward > 0 ? child.backward / child.forward : 0.0, kBackwardRatio,
                        backward_excess)});
     }
-    // The yardstick is the median of the *other* instances: with the outlier among them, four
-    // blocks of which one is slow put the median halfway to the outlier, and a block twice as
-    // slow as its siblings measured 1.8x on a loaded CPU.
-    std::vector<double> siblings;
-    for (const ChildCost* other : by_structure[child.structure]) {
-      if (other != &child) siblings.push_back(other->total());
+    // The yardstick leaves the instance out: with the outlier among them, four blocks of which
+    // one is slow put the median halfway to the outlier, and a block twice as slow as its
+    // siblings measured 1.8x on a loaded CPU.
+    std::vector<const ChildCost*> siblings;
+    for (const ChildCost& other : input.children) {
+      if (&other != &child && Alike(child, other)) siblings.push_back(&other);
     }
-    if (siblings.size() >= 2) {
-      const double median = Median(siblings);
-      if (median > 0 && child.total() >= kOutlierFactor * median) {
-        const Phase phase = child.backward >= child.forward ? Phase::kBackward : Phase::kForward;
-        consider({&child, child.total() - median, phase,
-                  Printf("%.1fx the median of its %zu same-shaped siblings: %.3g ms/step beyond it",
-                         child.total() / median, siblings.size(), child.total() - median)});
-      }
-    }
+    if (siblings.size() < 2) continue;
+    const StepSupport standing = StandsOut(child, siblings);
+    if (!standing.Clear()) continue;
+    std::vector<double> totals;
+    for (const ChildCost* sibling : siblings) totals.push_back(sibling->total());
+    const double median = Median(totals);
+    const Phase phase = child.backward >= child.forward ? Phase::kBackward : Phase::kForward;
+    consider({&child, child.total() - median, phase,
+              Printf("%.1fx the median of its %zu same-shaped siblings, beyond their own spread "
+                     "in %s: %.3g ms/step beyond it",
+                     median > 0 ? child.total() / median : 0.0, siblings.size(),
+                     StepsText(standing).c_str(), child.total() - median)});
   }
   return best;
 }

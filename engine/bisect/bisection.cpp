@@ -43,6 +43,14 @@ struct LevelCosts {
   }
   PhaseCosts Step() const { return step ? attribution.StepAt(*step) : attribution.Step(); }
   double Total(const PhaseCosts& costs) const { return advisor::Total(attribution, costs); }
+  // The module's forward + backward in each step decided from: the window's, or the one.
+  std::vector<double> EachStep(const std::string& path) const {
+    std::vector<double> totals;
+    for (int each = 0; each < attribution.steps(); ++each) {
+      if (!step || each == *step) totals.push_back(Total(attribution.InclusiveAt(path, each)));
+    }
+    return totals;
+  }
 };
 
 ChildCost ChildOf(const LevelCosts& level, const std::string& path, const ModuleTree& modules) {
@@ -52,8 +60,10 @@ ChildCost ChildOf(const LevelCosts& level, const std::string& path, const Module
   auto it = modules.find(path);
   child.structure = StructureOf(modules, path);
   child.leaf = it != modules.end() && !it->second.calls_submodules;
+  child.parameters = it != modules.end() ? it->second.parameters : 0;
   child.forward = level.attribution.Rank(costs.forward);
   child.backward = level.attribution.Rank(costs.backward);
+  child.steps = level.EachStep(path);
   return child;
 }
 

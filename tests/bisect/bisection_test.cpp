@@ -19,15 +19,7 @@ namespace {
 
 using testing::FakeModule;
 using testing::FakeSource;
-
-FakeModule Leaf(const std::string& path, double forward_ms, double backward_ms) {
-  FakeModule module;
-  module.path = path;
-  module.type = "Linear";
-  module.forward_ms = forward_ms;
-  module.backward_ms = backward_ms;
-  return module;
-}
+using testing::Leaf;
 
 // root -> stem, blocks (a ModuleList of four identical Blocks), head; each Block -> attn, mlp;
 // blocks.2.mlp's backward is slow: a gather whose backward sorts.
