@@ -43,11 +43,11 @@ struct LevelCosts {
   }
   PhaseCosts Step() const { return step ? attribution.StepAt(*step) : attribution.Step(); }
   double Total(const PhaseCosts& costs) const { return advisor::Total(attribution, costs); }
-  // The module's forward + backward in each step decided from: the window's, or the one.
+  // The module's forward + backward in each step of the window, whichever is decided from.
   std::vector<double> EachStep(const std::string& path) const {
     std::vector<double> totals;
     for (int each = 0; each < attribution.steps(); ++each) {
-      if (!step || each == *step) totals.push_back(Total(attribution.InclusiveAt(path, each)));
+      totals.push_back(Total(attribution.InclusiveAt(path, each)));
     }
     return totals;
   }
@@ -77,6 +77,7 @@ LevelDecision DecideAmongMembers(const LevelInput& level, const LevelDecision& g
   LevelInput members;
   members.parent = group.chosen;
   members.step_cost = level.step_cost;
+  members.step = level.step;
   // A container group runs no ops of its own: its cost is its members'.
   for (const ChildCost& child : level.children) {
     if (IsChildOf(child.path, group.chosen)) {
@@ -396,6 +397,7 @@ class Bisection {
     const WindowAttribution& attribution = costs.attribution;
     LevelInput input;
     input.parent = parent;
+    input.step = costs.step;
     const PhaseCosts step_costs = costs.Step();
     input.step_cost = costs.Total(step_costs) + attribution.Rank(step_costs.optimizer) +
                       attribution.Rank(step_costs.loss);

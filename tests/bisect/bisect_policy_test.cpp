@@ -78,6 +78,29 @@ TEST(DecideLevel, AnInstanceOfAnotherWidthIsNoSiblingButOneWithAGateIs) {
   EXPECT_EQ(DecideLevel(input).chosen_member, "");
 }
 
+TEST(DecideLevel, ABlockSlowedInOneStepIsNoAnomalyOfThatStep) {
+  // Another process held the CPU while blocks.1 ran in step 2: 2.5x its siblings there, and in
+  // no other step of the window.
+  LevelInput input;
+  input.step = 2;
+  for (int i = 0; i < 4; ++i) {
+    const double cost = i == 1 ? 25 : 10;
+    ChildCost block = Child("blocks." + std::to_string(i), "Block", cost / 3, 2 * cost / 3);
+    block.steps = {10, 10, cost, 10, 10};
+    input.children.push_back(block);
+  }
+  input.parent_cost = Sum(input.children);
+  input.step_cost = input.parent_cost;
+  EXPECT_EQ(DecideLevel(input).chosen_member, "");
+
+  // Slowed in three steps of five, it is.
+  for (const int step : {0, 4}) input.children[1].steps[step] = 25;
+  const LevelDecision decision = DecideLevel(input);
+  EXPECT_EQ(decision.chosen_member, "blocks.1");
+  EXPECT_NE(decision.reason.find("beyond their own spread in 3 of 5 steps"), std::string::npos)
+      << decision.reason;
+}
+
 TEST(DecideLevel, NeedsTwoOtherInstancesToCallOneAnOutlier) {
   LevelInput input;
   input.children = {Child("a", "Block", 1, 1), Child("b", "Block", 3, 3)};
