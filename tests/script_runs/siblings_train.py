@@ -1,8 +1,9 @@
 """A residual MLP regressor written as people write them, for advisor's script-mode tests: a config
 dict, twelve identical blocks in a ModuleList and a plain training loop. One block was given a
 second, gated pass through its feed-forward (a "refine" flag, and the gate its one extra
-parameter), so it does about twice the work of each of its siblings, and a fifth at most
-of the blocks' time: only comparing it with its siblings finds it (issue #33, item 4).
+parameter): its forward does twice a sibling's work, and its backward, through weights used
+twice, more (docs/benchmarks.md has the figures). The extra parameter kept it from being
+compared with its siblings before (issue #33, item 4); compared, it is named for that.
 
     python siblings_train.py [--epochs N] [--threads N] [--tag TEXT]
 
