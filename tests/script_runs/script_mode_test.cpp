@@ -634,9 +634,9 @@ TEST(ScriptMode, APythonLoopInAModulesForwardIsNamedWithItsLine) {
       << FirstParagraph(scratch / "report");
 }
 
-// Twelve identical blocks in a ModuleList, one refining its output in a second, gated pass: twice
-// a sibling's forward, and one parameter more (issue #33 item 4). The level that names it says it
-// did so comparing it with its 11 siblings, which the extra parameter prevented before.
+// Twelve identical blocks in a ModuleList, one refining its output in a second, gated pass: about
+// twice a sibling's cost, and one parameter more (issue #33 item 4). The level that names it says
+// it did so comparing it with its 11 siblings, which the extra parameter prevented before.
 TEST(ScriptMode, ABlockTwiceItsIdenticalSiblingsWithAnExtraParameterIsNamed) {
   const fs::path scratch = Scratch("siblings");
   const CommandResult run =
