@@ -1,9 +1,11 @@
 #include "engine/bisect/bisect_policy.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 
+#include "engine/bisect/step_support.h"
 #include "engine/util/median.h"
 #include "engine/util/printf.h"
 
@@ -29,11 +31,39 @@ struct Anomaly {
   std::string reason;
 };
 
+// An extra bias or gate in one block is still that block: see kParameterSlack. Buffers are not
+// parameters, and neither door counts them.
+bool Alike(const ChildCost& a, const ChildCost& b) {
+  const auto larger = static_cast<double>(std::max(a.parameters, b.parameters));
+  return a.structure == b.structure &&
+         std::abs(static_cast<double>(a.parameters - b.parameters)) <= kParameterSlack * larger;
+}
+
+// The steps in which `child` stood out from `siblings`: at least kMinOutlierFactor x their median
+// in that step, and further from it than any of them strays, up or down. Each step is judged
+// against its own noise: a step in which another process held the CPU during one sibling spreads
+// the siblings too, and a sibling slowed so in one step stands out in that step alone. Down, as
+// well: alike layers of a dilated stack (the zoo's audio_conv1d) ran 2.5 to 10 ms each, every
+// step, and the slowest was 1.4x their median.
+std::vector<bool> StandsOut(const ChildCost& child, const std::vector<const ChildCost*>& siblings) {
+  std::size_t steps = child.steps.size();
+  for (const ChildCost* sibling : siblings) steps = std::min(steps, sibling->steps.size());
+  std::vector<bool> stood(steps, false);
+  for (std::size_t step = 0; step < steps; ++step) {
+    std::vector<double> costs;
+    for (const ChildCost* sibling : siblings) costs.push_back(sibling->steps[step]);
+    const auto [least, most] = std::minmax_element(costs.begin(), costs.end());
+    if (*least <= 0) continue;
+    const double median = Median(costs);
+    const double spread = std::max(*most / median, median / *least);
+    const double ratio = child.steps[step] / median;
+    stood[step] = ratio >= kMinOutlierFactor && ratio > spread;
+  }
+  return stood;
+}
+
 std::optional<Anomaly> LargestAnomaly(const LevelInput& input, double parent_self) {
   const double min_excess = std::max(kMinExcessShare * input.step_cost, parent_self);
-  std::map<std::string, std::vector<const ChildCost*>> by_structure;
-  for (const ChildCost& child : input.children) by_structure[child.structure].push_back(&child);
-
   std::optional<Anomaly> best;
   auto consider = [&](Anomaly candidate) {
     if (candidate.excess >= min_excess && (!best || candidate.excess > best->excess)) {
@@ -49,22 +79,30 @@ std::optional<Anomaly> LargestAnomaly(const LevelInput& input, double parent_sel
                        child.forward > 0 ? child.backward / child.forward : 0.0, kBackwardRatio,
                        backward_excess)});
     }
-    // The yardstick is the median of the *other* instances: with the outlier among them, four
-    // blocks of which one is slow put the median halfway to the outlier, and a block twice as
-    // slow as its siblings measured 1.8x on a loaded CPU.
-    std::vector<double> siblings;
-    for (const ChildCost* other : by_structure[child.structure]) {
-      if (other != &child) siblings.push_back(other->total());
+    // The yardstick leaves the instance out: with the outlier among them, four blocks of which
+    // one is slow put the median halfway to the outlier, and a block twice as slow as its
+    // siblings measured 1.8x on a loaded CPU.
+    std::vector<const ChildCost*> siblings;
+    for (const ChildCost& other : input.children) {
+      if (&other != &child && Alike(child, other)) siblings.push_back(&other);
     }
-    if (siblings.size() >= 2) {
-      const double median = Median(siblings);
-      if (median > 0 && child.total() >= kOutlierFactor * median) {
-        const Phase phase = child.backward >= child.forward ? Phase::kBackward : Phase::kForward;
-        consider({&child, child.total() - median, phase,
-                  Printf("%.1fx the median of its %zu same-shaped siblings: %.3g ms/step beyond it",
-                         child.total() / median, siblings.size(), child.total() - median)});
-      }
-    }
+    if (siblings.size() < 2) continue;
+    const std::vector<bool> stood = StandsOut(child, siblings);
+    StepSupport standing;
+    standing.steps = static_cast<int>(stood.size());
+    standing.agreeing = static_cast<int>(std::count(stood.begin(), stood.end(), true));
+    const bool in_this_step = !input.step || (*input.step < standing.steps &&
+                                              stood[static_cast<std::size_t>(*input.step)]);
+    if (!standing.Clear() || !in_this_step) continue;
+    std::vector<double> totals;
+    for (const ChildCost* sibling : siblings) totals.push_back(sibling->total());
+    const double median = Median(totals);
+    const Phase phase = child.backward >= child.forward ? Phase::kBackward : Phase::kForward;
+    consider({&child, child.total() - median, phase,
+              Printf("%.1fx the median of its %zu same-shaped siblings, beyond their own spread "
+                     "in %s: %.3g ms/step beyond it",
+                     median > 0 ? child.total() / median : 0.0, siblings.size(),
+                     StepsText(standing).c_str(), child.total() - median)});
   }
   return best;
 }

@@ -5,8 +5,9 @@
 //   1. an anomaly, the largest excess over what its own measurements predict:
 //      - backward excess: backward cost beyond kBackwardRatio x its forward cost (a gather whose
 //        deterministic backward sorts, an embedding's scatter);
-//      - instance excess: at least kOutlierFactor x the median of the parent's other children
-//        of the same structure, at least two of them (one slow block among identical blocks);
+//      - instance excess: one slow block among identical blocks (at least two others of its
+//        structure, their parameter counts within kParameterSlack of its own), standing out from
+//        them in most of the window's steps, each step judged alone;
 //      either only when the excess is at least kMinExcessShare of the step and larger than the
 //      parent's own ops (what the parent runs outside its children), and not when the hottest
 //      child is a leaf that costs more than the anomalous child altogether (its one op is the
@@ -17,6 +18,7 @@
 // Otherwise the descent stops at the parent.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,7 +28,16 @@ namespace advisor {
 
 inline constexpr double kBackwardRatio = 3.0;
 inline constexpr double kMinExcessShare = 0.02;
-inline constexpr double kOutlierFactor = 2.0;  // 1.5 let a noisy CPU window pick the wrong block
+// An instance stands out from its siblings in a step when it costs at least this many times their
+// median there, and more than any of them strays from that median, up or down, in the same step:
+// the threshold follows the step's spread and this is its floor. A constant 2x, taken on the
+// window's medians, missed a block planted at twice its siblings' cost in 2 of 5 runs (1.96x, issue
+// #33), and 1.5x on the medians alone let a noisy CPU window pick the wrong block.
+inline constexpr double kMinOutlierFactor = 1.5;
+// Siblings of one structure whose parameter counts differ by at most this share of the larger are
+// alike: an extra bias, scale or gate adds far less work than kMinOutlierFactor asks, where a
+// layer of another width (a quarter or more of the parameters) is another block.
+inline constexpr double kParameterSlack = 0.1;
 inline constexpr double kMajority = 0.5;
 inline constexpr double kStandoutFactor = 2.0;
 inline constexpr double kStandoutShare = 0.25;
@@ -34,16 +45,24 @@ inline constexpr double kStandoutShare = 0.25;
 // One instrumented child instance, with its ranked cost per step.
 struct ChildCost {
   std::string path;  // full instance path, e.g. "blocks.3"
-  // StructureOf(): same-shaped siblings compare with each other, whatever their type names.
+  // StructureOf(): its type and its children's names and types, whatever TorchScript named them.
   std::string structure;
-  double forward = 0;
+  double forward = 0;  // the window's median, or the one step's the level is decided from
   double backward = 0;
-  bool leaf = false;  // its forward calls no submodule
+  bool leaf = false;         // its forward calls no submodule
+  long long parameters = 0;  // its own and its descendants'
+  // Its forward + backward in each step of the window, whichever the level is decided from: an
+  // instance is anomalous on the window's steps, not on one step alone.
+  std::vector<double> steps;
   double total() const { return forward + backward; }
 };
 
 struct LevelInput {
-  std::string parent;      // "" for the root
+  std::string parent;  // "" for the root
+  // The step of the window the costs are; none: the window's medians. A step decided alone counts
+  // an instance anomalous where the window's steps judge it so and it stood out in this one: a
+  // sibling that another process slowed in this step alone is not.
+  std::optional<int> step;
   double parent_cost = 0;  // the parent's inclusive forward + backward cost
   double parent_self = 0;  // of which its own ops, outside every child (0 for a container group)
   double step_cost = 0;    // the whole step's cost, for the excess threshold
@@ -56,15 +75,15 @@ struct RankedCandidate {
   std::string path;
   double forward = 0;
   double backward = 0;
-  double share = 0;  // of the parent's cost
+  double share = 0;                  // of the parent's cost
   std::vector<std::string> members;  // group members; empty for an instance
 };
 
 struct LevelDecision {
   std::vector<RankedCandidate> candidates;  // hottest first
-  std::string chosen;        // an instance path or a group path; "" when the descent stops
+  std::string chosen;  // an instance path or a group path; "" when the descent stops
   bool chosen_is_group = false;
-  std::string chosen_member; // when an anomaly picked an instance inside a group
+  std::string chosen_member;      // when an anomaly picked an instance inside a group
   Phase phase = Phase::kOutside;  // the phase the anomaly is in, where one decided
   std::string reason;
 };

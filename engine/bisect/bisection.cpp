@@ -43,6 +43,14 @@ struct LevelCosts {
   }
   PhaseCosts Step() const { return step ? attribution.StepAt(*step) : attribution.Step(); }
   double Total(const PhaseCosts& costs) const { return advisor::Total(attribution, costs); }
+  // The module's forward + backward in each step of the window, whichever is decided from.
+  std::vector<double> EachStep(const std::string& path) const {
+    std::vector<double> totals;
+    for (int each = 0; each < attribution.steps(); ++each) {
+      totals.push_back(Total(attribution.InclusiveAt(path, each)));
+    }
+    return totals;
+  }
 };
 
 ChildCost ChildOf(const LevelCosts& level, const std::string& path, const ModuleTree& modules) {
@@ -52,8 +60,10 @@ ChildCost ChildOf(const LevelCosts& level, const std::string& path, const Module
   auto it = modules.find(path);
   child.structure = StructureOf(modules, path);
   child.leaf = it != modules.end() && !it->second.calls_submodules;
+  child.parameters = it != modules.end() ? it->second.parameters : 0;
   child.forward = level.attribution.Rank(costs.forward);
   child.backward = level.attribution.Rank(costs.backward);
+  child.steps = level.EachStep(path);
   return child;
 }
 
@@ -67,6 +77,7 @@ LevelDecision DecideAmongMembers(const LevelInput& level, const LevelDecision& g
   LevelInput members;
   members.parent = group.chosen;
   members.step_cost = level.step_cost;
+  members.step = level.step;
   // A container group runs no ops of its own: its cost is its members'.
   for (const ChildCost& child : level.children) {
     if (IsChildOf(child.path, group.chosen)) {
@@ -386,6 +397,7 @@ class Bisection {
     const WindowAttribution& attribution = costs.attribution;
     LevelInput input;
     input.parent = parent;
+    input.step = costs.step;
     const PhaseCosts step_costs = costs.Step();
     input.step_cost = costs.Total(step_costs) + attribution.Rank(step_costs.optimizer) +
                       attribution.Rank(step_costs.loss);

@@ -97,8 +97,7 @@ const torch::jit::Node* FindCallOf(const torch::jit::Block* block, const torch::
   for (const torch::jit::Node* node : block->nodes()) {
     if (node->kind() == c10::prim::CallMethod) {
       const std::string called = AttributePath(node->inputs()[0], self);
-      if (!called.empty() &&
-          (relative == called || relative.rfind(called + ".", 0) == 0)) {
+      if (!called.empty() && (relative == called || relative.rfind(called + ".", 0) == 0)) {
         return node;
       }
     }
@@ -160,11 +159,6 @@ ModuleTree DescribeModules(const torch::jit::Module& root) {
                     : "";
     for (const torch::jit::NameTensor& parameter : named.value.named_parameters()) {
       info.parameters += parameter.value.numel();
-    }
-    for (const torch::jit::NameTensor& parameter : named.value.named_parameters(false)) {
-      std::string shape = parameter.name + ":";
-      for (const int64_t size : parameter.value.sizes()) shape += std::to_string(size) + "x";
-      info.parameter_shapes.push_back(shape);
     }
     if (auto forward = named.value.find_method("forward")) {
       info.has_forward = true;

@@ -18,13 +18,7 @@ std::string StructureOf(const ModuleTree& modules, const std::string& path) {
   const auto found = modules.find(path);
   if (found == modules.end()) return "";
   const ModuleInfo& info = found->second;
-  std::string structure = UnmangledType(info.type) + "[";
-  if (info.parameter_shapes.empty()) {
-    structure += std::to_string(info.parameters);
-  } else {
-    for (const std::string& shape : info.parameter_shapes) structure += shape + ",";
-  }
-  structure += "](";
+  std::string structure = UnmangledType(info.type) + "(";
   // The children: the paths one level below, which follow `path.` in the map's order.
   const std::string prefix = path.empty() ? "" : path + ".";
   for (auto it = modules.lower_bound(prefix); it != modules.end(); ++it) {

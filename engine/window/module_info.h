@@ -8,16 +8,13 @@
 namespace advisor {
 
 struct ModuleInfo {
-  std::string path;  // "" for the root
-  std::string type;  // class name: TorchScript's qualified name, or Python's module.Class
-  long long parameters = 0;            // own and descendants'
-  // Its own parameters' names and shapes ("weight:64x16"), where the door can tell (TorchScript
-  // can): what tells two instances of one class apart, with their children (StructureOf).
-  std::vector<std::string> parameter_shapes;
-  std::vector<std::string> op_types;   // operator kinds its own forward uses, not its submodules',
-                                       // where the front door can tell (TorchScript can)
-  bool has_forward = false;            // containers such as ModuleList have none
-  bool calls_submodules = false;       // its forward calls another module: it can be descended
+  std::string path;          // "" for the root
+  std::string type;          // class name: TorchScript's qualified name, or Python's module.Class
+  long long parameters = 0;  // own and descendants'
+  std::vector<std::string> op_types;  // operator kinds its own forward uses, not its submodules',
+                                      // where the front door can tell (TorchScript can)
+  bool has_forward = false;           // containers such as ModuleList have none
+  bool calls_submodules = false;      // its forward calls another module: it can be descended
   // Why the bisection must not look inside it although it has submodules, e.g. "compiled with
   // torch.compile: measured as one leaf"; "" when it may.
   std::string opaque_reason;
@@ -34,9 +31,10 @@ std::string ParentPath(const std::string& path);
 // is "__torch__.m.Block".
 std::string UnmangledType(const std::string& type);
 
-// What same-shaped instances share, however TorchScript named their types: the unmangled type,
-// the own parameters' shapes (their count where the door gives no shapes), and every child's
-// name and structure, recursively. Siblings with equal structures are compared with each other.
+// What same-shaped instances share, however TorchScript named their types: the unmangled type
+// and every child's name and structure, recursively. Parameters are left to the comparison
+// (engine/bisect/bisect_policy.h, kParameterSlack): one extra bias or gate in an instance leaves
+// it the same block, which equal parameter shapes here would not.
 std::string StructureOf(const ModuleTree& modules, const std::string& path);
 
 }  // namespace advisor

@@ -5,9 +5,16 @@
 namespace advisor {
 namespace {
 
+// A child decided from one step: its costs are that step's.
 ChildCost Child(const std::string& path, const std::string& structure, double forward,
                 double backward) {
-  return ChildCost{path, structure, forward, backward};
+  ChildCost child;
+  child.path = path;
+  child.structure = structure;
+  child.forward = forward;
+  child.backward = backward;
+  child.steps = {forward + backward};
+  return child;
 }
 
 double Sum(const std::vector<ChildCost>& children) {
@@ -42,16 +49,55 @@ TEST(DecideLevel, MeasuresAnInstanceAgainstItsSiblingsWithoutItself) {
   // in its own yardstick the median is 3.1 ms and stage 2 only 1.9x of it.
   LevelInput input;
   input.parent = "trunk.stages";
-  input.children = {Child("trunk.stages.0", "Stage", 1.21, 1.52),
-                    Child("trunk.stages.1", "Stage", 1.29, 1.44),
-                    Child("trunk.stages.2", "Stage", 2.77, 3.17),
-                    Child("trunk.stages.3", "Stage", 2.02, 1.50)};
+  input.children = {
+      Child("trunk.stages.0", "Stage", 1.21, 1.52), Child("trunk.stages.1", "Stage", 1.29, 1.44),
+      Child("trunk.stages.2", "Stage", 2.77, 3.17), Child("trunk.stages.3", "Stage", 2.02, 1.50)};
   input.parent_cost = Sum(input.children);
   input.step_cost = 18;
   const LevelDecision decision = DecideLevel(input);
   EXPECT_EQ(decision.chosen, "trunk.stages.2");
   EXPECT_NE(decision.reason.find("2.2x the median of its 3 same-shaped siblings"),
             std::string::npos)
+      << decision.reason;
+}
+
+TEST(DecideLevel, AnInstanceOfAnotherWidthIsNoSiblingButOneWithAGateIs) {
+  // Twelve Blocks of one structure; blocks.2 is 2.5x the others, too little of them to stand out.
+  LevelInput input;
+  for (int i = 0; i < 12; ++i) {
+    ChildCost block =
+        Child("blocks." + std::to_string(i), "Block", i == 2 ? 5 : 2, i == 2 ? 10 : 4);
+    block.parameters = 8320;
+    input.children.push_back(block);
+  }
+  input.parent_cost = Sum(input.children);
+  input.step_cost = input.parent_cost;
+  input.children[2].parameters = 8320 + 64;  // a gate of its own
+  EXPECT_EQ(DecideLevel(input).chosen_member, "blocks.2");
+  input.children[2].parameters = 2 * 8320;  // twice as wide: its work is another block's
+  EXPECT_EQ(DecideLevel(input).chosen_member, "");
+}
+
+TEST(DecideLevel, ABlockSlowedInOneStepIsNoAnomalyOfThatStep) {
+  // Another process held the CPU while blocks.1 ran in step 2: 2.5x its siblings there, and in
+  // no other step of the window.
+  LevelInput input;
+  input.step = 2;
+  for (int i = 0; i < 4; ++i) {
+    const double cost = i == 1 ? 25 : 10;
+    ChildCost block = Child("blocks." + std::to_string(i), "Block", cost / 3, 2 * cost / 3);
+    block.steps = {10, 10, cost, 10, 10};
+    input.children.push_back(block);
+  }
+  input.parent_cost = Sum(input.children);
+  input.step_cost = input.parent_cost;
+  EXPECT_EQ(DecideLevel(input).chosen_member, "");
+
+  // Slowed in three steps of five, it is.
+  for (const int step : {0, 4}) input.children[1].steps[step] = 25;
+  const LevelDecision decision = DecideLevel(input);
+  EXPECT_EQ(decision.chosen_member, "blocks.1");
+  EXPECT_NE(decision.reason.find("beyond their own spread in 3 of 5 steps"), std::string::npos)
       << decision.reason;
 }
 

@@ -19,15 +19,7 @@ namespace {
 
 using testing::FakeModule;
 using testing::FakeSource;
-
-FakeModule Leaf(const std::string& path, double forward_ms, double backward_ms) {
-  FakeModule module;
-  module.path = path;
-  module.type = "Linear";
-  module.forward_ms = forward_ms;
-  module.backward_ms = backward_ms;
-  return module;
-}
+using testing::Leaf;
 
 // root -> stem, blocks (a ModuleList of four identical Blocks), head; each Block -> attn, mlp;
 // blocks.2.mlp's backward is slow: a gather whose backward sorts.
@@ -122,13 +114,15 @@ TEST(Bisection, NamesTheSlowInstanceAmongIdenticalSiblingsWithOneWindowPerLevel)
 // Windows are counted from 0: the timing steps (0), the baseline (1), the root's children (2).
 constexpr int kLevelOneWindow = 2;
 
-// In `window`, step `step` of it, every op of `block` takes 30x as long: another process had the
-// CPU while that block ran.
-std::function<double(int, int, const std::string&)> SlowBlockAt(
+// In `window`, step `step` of it, every op of `module` takes 300x as long: another process had the
+// CPU while it ran, so long that the module holds most of that step. A block slowed so in one
+// step is no anomaly (those are judged on every step of the window), but the step's time is
+// then the block's; the leaf stem or head outweighs blocks.2 altogether in it.
+std::function<double(int, int, const std::string&)> SlowedAt(
     std::vector<std::tuple<int, int, std::string>> slow) {
   return [slow = std::move(slow)](int window, int step, const std::string& path) {
-    for (const auto& [w, s, block] : slow) {
-      if (w == window && s == step && IsSameOrDescendant(path, block)) return 30.0;
+    for (const auto& [w, s, module] : slow) {
+      if (w == window && s == step && IsSameOrDescendant(path, module)) return 300.0;
     }
     return 1.0;
   };
@@ -168,10 +162,9 @@ TEST(Bisection, TheHotSpotsShareIsOfItsOwnWindowsStep) {
 }
 TEST(Bisection, ALevelWhoseStepsDisagreeIsMeasuredAgainAndAnAgreeingWindowKeepsConfidence) {
   FakeSource source(Transformer());
-  // Two of the level's three steps were each slowed in another block: the medians still point
+  // Two of the level's three steps were each slowed in another module: the medians still point
   // at blocks.2, but only one step does.
-  source.slowdown =
-      SlowBlockAt({{kLevelOneWindow, 0, "blocks.0"}, {kLevelOneWindow, 1, "blocks.1"}});
+  source.slowdown = SlowedAt({{kLevelOneWindow, 0, "head"}, {kLevelOneWindow, 1, "stem"}});
   const BisectOutcome outcome = Bisect(source);
   const RunReport& report = outcome.report;
   ASSERT_TRUE(report.hotspot.has_value());
@@ -192,8 +185,8 @@ TEST(Bisection, WindowsThatDisagreeGiveLowConfidenceAndNameWhatTheyCouldNotSepar
   FakeSource source(Transformer());
   // The first window is unclear (blocks.2 in one step of three); in the whole second one
   // another process slows blocks.1.
-  source.slowdown = SlowBlockAt({{kLevelOneWindow, 0, "blocks.0"},
-                                 {kLevelOneWindow, 1, "blocks.1"},
+  source.slowdown = SlowedAt({{kLevelOneWindow, 0, "head"},
+                                 {kLevelOneWindow, 1, "stem"},
                                  {kLevelOneWindow + 1, 0, "blocks.1"},
                                  {kLevelOneWindow + 1, 1, "blocks.1"},
                                  {kLevelOneWindow + 1, 2, "blocks.1"}});
@@ -215,10 +208,10 @@ TEST(Bisection, WindowsThatDisagreeGiveLowConfidenceAndNameWhatTheyCouldNotSepar
 // another module, the line says which one the bisection descends into.
 TEST(Bisection, ProgressSaysWhichModuleItFollowsWhenTheChoiceChanges) {
   FakeSource source(Transformer());
-  // First window: each step slowed in another block, none in blocks.2, where the medians lead.
+  // First window: each step slowed in another module, none in blocks.2, where the medians lead.
   // Second window: blocks.1 in every step.
-  source.slowdown = SlowBlockAt({{kLevelOneWindow, 0, "blocks.0"},
-                                 {kLevelOneWindow, 1, "blocks.1"},
+  source.slowdown = SlowedAt({{kLevelOneWindow, 0, "head"},
+                                 {kLevelOneWindow, 1, "stem"},
                                  {kLevelOneWindow, 2, "blocks.3"},
                                  {kLevelOneWindow + 1, 0, "blocks.1"},
                                  {kLevelOneWindow + 1, 1, "blocks.1"},

@@ -22,7 +22,7 @@ bool IsChild(const std::string& path, const std::string& parent) {
 // Writes one step's ops and markers, bracketing the instrumented modules as marker ops would.
 struct FakeSource::Emitter {
   const std::set<std::string>& instrumented;
-  const std::function<double(const std::string&)>& scale;  // of a module's own op times
+  const std::function<double(const std::string&)>& scale;     // of a module's own op times
   const std::function<double(const std::string&)>& fault_ms;  // added to its forward op
   Timeline& timeline;
   double kernel_share;  // 0: no device activity recorded
@@ -84,21 +84,32 @@ struct FakeSource::Emitter {
   }
 };
 
+FakeModule Leaf(const std::string& path, double forward_ms, double backward_ms) {
+  FakeModule module;
+  module.path = path;
+  module.type = "Linear";
+  module.forward_ms = forward_ms;
+  module.backward_ms = backward_ms;
+  return module;
+}
+
 FakeSource::FakeSource(FakeModule root) : root_(std::move(root)) {
   description_.run.mode = Door::kModel;
   description_.run.device = "cpu";
   Describe(root_);
 }
 
-void FakeSource::Describe(const FakeModule& module) {
+long long FakeSource::Describe(const FakeModule& module) {
   ModuleInfo info;
   info.path = module.path;
   info.type = module.type;
   info.has_forward = module.has_forward;
   info.calls_submodules = !module.children.empty();
   info.opaque_reason = module.opaque_reason;
+  info.parameters = module.parameters;
+  for (const FakeModule& child : module.children) info.parameters += Describe(child);
   modules_[module.path] = info;
-  for (const FakeModule& child : module.children) Describe(child);
+  return info.parameters;
 }
 
 void FakeSource::RunOnGpu(double kernel_share) {

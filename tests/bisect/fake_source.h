@@ -20,9 +20,13 @@ struct FakeModule {
   std::string forward_op = "aten::linear";
   std::string backward_op = "AddmmBackward0";
   bool has_forward = true;   // false for a container such as ModuleList
+  long long parameters = 0;  // its own, not its children's
   std::string opaque_reason;
   std::vector<FakeModule> children;
 };
+
+// A Linear at `path` whose forward and backward take the milliseconds given.
+FakeModule Leaf(const std::string& path, double forward_ms, double backward_ms);
 
 class FakeSource : public WindowSource {
  public:
@@ -64,7 +68,8 @@ class FakeSource : public WindowSource {
 
  private:
   struct Emitter;
-  void Describe(const FakeModule& module);
+  // Adds `module` and its descendants to the tree; returns its parameters and theirs.
+  long long Describe(const FakeModule& module);
 
   FakeModule root_;
   SourceDescription description_;

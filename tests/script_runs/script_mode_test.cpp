@@ -663,6 +663,32 @@ TEST(ScriptMode, APythonLoopInAModulesForwardIsNamedWithItsLine) {
       << FirstParagraph(scratch / "report");
 }
 
+// Twelve identical blocks in a ModuleList, one refining its output in a second, gated pass: about
+// twice a sibling's cost, and one parameter more (issue #33 item 4). The level that names it says
+// it did so comparing it with its 11 siblings, which the extra parameter prevented before.
+TEST(ScriptMode, ABlockTwiceItsIdenticalSiblingsWithAnExtraParameterIsNamed) {
+  const fs::path scratch = Scratch("siblings");
+  const CommandResult run =
+      RunCommand(kAdvisor + " bisect -q --out " + (scratch / "report").string() + " -- " + kPython +
+                     " " + kScripts + "/siblings_train.py --tag " + UniqueTag(),
+                 scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = Report(scratch / "report");
+  const json& levels = report["bisection"]["levels"];
+  const auto compared = std::find_if(levels.begin(), levels.end(), [](const json& level) {
+    return level["chosen"] == "blocks.2";
+  });
+  ASSERT_NE(compared, levels.end()) << levels.dump();
+  EXPECT_EQ((*compared)["reason"].get<std::string>().rfind("blocks.2: ", 0), 0u)
+      << compared->dump();
+  EXPECT_NE((*compared)["reason"].get<std::string>().find("the median of its 11 same-shaped "
+                                                          "siblings"),
+            std::string::npos)
+      << compared->dump();
+  const std::string path = report["hotspot"]["path"];
+  EXPECT_TRUE(path == "blocks.2" || path.rfind("blocks.2.", 0) == 0) << path;
+}
+
 // Short epochs whose DataLoader workers take 0.3 s to start (tests/script_runs/epochs_train.py).
 std::string Epochs(const std::string& tag, const std::string& arguments = "") {
   return kPython + " " + kScripts + "/epochs_train.py --tag " + tag + " " + arguments;

@@ -15,8 +15,8 @@ void Add(ModuleTree& modules, const std::string& path, const std::string& type) 
 void AddBlock(ModuleTree& modules, const std::string& path, const std::string& type, int width) {
   Add(modules, path, type);
   Add(modules, path + ".fc", "__torch__.torch.nn.modules.linear.Linear");
-  modules[path + ".fc"].parameter_shapes = {"weight:" + std::to_string(width) + "x16",
-                                            "bias:" + std::to_string(width)};
+  modules[path + ".fc"].parameters = width * 16 + width;
+  modules[path].parameters = modules[path + ".fc"].parameters;
   Add(modules, path + ".act", "__torch__.torch.nn.modules.activation.GELU");
 }
 
@@ -32,16 +32,26 @@ TEST(ModuleStructure, AMangledAndAnUnmangledBlockOfOneShapeAreOneGroup) {
   EXPECT_EQ(StructureOf(modules, "blocks.0"), StructureOf(modules, "blocks.1"));
 }
 
-TEST(ModuleStructure, BlocksWithOtherParameterShapesOrChildrenAreNot) {
+TEST(ModuleStructure, BlocksWithOtherChildrenAreNot) {
+  ModuleTree modules;
+  AddBlock(modules, "blocks.0", "__torch__.model.Block", 64);
+  AddBlock(modules, "blocks.1", "__torch__.model.Block", 64);
+  Add(modules, "blocks.1.extra", "__torch__.model.Extra");
+  EXPECT_NE(StructureOf(modules, "blocks.0"), StructureOf(modules, "blocks.1"));
+  // A child's descendants are not the parent's children: blocks.1 is no child of blocks.
+  EXPECT_EQ(StructureOf(modules, "blocks.0").find("blocks.1"), std::string::npos);
+}
+
+// How many parameters make two instances another block is the comparison's to say
+// (kParameterSlack): here, an extra bias, or a wider layer, leaves the structure as it is.
+TEST(ModuleStructure, ParameterCountsAreLeftToTheComparison) {
   ModuleTree modules;
   AddBlock(modules, "blocks.0", "__torch__.model.Block", 64);
   AddBlock(modules, "blocks.1", "__torch__.model.Block", 32);
   AddBlock(modules, "blocks.2", "__torch__.model.Block", 64);
-  Add(modules, "blocks.2.extra", "__torch__.model.Extra");
-  EXPECT_NE(StructureOf(modules, "blocks.0"), StructureOf(modules, "blocks.1"));
-  EXPECT_NE(StructureOf(modules, "blocks.0"), StructureOf(modules, "blocks.2"));
-  // A child's descendants are not the parent's children: blocks.1 is no child of blocks.
-  EXPECT_EQ(StructureOf(modules, "blocks.0").find("blocks.1"), std::string::npos);
+  modules["blocks.2"].parameters += 64;
+  EXPECT_EQ(StructureOf(modules, "blocks.0"), StructureOf(modules, "blocks.1"));
+  EXPECT_EQ(StructureOf(modules, "blocks.0"), StructureOf(modules, "blocks.2"));
 }
 
 }  // namespace
