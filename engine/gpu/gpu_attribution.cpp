@@ -33,6 +33,10 @@ GpuAttribution AttributeGpuTime(const Timeline& timeline,
   GpuAttribution attribution;
   attribution.recorded = GpuProbeRecorded(timeline);
   attribution.by_op.resize(timeline.ops.size());
+  // A CPU run's ops launched nothing: indexing millions of them for no record cost seconds.
+  if (timeline.kernels.empty() && timeline.memcpys.empty() && timeline.memsets.empty()) {
+    return attribution;
+  }
   const OpLookup lookup(timeline);
 
   const auto charge = [&](std::uint64_t external_id, const GpuTime& time) {
