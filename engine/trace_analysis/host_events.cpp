@@ -1,6 +1,7 @@
 #include "engine/trace_analysis/host_events.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <set>
@@ -21,16 +22,20 @@ struct PendingNode {
 // The ops whose input dtype says what the step computes in.
 bool IsComputeOp(const std::string& name) {
   static const std::set<std::string> kCompute = {
-      "aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::matmul", "aten::linear",
-      "aten::convolution", "aten::_convolution", "aten::conv1d", "aten::conv2d", "aten::conv3d"};
+      "aten::mm",     "aten::addmm",  "aten::bmm",         "aten::baddbmm",
+      "aten::matmul", "aten::linear", "aten::convolution", "aten::_convolution",
+      "aten::conv1d", "aten::conv2d", "aten::conv3d"};
   return kCompute.count(name) > 0;
 }
 
 // record_shapes writes C++ type names: "float", "c10::BFloat16".
 std::string DtypeName(const std::string& type) {
   static const std::map<std::string, std::string> kNames = {
-      {"float", "float32"}, {"double", "float64"}, {"c10::Half", "float16"},
-      {"c10::BFloat16", "bfloat16"}, {"c10::Float8_e4m3fn", "float8_e4m3fn"}};
+      {"float", "float32"},
+      {"double", "float64"},
+      {"c10::Half", "float16"},
+      {"c10::BFloat16", "bfloat16"},
+      {"c10::Float8_e4m3fn", "float8_e4m3fn"}};
   auto it = kNames.find(type);
   return it == kNames.end() ? type : it->second;
 }
@@ -40,6 +45,13 @@ class HostReader {
   explicit HostReader(const TraceStore& store) : store_(store) {}
 
   HostEvents Read() {
+    // Most events of a trace are ops: room for every one that may be is made at once (pages never
+    // written are never resident), rather than growing to it by copying millions of ops.
+    std::size_t may_be_ops = 0;
+    for (const EventChunk& chunk : store_.chunks) {
+      for (std::size_t i = 0; i < chunk.size(); ++i) may_be_ops += MayBeOp(chunk, i);
+    }
+    host_.ops.reserve(may_be_ops);
     for (const EventChunk& chunk : store_.chunks) {
       for (std::size_t i = 0; i < chunk.size(); ++i, ++order_) Add(chunk, i);
     }
@@ -85,7 +97,7 @@ class HostReader {
         if (IsEngineWrapper(name)) return;
         if (IsBackwardNode(name)) return AddOp(chunk, i, name, thread, OpScope::kBackward);
         if (IsLegacyOpName(name)) {
-          operators_[thread].push_back({start, end, order_, nullptr, 0});
+          operators_[thread].push_back({static_cast<std::uint32_t>(host_.ops.size()), order_});
           return AddOp(chunk, i, name, thread, OpScope::kForward);
         }
         if (!AddKnownRange(chunk, i, name, thread, start, end)) {
@@ -133,33 +145,53 @@ class HostReader {
   void PlaceUncategorisedLabels() {
     constexpr TimeNs kExporterPrecisionNs = 1000;
     for (auto& [thread, labels] : labels_) {
-      std::vector<Span>& operators = operators_[thread];
-      std::vector<const Span*> sorted;
+      // An operator (label -1) or labels[label], in the order they are placed in.
+      struct Item {
+        TimeNs start = 0;
+        TimeNs end = 0;
+        std::uint32_t order = 0;  // in the file
+        std::int32_t label = -1;
+      };
+      const std::vector<OperatorAt>& operators = operators_[thread];
+      std::vector<Item> sorted;
       sorted.reserve(operators.size() + labels.size());
-      for (const Span& span : operators) sorted.push_back(&span);
-      for (const Span& span : labels) sorted.push_back(&span);
+      for (const OperatorAt& op : operators) {
+        sorted.push_back({host_.ops[op.op].start_ns, host_.ops[op.op].end_ns, op.order, -1});
+      }
+      for (std::size_t i = 0; i < labels.size(); ++i) {
+        sorted.push_back(
+            {labels[i].start, labels[i].end, labels[i].order, static_cast<std::int32_t>(i)});
+      }
       // Outer before inner; of two events with one interval, the one written first is outer.
-      std::sort(sorted.begin(), sorted.end(), [](const Span* a, const Span* b) {
-        if (a->start != b->start) return a->start < b->start;
-        if (a->end != b->end) return a->end > b->end;
-        return a->order < b->order;
-      });
+      const auto outer_first = [](const Item& a, const Item& b) {
+        if (a.start != b.start) return a.start < b.start;
+        if (a.end != b.end) return a.end > b.end;
+        return a.order < b.order;
+      };
+      // The operators, nearly all of the events, mostly come in this order already: they are
+      // checked, the few labels sorted, and the two merged.
+      const auto first_label = sorted.begin() + static_cast<std::ptrdiff_t>(operators.size());
+      if (!std::is_sorted(sorted.begin(), first_label, outer_first)) {
+        std::sort(sorted.begin(), first_label, outer_first);
+      }
+      std::sort(first_label, sorted.end(), outer_first);
+      std::inplace_merge(sorted.begin(), first_label, sorted.end(), outer_first);
       std::vector<TimeNs> open;  // ends of the operators enclosing the current event
-      for (const Span* span : sorted) {
-        while (!open.empty() && open.back() + kExporterPrecisionNs < span->start) open.pop_back();
-        if (span->chunk == nullptr) {
-          open.push_back(span->end);
+      for (const Item& item : sorted) {
+        while (!open.empty() && open.back() + kExporterPrecisionNs < item.start) open.pop_back();
+        if (item.label < 0) {
+          open.push_back(item.end);
           continue;
         }
-        const bool in_operator = std::any_of(open.begin(), open.end(),
-                                             [&](TimeNs end) {
-                                               return end + kExporterPrecisionNs >= span->end;
-                                             });
-        const std::string& name = store_.strings[span->chunk->name[span->index]];
+        const bool in_operator = std::any_of(open.begin(), open.end(), [&](TimeNs end) {
+          return end + kExporterPrecisionNs >= item.end;
+        });
+        const Label& label = labels[item.label];
+        const std::string& name = store_.strings[label.chunk->name[label.index]];
         if (in_operator) {
-          AddOp(*span->chunk, span->index, name, thread, OpScope::kForward);
+          AddOp(*label.chunk, label.index, name, thread, OpScope::kForward);
         } else if (!IsParallelWrapperForward(name)) {
-          host_.modules.push_back({name, "", thread, span->start, span->end});
+          host_.modules.push_back({name, "", thread, label.start, label.end});
         }
       }
     }
@@ -240,15 +272,30 @@ class HostReader {
     }
   }
 
+  // Add's ops come from complete events of these categories.
+  static bool MayBeOp(const EventChunk& chunk, std::size_t i) {
+    const EventCategory category = chunk.category[i];
+    return chunk.phase[i] == 'X' &&
+           (category == EventCategory::kCpuOp || category == EventCategory::kUserAnnotation ||
+            category == EventCategory::kNone);
+  }
+
   static ThreadId ThreadOf(std::int64_t tid) {
     return tid == kAbsent ? 0 : static_cast<ThreadId>(tid);
   }
 
-  // An uncategorised event on one thread: an operator (chunk null) or a label to place.
-  struct Span {
+  // An uncategorised operator: host_.ops[op], the order-th event of the file. Held by index, not
+  // by copy: a legacy trace's events are nearly all operators.
+  struct OperatorAt {
+    std::uint32_t op = 0;
+    std::uint32_t order = 0;
+  };
+
+  // An uncategorised label to place, event `index` of `chunk`.
+  struct Label {
     TimeNs start = 0;
     TimeNs end = 0;
-    std::size_t order = 0;  // in the file
+    std::uint32_t order = 0;  // in the file
     const EventChunk* chunk = nullptr;
     std::size_t index = 0;
   };
@@ -266,9 +313,10 @@ class HostReader {
   std::map<std::int64_t, Flow> flows_;
   std::set<ThreadId> forward_threads_;
   std::map<std::string, TimeNs> time_by_dtype_;  // compute ops' time by their first input's type
-  std::size_t order_ = 0;  // the event being added, counted through the file
-  std::map<ThreadId, std::vector<Span>> operators_;  // uncategorised operators by thread
-  std::map<ThreadId, std::vector<Span>> labels_;     // uncategorised labels by thread
+  // The event being added, counted through the file (ReadOptions::max_events keeps it in 32 bits).
+  std::uint32_t order_ = 0;
+  std::map<ThreadId, std::vector<OperatorAt>> operators_;  // uncategorised operators by thread
+  std::map<ThreadId, std::vector<Label>> labels_;          // uncategorised labels by thread
 };
 
 }  // namespace
