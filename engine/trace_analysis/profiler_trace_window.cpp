@@ -5,11 +5,8 @@
 #include "engine/analysis/sequence_numbers.h"
 #include "engine/trace_analysis/event_names.h"
 #include "engine/trace_analysis/gemm_precision.h"
-#include "engine/trace_analysis/gpu_records.h"
-#include "engine/trace_analysis/host_events.h"
 #include "engine/trace_analysis/module_markers.h"
 #include "engine/trace_analysis/trace_memory.h"
-#include "engine/trace_analysis/trace_steps.h"
 #include "engine/trace_import/trace_error.h"
 
 namespace advisor {
@@ -24,11 +21,28 @@ bool LaunchesGraphs(const std::vector<ApiCallEvent>& calls) {
 
 }  // namespace
 
+TraceRecords ReadTraceRecords(const TraceStore& store) {
+  TraceRecords records;
+  records.host = ReadHostEvents(store);
+  records.gpu = ReadGpuRecords(store, records.host);
+  records.steps = StepsOf(records.host);
+  if (records.gpu.any_device_work) {
+    const DeviceProperties* device = DeviceOf(store.metadata, records.gpu.device);
+    records.memory = DeviceMemoryOf(store, records.gpu.device,
+                                    device ? device->total_memory_bytes : 0, records.steps.steps);
+  }
+  return records;
+}
+
 ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store) {
+  return BuildProfilerTraceWindow(store, ReadTraceRecords(store));
+}
+
+ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store, TraceRecords records) {
   ProfilerTraceWindow trace;
-  HostEvents host = ReadHostEvents(store);
-  GpuRecords gpu = ReadGpuRecords(store, host);
-  TraceSteps steps = StepsOf(host);
+  HostEvents& host = records.host;
+  GpuRecords& gpu = records.gpu;
+  TraceSteps& steps = records.steps;
   const auto markers_of_modules = [&] {
     try {
       return MarkersOfModuleRanges(host.modules);
@@ -58,15 +72,14 @@ ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store) {
                           ") is read from its GEMM kernels' names: the trace has no input types "
                           "(record_shapes=False)");
   }
+  trace.memory = std::move(records.memory);
   if (gpu.any_device_work) {
     if (const DeviceProperties* device = DeviceOf(store.metadata, gpu.device)) {
       trace.device_name = device->name;
       trace.device_limits = DeviceLimitsOf(store.metadata, gpu.device);
-      trace.memory = DeviceMemoryOf(store, gpu.device, device->total_memory_bytes, steps.steps);
     } else {
       trace.notes.push_back("the trace describes no device " + std::to_string(gpu.device) +
                             " (deviceProperties): no device name, memory size or occupancy");
-      trace.memory = DeviceMemoryOf(store, gpu.device, 0, steps.steps);
     }
   }
 
