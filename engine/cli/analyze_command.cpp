@@ -1,7 +1,5 @@
 #include "engine/cli/analyze_command.h"
 
-#include <malloc.h>
-
 #include <algorithm>
 #include <chrono>
 #include <functional>
@@ -53,15 +51,6 @@ void CheckHasSteps(const TraceStore& store, const ProfilerTraceWindow& trace) {
                  static_cast<unsigned long long>(stats.events));
   }
   throw std::runtime_error(store.path + ": no step to analyse: " + why);
-}
-
-// The events were many small columns, freed into malloc's heap: the window's large arrays are
-// mapped afresh rather than taken from there, so without this the freed events would stay
-// resident beside them.
-void ReturnFreedMemory() {
-#ifdef __GLIBC__
-  malloc_trim(0);
-#endif
 }
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {
@@ -176,13 +165,10 @@ int RunAnalyzeCommand(const AnalyzeCommandOptions& options) {
       rank.rank = RankOf(store.metadata, file, static_cast<int>(ranks.size()), rank_notes);
     }
     rank.distributed = store.metadata.distributed;
-    TraceRecords records = ReadTraceRecords(store);
+    // The events go as the records are read from them, before the window, about as large, is
+    // built.
+    TraceRecords records = TakeTraceRecords(store);
     stages.Done("records");
-    // The records hold what the analysis needs of the events: the events go before the window,
-    // as large again, is built.
-    store.chunks = {};
-    ReturnFreedMemory();
-    stages.Done("events freed");
     rank.trace = BuildProfilerTraceWindow(store, std::move(records));
     stages.Done("window");
     CheckHasSteps(store, rank.trace);

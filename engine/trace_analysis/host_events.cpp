@@ -40,21 +40,38 @@ std::string DtypeName(const std::string& type) {
   return it == kNames.end() ? type : it->second;
 }
 
-class HostReader {
- public:
-  explicit HostReader(const TraceStore& store) : store_(store) {}
+}  // namespace
 
-  HostEvents Read() {
-    // Most events of a trace are ops: room for every one that may be is made at once (pages never
-    // written are never resident), rather than growing to it by copying millions of ops.
+class HostEventReader::Impl {
+ private:
+  // What an op is made of, copied out of its event: a label is placed once the whole trace is
+  // read, and its chunk may be gone by then.
+  struct EventFields {
+    std::uint32_t name = 0;
+    TimeNs start = 0;
+    TimeNs end = 0;
+    std::int64_t sequence_number = kAbsent;
+    std::int64_t forward_thread = kAbsent;
+    std::uint32_t input_type = 0;
+    std::optional<CollectiveDescription> collective;
+  };
+
+ public:
+  explicit Impl(const TraceStore& store) : store_(store) {
+    // Most events of a trace are ops: room for every one that may be is made at once (pages
+    // never written are never resident), rather than growing to it by copying millions of ops.
     std::size_t may_be_ops = 0;
     for (const EventChunk& chunk : store_.chunks) {
       for (std::size_t i = 0; i < chunk.size(); ++i) may_be_ops += MayBeOp(chunk, i);
     }
     host_.ops.reserve(may_be_ops);
-    for (const EventChunk& chunk : store_.chunks) {
-      for (std::size_t i = 0; i < chunk.size(); ++i, ++order_) Add(chunk, i);
-    }
+  }
+
+  void Add(const EventChunk& chunk) {
+    for (std::size_t i = 0; i < chunk.size(); ++i, ++order_) Add(chunk, i);
+  }
+
+  HostEvents Finish() {
     PlaceUncategorisedLabels();
     LinkBackwardThreads();
     TimeNs most = 0;
@@ -79,7 +96,7 @@ class HostReader {
     switch (category) {
       case EventCategory::kCpuOp:
         if (IsEngineWrapper(name)) return;
-        AddOp(chunk, i, name, thread,
+        AddOp(FieldsOf(chunk, i), name, thread,
               IsBackwardNode(name) || (chunk.forward_thread[i] > 0 && chunk.sequence_number[i] >= 0)
                   ? OpScope::kBackward
                   : OpScope::kForward);
@@ -95,13 +112,15 @@ class HostReader {
         // The legacy exporter: no categories and no arguments, so the name says what the event
         // is, and where the name cannot, its nesting does (PlaceUncategorisedLabels).
         if (IsEngineWrapper(name)) return;
-        if (IsBackwardNode(name)) return AddOp(chunk, i, name, thread, OpScope::kBackward);
+        if (IsBackwardNode(name)) {
+          return AddOp(FieldsOf(chunk, i), name, thread, OpScope::kBackward);
+        }
         if (IsLegacyOpName(name)) {
           operators_[thread].push_back({static_cast<std::uint32_t>(host_.ops.size()), order_});
-          return AddOp(chunk, i, name, thread, OpScope::kForward);
+          return AddOp(FieldsOf(chunk, i), name, thread, OpScope::kForward);
         }
         if (!AddKnownRange(chunk, i, name, thread, start, end)) {
-          labels_[thread].push_back({start, end, order_, &chunk, i});
+          labels_[thread].push_back({FieldsOf(chunk, i), order_});
         }
         return;
       default:
@@ -130,7 +149,7 @@ class HostReader {
     if (optimizer || data_loader || IsCommunication(name)) {
       if (IsOptimizerStep(name)) host_.optimizer_steps.push_back({name, thread, start, end});
       if (data_loader) host_.data_loader.push_back({name, thread, start, end});
-      AddOp(chunk, i, name, thread, OpScope::kUser);
+      AddOp(FieldsOf(chunk, i), name, thread, OpScope::kUser);
       return true;
     }
     return IsParallelWrapperForward(name);
@@ -159,8 +178,8 @@ class HostReader {
         sorted.push_back({host_.ops[op.op].start_ns, host_.ops[op.op].end_ns, op.order, -1});
       }
       for (std::size_t i = 0; i < labels.size(); ++i) {
-        sorted.push_back(
-            {labels[i].start, labels[i].end, labels[i].order, static_cast<std::int32_t>(i)});
+        const EventFields& label = labels[i].fields;
+        sorted.push_back({label.start, label.end, labels[i].order, static_cast<std::int32_t>(i)});
       }
       // Outer before inner; of two events with one interval, the one written first is outer.
       const auto outer_first = [](const Item& a, const Item& b) {
@@ -186,10 +205,10 @@ class HostReader {
         const bool in_operator = std::any_of(open.begin(), open.end(), [&](TimeNs end) {
           return end + kExporterPrecisionNs >= item.end;
         });
-        const Label& label = labels[item.label];
-        const std::string& name = store_.strings[label.chunk->name[label.index]];
+        const EventFields& label = labels[item.label].fields;
+        const std::string& name = store_.strings[label.name];
         if (in_operator) {
-          AddOp(*label.chunk, label.index, name, thread, OpScope::kForward);
+          AddOp(label, name, thread, OpScope::kForward);
         } else if (!IsParallelWrapperForward(name)) {
           host_.modules.push_back({name, "", thread, label.start, label.end});
         }
@@ -197,29 +216,26 @@ class HostReader {
     }
   }
 
-  void AddOp(const EventChunk& chunk, std::size_t i, const std::string& name, ThreadId thread,
-             OpScope scope) {
+  void AddOp(const EventFields& event, const std::string& name, ThreadId thread, OpScope scope) {
     OpEvent op;
     op.name = name;
     op.scope = scope;
     op.thread = thread;
-    op.start_ns = chunk.ts_ns[i];
-    op.end_ns = chunk.ts_ns[i] + chunk.dur_ns[i];
+    op.start_ns = event.start;
+    op.end_ns = event.end;
     op.correlation_id = host_.ops.size() + 1;
-    if (auto collective = CollectiveOf(store_, chunk, i)) {
-      host_.collective_of_op.emplace(op.correlation_id, std::move(*collective));
-    }
-    if (chunk.sequence_number[i] >= 0) {
-      op.seq_nr = chunk.sequence_number[i];
+    if (event.collective) host_.collective_of_op.emplace(op.correlation_id, *event.collective);
+    if (event.sequence_number >= 0) {
+      op.seq_nr = event.sequence_number;
       host_.has_sequence_numbers = true;
-      if (scope == OpScope::kBackward && chunk.forward_thread[i] != kAbsent) {
-        pending_.push_back({host_.ops.size(), chunk.forward_thread[i]});
-        recorded_thread_.emplace(host_.ops.size(), chunk.forward_thread[i]);
+      if (scope == OpScope::kBackward && event.forward_thread != kAbsent) {
+        pending_.push_back({host_.ops.size(), event.forward_thread});
+        recorded_thread_.emplace(host_.ops.size(), event.forward_thread);
       }
     }
     if (scope == OpScope::kBackward) node_at_[{thread, op.start_ns}] = host_.ops.size();
-    if (chunk.input_type[i] != 0 && IsComputeOp(name)) {
-      time_by_dtype_[store_.strings[chunk.input_type[i]]] += op.end_ns - op.start_ns;
+    if (event.input_type != 0 && IsComputeOp(name)) {
+      time_by_dtype_[store_.strings[event.input_type]] += op.end_ns - op.start_ns;
     }
     if (scope == OpScope::kForward && op.seq_nr >= 0) forward_threads_.insert(thread);
     host_.ops.push_back(std::move(op));
@@ -284,20 +300,27 @@ class HostReader {
     return tid == kAbsent ? 0 : static_cast<ThreadId>(tid);
   }
 
+  EventFields FieldsOf(const EventChunk& chunk, std::size_t i) const {
+    return {chunk.name[i],
+            chunk.ts_ns[i],
+            chunk.ts_ns[i] + chunk.dur_ns[i],
+            chunk.sequence_number[i],
+            chunk.forward_thread[i],
+            chunk.input_type[i],
+            CollectiveOf(store_, chunk, i)};
+  }
+
+  // An uncategorised label to place.
+  struct Label {
+    EventFields fields;
+    std::uint32_t order = 0;  // in the file
+  };
+
   // An uncategorised operator: host_.ops[op], the order-th event of the file. Held by index, not
   // by copy: a legacy trace's events are nearly all operators.
   struct OperatorAt {
     std::uint32_t op = 0;
     std::uint32_t order = 0;
-  };
-
-  // An uncategorised label to place, event `index` of `chunk`.
-  struct Label {
-    TimeNs start = 0;
-    TimeNs end = 0;
-    std::uint32_t order = 0;  // in the file
-    const EventChunk* chunk = nullptr;
-    std::size_t index = 0;
   };
 
   struct Flow {
@@ -319,9 +342,19 @@ class HostReader {
   std::map<ThreadId, std::vector<Label>> labels_;          // uncategorised labels by thread
 };
 
-}  // namespace
+HostEventReader::HostEventReader(const TraceStore& store) : impl_(std::make_unique<Impl>(store)) {}
 
-HostEvents ReadHostEvents(const TraceStore& store) { return HostReader(store).Read(); }
+HostEventReader::~HostEventReader() = default;
+
+void HostEventReader::Add(const EventChunk& chunk) { impl_->Add(chunk); }
+
+HostEvents HostEventReader::Finish() { return impl_->Finish(); }
+
+HostEvents ReadHostEvents(const TraceStore& store) {
+  HostEventReader reader(store);
+  for (const EventChunk& chunk : store.chunks) reader.Add(chunk);
+  return reader.Finish();
+}
 
 std::optional<CollectiveDescription> CollectiveOf(const TraceStore& store, const EventChunk& chunk,
                                                   std::size_t i) {

@@ -1,5 +1,6 @@
 #include "engine/trace_analysis/profiler_trace_window.h"
 
+#include <functional>
 #include <utility>
 
 #include "engine/analysis/sequence_numbers.h"
@@ -8,6 +9,7 @@
 #include "engine/trace_analysis/module_markers.h"
 #include "engine/trace_analysis/trace_memory.h"
 #include "engine/trace_import/trace_error.h"
+#include "engine/util/freed_memory.h"
 
 namespace advisor {
 namespace {
@@ -19,18 +21,44 @@ bool LaunchesGraphs(const std::vector<ApiCallEvent>& calls) {
   return false;
 }
 
-}  // namespace
-
-TraceRecords ReadTraceRecords(const TraceStore& store) {
+// Reads every chunk of `store` once, in order, into each reader, and calls `done(k)` once
+// chunk k is read: nothing of it is needed after.
+TraceRecords ReadRecords(const TraceStore& store, const std::function<void(std::size_t)>& done) {
+  HostEventReader host(store);
+  GpuRecordReader gpu(store);
+  std::vector<DeviceMemoryRecord> memory;
+  for (std::size_t k = 0; k < store.chunks.size(); ++k) {
+    host.Add(store.chunks[k]);
+    gpu.Add(store.chunks[k]);
+    AddDeviceMemoryRecords(store.chunks[k], memory);
+    if (done) done(k);
+  }
   TraceRecords records;
-  records.host = ReadHostEvents(store);
-  records.gpu = ReadGpuRecords(store, records.host);
+  records.host = host.Finish();
+  records.gpu = gpu.Finish(records.host);
   records.steps = StepsOf(records.host);
   if (records.gpu.any_device_work) {
     const DeviceProperties* device = DeviceOf(store.metadata, records.gpu.device);
-    records.memory = DeviceMemoryOf(store, records.gpu.device,
+    records.memory = DeviceMemoryOf(memory, records.gpu.device,
                                     device ? device->total_memory_bytes : 0, records.steps.steps);
   }
+  return records;
+}
+
+}  // namespace
+
+TraceRecords ReadTraceRecords(const TraceStore& store) { return ReadRecords(store, nullptr); }
+
+TraceRecords TakeTraceRecords(TraceStore& store) {
+  // Freed chunks go back to the system every 64 (about 64 MB of JSON), so that the records grow
+  // into memory the events held rather than beside it (ReturnFreedMemory).
+  constexpr std::size_t kChunksPerReturn = 64;
+  TraceRecords records = ReadRecords(store, [&store](std::size_t k) {
+    store.chunks[k] = EventChunk{};
+    if ((k + 1) % kChunksPerReturn == 0) ReturnFreedMemory();
+  });
+  store.chunks.clear();
+  ReturnFreedMemory();
   return records;
 }
 

@@ -54,6 +54,10 @@ struct TraceRecords {
 
 TraceRecords ReadTraceRecords(const TraceStore& store);
 
+// The same, letting each chunk of events go once read (store.chunks is empty after): the records
+// grow while the events shrink. `store` keeps its path, metadata, strings and stats.
+TraceRecords TakeTraceRecords(TraceStore& store);
+
 // `store` for its path and metadata: its events are not read again, and may be gone.
 ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store, TraceRecords records);
 

@@ -172,16 +172,16 @@ TEST(TraceReport, MemoryRecordsGivePeaksAndAllocationsPerStep) {
   EXPECT_NEAR(*report.memory->tensor_alloc_mb_per_step, 1.0, 1e-9);
 }
 
-// advisor analyze lets the events go once the records are read, before the window is built: the
-// window must need nothing more of them (the memory records among them).
-TEST(TraceReport, TheWindowNeedsNoEventOnceItsRecordsAreRead) {
+// advisor analyze lets each chunk of events go as the records are read from it, before the window
+// is built: the window must need nothing more of them (the memory records among them).
+TEST(TraceReport, TheWindowNeedsNoEventOnceItsRecordsAreTaken) {
   testing::ScratchDir dir;
   const TraceStore kept = TwoGpuSteps().Write(dir / "trace.json");
   const RunReport whole = ReportOfTrace(kept, BuildProfilerTraceWindow(kept));
-  TraceStore emptied = TwoGpuSteps().Write(dir / "trace.json");
-  TraceRecords records = ReadTraceRecords(emptied);
-  emptied.chunks.clear();
-  const RunReport report = ReportOfTrace(emptied, BuildProfilerTraceWindow(emptied, records));
+  TraceStore taken = TwoGpuSteps().Write(dir / "trace.json");
+  TraceRecords records = TakeTraceRecords(taken);
+  EXPECT_TRUE(taken.chunks.empty());
+  const RunReport report = ReportOfTrace(taken, BuildProfilerTraceWindow(taken, records));
 
   EXPECT_EQ(report.run.device_name, "NVIDIA H100 80GB HBM3");
   EXPECT_EQ(report.run.window_steps, 2);
