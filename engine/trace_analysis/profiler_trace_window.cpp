@@ -50,8 +50,8 @@ TraceRecords ReadRecords(const TraceStore& store, const std::function<void(std::
 TraceRecords ReadTraceRecords(const TraceStore& store) { return ReadRecords(store, nullptr); }
 
 TraceRecords TakeTraceRecords(TraceStore& store) {
-  // Freed chunks go back to the system every 64 (about 64 MB of JSON), so that the records grow
-  // into memory the events held rather than beside it (ReturnFreedMemory).
+  // Freed chunks go back to the system every 64 (a plain file's chunk is 1 to 2 MiB of JSON), so
+  // that the records grow into memory the events held rather than beside it (ReturnFreedMemory).
   constexpr std::size_t kChunksPerReturn = 64;
   TraceRecords records = ReadRecords(store, [&store](std::size_t k) {
     store.chunks[k] = EventChunk{};
