@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <iostream>
 #include <sstream>
 #include <stdexcept>
 
 #include "engine/cli/report_step.h"
+#include "engine/cli/stage_clock.h"
 #include "engine/memory_snapshot/snapshot_reader.h"
 #include "engine/memory_snapshot/snapshot_report.h"
 #include "engine/multi_rank/distributed_summary.h"
@@ -23,10 +25,11 @@ namespace advisor {
 namespace {
 
 void PrintSummary(const RunReport& report, const std::string& out_dir) {
-  std::cout << Printf("step: %.3f ms median over %d steps (forward %.3f, backward %.3f, "
-                      "optimizer %.3f ms)\n",
-                      report.step.median_ms, report.run.window_steps, report.step.forward_ms,
-                      report.step.backward_ms, report.step.optimizer_ms);
+  std::cout << Printf(
+      "step: %.3f ms median over %d steps (forward %.3f, backward %.3f, "
+      "optimizer %.3f ms)\n",
+      report.step.median_ms, report.run.window_steps, report.step.forward_ms,
+      report.step.backward_ms, report.step.optimizer_ms);
   PrintStraggler(report);
   PrintFindingsAndReport(report, out_dir, /*with_trace=*/false);
 }
@@ -74,8 +77,9 @@ void PrintSnapshotSummary(const RunReport& report, const std::string& out_dir) {
 int AnalyzeSnapshot(const AnalyzeCommandOptions& options,
                     std::chrono::steady_clock::time_point start) {
   if (options.paths.size() != 1) {
-    throw std::runtime_error("advisor analyze reads one snapshot at a time: give its .pickle "
-                             "alone");
+    throw std::runtime_error(
+        "advisor analyze reads one snapshot at a time: give its .pickle "
+        "alone");
   }
   const std::string& path = options.paths.front();
   ReportDir report_dir(options.out_dir);
@@ -92,8 +96,7 @@ int AnalyzeSnapshot(const AnalyzeCommandOptions& options,
                                       Duration(SecondsSince(read_start)).c_str()))
               << std::endl;
   }
-  report.data_quality.insert(report.data_quality.end(), rule_problems.begin(),
-                             rule_problems.end());
+  report.data_quality.insert(report.data_quality.end(), rule_problems.begin(), rule_problems.end());
   // A snapshot says nothing of the allocator settings of its run: the facts take the defaults.
   ApplyRules(rules, RunEnvironment{}, report);
   report.run.wall_s = SecondsSince(start);
@@ -109,15 +112,19 @@ void AddAnalyzeCommand(CLI::App& app, AnalyzeCommandOptions& options) {
       "analyze",
       "Analyse torch.profiler traces (one file, or a folder of one trace per rank), or an "
       "allocator snapshot (torch.cuda.memory._dump_snapshot's .pickle)");
-  command->add_option("path", options.paths,
-                      "trace .json / .json.gz, a folder of them, or a snapshot .pickle")
+  command
+      ->add_option("path", options.paths,
+                   "trace .json / .json.gz, a folder of them, or a snapshot .pickle")
       ->required();
   command->add_option("--out", options.out_dir, "report directory")->capture_default_str();
   command->add_option("--rules", options.rule_dirs, "add the rules in DIR (repeatable)");
-  command->add_option("--threads", options.threads,
-                      "threads that parse events (default: every core this process may use)")
+  command
+      ->add_option("--threads", options.threads,
+                   "threads that parse events (default: every core this process may use)")
       ->check(CLI::Range(1, 1024));
   command->add_flag("-q,--quiet", options.quiet, "no progress on stderr");
+  command->add_flag("-v,--verbose", options.verbose,
+                    "each stage's time and the memory held after it, on stderr");
 }
 
 int RunAnalyzeCommand(const AnalyzeCommandOptions& options) {
@@ -133,6 +140,12 @@ int RunAnalyzeCommand(const AnalyzeCommandOptions& options) {
   const auto progress = [&](const std::string& line) {
     if (!options.quiet) std::cerr << "[advisor] " << PrintableLine(line) << std::endl;
   };
+  // --verbose's lines are asked for by name: -q does not silence them.
+  StageClock stages(options.verbose
+                        ? std::function<void(const std::string&)>([](const std::string& line) {
+                            std::cerr << "[advisor] " << PrintableLine(line) << std::endl;
+                          })
+                        : nullptr);
 
   ReadOptions read;
   read.threads = options.threads;
@@ -141,19 +154,26 @@ int RunAnalyzeCommand(const AnalyzeCommandOptions& options) {
   for (const std::string& file : files) {
     progress("reading " + file);
     const auto read_start = std::chrono::steady_clock::now();
-    const TraceStore store = ReadTrace(file, read);
+    TraceStore store = ReadTrace(file, read);
     progress(Printf("read %llu events (%.1f MB of JSON) in %s",
                     static_cast<unsigned long long>(store.stats.events),
                     store.stats.json_bytes / 1e6, Duration(SecondsSince(read_start)).c_str()));
+    stages.Done("read");
     RankTrace rank;
     rank.path = file;
     if (files.size() > 1) {
       rank.rank = RankOf(store.metadata, file, static_cast<int>(ranks.size()), rank_notes);
     }
     rank.distributed = store.metadata.distributed;
-    rank.trace = BuildProfilerTraceWindow(store);
+    // The events go as the records are read from them, before the window, about as large, is
+    // built.
+    TraceRecords records = TakeTraceRecords(store);
+    stages.Done("records");
+    rank.trace = BuildProfilerTraceWindow(store, std::move(records));
+    stages.Done("window");
     CheckHasSteps(store, rank.trace);
     rank.report = ReportOfTrace(store, rank.trace);
+    stages.Done("report");
     ranks.push_back(std::move(rank));
   }
   SortByRank(ranks);
@@ -167,15 +187,17 @@ int RunAnalyzeCommand(const AnalyzeCommandOptions& options) {
                                    std::to_string(ranks.front().rank) + "'s (" +
                                    ranks.front().path + ")");
     report.data_quality.insert(report.data_quality.end(), rank_notes.begin(), rank_notes.end());
+    stages.Done("ranks");
   }
 
-  report.data_quality.insert(report.data_quality.end(), rule_problems.begin(),
-                             rule_problems.end());
+  report.data_quality.insert(report.data_quality.end(), rule_problems.begin(), rule_problems.end());
   // A trace says nothing of the allocator settings of its run: the facts take the defaults.
   ApplyRules(rules, RunEnvironment{}, report);
+  stages.Done("rules");
   report.run.wall_s = SecondsSince(start);
 
   WriteReportFiles(report_dir, report, std::nullopt);
+  stages.Done("report files");
   PrintSummary(report, report_dir.path());
   return 0;
 }

@@ -16,6 +16,7 @@ struct AnalyzeCommandOptions {
   std::vector<std::string> rule_dirs;
   int threads = 0;  // reader threads; 0: every core this process may use
   bool quiet = false;
+  bool verbose = false;  // each stage's time and the memory held after it
 };
 
 void AddAnalyzeCommand(CLI::App& app, AnalyzeCommandOptions& options);

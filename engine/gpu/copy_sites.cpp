@@ -12,9 +12,12 @@ namespace advisor {
 
 std::vector<CopySite> FindCopySites(const Timeline& timeline,
                                     const std::vector<OpPlacement>& placements) {
-  const OpLookup lookup(timeline);
   const int steps = static_cast<int>(timeline.steps.size());
-  if (steps == 0) return {};
+  const bool uploads =
+      std::any_of(timeline.memcpys.begin(), timeline.memcpys.end(),
+                  [](const MemcpyEvent& copy) { return copy.kind == MemcpyKind::kHostToDevice; });
+  if (steps == 0 || !uploads) return {};  // no op to look up
+  const OpLookup lookup(timeline);
 
   struct Total {
     int count = 0;

@@ -32,7 +32,12 @@ GpuAttribution AttributeGpuTime(const Timeline& timeline,
                                 const std::vector<OpPlacement>& placements) {
   GpuAttribution attribution;
   attribution.recorded = GpuProbeRecorded(timeline);
-  attribution.by_op.resize(timeline.ops.size());
+  // A CPU run's ops launched nothing: indexing millions of them for no record cost seconds, and
+  // a time per op is kept only where DeviceMsByOp gives it or a record is charged to it.
+  const bool device_work =
+      !timeline.kernels.empty() || !timeline.memcpys.empty() || !timeline.memsets.empty();
+  if (attribution.recorded || device_work) attribution.by_op.resize(timeline.ops.size());
+  if (!device_work) return attribution;
   const OpLookup lookup(timeline);
 
   const auto charge = [&](std::uint64_t external_id, const GpuTime& time) {

@@ -1,6 +1,7 @@
 #include "engine/gpu/gpu_summary.h"
 
 #include <algorithm>
+#include <cstddef>
 
 #include "engine/gpu/gpu_attribution.h"
 #include "engine/gpu/intervals.h"
@@ -13,29 +14,76 @@ namespace {
 constexpr double kNsPerMs = 1e6;
 constexpr double kNsPerUs = 1e3;
 
+// The events of one kind by start time, so that each step finds those that overlap it without
+// scanning them all: a trace's hundreds of steps times its hundreds of thousands of kernels was
+// most of advisor analyze's time after the read.
 template <typename Event>
-void AddOverlapping(const std::vector<Event>& events, const Interval& window,
-                    std::vector<Interval>& busy) {
-  for (const Event& event : events) {
-    if (event.start_ns < window.end && event.end_ns > window.start) {
-      busy.push_back({event.start_ns, event.end_ns});
+class ByStart {
+ public:
+  explicit ByStart(const std::vector<Event>& events) : events_(events) {
+    order_.resize(events.size());
+    for (std::size_t i = 0; i < events.size(); ++i) order_[i] = i;
+    std::stable_sort(order_.begin(), order_.end(), [&events](std::size_t a, std::size_t b) {
+      return events[a].start_ns < events[b].start_ns;
+    });
+    starts_.reserve(order_.size());
+    for (std::size_t i : order_) {
+      starts_.push_back(events[i].start_ns);
+      longest_ns_ = std::max(longest_ns_, events[i].end_ns - events[i].start_ns);
     }
   }
+
+  // The events overlapping `window` (start before its end, end after its start), in their order
+  // in the timeline, so that sums over them add up as a scan of them all did.
+  std::vector<const Event*> Overlapping(const Interval& window) const {
+    // An event overlapping the window starts at most the longest event's length before it.
+    const auto first = std::lower_bound(starts_.begin(), starts_.end(), window.start - longest_ns_);
+    const auto last = std::lower_bound(first, starts_.end(), window.end);
+    std::vector<std::size_t> indices;
+    for (auto it = first; it != last; ++it) {
+      const std::size_t i = order_[static_cast<std::size_t>(it - starts_.begin())];
+      if (events_[i].end_ns > window.start) indices.push_back(i);
+    }
+    std::sort(indices.begin(), indices.end());
+    std::vector<const Event*> overlapping;
+    overlapping.reserve(indices.size());
+    for (std::size_t i : indices) overlapping.push_back(&events_[i]);
+    return overlapping;
+  }
+
+ private:
+  const std::vector<Event>& events_;
+  std::vector<std::size_t> order_;  // indices into events_, by start
+  std::vector<TimeNs> starts_;      // events_[order_[k]].start_ns
+  TimeNs longest_ns_ = 0;
+};
+
+template <typename Event>
+void AddIntervals(const std::vector<const Event*>& events, std::vector<Interval>& busy) {
+  for (const Event* event : events) busy.push_back({event->start_ns, event->end_ns});
 }
 
 bool StartsIn(TimeNs start_ns, const Interval& window) {
   return start_ns >= window.start && start_ns < window.end;
 }
 
-GpuSummary SummariseStep(const Timeline& timeline, const StepSpan& step,
+struct DeviceWork {
+  ByStart<KernelEvent> kernels;
+  ByStart<MemcpyEvent> memcpys;
+  ByStart<MemsetEvent> memsets;
+};
+
+GpuSummary SummariseStep(const DeviceWork& work, const StepSpan& step,
                          const std::optional<DeviceLimits>& limits) {
   const Interval window{step.start_ns, step.end_ns};
   GpuSummary summary;
 
+  const std::vector<const KernelEvent*> kernels = work.kernels.Overlapping(window);
+  const std::vector<const MemcpyEvent*> memcpys = work.memcpys.Overlapping(window);
   std::vector<Interval> busy;
-  AddOverlapping(timeline.kernels, window, busy);
-  AddOverlapping(timeline.memcpys, window, busy);
-  AddOverlapping(timeline.memsets, window, busy);
+  AddIntervals(kernels, busy);
+  AddIntervals(memcpys, busy);
+  AddIntervals(work.memsets.Overlapping(window), busy);
   const std::vector<Interval> merged = UnionWithin(std::move(busy), window);
   const TimeNs wall_ns = window.end - window.start;
   summary.busy_fraction = wall_ns > 0 ? static_cast<double>(TotalLength(merged)) / wall_ns : 0;
@@ -46,22 +94,22 @@ GpuSummary SummariseStep(const Timeline& timeline, const StepSpan& step,
   double weighted_occupancy = 0;
   double weighted_efficiency = 0;
   double estimated_ns = 0;
-  for (const KernelEvent& kernel : timeline.kernels) {
-    if (!StartsIn(kernel.start_ns, window)) continue;
-    const double duration_ns = static_cast<double>(kernel.end_ns - kernel.start_ns);
+  for (const KernelEvent* kernel : kernels) {
+    if (!StartsIn(kernel->start_ns, window)) continue;
+    const double duration_ns = static_cast<double>(kernel->end_ns - kernel->start_ns);
     kernel_us.push_back(duration_ns / kNsPerUs);
     summary.kernel_ms += duration_ns / kNsPerMs;
     tiny += kernel_us.back() < kTinyKernelUs;
     if (!limits) continue;
-    if (const auto estimate = EstimateLaunch(kernel, *limits)) {
+    if (const auto estimate = EstimateLaunch(*kernel, *limits)) {
       weighted_occupancy += estimate->achieved_occupancy * duration_ns;
       weighted_efficiency += estimate->sm_efficiency * duration_ns;
       estimated_ns += duration_ns;
     }
   }
-  for (const MemcpyEvent& copy : timeline.memcpys) {
-    if (StartsIn(copy.start_ns, window))
-      summary.memcpy_ms += (copy.end_ns - copy.start_ns) / kNsPerMs;
+  for (const MemcpyEvent* copy : memcpys) {
+    if (StartsIn(copy->start_ns, window))
+      summary.memcpy_ms += (copy->end_ns - copy->start_ns) / kNsPerMs;
   }
   summary.kernels_per_step = static_cast<double>(kernel_us.size());
   summary.tiny_kernel_share = kernel_us.empty() ? 0 : static_cast<double>(tiny) / kernel_us.size();
@@ -93,9 +141,11 @@ std::optional<double> MedianOfPresent(const std::vector<GpuSummary>& steps,
 
 std::vector<GpuSummary> SummariseGpuSteps(const Timeline& timeline,
                                           const std::optional<DeviceLimits>& limits) {
+  const DeviceWork work{ByStart<KernelEvent>(timeline.kernels),
+                        ByStart<MemcpyEvent>(timeline.memcpys),
+                        ByStart<MemsetEvent>(timeline.memsets)};
   std::vector<GpuSummary> steps;
-  for (const StepSpan& step : timeline.steps)
-    steps.push_back(SummariseStep(timeline, step, limits));
+  for (const StepSpan& step : timeline.steps) steps.push_back(SummariseStep(work, step, limits));
   return steps;
 }
 

@@ -24,11 +24,15 @@ OpLookup::OpLookup(const Timeline& timeline) : calling_op_(timeline.ops.size(), 
   std::map<ThreadId, std::vector<int>> by_thread;
   for (int i = 0; i < static_cast<int>(ops.size()); ++i) by_thread[ops[i].thread].push_back(i);
   for (auto& [thread, indices] : by_thread) {
-    std::sort(indices.begin(), indices.end(), [&ops](int a, int b) {
+    const auto enclosing_first = [&ops](int a, int b) {
       if (ops[a].start_ns != ops[b].start_ns) return ops[a].start_ns < ops[b].start_ns;
       if (ops[a].end_ns != ops[b].end_ns) return ops[a].end_ns > ops[b].end_ns;
       return ops[a].depth < ops[b].depth;
-    });
+    };
+    // A trace's ops mostly come in this order already: checking is a pass, sorting many.
+    if (!std::is_sorted(indices.begin(), indices.end(), enclosing_first)) {
+      std::sort(indices.begin(), indices.end(), enclosing_first);
+    }
     std::vector<int> open;  // enclosing ops, outermost first
     for (int index : indices) {
       while (!open.empty() && ops[open.back()].end_ns <= ops[index].start_ns) open.pop_back();

@@ -26,22 +26,30 @@ struct Wait {
 
 const char* DirectionName(MemcpyKind kind) {
   switch (kind) {
-    case MemcpyKind::kHostToDevice: return "H2D";
-    case MemcpyKind::kDeviceToHost: return "D2H";
-    case MemcpyKind::kDeviceToDevice: return "D2D";
-    case MemcpyKind::kOther: break;
+    case MemcpyKind::kHostToDevice:
+      return "H2D";
+    case MemcpyKind::kDeviceToHost:
+      return "D2H";
+    case MemcpyKind::kDeviceToDevice:
+      return "D2D";
+    case MemcpyKind::kOther:
+      break;
   }
   return "other";
 }
 
 const char* SyncRecordKind(SyncKind kind) {
   switch (kind) {
-    case SyncKind::kStream: return "stream synchronize";
+    case SyncKind::kStream:
+      return "stream synchronize";
     case SyncKind::kDevice:
-    case SyncKind::kContext: return "device synchronize";
-    case SyncKind::kEvent: return "event synchronize";
+    case SyncKind::kContext:
+      return "device synchronize";
+    case SyncKind::kEvent:
+      return "event synchronize";
     case SyncKind::kStreamWaitEvent:
-    case SyncKind::kOther: break;
+    case SyncKind::kOther:
+      break;
   }
   return "synchronize";
 }
@@ -109,6 +117,8 @@ std::vector<Wait> MergeWitnesses(std::vector<Wait> waits) {
 
 std::vector<SyncSite> FindSyncSites(const Timeline& timeline,
                                     const std::vector<OpPlacement>& placements) {
+  const std::vector<Wait> waits = MergeWitnesses(CollectWaits(timeline));
+  if (waits.empty()) return {};  // as a CPU run: no op to look up
   const OpLookup lookup(timeline);
   const int steps = std::max<int>(1, static_cast<int>(timeline.steps.size()));
 
@@ -117,7 +127,7 @@ std::vector<SyncSite> FindSyncSites(const Timeline& timeline,
     TimeNs wait_ns = 0;
   };
   std::map<std::tuple<std::string, ModulePath, std::string, Phase>, Total> totals;
-  for (const Wait& wait : MergeWitnesses(CollectWaits(timeline))) {
+  for (const Wait& wait : waits) {
     const auto origin = OriginOf(wait.external_id, lookup, timeline, placements);
     if (!origin || origin->step < 0) continue;
     Total& total = totals[{wait.kind, origin->module, origin->op, origin->phase}];

@@ -48,110 +48,111 @@ std::vector<std::uint64_t> LaunchingOps(const std::vector<OpEvent>& ops,
   return launching;
 }
 
+const GpuArgs* GpuArgsOf(const EventChunk& chunk, std::size_t i) {
+  const std::uint32_t extra = chunk.extra[i];
+  if (extra == EventChunk::kNoExtra || !chunk.extras[extra].has_gpu) return nullptr;
+  return &chunk.extras[extra].gpu;
+}
+
 }  // namespace
 
-GpuRecords ReadGpuRecords(const TraceStore& store, const HostEvents& host) {
-  GpuRecords records;
-  std::map<int, std::int64_t> work_by_device;
-  const auto gpu_of = [](const EventChunk& chunk, std::size_t i) -> const GpuArgs* {
-    const std::uint32_t extra = chunk.extra[i];
-    if (extra == EventChunk::kNoExtra || !chunk.extras[extra].has_gpu) return nullptr;
-    return &chunk.extras[extra].gpu;
-  };
-  for (const EventChunk& chunk : store.chunks) {
-    for (std::size_t i = 0; i < chunk.size(); ++i) {
-      if (chunk.phase[i] != 'X' || chunk.ts_ns[i] == kAbsent) continue;
-      const TimeNs start = chunk.ts_ns[i];
-      const TimeNs end = start + chunk.dur_ns[i];
-      const std::string& name = store.strings[chunk.name[i]];
-      const GpuArgs* gpu = gpu_of(chunk, i);
-      const std::uint32_t device =
-          gpu && gpu->device >= 0 ? Narrow(gpu->device) : Narrow(chunk.pid[i]);
-      const std::uint32_t stream =
-          gpu && gpu->stream >= 0 ? Narrow(gpu->stream) : Narrow(chunk.tid[i]);
-      const std::uint32_t correlation = Narrow(chunk.correlation[i]);
-      switch (chunk.category[i]) {
-        case EventCategory::kKernel: {
-          KernelEvent kernel;
-          kernel.name = name;
-          kernel.device = device;
-          kernel.stream = stream;
-          kernel.start_ns = start;
-          kernel.end_ns = end;
-          if (gpu) {
-            std::copy(std::begin(gpu->grid), std::end(gpu->grid), kernel.grid);
-            std::copy(std::begin(gpu->block), std::end(gpu->block), kernel.block);
-            kernel.registers_per_thread = gpu->registers_per_thread;
-            kernel.static_shared_bytes = gpu->shared_memory;  // Kineto sums static and dynamic
-          }
-          kernel.correlation_id = correlation;
-          if (auto collective = CollectiveOf(store, chunk, i)) {
-            records.collective_of_kernel.emplace(records.kernels.size(), std::move(*collective));
-          }
-          records.kernels.push_back(std::move(kernel));
-          work_by_device[static_cast<int>(device)] += end - start;
-          break;
+GpuRecordReader::GpuRecordReader(const TraceStore& store) : store_(store) {}
+
+void GpuRecordReader::Add(const EventChunk& chunk) {
+  for (std::size_t i = 0; i < chunk.size(); ++i) {
+    if (chunk.phase[i] != 'X' || chunk.ts_ns[i] == kAbsent) continue;
+    const TimeNs start = chunk.ts_ns[i];
+    const TimeNs end = start + chunk.dur_ns[i];
+    const std::string& name = store_.strings[chunk.name[i]];
+    const GpuArgs* gpu = GpuArgsOf(chunk, i);
+    const std::uint32_t device =
+        gpu && gpu->device >= 0 ? Narrow(gpu->device) : Narrow(chunk.pid[i]);
+    const std::uint32_t stream =
+        gpu && gpu->stream >= 0 ? Narrow(gpu->stream) : Narrow(chunk.tid[i]);
+    const std::uint32_t correlation = Narrow(chunk.correlation[i]);
+    switch (chunk.category[i]) {
+      case EventCategory::kKernel: {
+        KernelEvent kernel;
+        kernel.name = name;
+        kernel.device = device;
+        kernel.stream = stream;
+        kernel.start_ns = start;
+        kernel.end_ns = end;
+        if (gpu) {
+          std::copy(std::begin(gpu->grid), std::end(gpu->grid), kernel.grid);
+          std::copy(std::begin(gpu->block), std::end(gpu->block), kernel.block);
+          kernel.registers_per_thread = gpu->registers_per_thread;
+          kernel.static_shared_bytes = gpu->shared_memory;  // Kineto sums static and dynamic
         }
-        case EventCategory::kGpuMemcpy: {
-          MemcpyEvent copy;
-          copy.kind = MemcpyKindOf(name);
-          copy.bytes = gpu && gpu->bytes > 0 ? static_cast<std::uint64_t>(gpu->bytes) : 0;
-          copy.pageable_host = IsPageableCopy(name);
-          copy.device = device;
-          copy.stream = stream;
-          copy.start_ns = start;
-          copy.end_ns = end;
-          copy.correlation_id = correlation;
-          records.memcpys.push_back(copy);
-          work_by_device[static_cast<int>(device)] += end - start;
-          break;
+        kernel.correlation_id = correlation;
+        if (auto collective = CollectiveOf(store_, chunk, i)) {
+          records_.collective_of_kernel.emplace(records_.kernels.size(), std::move(*collective));
         }
-        case EventCategory::kGpuMemset: {
-          MemsetEvent memset;
-          memset.bytes = gpu && gpu->bytes > 0 ? static_cast<std::uint64_t>(gpu->bytes) : 0;
-          memset.device = device;
-          memset.stream = stream;
-          memset.start_ns = start;
-          memset.end_ns = end;
-          memset.correlation_id = correlation;
-          records.memsets.push_back(memset);
-          work_by_device[static_cast<int>(device)] += end - start;
-          break;
-        }
-        case EventCategory::kCudaSync: {
-          SyncEvent sync;
-          sync.kind = SyncKindOf(name);
-          sync.stream = stream;
-          sync.start_ns = start;
-          sync.end_ns = end;
-          sync.correlation_id = correlation;
-          records.syncs.push_back(sync);
-          break;
-        }
-        case EventCategory::kCudaRuntime:
-        case EventCategory::kCudaDriver: {
-          ApiCallEvent call;
-          call.name = name;
-          call.driver = chunk.category[i] == EventCategory::kCudaDriver;
-          call.thread = chunk.tid[i] == kAbsent ? 0 : static_cast<ThreadId>(chunk.tid[i]);
-          call.start_ns = start;
-          call.end_ns = end;
-          call.correlation_id = correlation;
-          records.api_calls.push_back(std::move(call));
-          break;
-        }
-        default:
-          break;
+        records_.kernels.push_back(std::move(kernel));
+        work_by_device_[static_cast<int>(device)] += end - start;
+        break;
       }
+      case EventCategory::kGpuMemcpy: {
+        MemcpyEvent copy;
+        copy.kind = MemcpyKindOf(name);
+        copy.bytes = gpu && gpu->bytes > 0 ? static_cast<std::uint64_t>(gpu->bytes) : 0;
+        copy.pageable_host = IsPageableCopy(name);
+        copy.device = device;
+        copy.stream = stream;
+        copy.start_ns = start;
+        copy.end_ns = end;
+        copy.correlation_id = correlation;
+        records_.memcpys.push_back(copy);
+        work_by_device_[static_cast<int>(device)] += end - start;
+        break;
+      }
+      case EventCategory::kGpuMemset: {
+        MemsetEvent memset;
+        memset.bytes = gpu && gpu->bytes > 0 ? static_cast<std::uint64_t>(gpu->bytes) : 0;
+        memset.device = device;
+        memset.stream = stream;
+        memset.start_ns = start;
+        memset.end_ns = end;
+        memset.correlation_id = correlation;
+        records_.memsets.push_back(memset);
+        work_by_device_[static_cast<int>(device)] += end - start;
+        break;
+      }
+      case EventCategory::kCudaSync: {
+        SyncEvent sync;
+        sync.kind = SyncKindOf(name);
+        sync.stream = stream;
+        sync.start_ns = start;
+        sync.end_ns = end;
+        sync.correlation_id = correlation;
+        records_.syncs.push_back(sync);
+        break;
+      }
+      case EventCategory::kCudaRuntime:
+      case EventCategory::kCudaDriver: {
+        ApiCallEvent call;
+        call.name = name;
+        call.driver = chunk.category[i] == EventCategory::kCudaDriver;
+        call.thread = chunk.tid[i] == kAbsent ? 0 : static_cast<ThreadId>(chunk.tid[i]);
+        call.start_ns = start;
+        call.end_ns = end;
+        call.correlation_id = correlation;
+        records_.api_calls.push_back(std::move(call));
+        break;
+      }
+      default:
+        break;
     }
   }
+}
 
-  const std::vector<std::uint64_t> launching = LaunchingOps(host.ops, records.api_calls);
+GpuRecords GpuRecordReader::Finish(const HostEvents& host) {
+  const std::vector<std::uint64_t> launching = LaunchingOps(host.ops, records_.api_calls);
   std::unordered_map<std::uint32_t, std::uint64_t> op_by_correlation;
-  for (std::size_t i = 0; i < records.api_calls.size(); ++i) {
-    records.api_calls[i].external_id = launching[i];
-    if (records.api_calls[i].correlation_id != 0 && launching[i] != kNoOp) {
-      op_by_correlation.emplace(records.api_calls[i].correlation_id, launching[i]);
+  for (std::size_t i = 0; i < records_.api_calls.size(); ++i) {
+    records_.api_calls[i].external_id = launching[i];
+    if (records_.api_calls[i].correlation_id != 0 && launching[i] != kNoOp) {
+      op_by_correlation.emplace(records_.api_calls[i].correlation_id, launching[i]);
     }
   }
   const auto link = [&](auto& events) {
@@ -160,21 +161,27 @@ GpuRecords ReadGpuRecords(const TraceStore& store, const HostEvents& host) {
       event.external_id = it == op_by_correlation.end() ? kNoOp : it->second;
     }
   };
-  link(records.kernels);
-  link(records.memcpys);
-  link(records.memsets);
-  link(records.syncs);
+  link(records_.kernels);
+  link(records_.memcpys);
+  link(records_.memsets);
+  link(records_.syncs);
 
-  records.any_device_work =
-      !records.kernels.empty() || !records.memcpys.empty() || !records.memsets.empty();
+  records_.any_device_work =
+      !records_.kernels.empty() || !records_.memcpys.empty() || !records_.memsets.empty();
   std::int64_t most = -1;
-  for (const auto& [device, work] : work_by_device) {
+  for (const auto& [device, work] : work_by_device_) {
     if (work > most) {
       most = work;
-      records.device = device;
+      records_.device = device;
     }
   }
-  return records;
+  return std::move(records_);
+}
+
+GpuRecords ReadGpuRecords(const TraceStore& store, const HostEvents& host) {
+  GpuRecordReader reader(store);
+  for (const EventChunk& chunk : store.chunks) reader.Add(chunk);
+  return reader.Finish(host);
 }
 
 const DeviceProperties* DeviceOf(const TraceMetadata& metadata, int device) {

@@ -4,6 +4,8 @@
 // launching thread when the call was made).
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -33,6 +35,20 @@ struct GpuRecords {
 // by that id: the runtime call with the record's correlation, then the innermost op around it.
 // A record whose runtime call is not in the trace stays unlinked (work without an op).
 GpuRecords ReadGpuRecords(const TraceStore& store, const HostEvents& host);
+
+// The same, chunk by chunk, keeping nothing of a chunk once it has read it: a caller may let each
+// go (ReadTraceRecords).
+class GpuRecordReader {
+ public:
+  explicit GpuRecordReader(const TraceStore& store);
+  void Add(const EventChunk& chunk);  // the next of store.chunks
+  GpuRecords Finish(const HostEvents& host);
+
+ private:
+  const TraceStore& store_;
+  GpuRecords records_;
+  std::map<int, std::int64_t> work_by_device_;  // time of kernels, copies and memsets
+};
 
 // deviceProperties of `device` as the occupancy estimate's limits; nullopt when the trace does
 // not describe it fully.

@@ -1,6 +1,7 @@
 #include "engine/trace_analysis/host_events.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <set>
@@ -21,28 +22,56 @@ struct PendingNode {
 // The ops whose input dtype says what the step computes in.
 bool IsComputeOp(const std::string& name) {
   static const std::set<std::string> kCompute = {
-      "aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::matmul", "aten::linear",
-      "aten::convolution", "aten::_convolution", "aten::conv1d", "aten::conv2d", "aten::conv3d"};
+      "aten::mm",     "aten::addmm",  "aten::bmm",         "aten::baddbmm",
+      "aten::matmul", "aten::linear", "aten::convolution", "aten::_convolution",
+      "aten::conv1d", "aten::conv2d", "aten::conv3d"};
   return kCompute.count(name) > 0;
 }
 
 // record_shapes writes C++ type names: "float", "c10::BFloat16".
 std::string DtypeName(const std::string& type) {
   static const std::map<std::string, std::string> kNames = {
-      {"float", "float32"}, {"double", "float64"}, {"c10::Half", "float16"},
-      {"c10::BFloat16", "bfloat16"}, {"c10::Float8_e4m3fn", "float8_e4m3fn"}};
+      {"float", "float32"},
+      {"double", "float64"},
+      {"c10::Half", "float16"},
+      {"c10::BFloat16", "bfloat16"},
+      {"c10::Float8_e4m3fn", "float8_e4m3fn"}};
   auto it = kNames.find(type);
   return it == kNames.end() ? type : it->second;
 }
 
-class HostReader {
- public:
-  explicit HostReader(const TraceStore& store) : store_(store) {}
+}  // namespace
 
-  HostEvents Read() {
+class HostEventReader::Impl {
+ private:
+  // What an op is made of, copied out of its event: a label is placed once the whole trace is
+  // read, and its chunk may be gone by then.
+  struct EventFields {
+    std::uint32_t name = 0;
+    TimeNs start = 0;
+    TimeNs end = 0;
+    std::int64_t sequence_number = kAbsent;
+    std::int64_t forward_thread = kAbsent;
+    std::uint32_t input_type = 0;
+    std::optional<CollectiveDescription> collective;
+  };
+
+ public:
+  explicit Impl(const TraceStore& store) : store_(store) {
+    // Most events of a trace are ops: room for every one that may be is made at once (pages
+    // never written are never resident), rather than growing to it by copying millions of ops.
+    std::size_t may_be_ops = 0;
     for (const EventChunk& chunk : store_.chunks) {
-      for (std::size_t i = 0; i < chunk.size(); ++i, ++order_) Add(chunk, i);
+      for (std::size_t i = 0; i < chunk.size(); ++i) may_be_ops += MayBeOp(chunk, i);
     }
+    host_.ops.reserve(may_be_ops);
+  }
+
+  void Add(const EventChunk& chunk) {
+    for (std::size_t i = 0; i < chunk.size(); ++i, ++order_) Add(chunk, i);
+  }
+
+  HostEvents Finish() {
     PlaceUncategorisedLabels();
     LinkBackwardThreads();
     TimeNs most = 0;
@@ -67,7 +96,7 @@ class HostReader {
     switch (category) {
       case EventCategory::kCpuOp:
         if (IsEngineWrapper(name)) return;
-        AddOp(chunk, i, name, thread,
+        AddOp(FieldsOf(chunk, i), name, thread,
               IsBackwardNode(name) || (chunk.forward_thread[i] > 0 && chunk.sequence_number[i] >= 0)
                   ? OpScope::kBackward
                   : OpScope::kForward);
@@ -83,13 +112,15 @@ class HostReader {
         // The legacy exporter: no categories and no arguments, so the name says what the event
         // is, and where the name cannot, its nesting does (PlaceUncategorisedLabels).
         if (IsEngineWrapper(name)) return;
-        if (IsBackwardNode(name)) return AddOp(chunk, i, name, thread, OpScope::kBackward);
+        if (IsBackwardNode(name)) {
+          return AddOp(FieldsOf(chunk, i), name, thread, OpScope::kBackward);
+        }
         if (IsLegacyOpName(name)) {
-          operators_[thread].push_back({start, end, order_, nullptr, 0});
-          return AddOp(chunk, i, name, thread, OpScope::kForward);
+          operators_[thread].push_back({static_cast<std::uint32_t>(host_.ops.size()), order_});
+          return AddOp(FieldsOf(chunk, i), name, thread, OpScope::kForward);
         }
         if (!AddKnownRange(chunk, i, name, thread, start, end)) {
-          labels_[thread].push_back({start, end, order_, &chunk, i});
+          labels_[thread].push_back({FieldsOf(chunk, i), order_});
         }
         return;
       default:
@@ -118,7 +149,7 @@ class HostReader {
     if (optimizer || data_loader || IsCommunication(name)) {
       if (IsOptimizerStep(name)) host_.optimizer_steps.push_back({name, thread, start, end});
       if (data_loader) host_.data_loader.push_back({name, thread, start, end});
-      AddOp(chunk, i, name, thread, OpScope::kUser);
+      AddOp(FieldsOf(chunk, i), name, thread, OpScope::kUser);
       return true;
     }
     return IsParallelWrapperForward(name);
@@ -133,61 +164,78 @@ class HostReader {
   void PlaceUncategorisedLabels() {
     constexpr TimeNs kExporterPrecisionNs = 1000;
     for (auto& [thread, labels] : labels_) {
-      std::vector<Span>& operators = operators_[thread];
-      std::vector<const Span*> sorted;
+      // An operator (label -1) or labels[label], in the order they are placed in.
+      struct Item {
+        TimeNs start = 0;
+        TimeNs end = 0;
+        std::uint32_t order = 0;  // in the file
+        std::int32_t label = -1;
+      };
+      const std::vector<OperatorAt>& operators = operators_[thread];
+      std::vector<Item> sorted;
       sorted.reserve(operators.size() + labels.size());
-      for (const Span& span : operators) sorted.push_back(&span);
-      for (const Span& span : labels) sorted.push_back(&span);
+      for (const OperatorAt& op : operators) {
+        sorted.push_back({host_.ops[op.op].start_ns, host_.ops[op.op].end_ns, op.order, -1});
+      }
+      for (std::size_t i = 0; i < labels.size(); ++i) {
+        const EventFields& label = labels[i].fields;
+        sorted.push_back({label.start, label.end, labels[i].order, static_cast<std::int32_t>(i)});
+      }
       // Outer before inner; of two events with one interval, the one written first is outer.
-      std::sort(sorted.begin(), sorted.end(), [](const Span* a, const Span* b) {
-        if (a->start != b->start) return a->start < b->start;
-        if (a->end != b->end) return a->end > b->end;
-        return a->order < b->order;
-      });
+      const auto outer_first = [](const Item& a, const Item& b) {
+        if (a.start != b.start) return a.start < b.start;
+        if (a.end != b.end) return a.end > b.end;
+        return a.order < b.order;
+      };
+      // The operators, nearly all of the events, mostly come in this order already: they are
+      // checked, the few labels sorted, and the two merged.
+      const auto first_label = sorted.begin() + static_cast<std::ptrdiff_t>(operators.size());
+      if (!std::is_sorted(sorted.begin(), first_label, outer_first)) {
+        std::sort(sorted.begin(), first_label, outer_first);
+      }
+      std::sort(first_label, sorted.end(), outer_first);
+      std::inplace_merge(sorted.begin(), first_label, sorted.end(), outer_first);
       std::vector<TimeNs> open;  // ends of the operators enclosing the current event
-      for (const Span* span : sorted) {
-        while (!open.empty() && open.back() + kExporterPrecisionNs < span->start) open.pop_back();
-        if (span->chunk == nullptr) {
-          open.push_back(span->end);
+      for (const Item& item : sorted) {
+        while (!open.empty() && open.back() + kExporterPrecisionNs < item.start) open.pop_back();
+        if (item.label < 0) {
+          open.push_back(item.end);
           continue;
         }
-        const bool in_operator = std::any_of(open.begin(), open.end(),
-                                             [&](TimeNs end) {
-                                               return end + kExporterPrecisionNs >= span->end;
-                                             });
-        const std::string& name = store_.strings[span->chunk->name[span->index]];
+        const bool in_operator = std::any_of(open.begin(), open.end(), [&](TimeNs end) {
+          return end + kExporterPrecisionNs >= item.end;
+        });
+        const EventFields& label = labels[item.label].fields;
+        const std::string& name = store_.strings[label.name];
         if (in_operator) {
-          AddOp(*span->chunk, span->index, name, thread, OpScope::kForward);
+          AddOp(label, name, thread, OpScope::kForward);
         } else if (!IsParallelWrapperForward(name)) {
-          host_.modules.push_back({name, "", thread, span->start, span->end});
+          host_.modules.push_back({name, "", thread, label.start, label.end});
         }
       }
     }
   }
 
-  void AddOp(const EventChunk& chunk, std::size_t i, const std::string& name, ThreadId thread,
-             OpScope scope) {
+  void AddOp(const EventFields& event, const std::string& name, ThreadId thread, OpScope scope) {
     OpEvent op;
     op.name = name;
     op.scope = scope;
     op.thread = thread;
-    op.start_ns = chunk.ts_ns[i];
-    op.end_ns = chunk.ts_ns[i] + chunk.dur_ns[i];
+    op.start_ns = event.start;
+    op.end_ns = event.end;
     op.correlation_id = host_.ops.size() + 1;
-    if (auto collective = CollectiveOf(store_, chunk, i)) {
-      host_.collective_of_op.emplace(op.correlation_id, std::move(*collective));
-    }
-    if (chunk.sequence_number[i] >= 0) {
-      op.seq_nr = chunk.sequence_number[i];
+    if (event.collective) host_.collective_of_op.emplace(op.correlation_id, *event.collective);
+    if (event.sequence_number >= 0) {
+      op.seq_nr = event.sequence_number;
       host_.has_sequence_numbers = true;
-      if (scope == OpScope::kBackward && chunk.forward_thread[i] != kAbsent) {
-        pending_.push_back({host_.ops.size(), chunk.forward_thread[i]});
-        recorded_thread_.emplace(host_.ops.size(), chunk.forward_thread[i]);
+      if (scope == OpScope::kBackward && event.forward_thread != kAbsent) {
+        pending_.push_back({host_.ops.size(), event.forward_thread});
+        recorded_thread_.emplace(host_.ops.size(), event.forward_thread);
       }
     }
     if (scope == OpScope::kBackward) node_at_[{thread, op.start_ns}] = host_.ops.size();
-    if (chunk.input_type[i] != 0 && IsComputeOp(name)) {
-      time_by_dtype_[store_.strings[chunk.input_type[i]]] += op.end_ns - op.start_ns;
+    if (event.input_type != 0 && IsComputeOp(name)) {
+      time_by_dtype_[store_.strings[event.input_type]] += op.end_ns - op.start_ns;
     }
     if (scope == OpScope::kForward && op.seq_nr >= 0) forward_threads_.insert(thread);
     host_.ops.push_back(std::move(op));
@@ -240,17 +288,39 @@ class HostReader {
     }
   }
 
+  // Add's ops come from complete events of these categories.
+  static bool MayBeOp(const EventChunk& chunk, std::size_t i) {
+    const EventCategory category = chunk.category[i];
+    return chunk.phase[i] == 'X' &&
+           (category == EventCategory::kCpuOp || category == EventCategory::kUserAnnotation ||
+            category == EventCategory::kNone);
+  }
+
   static ThreadId ThreadOf(std::int64_t tid) {
     return tid == kAbsent ? 0 : static_cast<ThreadId>(tid);
   }
 
-  // An uncategorised event on one thread: an operator (chunk null) or a label to place.
-  struct Span {
-    TimeNs start = 0;
-    TimeNs end = 0;
-    std::size_t order = 0;  // in the file
-    const EventChunk* chunk = nullptr;
-    std::size_t index = 0;
+  EventFields FieldsOf(const EventChunk& chunk, std::size_t i) const {
+    return {chunk.name[i],
+            chunk.ts_ns[i],
+            chunk.ts_ns[i] + chunk.dur_ns[i],
+            chunk.sequence_number[i],
+            chunk.forward_thread[i],
+            chunk.input_type[i],
+            CollectiveOf(store_, chunk, i)};
+  }
+
+  // An uncategorised label to place.
+  struct Label {
+    EventFields fields;
+    std::uint32_t order = 0;  // in the file
+  };
+
+  // An uncategorised operator: host_.ops[op], the order-th event of the file. Held by index, not
+  // by copy: a legacy trace's events are nearly all operators.
+  struct OperatorAt {
+    std::uint32_t op = 0;
+    std::uint32_t order = 0;
   };
 
   struct Flow {
@@ -266,14 +336,25 @@ class HostReader {
   std::map<std::int64_t, Flow> flows_;
   std::set<ThreadId> forward_threads_;
   std::map<std::string, TimeNs> time_by_dtype_;  // compute ops' time by their first input's type
-  std::size_t order_ = 0;  // the event being added, counted through the file
-  std::map<ThreadId, std::vector<Span>> operators_;  // uncategorised operators by thread
-  std::map<ThreadId, std::vector<Span>> labels_;     // uncategorised labels by thread
+  // The event being added, counted through the file (ReadOptions::max_events keeps it in 32 bits).
+  std::uint32_t order_ = 0;
+  std::map<ThreadId, std::vector<OperatorAt>> operators_;  // uncategorised operators by thread
+  std::map<ThreadId, std::vector<Label>> labels_;          // uncategorised labels by thread
 };
 
-}  // namespace
+HostEventReader::HostEventReader(const TraceStore& store) : impl_(std::make_unique<Impl>(store)) {}
 
-HostEvents ReadHostEvents(const TraceStore& store) { return HostReader(store).Read(); }
+HostEventReader::~HostEventReader() = default;
+
+void HostEventReader::Add(const EventChunk& chunk) { impl_->Add(chunk); }
+
+HostEvents HostEventReader::Finish() { return impl_->Finish(); }
+
+HostEvents ReadHostEvents(const TraceStore& store) {
+  HostEventReader reader(store);
+  for (const EventChunk& chunk : store.chunks) reader.Add(chunk);
+  return reader.Finish();
+}
 
 std::optional<CollectiveDescription> CollectiveOf(const TraceStore& store, const EventChunk& chunk,
                                                   std::size_t i) {

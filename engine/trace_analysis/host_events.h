@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -58,6 +59,21 @@ struct HostEvents {
   std::string compute_dtype;
   bool has_sequence_numbers = false;
   std::vector<std::string> notes;  // for the report's data quality
+};
+
+// Reads the host events of a store chunk by chunk, keeping nothing of a chunk once it has read
+// it: a caller may let each go (ReadTraceRecords).
+class HostEventReader {
+ public:
+  // Made while `store` holds all its events: it makes room for the ops they may hold.
+  explicit HostEventReader(const TraceStore& store);
+  ~HostEventReader();
+  void Add(const EventChunk& chunk);  // the next of store.chunks
+  HostEvents Finish();
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 // Reads the host events of `store`. Times are the trace's own clock in ns.

@@ -1,16 +1,15 @@
 #include "engine/trace_analysis/profiler_trace_window.h"
 
+#include <functional>
 #include <utility>
 
 #include "engine/analysis/sequence_numbers.h"
 #include "engine/trace_analysis/event_names.h"
 #include "engine/trace_analysis/gemm_precision.h"
-#include "engine/trace_analysis/gpu_records.h"
-#include "engine/trace_analysis/host_events.h"
 #include "engine/trace_analysis/module_markers.h"
 #include "engine/trace_analysis/trace_memory.h"
-#include "engine/trace_analysis/trace_steps.h"
 #include "engine/trace_import/trace_error.h"
+#include "engine/util/freed_memory.h"
 
 namespace advisor {
 namespace {
@@ -22,13 +21,56 @@ bool LaunchesGraphs(const std::vector<ApiCallEvent>& calls) {
   return false;
 }
 
+// Reads every chunk of `store` once, in order, into each reader, and calls `done(k)` once
+// chunk k is read: nothing of it is needed after.
+TraceRecords ReadRecords(const TraceStore& store, const std::function<void(std::size_t)>& done) {
+  HostEventReader host(store);
+  GpuRecordReader gpu(store);
+  std::vector<DeviceMemoryRecord> memory;
+  for (std::size_t k = 0; k < store.chunks.size(); ++k) {
+    host.Add(store.chunks[k]);
+    gpu.Add(store.chunks[k]);
+    AddDeviceMemoryRecords(store.chunks[k], memory);
+    if (done) done(k);
+  }
+  TraceRecords records;
+  records.host = host.Finish();
+  records.gpu = gpu.Finish(records.host);
+  records.steps = StepsOf(records.host);
+  if (records.gpu.any_device_work) {
+    const DeviceProperties* device = DeviceOf(store.metadata, records.gpu.device);
+    records.memory = DeviceMemoryOf(memory, records.gpu.device,
+                                    device ? device->total_memory_bytes : 0, records.steps.steps);
+  }
+  return records;
+}
+
 }  // namespace
 
+TraceRecords ReadTraceRecords(const TraceStore& store) { return ReadRecords(store, nullptr); }
+
+TraceRecords TakeTraceRecords(TraceStore& store) {
+  // Freed chunks go back to the system every 64 (a plain file's chunk is 1 to 2 MiB of JSON), so
+  // that the records grow into memory the events held rather than beside it (ReturnFreedMemory).
+  constexpr std::size_t kChunksPerReturn = 64;
+  TraceRecords records = ReadRecords(store, [&store](std::size_t k) {
+    store.chunks[k] = EventChunk{};
+    if ((k + 1) % kChunksPerReturn == 0) ReturnFreedMemory();
+  });
+  store.chunks.clear();
+  ReturnFreedMemory();
+  return records;
+}
+
 ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store) {
+  return BuildProfilerTraceWindow(store, ReadTraceRecords(store));
+}
+
+ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store, TraceRecords records) {
   ProfilerTraceWindow trace;
-  HostEvents host = ReadHostEvents(store);
-  GpuRecords gpu = ReadGpuRecords(store, host);
-  TraceSteps steps = StepsOf(host);
+  HostEvents& host = records.host;
+  GpuRecords& gpu = records.gpu;
+  TraceSteps& steps = records.steps;
   const auto markers_of_modules = [&] {
     try {
       return MarkersOfModuleRanges(host.modules);
@@ -58,15 +100,14 @@ ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store) {
                           ") is read from its GEMM kernels' names: the trace has no input types "
                           "(record_shapes=False)");
   }
+  trace.memory = std::move(records.memory);
   if (gpu.any_device_work) {
     if (const DeviceProperties* device = DeviceOf(store.metadata, gpu.device)) {
       trace.device_name = device->name;
       trace.device_limits = DeviceLimitsOf(store.metadata, gpu.device);
-      trace.memory = DeviceMemoryOf(store, gpu.device, device->total_memory_bytes, steps.steps);
     } else {
       trace.notes.push_back("the trace describes no device " + std::to_string(gpu.device) +
                             " (deviceProperties): no device name, memory size or occupancy");
-      trace.memory = DeviceMemoryOf(store, gpu.device, 0, steps.steps);
     }
   }
 

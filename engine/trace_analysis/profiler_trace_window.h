@@ -13,6 +13,9 @@
 #include "engine/gpu/device_limits.h"
 #include "engine/model/run_report.h"
 #include "engine/trace_analysis/collectives.h"
+#include "engine/trace_analysis/gpu_records.h"
+#include "engine/trace_analysis/host_events.h"
+#include "engine/trace_analysis/trace_steps.h"
 #include "engine/trace_import/event_store.h"
 #include "engine/window/measured_window.h"
 
@@ -22,23 +25,43 @@ struct ProfilerTraceWindow {
   MeasuredWindow window;
   std::map<ModulePath, std::string> module_types;  // path -> class, where the trace names it
   std::vector<CollectiveCall> collectives;
-  bool gpu_activity = false;       // the trace recorded CUDA activity
-  std::string device_name;         // deviceProperties' name of the device the work ran on
+  bool gpu_activity = false;  // the trace recorded CUDA activity
+  std::string device_name;    // deviceProperties' name of the device the work ran on
   std::optional<DeviceLimits> device_limits;
   bool steps_from_profiler = false;  // ProfilerStep#N ranges delimit the steps
   bool has_modules = false;          // nn.Module events or record_function labels
   bool backward_linked = false;      // backward nodes found their forward ops' threads
   bool has_data_loader = false;
   std::optional<int> data_loader_workers;
-  bool cuda_graphs = false;          // the steps launch CUDA graphs
+  bool cuda_graphs = false;  // the steps launch CUDA graphs
   // HostEvents::compute_dtype (the ops' input types, with record_shapes), else what the GEMM
   // kernels' names say (GemmMathOf); "" when neither tells.
   std::string compute_dtype;
-  std::optional<bool> allow_tf32;    // true where GEMM kernels ran in TF32 (GemmMathOf)
+  std::optional<bool> allow_tf32;  // true where GEMM kernels ran in TF32 (GemmMathOf)
   std::optional<MemoryStats> memory;
-  std::vector<std::string> notes;    // for the report's data quality
+  std::vector<std::string> notes;  // for the report's data quality
 };
 
+// What the window is built from, read out of the store's events: once it is read, the events
+// may go. The window's own records are about as large as the events they come from, so a caller
+// that lets the events go first (advisor analyze) never holds both.
+struct TraceRecords {
+  HostEvents host;
+  GpuRecords gpu;
+  TraceSteps steps;
+  std::optional<MemoryStats> memory;  // of the device most GPU work ran on
+};
+
+TraceRecords ReadTraceRecords(const TraceStore& store);
+
+// The same, letting each chunk of events go once read (store.chunks is empty after): the records
+// grow while the events shrink. `store` keeps its path, metadata, strings and stats.
+TraceRecords TakeTraceRecords(TraceStore& store);
+
+// `store` for its path and metadata: its events are not read again, and may be gone.
+ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store, TraceRecords records);
+
+// Both of the above, the events kept.
 ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store);
 
 }  // namespace advisor

@@ -16,27 +16,29 @@ bool InSomeStep(const std::vector<StepSpan>& steps, TimeNs time) {
 
 }  // namespace
 
-std::optional<MemoryStats> DeviceMemoryOf(const TraceStore& store, int device,
-                                          std::int64_t device_total_bytes,
+void AddDeviceMemoryRecords(const EventChunk& chunk, std::vector<DeviceMemoryRecord>& records) {
+  for (std::size_t i = 0; i < chunk.size(); ++i) {
+    const std::uint32_t extra = chunk.extra[i];
+    if (extra == EventChunk::kNoExtra || !chunk.extras[extra].has_memory) continue;
+    const MemoryArgs& args = chunk.extras[extra].memory;
+    if (args.device_type == kCudaDeviceType) records.push_back({chunk.ts_ns[i], args});
+  }
+}
+
+std::optional<MemoryStats> DeviceMemoryOf(const std::vector<DeviceMemoryRecord>& records,
+                                          int device, std::int64_t device_total_bytes,
                                           const std::vector<StepSpan>& steps) {
   bool any = false;
   std::int64_t peak_allocated = 0, peak_reserved = 0, allocations = 0, allocated_bytes = 0;
-  for (const EventChunk& chunk : store.chunks) {
-    for (std::size_t i = 0; i < chunk.size(); ++i) {
-      const std::uint32_t extra = chunk.extra[i];
-      if (extra == EventChunk::kNoExtra || !chunk.extras[extra].has_memory) continue;
-      const MemoryArgs& record = chunk.extras[extra].memory;
-      if (record.device_type != kCudaDeviceType || (device >= 0 && record.device_id != device)) {
-        continue;
-      }
-      any = true;
-      peak_allocated = std::max(peak_allocated, record.total_allocated);
-      peak_reserved = std::max(peak_reserved, record.total_reserved);
-      // Allocations inside the steps give the per-step rate.
-      if (record.bytes > 0 && InSomeStep(steps, chunk.ts_ns[i])) {
-        ++allocations;
-        allocated_bytes += record.bytes;
-      }
+  for (const DeviceMemoryRecord& record : records) {
+    if (device >= 0 && record.args.device_id != device) continue;
+    any = true;
+    peak_allocated = std::max(peak_allocated, record.args.total_allocated);
+    peak_reserved = std::max(peak_reserved, record.args.total_reserved);
+    // Allocations inside the steps give the per-step rate.
+    if (record.args.bytes > 0 && InSomeStep(steps, record.time_ns)) {
+      ++allocations;
+      allocated_bytes += record.args.bytes;
     }
   }
   if (!any) return std::nullopt;

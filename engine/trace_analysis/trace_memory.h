@@ -12,12 +12,21 @@
 
 namespace advisor {
 
+// One [memory] record of a CUDA device, as the trace's chunks are read.
+struct DeviceMemoryRecord {
+  TimeNs time_ns = 0;
+  MemoryArgs args;
+};
+
+// Appends the [memory] records of CUDA devices in `chunk` to `records`.
+void AddDeviceMemoryRecords(const EventChunk& chunk, std::vector<DeviceMemoryRecord>& records);
+
 // Peak allocated and reserved memory of `device` over the trace, and the tensor allocations per
 // step; nullopt when the trace holds no [memory] record of a CUDA device. Retries and cudaMalloc
 // calls are not in these records: alloc_retries stays absent, num_device_allocs is counted from
 // the runtime calls (FillWindowSections).
-std::optional<MemoryStats> DeviceMemoryOf(const TraceStore& store, int device,
-                                          std::int64_t device_total_bytes,
+std::optional<MemoryStats> DeviceMemoryOf(const std::vector<DeviceMemoryRecord>& records,
+                                          int device, std::int64_t device_total_bytes,
                                           const std::vector<StepSpan>& steps);
 
 }  // namespace advisor

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 #include <string>
 
@@ -55,8 +56,7 @@ std::set<std::string> FindingRules(const json& report) {
 // Every single-rank trace of the manifest names the rule advisor bisect raises on its zoo case;
 // a clean case raises no high finding.
 TEST_F(AnalyzeTest, NamesTheFindingsBisectRaisesOnTheZooCases) {
-  const json manifest =
-      json::parse(ReadFile(kTraces + "/torch-1.13-cpu/manifest.json"));
+  const json manifest = json::parse(ReadFile(kTraces + "/torch-1.13-cpu/manifest.json"));
   int checked = 0;
   for (const json& trace : manifest.at("traces")) {
     if (trace.contains("world_size")) continue;
@@ -106,6 +106,22 @@ TEST_F(AnalyzeTest, AFolderOfRankTracesNamesThePlantedStraggler) {
   EXPECT_NE(markdown.find("Rank 1 is the straggler"), std::string::npos);
 }
 
+// --verbose says where a long run's time and memory went, stage by stage, -q or not.
+TEST_F(AnalyzeTest, VerboseSaysWhatEachStageTookAndTheMemoryHeldAfterIt) {
+  const CommandResult result =
+      RunCommand(std::string(ADVISOR_BINARY) + " analyze " + kTraces +
+                     "/torch-1.13-cpu/single/mnist_style-stack.json.gz --out " +
+                     (scratch_ / "report").string() + " -q --verbose",
+                 scratch_.string());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  for (const char* stage : {"read", "records", "window", "report", "rules", "report files"}) {
+    const std::regex line("(^|\n)\\[advisor\\] " + std::string(stage) +
+                          ": [0-9]+ ms; resident [0-9]+ MB, peak [0-9]+ MB\n");
+    EXPECT_TRUE(std::regex_search(result.err, line)) << stage << " in:\n" << result.err;
+  }
+  EXPECT_EQ(result.err.find("reading"), std::string::npos) << "-q still quiets the progress";
+}
+
 TEST_F(AnalyzeTest, TheReportSaysWhichSectionsATraceCannotFill) {
   ASSERT_EQ(Analyze(kTraces + "/torch-1.13-cpu/single/augment_stall-labels.json.gz").exit_code, 0);
   const json report = Report();
@@ -114,8 +130,8 @@ TEST_F(AnalyzeTest, TheReportSaysWhichSectionsATraceCannotFill) {
   EXPECT_TRUE(report.at("gpu").is_null());
   std::set<std::string> absent;
   for (const json& section : report.at("absent")) absent.insert(section.at("section"));
-  EXPECT_EQ(absent, (std::set<std::string>{"bisection", "hotspot", "cross_check", "gpu",
-                                           "memory", "fixes"}));
+  EXPECT_EQ(absent, (std::set<std::string>{"bisection", "hotspot", "cross_check", "gpu", "memory",
+                                           "fixes"}));
   const std::string markdown = ReadFile((scratch_ / "report" / "report.md").string());
   EXPECT_EQ(markdown.find("## Bisection path"), std::string::npos);
   EXPECT_NE(markdown.find("### Not in this report"), std::string::npos);
@@ -127,8 +143,9 @@ TEST_F(AnalyzeTest, ABadFileGetsOneLineWithTheByteOffsetAndNoReport) {
   std::ofstream(bad) << "{\"traceEvents\": [{\"ph\": \"X\"} {}]}";
   const CommandResult result = Analyze(bad);
   EXPECT_EQ(result.exit_code, 1);
-  EXPECT_EQ(result.err, "advisor: " + bad + ": byte 29: expected ',' or ']' after an event, "
-                                            "found '{'\n");
+  EXPECT_EQ(result.err, "advisor: " + bad +
+                            ": byte 29: expected ',' or ']' after an event, "
+                            "found '{'\n");
   EXPECT_FALSE(fs::exists(scratch_ / "report"));
 }
 
@@ -212,8 +229,8 @@ TEST_F(AnalyzeTest, ModuleRangesNestedTooDeepGetOneLineAndNoReport) {
   const int depth = 4000;
   std::ofstream trace(scratch_ / "deep.json");
   trace << "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"user_annotation\", "
-        << "\"name\": \"ProfilerStep#1\", \"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": "
-        << 4 * depth << "}";
+        << "\"name\": \"ProfilerStep#1\", \"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": " << 4 * depth
+        << "}";
   for (int i = 0; i < depth; ++i) {
     trace << ", {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"nn.Module: M_" << i
           << "\", \"pid\": 1, \"tid\": 1, \"ts\": " << 1 + i << ", \"dur\": " << 2 * depth - 2 * i
@@ -256,9 +273,9 @@ TEST_F(AnalyzeTest, DeeplyNestedLongNamesMakeAReportNoLargerThanTheTrace) {
     for (int i = 0; i < depth; ++i) {
       std::string name = "M" + std::to_string(i) + "_";
       name.resize(1000, 'x');
-      trace << ", {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"nn.Module: "
-            << name << "\", \"pid\": 1, \"tid\": 1, \"ts\": " << 1 + i
-            << ", \"dur\": " << span - 2 * i << "}";
+      trace << ", {\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"nn.Module: " << name
+            << "\", \"pid\": 1, \"tid\": 1, \"ts\": " << 1 + i << ", \"dur\": " << span - 2 * i
+            << "}";
     }
     for (int i = 0; i < ops; ++i) {
       trace << ", {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add\", \"pid\": 1, "
@@ -324,10 +341,9 @@ TEST_F(AnalyzeTest, AHostileSnapshotIsOneLineNoReportAndNoCodeRun) {
       {"wrong_type.pickle", ": 'device_traces[0][1].size' must be an int, got str"}};
   for (const auto& [name, problem] : problems) {
     const std::string path = kSnapshots + "/hostile/" + name;
-    const CommandResult result =
-        RunCommand("cd " + scratch_.string() + " && " + ADVISOR_BINARY + " analyze " + path +
-                       " --out report -q",
-                   scratch_.string());
+    const CommandResult result = RunCommand("cd " + scratch_.string() + " && " + ADVISOR_BINARY +
+                                                " analyze " + path + " --out report -q",
+                                            scratch_.string());
     EXPECT_EQ(result.exit_code, 1) << name;
     EXPECT_EQ(result.err.rfind("advisor: " + path + problem, 0), 0u) << result.err;
     EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;

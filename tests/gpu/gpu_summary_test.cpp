@@ -42,12 +42,30 @@ TEST(GpuSummary, BusyFractionIsTheUnionOfDeviceWorkOverTheStep) {
   EXPECT_DOUBLE_EQ(step.memcpy_ms, 0.05);
 }
 
+// Each step finds its work by start time: a long kernel begun steps earlier, and work out of time
+// order in the timeline, still count where they overlap.
+TEST(GpuSummary, WorkBegunStepsEarlierOrListedOutOfOrderStillCountsWhereItOverlaps) {
+  Timeline timeline;
+  timeline.steps = {Step(0, 0, 1'000'000), Step(1, 1'000'000, 2'000'000),
+                    Step(2, 2'000'000, 3'000'000)};
+  timeline.kernels = {Kernel(2'500'000, 2'600'000, 1), Kernel(100'000, 2'200'000, 1),
+                      Kernel(1'000'000, 1'010'000, 1)};
+  timeline.memcpys = {Memcpy(MemcpyKind::kHostToDevice, 2'900'000, 3'100'000, 1)};
+  const auto steps = SummariseGpuSteps(timeline, std::nullopt);
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_DOUBLE_EQ(steps[0].busy_fraction, 0.9);
+  EXPECT_DOUBLE_EQ(steps[1].busy_fraction, 1.0) << "the long kernel covers all of step 1";
+  EXPECT_DOUBLE_EQ(steps[1].kernels_per_step, 1) << "kernels count where they start";
+  EXPECT_DOUBLE_EQ(steps[2].busy_fraction, 0.2 + 0.1 + 0.1);
+  EXPECT_DOUBLE_EQ(steps[2].kernel_ms, 0.1);
+  EXPECT_DOUBLE_EQ(steps[2].memcpy_ms, 0.2) << "a copy counts whole in the step it starts in";
+}
+
 TEST(GpuSummary, CountsKernelsTinyOnesAndTheMedianPerStep) {
   Timeline timeline;
   timeline.steps = {Step(0, 0, 1'000'000), Step(1, 1'000'000, 2'000'000)};
   timeline.kernels = {Kernel(0, 2'000, 1), Kernel(10'000, 15'000, 1), Kernel(20'000, 60'000, 1),
-                      Kernel(70'000, 170'000, 1),
-                      Kernel(1'100'000, 1'103'000, 1)};
+                      Kernel(70'000, 170'000, 1), Kernel(1'100'000, 1'103'000, 1)};
   const auto steps = SummariseGpuSteps(timeline, std::nullopt);
   ASSERT_EQ(steps.size(), 2u);
   EXPECT_DOUBLE_EQ(steps[0].kernels_per_step, 4);

@@ -113,8 +113,10 @@ TEST(TraceReport, KernelsFindTheirOpsThroughTheLaunchingCallNotTheRecordsExterna
 TEST(TraceReport, WithoutInputTypesTheDtypeAndTf32ComeFromTheGemmKernelsNames) {
   testing::ScratchDir dir;
   const TraceStore simt = TwoGpuSteps(
-      "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4_"
-      "alignc4_execute_kernel__5x_cublas").Write(dir / "simt.json");
+                              "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_stage3_"
+                              "warpsize2x2x1_ffma_aligna4_"
+                              "alignc4_execute_kernel__5x_cublas")
+                              .Write(dir / "simt.json");
   const RunReport on_cuda_cores = ReportOfTrace(simt, BuildProfilerTraceWindow(simt));
   EXPECT_EQ(on_cuda_cores.run.dtype, "float32");
   EXPECT_FALSE(on_cuda_cores.run.allow_tf32.has_value())
@@ -168,6 +170,33 @@ TEST(TraceReport, MemoryRecordsGivePeaksAndAllocationsPerStep) {
   EXPECT_FALSE(report.memory->alloc_retries.has_value());
   EXPECT_EQ(report.memory->tensor_allocs_per_step, 1.0);
   EXPECT_NEAR(*report.memory->tensor_alloc_mb_per_step, 1.0, 1e-9);
+}
+
+// advisor analyze lets each chunk of events go as the records are read from it, before the window
+// is built: the window must need nothing more of them (the memory records among them).
+TEST(TraceReport, TheWindowNeedsNoEventOnceItsRecordsAreTaken) {
+  testing::ScratchDir dir;
+  const TraceStore kept = TwoGpuSteps().Write(dir / "trace.json");
+  const RunReport whole = ReportOfTrace(kept, BuildProfilerTraceWindow(kept));
+  TraceStore taken = TwoGpuSteps().Write(dir / "trace.json");
+  TraceRecords records = TakeTraceRecords(taken);
+  EXPECT_TRUE(taken.chunks.empty());
+  const RunReport report = ReportOfTrace(taken, BuildProfilerTraceWindow(taken, records));
+
+  EXPECT_EQ(report.run.device_name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(report.run.window_steps, 2);
+  EXPECT_EQ(report.step.median_ms, whole.step.median_ms);
+  ASSERT_TRUE(report.memory.has_value());
+  EXPECT_EQ(report.memory->peak_allocated_mb, whole.memory->peak_allocated_mb);
+  EXPECT_EQ(report.memory->tensor_allocs_per_step, whole.memory->tensor_allocs_per_step);
+  ASSERT_EQ(report.modules.size(), whole.modules.size());
+  for (std::size_t i = 0; i < report.modules.size(); ++i) {
+    EXPECT_EQ(report.modules[i].path, whole.modules[i].path);
+    EXPECT_EQ(report.modules[i].gpu_ms, whole.modules[i].gpu_ms) << report.modules[i].path;
+  }
+  ASSERT_NE(FindOp(report, "aten::addmm"), nullptr);
+  EXPECT_NEAR(FindOp(report, "aten::addmm")->gpu_ms, 2.0, 1e-9);
+  EXPECT_EQ(report.data_quality, whole.data_quality);
 }
 
 TEST(TraceReport, SaysWhichSectionsATraceCannotFill) {

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# `advisor analyze` end to end against Python's json.load on large traces of both shapes, side by
+# side in one run (docs/benchmarks.md, issue #32):
+#
+#   scripts/bench_analyze.sh [BUILD_DIR] [WORK_DIR] [MEGABYTES]
+#
+# Writes into WORK_DIR, unless they exist: legacy.json (scripts/make_legacy_trace.py: the bare
+# list of events torch without Kineto writes, a recorded case's steps repeated), kineto.json
+# (scripts/make_big_trace.py: Kineto's {"traceEvents": [...]} of a GPU step) and legacy.json.gz,
+# each MEGABYTES of JSON (default 257). Each file is read once into the page cache, then timed
+# on one core (taskset -c 0): advisor analyze with one reader thread (the median of 3 runs by
+# wall time, with its CPU time, /usr/bin/time's peak RSS, and that run's --verbose stage lines),
+# and json.load once.
+# Prints one JSON line per run and a Markdown table. BEFORE=PATH times that advisor binary too (an
+# older build; its rules from ADVISOR_RULES_DIR where it needs them), its runs interleaved with
+# BUILD_DIR's so that both see the same load.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${1:-$root/build}"
+work="${2:-/tmp/advisor-analyze-bench}"
+megabytes="${3:-257}"
+python="${PYTHON:-/usr/bin/python3}"  # Debian's, whose torch wrote the legacy shape
+
+mkdir -p "$work"
+[ -f "$work/legacy.json" ] ||
+  "$python" "$root/scripts/make_legacy_trace.py" "$work/legacy.json" --megabytes "$megabytes" >&2
+[ -f "$work/kineto.json" ] ||
+  "$python" "$root/scripts/make_big_trace.py" "$work/kineto.json" \
+    --gigabytes "$("$python" -c "print($megabytes / 1000)")" >&2
+[ -f "$work/legacy.json.gz" ] || gzip -1 -c "$work/legacy.json" > "$work/legacy.json.gz"
+cmake --build "$build" --target advisor -j"$(nproc)" >/dev/null
+binaries=("$build/advisor")
+[ -z "${BEFORE:-}" ] || binaries+=("$BEFORE")
+traces=("$work/legacy.json" "$work/kineto.json" "$work/legacy.json.gz")
+cat "${traces[@]}" > /dev/null  # every run starts from the page cache
+
+echo "machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+
+# One timed run of "$@" on core 0: prints {"seconds", "cpu_seconds", "peak_rss_mb"} from
+# /usr/bin/time. On a machine busy with other work the wall time waits for the core; the CPU time
+# (user and system) is what the run itself took.
+timed() {
+  local times
+  times=$(mktemp)
+  taskset -c 0 /usr/bin/time -f "%e %U %S %M" -o "$times" "$@" >/dev/null
+  read -r seconds user system kilobytes < "$times"
+  rm -f "$times"
+  echo "{\"seconds\": $seconds, \"cpu_seconds\": $(awk "BEGIN {print $user + $system}"),"\
+    "\"peak_rss_mb\": $((kilobytes / 1024))}"
+}
+
+json_load='
+import gzip, json, sys
+path = sys.argv[1]
+with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+    trace = json.load(f)
+events = trace["traceEvents"] if isinstance(trace, dict) else trace
+print(len(events), file=sys.stderr)
+'
+
+lines=()
+for trace in "${traces[@]}"; do
+  json_bytes=$("$python" -c '
+import gzip, sys
+path = sys.argv[1]
+with (gzip.open(path, "rb") if path.endswith(".gz") else open(path, "rb")) as f:
+    print(sum(len(block) for block in iter(lambda: f.read(1 << 24), b"")))' "$trace")
+  declare -A runs=()
+  for run in 1 2 3; do
+    for binary in "${binaries[@]}"; do
+      verbose=-q  # builds before --verbose have no stage lines to give
+      if "$binary" analyze --help | grep -q -- --verbose; then verbose=--verbose; fi
+      result=$(timed "$binary" analyze "$trace" --threads 1 --out "$work/report" "$verbose" \
+                 2> "$work/stages.txt")
+      stages=$(sed -n 's/^\[advisor\] \([a-z ]*: [0-9]* ms\);.*/\1/p' "$work/stages.txt" |
+               paste -sd, - | sed 's/,/, /g')
+      runs[$binary]+="${result%\}}, \"stages\": \"$stages\"}"$'\n'
+    done
+  done
+  python_run=$(timed "$python" -c "$json_load" "$trace" 2>/dev/null)
+  for binary in "${binaries[@]}"; do
+    line=$(printf '%s' "${runs[$binary]}" | "$python" -c '
+import json, os, sys
+trace, json_bytes, binary, python = sys.argv[1], int(sys.argv[2]), sys.argv[3], json.loads(sys.argv[4])
+runs = sorted((json.loads(line) for line in sys.stdin if line.strip()), key=lambda r: r["seconds"])
+print(json.dumps({"file": trace, "file_bytes": os.path.getsize(trace), "json_bytes": json_bytes,
+                  "binary": binary, "advisor": runs[1], "json_load": python}))' \
+      "$trace" "$json_bytes" "$binary" "$python_run")
+    echo "$line"
+    lines+=("$line")
+  done
+done
+
+printf '%s\n' "${lines[@]}" | "$python" -c '
+import json, os, sys
+print("| trace | JSON | binary | advisor analyze, 1 core: wall (CPU, MB/s of CPU time), peak RSS | json.load, 1 core: the same | speed vs json.load: wall (CPU) | advisor peak RSS / JSON |")
+print("| --- | ---: | --- | ---: | ---: | ---: | ---: |")
+for line in sys.stdin:
+    r = json.loads(line)
+    mb = r["json_bytes"] / 1e6
+    a, p = r["advisor"], r["json_load"]
+    print("| %s | %.0f MB | %s | %.2f s (%.2f s, %.0f MB/s), %d MB | %.2f s (%.2f s, %.0f MB/s), %d MB | %.1fx (%.1fx) | %.2fx |" % (
+        os.path.basename(r["file"]), mb, r["binary"], a["seconds"], a["cpu_seconds"], mb / a["cpu_seconds"],
+        a["peak_rss_mb"], p["seconds"], p["cpu_seconds"], mb / p["cpu_seconds"], p["peak_rss_mb"],
+        p["seconds"] / a["seconds"], p["cpu_seconds"] / a["cpu_seconds"],
+        a["peak_rss_mb"] * 1024 * 1024 / r["json_bytes"]))
+'
