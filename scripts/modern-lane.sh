@@ -19,9 +19,7 @@ echo "[modern-lane] built in $((SECONDS - start)) s" >&2
 
 start=$SECONDS
 log="$root/build-modern/script-suites.log"
-# Two at a time on CI's 2 cores, as the Debian lane runs the same suites: one at a time, they
-# took a core each for 5 min 51 s of the lane's wall time (docs/benchmarks.md).
-(cd "$root/build-modern" && ctest --output-on-failure -L script -j"$(nproc)") | tee "$log"
+(cd "$root/build-modern" && ctest --output-on-failure -L script) | tee "$log"
 echo "[modern-lane] suites ran in $((SECONDS - start)) s" >&2
 # A suite skips what its Python lacks; here nothing may be missing, or the lane did not run it.
 if grep -q "(Skipped)" "$log"; then
