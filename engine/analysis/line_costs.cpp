@@ -30,6 +30,25 @@ int LineOfOwnOp(const LabelledSteps& step, const std::vector<OpPlacement>& place
   return -1;
 }
 
+// The outermost ATen op around op `i` below the innermost label around it (`i` itself where no
+// other encloses it), or -1 outside every label.
+int OwnOpAround(const LabelledSteps& step, const std::vector<OpPlacement>& placements, int i) {
+  int own = -1;
+  for (int at = i; at >= 0; at = placements[at].parent) {
+    if (step.labels.count(static_cast<std::size_t>(at))) return own;
+    if (step.timeline.ops[at].scope == OpScope::kForward) own = at;
+  }
+  return -1;
+}
+
+// Whether an op around op `i` on its thread has `i`'s name (its time is that op's already).
+bool InsideItsName(const Timeline& timeline, const std::vector<OpPlacement>& placements, int i) {
+  for (int at = placements[i].parent; at >= 0; at = placements[at].parent) {
+    if (timeline.ops[at].name == timeline.ops[i].name) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<LineCost> CostsByLine(const LabelledSteps& step) {
@@ -121,14 +140,87 @@ std::vector<SourceLine> ScopeLines(const LabelledSteps& step, double scope_ms, d
   return lines;
 }
 
-std::optional<SourceLocation> LineOfOp(const LabelledSteps& step, const std::string& op) {
-  const std::vector<OpPlacement> placements = PlaceOps(step.timeline);
-  for (std::size_t i = 0; i < step.timeline.ops.size(); ++i) {
-    if (step.timeline.ops[i].name != op) continue;
-    const int label = LabelAround(step, placements, placements[i].parent);
-    if (label >= 0) return step.labels.at(static_cast<std::size_t>(label));
+std::vector<OpSite> SitesOfOp(const LabelledSteps& step, const std::string& op) {
+  const Timeline& timeline = step.timeline;
+  const std::size_t steps = timeline.steps.size();
+  if (steps == 0) return {};
+  const std::vector<OpPlacement> placements = PlaceOps(timeline);
+  std::vector<int> creator;  // made once, where `op` is a backward node
+  struct Site {
+    SourceLocation source;
+    std::vector<double> ms;
+    std::vector<double> calls;
+    std::map<std::string, double> forward_ms;  // per outermost forward op of the line
+  };
+  std::vector<Site> sites;  // in the order the steps first ran them
+  std::map<std::pair<std::string, int>, std::size_t> index_of;
+  for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
+    const OpEvent& event = timeline.ops[i];
+    const int at = placements[i].step;
+    if (event.name != op || at < 0) continue;
+    if (event.scope != OpScope::kForward && event.scope != OpScope::kBackward) continue;
+    if (InsideItsName(timeline, placements, static_cast<int>(i))) continue;
+    // The forward op whose line it is: itself, or the one that made the node.
+    int forward = static_cast<int>(i);
+    if (event.scope == OpScope::kBackward) {
+      if (creator.empty()) creator = CreatingForwardOps(timeline);
+      forward = creator[i];
+      if (forward < 0) continue;
+    }
+    const int label = LabelAround(step, placements, forward);
+    if (label < 0) continue;
+    const SourceLocation& source = step.labels.at(static_cast<std::size_t>(label));
+    const auto [entry, added] = index_of.try_emplace({source.file, source.line}, sites.size());
+    if (added) {
+      sites.push_back({source, std::vector<double>(steps), std::vector<double>(steps), {}});
+    }
+    Site& site = sites[entry->second];
+    site.ms[static_cast<std::size_t>(at)] += Ms(event);
+    site.calls[static_cast<std::size_t>(at)] += 1;
+    const int own = OwnOpAround(step, placements, forward);
+    if (own >= 0) site.forward_ms[timeline.ops[own].name] += Ms(event);
   }
-  return std::nullopt;
+  std::vector<OpSite> out;
+  for (Site& site : sites) {
+    OpSite entry;
+    entry.source = site.source;
+    entry.ms = Median(site.ms);
+    entry.calls = Median(site.calls);
+    double heaviest = -1;
+    for (const auto& [name, ms] : site.forward_ms) {
+      if (ms > heaviest) {
+        heaviest = ms;
+        entry.forward_op = name;
+      }
+    }
+    out.push_back(std::move(entry));
+  }
+  // Costliest first; a site that ran in fewer than half the steps has a median of 0 and goes last.
+  std::stable_sort(out.begin(), out.end(),
+                   [](const OpSite& a, const OpSite& b) { return a.ms > b.ms; });
+  return out;
+}
+
+std::vector<OpLine> OpLines(const std::vector<OpSite>& sites, double op_ms) {
+  double labelled_ms = 0;
+  for (const OpSite& site : sites) labelled_ms += site.ms;
+  std::vector<OpLine> lines;
+  for (const OpSite& site : sites) {
+    OpLine line;
+    line.source = site.source;
+    line.forward_op = site.forward_op;
+    line.calls = site.calls;
+    line.share = labelled_ms > 0 ? site.ms / labelled_ms : 0;
+    line.ms = op_ms * line.share;
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+std::optional<SourceLocation> LineOfOp(const LabelledSteps& step, const std::string& op) {
+  std::vector<OpSite> sites = SitesOfOp(step, op);
+  if (sites.empty()) return std::nullopt;
+  return std::move(sites.front().source);
 }
 
 }  // namespace advisor

@@ -44,7 +44,29 @@ inline constexpr std::size_t kMaxScopeLines = 8;
 inline constexpr double kMinLineShare = 0.01;
 std::vector<SourceLine> ScopeLines(const LabelledSteps& step, double scope_ms, double step_ms);
 
-// The line of the first call that ran `op`: the innermost label around it.
+// One line of the user's code that ran an op, and what the op cost there: each number the median
+// of the labelled steps'.
+struct OpSite {
+  SourceLocation source;
+  // The outermost ATen op the line called that ran the op or, for a backward node, made it (by
+  // sequence number): "aten::dropout" for the MulBackward0 of F.dropout's own aten::mul.
+  std::string forward_op;
+  double calls = 0;  // the op's runs
+  double ms = 0;     // its host time
+};
+
+// The lines that ran `op`, costliest first. A forward op ("aten::mul") belongs to the innermost
+// line around it, counted where it runs inside no op of its own name; a backward node
+// ("MulBackward0") to the line of the forward op that made it, by sequence number. One op name made
+// at two lines of a module (a relative-position product and a dropout's mask, each a
+// MulBackward0 in the backward) is two sites, each with its own cost.
+std::vector<OpSite> SitesOfOp(const LabelledSteps& step, const std::string& op);
+
+// The sites as the report's lines of an op that took `op_ms` a step in the windows: each site's
+// part of the sites' labelled time, times op_ms (labelling slows the calls, not their proportions).
+std::vector<OpLine> OpLines(const std::vector<OpSite>& sites, double op_ms);
+
+// The line of the costliest site of `op` (SitesOfOp's first); nullopt where no line ran it.
 std::optional<SourceLocation> LineOfOp(const LabelledSteps& step, const std::string& op);
 
 }  // namespace advisor

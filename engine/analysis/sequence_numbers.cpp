@@ -38,6 +38,33 @@ std::string ForwardOpOf(const Timeline& timeline, const std::vector<OpPlacement>
   return timeline.ops[outermost >= 0 ? outermost : creator].name;
 }
 
+std::string CostliestForwardOpOf(const Timeline& timeline,
+                                 const std::vector<OpPlacement>& placements,
+                                 const std::string& node, const ModulePath& path) {
+  std::vector<int> creator;  // made once, where the window holds such a node
+  std::map<std::string, TimeNs> time_of;
+  for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
+    const OpEvent& op = timeline.ops[i];
+    if (op.name != node || op.scope != OpScope::kBackward || op.seq_nr < 0 ||
+        !IsSameOrDescendant(placements[i].module, path)) {
+      continue;
+    }
+    if (creator.empty()) creator = CreatingForwardOps(timeline);
+    if (creator[i] < 0) continue;
+    const int outermost = placements[creator[i]].top_level;
+    time_of[timeline.ops[outermost >= 0 ? outermost : creator[i]].name] += op.end_ns - op.start_ns;
+  }
+  std::string costliest;
+  TimeNs most = -1;
+  for (const auto& [name, time] : time_of) {
+    if (time > most) {
+      most = time;
+      costliest = name;
+    }
+  }
+  return costliest;
+}
+
 CrossCheck CheckAgainstSequenceNumbers(const Timeline& timeline,
                                        const std::vector<OpPlacement>& placements) {
   const std::vector<int> creator = CreatingForwardOps(timeline);

@@ -23,6 +23,14 @@ std::vector<int> CreatingForwardOps(const Timeline& timeline);
 std::string ForwardOpOf(const Timeline& timeline, const std::vector<OpPlacement>& placements,
                         std::size_t backward);
 
+// The forward op behind the backward nodes named `node` that ran in the module at `path` or below
+// it (ForwardOpOf's name for each), the one whose nodes took the most time: a MulBackward0 is made
+// by a product's aten::mul and by a dropout's mask alike, and the first node of the name in time
+// named whichever ran last in the forward. "" when no such node has its forward op in the window.
+std::string CostliestForwardOpOf(const Timeline& timeline,
+                                 const std::vector<OpPlacement>& placements,
+                                 const std::string& node, const ModulePath& path);
+
 // For every top-level backward node: does its module by markers equal the module of its forward
 // op by sequence number?
 CrossCheck CheckAgainstSequenceNumbers(const Timeline& timeline,

@@ -651,15 +651,18 @@ class Bisection {
     if (headline != nullptr && runner_up != nullptr) {
       JudgeTheOp(attribution, *headline, *runner_up, request, path);
     }
-    // The forward op behind a backward node, and its place in the model's source.
+    // The forward op behind a backward node, and its place in the model's source: the one whose
+    // nodes cost most (a dropout's mask makes MulBackward0 nodes as a product does).
     std::string forward_op = hotspot.op;
     if (phase == Phase::kBackward) {
       const ModulePath module(path);
       for (std::size_t i = 0; i < window.timeline.ops.size(); ++i) {
         const OpEvent& op = window.timeline.ops[i];
+        // A backward op without a sequence number (a gradient sum) keeps its own name.
         if (op.name == hotspot.op && IsSameOrDescendant(window.placements[i].module, module) &&
             op.seq_nr >= 0) {
-          forward_op = ForwardOpOf(window.timeline, window.placements, i);
+          forward_op =
+              CostliestForwardOpOf(window.timeline, window.placements, hotspot.op, module);
           break;
         }
       }
@@ -673,9 +676,21 @@ class Bisection {
       if (!forward_op.empty()) hotspot.source = source_.SourceOf(path, forward_op);
       return hotspot;
     }
+    // The line is the call site whose runs of the op cost most: its backward nodes at the line of
+    // the forward op that made them, by sequence number (issue #33: the first aten::mul of the
+    // module named a 4 ms dropout's line for a 66 ms product's MulBackward0).
     for (const LabelledSteps& step : labelled) {
-      if (forward_op.empty() || hotspot.source) break;
-      hotspot.source = LineOfOp(step, forward_op);
+      std::vector<OpSite> sites = SitesOfOp(step, hotspot.op);
+      if (sites.empty() && !forward_op.empty() && forward_op != hotspot.op) {
+        sites = SitesOfOp(step, forward_op);
+      }
+      if (sites.empty()) continue;
+      hotspot.source = sites.front().source;
+      if (phase == Phase::kBackward && !sites.front().forward_op.empty()) {
+        hotspot.forward_op = sites.front().forward_op;
+      }
+      hotspot.op_lines = OpLines(sites, hotspot.ms);
+      break;
     }
     const PhaseCosts costs = attribution.Inclusive(path);
     hotspot.lines =

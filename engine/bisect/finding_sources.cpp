@@ -9,20 +9,17 @@
 namespace advisor {
 namespace {
 
-// The forward op that made the backward node `node` in the module at `path` (or below it), by
-// sequence number in the latest window that ran it there; where no window placed it there (a
+// The forward op that made the backward nodes `node` in the module at `path` (or below it), by
+// sequence number in the latest window that ran them there, the one whose nodes cost most there
+// (a dropout's mask and a product both make MulBackward0); where no window placed it there (a
 // module no level instrumented), in any module. "" when no window has it.
 std::string ForwardOpOf(const std::vector<LabelledWindow>& windows, const ModulePath& path,
                         const std::string& node) {
   for (const bool anywhere : {false, true}) {
     for (auto window = windows.rbegin(); window != windows.rend(); ++window) {
-      const std::vector<OpEvent>& ops = window->timeline.ops;
-      for (std::size_t i = 0; i < ops.size(); ++i) {
-        if (ops[i].name != node || ops[i].seq_nr < 0) continue;
-        if (!anywhere && !IsSameOrDescendant(window->placements[i].module, path)) continue;
-        const std::string forward = ForwardOpOf(window->timeline, window->placements, i);
-        if (!forward.empty()) return forward;
-      }
+      const std::string forward = CostliestForwardOpOf(window->timeline, window->placements, node,
+                                                       anywhere ? ModulePath() : path);
+      if (!forward.empty()) return forward;
     }
   }
   return "";

@@ -59,6 +59,9 @@ struct Hotspot {
   std::optional<SourceLocation> source;
   // The module's lines in the user's code, heaviest first, where the door labels calls (a script).
   std::vector<SourceLine> lines;
+  // The lines that ran `op` (for a backward node, whose forward ops made it), costliest first;
+  // `source` is the first's. Where the door labels calls (a script), else none.
+  std::vector<OpLine> op_lines;
   std::vector<OpTime> top_ops;  // the module's top ops, hottest first
   // "high", or "low" when the run's noise or a level's steps left the choice in doubt, for the
   // reasons in RunReport::doubts.

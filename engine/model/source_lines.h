@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "engine/model/finding.h"
@@ -24,6 +25,17 @@ struct SourceLine {
   std::optional<double> ops_per_call;
   double ms = 0;     // its part of its scope's time: its own and its ops' backward nodes'
   double share = 0;  // ms of the step
+};
+
+// One line of the user's code that ran the hot spot's op (for a backward node, the line whose
+// forward op made it), and its part of the op's time: one op name made at two lines of a module
+// (a relative-position product and a dropout's mask, each a MulBackward0) is two of them.
+struct OpLine {
+  SourceLocation source;
+  std::string forward_op;  // the op the line called that ran it or made it ("aten::dropout")
+  double calls = 0;        // the op's runs a step at this line, in the labelled steps
+  double ms = 0;           // its part of the hot spot's ms: its share of the op's labelled time
+  double share = 0;        // ms over the hot spot's ms
 };
 
 // A script's loss: the time from the model's forward returning to backward() and the backward

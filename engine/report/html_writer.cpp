@@ -283,6 +283,8 @@ void RenderHotspot(std::ostringstream& out, const RunReport& report) {
   if (hotspot.source) {
     out << "<pre class=\"source\"><span class=\"where\">" << EscapeHtml(hotspot.source->file) << ":"
         << hotspot.source->line << "</span>" << EscapeHtml(hotspot.source->text) << "</pre>\n";
+    const std::string op_lines = OpLinesSentence(hotspot, kHtml);
+    if (!op_lines.empty()) out << "<p class=\"note\">" << op_lines << "</p>\n";
   } else {
     out << "<p class=\"note\">" << EscapeHtml(NoSourceSentence(report)) << "</p>\n";
   }

@@ -136,6 +136,20 @@ json SourceLinesToJson(const std::vector<SourceLine>& lines) {
   return out;
 }
 
+json OpLinesToJson(const std::vector<OpLine>& lines) {
+  json out = json::array();
+  for (const OpLine& line : lines) {
+    out.push_back({{"file", line.source.file},
+                   {"line", line.source.line},
+                   {"text", line.source.text},
+                   {"forward_op", line.forward_op},
+                   {"calls", line.calls},
+                   {"ms", line.ms},
+                   {"share", line.share}});
+  }
+  return out;
+}
+
 json LossToJson(const std::optional<LossCost>& loss) {
   if (!loss) return nullptr;
   return {{"ms", loss->ms},
@@ -151,7 +165,8 @@ json HotspotToJson(const std::optional<Hotspot>& hotspot, bool gpu_measured,
   return {{"path", hotspot->path},       {"phase", hotspot->phase},
           {"op", hotspot->op},           {"forward_op", hotspot->forward_op},
           {"ms", hotspot->ms},           {"share", hotspot->share},
-          {"source", std::move(source)}, {"lines", SourceLinesToJson(hotspot->lines)},
+          {"source", std::move(source)}, {"op_lines", OpLinesToJson(hotspot->op_lines)},
+          {"lines", SourceLinesToJson(hotspot->lines)},
           {"top_ops", OpsToJson(hotspot->top_ops, gpu_measured, faults_counted)},
           {"confidence", hotspot->confidence}, {"candidates", hotspot->candidates}};
 }

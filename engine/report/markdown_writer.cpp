@@ -153,6 +153,8 @@ void RenderHotspot(std::ostringstream& out, const RunReport& report) {
         << MarkdownCode(hotspot.source->file + ":" + std::to_string(hotspot.source->line));
     if (!hotspot.source->text.empty()) out << ": " << MarkdownCode(hotspot.source->text);
     out << "\n\n";
+    const std::string op_lines = OpLinesSentence(hotspot, kMarkdown);
+    if (!op_lines.empty()) out << op_lines << "\n\n";
   } else {
     out << "Source: " << MarkdownText(NoSourceSentence(report)) << "\n\n";
   }

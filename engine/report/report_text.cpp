@@ -195,6 +195,30 @@ std::string FreshPagesSentence(const Hotspot& hotspot, const InlineMarkup& marku
   return "";
 }
 
+std::string OpLinesSentence(const Hotspot& hotspot, const InlineMarkup& markup) {
+  if (hotspot.op_lines.size() < 2) return "";
+  constexpr std::size_t kShown = 4;
+  std::string sentence = markup.code(hotspot.op) + " ran at " +
+                         std::to_string(hotspot.op_lines.size()) +
+                         " lines of your code, the source above the costliest: ";
+  for (std::size_t i = 0; i < hotspot.op_lines.size() && i < kShown; ++i) {
+    const OpLine& line = hotspot.op_lines[i];
+    if (i > 0) sentence += "; ";
+    sentence += markup.code(line.source.file + ":" + std::to_string(line.source.line));
+    // The op that made it, where it is not the one the hot spot names (a dropout's beside a
+    // product's aten::mul).
+    if (!line.forward_op.empty() && line.forward_op != hotspot.op &&
+        line.forward_op != hotspot.forward_op) {
+      sentence += " (by " + markup.code(line.forward_op) + ")";
+    }
+    sentence += " " + Ms(line.ms) + " per step, " + FormatShare(line.share) + " of it";
+  }
+  if (hotspot.op_lines.size() > kShown) {
+    sentence += "; " + std::to_string(hotspot.op_lines.size() - kShown) + " more";
+  }
+  return sentence + ".";
+}
+
 std::string MemorySentence(const RunReport& report, const InlineMarkup& markup) {
   const MemoryStats& memory = *report.memory;
   const MemoryPeak& peak = *memory.peak;

@@ -33,6 +33,10 @@ std::string LowConfidenceSentence(const RunReport& report);
 // first touches of fresh memory pages (WindowAttribution::Work). Empty where no such op exists.
 std::string FreshPagesSentence(const Hotspot& hotspot, const InlineMarkup& markup);
 
+// Where the hot spot's op ran at two lines of the user's code or more (Hotspot::op_lines): each
+// line with its part of the op's time, the costliest first. Empty for one line or none.
+std::string OpLinesSentence(const Hotspot& hotspot, const InlineMarkup& markup);
+
 // "Level 2: children of blocks" / "Level 1: children of the model".
 std::string LevelTitle(const BisectLevel& level, const InlineMarkup& markup);
 

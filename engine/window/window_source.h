@@ -95,8 +95,9 @@ class WindowSource {
   // Throws std::runtime_error (one line) when the step cannot run.
   virtual RecordedWindow Record(const WindowRequest& request) = 0;
 
-  // The file and line in the user's code of the first call to `op` (e.g. "aten::gather") made by
-  // the forward of the module at `path`; nullopt when the door cannot tell.
+  // The file and line in the user's code of a call to `op` (e.g. "aten::gather") made by the
+  // forward of the module at `path`: where the door times its lines (a script), the call site whose
+  // runs of it cost most, else the first call; nullopt when the door cannot tell.
   virtual std::optional<SourceLocation> SourceOf(const std::string& path,
                                                  const std::string& op) = 0;
 

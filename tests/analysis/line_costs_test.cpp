@@ -103,13 +103,115 @@ TEST(ScopeLines, ShareTheScopesMeasuredTimeByTheLabelledStepsProportions) {
   EXPECT_EQ(ScopeLines(step, 40, 10000).size(), 0u) << "each under 1 % of a long step";
 }
 
-TEST(LineOfOp, NamesTheInnermostLineAroundTheFirstCall) {
+TEST(LineOfOp, NamesTheInnermostLineAroundTheCall) {
   const LabelledSteps step = LabelledLoss();
   const std::optional<SourceLocation> line = LineOfOp(step, "aten::nonzero");
   ASSERT_TRUE(line.has_value());
-  EXPECT_EQ(line->line, 21);
+  EXPECT_EQ(line->line, 21) << "inside aten::index, in the loop's line";
   EXPECT_EQ(LineOfOp(step, "aten::stack")->line, 24);
   EXPECT_FALSE(LineOfOp(step, "aten::bmm").has_value());
+}
+
+// A mixer's forward labelled line by line (issue #33 item 2): a dropout on its input (line 38,
+// F.dropout's own aten::mul inside aten::dropout), a product over a large tensor (line 39), a sum
+// (line 40); in the backward, the product's MulBackward0 (36 ms) and the dropout's (3 ms). Both
+// nodes are MulBackward0 and both forward ops aten::mul; the first aten::mul of the step is the
+// dropout's.
+LabelledSteps LabelledMixer() {
+  TimelineBuilder b;
+  b.Stretches(0, {{Phase::kForward, 30}, {Phase::kBackward, 90}, {Phase::kOptimizer, 95}})
+      .Op("advisor.call", 0.5, 29.5, 1, OpScope::kUser)
+      .Op("label 38", 1, 6, 1, OpScope::kUser)
+      .Op("aten::layer_norm", 1.5, 2.5, 1, OpScope::kForward, 1)
+      .Op("aten::dropout", 3, 5.5, 1, OpScope::kForward, 2)
+      .Op("aten::bernoulli_", 3.2, 4)
+      .Op("aten::mul", 4.5, 5.2, 1, OpScope::kForward, 2)  // 5: the mask's product
+      .Op("label 39", 6, 22, 1, OpScope::kUser)
+      .Op("aten::unsqueeze", 6.2, 6.3)
+      .Op("aten::mul", 6.5, 21.5, 1, OpScope::kForward, 3)  // 8: the product
+      .Op("label 40", 22, 29, 1, OpScope::kUser)
+      .Op("aten::sum", 22.5, 28.5, 1, OpScope::kForward, 4)
+      .Op("SumBackward1", 31, 32, 1, OpScope::kBackward, 4, 1)
+      .Op("MulBackward0", 33, 69, 1, OpScope::kBackward, 3, 1)  // 12
+      .Op("aten::mul", 34, 50)                                  // inside the node: no line's
+      .Op("aten::sum", 50, 68)
+      .Op("MulBackward0", 70, 73, 1, OpScope::kBackward, 2, 1)  // 15
+      .Op("aten::mul", 70.5, 72.5)
+      .Op("NativeLayerNormBackward0", 74, 76, 1, OpScope::kBackward, 1, 1);
+  LabelledSteps step;
+  step.timeline = b.Build();
+  step.labels = {{1, {"model.py", 38, "h = self.dropout(self.norm(x))"}},
+                 {6, {"model.py", 39, "pairs = h.unsqueeze(1) * self.rel_pos"}},
+                 {9, {"model.py", 40, "h = pairs.sum(dim=2)"}}};
+  step.scope_calls = 1;
+  return step;
+}
+
+TEST(SitesOfOp, ABackwardNodeIsAtTheLineOfTheForwardOpThatMadeIt) {
+  const LabelledSteps step = LabelledMixer();
+  const std::vector<OpSite> sites = SitesOfOp(step, "MulBackward0");
+  ASSERT_EQ(sites.size(), 2u);
+  EXPECT_EQ(sites[0].source.line, 39) << "the product's 36 ms first";
+  EXPECT_EQ(sites[0].forward_op, "aten::mul");
+  EXPECT_NEAR(sites[0].ms, 36, 1e-9);
+  EXPECT_DOUBLE_EQ(sites[0].calls, 1);
+  EXPECT_EQ(sites[1].source.line, 38);
+  EXPECT_EQ(sites[1].forward_op, "aten::dropout") << "the op the line called";
+  EXPECT_NEAR(sites[1].ms, 3, 1e-9);
+  EXPECT_EQ(LineOfOp(step, "MulBackward0")->line, 39);
+}
+
+TEST(SitesOfOp, AForwardOpIsAtItsLineAndTheCostliestLineLeads) {
+  const LabelledSteps step = LabelledMixer();
+  const std::vector<OpSite> sites = SitesOfOp(step, "aten::mul");
+  ASSERT_EQ(sites.size(), 2u) << "the muls inside the backward nodes are no line's";
+  EXPECT_EQ(sites[0].source.line, 39);
+  EXPECT_NEAR(sites[0].ms, 15, 1e-9);
+  EXPECT_EQ(sites[1].source.line, 38) << "the first aten::mul of the step, inside aten::dropout";
+  EXPECT_NEAR(sites[1].ms, 0.7, 1e-9);
+  EXPECT_EQ(LineOfOp(step, "aten::mul")->line, 39) << "not the first call's line";
+  EXPECT_TRUE(SitesOfOp(step, "AddBackward0").empty());
+}
+
+// Three steps, the product's node quicker than the dropout's in one of them: each number is the
+// median of the steps', and that step alone does not move the line.
+TEST(SitesOfOp, EachNumberIsTheMedianOfTheSteps) {
+  TimelineBuilder b;
+  const double node_ms[] = {10, 2, 12};
+  for (int s = 0; s < 3; ++s) {
+    const double t = 100.0 * s;
+    b.Stretches(
+         t, {{Phase::kForward, t + 20}, {Phase::kBackward, t + 90}, {Phase::kOptimizer, t + 95}})
+        .Op("label 39", t + 1, t + 10, 1, OpScope::kUser)
+        .Op("aten::mul", t + 2, t + 9, 1, OpScope::kForward, 10 * s + 1)
+        .Op("label 41", t + 10, t + 19, 1, OpScope::kUser)
+        .Op("aten::mul", t + 11, t + 12, 1, OpScope::kForward, 10 * s + 2)
+        .Op("MulBackward0", t + 21, t + 25, 1, OpScope::kBackward, 10 * s + 2, 1)
+        .Op("MulBackward0", t + 26, t + 26 + node_ms[s], 1, OpScope::kBackward, 10 * s + 1, 1);
+  }
+  LabelledSteps steps;
+  steps.timeline = b.Build();
+  for (int s = 0; s < 3; ++s) {
+    steps.labels[6 * s] = {"model.py", 39, "pairs = h.unsqueeze(1) * self.rel_pos"};
+    steps.labels[6 * s + 2] = {"model.py", 41, "h = self.dropout(self.proj(h))"};
+  }
+  const std::vector<OpSite> sites = SitesOfOp(steps, "MulBackward0");
+  ASSERT_EQ(sites.size(), 2u);
+  EXPECT_EQ(sites[0].source.line, 39);
+  EXPECT_NEAR(sites[0].ms, 10, 1e-9) << "the median of 10, 2 and 12 ms";
+  EXPECT_NEAR(sites[1].ms, 4, 1e-9);
+}
+
+TEST(OpLines, ShareTheOpsMeasuredTimeByTheSitesLabelledTime) {
+  const std::vector<OpLine> lines = OpLines(SitesOfOp(LabelledMixer(), "MulBackward0"), 78);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].source.line, 39);
+  EXPECT_EQ(lines[0].source.text, "pairs = h.unsqueeze(1) * self.rel_pos");
+  EXPECT_NEAR(lines[0].share, 36.0 / 39, 1e-9);
+  EXPECT_NEAR(lines[0].ms, 78 * 36.0 / 39, 1e-9) << "the windows' 78 ms, not the labelled 39";
+  EXPECT_NEAR(lines[1].ms, 78 * 3.0 / 39, 1e-9);
+  EXPECT_EQ(lines[1].forward_op, "aten::dropout");
+  EXPECT_TRUE(OpLines({}, 78).empty());
 }
 
 }  // namespace

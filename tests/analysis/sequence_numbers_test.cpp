@@ -36,6 +36,33 @@ TEST(ForwardOpOf, NamesTheOutermostForwardOpWithTheSameSequenceNumber) {
   EXPECT_EQ(ForwardOpOf(timeline, placements, 6), "");
 }
 
+// A mixer whose forward makes MulBackward0 nodes twice: its product over a large tensor (seq 2) and
+// its dropout's mask (aten::mul inside aten::dropout, seq 5), which runs last in the forward and so
+// first in the backward.
+TEST(CostliestForwardOpOf, NamesTheForwardOpWhoseNodesCostMostNotTheFirstNode) {
+  TimelineBuilder b;
+  b.Step(0, 20, 90, 95)
+      .Forward("mixer", 1, 19)
+      .Op("aten::mul", 2, 12, 1, OpScope::kForward, 2)
+      .Op("aten::dropout", 13, 16, 1, OpScope::kForward, 5)
+      .Op("aten::mul", 14, 15, 1, OpScope::kForward, 5)
+      .Forward("head", 17, 18.5)
+      .Op("aten::mul", 17.5, 18, 1, OpScope::kForward, 7)
+      .Backward("head", 21, 60)
+      .Op("MulBackward0", 22, 59, 1, OpScope::kBackward, 7, 1)  // another module's, costliest
+      .Backward("mixer", 61, 89)
+      .Op("MulBackward0", 62, 64, 1, OpScope::kBackward, 5, 1)
+      .Op("MulBackward0", 65, 88, 1, OpScope::kBackward, 2, 1);
+  const Timeline timeline = b.Build();
+  const std::vector<OpPlacement> placements = PlaceOps(timeline);
+  EXPECT_EQ(ForwardOpOf(timeline, placements, 5), "aten::dropout")
+      << "the first node in the mixer's backward is the dropout's";
+  EXPECT_EQ(CostliestForwardOpOf(timeline, placements, "MulBackward0", ModulePath("mixer")),
+            "aten::mul");
+  EXPECT_EQ(CostliestForwardOpOf(timeline, placements, "AddBackward0", ModulePath("mixer")), "");
+  EXPECT_EQ(CostliestForwardOpOf(timeline, placements, "MulBackward0", ModulePath("ff")), "");
+}
+
 TEST(CheckAgainstSequenceNumbers, CountsAgreementAndNodesWithoutAForwardOp) {
   const Timeline timeline = TwoModules();
   const CrossCheck check = CheckAgainstSequenceNumbers(timeline, PlaceOps(timeline));

@@ -167,6 +167,8 @@ TEST(HtmlWriter, EscapesTextFromTheModelFile) {
   report.levels[0].candidates[1].path = "evil\"onmouseover=\"alert(1)" + script;
   report.modules[4].path = report.levels[0].candidates[1].path;
   report.hotspot->source->text = script;
+  report.hotspot->op_lines = {{{"a.py", 1, ""}, "aten::mul", 1, 1, 0.5},
+                              {{script + ".py", 2, ""}, script, 1, 1, 0.5}};
   report.findings[0].message = "<img src=x onerror=alert(1)>";
   report.fixes[1].detail = "</pre>" + script;
   report.fixes[1].status = "<b>odd</b>";
@@ -179,6 +181,9 @@ TEST(HtmlWriter, EscapesTextFromTheModelFile) {
   EXPECT_TRUE(Lacks(html, "<b>odd"));
   EXPECT_TRUE(Contains(html, "&lt;script&gt;alert(1)&lt;/script&gt;"));
   EXPECT_TRUE(Contains(html, "evil&quot;onmouseover=&quot;alert(1)"));
+  EXPECT_TRUE(Contains(html, "<code>&lt;script&gt;alert(1)&lt;/script&gt;.py:2</code> (by "
+                             "<code>&lt;script&gt;alert(1)&lt;/script&gt;</code>)"))
+      << "the hot op's lines";
   // An unknown fix status never becomes a CSS class.
   EXPECT_TRUE(Contains(html, "<span class=\"badge info\">&lt;b&gt;odd&lt;/b&gt;"));
 }

@@ -97,6 +97,27 @@ TEST(JsonWriter, HotspotCarriesSourceAndTopOps) {
   EXPECT_DOUBLE_EQ(top.at("gpu_ms").get<double>(), 4.52);
 }
 
+TEST(JsonWriter, HotspotListsTheLinesThatRanItsOp) {
+  EXPECT_EQ(ReportToJson(FilledReport()).at("hotspot").at("op_lines"), json::array())
+      << "a door that labels no lines";
+  RunReport report = FilledReport();
+  report.hotspot->op_lines = {
+      {{"/home/u/train.py", 40, "pairs = h.unsqueeze(1) * self.rel_pos"}, "aten::mul", 1, 4.2,
+       0.888},
+      {{"/home/u/train.py", 42, "h = self.dropout(self.proj(h))"}, "aten::dropout", 1, 0.531,
+       0.112}};
+  const json lines = ReportToJson(report).at("hotspot").at("op_lines");
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines.at(0).at("file"), "/home/u/train.py");
+  EXPECT_EQ(lines.at(0).at("line"), 40);
+  EXPECT_EQ(lines.at(0).at("text"), "pairs = h.unsqueeze(1) * self.rel_pos");
+  EXPECT_EQ(lines.at(0).at("forward_op"), "aten::mul");
+  EXPECT_DOUBLE_EQ(lines.at(0).at("calls").get<double>(), 1);
+  EXPECT_DOUBLE_EQ(lines.at(0).at("ms").get<double>(), 4.2);
+  EXPECT_DOUBLE_EQ(lines.at(0).at("share").get<double>(), 0.888);
+  EXPECT_EQ(lines.at(1).at("forward_op"), "aten::dropout");
+}
+
 TEST(JsonWriter, OpsHaveInclusiveAndSelfTime) {
   const json op = ReportToJson(FilledReport()).at("ops").at(1);
   EXPECT_EQ(op.at("name"), "aten::addmm");

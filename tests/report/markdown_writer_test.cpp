@@ -261,6 +261,29 @@ TEST(MarkdownWriter, HotspotShowsSourceAndTopOps) {
   EXPECT_TRUE(Contains(md, "| `AddmmBackward0` | backward | 2 | 0.212 | 0 | 0.200 |"));
 }
 
+// A script whose hot op ran at two lines: each with its part of the op's time, the op that made
+// it where that is not the hot spot's forward op.
+TEST(MarkdownWriter, AHotOpRunAtSeveralLinesShowsEachLinesPart) {
+  RunReport report = FilledReport();
+  report.run.mode = Door::kScript;
+  report.hotspot->op = "MulBackward0";
+  report.hotspot->forward_op = "aten::mul";
+  report.hotspot->source = SourceLocation{"/home/u/train.py", 40, "pairs = h * self.rel_pos"};
+  report.hotspot->op_lines = {
+      {*report.hotspot->source, "aten::mul", 1, 4.2, 0.888},
+      {{"/home/u/train.py", 42, "h = self.dropout(self.proj(h))"}, "aten::dropout", 1, 0.531,
+       0.112}};
+  const std::string md = ReportToMarkdown(report);
+  EXPECT_TRUE(Contains(md, "Source: `/home/u/train.py:40`: `pairs = h * self.rel_pos`\n\n"
+                           "`MulBackward0` ran at 2 lines of your code, the source above the "
+                           "costliest: `/home/u/train.py:40` 4.20 ms per step, 88.8% of it; "
+                           "`/home/u/train.py:42` (by `aten::dropout`) 0.531 ms per step, 11.2% "
+                           "of it.\n\n"))
+      << md;
+  report.hotspot->op_lines.pop_back();
+  EXPECT_TRUE(Lacks(ReportToMarkdown(report), "lines of your code")) << "one line: the source";
+}
+
 TEST(MarkdownWriter, AnOpThatTookLongerThanTheHotSpotsOpForItsPageFaultsIsExplained) {
   const std::string md = ReportToMarkdown(PageFaultReport());
   EXPECT_TRUE(Contains(md, "| op | phase | calls/step | ms/step | self ms/step | of which fresh "

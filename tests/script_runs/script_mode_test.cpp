@@ -689,6 +689,45 @@ TEST(ScriptMode, ABlockTwiceItsIdenticalSiblingsWithAnExtraParameterIsNamed) {
   EXPECT_TRUE(path == "blocks.2" || path.rfind("blocks.2.", 0) == 0) << path;
 }
 
+// A relative-position token mixer whose forward makes MulBackward0 nodes at two lines: its
+// product over batch x seq x seq x dim (most of the step) and the dropout after its projection
+// (next to nothing), in a plain training loop (issue #33 item 2). The hot spot's line is the
+// product's, where the report named the dropout's: the ops of one name were merged and the first
+// found named the line.
+TEST(ScriptMode, TheHotOpsLineIsTheCallSiteThatCostsNotTheFirstOfItsName) {
+  const fs::path scratch = Scratch("relpos_call_site");
+  const std::string script = kScripts + "/relpos_train.py";
+  const CommandResult run =
+      RunCommand(kAdvisor + " bisect -q --out " + (scratch / "report").string() + " -- " + kPython +
+                     " " + script + " --tag " + UniqueTag(),
+                 scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = Report(scratch / "report");
+  const json& hotspot = report["hotspot"];
+  ASSERT_TRUE(hotspot.is_object()) << report["bisection"].dump();
+  EXPECT_EQ(hotspot["path"], "mixer") << report["bisection"].dump();
+  ASSERT_EQ(hotspot["op"], "MulBackward0") << hotspot["top_ops"].dump();
+  const int product = LineOf(script, "pairs = keys * self.rel_pos");
+  const int dropout = LineOf(script, "h = self.dropout(self.proj(h))");
+  ASSERT_GT(product, 0);
+  ASSERT_GT(dropout, 0);
+  ASSERT_TRUE(hotspot["source"].is_object()) << hotspot.dump();
+  EXPECT_EQ(hotspot["source"]["file"], script);
+  EXPECT_EQ(hotspot["source"]["line"], product)
+      << "the product's line, not the dropout's (" << dropout << "): " << hotspot.dump();
+  EXPECT_EQ(hotspot["forward_op"], "aten::mul") << "the product's op, not aten::dropout";
+  // Both lines, the product's first with most of the op's time.
+  const json& op_lines = hotspot["op_lines"];
+  ASSERT_EQ(op_lines.size(), 2u) << op_lines.dump();
+  EXPECT_EQ(op_lines[0]["line"], product) << op_lines.dump();
+  EXPECT_EQ(op_lines[0]["forward_op"], "aten::mul");
+  EXPECT_GT(op_lines[0]["share"].get<double>(), 0.8) << op_lines.dump();
+  EXPECT_EQ(op_lines[1]["line"], dropout) << op_lines.dump();
+  EXPECT_EQ(op_lines[1]["forward_op"], "aten::dropout");
+  const std::string md = ReadFile((scratch / "report" / "report.md").string());
+  EXPECT_NE(md.find("`MulBackward0` ran at 2 lines of your code"), std::string::npos) << md;
+}
+
 // Short epochs whose DataLoader workers take 0.3 s to start (tests/script_runs/epochs_train.py).
 std::string Epochs(const std::string& tag, const std::string& arguments = "") {
   return kPython + " " + kScripts + "/epochs_train.py --tag " + tag + " " + arguments;
