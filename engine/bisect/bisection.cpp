@@ -169,6 +169,19 @@ constexpr int kSiteWindowSteps = 2;
 
 // One bisection: the baseline window, one window per level, and one to name the modules of sync
 // and copy sites where the baseline found any.
+// Whether `a` and `b` are the forward op and the backward node of one call in `module`: the node's
+// costliest forward op (by sequence number) is the other.
+bool HalvesOfOneCall(const MeasuredWindow& window, const ModulePath& module, const OpCost& a,
+                     const OpCost& b) {
+  const bool a_is_node = a.phase == Phase::kBackward && b.phase == Phase::kForward;
+  const bool b_is_node = b.phase == Phase::kBackward && a.phase == Phase::kForward;
+  if (!a_is_node && !b_is_node) return false;
+  const OpCost& node = a_is_node ? a : b;
+  const OpCost& forward = a_is_node ? b : a;
+  return CostliestForwardOpOf(window.timeline, window.placements, node.name, module) ==
+         forward.name;
+}
+
 class Bisection {
  public:
   Bisection(WindowSource& source, const BisectSettings& settings, const Progress& progress)
@@ -648,14 +661,18 @@ class Bisection {
         hotspot.share = step_ms > 0 ? hotspot.ms / step_ms : 0;
       }
     }
-    if (headline != nullptr && runner_up != nullptr) {
+    const ModulePath module(path);
+    // The op and its runner-up may be the two halves of one call (the demo's aten::gather and its
+    // GatherBackward0 cost about the same on a CPU): which leads is then no doubt about the hot
+    // spot, whose line and fix they share.
+    if (headline != nullptr && runner_up != nullptr &&
+        !HalvesOfOneCall(window, module, *headline, *runner_up)) {
       JudgeTheOp(attribution, *headline, *runner_up, request, path);
     }
     // The forward op behind a backward node, and its place in the model's source: the one whose
     // nodes cost most (a dropout's mask makes MulBackward0 nodes as a product does).
     std::string forward_op = hotspot.op;
     if (phase == Phase::kBackward) {
-      const ModulePath module(path);
       for (std::size_t i = 0; i < window.timeline.ops.size(); ++i) {
         const OpEvent& op = window.timeline.ops[i];
         // A backward op without a sequence number (a gradient sum) keeps its own name.

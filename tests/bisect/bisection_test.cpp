@@ -403,6 +403,35 @@ FakeModule TwoOpsInOneModule(double cos_ms, double matmul_ms) {
   return root;
 }
 
+// A gather whose forward and backward cost about the same (the demo's aten::gather and
+// GatherBackward0 on a CPU): the two halves of one call take turns leading, and that is no doubt
+// about the hot spot's op, whose line and fix they share. It was: every demo run read "low
+// confidence: the op: GatherBackward0 (backward) cost more than aten::gather (forward) in only...".
+TEST(Bisection, TheTwoHalvesOfOneCallTakingTurnsLeaveTheHotSpotsOpSure) {
+  FakeModule hot;
+  hot.path = "hot";
+  hot.type = "Block";
+  FakeModule gather = Leaf("hot.gather", 10.0, 9.5);
+  gather.forward_op = "aten::gather";
+  gather.backward_op = "GatherBackward0";
+  hot.children = {gather, Leaf("hot.small", 0.5, 0.5)};
+  FakeModule root;
+  root.type = "Model";
+  root.children = {hot, Leaf("cold", 1.0, 2.0)};
+  FakeSource source(root);
+  source.backward_slowdown = [](int, int step, const std::string& path) {
+    return path == "hot.gather" ? (step % 2 == 0 ? 1.2 : 0.8) : 1.0;
+  };
+  const RunReport report = BisectOneLevel(source);
+  ASSERT_TRUE(report.hotspot.has_value());
+  EXPECT_EQ(report.hotspot->path, "hot");
+  EXPECT_TRUE(report.hotspot->op == "aten::gather" || report.hotspot->op == "GatherBackward0")
+      << report.hotspot->op;
+  EXPECT_FALSE(SaysWithPrefix(report, "low confidence: the op:"))
+      << ::testing::PrintToString(report.data_quality);
+  EXPECT_EQ(report.run.windows, 2) << "the baseline and level 1: nothing measured again";
+}
+
 TEST(Bisection, TwoOpsThatTakeTurnsLeadingMakeTheHotSpotsOpLowConfidence) {
   // aten::cos leads on average (10.4 against 9.5 ms a step) but only in 3 of 5 steps.
   FakeSource source(TwoOpsInOneModule(10.0, 9.5));

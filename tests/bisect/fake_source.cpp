@@ -22,8 +22,9 @@ bool IsChild(const std::string& path, const std::string& parent) {
 // Writes one step's ops and markers, bracketing the instrumented modules as marker ops would.
 struct FakeSource::Emitter {
   const std::set<std::string>& instrumented;
-  const std::function<double(const std::string&)>& scale;     // of a module's own op times
-  const std::function<double(const std::string&)>& fault_ms;  // added to its forward op
+  const std::function<double(const std::string&)>& scale;           // of a module's own op times
+  const std::function<double(const std::string&)>& backward_scale;  // of its backward node too
+  const std::function<double(const std::string&)>& fault_ms;        // added to its forward op
   Timeline& timeline;
   double kernel_share;  // 0: no device activity recorded
   TimeNs now;
@@ -77,7 +78,8 @@ struct FakeSource::Emitter {
       Backward(*child);
     }
     if (module.has_forward) {
-      Op(module.backward_op, OpScope::kBackward, module.backward_ms * scale(module.path),
+      Op(module.backward_op, OpScope::kBackward,
+         module.backward_ms * scale(module.path) * backward_scale(module.path),
          seq_of[module.path]);
     }
     Mark(module.path, MarkerKind::kBackwardEnd);
@@ -153,11 +155,22 @@ RecordedWindow FakeSource::Record(const WindowRequest& request) {
     const std::function<double(const std::string&)> scale = [&](const std::string& path) {
       return slowdown ? slowdown(window_index, i, path) : 1.0;
     };
+    const std::function<double(const std::string&)> backward_scale = [&](const std::string& path) {
+      return backward_slowdown ? backward_slowdown(window_index, i, path) : 1.0;
+    };
     const std::function<double(const std::string&)> fault_ms = [&](const std::string& path) {
       return page_fault_ms ? page_fault_ms(window_index, i, path) : 0.0;
     };
     const double kernel_share = request.device_activity ? kernel_share_ : 0;
-    Emitter emitter{instrumented, scale, fault_ms, window.timeline, kernel_share, clock_, 0, {}};
+    Emitter emitter{instrumented,
+                    scale,
+                    backward_scale,
+                    fault_ms,
+                    window.timeline,
+                    kernel_share,
+                    clock_,
+                    0,
+                    {}};
     const TimeNs start = emitter.now;
     emitter.Forward(root_);
     const TimeNs forward_end = emitter.now;

@@ -54,6 +54,9 @@ class FakeSource : public WindowSource {
   // Scales a module's own op times in one step of one window (windows counted from 0, timing
   // steps included): what another process taking the CPU does to a real run. 1 by default.
   std::function<double(int window, int step, const std::string& path)> slowdown;
+  // Scales a module's own backward node alone, on top of `slowdown`: the two halves of one call
+  // taking turns to lead. 1 by default.
+  std::function<double(int window, int step, const std::string& path)> backward_slowdown;
 
   // Milliseconds of page faults a module's forward op takes in one step of one window, on top of
   // its own time, counted at kPageFaultNs a fault as a CPU model's probe counts them; none by
