@@ -182,8 +182,9 @@ TEST(HtmlWriter, EscapesTextFromTheModelFile) {
   EXPECT_TRUE(Contains(html, "&lt;script&gt;alert(1)&lt;/script&gt;"));
   EXPECT_TRUE(Contains(html, "evil&quot;onmouseover=&quot;alert(1)"));
   // Escaped, then a break allowed after each dot and slash.
-  EXPECT_TRUE(Contains(html, "<code>&lt;script&gt;alert(1)&lt;/<wbr>script&gt;.<wbr>py:2</code> (by "
-                             "<code>&lt;script&gt;alert(1)&lt;/<wbr>script&gt;</code>)"))
+  EXPECT_TRUE(Contains(html,
+                       "<code>&lt;script&gt;alert(1)&lt;/<wbr>script&gt;.<wbr>py:2</code> (by "
+                       "<code>&lt;script&gt;alert(1)&lt;/<wbr>script&gt;</code>)"))
       << "the hot op's lines";
   // An unknown fix status never becomes a CSS class.
   EXPECT_TRUE(Contains(html, "<span class=\"badge info\">&lt;b&gt;odd&lt;/b&gt;"));
