@@ -82,6 +82,13 @@ int LineOf(const std::string& file, const std::string& text, const std::string& 
   return 0;
 }
 
+// `advisor bisect -q --out SCRATCH/report -- python COMMAND`, run in `scratch`.
+CommandResult BisectInto(const fs::path& scratch, const std::string& command) {
+  return RunCommand(kAdvisor + " bisect -q --out " + (scratch / "report").string() + " -- " +
+                        kPython + " " + command,
+                    scratch.string());
+}
+
 // One line on stderr after advisor's own progress lines, and nothing else advisor printed.
 std::string AdvisorError(const CommandResult& run) {
   const std::size_t at = run.err.rfind("advisor: ");
@@ -251,10 +258,7 @@ TEST(ScriptMode, AFixThatNeedsACodeChangeIsShownAgainstTheUsersLine) {
 
 TEST(ScriptMode, AFindingAwayFromTheHotSpotGetsItsLineFromTheRunningScript) {
   const fs::path scratch = Scratch("finding_lines");
-  const CommandResult run =
-      RunCommand(kAdvisor + " bisect -q --out " + (scratch / "report").string() + " -- " + kPython +
-                     " " + kScripts + "/attention_train.py",
-                 scratch.string());
+  const CommandResult run = BisectInto(scratch, kScripts + "/attention_train.py");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json report = Report(scratch / "report");
   EXPECT_EQ(report["hotspot"]["path"].get<std::string>().rfind("blocks.1.ffn", 0), 0u)
@@ -380,9 +384,7 @@ TEST_P(SpawnedWorkers, GetTheProbeWhereTheScriptDroppedItsFolderFromSysPath) {
   const fs::path scratch = Scratch("spawned_workers_" + GetParam().name);
   const std::string tag = UniqueTag();
   const CommandResult run =
-      RunCommand(kAdvisor + " bisect -q --out " + (scratch / "report").string() + " -- " + kPython +
-                     " " + kScripts + "/spawn_train.py --tag " + tag + " " + GetParam().arguments,
-                 scratch.string());
+      BisectInto(scratch, kScripts + "/spawn_train.py --tag " + tag + " " + GetParam().arguments);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(run.err.find("advisor_probe"), std::string::npos) << run.err;
   const json report = Report(scratch / "report");
@@ -433,10 +435,7 @@ TEST(ScriptMode, CropFirstFindsTheBlurInsideAHandWrittenPipeline) {
   const fs::path scratch = Scratch("hand_written_pipeline");
   const std::string tag = UniqueTag();
   const std::string script = kScripts + "/blur_crop_train.py";
-  const CommandResult run =
-      RunCommand(kAdvisor + " bisect -q --out " + (scratch / "report").string() + " -- " + kPython +
-                     " " + script + " --workers 2 --tag " + tag,
-                 scratch.string());
+  const CommandResult run = BisectInto(scratch, script + " --workers 2 --tag " + tag);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json report = Report(scratch / "report");
   const json* transform = Heaviest(report["data"]["stage"], "transform");
@@ -490,10 +489,7 @@ bool PythonHas(const std::string& package) {
 void ExpectTheSlowBlockOf(const std::string& script, const std::string& root) {
   const fs::path scratch = Scratch(script);
   const std::string tag = UniqueTag();
-  const CommandResult run =
-      RunCommand(kAdvisor + " bisect -q --out " + (scratch / "report").string() + " -- " + kPython +
-                     " " + kScripts + "/" + script + ".py --tag " + tag,
-                 scratch.string());
+  const CommandResult run = BisectInto(scratch, kScripts + "/" + script + ".py --tag " + tag);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json report = Report(scratch / "report");
   EXPECT_EQ(report["run"]["dtype"], "float32") << "token ids are int64, the weights float32";
@@ -530,10 +526,7 @@ TEST(ScriptFrameworks, AccelerateLoop) {
 TEST(ScriptMode, AValidationBetweenStepsIsNoPhaseOfTheStep) {
   const fs::path scratch = Scratch("validation");
   const std::string tag = UniqueTag();
-  const CommandResult run =
-      RunCommand(kAdvisor + " bisect -q --out " + (scratch / "report").string() + " -- " + kPython +
-                     " " + kScripts + "/validation_train.py --tag " + tag,
-                 scratch.string());
+  const CommandResult run = BisectInto(scratch, kScripts + "/validation_train.py --tag " + tag);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json report = Report(scratch / "report");
   EXPECT_EQ(report["run"]["batch_size"], 64) << "the training batch, not the validation's";
@@ -573,10 +566,7 @@ std::string FirstParagraph(const fs::path& out) {
 TEST(ScriptMode, ALossOutsideTheModelIsMeasuredAndItsLoopNamed) {
   const fs::path scratch = Scratch("triplet_loss");
   const std::string script = kScripts + "/triplet_train.py";
-  const CommandResult run =
-      RunCommand(kAdvisor + " bisect -q --out " + (scratch / "report").string() + " -- " + kPython +
-                     " " + script + " --tag " + UniqueTag(),
-                 scratch.string());
+  const CommandResult run = BisectInto(scratch, script + " --tag " + UniqueTag());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json report = Report(scratch / "report");
   const json& step = report["step"];
@@ -627,10 +617,7 @@ TEST(ScriptMode, ALossOutsideTheModelIsMeasuredAndItsLoopNamed) {
 TEST(ScriptMode, APythonLoopInAModulesForwardIsNamedWithItsLine) {
   const fs::path scratch = Scratch("span_pooler");
   const std::string script = kScripts + "/span_pooler_train.py";
-  const CommandResult run =
-      RunCommand(kAdvisor + " bisect -q --out " + (scratch / "report").string() + " -- " + kPython +
-                     " " + script + " --tag " + UniqueTag(),
-                 scratch.string());
+  const CommandResult run = BisectInto(scratch, script + " --tag " + UniqueTag());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json report = Report(scratch / "report");
   const json& hotspot = report["hotspot"];
@@ -669,9 +656,7 @@ TEST(ScriptMode, APythonLoopInAModulesForwardIsNamedWithItsLine) {
 TEST(ScriptMode, ABlockTwiceItsIdenticalSiblingsWithAnExtraParameterIsNamed) {
   const fs::path scratch = Scratch("siblings");
   const CommandResult run =
-      RunCommand(kAdvisor + " bisect -q --out " + (scratch / "report").string() + " -- " + kPython +
-                     " " + kScripts + "/siblings_train.py --tag " + UniqueTag(),
-                 scratch.string());
+      BisectInto(scratch, kScripts + "/siblings_train.py --tag " + UniqueTag());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json report = Report(scratch / "report");
   const json& levels = report["bisection"]["levels"];
@@ -697,10 +682,7 @@ TEST(ScriptMode, ABlockTwiceItsIdenticalSiblingsWithAnExtraParameterIsNamed) {
 TEST(ScriptMode, TheHotOpsLineIsTheCallSiteThatCostsNotTheFirstOfItsName) {
   const fs::path scratch = Scratch("relpos_call_site");
   const std::string script = kScripts + "/relpos_train.py";
-  const CommandResult run =
-      RunCommand(kAdvisor + " bisect -q --out " + (scratch / "report").string() + " -- " + kPython +
-                     " " + script + " --tag " + UniqueTag(),
-                 scratch.string());
+  const CommandResult run = BisectInto(scratch, script + " --tag " + UniqueTag());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json report = Report(scratch / "report");
   const json& hotspot = report["hotspot"];
