@@ -592,10 +592,7 @@ TEST(ScriptMode, ALossOutsideTheModelIsMeasuredAndItsLoopNamed) {
   EXPECT_GE((*positive)["ops"].get<double>(), 4 * 128.0)
       << "its indexing, comparison and max, each anchor: " << positive->dump();
 
-  const json* finding = nullptr;
-  for (const json& each : report["findings"]) {
-    if (each["rule"] == "costly-loss") finding = &each;
-  }
+  const json* finding = FindingOf(report, "costly-loss");
   ASSERT_NE(finding, nullptr) << report["findings"].dump();
   EXPECT_EQ((*finding)["source"]["file"], script);
   const int named = (*finding)["source"]["line"].get<int>();
@@ -623,10 +620,7 @@ TEST(ScriptMode, APythonLoopInAModulesForwardIsNamedWithItsLine) {
   const json& hotspot = report["hotspot"];
   ASSERT_TRUE(hotspot.is_object()) << report["bisection"].dump();
   EXPECT_EQ(hotspot["path"], "pooler");
-  const json* finding = nullptr;
-  for (const json& each : report["findings"]) {
-    if (each["rule"] == "python-loop") finding = &each;
-  }
+  const json* finding = FindingOf(report, "python-loop");
   ASSERT_NE(finding, nullptr) << report["findings"].dump() << hotspot["lines"].dump();
   EXPECT_EQ((*finding)["path"], "pooler");
   ASSERT_TRUE((*finding)["source"].is_object()) << finding->dump();
