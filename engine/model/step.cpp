@@ -10,6 +10,8 @@ const char* StepTimingName(StepTiming timing) {
       return "host_clock_synchronised";
     case StepTiming::kDeviceEvents:
       return "cuda_events";
+    case StepTiming::kProfilerTrace:
+      return "profiler_trace";
   }
   return "host_clock";
 }
@@ -22,6 +24,8 @@ const char* StepTimingText(StepTiming timing) {
       return "host clock, ending in a device sync";
     case StepTiming::kDeviceEvents:
       return "CUDA events";
+    case StepTiming::kProfilerTrace:
+      return "the trace's step spans";
   }
   return "host clock";
 }

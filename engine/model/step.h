@@ -21,11 +21,16 @@ enum class StepTiming {
   // CUDA events at each phase boundary: the step and its phases as the GPU ran them
   // (probes/python/site/advisor_probe/device_clock.py).
   kDeviceEvents,
+  // Not timed by advisor: the step spans of a torch.profiler trace (advisor analyze), every one
+  // of them profiled; no door compares it with the others.
+  kProfilerTrace,
 };
 
-// "host_clock", "host_clock_synchronised", "cuda_events" (report.json's step.timed_by).
+// "host_clock", "host_clock_synchronised", "cuda_events", "profiler_trace" (report.json's
+// step.timed_by).
 const char* StepTimingName(StepTiming timing);
-// The same for a reader: "host clock", "host clock, ending in a device sync", "CUDA events".
+// The same for a reader: "host clock", "host clock, ending in a device sync", "CUDA events",
+// "the trace's step spans".
 const char* StepTimingText(StepTiming timing);
 
 // Medians over the baseline's unprofiled steps (timed as `timing` says), and the phases of its

@@ -94,11 +94,14 @@ Table StepTable(const StepBreakdown& step, const std::optional<DataWait>& data) 
   table.rows.push_back({{Text("rest"), Ms(step.rest_ms), ShareOfStep(step.rest_ms, whole)}});
   table.rows.push_back({{Text("profiled step (the window's mean)"), Ms(whole),
                          ShareOfStep(whole, whole)}});
-  const std::string timed_by = StepTimingText(step.timing);
-  table.rows.push_back({{Text("whole step (median, unprofiled, " + timed_by + ")"),
-                         Ms(step.median_ms), Text("")},
-                        /*highlighted=*/true});
-  table.rows.push_back({{Text("whole step (mean, unprofiled)"), Ms(step.mean_ms), Text("")}});
+  // A trace's steps were all profiled: its whole step is theirs, not steps run without a profiler.
+  const std::string steps = step.timing == StepTiming::kProfilerTrace
+                                ? std::string("profiled, ") + StepTimingText(step.timing)
+                                : std::string("unprofiled, ") + StepTimingText(step.timing);
+  table.rows.push_back(
+      {{Text("whole step (median, " + steps + ")"), Ms(step.median_ms), Text("")},
+       /*highlighted=*/true});
+  table.rows.push_back({{Text("whole step (mean, " + steps + ")"), Ms(step.mean_ms), Text("")}});
   table.rows.push_back({{Text("fastest step"), Ms(step.min_ms), Text("")}});
   table.rows.push_back({{Text("slowest step"), Ms(step.max_ms), Text("")}});
   return table;

@@ -120,6 +120,7 @@ RunReport ReportOfTrace(const TraceStore& store, const ProfilerTraceWindow& trac
     report.data->workers = trace.data_loader_workers;
   }
   report.step = StepTimesOf(steps, report.data);
+  report.step.timing = StepTiming::kProfilerTrace;
   report.memory = trace.memory;
   FillWindowSections(trace.window, trace.device_limits, report);
   if (trace.has_modules) report.modules = ModuleTable(trace);

@@ -227,6 +227,12 @@ TEST(MarkdownWriter, StepTableHasTimesAndShares) {
   EXPECT_EQ(LineWith(md, "whole step"),
             "| **whole step (median, unprofiled, CUDA events)** | **41.24** |  |")
       << "how the steps were timed";
+
+  RunReport traced = FilledReport();
+  traced.step.timing = StepTiming::kProfilerTrace;
+  EXPECT_EQ(LineWith(ReportToMarkdown(traced), "whole step"),
+            "| **whole step (median, profiled, the trace's step spans)** | **41.24** |  |")
+      << "a trace's steps were all profiled";
   EXPECT_TRUE(
       Contains(md, "| part of the step | ms/step | share of step |\n| --- | ---: | ---: |"));
   EXPECT_TRUE(Lacks(md, "evaluation between steps")) << "a row only where a script evaluated";

@@ -76,6 +76,7 @@ TEST(TraceReport, StepsArePhasedByTheProfilersStepTheDataLoaderAutogradAndTheOpt
   EXPECT_EQ(report.run.window_steps, 2);
   EXPECT_FALSE(report.run.deterministic.has_value()) << "a trace does not say";
   EXPECT_NEAR(report.step.median_ms, 10.0, 1e-9);
+  EXPECT_EQ(report.step.timing, StepTiming::kProfilerTrace) << "its steps were all profiled";
   ASSERT_TRUE(report.data.has_value());
   EXPECT_NEAR(report.data->wait_ms, 1.0, 1e-9);
   EXPECT_EQ(report.data->workers, 0);
