@@ -645,6 +645,10 @@ class Bisection {
     Hotspot hotspot;
     hotspot.path = path;
     hotspot.phase = PhaseName(phase);
+    if (!path.empty()) {
+      hotspot.module_ms = Total(attribution, attribution.Inclusive(path));
+      hotspot.module_share = step_ms > 0 ? hotspot.module_ms / step_ms : 0;
+    }
     const OpCost* headline = nullptr;
     const OpCost* runner_up = nullptr;
     for (const OpCost& op : top_ops) {

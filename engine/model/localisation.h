@@ -56,6 +56,10 @@ struct Hotspot {
       forward_op;     // for backward ops: the forward op that made the node, e.g. "aten::gather"
   double ms = 0;      // per step
   double share = 0;   // of the step
+  // The instance's forward and backward together, per step and of the step: what changing the
+  // module could save, where `ms` is its one op's (the demo's gather is half of its module).
+  double module_ms = 0;
+  double module_share = 0;
   std::optional<SourceLocation> source;
   // The module's lines in the user's code, heaviest first, where the door labels calls (a script).
   std::vector<SourceLine> lines;

@@ -122,7 +122,10 @@ void RenderStepTiles(std::ostringstream& out, const RunReport& report) {
     RenderTile(out, "Hot spot", HtmlCode(report.hotspot->path),
                HtmlCode(report.hotspot->op) + " \u00b7 " + EscapeHtml(report.hotspot->phase));
     RenderTile(out, "Hot spot cost", EscapeHtml(Ms(report.hotspot->ms)),
-               EscapeHtml(FormatShare(report.hotspot->share) + " of the step"));
+               EscapeHtml(FormatShare(report.hotspot->share) + " of the step" +
+                          (ModuleOutweighsItsOp(*report.hotspot)
+                               ? " \u00b7 the module " + FormatShare(report.hotspot->module_share)
+                               : std::string())));
   } else {
     RenderTile(out, "Hot spot", "none", "no single module stood out");
   }

@@ -147,7 +147,12 @@ void RenderHotspot(std::ostringstream& out, const RunReport& report) {
     out << " (made by " << MarkdownCode(hotspot.forward_op) << ")";
   }
   out << ", " << MarkdownText(hotspot.phase) << " pass: " << FormatNumber(hotspot.ms)
-      << " ms/step, " << FormatShare(hotspot.share) << " of the step.\n\n";
+      << " ms/step, " << FormatShare(hotspot.share) << " of the step";
+  if (ModuleOutweighsItsOp(hotspot)) {
+    out << "; the module's forward and backward " << FormatNumber(hotspot.module_ms)
+        << " ms/step, " << FormatShare(hotspot.module_share) << " of the step";
+  }
+  out << ".\n\n";
   if (hotspot.source) {
     out << "Source: "
         << MarkdownCode(hotspot.source->file + ":" + std::to_string(hotspot.source->line));

@@ -9,6 +9,11 @@
 
 namespace advisor {
 
+bool ModuleOutweighsItsOp(const Hotspot& hotspot) {
+  // Five points of the step: below that the op's share already says what the module holds.
+  return hotspot.module_share >= hotspot.share + 0.05;
+}
+
 namespace {
 
 std::string Ms(double ms) { return FormatNumber(ms) + " ms"; }
@@ -75,6 +80,10 @@ std::string HotspotSentence(const RunReport& report, const InlineMarkup& markup)
   }
   sentence += " in the " + markup.text(hotspot.phase) + " pass: " + Ms(hotspot.ms) + " per step, " +
               FormatShare(hotspot.share) + " of the step.";
+  if (ModuleOutweighsItsOp(hotspot)) {
+    sentence += " The module's forward and backward take " + Ms(hotspot.module_ms) + ", " +
+                FormatShare(hotspot.module_share) + " of the step.";
+  }
   const std::string descent = DescentPath(report.levels, markup);
   if (!descent.empty()) {
     // As many as the path shows (a level that stopped the descent chose nothing).

@@ -25,6 +25,10 @@ std::string SummaryParagraph(const RunReport& report, const InlineMarkup& markup
 // report.memory->peak.
 std::string MemorySentence(const RunReport& report, const InlineMarkup& markup);
 
+// Whether the hot spot's module holds clearly more of the step than its one op, so that the
+// report gives the module's share beside the op's.
+bool ModuleOutweighsItsOp(const Hotspot& hotspot);
+
 // Why a low-confidence hot spot is in doubt (the data_quality lines that say so) and the
 // candidates it could not rule out, in one or two sentences of plain text.
 std::string LowConfidenceSentence(const RunReport& report);

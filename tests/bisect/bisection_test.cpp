@@ -95,6 +95,9 @@ TEST(Bisection, NamesTheSlowInstanceAmongIdenticalSiblingsWithOneWindowPerLevel)
                   step.rest_ms,
               1e-6);
   EXPECT_NEAR(report.hotspot->share * step.profiled_ms, report.hotspot->ms, 1e-6);
+  // The module's forward and backward hold its op and the rest of its ops.
+  EXPECT_GT(report.hotspot->module_ms, report.hotspot->ms);
+  EXPECT_NEAR(report.hotspot->module_share * step.profiled_ms, report.hotspot->module_ms, 1e-6);
   for (const BisectLevel& level : report.levels) {
     EXPECT_EQ(level.steps_backing, 3) << level.parent;
     EXPECT_FALSE(level.measured_again) << level.parent;

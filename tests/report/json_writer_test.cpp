@@ -87,6 +87,8 @@ TEST(JsonWriter, HotspotCarriesSourceAndTopOps) {
   EXPECT_EQ(hotspot.at("forward_op"), "aten::gather");
   EXPECT_DOUBLE_EQ(hotspot.at("ms").get<double>(), 4.731);
   EXPECT_DOUBLE_EQ(hotspot.at("share").get<double>(), 0.1147);
+  EXPECT_DOUBLE_EQ(hotspot.at("module_ms").get<double>(), 5.77);
+  EXPECT_DOUBLE_EQ(hotspot.at("module_share").get<double>(), 0.14);
   EXPECT_EQ(hotspot.at("source").at("file"), "code/__torch__/timm/layers/mlp.py");
   EXPECT_EQ(hotspot.at("source").at("line"), 42);
   EXPECT_EQ(hotspot.at("source").at("text"), "x = torch.gather(x, 1, index)");

@@ -69,6 +69,24 @@ TEST(MarkdownWriter, SummaryNamesTheHotspotWithItsCost) {
   EXPECT_FALSE(Contains(summary, "CUDA graph"));
 }
 
+TEST(MarkdownWriter, AModuleHoldingMoreThanItsOpIsGivenItsOwnShare) {
+  RunReport report = FilledReport();
+  report.hotspot->module_ms = 9.62;
+  report.hotspot->module_share = 0.2333;
+  const std::string md = ReportToMarkdown(report);
+  EXPECT_TRUE(Contains(LineWith(md, "The hot spot is"),
+                       "11.5% of the step. The module's forward and backward take 9.62 ms, "
+                       "23.3% of the step."))
+      << "the op is half of what changing the module could save";
+  EXPECT_TRUE(Contains(md, "11.5% of the step; the module's forward and backward 9.62 ms/step, "
+                           "23.3% of the step."));
+
+  report.hotspot->module_ms = 5.5;
+  report.hotspot->module_share = 0.1334;
+  EXPECT_FALSE(Contains(ReportToMarkdown(report), "The module's forward and backward"))
+      << "within five points of the op's share it would say nothing new";
+}
+
 TEST(MarkdownWriter, ALowConfidenceHotSpotSaysWhyAndWhatItCouldNotRuleOut) {
   RunReport report = FilledReport();
   report.hotspot->confidence = "low";
