@@ -1,7 +1,8 @@
 -- A run that ran out of memory in a module instance's forward: with activation checkpointing the
 -- instance keeps only its inputs for backward and recomputes the rest there, at the cost of one
 -- more forward of it. What it keeps was not measured in the run that failed, so the saving is
--- not predicted; no recipe applies it yet (the change is the user's, at the instance's call).
+-- not predicted; --autotest measures it in a run that fits (activation-checkpointing: the
+-- recompute's cost, and on CUDA the peak beside it).
 
 return {
   id = "oom-activation-checkpointing",
@@ -13,6 +14,7 @@ return {
       severity = "medium",
       path = oom.path,
       source = oom.source,  -- the user's line at the raise
+      recipe = "activation-checkpointing",
       message = string.format("Wrap %s's forward in torch.utils.checkpoint.checkpoint(..., "
         .. "use_reentrant=False): it keeps only its inputs for backward and recomputes its "
         .. "activations there, one more forward of it per step.", oom.path),

@@ -275,6 +275,31 @@ TEST(ScriptMode, AutotestSwitchesAKnobBetweenTheStepsOfOneRun) {
   EXPECT_GT((*off)["speedup"].get<double>(), 2.0) << off->dump();
 }
 
+// activation-checkpointing wraps the instances its findings name in torch.utils.checkpoint: on a
+// CPU the candidate runs, its recompute timed against the baseline, and keeps the numbers.
+TEST(ScriptMode, ActivationCheckpointingOfTheNamedInstanceRunsAndKeepsTheNumerics) {
+  const fs::path scratch = Scratch("autotest_checkpoint");
+  const CommandResult run =
+      RunCommand(kAdvisor + " bisect -q --autotest --autotest-rounds 1 --rules " + kScripts +
+                     "/rules_checkpoint --out " + (scratch / "report").string() + " -- " + kPython +
+                     " " + kScripts + "/deterministic_train.py",
+                 scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json fixes = Report(scratch / "report")["fixes"];
+  const json* checkpoint = nullptr;
+  for (const json& fix : fixes) {
+    if (fix["recipe"] == "activation-checkpointing") checkpoint = &fix;
+  }
+  ASSERT_NE(checkpoint, nullptr) << fixes.dump();
+  EXPECT_NE((*checkpoint)["status"], "failed") << checkpoint->dump();
+  EXPECT_NE((*checkpoint)["status"], "skipped") << checkpoint->dump();
+  ASSERT_TRUE((*checkpoint)["numerics"].is_object()) << checkpoint->dump();
+  EXPECT_LE((*checkpoint)["numerics"]["max_rel_diff"].get<double>(),
+            (*checkpoint)["numerics"]["tolerance"].get<double>());
+  EXPECT_GT((*checkpoint)["candidate"]["median_ms"].get<double>(), 0.0) << "the recompute ran";
+  EXPECT_TRUE((*checkpoint)["peak_memory_mb"].is_null()) << "a CPU has no allocator peak";
+}
+
 TEST(ScriptMode, AFixThatNeedsACodeChangeIsShownAgainstTheUsersLine) {
   const fs::path scratch = Scratch("code_change");
   const CommandResult run = RunCommand(

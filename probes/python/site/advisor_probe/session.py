@@ -457,7 +457,7 @@ class Session:
         self._cuda = first is not None and first.is_cuda
         self._device = first.device if self._cuda else None
         if self._bench is not None:
-            reason = self._knobs.unsupported or self._knobs.not_applied()
+            reason = self._knobs.unsupported or self._knobs.not_applied(roots)
             if reason:
                 self._bench.skip(reason)
                 _end_interpreter(self._loader_iterators)
