@@ -2,25 +2,32 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <regex>
+#include <string_view>
+#include <utility>
 
 namespace advisor {
 
 std::optional<double> RequestedMbOf(const std::string& message) {
-  // torch's format_size: "512 bytes", "20.00 MiB", "2.00 GiB" (1.13 to 2.x alike).
-  static const std::regex kRequest(
-      R"(Tried to allocate ([0-9]+(?:\.[0-9]+)?) ?(bytes|KiB|MiB|GiB|TiB))");
-  std::smatch match;
-  if (!std::regex_search(message, match, kRequest)) return std::nullopt;
-  const double amount = std::strtod(match[1].str().c_str(), nullptr);
-  const std::string unit = match[2].str();
-  const double mb = unit == "bytes" ? amount / 1048576.0
-                    : unit == "KiB" ? amount / 1024.0
-                    : unit == "MiB" ? amount
-                    : unit == "GiB" ? amount * 1024.0
-                                    : amount * 1048576.0;
-  if (!std::isfinite(mb)) return std::nullopt;
-  return mb;
+  // torch's format_size: "512 bytes", "20.00 MiB", "2.00 GiB" (1.13 to 2.x alike). Read by hand,
+  // not with std::regex: the message is a probe's, of any length.
+  static constexpr std::string_view kRequest = "Tried to allocate ";
+  static constexpr std::pair<std::string_view, double> kUnits[] = {{"bytes", 1.0 / 1048576},
+                                                                   {"KiB", 1.0 / 1024},
+                                                                   {"MiB", 1.0},
+                                                                   {"GiB", 1024.0},
+                                                                   {"TiB", 1048576.0}};
+  const std::size_t at = message.find(kRequest);
+  if (at == std::string::npos) return std::nullopt;
+  const char* number = message.c_str() + at + kRequest.size();
+  if (*number < '0' || *number > '9') return std::nullopt;
+  char* end = nullptr;
+  const double amount = std::strtod(number, &end);
+  std::string_view rest(end);
+  if (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+  for (const auto& [unit, mb] : kUnits) {
+    if (rest.substr(0, unit.size()) == unit && std::isfinite(amount * mb)) return amount * mb;
+  }
+  return std::nullopt;
 }
 
 }  // namespace advisor
