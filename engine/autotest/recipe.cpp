@@ -19,6 +19,7 @@ constexpr std::uintmax_t kMaxRecipeBytes = 64 * 1024;
 
 // Thread counts, batch scales and bucket sizes: far above any machine's or model's.
 constexpr std::int64_t kMaxOverrideInteger = 1'000'000;
+constexpr std::size_t kMaxOverrideNames = 1024;  // module instances a recipe file may list
 
 const std::vector<std::string> kTopLevelKeys = {
     "id",      "title", "description", "kind",      "status",  "preserves_semantics", "tolerance",
@@ -52,6 +53,12 @@ void ReadOverride(const JsonField& field, std::optional<int>& into) {
 }
 void ReadOverride(const JsonField& field, std::optional<std::string>& into) {
   into = field.String();
+}
+void ReadOverride(const JsonField& field, std::optional<std::vector<std::string>>& into) {
+  into.emplace();
+  for (const JsonField& element : field.Elements(0, kMaxOverrideNames)) {
+    into->push_back(element.String());
+  }
 }
 void ReadOverride(const JsonField& field, std::optional<ThreadCount>& into) {
   if (field.IsString() && field.String() == "physical-cores") {

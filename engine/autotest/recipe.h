@@ -59,6 +59,9 @@ struct RecipeOverrides {
   // FullyShardedDataParallel's sharding_strategy, where the script builds one (below)
   std::optional<std::string> fsdp_sharding_strategy;
   std::optional<bool> persistent_workers;         // DataLoader workers kept across epochs (script)
+  // Module instances whose forward runs under torch.utils.checkpoint (script). A recipe file gives
+  // [], filled before the autotest with the instances its findings name (AimAtFindings).
+  std::optional<std::vector<std::string>> checkpoint_modules;
 };
 
 // FSDP's ShardingStrategy members, as `fsdp_sharding_strategy` names them.
@@ -98,6 +101,7 @@ void ForEachOverrideField(Visit&& visit) {
   visit("ddp_no_sync", &RecipeOverrides::ddp_no_sync);
   visit("fsdp_sharding_strategy", &RecipeOverrides::fsdp_sharding_strategy);
   visit("persistent_workers", &RecipeOverrides::persistent_workers);
+  visit("checkpoint_modules", &RecipeOverrides::checkpoint_modules);
 }
 
 struct Recipe {

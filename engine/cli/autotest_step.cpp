@@ -107,6 +107,23 @@ void SuggestCodeChanges(const std::vector<Recipe>& recipes, Door door, RunReport
   }
 }
 
+// A recipe aimed at module instances (activation-checkpointing: an empty checkpoint_modules in
+// its file) gets the instances its findings name.
+void AimAtFindings(std::vector<Recipe>& recipes, const std::vector<Finding>& findings) {
+  for (Recipe& recipe : recipes) {
+    std::optional<std::vector<std::string>>& paths = recipe.overrides.checkpoint_modules;
+    if (!paths || !paths->empty()) continue;
+    for (const Finding& finding : findings) {
+      const std::vector<std::string> named = RecipesOf(finding);
+      if (!finding.path.empty() &&
+          std::find(named.begin(), named.end(), recipe.id) != named.end() &&
+          std::find(paths->begin(), paths->end(), finding.path) == paths->end()) {
+        paths->push_back(finding.path);
+      }
+    }
+  }
+}
+
 // The numerics checks and benchmarks of the recipes the findings name, into report.fixes.
 void TryRecipes(const BisectCommandOptions& options, RunReport& report,
                 const FixedModelsDir* fixed, std::ostream& progress) {
@@ -133,6 +150,7 @@ void TryRecipes(const BisectCommandOptions& options, RunReport& report,
   }
 
   plan.recipes = std::move(recipes.recipes);
+  AimAtFindings(plan.recipes, report.findings);
   // A launcher's ranks are a door of their own: each run relaunches the whole job, and the DDP
   // knobs apply there only.
   const bool ranks = report.distributed && report.distributed->ranks.size() > 1;

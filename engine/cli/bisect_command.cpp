@@ -15,6 +15,7 @@
 #include "engine/report/report_text.h"
 #include "engine/rules/rules_commands.h"
 #include "engine/script/code_change.h"
+#include "engine/torch/torchscript_source.h"
 #include "engine/util/cpu_pressure.h"
 #include "engine/util/data_dir.h"
 #include "engine/util/duration.h"
@@ -123,6 +124,26 @@ void Conclude(const RuleSet& rules, const std::vector<std::string>& rule_problem
   SuggestFindingChanges(report.findings, report.run.mode);
 }
 
+// A run that died of an out-of-memory error: the report is of that failure (the rules weigh
+// its fixes), with what the run measured before it; the sections it never reached are absent.
+// One line says where the report is, and advisor exits 1: the run failed.
+int ReportOutOfMemory(RunReport report, const std::string& what, const RuleSet& rules,
+                      const std::vector<std::string>& rule_problems, ReportDir& report_dir) {
+  const char* reason = "the run ran out of memory before advisor measured it";
+  for (const char* section :
+       {"step", "bisection", "hotspot", "cross_check", "modules", "ops", "gpu", "data", "fixes"}) {
+    report.absent.push_back({section, reason});
+  }
+  BisectOutcome outcome;
+  outcome.report = std::move(report);
+  Conclude(rules, rule_problems, outcome);
+  WriteReportFiles(report_dir, outcome.report, std::nullopt);
+  std::cerr << "advisor: " << what << ", "
+            << PrintableLine(OutOfMemoryWhere(*outcome.report.out_of_memory, kPlainText))
+            << "; the report of it is in " << report_dir.path() << "/report.md" << std::endl;
+  return 1;
+}
+
 // The autotest where asked, and the report folder: the same for every front door.
 int Report(BisectCommandOptions& options, BisectOutcome& outcome, ReportDir& report_dir,
            FixedModelsDir* fixed) {
@@ -201,6 +222,43 @@ int AwaitScriptEnd(const BisectCommandOptions& options, ScriptSource& source,
   return status;
 }
 
+// The script's bisection, from its start to its report; `report_dir` is made once the ranks
+// have said which node this is.
+int BisectScript(BisectCommandOptions& options, const ScriptOptions& script, const RuleSet& rules,
+                 const std::vector<std::string>& rule_problems, const Progress& progress,
+                 std::chrono::steady_clock::time_point wall_start,
+                 std::optional<ReportDir>& report_dir) {
+  ScriptSource source(script, progress);
+  std::optional<NodeExchange> nodes = JoinNodes(source.Place(), options.autotest, options.out_dir,
+                                                options.nodes_timeout_s, progress);
+  if (!nodes || nodes->place().node == 0) report_dir.emplace(options.out_dir);
+  BisectOutcome outcome = RunBisection(source, SettingsOnThisMachine(options.settings), progress);
+  // The DataLoader's epochs from every window: the baseline's alone rarely holds an epoch's start.
+  if (outcome.report.data) outcome.report.data->loader = source.Loader();
+  // Several ranks: each rank beside the others, and the straggler, from every rank's windows.
+  outcome.report.distributed = source.Distributed();
+  if (const std::string note = source.RanksNote(); !note.empty()) {
+    outcome.report.data_quality.push_back(note);
+  }
+  if (nodes) {
+    nodes->Share(source, script, options.settings.window_steps, outcome.report);
+    if (nodes->place().node != 0) {
+      EndOtherNode(*nodes, source, options.let_run, options.out_dir);
+      return options.let_run ? AwaitScriptEnd(options, source, progress) : 0;
+    }
+    outcome.report.distributed = nodes->Merge(source);
+    outcome.report.data_quality.push_back(NodesNote(*outcome.report.distributed));
+  }
+  outcome.locate = ScriptLocator(source, progress);
+  Conclude(rules, rule_problems, outcome);
+  outcome.report.run.wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  if (nodes) nodes->Release(source);
+  source.Finish(options.let_run);
+  const int status = Report(options, outcome, *report_dir, nullptr);
+  return options.let_run ? AwaitScriptEnd(options, source, progress) : status;
+}
+
 // `advisor bisect [options] -- COMMAND`: the bisection runs inside the script's own run.
 int RunScriptBisect(BisectCommandOptions& options) {
   if (!options.model.model_path.empty()) {
@@ -236,36 +294,19 @@ int RunScriptBisect(BisectCommandOptions& options) {
                             ? std::chrono::seconds(options.workload.step_timeout_s)
                             : std::chrono::hours(24 * 365);
   script.probe_dir = FindDataDir("probe");
-  ScriptSource source(script, progress);
-  std::optional<NodeExchange> nodes = JoinNodes(source.Place(), options.autotest, options.out_dir,
-                                                options.nodes_timeout_s, progress);
   std::optional<ReportDir> report_dir;
-  if (!nodes || nodes->place().node == 0) report_dir.emplace(options.out_dir);
-  BisectOutcome outcome = RunBisection(source, SettingsOnThisMachine(options.settings), progress);
-  // The DataLoader's epochs from every window: the baseline's alone rarely holds an epoch's start.
-  if (outcome.report.data) outcome.report.data->loader = source.Loader();
-  // Several ranks: each rank beside the others, and the straggler, from every rank's windows.
-  outcome.report.distributed = source.Distributed();
-  if (const std::string note = source.RanksNote(); !note.empty()) {
-    outcome.report.data_quality.push_back(note);
+  try {
+    return BisectScript(options, script, rules, rule_problems, progress, wall_start, report_dir);
+  } catch (const ScriptOutOfMemory& error) {
+    RunReport report;
+    report.run = error.run;
+    report.out_of_memory = error.failure;
+    report.training_state = error.training_state;
+    report.run.wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    if (!report_dir) report_dir.emplace(options.out_dir);
+    return ReportOutOfMemory(std::move(report), error.what(), rules, rule_problems, *report_dir);
   }
-  if (nodes) {
-    nodes->Share(source, script, options.settings.window_steps, outcome.report);
-    if (nodes->place().node != 0) {
-      EndOtherNode(*nodes, source, options.let_run, options.out_dir);
-      return options.let_run ? AwaitScriptEnd(options, source, progress) : 0;
-    }
-    outcome.report.distributed = nodes->Merge(source);
-    outcome.report.data_quality.push_back(NodesNote(*outcome.report.distributed));
-  }
-  outcome.locate = ScriptLocator(source, progress);
-  Conclude(rules, rule_problems, outcome);
-  outcome.report.run.wall_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  if (nodes) nodes->Release(source);
-  source.Finish(options.let_run);
-  const int status = Report(options, outcome, *report_dir, nullptr);
-  return options.let_run ? AwaitScriptEnd(options, source, progress) : status;
 }
 
 }  // namespace
@@ -295,8 +336,19 @@ int RunBisectCommand(BisectCommandOptions& options) {
   std::vector<std::string> rule_problems;
   const RuleSet rules = LoadRulesForRun(options.rule_dirs, std::cerr, rule_problems);
 
-  BisectOutcome outcome =
-      RunBisect(options.model, SettingsOnThisMachine(options.settings), ProgressOnStderr(options));
+  const auto wall_start = std::chrono::steady_clock::now();
+  BisectOutcome outcome;
+  try {
+    outcome = RunBisect(options.model, SettingsOnThisMachine(options.settings),
+                        ProgressOnStderr(options));
+  } catch (const WorkloadOutOfMemory& error) {
+    RunReport report;
+    report.run = error.run;
+    report.out_of_memory = error.failure;
+    report.run.wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    return ReportOutOfMemory(std::move(report), error.what(), rules, rule_problems, report_dir);
+  }
   Conclude(rules, rule_problems, outcome);
   return Report(options, outcome, report_dir, fixed ? &*fixed : nullptr);
 }

@@ -320,6 +320,47 @@ json TrainingStateFacts(const TrainingState& state) {
           {"synced_micro_steps", state.synced_micro_steps}};
 }
 
+// What an out-of-memory error left, with what the fixes' savings are weighed against: the
+// memory the allocator could have served the request from (its largest free block or the
+// device's free memory), the shortfall, and the activations (allocated less the training
+// state) that autocast and a smaller batch shrink.
+json OutOfMemoryFacts(const OutOfMemoryFailure& failure,
+                      const std::optional<TrainingState>& training_state) {
+  json facts = {{"path", failure.path},
+                {"phase", failure.phase},
+                {"op", failure.op},
+                {"steps_done", failure.steps_done}};
+  PutIf(facts, "requested_mb", failure.requested_mb);
+  if (failure.source) {
+    facts["source"] = {{"file", failure.source->file},
+                       {"line", failure.source->line},
+                       {"text", failure.source->text}};
+  }
+  const std::optional<AllocatorAtFailure>& allocator = failure.allocator;
+  if (!allocator) return facts;
+  facts["allocated_mb"] = allocator->allocated_mb;
+  facts["reserved_mb"] = allocator->reserved_mb;
+  facts["fragmentation_mb"] = allocator->reserved_mb - allocator->allocated_mb;
+  facts["device_total_mb"] = allocator->device_total_mb;
+  facts["expandable_segments"] = allocator->expandable_segments;
+  PutIf(facts, "device_free_mb", allocator->device_free_mb);
+  PutIf(facts, "largest_free_block_mb", allocator->largest_free_block_mb);
+  if (allocator->device_free_mb || allocator->largest_free_block_mb) {
+    const double available = std::max(allocator->device_free_mb.value_or(0),
+                                       allocator->largest_free_block_mb.value_or(0));
+    facts["available_mb"] = available;
+    if (failure.requested_mb)
+      facts["shortfall_mb"] = std::max(0.0, *failure.requested_mb - available);
+  }
+  if (training_state) {
+    const double held = training_state->parameter_mb + training_state->gradient_mb +
+                        training_state->optimizer_state_mb;
+    facts["training_state_mb"] = held;
+    facts["activations_mb"] = std::max(0.0, allocator->allocated_mb - held);
+  }
+  return facts;
+}
+
 json DistributedFacts(const DistributedSummary& distributed) {
   json facts = {{"world_size", distributed.world_size},
                 {"ranks_traced", static_cast<int>(distributed.ranks.size())},
@@ -387,6 +428,9 @@ json BuildFacts(const RunReport& report, const RunEnvironment& environment) {
     facts["distributed"] = DistributedFacts(*report.distributed);
   }
   if (report.training_state) facts["training_state"] = TrainingStateFacts(*report.training_state);
+  if (report.out_of_memory) {
+    facts["out_of_memory"] = OutOfMemoryFacts(*report.out_of_memory, report.training_state);
+  }
   return facts;
 }
 

@@ -169,6 +169,17 @@ RunReport SampleReportAllMeasured() {
   distributed.straggler = straggler;
   report.distributed = distributed;
   report.training_state = TrainingState{330.0, 330.0, 660.0, "DistributedDataParallel", "", 2, 2};
+  OutOfMemoryFailure failure;
+  failure.message = "CUDA out of memory. Tried to allocate 2.00 GiB";
+  failure.requested_mb = 2048;
+  failure.steps_done = 3;
+  failure.during = "timing 5 steps";
+  failure.path = "blocks.0.mlp";
+  failure.phase = "forward";
+  failure.op = "forward: return self.fc2(self.act(self.fc1(x)))";
+  failure.source = SourceLocation{"train.py", 41, "x = block(x)"};
+  failure.allocator = AllocatorAtFailure{70000, 76000, 71000, 81559, 900.0, 1500.0, 2, false};
+  report.out_of_memory = failure;
   return report;
 }
 

@@ -53,6 +53,9 @@ struct Finding {
   // The change to make at `source`, for a recipe a person applies by editing their code (a graph
   // rewrite: a script cannot get it any other way); set with `source`. Absent otherwise.
   std::optional<CodeChange> change;
+  // The memory the fix would free at the peak, in MB, where the rule can estimate it (the
+  // out-of-memory rules: what would make the failed allocation fit).
+  std::optional<double> expected_saving_mb;
 };
 
 // The order findings are reported in: advice the run's torch can take first (needs_torch

@@ -17,6 +17,7 @@
 #include "engine/model/fixes.h"
 #include "engine/model/localisation.h"
 #include "engine/model/memory.h"
+#include "engine/model/out_of_memory_failure.h"
 #include "engine/model/run_info.h"
 #include "engine/model/source_lines.h"
 #include "engine/model/step.h"
@@ -61,6 +62,9 @@ struct RunReport {
   std::vector<AbsentSection> absent;  // sections this front door cannot fill
   std::optional<DistributedSummary> distributed;  // several ranks: traces, or a launcher's
   std::optional<TrainingState> training_state;    // script mode: rank 0's under a launcher
+  // The run died of an out-of-memory error: the report is of that failure, with what was
+  // measured before it (the sections it never reached are in `absent`).
+  std::optional<OutOfMemoryFailure> out_of_memory;
 };
 
 }  // namespace advisor

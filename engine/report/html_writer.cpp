@@ -134,9 +134,23 @@ void RenderStepTiles(std::ostringstream& out, const RunReport& report) {
              report.gpu ? "of the step's wall time" : "no GPU probe");
 }
 
+// A run that ran out of memory: that it failed, what it asked for, where.
+void RenderOutOfMemoryTiles(std::ostringstream& out, const OutOfMemoryFailure& failure) {
+  RenderTile(out, "Run failed", "out of memory",
+             EscapeHtml("after " + std::to_string(failure.steps_done) + " training steps"));
+  RenderTile(out, "Requested",
+             failure.requested_mb ? EscapeHtml(FormatNumber(*failure.requested_mb) + " MB")
+                                  : NotMeasuredSpan(),
+             "the allocation that failed");
+  RenderTile(out, "Where", failure.path.empty() ? "no module" : HtmlCode(failure.path),
+             failure.phase.empty() ? "phase not told" : EscapeHtml(failure.phase) + " pass");
+}
+
 void RenderSummary(std::ostringstream& out, const RunReport& report) {
   out << "<section id=\"summary\"><div class=\"tiles\">\n";
-  if (AbsentSectionOf(report, "step") && report.memory && report.memory->peak) {
+  if (report.out_of_memory) {
+    RenderOutOfMemoryTiles(out, *report.out_of_memory);
+  } else if (AbsentSectionOf(report, "step") && report.memory && report.memory->peak) {
     RenderMemoryTiles(out, report);
   } else {
     RenderStepTiles(out, report);
@@ -146,6 +160,15 @@ void RenderSummary(std::ostringstream& out, const RunReport& report) {
   RenderTile(out, "Findings", std::to_string(report.findings.size()),
              std::to_string(high) + " high severity");
   out << "</div>\n<p class=\"summary\">" << SummaryParagraph(report, kHtml) << "</p></section>\n";
+}
+
+// First after the summary: the failure is the diagnosis, and the findings are its fixes.
+void RenderOutOfMemory(std::ostringstream& out, const RunReport& report) {
+  if (!report.out_of_memory) return;
+  out << "<section id=\"out-of-memory\"><h2>Out of memory</h2>\n<p>"
+      << HtmlCode(report.out_of_memory->message) << "</p>\n";
+  RenderTable(out, OutOfMemoryFailureTable(*report.out_of_memory));
+  out << "</section>\n";
 }
 
 void RenderSteps(std::ostringstream& out, const RunReport& report) {
@@ -390,6 +413,10 @@ void RenderFindings(std::ostringstream& out, const RunReport& report) {
     if (finding.expected_gain_ms) {
       out << "<span>expected gain " << EscapeHtml(Ms(*finding.expected_gain_ms)) << "/step</span>";
     }
+    if (finding.expected_saving_mb) {
+      out << "<span>expected saving "
+          << EscapeHtml(FormatNumber(*finding.expected_saving_mb) + " MB") << "</span>";
+    }
     for (const std::string& recipe : RecipesOf(finding)) {
       out << "<span>recipe " << HtmlCode(recipe) << "</span>";
       if (const FixResult* fix = FixForRecipe(report, recipe)) {
@@ -598,6 +625,7 @@ std::string ReportToHtml(const RunReport& report) {
       << "<style>" << kReportCss << "</style></head>\n<body><main>\n";
   RenderHeader(out, report);
   RenderSummary(out, report);
+  RenderOutOfMemory(out, report);
   RenderSteps(out, report);
   RenderMemory(out, report);
   RenderLoss(out, report);

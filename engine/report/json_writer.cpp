@@ -384,6 +384,7 @@ json FindingsToJson(const std::vector<Finding>& findings) {
                    {"recipe", finding.recipe},
                    {"also_recipes", finding.also_recipes},
                    {"expected_gain_ms", OrNull(finding.expected_gain_ms)},
+                   {"expected_saving_mb", OrNull(finding.expected_saving_mb)},
                    {"needs_torch", finding.needs_torch.empty() ? json(nullptr)
                                                                : json(finding.needs_torch)},
                    {"source", SourceToJson(finding.source)},
@@ -538,6 +539,32 @@ json TrainingStateToJson(const std::optional<TrainingState>& state) {
           {"synced_micro_steps", state->synced_micro_steps}};
 }
 
+json AllocatorAtFailureToJson(const std::optional<AllocatorAtFailure>& allocator) {
+  if (!allocator) return nullptr;
+  return {{"allocated_mb", allocator->allocated_mb},
+          {"reserved_mb", allocator->reserved_mb},
+          {"fragmentation_mb", allocator->reserved_mb - allocator->allocated_mb},
+          {"peak_allocated_mb", allocator->peak_allocated_mb},
+          {"device_total_mb", allocator->device_total_mb},
+          {"device_free_mb", OrNull(allocator->device_free_mb)},
+          {"largest_free_block_mb", OrNull(allocator->largest_free_block_mb)},
+          {"alloc_retries", OrNull(allocator->alloc_retries)},
+          {"expandable_segments", allocator->expandable_segments}};
+}
+
+json OutOfMemoryToJson(const std::optional<OutOfMemoryFailure>& failure) {
+  if (!failure) return nullptr;
+  return {{"message", failure->message},
+          {"requested_mb", OrNull(failure->requested_mb)},
+          {"steps_done", failure->steps_done},
+          {"during", failure->during},
+          {"path", failure->path},
+          {"phase", failure->phase},
+          {"op", failure->op},
+          {"source", SourceToJson(failure->source)},
+          {"allocator", AllocatorAtFailureToJson(failure->allocator)}};
+}
+
 json AbsentToJson(const std::vector<AbsentSection>& absent) {
   json out = json::array();
   for (const AbsentSection& section : absent) {
@@ -553,6 +580,7 @@ json ReportToJson(const RunReport& report) {
   const bool levels_gpu_measured = LevelsGpuMeasured(report);
   json out = {{"schema_version", kReportSchemaVersion},
               {"run", RunToJson(report.run)},
+              {"out_of_memory", OutOfMemoryToJson(report.out_of_memory)},
               {"step", StepToJson(report.step, report.data)},
               {"bisection",
                BisectionToJson(report.levels, report.levels_ranked_by, levels_gpu_measured)},
@@ -573,6 +601,8 @@ json ReportToJson(const RunReport& report) {
               {"training_state", TrainingStateToJson(report.training_state)},
               {"data_quality", report.data_quality},
               {"absent", AbsentToJson(report.absent)}};
+  // How the run ended, said where readers look first: null where it did not fail.
+  out["run"]["failure"] = report.out_of_memory ? json("out_of_memory") : json(nullptr);
   // A section the front door could not measure is null, not an empty object; lists stay lists.
   for (const AbsentSection& section : report.absent) {
     auto it = out.find(section.section);

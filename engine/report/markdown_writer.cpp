@@ -88,6 +88,13 @@ void RenderTable(std::ostringstream& out, const Table& table) {
   out << "\n";
 }
 
+// First after the summary: the failure is the diagnosis, and the findings below are its fixes.
+void RenderOutOfMemory(std::ostringstream& out, const RunReport& report) {
+  if (!report.out_of_memory) return;
+  out << "## Out of memory\n\n" << MarkdownCode(report.out_of_memory->message) << "\n\n";
+  RenderTable(out, OutOfMemoryFailureTable(*report.out_of_memory));
+}
+
 void RenderSteps(std::ostringstream& out, const RunReport& report) {
   if (AbsentSectionOf(report, "step")) return;
   out << "## Step breakdown\n\n";
@@ -217,6 +224,9 @@ void RenderFindings(std::ostringstream& out, const RunReport& report) {
     if (finding.expected_gain_ms) {
       out << "   - Expected gain: " << FormatNumber(*finding.expected_gain_ms) << " ms/step\n";
     }
+    if (finding.expected_saving_mb) {
+      out << "   - Expected saving: " << FormatNumber(*finding.expected_saving_mb) << " MB\n";
+    }
     for (const std::string& recipe : RecipesOf(finding)) {
       out << "   - Recipe: " << MarkdownCode(recipe);
       if (const FixResult* fix = FixForRecipe(report, recipe)) {
@@ -339,6 +349,7 @@ std::string ReportToMarkdown(const RunReport& report) {
   std::ostringstream out;
   out << "# advisor report: " << MarkdownCode(report.run.model) << "\n\n";
   out << SummaryParagraph(report, kMarkdown) << "\n\n";
+  RenderOutOfMemory(out, report);
   RenderSteps(out, report);
   RenderMemory(out, report);
   RenderLoss(out, report);

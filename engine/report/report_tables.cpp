@@ -353,6 +353,35 @@ std::string WhenInHistory(double time, const MemoryStats& memory) {
 
 }  // namespace
 
+Table OutOfMemoryFailureTable(const OutOfMemoryFailure& failure) {
+  Table table = MetricTable();
+  AddRow(table, "requested, MB", MbOrNotMeasured(failure.requested_mb));
+  AddRow(table, "phase", failure.phase.empty() ? NotMeasured() : Text(failure.phase));
+  AddRow(table, "module instance running",
+         failure.path.empty() ? Text("none") : Code(failure.path));
+  AddRow(table, "call that raised", failure.op.empty() ? NotMeasured() : Code(failure.op));
+  AddRow(table, "your line",
+         failure.source ? Code(failure.source->file + ":" + std::to_string(failure.source->line))
+                        : NotMeasured());
+  AddRow(table, "training steps completed", Count(failure.steps_done));
+  const std::optional<AllocatorAtFailure>& allocator = failure.allocator;
+  const auto mb = [&allocator](double AllocatorAtFailure::*field) {
+    return allocator ? Text(FormatNumber((*allocator).*field)) : NotMeasured();
+  };
+  AddRow(table, "allocated, MB", mb(&AllocatorAtFailure::allocated_mb));
+  AddRow(table, "reserved, MB", mb(&AllocatorAtFailure::reserved_mb));
+  AddRow(table, "reserved but not allocated, MB",
+         allocator ? Text(FormatNumber(allocator->reserved_mb - allocator->allocated_mb))
+                   : NotMeasured());
+  AddRow(table, "largest free block, MB",
+         MbOrNotMeasured(allocator ? allocator->largest_free_block_mb : std::nullopt));
+  AddRow(table, "peak allocated, MB", mb(&AllocatorAtFailure::peak_allocated_mb));
+  AddRow(table, "device free, MB",
+         MbOrNotMeasured(allocator ? allocator->device_free_mb : std::nullopt));
+  AddRow(table, "device total, MB", mb(&AllocatorAtFailure::device_total_mb));
+  return table;
+}
+
 Table MemoryPeakTable(const MemoryStats& memory) {
   const MemoryPeak& peak = *memory.peak;
   Table table = MetricTable();

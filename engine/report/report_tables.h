@@ -73,6 +73,10 @@ Table MemoryTable(const MemoryStats& memory);
 // The memory section of a snapshot (MemoryStats::peak and history): the peak, when and in what
 // phase, the instance holding the most, the reserved memory then and its free space.
 Table MemoryPeakTable(const MemoryStats& memory);
+
+// What an out-of-memory error left: the request, where, what the allocator held (the
+// fragmentation, the largest free block), the device's free memory; rows not measured say so.
+Table OutOfMemoryFailureTable(const OutOfMemoryFailure& failure);
 // Bytes live at the peak by category or by the user's line: `name_column` titles the first
 // column (a line is code), with each one's share of the peak.
 Table MemoryShareTable(const std::vector<MemoryShare>& shares, const std::string& name_column,

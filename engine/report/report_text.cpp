@@ -261,7 +261,48 @@ std::string MemorySentence(const RunReport& report, const InlineMarkup& markup) 
   return sentence;
 }
 
+std::string AsIs(const std::string& text) { return text; }
+
+std::string OutOfMemoryWhere(const OutOfMemoryFailure& failure, const InlineMarkup& markup) {
+  std::string where = failure.phase.empty() ? "" : "in the " + markup.text(failure.phase) + " pass";
+  if (!failure.path.empty()) {
+    where += (where.empty() ? "in " : " of ") + markup.code(failure.path);
+  }
+  if (failure.source) where += (where.empty() ? "at " : " at ") + LineText(*failure.source, markup);
+  return where.empty() ? "where the probe could not tell" : where;
+}
+
+std::string OutOfMemorySentence(const OutOfMemoryFailure& failure, const InlineMarkup& markup) {
+  const auto mb = [](double value) { return FormatNumber(value) + " MB"; };
+  std::string sentence = "The run failed: out of memory after " +
+                         std::to_string(failure.steps_done) + " training steps, " +
+                         OutOfMemoryWhere(failure, markup);
+  if (!failure.op.empty()) sentence += ", in " + markup.code(failure.op);
+  sentence += failure.requested_mb ? ", asking for " + mb(*failure.requested_mb) + "." : ".";
+  if (const auto& allocator = failure.allocator) {
+    sentence += " Tensors held " + mb(allocator->allocated_mb) + " and the allocator reserved " +
+                mb(allocator->reserved_mb) + " (" +
+                mb(allocator->reserved_mb - allocator->allocated_mb) + " cached but unused";
+    if (allocator->largest_free_block_mb) {
+      sentence += ", the largest free block " + mb(*allocator->largest_free_block_mb);
+    }
+    sentence += ")";
+    if (allocator->device_free_mb) {
+      sentence += "; the device had " + mb(*allocator->device_free_mb) + " free of " +
+                  mb(allocator->device_total_mb);
+    }
+    sentence += ".";
+  } else {
+    sentence += " The allocator's state was not measured (not a CUDA device).";
+  }
+  return sentence;
+}
+
 std::string SummaryParagraph(const RunReport& report, const InlineMarkup& markup) {
+  if (report.out_of_memory) {
+    return OutOfMemorySentence(*report.out_of_memory, markup) + " " +
+           FindingsSentence(report.findings);
+  }
   if (AbsentSectionOf(report, "step") && report.memory && report.memory->peak) {
     return MemorySentence(report, markup) + " " + FindingsSentence(report.findings);
   }

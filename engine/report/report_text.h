@@ -17,7 +17,8 @@ struct InlineMarkup {
 
 // One paragraph for a person: step time, the hot spot (path -> op, phase, ms/step, share), how
 // bisection got there, findings and the best measured fix; for a report without a step (an
-// allocator snapshot), MemorySentence and the findings.
+// allocator snapshot), MemorySentence and the findings; for a run that ran out of memory,
+// OutOfMemorySentence and the findings (its fixes).
 std::string SummaryParagraph(const RunReport& report, const InlineMarkup& markup);
 
 // What a snapshot's memory peak was: how high, in what phase, with how much reserved, what
@@ -28,6 +29,18 @@ std::string MemorySentence(const RunReport& report, const InlineMarkup& markup);
 // Whether the hot spot's module holds clearly more of the step than its one op, so that the
 // report gives the module's share beside the op's.
 bool ModuleOutweighsItsOp(const Hotspot& hotspot);
+
+// Where an out-of-memory error struck, in words: "in the forward pass of `blocks.2` at
+// `train.py:41` (`...`)". Plain text with kPlainText.
+std::string OutOfMemoryWhere(const OutOfMemoryFailure& failure, const InlineMarkup& markup);
+
+// The run's failure for a person: out of memory, where, the request and what the allocator held
+// (report.out_of_memory). Leads the summary of a report of a run that ran out of memory.
+std::string OutOfMemorySentence(const OutOfMemoryFailure& failure, const InlineMarkup& markup);
+
+// Identifiers and prose as they are: a line on the terminal (made printable by its writer).
+std::string AsIs(const std::string& text);
+inline constexpr InlineMarkup kPlainText{AsIs, AsIs};
 
 // Why a low-confidence hot spot is in doubt (the data_quality lines that say so) and the
 // candidates it could not rule out, in one or two sentences of plain text.

@@ -37,6 +37,15 @@ bool IsRecipeId(const std::string& recipe) {
   return true;
 }
 
+// A number field of the finding (the value at -1) that must be finite and >= 0: an estimate.
+std::string NonNegativeNumber(lua_State* L, const std::string& key, std::optional<double>& into) {
+  if (lua_type(L, -1) != LUA_TNUMBER) return key + " must be a number, not a " + TypeOf(L, -1);
+  const double value = lua_tonumberx(L, -1, nullptr);
+  if (!std::isfinite(value) || value < 0) return key + " must be finite and >= 0";
+  into = value;
+  return "";
+}
+
 // A finding's `source` (the table at -1): {file = "...", line = N, text = "..."}, as the facts'
 // source tables are (a piece of facts.data.stage passes its own). "" or the problem.
 std::string ReadSource(lua_State* L, Finding& finding) {
@@ -114,18 +123,12 @@ std::string ReadField(lua_State* L, const std::string& key, Finding& finding) {
     }
     return problem;
   }
-  if (key == "expected_gain_ms") {
-    if (lua_type(L, -1) != LUA_TNUMBER) {
-      return "expected_gain_ms must be a number, not a " + TypeOf(L, -1);
-    }
-    const double gain = lua_tonumberx(L, -1, nullptr);
-    if (!std::isfinite(gain) || gain < 0) return "expected_gain_ms must be finite and >= 0";
-    finding.expected_gain_ms = gain;
-    return "";
-  }
+  if (key == "expected_gain_ms") return NonNegativeNumber(L, key, finding.expected_gain_ms);
+  if (key == "expected_saving_mb") return NonNegativeNumber(L, key, finding.expected_saving_mb);
   if (key == "source") return ReadSource(L, finding);
   return "unknown field " + Quote(key) +
-         " (allowed: severity, message, evidence, path, op, recipe, expected_gain_ms, source)";
+         " (allowed: severity, message, evidence, path, op, recipe, expected_gain_ms, "
+         "expected_saving_mb, source)";
 }
 
 // Reads the finding table at the top of the stack; nullopt with `problem` set when invalid.

@@ -72,6 +72,21 @@ function advisor.has_fragment(text, fragments)
   return false
 end
 
+-- How a fix's predicted saving (MB) weighs against facts.out_of_memory's shortfall, for the
+-- out-of-memory rules: the severity ("high" where it covers the shortfall) and the clause that
+-- says so.
+function advisor.oom_fit(oom, saving_mb)
+  if oom.shortfall_mb == nil then
+    return "medium", string.format("against a %.0f MB request; what the device lacked was not "
+      .. "measured (no CUDA allocator)", oom.requested_mb or 0)
+  end
+  if saving_mb >= oom.shortfall_mb then
+    return "high", string.format("covering the %.0f MB the request lacked", oom.shortfall_mb)
+  end
+  return "medium", string.format("short of the %.0f MB the request lacked on its own",
+                                 oom.shortfall_mb)
+end
+
 -- The path of the costliest measured module whose forward calls the op `name`, and its cost;
 -- "" and 0 when no measured module does. Rules use it to put a finding about an op on the module
 -- that runs it.

@@ -80,6 +80,47 @@ std::optional<TrainingState> ReadTrainingState(const JsonField& state) {
   return out;
 }
 
+std::optional<AllocatorAtFailure> ReadAllocatorAtFailure(const JsonField& allocator) {
+  if (allocator.IsNull()) return std::nullopt;
+  constexpr double kMiB = 1 << 20;
+  const auto mb = [&allocator](const char* key) {
+    return allocator.Required(key).Integer(0) / kMiB;
+  };
+  const auto optional_mb = [&allocator](const char* key) -> std::optional<double> {
+    if (auto bytes = allocator.OptionalNonNull(key)) return bytes->Integer(0) / kMiB;
+    return std::nullopt;
+  };
+  AllocatorAtFailure out;
+  out.allocated_mb = mb("allocated_bytes");
+  out.reserved_mb = mb("reserved_bytes");
+  out.peak_allocated_mb = mb("peak_allocated_bytes");
+  out.device_total_mb = mb("device_total_bytes");
+  out.device_free_mb = optional_mb("device_free_bytes");
+  out.largest_free_block_mb = optional_mb("largest_free_block_bytes");
+  out.alloc_retries = allocator.Required("alloc_retries").Integer(0);
+  out.expandable_segments = allocator.Required("expandable_segments").Bool();
+  return out;
+}
+
+// "out_of_memory" of an "ended" message: what the probe saw of the error (the traceback's frames)
+// and of the allocator.
+OutOfMemoryFailure ReadOutOfMemory(const JsonField& oom) {
+  OutOfMemoryFailure out;
+  out.message = oom.Required("message").Text();
+  out.requested_mb = RequestedMbOf(out.message);
+  out.path = oom.Required("path").Text();
+  out.phase =
+      oom.Required("phase").Choice({"", "data", "forward", "loss", "backward", "optimizer"});
+  out.op = oom.Required("op").Text();
+  if (auto source = oom.OptionalNonNull("source")) {
+    const std::vector<JsonField> parts = source->Elements(3, 3);
+    out.source = SourceLocation{parts[0].Text(), static_cast<int>(parts[1].Integer(1, 1 << 30)),
+                                parts[2].Text()};
+  }
+  out.allocator = ReadAllocatorAtFailure(oom.Required("allocator"));
+  return out;
+}
+
 }  // namespace
 
 std::string ProbeMessageName(const json& message) {
@@ -187,6 +228,17 @@ ProbeEnded ReadEnded(const json& message) {
     for (const JsonField& framework : frameworks->Elements(0, kMaxFrameworks)) {
       ended.frameworks.push_back(framework.Text(kMaxFrameworkBytes));
     }
+  }
+  if (auto oom = ended_message.OptionalNonNull("out_of_memory")) {
+    ended.out_of_memory = ReadOutOfMemory(*oom);
+    ended.training_state = ReadTrainingState(oom->Required("training_state"));
+    ended.run.torch_version = oom->Required("torch").Text();
+    ended.run.device = oom->Required("device").Choice({"cpu", "cuda"});
+    const JsonField input = oom->Required("input");
+    if (auto batch_size = input.Optional("batch_size")) {
+      ended.run.batch_size = ClampedCount(*batch_size, kMaxProbeCount);
+    }
+    ended.run.dtype = input.OptionalText("dtype");
   }
   return ended;
 }

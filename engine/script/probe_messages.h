@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/model/out_of_memory_failure.h"
+#include "engine/model/training_state.h"
 #include "engine/script/timeline_codec.h"
 #include "engine/window/window_source.h"
 
@@ -53,6 +55,13 @@ struct ProbeEnded {
   // The training frameworks the script had imported ("lightning 2.6.6", "transformers 5.24"):
   // what advisor names when it could not follow the training (docs/script-mode.md).
   std::vector<std::string> frameworks;
+  // The uncaught exception was torch's out-of-memory error: where and what the allocator held
+  // (steps_done and during are advisor's to fill), and the training state the probe measured.
+  std::optional<OutOfMemoryFailure> out_of_memory;
+  std::optional<TrainingState> training_state;
+  // With out_of_memory, what the model message would have said: torch, device, batch and dtype
+  // (a script can run out of memory before its first step is done).
+  RunInfo run;
 };
 
 // A window's reply: its steps and events (and, where advisor asked, the input stage measured over

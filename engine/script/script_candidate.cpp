@@ -22,6 +22,7 @@ json OverrideValue(const std::optional<bool>& value) { return *value; }
 json OverrideValue(const std::optional<int>& value) { return *value; }
 json OverrideValue(const std::optional<std::string>& value) { return *value; }
 json OverrideValue(const std::optional<ThreadCount>& value) { return value->count; }
+json OverrideValue(const std::optional<std::vector<std::string>>& value) { return *value; }
 
 // The knobs as the probe reads them (probes/python/site/advisor_probe/knobs.py); a thread count of
 // 0 is one per physical core.

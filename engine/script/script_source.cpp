@@ -118,15 +118,8 @@ ScriptSource::ScriptSource(const ScriptOptions& options, const Progress& progres
   }
   modules_ = std::move(models[0].modules);
   description_ = std::move(models[0].description);
-  const ProbeHello& hello = ranks_[0].hello;
   RunInfo& run = description_.run;
-  run.model = name_;
-  run.command = options_.command;
-  run.python = hello.executable;
-  run.python_version = hello.python_version;
-  run.advisor_version = ADVISOR_VERSION;
-  run.warmup_steps = options_.warmup_steps;
-  if (run.device == "cpu") run.device_name = CpuModelName();
+  NameTheRun(ranks_[0].hello, run);
   progress_(name_ + ": model found (" + std::to_string(modules_.size()) + " modules, " +
             run.device + ", torch " + run.torch_version + ", Python " + run.python_version +
             (ranks_.size() > 1 ? ", " + Plural(static_cast<int>(ranks_.size()), "rank") : "") +
@@ -512,6 +505,36 @@ std::string ScriptSource::WhatIsAbove(const Rank* rank) const {
   return ", with no Python error: it called os._exit, or a signal or a crash ended it";
 }
 
+void ScriptSource::NameTheRun(const ProbeHello& hello, RunInfo& run) const {
+  run.model = name_;
+  run.command = options_.command;
+  run.python = hello.executable;
+  run.python_version = hello.python_version;
+  run.advisor_version = ADVISOR_VERSION;
+  run.warmup_steps = options_.warmup_steps;
+  if (run.device == "cpu") run.device_name = CpuModelName();
+}
+
+void ScriptSource::ThrowIfOutOfMemory(const Rank& rank, const std::string& how,
+                                      const std::string& doing) {
+  if (!rank.ended || !rank.ended->out_of_memory) return;
+  const ProbeEnded& ended = *rank.ended;
+  OutOfMemoryFailure failure = *ended.out_of_memory;
+  failure.steps_done = ended.steps;
+  failure.during = doing;
+  // Before the model's first step ended, the probe's own account stands for the model message.
+  RunInfo run = modules_.empty() ? ended.run : description_.run;
+  if (modules_.empty()) {
+    run.mode = Door::kScript;
+    NameTheRun(rank.hello, run);
+  }
+  std::optional<TrainingState> state =
+      ended.training_state ? ended.training_state : description_.training_state;
+  throw ScriptOutOfMemory(Who(&rank) + " ran out of memory (" + how + ") after " +
+                              Plural(ended.steps, "step") + " while advisor was " + doing,
+                          std::move(failure), std::move(run), std::move(state));
+}
+
 void ScriptSource::Stopped(const std::string& doing, const Rank* rank) {
   if (ranks_.size() > 1) {
     if (const Rank* left = RankThatLeftEarly()) {
@@ -559,6 +582,7 @@ void ScriptSource::Stopped(const std::string& doing, const Rank* rank) {
       stopped = &each;
     }
   }
+  ThrowIfOutOfMemory(*stopped, how, doing);
   if (modules_.empty() && failed) {
     throw ScriptError(name_ + " failed (" + how + ") before its second training step began" +
                       WhatIsAbove(stopped));

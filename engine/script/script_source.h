@@ -30,6 +30,21 @@ class ScriptError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The script died of torch's out-of-memory error: the one failure that is itself the
+// diagnosis. Carries what advisor knows for the report; what() is the line ScriptError's would be.
+class ScriptOutOfMemory : public ScriptError {
+ public:
+  ScriptOutOfMemory(const std::string& what, OutOfMemoryFailure failure, RunInfo run,
+                    std::optional<TrainingState> training_state)
+      : ScriptError(what),
+        failure(std::move(failure)),
+        run(std::move(run)),
+        training_state(std::move(training_state)) {}
+  OutOfMemoryFailure failure;
+  RunInfo run;  // as far as it is known: the model's first step may not have ended
+  std::optional<TrainingState> training_state;
+};
+
 struct ScriptOptions {
   std::vector<std::string> command;  // as given after `--`
   int warmup_steps = 0;              // the script's steps after the first, before the baseline
@@ -112,6 +127,10 @@ class ScriptSource : public WindowSource {
   // trains, or failed on its way since); nullptr if none. Waits up to a second for ranks that end
   // together at the end of training to close.
   const Rank* RankThatLeftEarly();
+  // The run's names and versions beyond what the probe measured: the script, its Python, advisor.
+  void NameTheRun(const ProbeHello& hello, RunInfo& run) const;
+  // Where `rank` died of an out-of-memory error: throws ScriptOutOfMemory with what is known.
+  void ThrowIfOutOfMemory(const Rank& rank, const std::string& how, const std::string& doing);
   // "; its error is above" where the rank's probe saw an uncaught exception, else what it saw.
   std::string WhatIsAbove(const Rank* rank) const;
   [[noreturn]] void TimedOut(const std::string& doing);

@@ -2,6 +2,9 @@
 
 #include <torch/version.h>
 
+#include <cstdlib>
+#include <string>
+
 #ifdef ADVISOR_HAVE_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <cuda_runtime_api.h>
@@ -81,6 +84,34 @@ std::optional<MemoryStats> ReadCudaMemoryStats() {
     memory.device_total_mb = total_bytes / kMb;
   }
   return memory;
+#else
+  return std::nullopt;
+#endif
+}
+
+std::optional<AllocatorAtFailure> ReadCudaAllocatorAtFailure() {
+#ifdef ADVISOR_HAVE_CUDA
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return std::nullopt;
+  const auto stats =
+      c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(device));
+  constexpr std::size_t aggregate = 0;  // StatType::AGGREGATE, as in ReadCudaMemoryStats
+  constexpr double kMb = 1024.0 * 1024.0;
+  AllocatorAtFailure allocator;
+  allocator.allocated_mb = stats.allocated_bytes[aggregate].current / kMb;
+  allocator.reserved_mb = stats.reserved_bytes[aggregate].current / kMb;
+  allocator.peak_allocated_mb = stats.allocated_bytes[aggregate].peak / kMb;
+  allocator.alloc_retries = stats.num_alloc_retries;
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) {
+    allocator.device_free_mb = free_bytes / kMb;
+    allocator.device_total_mb = total_bytes / kMb;
+  }
+  const char* conf = std::getenv("PYTORCH_CUDA_ALLOC_CONF");
+  allocator.expandable_segments =
+      conf != nullptr && std::string(conf).find("expandable_segments:True") != std::string::npos;
+  return allocator;
 #else
   return std::nullopt;
 #endif

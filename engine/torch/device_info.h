@@ -22,5 +22,8 @@ std::optional<DeviceLimits> CudaDeviceLimits();
 // For CUDA workloads only: a CPU run in a CUDA build would read an idle GPU's counters.
 void ResetCudaMemoryPeaks();
 std::optional<MemoryStats> ReadCudaMemoryStats();
+// The caching allocator as an out-of-memory error left it (its largest free block is not read:
+// LibTorch's snapshot API differs between versions); nullopt without CUDA.
+std::optional<AllocatorAtFailure> ReadCudaAllocatorAtFailure();
 
 }  // namespace advisor

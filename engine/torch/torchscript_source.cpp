@@ -196,14 +196,30 @@ std::unique_ptr<TrainingStep> TorchScriptSource::Warmed(std::unique_ptr<Training
   try {
     RunSteps(*step, WarmupSteps(), false);
   } catch (const StepError& error) {
-    throw StepError(Locate(error.what()));
+    const std::string message = error.what();
+    const bool out_of_memory = message.find("out of memory") != std::string::npos;
+    // Before another step runs to find the module: it would change what the allocator holds.
+    const std::optional<AllocatorAtFailure> allocator =
+        out_of_memory && spec_.device == "cuda" ? ReadCudaAllocatorAtFailure() : std::nullopt;
+    const std::string where = ModuleThatRaises();
+    std::string located = where.empty() ? message : "module " + where + ": " + message;
+    if (out_of_memory) located += " (batch size " + std::to_string(spec_.batch_size()) + ")";
+    located = options_.model_path + ": " + located;
+    if (!out_of_memory) throw StepError(located);
+    OutOfMemoryFailure failure;
+    failure.message = message.substr(0, message.find('\n'));
+    failure.requested_mb = RequestedMbOf(message);
+    failure.during = "warming up the workload's steps";
+    failure.path = where;
+    // The markers see forward calls only: a module left open is one whose forward raised.
+    failure.phase = where.empty() ? "" : "forward";
+    failure.allocator = allocator;
+    throw WorkloadOutOfMemory(located, std::move(failure), description_.run);
   }
   return step;
 }
 
-// Names the module a failing step raised in: every module's calls are instrumented and one
-// step runs; the innermost module entered and not left is the one that raised.
-std::string TorchScriptSource::Locate(const std::string& message) {
+std::string TorchScriptSource::ModuleThatRaises() {
   std::string where;
   try {
     torch::jit::Module module = model_->LoadLabelled(options_.model_path);
@@ -228,11 +244,7 @@ std::string TorchScriptSource::Locate(const std::string& message) {
   } catch (const std::exception&) {
     // The diagnosis is best effort; the original error still stands.
   }
-  std::string located = where.empty() ? message : "module " + where + ": " + message;
-  if (message.find("out of memory") != std::string::npos) {
-    located += " (batch size " + std::to_string(spec_.batch_size()) + ")";
-  }
-  return options_.model_path + ": " + located;
+  return where;
 }
 
 }  // namespace advisor

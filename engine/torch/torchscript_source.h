@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,16 @@ namespace advisor {
 
 class TrainingStep;
 class GpuActivityProbe;
+
+// The workload ran out of memory: what() is the one line a failing step gets, and the failure
+// and the run carry what the report of it needs (docs/memory.md, "Out of memory").
+class WorkloadOutOfMemory : public std::runtime_error {
+ public:
+  WorkloadOutOfMemory(const std::string& what, OutOfMemoryFailure failure, RunInfo run)
+      : std::runtime_error(what), failure(std::move(failure)), run(std::move(run)) {}
+  OutOfMemoryFailure failure;
+  RunInfo run;
+};
 
 struct TorchScriptSourceOptions {
   std::string model_path;
@@ -49,8 +60,11 @@ class TorchScriptSource : public WindowSource {
   std::unique_ptr<TrainingStep> PrepareEveryModule();
   // options_.warmup_steps, and the batches input-stage workers prefetch (docs/workload.md).
   int WarmupSteps() const;
+  // Warms `step` up; a step that fails throws StepError naming the module it raised in, or
+  // WorkloadOutOfMemory where it ran out of memory.
   std::unique_ptr<TrainingStep> Warmed(std::unique_ptr<TrainingStep> step);
-  std::string Locate(const std::string& message);
+  // The module a failing step raises in: the innermost one entered and not left; "" if none.
+  std::string ModuleThatRaises();
 
   TorchScriptSourceOptions options_;
   const Progress& progress_;

@@ -63,6 +63,19 @@ TEST(Recipe, ParsesEverySdpaBackend) {
   EXPECT_EQ(SdpaBackendNames().size(), 4u);
 }
 
+// activation-checkpointing: the instances to checkpoint, [] for those its findings name.
+TEST(Recipe, ParsesTheModuleInstancesToCheckpoint) {
+  const auto parse = [](const std::string& modules) {
+    return ParseRecipe(R"({"id": "c", "title": "t", "description": "d", "kind": "knob",
+        "status": "ready", "preserves_semantics": true, "tolerance": "reordering",
+        "devices": ["cpu"], "overrides": {"checkpoint_modules": )" + modules + "}}",
+                       "c.json")
+        .overrides.checkpoint_modules;
+  };
+  EXPECT_EQ(parse(R"(["blocks.1", "head"])"), (std::vector<std::string>{"blocks.1", "head"}));
+  EXPECT_EQ(parse("[]"), std::vector<std::string>{});
+}
+
 TEST(Recipe, DoorsAreParsedIntoTheEnumWithTheirDefaults) {
   EXPECT_EQ(ParseRecipe(kKnob, "recipes/alloc-knob.json").doors,
             (std::vector<Door>{Door::kModel, Door::kScript}))
@@ -118,6 +131,10 @@ const BadRecipe kBadRecipes[] = {
      R"(got "fastest")"},
     {"SdpaBackendNotString", R"({"overrides": {"sdpa_backend": 1}})",
      "field 'overrides.sdpa_backend' must be a string, got 1"},
+    {"CheckpointModulesNotAList", R"({"overrides": {"checkpoint_modules": "blocks.1"}})",
+     "field 'overrides.checkpoint_modules' must be "},
+    {"CheckpointModuleNotAPath", R"({"overrides": {"checkpoint_modules": ["blocks.1", 2]}})",
+     "field 'overrides.checkpoint_modules[1]' must be a string, got 2"},
     {"KnobWithoutChange", R"({"overrides": null})",
      R"(field 'kind' is "knob", which must set "env" or "overrides")"},
     {"PreservingButUnchecked", R"({"preserves_semantics": true})",

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 
 #include "tests/integration/run_advisor.h"
@@ -185,6 +186,32 @@ TEST(NonFiniteLoss, IsADataQualityLineAndTheCandidateWritesNoLoss) {
                    scratch.string());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_TRUE(json::parse(ReadFile((scratch / "result.json").string()))["loss"].is_null());
+}
+
+// A workload that runs out of memory in its steps gets a report of it, as a script does: the
+// module its forward raised in and the request, with the fixes; exit 1 with one line. On a CPU
+// the model raises the allocator's message itself (tests/models/make_models.py, OutOfMemory).
+TEST(OutOfMemory, AWorkloadThatRunsOutGetsAReportOfWhereAndTheFixes) {
+  const fs::path scratch = Scratch("out_of_memory");
+  const std::string model = kModels + "/out_of_memory.pt";
+  const CommandResult run =
+      RunCommand(kAdvisor + " bisect " + model + " -q --out " + (scratch / "report").string(),
+                 scratch.string());
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.err.find("(batch size 4), in the forward pass of big; the report of it is in " +
+                         (scratch / "report" / "report.md").string()),
+            std::string::npos)
+      << run.err;
+  const json report = json::parse(ReadFile((scratch / "report" / "report.json").string()));
+  EXPECT_EQ(report["run"]["failure"], "out_of_memory");
+  const json& oom = report["out_of_memory"];
+  EXPECT_EQ(oom["path"], Expected("out_of_memory")["raises_in"]) << oom.dump();
+  EXPECT_EQ(oom["phase"], "forward");
+  EXPECT_DOUBLE_EQ(oom["requested_mb"].get<double>(), 2048.0);
+  std::set<std::string> rules;
+  for (const json& finding : report["findings"]) rules.insert(finding["rule"]);
+  EXPECT_EQ(rules, (std::set<std::string>{"oom-activation-checkpointing", "oom-bf16-autocast",
+                                          "oom-smaller-batch"}));
 }
 
 // A forward that never returns: the step timeout ends the run, bisect and candidate alike.

@@ -274,6 +274,28 @@ class NanLoss(nn.Module):
         return self.body(x) * float("nan")
 
 
+class RaisesOutOfMemory(nn.Module):
+    """Raises the error the CUDA caching allocator raises, with its message: on a CPU nothing runs
+    out of CUDA memory, and this is the only way to get one."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.numel() > 0:
+            raise RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB")
+        return x
+
+
+class OutOfMemory(nn.Module):
+    """A workload whose second module runs out of memory in its forward."""
+
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(8, 4)
+        self.big = RaisesOutOfMemory()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.big(self.body(x))
+
+
 SMALL_WORKLOAD = {"inputs": [float_input(4, 3, 8, 8)], "target": class_target(4, 4),
                   "loss": "cross_entropy", "optimizer": SGD}
 
@@ -311,6 +333,11 @@ def write_bad_inputs(outdir, wanted):
                                         json.dumps(dict(SMALL_WORKLOAD,
                                                         inputs=[float_input(4, 8)]))),
                      {"data_quality": "non_finite_loss"}),
+        # Saved without the exporter's one-step check, which would fail as the workload does.
+        "out_of_memory": (lambda p: save_raw(torch.jit.script(OutOfMemory().train()), p,
+                                             json.dumps(dict(SMALL_WORKLOAD,
+                                                             inputs=[float_input(4, 8)]))),
+                          {"error": "out_of_memory", "raises_in": "big"}),
         # Saved without the exporter's one-step check, which would never return either.
         "hangs_in_forward": (lambda p: save_raw(torch.jit.script(Hang().train()), p,
                                                 json.dumps(dict(SMALL_WORKLOAD,
@@ -354,7 +381,8 @@ def _write_truncated(path, module, workload_text):
 
 
 BAD_INPUTS = ("not_torchscript", "truncated", "no_workload", "bad_json", "missing_fields",
-              "bad_shape", "dict_output", "zip_bomb", "nan_loss", "hangs_in_forward")
+              "bad_shape", "dict_output", "zip_bomb", "nan_loss", "hangs_in_forward",
+              "out_of_memory")
 
 
 # --------------------------------------------------------------------------------------------------

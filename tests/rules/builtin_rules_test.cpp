@@ -120,7 +120,7 @@ TEST(BuiltinRules, NameOnlyRecipesThatExist) {
       "pin-memory", "dataloader-workers", "intra-op-threads", "sdpa-cudnn-backend",
       "sdpa-flash-backend", "torch-compile", "ddp-bucket-10mb", "ddp-bucket-100mb",
       "ddp-gradient-as-bucket-view", "ddp-static-graph", "ddp-no-sync", "fsdp-shard-grad-op",
-      "crop-first", "persistent-workers"};
+      "crop-first", "persistent-workers", "activation-checkpointing"};
   for (const std::string& name : CaseNames()) {
     const RuleRun run = RunRules(BuiltinRules(), CaseFacts(CaseFile(name)));
     for (const Finding& finding : run.findings) {
@@ -134,7 +134,7 @@ TEST(BuiltinRules, PassRulesCheck) {
   std::ostringstream err;
   EXPECT_EQ(RulesCheckCommand(ADVISOR_SOURCE_RULES_DIR, out, err), 0);
   EXPECT_EQ(err.str(), "");
-  EXPECT_THAT(out.str(), HasSubstr("30 rules loaded, 0 problems"));
+  EXPECT_THAT(out.str(), HasSubstr("34 rules loaded, 0 problems"));
 }
 
 // Fixture facts must look like what BuildFacts produces, or a misspelt field would make a rule

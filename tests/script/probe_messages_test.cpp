@@ -288,6 +288,69 @@ TEST(ProbeMessages, AnEndedMessageNamesTheFrameworksTheScriptImported) {
   }
 }
 
+// A script that died of torch's out-of-memory error: its "ended" carries where and what the
+// allocator held, read with the request's size from torch's message.
+TEST(ProbeMessages, AnEndedByOutOfMemoryCarriesWhereAndTheAllocator) {
+  const json oom = {
+      {"message",
+       "CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+       "79.15 GiB of which 1.23 GiB is free."},
+      {"path", "blocks.1"},
+      {"phase", "forward"},
+      {"op", "forward: return self.fc(x)"},
+      {"source", {"/home/me/train.py", 41, "x = block(x)"}},
+      {"allocator",
+       {{"allocated_bytes", 3LL << 30},
+        {"reserved_bytes", 4LL << 30},
+        {"peak_allocated_bytes", 3LL << 30},
+        {"device_total_bytes", 8LL << 30},
+        {"device_free_bytes", 1 << 29},
+        {"largest_free_block_bytes", nullptr},
+        {"alloc_retries", 2},
+        {"expandable_segments", false}}},
+      {"training_state", nullptr},
+      {"torch", "2.11.0"},
+      {"device", "cuda"},
+      {"input", {{"batch_size", 64}, {"dtype", "float32"}}}};
+  const json ended = {{"type", "ended"},    {"steps", 3},     {"optimizer_seen", true},
+                      {"model_seen", true}, {"raised", true}, {"out_of_memory", oom}};
+  const ProbeEnded read = ReadEnded(ended);
+  ASSERT_TRUE(read.out_of_memory.has_value());
+  EXPECT_EQ(read.out_of_memory->path, "blocks.1");
+  EXPECT_EQ(read.out_of_memory->phase, "forward");
+  EXPECT_EQ(read.out_of_memory->requested_mb, 2048.0);
+  ASSERT_TRUE(read.out_of_memory->source.has_value());
+  EXPECT_EQ(read.out_of_memory->source->line, 41);
+  ASSERT_TRUE(read.out_of_memory->allocator.has_value());
+  EXPECT_EQ(read.out_of_memory->allocator->reserved_mb, 4096.0);
+  EXPECT_EQ(read.out_of_memory->allocator->device_free_mb, 512.0);
+  EXPECT_FALSE(read.out_of_memory->allocator->largest_free_block_mb.has_value());
+  EXPECT_EQ(read.run.batch_size, 64);
+  json other = ended;
+  other["out_of_memory"] = nullptr;
+  EXPECT_FALSE(ReadEnded(other).out_of_memory.has_value()) << "any other uncaught error";
+  for (const auto& [field, bad] : {std::pair<const char*, json>{"phase", "sideways"},
+                                   {"source", json{"train.py", 0, ""}},
+                                   {"allocator", json{{"allocated_bytes", -1}}}}) {
+    json message = ended;
+    message["out_of_memory"][field] = bad;
+    EXPECT_THROW(ReadEnded(message), ProbeMessageError) << field;
+  }
+}
+
+// torch's wording of the request, from 1.13's to 2.x's, in each unit format_size writes.
+TEST(ProbeMessages, TheRequestsSizeIsReadFromTorchsMessage) {
+  EXPECT_EQ(RequestedMbOf("CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 15.78 GiB "
+                          "total capacity; 14.50 GiB already allocated)"),
+            20.0);
+  EXPECT_EQ(RequestedMbOf("CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+                          "capacity of 79.15 GiB of which 1.23 GiB is free."),
+            2048.0);
+  EXPECT_EQ(RequestedMbOf("Tried to allocate 512.00 KiB"), 0.5);
+  EXPECT_EQ(RequestedMbOf("Tried to allocate 1048576 bytes"), 1.0);
+  EXPECT_FALSE(RequestedMbOf("CUDA error: out of memory").has_value());
+}
+
 TEST(ProbeMessages, AHelloNamesItsRank) {
   const json hello = {{"type", "hello"},
                       {"protocol", 1},

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
@@ -184,6 +185,47 @@ TEST(ScriptMode, LetRunEndsWithTheScriptsFailureAndKeepsTheReport) {
   EXPECT_TRUE(fs::exists(scratch / "report" / "report.json"));
 }
 
+// A script that dies of torch's out-of-memory error (raised by its module on a CPU, where nothing
+// runs out of CUDA memory: oom_train.py) gets a report of it, not only its traceback: where it
+// happened, the request, and the fixes; advisor exits 1 with one line saying where the report is.
+TEST(ScriptMode, OutOfMemoryGetsAReportOfWhereAndTheFixes) {
+  const fs::path scratch = Scratch("out_of_memory");
+  const std::string script = kScripts + "/oom_train.py";
+  const CommandResult run = BisectInto(scratch, script + " --oom-step 6");
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  const std::string line = AdvisorError(run);
+  EXPECT_EQ(
+      line.rfind("advisor: " + script + " ran out of memory (exit status 1) after 6 steps", 0), 0u)
+      << line;
+  EXPECT_NE(line.find("in the forward pass of 1 at oom_train.py:"), std::string::npos) << line;
+  EXPECT_NE(line.find((scratch / "report" / "report.md").string()), std::string::npos) << line;
+  EXPECT_NE(run.err.find("Traceback"), std::string::npos) << "the script's own error stays";
+
+  const json report = Report(scratch / "report");
+  EXPECT_EQ(report["run"]["failure"], "out_of_memory");
+  const json& oom = report["out_of_memory"];
+  EXPECT_EQ(oom["path"], "1") << oom.dump();
+  EXPECT_EQ(oom["phase"], "forward");
+  EXPECT_EQ(oom["steps_done"], 6);
+  EXPECT_DOUBLE_EQ(oom["requested_mb"].get<double>(), 2048.0);
+  EXPECT_EQ(oom["source"]["file"], script);
+  EXPECT_EQ(oom["source"]["line"], LineOf(script, "raise torch.cuda.OutOfMemoryError"));
+  EXPECT_TRUE(oom["allocator"].is_null()) << "a CPU has no caching allocator to read";
+  EXPECT_TRUE(report["step"].is_null()) << "no step was measured before it";
+  std::map<std::string, json> findings;
+  for (const json& finding : report["findings"]) findings[finding["rule"]] = finding;
+  ASSERT_EQ(findings.count("oom-bf16-autocast"), 1u) << report["findings"].dump();
+  EXPECT_DOUBLE_EQ(findings["oom-bf16-autocast"]["expected_saving_mb"].get<double>(), 1024.0);
+  ASSERT_EQ(findings.count("oom-smaller-batch"), 1u);
+  EXPECT_NE(findings["oom-smaller-batch"]["message"].get<std::string>().find(
+                "micro-batches of 8 instead of 16"),
+            std::string::npos);
+  ASSERT_EQ(findings.count("oom-activation-checkpointing"), 1u);
+  EXPECT_EQ(findings["oom-activation-checkpointing"]["path"], "1");
+  const std::string markdown = ReadFile((scratch / "report" / "report.md").string());
+  EXPECT_LT(markdown.find("## Out of memory"), markdown.find("## Findings"));
+}
+
 TEST(ScriptMode, AutotestRelaunchesTheScriptWithTheKnobApplied) {
   const fs::path scratch = Scratch("autotest");
   const std::string tag = UniqueTag();
@@ -231,6 +273,31 @@ TEST(ScriptMode, AutotestSwitchesAKnobBetweenTheStepsOfOneRun) {
   EXPECT_EQ((*off)["status"], "verified") << off->dump();
   // 20 ms of the deterministic step's price against a step of well under a millisecond.
   EXPECT_GT((*off)["speedup"].get<double>(), 2.0) << off->dump();
+}
+
+// activation-checkpointing wraps the instances its findings name in torch.utils.checkpoint: on a
+// CPU the candidate runs, its recompute timed against the baseline, and keeps the numbers.
+TEST(ScriptMode, ActivationCheckpointingOfTheNamedInstanceRunsAndKeepsTheNumerics) {
+  const fs::path scratch = Scratch("autotest_checkpoint");
+  const CommandResult run =
+      RunCommand(kAdvisor + " bisect -q --autotest --autotest-rounds 1 --rules " + kScripts +
+                     "/rules_checkpoint --out " + (scratch / "report").string() + " -- " + kPython +
+                     " " + kScripts + "/deterministic_train.py",
+                 scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json fixes = Report(scratch / "report")["fixes"];
+  const json* checkpoint = nullptr;
+  for (const json& fix : fixes) {
+    if (fix["recipe"] == "activation-checkpointing") checkpoint = &fix;
+  }
+  ASSERT_NE(checkpoint, nullptr) << fixes.dump();
+  EXPECT_NE((*checkpoint)["status"], "failed") << checkpoint->dump();
+  EXPECT_NE((*checkpoint)["status"], "skipped") << checkpoint->dump();
+  ASSERT_TRUE((*checkpoint)["numerics"].is_object()) << checkpoint->dump();
+  EXPECT_LE((*checkpoint)["numerics"]["max_rel_diff"].get<double>(),
+            (*checkpoint)["numerics"]["tolerance"].get<double>());
+  EXPECT_GT((*checkpoint)["candidate"]["median_ms"].get<double>(), 0.0) << "the recompute ran";
+  EXPECT_TRUE((*checkpoint)["peak_memory_mb"].is_null()) << "a CPU has no allocator peak";
 }
 
 TEST(ScriptMode, AFixThatNeedsACodeChangeIsShownAgainstTheUsersLine) {

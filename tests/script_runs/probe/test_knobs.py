@@ -158,3 +158,31 @@ class DataLoaderKnobTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class CheckpointKnobTest(unittest.TestCase):
+    """activation-checkpointing: the named instances' forward under torch.utils.checkpoint."""
+
+    def _model(self):
+        torch.manual_seed(0)
+        return torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2))
+
+    def test_the_named_instance_is_recomputed_in_backward_with_the_same_gradients(self):
+        plain, checkpointed = self._model(), self._model()
+        calls = []
+        forward = checkpointed[0].forward
+        checkpointed[0].forward = lambda x: calls.append(x) or forward(x)
+        Knobs({"checkpoint_modules": ["0"]}).at_model([checkpointed], cuda=False)
+        x = torch.randn(3, 4, requires_grad=True)
+        plain(x).square().sum().backward()
+        checkpointed(x).square().sum().backward()
+        # Its forward ran twice: once in the forward pass, once recomputed inside the backward.
+        self.assertEqual(len(calls), 2)
+        for a, b in zip(plain.parameters(), checkpointed.parameters()):
+            self.assertTrue(torch.allclose(a.grad, b.grad))
+
+    def test_an_instance_the_model_lacks_is_not_applied(self):
+        knobs = Knobs({"checkpoint_modules": ["7"]})
+        self.assertEqual(knobs.not_applied([self._model()]),
+                         "the model has no module instance 7 to checkpoint")
+        self.assertEqual(Knobs({"checkpoint_modules": ["2"]}).not_applied([self._model()]), "")

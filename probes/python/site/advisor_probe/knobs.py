@@ -11,12 +11,14 @@ import sys
 
 import torch
 
+from advisor_probe import modules as module_tree
+
 # What each override needs, for a clear "cannot apply" instead of a silent no-op.
 KNOWN = {"deterministic", "batch_scale", "autocast_dtype", "allow_tf32", "cudnn_benchmark",
          "channels_last", "fused_optimizer", "pin_memory", "dataloader_workers",
          "intra_op_threads", "sdpa_backend", "compile", "ddp_bucket_cap_mb",
          "ddp_gradient_as_bucket_view", "ddp_static_graph", "ddp_no_sync",
-         "fsdp_sharding_strategy", "persistent_workers"}
+         "fsdp_sharding_strategy", "persistent_workers", "checkpoint_modules"}
 # DistributedDataParallel's constructor arguments each DDP knob sets.
 _DDP_ARGUMENTS = {"ddp_bucket_cap_mb": "bucket_cap_mb",
                   "ddp_gradient_as_bucket_view": "gradient_as_bucket_view",
@@ -193,9 +195,16 @@ class Knobs:
             self._micro_steps = self._forwards
         self._forwards = 0
 
-    def not_applied(self):
-        """Why a knob had nothing to apply to in this script, once the model is known; "" when
-        every knob found its place."""
+    def not_applied(self, roots=()):
+        """Why a knob had nothing to apply to in this script, once the model (`roots`) is known;
+        "" when every knob found its place."""
+        if "checkpoint_modules" in self._overrides:
+            if not self._overrides["checkpoint_modules"]:
+                return "no finding named a module instance to checkpoint"
+            by_path = module_tree.ModuleTree(list(roots)).by_path if roots else {}
+            missing = [p for p in self._overrides["checkpoint_modules"] if not by_path.get(p)]
+            if missing:
+                return "the model has no module instance %s to checkpoint" % ", ".join(missing)
         ddp_knobs = (set(_DDP_ARGUMENTS) | {"ddp_no_sync"}) & set(self._overrides)
         if ddp_knobs and not self._ddp_built:
             return "the script builds no torch.nn.parallel.DistributedDataParallel"
@@ -275,6 +284,11 @@ class Knobs:
             self._only_sdpa_backend(o["sdpa_backend"])
         if "intra_op_threads" in o:
             torch.set_num_threads(_count(o["intra_op_threads"]))
+        if o.get("checkpoint_modules"):
+            # Paths as the bisection names them (not_applied checked that each is there).
+            by_path = module_tree.ModuleTree(list(roots)).by_path
+            for path in o["checkpoint_modules"]:
+                by_path[path].forward = _checkpointed(by_path[path].forward)
         for root in roots:
             if o.get("channels_last"):
                 root.to(memory_format=torch.channels_last)
@@ -309,3 +323,23 @@ class Knobs:
 def _channels_last_inputs(module, args):
     return tuple(a.contiguous(memory_format=torch.channels_last)
                  if isinstance(a, torch.Tensor) and a.dim() == 4 else a for a in args)
+
+
+def _checkpointed(forward):
+    """`forward` under torch.utils.checkpoint: its activations are not kept for backward but
+    recomputed there. Non-reentrant where the torch has it (1.11 on: any inputs, keyword
+    arguments, no need for an input that requires grad); a forward without gradients (an
+    evaluation) runs as it is."""
+    from torch.utils.checkpoint import checkpoint
+
+    non_reentrant = "use_reentrant" in inspect.signature(checkpoint).parameters
+
+    @functools.wraps(forward)
+    def run(*args, **kwargs):
+        if not torch.is_grad_enabled():
+            return forward(*args, **kwargs)
+        if non_reentrant:
+            return checkpoint(forward, *args, use_reentrant=False, **kwargs)
+        return checkpoint(forward, *args, **kwargs)
+
+    return run

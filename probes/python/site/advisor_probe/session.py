@@ -25,6 +25,7 @@ from advisor_probe.input_stage import InputStage
 from advisor_probe.knobs import physical_cores
 from advisor_probe.loader_epochs import LoaderEpochs
 from advisor_probe.markers import Markers
+from advisor_probe import out_of_memory
 from advisor_probe.sources import LineLabels, SourceCapture, line_text
 from advisor_probe.steps import StepClock
 from advisor_probe.training_state import TrainingState
@@ -302,7 +303,44 @@ class Session:
         self._send({"type": "ended", "steps": self._clock.completed,
                     "optimizer_seen": bool(self._optimizers), "model_seen": self._tree is not None,
                     "frameworks": imported_frameworks(sys.modules),
-                    "raised": hasattr(sys, "last_value")})
+                    "raised": hasattr(sys, "last_value"),
+                    "out_of_memory": self._out_of_memory(getattr(sys, "last_value", None),
+                                                         getattr(sys, "last_traceback", None))})
+
+    def _out_of_memory(self, error, traceback):
+        """What advisor reports of an uncaught out-of-memory error (out_of_memory.py); None for
+        any other end."""
+        if error is None or not out_of_memory.is_out_of_memory(error):
+            return None
+        path_of = self._path_finder(traceback)
+        if not self._input:
+            call = out_of_memory.outermost_call(traceback)
+            if call is not None:
+                self._note_input(*call)
+        if self._optimizers:
+            self._training_state.measure(self._optimizers)
+        device = self._device
+        if device is None and torch.cuda.is_available() and torch.cuda.is_initialized():
+            device = torch.device("cuda", torch.cuda.current_device())
+        report = out_of_memory.where(traceback, path_of, self._clock.phase)
+        report.update({"message": out_of_memory.message_of(error),
+                       "allocator": out_of_memory.allocator(
+                           device.index if device is not None else None),
+                       "training_state": self._training_state.describe(),
+                       "torch": torch.__version__,
+                       "device": "cuda" if device is not None else "cpu",
+                       "input": self._input})
+        return report
+
+    def _path_finder(self, traceback):
+        """module -> its path: the model's tree, or before the model is known (its first step)
+        the tree of the outermost module on the stack."""
+        tree = self._tree
+        if tree is None:
+            call = out_of_memory.outermost_call(traceback)
+            tree = module_tree.ModuleTree([call[0]]) if call is not None else None
+        paths = {id(m): p for p, m in tree.by_path.items()} if tree is not None else {}
+        return lambda module: paths.get(id(module))
 
     # ---- what the script does --------------------------------------------------------------
 
@@ -419,7 +457,7 @@ class Session:
         self._cuda = first is not None and first.is_cuda
         self._device = first.device if self._cuda else None
         if self._bench is not None:
-            reason = self._knobs.unsupported or self._knobs.not_applied()
+            reason = self._knobs.unsupported or self._knobs.not_applied(roots)
             if reason:
                 self._bench.skip(reason)
                 _end_interpreter(self._loader_iterators)

@@ -34,6 +34,11 @@ class StepClock:
         return self._optimizer_end is not None
 
     @property
+    def phase(self):
+        """The phase code of the stretch in progress; None before the first forward."""
+        return self._stretches[-1][0] if self._stretches else None
+
+    @property
     def in_progress(self):
         """The index of the step in progress: once its optimizer step has ended, what follows
         (the wait for the next batch) is the next step's."""
