@@ -34,6 +34,17 @@ std::map<ThreadId, TimeNs> ThreadEnds(const Timeline& timeline) {
   return ends;
 }
 
+// The end of the phase stretch of a step that `time` falls in, or `otherwise` where it falls in
+// none: the analysis ends every module interval with its stretch.
+TimeNs StretchEnd(const std::vector<StepSpan>& steps, TimeNs time, TimeNs otherwise) {
+  for (const StepSpan& step : steps) {
+    for (const PhaseSpan& stretch : step.phases) {
+      if (stretch.start_ns <= time && time < stretch.end_ns) return stretch.end_ns;
+    }
+  }
+  return otherwise;
+}
+
 }  // namespace
 
 std::vector<ModuleSpan> RebuildModuleSpans(const Timeline& timeline) {
@@ -110,8 +121,10 @@ void EndInferredBackwardSpansWithTheirOps(const Timeline& timeline,
     auto it = std::lower_bound(ops.begin(), ops.end(), span.start_ns, [&](std::size_t i, TimeNs t) {
       return timeline.ops[i].start_ns < t;
     });
+    const TimeNs until =
+        std::min(span.end_ns, StretchEnd(timeline.steps, span.start_ns, span.end_ns));
     TimeNs last_end = span.start_ns;
-    for (; it != ops.end() && timeline.ops[*it].start_ns < span.end_ns; ++it) {
+    for (; it != ops.end() && timeline.ops[*it].start_ns < until; ++it) {
       if (IsSameOrDescendant(placements[*it].module, span.path)) {
         last_end = std::max(last_end, timeline.ops[*it].end_ns);
       }

@@ -27,9 +27,10 @@ struct ModuleSpan {
 std::vector<ModuleSpan> RebuildModuleSpans(const Timeline& timeline);
 
 // Ends each backward span whose end was inferred where the last op `placements` (PlaceOps) put in
-// it or below it ends, at its start where none: the next module's marker may come long after its
-// last node, another module's unmarked backward between (an embedding fed integer ids, whose span
-// ran over a whole tower's backward).
+// it or below it, in the phase stretch it began in, ends; at its start where none. The next
+// module's marker may come long after its last node, another module's unmarked backward between
+// (an embedding fed integer ids, whose span ran over a whole tower's backward), or none in the
+// step (the parent of a level, whose span ran over the window's later steps).
 void EndInferredBackwardSpansWithTheirOps(const Timeline& timeline,
                                           const std::vector<OpPlacement>& placements,
                                           std::vector<ModuleSpan>& spans);

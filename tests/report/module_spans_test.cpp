@@ -81,6 +81,25 @@ TEST(ModuleSpans, AnInferredBackwardEndIsTheEndOfItsLastOp) {
   EXPECT_EQ(spans[0].end_ns, Ms(3)) << "a forward span keeps its end";
 }
 
+TEST(ModuleSpans, AnInferredBackwardEndIsInTheStretchItBeganIn) {
+  // "users", the parent of a level, gets no kBackwardEnd and no other module's marker ends it:
+  // without a stretch its span ran on through the next step's forward.
+  using testing::Ms;
+  testing::TimelineBuilder b;
+  b.Step(0, 10, 30, 40)
+      .Step(40, 50, 70, 80)
+      .Mark("users", MarkerKind::kBackwardBegin, 11)
+      .Op("MeanBackward1", 12, 14, 1, OpScope::kBackward)
+      .Forward("users", 41, 49)
+      .Op("aten::mean", 42, 48);
+  const Timeline& timeline = b.Build();
+  std::vector<ModuleSpan> spans = RebuildModuleSpans(timeline);
+  ASSERT_EQ(spans.size(), 2u);
+  EndInferredBackwardSpansWithTheirOps(timeline, PlaceOps(timeline), spans);
+  EXPECT_TRUE(spans[0].backward);
+  EXPECT_EQ(spans[0].end_ns, Ms(14));
+}
+
 TEST(ModuleSpans, AnUnclosedSpanEndsAtItsThreadsLastEvent) {
   Timeline timeline;
   timeline.markers = {Marker("stem", MarkerKind::kBackwardBegin, 100)};
