@@ -23,13 +23,13 @@ int StepAt(const std::vector<StepSpan>& steps, TimeNs time) {
 // One thread's module intervals, replayed in time order against its ops.
 class ThreadModules {
  public:
-  explicit ThreadModules(std::set<ModulePath> paths_with_backward_end)
-      : paths_with_backward_end_(std::move(paths_with_backward_end)) {}
+  explicit ThreadModules(const std::set<ModulePath>& paths_with_backward_end)
+      : paths_with_backward_end_(paths_with_backward_end) {}
 
   void Apply(const MarkerEvent& marker) {
     switch (marker.kind) {
       case MarkerKind::kForwardEnter:
-        stack_.push_back(marker.path);
+        stack_.push_back({marker.path, false});
         break;
       case MarkerKind::kForwardExit:
         PopThrough(marker.path);
@@ -37,11 +37,12 @@ class ThreadModules {
       case MarkerKind::kBackwardBegin:
         // A module whose input gradient is never computed (its inputs need no gradient) sends no
         // kBackwardEnd; its interval ends where another module's, not a descendant's, begins.
-        while (!stack_.empty() && !paths_with_backward_end_.count(stack_.back()) &&
-               (marker.path == stack_.back() || !IsSameOrDescendant(marker.path, stack_.back()))) {
+        while (!stack_.empty() && !paths_with_backward_end_.count(stack_.back().path) &&
+               (marker.path == stack_.back().path ||
+                !IsSameOrDescendant(marker.path, stack_.back().path))) {
           stack_.pop_back();
         }
-        stack_.push_back(marker.path);
+        stack_.push_back({marker.path, true});
         break;
       case MarkerKind::kBackwardEnd:
         PopThrough(marker.path);
@@ -49,31 +50,110 @@ class ThreadModules {
     }
   }
 
+  // A backward node whose forward op ran in `made_in` is about to run. A backward interval with no
+  // end of its own that does not hold `made_in` ended with its last node: another module's
+  // backward may run next without a marker of its own (an uninstrumented tower's beside an
+  // embedding fed integer ids, whose interval took that tower's 27 ms).
+  void NodeMadeIn(const ModulePath& made_in) {
+    while (!stack_.empty() && stack_.back().backward &&
+           !paths_with_backward_end_.count(stack_.back().path) &&
+           !IsSameOrDescendant(made_in, stack_.back().path)) {
+      stack_.pop_back();
+    }
+  }
+
   void ClosePhase() { stack_.clear(); }
-  const ModulePath& Innermost() const { return stack_.empty() ? kNone : stack_.back(); }
+  const ModulePath& Innermost() const { return stack_.empty() ? kNone : stack_.back().path; }
 
  private:
+  struct Interval {
+    ModulePath path;
+    bool backward;
+  };
+
   void PopThrough(const ModulePath& path) {
-    auto it = std::find(stack_.rbegin(), stack_.rend(), path);
+    auto it = std::find_if(stack_.rbegin(), stack_.rend(),
+                           [&](const Interval& open) { return open.path == path; });
     if (it == stack_.rend()) return;  // its opening marker fell outside the window
     stack_.erase(std::prev(it.base()), stack_.end());
   }
 
   static inline const ModulePath kNone;
-  std::set<ModulePath> paths_with_backward_end_;
-  std::vector<ModulePath> stack_;
+  const std::set<ModulePath>& paths_with_backward_end_;
+  std::vector<Interval> stack_;
 };
+
+// Markers and op starts of one thread, merged in time order (a marker before an op at a tie).
+struct Item {
+  TimeNs time;
+  int order;  // 0 marker, 1 op
+  std::size_t index;
+};
+
+// Places the ops of one thread's `items`. With `creator` (CreatingForwardOps), a backward interval
+// without an end marker ends before the first top-level backward node made outside it.
+void PlaceThread(const Timeline& timeline, const std::vector<Item>& items,
+                 const std::set<ModulePath>& paths_with_backward_end,
+                 const std::vector<int>* creator, std::vector<OpPlacement>& placements,
+                 std::vector<bool>& encloses_boundary) {
+  ThreadModules modules(paths_with_backward_end);
+  std::pair<int, Phase> current_phase{-2, Phase::kOutside};
+  std::vector<std::size_t> open_ops;    // enclosing ops, outermost first
+  std::vector<std::size_t> thread_ops;  // this thread's ops in start order
+  for (const Item& item : items) {
+    const int step = StepAt(timeline.steps, item.time);
+    const Phase phase = step < 0 ? Phase::kOutside : timeline.steps[step].PhaseAt(item.time);
+    if (std::make_pair(step, phase) != current_phase) {
+      modules.ClosePhase();  // module intervals never span a phase boundary
+      current_phase = {step, phase};
+    }
+    if (item.order == 0) {
+      const MarkerEvent& marker = timeline.markers[item.index];
+      modules.Apply(marker);
+      for (std::size_t open : open_ops) {
+        const OpEvent& enclosing = timeline.ops[open];
+        if (enclosing.start_ns < marker.time_ns && marker.time_ns < enclosing.end_ns) {
+          encloses_boundary[open] = true;
+        }
+      }
+      continue;
+    }
+    const OpEvent& op = timeline.ops[item.index];
+    while (!open_ops.empty() && timeline.ops[open_ops.back()].end_ns <= op.start_ns) {
+      open_ops.pop_back();
+    }
+    if (creator != nullptr && open_ops.empty() && op.scope == OpScope::kBackward &&
+        (*creator)[item.index] >= 0) {
+      modules.NodeMadeIn(placements[(*creator)[item.index]].module);
+    }
+    OpPlacement& placement = placements[item.index];
+    placement.step = step;
+    placement.phase = phase;
+    placement.module = modules.Innermost();
+    placement.parent = open_ops.empty() ? -1 : static_cast<int>(open_ops.back());
+    open_ops.push_back(item.index);
+    thread_ops.push_back(item.index);
+  }
+  // Parents come before their children: one pass finds each op's top level.
+  for (std::size_t i : thread_ops) {
+    OpPlacement& placement = placements[i];
+    if (encloses_boundary[i]) {
+      placement.top_level = -1;
+    } else if (placement.parent < 0 || encloses_boundary[placement.parent]) {
+      placement.top_level = static_cast<int>(i);
+    } else {
+      placement.top_level = placements[placement.parent].top_level;
+    }
+  }
+}
 
 // The loss's backward (PlaceOps): of the top-level ops of the backward phase outside every
 // instrumented module, the nodes whose forward op ran in the loss, and the ops the autograd engine
 // runs between nodes without a node of their own (the aten::add that sums two gradients of one
 // tensor: a loss that indexes one row per anchor made 257 a step), which go with the node before
 // them on their thread; then the ops inside them (their top level).
-void PlaceLossBackward(const Timeline& timeline, std::vector<OpPlacement>& placements) {
-  const bool has_loss = std::any_of(timeline.steps.begin(), timeline.steps.end(),
-                                    [](const StepSpan& s) { return s.TimeIn(Phase::kLoss) > 0; });
-  if (!has_loss) return;
-  const std::vector<int> creator = CreatingForwardOps(timeline);
+void PlaceLossBackward(const Timeline& timeline, const std::vector<int>& creator,
+                       std::vector<OpPlacement>& placements) {
   std::map<ThreadId, std::vector<std::size_t>> by_thread;  // the candidates, in start order
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
     const OpPlacement& placement = placements[i];
@@ -109,12 +189,18 @@ void PlaceLossBackward(const Timeline& timeline, std::vector<OpPlacement>& place
 
 const char* PhaseName(Phase phase) {
   switch (phase) {
-    case Phase::kData: return "data";
-    case Phase::kForward: return "forward";
-    case Phase::kBackward: return "backward";
-    case Phase::kOptimizer: return "optimizer";
-    case Phase::kOutside: return "outside";
-    case Phase::kLoss: return "loss";
+    case Phase::kData:
+      return "data";
+    case Phase::kForward:
+      return "forward";
+    case Phase::kBackward:
+      return "backward";
+    case Phase::kOptimizer:
+      return "optimizer";
+    case Phase::kOutside:
+      return "outside";
+    case Phase::kLoss:
+      return "loss";
   }
   return "outside";
 }
@@ -127,13 +213,14 @@ std::vector<OpPlacement> PlaceOps(const Timeline& timeline) {
   for (const MarkerEvent& marker : timeline.markers) {
     if (marker.kind == MarkerKind::kBackwardEnd) paths_with_backward_end.insert(marker.path);
   }
+  // The threads on which a backward interval opens that no marker ends.
+  std::set<ThreadId> inferred_ends;
+  for (const MarkerEvent& marker : timeline.markers) {
+    if (marker.kind == MarkerKind::kBackwardBegin && !paths_with_backward_end.count(marker.path)) {
+      inferred_ends.insert(marker.thread);
+    }
+  }
 
-  // Per thread: markers and op starts merged in time order (a marker before an op at a tie).
-  struct Item {
-    TimeNs time;
-    int order;  // 0 marker, 1 op
-    std::size_t index;
-  };
   // Each thread's markers, then its ops: both sorted, then merged.
   std::map<ThreadId, std::pair<std::vector<Item>, std::size_t>> by_thread;  // items, markers
   for (std::size_t i = 0; i < timeline.markers.size(); ++i) {
@@ -153,58 +240,24 @@ std::vector<OpPlacement> PlaceOps(const Timeline& timeline) {
     // A trace's millions of ops mostly come in start order: a pass checks, where a stable sort
     // of them all took a buffer as large and many passes. Equal to one stable sort of the whole.
     const auto first_op = items.begin() + static_cast<std::ptrdiff_t>(items_and_markers.second);
-    for (const auto& [from, to] : {std::make_pair(items.begin(), first_op),
-                                   std::make_pair(first_op, items.end())}) {
+    for (const auto& [from, to] :
+         {std::make_pair(items.begin(), first_op), std::make_pair(first_op, items.end())}) {
       if (!std::is_sorted(from, to, in_time_order)) std::stable_sort(from, to, in_time_order);
     }
     std::inplace_merge(items.begin(), first_op, items.end(), in_time_order);
-    ThreadModules modules(paths_with_backward_end);
-    std::pair<int, Phase> current_phase{-2, Phase::kOutside};
-    std::vector<std::size_t> open_ops;  // enclosing ops, outermost first
-    std::vector<std::size_t> thread_ops;  // this thread's ops in start order
-    for (const Item& item : items) {
-      const int step = StepAt(timeline.steps, item.time);
-      const Phase phase = step < 0 ? Phase::kOutside : timeline.steps[step].PhaseAt(item.time);
-      if (std::make_pair(step, phase) != current_phase) {
-        modules.ClosePhase();  // module intervals never span a phase boundary
-        current_phase = {step, phase};
-      }
-      if (item.order == 0) {
-        const MarkerEvent& marker = timeline.markers[item.index];
-        modules.Apply(marker);
-        for (std::size_t open : open_ops) {
-          const OpEvent& enclosing = timeline.ops[open];
-          if (enclosing.start_ns < marker.time_ns && marker.time_ns < enclosing.end_ns) {
-            encloses_boundary[open] = true;
-          }
-        }
-        continue;
-      }
-      const OpEvent& op = timeline.ops[item.index];
-      while (!open_ops.empty() && timeline.ops[open_ops.back()].end_ns <= op.start_ns) {
-        open_ops.pop_back();
-      }
-      OpPlacement& placement = placements[item.index];
-      placement.step = step;
-      placement.phase = phase;
-      placement.module = modules.Innermost();
-      placement.parent = open_ops.empty() ? -1 : static_cast<int>(open_ops.back());
-      open_ops.push_back(item.index);
-      thread_ops.push_back(item.index);
-    }
-    // Parents come before their children: one pass finds each op's top level.
-    for (std::size_t i : thread_ops) {
-      OpPlacement& placement = placements[i];
-      if (encloses_boundary[i]) {
-        placement.top_level = -1;
-      } else if (placement.parent < 0 || encloses_boundary[placement.parent]) {
-        placement.top_level = static_cast<int>(i);
-      } else {
-        placement.top_level = placements[placement.parent].top_level;
-      }
-    }
+    PlaceThread(timeline, items, paths_with_backward_end, nullptr, placements, encloses_boundary);
   }
-  PlaceLossBackward(timeline, placements);
+  const bool has_loss = std::any_of(timeline.steps.begin(), timeline.steps.end(),
+                                    [](const StepSpan& s) { return s.TimeIn(Phase::kLoss) > 0; });
+  if (inferred_ends.empty() && !has_loss) return placements;  // no node needs its forward op
+  const std::vector<int> creator = CreatingForwardOps(timeline);
+  // Where an interval's end is inferred, its thread is placed again knowing each node's forward
+  // op, placed by now on whichever thread ran it: the forward's intervals all have their ends.
+  for (ThreadId thread : inferred_ends) {
+    PlaceThread(timeline, by_thread.at(thread).first, paths_with_backward_end, &creator, placements,
+                encloses_boundary);
+  }
+  if (has_loss) PlaceLossBackward(timeline, creator, placements);
   return placements;
 }
 

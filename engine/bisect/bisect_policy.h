@@ -4,7 +4,9 @@
 // A child is chosen, in this order, for:
 //   1. an anomaly, the largest excess over what its own measurements predict:
 //      - backward excess: backward cost beyond kBackwardRatio x its forward cost (a gather whose
-//        deterministic backward sorts, an embedding's scatter);
+//        deterministic backward sorts, an embedding's scatter), by at least the excess threshold
+//        below in most of the window's steps, each step judged alone, and in 4 of 5 where a
+//        child costs more (StepSupport's contested choice);
 //      - instance excess: one slow block among identical blocks (at least two others of its
 //        structure, their parameter counts within kParameterSlack of its own), standing out from
 //        them in most of the window's steps, each step judged alone;
@@ -54,6 +56,9 @@ struct ChildCost {
   // Its forward + backward in each step of the window, whichever the level is decided from: an
   // instance is anomalous on the window's steps, not on one step alone.
   std::vector<double> steps;
+  // Its forward and its backward in each step of the window: so is a backward excess.
+  std::vector<double> forward_steps;
+  std::vector<double> backward_steps;
   double total() const { return forward + backward; }
 };
 

@@ -43,14 +43,6 @@ struct LevelCosts {
   }
   PhaseCosts Step() const { return step ? attribution.StepAt(*step) : attribution.Step(); }
   double Total(const PhaseCosts& costs) const { return advisor::Total(attribution, costs); }
-  // The module's forward + backward in each step of the window, whichever is decided from.
-  std::vector<double> EachStep(const std::string& path) const {
-    std::vector<double> totals;
-    for (int each = 0; each < attribution.steps(); ++each) {
-      totals.push_back(Total(attribution.InclusiveAt(path, each)));
-    }
-    return totals;
-  }
 };
 
 ChildCost ChildOf(const LevelCosts& level, const std::string& path, const ModuleTree& modules) {
@@ -63,7 +55,13 @@ ChildCost ChildOf(const LevelCosts& level, const std::string& path, const Module
   child.parameters = it != modules.end() ? it->second.parameters : 0;
   child.forward = level.attribution.Rank(costs.forward);
   child.backward = level.attribution.Rank(costs.backward);
-  child.steps = level.EachStep(path);
+  // Each step of the window, whichever is decided from.
+  for (int each = 0; each < level.attribution.steps(); ++each) {
+    const PhaseCosts at = level.attribution.InclusiveAt(path, each);
+    child.forward_steps.push_back(level.attribution.Rank(at.forward));
+    child.backward_steps.push_back(level.attribution.Rank(at.backward));
+    child.steps.push_back(child.forward_steps.back() + child.backward_steps.back());
+  }
   return child;
 }
 

@@ -236,7 +236,8 @@ class WindowWriter {
       }
     }
     std::map<ThreadId, std::vector<std::size_t>> spans_by_thread;
-    const std::vector<ModuleSpan> spans = RebuildModuleSpans(timeline_);
+    std::vector<ModuleSpan> spans = RebuildModuleSpans(timeline_);
+    EndInferredBackwardSpansWithTheirOps(timeline_, placements_, spans);
     for (std::size_t i = 0; i < spans.size(); ++i) spans_by_thread[spans[i].thread].push_back(i);
 
     std::set<ThreadId> threads;

@@ -34,6 +34,17 @@ std::map<ThreadId, TimeNs> ThreadEnds(const Timeline& timeline) {
   return ends;
 }
 
+// The end of the phase stretch of a step that `time` falls in, or `otherwise` where it falls in
+// none: the analysis ends every module interval with its stretch.
+TimeNs StretchEnd(const std::vector<StepSpan>& steps, TimeNs time, TimeNs otherwise) {
+  for (const StepSpan& step : steps) {
+    for (const PhaseSpan& stretch : step.phases) {
+      if (stretch.start_ns <= time && time < stretch.end_ns) return stretch.end_ns;
+    }
+  }
+  return otherwise;
+}
+
 }  // namespace
 
 std::vector<ModuleSpan> RebuildModuleSpans(const Timeline& timeline) {
@@ -85,6 +96,41 @@ std::vector<ModuleSpan> RebuildModuleSpans(const Timeline& timeline) {
     while (!open.empty()) close_top(thread_ends.at(thread), true);
   }
   return spans;
+}
+
+void EndInferredBackwardSpansWithTheirOps(const Timeline& timeline,
+                                          const std::vector<OpPlacement>& placements,
+                                          std::vector<ModuleSpan>& spans) {
+  std::map<ThreadId, std::vector<std::size_t>> ops_by_thread;  // in start order
+  for (const ModuleSpan& span : spans) {
+    if (span.backward && span.end_inferred) ops_by_thread.emplace(span.thread, 0);
+  }
+  if (ops_by_thread.empty()) return;
+  for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
+    auto it = ops_by_thread.find(timeline.ops[i].thread);
+    if (it != ops_by_thread.end()) it->second.push_back(i);
+  }
+  for (auto& [thread, ops] : ops_by_thread) {
+    std::stable_sort(ops.begin(), ops.end(), [&](std::size_t a, std::size_t b) {
+      return timeline.ops[a].start_ns < timeline.ops[b].start_ns;
+    });
+  }
+  for (ModuleSpan& span : spans) {
+    if (!span.backward || !span.end_inferred) continue;
+    const std::vector<std::size_t>& ops = ops_by_thread.at(span.thread);
+    auto it = std::lower_bound(ops.begin(), ops.end(), span.start_ns, [&](std::size_t i, TimeNs t) {
+      return timeline.ops[i].start_ns < t;
+    });
+    const TimeNs until =
+        std::min(span.end_ns, StretchEnd(timeline.steps, span.start_ns, span.end_ns));
+    TimeNs last_end = span.start_ns;
+    for (; it != ops.end() && timeline.ops[*it].start_ns < until; ++it) {
+      if (IsSameOrDescendant(placements[*it].module, span.path)) {
+        last_end = std::max(last_end, timeline.ops[*it].end_ns);
+      }
+    }
+    span.end_ns = std::min(span.end_ns, last_end);
+  }
 }
 
 }  // namespace advisor

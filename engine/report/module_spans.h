@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/analysis/placement.h"
 #include "engine/timeline/timeline.h"
 
 namespace advisor {
@@ -24,5 +25,14 @@ struct ModuleSpan {
 // In the order the spans open on each thread. A closing marker whose opening fell before the
 // window makes no span: its start is unknown.
 std::vector<ModuleSpan> RebuildModuleSpans(const Timeline& timeline);
+
+// Ends each backward span whose end was inferred where the last op `placements` (PlaceOps) put in
+// it or below it, in the phase stretch it began in, ends; at its start where none. The next
+// module's marker may come long after its last node, another module's unmarked backward between
+// (an embedding fed integer ids, whose span ran over a whole tower's backward), or none in the
+// step (the parent of a level, whose span ran over the window's later steps).
+void EndInferredBackwardSpansWithTheirOps(const Timeline& timeline,
+                                          const std::vector<OpPlacement>& placements,
+                                          std::vector<ModuleSpan>& spans);
 
 }  // namespace advisor

@@ -137,6 +137,26 @@ TEST(PlaceOps, ModuleWithoutBackwardEndClosesAtTheNextNonDescendant) {
   EXPECT_EQ(placements[2].module, "other") << "stem's interval ended where other's began";
 }
 
+TEST(PlaceOps, AnIntervalWithoutBackwardEndEndsBeforeTheFirstNodeMadeOutsideIt) {
+  // recsys_train's level 2 under "items": items.emb is fed integer ids, so no kBackwardEnd comes,
+  // and the users tower, not instrumented at this level, runs its backward after it unmarked.
+  TimelineBuilder b;
+  b.Step(0, 10, 30, 40)
+      .Forward("items.emb", 1, 3)
+      .Op("aten::embedding", 1.5, 2.5, 1, OpScope::kForward, 5)
+      .Op("aten::mean", 4, 5, 1, OpScope::kForward, 3)  // the users tower's, outside "items"
+      .Mark("items.emb", MarkerKind::kBackwardBegin, 11)
+      .Op("EmbeddingBackward0", 12, 14, 1, OpScope::kBackward, 5, 1)
+      .Op("torch::autograd::AccumulateGrad", 14.5, 15, 1, OpScope::kBackward)
+      .Op("MeanBackward1", 16, 27, 1, OpScope::kBackward, 3, 1)
+      .Op("aten::add", 27.5, 28);  // summing two gradients, after the users' node
+  const std::vector<OpPlacement> placements = PlaceOps(b.Build());
+  EXPECT_EQ(placements[2].module, "items.emb");
+  EXPECT_EQ(placements[3].module, "items.emb") << "a node without a forward op stays where it is";
+  EXPECT_EQ(placements[4].module, "") << "the users tower's node is no part of items.emb";
+  EXPECT_EQ(placements[5].module, "");
+}
+
 TEST(PlaceOps, IntervalsDoNotCrossPhasesOrSteps) {
   // A forward exit lost to an error would otherwise swallow the rest of the window.
   TimelineBuilder b;

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/analysis/placement.h"
+#include "tests/analysis/timeline_builder.h"
+
 namespace advisor {
 namespace {
 
@@ -53,6 +56,48 @@ TEST(ModuleSpans, ABackwardWithoutEndStopsWhereTheNextOtherModuleBegins) {
   EXPECT_TRUE(spans[1].end_inferred);
   EXPECT_EQ(spans[2].end_ns, 380);
   EXPECT_FALSE(spans[2].end_inferred);
+}
+
+TEST(ModuleSpans, AnInferredBackwardEndIsTheEndOfItsLastOp) {
+  // An embedding fed integer ids; the users tower, not instrumented, runs its backward next.
+  using testing::Ms;
+  testing::TimelineBuilder b;
+  b.Step(0, 10, 30, 40)
+      .Forward("items.emb", 1, 3)
+      .Op("aten::embedding", 1.5, 2.5, 1, OpScope::kForward, 5)
+      .Op("aten::mean", 4, 5, 1, OpScope::kForward, 3)
+      .Mark("items.emb", MarkerKind::kBackwardBegin, 11)
+      .Op("EmbeddingBackward0", 12, 14, 1, OpScope::kBackward, 5, 1)
+      .Op("torch::autograd::AccumulateGrad", 14.5, 15, 1, OpScope::kBackward)
+      .Op("MeanBackward1", 16, 27, 1, OpScope::kBackward, 3, 1);
+  const Timeline& timeline = b.Build();
+  std::vector<ModuleSpan> spans = RebuildModuleSpans(timeline);
+  ASSERT_EQ(spans.size(), 2u);
+  EXPECT_EQ(spans[1].end_ns, Ms(27)) << "the thread's last event";
+  EndInferredBackwardSpansWithTheirOps(timeline, PlaceOps(timeline), spans);
+  EXPECT_EQ(spans[1].start_ns, Ms(11));
+  EXPECT_EQ(spans[1].end_ns, Ms(15)) << "where its AccumulateGrad ends";
+  EXPECT_TRUE(spans[1].end_inferred);
+  EXPECT_EQ(spans[0].end_ns, Ms(3)) << "a forward span keeps its end";
+}
+
+TEST(ModuleSpans, AnInferredBackwardEndIsInTheStretchItBeganIn) {
+  // "users", the parent of a level, gets no kBackwardEnd and no other module's marker ends it:
+  // without a stretch its span ran on through the next step's forward.
+  using testing::Ms;
+  testing::TimelineBuilder b;
+  b.Step(0, 10, 30, 40)
+      .Step(40, 50, 70, 80)
+      .Mark("users", MarkerKind::kBackwardBegin, 11)
+      .Op("MeanBackward1", 12, 14, 1, OpScope::kBackward)
+      .Forward("users", 41, 49)
+      .Op("aten::mean", 42, 48);
+  const Timeline& timeline = b.Build();
+  std::vector<ModuleSpan> spans = RebuildModuleSpans(timeline);
+  ASSERT_EQ(spans.size(), 2u);
+  EndInferredBackwardSpansWithTheirOps(timeline, PlaceOps(timeline), spans);
+  EXPECT_TRUE(spans[0].backward);
+  EXPECT_EQ(spans[0].end_ns, Ms(14));
 }
 
 TEST(ModuleSpans, AnUnclosedSpanEndsAtItsThreadsLastEvent) {

@@ -711,6 +711,21 @@ TEST(ScriptMode, APythonLoopInAModulesForwardIsNamedWithItsLine) {
       << FirstParagraph(scratch / "report");
 }
 
+// An item tower's embedding fed integer ids sends no "backward end"; the context tower beside it
+// runs its backward next, unmarked inside the item tower. The embedding's interval ends with its
+// own nodes: it took the context tower's backward and was named before (issue #33, recsys_train).
+TEST(ScriptMode, AnEmbeddingFedIdsKeepsOnlyItsOwnBackward) {
+  const fs::path scratch = Scratch("two_towers");
+  const CommandResult run =
+      BisectInto(scratch, kScripts + "/two_towers_train.py --tag " + UniqueTag());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = Report(scratch / "report");
+  const json& levels = report["bisection"]["levels"];
+  for (const json& level : levels) EXPECT_NE(level["chosen"], "items.emb") << level.dump();
+  const std::string path = report["hotspot"]["path"];
+  EXPECT_EQ(path.rfind("items.proj", 0), 0u) << levels.dump();
+}
+
 // Twelve identical blocks in a ModuleList, one refining its output in a second, gated pass: about
 // twice a sibling's cost, and one parameter more (issue #33 item 4). The level that names it says
 // it did so comparing it with its 11 siblings, which the extra parameter prevented before.
