@@ -5,6 +5,8 @@
 #include <atomic>
 #include <cstring>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "probes/cupti/gpu_probe.h"
 #include "probes/ops/event_recorder.h"
@@ -55,6 +57,35 @@ bool IsEngineWrapper(const char* name) {
 // async ranges (NCCL's work) may end on another thread than they began on: left out.
 bool IsRecordableAsync(const char* name) { return std::strncmp(name, "gloo:", 5) == 0; }
 
+// Of the tensor inputs: the largest one's elements, and the elements of their shapes broadcast
+// together (-1 where they do not broadcast). Read for top-level ops only: what a materialised
+// broadcast temporary is made of (engine/analysis/broadcast_temporaries).
+std::pair<std::int64_t, std::int64_t> InputElements(c10::ArrayRef<const c10::IValue> inputs) {
+  std::int64_t largest = -1;
+  std::vector<std::int64_t> shape;  // the broadcast shape, innermost dimension first
+  bool broadcasts = true;
+  for (const c10::IValue& input : inputs) {
+    if (!input.isTensor() || !input.toTensor().defined()) continue;
+    const at::Tensor& tensor = input.toTensor();
+    largest = std::max<std::int64_t>(largest, tensor.numel());
+    const c10::IntArrayRef sizes = tensor.sizes();
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      const std::int64_t size = sizes[sizes.size() - 1 - i];
+      if (i == shape.size()) {
+        shape.push_back(size);
+      } else if (shape[i] == 1) {
+        shape[i] = size;
+      } else if (size != 1 && size != shape[i]) {
+        broadcasts = false;
+      }
+    }
+  }
+  if (largest < 0 || !broadcasts) return {largest, -1};
+  std::int64_t elements = 1;
+  for (const std::int64_t size : shape) elements *= size;
+  return {largest, elements};
+}
+
 std::unique_ptr<at::ObserverContext> OnOpStart(const at::RecordFunction& fn) {
   const char* name = fn.name();
   if (t_excluded || (fn.isAsync() && !IsRecordableAsync(name)) || t_inside_advisor_op > 0 ||
@@ -75,6 +106,10 @@ std::unique_ptr<at::ObserverContext> OnOpStart(const at::RecordFunction& fn) {
   }
   context->handle = EventRecorder::Get().BeginOp(name, ScopeOf(fn.scope()), fn.threadId(),
                                                  fn.seqNr(), fn.forwardThreadId(), correlation);
+  if (context->handle.depth == 0 && fn.scope() == at::RecordScope::FUNCTION) {
+    const auto [largest, broadcast] = InputElements(fn.inputs());
+    EventRecorder::Get().SetInputElements(context->handle, largest, broadcast);
+  }
   return context;
 }
 
@@ -107,7 +142,8 @@ void OpProbe::Start(bool count_page_faults) {
   EventRecorder::Get().Start(count_page_faults);
   handle_ = at::addGlobalCallback(
       at::RecordFunctionCallback(&OnOpStart, &OnOpEnd)
-          .needsInputs(false)
+          // The inputs' shapes, for broadcast temporaries: see docs/benchmarks.md for the cost.
+          .needsInputs(true)
           .needsIds(true)
           .scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION,
                    at::RecordScope::USER_SCOPE}));
