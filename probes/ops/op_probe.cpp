@@ -142,7 +142,8 @@ void OpProbe::Start(bool count_page_faults) {
   EventRecorder::Get().Start(count_page_faults);
   handle_ = at::addGlobalCallback(
       at::RecordFunctionCallback(&OnOpStart, &OnOpEnd)
-          // The inputs' shapes, for broadcast temporaries: see docs/benchmarks.md for the cost.
+          // The inputs' shapes, for broadcast temporaries: boxing every op's arguments costs about
+          // 1-3 us an op (docs/benchmarks.md, "The two level misses again").
           .needsInputs(true)
           .needsIds(true)
           .scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION,
