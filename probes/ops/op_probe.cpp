@@ -31,6 +31,11 @@ thread_local int t_inside_advisor_op = 0;
 // ExcludeThisThreadFromOpProbe was called on this thread.
 thread_local bool t_excluded = false;
 
+// The top-level forward op OnOpStart began last on this thread, whose inputs the inputs callback
+// reads next (the same RecordFunction: its handle); 0 when none awaits.
+thread_local EventRecorder::OpHandle t_began;
+thread_local at::RecordFunctionHandle t_awaiting_inputs = 0;
+
 OpScope ScopeOf(at::RecordScope scope) {
   switch (scope) {
     case at::RecordScope::FUNCTION: return OpScope::kForward;
@@ -87,6 +92,7 @@ std::pair<std::int64_t, std::int64_t> InputElements(c10::ArrayRef<const c10::IVa
 }
 
 std::unique_ptr<at::ObserverContext> OnOpStart(const at::RecordFunction& fn) {
+  t_awaiting_inputs = 0;
   const char* name = fn.name();
   if (t_excluded || (fn.isAsync() && !IsRecordableAsync(name)) || t_inside_advisor_op > 0 ||
       IsEngineWrapper(name)) {
@@ -107,10 +113,20 @@ std::unique_ptr<at::ObserverContext> OnOpStart(const at::RecordFunction& fn) {
   context->handle = EventRecorder::Get().BeginOp(name, ScopeOf(fn.scope()), fn.threadId(),
                                                  fn.seqNr(), fn.forwardThreadId(), correlation);
   if (context->handle.depth == 0 && fn.scope() == at::RecordScope::FUNCTION) {
-    const auto [largest, broadcast] = InputElements(fn.inputs());
-    EventRecorder::Get().SetInputElements(context->handle, largest, broadcast);
+    t_awaiting_inputs = fn.handle();
+    t_began = context->handle;
   }
   return context;
+}
+
+// The inputs callback, which runs right after OnOpStart for the same forward op: the shapes of a
+// top-level op's inputs.
+std::unique_ptr<at::ObserverContext> OnForwardOpInputs(const at::RecordFunction& fn) {
+  if (t_awaiting_inputs == 0 || fn.handle() != t_awaiting_inputs) return nullptr;
+  t_awaiting_inputs = 0;
+  const auto [largest, broadcast] = InputElements(fn.inputs());
+  EventRecorder::Get().SetInputElements(t_began, largest, broadcast);
+  return nullptr;
 }
 
 void OnOpEnd(const at::RecordFunction& /*fn*/, at::ObserverContext* raw_context) {
@@ -142,18 +158,24 @@ void OpProbe::Start(bool count_page_faults) {
   EventRecorder::Get().Start(count_page_faults);
   handle_ = at::addGlobalCallback(
       at::RecordFunctionCallback(&OnOpStart, &OnOpEnd)
-          // The inputs' shapes, for broadcast temporaries: boxing every op's arguments costs about
-          // 1-3 us an op (docs/benchmarks.md, "The two level misses again").
-          .needsInputs(true)
+          .needsInputs(false)
           .needsIds(true)
           .scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION,
                    at::RecordScope::USER_SCOPE}));
+  // The forward ops' input shapes, for broadcast temporaries, from a callback of their own: one
+  // that needs inputs makes an autograd node hold its inputs while it runs, and AccumulateGrad
+  // then copies each gradient it would have taken over. A forward op's boxed arguments are
+  // released before its kernel runs. Registered second, it runs after OnOpStart for each op.
+  inputs_handle_ = at::addGlobalCallback(at::RecordFunctionCallback(&OnForwardOpInputs)
+                                             .needsInputs(true)
+                                             .scopes({at::RecordScope::FUNCTION}));
   active_ = true;
 }
 
 void OpProbe::Stop() {
   if (!active_) return;
   at::removeCallback(handle_);
+  at::removeCallback(inputs_handle_);
   EventRecorder::Get().Stop();
   active_ = false;
 }
