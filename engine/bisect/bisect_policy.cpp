@@ -156,6 +156,31 @@ std::vector<RankedCandidate> Rank(const LevelInput& input) {
   return ranked;
 }
 
+// The costliest instance of a group, by its forward + backward.
+double CostliestMember(const LevelInput& input, const RankedCandidate& group) {
+  double most = 0;
+  for (const ChildCost& child : input.children) {
+    if (std::find(group.members.begin(), group.members.end(), child.path) != group.members.end()) {
+      most = std::max(most, child.total());
+    }
+  }
+  return most;
+}
+
+// Where the hottest row is a group, the costliest single instance beside it (a row of its own,
+// ranked hottest first) when it is the larger place to look: at least kInstanceOverMembers x the
+// group's costliest member and kStandoutShare of the parent. nullptr otherwise.
+const RankedCandidate* InstanceOverGroup(const LevelInput& input,
+                                         const std::vector<RankedCandidate>& ranked) {
+  const RankedCandidate& group = ranked.front();
+  if (group.members.empty()) return nullptr;
+  const auto single = std::find_if(ranked.begin() + 1, ranked.end(),
+                                   [](const RankedCandidate& c) { return c.members.empty(); });
+  if (single == ranked.end() || single->share < kStandoutShare) return nullptr;
+  const double member = CostliestMember(input, group);
+  return single->forward + single->backward >= kInstanceOverMembers * member ? &*single : nullptr;
+}
+
 }  // namespace
 
 LevelDecision DecideLevel(const LevelInput& input) {
@@ -194,6 +219,18 @@ LevelDecision DecideLevel(const LevelInput& input) {
   if (parent_self >= hottest_cost) {
     decision.reason = Printf("the parent's own ops (%.0f%% of its time) outweigh every child",
                              input.parent_cost > 0 ? 100 * parent_self / input.parent_cost : 0.0);
+    return decision;
+  }
+  // Instances are compared, not a group's sum with an instance: three even message layers at 19 %
+  // each (56 % together) took the level from the one instance at 40 % (issue #33).
+  if (const RankedCandidate* single = InstanceOverGroup(input, decision.candidates)) {
+    const double member = CostliestMember(input, hottest);
+    decision.chosen = single->path;
+    decision.reason = Printf(
+        "%.1fx the costliest of the %zu instances of %s, %.0f%% of the parent's time: "
+        "their %.0f%% is a sum of siblings, each a smaller place",
+        member > 0 ? (single->forward + single->backward) / member : 0.0, hottest.members.size(),
+        hottest.path.c_str(), 100 * single->share, 100 * hottest.share);
     return decision;
   }
   const double next_cost = decision.candidates.size() > 1

@@ -15,6 +15,8 @@
 //      child is a leaf that costs more than the anomalous child altogether (its one op is the
 //      larger place to name: fp32_mlp's wide Linear beside the next module's costly backward);
 //   2. the parent's own ops outweighing every child stop the descent at the parent;
+//   then, where the hottest row is a group, a single instance beside it that costs at least
+//   kInstanceOverMembers x each of its members and kStandoutShare of the parent;
 //   3. dominance: it holds at least kMajority of the parent's cost;
 //   4. standing out: at least kStandoutFactor x the next child and kStandoutShare of the parent.
 // Otherwise the descent stops at the parent.
@@ -40,6 +42,12 @@ inline constexpr double kMinOutlierFactor = 1.5;
 // alike: an extra bias, scale or gate adds far less work than kMinOutlierFactor asks, where a
 // layer of another width (a quarter or more of the parameters) is another block.
 inline constexpr double kParameterSlack = 0.1;
+// A group of instances (a ModuleList's layers) competes as the sum of its members, except with a
+// single instance beside it that costs at least this many times each member (and kStandoutShare
+// of the parent): the instance is then the larger place to look, as one block at kMinOutlierFactor
+// x its siblings is. The sum of even siblings leads only to the group, whose ops are the blocks'
+// own work spread evenly.
+inline constexpr double kInstanceOverMembers = kMinOutlierFactor;
 inline constexpr double kMajority = 0.5;
 inline constexpr double kStandoutFactor = 2.0;
 inline constexpr double kStandoutShare = 0.25;

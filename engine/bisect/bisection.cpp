@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "engine/analysis/attribution.h"
+#include "engine/analysis/broadcast_temporaries.h"
 #include "engine/analysis/line_costs.h"
 #include "engine/analysis/sequence_numbers.h"
 #include "engine/bisect/bisect_policy.h"
@@ -158,6 +159,30 @@ BisectLevel ToReportLevel(int depth, const std::string& parent, const LevelDecis
 
 constexpr std::size_t kHotspotTopOps = 10;
 
+// The report keeps this many broadcast temporaries, the costliest.
+constexpr std::size_t kBroadcastsKept = 8;
+
+int Depth(const std::string& path) {
+  return path.empty() ? 0 : 1 + static_cast<int>(std::count(path.begin(), path.end(), '.'));
+}
+
+// Adds a level's temporaries to those of the levels before: one per op and size, placed in the
+// deepest module a level's markers put it in (level 1 sees `pool`; a deeper level, inside its
+// parent, a child of it), its cost from that window.
+void MergeBroadcasts(std::vector<BroadcastTemporary> found, std::vector<BroadcastTemporary>& kept) {
+  for (BroadcastTemporary& temporary : found) {
+    const auto same = std::find_if(kept.begin(), kept.end(), [&](const BroadcastTemporary& k) {
+      return k.op == temporary.op && k.elements == temporary.elements &&
+             k.input_elements == temporary.input_elements;
+    });
+    if (same == kept.end()) {
+      kept.push_back(std::move(temporary));
+    } else if (Depth(temporary.path) > Depth(same->path)) {
+      *same = std::move(temporary);
+    }
+  }
+}
+
 // A loss below this share of the step is not worth the step that reads its lines: no rule names
 // it (the costly-loss rule starts at 10 %).
 constexpr double kLossLinesShare = 0.05;
@@ -224,6 +249,10 @@ class Bisection {
     report.cross_check =
         CheckAgainstSequenceNumbers(descent.window.timeline, descent.window.placements);
     report.modules = ModuleTable(descent.measured);
+    std::sort(broadcasts_.begin(), broadcasts_.end(),
+              [](const BroadcastTemporary& a, const BroadcastTemporary& b) { return a.ms > b.ms; });
+    if (broadcasts_.size() > kBroadcastsKept) broadcasts_.resize(kBroadcastsKept);
+    report.broadcasts = std::move(broadcasts_);
     report.run.windows = windows_;
     return BisectOutcome{std::move(report), std::move(trace_windows_), {}};
   }
@@ -363,6 +392,9 @@ class Bisection {
       descent.request = LevelRequest(parent);
       descent.window = MeasureLevel(depth, parent, measured_again);
       const WindowAttribution& attribution = *descent.window.attribution;
+      MergeBroadcasts(FindBroadcastTemporaries(descent.window.timeline, descent.window.placements,
+                                               Mean(StepMillis(descent.window.timeline.steps))),
+                      broadcasts_);
       // One time per module across the report's tables: the window of the level that compared
       // it with its siblings (a deeper window instruments it again, as the parent).
       for (const std::string& path : attribution.Modules()) {
@@ -788,6 +820,7 @@ class Bisection {
   bool cpu_contended_ = false;  // a window's CPU stall share reached kCpuContended
   bool levels_on_device_ = true;  // the levels rank by device time (see kDeviceBoundBusy)
   LossCheck losses_;               // over every window whose door read the losses
+  std::vector<BroadcastTemporary> broadcasts_;  // the levels' windows' (MergeBroadcasts)
   std::vector<std::string> doubts_;      // why the hot spot may be wrong; none: high confidence
   std::vector<std::string> candidates_;  // the places the doubtful levels could not separate
   std::vector<LabelledWindow> trace_windows_;

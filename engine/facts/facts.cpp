@@ -116,6 +116,20 @@ json LossFacts(const LossCost& loss) {
           {"lines", SourceLineFacts(loss.lines)}};
 }
 
+json BroadcastFacts(const std::vector<BroadcastTemporary>& broadcasts) {
+  json facts = json::array();
+  for (const BroadcastTemporary& temporary : broadcasts) {
+    facts.push_back({{"path", temporary.path},
+                     {"op", temporary.op},
+                     {"elements", temporary.elements},
+                     {"input_elements", temporary.input_elements},
+                     {"reads", temporary.reads},
+                     {"ms", temporary.ms},
+                     {"share", temporary.share}});
+  }
+  return facts;
+}
+
 json HotspotFacts(const Hotspot& hotspot, double step_ms, bool gpu_measured,
                   bool faults_counted) {
   json ops = json::array();
@@ -409,6 +423,7 @@ json BuildFacts(const RunReport& report, const RunEnvironment& environment) {
       {"step", StepFacts(report.step)},
       {"modules", std::move(modules)},
       {"ops", std::move(ops)},
+      {"broadcasts", BroadcastFacts(report.broadcasts)},
   };
   if (report.hotspot) {
     facts["hotspot"] = HotspotFacts(*report.hotspot, step_ms, gpu_measured, faults_counted);

@@ -88,6 +88,8 @@ RunReport SampleReportAllMeasured() {
   report.ops = {{"GatherBackward0", "backward", 2, 6.0, 5.5, 0.2, 0.1},
                 {"aten::matmul", "forward", 8, 3.0, 2.6, 0.3, 0.3},
                 {"aten::_foreach_add_", "optimizer", 1, 1.0, 0.8}};
+  report.broadcasts = {
+      {"blocks.0.attn", "aten::sub", 4194304, 65536, {"aten::pow", "aten::sum"}, 2.0, 0.1}};
 
   GpuSummary gpu;
   gpu.busy_fraction = 0.8;

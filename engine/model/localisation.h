@@ -3,6 +3,7 @@
 // (engine/model/run_report.h).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,21 @@ struct BisectLevel {
   // window's medians; a level whose steps did not agree was measured again (measured_again).
   int steps_backing = 0;
   bool measured_again = false;
+};
+
+// An elementwise op that wrote many times the elements of its largest input by broadcasting its
+// inputs (a - b of [B, T, 1, D] and [B, 1, T, D]: B x T x T x D), with the ops that read that
+// temporary right after it (engine/analysis/broadcast_temporaries).
+struct BroadcastTemporary {
+  std::string path;                 // the module instance it ran in: the deepest a level placed
+  std::string op;                   // "aten::sub"
+  std::int64_t elements = 0;        // the temporary's
+  std::int64_t input_elements = 0;  // its largest input's
+  std::vector<std::string> reads;   // the ops that read it, in order ("aten::pow", "aten::sum")
+  // It and the ops that read it, forward, and their backward nodes (with the gradient sums the
+  // autograd engine runs after them), host time per step: the median over the window's steps.
+  double ms = 0;
+  double share = 0;  // of the mean step of the window that placed it
 };
 
 struct OpTime {

@@ -48,8 +48,9 @@ struct RunReport {
   std::optional<Hotspot> hotspot;
   CrossCheck cross_check;
   std::vector<ModuleStats> modules;
-  std::vector<OpTime> ops;        // whole-step op table, hottest first
-  std::optional<GpuSummary> gpu;  // absent without a GPU probe
+  std::vector<OpTime> ops;                     // whole-step op table, hottest first
+  std::vector<BroadcastTemporary> broadcasts;  // costliest first; the levels' windows found them
+  std::optional<GpuSummary> gpu;               // absent without a GPU probe
   std::vector<SyncSite> syncs;
   std::vector<CopySite> copies;
   std::optional<MemoryStats> memory;  // absent on CPU

@@ -573,6 +573,20 @@ json AbsentToJson(const std::vector<AbsentSection>& absent) {
   return out;
 }
 
+json BroadcastsToJson(const std::vector<BroadcastTemporary>& broadcasts) {
+  json out = json::array();
+  for (const BroadcastTemporary& temporary : broadcasts) {
+    out.push_back({{"path", temporary.path},
+                   {"op", temporary.op},
+                   {"elements", temporary.elements},
+                   {"input_elements", temporary.input_elements},
+                   {"reads", temporary.reads},
+                   {"ms", temporary.ms},
+                   {"share", temporary.share}});
+  }
+  return out;
+}
+
 }  // namespace
 
 json ReportToJson(const RunReport& report) {
@@ -589,6 +603,7 @@ json ReportToJson(const RunReport& report) {
               {"cross_check", CrossCheckToJson(report.cross_check)},
               {"modules", ModulesToJson(report.modules, levels_gpu_measured)},
               {"ops", OpsToJson(report.ops, gpu_measured, PageFaultsCounted(report))},
+              {"broadcasts", BroadcastsToJson(report.broadcasts)},
               {"gpu", GpuToJson(report.gpu)},
               {"memory", MemoryToJson(report.memory)},
               {"data", DataToJson(report.data)},

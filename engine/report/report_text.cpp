@@ -6,6 +6,7 @@
 
 #include "engine/model/measured.h"
 #include "engine/report/format.h"
+#include "engine/util/printf.h"
 
 namespace advisor {
 
@@ -134,8 +135,9 @@ const SourceLine* LineOfFinding(const std::vector<SourceLine>& lines, const Find
 
 // The first sentence, where the rules' first finding is a cost of the user's own code that the
 // step's phases and the hot spot undersell (issue #33): the loss computed outside the model
-// (costly-loss), or a Python loop in a module's forward (python-loop), with its share of the
-// step and the line the finding names. "" otherwise.
+// (costly-loss), a Python loop in a module's forward (python-loop), or a broadcast temporary
+// reduced right after (broadcast-temporary), with its share of the step and the line the finding
+// names. "" otherwise.
 std::string AvoidableCostSentence(const RunReport& report, const InlineMarkup& markup) {
   if (report.findings.empty()) return "";
   const Finding& top = report.findings.front();  // ranked (RankFindings)
@@ -149,6 +151,20 @@ std::string AvoidableCostSentence(const RunReport& report, const InlineMarkup& m
       sentence += ", " + FormatShare(line->share) + " at " + LineText(line->source, markup);
     }
     return sentence + ".";
+  }
+  if (top.rule == "broadcast-temporary") {
+    const auto temporary = std::find_if(
+        report.broadcasts.begin(), report.broadcasts.end(),
+        [&](const BroadcastTemporary& b) { return b.path == top.path && b.op == top.op; });
+    if (temporary != report.broadcasts.end() && temporary->input_elements > 0) {
+      return "The biggest avoidable cost is a broadcast temporary in " + markup.code(top.path) +
+             "'s forward" + (top.source ? ", " + LineText(*top.source, markup) : "") + ": " +
+             markup.code(top.op) + " writes " +
+             Printf("%.0fx", static_cast<double>(temporary->elements) /
+                                 static_cast<double>(temporary->input_elements)) +
+             " the elements of its largest input, and with the ops that read it takes " +
+             FormatShare(temporary->share) + " of the step.";
+    }
   }
   if (top.rule == "python-loop" && report.hotspot) {
     if (const SourceLine* line = LineOfFinding(report.hotspot->lines, top)) {

@@ -80,7 +80,7 @@ std::string EventsToJson(const Timeline& timeline) {
   for (const OpEvent& op : timeline.ops) {
     ops.push_back({names.Of(op.name), static_cast<int>(op.scope), op.thread, op.seq_nr,
                    op.forward_thread, op.start_ns, op.end_ns, op.depth, op.correlation_id,
-                   op.page_faults});
+                   op.page_faults, op.input_elements, op.broadcast_elements});
   }
   json markers = json::array();
   for (const MarkerEvent& marker : timeline.markers) {
@@ -144,6 +144,10 @@ void EventsFromJson(const JsonField& events, Timeline& out) {
     op.depth = Int32(row, 7, 0);
     op.correlation_id = row.Element(8).Unsigned();
     op.page_faults = row.Element(9).Integer(-1);
+    if (row.Size() > 11) {
+      op.input_elements = row.Element(10).Integer(-1);
+      op.broadcast_elements = row.Element(11).Integer(-1);
+    }
     out.ops.push_back(std::move(op));
   });
   ModulePathsByName paths;

@@ -40,6 +40,12 @@ struct OpEvent {
   // Minor page faults the op's thread took while it ran (first touches of fresh memory), counted
   // for the top-level ops of a window on a CPU model; -1 where not counted.
   std::int64_t page_faults = -1;
+  // Of a top-level op's tensor inputs: the largest one's elements, and the elements of their
+  // shapes broadcast together (what an elementwise op writes: a - b of [B, T, 1, D] and
+  // [B, 1, T, D] writes B x T x T x D). -1 where not recorded, or where the shapes do not
+  // broadcast (a matmul's).
+  std::int64_t input_elements = -1;
+  std::int64_t broadcast_elements = -1;
 };
 
 // What a marker op saw. Markers bracket the calls of instrumented module instances.

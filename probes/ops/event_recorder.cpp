@@ -76,7 +76,16 @@ EventRecorder::OpHandle EventRecorder::BeginOp(const char* name, OpScope scope, 
                                   ? ThreadMinorFaults()
                                   : -1;
   op.start_ns = NowNs();
-  return {&buffer, buffer.ops.size() - 1, faults};
+  return {&buffer, buffer.ops.size() - 1, faults, op.depth};
+}
+
+void EventRecorder::SetInputElements(const OpHandle& handle, std::int64_t largest,
+                                     std::int64_t broadcast) {
+  auto* buffer = static_cast<ThreadBuffer*>(handle.buffer);
+  if (handle.index >= buffer->ops.size()) return;
+  OpEvent& op = buffer->ops[handle.index];
+  op.input_elements = largest;
+  op.broadcast_elements = broadcast;
 }
 
 void EventRecorder::EndOp(const OpHandle& handle) {

@@ -32,11 +32,14 @@ class EventRecorder {
     void* buffer = nullptr;
     std::size_t index = 0;
     std::int64_t faults_at_start = -1;  // -1: the op's faults are not counted
+    int depth = 0;                      // the op's (OpEvent::depth)
   };
   // Appends an op that starts now on the calling thread; its depth is the calling thread's
   // count of open ops.
   OpHandle BeginOp(const char* name, OpScope scope, ThreadId thread, std::int64_t seq_nr,
                    ThreadId forward_thread, std::uint64_t correlation_id);
+  // Sets what a top-level op's inputs hold (OpEvent::input_elements, broadcast_elements).
+  void SetInputElements(const OpHandle& handle, std::int64_t largest, std::int64_t broadcast);
   // Closes an op opened by BeginOp on the same thread.
   void EndOp(const OpHandle& handle);
   void RecordMarker(const std::string& path, MarkerKind kind, ThreadId thread);

@@ -5,6 +5,8 @@
 #include <atomic>
 #include <cstring>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "probes/cupti/gpu_probe.h"
 #include "probes/ops/event_recorder.h"
@@ -28,6 +30,11 @@ thread_local int t_inside_advisor_op = 0;
 
 // ExcludeThisThreadFromOpProbe was called on this thread.
 thread_local bool t_excluded = false;
+
+// The top-level forward op OnOpStart began last on this thread, whose inputs the inputs callback
+// reads next (the same RecordFunction: its handle); 0 when none awaits.
+thread_local EventRecorder::OpHandle t_began;
+thread_local at::RecordFunctionHandle t_awaiting_inputs = 0;
 
 OpScope ScopeOf(at::RecordScope scope) {
   switch (scope) {
@@ -55,7 +62,37 @@ bool IsEngineWrapper(const char* name) {
 // async ranges (NCCL's work) may end on another thread than they began on: left out.
 bool IsRecordableAsync(const char* name) { return std::strncmp(name, "gloo:", 5) == 0; }
 
+// Of the tensor inputs: the largest one's elements, and the elements of their shapes broadcast
+// together (-1 where they do not broadcast). Read for top-level ops only: what a materialised
+// broadcast temporary is made of (engine/analysis/broadcast_temporaries).
+std::pair<std::int64_t, std::int64_t> InputElements(c10::ArrayRef<const c10::IValue> inputs) {
+  std::int64_t largest = -1;
+  std::vector<std::int64_t> shape;  // the broadcast shape, innermost dimension first
+  bool broadcasts = true;
+  for (const c10::IValue& input : inputs) {
+    if (!input.isTensor() || !input.toTensor().defined()) continue;
+    const at::Tensor& tensor = input.toTensor();
+    largest = std::max<std::int64_t>(largest, tensor.numel());
+    const c10::IntArrayRef sizes = tensor.sizes();
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      const std::int64_t size = sizes[sizes.size() - 1 - i];
+      if (i == shape.size()) {
+        shape.push_back(size);
+      } else if (shape[i] == 1) {
+        shape[i] = size;
+      } else if (size != 1 && size != shape[i]) {
+        broadcasts = false;
+      }
+    }
+  }
+  if (largest < 0 || !broadcasts) return {largest, -1};
+  std::int64_t elements = 1;
+  for (const std::int64_t size : shape) elements *= size;
+  return {largest, elements};
+}
+
 std::unique_ptr<at::ObserverContext> OnOpStart(const at::RecordFunction& fn) {
+  t_awaiting_inputs = 0;
   const char* name = fn.name();
   if (t_excluded || (fn.isAsync() && !IsRecordableAsync(name)) || t_inside_advisor_op > 0 ||
       IsEngineWrapper(name)) {
@@ -75,7 +112,21 @@ std::unique_ptr<at::ObserverContext> OnOpStart(const at::RecordFunction& fn) {
   }
   context->handle = EventRecorder::Get().BeginOp(name, ScopeOf(fn.scope()), fn.threadId(),
                                                  fn.seqNr(), fn.forwardThreadId(), correlation);
+  if (context->handle.depth == 0 && fn.scope() == at::RecordScope::FUNCTION) {
+    t_awaiting_inputs = fn.handle();
+    t_began = context->handle;
+  }
   return context;
+}
+
+// The inputs callback, which runs right after OnOpStart for the same forward op: the shapes of a
+// top-level op's inputs.
+std::unique_ptr<at::ObserverContext> OnForwardOpInputs(const at::RecordFunction& fn) {
+  if (t_awaiting_inputs == 0 || fn.handle() != t_awaiting_inputs) return nullptr;
+  t_awaiting_inputs = 0;
+  const auto [largest, broadcast] = InputElements(fn.inputs());
+  EventRecorder::Get().SetInputElements(t_began, largest, broadcast);
+  return nullptr;
 }
 
 void OnOpEnd(const at::RecordFunction& /*fn*/, at::ObserverContext* raw_context) {
@@ -111,12 +162,20 @@ void OpProbe::Start(bool count_page_faults) {
           .needsIds(true)
           .scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION,
                    at::RecordScope::USER_SCOPE}));
+  // The forward ops' input shapes, for broadcast temporaries, from a callback of their own: one
+  // that needs inputs makes an autograd node hold its inputs while it runs, and AccumulateGrad
+  // then copies each gradient it would have taken over. A forward op's boxed arguments are
+  // released before its kernel runs. Registered second, it runs after OnOpStart for each op.
+  inputs_handle_ = at::addGlobalCallback(at::RecordFunctionCallback(&OnForwardOpInputs)
+                                             .needsInputs(true)
+                                             .scopes({at::RecordScope::FUNCTION}));
   active_ = true;
 }
 
 void OpProbe::Stop() {
   if (!active_) return;
   at::removeCallback(handle_);
+  at::removeCallback(inputs_handle_);
   EventRecorder::Get().Stop();
   active_ = false;
 }

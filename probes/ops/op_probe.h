@@ -30,6 +30,7 @@ class OpProbe {
 
  private:
   std::uint64_t handle_ = 0;
+  std::uint64_t inputs_handle_ = 0;  // the forward ops' inputs callback
   bool active_ = false;
 };
 

@@ -68,6 +68,13 @@ class TimelineBuilder {
     return *this;
   }
 
+  // The last op's tensor inputs: the largest one's elements, and their broadcast shape's.
+  TimelineBuilder& Inputs(std::int64_t largest, std::int64_t broadcast) {
+    timeline_.ops.back().input_elements = largest;
+    timeline_.ops.back().broadcast_elements = broadcast;
+    return *this;
+  }
+
   TimelineBuilder& Mark(const std::string& path, MarkerKind kind, double at, ThreadId thread = 1) {
     timeline_.markers.push_back(MarkerEvent{path, kind, thread, Ms(at)});
     return *this;

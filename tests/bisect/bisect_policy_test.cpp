@@ -287,6 +287,34 @@ TEST(DecideLevel, StopsWhenTimeIsSpreadEvenly) {
   EXPECT_NE(inner.reason.find("no child holds a clear majority"), std::string::npos);
 }
 
+TEST(DecideLevel, ASingleInstanceBeatsTheSumOfEvenSiblingsEachFarSmaller) {
+  // point_graph's level 1 (ms/step): three even message layers, 56 % together, and geometry,
+  // one instance at 40 %, twice each layer.
+  LevelInput input;
+  input.children = {Child("embed", "Linear", 0.1, 0.2), Child("geometry", "EdgeGeometry", 6, 10)};
+  for (int i = 0; i < 3; ++i) {
+    input.children.push_back(Child("layers." + std::to_string(i), "MessageLayer", 2.5, 5));
+  }
+  input.children.push_back(Child("out", "Linear", 0.2, 0.4));
+  input.parent_cost = Sum(input.children);
+  input.step_cost = input.parent_cost + 2;
+  LevelDecision decision = DecideLevel(input);
+  EXPECT_EQ(decision.candidates.front().path, "layers");
+  EXPECT_EQ(decision.chosen, "geometry");
+  EXPECT_FALSE(decision.chosen_is_group);
+  EXPECT_NE(decision.reason.find("2.1x the costliest of the 3 instances of layers"),
+            std::string::npos)
+      << decision.reason;
+
+  // An instance not 1.5x each layer (GPT-2's embedding beside its blocks) leaves the group its
+  // sum: the container of identical blocks is where the time is.
+  input.children[1] = Child("geometry", "EdgeGeometry", 3, 7);
+  input.parent_cost = Sum(input.children);
+  decision = DecideLevel(input);
+  EXPECT_EQ(decision.chosen, "layers");
+  EXPECT_TRUE(decision.chosen_is_group);
+}
+
 TEST(DecideLevel, GroupsAreRelativeToTheParent) {
   LevelInput input;
   input.parent = "encoder";

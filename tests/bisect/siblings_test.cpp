@@ -1,6 +1,7 @@
 // One block among identical blocks, through the bisection on hand-built windows whose steps vary
 // as a CPU's do (issue #33, item 4): found at 1.96x its siblings, and with one extra parameter;
-// equal blocks that noisy steps slowed are not.
+// equal blocks that noisy steps slowed are not; and a single instance beside even siblings is
+// not outweighed by their sum.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -138,6 +139,49 @@ TEST(Siblings, EqualBlocksSlowedInNoisyStepsAreNotFlagged) {
   EXPECT_EQ(std::count(candidates.begin(), candidates.end(), "blocks.5"), 0)
       << ::testing::PrintToString(report.doubts);
   EXPECT_EQ(report.hotspot->confidence, "high") << ::testing::PrintToString(report.doubts);
+}
+
+// point_graph's level 1 (issue #33): geometry, one instance, builds an N x N distance matrix in its
+// own ops, twice what each of three even message layers costs; the layers hold more only together.
+FakeModule GeometryBesideLayers() {
+  FakeModule root;
+  root.type = "PartSegNet";
+  FakeModule geometry;
+  geometry.path = "geometry";
+  geometry.type = "EdgeGeometry";
+  geometry.forward_op = "aten::sub";
+  geometry.backward_op = "SubBackward0";
+  geometry.forward_ms = 5.0;
+  geometry.backward_ms = 9.0;
+  geometry.children = {Leaf("geometry.rbf", 0.2, 0.4)};
+  FakeModule layers;
+  layers.path = "layers";
+  layers.type = "ModuleList";
+  layers.has_forward = false;
+  for (int i = 0; i < 3; ++i) {
+    FakeModule layer;
+    layer.path = "layers." + std::to_string(i);
+    layer.type = "MessageLayer";
+    layer.children = {Leaf(layer.path + ".msg", 1.5, 3.0), Leaf(layer.path + ".upd", 0.8, 1.6)};
+    for (FakeModule& linear : layer.children) linear.parameters = kLinearParameters;
+    layers.children.push_back(layer);
+  }
+  root.children = {Leaf("embed", 0.1, 0.2), geometry, layers, Leaf("out", 0.1, 0.2)};
+  return root;
+}
+
+TEST(Siblings, AnInstanceTwiceEachOfThreeEvenLayersIsChosenOverTheirSum) {
+  FakeSource source(GeometryBesideLayers());
+  source.slowdown = Noise({});
+  const RunReport report = Bisect(source);
+  ASSERT_FALSE(report.levels.empty());
+  const BisectLevel& level_one = report.levels.front();
+  ASSERT_FALSE(level_one.candidates.empty());
+  EXPECT_EQ(level_one.candidates.front().path, "layers") << "their sum is the hottest row";
+  EXPECT_EQ(level_one.chosen, "geometry") << Reasons(report);
+  ASSERT_TRUE(report.hotspot.has_value()) << Reasons(report);
+  EXPECT_EQ(report.hotspot->path, "geometry") << Reasons(report);
+  EXPECT_EQ(report.hotspot->op, "SubBackward0");
 }
 
 }  // namespace

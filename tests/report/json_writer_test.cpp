@@ -17,8 +17,8 @@ TEST(JsonWriter, HasEveryTopLevelSection) {
   const json j = ReportToJson(FilledReport());
   EXPECT_EQ(j.at("schema_version"), 1);
   for (const char* key :
-       {"run", "step", "bisection", "hotspot", "cross_check", "modules", "ops", "gpu", "memory",
-        "data", "syncs", "copies", "findings", "fixes", "data_quality"}) {
+       {"run", "step", "bisection", "hotspot", "cross_check", "modules", "ops", "broadcasts", "gpu",
+        "memory", "data", "syncs", "copies", "findings", "fixes", "data_quality"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
 }

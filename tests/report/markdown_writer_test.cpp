@@ -233,6 +233,30 @@ TEST(MarkdownWriter, TheFirstSentenceNamesAPythonLoopWhereItIsTheBiggestAvoidabl
             "17.50 | 42.0% |");
 }
 
+TEST(MarkdownWriter, TheFirstSentenceNamesABroadcastTemporaryWhereItIsTheBiggestAvoidableCost) {
+  RunReport report = FilledReport();
+  report.run.mode = Door::kScript;
+  report.broadcasts = {
+      {"pool", "aten::sub", 2097152, 32768, {"aten::pow", "aten::sum"}, 10.0, 0.243}};
+  Finding finding;
+  finding.rule = "broadcast-temporary";
+  finding.severity = Severity::kHigh;
+  finding.path = "pool";
+  finding.op = "aten::sub";
+  finding.message = "A broadcast temporary.";
+  finding.evidence = "aten::sub -> aten::pow -> aten::sum";
+  finding.expected_gain_ms = 9.8;
+  finding.source = SourceLocation{"/home/u/train.py", 44,
+                                  "d = (z.unsqueeze(2) - z.unsqueeze(1)).pow(2).sum(-1)"};
+  report.findings.push_back(finding);
+  RankFindings(report.findings);
+  EXPECT_TRUE(Contains(ReportToMarkdown(report),
+                       "`\n\nThe biggest avoidable cost is a broadcast temporary in `pool`'s "
+                       "forward, `train.py:44` (`d = (z.unsqueeze(2) - z.unsqueeze(1)).pow(2)."
+                       "sum(-1)`): `aten::sub` writes 64x the elements of its largest input, and "
+                       "with the ops that read it takes 24.3% of the step. A training step of"));
+}
+
 TEST(MarkdownWriter, StepTableHasTimesAndShares) {
   const std::string md = ReportToMarkdown(FilledReport());
   // Shares of the profiled step whose phases they are: they add up to 100 %.

@@ -726,6 +726,33 @@ TEST(ScriptMode, AnEmbeddingFedIdsKeepsOnlyItsOwnBackward) {
   EXPECT_EQ(path.rfind("items.proj", 0), 0u) << levels.dump();
 }
 
+// A layer that weights each point's neighbours by their distance, computed through a broadcast
+// [16, 64, 64, 16] temporary that is squared and summed (issue #33 item 5): the probe's input
+// shapes reveal the temporary, and the finding names its module, its line and the change.
+TEST(ScriptMode, ABroadcastTemporaryReducedRightAfterIsNamedWithItsLine) {
+  const fs::path scratch = Scratch("neighbours");
+  const std::string script = kScripts + "/neighbours_train.py";
+  const CommandResult run = BisectInto(scratch, script + " --tag " + UniqueTag());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = Report(scratch / "report");
+  ASSERT_FALSE(report["broadcasts"].empty()) << report["bisection"].dump();
+  const json& temporary = report["broadcasts"][0];
+  EXPECT_EQ(temporary["path"], "neighbours") << temporary.dump();
+  EXPECT_EQ(temporary["op"], "aten::sub");
+  EXPECT_EQ(temporary["elements"], 16 * 64 * 64 * 16);
+  EXPECT_EQ(temporary["input_elements"], 16 * 64 * 16);
+  const json& reads = temporary["reads"];
+  EXPECT_NE(std::find(reads.begin(), reads.end(), "aten::sum"), reads.end()) << temporary.dump();
+  const json* finding = FindingOf(report, "broadcast-temporary");
+  ASSERT_NE(finding, nullptr) << report["findings"].dump() << temporary.dump();
+  EXPECT_EQ((*finding)["path"], "neighbours");
+  ASSERT_TRUE((*finding)["source"].is_object()) << finding->dump();
+  EXPECT_EQ((*finding)["source"]["file"], script);
+  EXPECT_EQ((*finding)["source"]["line"],
+            LineOf(script, "dist = (z[:, :, None, :] - z[:, None, :, :]).pow(2).sum(-1)"));
+  EXPECT_NE((*finding)["message"].get<std::string>().find("torch.cdist"), std::string::npos);
+}
+
 // Twelve identical blocks in a ModuleList, one refining its output in a second, gated pass: about
 // twice a sibling's cost, and one parameter more (issue #33 item 4). The level that names it says
 // it did so comparing it with its 11 siblings, which the extra parameter prevented before.
