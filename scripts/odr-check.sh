@@ -9,6 +9,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 torch_dir=$(sed -n 's/^Torch_DIR:PATH=//p' "$root/build/CMakeCache.txt" 2>/dev/null || true)
 [ -n "$torch_dir" ] || torch_dir=/usr/lib/x86_64-linux-gnu/cmake/Torch
+source "$root/scripts/ccache-pch.sh"
 cmake -S "$root" -B "$root/build-odr" -DCMAKE_BUILD_TYPE=OdrCheck -DADVISOR_ODR_CHECK=ON \
   -DCMAKE_AR="$(command -v gcc-ar)" -DCMAKE_RANLIB="$(command -v gcc-ranlib)" \
   -DADVISOR_BUILD_TESTS=OFF -DCMAKE_CXX_COMPILER=g++ -DTorch_DIR="$torch_dir" >/dev/null

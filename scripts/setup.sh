@@ -68,6 +68,7 @@ if [ -f "$cache" ] && ! grep -qx "Torch_DIR:PATH=$torch_dir" "$cache"; then
 fi
 case "${CI:-}" in "" | 0 | false) werror=OFF ;; *) werror=ON ;; esac
 werror="${ADVISOR_WERROR:-$werror}"
+source scripts/ccache-pch.sh
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DADVISOR_PYTHON="$python" \
   -DTorch_DIR="$torch_dir" -DADVISOR_WERROR="$werror" >/dev/null
 cmake --build "$build" -j"$(nproc)" ${targets[@]+--target "${targets[@]}"}

@@ -1034,11 +1034,15 @@ INSTANTIATE_TEST_SUITE_P(Signals, ScriptInterrupt, ::testing::Values(SIGINT, SIG
 // tests/script_runs/ddp_train.py on two gloo ranks, started by torch.distributed.run. Debian's
 // torch 1.13 under Python 3.11 needs --redirects and --tee set to a value other than 0 (its parser
 // cannot read "0", the default); --log_dir keeps the launcher's logs in the test's scratch folder.
+// The one machine's rendezvous as --standalone makes it, but on a port the launcher's store binds
+// as port 0 (the kernel's free choice): torch 1.13's --standalone fixes it at 29400, where two
+// test runs on one machine (two checkouts, or both CI lanes) met and one hung.
 std::string TwoRanks(const fs::path& scratch, const std::string& tag,
                      const std::string& arguments) {
-  return kPython + " -m torch.distributed.run --standalone --nproc_per_node 2 --redirects 2 " +
-         "--tee 2 --log_dir " + (scratch / "launcher-logs").string() + " " + kScripts +
-         "/ddp_train.py --tag " + tag + " " + arguments;
+  return kPython + " -m torch.distributed.run --rdzv_backend c10d --rdzv_endpoint localhost:0 " +
+         "--rdzv_id " + tag + " --nproc_per_node 2 --redirects 2 --tee 2 --log_dir " +
+         (scratch / "launcher-logs").string() + " " + kScripts + "/ddp_train.py --tag " + tag +
+         " " + arguments;
 }
 
 // Two ranks share this machine's two cores with their gloo threads: ten steps a window (not five)
@@ -1182,18 +1186,32 @@ INSTANTIATE_TEST_SUITE_P(Ranks, ScriptRanksEnd,
 
 // ---- Several nodes -----------------------------------------------------------------------------
 
-// A port nobody listens on now: the kernel's choice for a socket bound to port 0.
-int FreePort() {
-  const int probe = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(address);
-  EXPECT_EQ(bind(probe, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
-  getsockname(probe, reinterpret_cast<sockaddr*>(&address), &length);
-  close(probe);
-  return ntohs(address.sin_port);
-}
+// A port the kernel picked (bind to port 0, read it), held until the test ends: bound, not
+// listening, with SO_REUSEADDR, so that no other socket is given it meanwhile, while node 0's
+// rendezvous store, which binds with SO_REUSEADDR too, can listen on it. A port let go before the
+// launchers start could go to another test run's socket first.
+class HeldPort {
+ public:
+  HeldPort() : socket_(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+    const int reuse = 1;
+    setsockopt(socket_, SOL_SOCKET, SO_REUSEADDR, &reuse, sizeof(reuse));
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof(address);
+    EXPECT_EQ(bind(socket_, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+    getsockname(socket_, reinterpret_cast<sockaddr*>(&address), &length);
+    number_ = ntohs(address.sin_port);
+  }
+  HeldPort(const HeldPort&) = delete;
+  HeldPort& operator=(const HeldPort&) = delete;
+  ~HeldPort() { close(socket_); }
+  int number() const { return number_; }
+
+ private:
+  int socket_;
+  int number_ = 0;
+};
 
 // Node `node` of a job of two nodes, one rank each, on this machine: what `torchrun --nnodes 2
 // --node_rank K` runs on each of two machines.
@@ -1226,11 +1244,11 @@ std::pair<CommandResult, CommandResult> RunTwoNodes(const fs::path& scratch,
 TEST(ScriptNodes, EachNodeBisectsItsRanksAndNodeZeroMergesTheReport) {
   const fs::path scratch = Scratch("nodes_straggler");
   const std::string tag = UniqueTag();
-  const int port = FreePort();
+  const HeldPort port;
   const fs::path shared = scratch / "shared";
   const auto node_command = [&](int node) {
     return kAdvisor + " bisect -q " + kRankWindow + " --out " + shared.string() + " -- " +
-           NodeOfTwo(scratch, node, port, tag, "--slow-rank 1 --slow-work 96");
+           NodeOfTwo(scratch, node, port.number(), tag, "--slow-rank 1 --slow-work 96");
   };
   const auto [zero, one] = RunTwoNodes(scratch, node_command(0), node_command(1));
   ASSERT_EQ(zero.exit_code, 0) << zero.err;
@@ -1268,14 +1286,14 @@ TEST(ScriptNodes, EachNodeBisectsItsRanksAndNodeZeroMergesTheReport) {
 TEST(ScriptNodes, ANodeThatNeverWritesItsSummaryIsNamed) {
   const fs::path scratch = Scratch("nodes_missing");
   const std::string tag = UniqueTag();
-  const int port = FreePort();
+  const HeldPort port;
   const fs::path shared = scratch / "shared";
   // Node 1 trains without advisor: its summary never comes.
   const auto [zero, one] =
       RunTwoNodes(scratch,
                   kAdvisor + " bisect -q --steps 3 --nodes-timeout 3 --out " + shared.string() +
-                      " -- " + NodeOfTwo(scratch, 0, port, tag, ""),
-                  NodeOfTwo(scratch, 1, port, tag, ""));
+                      " -- " + NodeOfTwo(scratch, 0, port.number(), tag, ""),
+                  NodeOfTwo(scratch, 1, port.number(), tag, ""));
   EXPECT_NE(zero.exit_code, 0);
   const std::string error = AdvisorError(zero);
   EXPECT_EQ(error, "advisor: no summary from node 1 (" + (shared / "nodes/node-1.json").string() +
