@@ -21,7 +21,7 @@ constexpr std::size_t kModulesAtPeak = 10;
 double Mb(std::int64_t bytes) { return static_cast<double>(bytes) / kBytesPerMb; }
 
 // One call of an instrumented instance's forward, or its backward, on one thread.
-struct ModuleSpan {
+struct InstanceSpan {
   std::string path;
   bool backward = false;
   ThreadId thread = 0;
@@ -35,7 +35,7 @@ struct Allocation {
   TimeNs end_ns = kNever;  // never freed in the window
   int step = -1;           // -1: outside every step
   Phase phase = Phase::kOutside;
-  int owner = -1;  // its ModuleSpan; -1: no instrumented instance was open
+  int owner = -1;  // its InstanceSpan; -1: no instrumented instance was open
   const char* category = "other";
 };
 
@@ -48,12 +48,12 @@ int StepAt(const std::vector<StepSpan>& steps, TimeNs time) {
 
 // Markers paired into spans: an exit closes the latest open enter of its path on its thread. A
 // span left open (a backward whose input needed no gradient) ends with its step.
-std::vector<ModuleSpan> ModuleSpansOf(const Timeline& timeline) {
+std::vector<InstanceSpan> InstanceSpansOf(const Timeline& timeline) {
   std::vector<MarkerEvent> markers = timeline.markers;
   std::stable_sort(markers.begin(), markers.end(), [](const MarkerEvent& a, const MarkerEvent& b) {
     return a.time_ns < b.time_ns;
   });
-  std::vector<ModuleSpan> spans;
+  std::vector<InstanceSpan> spans;
   std::map<std::tuple<ThreadId, std::string, bool>, std::vector<std::size_t>> open;
   for (const MarkerEvent& marker : markers) {
     const bool backward =
@@ -69,7 +69,7 @@ std::vector<ModuleSpan> ModuleSpansOf(const Timeline& timeline) {
       stack.pop_back();
     }
   }
-  for (ModuleSpan& span : spans) {
+  for (InstanceSpan& span : spans) {
     if (span.end_ns != kNever) continue;
     const int step = StepAt(timeline.steps, span.start_ns);
     span.end_ns = step >= 0 ? timeline.steps[step].end_ns : span.start_ns;
@@ -81,7 +81,7 @@ std::vector<ModuleSpan> ModuleSpansOf(const Timeline& timeline) {
 // the time, the one that started last.
 class SpanFinder {
  public:
-  explicit SpanFinder(const std::vector<ModuleSpan>& spans) {
+  explicit SpanFinder(const std::vector<InstanceSpan>& spans) {
     for (std::size_t i = 0; i < spans.size(); ++i) by_thread_[spans[i].thread].push_back(i);
     for (auto& entry : by_thread_) {
       std::stable_sort(entry.second.begin(), entry.second.end(), [&](std::size_t a, std::size_t b) {
@@ -105,7 +105,7 @@ class SpanFinder {
   }
 
  private:
-  const std::vector<ModuleSpan>* spans_ = nullptr;
+  const std::vector<InstanceSpan>* spans_ = nullptr;
   std::unordered_map<ThreadId, std::vector<std::size_t>> by_thread_;
 };
 
@@ -168,7 +168,7 @@ const char* CategoryOf(const Allocation& a, const std::vector<StepSpan>& steps) 
 }
 
 std::vector<Allocation> AllocationsOf(const Timeline& timeline,
-                                      const std::vector<ModuleSpan>& spans) {
+                                      const std::vector<InstanceSpan>& spans) {
   std::vector<MemoryEvent> events = timeline.memory;
   const std::int32_t device = MainDevice(events);
   std::stable_sort(events.begin(), events.end(), [](const MemoryEvent& a, const MemoryEvent& b) {
@@ -249,7 +249,7 @@ std::vector<MemoryShare> MostFirst(
 }
 
 MemoryPeak PeakAt(TimeNs time, const Timeline& timeline, const std::vector<Allocation>& allocations,
-                  const std::vector<ModuleSpan>& spans, const ResidentMemory& resident) {
+                  const std::vector<InstanceSpan>& spans, const ResidentMemory& resident) {
   std::map<std::string, std::pair<double, std::int64_t>> categories;
   std::map<std::string, std::pair<double, std::int64_t>> modules;
   if (resident.parameter_mb > 0) categories["parameters"] = {resident.parameter_mb, 0};
@@ -289,7 +289,7 @@ MemoryPeak PeakAt(TimeNs time, const Timeline& timeline, const std::vector<Alloc
 // backward peaks. Most kept first.
 std::vector<ModuleMemory> ModulesIn(int step, const Timeline& timeline,
                                     const std::vector<Allocation>& allocations,
-                                    const std::vector<ModuleSpan>& spans) {
+                                    const std::vector<InstanceSpan>& spans) {
   struct Own {
     std::vector<const Allocation*> forward;
     std::vector<const Allocation*> backward;
@@ -297,7 +297,7 @@ std::vector<ModuleMemory> ModulesIn(int step, const Timeline& timeline,
   std::map<std::string, Own> owned;
   for (const Allocation& a : allocations) {
     if (a.step != step || a.owner < 0) continue;
-    const ModuleSpan& span = spans[a.owner];
+    const InstanceSpan& span = spans[a.owner];
     (span.backward ? owned[span.path].backward : owned[span.path].forward).push_back(&a);
   }
   const StepSpan& step_span = timeline.steps[step];
@@ -331,7 +331,7 @@ std::vector<ModuleMemory> ModulesIn(int step, const Timeline& timeline,
 WindowMemory AttributeWindowMemory(const Timeline& timeline, const ResidentMemory& resident) {
   WindowMemory memory;
   if (timeline.memory.empty() || timeline.steps.empty()) return memory;
-  const std::vector<ModuleSpan> spans = ModuleSpansOf(timeline);
+  const std::vector<InstanceSpan> spans = InstanceSpansOf(timeline);
   const std::vector<Allocation> allocations = AllocationsOf(timeline, spans);
   for (const StepSpan& step : timeline.steps) {
     std::int64_t live = 0;
