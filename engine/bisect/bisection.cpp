@@ -201,7 +201,7 @@ class Bisection {
 
     MeasureBaseline(report);
     Descent descent = Descend(report);
-    NarrowMemoryHolder();
+    NarrowMemoryHolder(report);
     NameSiteModules(report);
 
     if (descent.found) {
@@ -771,7 +771,7 @@ class Bisection {
 
   // The levels follow the time; where the instance holding the most memory at the peak lies off
   // their path, one window per level more follows it down, as the time's were.
-  void NarrowMemoryHolder() {
+  void NarrowMemoryHolder(RunReport& report) {
     for (int depth = 1; depth <= settings_.max_depth; ++depth) {
       const std::optional<std::string> parent = memory_.NextParent();
       if (!parent) return;
@@ -784,6 +784,7 @@ class Bisection {
                 ", which holds the most at the peak; profiling window " +
                 std::to_string(windows_ + 1));
       memory_.AddLevel(*parent, Record(LevelRequest(*parent), nullptr).timeline);
+      ++report.run.memory_windows;
     }
   }
 

@@ -26,6 +26,7 @@ json RunToJson(const RunInfo& run) {
           {"window_steps", run.window_steps},
           {"windows", run.windows},
           {"site_windows", run.site_windows},
+          {"memory_windows", run.memory_windows},
           {"batch_size", run.batch_size > 0 ? json(run.batch_size) : json(nullptr)},
           {"deterministic", OrNull(run.deterministic)},
           {"allow_tf32", OrNull(run.allow_tf32)},

@@ -492,6 +492,9 @@ Table RunTable(const RunInfo& run, bool gpu_measured) {
     windows +=
         "; " + std::to_string(run.site_windows) + " to name the modules of sync and copy sites";
   }
+  if (run.memory_windows > 0) {
+    windows += "; " + std::to_string(run.memory_windows) + " to narrow the memory's holder";
+  }
   AddRow(table, "profiled windows", Text(windows + ")"));
   AddRow(
       table, "wall time",
