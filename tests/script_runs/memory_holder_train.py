@@ -1,7 +1,8 @@
 """A small MLP of three identical blocks for advisor's script-mode memory test: each block's
 `mlp` has an `up` and a `down` projection, and one `up` (blocks.1.mlp.up, three levels down among
 its identical siblings) widens its output 16-fold through a GELU before averaging it back: the
-wide tensors are kept for the backward, 2 MiB a step where a sibling's keep at most 64 KiB.
+wide tensors are kept for the backward, 1 MiB a step (2 MiB on torch 1.13) where a sibling's
+keep at most 64 KiB.
 With --keep-outputs the loop also keeps every step's predictions, scored against 4096 candidates,
 in a list for a metric at the end, without .detach(): 1 MiB more held after every step.
 
