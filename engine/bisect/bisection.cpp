@@ -12,6 +12,7 @@
 #include "engine/analysis/line_costs.h"
 #include "engine/analysis/sequence_numbers.h"
 #include "engine/bisect/bisect_policy.h"
+#include "engine/bisect/bisection_memory.h"
 #include "engine/bisect/op_lead.h"
 #include "engine/bisect/step_support.h"
 #include "engine/gpu/copy_sites.h"
@@ -208,7 +209,11 @@ bool HalvesOfOneCall(const MeasuredWindow& window, const ModulePath& module, con
 class Bisection {
  public:
   Bisection(WindowSource& source, const BisectSettings& settings, const Progress& progress)
-      : source_(source), settings_(settings), progress_(progress), modules_(source.Modules()) {}
+      : source_(source),
+        settings_(settings),
+        progress_(progress),
+        modules_(source.Modules()),
+        memory_(source.Describe().training_state) {}
 
   BisectOutcome Run() {
     RunReport report;
@@ -219,6 +224,7 @@ class Bisection {
 
     MeasureBaseline(report);
     Descent descent = Descend(report);
+    NarrowMemoryHolder(report);
     NameSiteModules(report);
 
     if (descent.found) {
@@ -254,6 +260,7 @@ class Bisection {
     if (broadcasts_.size() > kBroadcastsKept) broadcasts_.resize(kBroadcastsKept);
     report.broadcasts = std::move(broadcasts_);
     report.run.windows = windows_;
+    memory_.Fill(report);
     return BisectOutcome{std::move(report), std::move(trace_windows_), {}};
   }
 
@@ -323,6 +330,7 @@ class Bisection {
     std::optional<InputStageProfile> input_stage;
     const MeasuredWindow baseline = Record(
         {Instrumentation::kNone, "", steps, /*sync_phases=*/cuda}, &report.memory, &input_stage);
+    memory_.AddBaseline(baseline.timeline);
 
     // Forward starts after the data phase (the wait for the batch), which is its own; without an
     // input stage to report, a wait before the forward is part of the rest.
@@ -391,6 +399,7 @@ class Bisection {
       bool measured_again = false;
       descent.request = LevelRequest(parent);
       descent.window = MeasureLevel(depth, parent, measured_again);
+      memory_.AddLevel(parent, descent.window.timeline);
       const WindowAttribution& attribution = *descent.window.attribution;
       MergeBroadcasts(FindBroadcastTemporaries(descent.window.timeline, descent.window.placements,
                                                Mean(StepMillis(descent.window.timeline.steps))),
@@ -794,6 +803,25 @@ class Bisection {
     return table;
   }
 
+  // The levels follow the time; where the instance holding the most memory at the peak lies off
+  // their path, one window per level more follows it down, as the time's were.
+  void NarrowMemoryHolder(RunReport& report) {
+    for (int depth = 1; depth <= settings_.max_depth; ++depth) {
+      const std::optional<std::string> parent = memory_.NextParent();
+      if (!parent) return;
+      const auto info = modules_.find(*parent);
+      if (info == modules_.end() || !info->second.calls_submodules ||
+          !info->second.opaque_reason.empty()) {
+        return;
+      }
+      progress_("memory: instrumenting the children of " + *parent +
+                ", which holds the most at the peak; profiling window " +
+                std::to_string(windows_ + 1));
+      memory_.AddLevel(*parent, Record(LevelRequest(*parent), nullptr).timeline);
+      ++report.run.memory_windows;
+    }
+  }
+
   // The baseline measured its sync and copy sites without markers. One short window with every
   // module instrumented names the innermost module of each, wherever it sits: the descent only
   // instrumented the levels along its own path.
@@ -824,6 +852,7 @@ class Bisection {
   std::vector<std::string> doubts_;      // why the hot spot may be wrong; none: high confidence
   std::vector<std::string> candidates_;  // the places the doubtful levels could not separate
   std::vector<LabelledWindow> trace_windows_;
+  BisectionMemory memory_;  // the windows' allocations: the report's memory section
 };
 
 }  // namespace

@@ -267,6 +267,7 @@ json MemoryFacts(const MemoryStats& memory) {
   PutIf(facts, "alloc_retries", memory.alloc_retries);
   PutIf(facts, "tensor_allocs_per_step", memory.tensor_allocs_per_step);
   PutIf(facts, "tensor_alloc_mb_per_step", memory.tensor_alloc_mb_per_step);
+  PutIf(facts, "growth_mb_per_step", memory.growth_mb_per_step);
   PutIf(facts, "peak_reserved_share", ShareOfStep(memory.peak_reserved_mb, memory.device_total_mb));
   PutIf(facts, "peak_allocated_share",
         ShareOfStep(memory.peak_allocated_mb, memory.device_total_mb));

@@ -112,6 +112,7 @@ RunReport SampleReportAllMeasured() {
   report.memory->num_device_allocs = 0;
   report.memory->tensor_allocs_per_step = 120;
   report.memory->tensor_alloc_mb_per_step = 900;
+  report.memory->growth_mb_per_step = 0;
   report.data = DataWait{1.0, 2, true, std::nullopt};
   InputStageProfile stage;
   stage.batch_ms = 8.0;

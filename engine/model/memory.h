@@ -27,7 +27,10 @@ struct MemoryPeak {
   std::string category;  // the category holding the most bytes
   std::vector<MemoryShare> by_category;    // every category that holds bytes, most first
   std::vector<MemoryShare> by_user_frame;  // the user's lines that hold the most, most first
-  double reserved_mb = 0;                  // the allocator's segments at that moment
+  // The module instances whose own allocations hold the most, most first (a bisection's window:
+  // its instrumented instances).
+  std::vector<MemoryShare> by_module;
+  double reserved_mb = 0;  // the allocator's segments at that moment
   // The largest gap between live blocks in those segments; absent where the segments at that
   // moment cannot be told (expandable segments map and unmap pages inside them).
   std::optional<double> largest_free_block_mb;
@@ -95,6 +98,9 @@ struct MemoryStats {
   std::optional<MemoryPeak> peak;
   std::vector<ModuleMemory> modules;
   std::optional<MemoryHistory> history;
+  // A bisection's baseline window: MB per step by which its allocations live at each step's end
+  // climbed, where they climbed at every step (memory kept across steps); absent otherwise.
+  std::optional<double> growth_mb_per_step;
 };
 
 }  // namespace advisor

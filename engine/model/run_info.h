@@ -18,9 +18,10 @@ struct RunInfo {
   std::string advisor_version;
   int warmup_steps = 0;
   int window_steps = 0;
-  int windows = 0;       // profiled windows used, the uninstrumented baseline included
-  int site_windows = 0;  // of those, windows that only named the modules of sync/copy sites
-  int batch_size = 0;    // 0: unknown (a trace does not say)
+  int windows = 0;         // profiled windows used, the uninstrumented baseline included
+  int site_windows = 0;    // of those, windows that only named the modules of sync/copy sites
+  int memory_windows = 0;  // of those, windows that narrowed the memory's holder alone
+  int batch_size = 0;      // 0: unknown (a trace does not say)
   std::optional<bool> deterministic;  // absent when the front door cannot tell (a trace)
   std::string dtype;                  // of the first input
   double wall_s = 0;                  // whole run, model load included

@@ -538,11 +538,15 @@ void RenderMemory(std::ostringstream& out, const RunReport& report) {
            "depth. docs/memory.md says how to read it.</p>\n";
   }
   RenderTable(out, MemoryPeakTable(memory));
-  out << "<h3>Live at the peak, by when it was allocated</h3>\n";
+  out << "<h3>Live at the peak, by category</h3>\n";
   RenderTable(out, MemoryShareTable(peak.by_category, "allocated", false, peak.mb));
   if (!peak.by_user_frame.empty()) {
     out << "<h3>Live at the peak, by the line of your code that allocated it</h3>\n";
     RenderTable(out, MemoryShareTable(peak.by_user_frame, "line", true, peak.mb));
+  }
+  if (!peak.by_module.empty()) {
+    out << "<h3>Live at the peak, by module instance</h3>\n";
+    RenderTable(out, MemoryShareTable(peak.by_module, "module instance", true, peak.mb));
   }
   if (!memory.modules.empty()) {
     out << "<h3>Memory per module instance</h3>\n";
@@ -556,7 +560,7 @@ void RenderMemory(std::ostringstream& out, const RunReport& report) {
 }
 
 void RenderGpu(std::ostringstream& out, const RunReport& report) {
-  const bool window_memory = report.memory && !report.memory->peak;
+  const bool window_memory = report.memory && ShowsAllocatorStats(*report.memory);
   if (!report.gpu && report.syncs.empty() && report.copies.empty() && !window_memory) return;
   out << "<section id=\"gpu\"><h2>GPU</h2>\n";
   if (report.gpu) {

@@ -26,6 +26,7 @@ json RunToJson(const RunInfo& run) {
           {"window_steps", run.window_steps},
           {"windows", run.windows},
           {"site_windows", run.site_windows},
+          {"memory_windows", run.memory_windows},
           {"batch_size", run.batch_size > 0 ? json(run.batch_size) : json(nullptr)},
           {"deterministic", OrNull(run.deterministic)},
           {"allow_tf32", OrNull(run.allow_tf32)},
@@ -250,8 +251,10 @@ json DataToJson(const std::optional<DataWait>& data) {
           {"loader", LoaderToJson(data->loader)}};
 }
 
-// A snapshot's peak; fields it cannot tell are left out (docs/report-schema.md#memory).
-json MemoryPeakToJson(const MemoryPeak& peak) {
+// A snapshot's or a bisection's peak; fields it cannot tell are left out
+// (docs/report-schema.md#memory). The allocator's segments at the peak only a snapshot's history
+// shows.
+json MemoryPeakToJson(const MemoryPeak& peak, bool snapshot) {
   json by_category = json::object();
   for (const MemoryShare& share : peak.by_category) by_category[share.name] = share.mb;
   json by_user_frame = json::array();
@@ -263,9 +266,19 @@ json MemoryPeakToJson(const MemoryPeak& peak) {
               {"time_ms", peak.time_ms},
               {"category", peak.category},
               {"by_category", std::move(by_category)},
-              {"by_user_frame", std::move(by_user_frame)},
-              {"reserved_mb", peak.reserved_mb},
-              {"fragmentation_mb", peak.reserved_mb - peak.mb}};
+              {"by_user_frame", std::move(by_user_frame)}};
+  if (snapshot) {
+    out["reserved_mb"] = peak.reserved_mb;
+    out["fragmentation_mb"] = peak.reserved_mb - peak.mb;
+  }
+  if (!peak.by_module.empty()) {
+    json by_module = json::array();
+    for (const MemoryShare& share : peak.by_module) {
+      by_module.push_back(
+          {{"path", share.name}, {"mb", share.mb}, {"allocations", share.allocations}});
+    }
+    out["by_module"] = std::move(by_module);
+  }
   if (!peak.phase.empty()) out["phase"] = peak.phase;
   if (!peak.path.empty()) out["path"] = peak.path;
   if (peak.largest_free_block_mb) out["largest_free_block_mb"] = *peak.largest_free_block_mb;
@@ -326,13 +339,14 @@ json MemoryToJson(const std::optional<MemoryStats>& memory) {
               {"tensor_alloc_mb_per_step", OrNull(memory->tensor_alloc_mb_per_step)}};
   // What a snapshot's history shows; absent where the door has none.
   if (memory->peak) {
-    out["peak"] = MemoryPeakToJson(*memory->peak);
+    out["peak"] = MemoryPeakToJson(*memory->peak, memory->history.has_value());
     json modules = json::array();
     for (const ModuleMemory& module : memory->modules)
       modules.push_back(ModuleMemoryToJson(module));
     out["modules"] = std::move(modules);
   }
   if (memory->history) out["history"] = MemoryHistoryToJson(*memory->history);
+  if (memory->growth_mb_per_step) out["growth_mb_per_step"] = *memory->growth_mb_per_step;
   return out;
 }
 

@@ -283,7 +283,7 @@ void RenderGpu(std::ostringstream& out, const RunReport& report) {
     out << "### Host-to-device copies every step\n\n";
     RenderTable(out, CopyTable(report.copies));
   }
-  if (report.memory && !report.memory->peak) {
+  if (report.memory && ShowsAllocatorStats(*report.memory)) {
     out << "### Device memory\n\n";
     RenderTable(out, MemoryTable(*report.memory));
   }
@@ -297,11 +297,15 @@ void RenderMemory(std::ostringstream& out, const RunReport& report) {
   const MemoryPeak& peak = *memory.peak;
   out << "## Memory\n\n";
   RenderTable(out, MemoryPeakTable(memory));
-  out << "### Live at the peak, by when it was allocated\n\n";
+  out << "### Live at the peak, by category\n\n";
   RenderTable(out, MemoryShareTable(peak.by_category, "allocated", false, peak.mb));
   if (!peak.by_user_frame.empty()) {
     out << "### Live at the peak, by the line of your code that allocated it\n\n";
     RenderTable(out, MemoryShareTable(peak.by_user_frame, "line", true, peak.mb));
+  }
+  if (!peak.by_module.empty()) {
+    out << "### Live at the peak, by module instance\n\n";
+    RenderTable(out, MemoryShareTable(peak.by_module, "module instance", true, peak.mb));
   }
   if (!memory.modules.empty()) {
     out << "### Memory per module instance\n\n";

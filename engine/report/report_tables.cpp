@@ -382,10 +382,25 @@ Table OutOfMemoryFailureTable(const OutOfMemoryFailure& failure) {
   return table;
 }
 
+bool ShowsAllocatorStats(const MemoryStats& memory) {
+  return !memory.history && memory.peak_reserved_mb > 0;
+}
+
 Table MemoryPeakTable(const MemoryStats& memory) {
   const MemoryPeak& peak = *memory.peak;
   Table table = MetricTable();
   AddRow(table, "peak allocated, MB", Text(FormatNumber(peak.mb)));
+  if (!memory.history) {
+    // A bisection's window: what its allocations show; the allocator's own figures, where the
+    // door has them, are the device memory table's.
+    AddRow(table, "when", Text(FormatNumber(peak.time_ms) + " ms into its step"));
+    AddRow(table, "phase", peak.phase.empty() ? Text("outside the step") : Text(peak.phase));
+    AddRow(table, "module instance holding the most",
+           peak.path.empty() ? Text("none instrumented") : Code(peak.path));
+    AddRow(table, "climbing from step to step, MB per step",
+           MbOrNotMeasured(memory.growth_mb_per_step));
+    return table;
+  }
   AddRow(table, "when", Text(WhenInHistory(peak.time_ms, memory)));
   AddRow(table, "phase",
          peak.phase.empty() ? Text("not told by its ranges or frames") : Text(peak.phase));
@@ -508,6 +523,9 @@ Table RunTable(const RunInfo& run, bool gpu_measured) {
   if (run.site_windows > 0) {
     windows +=
         "; " + std::to_string(run.site_windows) + " to name the modules of sync and copy sites";
+  }
+  if (run.memory_windows > 0) {
+    windows += "; " + std::to_string(run.memory_windows) + " to narrow the memory's holder";
   }
   AddRow(table, "profiled windows", Text(windows + ")"));
   AddRow(

@@ -69,9 +69,14 @@ Table GpuTable(const GpuSummary& gpu);
 Table SyncTable(const std::vector<SyncSite>& syncs);
 Table CopyTable(const std::vector<CopySite>& copies);
 Table MemoryTable(const MemoryStats& memory);
+// Whether `memory` has a caching allocator's statistics of a window (a CUDA run's), the device
+// memory table: a snapshot's are its history's, a CPU run's allocator keeps none.
+bool ShowsAllocatorStats(const MemoryStats& memory);
 
 // The memory section of a snapshot (MemoryStats::peak and history): the peak, when and in what
-// phase, the instance holding the most, the reserved memory then and its free space.
+// phase, the instance holding the most, the reserved memory then and its free space; of a
+// bisection's window (no history): the peak, when, its phase, the instance holding the most and
+// the climb from step to step.
 Table MemoryPeakTable(const MemoryStats& memory);
 
 // What an out-of-memory error left: the request, where, what the allocator held (the

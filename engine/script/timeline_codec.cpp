@@ -87,6 +87,10 @@ std::string EventsToJson(const Timeline& timeline) {
     markers.push_back({names.Of(marker.path.str()), static_cast<int>(marker.kind), marker.thread,
                        marker.time_ns});
   }
+  json memory = json::array();
+  for (const MemoryEvent& m : timeline.memory) {
+    memory.push_back({m.address, m.bytes, m.device, m.thread, m.time_ns});
+  }
   json kernels = json::array();
   for (const KernelEvent& k : timeline.kernels) {
     kernels.push_back({names.Of(k.name), k.device, k.stream, k.start_ns, k.end_ns, k.grid[0],
@@ -119,7 +123,8 @@ std::string EventsToJson(const Timeline& timeline) {
     probes.push_back({p.probe, p.active, p.detail, p.dropped_records});
   }
   const json events = {{"names", names.Take()}, {"ops", std::move(ops)},
-                       {"markers", std::move(markers)}, {"kernels", std::move(kernels)},
+                       {"markers", std::move(markers)}, {"memory", std::move(memory)},
+                       {"kernels", std::move(kernels)},
                        {"memcpys", std::move(memcpys)}, {"memsets", std::move(memsets)},
                        {"syncs", std::move(syncs)}, {"api_calls", std::move(api_calls)},
                        {"probes", std::move(probes)},
@@ -158,6 +163,15 @@ void EventsFromJson(const JsonField& events, Timeline& out) {
     marker.thread = row.Element(2).Unsigned();
     marker.time_ns = row.Element(3).Integer();
     out.markers.push_back(std::move(marker));
+  });
+  ForEachRow(events, "memory", [&](const JsonField& row) {
+    MemoryEvent m;
+    m.address = row.Element(0).Unsigned();
+    m.bytes = row.Element(1).Integer();
+    m.device = Int32(row, 2, -1);
+    m.thread = row.Element(3).Unsigned();
+    m.time_ns = row.Element(4).Integer(0);
+    out.memory.push_back(m);
   });
   ForEachRow(events, "kernels", [&](const JsonField& row) {
     KernelEvent k;

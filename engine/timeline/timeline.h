@@ -201,10 +201,23 @@ struct ProbeStatus {
   std::uint64_t dropped_records = 0;
 };
 
+// One allocation (bytes > 0) or free (bytes < 0) as the allocator reported it to c10's memory
+// reporting, the hook torch's profiler uses for profile_memory: CPU tensors and the CUDA caching
+// allocator's blocks alike. A free of memory allocated before the window is reported on CUDA and
+// not on the CPU (its allocator did not track the block's size then).
+struct MemoryEvent {
+  std::uint64_t address = 0;
+  std::int64_t bytes = 0;
+  std::int32_t device = -1;  // the CUDA device's index; -1: host memory
+  ThreadId thread = 0;       // the thread that allocated or freed
+  TimeNs time_ns = 0;
+};
+
 struct Timeline {
   std::vector<StepSpan> steps;
   std::vector<OpEvent> ops;
   std::vector<MarkerEvent> markers;
+  std::vector<MemoryEvent> memory;  // in time order on each thread
   std::vector<KernelEvent> kernels;
   std::vector<MemcpyEvent> memcpys;
   std::vector<MemsetEvent> memsets;

@@ -26,6 +26,7 @@ struct EventRecorder::ThreadBuffer {
   int open_ops = 0;
   std::vector<OpEvent> ops;
   std::vector<RecordedMarker> markers;
+  std::vector<MemoryEvent> memory;
 };
 
 EventRecorder& EventRecorder::Get() {
@@ -56,6 +57,7 @@ EventRecorder::ThreadBuffer& EventRecorder::CurrentThreadBuffer() {
     buffer->open_ops = 0;
     buffer->ops.clear();
     buffer->markers.clear();
+    buffer->memory.clear();
   }
   return *buffer;
 }
@@ -107,6 +109,12 @@ void EventRecorder::RecordMarker(const std::string& path, MarkerKind kind, Threa
   buffer.markers.push_back(RecordedMarker{path, kind, thread, NowNs()});
 }
 
+void EventRecorder::RecordMemory(std::uint64_t address, std::int64_t bytes, std::int32_t device,
+                                 ThreadId thread) {
+  ThreadBuffer& buffer = CurrentThreadBuffer();
+  buffer.memory.push_back(MemoryEvent{address, bytes, device, thread, NowNs()});
+}
+
 void EventRecorder::CollectInto(Timeline& out) {
   const std::uint64_t generation = generation_.load(std::memory_order_acquire);
   std::lock_guard<std::mutex> lock(registry_mutex_);
@@ -121,8 +129,10 @@ void EventRecorder::CollectInto(Timeline& out) {
       out.markers.push_back(
           MarkerEvent{paths.Of(marker.path), marker.kind, marker.thread, marker.time_ns});
     }
+    out.memory.insert(out.memory.end(), buffer->memory.begin(), buffer->memory.end());
     buffer->ops.clear();
     buffer->markers.clear();
+    buffer->memory.clear();
   }
 }
 

@@ -43,6 +43,9 @@ class EventRecorder {
   // Closes an op opened by BeginOp on the same thread.
   void EndOp(const OpHandle& handle);
   void RecordMarker(const std::string& path, MarkerKind kind, ThreadId thread);
+  // An allocation (bytes > 0) or free (bytes < 0) made now on the calling thread.
+  void RecordMemory(std::uint64_t address, std::int64_t bytes, std::int32_t device,
+                    ThreadId thread);
 
   // Moves everything recorded since Start() into `out`, ops of each thread in start order.
   void CollectInto(Timeline& out);

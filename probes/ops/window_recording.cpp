@@ -15,9 +15,12 @@ void WindowRecording::Start() {
   gpu_active_ = gpu_ != nullptr && gpu_->Start();
   ops_.emplace(gpu_active_ ? gpu_ : nullptr);
   ops_->Start(count_page_faults_);
+  memory_.emplace();
+  memory_active_ = memory_->active();
 }
 
 void WindowRecording::Stop() {
+  memory_.reset();
   if (ops_) {
     ops_->Stop();
     ops_.reset();
@@ -34,6 +37,12 @@ Timeline WindowRecording::Finish() {
   EventRecorder::Get().CollectInto(timeline);
   if (count_page_faults_) timeline.page_fault_ns = PageFaultNs();
   timeline.probes.push_back({"ops", true, "ATen RecordFunction observer", 0});
+  timeline.probes.push_back(
+      {"memory", memory_active_,
+       memory_active_ ? ""
+                      : "another profiler held the thread's memory reporting: no allocations "
+                        "recorded",
+       0});
   // Records and the probe's status, or why it could not run.
   if (gpu_ != nullptr) gpu_->DrainInto(timeline);
   return timeline;

@@ -152,13 +152,14 @@ RunReport FilledReport() {
       {"gather-backward-scatter", Severity::kHigh, "blocks.5.mlp", "GatherBackward0",
        "The backward of gather scatters with atomics; index_select is faster here.",
        "GatherBackward0 4.73 ms/step, 11.5% of the step", "gather-to-index-select", 4.1, "", {},
-       SourceLocation{"model.py", 42, "x = torch.gather(x, 1, index)"}, std::nullopt},
+       SourceLocation{"model.py", 42, "x = torch.gather(x, 1, index)"}, std::nullopt, std::nullopt},
       {"host-sync-item", Severity::kMedium, "blocks.5.mlp", "aten::item",
        "A .item() call synchronises the host with the GPU every step.",
        "cudaStreamSynchronize 0.92 ms/step", "drop-item-sync", 0.9, "", {}, std::nullopt,
-       std::nullopt},
+       std::nullopt, std::nullopt},
       {"tiny-kernels", Severity::kLow, "", "", "38% of kernels run for under 10 us.",
-       "1873 kernels/step, median 6.4 us", "", std::nullopt, "", {}, std::nullopt, std::nullopt},
+       "1873 kernels/step, median 6.4 us", "", std::nullopt, "", {}, std::nullopt, std::nullopt,
+       std::nullopt},
   };
 
   FixResult verified;

@@ -777,6 +777,46 @@ TEST(ScriptMode, ABlockTwiceItsIdenticalSiblingsWithAnExtraParameterIsNamed) {
   EXPECT_TRUE(path == "blocks.2" || path.rfind("blocks.2.", 0) == 0) << path;
 }
 
+// Three identical blocks, one of whose `up` projections (three levels down) keeps 1 to 2 MiB of
+// wide activations for the backward where its siblings keep at most 64 KiB (issue #27 items 1, 2):
+// the bisection's windows attribute the allocations to the instance that made them and narrow the
+// peak's holder to it, whichever way the time led the levels; its memory does not climb from step
+// to step. Kept every step, its predictions make the memory-growth finding.
+TEST(ScriptMode, TheInstanceKeepingTheLargestActivationHoldsThePeak) {
+  const fs::path scratch = Scratch("memory_holder");
+  const std::string script = kScripts + "/memory_holder_train.py --tag " + UniqueTag();
+  const CommandResult run = BisectInto(scratch, script);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = Report(scratch / "report");
+  const json& memory = report["memory"];
+  ASSERT_TRUE(memory.contains("peak")) << memory.dump();
+  EXPECT_EQ(memory["peak"]["path"], "blocks.1.mlp.up") << memory["peak"].dump();
+  EXPECT_GT(memory["peak"]["by_category"]["parameters"].get<double>(), 0) << memory.dump();
+  for (const json& module : memory["modules"]) {
+    const std::string path = module["path"];
+    const double kept_mb = module.value("kept_for_backward_mb", 0.0);
+    if (path == "blocks.1.mlp.up") {
+      EXPECT_GE(kept_mb, 0.9) << module.dump();  // the widened tensor: 1 MiB (2 on torch 1.13)
+    } else if (path.rfind("blocks.1", 0) != 0) {
+      EXPECT_LT(kept_mb, 0.25) << module.dump();
+    }
+  }
+  EXPECT_NE(std::find_if(memory["modules"].begin(), memory["modules"].end(),
+                         [](const json& m) { return m["path"] == "blocks.1.mlp.up"; }),
+            memory["modules"].end())
+      << memory["modules"].dump();
+  EXPECT_FALSE(memory.contains("growth_mb_per_step")) << memory.dump();
+  EXPECT_EQ(FindingOf(report, "memory-growth"), nullptr);
+
+  const fs::path kept = Scratch("memory_growth");
+  ASSERT_EQ(BisectInto(kept, script + " --keep-outputs").exit_code, 0);
+  const json growing = Report(kept / "report");
+  const json* finding = FindingOf(growing, "memory-growth");
+  ASSERT_NE(finding, nullptr) << growing["memory"].dump();
+  EXPECT_NEAR(growing["memory"]["growth_mb_per_step"].get<double>(), 1.0, 0.1)
+      << growing["memory"].dump();
+}
+
 // A relative-position token mixer whose forward makes MulBackward0 nodes at two lines: its
 // product over batch x seq x seq x dim (most of the step) and the dropout after its projection
 // (next to nothing), in a plain training loop (issue #33 item 2). The hot spot's line is the
