@@ -293,6 +293,14 @@ class Session:
     def _at_exit(self):
         if not self._active():
             return
+        command = self._command
+        if command is not None and command.recording:
+            # The script ended inside a window: its recording is dropped now, while torch is
+            # whole. Left to the library's static destructors, the memory reporter the window
+            # installed was taken off a thread-local state that torch had already destroyed, and
+            # the interpreter died of a segmentation fault on its way out.
+            torch.ops.advisor.probe_abandon()
+            command.recording = False
         if self._bench is not None:
             if not self._bench.script_ended():
                 sys.stderr.write("advisor probe: the script ended after %d steps, before the "
