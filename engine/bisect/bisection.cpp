@@ -817,7 +817,9 @@ class Bisection {
       progress_("memory: instrumenting the children of " + *parent +
                 ", which holds the most at the peak; profiling window " +
                 std::to_string(windows_ + 1));
-      memory_.AddLevel(*parent, Record(LevelRequest(*parent), nullptr).timeline);
+      WindowRequest request = LevelRequest(*parent);
+      request.follows_the_levels = false;  // the ranks' modules stay the levels' deepest window's
+      memory_.AddLevel(*parent, Record(request, nullptr).timeline);
       ++report.run.memory_windows;
     }
   }

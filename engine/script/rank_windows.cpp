@@ -119,7 +119,7 @@ std::vector<StepSpan> RankWindows::TimedSteps(std::vector<std::vector<StepSpan>>
 }
 
 RecordedWindow RankWindows::Decide(Instrumentation instrumentation,
-                                   std::vector<RecordedWindow> windows) {
+                                   std::vector<RecordedWindow> windows, bool follows_the_levels) {
   const bool first_baseline =
       instrumentation == Instrumentation::kNone && baseline_.empty() && keeps_;
   std::vector<TimeNs> own_work;
@@ -135,7 +135,7 @@ RecordedWindow RankWindows::Decide(Instrumentation instrumentation,
   const std::size_t slowest = static_cast<std::size_t>(
       std::max_element(own_work.begin(), own_work.end()) - own_work.begin());
   if (windows.size() > 1) decided_on_.push_back(ranks_[slowest]);
-  if (instrumentation != Instrumentation::kNone) {
+  if (instrumentation != Instrumentation::kNone && follows_the_levels) {
     deepest_.clear();
     for (std::size_t r = 0; r < windows.size(); ++r) {
       deepest_.push_back(r == slowest ? windows[r].timeline : std::move(windows[r].timeline));

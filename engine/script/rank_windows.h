@@ -22,8 +22,7 @@ class RankWindows {
   // ranks on every node (0: these); the windows the summary needs are kept wherever it has
   // several, even on a node that runs one of them (its node file carries them to the merge).
   explicit RankWindows(std::vector<int> ranks, int world_size = 0)
-      : ranks_(std::move(ranks)),
-        keeps_(ranks_.size() > 1 || world_size > 1) {}
+      : ranks_(std::move(ranks)), keeps_(ranks_.size() > 1 || world_size > 1) {}
 
   // The windows one or several nodes kept (Baselines, Deepest), given back together by the
   // controller that merges every node's summary (engine/script/node_merge): `ranks`, and each
@@ -39,9 +38,11 @@ class RankWindows {
   std::vector<StepSpan> TimedSteps(std::vector<std::vector<StepSpan>> spans);
 
   // Each rank's window of one request: keeps what the summary needs and returns the slowest
-  // rank's window, without its collectives (waits for the others, not the rank's work). Throws
-  // std::runtime_error as TimedSteps.
-  RecordedWindow Decide(Instrumentation instrumentation, std::vector<RecordedWindow> windows);
+  // rank's window, without its collectives (waits for the others, not the rank's work). An
+  // instrumented window becomes the ranks' deepest unless it does not follow the levels
+  // (WindowRequest::follows_the_levels). Throws std::runtime_error as TimedSteps.
+  RecordedWindow Decide(Instrumentation instrumentation, std::vector<RecordedWindow> windows,
+                        bool follows_the_levels = true);
 
   // What the summary is made of, by the order of the ranks: each rank's first uninstrumented
   // window (with its collectives) and its latest instrumented one (without); empty until recorded.

@@ -292,7 +292,8 @@ RecordedWindow ScriptSource::Record(const WindowRequest& request) {
   }
   RecordedWindow window;
   try {
-    window = rank_windows_.Decide(request.instrumentation, std::move(windows));
+    window = rank_windows_.Decide(request.instrumentation, std::move(windows),
+                                  request.follows_the_levels);
   } catch (const std::runtime_error& error) {
     OutOfStep(doing, error);
   }

@@ -25,7 +25,7 @@ enum class Instrumentation {
 
 struct WindowRequest {
   Instrumentation instrumentation = Instrumentation::kNone;
-  std::string parent;        // with kChildrenOf; "" is the root
+  std::string parent;  // with kChildrenOf; "" is the root
   int steps = 0;
   // Synchronise the device at each phase end, so that host timestamps delimit each phase's
   // device work too (the baseline's breakdown). Kernels find their op by correlation, not by
@@ -35,6 +35,9 @@ struct WindowRequest {
   // host-bound step go without: there the host's time is the step's, and the probe's record per
   // launch is most of what instrumenting such a step costs.
   bool device_activity = true;
+  // False for a window that follows the memory's holder off the levels' path (BisectionMemory):
+  // what the ranks compare module by module stays the levels' deepest window.
+  bool follows_the_levels = true;
 };
 
 // Whose code labelled steps label with the lines of the user's code that ran.
@@ -72,7 +75,7 @@ struct SourceDescription {
   // The input pipeline's settings (workers, pinned memory); absent when the door cannot tell.
   // The bisection fills wait_ms from the baseline's data phase.
   std::optional<DataWait> input;
-  std::vector<std::string> notes;  // data-quality lines the door knows from the start
+  std::vector<std::string> notes;               // data-quality lines the door knows from the start
   std::optional<TrainingState> training_state;  // where the door measures it (a script)
 };
 

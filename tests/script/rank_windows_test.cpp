@@ -102,6 +102,29 @@ TEST(RankWindows, TheSummaryNamesTheStragglerAndTheModuleOfTheDeepestWindow) {
   EXPECT_GT(summary->ranks[0].comm_ms, summary->ranks[1].comm_ms) << "rank 0 waits for rank 1";
 }
 
+TEST(RankWindows, AWindowOffTheLevelsPathLeavesTheirDeepestWindowToTheSummary) {
+  RankWindows ranks({0, 1});
+  for (const Instrumentation instrumentation :
+       {Instrumentation::kNone, Instrumentation::kChildrenOf}) {
+    std::vector<RecordedWindow> windows;
+    const bool markers = instrumentation != Instrumentation::kNone;
+    windows.push_back(Window(5, 3, 2, markers));
+    windows.push_back(Window(5, 3, 7, markers));
+    ranks.Decide(instrumentation, std::move(windows));
+  }
+  // A window that follows the memory's holder elsewhere, with no module marked in it: were it
+  // the deepest, the summary would name no module.
+  std::vector<RecordedWindow> memory_windows;
+  memory_windows.push_back(Window(5, 3, 2, /*markers=*/false));
+  memory_windows.push_back(Window(5, 3, 7, /*markers=*/false));
+  ranks.Decide(Instrumentation::kChildrenOf, std::move(memory_windows),
+               /*follows_the_levels=*/false);
+  const std::optional<DistributedSummary> summary = ranks.Summarise();
+  ASSERT_TRUE(summary.has_value());
+  ASSERT_TRUE(summary->straggler.has_value());
+  EXPECT_EQ(summary->straggler->path, "slow") << "the levels' deepest window's module";
+}
+
 // ---- Whether a straggler of the profiled windows is there outside them (unprofiled_check.h) -----
 
 // Steps of 10 ms from step `first` as the step clock cuts them: `forward_ms` of forward, the rest
