@@ -80,17 +80,23 @@ TEST(RankWindows, RanksThatMeasuredOtherStepsAreRefused) {
                std::runtime_error);
 }
 
-TEST(RankWindows, TheSummaryNamesTheStragglerAndTheModuleOfTheDeepestWindow) {
-  RankWindows ranks({0, 1});
-  EXPECT_FALSE(ranks.Summarise().has_value()) << "no baseline yet";
+// Two ranks' baseline and one level's window: rank 1 works 7 ms a step in module "slow", rank 0
+// 2 ms (markers in the level's window only); the windows of `follows_the_levels`.
+void DecideBaselineAndLevel(RankWindows& ranks, bool follows_the_levels = true) {
   for (const Instrumentation instrumentation :
        {Instrumentation::kNone, Instrumentation::kChildrenOf}) {
     std::vector<RecordedWindow> windows;
-    const bool markers = instrumentation != Instrumentation::kNone;
+    const bool markers = follows_the_levels && instrumentation != Instrumentation::kNone;
     windows.push_back(Window(5, 3, 2, markers));
     windows.push_back(Window(5, 3, 7, markers));
-    ranks.Decide(instrumentation, std::move(windows));
+    ranks.Decide(instrumentation, std::move(windows), follows_the_levels);
   }
+}
+
+TEST(RankWindows, TheSummaryNamesTheStragglerAndTheModuleOfTheDeepestWindow) {
+  RankWindows ranks({0, 1});
+  EXPECT_FALSE(ranks.Summarise().has_value()) << "no baseline yet";
+  DecideBaselineAndLevel(ranks);
   const std::optional<DistributedSummary> summary = ranks.Summarise();
   ASSERT_TRUE(summary.has_value());
   ASSERT_EQ(summary->ranks.size(), 2u);
@@ -104,21 +110,10 @@ TEST(RankWindows, TheSummaryNamesTheStragglerAndTheModuleOfTheDeepestWindow) {
 
 TEST(RankWindows, AWindowOffTheLevelsPathLeavesTheirDeepestWindowToTheSummary) {
   RankWindows ranks({0, 1});
-  for (const Instrumentation instrumentation :
-       {Instrumentation::kNone, Instrumentation::kChildrenOf}) {
-    std::vector<RecordedWindow> windows;
-    const bool markers = instrumentation != Instrumentation::kNone;
-    windows.push_back(Window(5, 3, 2, markers));
-    windows.push_back(Window(5, 3, 7, markers));
-    ranks.Decide(instrumentation, std::move(windows));
-  }
-  // A window that follows the memory's holder elsewhere, with no module marked in it: were it
-  // the deepest, the summary would name no module.
-  std::vector<RecordedWindow> memory_windows;
-  memory_windows.push_back(Window(5, 3, 2, /*markers=*/false));
-  memory_windows.push_back(Window(5, 3, 7, /*markers=*/false));
-  ranks.Decide(Instrumentation::kChildrenOf, std::move(memory_windows),
-               /*follows_the_levels=*/false);
+  DecideBaselineAndLevel(ranks);
+  // Windows that follow the memory's holder elsewhere, with no module marked in them: were the
+  // last the deepest, the summary would name no module.
+  DecideBaselineAndLevel(ranks, /*follows_the_levels=*/false);
   const std::optional<DistributedSummary> summary = ranks.Summarise();
   ASSERT_TRUE(summary.has_value());
   ASSERT_TRUE(summary->straggler.has_value());
