@@ -5,6 +5,14 @@ find_package(nlohmann_json 3.9 REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(Threads REQUIRED)
 find_package(ZLIB REQUIRED)  # .json.gz traces (advisor analyze)
+# s3:// URLs (advisor analyze, engine/object_store): libcurl signs S3's requests (CURLOPT_AWS_SIGV4,
+# 7.75). Optional: the GPU machine has no libcurl headers, and such a build refuses s3:// URLs.
+find_package(CURL 7.75 QUIET)
+set(ADVISOR_CURL OFF)
+if(CURL_FOUND)
+  set(ADVISOR_CURL ON)
+endif()
+message(STATUS "advisor: libcurl for s3:// URLs: ${ADVISOR_CURL}")
 
 # ---- Lua 5.4 ----
 if(ADVISOR_LUA_ROOT)

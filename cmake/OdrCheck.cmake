@@ -42,13 +42,15 @@ function(advisor_odr_check_target)
       endif()
     endforeach()
   endforeach()
-  # The executables' and shared libraries' own sources: the CLI (with its main) and the probe.
+  # The executables' and shared libraries' own sources: the CLI's two binaries (with advisor's
+  # main; advisor-torch's is a second one) and the probe.
   set(_sources "")
   set(_link "")
-  foreach(_target advisor advisor_script_probe)
+  foreach(_target advisor advisor_torch_binary advisor_script_probe)
     if(TARGET ${_target})
       get_target_property(_target_sources ${_target} SOURCES)
       get_target_property(_target_dir ${_target} SOURCE_DIR)
+      list(FILTER _target_sources EXCLUDE REGEX "torch_main\\.cpp$")
       foreach(_source ${_target_sources})
         if(NOT IS_ABSOLUTE ${_source})
           set(_source ${_target_dir}/${_source})

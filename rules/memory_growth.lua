@@ -15,10 +15,15 @@ return {
     if memory == nil or memory.growth_mb_per_step == nil then return {} end
     local growth = memory.growth_mb_per_step
     if growth < FLOOR_MB then return {} end
+    local where = "something keeps tensors across steps"
+    local source = memory.growth_source
+    if source ~= nil then
+      where = string.format("%s:%d keeps them (%s)", source.file, source.line, source.text)
+    end
     return {{
       severity = growth >= HIGH_MB and "high" or "medium",
-      message = "Memory allocated in each step is still held at the next: something keeps "
-        .. "tensors across steps. Keep numbers, not tensors (loss.item(), "
+      message = "Memory allocated in each step is still held at the next: " .. where
+        .. ". Keep numbers, not tensors (loss.item(), "
         .. "output.detach().cpu()), and clear per-step caches.",
       evidence = string.format("%.2f MB more held at the end of every step of the window, "
         .. "%d steps (peak %.0f MB)", growth, facts.run.window_steps or 0,

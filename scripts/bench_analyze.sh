@@ -10,7 +10,9 @@
 # each MEGABYTES of JSON (default 257). Each file is read once into the page cache, then timed
 # on one core (taskset -c 0): advisor analyze with one reader thread (the median of 3 runs by
 # wall time, with its CPU time, /usr/bin/time's peak RSS, and that run's --verbose stage lines),
-# and json.load once.
+# and json.load once. CORES=all times both on every core instead, advisor with its default
+# reader threads (one a core): the 16-core figure of issue #32 (scripts/gpu-check.sh
+# analyze_bench).
 # Prints one JSON line per run and a Markdown table. BEFORE=PATH times that advisor binary too (an
 # older build; its rules from ADVISOR_RULES_DIR where it needs them), its runs interleaved with
 # BUILD_DIR's so that both see the same load.
@@ -20,6 +22,11 @@ build="${1:-$root/build}"
 work="${2:-/tmp/advisor-analyze-bench}"
 megabytes="${3:-257}"
 python="${PYTHON:-/usr/bin/python3}"  # Debian's, whose torch wrote the legacy shape
+case "${CORES:-1}" in
+  1) on_cores=(taskset -c 0); reader_threads=(--threads 1) ;;
+  all) on_cores=(); reader_threads=() ;;
+  *) echo "bench_analyze.sh: CORES is 1 or all, not '$CORES'" >&2; exit 2 ;;
+esac
 
 mkdir -p "$work"
 [ -f "$work/legacy.json" ] ||
@@ -36,13 +43,13 @@ cat "${traces[@]}" > /dev/null  # every run starts from the page cache
 
 echo "machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
-# One timed run of "$@" on core 0: prints {"seconds", "cpu_seconds", "peak_rss_mb"} from
-# /usr/bin/time. On a machine busy with other work the wall time waits for the core; the CPU time
+# One timed run of "$@" (on core 0 unless CORES=all): prints {"seconds", "cpu_seconds",
+# "peak_rss_mb"} from /usr/bin/time. On a machine busy with other work the wall time waits for the core; the CPU time
 # (user and system) is what the run itself took.
 timed() {
   local times
   times=$(mktemp)
-  taskset -c 0 /usr/bin/time -f "%e %U %S %M" -o "$times" "$@" >/dev/null
+  ${on_cores[@]+"${on_cores[@]}"} /usr/bin/time -f "%e %U %S %M" -o "$times" "$@" >/dev/null
   read -r seconds user system kilobytes < "$times"
   rm -f "$times"
   echo "{\"seconds\": $seconds, \"cpu_seconds\": $(awk "BEGIN {print $user + $system}"),"\
@@ -70,7 +77,8 @@ with (gzip.open(path, "rb") if path.endswith(".gz") else open(path, "rb")) as f:
     for binary in "${binaries[@]}"; do
       verbose=-q  # builds before --verbose have no stage lines to give
       if "$binary" analyze --help | grep -q -- --verbose; then verbose=--verbose; fi
-      result=$(timed "$binary" analyze "$trace" --threads 1 --out "$work/report" "$verbose" \
+      result=$(timed "$binary" analyze "$trace" ${reader_threads[@]+"${reader_threads[@]}"} \
+                 --out "$work/report" "$verbose" \
                  2> "$work/stages.txt")
       stages=$(sed -n 's/^\[advisor\] \([a-z ]*: [0-9]* ms\);.*/\1/p' "$work/stages.txt" |
                paste -sd, - | sed 's/,/, /g')
@@ -93,14 +101,16 @@ done
 
 printf '%s\n' "${lines[@]}" | "$python" -c '
 import json, os, sys
-print("| trace | JSON | binary | advisor analyze, 1 core: wall (CPU, MB/s of CPU time), peak RSS | json.load, 1 core: the same | speed vs json.load: wall (CPU) | advisor peak RSS / JSON |")
+cores = os.environ.get("CORES", "1")
+print("| trace | JSON | binary | advisor analyze, %s core(s): wall (CPU, MB/s of CPU time; MB/s of wall), peak RSS | json.load: wall (CPU, MB/s of CPU time), peak RSS | speed vs json.load: wall (CPU) | advisor peak RSS / JSON |" % cores)
 print("| --- | ---: | --- | ---: | ---: | ---: | ---: |")
 for line in sys.stdin:
     r = json.loads(line)
     mb = r["json_bytes"] / 1e6
     a, p = r["advisor"], r["json_load"]
-    print("| %s | %.0f MB | %s | %.2f s (%.2f s, %.0f MB/s), %d MB | %.2f s (%.2f s, %.0f MB/s), %d MB | %.1fx (%.1fx) | %.2fx |" % (
+    print("| %s | %.0f MB | %s | %.2f s (%.2f s, %.0f MB/s; %.0f MB/s), %d MB | %.2f s (%.2f s, %.0f MB/s), %d MB | %.1fx (%.1fx) | %.2fx |" % (
         os.path.basename(r["file"]), mb, r["binary"], a["seconds"], a["cpu_seconds"], mb / a["cpu_seconds"],
+        mb / a["seconds"],
         a["peak_rss_mb"], p["seconds"], p["cpu_seconds"], mb / p["cpu_seconds"], p["peak_rss_mb"],
         p["seconds"] / a["seconds"], p["cpu_seconds"] / a["cpu_seconds"],
         a["peak_rss_mb"] * 1024 * 1024 / r["json_bytes"]))

@@ -16,7 +16,8 @@
 # the eager ViT script), script_pipeline (the data-input seed's pipeline as a script: the input
 # stage measured in its DataLoader workers, --autotest's worker series; bench/input_stage_cost.py),
 # traces (2.11 CUDA traces recorded and analysed, the trace reader's
-# benchmark), marker_cost (bench/marker_cost.py: op recording and marker hooks on the launch-bound
+# benchmark), analyze_bench (advisor analyze end to end on every core beside json.load, 1.2 GB
+# traces of both shapes: scripts/bench_analyze.sh), marker_cost (bench/marker_cost.py: op recording and marker hooks on the launch-bound
 # model, apart), ddp (several ranks on 2 GPUs: DDP and FSDP ViT under torchrun, skipped on one
 # GPU), seed (bench/seed_pipeline.py: the data-input seed's pipeline, worker counts by hand, the
 # dilation on bool, the crop first, then advisor --autotest on it), detached_cost
@@ -27,7 +28,12 @@
 # transformers and timm families trained as their users train them, bisected and judged against a
 # by-hand oracle of single fixes measured in the same call), stragglers (bench/straggler_check.py:
 # the straggler verdict on 2 GPUs for a rank slowed on its GPU, host or input, and a balanced
-# job). A later stage reuses
+# job), memory (bench/real_models/memory_check.py: a GPT-2 with eager attention, its peak, the
+# attention's memory kept for backward and SDPA's saving by hand beside advisor's report, its
+# prediction and --autotest's peaks, and a real out-of-memory error's report), memory_oracle
+# (bench/memory_oracle.py: the bisection's memory per instance and its peak against torch's own
+# accounting, timm models), diff (advisor diff of the seed script before and after its
+# gather-to-index fix by hand). A later stage reuses
 # build-gpu/ and /tmp from an
 # earlier call on the same machine, so a device call with a time limit can take a few stages at a
 # time.
@@ -37,7 +43,8 @@
 # are unpacked beside the build and linked statically (zlib only where its headers are missing).
 #
 # Results go to $OUT (default ./gpu-check-out): summary.txt, failures.txt (the tail of each failed
-# step) and results.tar.gz (reports, overhead JSON, zoo tables and full logs), few files because
+# step) and results.tar.gz (reports without their trace.json and report.html, overhead JSON, zoo
+# tables and full logs), few files because
 # the device tool returns at most eight.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -55,7 +62,12 @@ step() {  # step NAME COMMAND...: runs it, keeps its log, records its status and
   ((status == 0)) || { echo "== $name" && tail -30 "$logs/$name.log"; } >>"$out/failures.txt"
   return $status
 }
-pack() { tar -czf "$out/results.tar.gz" -C "$results" . 2>/dev/null; }
+# Without the reports' trace.json and report.html (tens of MB over the real models, past what the
+# device tool returns); report.json, report.md and the logs say what a check needs.
+pack() {
+  tar -czf "$out/results.tar.gz" --exclude=trace.json --exclude=report.html -C "$results" . \
+    2>/dev/null
+}
 trap pack EXIT
 
 stages=("$@")
@@ -260,6 +272,22 @@ script_autotest() {
     python3 bench/scripts/vit_train.py --steps 100000
   grep -E "^\[autotest\].*(verified|no-change|rejected|failed|skipped)" \
     "$logs/script_autotest.log" | tee -a "$out/summary.txt"
+  # Issue #28's bar: every fix decided with an interval, the switched knobs' combination measured
+  # inside the run, and how many pairs each verdict rests on.
+  python3 - "$results/script-vit-autotest/report.json" <<'PY' | tee -a "$out/summary.txt"
+import json, sys
+fixes = json.load(open(sys.argv[1]))["fixes"]
+for fix in fixes:
+    low, high = fix.get("speedup_ci_low"), fix.get("speedup_ci_high")
+    interval = "[%.2f, %.2f]" % (low, high) if low is not None else "no interval"
+    print("  fix %s: %s %.3fx %s, %s rounds in %s" % (
+        fix["recipe"], fix["status"], fix.get("speedup") or 0, interval, fix.get("rounds"),
+        fix.get("measured_in")))
+in_run = [f for f in fixes if f.get("kind") == "combination" and f.get("measured_in") == "process"]
+print("script_autotest: a combination measured inside the run: %s; decided with an interval: "
+      "%d of %d" % ("pass" if in_run else "FAIL", sum(f.get("speedup_ci_low") is not None
+                                                      for f in fixes), len(fixes)))
+PY
 }
 
 # Several ranks (issue #16), on two GPUs over NCCL; skipped with a line on fewer. In about 6
@@ -318,6 +346,14 @@ traces() {
   grep -h "^finding\|^step" "$logs/analyze.log" | head -40 | tee -a "$out/summary.txt"
   step bench_trace_reader bash scripts/bench_trace_reader.sh build-gpu /tmp/advisor-trace-bench 1.2
   grep "^|" "$logs/bench_trace_reader.log" | tee -a "$out/summary.txt"
+}
+
+# advisor analyze end to end on every core beside json.load (issue #32: >= 1 GB/s on 16 cores
+# for a >= 1 GB trace): legacy and Kineto traces and a .json.gz of ANALYZE_MB (1200) MB each.
+analyze_bench() {
+  CORES=all step analyze_bench bash scripts/bench_analyze.sh build-gpu /tmp/advisor-analyze-bench \
+    "${ANALYZE_MB:-1200}"
+  grep "^|" "$logs/analyze_bench.log" | tee -a "$out/summary.txt"
 }
 
 # The two-rank NCCL trace alone (2 GPUs): recorded with a planted straggler and analysed as a
@@ -396,6 +432,59 @@ stragglers() {
   grep '^|' "$logs/stragglers.log" | tee -a "$out/summary.txt"
 }
 
+# Issue #27: advisor's memory figures beside torch's CUDA counters by hand, judged in one table
+# (summary.txt) and a compact memory.json in $OUT; the report folders stay in /tmp (not packed).
+# MEMORY_FAMILY (gpt2), MEMORY_AUTOTEST: the --autotest-budget (2m).
+memory() {
+  rm -rf /tmp/gpu-check-memory
+  step memory python3 bench/real_models/memory_check.py --advisor build-gpu/advisor \
+    --out /tmp/gpu-check-memory --family "${MEMORY_FAMILY:-gpt2}" \
+    --budget "${MEMORY_AUTOTEST:-2m}" --json "$out/memory.json"
+  grep -E '^(\||memory check)' "$logs/memory.log" | tee -a "$out/summary.txt"
+}
+
+# The bisection's memory against a by-hand measure (bench/memory_oracle.py, issue #27): a timm
+# ResNet-18 and ViT trained on the GPU, bisected, then one step measured by hand: each instance's
+# kept-for-backward bytes (saved tensors; memory_allocated around its forward) within 5 %, the
+# peak within 1 % of max_memory_allocated.
+memory_oracle() {
+  local model
+  for model in resnet18 vit_tiny_patch16_224; do
+    step "memory_bisect_$model" build-gpu/advisor bisect -q --out "$results/memory/$model" -- \
+      python3 bench/user_trial/timm_train.py --model "$model" --batch 64 --size 224
+    step "memory_oracle_$model" python3 bench/memory_oracle.py \
+      --report "$results/memory/$model/report.json" -- \
+      bench/user_trial/timm_train.py --model "$model" --batch 64 --size 224
+    tee -a "$out/summary.txt" < "$logs/memory_oracle_$model.log"
+  done
+}
+
+# `advisor diff` on the seed script before and after its gather-to-index fix made by hand
+# (vit_train.py --gather-to-index; docs/diff.md, issue #30): the step's change split by phase and
+# module instance; the bar is 95 % of it explained by the phases, patch_drop the module that
+# changed most, and the change beyond its steps' spread.
+diff_stage() {
+  step diff_before build-gpu/advisor bisect --out "$results/diff/before" -- \
+    python3 bench/scripts/vit_train.py --steps 100000
+  step diff_after build-gpu/advisor bisect --out "$results/diff/after" -- \
+    python3 bench/scripts/vit_train.py --steps 100000 --gather-to-index
+  step diff build-gpu/advisor diff "$results/diff/before" "$results/diff/after" \
+    --out "$results/diff/diff" || return
+  python3 - "$results/diff/diff/diff.json" <<'EOF' | tee -a "$out/summary.txt"
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["step"]
+top = d["modules"][0] if d["modules"] else {"path": None, "delta_ms": 0}
+ok = d["explained_share"] >= 0.95 and top["path"] == "patch_drop" and s["verdict"] == "faster"
+print("diff: step %.2f -> %.2f ms (%s, %+.2f ms, 95 %% interval %s to %s, %s), phases explain "
+      "%.1f %% (not attributed %+.2f ms), top module %s %+.2f ms, hot spots %s / %s: %s" % (
+          s["before_ms"], s["after_ms"], s["statistic"], s["delta_ms"], s["delta_low_ms"],
+          s["delta_high_ms"], s["verdict"], 100 * d["explained_share"], d["not_attributed_ms"],
+          top["path"], top["delta_ms"], d["before_hotspot"], d["after_hotspot"],
+          "PASS" if ok else "FAIL"))
+EOF
+}
+
 zoo() {
   OUT="$results/zoo" ZOO_RUNS="${ZOO_RUNS:-1}" step zoo bash bench/zoo_gpu.sh
   grep -h "localized" "$results"/zoo/run-*.txt | tee -a "$out/summary.txt"
@@ -405,10 +494,12 @@ zoo() {
 for stage in "${stages[@]}"; do
   case "$stage" in
     build) build || { log "build failed: later stages skipped"; exit 1; } ;;
-    tests|script_tests|zoo_cpu|vit|graphs|overhead|zoo|script|script_overhead|script_autotest|script_pipeline|traces|marker_cost|ddp|seed|detached_cost|detached_cost_ddp|rank_traces|real_models|stragglers)
+    tests|script_tests|zoo_cpu|vit|graphs|overhead|zoo|script|script_overhead|script_autotest|script_pipeline|traces|analyze_bench|marker_cost|ddp|seed|detached_cost|detached_cost_ddp|rank_traces|real_models|stragglers|memory|memory_oracle)
       "$stage" ;;
+    diff) diff_stage ;;
     *) log "unknown stage '$stage' (build, tests, script_tests, zoo_cpu, vit, graphs, overhead," \
-         "zoo, script, script_overhead, script_autotest, script_pipeline, traces, marker_cost," \
-         "ddp, seed, detached_cost, detached_cost_ddp, rank_traces, real_models, stragglers)"; exit 2 ;;
+         "zoo, script, script_overhead, script_autotest, script_pipeline, traces, analyze_bench," \
+         "marker_cost, ddp, seed, detached_cost, detached_cost_ddp, rank_traces, real_models," \
+         "stragglers, memory, memory_oracle, diff)"; exit 2 ;;
   esac
 done

@@ -17,12 +17,12 @@ import sys
 # Lowest first. A folder on layer N may include folders on layers 0..N-1.
 LAYERS = [
     ["util"],  # opening untrusted files (input_file.h) is shared by the readers of layer 1
-    ["json_input", "pickle_input", "model", "timeline", "archive"],
+    ["json_input", "pickle_input", "model", "timeline", "archive", "object_store"],
     ["analysis", "workload", "trace_import", "facts", "memory_snapshot"],
     ["gpu"],
     ["window"],
     ["bisect", "report", "trace_analysis", "autotest", "rules"],
-    ["multi_rank"],
+    ["multi_rank", "diff"],
     ["script", "torch"],
     ["model_candidate"],
     ["cli"],

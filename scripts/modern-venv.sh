@@ -13,29 +13,9 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 venv="${ADVISOR_MODERN_VENV:-$HOME/.cache/advisor/modern-venv}"
-python="$venv/bin/python"
-packages=(torch transformers accelerate lightning timm)
 # Imports every package (a few seconds) and says which versions the lane runs.
 versions='import torch, transformers, accelerate, lightning, timm
 print("[modern-venv]", ", ".join(f"{m.__name__} {m.__version__}"
                                 for m in (torch, transformers, accelerate, lightning, timm)))'
-
-if ! "$python" -c "$versions" >&2 2>/dev/null; then
-  if [ -e "$venv" ] && [ ! -f "$venv/pyvenv.cfg" ]; then
-    echo "modern-venv.sh: $venv is there but no virtualenv: name another (ADVISOR_MODERN_VENV)" >&2
-    exit 1
-  fi
-  "$root/scripts/install-debian-packages.sh" modern-venv python3-venv
-  echo "[modern-venv] installing ${packages[*]} from PyPI into $venv" >&2
-  start=$SECONDS
-  /usr/bin/python3 -m venv --clear "$venv"
-  # No pip cache: on a fresh machine it would only write a second copy of the 3 GB of wheels, and
-  # where the machine keeps its files the virtualenv itself is kept (docs/benchmarks.md).
-  "$venv/bin/pip" install -q --no-cache-dir "${packages[@]}"
-  if ! "$python" -c "$versions" >&2; then
-    echo "modern-venv.sh: the packages installed into $venv do not import (the error above)" >&2
-    exit 1
-  fi
-  echo "[modern-venv] installed in $((SECONDS - start)) s" >&2
-fi
-echo "$python"
+exec "$root/scripts/cached-venv.sh" modern-venv ADVISOR_MODERN_VENV "$venv" "$versions" \
+  torch transformers accelerate lightning timm

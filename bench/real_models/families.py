@@ -150,6 +150,11 @@ def _timm(name, **kwargs):
 FAMILIES = {f.name: f for f in (
     Family("gpt2", _hf("GPT2Config", "GPT2LMHeadModel"), lambda: Tokens(4096, 512, 50257),
            causal_collate, 8, keyword=True, attention=True),
+    # GPT-2's shape at a size a CPU trains in seconds: the memory check's own test on a machine
+    # without a GPU (bench/real_models/memory_check.py --family gpt2-tiny).
+    Family("gpt2-tiny", _hf("GPT2Config", "GPT2LMHeadModel", n_layer=2, n_head=2, n_embd=64,
+                            vocab_size=1000, n_positions=128, bos_token_id=0, eos_token_id=0),
+           lambda: Tokens(256, 64, 1000), causal_collate, 4, keyword=True, attention=True),
     Family("llama", _hf("LlamaConfig", "LlamaForCausalLM", vocab_size=32000, hidden_size=1024,
                         intermediate_size=2816, num_hidden_layers=8, num_attention_heads=16,
                         num_key_value_heads=16, max_position_embeddings=1024),
@@ -185,8 +190,8 @@ FAMILIES = {f.name: f for f in (
 def fixes_for(family):
     """The fixes that apply to `family`, as the oracle measures them."""
     fixes = ["bf16-autocast", "tf32-matmul", "torch-compile"]
-    if family.attention:
-        fixes.append("sdpa-attention")
+    if family.attention:  # transformers models: their attn_implementation, as the recipe sets it
+        fixes.append("hf-sdpa-attention")
     if family.conv:
         fixes += ["channels-last", "cudnn-benchmark"]
     return fixes
@@ -194,7 +199,7 @@ def fixes_for(family):
 
 def build_model(family, fix, device):
     """The model with `fix` applied by hand where the fix is the model's ("" for none)."""
-    model = family.build(attention="sdpa") if fix == "sdpa-attention" else family.build()
+    model = family.build(attention="sdpa") if fix == "hf-sdpa-attention" else family.build()
     model = model.to(device)
     if fix == "channels-last":
         model = model.to(memory_format=torch.channels_last)

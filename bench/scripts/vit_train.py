@@ -4,11 +4,13 @@ deterministic algorithms on, batch 128, fp32, SGD, images from a Dataset through
 advisor should name patch_drop -> GatherBackward0 (deterministic gather backward sorts).
 
     vit_train.py [--steps N] [--compile] [--batch 128] [--workers 4] [--report-every 50]
-                 [--torch-profiler STEPS]
+                 [--torch-profiler STEPS] [--gather-to-index]
 
 --compile trains torch.compile(model). It prints its own step times (step_report.py): the mean of
 every --report-every steps, and with --torch-profiler N the mean of N steps under torch.profiler;
-the benchmarks compare these lines with and without advisor.
+the benchmarks compare these lines with and without advisor. --gather-to-index is advisor's
+gather-to-index fix made by hand, as a user would: patch_drop keeps its tokens by indexing
+(`advisor diff` of a run without it and one with it: docs/diff.md).
 Random images (the GPU machine has no network); timm 1.0 API.
 """
 
@@ -34,6 +36,26 @@ class RandomImages(Dataset):
         return image, int(torch.randint(0, self.classes, (1,), generator=generator))
 
 
+class IndexedPatchDropout(torch.nn.Module):
+    """timm's PatchDropout keeping its tokens by indexing instead of gather: the same tokens for
+    the same random draw, and a backward that scatters without the deterministic sort."""
+
+    def __init__(self, prob, num_prefix_tokens):
+        super().__init__()
+        self.prob = prob
+        self.num_prefix_tokens = num_prefix_tokens
+
+    def forward(self, x):
+        if not self.training or self.prob == 0.0:
+            return x
+        prefix, x = x[:, :self.num_prefix_tokens], x[:, self.num_prefix_tokens:]
+        batch, tokens = x.shape[0], x.shape[1]
+        keep = max(1, int(tokens * (1.0 - self.prob)))
+        keep_indices = torch.argsort(torch.randn(batch, tokens, device=x.device), dim=-1)[:, :keep]
+        x = x[torch.arange(batch, device=x.device).unsqueeze(-1), keep_indices]
+        return torch.cat((prefix, x), dim=1)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=300)
@@ -42,12 +64,16 @@ def main():
     parser.add_argument("--workers", type=int, default=6)
     parser.add_argument("--report-every", type=int, default=50)
     parser.add_argument("--torch-profiler", type=int, default=0)
+    parser.add_argument("--gather-to-index", action="store_true")
     args = parser.parse_args()
 
     torch.manual_seed(0)
     torch.use_deterministic_algorithms(True)
     device = torch.device("cuda")
     model = timm.create_model("vit_base_patch16_224", patch_drop_rate=0.5).to(device)
+    if args.gather_to_index:
+        model.patch_drop = IndexedPatchDropout(model.patch_drop.prob,
+                                               model.patch_drop.num_prefix_tokens)
     if args.compile:
         model = torch.compile(model)
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)

@@ -1,6 +1,7 @@
 #include "engine/analysis/attribution.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <tuple>
 #include <unordered_map>
@@ -50,14 +51,15 @@ PhaseCosts MedianOverSteps(const std::vector<PhaseCosts>& steps) {
   return median;
 }
 
-// Per op, the device time it and every op nested in it launched. A child starts after its parent
-// (at a tie, the parent was recorded first), so visiting the latest start first adds each op's
-// whole subtree to its parent.
+// Per op, the device time it and every op nested in it launched; empty where no GPU probe
+// recorded (a CPU trace's millions of ops need no column of zeros). A child starts after its
+// parent (at a tie, the parent was recorded first), so visiting the latest start first adds each
+// op's whole subtree to its parent.
 std::vector<double> InclusiveGpuMs(const Timeline& timeline,
                                    const std::vector<OpPlacement>& placements,
                                    const std::vector<double>& gpu_ms_by_op) {
   std::vector<double> inclusive = gpu_ms_by_op;
-  if (inclusive.empty()) return std::vector<double>(timeline.ops.size(), 0.0);
+  if (inclusive.empty()) return inclusive;
   std::vector<std::size_t> latest_first(timeline.ops.size());
   for (std::size_t i = 0; i < latest_first.size(); ++i) latest_first[i] = i;
   std::sort(latest_first.begin(), latest_first.end(), [&](std::size_t a, std::size_t b) {
@@ -69,6 +71,14 @@ std::vector<double> InclusiveGpuMs(const Timeline& timeline,
   }
   return inclusive;
 }
+
+// One key of a phase and an op name.
+std::uint64_t PhaseAndName(Phase phase, OpName name) {
+  return std::uint64_t{static_cast<std::uint32_t>(phase)} << 32 | name.id();
+}
+
+// How many phases there are: kLoss is the last (engine/timeline/timeline.h).
+constexpr std::size_t kPhases = static_cast<std::size_t>(Phase::kLoss) + 1;
 
 // Per op, its host time outside the ops nested in it (same thread, `parent` links).
 std::vector<double> SelfHostMs(const Timeline& timeline,
@@ -95,33 +105,56 @@ WindowAttribution::WindowAttribution(const Timeline& timeline,
   const std::vector<double> self_host_ms = SelfHostMs(timeline, placements);
   const double page_fault_ms = timeline.page_fault_ns * 1e-6;
 
-  std::map<std::tuple<ModulePath, Phase, std::string>, OpCost> by_op;
-  std::map<std::pair<Phase, std::string>, OpCost> by_name;
+  // A trace names its few hundred ops millions of times: the tables are keyed by each op's
+  // interned name id, and an entry's name is spelt once, by the first op it counts.
+  // Top-level ops by module, then by phase and name id (PhaseAndName).
+  std::map<ModulePath, std::unordered_map<std::uint64_t, OpCost>> by_module_op_id;
+  // The names' ids count through every name the process has seen (a bisection's windows, a
+  // fuzzer's inputs): each is given a dense slot of this window's the first time it is met.
+  constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
+  std::vector<std::uint32_t> slot_of_id;  // 4 bytes an id up to the largest met
+  std::vector<OpCost> by_name_slot;  // [slot * kPhases + phase]; no calls where no op was seen
   const double per_step = 1.0 / steps_;
+  // Consecutive top-level ops mostly run in one module: its table is looked up once for a run of
+  // them, not once an op (a map of paths, compared component by component).
+  const ModulePath* run_module = nullptr;
+  std::vector<PhaseCosts>* run_steps = nullptr;
+  std::unordered_map<std::uint64_t, OpCost>* run_ops = nullptr;
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
     const OpPlacement& placement = placements[i];
     // Outside the steps, or outside their phases (a script's validation loop between steps,
     // which the step's time holds as its rest): no phase's cost.
     if (placement.step < 0 || placement.phase == Phase::kOutside) continue;
     const OpEvent& op = timeline.ops[i];
+    const std::uint32_t id = op.name.id();
+    if (slot_of_id.size() <= id) slot_of_id.resize(std::size_t{id} + 1, kNoSlot);
+    if (slot_of_id[id] == kNoSlot) {
+      slot_of_id[id] = static_cast<std::uint32_t>(by_name_slot.size() / kPhases);
+      by_name_slot.resize(by_name_slot.size() + kPhases);
+    }
+    const std::size_t slot = slot_of_id[id];
     const double host_ms = (op.end_ns - op.start_ns) * 1e-6;
     // Estimated from the count: never more than the op's whole time.
-    const double faults_ms =
-        op.page_faults > 0 ? std::min(host_ms, op.page_faults * page_fault_ms) : 0;
-    const Cost cost{host_ms, inclusive_gpu_ms[i], faults_ms};
-    OpCost& any_depth = by_name[{placement.phase, op.name}];
-    any_depth.name = op.name;
+    const std::int64_t faults = timeline.CountsOf(i).page_faults;
+    const double faults_ms = faults > 0 ? std::min(host_ms, faults * page_fault_ms) : 0;
+    const Cost cost{host_ms, has_gpu_ ? inclusive_gpu_ms[i] : 0.0, faults_ms};
+    OpCost& any_depth = by_name_slot[slot * kPhases + static_cast<std::size_t>(placement.phase)];
+    if (any_depth.calls == 0) any_depth.name = op.name.str();
     any_depth.phase = placement.phase;
     any_depth.calls += per_step;
     any_depth.cost += Cost{cost.host_ms * per_step, cost.gpu_ms * per_step,
                            cost.page_fault_ms * per_step};
     any_depth.self_host_ms += self_host_ms[i] * per_step;
     if (placement.top_level != static_cast<int>(i)) continue;
-    std::vector<PhaseCosts>& steps = self_by_step_[placement.module];
-    steps.resize(steps_);
-    steps[placement.step][placement.phase] += cost;
-    OpCost& top_level = by_op[{placement.module, placement.phase, op.name}];
-    top_level.name = op.name;
+    if (run_module == nullptr || placement.module != *run_module) {
+      run_module = &placement.module;
+      run_steps = &self_by_step_[placement.module];
+      run_steps->resize(steps_);
+      run_ops = &by_module_op_id[placement.module];
+    }
+    (*run_steps)[placement.step][placement.phase] += cost;
+    OpCost& top_level = (*run_ops)[PhaseAndName(placement.phase, op.name)];
+    if (top_level.calls == 0) top_level.name = op.name.str();
     top_level.module = placement.module;
     top_level.phase = placement.phase;
     top_level.calls += per_step;
@@ -129,6 +162,19 @@ WindowAttribution::WindowAttribution(const Timeline& timeline,
     top_level.self_by_step.resize(steps_);
     top_level.by_step[placement.step] += cost;
     top_level.self_by_step[placement.step] += self_host_ms[i];
+  }
+  // The tables in the order of their names, as the reports have always listed them.
+  std::map<std::tuple<ModulePath, Phase, std::string>, OpCost> by_op;
+  for (auto& [module, entries] : by_module_op_id) {
+    for (auto& [key, entry] : entries) {
+      by_op.emplace(std::make_tuple(module, entry.phase, entry.name), std::move(entry));
+    }
+  }
+  std::map<std::pair<Phase, std::string>, OpCost> by_name;
+  for (std::size_t slot = 0; slot < by_name_slot.size(); ++slot) {
+    OpCost& entry = by_name_slot[slot];
+    if (entry.calls == 0) continue;
+    by_name.emplace(std::make_pair(entry.phase, entry.name), std::move(entry));
   }
   for (auto& [key, entry] : by_op) ops_.push_back(std::move(entry));
   for (auto& [key, entry] : by_name) step_ops_.push_back(std::move(entry));

@@ -26,11 +26,11 @@ std::map<ThreadId, std::vector<std::size_t>> TopLevelByThread(
   return by_thread;
 }
 
-bool IsBroadcast(const OpEvent& op, const OpPlacement& placement) {
+bool IsBroadcast(const OpEvent& op, const OpCounts& counts, const OpPlacement& placement) {
   return op.scope == OpScope::kForward && placement.phase == Phase::kForward &&
-         op.input_elements > 0 &&
-         static_cast<double>(op.broadcast_elements) >=
-             kMinBroadcastExpansion * static_cast<double>(op.input_elements);
+         counts.input_elements > 0 &&
+         static_cast<double>(counts.broadcast_elements) >=
+             kMinBroadcastExpansion * static_cast<double>(counts.input_elements);
 }
 
 using Key = std::tuple<std::string, std::string, std::int64_t, std::int64_t>;
@@ -48,25 +48,26 @@ std::vector<BroadcastTemporary> FindBroadcastTemporaries(const Timeline& timelin
   for (const auto& [thread, ops] : by_thread) {
     for (std::size_t k = 0; k < ops.size(); ++k) {
       const OpEvent& op = timeline.ops[ops[k]];
+      const OpCounts& counts = timeline.CountsOf(ops[k]);
       const OpPlacement& placement = placements[ops[k]];
-      if (!IsBroadcast(op, placement)) continue;
-      const Key key{placement.module.str(), op.name, op.broadcast_elements, op.input_elements};
+      if (!IsBroadcast(op, counts, placement)) continue;
+      const Key key{placement.module.str(), op.name.str(), counts.broadcast_elements,
+                    counts.input_elements};
       BroadcastTemporary& temporary = found[key];
       const bool first = temporary.op.empty();
       temporary.path = placement.module.str();
-      temporary.op = op.name;
-      temporary.elements = op.broadcast_elements;
-      temporary.input_elements = op.input_elements;
+      temporary.op = op.name.str();
+      temporary.elements = counts.broadcast_elements;
+      temporary.input_elements = counts.input_elements;
       forward_of[ops[k]] = key;
       // Its readers: the next top-level ops of the module that take a tensor of its size.
       std::vector<std::string> reads;
       for (std::size_t next = k + 1; next < ops.size(); ++next) {
-        const OpEvent& reader = timeline.ops[ops[next]];
         if (placements[ops[next]].module != placement.module ||
-            reader.input_elements != op.broadcast_elements) {
+            timeline.CountsOf(ops[next]).input_elements != counts.broadcast_elements) {
           break;
         }
-        reads.push_back(reader.name);
+        reads.push_back(timeline.ops[ops[next]].name.str());
         forward_of[ops[next]] = key;
       }
       if (first) temporary.reads = std::move(reads);

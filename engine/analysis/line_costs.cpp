@@ -178,7 +178,7 @@ std::vector<OpSite> SitesOfOp(const LabelledSteps& step, const std::string& op) 
     site.ms[static_cast<std::size_t>(at)] += Ms(event);
     site.calls[static_cast<std::size_t>(at)] += 1;
     const int own = OwnOpAround(step, placements, forward);
-    if (own >= 0) site.forward_ms[timeline.ops[own].name] += Ms(event);
+    if (own >= 0) site.forward_ms[timeline.ops[own].name.str()] += Ms(event);
   }
   std::vector<OpSite> out;
   for (Site& site : sites) {

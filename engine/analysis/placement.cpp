@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "engine/analysis/sequence_numbers.h"
+#include "engine/model/localisation.h"
 
 namespace advisor {
 namespace {
@@ -84,11 +85,27 @@ class ThreadModules {
 };
 
 // Markers and op starts of one thread, merged in time order (a marker before an op at a tie).
+// 16 bytes: a trace's threads hold one for each of its millions of ops.
 struct Item {
   TimeNs time;
-  int order;  // 0 marker, 1 op
-  std::size_t index;
+  std::uint32_t order;  // 0 marker, 1 op
+  std::uint32_t index;  // into Timeline::markers or ops (a trace's events count in 32 bits)
 };
+
+// Calls visit(by_thread[op.thread], i) for each op i: runs of one thread's ops, most of a trace's,
+// look their thread up once.
+template <typename ByThread, typename Visit>
+void ForEachOpByThread(const Timeline& timeline, ByThread& by_thread, Visit visit) {
+  typename ByThread::mapped_type* entry = nullptr;
+  ThreadId thread = 0;
+  for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
+    if (entry == nullptr || timeline.ops[i].thread != thread) {
+      thread = timeline.ops[i].thread;
+      entry = &by_thread[thread];
+    }
+    visit(*entry, i);
+  }
+}
 
 // Places the ops of one thread's `items`. With `creator` (CreatingForwardOps), a backward interval
 // without an end marker ends before the first top-level backward node made outside it.
@@ -225,12 +242,20 @@ std::vector<OpPlacement> PlaceOps(const Timeline& timeline) {
   std::map<ThreadId, std::pair<std::vector<Item>, std::size_t>> by_thread;  // items, markers
   for (std::size_t i = 0; i < timeline.markers.size(); ++i) {
     auto& [items, markers] = by_thread[timeline.markers[i].thread];
-    items.push_back({timeline.markers[i].time_ns, 0, i});
+    items.push_back({timeline.markers[i].time_ns, 0, static_cast<std::uint32_t>(i)});
     ++markers;
   }
-  for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
-    by_thread[timeline.ops[i].thread].first.push_back({timeline.ops[i].start_ns, 1, i});
+  // Each thread's ops are counted before they are added, so that its items are made room for
+  // once: growing to a trace's millions copies them, and holds both copies for a moment.
+  std::map<ThreadId, std::size_t> ops_on;
+  ForEachOpByThread(timeline, ops_on, [](std::size_t& count, std::size_t) { ++count; });
+  for (const auto& [thread, count] : ops_on) {
+    auto& [items, markers] = by_thread[thread];
+    items.reserve(markers + count);
   }
+  ForEachOpByThread(timeline, by_thread, [&](auto& items_and_markers, std::size_t i) {
+    items_and_markers.first.push_back({timeline.ops[i].start_ns, 1, static_cast<std::uint32_t>(i)});
+  });
 
   const auto in_time_order = [](const Item& a, const Item& b) {
     return a.time != b.time ? a.time < b.time : a.order < b.order;
@@ -276,14 +301,25 @@ double LossBackwardMs(const Timeline& timeline, const std::vector<OpPlacement>& 
   return total * 1e-6 / static_cast<double>(timeline.steps.size());
 }
 
-void AddForwardOpTypes(const Timeline& timeline, const std::vector<OpPlacement>& placements,
-                       std::map<ModulePath, std::set<std::string>>& by_module) {
+void AddForwardOps(const Timeline& timeline, const std::vector<OpPlacement>& placements,
+                   std::map<ModulePath, ForwardOps>& by_module) {
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
     const OpPlacement& placement = placements[i];
     if (placement.phase == Phase::kForward && placement.top_level == static_cast<int>(i) &&
         !placement.module.empty()) {
-      by_module[placement.module].insert(timeline.ops[i].name);
+      const std::int64_t elements = timeline.CountsOf(i).input_elements;
+      auto [it, added] =
+          by_module[placement.module].try_emplace(timeline.ops[i].name.str(), elements);
+      if (!added) it->second = std::max(it->second, elements);
     }
+  }
+}
+
+void SetForwardOps(const ForwardOps& ops, ModuleStats& stats) {
+  stats.op_types.clear();
+  for (const auto& [kind, elements] : ops) {
+    stats.op_types.push_back(kind);
+    if (elements > 0) stats.op_input_elements[kind] = elements;
   }
 }
 

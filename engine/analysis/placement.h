@@ -3,14 +3,16 @@
 // localisation and the trace writer.
 #pragma once
 
+#include <cstdint>
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "engine/timeline/timeline.h"
 
 namespace advisor {
+
+struct ModuleStats;
 
 const char* PhaseName(Phase phase);
 
@@ -37,9 +39,18 @@ std::vector<OpPlacement> PlaceOps(const Timeline& timeline);
 // loss's top-level ops that ran in the backward pass, not in the loss's own stretches.
 double LossBackwardMs(const Timeline& timeline, const std::vector<OpPlacement>& placements);
 
-// Adds to `by_module` the kinds of the top-level forward ops of each instrumented module: the
-// ops its forward called, those of its submodules included where they were not instrumented.
-void AddForwardOpTypes(const Timeline& timeline, const std::vector<OpPlacement>& placements,
-                       std::map<ModulePath, std::set<std::string>>& by_module);
+// The top-level forward ops of one module instance: each kind, with the elements of the largest
+// tensor input any of its calls took (-1 where the probe recorded none). An attention's
+// aten::softmax input is its score matrix, batch x heads x queries x keys.
+using ForwardOps = std::map<std::string, std::int64_t>;
+
+// Adds to `by_module` the top-level forward ops of each instrumented module: the ops its forward
+// called, those of its submodules included where they were not instrumented.
+void AddForwardOps(const Timeline& timeline, const std::vector<OpPlacement>& placements,
+                   std::map<ModulePath, ForwardOps>& by_module);
+
+// A module's facts from its forward ops: `op_types` their kinds, `op_input_elements` the
+// elements where recorded.
+void SetForwardOps(const ForwardOps& ops, ModuleStats& stats);
 
 }  // namespace advisor

@@ -35,7 +35,7 @@ std::string ForwardOpOf(const Timeline& timeline, const std::vector<OpPlacement>
   const int creator = CreatingForwardOps(timeline)[backward];
   if (creator < 0) return "";
   const int outermost = placements[creator].top_level;
-  return timeline.ops[outermost >= 0 ? outermost : creator].name;
+  return timeline.ops[outermost >= 0 ? outermost : creator].name.str();
 }
 
 std::string CostliestForwardOpOf(const Timeline& timeline,
@@ -52,7 +52,8 @@ std::string CostliestForwardOpOf(const Timeline& timeline,
     if (creator.empty()) creator = CreatingForwardOps(timeline);
     if (creator[i] < 0) continue;
     const int outermost = placements[creator[i]].top_level;
-    time_of[timeline.ops[outermost >= 0 ? outermost : creator[i]].name] += op.end_ns - op.start_ns;
+    time_of[timeline.ops[outermost >= 0 ? outermost : creator[i]].name.str()] +=
+        op.end_ns - op.start_ns;
   }
   std::string costliest;
   TimeNs most = -1;

@@ -10,13 +10,13 @@
 #include <utility>
 
 #include "engine/analysis/placement.h"
+#include "engine/model/memory_holders.h"
 
 namespace advisor {
 namespace {
 
 constexpr double kBytesPerMb = 1024.0 * 1024.0;
 constexpr TimeNs kNever = std::numeric_limits<TimeNs>::max();
-constexpr std::size_t kModulesAtPeak = 10;
 
 double Mb(std::int64_t bytes) { return static_cast<double>(bytes) / kBytesPerMb; }
 
@@ -35,9 +35,13 @@ struct Allocation {
   TimeNs end_ns = kNever;  // never freed in the window
   int step = -1;           // -1: outside every step
   Phase phase = Phase::kOutside;
+  ThreadId thread = 0;
   int owner = -1;  // its InstanceSpan; -1: no instrumented instance was open
   const char* category = "other";
+  bool before_window = false;  // held when the window began (MemoryAtStart), not the window's own
 };
+
+constexpr const char* kBeforeWindow = "before_window";
 
 int StepAt(const std::vector<StepSpan>& steps, TimeNs time) {
   for (std::size_t i = 0; i < steps.size(); ++i) {
@@ -167,8 +171,42 @@ const char* CategoryOf(const Allocation& a, const std::vector<StepSpan>& steps) 
   return "other";
 }
 
+// What the device held as the window began beyond the resident bytes (the door counts those):
+// allocations from before the window, each piece live from the first step's start until the
+// window frees it (CUDA reports a free of such memory with its size; `earlier_frees` in time
+// order), the rest through the window. A free before the first step leaves none of its bytes.
+std::vector<Allocation> BeforeWindow(
+    const Timeline& timeline, std::int32_t device,
+    const std::vector<std::pair<TimeNs, std::int64_t>>& earlier_frees,
+    const ResidentMemory& resident) {
+  std::vector<Allocation> pieces;
+  const std::optional<MemoryAtStart>& at_start = timeline.memory_at_start;
+  if (!at_start || at_start->device != device || timeline.steps.empty()) return pieces;
+  const auto resident_bytes = static_cast<std::int64_t>(
+      (resident.parameter_mb + resident.optimizer_state_mb) * kBytesPerMb);
+  std::int64_t left = at_start->bytes - resident_bytes;
+  Allocation held;  // no step's, no instance's
+  held.start_ns = timeline.steps.front().start_ns;
+  held.category = kBeforeWindow;
+  held.before_window = true;
+  const auto piece = [&](std::int64_t bytes, TimeNs end) {
+    pieces.push_back(held);
+    pieces.back().bytes = bytes;
+    pieces.back().end_ns = end;
+  };
+  for (const auto& [time, bytes] : earlier_frees) {
+    if (left <= 0) break;
+    const std::int64_t freed = std::min(bytes, left);
+    if (time > held.start_ns) piece(freed, time);
+    left -= freed;
+  }
+  if (left > 0) piece(left, kNever);
+  return pieces;
+}
+
 std::vector<Allocation> AllocationsOf(const Timeline& timeline,
-                                      const std::vector<InstanceSpan>& spans) {
+                                      const std::vector<InstanceSpan>& spans,
+                                      const ResidentMemory& resident) {
   std::vector<MemoryEvent> events = timeline.memory;
   const std::int32_t device = MainDevice(events);
   std::stable_sort(events.begin(), events.end(), [](const MemoryEvent& a, const MemoryEvent& b) {
@@ -176,6 +214,7 @@ std::vector<Allocation> AllocationsOf(const Timeline& timeline,
   });
   const SpanFinder finder(spans);
   std::vector<Allocation> allocations;
+  std::vector<std::pair<TimeNs, std::int64_t>> earlier_frees;
   std::unordered_map<std::uint64_t, std::size_t> live;  // address -> allocation
   for (const MemoryEvent& event : events) {
     if (event.device != device || event.bytes == 0) continue;
@@ -185,17 +224,38 @@ std::vector<Allocation> AllocationsOf(const Timeline& timeline,
       a.start_ns = event.time_ns;
       a.step = StepAt(timeline.steps, event.time_ns);
       if (a.step >= 0) a.phase = timeline.steps[a.step].PhaseAt(event.time_ns);
+      a.thread = event.thread;
       a.owner = finder.Innermost(event.thread, event.time_ns);
       live[event.address] = allocations.size();
       allocations.push_back(a);
     } else if (auto it = live.find(event.address); it != live.end()) {
-      // A free of memory allocated before the window (CUDA reports those) is no allocation's.
       allocations[it->second].end_ns = event.time_ns;
       live.erase(it);
+    } else {
+      // A free of memory allocated before the window (CUDA reports those, with their size).
+      earlier_frees.emplace_back(event.time_ns, -event.bytes);
     }
   }
   for (Allocation& a : allocations) a.category = CategoryOf(a, timeline.steps);
+  const std::vector<Allocation> before = BeforeWindow(timeline, device, earlier_frees, resident);
+  allocations.insert(allocations.end(), before.begin(), before.end());
   return allocations;
+}
+
+// The allocations made in a step before the window's last and live at its end.
+std::vector<KeptAllocation> KeptAmong(const Timeline& timeline,
+                                      const std::vector<Allocation>& allocations,
+                                      const std::vector<InstanceSpan>& spans) {
+  std::vector<KeptAllocation> kept;
+  if (timeline.steps.empty()) return kept;
+  const int last = static_cast<int>(timeline.steps.size()) - 1;
+  const TimeNs end = timeline.steps.back().end_ns;
+  for (const Allocation& a : allocations) {
+    if (a.step < 0 || a.step >= last || a.end_ns <= end) continue;
+    kept.push_back({a.bytes, a.start_ns, a.thread, a.phase,
+                    a.owner >= 0 ? spans[a.owner].path : std::string()});
+  }
+  return kept;
 }
 
 // The most the given allocations held live at once.
@@ -237,21 +297,10 @@ std::optional<TimeNs> PeakTime(const std::vector<Allocation>& allocations) {
   return at;
 }
 
-std::vector<MemoryShare> MostFirst(
-    const std::map<std::string, std::pair<double, std::int64_t>>& sums) {
-  std::vector<MemoryShare> shares;
-  for (const auto& [name, sum] : sums) {
-    if (sum.first > 0) shares.push_back({name, sum.first, sum.second});
-  }
-  std::stable_sort(shares.begin(), shares.end(),
-                   [](const MemoryShare& a, const MemoryShare& b) { return a.mb > b.mb; });
-  return shares;
-}
-
 MemoryPeak PeakAt(TimeNs time, const Timeline& timeline, const std::vector<Allocation>& allocations,
                   const std::vector<InstanceSpan>& spans, const ResidentMemory& resident) {
-  std::map<std::string, std::pair<double, std::int64_t>> categories;
-  std::map<std::string, std::pair<double, std::int64_t>> modules;
+  LiveSums categories;
+  LiveSums modules;
   if (resident.parameter_mb > 0) categories["parameters"] = {resident.parameter_mb, 0};
   if (resident.optimizer_state_mb > 0) {
     categories["optimizer_state"] = {resident.optimizer_state_mb, 0};
@@ -277,11 +326,7 @@ MemoryPeak PeakAt(TimeNs time, const Timeline& timeline, const std::vector<Alloc
     const Phase phase = span.PhaseAt(time);
     if (phase != Phase::kOutside) peak.phase = PhaseName(phase);
   }
-  peak.by_category = MostFirst(categories);
-  if (!peak.by_category.empty()) peak.category = peak.by_category.front().name;
-  peak.by_module = MostFirst(modules);
-  if (!peak.by_module.empty()) peak.path = peak.by_module.front().name;
-  if (peak.by_module.size() > kModulesAtPeak) peak.by_module.resize(kModulesAtPeak);
+  NameHolders(categories, modules, peak);
   return peak;
 }
 
@@ -326,25 +371,177 @@ std::vector<ModuleMemory> ModulesIn(int step, const Timeline& timeline,
   return modules;
 }
 
+// How deep a span sits among the step's instrumented instances: how many of their paths are its
+// ancestors.
+int DepthAmong(const std::string& path, const std::vector<std::string>& paths) {
+  int depth = 0;
+  for (const std::string& other : paths) {
+    if (other.empty() || (path.size() > other.size() && path.rfind(other + ".", 0) == 0)) ++depth;
+  }
+  return depth;
+}
+
+std::vector<MemorySpan> StepSpansOf(const StepSpan& step, const std::vector<InstanceSpan>& spans) {
+  const auto ms = [&](TimeNs time) { return static_cast<double>(time - step.start_ns) * 1e-6; };
+  std::vector<const InstanceSpan*> in_step;
+  std::vector<std::string> paths;
+  for (const InstanceSpan& span : spans) {
+    if (span.start_ns < step.start_ns || span.start_ns >= step.end_ns) continue;
+    in_step.push_back(&span);
+    if (std::find(paths.begin(), paths.end(), span.path) == paths.end()) paths.push_back(span.path);
+  }
+  // A span narrower than a pixel shows nothing: the widest are drawn.
+  if (in_step.size() > kStepTimelineSpans) {
+    std::stable_sort(in_step.begin(), in_step.end(),
+                     [](const InstanceSpan* a, const InstanceSpan* b) {
+                       return a->end_ns - a->start_ns > b->end_ns - b->start_ns;
+                     });
+    in_step.resize(kStepTimelineSpans);
+  }
+  std::vector<MemorySpan> drawn;
+  for (const PhaseSpan& phase : step.phases) {
+    drawn.push_back({MemorySpan::Kind::kPhase, PhaseName(phase.phase), 0, ms(phase.start_ns),
+                     ms(phase.end_ns)});
+  }
+  for (const InstanceSpan* span : in_step) {
+    drawn.push_back({MemorySpan::Kind::kModule, span->path, DepthAmong(span->path, paths),
+                     ms(span->start_ns), ms(std::min(span->end_ns, step.end_ns))});
+  }
+  std::stable_sort(drawn.begin(), drawn.end(), [](const MemorySpan& a, const MemorySpan& b) {
+    return a.start_ms < b.start_ms;
+  });
+  return drawn;
+}
+
+// Live bytes by category over `step`, the resident bytes at the bottom: the state at the step's
+// start and end and between them the step cut into equal stretches, each drawn at the moment of
+// its highest sum (the changes ordered as PeakTime orders them, so the peak is one of them).
+StepMemoryTimeline TimelineOf(const StepSpan& step, const std::vector<Allocation>& allocations,
+                              const std::vector<InstanceSpan>& spans,
+                              const ResidentMemory& resident) {
+  StepMemoryTimeline timeline;
+  timeline.step_ms = static_cast<double>(step.end_ns - step.start_ns) * 1e-6;
+  timeline.spans = StepSpansOf(step, spans);
+  std::vector<double> resident_mb;
+  for (const auto& [name, mb] :
+       {std::pair<const char*, double>{"parameters", resident.parameter_mb},
+        {"optimizer_state", resident.optimizer_state_mb}}) {
+    if (mb > 0) {
+      timeline.categories.push_back(name);
+      resident_mb.push_back(mb);
+    }
+  }
+  // The window's categories after the resident ones; optimizer_state shares its layer.
+  const auto layer_of = [&](const char* category) {
+    const auto found = std::find(timeline.categories.begin(), timeline.categories.end(), category);
+    if (found != timeline.categories.end()) {
+      return static_cast<std::size_t>(found - timeline.categories.begin());
+    }
+    timeline.categories.push_back(category);
+    return timeline.categories.size() - 1;
+  };
+  for (const char* category :
+       {kBeforeWindow, "activations", "gradients", "optimizer_state", "temporaries", "other"}) {
+    for (const Allocation& a : allocations) {
+      if (a.category == std::string(category)) {
+        layer_of(category);
+        break;
+      }
+    }
+  }
+  struct Change {
+    TimeNs time;
+    std::int64_t bytes;
+    std::size_t layer;
+  };
+  std::vector<Change> changes;
+  for (const Allocation& a : allocations) {
+    if (a.start_ns >= step.end_ns || a.end_ns <= step.start_ns) continue;
+    const std::size_t layer = layer_of(a.category);
+    changes.push_back({a.start_ns, a.bytes, layer});
+    if (a.end_ns != kNever) changes.push_back({a.end_ns, -a.bytes, layer});
+  }
+  std::sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {
+    return std::tie(a.time, a.bytes) < std::tie(b.time, b.bytes);
+  });
+  std::vector<std::int64_t> live(timeline.categories.size(), 0);
+  const auto point_at = [&](TimeNs time) {
+    StepMemoryPoint point;
+    point.time_ms = static_cast<double>(time - step.start_ns) * 1e-6;
+    for (std::size_t i = 0; i < live.size(); ++i) {
+      point.mb.push_back(Mb(live[i]) + (i < resident_mb.size() ? resident_mb[i] : 0));
+    }
+    return point;
+  };
+  const double span = static_cast<double>(std::max<TimeNs>(1, step.end_ns - step.start_ns));
+  std::size_t change = 0;
+  for (; change < changes.size() && changes[change].time <= step.start_ns; ++change) {
+    live[changes[change].layer] += changes[change].bytes;
+  }
+  timeline.points.push_back(point_at(step.start_ns));
+  std::int64_t total = 0;
+  for (const std::int64_t bytes : live) total += bytes;
+  std::optional<std::size_t> stretch;
+  std::int64_t highest = 0;
+  for (; change < changes.size() && changes[change].time < step.end_ns; ++change) {
+    const Change& c = changes[change];
+    live[c.layer] += c.bytes;
+    total += c.bytes;
+    const auto at =
+        std::min(kStepTimelinePoints - 1,
+                 static_cast<std::size_t>(static_cast<double>(c.time - step.start_ns) / span *
+                                          static_cast<double>(kStepTimelinePoints)));
+    if (stretch != at) {
+      stretch = at;
+      highest = total;
+      timeline.points.push_back(point_at(c.time));
+    } else if (total > highest) {
+      highest = total;
+      timeline.points.back() = point_at(c.time);
+    }
+  }
+  timeline.points.push_back(point_at(step.end_ns));
+  return timeline;
+}
+
 }  // namespace
+
+std::vector<KeptAllocation> KeptAcrossSteps(const Timeline& timeline) {
+  const std::vector<InstanceSpan> spans = InstanceSpansOf(timeline);
+  return KeptAmong(timeline, AllocationsOf(timeline, spans, ResidentMemory{}), spans);
+}
 
 WindowMemory AttributeWindowMemory(const Timeline& timeline, const ResidentMemory& resident) {
   WindowMemory memory;
   if (timeline.memory.empty() || timeline.steps.empty()) return memory;
   const std::vector<InstanceSpan> spans = InstanceSpansOf(timeline);
-  const std::vector<Allocation> allocations = AllocationsOf(timeline, spans);
+  const std::vector<Allocation> allocations = AllocationsOf(timeline, spans, resident);
   for (const StepSpan& step : timeline.steps) {
     std::int64_t live = 0;
     for (const Allocation& a : allocations) {
-      if (a.start_ns < step.end_ns && a.end_ns > step.end_ns) live += a.bytes;
+      if (!a.before_window && a.start_ns < step.end_ns && a.end_ns > step.end_ns) live += a.bytes;
     }
     memory.step_end_mb.push_back(Mb(live));
+  }
+  std::map<std::pair<Phase, std::string>, std::int64_t> kept;
+  for (const KeptAllocation& a : KeptAmong(timeline, allocations, spans)) {
+    kept[{a.phase, a.owner}] += a.bytes;
+  }
+  std::int64_t most_kept = 0;
+  for (const auto& [where, bytes] : kept) {
+    if (bytes <= most_kept) continue;
+    most_kept = bytes;
+    memory.kept_phase = where.first;
+    memory.kept_owner = where.second;
   }
   const std::optional<TimeNs> time = PeakTime(allocations);
   if (!time) return memory;
   memory.peak = PeakAt(*time, timeline, allocations, spans, resident);
   const int step = StepAt(timeline.steps, *time);
-  if (step >= 0) memory.modules = ModulesIn(step, timeline, allocations, spans);
+  if (step >= 0) {
+    memory.modules = ModulesIn(step, timeline, allocations, spans);
+    memory.timeline = TimelineOf(timeline.steps[step], allocations, spans, resident);
+  }
   return memory;
 }
 

@@ -4,7 +4,9 @@
 // peak. docs/memory.md ("The bisection's memory") says how and what it cannot see.
 #pragma once
 
+#include <cstddef>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "engine/model/memory.h"
@@ -33,7 +35,31 @@ struct WindowMemory {
   // The window's own allocations live at each step's end, in step order: what climbs here from
   // step to step was kept across steps.
   std::vector<double> step_end_mb;
+  // Live memory over the step of the peak, by category, with the step's phases and the
+  // instances' calls: the chart's.
+  std::optional<StepMemoryTimeline> timeline;
+  // Of the allocations kept across steps (made in a step before the last, live at the window's
+  // end): the phase that made most of their bytes, and the instrumented instance that did, if any.
+  Phase kept_phase = Phase::kOutside;
+  std::string kept_owner;
 };
+
+// An allocation kept across steps: made in a step before the window's last and still live at the
+// window's end (what makes memory climb from step to step).
+struct KeptAllocation {
+  std::int64_t bytes = 0;
+  TimeNs time_ns = 0;
+  ThreadId thread = 0;
+  Phase phase = Phase::kOutside;
+  std::string owner;  // the innermost instrumented instance open then; "" where none
+};
+
+std::vector<KeptAllocation> KeptAcrossSteps(const Timeline& timeline);
+
+// The chart's bounds: a stretch of the step per point (each drawn at its highest moment, so no
+// peak is thinned away), and the widest spans.
+inline constexpr std::size_t kStepTimelinePoints = 400;
+inline constexpr std::size_t kStepTimelineSpans = 600;
 
 // Nothing where the window recorded no allocation. Of several devices, the one whose allocations
 // were largest (a CUDA run's device, not its host staging).

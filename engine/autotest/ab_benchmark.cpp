@@ -100,7 +100,7 @@ void RecordVerdict(const AbMeasurement& measurement, const AbDecision& decision,
                     measurement.interval->high);
   }
   ratio += std::to_string(fix.rounds) + (fix.rounds == 1 ? " round" : " rounds") +
-           (fix.measured_in == measured_in::kProcess ? " in one process)" : ")");
+           (fix.measured_in == measured_in::kProcess ? " inside the running script)" : ")");
   std::vector<std::string> notes;
   switch (decision.outcome) {
     case AbDecision::Outcome::kFaster:
@@ -219,7 +219,7 @@ AbResult RunAbBenchmark(const CandidateSpec& candidate, const CandidateRunner& r
 
   fix.rounds = static_cast<int>(rounds.size());
   fix.peak_memory_mb = tried.peak_memory_mb;
-  ab.baseline_peak_memory_mb = baseline.peak_memory_mb;
+  fix.baseline_peak_memory_mb = baseline.peak_memory_mb;
   RecordVerdict(measurement, decision, budget_note, ab, progress);
   return ab;
 }

@@ -46,7 +46,6 @@ struct AbResult {
   FixResult fix;
   std::optional<double> baseline_samples_per_s;
   std::optional<double> candidate_samples_per_s;
-  std::optional<double> baseline_peak_memory_mb;  // fix.peak_memory_mb is the candidate's
 };
 
 // The FixResult fields a candidate determines before anything runs.

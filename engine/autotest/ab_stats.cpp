@@ -108,6 +108,17 @@ AbMeasurement MeasureAb(const std::vector<AbRound>& rounds, int baseline_samples
   return measurement;
 }
 
+std::optional<SpeedupInterval> OneRoundInterval(const AbRound& round, StepStatistic statistic) {
+  const std::size_t steps = std::min(round.baseline_ms.size(), round.candidate_ms.size());
+  if (steps < 2) return std::nullopt;
+  const double log_ratio =
+      std::log(StepOf(round.baseline_ms, statistic) / StepOf(round.candidate_ms, statistic));
+  const double standard_error = std::sqrt(LogStepVariance(round.baseline_ms, statistic) +
+                                          LogStepVariance(round.candidate_ms, statistic));
+  const double half_width = StudentT95(static_cast<int>(steps) - 1) * standard_error;
+  return SpeedupInterval{std::exp(log_ratio - half_width), std::exp(log_ratio + half_width)};
+}
+
 AbDecision DecideAb(const AbMeasurement& measurement, double noise_threshold, bool last_round) {
   using Outcome = AbDecision::Outcome;
   const double upper = 1.0 + noise_threshold;

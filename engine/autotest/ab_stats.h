@@ -74,6 +74,12 @@ BenchStats SummarizeSteps(const std::vector<double>& step_ms);
 AbMeasurement MeasureAb(const std::vector<AbRound>& rounds, int baseline_samples_per_step,
                         int candidate_samples_per_step, StepStatistic statistic);
 
+// The kIntervalConfidence interval of one round's speedup from its own steps' spread alone (the
+// `within` part of MeasureAb's interval): two runs compared after the fact (advisor diff) are one
+// round, and this interval cannot tell a process's luck from the change. None with fewer than two
+// steps on a side.
+std::optional<SpeedupInterval> OneRoundInterval(const AbRound& round, StepStatistic statistic);
+
 // What the rounds so far say, against a noise band of +-`noise_threshold` around 1.0 (0.02 is 2 %).
 struct AbDecision {
   enum class Outcome {

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "engine/autotest/applicability.h"
+#include "engine/autotest/candidate_order.h"
 #include "engine/autotest/in_process_ab.h"
 #include "engine/autotest/loader_workers_series.h"
 #include "engine/util/printable_text.h"
@@ -17,12 +18,14 @@ AbResult Skipped(FixResult fix, const std::string& reason, std::ostream& progres
   fix.status = fix_status::kSkipped;
   fix.detail = reason;
   progress << "[autotest] " << fix.recipe << ": skipped: " << PrintableLine(reason) << "\n";
-  return AbResult{fix, {}, {}, {}};
+  return AbResult{fix, {}, {}};
 }
 
-// The door's numerics checks: each single recipe's runs before any benchmark (CheckSinglesFirst)
-// and is kept by id, so that trying the recipe (or a series of its counts, which share its id)
-// reuses it; a candidate not checked first (a combination) is checked when it is tried.
+// The numerics verdicts by candidate id: those checked inside the run that measured the candidates
+// in blocks, then the door's checks of the other single recipes before any benchmark
+// (CheckSinglesFirst), kept so that trying the recipe (or a series of its counts, which share its
+// id) reuses them; a candidate not checked before (a combination in processes) is checked when it
+// is tried.
 class NumericsChecks {
  public:
   explicit NumericsChecks(CandidateRunner& runner) : runner_(runner) {}
@@ -33,26 +36,31 @@ class NumericsChecks {
     return checked != first_.end() ? checked->second : runner_.CheckNumerics(candidate);
   }
 
-  void KeepFirst(const std::string& id, NumericsVerdict verdict) {
+  void Keep(const std::string& id, NumericsVerdict verdict) {
     first_.emplace(id, std::move(verdict));
   }
+
+  bool Has(const std::string& id) const { return first_.count(id) != 0; }
 
  private:
   CandidateRunner& runner_;
   std::map<std::string, NumericsVerdict> first_;  // by recipe id
 };
 
-// The numerics check of each single recipe that keeps the computation runs first, so that a
-// recipe the door finds nothing to apply to (a rewrite without a site) is reported as skipped
-// without a benchmark. Returns those skipped results by recipe id.
-std::map<std::string, AbResult> CheckSinglesFirst(const AutotestPlan& plan,
+// The numerics check of each single recipe that keeps the computation and was not checked inside
+// the blocks' run runs before the benchmarks in processes, so that a recipe the door finds nothing
+// to apply to (a rewrite without a site) is reported as skipped without a benchmark. Returns those
+// skipped results by recipe id.
+std::map<std::string, AbResult> CheckSinglesFirst(const std::vector<std::string>& order,
+                                                  const AutotestPlan& plan,
                                                   const AutotestBudget& budget,
                                                   NumericsChecks& checks, std::ostream& progress) {
   std::map<std::string, AbResult> declined;
-  for (const std::string& id : plan.recipe_ids) {
+  for (const std::string& id : order) {
     const Recipe* recipe = FindRecipe(plan.recipes, id);
     const bool check_first =
-        recipe != nullptr && recipe->preserves_semantics && budget.RoomForRound() &&
+        recipe != nullptr && recipe->preserves_semantics && !checks.Has(id) &&
+        budget.RoomForRound() &&
         WhyNotApplicable(*recipe, plan.door, plan.device, plan.torch_version).empty();
     if (!check_first) continue;
     const CandidateSpec candidate = CombineRecipes({recipe});
@@ -61,7 +69,7 @@ std::map<std::string, AbResult> CheckSinglesFirst(const AutotestPlan& plan,
     if (verdict.outcome == NumericsVerdict::Outcome::kDeclined) {
       declined.emplace(id, Skipped(NewFixResult(candidate), verdict.detail, progress));
     } else {
-      checks.KeepFirst(id, std::move(verdict));
+      checks.Keep(id, std::move(verdict));
     }
   }
   return declined;
@@ -71,7 +79,7 @@ std::map<std::string, AbResult> CheckSinglesFirst(const AutotestPlan& plan,
 // when the check could not say.
 AbResult NumericsRefused(const CandidateSpec& candidate, const NumericsVerdict& verdict,
                          std::ostream& progress) {
-  AbResult ab{NewFixResult(candidate), {}, {}, {}};
+  AbResult ab{NewFixResult(candidate), {}, {}};
   const bool exceeded = verdict.outcome == NumericsVerdict::Outcome::kExceeded;
   const bool declined = verdict.outcome == NumericsVerdict::Outcome::kDeclined;
   ab.fix.status = exceeded ? fix_status::kRejected : fix_status::kFailed;
@@ -122,8 +130,10 @@ AbResult TryInProcesses(const CandidateSpec& candidate, const AutotestPlan& plan
                         const std::string& scratch_dir, AutotestBudget& budget, int rounds_queued,
                         std::ostream& progress) {
   if (!budget.RoomForRound()) {
+    const std::string bigger = budget.DescribeBudgetFor(plan.settings.max_rounds);
     return Skipped(NewFixResult(candidate),
-                   "not tried: the autotest budget (" + budget.DescribeLimit() + ") was spent",
+                   "not tried: the autotest budget (" + budget.DescribeLimit() + ") was spent" +
+                       (bigger.empty() ? "" : "; " + bigger),
                    progress);
   }
   return TryCandidate(
@@ -135,59 +145,148 @@ AbResult TryInProcesses(const CandidateSpec& candidate, const AutotestPlan& plan
       progress);
 }
 
-// Whether `candidate` is measured in blocks: its knobs switch between steps, and its numerics,
-// checked first where it keeps the computation, did not refuse it.
-bool MeasurableInBlocks(const CandidateSpec& candidate, NumericsChecks& checks) {
-  if (!SwitchesBetweenSteps(candidate)) return false;
-  if (!candidate.preserves_semantics) return true;
-  const NumericsVerdict::Outcome outcome = checks.Check(candidate).outcome;
-  return outcome == NumericsVerdict::Outcome::kWithinTolerance ||
-         outcome == NumericsVerdict::Outcome::kNotChecked;
+// `candidates`, each SwitchesBetweenSteps, measured in blocks of one run of the script where the
+// door can (RunInProcessAb), their numerics checked inside it: the results of those it decided or
+// whose numerics it refused, by id; the others go to processes. Keeps the verdicts it reached.
+std::map<std::string, AbResult> MeasureInBlocks(const std::vector<CandidateSpec>& candidates,
+                                                const AutotestPlan& plan, CandidateRunner& runner,
+                                                NumericsChecks& checks,
+                                                const AutotestBudget& budget,
+                                                const std::string& scratch_dir,
+                                                std::ostream& progress) {
+  const InProcessOutcome outcome = RunInProcessAb(candidates, runner, plan.settings, BlockDesign{},
+                                                  budget, scratch_dir, progress);
+  std::map<std::string, AbResult> results;
+  for (const CandidateSpec& candidate : candidates) {
+    const auto verdict = outcome.numerics.find(candidate.id);
+    if (verdict != outcome.numerics.end()) checks.Keep(candidate.id, verdict->second);
+    if (const auto measured = outcome.decided.find(candidate.id);
+        measured != outcome.decided.end()) {
+      results.emplace(candidate.id,
+                      TryCandidate(candidate, checks, [&] { return measured->second; }, progress));
+    } else if (verdict != outcome.numerics.end() &&
+               verdict->second.outcome != NumericsVerdict::Outcome::kWithinTolerance) {
+      results.emplace(candidate.id, NumericsRefused(candidate, verdict->second, progress));
+    }
+  }
+  return results;
 }
 
-// The single recipes a running script can switch, measured together in one run of it where the
-// door can (RunInProcessAb); the others, and any that run did not decide, go to processes.
-std::map<std::string, AbResult> MeasureSinglesInBlocks(
-    const AutotestPlan& plan, CandidateRunner& runner, NumericsChecks& checks,
-    const std::map<std::string, AbResult>& declined, const AutotestBudget& budget,
-    const std::string& scratch_dir, std::ostream& progress) {
-  std::vector<CandidateSpec> candidates;
+// The candidate of a recipe that applies to the plan's door, device and torch; none otherwise.
+std::optional<CandidateSpec> ApplicableCandidate(const AutotestPlan& plan, const std::string& id) {
+  const Recipe* recipe = FindRecipe(plan.recipes, id);
+  if (!recipe || !WhyNotApplicable(*recipe, plan.door, plan.device, plan.torch_version).empty()) {
+    return std::nullopt;
+  }
+  return CombineRecipes({recipe});
+}
+
+// The worker counts a recipe that sets dataloader_workers runs as a series of, where the run says
+// its worker count and another count fits the cores; empty otherwise (the recipe runs as written).
+std::vector<int> SeriesCounts(const Recipe& recipe, const AutotestPlan& plan) {
+  if (!recipe.overrides.dataloader_workers || !plan.input_workers) return {};
+  return LoaderWorkerCounts(*plan.input_workers, plan.cores);
+}
+
+// plan.recipe_ids in the order to try them: `in_run` says which are measured in blocks.
+std::vector<std::string> TryOrder(const AutotestPlan& plan,
+                                  const std::function<bool(const std::string&)>& in_run) {
+  std::vector<RecipeForecast> forecasts;
   for (const std::string& id : plan.recipe_ids) {
-    const Recipe* recipe = FindRecipe(plan.recipes, id);
-    if (declined.count(id) || !recipe ||
-        !WhyNotApplicable(*recipe, plan.door, plan.device, plan.torch_version).empty()) {
-      continue;
+    RecipeForecast forecast;
+    forecast.id = id;
+    if (const auto gain = plan.predicted_gain_ms.find(id); gain != plan.predicted_gain_ms.end()) {
+      forecast.gain_ms = gain->second;
     }
-    CandidateSpec candidate = CombineRecipes({recipe});
-    if (MeasurableInBlocks(candidate, checks)) candidates.push_back(std::move(candidate));
+    forecast.in_run = in_run(id);
+    if (const Recipe* recipe = FindRecipe(plan.recipes, id)) {
+      forecast.benchmarks = std::max<int>(1, static_cast<int>(SeriesCounts(*recipe, plan).size()));
+    }
+    forecasts.push_back(std::move(forecast));
+  }
+  return OrderByGainPerCost(std::move(forecasts));
+}
+
+// The single recipes a running script can switch, measured together in one run of it, first:
+// they cost seconds of steps where a process costs its start-up, so a short budget reaches them
+// before any other candidate's numerics runs or rounds. `order` puts the most promising first in
+// the run's schedule, so that a script that ends early leaves out the least.
+std::map<std::string, AbResult> MeasureSinglesInBlocks(const std::vector<std::string>& order,
+                                                       const AutotestPlan& plan,
+                                                       CandidateRunner& runner,
+                                                       NumericsChecks& checks,
+                                                       const AutotestBudget& budget,
+                                                       const std::string& scratch_dir,
+                                                       std::ostream& progress) {
+  std::vector<CandidateSpec> candidates;
+  for (const std::string& id : order) {
+    std::optional<CandidateSpec> candidate = ApplicableCandidate(plan, id);
+    if (candidate && SwitchesBetweenSteps(*candidate)) candidates.push_back(std::move(*candidate));
   }
   if (candidates.empty() || !budget.RoomForRound()) return {};
-  return RunInProcessAb(candidates, runner, plan.settings, BlockDesign{}, scratch_dir, progress)
-      .decided;
+  return MeasureInBlocks(candidates, plan, runner, checks, budget, scratch_dir, progress);
 }
 
-// The combination, in blocks of one run where its knobs all switch between steps and the door
-// can, else (or where that run did not decide it) in rounds of processes.
+// The best combination of the single recipes measured in blocks, and its result where it has one.
+struct InRunCombination {
+  CandidateSpec candidate;
+  // None where its run of blocks did not decide it: it is then measured in processes, last.
+  std::optional<AbResult> result;
+};
+
+// The best combination of the singles measured in blocks (ChooseCombination), measured in blocks
+// of a run of its own right after them, before any candidate in processes: its members all switch
+// between steps, so it costs seconds of steps, and the budget the processes spend later cannot
+// leave it out (the seed script's bf16 with TF32 on an H200, 2026-11-29, waited behind
+// torch.compile's rounds and was left out, priced as rounds of processes). None when fewer than
+// two of them helped.
+std::optional<InRunCombination> CombineInBlocks(const std::vector<std::string>& order,
+                                                const std::map<std::string, AbResult>& in_blocks,
+                                                const AutotestPlan& plan, CandidateRunner& runner,
+                                                NumericsChecks& checks,
+                                                const AutotestBudget& budget,
+                                                const std::string& scratch_dir,
+                                                std::ostream& progress) {
+  std::vector<AbResult> singles;
+  for (const std::string& id : order) {
+    if (const auto single = in_blocks.find(id); single != in_blocks.end()) {
+      singles.push_back(single->second);
+    }
+  }
+  const std::vector<const Recipe*> members = ChooseCombination(singles, plan.recipes);
+  if (members.empty()) return std::nullopt;
+  InRunCombination combination{CombineRecipes(members), std::nullopt};
+  progress << "[autotest] combining " << combination.candidate.id << "\n";
+  if (!budget.RoomForRound()) {
+    combination.result =
+        Skipped(NewFixResult(combination.candidate),
+                "not tried: the autotest budget (" + budget.DescribeLimit() + ") was spent",
+                progress);
+    return combination;
+  }
+  std::map<std::string, AbResult> measured =
+      MeasureInBlocks({combination.candidate}, plan, runner, checks, budget, scratch_dir, progress);
+  if (const auto result = measured.find(combination.candidate.id); result != measured.end()) {
+    combination.result = std::move(result->second);
+  }
+  return combination;
+}
+
+// A combination with a member measured in processes, in blocks of one run where its knobs all
+// switch between steps and the door can (a switched member whose blocks' run failed), else (or
+// where that run did not decide it) in rounds of processes.
 AbResult CombinationResult(const CandidateSpec& candidate, const AutotestPlan& plan,
                            CandidateRunner& runner, NumericsChecks& checks,
                            const std::string& scratch_dir, AutotestBudget& budget,
                            std::ostream& progress) {
-  if (!SwitchesBetweenSteps(candidate) || !budget.RoomForRound()) {
-    return TryInProcesses(candidate, plan, runner, checks, scratch_dir, budget, 0, progress);
+  if (SwitchesBetweenSteps(candidate) && budget.RoomForRound()) {
+    std::map<std::string, AbResult> measured =
+        MeasureInBlocks({candidate}, plan, runner, checks, budget, scratch_dir, progress);
+    if (const auto result = measured.find(candidate.id); result != measured.end()) {
+      return std::move(result->second);
+    }
   }
-  return TryCandidate(
-      candidate, checks,
-      [&] {
-        InProcessOutcome measured = RunInProcessAb({candidate}, runner, plan.settings,
-                                                   BlockDesign{}, scratch_dir, progress);
-        if (const auto decided = measured.decided.find(candidate.id);
-            decided != measured.decided.end()) {
-          return decided->second;
-        }
-        return RunAbBenchmark(candidate, runner, plan.settings, scratch_dir, budget, 0,
-                              progress);
-      },
-      progress);
+  return TryInProcesses(candidate, plan, runner, checks, scratch_dir, budget, 0, progress);
 }
 
 }  // namespace
@@ -224,20 +323,29 @@ std::vector<const Recipe*> ChooseCombination(const std::vector<AbResult>& single
 std::vector<AbResult> RunAutotest(const AutotestPlan& plan, CandidateRunner& runner,
                                   AutotestBudget& budget, std::ostream& progress) {
   NumericsChecks checks(runner);
-  const std::map<std::string, AbResult> declined =
-      CheckSinglesFirst(plan, budget, checks, progress);
   // The candidates' result files, in a private folder removed with everything in it, also when
   // advisor is interrupted.
   const PrivateTempDir scratch("advisor-autotest-");
-  const std::map<std::string, AbResult> in_blocks =
-      MeasureSinglesInBlocks(plan, runner, checks, declined, budget, scratch.path(), progress);
-  std::vector<AbResult> results;
+  const std::map<std::string, AbResult> in_blocks = MeasureSinglesInBlocks(
+      TryOrder(plan,
+               [&](const std::string& id) {
+                 const std::optional<CandidateSpec> candidate = ApplicableCandidate(plan, id);
+                 return candidate && SwitchesBetweenSteps(*candidate);
+               }),
+      plan, runner, checks, budget, scratch.path(), progress);
+  const std::vector<std::string> order =
+      TryOrder(plan, [&](const std::string& id) { return in_blocks.count(id) != 0; });
+  std::optional<InRunCombination> in_run_combination =
+      CombineInBlocks(order, in_blocks, plan, runner, checks, budget, scratch.path(), progress);
+  const std::map<std::string, AbResult> declined =
+      CheckSinglesFirst(order, plan, budget, checks, progress);
+  std::map<std::string, AbResult> singles;  // by recipe id
   // The rounds the candidates after the current one may take at most, the combination counted
   // as one, for the "time left" of the progress lines.
   int candidates_left = static_cast<int>(plan.recipe_ids.size() - declined.size()) + 1;
-  for (const std::string& id : plan.recipe_ids) {
+  for (const std::string& id : order) {
     if (const auto skipped = declined.find(id); skipped != declined.end()) {
-      results.push_back(skipped->second);
+      singles.emplace(id, skipped->second);
       continue;
     }
     --candidates_left;
@@ -245,39 +353,39 @@ std::vector<AbResult> RunAutotest(const AutotestPlan& plan, CandidateRunner& run
     if (!recipe) {
       FixResult fix;
       fix.recipe = id;
-      results.push_back(Skipped(
-          fix, "not applicable: no recipe \"" + id + "\" was loaded from recipes/", progress));
+      singles.emplace(id, Skipped(fix, "not applicable: no recipe \"" + id +
+                                           "\" was loaded from recipes/",
+                                  progress));
       continue;
     }
     const CandidateSpec candidate = CombineRecipes({recipe});
     const std::string reason =
         WhyNotApplicable(*recipe, plan.door, plan.device, plan.torch_version);
     if (!reason.empty()) {
-      results.push_back(Skipped(NewFixResult(candidate), reason, progress));
+      singles.emplace(id, Skipped(NewFixResult(candidate), reason, progress));
       continue;
     }
     if (const auto measured = in_blocks.find(id); measured != in_blocks.end()) {
-      results.push_back(
-          TryCandidate(candidate, checks, [&] { return measured->second; }, progress));
+      singles.emplace(id, measured->second);
       continue;
     }
-    // A series needs another count than the workload's to fit the cores; without one the recipe
-    // runs as written.
-    if (recipe->overrides.dataloader_workers && plan.input_workers &&
-        !LoaderWorkerCounts(*plan.input_workers, plan.cores).empty()) {
-      results.push_back(RunLoaderWorkersSeries(
-          *recipe, *plan.input_workers, plan.cores,
-          [&](const CandidateSpec& count, int counts_left) {
-            return TryInProcesses(count, plan, runner, checks, scratch.path(), budget,
-                                  (candidates_left + counts_left) * plan.settings.max_rounds,
-                                  progress);
-          },
-          progress));
+    if (!SeriesCounts(*recipe, plan).empty()) {
+      singles.emplace(
+          id, RunLoaderWorkersSeries(
+                  *recipe, *plan.input_workers, plan.cores,
+                  [&](const CandidateSpec& count, int counts_left) {
+                    return TryInProcesses(
+                        count, plan, runner, checks, scratch.path(), budget,
+                        (candidates_left + counts_left) * plan.settings.max_rounds, progress);
+                  },
+                  progress));
       continue;
     }
-    results.push_back(TryInProcesses(candidate, plan, runner, checks, scratch.path(), budget,
-                                     candidates_left * plan.settings.max_rounds, progress));
+    singles.emplace(id, TryInProcesses(candidate, plan, runner, checks, scratch.path(), budget,
+                                       candidates_left * plan.settings.max_rounds, progress));
   }
+  std::vector<AbResult> results;
+  for (const std::string& id : plan.recipe_ids) results.push_back(std::move(singles.at(id)));
 
   // A series' recipe joins the combination with its knee's count.
   std::vector<Recipe> tuned = plan.recipes;
@@ -289,12 +397,22 @@ std::vector<AbResult> RunAutotest(const AutotestPlan& plan, CandidateRunner& run
       }
     }
   }
+  // The best combination of all the singles: where a recipe measured in processes joins the
+  // switched ones (torch.compile with them), a second combination, which needs processes.
   const std::vector<const Recipe*> combination = ChooseCombination(results, tuned);
+  if (in_run_combination) {
+    results.push_back(in_run_combination->result
+                          ? std::move(*in_run_combination->result)
+                          : TryInProcesses(in_run_combination->candidate, plan, runner, checks,
+                                           scratch.path(), budget, 0, progress));
+  }
   if (!combination.empty()) {
     const CandidateSpec candidate = CombineRecipes(combination);
-    progress << "[autotest] combining " << candidate.id << "\n";
-    results.push_back(CombinationResult(candidate, plan, runner, checks, scratch.path(), budget,
-                                        progress));
+    if (!in_run_combination || candidate.id != in_run_combination->candidate.id) {
+      progress << "[autotest] combining " << candidate.id << "\n";
+      results.push_back(CombinationResult(candidate, plan, runner, checks, scratch.path(), budget,
+                                          progress));
+    }
   }
   return results;
 }

@@ -17,9 +17,11 @@ void AutotestBudget::RecordRound(Clock::duration duration) {
 }
 
 bool AutotestBudget::RoomForRound(Clock::time_point now) const {
-  if (!deadline_) return true;
-  const Clock::duration round = rounds_ > 0 ? measured_ / rounds_ : Clock::duration{};
-  return now + round <= *deadline_;
+  return RoomFor(rounds_ > 0 ? measured_ / rounds_ : Clock::duration{}, now);
+}
+
+bool AutotestBudget::RoomFor(Clock::duration cost, Clock::time_point now) const {
+  return !deadline_ || now + cost <= *deadline_;
 }
 
 std::string AutotestBudget::DescribeTimeLeft(int rounds_left, Clock::time_point now) const {
@@ -31,6 +33,15 @@ std::string AutotestBudget::DescribeTimeLeft(int rounds_left, Clock::time_point 
 
 std::string AutotestBudget::DescribeLimit() const {
   return limit_ ? FormatDuration(*limit_) : "";
+}
+
+std::string AutotestBudget::DescribeBudgetFor(int rounds, Clock::time_point now) const {
+  if (!deadline_ || rounds_ == 0) return "";
+  const Clock::duration round = measured_ / rounds_;
+  const Clock::duration spent = now - (*deadline_ - *limit_);
+  return "a budget of at least " + FormatDuration(spent + round * rounds) + " would run its " +
+         std::to_string(rounds) + (rounds == 1 ? " round" : " rounds") + ", at about " +
+         FormatDuration(round) + " each here";
 }
 
 }  // namespace advisor

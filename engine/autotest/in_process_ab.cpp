@@ -1,7 +1,9 @@
 #include "engine/autotest/in_process_ab.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
+#include <iterator>
 
 #include "engine/autotest/process.h"
 #include "engine/util/printable_text.h"
@@ -20,19 +22,44 @@ std::string PairsText(std::size_t pairs) {
   return std::to_string(pairs) + (pairs == 1 ? " pair" : " pairs") + " of full blocks";
 }
 
-}  // namespace
+// The verdict on a check the probe ran; none where it could not run one.
+std::optional<NumericsVerdict> VerdictOf(const BlocksResult& result, const std::string& id) {
+  const auto checked = result.numerics.find(id);
+  if (checked == result.numerics.end() || !checked->second.error.empty()) return std::nullopt;
+  NumericsVerdict verdict;
+  verdict.numerics = checked->second.numerics;
+  verdict.detail = checked->second.detail;
+  verdict.outcome = verdict.numerics.max_rel_diff <= verdict.numerics.tolerance
+                        ? NumericsVerdict::Outcome::kWithinTolerance
+                        : NumericsVerdict::Outcome::kExceeded;
+  return verdict;
+}
 
-InProcessOutcome RunInProcessAb(const std::vector<CandidateSpec>& candidates,
-                                const CandidateRunner& runner, const AbSettings& settings,
-                                BlockDesign design, const std::string& scratch_dir,
-                                std::ostream& progress) {
-  design.cycles = std::min(design.cycles, settings.max_rounds);
-  const std::string result_path = (std::filesystem::path(scratch_dir) / "blocks.json").string();
+// Why a candidate's numerics were not checked inside the run.
+std::string NotCheckedWhy(const BlocksResult& result, const std::string& id) {
+  const auto checked = result.numerics.find(id);
+  return checked == result.numerics.end()
+             ? std::string("the script ended before the numerics check")
+             : "its numerics check inside the run failed: " + checked->second.error;
+}
+
+// One run of the door's blocks command: its result, or why there is none.
+struct BlocksRun {
+  std::optional<BlocksResult> result;
+  std::string why_not;  // the progress has said it
+  double wall_s = 0;
+};
+
+// `otherwise`: what becomes of the candidates where the run gives no result, for the progress.
+BlocksRun RunBlocks(const std::vector<CandidateSpec>& candidates, const CandidateRunner& runner,
+                    const AbSettings& settings, const BlockDesign& design,
+                    const std::string& result_path, const std::string& otherwise,
+                    std::ostream& progress) {
   std::error_code ignored;
   std::filesystem::remove(result_path, ignored);  // never read a previous run's file
   const std::optional<CandidateCommand> command =
       runner.BlocksCommand(candidates, design, result_path);
-  if (!command) return NoneDecided(candidates, "");
+  if (!command) return {};
 
   std::string ids;
   for (const CandidateSpec& candidate : candidates) ids += (ids.empty() ? "" : ", ") + candidate.id;
@@ -45,31 +72,132 @@ InProcessOutcome RunInProcessAb(const std::vector<CandidateSpec>& candidates,
   spec.timeout = settings.candidate_timeout;
   spec.stderr_tail_bytes = settings.stderr_tail_bytes;
   const ProcessOutcome process = RunProcess(spec);
+  BlocksRun run;
+  run.wall_s = process.wall_s;
   std::error_code absent;
   if (!process.Succeeded() || !std::filesystem::exists(result_path, absent)) {
-    const std::string why = process.Succeeded()
-                                ? "the run that switched them ended before its first block"
-                                : "the run that switched them failed (" + process.Describe() + ")";
-    progress << "[autotest] " << PrintableLine(why) << ": each is measured in processes\n";
-    return NoneDecided(candidates, why);
+    run.why_not = process.Succeeded()
+                      ? "the run that switched them ended before its first block"
+                      : "the run that switched them failed (" + process.Describe() + ")";
+    progress << "[autotest] " << PrintableLine(run.why_not) << ": " << otherwise << "\n";
+    return run;
   }
-  BlocksResult result;
   try {
-    result = ReadBlocksResult(result_path);
+    run.result = ReadBlocksResult(result_path);
   } catch (const BlocksResultError& error) {
-    progress << "[autotest] " << PrintableLine(error.what()) << "\n";
-    return NoneDecided(candidates, error.what());
+    run.why_not = error.what();
+    progress << "[autotest] " << PrintableLine(run.why_not) << ": " << otherwise << "\n";
+    return run;
   }
+  if (!run.result->loss) {
+    run.result.reset();
+    run.why_not = "the loss was not finite at the end of the run that switched them";
+    progress << "[autotest] " << run.why_not << ": " << otherwise << "\n";
+  }
+  return run;
+}
 
-  if (!result.loss) {
-    const std::string why = "the loss was not finite at the end of the run that switched them";
-    progress << "[autotest] " << why << ": each is measured in processes\n";
-    return NoneDecided(candidates, why);
+// The candidates' pairs of full blocks so far, by id, and why each stopped where it did.
+struct Pairs {
+  std::map<std::string, std::vector<AbRound>> rounds;
+  std::map<std::string, std::string> notes;  // for the verdict's detail
+};
+
+// A candidate whose interval still straddles an edge of the noise band after the first run (an
+// interval as wide as 0.53x-1.61x says nothing) gets more pairs in a second run of blocks, up to
+// kWideIntervalFactor times the first run's in all, where the budget has room for that run: priced
+// as the first run, or in proportion to its blocks where it has more (an upper bound: the script's
+// start-up is paid once).
+void MorePairsForWideIntervals(const std::vector<CandidateSpec>& measured, const BlocksRun& first,
+                               int first_candidates, const BlockDesign& design,
+                               const CandidateRunner& runner, const AbSettings& settings,
+                               const AutotestBudget& budget, const std::string& scratch_dir,
+                               Pairs& pairs, std::ostream& progress) {
+  std::vector<CandidateSpec> wide;
+  for (const CandidateSpec& candidate : measured) {
+    const std::vector<AbRound>& rounds = pairs.rounds[candidate.id];
+    const AbMeasurement measurement = MeasureAb(rounds, 1, 1, settings.statistic);
+    if (DecideAb(measurement, settings.noise_threshold, /*last_round=*/false).outcome !=
+        AbDecision::Outcome::kUndecided) {
+      continue;
+    }
+    progress << "[autotest] " << candidate.id
+             << Printf(": 95 %% interval %.3fx to %.3fx after ", measurement.interval->low,
+                       measurement.interval->high)
+             << PairsText(rounds.size()) << " straddles the noise band\n";
+    wide.push_back(candidate);
   }
+  if (wide.empty()) return;
+
+  BlockDesign more = design;
+  more.cycles = design.cycles * (kWideIntervalFactor - 1);
+  const double share = static_cast<double>(wide.size() * more.cycles) /
+                       static_cast<double>(first_candidates * design.cycles);
+  const auto cost = std::chrono::duration_cast<AutotestBudget::Clock::duration>(
+      std::chrono::duration<double>(first.wall_s * std::max(1.0, share)));
+  if (!budget.RoomFor(cost)) {
+    for (const CandidateSpec& candidate : wide) {
+      pairs.notes[candidate.id] =
+          "more pairs of blocks did not fit the autotest budget (" + budget.DescribeLimit() + ")";
+    }
+    progress << "[autotest] more pairs of blocks do not fit the autotest budget\n";
+    return;
+  }
+  const BlocksRun second =
+      RunBlocks(wide, runner, settings, more,
+                (std::filesystem::path(scratch_dir) / "blocks-wide.json").string(),
+                "the first run's pairs stand", progress);
+  if (!second.result) {
+    for (const CandidateSpec& candidate : wide) {
+      pairs.notes[candidate.id] = "the second run of blocks gave none: " + second.why_not;
+    }
+    return;
+  }
+  for (const CandidateSpec& candidate : wide) {
+    std::vector<AbRound> added = CandidateRounds(*second.result, candidate.id, design.block_steps);
+    std::vector<AbRound>& rounds = pairs.rounds[candidate.id];
+    pairs.notes[candidate.id] = std::to_string(added.size()) + " of its " +
+                                PairsText(rounds.size() + added.size()) +
+                                " from a second run of the script, its interval being wide";
+    if (!second.result->complete) pairs.notes[candidate.id] += " (that run ended early)";
+    rounds.insert(rounds.end(), std::make_move_iterator(added.begin()),
+                  std::make_move_iterator(added.end()));
+  }
+}
+
+}  // namespace
+
+InProcessOutcome RunInProcessAb(const std::vector<CandidateSpec>& candidates,
+                                const CandidateRunner& runner, const AbSettings& settings,
+                                BlockDesign design, const AutotestBudget& budget,
+                                const std::string& scratch_dir, std::ostream& progress) {
+  design.cycles = std::min(design.cycles, settings.max_rounds);
+  const BlocksRun run = RunBlocks(candidates, runner, settings, design,
+                                  (std::filesystem::path(scratch_dir) / "blocks.json").string(),
+                                  "each is measured in processes", progress);
+  if (!run.result) return NoneDecided(candidates, run.why_not);
+  const BlocksResult& result = *run.result;
 
   InProcessOutcome outcome;
+  Pairs pairs;
+  std::vector<CandidateSpec> measured;  // those with two pairs or more, numerics passed
   for (const CandidateSpec& candidate : candidates) {
-    const std::vector<AbRound> rounds = CandidateRounds(result, candidate.id, design.block_steps);
+    if (candidate.preserves_semantics) {
+      const std::optional<NumericsVerdict> verdict = VerdictOf(result, candidate.id);
+      if (!verdict) {
+        const std::string why = NotCheckedWhy(result, candidate.id);
+        progress << "[autotest] " << candidate.id << ": " << PrintableLine(why)
+                 << ": checked and measured in processes\n";
+        outcome.not_decided[candidate.id] = why;
+        continue;
+      }
+      outcome.numerics[candidate.id] = *verdict;
+      if (verdict->outcome != NumericsVerdict::Outcome::kWithinTolerance) {
+        outcome.not_decided[candidate.id] = "numerics outside tolerance";
+        continue;
+      }
+    }
+    std::vector<AbRound> rounds = CandidateRounds(result, candidate.id, design.block_steps);
     if (rounds.size() < 2) {
       const std::string why = "the script ended after " + PairsText(rounds.size()) + " of " +
                               candidate.id + " (2 decide)";
@@ -77,20 +205,32 @@ InProcessOutcome RunInProcessAb(const std::vector<CandidateSpec>& candidates,
       outcome.not_decided[candidate.id] = why;
       continue;
     }
+    if (!result.complete) {
+      pairs.notes[candidate.id] = "the script ended after " + PairsText(rounds.size());
+    }
+    pairs.rounds[candidate.id] = std::move(rounds);
+    measured.push_back(candidate);
+  }
+  // A script that ended early would end a second run early too.
+  if (result.complete) {
+    MorePairsForWideIntervals(measured, run, static_cast<int>(candidates.size()), design, runner,
+                              settings, budget, scratch_dir, pairs, progress);
+  }
+
+  for (const CandidateSpec& candidate : measured) {
+    const std::vector<AbRound>& rounds = pairs.rounds[candidate.id];
     AbResult ab;
     ab.fix = NewFixResult(candidate);
     ab.fix.step_statistic = StepStatisticName(settings.statistic);
     ab.fix.measured_in = measured_in::kProcess;
     ab.fix.rounds = static_cast<int>(rounds.size());
     ab.fix.peak_memory_mb = SidePeakMemoryMb(result, candidate.id, /*baseline=*/false);
-    ab.baseline_peak_memory_mb = SidePeakMemoryMb(result, candidate.id, /*baseline=*/true);
+    ab.fix.baseline_peak_memory_mb = SidePeakMemoryMb(result, candidate.id, /*baseline=*/true);
     const AbMeasurement measurement =
         MeasureAb(rounds, result.samples_per_step, result.samples_per_step, settings.statistic);
     const AbDecision decision =
         DecideAb(measurement, settings.noise_threshold, /*last_round=*/true);
-    const std::string cut_short =
-        result.complete ? "" : "the script ended after " + PairsText(rounds.size());
-    RecordVerdict(measurement, decision, cut_short, ab, progress);
+    RecordVerdict(measurement, decision, pairs.notes[candidate.id], ab, progress);
     outcome.decided.emplace(candidate.id, std::move(ab));
   }
   return outcome;

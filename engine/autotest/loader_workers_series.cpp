@@ -59,7 +59,7 @@ AbResult RunLoaderWorkersSeries(const Recipe& recipe, int current_workers, int c
     fix.status = fix_status::kSkipped;
     fix.detail = Printf("not applicable: no worker count other than the workload's %d fits %d "
                         "core(s)", current_workers, cores);
-    return AbResult{fix, {}, {}, {}};
+    return AbResult{fix, {}, {}};
   }
   // The workload's own count is a point too, at 1x, measured by the first benchmark's baseline:
   // the knee may be where the workload already is.

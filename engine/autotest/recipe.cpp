@@ -83,6 +83,7 @@ RecipeOverrides ReadOverrides(const JsonField& object) {
   if (auto scale = object.Optional("batch_scale")) scale->Integer(2, kMaxOverrideInteger);
   if (auto dtype = object.Optional("autocast_dtype")) dtype->Choice({"bfloat16"});
   if (auto backend = object.Optional("sdpa_backend")) backend->Choice(SdpaBackendNames());
+  if (auto attention = object.Optional("attn_implementation")) attention->Choice({"sdpa"});
   if (auto strategy = object.Optional("fsdp_sharding_strategy")) {
     strategy->Choice(FsdpShardingStrategies());
   }

@@ -62,6 +62,9 @@ struct RecipeOverrides {
   // Module instances whose forward runs under torch.utils.checkpoint (script). A recipe file gives
   // [], filled before the autotest with the instances its findings name (AimAtFindings).
   std::optional<std::vector<std::string>> checkpoint_modules;
+  // The attention transformers' models in the script run (attn_implementation: "sdpa"), switched
+  // where their configuration says "eager" (script).
+  std::optional<std::string> attn_implementation;
 };
 
 // FSDP's ShardingStrategy members, as `fsdp_sharding_strategy` names them.
@@ -102,6 +105,7 @@ void ForEachOverrideField(Visit&& visit) {
   visit("fsdp_sharding_strategy", &RecipeOverrides::fsdp_sharding_strategy);
   visit("persistent_workers", &RecipeOverrides::persistent_workers);
   visit("checkpoint_modules", &RecipeOverrides::checkpoint_modules);
+  visit("attn_implementation", &RecipeOverrides::attn_implementation);
 }
 
 struct Recipe {

@@ -1,6 +1,7 @@
 #include "engine/autotest/step_blocks.h"
 
 #include <algorithm>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "engine/json_input/json_document.h"
@@ -36,12 +37,36 @@ StepBlock ReadBlock(const JsonField& field) {
   return block;
 }
 
+InRunNumerics ReadNumerics(const JsonField& field) {
+  field.ExpectObject();
+  InRunNumerics check;
+  if (const std::optional<JsonField> error = field.Optional("error")) {
+    check.error = error->Text();
+    return check;
+  }
+  // null: an output that was not finite, or outputs that did not match, which no tolerance admits.
+  constexpr double kNone = std::numeric_limits<double>::infinity();
+  check.numerics.max_abs_diff =
+      field.Required("max_abs_diff").NumberOrNull(NumberRange::AtLeast(0)).value_or(kNone);
+  check.numerics.max_rel_diff =
+      field.Required("max_rel_diff").NumberOrNull(NumberRange::AtLeast(0)).value_or(kNone);
+  check.numerics.tolerance = field.Required("tolerance").Number(NumberRange::AtLeast(0));
+  check.numerics.checked_in = measured_in::kProcess;
+  check.detail = field.Required("detail").Text();
+  return check;
+}
+
 BlocksResult ReadBlocks(const JsonField& root) {
   root.ExpectObject();
   BlocksResult result;
   const JsonField blocks = root.Required("blocks");
   for (const JsonField& block : blocks.Elements(0, kMaxBlocks)) {
     result.blocks.push_back(ReadBlock(block));
+  }
+  if (const std::optional<JsonField> numerics = root.Optional("numerics")) {
+    for (const JsonField& candidate : numerics->Members()) {
+      result.numerics.emplace(candidate.key(), ReadNumerics(candidate));
+    }
   }
   result.complete = root.Required("complete").Bool();
   result.samples_per_step =
@@ -62,9 +87,9 @@ bool SwitchesBetweenSteps(const CandidateSpec& candidate) {
   ForEachOverrideField([&](const char* name, auto member) {
     if (!(candidate.overrides.*member)) return;
     any = true;
-    static const char* const kSwitchable[] = {"allow_tf32",    "cudnn_benchmark",
-                                              "deterministic", "autocast_dtype",
-                                              "sdpa_backend",  "intra_op_threads"};
+    static const char* const kSwitchable[] = {
+        "allow_tf32",   "cudnn_benchmark",  "deterministic",      "autocast_dtype",
+        "sdpa_backend", "intra_op_threads", "attn_implementation"};
     all_switchable &= std::any_of(std::begin(kSwitchable), std::end(kSwitchable),
                                   [&](const char* knob) { return std::string(knob) == name; });
   });

@@ -18,6 +18,7 @@
 
 #include "engine/autotest/ab_stats.h"
 #include "engine/autotest/candidate.h"
+#include "engine/model/fixes.h"
 
 namespace advisor {
 
@@ -41,8 +42,19 @@ struct StepBlock {
   std::optional<double> peak_memory_mb;  // none without a CUDA allocator
 };
 
+// The probe's numerics check of one candidate inside the run, before the blocks began
+// (probes/python/site/advisor_probe/numerics_check.py): the model's outputs under the baseline and
+// the candidate on the same call from the same weights.
+struct InRunNumerics {
+  std::string error;   // non-empty: the check could not run (its forward raised), and why
+  Numerics numerics;   // max_rel_diff infinite where an output was not finite or did not match
+  std::string detail;  // the tensor closest to its tolerance, in words
+};
+
 struct BlocksResult {
   std::vector<StepBlock> blocks;
+  // By candidate id, the candidates whose numerics the run checked; none before the check ran.
+  std::map<std::string, InRunNumerics> numerics;
   bool complete = false;  // the schedule ran to its end (else the script ended first)
   int samples_per_step = 0;
   std::optional<double> loss;      // the last loss; none when it was not finite

@@ -181,45 +181,58 @@ const RankedCandidate* InstanceOverGroup(const LevelInput& input,
   return single->forward + single->backward >= kInstanceOverMembers * member ? &*single : nullptr;
 }
 
-}  // namespace
-
-LevelDecision DecideLevel(const LevelInput& input) {
-  LevelDecision decision;
-  decision.candidates = Rank(input);
-  if (decision.candidates.empty()) {
-    decision.reason = "no instrumented child ran";
-    return decision;
+// Why the hottest row, another than the anomaly's, holds more that could be saved than the
+// anomaly's excess; "" where it is not known to. A descent into it names its op where it is a
+// leaf, or where its own ops hold most of it one level down: the larger place to name (fp32_mlp's
+// wide Linear beside the next module whose backward is 5.8x its forward; seq_autoencoder.py's
+// decoder, 71 % of the model, beside the encoder's O(T^2) select backward). Otherwise its time
+// counts against the excess only where some of it is known avoidable: a host-bound loop among
+// its ops (recsys_train.py's users tower, 88 % of the model with a loop of 512 means, beside the
+// items tower's embedding gradient, 0.63 ms/step beyond 3x its forward), or an anomaly among its
+// children. Time spread over legitimate blocks is not: the eager ViT's blocks, 90 % of the step,
+// lose to patch_drop's backward excess at 2.6 % of them. Where the hottest is an instance not yet
+// looked into, `look_ahead` names it.
+std::string HotterRowHoldsMore(const LevelInput& input, const RankedCandidate& hottest,
+                               const Anomaly& anomaly, std::string& look_ahead) {
+  const ChildCost* instance = nullptr;
+  double loop = 0;
+  for (const ChildCost& child : input.children) {
+    if (child.path == hottest.path) instance = &child;
+    if (child.path == hottest.path || std::find(hottest.members.begin(), hottest.members.end(),
+                                                child.path) != hottest.members.end()) {
+      loop += child.loop;
+    }
   }
+  if (instance != nullptr && instance->leaf) return "a leaf, its op the larger place to name";
+  if (loop > anomaly.excess) {
+    return Printf("a host-bound loop of its ops takes %.3g ms/step", loop);
+  }
+  // A group's members were measured in this window: their anomalies were weighed already.
+  if (instance == nullptr) return "";
+  if (!input.prospect || input.prospect->path != hottest.path) {
+    look_ahead = hottest.path;
+    return "";
+  }
+  if (input.prospect->own_ops_hold_most) {
+    return "its own ops hold most of its time one level down, its op the larger place to name";
+  }
+  if (input.prospect->anomaly_excess > anomaly.excess) {
+    return Printf("an anomaly among its children takes %.3g ms/step beyond what they predict",
+                  input.prospect->anomaly_excess);
+  }
+  return "";
+}
 
+// The rules after the anomalies: the parent's own ops, a single instance over a group, dominance,
+// standing out.
+void DecideByCost(const LevelInput& input, LevelDecision& decision) {
   const double parent_self = input.parent_self;
-
   const RankedCandidate& hottest = decision.candidates.front();
   const double hottest_cost = hottest.forward + hottest.backward;
-  // Whether the hottest child is a leaf instance (one op to name) costing more than `child` in all.
-  const auto larger_leaf = [&](const ChildCost& child) {
-    if (!hottest.members.empty() || hottest.path == child.path) return false;
-    const auto it = std::find_if(input.children.begin(), input.children.end(),
-                                 [&](const ChildCost& c) { return c.path == hottest.path; });
-    return it != input.children.end() && it->leaf && hottest_cost > child.total();
-  };
-  std::optional<Anomaly> anomaly = LargestAnomaly(input, parent_self, hottest_cost);
-  if (anomaly && !larger_leaf(*anomaly->child)) {
-    const std::string group = GroupOf(anomaly->child->path, input.parent);
-    const bool in_group = std::any_of(
-        decision.candidates.begin(), decision.candidates.end(),
-        [&](const RankedCandidate& c) { return c.path == group && !c.members.empty(); });
-    decision.chosen = in_group ? group : anomaly->child->path;
-    decision.chosen_is_group = in_group;
-    decision.chosen_member = in_group ? anomaly->child->path : "";
-    decision.phase = anomaly->phase;
-    decision.reason = anomaly->child->path + ": " + anomaly->reason;
-    return decision;
-  }
-
   if (parent_self >= hottest_cost) {
     decision.reason = Printf("the parent's own ops (%.0f%% of its time) outweigh every child",
                              input.parent_cost > 0 ? 100 * parent_self / input.parent_cost : 0.0);
-    return decision;
+    return;
   }
   // Instances are compared, not a group's sum with an instance: three even message layers at 19 %
   // each (56 % together) took the level from the one instance at 40 % (issue #33).
@@ -231,7 +244,7 @@ LevelDecision DecideLevel(const LevelInput& input) {
         "their %.0f%% is a sum of siblings, each a smaller place",
         member > 0 ? (single->forward + single->backward) / member : 0.0, hottest.members.size(),
         hottest.path.c_str(), 100 * single->share, 100 * hottest.share);
-    return decision;
+    return;
   }
   const double next_cost = decision.candidates.size() > 1
                                ? decision.candidates[1].forward + decision.candidates[1].backward
@@ -245,11 +258,63 @@ LevelDecision DecideLevel(const LevelInput& input) {
     decision.reason =
         Printf("no child holds a clear majority (the hottest has %.0f%%) and none is anomalous",
                100 * hottest.share);
-    return decision;
+    return;
   }
   decision.chosen = hottest.path;
   decision.chosen_is_group = !hottest.members.empty();
+}
+
+}  // namespace
+
+LevelDecision DecideLevel(const LevelInput& input) {
+  LevelDecision decision;
+  decision.candidates = Rank(input);
+  if (decision.candidates.empty()) {
+    decision.reason = "no instrumented child ran";
+    return decision;
+  }
+  const RankedCandidate& hottest = decision.candidates.front();
+  const std::optional<Anomaly> anomaly =
+      LargestAnomaly(input, input.parent_self, hottest.forward + hottest.backward);
+  std::string outweighed;  // why the hottest row was preferred to the anomaly beside it
+  if (anomaly) {
+    const std::string group = GroupOf(anomaly->child->path, input.parent);
+    const bool in_group = std::any_of(
+        decision.candidates.begin(), decision.candidates.end(),
+        [&](const RankedCandidate& c) { return c.path == group && !c.members.empty(); });
+    const std::string row = in_group ? group : anomaly->child->path;
+    if (row != hottest.path) {
+      outweighed = HotterRowHoldsMore(input, hottest, *anomaly, decision.look_ahead);
+    }
+    if (outweighed.empty()) {
+      decision.chosen = row;
+      decision.chosen_is_group = in_group;
+      decision.chosen_member = in_group ? anomaly->child->path : "";
+      decision.phase = anomaly->phase;
+      decision.reason = anomaly->child->path + ": " + anomaly->reason;
+      return decision;
+    }
+  }
+  DecideByCost(input, decision);
+  if (!outweighed.empty()) {
+    decision.reason += Printf(
+        "; %s's anomaly (%.3g ms/step beyond its prediction) gives way to %s: %s",
+        anomaly->child->path.c_str(), anomaly->excess, hottest.path.c_str(), outweighed.c_str());
+  }
   return decision;
+}
+
+Prospect ProspectOf(const LevelInput& level) {
+  Prospect prospect;
+  prospect.path = level.parent;
+  prospect.own_ops_hold_most =
+      level.parent_cost > 0 && level.parent_self >= kMajority * level.parent_cost;
+  const std::vector<RankedCandidate> ranked = Rank(level);
+  const double hottest = ranked.empty() ? 0 : ranked.front().forward + ranked.front().backward;
+  if (const std::optional<Anomaly> anomaly = LargestAnomaly(level, level.parent_self, hottest)) {
+    prospect.anomaly_excess = anomaly->excess;
+  }
+  return prospect;
 }
 
 }  // namespace advisor

@@ -12,8 +12,12 @@
 //        them in most of the window's steps, each step judged alone;
 //      either only when the excess is at least kMinExcessShare of the step and larger than the
 //      parent's own ops (what the parent runs outside its children), and not when the hottest
-//      child is a leaf that costs more than the anomalous child altogether (its one op is the
-//      larger place to name: fp32_mlp's wide Linear beside the next module's costly backward);
+//      row, another child, holds more that could be saved: it is a leaf, or its own ops hold most
+//      of it one level down (its op is the larger place to name: fp32_mlp's wide Linear beside
+//      the next module's costly backward), or a host-bound loop of its ops (ChildCost::loop) or
+//      an anomaly among its own children costs more than the excess. What it holds one level
+//      down takes a look into it (LevelDecision::look_ahead, Prospect). The rules below then
+//      decide, the anomaly set aside;
 //   2. the parent's own ops outweighing every child stop the descent at the parent;
 //   then, where the hottest row is a group, a single instance beside it that costs at least
 //   kInstanceOverMembers x each of its members and kStandoutShare of the parent;
@@ -67,7 +71,20 @@ struct ChildCost {
   // Its forward and its backward in each step of the window: so is a backward excess.
   std::vector<double> forward_steps;
   std::vector<double> backward_steps;
+  // Of its cost, the ops that ran as a host-bound loop (HostLoopCost, the window's): what
+  // vectorising a Python loop inside it could save.
+  double loop = 0;
   double total() const { return forward + backward; }
+};
+
+// What a child holds one level down, from a window that measured its own children: what a
+// descent into it could find, set against an anomaly beside it (ProspectOf).
+struct Prospect {
+  std::string path;           // the child looked into
+  double anomaly_excess = 0;  // the largest anomaly among its children; 0 where none
+  // Its own ops, outside its children, hold at least kMajority of its time: the descent would
+  // name its op there, as at a leaf (a hand-written recurrent decoder beside two small Linears).
+  bool own_ops_hold_most = false;
 };
 
 struct LevelInput {
@@ -80,6 +97,8 @@ struct LevelInput {
   double parent_self = 0;  // of which its own ops, outside every child (0 for a container group)
   double step_cost = 0;    // the whole step's cost, for the excess threshold
   std::vector<ChildCost> children;
+  // The hottest child's prospect, where the level looked into it (LevelDecision::look_ahead).
+  std::optional<Prospect> prospect;
 };
 
 // A row of the level's table: a child instance, or a container group such as "blocks"
@@ -99,8 +118,15 @@ struct LevelDecision {
   std::string chosen_member;      // when an anomaly picked an instance inside a group
   Phase phase = Phase::kOutside;  // the phase the anomaly is in, where one decided
   std::string reason;
+  // The hottest child, where an anomaly beside it was chosen without knowing what the hottest
+  // holds one level down: decided again with its Prospect, the choice may change to it.
+  std::string look_ahead;
 };
 
 LevelDecision DecideLevel(const LevelInput& input);
+
+// What `level` (the children of the module looked into, measured in their own window) shows of
+// its parent: the largest anomaly among them and whether its own ops hold most of its time.
+Prospect ProspectOf(const LevelInput& level);
 
 }  // namespace advisor

@@ -9,10 +9,12 @@
 
 #include "engine/analysis/attribution.h"
 #include "engine/analysis/broadcast_temporaries.h"
+#include "engine/analysis/growth_line.h"
 #include "engine/analysis/line_costs.h"
 #include "engine/analysis/sequence_numbers.h"
 #include "engine/bisect/bisect_policy.h"
 #include "engine/bisect/bisection_memory.h"
+#include "engine/bisect/host_loop.h"
 #include "engine/bisect/op_lead.h"
 #include "engine/bisect/step_support.h"
 #include "engine/gpu/copy_sites.h"
@@ -57,6 +59,7 @@ ChildCost ChildOf(const LevelCosts& level, const std::string& path, const Module
   child.parameters = it != modules.end() ? it->second.parameters : 0;
   child.forward = level.attribution.Rank(costs.forward);
   child.backward = level.attribution.Rank(costs.backward);
+  child.loop = HostLoopCost(level.attribution.TopOps(path), level.attribution.has_gpu());
   // Each step of the window, whichever is decided from.
   for (int each = 0; each < level.attribution.steps(); ++each) {
     const PhaseCosts at = level.attribution.InclusiveAt(path, each);
@@ -159,6 +162,9 @@ BisectLevel ToReportLevel(int depth, const std::string& parent, const LevelDecis
 }
 
 constexpr std::size_t kHotspotTopOps = 10;
+// A call whose forward costs at most this many times its backward node is named by the node; one
+// whose forward costs more (a sort, whose backward is a cheap scatter) by its forward op.
+constexpr double kHalvesOfOneOrder = 2;
 
 // The report keeps this many broadcast temporaries, the costliest.
 constexpr std::size_t kBroadcastsKept = 8;
@@ -241,6 +247,7 @@ class Bisection {
     }
     // After the hot spot's line, which a script that ends early must not lose to it.
     ReadLossLines(report);
+    const std::optional<SourceLocation> growth_source = ReadGrowthLine();
     // With or without a hot spot: "no module stands out" on a busy machine is as unsure.
     report.doubts = doubts_;
     for (const std::string& doubt : doubts_) {
@@ -260,7 +267,10 @@ class Bisection {
     if (broadcasts_.size() > kBroadcastsKept) broadcasts_.resize(kBroadcastsKept);
     report.broadcasts = std::move(broadcasts_);
     report.run.windows = windows_;
+    report.run.repeated_windows = reruns_;
+    report.run.look_ahead_windows = unentered_looks_ + (ahead_ ? 1 : 0);
     memory_.Fill(report);
+    if (report.memory) report.memory->growth_source = growth_source;
     return BisectOutcome{std::move(report), std::move(trace_windows_), {}};
   }
 
@@ -456,6 +466,9 @@ class Bisection {
     input.parent_cost =
         parent.empty() ? costs.Total(step_costs) : costs.Total(costs.Inclusive(parent));
     input.parent_self = costs.Total(costs.Self(parent));
+    if (const auto prospect = prospects_.find(parent); prospect != prospects_.end()) {
+      input.prospect = prospect->second;
+    }
     // Other instances of the parent's type may be instrumented too (TorchScript instruments a
     // type's graph): only the parent's own children count, and of nested ones only the outermost.
     const std::vector<std::string> seen = attribution.Modules();
@@ -515,7 +528,11 @@ class Bisection {
   // or neither is clear: the hot spot is then reported with low confidence.
   MeasuredWindow MeasureLevel(int depth, const std::string& parent, bool& measured_again) {
     const WindowRequest request = LevelRequest(parent);
-    MeasuredWindow first = Record(request, nullptr);
+    MeasuredWindow first = ahead_ && ahead_->parent == parent ? std::move(ahead_->window)
+                                                               : Record(request, nullptr);
+    if (ahead_ && ahead_->parent != parent) ++unentered_looks_;
+    ahead_.reset();
+    LookAhead(depth, parent, *first.attribution);
     const LevelJudgement judged = Judge(parent, *first.attribution);
     if (judged.support.Clear()) return first;
     const std::string level = "level " + std::to_string(depth) + ": ";
@@ -555,6 +572,31 @@ class Bisection {
             {judged.destination, again.runner_up});
     }
     return second;
+  }
+
+  // Where an anomaly beside the hottest child decides the level without knowing what the
+  // hottest holds one level down (LevelDecision::look_ahead), its children are measured in a
+  // window of their own, and the level is decided again with that prospect. The window is the
+  // next level's where the descent goes there, so the look costs a window only where the anomaly
+  // keeps the level.
+  void LookAhead(int depth, const std::string& parent, const WindowAttribution& attribution) {
+    if (prospects_.count(parent) != 0) return;  // a level measured again looked already
+    const std::string hottest =
+        DecideLevel(LevelOf(parent, {attribution, std::nullopt})).look_ahead;
+    if (hottest.empty()) return;
+    if (const auto info = modules_.find(hottest);
+        info != modules_.end() && !info->second.opaque_reason.empty()) {
+      // The descent cannot look inside: it would name the module's op there, as at a leaf.
+      prospects_[parent] = Prospect{hottest, 0, true};
+      return;
+    }
+    progress_("level " + std::to_string(depth) + ": looking into " + hottest +
+              ", the hottest child beside an anomaly; profiling window " +
+              std::to_string(windows_ + 1));
+    MeasuredWindow window = Record(LevelRequest(hottest), nullptr);
+    trace_windows_.back().label += " (looking ahead)";
+    prospects_[parent] = ProspectOf(LevelOf(hottest, {*window.attribution, std::nullopt}));
+    ahead_ = AheadWindow{hottest, std::move(window)};
   }
 
   // A window whose tasks waited for a CPU `stall_share` of its time: a doubt where other
@@ -697,20 +739,31 @@ class Bisection {
       if (headline != nullptr && runner_up == nullptr && (phase_from_top_op || op.phase == phase)) {
         runner_up = &op;
       }
-      if (op.phase == phase && headline == nullptr) {
-        headline = &op;
-        hotspot.op = op.name;
-        hotspot.ms = attribution.Rank(op.cost);
-        hotspot.share = step_ms > 0 ? hotspot.ms / step_ms : 0;
-      }
+      if (op.phase == phase && headline == nullptr) headline = &op;
     }
     const ModulePath module(path);
     // The op and its runner-up may be the two halves of one call (the demo's aten::gather and its
     // GatherBackward0 cost about the same on a CPU): which leads is then no doubt about the hot
-    // spot, whose line and fix they share.
+    // spot, whose line and fix they share. A call whose halves cost alike is named by its
+    // backward node, which the report names with its forward op and that op's time: run after
+    // run the same name (the demo read aten::gather, 9-15 ms, in 4 quiet runs of 10, and
+    // GatherBackward0, 9-10 ms, in 6).
     if (headline != nullptr && runner_up != nullptr &&
-        !HalvesOfOneCall(window, module, *headline, *runner_up)) {
+        HalvesOfOneCall(window, module, *headline, *runner_up)) {
+      if (phase_from_top_op && headline->phase == Phase::kForward &&
+          attribution.Rank(headline->cost) <=
+              kHalvesOfOneOrder * attribution.Rank(runner_up->cost)) {
+        std::swap(headline, runner_up);
+        phase = Phase::kBackward;
+        hotspot.phase = PhaseName(phase);
+      }
+    } else if (headline != nullptr && runner_up != nullptr) {
       JudgeTheOp(attribution, *headline, *runner_up, request, path);
+    }
+    if (headline != nullptr) {
+      hotspot.op = headline->name;
+      hotspot.ms = attribution.Rank(headline->cost);
+      hotspot.share = step_ms > 0 ? hotspot.ms / step_ms : 0;
     }
     // The forward op behind a backward node, and its place in the model's source: the one whose
     // nodes cost most (a dropout's mask makes MulBackward0 nodes as a product does).
@@ -774,12 +827,31 @@ class Bisection {
                                     SharesStepMs(report.step));
   }
 
+  // Where memory climbs from step to step: the line whose allocations were kept, read in
+  // labelled steps of the code that made them. A script that ends meanwhile leaves it unread.
+  std::optional<SourceLocation> ReadGrowthLine() {
+    const std::optional<LabelScope> scope = memory_.GrowthScope();
+    if (!scope) return std::nullopt;
+    std::vector<LabelledSteps> labelled;
+    try {
+      labelled = source_.RecordLabelled(*scope);
+    } catch (const std::runtime_error& error) {
+      progress_(std::string("the line keeping memory is not read: ") + error.what());
+      return std::nullopt;
+    }
+    if (labelled.empty()) return std::nullopt;
+    const std::optional<LineKeepingMemory> line = LineKeepingTheMost(labelled.front());
+    if (!line) return std::nullopt;
+    return line->source;
+  }
+
   std::vector<ModuleStats> ModuleTable(const std::map<std::string, PhaseCosts>& measured) const {
-    // A door that cannot read a module's ops from its code (a script) gives the ops the windows
-    // saw it call while it was instrumented.
-    std::map<ModulePath, std::set<std::string>> observed;
+    // The ops the windows saw each module call while it was instrumented: their inputs' sizes in
+    // every door, and their kinds where the door cannot read them from the module's code (a
+    // script).
+    std::map<ModulePath, ForwardOps> observed;
     for (const LabelledWindow& window : trace_windows_) {
-      AddForwardOpTypes(window.timeline, window.placements, observed);
+      AddForwardOps(window.timeline, window.placements, observed);
     }
     std::vector<ModuleStats> table;
     for (const auto& [path, info] : modules_) {
@@ -788,10 +860,10 @@ class Bisection {
       stats.path = path;
       stats.type = info.type;
       stats.parameters = info.parameters;
-      stats.op_types = info.op_types;
-      if (const auto seen = observed.find(path); stats.op_types.empty() && seen != observed.end()) {
-        stats.op_types.assign(seen->second.begin(), seen->second.end());
+      if (const auto seen = observed.find(path); seen != observed.end()) {
+        SetForwardOps(seen->second, stats);
       }
+      if (!info.op_types.empty()) stats.op_types = info.op_types;
       if (auto it = measured.find(path); it != measured.end()) {
         stats.measured = true;
         stats.forward_ms = it->second.forward.host_ms;
@@ -854,6 +926,15 @@ class Bisection {
   std::vector<std::string> doubts_;      // why the hot spot may be wrong; none: high confidence
   std::vector<std::string> candidates_;  // the places the doubtful levels could not separate
   std::vector<LabelledWindow> trace_windows_;
+  // What the hottest child of a level held one level down, by the level's parent (LookAhead).
+  std::map<std::string, Prospect> prospects_;
+  // The window LookAhead measured, until the level of its parent uses it or another is measured.
+  struct AheadWindow {
+    std::string parent;
+    MeasuredWindow window;
+  };
+  std::optional<AheadWindow> ahead_;
+  int unentered_looks_ = 0;  // windows LookAhead measured for a child the descent left
   BisectionMemory memory_;  // the windows' allocations: the report's memory section
 };
 

@@ -43,7 +43,8 @@ void BisectionMemory::AddLevel(const std::string& parent, const Timeline& timeli
 BisectionMemory::Holder BisectionMemory::NarrowedHolder() const {
   Holder holder;
   if (!baseline_.peak) return holder;
-  holder.peak = &*baseline_.peak;
+  holder.window = &baseline_;
+  holder.tied_with = baseline_.peak->tied_with;
   for (;;) {
     const auto level = std::find_if(levels_.begin(), levels_.end(), [&](const Level& candidate) {
       return candidate.parent == holder.path;
@@ -58,25 +59,38 @@ BisectionMemory::Holder BisectionMemory::NarrowedHolder() const {
         !IsWithin(peak->path, holder.path)) {
       return holder;
     }
-    holder.peak = &*peak;
+    holder.window = &level->memory;
     holder.path = peak->path;
+    holder.tied_with.insert(holder.tied_with.end(), peak->tied_with.begin(), peak->tied_with.end());
   }
 }
 
 std::optional<std::string> BisectionMemory::NextParent() const {
   const Holder holder = NarrowedHolder();
-  if (holder.peak == nullptr || holder.narrowed_fully || holder.path.empty()) return std::nullopt;
+  if (holder.window == nullptr || holder.narrowed_fully || holder.path.empty()) return std::nullopt;
   return holder.path;
+}
+
+std::optional<LabelScope> BisectionMemory::GrowthScope() const {
+  if (!GrowthPerStep(baseline_.step_end_mb)) return std::nullopt;
+  if (baseline_.kept_phase == Phase::kLoss) return LabelScope{true, ""};
+  if (baseline_.kept_phase != Phase::kForward) return std::nullopt;
+  for (auto level = levels_.rbegin(); level != levels_.rend(); ++level) {
+    if (!level->memory.kept_owner.empty()) return LabelScope{false, level->memory.kept_owner};
+  }
+  return std::nullopt;
 }
 
 void BisectionMemory::Fill(RunReport& report) const {
   const Holder holder = NarrowedHolder();
-  if (holder.peak == nullptr) return;
-  const MemoryPeak* peak = holder.peak;
+  if (holder.window == nullptr) return;
+  const MemoryPeak& peak = *holder.window->peak;
   if (!report.memory) report.memory.emplace();
   MemoryStats& memory = *report.memory;
-  memory.peak = *peak;
-  if (memory.peak_allocated_mb == 0) memory.peak_allocated_mb = peak->mb;
+  memory.peak = peak;
+  memory.peak->tied_with = holder.tied_with;
+  memory.timeline = holder.window->timeline;
+  if (memory.peak_allocated_mb == 0) memory.peak_allocated_mb = peak.mb;
   // Each instance as the level that compared it with its siblings measured it: there its bytes
   // count its uninstrumented submodules' too.
   std::set<std::string> seen;

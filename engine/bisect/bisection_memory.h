@@ -10,6 +10,7 @@
 #include "engine/analysis/window_memory.h"
 #include "engine/model/run_report.h"
 #include "engine/timeline/timeline.h"
+#include "engine/window/window_source.h"
 
 namespace advisor {
 
@@ -27,6 +28,11 @@ class BisectionMemory {
   // go, holds the bytes itself, or no window recorded memory.
   std::optional<std::string> NextParent() const;
 
+  // Where memory climbs from step to step, the code to read line by line for the line keeping it:
+  // the loss where the loss made most of the kept bytes, else the deepest instrumented instance
+  // whose forward did. None without growth, or where neither made them (the optimizer, the data).
+  std::optional<LabelScope> GrowthScope() const;
+
   // Sets report.memory's peak, modules and growth (making the section on a CPU run, where the
   // door has no allocator statistics); nothing where no window recorded an allocation.
   void Fill(RunReport& report) const;
@@ -38,9 +44,10 @@ class BisectionMemory {
   };
   // The holder narrowed through the levels: each instruments the children of the holder before.
   struct Holder {
-    const MemoryPeak* peak = nullptr;  // of the window that named `path`, else the baseline's
+    const WindowMemory* window = nullptr;  // the window that named `path`, else the baseline
     std::string path;
-    bool narrowed_fully = true;  // no window left to record: a leaf, or the holder keeps it
+    bool narrowed_fully = true;          // no window left to record: a leaf, or the holder keeps it
+    std::vector<std::string> tied_with;  // each chosen instance's ties, outermost first
   };
   Holder NarrowedHolder() const;
 

@@ -7,15 +7,17 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "engine/cli/report_destination.h"
 #include "engine/cli/report_step.h"
 #include "engine/cli/stage_clock.h"
+#include "engine/cli/trace_input.h"
+#include "engine/cli/trace_inputs.h"
 #include "engine/memory_snapshot/snapshot_reader.h"
 #include "engine/memory_snapshot/snapshot_report.h"
 #include "engine/multi_rank/distributed_summary.h"
 #include "engine/multi_rank/rank_trace.h"
 #include "engine/rules/rules_commands.h"
 #include "engine/trace_analysis/profiler_trace_window.h"
-#include "engine/trace_analysis/trace_files.h"
 #include "engine/trace_analysis/trace_report.h"
 #include "engine/trace_import/trace_reader.h"
 #include "engine/util/printable_text.h"
@@ -32,34 +34,6 @@ void PrintSummary(const RunReport& report, const std::string& out_dir) {
       report.step.backward_ms, report.step.optimizer_ms);
   PrintStraggler(report);
   PrintFindingsAndReport(report, out_dir, /*with_trace=*/false);
-}
-
-// A trace that gives no step (no events, every event malformed, or no op and no ProfilerStep
-// range) is an error, not a report of "0.000 ms median over 0 steps".
-void CheckHasSteps(const TraceStore& store, const ProfilerTraceWindow& trace) {
-  if (!trace.window.timeline.steps.empty()) return;
-  const ReadStats& stats = store.stats;
-  std::string why;
-  if (stats.events == 0 && stats.skipped_events == 0) {
-    why = "the trace holds no events";
-  } else if (stats.events == 0) {
-    why = Printf("all %llu of its events are malformed",
-                 static_cast<unsigned long long>(stats.skipped_events));
-    if (!stats.problems.empty()) why += " (the first: " + stats.problems.front() + ")";
-  } else {
-    why = Printf("none of its %llu events is an op or a ProfilerStep#N range",
-                 static_cast<unsigned long long>(stats.events));
-  }
-  throw std::runtime_error(store.path + ": no step to analyse: " + why);
-}
-
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// "12 ms", "2.41 s": a few MB read in a few ms said nothing as "0.00 s".
-std::string Duration(double seconds) {
-  return seconds < 1 ? Printf("%.0f ms", seconds * 1e3) : Printf("%.2f s", seconds);
 }
 
 void PrintSnapshotSummary(const RunReport& report, const std::string& out_dir) {
@@ -82,7 +56,11 @@ int AnalyzeSnapshot(const AnalyzeCommandOptions& options,
         "alone");
   }
   const std::string& path = options.paths.front();
-  ReportDir report_dir(options.out_dir);
+  if (IsObjectUrl(path)) {
+    throw std::runtime_error(PrintableLine(path) +
+                             ": snapshots are read from local files only; copy it here first");
+  }
+  ReportDestination destination(options.out_dir);
   std::vector<std::string> rule_problems;
   const RuleSet rules = LoadRulesForRun(options.rule_dirs, std::cerr, rule_problems);
   if (!options.quiet) std::cerr << "[advisor] reading " << PrintableLine(path) << std::endl;
@@ -100,8 +78,9 @@ int AnalyzeSnapshot(const AnalyzeCommandOptions& options,
   // A snapshot says nothing of the allocator settings of its run: the facts take the defaults.
   ApplyRules(rules, RunEnvironment{}, report);
   report.run.wall_s = SecondsSince(start);
-  WriteReportFiles(report_dir, report, std::nullopt);
-  PrintSnapshotSummary(report, report_dir.path());
+  WriteReportFiles(destination.folder(), report, std::nullopt);
+  destination.Publish();
+  PrintSnapshotSummary(report, destination.shown_path());
   return 0;
 }
 
@@ -114,9 +93,11 @@ void AddAnalyzeCommand(CLI::App& app, AnalyzeCommandOptions& options) {
       "allocator snapshot (torch.cuda.memory._dump_snapshot's .pickle)");
   command
       ->add_option("path", options.paths,
-                   "trace .json / .json.gz, a folder of them, or a snapshot .pickle")
+                   "trace .json / .json.gz, a folder of them, s3://BUCKET/KEY or "
+                   "s3://BUCKET/PREFIX/ of them, or a snapshot .pickle")
       ->required();
-  command->add_option("--out", options.out_dir, "report directory")->capture_default_str();
+  command->add_option("--out", options.out_dir, "report directory, or s3://BUCKET/PREFIX/")
+      ->capture_default_str();
   command->add_option("--rules", options.rule_dirs, "add the rules in DIR (repeatable)");
   command
       ->add_option("--threads", options.threads,
@@ -133,8 +114,8 @@ int RunAnalyzeCommand(const AnalyzeCommandOptions& options) {
     return AnalyzeSnapshot(options, start);
   }
   // Everything that can be checked before reading gigabytes is checked first.
-  const std::vector<std::string> files = TraceFilesOf(options.paths);
-  ReportDir report_dir(options.out_dir);
+  TraceInputs inputs(options.paths);
+  ReportDestination destination(options.out_dir);
   std::vector<std::string> rule_problems;
   const RuleSet rules = LoadRulesForRun(options.rule_dirs, std::cerr, rule_problems);
   const auto progress = [&](const std::string& line) {
@@ -151,28 +132,15 @@ int RunAnalyzeCommand(const AnalyzeCommandOptions& options) {
   read.threads = options.threads;
   std::vector<RankTrace> ranks;
   std::vector<std::string> rank_notes;
-  for (const std::string& file : files) {
-    progress("reading " + file);
-    const auto read_start = std::chrono::steady_clock::now();
-    TraceStore store = ReadTrace(file, read);
-    progress(Printf("read %llu events (%.1f MB of JSON) in %s",
-                    static_cast<unsigned long long>(store.stats.events),
-                    store.stats.json_bytes / 1e6, Duration(SecondsSince(read_start)).c_str()));
-    stages.Done("read");
-    RankTrace rank;
-    rank.path = file;
+  const std::vector<TraceInput>& files = inputs.inputs();
+  for (const TraceInput& input : files) {
+    const std::string& file = input.name;
+    RankTrace rank = ReadRankTrace(inputs, input, read, progress, stages);
     if (files.size() > 1) {
-      rank.rank = RankOf(store.metadata, file, static_cast<int>(ranks.size()), rank_notes);
+      TraceMetadata metadata;
+      metadata.distributed = rank.distributed;
+      rank.rank = RankOf(metadata, file, static_cast<int>(ranks.size()), rank_notes);
     }
-    rank.distributed = store.metadata.distributed;
-    // The events go as the records are read from them, before the window, about as large, is
-    // built.
-    TraceRecords records = TakeTraceRecords(store);
-    stages.Done("records");
-    rank.trace = BuildProfilerTraceWindow(store, std::move(records));
-    stages.Done("window");
-    CheckHasSteps(store, rank.trace);
-    rank.report = ReportOfTrace(store, rank.trace);
     stages.Done("report");
     ranks.push_back(std::move(rank));
   }
@@ -181,7 +149,7 @@ int RunAnalyzeCommand(const AnalyzeCommandOptions& options) {
   RunReport report = ranks.front().report;
   if (ranks.size() > 1) {
     report.distributed = SummariseRanks(ranks);
-    report.run.model = options.paths.size() == 1 ? options.paths.front() : files.front();
+    report.run.model = options.paths.size() == 1 ? options.paths.front() : files.front().name;
     report.data_quality.insert(report.data_quality.begin(),
                                "the sections other than Ranks are rank " +
                                    std::to_string(ranks.front().rank) + "'s (" +
@@ -196,9 +164,10 @@ int RunAnalyzeCommand(const AnalyzeCommandOptions& options) {
   stages.Done("rules");
   report.run.wall_s = SecondsSince(start);
 
-  WriteReportFiles(report_dir, report, std::nullopt);
+  WriteReportFiles(destination.folder(), report, std::nullopt);
+  destination.Publish();
   stages.Done("report files");
-  PrintSummary(report, report_dir.path());
+  PrintSummary(report, destination.shown_path());
   return 0;
 }
 

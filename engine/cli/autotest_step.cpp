@@ -12,6 +12,7 @@
 
 #include "engine/autotest/advice_fit.h"
 #include "engine/autotest/autotest.h"
+#include "engine/autotest/candidate_order.h"
 #include "engine/cli/model_candidate_runner.h"
 #include "engine/script/code_change.h"
 #include "engine/script/script_candidate.h"
@@ -149,6 +150,7 @@ void TryRecipes(const BisectCommandOptions& options, RunReport& report,
     return;
   }
 
+  plan.predicted_gain_ms = PredictedGainsMs(report.findings);
   plan.recipes = std::move(recipes.recipes);
   AimAtFindings(plan.recipes, report.findings);
   // A launcher's ranks are a door of their own: each run relaunches the whole job, and the DDP
@@ -176,7 +178,7 @@ void TryRecipes(const BisectCommandOptions& options, RunReport& report,
     report.data_quality.push_back(std::string("autotest: ") + failure.what());
     return;
   }
-  // In the findings' order; the combination, if any, last.
+  // In the findings' order, not the order tried; the combinations, if any, last.
   for (const AbResult& result : results) report.fixes.push_back(result.fix);
   LeadWithMeasuredFixes(report.findings, report.fixes);
   SuggestCodeChanges(plan.recipes, report.run.mode, report);

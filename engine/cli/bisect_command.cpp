@@ -11,7 +11,9 @@
 #include "engine/cli/autotest_step.h"
 #include "engine/cli/node_step.h"
 #include "engine/cli/report_step.h"
+#include "engine/cli/torch_commands.h"
 #include "engine/report/chrome_trace.h"
+#include "engine/report/format.h"
 #include "engine/report/report_text.h"
 #include "engine/rules/rules_commands.h"
 #include "engine/script/code_change.h"
@@ -35,7 +37,7 @@ void PrintSummary(const RunReport& report, const std::string& out_dir) {
     const Hotspot& hot = *report.hotspot;
     line << "hot spot: " << (hot.path.empty() ? "the whole model" : PrintableLine(hot.path))
          << " -> " << PrintableLine(hot.op)
-         << " (" << hot.phase << ", " << hot.ms << " ms/step, "
+         << " (" << hot.phase << ", " << FormatNumber(hot.ms) << " ms/step, "
          << static_cast<int>(hot.share * 100 + 0.5) << "% of the step)";
     if (hot.source) line << " at " << PrintableLine(hot.source->file) << ":" << hot.source->line;
     if (hot.confidence == "low") line << "\n  " << LowConfidenceSentence(report);
@@ -52,10 +54,7 @@ void PrintSummary(const RunReport& report, const std::string& out_dir) {
 
 void AddBisectCommand(CLI::App& app, BisectCommandOptions& options) {
   CLI::App* command = app.add_subcommand(
-      "bisect",
-      "Localise the hot spot of a training step, level by level: of a TorchScript model with its "
-      "workload (advisor bisect model.pt), or of your own training script, unmodified "
-      "(advisor bisect [options] -- python train.py ...)");
+      "bisect", kBisectDescription);
   command->footer(kModelIsCode);
   command->add_option("model", options.model.model_path,
                       "model.pt with advisor/workload.json inside (default: the bundled demo); a "

@@ -4,6 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "engine/cli/torch_commands.h"
 #include "engine/util/data_dir.h"
 
 namespace advisor {
@@ -23,9 +24,7 @@ std::vector<std::string> SplitIds(const std::string& text) {
 }  // namespace
 
 void AddCandidateCommand(CLI::App& app, CandidateCommandOptions& options) {
-  CLI::App* command = app.add_subcommand(
-      "candidate",
-      "Run one autotest candidate and write its result (started by bisect --autotest)");
+  CLI::App* command = app.add_subcommand("candidate", kCandidateDescription);
   command->footer(kModelIsCode);
   command->add_option("model", options.candidate.model_path, "model.pt with its workload")
       ->required();

@@ -1,4 +1,6 @@
-// advisor: finds why a PyTorch training step is slow and proves what fixes it.
+// advisor: finds why a PyTorch training step is slow and proves what fixes it. This binary
+// analyses traces and snapshots and checks rules without LibTorch; the commands that run a model
+// are advisor-torch's (torch_commands.h), which it execs for them.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -6,51 +8,36 @@
 #include <vector>
 
 #include "engine/cli/analyze_command.h"
-#include "engine/cli/bisect_command.h"
-#include "engine/cli/candidate_command.h"
+#include "engine/cli/command_line.h"
+#include "engine/cli/diff_command.h"
+#include "engine/cli/torch_commands.h"
 #include "engine/rules/rules_commands.h"
 #include "engine/util/interrupts.h"
 #include "engine/util/printable_stream.h"
-#include "engine/util/watchdog.h"
-
-namespace {
-
-// `advisor bisect [options] -- COMMAND [ARGS...]`: everything after the first "--" is the user's
-// command, kept away from advisor's option parser (its flags are the script's, not advisor's).
-int SplitAtCommand(int argc, char** argv, std::vector<std::string>& command) {
-  for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]) == "--") {
-      command.assign(argv + i + 1, argv + argc);
-      return i;
-    }
-  }
-  return argc;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> script_command;
-  const int options_end = SplitAtCommand(argc, argv, script_command);
-  const bool has_command = options_end < argc;
-  argc = options_end;
+  if (advisor::NamesTorchCommand(argc, argv)) return advisor::ExecTorchBinary(argv);
 
-  // Nothing a model or a rule says (a finding's message, a module path, a worker's error) reaches
-  // the terminal as an escape sequence or invalid UTF-8.
+  std::vector<std::string> script_command;
+  const int options_end = advisor::SplitAtCommand(argc, argv, script_command);
+  if (options_end < argc) {
+    std::cerr << "advisor: only `advisor bisect` takes a command after --\n";
+    return 2;
+  }
+
+  // Nothing a trace or a rule says (a finding's message, a module path) reaches the terminal as an
+  // escape sequence or invalid UTF-8.
   const advisor::PrintableStream printable_out(std::cout);
   const advisor::PrintableStream printable_err(std::cerr);
   CLI::App app{"advisor: finds why a PyTorch training step is slow and proves what fixes it"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "advisor " ADVISOR_VERSION);
 
-  advisor::BisectCommandOptions bisect;
-  bisect.script.command = script_command;
-  bisect.script_given = has_command;
-  advisor::AddBisectCommand(app, bisect);
+  advisor::ListTorchCommands(app);
   advisor::AnalyzeCommandOptions analyze;
   advisor::AddAnalyzeCommand(app, analyze);
-  advisor::CandidateCommandOptions candidate;
-  advisor::AddCandidateCommand(app, candidate);
+  advisor::DiffCommandOptions diff;
+  advisor::AddDiffCommand(app, diff);
 
   CLI::App* rules = app.add_subcommand("rules", "List or validate rules")->require_subcommand(1);
   std::vector<std::string> list_dirs;
@@ -63,29 +50,16 @@ int main(int argc, char** argv) {
   rules_check->add_option("path", check_path, "a .lua file or a directory of them")->required();
 
   CLI11_PARSE(app, argc, argv);
-  // From here on Ctrl-C, SIGTERM and SIGHUP end the workers and remove the scratch folders too.
+  // From here on Ctrl-C, SIGTERM and SIGHUP remove the scratch folders too.
   advisor::InstallInterruptCleanup();
 
-  if (has_command && !app.got_subcommand("bisect")) {
-    std::cerr << "advisor: only `advisor bisect` takes a command after --\n";
-    return 2;
-  }
-  try {
-    if (app.got_subcommand("bisect")) return advisor::RunBisectCommand(bisect);
+  return advisor::RunReportingErrors([&] {
     if (app.got_subcommand("analyze")) return advisor::RunAnalyzeCommand(analyze);
-    if (app.got_subcommand("candidate")) return advisor::RunCandidateCommand(candidate);
+    if (app.got_subcommand("diff")) return advisor::RunDiffCommand(diff);
     if (rules_list->parsed()) {
       return advisor::RulesListCommand(list_dirs, list_json, std::cout, std::cerr);
     }
     if (rules_check->parsed()) return advisor::RulesCheckCommand(check_path, std::cout, std::cerr);
-  } catch (const advisor::StepTimedOut& error) {
-    std::cerr << "advisor: " << error.what() << "\n";
-    return advisor::kStepTimeoutStatus;
-  } catch (const std::exception& error) {
-    // Every error advisor expects is one line; LibTorch's may not be, so keep the first.
-    const std::string message = error.what();
-    std::cerr << "advisor: " << message.substr(0, message.find('\n')) << "\n";
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

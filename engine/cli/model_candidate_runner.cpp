@@ -50,6 +50,7 @@ NumericsVerdict ModelCandidateRunner::CheckNumerics(const CandidateSpec& candida
         verdict.outcome = result.within_tolerance ? NumericsVerdict::Outcome::kWithinTolerance
                                                   : NumericsVerdict::Outcome::kExceeded;
         verdict.numerics = result.numerics;
+        verdict.numerics.checked_in = measured_in::kProcesses;
         verdict.detail = result.worst;
         verdict.code_changes = result.code_changes;
       }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -148,7 +149,9 @@ json HotspotFacts(const Hotspot& hotspot, double step_ms, bool gpu_measured,
   return facts;
 }
 
-json ModuleFacts(const ModuleStats& module, double step_ms, bool gpu_measured) {
+// `kept_for_backward_mb`: what the memory section measured the instance keep for backward.
+json ModuleFacts(const ModuleStats& module, double step_ms, bool gpu_measured,
+                 std::optional<double> kept_for_backward_mb) {
   const std::set<std::string> kinds(module.op_types.begin(), module.op_types.end());
   json has_op = json::object();
   for (const std::string& kind : kinds) has_op[kind] = true;
@@ -156,6 +159,8 @@ json ModuleFacts(const ModuleStats& module, double step_ms, bool gpu_measured) {
                 {"measured", module.measured}, {"op_types", kinds},
                 {"has_op", std::move(has_op)}};
   PutIf(facts, "parameters", module.parameters);
+  if (!module.op_input_elements.empty()) facts["op_input_elements"] = module.op_input_elements;
+  PutIf(facts, "kept_for_backward_mb", kept_for_backward_mb);
   if (module.measured) {
     const double ms = module.forward_ms + module.backward_ms;
     facts["forward_ms"] = module.forward_ms;
@@ -268,6 +273,7 @@ json MemoryFacts(const MemoryStats& memory) {
   PutIf(facts, "tensor_allocs_per_step", memory.tensor_allocs_per_step);
   PutIf(facts, "tensor_alloc_mb_per_step", memory.tensor_alloc_mb_per_step);
   PutIf(facts, "growth_mb_per_step", memory.growth_mb_per_step);
+  if (memory.growth_source) facts["growth_source"] = SourceFacts(*memory.growth_source);
   PutIf(facts, "peak_reserved_share", ShareOfStep(memory.peak_reserved_mb, memory.device_total_mb));
   PutIf(facts, "peak_allocated_share",
         ShareOfStep(memory.peak_allocated_mb, memory.device_total_mb));
@@ -351,6 +357,16 @@ json OutOfMemoryFacts(const OutOfMemoryFailure& failure,
                        {"line", failure.source->line},
                        {"text", failure.source->text}};
   }
+  if (!failure.kept_for_backward.empty()) {
+    json kept = json::array();
+    double kept_mb = 0;
+    for (const MemoryShare& share : failure.kept_for_backward) {
+      kept.push_back({{"path", share.name}, {"mb", share.mb}});
+      kept_mb += share.mb;
+    }
+    facts["kept_for_backward"] = std::move(kept);
+    facts["kept_for_backward_mb"] = kept_mb;
+  }
   const std::optional<AllocatorAtFailure>& allocator = failure.allocator;
   if (!allocator) return facts;
   facts["allocated_mb"] = allocator->allocated_mb;
@@ -410,9 +426,20 @@ json BuildFacts(const RunReport& report, const RunEnvironment& environment) {
   const bool gpu_measured = report.gpu.has_value();
   const bool faults_counted = report.run.page_fault_us.has_value();
 
+  std::map<std::string, double> kept_for_backward_mb;
+  if (report.memory) {
+    for (const ModuleMemory& module : report.memory->modules) {
+      if (module.kept_for_backward_mb) {
+        kept_for_backward_mb[module.path] = *module.kept_for_backward_mb;
+      }
+    }
+  }
   json modules = json::object();
   for (const ModuleStats& module : report.modules) {
-    modules[module.path] = ModuleFacts(module, step_ms, gpu_measured);
+    const auto kept = kept_for_backward_mb.find(module.path);
+    modules[module.path] = ModuleFacts(
+        module, step_ms, gpu_measured,
+        kept != kept_for_backward_mb.end() ? std::optional<double>(kept->second) : std::nullopt);
   }
   json ops = json::array();
   for (const OpTime& op : report.ops) {

@@ -17,7 +17,7 @@ RunReport SampleReportNothingMeasured() {
   report.step.optimizer_ms = 5.0;
   report.ops = {{"aten::addmm", "forward", 4, 8.0, 0.0, 6.5},
                 {"AddmmBackward0", "backward", 4, 12.0, 0.0, 2.0}};
-  report.modules = {{"", "__torch__.Sample", 0, 0, 0, false, 1000, {}}};
+  report.modules = {{"", "__torch__.Sample", 0, 0, 0, false, 1000, {}, {}}};
   return report;
 }
 
@@ -79,11 +79,12 @@ RunReport SampleReportAllMeasured() {
   report.hotspot = hotspot;
 
   report.modules = {
-      {"", "__torch__.Sample", 19.0, 0, 15.0, true, 1000000, {"prim::CallMethod"}},
+      {"", "__torch__.Sample", 19.0, 0, 15.0, true, 1000000, {"prim::CallMethod"}, {}},
       {"blocks.0.attn", "__torch__.Attention", 4.0, 7.0, 9.0, true, 200000,
-       {"aten::matmul", "aten::softmax", "aten::transpose", "aten::gather"}},
-      {"blocks.0.mlp", "__torch__.Mlp", 2.0, 3.0, 4.0, true, 800000, {"aten::linear"}},
-      {"head", "__torch__.Head", 0, 0, 0, false, 1000, {"aten::linear"}},
+       {"aten::matmul", "aten::softmax", "aten::transpose", "aten::gather"},
+       {{"aten::softmax", 4194304}}},
+      {"blocks.0.mlp", "__torch__.Mlp", 2.0, 3.0, 4.0, true, 800000, {"aten::linear"}, {}},
+      {"head", "__torch__.Head", 0, 0, 0, false, 1000, {"aten::linear"}, {}},
   };
   report.ops = {{"GatherBackward0", "backward", 2, 6.0, 5.5, 0.2, 0.1},
                 {"aten::matmul", "forward", 8, 3.0, 2.6, 0.3, 0.3},
@@ -113,6 +114,9 @@ RunReport SampleReportAllMeasured() {
   report.memory->tensor_allocs_per_step = 120;
   report.memory->tensor_alloc_mb_per_step = 900;
   report.memory->growth_mb_per_step = 0;
+  report.memory->modules = {{"blocks.0.attn", 48.0, 64.0, std::nullopt},
+                            {"blocks.0.mlp", std::nullopt, 12.0, std::nullopt}};
+  report.memory->growth_source = SourceLocation{"train.py", 87, "kept.append(out)"};
   report.data = DataWait{1.0, 2, true, std::nullopt};
   InputStageProfile stage;
   stage.batch_ms = 8.0;
@@ -182,6 +186,8 @@ RunReport SampleReportAllMeasured() {
   failure.op = "forward: return self.fc2(self.act(self.fc1(x)))";
   failure.source = SourceLocation{"train.py", 41, "x = block(x)"};
   failure.allocator = AllocatorAtFailure{70000, 76000, 71000, 81559, 900.0, 1500.0, 2, false};
+  failure.kept_for_backward = {{"blocks.0.mlp", 4096, 3}, {"blocks.1.mlp", 4096, 3}};
+  failure.live = LiveAtFailure(failure, report.training_state);
   report.out_of_memory = failure;
   return report;
 }

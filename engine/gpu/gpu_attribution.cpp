@@ -53,7 +53,7 @@ GpuAttribution AttributeGpuTime(const Timeline& timeline,
       attribution.outside_steps += time;
       return;
     }
-    attribution.by_op_name[timeline.ops[op].name] += time;
+    attribution.by_op_name[timeline.ops[op].name.str()] += time;
     attribution.by_module[placement.module] += time;
     attribution.by_phase[placement.phase] += time;
   };

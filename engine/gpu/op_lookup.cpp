@@ -57,7 +57,7 @@ std::optional<WorkOrigin> OriginOf(std::uint64_t external_id, const OpLookup& lo
   if (op < 0) return std::nullopt;
   const OpPlacement& placement = placements[op];
   return WorkOrigin{placement.step, placement.phase, placement.module,
-                    timeline.ops[lookup.CallingOp(op)].name};
+                    timeline.ops[lookup.CallingOp(op)].name.str()};
 }
 
 }  // namespace advisor

@@ -21,6 +21,9 @@ struct Numerics {
   double max_abs_diff = 0;
   double max_rel_diff = 0;
   double tolerance = 0;
+  // Where it was checked (measured_in::): in runs of their own before the measurement, or inside
+  // the run that measured the candidate, on the same call from the same weights.
+  std::string checked_in;
 };
 
 // A method a graph rewrite changed: the TorchScript code of one module type's method before and
@@ -71,7 +74,10 @@ struct FixResult {
   std::string measured_in;
   int rounds = 0;                   // A/B rounds run
   std::optional<Numerics> numerics;
+  // The highest torch.cuda.max_memory_allocated of the candidate's measured steps, and of the
+  // baseline's beside it (the same rounds or blocks); absent on a CPU run.
   std::optional<double> peak_memory_mb;
+  std::optional<double> baseline_peak_memory_mb;
   // The candidate's warm-up, left out of the A/B steps: a compiling recipe's compilation.
   std::optional<double> warmup_s;
   std::string detail;               // why rejected or failed: the measured difference, stderr tail

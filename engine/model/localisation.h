@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -106,6 +107,9 @@ struct ModuleStats {
   bool measured = false;     // some level instrumented this module
   std::optional<long long> parameters;  // own and descendants'; absent when unknown (a trace)
   std::vector<std::string> op_types;  // operator kinds its own forward uses, e.g. "aten::gather"
+  // Of the ops the windows saw its forward call: the largest tensor input's elements per kind,
+  // where the op probe recorded them (an attention's aten::softmax: its score matrix).
+  std::map<std::string, std::int64_t> op_input_elements;
 };
 
 }  // namespace advisor

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/model/finding.h"
+
 namespace advisor {
 
 // Bytes of one kind live at the peak: a category, a line of the user's code.
@@ -30,6 +32,10 @@ struct MemoryPeak {
   // The module instances whose own allocations hold the most, most first (a bisection's window:
   // its instrumented instances).
   std::vector<MemoryShare> by_module;
+  // A bisection: instances that held as much as `path` or the ancestor of it a level chose (within
+  // 1 %): the same module repeated (a model's blocks at the start of the backward), where the
+  // choice among them is by name and their counterparts of `path` hold alike.
+  std::vector<std::string> tied_with;
   double reserved_mb = 0;  // the allocator's segments at that moment
   // The largest gap between live blocks in those segments; absent where the segments at that
   // moment cannot be told (expandable segments map and unmap pages inside them).
@@ -59,6 +65,22 @@ struct MemorySpan {
   int depth = 0;
   double start_ms = 0;
   double end_ms = 0;
+};
+
+// Live memory over the step of a bisection's peak, for its chart (memory.timeline): at most a few
+// hundred points, each a moment's live bytes by category.
+struct StepMemoryPoint {
+  double time_ms = 0;      // since the step's start
+  std::vector<double> mb;  // per StepMemoryTimeline::categories, at the stretch's highest moment
+};
+
+struct StepMemoryTimeline {
+  std::vector<std::string> categories;  // the chart's stacked layers, bottom first
+  double step_ms = 0;
+  std::vector<StepMemoryPoint> points;
+  // The step's phases and the instrumented instances' forward and backward calls in it; a
+  // module's depth counts the instrumented instances around it (the parent's own call is 0).
+  std::vector<MemorySpan> spans;
 };
 
 // An allocation the allocator could not serve.
@@ -98,9 +120,14 @@ struct MemoryStats {
   std::optional<MemoryPeak> peak;
   std::vector<ModuleMemory> modules;
   std::optional<MemoryHistory> history;
+  // A bisection: live memory over the step of its peak, from the window that named the holder.
+  std::optional<StepMemoryTimeline> timeline;
   // A bisection's baseline window: MB per step by which its allocations live at each step's end
   // climbed, where they climbed at every step (memory kept across steps); absent otherwise.
   std::optional<double> growth_mb_per_step;
+  // Where it climbs: the line of the user's code whose allocations were kept, read in labelled
+  // steps; absent where none was read.
+  std::optional<SourceLocation> growth_source;
 };
 
 }  // namespace advisor

@@ -5,6 +5,8 @@
 #include <string_view>
 #include <utility>
 
+#include "engine/model/memory_holders.h"
+
 namespace advisor {
 
 std::optional<double> RequestedMbOf(const std::string& message) {
@@ -28,6 +30,36 @@ std::optional<double> RequestedMbOf(const std::string& message) {
     if (rest.substr(0, unit.size()) == unit && std::isfinite(amount * mb)) return amount * mb;
   }
   return std::nullopt;
+}
+
+std::optional<MemoryPeak> LiveAtFailure(const OutOfMemoryFailure& failure,
+                                        const std::optional<TrainingState>& training_state) {
+  LiveSums categories;
+  LiveSums modules;
+  for (const MemoryShare& kept : failure.kept_for_backward) {
+    auto& activations = categories["activations"];
+    activations.first += kept.mb;
+    activations.second += kept.allocations;
+    if (!kept.name.empty()) modules[kept.name] = {kept.mb, kept.allocations};
+  }
+  if (training_state) {
+    categories["parameters"].first += training_state->parameter_mb;
+    categories["gradients"].first += training_state->gradient_mb;
+    categories["optimizer_state"].first += training_state->optimizer_state_mb;
+  }
+  double known = 0;
+  for (const auto& [name, sum] : categories) known += sum.first;
+  if (known <= 0) return std::nullopt;
+  MemoryPeak live;
+  live.phase = failure.phase;
+  live.mb = known;
+  if (failure.allocator && failure.allocator->allocated_mb > known) {
+    // The batch, outputs and temporaries the stack still held, and what no category counts.
+    categories["other"].first = failure.allocator->allocated_mb - known;
+    live.mb = failure.allocator->allocated_mb;
+  }
+  NameHolders(categories, modules, live);
+  return live;
 }
 
 }  // namespace advisor

@@ -21,7 +21,12 @@ struct RunInfo {
   int windows = 0;         // profiled windows used, the uninstrumented baseline included
   int site_windows = 0;    // of those, windows that only named the modules of sync/copy sites
   int memory_windows = 0;  // of those, windows that narrowed the memory's holder alone
-  int batch_size = 0;      // 0: unknown (a trace does not say)
+  // Of those, windows recorded again where a level's or the op's steps did not back its choice
+  // (at most two a bisection), and looks into a level's hottest child that the descent then did
+  // not enter: neither is a level of the path, and both are more frequent on a busy machine.
+  int repeated_windows = 0;
+  int look_ahead_windows = 0;
+  int batch_size = 0;                 // 0: unknown (a trace does not say)
   std::optional<bool> deterministic;  // absent when the front door cannot tell (a trace)
   std::string dtype;                  // of the first input
   double wall_s = 0;                  // whole run, model load included

@@ -42,6 +42,9 @@ struct StepBreakdown {
   double mean_ms = 0;
   double min_ms = 0;
   double max_ms = 0;
+  // The steps those four are of, in the order they ran: what `advisor diff` puts an interval on
+  // the difference of two runs' steps with (engine/diff).
+  std::vector<double> samples_ms;
   StepTiming timing = StepTiming::kHostClock;
   // The phases of the profiled window's mean step (PhasesOfMeanStep), which add up to
   // profiled_ms with the data wait (DataWait::wait_ms), evaluation_ms and rest_ms: every share

@@ -23,7 +23,8 @@ std::vector<Interval> ComputeIntervals(const RankWindow& rank) {
   // On a CPU the host computes: every outermost op but the collectives and their ranges.
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
     const OpEvent& op = timeline.ops[i];
-    if (rank.window->placements[i].top_level == static_cast<int>(i) && !IsCommunication(op.name)) {
+    if (rank.window->placements[i].top_level == static_cast<int>(i) &&
+        !IsCommunication(op.name.str())) {
       compute.push_back({op.start_ns, op.end_ns});
     }
   }

@@ -269,8 +269,9 @@ class WindowWriter {
       json args = {{"module", placement.module.Shown()}, {"phase", PhaseName(placement.phase)},
                    {"step", placement.step}, {"correlation_id", op.correlation_id}};
       if (op.seq_nr >= 0) args["seq_nr"] = op.seq_nr;
-      if (op.page_faults >= 0) args["page_faults"] = op.page_faults;
-      stream_.Add(Complete(op.name, OpCategory(op.scope), host_pid_, tids[k], op.start_ns,
+      const std::int64_t page_faults = timeline_.CountsOf(ops[k]).page_faults;
+      if (page_faults >= 0) args["page_faults"] = page_faults;
+      stream_.Add(Complete(op.name.str(), OpCategory(op.scope), host_pid_, tids[k], op.start_ns,
                            op.end_ns, clock_, std::move(args)));
       op_tid_[ops[k]] = tids[k];
     }
@@ -358,7 +359,7 @@ class WindowWriter {
         const int op = lookup_.LaunchingOp(item.external_id);
         item.args["correlation"] = item.correlation_id;
         item.args["external_id"] = item.external_id;
-        if (op >= 0) item.args["op"] = timeline_.ops[op].name;
+        if (op >= 0) item.args["op"] = timeline_.ops[op].name.str();
         stream_.Add(Complete(item.name, item.category, pid, tids[k], item.start_ns, item.end_ns,
                              clock_, std::move(item.args)));
         if (op >= 0 && item.correlation_id != 0 && flowed.insert(item.correlation_id).second) {

@@ -83,8 +83,13 @@ svg.chart .whisker { stroke: var(--fg); stroke-width: 1.5; fill: none; }
 .fill-baseline { fill: var(--neutral); } .fill-verified { fill: var(--verified); }
 .fill-rejected, .fill-failed { fill: var(--rejected); } .fill-no-change { fill: var(--nochange); }
 .fill-info { fill: var(--neutral); }
+.fill-gap { fill: none; } /* a waterfall bar's offset (diff.html) */
 .fill-allocated { fill: var(--forward); fill-opacity: .35; } .fill-reserved { fill: var(--muted); }
-.fill-module { fill: var(--neutral); }
+.fill-module { fill: var(--neutral); } .fill-holder { fill: var(--high); }
+.layer-parameters { fill: #8a939c; } .layer-optimizer_state { fill: #9c755f; }
+.layer-before_window { fill: #b6a48e; }
+.layer-activations { fill: #edc948; } .layer-gradients { fill: #ff9da7; }
+.layer-temporaries { fill: #dfe3e8; } .layer-other { fill: #bab0ac; }
 svg.chart .allocated { fill: var(--forward); fill-opacity: .35; stroke: var(--forward); }
 svg.chart .reserved { fill: none; stroke: var(--muted); stroke-dasharray: 5 3; }
 svg.chart .allocated, svg.chart .reserved { stroke-width: 1.5; }

@@ -6,7 +6,7 @@
 #include "engine/model/measured.h"
 #include "engine/report/format.h"
 #include "engine/report/html_escape.h"
-#include "engine/report/html_style.h"
+#include "engine/report/html_markup.h"
 #include "engine/report/json_writer.h"
 #include "engine/report/report_tables.h"
 #include "engine/report/report_text.h"
@@ -19,24 +19,7 @@ namespace {
 
 constexpr std::size_t kModulesCharted = 24;
 
-// A long module path or file name may break after its dots and slashes, and nowhere else: a
-// break anywhere split names letter by letter in narrow table columns.
-std::string HtmlCode(const std::string& identifier) {
-  std::string code = "<code>";
-  for (char c : EscapeHtml(identifier)) {
-    code += c;
-    if (c == '.' || c == '/') code += "<wbr>";
-  }
-  return code + "</code>";
-}
-
-constexpr InlineMarkup kHtml{HtmlCode, EscapeHtml};
-
 std::string Ms(double ms) { return FormatNumber(ms) + " ms"; }
-
-std::string NotMeasuredSpan() {
-  return "<span class=\"not-measured\">" + std::string(kNotMeasured) + "</span>";
-}
 
 // Fix statuses come from the autotester as strings; only known ones become CSS classes.
 std::string StatusClass(const std::string& status) {
@@ -44,37 +27,6 @@ std::string StatusClass(const std::string& status) {
     if (status == known) return known;
   }
   return "info";
-}
-
-std::string RenderCell(const TableCell& cell, bool numeric) {
-  const std::string open = numeric ? "<td class=\"num\">" : "<td>";
-  switch (cell.style) {
-    case TableCell::Style::kCode:
-      return open + (cell.text.empty() ? "" : HtmlCode(cell.text)) + "</td>";
-    case TableCell::Style::kNotMeasured:
-      return open + NotMeasuredSpan() + "</td>";
-    case TableCell::Style::kText:
-      break;
-  }
-  return open + EscapeHtml(cell.text) + "</td>";
-}
-
-void RenderTable(std::ostringstream& out, const Table& table) {
-  // Wide tables scroll inside their wrapper instead of widening the page.
-  out << "<div class=\"table-wrap\"><table><thead><tr>";
-  for (std::size_t i = 0; i < table.columns.size(); ++i) {
-    out << (table.numeric[i] ? "<th class=\"num\">" : "<th>") << EscapeHtml(table.columns[i])
-        << "</th>";
-  }
-  out << "</tr></thead><tbody>\n";
-  for (const TableRow& row : table.rows) {
-    out << (row.highlighted ? "<tr class=\"highlighted\">" : "<tr>");
-    for (std::size_t i = 0; i < row.cells.size(); ++i) {
-      out << RenderCell(row.cells[i], i < table.numeric.size() && table.numeric[i]);
-    }
-    out << "</tr>\n";
-  }
-  out << "</tbody></table></div>\n";
 }
 
 void RenderTile(std::ostringstream& out, const std::string& name, const std::string& big_html,
@@ -159,15 +111,28 @@ void RenderSummary(std::ostringstream& out, const RunReport& report) {
                                   [](const Finding& f) { return f.severity == Severity::kHigh; });
   RenderTile(out, "Findings", std::to_string(report.findings.size()),
              std::to_string(high) + " high severity");
-  out << "</div>\n<p class=\"summary\">" << SummaryParagraph(report, kHtml) << "</p></section>\n";
+  out << "</div>\n<p class=\"summary\">" << SummaryParagraph(report, kHtmlMarkup)
+      << "</p></section>\n";
 }
 
 // First after the summary: the failure is the diagnosis, and the findings are its fixes.
 void RenderOutOfMemory(std::ostringstream& out, const RunReport& report) {
   if (!report.out_of_memory) return;
-  out << "<section id=\"out-of-memory\"><h2>Out of memory</h2>\n<p>"
-      << HtmlCode(report.out_of_memory->message) << "</p>\n";
-  RenderTable(out, OutOfMemoryFailureTable(*report.out_of_memory));
+  const OutOfMemoryFailure& failure = *report.out_of_memory;
+  out << "<section id=\"out-of-memory\"><h2>Out of memory</h2>\n<p>" << HtmlCode(failure.message)
+      << "</p>\n";
+  HtmlTable(out, OutOfMemoryFailureTable(failure));
+  if (failure.live) {
+    const MemoryPeak& live = *failure.live;
+    out << "<h3>Live at the failure, by category</h3>\n";
+    HtmlTable(out, MemoryShareTable(live.by_category, "held", false, live.mb, "the failure"));
+    if (!live.by_module.empty()) {
+      out << "<h3>Kept for backward at the failure, by module instance</h3>\n<p>"
+          << OutOfMemoryHolder(failure, kHtmlMarkup) << ".</p>\n";
+      HtmlTable(out,
+                MemoryShareTable(live.by_module, "module instance", true, live.mb, "the failure"));
+    }
+  }
   out << "</section>\n";
 }
 
@@ -200,7 +165,7 @@ void RenderSteps(std::ostringstream& out, const RunReport& report) {
   if (step.rest_ms > 0) add(step.rest_ms, "fill-rest", "rest of the step");
   chart.rows.push_back(std::move(row));
   out << "<section id=\"step\"><h2>Step breakdown</h2>\n" << RenderBarChartSvg(chart) << "\n";
-  RenderTable(out, StepTable(step, report.data));
+  HtmlTable(out, StepTable(step, report.data));
   out << "</section>\n";
 }
 
@@ -249,24 +214,24 @@ void RenderLoss(std::ostringstream& out, const RunReport& report) {
   if (!report.loss) return;
   out << "<section id=\"loss\"><h2>The loss</h2>\n<p>" << EscapeHtml(LossSentence(*report.loss))
       << "</p>\n";
-  if (!report.loss->lines.empty()) RenderTable(out, SourceLineTable(report.loss->lines));
+  if (!report.loss->lines.empty()) HtmlTable(out, SourceLineTable(report.loss->lines));
   out << "</section>\n";
 }
 
 void RenderInputStage(std::ostringstream& out, const RunReport& report) {
   if (!report.data || !report.data->stage) return;
   out << "<section id=\"input-stage\"><h2>The input stage</h2>\n<p>"
-      << InputStageSentence(*report.data, kHtml) << "</p>\n";
-  RenderTable(out, InputStageTable(*report.data->stage));
+      << InputStageSentence(*report.data, kHtmlMarkup) << "</p>\n";
+  HtmlTable(out, InputStageTable(*report.data->stage));
   out << "</section>\n";
 }
 
 void RenderRanks(std::ostringstream& out, const RunReport& report) {
   if (!report.distributed) return;
   out << "<section id=\"ranks\"><h2>Ranks</h2>\n<p>"
-      << DistributedSentence(*report.distributed, kHtml) << "</p>\n"
+      << DistributedSentence(*report.distributed, kHtmlMarkup) << "</p>\n"
       << RenderBarChartSvg(RankChart(*report.distributed)) << "\n";
-  RenderTable(out, RankTable(*report.distributed));
+  HtmlTable(out, RankTable(*report.distributed));
   out << "</section>\n";
 }
 
@@ -275,7 +240,7 @@ void RenderBisection(std::ostringstream& out, const RunReport& report) {
   out << "<section id=\"bisection\"><h2>Bisection path</h2>\n";
   if (report.levels.empty()) out << "<p>No level was bisected.</p>\n";
   for (const BisectLevel& level : report.levels) {
-    out << "<div class=\"level\"><h3>" << LevelTitle(level, kHtml);
+    out << "<div class=\"level\"><h3>" << LevelTitle(level, kHtmlMarkup);
     if (level.reused_window) {
       out << " <span class=\"badge info\" title=\"measured in the previous level's window\">"
              "reused window</span>";
@@ -285,7 +250,7 @@ void RenderBisection(std::ostringstream& out, const RunReport& report) {
                                  : "<span class=\"label\">Chose</span> " + HtmlCode(level.chosen));
     if (!level.reason.empty()) out << " \u2014 " << EscapeHtml(level.reason);
     out << "</p>\n<details><summary>Numbers for this level</summary>\n";
-    RenderTable(out, CandidateTable(level, LevelsGpuMeasured(report)));
+    HtmlTable(out, CandidateTable(level, LevelsGpuMeasured(report)));
     out << "</details></div>\n";
   }
   out << "</section>\n";
@@ -299,30 +264,28 @@ void RenderHotspot(std::ostringstream& out, const RunReport& report) {
     return;
   }
   const Hotspot& hotspot = *report.hotspot;
-  out << "<p>" << HtmlCode(hotspot.path) << " \u2192 " << HtmlCode(hotspot.op);
-  if (!hotspot.forward_op.empty() && hotspot.forward_op != hotspot.op) {
-    out << " (made by " << HtmlCode(hotspot.forward_op) << ")";
-  }
+  out << "<p>" << HtmlCode(hotspot.path) << " \u2192 " << HtmlCode(hotspot.op)
+      << MadeBy(hotspot, kHtmlMarkup);
   out << " in the " << EscapeHtml(hotspot.phase) << " pass: <strong>" << EscapeHtml(Ms(hotspot.ms))
       << "</strong> per step, <strong>" << EscapeHtml(FormatShare(hotspot.share))
       << "</strong> of the step.</p>\n";
   if (hotspot.source) {
     out << "<pre class=\"source\"><span class=\"where\">" << EscapeHtml(hotspot.source->file) << ":"
         << hotspot.source->line << "</span>" << EscapeHtml(hotspot.source->text) << "</pre>\n";
-    const std::string op_lines = OpLinesSentence(hotspot, kHtml);
+    const std::string op_lines = OpLinesSentence(hotspot, kHtmlMarkup);
     if (!op_lines.empty()) out << "<p class=\"note\">" << op_lines << "</p>\n";
   } else {
     out << "<p class=\"note\">" << EscapeHtml(NoSourceSentence(report)) << "</p>\n";
   }
   if (!hotspot.lines.empty()) {
     out << "<h3>Lines of " << HtmlCode(hotspot.path) << "'s forward</h3>\n";
-    RenderTable(out, SourceLineTable(hotspot.lines));
+    HtmlTable(out, SourceLineTable(hotspot.lines));
   }
   if (!hotspot.top_ops.empty()) {
     out << "<h3>Top ops of " << HtmlCode(hotspot.path) << "</h3>\n";
-    RenderTable(out, OpTable(hotspot.top_ops, LevelsGpuMeasured(report), PageFaultsCounted(report),
-                             kTopOpsShown));
-    const std::string fresh_pages = FreshPagesSentence(hotspot, kHtml);
+    HtmlTable(out, OpTable(hotspot.top_ops, LevelsGpuMeasured(report), PageFaultsCounted(report),
+                           kTopOpsShown));
+    const std::string fresh_pages = FreshPagesSentence(hotspot, kHtmlMarkup);
     if (!fresh_pages.empty()) out << "<p class=\"note\">" << fresh_pages << "</p>\n";
   }
   out << "</section>\n";
@@ -489,7 +452,7 @@ void RenderFixes(std::ostringstream& out, const RunReport& report) {
   if (report.fixes.empty()) return;
   out << "<section id=\"fixes\"><h2>Fixes tried</h2>\n"
       << RenderBarChartSvg(BenchmarkChart(report.fixes)) << "\n";
-  RenderTable(out, FixTable(report.fixes));
+  HtmlTable(out, FixTable(report.fixes));
   for (const FixResult& fix : report.fixes) {
     if (fix.detail.empty()) continue;
     out << "<details><summary>" << HtmlCode(fix.recipe)
@@ -501,7 +464,7 @@ void RenderFixes(std::ostringstream& out, const RunReport& report) {
     out << "<p>The worker counts " << HtmlCode(fix.recipe) << " tried:</p>\n";
     const BarChart chart = WorkerSeriesChart(fix);
     if (!chart.rows.empty()) out << RenderBarChartSvg(chart) << "\n";
-    RenderTable(out, WorkerSeriesTable(fix));
+    HtmlTable(out, WorkerSeriesTable(fix));
   }
   for (const FixResult& fix : report.fixes) {
     if (fix.suggested_change.empty()) continue;
@@ -523,8 +486,8 @@ void RenderFixes(std::ostringstream& out, const RunReport& report) {
   out << "</section>\n";
 }
 
-// A snapshot's memory: the chart people look at, then the peak and what held it, memory per
-// module instance, the OOMs.
+// A snapshot's or a bisection's memory: the chart people look at, then the peak and what held it,
+// memory per module instance, the OOMs.
 void RenderMemory(std::ostringstream& out, const RunReport& report) {
   if (!report.memory || !report.memory->peak) return;
   const MemoryStats& memory = *report.memory;
@@ -536,25 +499,32 @@ void RenderMemory(std::ostringstream& out, const RunReport& report) {
            "dashed line) over the snapshot's history; the peak is marked. Under it, the "
            "record_function ranges recorded with it: the phases, then the module instances by "
            "depth. docs/memory.md says how to read it.</p>\n";
+  } else if (memory.timeline) {
+    out << RenderStepMemoryChartSvg(*memory.timeline, peak) << "\n<p class=\"note\">Live memory "
+        << "over the step of the peak, by what it turned out to be (the areas, stacked: each "
+           "stretch of the step at its highest moment); the peak is marked and its holder named. "
+           "Under it, the step's phases, then the calls of the instances the window instrumented "
+           "(forward, then backward), the holder's highlighted. docs/memory.md says how to read "
+           "it.</p>\n";
   }
-  RenderTable(out, MemoryPeakTable(memory));
+  HtmlTable(out, MemoryPeakTable(memory));
   out << "<h3>Live at the peak, by category</h3>\n";
-  RenderTable(out, MemoryShareTable(peak.by_category, "allocated", false, peak.mb));
+  HtmlTable(out, MemoryShareTable(peak.by_category, "allocated", false, peak.mb));
   if (!peak.by_user_frame.empty()) {
     out << "<h3>Live at the peak, by the line of your code that allocated it</h3>\n";
-    RenderTable(out, MemoryShareTable(peak.by_user_frame, "line", true, peak.mb));
+    HtmlTable(out, MemoryShareTable(peak.by_user_frame, "line", true, peak.mb));
   }
   if (!peak.by_module.empty()) {
     out << "<h3>Live at the peak, by module instance</h3>\n";
-    RenderTable(out, MemoryShareTable(peak.by_module, "module instance", true, peak.mb));
+    HtmlTable(out, MemoryShareTable(peak.by_module, "module instance", true, peak.mb));
   }
   if (!memory.modules.empty()) {
     out << "<h3>Memory per module instance</h3>\n";
-    RenderTable(out, ModuleMemoryTable(memory.modules, kMemoryModulesShown));
+    HtmlTable(out, ModuleMemoryTable(memory.modules, kMemoryModulesShown));
   }
   if (memory.history && !memory.history->ooms.empty()) {
     out << "<h3>Out of memory</h3>\n";
-    RenderTable(out, OutOfMemoryTable(*memory.history));
+    HtmlTable(out, OutOfMemoryTable(*memory.history));
   }
   out << "</section>\n";
 }
@@ -564,21 +534,21 @@ void RenderGpu(std::ostringstream& out, const RunReport& report) {
   if (!report.gpu && report.syncs.empty() && report.copies.empty() && !window_memory) return;
   out << "<section id=\"gpu\"><h2>GPU</h2>\n";
   if (report.gpu) {
-    RenderTable(out, GpuTable(*report.gpu));
+    HtmlTable(out, GpuTable(*report.gpu));
   } else {
     out << "<p class=\"note\">GPU time was " << kNotMeasured << ": no GPU probe ran.</p>\n";
   }
   if (!report.syncs.empty()) {
     out << "<h3>Host-device synchronisations</h3>\n";
-    RenderTable(out, SyncTable(report.syncs));
+    HtmlTable(out, SyncTable(report.syncs));
   }
   if (!report.copies.empty()) {
     out << "<h3>Host-to-device copies every step</h3>\n";
-    RenderTable(out, CopyTable(report.copies));
+    HtmlTable(out, CopyTable(report.copies));
   }
   if (window_memory) {
     out << "<h3>Device memory</h3>\n";
-    RenderTable(out, MemoryTable(*report.memory));
+    HtmlTable(out, MemoryTable(*report.memory));
   }
   out << "</section>\n";
 }
@@ -586,14 +556,13 @@ void RenderGpu(std::ostringstream& out, const RunReport& report) {
 void RenderOps(std::ostringstream& out, const RunReport& report) {
   if (report.ops.empty()) return;
   out << "<section id=\"ops\"><h2>Top ops of the step</h2>\n";
-  RenderTable(out,
-              OpTable(report.ops, GpuMeasured(report), PageFaultsCounted(report), kTopOpsShown));
+  HtmlTable(out, OpTable(report.ops, GpuMeasured(report), PageFaultsCounted(report), kTopOpsShown));
   out << "</section>\n";
 }
 
 void RenderMeasurement(std::ostringstream& out, const RunReport& report) {
   out << "<section id=\"run\"><h2>What was measured on what</h2>\n";
-  RenderTable(out, RunTable(report.run, GpuMeasured(report)));
+  HtmlTable(out, RunTable(report.run, GpuMeasured(report)));
   if (!AbsentSectionOf(report, "cross_check")) {
     out << "<p><span class=\"note\">Cross-check:</span> "
         << EscapeHtml(CrossCheckSentence(report.cross_check)) << "</p>\n";
@@ -621,12 +590,7 @@ void RenderMeasurement(std::ostringstream& out, const RunReport& report) {
 
 std::string ReportToHtml(const RunReport& report) {
   std::ostringstream out;
-  out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-      << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-         "style-src 'unsafe-inline'\">\n"
-      << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-      << "<title>advisor: " << EscapeHtml(report.run.model) << "</title>\n"
-      << "<style>" << kReportCss << "</style></head>\n<body><main>\n";
+  HtmlPageHead(out, "advisor: " + report.run.model);
   RenderHeader(out, report);
   RenderSummary(out, report);
   RenderOutOfMemory(out, report);

@@ -27,6 +27,8 @@ json RunToJson(const RunInfo& run) {
           {"windows", run.windows},
           {"site_windows", run.site_windows},
           {"memory_windows", run.memory_windows},
+          {"repeated_windows", run.repeated_windows},
+          {"look_ahead_windows", run.look_ahead_windows},
           {"batch_size", run.batch_size > 0 ? json(run.batch_size) : json(nullptr)},
           {"deterministic", OrNull(run.deterministic)},
           {"allow_tf32", OrNull(run.allow_tf32)},
@@ -49,6 +51,7 @@ json StepToJson(const StepBreakdown& step, const std::optional<DataWait>& data) 
           {"mean_ms", step.mean_ms},
           {"min_ms", step.min_ms},
           {"max_ms", step.max_ms},
+          {"samples_ms", step.samples_ms},
           {"timed_by", StepTimingName(step.timing)},
           {"profiled_ms", step.profiled_ms},
           {"forward_ms", step.forward_ms},
@@ -279,6 +282,7 @@ json MemoryPeakToJson(const MemoryPeak& peak, bool snapshot) {
     }
     out["by_module"] = std::move(by_module);
   }
+  if (!peak.tied_with.empty()) out["tied_with"] = peak.tied_with;
   if (!peak.phase.empty()) out["phase"] = peak.phase;
   if (!peak.path.empty()) out["path"] = peak.path;
   if (peak.largest_free_block_mb) out["largest_free_block_mb"] = *peak.largest_free_block_mb;
@@ -293,6 +297,30 @@ json ModuleMemoryToJson(const ModuleMemory& module) {
   return out;
 }
 
+// The ranges under a memory chart, a snapshot's or a bisection's.
+json MemorySpansToJson(const std::vector<MemorySpan>& spans) {
+  json out = json::array();
+  for (const MemorySpan& span : spans) {
+    out.push_back({{"kind", span.kind == MemorySpan::Kind::kPhase ? "phase" : "module"},
+                   {"label", span.label},
+                   {"depth", span.depth},
+                   {"start", span.start_ms},
+                   {"end", span.end_ms}});
+  }
+  return out;
+}
+
+json StepMemoryTimelineToJson(const StepMemoryTimeline& timeline) {
+  json points = json::array();
+  for (const StepMemoryPoint& point : timeline.points) {
+    points.push_back({{"time", point.time_ms}, {"mb", point.mb}});
+  }
+  return {{"step_ms", timeline.step_ms},
+          {"categories", timeline.categories},
+          {"points", std::move(points)},
+          {"spans", MemorySpansToJson(timeline.spans)}};
+}
+
 json MemoryHistoryToJson(const MemoryHistory& history) {
   json timeline = json::array();
   for (const MemoryPoint& point : history.timeline) {
@@ -300,14 +328,7 @@ json MemoryHistoryToJson(const MemoryHistory& history) {
                         {"allocated_mb", point.allocated_mb},
                         {"reserved_mb", point.reserved_mb}});
   }
-  json spans = json::array();
-  for (const MemorySpan& span : history.spans) {
-    spans.push_back({{"kind", span.kind == MemorySpan::Kind::kPhase ? "phase" : "module"},
-                     {"label", span.label},
-                     {"depth", span.depth},
-                     {"start", span.start_ms},
-                     {"end", span.end_ms}});
-  }
+  json spans = MemorySpansToJson(history.spans);
   json ooms = json::array();
   for (const OutOfMemory& oom : history.ooms) {
     ooms.push_back({{"time", oom.time_ms},
@@ -346,7 +367,13 @@ json MemoryToJson(const std::optional<MemoryStats>& memory) {
     out["modules"] = std::move(modules);
   }
   if (memory->history) out["history"] = MemoryHistoryToJson(*memory->history);
+  if (memory->timeline) out["timeline"] = StepMemoryTimelineToJson(*memory->timeline);
   if (memory->growth_mb_per_step) out["growth_mb_per_step"] = *memory->growth_mb_per_step;
+  if (memory->growth_source) {
+    out["growth_source"] = {{"file", memory->growth_source->file},
+                            {"line", memory->growth_source->line},
+                            {"text", memory->growth_source->text}};
+  }
   return out;
 }
 
@@ -436,7 +463,8 @@ json FixesToJson(const std::vector<FixResult>& fixes) {
     if (fix.numerics) {
       numerics = {{"max_abs_diff", fix.numerics->max_abs_diff},
                   {"max_rel_diff", fix.numerics->max_rel_diff},
-                  {"tolerance", fix.numerics->tolerance}};
+                  {"tolerance", fix.numerics->tolerance},
+                  {"checked_in", fix.numerics->checked_in}};
     }
     json code_changes = json::array();
     for (const MethodChange& change : fix.code_changes) {
@@ -461,6 +489,7 @@ json FixesToJson(const std::vector<FixResult>& fixes) {
                    {"step_statistic", fix.rounds > 0 ? json(fix.step_statistic) : json(nullptr)},
                    {"numerics", std::move(numerics)},
                    {"peak_memory_mb", OrNull(fix.peak_memory_mb)},
+                   {"baseline_peak_memory_mb", OrNull(fix.baseline_peak_memory_mb)},
                    {"warmup_s", OrNull(fix.warmup_s)},
                    {"detail", fix.detail},
                    {"suggested_change", fix.suggested_change},
@@ -566,6 +595,15 @@ json AllocatorAtFailureToJson(const std::optional<AllocatorAtFailure>& allocator
           {"expandable_segments", allocator->expandable_segments}};
 }
 
+// What was live at an out-of-memory error, as a peak's is written; a moment, not a history's.
+json LiveAtFailureToJson(const std::optional<MemoryPeak>& live) {
+  if (!live) return nullptr;
+  json out = MemoryPeakToJson(*live, false);
+  out.erase("time_ms");
+  out.erase("by_user_frame");
+  return out;
+}
+
 json OutOfMemoryToJson(const std::optional<OutOfMemoryFailure>& failure) {
   if (!failure) return nullptr;
   return {{"message", failure->message},
@@ -576,7 +614,9 @@ json OutOfMemoryToJson(const std::optional<OutOfMemoryFailure>& failure) {
           {"phase", failure->phase},
           {"op", failure->op},
           {"source", SourceToJson(failure->source)},
-          {"allocator", AllocatorAtFailureToJson(failure->allocator)}};
+          {"allocator", AllocatorAtFailureToJson(failure->allocator)},
+          {"path_note", failure->path_note},
+          {"live", LiveAtFailureToJson(failure->live)}};
 }
 
 json AbsentToJson(const std::vector<AbsentSection>& absent) {

@@ -6,6 +6,7 @@
 
 #include "engine/model/measured.h"
 #include "engine/report/format.h"
+#include "engine/report/markdown_markup.h"
 #include "engine/report/report_tables.h"
 #include "engine/report/report_text.h"
 #include "engine/util/printable_text.h"
@@ -14,109 +15,46 @@ namespace advisor {
 
 namespace {
 
-// Line breaks would end a table row or a list item early; other control characters and invalid
-// UTF-8 from a model or a rule must not reach the file at all (printable_text.h).
-std::string OneLine(const std::string& text) {
-  std::string line = text;
-  for (char& c : line) {
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  }
-  return PrintableText(line);
-}
-
-// Prose: backslash-escape what Markdown would read as markup or raw HTML, and table pipes.
-// Underscores stay: in GFM they do not emphasise inside words (index_select), the common case.
-std::string MarkdownText(const std::string& text) {
-  static constexpr std::string_view kMarkup = "\\`*[]<>|#~!";
-  std::string escaped;
-  for (char c : OneLine(text)) {
-    if (kMarkup.find(c) != std::string_view::npos) escaped += '\\';
-    escaped += c;
-  }
-  return escaped;
-}
-
-// An identifier as a code span. Code spans render no HTML and no backslash escapes; the fence is
-// longer than any run of backticks inside. In a table cell pipes are escaped, because GFM splits
-// cells before it reads code spans (and drops the backslash there); anywhere else a backslash
-// would show.
-std::string CodeSpan(const std::string& identifier, bool in_table) {
-  std::string body;
-  std::size_t longest_run = 0, run = 0;
-  for (char c : OneLine(identifier)) {
-    run = c == '`' ? run + 1 : 0;
-    longest_run = std::max(longest_run, run);
-    if (c == '|' && in_table) body += '\\';
-    body += c;
-  }
-  const std::string fence(longest_run + 1, '`');
-  // A space keeps a leading or trailing backtick from joining the fence.
-  const bool pad = !body.empty() && (body.front() == '`' || body.back() == '`');
-  return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
-}
-
-std::string MarkdownCode(const std::string& identifier) { return CodeSpan(identifier, false); }
-
-constexpr InlineMarkup kMarkdown{MarkdownCode, MarkdownText};
-
-std::string RenderCell(const TableCell& cell) {
-  switch (cell.style) {
-    case TableCell::Style::kCode:
-      return cell.text.empty() ? "" : CodeSpan(cell.text, /*in_table=*/true);
-    case TableCell::Style::kNotMeasured:
-      return "_" + MarkdownText(cell.text) + "_";
-    case TableCell::Style::kText:
-      break;
-  }
-  return MarkdownText(cell.text);
-}
-
-void RenderTable(std::ostringstream& out, const Table& table) {
-  out << "|";
-  for (const std::string& column : table.columns) out << " " << MarkdownText(column) << " |";
-  out << "\n|";
-  for (bool numeric : table.numeric) out << (numeric ? " ---: |" : " --- |");
-  out << "\n";
-  for (const TableRow& row : table.rows) {
-    out << "|";
-    for (const TableCell& cell : row.cells) {
-      const std::string text = RenderCell(cell);
-      out << " " << (row.highlighted && !text.empty() ? "**" + text + "**" : text) << " |";
-    }
-    out << "\n";
-  }
-  out << "\n";
-}
-
 // First after the summary: the failure is the diagnosis, and the findings below are its fixes.
 void RenderOutOfMemory(std::ostringstream& out, const RunReport& report) {
   if (!report.out_of_memory) return;
-  out << "## Out of memory\n\n" << MarkdownCode(report.out_of_memory->message) << "\n\n";
-  RenderTable(out, OutOfMemoryFailureTable(*report.out_of_memory));
+  const OutOfMemoryFailure& failure = *report.out_of_memory;
+  out << "## Out of memory\n\n" << MarkdownCode(failure.message) << "\n\n";
+  MarkdownTable(out, OutOfMemoryFailureTable(failure));
+  if (!failure.live) return;
+  const MemoryPeak& live = *failure.live;
+  out << "### Live at the failure, by category\n\n";
+  MarkdownTable(out, MemoryShareTable(live.by_category, "held", false, live.mb, "the failure"));
+  if (!live.by_module.empty()) {
+    out << "### Kept for backward at the failure, by module instance\n\n"
+        << OutOfMemoryHolder(failure, kMarkdownMarkup) << ".\n\n";
+    MarkdownTable(
+        out, MemoryShareTable(live.by_module, "module instance", true, live.mb, "the failure"));
+  }
 }
 
 void RenderSteps(std::ostringstream& out, const RunReport& report) {
   if (AbsentSectionOf(report, "step")) return;
   out << "## Step breakdown\n\n";
-  RenderTable(out, StepTable(report.step, report.data));
+  MarkdownTable(out, StepTable(report.step, report.data));
 }
 
 void RenderLoss(std::ostringstream& out, const RunReport& report) {
   if (!report.loss) return;
   out << "## The loss\n\n" << MarkdownText(LossSentence(*report.loss)) << "\n\n";
-  if (!report.loss->lines.empty()) RenderTable(out, SourceLineTable(report.loss->lines));
+  if (!report.loss->lines.empty()) MarkdownTable(out, SourceLineTable(report.loss->lines));
 }
 
 void RenderInputStage(std::ostringstream& out, const RunReport& report) {
   if (!report.data || !report.data->stage) return;
-  out << "## The input stage\n\n" << InputStageSentence(*report.data, kMarkdown) << "\n\n";
-  RenderTable(out, InputStageTable(*report.data->stage));
+  out << "## The input stage\n\n" << InputStageSentence(*report.data, kMarkdownMarkup) << "\n\n";
+  MarkdownTable(out, InputStageTable(*report.data->stage));
 }
 
 void RenderRanks(std::ostringstream& out, const RunReport& report) {
   if (!report.distributed) return;
-  out << "## Ranks\n\n" << DistributedSentence(*report.distributed, kMarkdown) << "\n\n";
-  RenderTable(out, RankTable(*report.distributed));
+  out << "## Ranks\n\n" << DistributedSentence(*report.distributed, kMarkdownMarkup) << "\n\n";
+  MarkdownTable(out, RankTable(*report.distributed));
 }
 
 void RenderBisection(std::ostringstream& out, const RunReport& report) {
@@ -127,8 +65,8 @@ void RenderBisection(std::ostringstream& out, const RunReport& report) {
     return;
   }
   for (const BisectLevel& level : report.levels) {
-    out << "### " << LevelTitle(level, kMarkdown) << "\n\n";
-    RenderTable(out, CandidateTable(level, LevelsGpuMeasured(report)));
+    out << "### " << LevelTitle(level, kMarkdownMarkup) << "\n\n";
+    MarkdownTable(out, CandidateTable(level, LevelsGpuMeasured(report)));
     if (level.chosen.empty()) {
       out << "Descent stopped here";
     } else {
@@ -149,15 +87,13 @@ void RenderHotspot(std::ostringstream& out, const RunReport& report) {
     return;
   }
   const Hotspot& hotspot = *report.hotspot;
-  out << MarkdownCode(hotspot.path) << " \u2192 " << MarkdownCode(hotspot.op);
-  if (!hotspot.forward_op.empty() && hotspot.forward_op != hotspot.op) {
-    out << " (made by " << MarkdownCode(hotspot.forward_op) << ")";
-  }
+  out << MarkdownCode(hotspot.path) << " \u2192 " << MarkdownCode(hotspot.op)
+      << MadeBy(hotspot, kMarkdownMarkup);
   out << ", " << MarkdownText(hotspot.phase) << " pass: " << FormatNumber(hotspot.ms)
       << " ms/step, " << FormatShare(hotspot.share) << " of the step";
   if (ModuleOutweighsItsOp(hotspot)) {
-    out << "; the module's forward and backward " << FormatNumber(hotspot.module_ms)
-        << " ms/step, " << FormatShare(hotspot.module_share) << " of the step";
+    out << "; the module's forward and backward " << FormatNumber(hotspot.module_ms) << " ms/step, "
+        << FormatShare(hotspot.module_share) << " of the step";
   }
   out << ".\n\n";
   if (hotspot.source) {
@@ -165,7 +101,7 @@ void RenderHotspot(std::ostringstream& out, const RunReport& report) {
         << MarkdownCode(hotspot.source->file + ":" + std::to_string(hotspot.source->line));
     if (!hotspot.source->text.empty()) out << ": " << MarkdownCode(hotspot.source->text);
     out << "\n\n";
-    const std::string op_lines = OpLinesSentence(hotspot, kMarkdown);
+    const std::string op_lines = OpLinesSentence(hotspot, kMarkdownMarkup);
     if (!op_lines.empty()) out << op_lines << "\n\n";
   } else {
     out << "Source: " << MarkdownText(NoSourceSentence(report)) << "\n\n";
@@ -173,13 +109,13 @@ void RenderHotspot(std::ostringstream& out, const RunReport& report) {
   if (!hotspot.lines.empty()) {
     out << "Lines of " << MarkdownCode(hotspot.path) << "'s forward, each with its part of the "
         << "module's time:\n\n";
-    RenderTable(out, SourceLineTable(hotspot.lines));
+    MarkdownTable(out, SourceLineTable(hotspot.lines));
   }
   if (!hotspot.top_ops.empty()) {
     out << "Top ops of " << MarkdownCode(hotspot.path) << ":\n\n";
-    RenderTable(out, OpTable(hotspot.top_ops, LevelsGpuMeasured(report),
-                             PageFaultsCounted(report), kTopOpsShown));
-    const std::string fresh_pages = FreshPagesSentence(hotspot, kMarkdown);
+    MarkdownTable(out, OpTable(hotspot.top_ops, LevelsGpuMeasured(report),
+                               PageFaultsCounted(report), kTopOpsShown));
+    const std::string fresh_pages = FreshPagesSentence(hotspot, kMarkdownMarkup);
     if (!fresh_pages.empty()) out << fresh_pages << "\n\n";
   }
 }
@@ -189,8 +125,8 @@ void RenderHotspot(std::ostringstream& out, const RunReport& report) {
 void RenderWhatToChange(std::ostringstream& out, const CodeChange& change) {
   out << "   - What to change: " << MarkdownText(change.advice) << "\n";
   for (std::size_t i = 0; i < change.before.size(); ++i) {
-    out << "     - line " << change.first_line + static_cast<int>(i) << ", before: "
-        << MarkdownCode(change.before[i]) << "\n";
+    out << "     - line " << change.first_line + static_cast<int>(i)
+        << ", before: " << MarkdownCode(change.before[i]) << "\n";
   }
   for (const std::string& line : change.after) {
     out << "     - after: " << MarkdownCode(line) << "\n";
@@ -215,8 +151,8 @@ void RenderFindings(std::ostringstream& out, const RunReport& report) {
       out << "   - Evidence: " << MarkdownText(finding.evidence) << "\n";
     }
     if (finding.source) {
-      out << "   - In your code: " << MarkdownCode(finding.source->file + ":" +
-                                                  std::to_string(finding.source->line));
+      out << "   - In your code: "
+          << MarkdownCode(finding.source->file + ":" + std::to_string(finding.source->line));
       if (!finding.source->text.empty()) out << " " << MarkdownCode(finding.source->text);
       out << "\n";
     }
@@ -241,7 +177,7 @@ void RenderFindings(std::ostringstream& out, const RunReport& report) {
 void RenderFixes(std::ostringstream& out, const RunReport& report) {
   if (report.fixes.empty()) return;
   out << "## Fixes tried\n\n";
-  RenderTable(out, FixTable(report.fixes));
+  MarkdownTable(out, FixTable(report.fixes));
   for (const FixResult& fix : report.fixes) {
     if (fix.detail.empty()) continue;
     out << "- " << MarkdownCode(fix.recipe) << ": " << MarkdownText(fix.detail) << "\n";
@@ -250,7 +186,7 @@ void RenderFixes(std::ostringstream& out, const RunReport& report) {
   for (const FixResult& fix : report.fixes) {
     if (fix.worker_series.empty()) continue;
     out << "The worker counts " << MarkdownCode(fix.recipe) << " tried:\n\n";
-    RenderTable(out, WorkerSeriesTable(fix));
+    MarkdownTable(out, WorkerSeriesTable(fix));
   }
   for (const FixResult& fix : report.fixes) {
     if (fix.suggested_change.empty()) continue;
@@ -273,47 +209,52 @@ void RenderFixes(std::ostringstream& out, const RunReport& report) {
 void RenderGpu(std::ostringstream& out, const RunReport& report) {
   if (report.gpu) {
     out << "## GPU\n\n";
-    RenderTable(out, GpuTable(*report.gpu));
+    MarkdownTable(out, GpuTable(*report.gpu));
   }
   if (!report.syncs.empty()) {
     out << "### Host-device synchronisations\n\n";
-    RenderTable(out, SyncTable(report.syncs));
+    MarkdownTable(out, SyncTable(report.syncs));
   }
   if (!report.copies.empty()) {
     out << "### Host-to-device copies every step\n\n";
-    RenderTable(out, CopyTable(report.copies));
+    MarkdownTable(out, CopyTable(report.copies));
   }
   if (report.memory && ShowsAllocatorStats(*report.memory)) {
     out << "### Device memory\n\n";
-    RenderTable(out, MemoryTable(*report.memory));
+    MarkdownTable(out, MemoryTable(*report.memory));
   }
 }
 
-// A snapshot's memory: the peak and what held it, memory per module instance, the OOMs. The
-// chart is report.html's.
+// A snapshot's or a bisection's memory: the peak and what held it, a bisection's step phase by
+// phase, memory per module instance, the OOMs. The chart is report.html's.
 void RenderMemory(std::ostringstream& out, const RunReport& report) {
   if (!report.memory || !report.memory->peak) return;
   const MemoryStats& memory = *report.memory;
   const MemoryPeak& peak = *memory.peak;
   out << "## Memory\n\n";
-  RenderTable(out, MemoryPeakTable(memory));
+  MarkdownTable(out, MemoryPeakTable(memory));
+  if (memory.timeline && !memory.timeline->points.empty()) {
+    out << "### Live memory over the step of the peak\n\n"
+           "report.html draws it, with the instances' calls under it.\n\n";
+    MarkdownTable(out, StepMemoryTable(*memory.timeline));
+  }
   out << "### Live at the peak, by category\n\n";
-  RenderTable(out, MemoryShareTable(peak.by_category, "allocated", false, peak.mb));
+  MarkdownTable(out, MemoryShareTable(peak.by_category, "allocated", false, peak.mb));
   if (!peak.by_user_frame.empty()) {
     out << "### Live at the peak, by the line of your code that allocated it\n\n";
-    RenderTable(out, MemoryShareTable(peak.by_user_frame, "line", true, peak.mb));
+    MarkdownTable(out, MemoryShareTable(peak.by_user_frame, "line", true, peak.mb));
   }
   if (!peak.by_module.empty()) {
     out << "### Live at the peak, by module instance\n\n";
-    RenderTable(out, MemoryShareTable(peak.by_module, "module instance", true, peak.mb));
+    MarkdownTable(out, MemoryShareTable(peak.by_module, "module instance", true, peak.mb));
   }
   if (!memory.modules.empty()) {
     out << "### Memory per module instance\n\n";
-    RenderTable(out, ModuleMemoryTable(memory.modules, kMemoryModulesShown));
+    MarkdownTable(out, ModuleMemoryTable(memory.modules, kMemoryModulesShown));
   }
   if (memory.history && !memory.history->ooms.empty()) {
     out << "### Out of memory\n\n";
-    RenderTable(out, OutOfMemoryTable(*memory.history));
+    MarkdownTable(out, OutOfMemoryTable(*memory.history));
   }
 }
 
@@ -321,19 +262,19 @@ void RenderModules(std::ostringstream& out, const RunReport& report) {
   const Table table = ModuleTable(report.modules, LevelsGpuMeasured(report), kModulesShown);
   if (table.rows.empty()) return;
   out << "## Modules\n\n";
-  RenderTable(out, table);
+  MarkdownTable(out, table);
 }
 
 void RenderOps(std::ostringstream& out, const RunReport& report) {
   if (report.ops.empty()) return;
   out << "## Top ops of the step\n\n";
-  RenderTable(out,
-              OpTable(report.ops, GpuMeasured(report), PageFaultsCounted(report), kTopOpsShown));
+  MarkdownTable(out,
+                OpTable(report.ops, GpuMeasured(report), PageFaultsCounted(report), kTopOpsShown));
 }
 
 void RenderMeasurement(std::ostringstream& out, const RunReport& report) {
   out << "## What was measured on what\n\n";
-  RenderTable(out, RunTable(report.run, GpuMeasured(report)));
+  MarkdownTable(out, RunTable(report.run, GpuMeasured(report)));
   if (!AbsentSectionOf(report, "cross_check")) {
     out << "Cross-check: " << MarkdownText(CrossCheckSentence(report.cross_check)) << "\n\n";
   }
@@ -352,7 +293,7 @@ void RenderMeasurement(std::ostringstream& out, const RunReport& report) {
 std::string ReportToMarkdown(const RunReport& report) {
   std::ostringstream out;
   out << "# advisor report: " << MarkdownCode(report.run.model) << "\n\n";
-  out << SummaryParagraph(report, kMarkdown) << "\n\n";
+  out << SummaryParagraph(report, kMarkdownMarkup) << "\n\n";
   RenderOutOfMemory(out, report);
   RenderSteps(out, report);
   RenderMemory(out, report);

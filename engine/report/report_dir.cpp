@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "engine/object_store/object_url.h"
 #include "engine/util/remove_tree.h"
 
 namespace advisor {
@@ -46,6 +47,13 @@ std::string FolderPath(const std::string& dir) {
   if (dir.empty()) {
     throw std::runtime_error(
         "--out: the path is empty; name a folder (--out . for the current one)");
+  }
+  // "s3://bucket/run" made as the local folders "s3:/bucket/run" would hide the mistake. Only
+  // advisor analyze writes to object storage (engine/cli/report_destination.h).
+  if (IsObjectUrl(dir)) {
+    throw std::runtime_error("--out " + dir +
+                             ": this command writes its report to a local folder (advisor analyze "
+                             "writes to s3:// too)");
   }
   std::string path = fs::path(dir).lexically_normal().string();
   while (path.size() > 1 && path.back() == '/') path.pop_back();

@@ -242,9 +242,19 @@ Table RankTable(const DistributedSummary& distributed) {
   return table;
 }
 
+// "2000 \u2192 1500": the baseline's peak beside the candidate's, where both were measured.
+TableCell PeakMemoryCell(const FixResult& fix) {
+  if (!fix.peak_memory_mb) return NotMeasured();
+  const std::string fixed = FormatNumber(*fix.peak_memory_mb);
+  return Text(fix.baseline_peak_memory_mb
+                  ? FormatNumber(*fix.baseline_peak_memory_mb) + " \u2192 " + fixed
+                  : fixed);
+}
+
 Table FixTable(const std::vector<FixResult>& fixes) {
   Table table{{"recipe", "kind", "status", "sites", "baseline ms (min\u2013max)",
-               "fixed ms (min\u2013max)", "speedup", "max abs / rel diff", "peak memory MB",
+               "fixed ms (min\u2013max)", "speedup", "max abs / rel diff",
+               "peak memory MB (baseline \u2192 fixed)",
                "warm-up s"},
               {false, false, false, false, true, true, true, true, true, true},
               {}};
@@ -254,7 +264,7 @@ Table FixTable(const std::vector<FixResult>& fixes) {
           fix.sites.empty() ? Text("whole step") : Code(Join(fix.sites, ", ")),
           ComparedWithRange(fix, fix.baseline), ComparedWithRange(fix, fix.candidate),
           SpeedupCell(fix), NumericsCell(fix),
-          fix.peak_memory_mb ? Text(FormatNumber(*fix.peak_memory_mb)) : NotMeasured(),
+          PeakMemoryCell(fix),
           fix.warmup_s ? Text(FormatNumber(*fix.warmup_s)) : NotMeasured()},
          fix.status == "verified"});
   }
@@ -358,7 +368,11 @@ Table OutOfMemoryFailureTable(const OutOfMemoryFailure& failure) {
   AddRow(table, "requested, MB", MbOrNotMeasured(failure.requested_mb));
   AddRow(table, "phase", failure.phase.empty() ? NotMeasured() : Text(failure.phase));
   AddRow(table, "module instance running",
-         failure.path.empty() ? Text("none") : Code(failure.path));
+         failure.path.empty() ? Text(failure.path_note.empty() ? "none" : failure.path_note)
+                              : Code(failure.path));
+  const bool holder = failure.live && !failure.live->path.empty();
+  AddRow(table, "module instance holding the most kept for backward",
+         holder ? Code(failure.live->path) : NotMeasured());
   AddRow(table, "call that raised", failure.op.empty() ? NotMeasured() : Code(failure.op));
   AddRow(table, "your line",
          failure.source ? Code(failure.source->file + ":" + std::to_string(failure.source->line))
@@ -397,8 +411,19 @@ Table MemoryPeakTable(const MemoryStats& memory) {
     AddRow(table, "phase", peak.phase.empty() ? Text("outside the step") : Text(peak.phase));
     AddRow(table, "module instance holding the most",
            peak.path.empty() ? Text("none instrumented") : Code(peak.path));
+    if (!peak.tied_with.empty()) {
+      // Repeated blocks hold alike: the one named is first by name, not special.
+      std::string alike;
+      for (const std::string& path : peak.tied_with) alike += (alike.empty() ? "" : ", ") + path;
+      AddRow(table, "as much held by (the holder is first of them by name)", Text(alike));
+    }
     AddRow(table, "climbing from step to step, MB per step",
            MbOrNotMeasured(memory.growth_mb_per_step));
+    if (memory.growth_source) {
+      AddRow(table, "the line keeping it",
+             Code(memory.growth_source->file + ":" + std::to_string(memory.growth_source->line) +
+                  " (" + memory.growth_source->text + ")"));
+    }
     return table;
   }
   AddRow(table, "when", Text(WhenInHistory(peak.time_ms, memory)));
@@ -418,8 +443,8 @@ Table MemoryPeakTable(const MemoryStats& memory) {
 }
 
 Table MemoryShareTable(const std::vector<MemoryShare>& shares, const std::string& name_column,
-                       bool names_are_code, double peak_mb) {
-  Table table{{name_column, "MB live at the peak", "share of the peak", "allocations"},
+                       bool names_are_code, double peak_mb, const std::string& moment) {
+  Table table{{name_column, "MB live at " + moment, "share of " + moment, "allocations"},
               {false, true, true, true},
               {}};
   for (const MemoryShare& share : shares) {
@@ -440,6 +465,36 @@ Table ModuleMemoryTable(const std::vector<ModuleMemory>& modules, std::size_t li
     table.rows.push_back({{Code(module.path), MbOrNotMeasured(module.kept_for_backward_mb),
                            MbOrNotMeasured(module.forward_peak_mb),
                            MbOrNotMeasured(module.backward_peak_mb)}});
+  }
+  return table;
+}
+
+Table StepMemoryTable(const StepMemoryTimeline& timeline) {
+  Table table{{"phase", "from, ms", "to, ms", "highest live, MB", "most of it"},
+              {false, true, true, true, false},
+              {}};
+  for (const MemorySpan& span : timeline.spans) {
+    if (span.kind != MemorySpan::Kind::kPhase) continue;
+    const StepMemoryPoint* highest = nullptr;
+    double highest_mb = 0;
+    for (const StepMemoryPoint& point : timeline.points) {
+      if (point.time_ms < span.start_ms || point.time_ms >= span.end_ms) continue;
+      double mb = 0;
+      for (const double layer : point.mb) mb += layer;
+      if (highest == nullptr || mb > highest_mb) {
+        highest = &point;
+        highest_mb = mb;
+      }
+    }
+    if (highest == nullptr) continue;  // shorter than a stretch of the chart
+    const auto most = std::max_element(highest->mb.begin(), highest->mb.end());
+    const auto layer = static_cast<std::size_t>(most - highest->mb.begin());
+    table.rows.push_back(
+        {{Text(span.label), Text(FormatNumber(span.start_ms)), Text(FormatNumber(span.end_ms)),
+          Text(FormatNumber(highest_mb)),
+          Text(layer < timeline.categories.size()
+                   ? timeline.categories[layer] + " (" + FormatNumber(*most) + " MB)"
+                   : "")}});
   }
   return table;
 }
@@ -526,6 +581,14 @@ Table RunTable(const RunInfo& run, bool gpu_measured) {
   }
   if (run.memory_windows > 0) {
     windows += "; " + std::to_string(run.memory_windows) + " to narrow the memory's holder";
+  }
+  if (run.repeated_windows > 0) {
+    windows += "; " + std::to_string(run.repeated_windows) +
+               " measured again where a window's steps did not back its choice";
+  }
+  if (run.look_ahead_windows > 0) {
+    windows += "; " + std::to_string(run.look_ahead_windows) +
+               " to look into a hottest child the descent did not enter";
   }
   AddRow(table, "profiled windows", Text(windows + ")"));
   AddRow(

@@ -82,14 +82,18 @@ Table MemoryPeakTable(const MemoryStats& memory);
 // What an out-of-memory error left: the request, where, what the allocator held (the
 // fragmentation, the largest free block), the device's free memory; rows not measured say so.
 Table OutOfMemoryFailureTable(const OutOfMemoryFailure& failure);
-// Bytes live at the peak by category or by the user's line: `name_column` titles the first
-// column (a line is code), with each one's share of the peak.
+// Bytes live at the peak (`moment`: "the failure" for an out-of-memory error's) by category, by
+// the user's line or by instance: `name_column` titles the first column (a line is code), with
+// each one's share of the peak.
 Table MemoryShareTable(const std::vector<MemoryShare>& shares, const std::string& name_column,
-                       bool names_are_code, double peak_mb);
+                       bool names_are_code, double peak_mb, const std::string& moment = "the peak");
 // Memory per module instance, the first `limit` (they arrive most kept for backward first).
 Table ModuleMemoryTable(const std::vector<ModuleMemory>& modules, std::size_t limit);
 // Each allocation the allocator could not serve, with the memory then.
 Table OutOfMemoryTable(const MemoryHistory& history);
+// A bisection's live memory over the step of its peak (report.md's stand-in for the chart): per
+// stretch of a phase, the highest live memory in it and the category holding the most then.
+Table StepMemoryTable(const StepMemoryTimeline& timeline);
 inline constexpr std::size_t kMemoryModulesShown = 20;
 
 // "What was measured on what": device, versions, steps, windows, wall time.

@@ -9,15 +9,30 @@
 #include "engine/util/printf.h"
 
 namespace advisor {
+namespace {
+
+std::string Ms(double ms) { return FormatNumber(ms) + " ms"; }
+
+}  // namespace
 
 bool ModuleOutweighsItsOp(const Hotspot& hotspot) {
   // Five points of the step: below that the op's share already says what the module holds.
   return hotspot.module_share >= hotspot.share + 0.05;
 }
 
-namespace {
+std::string MadeBy(const Hotspot& hotspot, const InlineMarkup& markup) {
+  if (hotspot.forward_op.empty() || hotspot.forward_op == hotspot.op) return "";
+  std::string made_by = " (made by " + markup.code(hotspot.forward_op);
+  for (const OpTime& op : hotspot.top_ops) {
+    if (op.name == hotspot.forward_op && op.phase == "forward") {
+      made_by += ", itself " + Ms(op.ms) + " per step";
+      break;
+    }
+  }
+  return made_by + ")";
+}
 
-std::string Ms(double ms) { return FormatNumber(ms) + " ms"; }
+namespace {
 
 std::string StepSentence(const RunReport& report, const InlineMarkup& markup) {
   const RunInfo& run = report.run;
@@ -74,11 +89,8 @@ std::string HotspotSentence(const RunReport& report, const InlineMarkup& markup)
     return sentence;
   }
   const Hotspot& hotspot = *report.hotspot;
-  std::string sentence =
-      "The hot spot is " + markup.code(hotspot.path) + " \u2192 " + markup.code(hotspot.op);
-  if (!hotspot.forward_op.empty() && hotspot.forward_op != hotspot.op) {
-    sentence += " (made by " + markup.code(hotspot.forward_op) + ")";
-  }
+  std::string sentence = "The hot spot is " + markup.code(hotspot.path) + " \u2192 " +
+                         markup.code(hotspot.op) + MadeBy(hotspot, markup);
   sentence += " in the " + markup.text(hotspot.phase) + " pass: " + Ms(hotspot.ms) + " per step, " +
               FormatShare(hotspot.share) + " of the step.";
   if (ModuleOutweighsItsOp(hotspot)) {
@@ -279,7 +291,10 @@ std::string MemorySentence(const RunReport& report, const InlineMarkup& markup) 
 
 std::string AsIs(const std::string& text) { return text; }
 
-std::string OutOfMemoryWhere(const OutOfMemoryFailure& failure, const InlineMarkup& markup) {
+namespace {
+
+// Where it failed: "in the forward pass of `blocks.2` at `train.py:41` (`...`)".
+std::string OutOfMemoryPlace(const OutOfMemoryFailure& failure, const InlineMarkup& markup) {
   std::string where = failure.phase.empty() ? "" : "in the " + markup.text(failure.phase) + " pass";
   if (!failure.path.empty()) {
     where += (where.empty() ? "in " : " of ") + markup.code(failure.path);
@@ -288,13 +303,40 @@ std::string OutOfMemoryWhere(const OutOfMemoryFailure& failure, const InlineMark
   return where.empty() ? "where the probe could not tell" : where;
 }
 
+}  // namespace
+
+std::string OutOfMemoryWhere(const OutOfMemoryFailure& failure, const InlineMarkup& markup) {
+  const std::string holder = OutOfMemoryHolder(failure, markup);
+  return OutOfMemoryPlace(failure, markup) + (holder.empty() ? "" : "; " + holder);
+}
+
+std::string OutOfMemoryHolder(const OutOfMemoryFailure& failure, const InlineMarkup& markup) {
+  if (!failure.live || failure.live->path.empty() || failure.live->by_module.empty()) return "";
+  const MemoryPeak& live = *failure.live;
+  double kept_mb = 0;
+  for (const MemoryShare& kept : failure.kept_for_backward) kept_mb += kept.mb;
+  std::string holder = markup.code(live.path) + " kept the most for backward (" +
+                       FormatNumber(live.by_module.front().mb) + " of the " +
+                       FormatNumber(kept_mb) + " MB the graphs kept";
+  if (!live.tied_with.empty()) {
+    holder += ", as much as " + markup.code(live.tied_with.front());
+    if (live.tied_with.size() > 1) {
+      holder += " and " + std::to_string(live.tied_with.size() - 1) + " more";
+    }
+  }
+  return holder + ")";
+}
+
 std::string OutOfMemorySentence(const OutOfMemoryFailure& failure, const InlineMarkup& markup) {
   const auto mb = [](double value) { return FormatNumber(value) + " MB"; };
   std::string sentence = "The run failed: out of memory after " +
                          std::to_string(failure.steps_done) + " training steps, " +
-                         OutOfMemoryWhere(failure, markup);
+                         OutOfMemoryPlace(failure, markup);
   if (!failure.op.empty()) sentence += ", in " + markup.code(failure.op);
   sentence += failure.requested_mb ? ", asking for " + mb(*failure.requested_mb) + "." : ".";
+  if (const std::string holder = OutOfMemoryHolder(failure, markup); !holder.empty()) {
+    sentence += " " + holder + ".";
+  }
   if (const auto& allocator = failure.allocator) {
     sentence += " Tensors held " + mb(allocator->allocated_mb) + " and the allocator reserved " +
                 mb(allocator->reserved_mb) + " (" +

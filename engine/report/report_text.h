@@ -30,9 +30,21 @@ std::string MemorySentence(const RunReport& report, const InlineMarkup& markup);
 // report gives the module's share beside the op's.
 bool ModuleOutweighsItsOp(const Hotspot& hotspot);
 
+// " (made by `aten::gather`, itself 15.2 ms per step)" for a backward node whose forward op the
+// window timed (a call whose halves cost alike is named by its node: docs/bisect.md); "" for a
+// forward op.
+std::string MadeBy(const Hotspot& hotspot, const InlineMarkup& markup);
+
 // Where an out-of-memory error struck, in words: "in the forward pass of `blocks.2` at
-// `train.py:41` (`...`)". Plain text with kPlainText.
+// `train.py:41` (`...`)", then its holder where the graphs kept something for backward
+// ("; `blocks.0` kept the most ..."). Plain text with kPlainText.
 std::string OutOfMemoryWhere(const OutOfMemoryFailure& failure, const InlineMarkup& markup);
+
+// The instance holding the most of what the graphs kept for backward at the failure
+// (failure.live), with its MB, and the first instance holding as much: "`blocks.0` kept the most
+// for backward (12 of the 40 MB the graphs kept, as much as `blocks.1` and 2 more)"; "" where
+// the graphs kept nothing any instance owns.
+std::string OutOfMemoryHolder(const OutOfMemoryFailure& failure, const InlineMarkup& markup);
 
 // The run's failure for a person: out of memory, where, the request and what the allocator held
 // (report.out_of_memory). Leads the summary of a report of a run that ran out of memory.

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/report/format.h"
@@ -24,10 +26,14 @@ constexpr double kLaneGap = 4;
 constexpr int kModuleLanes = 3;
 constexpr double kLabelCharWidth = 6.2;  // 10px text in a span
 
-const char* PhaseClass(const std::string& phase) {
-  if (phase == "forward") return "fill-forward";
-  if (phase == "backward") return "fill-backward";
-  return "fill-optimizer";
+// The step's phases a lane can show, in the legend's order.
+constexpr const char* kPhases[] = {"data", "forward", "loss", "backward", "optimizer"};
+
+std::string PhaseClass(const std::string& phase) {
+  for (const char* known : kPhases) {
+    if (phase == known) return std::string("fill-") + known;
+  }
+  return "fill-rest";
 }
 
 struct Scale {
@@ -47,18 +53,50 @@ std::vector<double> Ticks(double from, double to) {
   return ticks;
 }
 
-}  // namespace
+// What either chart draws: memory as stacked layers over time, an optional reserved line, the
+// peak, OOMs, and the spans in lanes under it.
+struct ChartInput {
+  std::vector<LegendEntry> layers;            // bottom first, as the legend shows them
+  std::vector<std::string> layer_classes;     // each layer's area
+  std::vector<std::string> layer_titles;      // each layer's tooltip
+  std::vector<double> times;                  // per point
+  std::vector<std::vector<double>> layer_mb;  // per point, per layer: each layer's own bytes
+  std::vector<double> reserved_mb;            // per point; empty: no reserved line
+  const std::vector<MemorySpan>* spans = nullptr;
+  const std::vector<OutOfMemory>* ooms = nullptr;
+  bool timed = true;
+  std::string aria_label;
+  double peak_ms = 0;
+  double peak_mb = 0;
+  std::string peak_label;  // beside the peak's dot
+  std::string peak_title;  // its tooltip
+  std::string holder;      // the spans of this instance are drawn highlighted
+  // The phases' colours in the legend too; a bisection's categories leave it no room for them,
+  // and its phase bars are long enough to carry their names.
+  bool phases_in_legend = true;
+};
 
-std::string RenderMemoryChartSvg(const MemoryHistory& history, const MemoryPeak& peak) {
+std::string RenderChart(const ChartInput& in) {
+  const std::vector<MemorySpan> no_spans;
+  const std::vector<OutOfMemory> no_ooms;
+  const std::vector<MemorySpan>& spans = in.spans ? *in.spans : no_spans;
+  const std::vector<OutOfMemory>& ooms = in.ooms ? *in.ooms : no_ooms;
+  // Each layer stacked on those under it.
+  std::vector<std::vector<double>> tops(in.times.size());
+  for (std::size_t i = 0; i < in.times.size(); ++i) {
+    double sum = 0;
+    for (const double mb : in.layer_mb[i]) tops[i].push_back(sum += mb);
+  }
   // The time axis holds the points, the ranges (which may start before the first event) and
   // the peak.
-  double first = 0, last = peak.time_ms, top = 0;
-  for (const MemoryPoint& point : history.timeline) {
-    last = std::max(last, point.time_ms);
-    top = std::max({top, point.allocated_mb, point.reserved_mb});
+  double first = 0, last = in.peak_ms, top = in.peak_mb;
+  for (std::size_t i = 0; i < in.times.size(); ++i) {
+    last = std::max(last, in.times[i]);
+    if (!tops[i].empty()) top = std::max(top, tops[i].back());
+    if (!in.reserved_mb.empty()) top = std::max(top, in.reserved_mb[i]);
   }
   int lanes = 0;
-  for (const MemorySpan& span : history.spans) {
+  for (const MemorySpan& span : spans) {
     first = std::min(first, span.start_ms);
     last = std::max(last, span.end_ms);
     lanes = std::max(lanes, span.kind == MemorySpan::Kind::kPhase
@@ -76,17 +114,17 @@ std::string RenderMemoryChartSvg(const MemoryHistory& history, const MemoryPeak&
   const double height = lanes_top + lanes * (kLaneHeight + kLaneGap) + 4;
   const Scale x{first, last, kPlotLeft, kPlotRight};
   const Scale y{0, top, plot_bottom, plot_top};
-  const AxisUnit time_unit = history.timed ? AxisUnit::kMilliseconds : AxisUnit::kEvents;
+  const AxisUnit time_unit = in.timed ? AxisUnit::kMilliseconds : AxisUnit::kEvents;
 
   std::ostringstream svg;
   svg << "<svg class=\"chart memory-chart\" width=\"" << Px(kWidth) << "\" height=\"" << Px(height)
-      << "\" viewBox=\"0 0 " << Px(kWidth) << " " << Px(height)
-      << "\" role=\"img\" aria-label=\"Allocated and reserved memory over the history, peak "
-      << EscapeHtml(FormatNumber(peak.mb)) << " MB\">\n";
-  std::vector<LegendEntry> legend = {{"fill-allocated", "allocated"},
-                                     {"fill-reserved", "reserved"}};
-  for (const char* phase : {"forward", "backward", "optimizer"}) {
-    for (const MemorySpan& span : history.spans) {
+      << "\" viewBox=\"0 0 " << Px(kWidth) << " " << Px(height) << "\" role=\"img\" aria-label=\""
+      << EscapeHtml(in.aria_label) << "\">\n";
+  std::vector<LegendEntry> legend = in.layers;
+  if (!in.reserved_mb.empty()) legend.push_back({"fill-reserved", "reserved"});
+  for (const char* phase : kPhases) {
+    if (!in.phases_in_legend) break;
+    for (const MemorySpan& span : spans) {
       if (span.kind == MemorySpan::Kind::kPhase && span.label == phase) {
         legend.push_back({PhaseClass(phase), phase});
         break;
@@ -108,27 +146,35 @@ std::string RenderMemoryChartSvg(const MemoryHistory& history, const MemoryPeak&
         << EscapeHtml(TickLabel(tick, time_unit)) << "</text>\n";
   }
 
-  if (!history.timeline.empty()) {
+  if (!in.times.empty()) {
     // Memory holds its level until the next point: steps, not slopes.
-    const auto steps = [&](double MemoryPoint::*value) {
-      std::ostringstream points;
-      const MemoryPoint* before = nullptr;
-      for (const MemoryPoint& point : history.timeline) {
-        if (before) points << Px(x(point.time_ms)) << "," << Px(y(before->*value)) << " ";
-        points << Px(x(point.time_ms)) << "," << Px(y(point.*value)) << " ";
-        before = &point;
+    const auto steps = [&](auto&& level, bool backwards) {
+      std::vector<std::pair<double, double>> corners;
+      for (std::size_t i = 0; i < in.times.size(); ++i) {
+        if (i > 0) corners.emplace_back(x(in.times[i]), y(level(i - 1)));
+        corners.emplace_back(x(in.times[i]), y(level(i)));
       }
+      if (backwards) std::reverse(corners.begin(), corners.end());
+      std::ostringstream points;
+      for (const auto& corner : corners)
+        points << Px(corner.first) << "," << Px(corner.second) << " ";
       return points.str();
     };
-    svg << "<polygon class=\"allocated\" points=\"" << Px(x(history.timeline.front().time_ms))
-        << "," << Px(plot_bottom) << " " << steps(&MemoryPoint::allocated_mb)
-        << Px(x(history.timeline.back().time_ms)) << "," << Px(plot_bottom)
-        << "\"><title>allocated: the highest in each stretch of the history</title></polygon>\n"
-        << "<polyline class=\"reserved\" points=\"" << steps(&MemoryPoint::reserved_mb)
-        << "\"><title>reserved by the allocator's segments</title></polyline>\n";
+    for (std::size_t layer = 0; layer < in.layers.size(); ++layer) {
+      const auto upper = [&](std::size_t i) { return tops[i][layer]; };
+      const auto lower = [&](std::size_t i) { return layer == 0 ? 0.0 : tops[i][layer - 1]; };
+      svg << "<polygon class=\"" << in.layer_classes[layer] << "\" points=\"" << steps(upper, false)
+          << steps(lower, true) << "\"><title>" << EscapeHtml(in.layer_titles[layer])
+          << "</title></polygon>\n";
+    }
+    if (!in.reserved_mb.empty()) {
+      svg << "<polyline class=\"reserved\" points=\""
+          << steps([&](std::size_t i) { return in.reserved_mb[i]; }, false)
+          << "\"><title>reserved by the allocator's segments</title></polyline>\n";
+    }
   }
 
-  for (const OutOfMemory& oom : history.ooms) {
+  for (const OutOfMemory& oom : ooms) {
     svg << "<g><title>"
         << EscapeHtml("out of memory: " + FormatNumber(oom.requested_mb) + " MB requested, " +
                       FormatNumber(oom.device_free_mb) + " MB free on the device")
@@ -138,18 +184,15 @@ std::string RenderMemoryChartSvg(const MemoryHistory& history, const MemoryPeak&
         << Px(plot_top + 12) << "\" text-anchor=\"end\">OOM</text></g>\n";
   }
 
-  const double peak_x = x(peak.time_ms);
+  const double peak_x = x(in.peak_ms);
   const bool label_left = peak_x > (kPlotLeft + kPlotRight) / 2;
-  svg << "<g><title>"
-      << EscapeHtml("peak: " + FormatNumber(peak.mb) + " MB allocated, " +
-                    FormatNumber(peak.reserved_mb) + " MB reserved")
-      << "</title><line class=\"peak\" x1=\"" << Px(peak_x) << "\" x2=\"" << Px(peak_x)
-      << "\" y1=\"" << Px(plot_top) << "\" y2=\"" << Px(plot_bottom)
-      << "\"/><circle class=\"peak\" cx=\"" << Px(peak_x) << "\" cy=\"" << Px(y(peak.mb))
-      << "\" r=\"4\"/><text class=\"peak\" x=\"" << Px(peak_x + (label_left ? -8 : 8)) << "\" y=\""
-      << Px(std::max(plot_top + 12, y(peak.mb) - 8)) << "\" text-anchor=\""
-      << (label_left ? "end" : "start") << "\">"
-      << EscapeHtml("peak " + FormatNumber(peak.mb) + " MB") << "</text></g>\n";
+  svg << "<g><title>" << EscapeHtml(in.peak_title) << "</title><line class=\"peak\" x1=\""
+      << Px(peak_x) << "\" x2=\"" << Px(peak_x) << "\" y1=\"" << Px(plot_top) << "\" y2=\""
+      << Px(plot_bottom) << "\"/><circle class=\"peak\" cx=\"" << Px(peak_x) << "\" cy=\""
+      << Px(y(in.peak_mb)) << "\" r=\"4\"/><text class=\"peak\" x=\""
+      << Px(peak_x + (label_left ? -8 : 8)) << "\" y=\""
+      << Px(std::max(plot_top + 12, y(in.peak_mb) - 8)) << "\" text-anchor=\""
+      << (label_left ? "end" : "start") << "\">" << EscapeHtml(in.peak_label) << "</text></g>\n";
 
   const auto lane_top = [&](int lane) { return lanes_top + lane * (kLaneHeight + kLaneGap); };
   if (lanes > 0) {
@@ -160,19 +203,22 @@ std::string RenderMemoryChartSvg(const MemoryHistory& history, const MemoryPeak&
     svg << "<text class=\"lane\" x=\"" << Px(kPlotLeft - 6) << "\" y=\"" << Px(lane_top(1) + 13)
         << "\" text-anchor=\"end\">modules</text>\n";
   }
-  for (const MemorySpan& span : history.spans) {
+  for (const MemorySpan& span : spans) {
     const bool phase = span.kind == MemorySpan::Kind::kPhase;
     const int lane = phase ? 0 : 1 + std::min(span.depth, kModuleLanes - 1);
     const double left = x(span.start_ms);
     const double width = std::max(1.0, x(span.end_ms) - left);
+    const std::string fill = phase                     ? PhaseClass(span.label)
+                             : span.label == in.holder ? "fill-holder"
+                                                       : "fill-module";
     svg << "<g><title>"
         << EscapeHtml(span.label + ": " + FormatNumber(span.start_ms) + " to " +
-                      FormatNumber(span.end_ms) + (history.timed ? " ms" : ""))
-        << "</title><rect class=\"" << (phase ? PhaseClass(span.label) : "fill-module") << "\" x=\""
-        << Px(left) << "\" y=\"" << Px(lane_top(lane)) << "\" width=\"" << Px(width)
-        << "\" height=\"" << Px(kLaneHeight) << "\"/>";
+                      FormatNumber(span.end_ms) + (in.timed ? " ms" : ""))
+        << "</title><rect class=\"" << fill << "\" x=\"" << Px(left) << "\" y=\""
+        << Px(lane_top(lane)) << "\" width=\"" << Px(width) << "\" height=\"" << Px(kLaneHeight)
+        << "\"/>";
     const auto fits = static_cast<std::size_t>((width - 6) / kLabelCharWidth);
-    if (!phase && fits >= 4) {
+    if ((!phase || !in.phases_in_legend) && fits >= 4) {
       svg << "<text class=\"span\" x=\"" << Px(left + 3) << "\" y=\"" << Px(lane_top(lane) + 13)
           << "\">" << EscapeHtml(TruncateLeft(span.label, fits)) << "</text>";
     }
@@ -180,6 +226,57 @@ std::string RenderMemoryChartSvg(const MemoryHistory& history, const MemoryPeak&
   }
   svg << "</svg>";
   return svg.str();
+}
+
+}  // namespace
+
+std::string RenderMemoryChartSvg(const MemoryHistory& history, const MemoryPeak& peak) {
+  ChartInput in;
+  in.layers = {{"fill-allocated", "allocated"}};
+  in.layer_classes = {"allocated"};
+  in.layer_titles = {"allocated: the highest in each stretch of the history"};
+  for (const MemoryPoint& point : history.timeline) {
+    in.times.push_back(point.time_ms);
+    in.layer_mb.push_back({point.allocated_mb});
+    in.reserved_mb.push_back(point.reserved_mb);
+  }
+  in.spans = &history.spans;
+  in.ooms = &history.ooms;
+  in.timed = history.timed;
+  in.aria_label =
+      "Allocated and reserved memory over the history, peak " + FormatNumber(peak.mb) + " MB";
+  in.peak_ms = peak.time_ms;
+  in.peak_mb = peak.mb;
+  in.peak_label = "peak " + FormatNumber(peak.mb) + " MB";
+  in.peak_title = "peak: " + FormatNumber(peak.mb) + " MB allocated, " +
+                  FormatNumber(peak.reserved_mb) + " MB reserved";
+  return RenderChart(in);
+}
+
+std::string RenderStepMemoryChartSvg(const StepMemoryTimeline& timeline, const MemoryPeak& peak) {
+  ChartInput in;
+  for (const std::string& category : timeline.categories) {
+    in.layers.push_back({"layer-" + category, category});
+    in.layer_classes.push_back("layer-" + category);
+    in.layer_titles.push_back(category + ": live at the highest moment of each stretch");
+  }
+  for (const StepMemoryPoint& point : timeline.points) {
+    in.times.push_back(point.time_ms);
+    in.layer_mb.push_back(point.mb);
+    in.layer_mb.back().resize(timeline.categories.size());
+  }
+  in.spans = &timeline.spans;
+  in.aria_label =
+      "Live memory over the step of the peak, by category, peak " + FormatNumber(peak.mb) + " MB";
+  in.peak_ms = peak.time_ms;
+  in.peak_mb = peak.mb;
+  in.holder = peak.path;
+  in.phases_in_legend = false;
+  const std::string held = peak.path.empty() ? "" : ", held most by " + peak.path;
+  in.peak_label = "peak " + FormatNumber(peak.mb) + " MB" + held;
+  in.peak_title = "peak: " + FormatNumber(peak.mb) + " MB live" +
+                  (peak.phase.empty() ? "" : " in the " + peak.phase) + held;
+  return RenderChart(in);
 }
 
 }  // namespace advisor

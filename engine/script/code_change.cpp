@@ -61,6 +61,15 @@ std::optional<CodeChange> SuggestCodeChange(const std::string& recipe_id, const 
     return change;
   }
   if (recipe_id == "sdpa-attention") return SdpaChange(at, function);
+  if (recipe_id == "hf-sdpa-attention") {
+    // The attention is transformers' code: the change is where the script loads the model, a
+    // line the finding does not know.
+    change.advice =
+        "load the model with attn_implementation=\"sdpa\" (from_pretrained(..., "
+        "attn_implementation=\"sdpa\") or from_config(config, "
+        "attn_implementation=\"sdpa\")) instead of \"eager\"";
+    return change;
+  }
   return std::nullopt;
 }
 

@@ -18,7 +18,13 @@ constexpr int kVersion = 1;
 constexpr std::size_t kMaxScriptArguments = 4096;
 
 json WindowToJson(const Timeline& timeline) {
-  return {{"steps", StepsToJson(timeline.steps)}, {"events", json::parse(EventsToJson(timeline))}};
+  json window = {{"steps", StepsToJson(timeline.steps)},
+                 {"events", json::parse(EventsToJson(timeline))}};
+  // The window's peak on node 0 counts what the rank's allocator held before it (CUDA only).
+  if (timeline.memory_at_start) {
+    window["memory_at_start"] = MemoryAtStartToJson(*timeline.memory_at_start);
+  }
+  return window;
 }
 
 // The latest instant of the window: every start is before its end.
@@ -46,6 +52,9 @@ Timeline WindowFromJson(const JsonField& window) {
   steps.Size(1);
   timeline.steps = StepsFromJson(steps);
   EventsFromJson(window.Required("events"), timeline);
+  if (auto at_start = window.Optional("memory_at_start")) {
+    timeline.memory_at_start = MemoryAtStartFromJson(*at_start);
+  }
   if (LatestTime(timeline) > kMaxClockNs) window.Fail("has a time beyond 2^61 ns");
   return timeline;
 }

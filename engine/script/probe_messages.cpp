@@ -1,6 +1,7 @@
 #include "engine/script/probe_messages.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "engine/script/stage_message.h"
 #include "engine/script/stage_summary.h"
@@ -15,6 +16,8 @@ constexpr std::size_t kMaxModules = 1'000'000;
 constexpr std::int64_t kMaxLossSteps = 1'000'000;  // far above any window's steps; fits an int
 // Ranks, nodes, workers: a bound above any job's that fits an int; larger counts are clamped to it.
 constexpr std::int64_t kMaxRanks = 1 << 20;
+// The instances an out-of-memory error's "kept_for_backward" names: the probe sends its 64 largest.
+constexpr std::size_t kMaxKeptInstances = 64;
 
 // A count the probe sends, clamped to `most` (a larger one is no reason to stop).
 int ClampedCount(const JsonField& field, std::int64_t most) {
@@ -118,6 +121,15 @@ OutOfMemoryFailure ReadOutOfMemory(const JsonField& oom) {
                                 parts[2].Text()};
   }
   out.allocator = ReadAllocatorAtFailure(oom.Required("allocator"));
+  out.path_note = oom.OptionalText("path_note");
+  if (auto kept = oom.Optional("kept_for_backward")) {
+    constexpr double kMiB = 1 << 20;
+    for (const JsonField& held : kept->Elements(0, kMaxKeptInstances)) {
+      const std::vector<JsonField> parts = held.Elements(3, 3);
+      out.kept_for_backward.push_back(
+          {parts[0].Text(), parts[1].Integer(0) / kMiB, parts[2].Integer(0)});
+    }
+  }
   return out;
 }
 
@@ -270,6 +282,10 @@ ProbeWindow ReadWindow(const json& message) {
     stats.device_total_mb = memory.Required("device_total_mb").Number(NumberRange::AtLeast(0));
     stats.alloc_retries = memory.Required("alloc_retries").Integer(0);
     out.window.memory = stats;
+    // What the allocator held as the window's recording began: the window's peak counts it.
+    if (auto at_start = memory.Optional("at_start")) {
+      out.window.timeline.memory_at_start = MemoryAtStartFromJson(*at_start);
+    }
   }
   if (auto losses = window.Optional("losses")) {
     const std::int64_t steps = losses->Required("steps").Integer(0, kMaxLossSteps);
@@ -303,7 +319,7 @@ LabelledSteps ReadLabelledSteps(ProbeWindow window) {
   LabelledSteps step;
   step.timeline = std::move(window.window.timeline);
   for (std::size_t i = 0; i < step.timeline.ops.size(); ++i) {
-    const std::string& name = step.timeline.ops[i].name;
+    const std::string& name = step.timeline.ops[i].name.str();
     if (name == kCall) {
       ++step.scope_calls;
       continue;

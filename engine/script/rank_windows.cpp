@@ -18,7 +18,7 @@ namespace {
 // Communication: gloo's collectives (recorded on gloo's thread from when it takes one up until
 // every rank has joined) and the ops that hand them over (c10d::allreduce_, whose time grows
 // when the communication thread competes for the cores).
-bool IsCollective(const OpEvent& op) { return IsCommunication(op.name); }
+bool IsCollective(const OpEvent& op) { return IsCommunication(op.name.str()); }
 
 // The time the rank spent on its own work over the window's steps: their time less its waits in
 // collectives. Ranks in lockstep take equally long per step; the one the others wait for is the
@@ -40,10 +40,7 @@ TimeNs OwnWorkNs(const Timeline& timeline) {
 // rank's own work: placed by time, gloo's ranges would land in whichever module's backward they
 // overlap, and the hand-over ops in the module whose gradient filled the bucket. The bisection
 // sees the rank's own work.
-void RemoveCollectives(Timeline& timeline) {
-  std::vector<OpEvent>& ops = timeline.ops;
-  ops.erase(std::remove_if(ops.begin(), ops.end(), IsCollective), ops.end());
-}
+void RemoveCollectives(Timeline& timeline) { timeline.RemoveOpsIf(IsCollective); }
 
 std::string IndexRange(const std::vector<StepSpan>& spans) {
   if (spans.empty()) return "none";

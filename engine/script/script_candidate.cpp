@@ -1,9 +1,11 @@
 #include "engine/script/script_candidate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -32,6 +34,18 @@ json OverridesToJson(const RecipeOverrides& overrides) {
     if (overrides.*member) out[name] = OverrideValue(overrides.*member);
   });
   return out;
+}
+
+// The tolerance of each floating dtype for a candidate whose numerics the probe checks inside the
+// run (probes/python/site/advisor_probe/numerics_check.py); integers must match exactly there.
+json ToleranceTable(ToleranceClass tolerance) {
+  json table = json::object();
+  for (const char* dtype : {"float64", "float32", "float16", "bfloat16"}) {
+    // JSON has no infinity: an unchecked class admits any finite difference.
+    table[dtype] =
+        std::min(NumericsTolerance(dtype, tolerance), std::numeric_limits<double>::max());
+  }
+  return table;
 }
 
 std::string PythonPath(const std::string& probe_dir) {
@@ -81,7 +95,9 @@ std::optional<CandidateCommand> ScriptCandidateRunner::BlocksCommand(
     const std::string& result_path) const {
   json listed = json::array();
   for (const CandidateSpec& candidate : candidates) {
-    listed.push_back({{"id", candidate.id}, {"overrides", OverridesToJson(candidate.overrides)}});
+    json entry = {{"id", candidate.id}, {"overrides", OverridesToJson(candidate.overrides)}};
+    if (candidate.preserves_semantics) entry["check"] = ToleranceTable(candidate.tolerance);
+    listed.push_back(std::move(entry));
   }
   CandidateCommand command{options_.command,
                            ScriptBenchEnvironment(options_, nullptr, result_path, false)};
@@ -169,6 +185,7 @@ NumericsVerdict CompareLosses(const std::vector<double>& baseline,
                               const std::vector<double>& candidate, ToleranceClass tolerance) {
   NumericsVerdict verdict;
   verdict.numerics.tolerance = NumericsTolerance("float32", tolerance);
+  verdict.numerics.checked_in = measured_in::kProcesses;
   if (baseline.size() != candidate.size()) {
     verdict.outcome = NumericsVerdict::Outcome::kExceeded;
     verdict.detail = "the candidate ran " + std::to_string(candidate.size()) +

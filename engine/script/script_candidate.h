@@ -42,7 +42,8 @@ class ScriptCandidateRunner : public CandidateRunner {
                                     const std::string& result_path) const override;
 
   // The script once, the probe switching the candidates' knobs between its steps in blocks
-  // (probes/python/site/advisor_probe/blocks.py), after options.warmup steps.
+  // (probes/python/site/advisor_probe/blocks.py), after options.warmup steps; before the blocks,
+  // it checks the numerics of each candidate that preserves the semantics on the model's call.
   std::optional<CandidateCommand> BlocksCommand(const std::vector<CandidateSpec>& candidates,
                                                 const BlockDesign& design,
                                                 const std::string& result_path) const override;

@@ -531,6 +531,7 @@ void ScriptSource::ThrowIfOutOfMemory(const Rank& rank, const std::string& how,
   }
   std::optional<TrainingState> state =
       ended.training_state ? ended.training_state : description_.training_state;
+  failure.live = LiveAtFailure(failure, state);
   throw ScriptOutOfMemory(Who(&rank) + " ran out of memory (" + how + ") after " +
                               Plural(ended.steps, "step") + " while advisor was " + doing,
                           std::move(failure), std::move(run), std::move(state));

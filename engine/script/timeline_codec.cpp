@@ -77,10 +77,12 @@ constexpr int kPhases = 6;
 std::string EventsToJson(const Timeline& timeline) {
   Names names;
   json ops = json::array();
-  for (const OpEvent& op : timeline.ops) {
-    ops.push_back({names.Of(op.name), static_cast<int>(op.scope), op.thread, op.seq_nr,
+  for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
+    const OpEvent& op = timeline.ops[i];
+    const OpCounts& counts = timeline.CountsOf(i);
+    ops.push_back({names.Of(op.name.str()), static_cast<int>(op.scope), op.thread, op.seq_nr,
                    op.forward_thread, op.start_ns, op.end_ns, op.depth, op.correlation_id,
-                   op.page_faults, op.input_elements, op.broadcast_elements});
+                   counts.page_faults, counts.input_elements, counts.broadcast_elements});
   }
   json markers = json::array();
   for (const MarkerEvent& marker : timeline.markers) {
@@ -133,6 +135,16 @@ std::string EventsToJson(const Timeline& timeline) {
   return events.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+json MemoryAtStartToJson(const MemoryAtStart& at_start) {
+  return {{"device", at_start.device}, {"allocated_bytes", at_start.bytes}};
+}
+
+MemoryAtStart MemoryAtStartFromJson(const JsonField& at_start) {
+  const auto device =
+      at_start.Required("device").Integer(0, std::numeric_limits<std::int32_t>::max());
+  return {static_cast<std::int32_t>(device), at_start.Required("allocated_bytes").Integer(0)};
+}
+
 void EventsFromJson(const JsonField& events, Timeline& out) {
   events.ExpectObject();
   const std::optional<JsonField> listed_names = events.Optional("names");
@@ -148,12 +160,14 @@ void EventsFromJson(const JsonField& events, Timeline& out) {
     std::tie(op.start_ns, op.end_ns) = Interval(row, 5);
     op.depth = Int32(row, 7, 0);
     op.correlation_id = row.Element(8).Unsigned();
-    op.page_faults = row.Element(9).Integer(-1);
+    OpCounts counts;
+    counts.page_faults = row.Element(9).Integer(-1);
     if (row.Size() > 11) {
-      op.input_elements = row.Element(10).Integer(-1);
-      op.broadcast_elements = row.Element(11).Integer(-1);
+      counts.input_elements = row.Element(10).Integer(-1);
+      counts.broadcast_elements = row.Element(11).Integer(-1);
     }
-    out.ops.push_back(std::move(op));
+    out.ops.push_back(op);
+    out.SetCounts(out.ops.size() - 1, counts);
   });
   ModulePathsByName paths;
   ForEachRow(events, "markers", [&](const JsonField& row) {

@@ -22,6 +22,11 @@ std::string EventsToJson(const Timeline& timeline);
 // Fills `out`'s events and probe statuses from EventsToJson's output.
 void EventsFromJson(const JsonField& events, Timeline& out);
 
+// What the allocator held as a window's recording began, {"device", "allocated_bytes"}: in a
+// probe message's memory.at_start and in a node summary's window.
+nlohmann::json MemoryAtStartToJson(const MemoryAtStart& at_start);
+MemoryAtStart MemoryAtStartFromJson(const JsonField& at_start);
+
 nlohmann::json StepsToJson(const std::vector<StepSpan>& steps);
 std::vector<StepSpan> StepsFromJson(const JsonField& steps);
 

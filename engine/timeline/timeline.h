@@ -6,12 +6,15 @@
 // whose native clock differs (CUPTI) convert before they emit.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "engine/timeline/module_path.h"
+#include "engine/timeline/op_name.h"
 
 namespace advisor {
 
@@ -19,16 +22,17 @@ using TimeNs = std::int64_t;
 using ThreadId = std::uint64_t;
 
 // Which RecordFunction scope an op event came from.
-enum class OpScope {
+enum class OpScope : std::uint8_t {
   kForward,   // an ATen operator call (RecordScope::FUNCTION)
   kBackward,  // an autograd node running (RecordScope::BACKWARD_FUNCTION), e.g. GatherBackward0
   kUser,      // a user scope (RecordScope::USER_SCOPE)
   kOther,
 };
 
-// One ATen operator, autograd node or user scope, with its nesting on its thread.
+// One ATen operator, autograd node or user scope, with its nesting on its thread. A trace holds
+// millions: what only the op probe counts is kept beside them (OpCounts), and an op is 64 bytes.
 struct OpEvent {
-  std::string name;          // "aten::gather", "GatherBackward0", ...
+  OpName name;               // "aten::gather", "GatherBackward0", ...
   OpScope scope = OpScope::kOther;
   ThreadId thread = 0;       // the thread it ran on (RecordFunction::threadId)
   std::int64_t seq_nr = -1;  // autograd sequence number; -1 where none
@@ -37,6 +41,12 @@ struct OpEvent {
   TimeNs end_ns = 0;
   int depth = 0;             // 0 for an op called directly by the interpreter or the engine
   std::uint64_t correlation_id = 0;  // external correlation id pushed for GPU work; 0 if none
+};
+
+// What the op probe counts of an op in a window on a CPU model, and no trace records: held
+// beside the ops (Timeline::CountsOf) rather than in each, so that a trace's millions of ops do
+// not carry 24 bytes they never fill.
+struct OpCounts {
   // Minor page faults the op's thread took while it ran (first touches of fresh memory), counted
   // for the top-level ops of a window on a CPU model; -1 where not counted.
   std::int64_t page_faults = -1;
@@ -46,6 +56,10 @@ struct OpEvent {
   // broadcast (a matmul's).
   std::int64_t input_elements = -1;
   std::int64_t broadcast_elements = -1;
+
+  bool Counted() const {
+    return page_faults >= 0 || input_elements >= 0 || broadcast_elements >= 0;
+  }
 };
 
 // What a marker op saw. Markers bracket the calls of instrumented module instances.
@@ -213,20 +227,55 @@ struct MemoryEvent {
   TimeNs time_ns = 0;
 };
 
+// What the device's allocator held when a window's recording began (CUDA's memory_allocated): the
+// window's MemoryEvents show those allocations only where they are freed.
+struct MemoryAtStart {
+  std::int32_t device = 0;  // the CUDA device's index, as MemoryEvent's
+  std::int64_t bytes = 0;
+};
+
 struct Timeline {
   std::vector<StepSpan> steps;
   std::vector<OpEvent> ops;
   std::vector<MarkerEvent> markers;
   std::vector<MemoryEvent> memory;  // in time order on each thread
+  std::optional<MemoryAtStart> memory_at_start;  // absent where the door keeps no counter (CPU)
   std::vector<KernelEvent> kernels;
   std::vector<MemcpyEvent> memcpys;
   std::vector<MemsetEvent> memsets;
   std::vector<SyncEvent> syncs;
   std::vector<ApiCallEvent> api_calls;
   std::vector<ProbeStatus> probes;
+  // Index for index with ops up to the last op counted (CountsOf reads past it as uncounted);
+  // empty where the probe counted nothing, as in every trace.
+  std::vector<OpCounts> op_counts;
   // Host time of one first touch of a fresh memory page, measured in the process that ran the
-  // window where its ops counted their page faults (OpEvent::page_faults); 0 where they did not.
+  // window where its ops counted their page faults (OpCounts::page_faults); 0 where they did not.
   double page_fault_ns = 0;
+
+  // ops[i]'s counts: all -1 where the probe counted none of it.
+  const OpCounts& CountsOf(std::size_t i) const {
+    static const OpCounts kNone;
+    return i < op_counts.size() ? op_counts[i] : kNone;
+  }
+  // Sets ops[i]'s counts (ops[i] exists).
+  void SetCounts(std::size_t i, const OpCounts& counts) {
+    if (!counts.Counted() && i >= op_counts.size()) return;
+    if (i >= op_counts.size()) op_counts.resize(ops.size());
+    op_counts[i] = counts;
+  }
+  // Drops the ops `remove` says to drop, their counts with them, keeping the others' order.
+  template <typename Predicate>
+  void RemoveOpsIf(Predicate remove) {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (remove(ops[i])) continue;
+      if (kept < op_counts.size()) op_counts[kept] = CountsOf(i);  // i >= kept: not yet moved
+      ops[kept++] = ops[i];
+    }
+    ops.resize(kept);
+    if (op_counts.size() > kept) op_counts.resize(kept);
+  }
 };
 
 }  // namespace advisor

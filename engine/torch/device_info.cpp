@@ -2,15 +2,39 @@
 
 #include <torch/version.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 
 #ifdef ADVISOR_HAVE_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <cuda_runtime_api.h>
+
+#include <utility>
 #endif
 
 namespace advisor {
+
+#ifdef ADVISOR_HAVE_CUDA
+namespace {
+
+// Named by what returns it: the type moved namespaces in PyTorch 2.x.
+using DeviceStats = decltype(c10::cuda::CUDACachingAllocator::getDeviceStats(0));
+
+// StatType::AGGREGATE is 0 on every version; the enum moved namespaces in PyTorch 2.x.
+constexpr std::size_t kAggregate = 0;
+constexpr double kMb = 1024.0 * 1024.0;
+
+// The current device's index and its caching allocator's statistics; none without a device.
+std::optional<std::pair<int, DeviceStats>> CurrentDeviceStats() {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return std::nullopt;
+  return std::make_pair(device, c10::cuda::CUDACachingAllocator::getDeviceStats(
+                                    static_cast<c10::DeviceIndex>(device)));
+}
+
+}  // namespace
+#endif
 
 std::string TorchVersion() { return TORCH_VERSION; }
 
@@ -67,16 +91,12 @@ void ResetCudaMemoryPeaks() {
 
 std::optional<MemoryStats> ReadCudaMemoryStats() {
 #ifdef ADVISOR_HAVE_CUDA
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) return std::nullopt;
-  const auto stats =
-      c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(device));
-  // StatType::AGGREGATE is 0 on every version; the enum moved namespaces in PyTorch 2.x.
-  constexpr std::size_t aggregate = 0;
-  constexpr double kMb = 1024.0 * 1024.0;
+  const std::optional<std::pair<int, DeviceStats>> current = CurrentDeviceStats();
+  if (!current) return std::nullopt;
+  const DeviceStats& stats = current->second;
   MemoryStats memory;
-  memory.peak_allocated_mb = stats.allocated_bytes[aggregate].peak / kMb;
-  memory.peak_reserved_mb = stats.reserved_bytes[aggregate].peak / kMb;
+  memory.peak_allocated_mb = stats.allocated_bytes[kAggregate].peak / kMb;
+  memory.peak_reserved_mb = stats.reserved_bytes[kAggregate].peak / kMb;
   memory.alloc_retries = stats.num_alloc_retries;
   std::size_t free_bytes = 0;
   std::size_t total_bytes = 0;
@@ -89,18 +109,27 @@ std::optional<MemoryStats> ReadCudaMemoryStats() {
 #endif
 }
 
+std::optional<MemoryAtStart> ReadCudaMemoryAtStart() {
+#ifdef ADVISOR_HAVE_CUDA
+  const std::optional<std::pair<int, DeviceStats>> current = CurrentDeviceStats();
+  if (!current) return std::nullopt;
+  return MemoryAtStart{
+      static_cast<std::int32_t>(current->first),
+      static_cast<std::int64_t>(current->second.allocated_bytes[kAggregate].current)};
+#else
+  return std::nullopt;
+#endif
+}
+
 std::optional<AllocatorAtFailure> ReadCudaAllocatorAtFailure() {
 #ifdef ADVISOR_HAVE_CUDA
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) return std::nullopt;
-  const auto stats =
-      c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(device));
-  constexpr std::size_t aggregate = 0;  // StatType::AGGREGATE, as in ReadCudaMemoryStats
-  constexpr double kMb = 1024.0 * 1024.0;
+  const std::optional<std::pair<int, DeviceStats>> current = CurrentDeviceStats();
+  if (!current) return std::nullopt;
+  const DeviceStats& stats = current->second;
   AllocatorAtFailure allocator;
-  allocator.allocated_mb = stats.allocated_bytes[aggregate].current / kMb;
-  allocator.reserved_mb = stats.reserved_bytes[aggregate].current / kMb;
-  allocator.peak_allocated_mb = stats.allocated_bytes[aggregate].peak / kMb;
+  allocator.allocated_mb = stats.allocated_bytes[kAggregate].current / kMb;
+  allocator.reserved_mb = stats.reserved_bytes[kAggregate].current / kMb;
+  allocator.peak_allocated_mb = stats.allocated_bytes[kAggregate].peak / kMb;
   allocator.alloc_retries = stats.num_alloc_retries;
   std::size_t free_bytes = 0;
   std::size_t total_bytes = 0;

@@ -7,6 +7,7 @@
 
 #include "engine/gpu/device_limits.h"
 #include "engine/model/run_report.h"
+#include "engine/timeline/timeline.h"
 
 namespace advisor {
 
@@ -22,6 +23,8 @@ std::optional<DeviceLimits> CudaDeviceLimits();
 // For CUDA workloads only: a CPU run in a CUDA build would read an idle GPU's counters.
 void ResetCudaMemoryPeaks();
 std::optional<MemoryStats> ReadCudaMemoryStats();
+// What the allocator holds as a window begins: the window's peak counts it (before_window).
+std::optional<MemoryAtStart> ReadCudaMemoryAtStart();
 // The caching allocator as an out-of-memory error left it (its largest free block is not read:
 // LibTorch's snapshot API differs between versions); nullopt without CUDA.
 std::optional<AllocatorAtFailure> ReadCudaAllocatorAtFailure();

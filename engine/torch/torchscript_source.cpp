@@ -136,6 +136,8 @@ RecordedWindow TorchScriptSource::Record(const WindowRequest& request) {
   }
   const bool cuda = spec_.device == "cuda";
   if (cuda) ResetCudaMemoryPeaks();
+  const std::optional<MemoryAtStart> at_start =
+      cuda ? ReadCudaMemoryAtStart() : std::optional<MemoryAtStart>();
   RecordedWindow window;
   // The uninstrumented window measures the input stage inside too, where its batches are made.
   const bool stage_profiled = request.instrumentation == Instrumentation::kNone;
@@ -143,6 +145,7 @@ RecordedWindow TorchScriptSource::Record(const WindowRequest& request) {
   window.timeline =
       RecordWindow(*step, request.steps, request.device_activity ? gpu_.get() : nullptr,
                    request.sync_phases && cuda, /*count_page_faults=*/!cuda);
+  window.timeline.memory_at_start = at_start;
   if (stage_profiled) window.input_stage = step->StopInputStageProfile();
   // Read once the probes have stopped: the copy of the losses is no op of the window.
   const TrainingStep::LossCheck losses = step->TakeLossCheck();

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/timeline/op_name_memo.h"
 #include "engine/trace_analysis/event_names.h"
 
 namespace advisor {
@@ -31,7 +32,7 @@ std::optional<CollectiveDescription> DescribeFromOps(const MeasuredWindow& windo
 // its name and step say nothing of the collective and differ from rank to rank.
 bool LaunchedByCommunication(const MeasuredWindow& window, int op) {
   for (int at = op; at >= 0; at = window.placements[at].parent) {
-    if (IsCommunication(window.timeline.ops[at].name)) return true;
+    if (IsCommunication(window.timeline.ops[at].name.str())) return true;
   }
   return false;
 }
@@ -91,12 +92,13 @@ std::vector<CollectiveCall> CollectivesOf(
   }
   if (calls.empty()) {
     // No NCCL kernel: gloo runs collectives on the host, each as a "gloo:..." range.
+    OpNameMemo is_gloo([](const std::string& name) { return name.rfind("gloo:", 0) == 0; });
     for (std::size_t i = 0; i < window.timeline.ops.size(); ++i) {
       const OpEvent& op = window.timeline.ops[i];
-      if (op.name.rfind("gloo:", 0) != 0) continue;
+      if (!is_gloo(op.name)) continue;
       const CollectiveDescription description =
           DescribeFromOps(window, host, static_cast<int>(i))
-              .value_or(CollectiveDescription{op.name, "", -1});
+              .value_or(CollectiveDescription{op.name.str(), "", -1});
       CollectiveCall call;
       call.name = description.name;
       call.process_group = description.process_group;

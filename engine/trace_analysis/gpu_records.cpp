@@ -19,6 +19,8 @@ std::uint32_t Narrow(std::int64_t value) {
 // when none): ops and calls swept in start order per thread against a stack of open ops.
 std::vector<std::uint64_t> LaunchingOps(const std::vector<OpEvent>& ops,
                                         const std::vector<ApiCallEvent>& calls) {
+  // A CPU trace launches nothing: its millions of ops are not sorted by thread for no call.
+  if (calls.empty()) return {};
   std::map<ThreadId, std::vector<std::size_t>> ops_by_thread, calls_by_thread;
   for (std::size_t i = 0; i < ops.size(); ++i) ops_by_thread[ops[i].thread].push_back(i);
   for (std::size_t i = 0; i < calls.size(); ++i) calls_by_thread[calls[i].thread].push_back(i);

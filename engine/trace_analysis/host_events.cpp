@@ -56,8 +56,17 @@ class HostEventReader::Impl {
     std::optional<CollectiveDescription> collective;
   };
 
+  // What an event's name says of it (event_names.h).
+  struct NameTraits {
+    bool known = false;
+    bool engine_wrapper = false;  // IsEngineWrapper
+    bool backward_node = false;   // IsBackwardNode
+    bool legacy_op = false;       // IsLegacyOpName
+  };
+
  public:
-  explicit Impl(const TraceStore& store) : store_(store) {
+  explicit Impl(const TraceStore& store)
+      : store_(store), op_names_(store.strings.size()), name_traits_(store.strings.size()) {
     // Most events of a trace are ops: room for every one that may be is made at once (pages
     // never written are never resident), rather than growing to it by copying millions of ops.
     std::size_t may_be_ops = 0;
@@ -90,14 +99,15 @@ class HostEventReader::Impl {
     if (category == EventCategory::kFlowForwardBackward) return AddFlow(chunk, i);
     if (chunk.phase[i] != 'X' || chunk.ts_ns[i] == kAbsent) return;
     const std::string& name = store_.strings[chunk.name[i]];
+    const NameTraits& traits = TraitsOf(chunk.name[i]);
     const ThreadId thread = ThreadOf(chunk.tid[i]);
     const TimeNs start = chunk.ts_ns[i];
     const TimeNs end = start + chunk.dur_ns[i];
     switch (category) {
       case EventCategory::kCpuOp:
-        if (IsEngineWrapper(name)) return;
+        if (traits.engine_wrapper) return;
         AddOp(FieldsOf(chunk, i), name, thread,
-              IsBackwardNode(name) || (chunk.forward_thread[i] > 0 && chunk.sequence_number[i] >= 0)
+              traits.backward_node || (chunk.forward_thread[i] > 0 && chunk.sequence_number[i] >= 0)
                   ? OpScope::kBackward
                   : OpScope::kForward);
         return;
@@ -111,11 +121,11 @@ class HostEventReader::Impl {
       case EventCategory::kNone:
         // The legacy exporter: no categories and no arguments, so the name says what the event
         // is, and where the name cannot, its nesting does (PlaceUncategorisedLabels).
-        if (IsEngineWrapper(name)) return;
-        if (IsBackwardNode(name)) {
+        if (traits.engine_wrapper) return;
+        if (traits.backward_node) {
           return AddOp(FieldsOf(chunk, i), name, thread, OpScope::kBackward);
         }
-        if (IsLegacyOpName(name)) {
+        if (traits.legacy_op) {
           operators_[thread].push_back({static_cast<std::uint32_t>(host_.ops.size()), order_});
           return AddOp(FieldsOf(chunk, i), name, thread, OpScope::kForward);
         }
@@ -164,53 +174,55 @@ class HostEventReader::Impl {
   void PlaceUncategorisedLabels() {
     constexpr TimeNs kExporterPrecisionNs = 1000;
     for (auto& [thread, labels] : labels_) {
-      // An operator (label -1) or labels[label], in the order they are placed in.
-      struct Item {
-        TimeNs start = 0;
-        TimeNs end = 0;
-        std::uint32_t order = 0;  // in the file
-        std::int32_t label = -1;
-      };
-      const std::vector<OperatorAt>& operators = operators_[thread];
-      std::vector<Item> sorted;
-      sorted.reserve(operators.size() + labels.size());
-      for (const OperatorAt& op : operators) {
-        sorted.push_back({host_.ops[op.op].start_ns, host_.ops[op.op].end_ns, op.order, -1});
-      }
-      for (std::size_t i = 0; i < labels.size(); ++i) {
-        const EventFields& label = labels[i].fields;
-        sorted.push_back({label.start, label.end, labels[i].order, static_cast<std::int32_t>(i)});
-      }
+      std::vector<OperatorAt>& operators = operators_[thread];
       // Outer before inner; of two events with one interval, the one written first is outer.
-      const auto outer_first = [](const Item& a, const Item& b) {
-        if (a.start != b.start) return a.start < b.start;
-        if (a.end != b.end) return a.end > b.end;
-        return a.order < b.order;
+      const auto outer_first = [](TimeNs start_a, TimeNs end_a, std::uint32_t order_a,
+                                  TimeNs start_b, TimeNs end_b, std::uint32_t order_b) {
+        if (start_a != start_b) return start_a < start_b;
+        if (end_a != end_b) return end_a > end_b;
+        return order_a < order_b;
+      };
+      const auto operator_first = [&](const OperatorAt& a, const OperatorAt& b) {
+        const OpEvent& x = host_.ops[a.op];
+        const OpEvent& y = host_.ops[b.op];
+        return outer_first(x.start_ns, x.end_ns, a.order, y.start_ns, y.end_ns, b.order);
+      };
+      const auto label_first = [&](const Label& label, const OperatorAt& op) {
+        const OpEvent& x = host_.ops[op.op];
+        return outer_first(label.fields.start, label.fields.end, label.order, x.start_ns, x.end_ns,
+                           op.order);
       };
       // The operators, nearly all of the events, mostly come in this order already: they are
-      // checked, the few labels sorted, and the two merged.
-      const auto first_label = sorted.begin() + static_cast<std::ptrdiff_t>(operators.size());
-      if (!std::is_sorted(sorted.begin(), first_label, outer_first)) {
-        std::sort(sorted.begin(), first_label, outer_first);
+      // checked, the few labels sorted, and the two walked in step, each label after the
+      // operators that come before it.
+      if (!std::is_sorted(operators.begin(), operators.end(), operator_first)) {
+        std::sort(operators.begin(), operators.end(), operator_first);
       }
-      std::sort(first_label, sorted.end(), outer_first);
-      std::inplace_merge(sorted.begin(), first_label, sorted.end(), outer_first);
+      std::sort(labels.begin(), labels.end(), [&](const Label& a, const Label& b) {
+        return outer_first(a.fields.start, a.fields.end, a.order, b.fields.start, b.fields.end,
+                           b.order);
+      });
       std::vector<TimeNs> open;  // ends of the operators enclosing the current event
-      for (const Item& item : sorted) {
-        while (!open.empty() && open.back() + kExporterPrecisionNs < item.start) open.pop_back();
-        if (item.label < 0) {
-          open.push_back(item.end);
-          continue;
+      const auto close_before = [&open](TimeNs start) {
+        while (!open.empty() && open.back() + kExporterPrecisionNs < start) open.pop_back();
+      };
+      std::size_t next_operator = 0;
+      for (const Label& label : labels) {
+        for (; next_operator < operators.size() && !label_first(label, operators[next_operator]);
+             ++next_operator) {
+          const OpEvent& op = host_.ops[operators[next_operator].op];
+          close_before(op.start_ns);
+          open.push_back(op.end_ns);
         }
+        close_before(label.fields.start);
         const bool in_operator = std::any_of(open.begin(), open.end(), [&](TimeNs end) {
-          return end + kExporterPrecisionNs >= item.end;
+          return end + kExporterPrecisionNs >= label.fields.end;
         });
-        const EventFields& label = labels[item.label].fields;
-        const std::string& name = store_.strings[label.name];
+        const std::string& name = store_.strings[label.fields.name];
         if (in_operator) {
-          AddOp(label, name, thread, OpScope::kForward);
+          AddOp(label.fields, name, thread, OpScope::kForward);
         } else if (!IsParallelWrapperForward(name)) {
-          host_.modules.push_back({name, "", thread, label.start, label.end});
+          host_.modules.push_back({name, "", thread, label.fields.start, label.fields.end});
         }
       }
     }
@@ -218,7 +230,7 @@ class HostEventReader::Impl {
 
   void AddOp(const EventFields& event, const std::string& name, ThreadId thread, OpScope scope) {
     OpEvent op;
-    op.name = name;
+    op.name = OpNameOf(event.name);
     op.scope = scope;
     op.thread = thread;
     op.start_ns = event.start;
@@ -233,7 +245,7 @@ class HostEventReader::Impl {
         recorded_thread_.emplace(host_.ops.size(), event.forward_thread);
       }
     }
-    if (scope == OpScope::kBackward) node_at_[{thread, op.start_ns}] = host_.ops.size();
+    if (scope == OpScope::kBackward) backward_nodes_.push_back(host_.ops.size());
     if (event.input_type != 0 && IsComputeOp(name)) {
       time_by_dtype_[store_.strings[event.input_type]] += op.end_ns - op.start_ns;
     }
@@ -254,11 +266,17 @@ class HostEventReader::Impl {
   // 1), not by the thread id the trace uses. Each forward-backward flow shows both for one node;
   // a trace without flows whose forward ops all ran on one thread names it too.
   void LinkBackwardThreads() {
+    std::map<std::pair<ThreadId, TimeNs>, std::size_t> node_at;  // by (thread, start)
+    if (!flows_.empty()) {
+      for (std::size_t node : backward_nodes_) {
+        node_at[{host_.ops[node].thread, host_.ops[node].start_ns}] = node;
+      }
+    }
     std::map<std::int64_t, ThreadId> thread_of;
     for (const auto& [id, flow] : flows_) {
       if (!flow.start || !flow.finish) continue;
-      auto node = node_at_.find(*flow.finish);
-      if (node == node_at_.end()) continue;
+      auto node = node_at.find(*flow.finish);
+      if (node == node_at.end()) continue;
       auto recorded = recorded_thread_.find(node->second);
       if (recorded != recorded_thread_.end())
         thread_of.emplace(recorded->second, flow.start->first);
@@ -296,6 +314,24 @@ class HostEventReader::Impl {
             category == EventCategory::kNone);
   }
 
+  // What the store's string `id` says as an event's name, worked out once for the trace, not
+  // once an event: a trace's millions of events have a few hundred names.
+  const NameTraits& TraitsOf(std::uint32_t id) {
+    NameTraits& traits = name_traits_[id];
+    if (!traits.known) {
+      const std::string& name = store_.strings[id];
+      traits = {true, IsEngineWrapper(name), IsBackwardNode(name), IsLegacyOpName(name)};
+    }
+    return traits;
+  }
+
+  // The store's string `id` as an op's name: interned once for the trace, not once an op.
+  OpName OpNameOf(std::uint32_t id) {
+    OpName& name = op_names_[id];
+    if (name.empty()) name = OpName(store_.strings[id]);  // "" stays empty, and costs nothing
+    return name;
+  }
+
   static ThreadId ThreadOf(std::int64_t tid) {
     return tid == kAbsent ? 0 : static_cast<ThreadId>(tid);
   }
@@ -329,10 +365,14 @@ class HostEventReader::Impl {
   };
 
   const TraceStore& store_;
+  std::vector<OpName> op_names_;         // by the store's string id; empty until first named
+  std::vector<NameTraits> name_traits_;  // by the store's string id; unknown until first met
   HostEvents host_;
   std::vector<PendingNode> pending_;
   std::unordered_map<std::size_t, std::int64_t> recorded_thread_;  // op -> pending's thread number
-  std::map<std::pair<ThreadId, TimeNs>, std::size_t> node_at_;  // backward node by (thread, start)
+  // The backward nodes, found by (thread, start) from the flows that end at them, where there are
+  // flows: a trace without (the legacy exporter's) holds no table of its nodes.
+  std::vector<std::size_t> backward_nodes_;
   std::map<std::int64_t, Flow> flows_;
   std::set<ThreadId> forward_threads_;
   std::map<std::string, TimeNs> time_by_dtype_;  // compute ops' time by their first input's type

@@ -31,8 +31,8 @@ std::vector<ModuleStats> ModuleTable(const ProfilerTraceWindow& trace) {
   for (const MarkerEvent& marker : window.timeline.markers) named.insert(marker.path);
   const std::vector<ModulePath> paths(named.begin(), named.end());
   const std::vector<PhaseCosts> inclusive = window.attribution->InclusiveOfEach(paths);
-  std::map<ModulePath, std::set<std::string>> op_types;  // the ops each module's forward calls
-  AddForwardOpTypes(window.timeline, window.placements, op_types);
+  std::map<ModulePath, ForwardOps> forward_ops;  // the ops each module's forward calls
+  AddForwardOps(window.timeline, window.placements, forward_ops);
   std::vector<ModuleStats> modules;
   for (std::size_t i = 0; i < paths.size(); ++i) {
     const ModulePath& path = paths[i];
@@ -46,8 +46,7 @@ std::vector<ModuleStats> ModuleTable(const ProfilerTraceWindow& trace) {
     stats.forward_ms = costs.forward.host_ms;
     stats.backward_ms = costs.backward.host_ms;
     stats.gpu_ms = costs.forward.gpu_ms + costs.backward.gpu_ms;
-    const std::set<std::string>& kinds = op_types[path];
-    stats.op_types.assign(kinds.begin(), kinds.end());
+    SetForwardOps(forward_ops[path], stats);
     modules.push_back(std::move(stats));
   }
   return modules;

@@ -67,6 +67,16 @@ std::uint32_t StringTable::Intern(std::string_view text) {
   return recent = id;
 }
 
+void EventChunk::DropMissingColumns() {
+  pid.DropIfAllMissing();
+  external_id.DropIfAllMissing();
+  correlation.DropIfAllMissing();
+  sequence_number.DropIfAllMissing();
+  forward_thread.DropIfAllMissing();
+  input_type.DropIfAllMissing();
+  extra.DropIfAllMissing();
+}
+
 std::size_t TraceStore::events() const {
   std::size_t total = 0;
   for (const EventChunk& chunk : chunks) total += chunk.size();

@@ -105,26 +105,54 @@ struct EventExtras {
   bool has_collective = false;
 };
 
+// A column of a field that whole traces go without (torch 1.13's own exporter writes no pid
+// number, ids or arguments): where no event of its chunk has the field, it holds nothing, and
+// every event reads as `kMissing`. A legacy trace's chunks then hold only the six columns it fills.
+template <typename T, T kMissing>
+class SparseColumn {
+ public:
+  void reserve(std::size_t events) { values_.reserve(events); }
+  void push_back(T value) { values_.push_back(value); }
+  T operator[](std::size_t i) const { return values_.empty() ? kMissing : values_[i]; }
+  // Over the values held: none once dropped.
+  typename std::vector<T>::iterator begin() { return values_.begin(); }
+  typename std::vector<T>::iterator end() { return values_.end(); }
+
+  // Once the chunk is complete: lets the values go where every one is kMissing.
+  void DropIfAllMissing() {
+    for (T value : values_) {
+      if (value != kMissing) return;
+    }
+    std::vector<T>().swap(values_);
+  }
+
+ private:
+  std::vector<T> values_;
+};
+
 // One batch of events in file order, a column per field.
 struct EventChunk {
+  static constexpr std::uint32_t kNoExtra = UINT32_MAX;
+
   std::vector<EventCategory> category;
   std::vector<char> phase;             // "ph": 'X' complete, 'i' instant, 's'/'f' flow, 'M' ...
   std::vector<std::uint32_t> name;     // into TraceStore::strings
-  std::vector<std::int64_t> pid;       // kAbsent when not a number ("CPU functions", "Spans")
+  SparseColumn<std::int64_t, kAbsent> pid;  // kAbsent when not a number ("CPU functions")
   std::vector<std::int64_t> tid;       // "stream 7" is read as 7
   std::vector<std::int64_t> ts_ns;
   std::vector<std::int64_t> dur_ns;    // 0 when absent
-  std::vector<std::int64_t> external_id;      // "External id"
-  std::vector<std::int64_t> correlation;      // "correlation"; a flow's "id"
-  std::vector<std::int64_t> sequence_number;  // "Sequence number"
-  std::vector<std::int64_t> forward_thread;   // "Fwd thread id"
-  std::vector<std::uint32_t> input_type;     // record_shapes' "Input type" of the first input:
-                                             // "float", "c10::BFloat16"; 0 when absent
-  std::vector<std::uint32_t> extra;    // index into extras, kNoExtra when none
+  SparseColumn<std::int64_t, kAbsent> external_id;      // "External id"
+  SparseColumn<std::int64_t, kAbsent> correlation;      // "correlation"; a flow's "id"
+  SparseColumn<std::int64_t, kAbsent> sequence_number;  // "Sequence number"
+  SparseColumn<std::int64_t, kAbsent> forward_thread;   // "Fwd thread id"
+  // record_shapes' "Input type" of the first input: "float", "c10::BFloat16"; 0 when absent.
+  SparseColumn<std::uint32_t, 0> input_type;
+  SparseColumn<std::uint32_t, kNoExtra> extra;  // index into extras
   std::vector<EventExtras> extras;
 
-  static constexpr std::uint32_t kNoExtra = UINT32_MAX;
   std::size_t size() const { return name.size(); }
+  // Once every event is in: the sparse columns no event filled hold nothing.
+  void DropMissingColumns();
 };
 
 // A GPU as deviceProperties describes it.

@@ -99,7 +99,8 @@ void AddProblem(ReadStats& stats, std::string problem) {
   if (stats.problems.size() < kProblemsKept) stats.problems.push_back(std::move(problem));
 }
 
-// Moves a parsed batch into the store: its strings join the store's table.
+// Moves a parsed batch into the store: its strings join the store's table, its columns no
+// event filled go.
 void Merge(ParsedBatch&& parsed, TraceStore& store) {
   std::vector<std::uint32_t> global;
   global.reserve(parsed.strings.size());
@@ -107,6 +108,7 @@ void Merge(ParsedBatch&& parsed, TraceStore& store) {
     global.push_back(store.strings.Intern(parsed.strings[id]));
   }
   EventChunk& chunk = parsed.chunk;
+  chunk.DropMissingColumns();
   for (std::uint32_t& name : chunk.name) name = global[name];
   for (std::uint32_t& type : chunk.input_type) type = global[type];
   for (EventExtras& extras : chunk.extras) {

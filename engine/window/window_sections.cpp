@@ -28,6 +28,7 @@ void SetStepTimes(const std::vector<double>& millis, StepBreakdown& step) {
   step.mean_ms = Mean(millis);
   step.min_ms = *std::min_element(millis.begin(), millis.end());
   step.max_ms = *std::max_element(millis.begin(), millis.end());
+  step.samples_ms = millis;
 }
 
 void SetStepPhases(const std::vector<StepSpan>& profiled_steps, StepBreakdown& step,

@@ -1,6 +1,8 @@
 #include "probes/ops/event_recorder.h"
 
 #include <chrono>
+#include <cstddef>
+#include <unordered_map>
 
 #include "probes/ops/page_faults.h"
 
@@ -21,10 +23,31 @@ struct RecordedMarker {
   TimeNs time_ns;
 };
 
+namespace {
+
+// `name` interned without the name table's lock, on the path every recorded op takes: each
+// recording thread keeps the names it met by the address it met them at (torch hands an
+// operator's name from its schema, the same address every call). An address may come back with
+// other text (a user label's string freed and another made there), so a hit is trusted only
+// once its text is checked.
+OpName CachedOpName(const char* name) {
+  constexpr std::size_t kMostCached = 4096;  // labels made on the fly come and go
+  thread_local std::unordered_map<const char*, OpName> by_address;
+  const auto found = by_address.find(name);
+  if (found != by_address.end() && found->second.str() == name) return found->second;
+  if (by_address.size() >= kMostCached) by_address.clear();
+  const OpName interned(name);
+  by_address[name] = interned;
+  return interned;
+}
+
+}  // namespace
+
 struct EventRecorder::ThreadBuffer {
   std::uint64_t generation = 0;  // the window these events belong to
   int open_ops = 0;
   std::vector<OpEvent> ops;
+  std::vector<OpCounts> counts;  // ops[i]'s
   std::vector<RecordedMarker> markers;
   std::vector<MemoryEvent> memory;
 };
@@ -56,6 +79,7 @@ EventRecorder::ThreadBuffer& EventRecorder::CurrentThreadBuffer() {
     buffer->generation = generation;
     buffer->open_ops = 0;
     buffer->ops.clear();
+    buffer->counts.clear();
     buffer->markers.clear();
     buffer->memory.clear();
   }
@@ -67,7 +91,8 @@ EventRecorder::OpHandle EventRecorder::BeginOp(const char* name, OpScope scope, 
                                                std::uint64_t correlation_id) {
   ThreadBuffer& buffer = CurrentThreadBuffer();
   OpEvent& op = buffer.ops.emplace_back();
-  op.name = name;
+  buffer.counts.emplace_back();
+  op.name = CachedOpName(name);
   op.scope = scope;
   op.thread = thread;
   op.seq_nr = seq_nr;
@@ -85,9 +110,9 @@ void EventRecorder::SetInputElements(const OpHandle& handle, std::int64_t larges
                                      std::int64_t broadcast) {
   auto* buffer = static_cast<ThreadBuffer*>(handle.buffer);
   if (handle.index >= buffer->ops.size()) return;
-  OpEvent& op = buffer->ops[handle.index];
-  op.input_elements = largest;
-  op.broadcast_elements = broadcast;
+  OpCounts& counts = buffer->counts[handle.index];
+  counts.input_elements = largest;
+  counts.broadcast_elements = broadcast;
 }
 
 void EventRecorder::EndOp(const OpHandle& handle) {
@@ -99,7 +124,9 @@ void EventRecorder::EndOp(const OpHandle& handle) {
   op.end_ns = now;
   if (handle.faults_at_start >= 0) {
     const std::int64_t faults = ThreadMinorFaults();
-    if (faults >= handle.faults_at_start) op.page_faults = faults - handle.faults_at_start;
+    if (faults >= handle.faults_at_start) {
+      buffer->counts[handle.index].page_faults = faults - handle.faults_at_start;
+    }
   }
   if (buffer->open_ops > 0) --buffer->open_ops;
 }
@@ -121,9 +148,10 @@ void EventRecorder::CollectInto(Timeline& out) {
   ModulePathsByName paths;
   for (const std::shared_ptr<ThreadBuffer>& buffer : buffers_) {
     if (buffer->generation != generation) continue;
-    for (OpEvent& op : buffer->ops) {
-      if (op.end_ns == 0) continue;  // still open when the window stopped
-      out.ops.push_back(std::move(op));
+    for (std::size_t i = 0; i < buffer->ops.size(); ++i) {
+      if (buffer->ops[i].end_ns == 0) continue;  // still open when the window stopped
+      out.ops.push_back(buffer->ops[i]);
+      out.SetCounts(out.ops.size() - 1, buffer->counts[i]);
     }
     for (const RecordedMarker& marker : buffer->markers) {
       out.markers.push_back(
@@ -131,6 +159,7 @@ void EventRecorder::CollectInto(Timeline& out) {
     }
     out.memory.insert(out.memory.end(), buffer->memory.begin(), buffer->memory.end());
     buffer->ops.clear();
+    buffer->counts.clear();
     buffer->markers.clear();
     buffer->memory.clear();
   }

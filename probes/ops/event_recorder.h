@@ -38,7 +38,7 @@ class EventRecorder {
   // count of open ops.
   OpHandle BeginOp(const char* name, OpScope scope, ThreadId thread, std::int64_t seq_nr,
                    ThreadId forward_thread, std::uint64_t correlation_id);
-  // Sets what a top-level op's inputs hold (OpEvent::input_elements, broadcast_elements).
+  // Sets what a top-level op's inputs hold (OpCounts::input_elements, broadcast_elements).
   void SetInputElements(const OpHandle& handle, std::int64_t largest, std::int64_t broadcast);
   // Closes an op opened by BeginOp on the same thread.
   void EndOp(const OpHandle& handle);

@@ -63,15 +63,19 @@ class TimelineBuilder {
 
   // The last op took `count` page faults, each costing `ns` (Timeline::page_fault_ns).
   TimelineBuilder& Faults(std::int64_t count, double ns) {
-    timeline_.ops.back().page_faults = count;
+    OpCounts counts = timeline_.CountsOf(timeline_.ops.size() - 1);
+    counts.page_faults = count;
+    timeline_.SetCounts(timeline_.ops.size() - 1, counts);
     timeline_.page_fault_ns = ns;
     return *this;
   }
 
   // The last op's tensor inputs: the largest one's elements, and their broadcast shape's.
   TimelineBuilder& Inputs(std::int64_t largest, std::int64_t broadcast) {
-    timeline_.ops.back().input_elements = largest;
-    timeline_.ops.back().broadcast_elements = broadcast;
+    OpCounts counts = timeline_.CountsOf(timeline_.ops.size() - 1);
+    counts.input_elements = largest;
+    counts.broadcast_elements = broadcast;
+    timeline_.SetCounts(timeline_.ops.size() - 1, counts);
     return *this;
   }
 

@@ -66,7 +66,7 @@ TEST_F(AbBenchmark, MeasuresASpeedupFromInterleavedRounds) {
   EXPECT_DOUBLE_EQ(*fix.speedup_ci_low, 2.0);  // steps without spread: an interval of no width
   EXPECT_DOUBLE_EQ(*fix.speedup_ci_high, 2.0);
   EXPECT_EQ(fix.peak_memory_mb, 1500);
-  EXPECT_EQ(ab.baseline_peak_memory_mb, 2000);
+  EXPECT_EQ(ab.fix.baseline_peak_memory_mb, 2000);
   EXPECT_DOUBLE_EQ(*ab.baseline_samples_per_s, 400);
   EXPECT_DOUBLE_EQ(*ab.candidate_samples_per_s, 800);
   EXPECT_EQ(fix.sites, std::vector<std::string>{"blocks.0.attn"});

@@ -129,6 +129,23 @@ TEST(AbStats, AStallDoesNotWidenTheFloorOfTheIntervalByTheMean) {
   EXPECT_GT(with.speedup, without.speedup) << "the stall is in both rounds' throughput";
 }
 
+// Two runs compared after the fact (advisor diff) are one round: its interval is its steps'
+// spread alone, each side's median from the median absolute deviation of its logs.
+TEST(AbStats, OneRoundsIntervalIsItsStepsSpreadAlone) {
+  const std::vector<double> baseline = {19, 20, 21, 20, 19, 21, 20};
+  const std::vector<double> candidate = {9.5, 10, 10.5, 10, 9.5, 10.5, 10};
+  const std::optional<SpeedupInterval> interval =
+      OneRoundInterval({baseline, candidate}, StepStatistic::kMedian);
+  ASSERT_TRUE(interval.has_value());
+  // Both sides' logs lie log(21/20) or more from their median at the median deviation.
+  const double sigma = 1.4826 * std::log(21.0 / 20.0);
+  const double side_variance = 3.14159265358979 / 2 * sigma * sigma / 7;
+  const double half = 2.447 * std::sqrt(2 * side_variance);
+  EXPECT_NEAR(interval->low, 2.0 * std::exp(-half), 1e-6);
+  EXPECT_NEAR(interval->high, 2.0 * std::exp(half), 1e-6);
+  EXPECT_FALSE(OneRoundInterval({{20}, candidate}, StepStatistic::kMedian).has_value());
+}
+
 AbMeasurement WithInterval(double speedup, double low, double high, int rounds) {
   AbMeasurement m;
   m.speedup = speedup;

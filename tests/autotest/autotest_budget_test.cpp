@@ -29,6 +29,14 @@ TEST(AutotestBudget, ARoundFitsOnlyWhenItsAverageCostEndsWithinTheLimit) {
   EXPECT_EQ(budget.DescribeLimit(), "1m00s");
 }
 
+TEST(AutotestBudget, WorkOfAKnownCostFitsOnlyWhenItEndsWithinTheLimit) {
+  AutotestBudget budget(seconds(60), kStart);
+  budget.RecordRound(seconds(50));  // a process round's price does not enter it
+  EXPECT_TRUE(budget.RoomFor(seconds(20), kStart + seconds(40)));
+  EXPECT_FALSE(budget.RoomFor(seconds(21), kStart + seconds(40)));
+  EXPECT_TRUE(AutotestBudget(std::nullopt, kStart).RoomFor(std::chrono::hours(5), kStart));
+}
+
 TEST(AutotestBudget, TimeLeftIsTheRoundsLeftAtTheAverageCostCappedByTheLimit) {
   AutotestBudget budget(seconds(600), kStart);
   EXPECT_EQ(budget.DescribeTimeLeft(4, kStart), "");  // nothing to estimate from
@@ -36,6 +44,15 @@ TEST(AutotestBudget, TimeLeftIsTheRoundsLeftAtTheAverageCostCappedByTheLimit) {
   EXPECT_EQ(budget.DescribeTimeLeft(4, kStart + seconds(30)), "at most 2m00s left");
   EXPECT_EQ(budget.DescribeTimeLeft(40, kStart + seconds(30)), "at most 9m30s left");
   EXPECT_EQ(budget.DescribeTimeLeft(0, kStart + seconds(30)), "at most 0s left");
+}
+
+TEST(AutotestBudget, SaysWhatABiggerBudgetWouldRun) {
+  AutotestBudget budget(seconds(40), kStart);
+  EXPECT_EQ(budget.DescribeBudgetFor(3, kStart + seconds(45)), "") << "no round to go by";
+  budget.RecordRound(seconds(30));
+  EXPECT_EQ(budget.DescribeBudgetFor(3, kStart + seconds(45)),
+            "a budget of at least 2m15s would run its 3 rounds, at about 30s each here");
+  EXPECT_EQ(AutotestBudget(std::nullopt, kStart).DescribeBudgetFor(3, kStart), "");
 }
 
 }  // namespace

@@ -33,6 +33,7 @@ constexpr char kCandidateTimes[] = R"(case "$2" in
   rival) write_result 9 null 8 1 '' ;;
   same) write_result 20 null 8 1 '' ;;
   faster+fast) write_result 5 null 8 1 '' ;;
+  faster+rival+fast) write_result 4 null 8 1 '' ;;
   *) exit 7 ;;
 esac)";
 
@@ -46,6 +47,12 @@ class Autotest : public ::testing::Test {
   }
 
   std::vector<AbResult> Run() { return RunAutotest(plan_, runner_, budget_, progress_); }
+
+  // A blocks script that runs `before`, then writes `blocks_json` as its result.
+  std::string WriteBlocksScript(const std::string& blocks_json, const std::string& before = "") {
+    return testing::WriteScript(dir_ / "blocks.sh",
+                                before + "\ncat > \"$1\" <<'EOF'\n" + blocks_json + "\nEOF");
+  }
 
   testing::ScratchDir dir_;
   testing::FakeCandidateRunner runner_{
@@ -81,7 +88,7 @@ TEST_F(Autotest, NumericsOutsideToleranceRejectBeforeAnyBenchmark) {
     NumericsVerdict verdict;
     if (candidate.id == "fast") {
       verdict.outcome = NumericsVerdict::Outcome::kExceeded;
-      verdict.numerics = Numerics{0.5, 0.1, 1e-3};
+      verdict.numerics = Numerics{0.5, 0.1, 1e-3, "processes"};
       verdict.detail = "loss differs by 0.5";
     } else {
       verdict.detail = "the numerics worker crashed";
@@ -110,8 +117,10 @@ TEST_F(Autotest, NumericsAreReportedOrSaidToBeUnchecked) {
   EXPECT_FALSE(unchecked[0].fix.numerics.has_value());
 
   runner_.set_check([](const CandidateSpec&) {
-    return NumericsVerdict{NumericsVerdict::Outcome::kWithinTolerance, Numerics{1e-7, 1e-6, 1e-4},
-                           "", {}};
+    return NumericsVerdict{NumericsVerdict::Outcome::kWithinTolerance,
+                           Numerics{1e-7, 1e-6, 1e-4, "processes"},
+                           "",
+                           {}};
   });
   const std::vector<AbResult> checked = Run();
   ASSERT_TRUE(checked[0].fix.numerics.has_value());
@@ -120,7 +129,8 @@ TEST_F(Autotest, NumericsAreReportedOrSaidToBeUnchecked) {
 }
 
 NumericsVerdict Within() {
-  return {NumericsVerdict::Outcome::kWithinTolerance, Numerics{1e-7, 1e-6, 1e-4}, "", {}};
+  return {
+      NumericsVerdict::Outcome::kWithinTolerance, Numerics{1e-7, 1e-6, 1e-4, "processes"}, "", {}};
 }
 
 TEST_F(Autotest, EachSingleRecipeIsCheckedOnceBeforeAnyBenchmarkACombinationWhenTried) {
@@ -302,14 +312,24 @@ TEST(AdvisorCandidateCommand, FollowsTheWorkerContract) {
       << "every run runs the workload as the bisection did";
 }
 
+// One candidate's blocks in BlocksJson: its steps of `ms`, or, with a `swing`, of `ms` - `swing`
+// on even cycles and `ms` + `swing` on odd ones (a candidate whose pairs disagree).
+struct BlockSteps {
+  std::string id;
+  double ms = 0;
+  double swing = 0;
+};
+
 // Blocks of a run, as the script probe writes them: `pairs` cycles of a baseline block of
-// `baseline_ms` steps and a candidate block of `candidate_ms` steps for each candidate, five steps
-// a block (BlockDesign's default).
-std::string BlocksJson(const std::vector<std::pair<std::string, double>>& candidates, int pairs,
-                       double baseline_ms, bool complete = true) {
+// `baseline_ms` steps and a candidate block for each candidate, five steps a block (BlockDesign's
+// default).
+std::string BlocksJson(const std::vector<BlockSteps>& candidates, int pairs, double baseline_ms,
+                       bool complete = true, const std::string& numerics = "{}") {
   std::string blocks;
   for (int cycle = 0; cycle < pairs; ++cycle) {
-    for (const auto& [id, candidate_ms] : candidates) {
+    for (const BlockSteps& candidate : candidates) {
+      const double candidate_ms = candidate.ms + (cycle % 2 ? candidate.swing : -candidate.swing);
+      const std::string& id = candidate.id;
       for (const auto& [side, ms] : {std::pair<std::string, double>{"baseline", baseline_ms},
                                      {"candidate", candidate_ms}}) {
         const std::string step = std::to_string(ms + 0.1 * (cycle % 2));
@@ -321,7 +341,19 @@ std::string BlocksJson(const std::vector<std::pair<std::string, double>>& candid
     }
   }
   return R"({"blocks":[)" + blocks + R"(],"complete":)" + (complete ? "true" : "false") +
-         R"(,"samples_per_step":8,"loss":1.0,"warmup_s":0.5})";
+         R"(,"samples_per_step":8,"loss":1.0,"warmup_s":0.5,"numerics":)" + numerics + "}";
+}
+
+// The probe's numerics checks inside the run, as it writes them: each candidate's outputs moved
+// by `relative` of their magnitude, held to the reordering tolerance.
+std::string InRunNumericsJson(const std::vector<std::string>& ids, double relative = 1e-5) {
+  std::string checks;
+  for (const std::string& id : ids) {
+    checks += (checks.empty() ? "\"" : ",\"") + id + R"(":{"max_abs_diff":)" +
+              std::to_string(relative * 2) + R"(,"max_rel_diff":)" + std::to_string(relative) +
+              R"(,"tolerance":0.001,"detail":"output: relative difference","compared":1})";
+  }
+  return "{" + checks + "}";
 }
 
 Recipe Switchable(const std::string& id) {
@@ -331,24 +363,35 @@ Recipe Switchable(const std::string& id) {
   return recipe;
 }
 
-// Knobs a running script reads between steps are measured together in one run of blocks; the
-// rest in rounds of processes, numerics first either way.
+// Five pairs of blocks of fast (2x), faster (2.5x) and their combination (4x), numerics within
+// the reordering tolerance.
+std::string FastFasterAndBoth() {
+  return BlocksJson({{"fast", 10.0}, {"faster", 8.0}, {"faster+fast", 5.0}}, 5, 20.0, true,
+                    InRunNumericsJson({"fast", "faster", "faster+fast"}));
+}
+
+// Knobs a running script reads between steps are measured together in one run of blocks, first,
+// their numerics checked inside that run; the rest in rounds of processes, numerics first.
 TEST_F(Autotest, SwitchableKnobsAreMeasuredTogetherInOneRunOfBlocks) {
   Recipe workers = Knob("same", /*preserves_semantics=*/true);
   workers.overrides = {};
   workers.overrides.pin_memory = true;
   plan_.recipes = {Switchable("fast"), Switchable("faster"), workers};
   plan_.recipe_ids = {"fast", "same", "faster"};
-  runner_.set_check([](const CandidateSpec&) { return Within(); });
-  runner_.set_blocks_script(testing::WriteScript(
-      dir_ / "blocks.sh", "cat > \"$1\" <<'EOF'\n" +
-                              BlocksJson({{"fast", 10.0}, {"faster", 8.0}, {"faster+fast", 5.0}},
-                                         5, 20.0) +
-                              "\nEOF"));
+  std::size_t blocks_runs_before_a_check = 0;
+  runner_.set_check([&](const CandidateSpec&) {
+    blocks_runs_before_a_check = runner_.blocks_runs().size();
+    return Within();
+  });
+  runner_.set_blocks_script(WriteBlocksScript(FastFasterAndBoth()));
 
   const std::vector<AbResult> results = Run();
   EXPECT_EQ(runner_.blocks_runs(), (std::vector<std::string>{"fast,faster", "faster+fast"}))
       << "one run for the singles, one for their combination";
+  EXPECT_EQ(runner_.checked(), std::vector<std::string>{"same"})
+      << "no numerics process for a candidate checked inside its run";
+  EXPECT_EQ(blocks_runs_before_a_check, 2u)
+      << "the switched knobs and their combination do not wait for another's numerics";
   EXPECT_EQ(runner_.last_design().cycles, 5) << "at most --autotest-rounds pairs";
   ASSERT_EQ(results.size(), 4u);
   for (int i : {0, 2}) {
@@ -356,7 +399,9 @@ TEST_F(Autotest, SwitchableKnobsAreMeasuredTogetherInOneRunOfBlocks) {
     EXPECT_EQ(fix.status, "verified") << fix.recipe;
     EXPECT_EQ(fix.measured_in, "process") << fix.recipe;
     EXPECT_EQ(fix.rounds, 5) << fix.recipe;
-    EXPECT_TRUE(fix.numerics.has_value()) << "numerics checked before the blocks";
+    ASSERT_TRUE(fix.numerics.has_value()) << "numerics checked before the blocks";
+    EXPECT_EQ(fix.numerics->checked_in, "process") << fix.recipe;
+    EXPECT_EQ(fix.numerics->max_rel_diff, 1e-5) << fix.recipe;
     EXPECT_TRUE(fix.speedup_ci_low.has_value());
   }
   EXPECT_NEAR(results[0].fix.speedup, 2.0, 0.02);
@@ -364,6 +409,8 @@ TEST_F(Autotest, SwitchableKnobsAreMeasuredTogetherInOneRunOfBlocks) {
   EXPECT_EQ(results[3].fix.recipe, "faster+fast");
   EXPECT_EQ(results[3].fix.measured_in, "process");
   EXPECT_NEAR(results[3].fix.speedup, 4.0, 0.05);
+  ASSERT_TRUE(results[3].fix.numerics.has_value());
+  EXPECT_EQ(results[3].fix.numerics->checked_in, "process");
   EXPECT_EQ(results[1].fix.recipe, "same");
   EXPECT_EQ(results[1].fix.measured_in, "processes");
   EXPECT_GT(results[1].fix.rounds, 0);
@@ -385,7 +432,9 @@ TEST_F(Autotest, ACandidateTheScriptsEndLeftUndecidedIsMeasuredInProcesses) {
       "cat > \"$1\" <<'EOF'\n" + blocks.replace(blocks.rfind(R"({"candidate":"faster")") - 1,
                                                   std::string::npos,
                                                   R"(],"complete":false,"samples_per_step":8,)"
-                                                  R"("loss":1.0})") +
+                                                  R"("loss":1.0,"numerics":)" +
+                                                      InRunNumericsJson({"fast", "faster"}) +
+                                                      "}") +
           "\nEOF"));
   const std::vector<AbResult> results = Run();
   ASSERT_GE(results.size(), 2u);
@@ -394,6 +443,10 @@ TEST_F(Autotest, ACandidateTheScriptsEndLeftUndecidedIsMeasuredInProcesses) {
   EXPECT_THAT(results[0].fix.detail, HasSubstr("the script ended after 2 pairs of full blocks"));
   EXPECT_EQ(results[1].fix.measured_in, "processes");
   EXPECT_EQ(results[1].fix.status, "verified");
+  ASSERT_TRUE(results[1].fix.numerics.has_value());
+  EXPECT_EQ(results[1].fix.numerics->checked_in, "process") << "its check in the run stands";
+  EXPECT_EQ(runner_.checked(), std::vector<std::string>{"faster+fast"})
+      << "no numerics process for the singles; the combination's run wrote no check of it";
   EXPECT_THAT(progress_.str(),
               HasSubstr("[autotest] faster: the script ended after 1 pair of full blocks of "
                         "faster (2 decide): measured in processes\n"));
@@ -412,6 +465,172 @@ TEST_F(Autotest, ABlocksRunThatFailsLeavesEveryCandidateToProcesses) {
   EXPECT_THAT(progress_.str(),
               HasSubstr("[autotest] the run that switched them failed (exit status 3): "
                         "each is measured in processes\n"));
+}
+
+// A candidate whose outputs moved beyond its tolerance inside the run is rejected on that check:
+// no benchmark, no numerics process; one whose check could not run there goes to processes.
+TEST_F(Autotest, NumericsCheckedInsideTheRunRejectOrFallBackToProcesses) {
+  plan_.recipes = {Switchable("fast"), Switchable("faster")};
+  plan_.recipe_ids = {"fast", "faster"};
+  runner_.set_check([](const CandidateSpec&) { return Within(); });
+  const std::string numerics =
+      R"j({"fast":{"max_abs_diff":0.4,"max_rel_diff":0.2,"tolerance":0.001,)j"
+      R"j("detail":"output[0].loss: relative difference 2.00e-01 (tolerance 1e-03)"},)j"
+      R"j("faster":{"error":"the model's forward under the candidate raised RuntimeError: no"}})j";
+  runner_.set_blocks_script(testing::WriteScript(
+      dir_ / "blocks.sh",
+      "cat > \"$1\" <<'EOF'\n" +
+          BlocksJson({{"fast", 10.0}, {"faster", 8.0}}, 5, 20.0, true, numerics) + "\nEOF"));
+  const std::vector<AbResult> results = Run();
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].fix.status, "rejected");
+  ASSERT_TRUE(results[0].fix.numerics.has_value());
+  EXPECT_EQ(results[0].fix.numerics->checked_in, "process");
+  EXPECT_EQ(results[0].fix.numerics->max_rel_diff, 0.2);
+  EXPECT_THAT(results[0].fix.detail, HasSubstr("numerics outside tolerance: output[0].loss"));
+  EXPECT_EQ(results[0].fix.rounds, 0) << "not measured";
+  EXPECT_EQ(results[1].fix.status, "verified");
+  EXPECT_EQ(results[1].fix.measured_in, "processes");
+  EXPECT_EQ(runner_.checked(), std::vector<std::string>{"faster"});
+  EXPECT_THAT(testing::ReadFile(dir_ / "order.log"), Not(HasSubstr("fast ")));
+  EXPECT_THAT(progress_.str(),
+              HasSubstr("[autotest] faster: its numerics check inside the run failed: the "
+                        "model's forward under the candidate raised RuntimeError: no: checked "
+                        "and measured in processes\n"));
+}
+
+// Where a recipe measured in processes helps too, the best combination of all is a second one,
+// in processes: the combination of the switched knobs keeps its blocks.
+TEST_F(Autotest, ARecipeInProcessesThatHelpsMakesASecondCombinationInProcesses) {
+  Recipe rival = Knob("rival", /*preserves_semantics=*/true);
+  rival.overrides = {};
+  rival.overrides.pin_memory = true;
+  plan_.recipes = {Switchable("fast"), Switchable("faster"), rival};
+  plan_.recipe_ids = {"rival", "fast", "faster"};
+  runner_.set_check([](const CandidateSpec&) { return Within(); });
+  runner_.set_blocks_script(WriteBlocksScript(FastFasterAndBoth()));
+  const std::vector<AbResult> results = Run();
+  ASSERT_EQ(results.size(), 5u);
+  EXPECT_EQ(results[0].fix.recipe, "rival") << "the singles in the findings' order";
+  EXPECT_EQ(results[0].fix.measured_in, "processes");
+  EXPECT_EQ(results[3].fix.recipe, "faster+fast");
+  EXPECT_EQ(results[3].fix.measured_in, "process");
+  EXPECT_EQ(results[4].fix.recipe, "faster+rival+fast") << "fastest first: 2.5x, 2.2x, 2x";
+  EXPECT_EQ(results[4].fix.measured_in, "processes");
+  EXPECT_EQ(results[4].fix.status, "verified");
+  const std::string order = testing::ReadFile(dir_ / "order.log");
+  EXPECT_THAT(order, HasSubstr("faster+rival+fast unset"));
+  EXPECT_THAT(order, Not(HasSubstr("faster+fast "))) << "no process for the switched combination";
+}
+
+// The budget that processes spend cannot leave the switched knobs' combination out: it is
+// measured right after them, before any candidate in processes.
+TEST_F(Autotest, TheSwitchedKnobsCombinationIsMeasuredBeforeAnyProcess) {
+  Recipe slow = Knob("same");
+  slow.overrides = {};
+  slow.overrides.pin_memory = true;
+  plan_.recipes = {Switchable("fast"), Switchable("faster"), slow};
+  plan_.recipe_ids = {"same", "fast", "faster"};
+  plan_.predicted_gain_ms = {{"same", 100.0}};
+  runner_.set_check([](const CandidateSpec&) { return Within(); });
+  // Each blocks run notes itself in the benchmark processes' log.
+  runner_.set_blocks_script(
+      WriteBlocksScript(FastFasterAndBoth(), "echo blocks >> \"" + (dir_ / "order.log") + "\""));
+  const std::vector<AbResult> results = Run();
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_EQ(results[3].fix.recipe, "faster+fast");
+  EXPECT_EQ(results[3].fix.status, "verified");
+  EXPECT_THAT(testing::ReadFile(dir_ / "order.log"), StartsWith("blocks\nblocks\nbaseline unset\n"))
+      << "the singles' run, the combination's run, then the processes, whatever their gain";
+}
+
+// Recipes measured in processes are tried in the order of their predicted gain per benchmark, so
+// that a budget cut leaves out the least promising; the results keep the findings' order.
+TEST_F(Autotest, TriesTheRecipesByPredictedGainAndReportsThemInTheFindingsOrder) {
+  plan_.recipes = {Knob("same"), Knob("fast"), Knob("faster")};
+  plan_.recipe_ids = {"same", "fast", "faster"};
+  plan_.predicted_gain_ms = {{"fast", 4.0}, {"faster", 12.0}};
+  plan_.settings.max_rounds = 2;
+  const std::vector<AbResult> results = Run();
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_EQ(results[0].fix.recipe, "same");
+  EXPECT_EQ(results[1].fix.recipe, "fast");
+  EXPECT_EQ(results[2].fix.recipe, "faster");
+  const std::string order = testing::ReadFile(dir_ / "order.log");
+  EXPECT_LT(order.find("faster unset"), order.find("fast unset"));
+  EXPECT_LT(order.find("fast unset"), order.find("same unset")) << "no prediction: last";
+}
+
+// Pairs of blocks that disagree (an interval across the noise band: 0.53x-1.61x says nothing) get
+// a second run of their own with more cycles; a candidate the first run decided does not.
+TEST_F(Autotest, AWideIntervalGetsMorePairsInASecondRunUpToABound) {
+  plan_.recipes = {Switchable("fast"), Switchable("noisy")};
+  plan_.recipe_ids = {"fast", "noisy"};
+  plan_.settings.max_rounds = 3;
+  const std::string first =
+      BlocksJson({{"fast", 10.0}, {"noisy", 20.0, 5.0}}, 3, 20.0, true,
+                 InRunNumericsJson({"fast", "noisy"}));
+  const std::string second =
+      BlocksJson({{"noisy", 20.0, 5.0}}, 9, 20.0, true, InRunNumericsJson({"noisy"}));
+  runner_.set_blocks_script(testing::WriteScript(
+      dir_ / "blocks.sh", "if [ -e \"" + (dir_ / "first") + "\" ]; then\ncat > \"$1\" "
+                          "<<'EOF'\n" + second + "\nEOF\nelse\ntouch \"" +
+                          (dir_ / "first") + "\"\ncat > \"$1\" <<'EOF'\n" + first +
+                          "\nEOF\nfi"));
+  const std::vector<AbResult> results = Run();
+  EXPECT_EQ(runner_.blocks_runs(), (std::vector<std::string>{"fast,noisy", "noisy"}));
+  EXPECT_EQ(runner_.last_design().cycles, 9) << "up to 4 times the first run's 3 pairs";
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].fix.rounds, 3);
+  EXPECT_EQ(results[0].fix.status, "verified");
+  const FixResult& noisy = results[1].fix;
+  EXPECT_EQ(noisy.measured_in, "process");
+  EXPECT_EQ(noisy.rounds, 12);
+  EXPECT_EQ(noisy.status, "no-change");
+  ASSERT_TRUE(noisy.speedup_ci_low && noisy.speedup_ci_high);
+  EXPECT_GT(*noisy.speedup_ci_low, 0.8) << "narrower than after 3 pairs";
+  EXPECT_LT(*noisy.speedup_ci_high, 1.3);
+  EXPECT_THAT(noisy.detail,
+              HasSubstr("9 of its 12 pairs of full blocks from a second run of the script"));
+  EXPECT_THAT(progress_.str(), HasSubstr("[autotest] noisy: 95 % interval "));
+}
+
+// A second run that fails leaves the verdict on the first run's pairs, and says so.
+TEST_F(Autotest, AWideIntervalWhoseSecondRunFailsRestsOnTheFirstRunsPairs) {
+  plan_.recipes = {Switchable("noisy")};
+  plan_.recipe_ids = {"noisy"};
+  plan_.settings.max_rounds = 3;
+  runner_.set_blocks_script(WriteBlocksScript(
+      BlocksJson({{"noisy", 20.0, 5.0}}, 3, 20.0, true, InRunNumericsJson({"noisy"})),
+      "[ -e \"" + (dir_ / "first") + "\" ] && exit 3\ntouch \"" + (dir_ / "first") + "\""));
+  const std::vector<AbResult> results = Run();
+  EXPECT_EQ(runner_.blocks_runs(), (std::vector<std::string>{"noisy", "noisy"}));
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].fix.measured_in, "process");
+  EXPECT_EQ(results[0].fix.rounds, 3);
+  EXPECT_THAT(results[0].fix.detail, HasSubstr("the second run of blocks gave none: the run that "
+                                               "switched them failed (exit status 3)"));
+  EXPECT_THAT(progress_.str(), HasSubstr("(exit status 3): the first run's pairs stand\n"));
+}
+
+// A second run that would not end within the budget is not started: the verdict rests on the
+// first run's pairs and says why there are no more.
+TEST_F(Autotest, AWideIntervalGetsNoSecondRunTheBudgetHasNoRoomFor) {
+  plan_.recipes = {Switchable("noisy")};
+  plan_.recipe_ids = {"noisy"};
+  plan_.settings.max_rounds = 3;
+  // The first run takes longer than what is left of the budget after it.
+  budget_ = AutotestBudget(std::chrono::seconds(1));
+  runner_.set_blocks_script(WriteBlocksScript(
+      BlocksJson({{"noisy", 20.0, 5.0}}, 3, 20.0, true, InRunNumericsJson({"noisy"})),
+      "sleep 1.1"));
+  const std::vector<AbResult> results = Run();
+  EXPECT_EQ(runner_.blocks_runs(), std::vector<std::string>{"noisy"});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].fix.rounds, 3);
+  EXPECT_EQ(results[0].fix.status, "no-change");
+  EXPECT_THAT(results[0].fix.detail,
+              HasSubstr("more pairs of blocks did not fit the autotest budget (1s)"));
 }
 
 TEST_F(Autotest, ACandidateTheBudgetLeavesNoTimeForIsSkippedAndSaysSo) {

@@ -100,7 +100,7 @@ TEST(NumericsResultFile, RoundTripsAndRejectsAMalformedFile) {
   testing::ScratchDir dir;
   NumericsResult written;
   written.within_tolerance = false;
-  written.numerics = {0.25, 0.5, 1e-4};
+  written.numerics = {0.25, 0.5, 1e-4, ""};
   written.worst = "grad of fc.weight: relative difference 5.0e-01";
   written.compared = 7;
   written.sites = {"blocks.0.select"};

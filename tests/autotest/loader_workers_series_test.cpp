@@ -55,7 +55,7 @@ TEST(RunLoaderWorkersSeries, TriesEachCountAndKeepsTheKnee) {
         const int workers = candidate.overrides.dataloader_workers->count;
         tried.push_back(workers);
         EXPECT_EQ(candidate.id, "dataloader-workers") << "the recipe's numerics verdict applies";
-        AbResult ab{NewFixResult(candidate), 32 * 1000.0 / 788.0, {}, {}};
+        AbResult ab{NewFixResult(candidate), 32 * 1000.0 / 788.0, {}};
         ab.fix.step_statistic = "mean";  // a workload that waits for its input
         ab.fix.baseline.mean_ms = 788.0;
         ab.fix.baseline.samples = 5;
@@ -87,7 +87,7 @@ TEST(RunLoaderWorkersSeries, TheKneeMayBeTheWorkloadsOwnCount) {
   const AbResult result = RunLoaderWorkersSeries(
       WorkersRecipe(), 4, 2,
       [](const CandidateSpec& candidate, int) {
-        AbResult ab{NewFixResult(candidate), 40.0, 30.0, {}};
+        AbResult ab{NewFixResult(candidate), 40.0, 30.0};
         ab.fix.baseline = {100.0, 100.0, 95.0, 110.0, 5};
         ab.fix.candidate = {130.0, 130.0, 125.0, 140.0, 5};
         ab.fix.speedup = 100.0 / 130.0;
@@ -123,7 +123,7 @@ TEST(RunLoaderWorkersSeries, FailedCountsAreInTheSeriesButNeverTheKnee) {
   const AbResult result = RunLoaderWorkersSeries(
       WorkersRecipe(), 0, 4,
       [](const CandidateSpec& candidate, int) {
-        AbResult ab{NewFixResult(candidate), {}, {}, {}};
+        AbResult ab{NewFixResult(candidate), {}, {}};
         if (candidate.overrides.dataloader_workers->count == 4) {
           ab.fix.status = fix_status::kFailed;
           ab.fix.detail = "worker crashed";

@@ -245,7 +245,7 @@ TEST(Recipe, EveryShippedRecipeLoads) {
                          "intra-op-threads",    "sdpa-cudnn-backend",
                          "sdpa-flash-backend",  "ddp-bucket-10mb",
                          "ddp-bucket-100mb",    "ddp-gradient-as-bucket-view",
-                         "ddp-static-graph"}) {
+                         "ddp-static-graph",    "hf-sdpa-attention"}) {
     EXPECT_NE(FindRecipe(set.recipes, id), nullptr) << "no recipes/" << id << ".json";
   }
   // The worker applies these as workload step options (engine/model_candidate/knobs.cpp).

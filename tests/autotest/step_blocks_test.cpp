@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace advisor {
 namespace {
 
@@ -21,6 +23,10 @@ TEST(SwitchesBetweenSteps, OnlyKnobsARunningStepReads) {
   flags.cudnn_benchmark = true;
   flags.autocast_dtype = std::string("bfloat16");
   EXPECT_TRUE(SwitchesBetweenSteps(WithOverrides(flags)));
+  RecipeOverrides attention;
+  attention.attn_implementation = std::string("sdpa");
+  EXPECT_TRUE(SwitchesBetweenSteps(WithOverrides(attention)))
+      << "transformers reads the attention's choice at every forward";
 
   RecipeOverrides workers = flags;
   workers.dataloader_workers = ThreadCount{4};
@@ -82,6 +88,37 @@ TEST(BlocksResult, AMalformedFileNamesTheFileAndTheField) {
   EXPECT_THAT(error_of(R"({"blocks": [], "samples_per_step": 1, "loss": 1})"),
               HasSubstr("'complete'"));
   EXPECT_THAT(error_of("[1, 2"), HasSubstr("blocks.json: not valid JSON"));
+  EXPECT_THAT(error_of(R"({"blocks": [], "complete": true, "samples_per_step": 1, "loss": 1,
+                           "numerics": {"tf32": {"max_abs_diff": 1, "max_rel_diff": -1,
+                                                 "tolerance": 0.05, "detail": ""}}})"),
+              HasSubstr("blocks.json: field 'numerics.tf32.max_rel_diff'"));
+  EXPECT_THAT(error_of(R"({"blocks": [], "complete": true, "samples_per_step": 1, "loss": 1,
+                           "numerics": [1]})"),
+              HasSubstr("'numerics'"));
+}
+
+// The probe's numerics checks inside the run: a difference, one that is not finite (null), and
+// a check that could not run.
+TEST(BlocksResult, ReadsTheNumericsCheckedInsideTheRun) {
+  const BlocksResult result = ParseBlocksResult(R"({"blocks": [], "complete": true,
+      "samples_per_step": 1, "loss": 1, "numerics": {
+        "tf32": {"max_abs_diff": 0.002, "max_rel_diff": 0.001, "tolerance": 0.05,
+                 "detail": "output.logits: relative difference 1.00e-03", "compared": 2},
+        "bf16": {"max_abs_diff": null, "max_rel_diff": null, "tolerance": 0.04,
+                 "detail": "output.loss is not finite"},
+        "sdpa": {"error": "the model's forward under the candidate raised RuntimeError: x"}}})",
+                                                "blocks.json");
+  ASSERT_EQ(result.numerics.size(), 3u);
+  const InRunNumerics& tf32 = result.numerics.at("tf32");
+  EXPECT_TRUE(tf32.error.empty());
+  EXPECT_EQ(tf32.numerics.max_rel_diff, 0.001);
+  EXPECT_EQ(tf32.numerics.max_abs_diff, 0.002);
+  EXPECT_EQ(tf32.numerics.tolerance, 0.05);
+  EXPECT_EQ(tf32.numerics.checked_in, "process");
+  EXPECT_THAT(tf32.detail, HasSubstr("output.logits"));
+  EXPECT_TRUE(std::isinf(result.numerics.at("bf16").numerics.max_rel_diff)) << "admits nothing";
+  EXPECT_THAT(result.numerics.at("sdpa").error, HasSubstr("raised RuntimeError"));
+  EXPECT_TRUE(ParseBlocksResult(kBlocks, "blocks.json").numerics.empty());
 }
 
 }  // namespace

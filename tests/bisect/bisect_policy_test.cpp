@@ -198,7 +198,115 @@ TEST(DecideLevel, AnAnomalyInsideASingleContainerThatHoldsMostStillWins) {
                     Child("blocks", "Sequential", 48, 96)};
   input.parent_cost = Sum(input.children);
   input.step_cost = 160;
-  EXPECT_EQ(DecideLevel(input).chosen, "patch_drop");
+  LevelDecision decision = DecideLevel(input);
+  EXPECT_EQ(decision.chosen, "patch_drop");
+  EXPECT_EQ(decision.look_ahead, "blocks") << "what the blocks hold inside is not known yet";
+
+  // Inside, twelve even blocks and no anomaly: nothing there is known avoidable, and the
+  // excess, 2.6 % of the blocks' cost, keeps the level.
+  input.prospect = Prospect{"blocks", 0, false};
+  decision = DecideLevel(input);
+  EXPECT_EQ(decision.chosen, "patch_drop") << decision.reason;
+  EXPECT_EQ(decision.look_ahead, "");
+}
+
+TEST(DecideLevel, AHostBoundLoopInTheHotterChildOutweighsASmallerAnomaly) {
+  // recsys_train.py's level 1 on a quiet VM: the items tower's embedding gradient, 0.63 ms/step
+  // beyond 3x its forward in every step, beside the users tower at 88 % whose history mean is a
+  // Python loop (512 aten::mean a step).
+  ChildCost users = Child("users", "UserTower", 8.0, 12.0);
+  users.loop = 3.1;
+  LevelInput input;
+  input.children = {users, Child("items", "ItemTower", 0.126, 1.007)};
+  input.parent_cost = Sum(input.children);
+  input.step_cost = 25;
+  LevelDecision decision = DecideLevel(input);
+  EXPECT_EQ(decision.chosen, "users") << decision.reason;
+  EXPECT_EQ(decision.look_ahead, "") << "the loop is seen in this window";
+  EXPECT_NE(decision.reason.find("holds 95%"), std::string::npos) << decision.reason;
+  EXPECT_NE(decision.reason.find("items's anomaly (0.629 ms/step beyond its prediction) gives "
+                                 "way to users: a host-bound loop of its ops takes 3.1 ms/step"),
+            std::string::npos)
+      << decision.reason;
+
+  // A loop smaller than the excess is no reason: the tower is looked into first.
+  input.children[0].loop = 0.5;
+  decision = DecideLevel(input);
+  EXPECT_EQ(decision.chosen, "items") << decision.reason;
+  EXPECT_EQ(decision.look_ahead, "users");
+}
+
+TEST(DecideLevel, AHotterChildWhoseOwnOpsHoldMostOneLevelDownOutweighsAnAnomaly) {
+  // seq_autoencoder.py: the encoder (a leaf) makes a full-size gradient at every time step, its
+  // backward 5.8x its forward; the decoder holds 71 %, nearly all in its own ops beside two
+  // small Linears.
+  LevelInput input;
+  input.children = {Child("encoder", "GRUEncoder", 6, 35), Child("to_latent", "Linear", 0.05, 0.1),
+                    Child("decoder", "GRUDecoder", 30, 70)};
+  input.children[0].leaf = true;
+  input.children[1].leaf = true;
+  input.parent_cost = Sum(input.children);
+  input.step_cost = 160;
+  LevelDecision decision = DecideLevel(input);
+  EXPECT_EQ(decision.chosen, "encoder");
+  EXPECT_EQ(decision.look_ahead, "decoder");
+
+  input.prospect = Prospect{"decoder", 0, true};
+  decision = DecideLevel(input);
+  EXPECT_EQ(decision.chosen, "decoder") << decision.reason;
+  EXPECT_NE(decision.reason.find("its own ops hold most of its time one level down"),
+            std::string::npos)
+      << decision.reason;
+
+  // The prospect of another child says nothing of this one.
+  input.prospect = Prospect{"encoder", 0, true};
+  EXPECT_EQ(DecideLevel(input).look_ahead, "decoder");
+}
+
+TEST(DecideLevel, AnAnomalyInsideTheHotterChildThatIsLargerOutweighsTheOneBeside) {
+  LevelInput input;
+  input.children = {Child("stem", "Stem", 0.1, 4), Child("trunk", "Trunk", 40, 80)};
+  input.parent_cost = Sum(input.children);
+  input.step_cost = 130;
+  input.prospect = Prospect{"trunk", 12, false};
+  LevelDecision decision = DecideLevel(input);
+  EXPECT_EQ(decision.chosen, "trunk") << decision.reason;
+  EXPECT_NE(decision.reason.find("an anomaly among its children takes 12 ms/step"),
+            std::string::npos)
+      << decision.reason;
+
+  input.prospect->anomaly_excess = 3;  // smaller than stem's 3.7
+  EXPECT_EQ(DecideLevel(input).chosen, "stem");
+}
+
+TEST(ProspectOf, SaysWhetherTheParentsOwnOpsHoldMostAndItsLargestAnomaly) {
+  // The decoder's children: two small Linears beside its own loop.
+  LevelInput decoder;
+  decoder.parent = "decoder";
+  decoder.children = {Child("decoder.init_h", "Linear", 0.02, 0.04),
+                      Child("decoder.readout", "Linear", 0.5, 1.0)};
+  decoder.parent_self = 98;
+  decoder.parent_cost = Sum(decoder.children) + decoder.parent_self;
+  decoder.step_cost = 160;
+  Prospect prospect = ProspectOf(decoder);
+  EXPECT_EQ(prospect.path, "decoder");
+  EXPECT_TRUE(prospect.own_ops_hold_most);
+  EXPECT_EQ(prospect.anomaly_excess, 0);
+
+  // Four blocks, one slow: no own ops, the slow block's excess over its siblings' median.
+  LevelInput trunk;
+  trunk.parent = "trunk";
+  for (int i = 0; i < 4; ++i) {
+    trunk.children.push_back(Child("trunk." + std::to_string(i), "Block", 2, 4));
+  }
+  trunk.children[2].backward = 16;
+  trunk.children[2].steps = {18};
+  trunk.children[2].backward_steps = {16};
+  trunk.parent_cost = Sum(trunk.children);
+  trunk.step_cost = 40;
+  prospect = ProspectOf(trunk);
+  EXPECT_FALSE(prospect.own_ops_hold_most);
+  EXPECT_DOUBLE_EQ(prospect.anomaly_excess, 12);
 }
 
 TEST(DecideLevel, ALeafCostingMoreThanTheAnomalousSiblingAltogetherWins) {
@@ -219,9 +327,10 @@ TEST(DecideLevel, ALeafCostingMoreThanTheAnomalousSiblingAltogetherWins) {
   EXPECT_EQ(decision.chosen, "towers.item.2");
   EXPECT_NE(decision.reason.find("holds"), std::string::npos) << decision.reason;
 
-  // Not a leaf, the same costs would be looked into first: the anomaly wins.
+  // Not a leaf, the same costs would be looked into first: the anomaly wins until then.
   input.children[2].leaf = false;
   EXPECT_EQ(DecideLevel(input).chosen, "towers.item.3");
+  EXPECT_EQ(DecideLevel(input).look_ahead, "towers.item.2");
 }
 
 TEST(DecideLevel, IgnoresAnomaliesBelowTwoPercentOfTheStep) {

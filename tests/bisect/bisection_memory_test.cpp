@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,22 @@ TEST(BisectionMemory, AHolderOffTheLevelsPathWaitsForItsOwnWindow) {
   RunReport report;
   memory.Fill(report);
   EXPECT_EQ(report.memory->peak->path, "encoder");
+}
+
+TEST(BisectionMemory, RepeatedBlocksHoldingAlikeAreNamedBesideTheHolder) {
+  BisectionMemory memory(std::nullopt);
+  memory.AddBaseline(BaselineOf(12));
+  memory.AddLevel("", WindowOf({{"h.0", 4}, {"h.1", 4}, {"h.2", 4}, {"head", 1}}));
+  memory.AddLevel("h.0", WindowOf({{"h.0.attn", 1}, {"h.0.act", 3}}));
+  RunReport report;
+  memory.Fill(report);
+  ASSERT_TRUE(report.memory && report.memory->peak);
+  EXPECT_EQ(report.memory->peak->path, "h.0.act") << "h.0 is first of its equals by name";
+  EXPECT_EQ(report.memory->peak->tied_with, (std::vector<std::string>{"h.1", "h.2"}));
+  ASSERT_TRUE(report.memory->timeline.has_value()) << "the chart of the window naming the holder";
+  const std::vector<MemorySpan>& spans = report.memory->timeline->spans;
+  EXPECT_TRUE(std::any_of(spans.begin(), spans.end(),
+                          [](const MemorySpan& span) { return span.label == "h.0.act"; }));
 }
 
 TEST(BisectionMemory, StopsWhereTheHolderKeepsTheBytesItself) {

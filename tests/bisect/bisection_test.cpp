@@ -406,33 +406,59 @@ FakeModule TwoOpsInOneModule(double cos_ms, double matmul_ms) {
   return root;
 }
 
-// A gather whose forward and backward cost about the same (the demo's aten::gather and
-// GatherBackward0 on a CPU): the two halves of one call take turns leading, and that is no doubt
-// about the hot spot's op, whose line and fix they share. It was: every demo run read "low
-// confidence: the op: GatherBackward0 (backward) cost more than aten::gather (forward) in only...".
-TEST(Bisection, TheTwoHalvesOfOneCallTakingTurnsLeaveTheHotSpotsOpSure) {
+// root -> hot (gather: aten::gather forward, GatherBackward0 backward; small), cold.
+FakeModule GatherInOneModule(double forward_ms, double backward_ms) {
   FakeModule hot;
   hot.path = "hot";
   hot.type = "Block";
-  FakeModule gather = Leaf("hot.gather", 10.0, 9.5);
+  FakeModule gather = Leaf("hot.gather", forward_ms, backward_ms);
   gather.forward_op = "aten::gather";
   gather.backward_op = "GatherBackward0";
   hot.children = {gather, Leaf("hot.small", 0.5, 0.5)};
   FakeModule root;
   root.type = "Model";
   root.children = {hot, Leaf("cold", 1.0, 2.0)};
-  FakeSource source(root);
+  return root;
+}
+
+// A gather whose forward and backward cost about the same (the demo's aten::gather and
+// GatherBackward0 on a CPU): the two halves of one call take turns leading, and that is no doubt
+// about the hot spot's op, whose line and fix they share. It was: every demo run read "low
+// confidence: the op: GatherBackward0 (backward) cost more than aten::gather (forward) in only...";
+// then the demo named aten::gather in 4 quiet runs of 10 and GatherBackward0 in 6. The call is
+// named by its backward node, with its forward op beside it, whichever half leads.
+TEST(Bisection, TheTwoHalvesOfOneCallTakingTurnsAreNamedByTheBackwardNodeAndSure) {
+  // The backward half: 9.0 ms in three steps of five (the forward's 10 leads on the medians),
+  // 11.4 in two.
+  FakeSource source(GatherInOneModule(10.0, 9.5));
   source.backward_slowdown = [](int, int step, const std::string& path) {
-    return path == "hot.gather" ? (step % 2 == 0 ? 1.2 : 0.8) : 1.0;
+    return path == "hot.gather" ? (step % 2 == 1 ? 1.2 : 0.95) : 1.0;
   };
   const RunReport report = BisectOneLevel(source);
   ASSERT_TRUE(report.hotspot.has_value());
   EXPECT_EQ(report.hotspot->path, "hot");
-  EXPECT_TRUE(report.hotspot->op == "aten::gather" || report.hotspot->op == "GatherBackward0")
-      << report.hotspot->op;
+  EXPECT_EQ(report.hotspot->op, "GatherBackward0") << "the forward half leads on average";
+  EXPECT_EQ(report.hotspot->phase, "backward");
+  EXPECT_EQ(report.hotspot->forward_op, "aten::gather");
   EXPECT_FALSE(SaysWithPrefix(report, "low confidence: the op:"))
       << ::testing::PrintToString(report.data_quality);
   EXPECT_EQ(report.run.windows, 2) << "the baseline and level 1: nothing measured again";
+}
+
+TEST(Bisection, ACallIsNamedByItsForwardOpOnlyWhereTheForwardCostsTwiceTheBackward) {
+  FakeSource alike(GatherInOneModule(15.0, 10.0));  // the demo's slowest forward seen
+  const RunReport named_by_node = BisectOneLevel(alike);
+  ASSERT_TRUE(named_by_node.hotspot.has_value());
+  EXPECT_EQ(named_by_node.hotspot->op, "GatherBackward0");
+  EXPECT_EQ(named_by_node.hotspot->forward_op, "aten::gather");
+  EXPECT_EQ(named_by_node.hotspot->confidence, "high");
+
+  FakeSource forward_heavy(GatherInOneModule(10.0, 3.0));
+  const RunReport report = BisectOneLevel(forward_heavy);
+  ASSERT_TRUE(report.hotspot.has_value());
+  EXPECT_EQ(report.hotspot->op, "aten::gather");
+  EXPECT_EQ(report.hotspot->phase, "forward");
+  EXPECT_EQ(report.hotspot->confidence, "high");
 }
 
 TEST(Bisection, TwoOpsThatTakeTurnsLeadingMakeTheHotSpotsOpLowConfidence) {
@@ -579,6 +605,82 @@ TEST(Bisection, StepsThatWaitInBurstsCompareTheirMeansForTheProbeOverhead) {
   EXPECT_TRUE(SaysWithPrefix(report, overhead)) << ::testing::PrintToString(report.data_quality);
   EXPECT_TRUE(SaysWithPrefix(report, "profiled steps ran 7"))
       << "3 against 12 units: " << ::testing::PrintToString(report.data_quality);
+}
+
+// root -> a leaf whose backward is 9x its forward, beside `hottest`: a module with two small
+// Linears, whose own forward and backward take `own_ms` and twice that.
+FakeModule AnomalyBesideAHotterModule(double own_ms) {
+  FakeModule root;
+  root.type = "Model";
+  FakeModule anomalous = Leaf("encoder", 1.0, 9.0);
+  anomalous.backward_op = "SelectBackward0";
+  root.children.push_back(anomalous);
+  FakeModule hottest;
+  hottest.path = "decoder";
+  hottest.type = "Decoder";
+  hottest.forward_ms = own_ms;
+  hottest.backward_ms = 2 * own_ms;
+  hottest.forward_op = "aten::matmul";
+  hottest.backward_op = "MmBackward0";
+  for (int i = 0; i < 2; ++i) {
+    hottest.children.push_back(Leaf("decoder.linear" + std::to_string(i), 4.0, 8.0));
+  }
+  root.children.push_back(hottest);
+  return root;
+}
+
+// Bisects `source`, expecting the hot spot `path` -> `op` with high confidence.
+BisectOutcome BisectExpecting(FakeSource& source, const std::string& path, const std::string& op) {
+  BisectOutcome outcome = Bisect(source);
+  const auto& hotspot = outcome.report.hotspot;
+  EXPECT_TRUE(hotspot.has_value());
+  if (hotspot) {
+    EXPECT_EQ(hotspot->path, path);
+    EXPECT_EQ(hotspot->op, op);
+    EXPECT_EQ(hotspot->confidence, "high");
+  }
+  return outcome;
+}
+
+TEST(Bisection, AHotterModuleWhoseOwnOpsHoldMostIsLookedIntoAndItsWindowIsTheNextLevels) {
+  // The encoder's excess (6 ms) against a decoder of 96 ms, 72 of them its own: the look into
+  // the decoder finds its own ops holding most, and that window decides the decoder's level.
+  FakeSource source(AnomalyBesideAHotterModule(24.0));
+  const BisectOutcome outcome = BisectExpecting(source, "decoder", "MmBackward0");
+  const RunReport& report = outcome.report;
+  ASSERT_EQ(report.levels.size(), 2u);
+  EXPECT_EQ(report.levels[0].chosen, "decoder");
+  EXPECT_NE(report.levels[0].reason.find("encoder's anomaly (6 ms/step beyond its prediction) "
+                                         "gives way to decoder: its own ops hold most"),
+            std::string::npos)
+      << report.levels[0].reason;
+  EXPECT_EQ(report.levels[1].parent, "decoder");
+  EXPECT_EQ(report.levels[1].steps_backing, 3);
+  // The baseline, the root's children, the decoder's: no more windows than without the look.
+  EXPECT_EQ(report.run.windows, 3);
+  ASSERT_EQ(outcome.windows.size(), 3u);
+  EXPECT_EQ(outcome.windows[2].label, "the children of decoder (looking ahead)");
+}
+
+TEST(Bisection, AnAnomalyBesideAHotterModuleOfEvenLegitimateWorkKeepsTheLevel) {
+  // The decoder's own ops are a sliver now; its time is two even Linears with nothing anomalous:
+  // the encoder's excess is the place to name, one window later.
+  FakeSource source(AnomalyBesideAHotterModule(0.1));
+  const RunReport report = BisectExpecting(source, "encoder", "SelectBackward0").report;
+  ASSERT_EQ(report.levels.size(), 1u);
+  EXPECT_NE(report.levels[0].reason.find("backward takes 9.0x its forward"), std::string::npos)
+      << report.levels[0].reason;
+  EXPECT_EQ(report.run.windows, 3);
+  ASSERT_EQ(source.requests().size(), 4u);
+  EXPECT_EQ(source.requests()[3].parent, "decoder");
+}
+
+TEST(Bisection, AHotterModuleItMustNotLookInsideIsNamedAsALeafIsWithoutALook) {
+  FakeModule root = AnomalyBesideAHotterModule(0.1);
+  root.children[1].opaque_reason = "compiled with torch.compile: measured as one leaf";
+  FakeSource source(root);
+  BisectExpecting(source, "decoder", "AddmmBackward0");  // its Linears' backward, both
+  EXPECT_EQ(source.requests().size(), 3u) << "no window inside the compiled decoder";
 }
 
 TEST(Bisection, NothingStandsOutAmongEvenChildren) {

@@ -42,8 +42,10 @@ struct FakeSource::Emitter {
     op.start_ns = now;
     now += Ns(ms + page_fault_ms);
     op.end_ns = now;
+    OpCounts counts;
     if (page_fault_ms > 0) {
-      op.page_faults = static_cast<std::int64_t>(page_fault_ms * 1e6 / FakeSource::kPageFaultNs);
+      counts.page_faults =
+          static_cast<std::int64_t>(page_fault_ms * 1e6 / FakeSource::kPageFaultNs);
     }
     if (kernel_share > 0) {
       op.correlation_id = timeline.ops.size() + 1;
@@ -55,6 +57,7 @@ struct FakeSource::Emitter {
       timeline.kernels.push_back(kernel);
     }
     timeline.ops.push_back(op);
+    timeline.SetCounts(timeline.ops.size() - 1, counts);
   }
 
   void Mark(const std::string& path, MarkerKind kind) {

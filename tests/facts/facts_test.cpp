@@ -112,6 +112,10 @@ TEST(BuildFacts, ModulesAreKeyedByPath) {
             json({"aten::gather", "aten::matmul", "aten::softmax", "aten::transpose"}));
   EXPECT_EQ(attention.at("has_op").at("aten::softmax"), true);
   EXPECT_FALSE(attention.at("has_op").contains("aten::linear"));
+  EXPECT_EQ(attention.at("op_input_elements"), json({{"aten::softmax", 4194304}}));
+  EXPECT_DOUBLE_EQ(attention.at("kept_for_backward_mb"), 48.0) << "the memory section's";
+  EXPECT_FALSE(modules.at("blocks.0.mlp").contains("kept_for_backward_mb")) << "not measured";
+  EXPECT_FALSE(modules.at("blocks.0.mlp").contains("op_input_elements")) << "none recorded";
   EXPECT_TRUE(modules.contains(""));  // the root
 }
 

@@ -106,7 +106,7 @@ std::set<std::string> OpsOfOneAttentionStep(torch::ScalarType dtype) {
   Timeline timeline;
   EventRecorder::Get().CollectInto(timeline);
   std::set<std::string> names;
-  for (const OpEvent& op : timeline.ops) names.insert(op.name);
+  for (const OpEvent& op : timeline.ops) names.insert(op.name.str());
   return names;
 }
 

@@ -8,6 +8,7 @@
 namespace advisor {
 namespace {
 
+using testing::BisectionMemoryReport;
 using testing::Contains;
 using testing::FilledReport;
 using testing::Lacks;
@@ -248,6 +249,32 @@ TEST(HtmlWriter, ASnapshotDrawsLiveMemoryOverItsHistory) {
   EXPECT_TRUE(Contains(html, "&lt;b&gt;blocks.1&lt;/b&gt;"));
   EXPECT_TRUE(Lacks(html, "<b>blocks.1"));
   EXPECT_TRUE(Contains(html, "<h3>Memory per module instance</h3>"));
+}
+
+TEST(HtmlWriter, ABisectionDrawsLiveMemoryOverThePeaksStep) {
+  const std::string html = ReportToHtml(BisectionMemoryReport());
+  EXPECT_EQ(Occurrences(html, "<svg class=\"chart memory-chart\""), 1u);
+  EXPECT_EQ(Occurrences(html, "<polygon class=\"layer-activations\""), 1u);
+  EXPECT_EQ(Occurrences(html, "<polygon class=\"layer-gradients\""), 1u);
+  EXPECT_TRUE(Lacks(html, "<polyline class=\"reserved\"")) << "no allocator segments";
+  EXPECT_EQ(Occurrences(html, "<circle class=\"peak\""), 1u);
+  EXPECT_TRUE(Contains(html, " MB, held most by blocks.0.mlp</text>"));
+  EXPECT_EQ(Occurrences(html, "<rect class=\"fill-holder\""), 2u) << "the holder's two calls";
+  EXPECT_EQ(Occurrences(html, "<rect class=\"fill-module\""), 1u);
+  const std::size_t chart = html.find("<svg class=\"chart memory-chart\"");
+  const std::string svg = html.substr(chart, html.find("</svg>", chart) - chart);
+  EXPECT_EQ(Occurrences(svg, "<rect class=\"fill-backward\""), 1u) << "the lane's, no legend's";
+  EXPECT_TRUE(Contains(svg, ">backward</text>")) << "named in its bar";
+  EXPECT_TRUE(Contains(html, "blocks.1.mlp</td>")) << "its tie beside it";
+  // Stacked: the gradients' layer lies on the activations', so its top reaches the peak's dot.
+  const std::size_t dot = html.find("<circle class=\"peak\" cx=\"");
+  ASSERT_NE(dot, std::string::npos);
+  const std::size_t cy = html.find("cy=\"", dot) + 4;
+  const std::string peak_y = html.substr(cy, html.find('"', cy) - cy);
+  const std::size_t gradients = html.find("<polygon class=\"layer-gradients\"");
+  ASSERT_NE(gradients, std::string::npos);
+  const std::string polygon = html.substr(gradients, html.find('>', gradients) - gradients);
+  EXPECT_TRUE(Contains(polygon, "," + peak_y + " ")) << polygon << " lacks y " << peak_y;
 }
 
 }  // namespace

@@ -41,6 +41,36 @@ TEST(MarkdownWriter, HasTheSectionsAPersonLooksFor) {
   }
 }
 
+// A run that died of out of memory: where it failed, and beside it the instance keeping the most
+// for backward, in the summary and in tables of what was live and what each instance kept.
+TEST(MarkdownWriter, AnOutOfMemoryNamesTheHolderBesideWhereItFailed) {
+  RunReport report = MinimalReport();
+  OutOfMemoryFailure failure;
+  failure.message = "CUDA out of memory. Tried to allocate 2.00 GiB";
+  failure.requested_mb = 2048;
+  failure.phase = "backward";
+  failure.path = "blocks.3";
+  failure.kept_for_backward = {{"blocks.0", 40, 4}, {"blocks.1", 40, 4}, {"blocks.3", 20, 2}};
+  failure.live = LiveAtFailure(failure, TrainingState{100, 0, 200, "", "", 0, 0});
+  report.out_of_memory = failure;
+  const std::string md = ReportToMarkdown(report);
+  EXPECT_TRUE(Contains(LineWith(md, "The run failed"),
+                       "in the backward pass of `blocks.3`, asking for 2048 MB. `blocks.0` kept "
+                       "the most for backward (40.00 of the 100.0 MB the graphs kept, as much as "
+                       "`blocks.1`)."))
+      << md;
+  EXPECT_EQ(LineWith(md, "module instance holding the most kept for backward"),
+            "| module instance holding the most kept for backward | `blocks.0` |");
+  EXPECT_EQ(LineWith(md, "| optimizer_state |"), "| optimizer_state | 200.0 | 50.0% | 0 |");
+  EXPECT_EQ(LineWith(md, "| `blocks.3` | 20"), "| `blocks.3` | 20.00 | 5.0% | 2 |");
+
+  failure.path = "";
+  failure.path_note = "the backward keeps its graph (retain_graph=True)";
+  report.out_of_memory = failure;
+  EXPECT_EQ(LineWith(ReportToMarkdown(report), "module instance running"),
+            "| module instance running | the backward keeps its graph (retain_graph=True) |");
+}
+
 TEST(MarkdownWriter, AFindingsChangeListsTheLinesItReplacesAndWhatReplacesThem) {
   RunReport report = FilledReport();
   report.findings[0].change =
@@ -307,6 +337,9 @@ TEST(MarkdownWriter, HotspotShowsSourceAndTopOps) {
                        "Source: `code/__torch__/timm/layers/mlp.py:42`: "
                        "`x = torch.gather(x, 1, index)`"));
   EXPECT_TRUE(Contains(md, "| `AddmmBackward0` | backward | 2 | 0.212 | 0 | 0.200 |"));
+  // A backward node comes with the forward op that made it, and that op's own time.
+  EXPECT_TRUE(Contains(md, "`blocks.5.mlp` \u2192 `GatherBackward0` (made by `aten::gather`, "
+                           "itself 0.118 ms per step), backward pass"));
 }
 
 // A script whose hot op ran at two lines: each with its part of the op's time, the op that made
@@ -400,6 +433,17 @@ TEST(MarkdownWriter, SaysWhatWasMeasuredOnWhat) {
   EXPECT_EQ(LineWith(md, "| wall time |"), "| wall time | 83.3 s (model load included) |");
   EXPECT_TRUE(Contains(md, "405 of 412 backward ops"));
   EXPECT_TRUE(Contains(md, "- CUPTI dropped 12 activity records in window 2\n"));
+}
+
+TEST(MarkdownWriter, SaysWhichWindowsABusyMachineAskedFor) {
+  RunReport report = FilledReport();
+  report.run.windows = 6;
+  report.run.repeated_windows = 1;
+  report.run.look_ahead_windows = 1;
+  EXPECT_EQ(LineWith(ReportToMarkdown(report), "| profiled windows |"),
+            "| profiled windows | 6 (baseline included; 1 to name the modules of sync and copy "
+            "sites; 1 measured again where a window's steps did not back its choice; 1 to look "
+            "into a hottest child the descent did not enter) |");
 }
 
 TEST(MarkdownWriter, MinimalReportLeavesOutWhatWasNotMeasured) {
@@ -521,6 +565,17 @@ TEST(MarkdownWriter, ASnapshotHasAMemorySectionAndNoStep) {
   EXPECT_TRUE(Contains(md, "| `blocks.0` | _not measured_ | 900.0 | 12.00 |"));
   EXPECT_TRUE(Contains(md, "### Out of memory"));
   EXPECT_TRUE(Contains(md, "| snapshot | `runs/snapshot.pickle` |"));
+}
+
+TEST(MarkdownWriter, ABisectionsMemoryTellsItsStepPhaseByPhaseAndItsTiesAndGrowthLine) {
+  const std::string markdown = ReportToMarkdown(testing::BisectionMemoryReport());
+  EXPECT_TRUE(Contains(markdown, "### Live memory over the step of the peak"));
+  // The forward's highest is 20 MB at 4 ms; the backward's the peak, activations most of it.
+  EXPECT_TRUE(Contains(markdown, "| forward | 0 | 5.00 | 20.00 | activations (20.00 MB) |"));
+  EXPECT_TRUE(Contains(markdown, "| backward | 5.00 | 9.00 | 30.00 | activations (20.00 MB) |"));
+  EXPECT_TRUE(Contains(markdown, "| as much held by (the holder is first of them by name) | "
+                                 "blocks.1.mlp |"));
+  EXPECT_TRUE(Contains(markdown, "`train.py:87 (kept.append(out))`"));
 }
 
 }  // namespace

@@ -75,6 +75,13 @@ TEST(ReportDir, RefusesAPathThatIsARegularFile) {
   EXPECT_EQ(ReadFile(file), "not a folder");
 }
 
+TEST(ReportDir, RefusesAnObjectStoreUrl) {
+  EXPECT_EQ(ErrorOf("s3://bucket/run", kReport),
+            "--out s3://bucket/run: this command writes its report to a local folder (advisor "
+            "analyze writes to s3:// too)");
+  EXPECT_FALSE(std::filesystem::exists("s3:"));
+}
+
 // Tests may run as root, whom permission bits do not stop; a path below a regular file stops
 // everyone.
 TEST(ReportDir, UnwritablePathFailsWithTheOsErrorAndLeavesNothing) {

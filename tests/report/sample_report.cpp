@@ -78,7 +78,7 @@ RunReport FilledReport() {
        33.5,
        true,
        21300000,
-       {}},
+       {}, {}},
       {"blocks.5",
        "__torch__.timm.models.vision_transformer.Block",
        0.98,
@@ -86,7 +86,7 @@ RunReport FilledReport() {
        6.8,
        true,
        1775000,
-       {"aten::layer_norm", "aten::add"}},
+       {"aten::layer_norm", "aten::add"}, {}},
       {"blocks.5.mlp",
        "__torch__.timm.layers.mlp.Mlp",
        0.41,
@@ -94,7 +94,7 @@ RunReport FilledReport() {
        5.3,
        true,
        1181000,
-       {"aten::linear", "aten::gather", "aten::gelu"}},
+       {"aten::linear", "aten::gather", "aten::gelu"}, {}},
       {"blocks.5.attn",
        "__torch__.timm.models.vision_transformer.Attention",
        0.45,
@@ -102,7 +102,7 @@ RunReport FilledReport() {
        1.1,
        true,
        591000,
-       {"aten::linear", "aten::scaled_dot_product_attention"}},
+       {"aten::linear", "aten::scaled_dot_product_attention"}, {}},
       {"patch_embed",
        "__torch__.timm.layers.patch_embed.PatchEmbed",
        0.61,
@@ -110,7 +110,7 @@ RunReport FilledReport() {
        1.4,
        true,
        295000,
-       {"aten::conv2d"}},
+       {"aten::conv2d"}, {}},
       {"head",
        "__torch__.torch.nn.modules.linear.Linear",
        0.21,
@@ -118,8 +118,8 @@ RunReport FilledReport() {
        0.5,
        true,
        385000,
-       {"aten::linear"}},
-      {"norm", "__torch__.torch.nn.modules.normalization.LayerNorm", 0, 0, 0, false, 768, {}},
+       {"aten::linear"}, {}},
+      {"norm", "__torch__.torch.nn.modules.normalization.LayerNorm", 0, 0, 0, false, 768, {}, {}},
   };
   report.ops = {{"GatherBackward0", "backward", 1, 4.731, 4.52},
                 {"aten::addmm", "forward", 48, 3.91, 3.7, 3.05},
@@ -176,7 +176,7 @@ RunReport FilledReport() {
   verified.speedup_ci_low = 1.09;
   verified.speedup_ci_high = 1.13;
   verified.rounds = 4;
-  verified.numerics = Numerics{3.1e-6, 2.4e-5, 1e-4};
+  verified.numerics = Numerics{3.1e-6, 2.4e-5, 1e-4, "processes"};
   verified.peak_memory_mb = 10100;
 
   FixResult rejected;
@@ -231,15 +231,17 @@ RunReport MinimalReport() {
                            "",
                            "no child holds more than half of the step",
                            false});
-  report.modules = {{"linear",
-                     "__torch__.torch.nn.modules.linear.Linear",
-                     0.8,
-                     1.2,
-                     0,
-                     true,
-                     4160,
-                     {"aten::linear"}},
-                    {"act", "__torch__.torch.nn.modules.activation.ReLU", 0, 0, 0, false, 0, {}}};
+  report.modules = {
+      {"linear",
+       "__torch__.torch.nn.modules.linear.Linear",
+       0.8,
+       1.2,
+       0,
+       true,
+       4160,
+       {"aten::linear"},
+       {}},
+      {"act", "__torch__.torch.nn.modules.activation.ReLU", 0, 0, 0, false, 0, {}, {}}};
   report.ops = {{"aten::addmm", "forward", 1, 0.7, 0}};
   report.data_quality = {"no GPU: CUPTI probe did not run"};
   return report;
@@ -312,6 +314,33 @@ RunReport SnapshotReport() {
   history.end_segments_mb = 1100;
   memory.history = history;
   report.memory = memory;
+  return report;
+}
+
+// A bisection's memory: the peak and its step's live memory, two categories, one instance.
+RunReport BisectionMemoryReport() {
+  RunReport report = MinimalReport();
+  MemoryPeak peak;
+  peak.mb = 30;
+  peak.time_ms = 6;
+  peak.phase = "backward";
+  peak.path = "blocks.0.mlp";
+  peak.tied_with = {"blocks.1.mlp"};
+  peak.by_category = {{"activations", 20, 4}, {"gradients", 10, 2}};
+  StepMemoryTimeline timeline;
+  timeline.step_ms = 10;
+  timeline.categories = {"activations", "gradients"};
+  timeline.points = {{0, {0, 0}}, {4, {20, 0}}, {6, {20, 10}}, {10, {0, 10}}};
+  timeline.spans = {{MemorySpan::Kind::kPhase, "forward", 0, 0, 5},
+                    {MemorySpan::Kind::kPhase, "backward", 0, 5, 9},
+                    {MemorySpan::Kind::kModule, "blocks.0.mlp", 0, 1, 3},
+                    {MemorySpan::Kind::kModule, "blocks.1.mlp", 0, 3, 4},
+                    {MemorySpan::Kind::kModule, "blocks.0.mlp", 0, 7, 8}};
+  report.memory.emplace();
+  report.memory->peak = peak;
+  report.memory->timeline = timeline;
+  report.memory->growth_mb_per_step = 1.0;
+  report.memory->growth_source = SourceLocation{"train.py", 87, "kept.append(out)"};
   return report;
 }
 

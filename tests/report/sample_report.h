@@ -23,4 +23,8 @@ RunReport PageFaultReport();
 // instances, the history's timeline, ranges and one OOM.
 RunReport SnapshotReport();
 
+// A bisection's memory section: its peak tied with another block's, the step's live memory over
+// two categories with the phases and three instance calls under it, the line keeping memory.
+RunReport BisectionMemoryReport();
+
 }  // namespace advisor::testing

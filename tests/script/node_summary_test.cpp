@@ -33,6 +33,7 @@ NodeSummary NodeOne() {
   summary.ranks.push_back({2, NodeRankWindow(5, 3, 2, false, 0), NodeRankWindow(9, 3, 2, true, 0)});
   summary.ranks.push_back({3, NodeRankWindow(5, 3, 7, false, 0), NodeRankWindow(9, 3, 7, true, 0)});
   for (NodeRankWindows& rank : summary.ranks) rank.timed = NodeRankWindow(1, 2, 4, false, 0).steps;
+  summary.ranks[1].modules.memory_at_start = MemoryAtStart{1, 38 << 20};
   return summary;
 }
 
@@ -66,6 +67,10 @@ TEST(NodeSummary, ReadsBackWhatItWrote) {
   EXPECT_EQ(baseline.ops[1].end_ns - baseline.ops[1].start_ns, 3 * advisor::testing::kMs);
   EXPECT_EQ(read.ranks[1].modules.markers.size(), 6u);
   EXPECT_EQ(read.ranks[1].modules.steps[0].index, 9);
+  ASSERT_TRUE(read.ranks[1].modules.memory_at_start) << "the window's peak counts it";
+  EXPECT_EQ(read.ranks[1].modules.memory_at_start->device, 1);
+  EXPECT_EQ(read.ranks[1].modules.memory_at_start->bytes, 38 << 20);
+  EXPECT_FALSE(read.ranks[1].baseline.memory_at_start) << "absent where the rank kept no counter";
   ASSERT_EQ(read.ranks[1].timed.size(), 2u) << "the steps timed without a profiler travel too";
   EXPECT_EQ(read.ranks[1].timed[1].index, 2);
 }
@@ -86,6 +91,9 @@ TEST(NodeSummary, RefusesAFileThatIsNotOneNodesSummary) {
   EXPECT_EQ(with([](json& f) { f["version"] = 2; }),
             "node-1.json: field 'version' must be 1 (the version this advisor reads), got 2");
   EXPECT_EQ(with([](json& f) { f.erase("ranks"); }), "node-1.json: field 'ranks' is missing");
+  EXPECT_EQ(with([](json& f) { f["ranks"][1]["modules"]["memory_at_start"]["device"] = -1; }),
+            "node-1.json: field 'ranks[1].modules.memory_at_start.device' must be an integer from "
+            "0 to 2147483647, got -1");
   EXPECT_EQ(with([](json& f) { f["node"] = 2; }),
             "node-1.json: field 'node' must be an integer from 0 to 1, got 2");
   EXPECT_EQ(with([](json& f) { f["nodes"] = 5; }),

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/model/out_of_memory_failure.h"
 #include "engine/script/python_command.h"
 #include "engine/script/script_source.h"
 
@@ -228,6 +229,27 @@ TEST(ProbeMessages, ReadsAWindowsLossCheckAndRefusesOneThatDoesNotAddUp) {
   }
 }
 
+TEST(ProbeMessages, ReadsWhatTheAllocatorHeldAsTheWindowBegan) {
+  json window = {{"type", "window"},
+                 {"steps", json::array()},
+                 {"events", {{"ops", json::array()}, {"markers", json::array()}}},
+                 {"memory",
+                  {{"peak_allocated_mb", 1600.0},
+                   {"peak_reserved_mb", 2048.0},
+                   {"device_total_mb", 143771.0},
+                   {"alloc_retries", 0},
+                   {"at_start", {{"device", 1}, {"allocated_bytes", 104857600}}}}}};
+  const ProbeWindow read = ReadWindow(window);
+  ASSERT_TRUE(read.window.timeline.memory_at_start.has_value());
+  EXPECT_EQ(read.window.timeline.memory_at_start->device, 1);
+  EXPECT_EQ(read.window.timeline.memory_at_start->bytes, 104857600);
+
+  window["memory"]["at_start"]["allocated_bytes"] = -1;
+  EXPECT_THROW(ReadWindow(window), ProbeMessageError);
+  window["memory"] = nullptr;  // a CPU's window: no counter, nothing read
+  EXPECT_FALSE(ReadWindow(window).window.timeline.memory_at_start.has_value());
+}
+
 TEST(ScriptCommand, NamesTheScriptInMessages) {
   EXPECT_EQ(ScriptName({"python", "-u", "train.py", "--lr", "0.1"}), "train.py");
   EXPECT_EQ(ScriptName({"python3", "-m", "pkg.train"}), "-m pkg.train");
@@ -311,7 +333,9 @@ TEST(ProbeMessages, AnEndedByOutOfMemoryCarriesWhereAndTheAllocator) {
       {"training_state", nullptr},
       {"torch", "2.11.0"},
       {"device", "cuda"},
-      {"input", {{"batch_size", 64}, {"dtype", "float32"}}}};
+      {"input", {{"batch_size", 64}, {"dtype", "float32"}}},
+      {"path_note", ""},
+      {"kept_for_backward", {{"blocks.0", 3 << 20, 4}, {"", 1 << 19, 1}}}};
   const json ended = {{"type", "ended"},    {"steps", 3},     {"optimizer_seen", true},
                       {"model_seen", true}, {"raised", true}, {"out_of_memory", oom}};
   const ProbeEnded read = ReadEnded(ended);
@@ -326,16 +350,58 @@ TEST(ProbeMessages, AnEndedByOutOfMemoryCarriesWhereAndTheAllocator) {
   EXPECT_EQ(read.out_of_memory->allocator->device_free_mb, 512.0);
   EXPECT_FALSE(read.out_of_memory->allocator->largest_free_block_mb.has_value());
   EXPECT_EQ(read.run.batch_size, 64);
+  ASSERT_EQ(read.out_of_memory->kept_for_backward.size(), 2u);
+  EXPECT_EQ(read.out_of_memory->kept_for_backward[0].name, "blocks.0");
+  EXPECT_EQ(read.out_of_memory->kept_for_backward[0].mb, 3.0);
+  EXPECT_EQ(read.out_of_memory->kept_for_backward[1].allocations, 1);
   json other = ended;
   other["out_of_memory"] = nullptr;
   EXPECT_FALSE(ReadEnded(other).out_of_memory.has_value()) << "any other uncaught error";
   for (const auto& [field, bad] : {std::pair<const char*, json>{"phase", "sideways"},
                                    {"source", json{"train.py", 0, ""}},
-                                   {"allocator", json{{"allocated_bytes", -1}}}}) {
+                                   {"allocator", json{{"allocated_bytes", -1}}},
+                                   {"kept_for_backward", json{{"blocks.0", -1, 1}}},
+                                   {"kept_for_backward", json{{"blocks.0", 1}}},
+                                   {"kept_for_backward", json(std::vector<json>(65, {"a", 1, 1}))},
+                                   {"path_note", 3}}) {
     json message = ended;
     message["out_of_memory"][field] = bad;
     EXPECT_THROW(ReadEnded(message), ProbeMessageError) << field;
   }
+}
+
+// What was live at an out-of-memory error: the training state, the graphs' saved tensors by
+// instance (the holder named as a peak's is, with the instances holding as much), and on CUDA the
+// rest of what the allocator held.
+TEST(OutOfMemoryFailure, WhatWasLiveNamesTheInstanceKeepingTheMost) {
+  OutOfMemoryFailure failure;
+  failure.phase = "backward";
+  failure.kept_for_backward = {
+      {"blocks.0", 6.03, 2}, {"blocks.1", 6, 2}, {"", 1, 1}, {"blocks.2", 2, 1}};
+  const TrainingState state{10, 10, 20, "", "", 0, 0};
+  std::optional<MemoryPeak> live = LiveAtFailure(failure, state);
+  ASSERT_TRUE(live.has_value());
+  EXPECT_EQ(live->path, "blocks.0");
+  EXPECT_EQ(live->tied_with, std::vector<std::string>{"blocks.1"}) << "within 1 % of it";
+  EXPECT_EQ(live->phase, "backward");
+  EXPECT_DOUBLE_EQ(live->mb, 55.03) << "a CPU: what the categories hold";
+  ASSERT_EQ(live->by_module.size(), 3u) << "what no instance owns is in no row";
+  EXPECT_EQ(live->by_module[2].name, "blocks.2");
+  ASSERT_EQ(live->by_category.size(), 4u);
+  EXPECT_EQ(live->category, "optimizer_state");
+  EXPECT_EQ(live->by_category[1].name, "activations");
+  EXPECT_DOUBLE_EQ(live->by_category[1].mb, 15.03);
+  EXPECT_EQ(live->by_category[1].allocations, 6);
+
+  failure.allocator = AllocatorAtFailure{60, 70, 65, 80, std::nullopt, std::nullopt, 0, false};
+  live = LiveAtFailure(failure, state);
+  ASSERT_TRUE(live.has_value());
+  EXPECT_DOUBLE_EQ(live->mb, 60) << "CUDA: what the allocator held";
+  EXPECT_EQ(live->by_category.back().name, "other");
+  EXPECT_NEAR(live->by_category.back().mb, 4.97, 1e-9);
+
+  failure.kept_for_backward.clear();
+  EXPECT_FALSE(LiveAtFailure(failure, std::nullopt).has_value()) << "nothing known";
 }
 
 // torch's wording of the request, from 1.13's to 2.x's, in each unit format_size writes.

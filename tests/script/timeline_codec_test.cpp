@@ -11,8 +11,8 @@ using nlohmann::json;
 
 Timeline Sample() {
   Timeline timeline;
-  timeline.ops.push_back(
-      {"aten::gather", OpScope::kForward, 7, 42, 0, 100, 200, 0, 9, 2048, 4096, 65536});
+  timeline.ops.push_back({"aten::gather", OpScope::kForward, 7, 42, 0, 100, 200, 0, 9});
+  timeline.SetCounts(0, {2048, 4096, 65536});
   timeline.ops.push_back({"GatherBackward0", OpScope::kBackward, 8, 42, 7, 300, 400, 1, 0});
   timeline.markers.push_back({"blocks.3.mlp", MarkerKind::kBackwardBegin, 8, 290});
   KernelEvent kernel;
@@ -41,11 +41,11 @@ TEST(TimelineCodec, EventsRoundTrip) {
   EXPECT_EQ(read.ops[1].scope, OpScope::kBackward);
   EXPECT_EQ(read.ops[1].forward_thread, 7u);
   EXPECT_EQ(read.ops[0].correlation_id, 9u);
-  EXPECT_EQ(read.ops[0].page_faults, 2048);
-  EXPECT_EQ(read.ops[1].page_faults, -1);  // not counted
-  EXPECT_EQ(read.ops[0].input_elements, 4096);
-  EXPECT_EQ(read.ops[0].broadcast_elements, 65536);
-  EXPECT_EQ(read.ops[1].broadcast_elements, -1);  // not recorded
+  EXPECT_EQ(read.CountsOf(0).page_faults, 2048);
+  EXPECT_EQ(read.CountsOf(1).page_faults, -1);  // not counted
+  EXPECT_EQ(read.CountsOf(0).input_elements, 4096);
+  EXPECT_EQ(read.CountsOf(0).broadcast_elements, 65536);
+  EXPECT_EQ(read.CountsOf(1).broadcast_elements, -1);  // not recorded
   EXPECT_EQ(read.markers[0].path, "blocks.3.mlp");
   EXPECT_EQ(read.markers[0].kind, MarkerKind::kBackwardBegin);
   EXPECT_EQ(read.kernels[0].name, "void gather_kernel<float>");

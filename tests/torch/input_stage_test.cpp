@@ -113,7 +113,7 @@ TEST(InputStage, TheStepWaitsForItsBatchInTheDataPhase) {
     int flips_in_data = 0;
     bool linear_in_forward = false;
     for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
-      const std::string& name = timeline.ops[i].name;
+      const std::string& name = timeline.ops[i].name.str();
       if (name == "aten::flip") {
         EXPECT_EQ(placements[i].phase, Phase::kData) << "preparing a batch is never forward";
         ++flips_in_data;

@@ -35,7 +35,7 @@ std::set<std::string> Modules(const HostEvents& host) {
 
 std::set<std::string> Ops(const HostEvents& host) {
   std::set<std::string> names;
-  for (const OpEvent& op : host.ops) names.insert(op.name);
+  for (const OpEvent& op : host.ops) names.insert(op.name.str());
   return names;
 }
 

@@ -98,5 +98,31 @@ TEST(EventParser, AnEventNeedsAPhaseAndATimeAndNoNegativeDuration) {
   EXPECT_EQ(Parse(R"({"ph": "M", "name": "thread_name", "args": {"name": "x"}})").skipped, 0u);
 }
 
+// torch 1.13's own exporter writes no ids and a pid that is no number: a chunk of its events keeps
+// none of those columns, and its events still read as without them.
+TEST(EventParser, AChunkLetsGoTheColumnsNoEventFilled) {
+  ParsedBatch batch = Parse(R"({"ph": "X", "name": "aten::mm", "ts": 1, "dur": 2, "tid": 1,
+      "pid": "CPU functions", "args": {}})");
+  const std::string with_id = R"({"ph": "X", "name": "aten::add", "ts": 3, "dur": 1, "tid": 1,
+      "pid": "CPU functions", "args": {"External id": 9}})";
+  ParseEvent(with_id.data(), with_id.data() + with_id.size(), 0, batch);
+  EventChunk& chunk = batch.chunk;
+  ASSERT_EQ(chunk.size(), 2u);
+  chunk.DropMissingColumns();
+
+  EXPECT_EQ(chunk.external_id[0], kAbsent);
+  EXPECT_EQ(chunk.external_id[1], 9);
+  EXPECT_NE(chunk.external_id.begin(), chunk.external_id.end());
+  for (SparseColumn<std::int64_t, kAbsent>* dropped :
+       {&chunk.pid, &chunk.sequence_number, &chunk.forward_thread, &chunk.correlation}) {
+    EXPECT_EQ(dropped->begin(), dropped->end());
+    EXPECT_EQ((*dropped)[1], kAbsent);
+  }
+  EXPECT_EQ(chunk.extra.begin(), chunk.extra.end());
+  EXPECT_EQ(chunk.extra[0], EventChunk::kNoExtra);
+  EXPECT_EQ(chunk.input_type[1], 0u);
+  EXPECT_EQ(chunk.ts_ns[1], 3000);
+}
+
 }  // namespace
 }  // namespace advisor

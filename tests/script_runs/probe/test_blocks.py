@@ -63,6 +63,19 @@ class SwitchesTest(unittest.TestCase):
             torch.use_deterministic_algorithms(False)
             torch.set_num_threads(threads)
 
+    def test_one_sdpa_backend_is_left_and_the_scripts_choice_put_back(self):
+        # The flags are global switches that a CPU torch has too (math and flash since 1.13).
+        cuda = torch.backends.cuda
+        switches = Switches([torch.nn.Linear(2, 2)], cuda=False, physical_cores=lambda: 1)
+        switches.set({"sdpa_backend": "math"})
+        try:
+            self.assertTrue(cuda.math_sdp_enabled())
+            self.assertFalse(cuda.flash_sdp_enabled())
+        finally:
+            switches.set({})
+        self.assertTrue(cuda.math_sdp_enabled())
+        self.assertTrue(cuda.flash_sdp_enabled())
+
 
 class BenchBlocksTest(unittest.TestCase):
     def setUp(self):

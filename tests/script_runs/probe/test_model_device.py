@@ -7,7 +7,7 @@ from unittest import mock
 
 import torch
 
-from advisor_probe.session import Session
+from advisor_probe.session import Session, _Command
 
 
 class ModelDeviceTest(unittest.TestCase):
@@ -25,6 +25,27 @@ class ModelDeviceTest(unittest.TestCase):
         with mock.patch.object(torch.cuda, "synchronize") as synchronize:
             session._sync_if(True)
         synchronize.assert_not_called()
+
+    def test_a_window_sends_what_the_models_gpu_held_as_it_began(self):
+        session = Session(None)
+        session._cuda = True
+        session._device = torch.device("cuda", 1)
+        command = _Command({"op": "record", "steps": 2}, 0)
+        with mock.patch.object(torch.cuda, "reset_peak_memory_stats"), \
+                mock.patch.object(torch.cuda, "memory_allocated", return_value=40370176) as held, \
+                mock.patch.object(torch.ops, "advisor", mock.Mock(), create=True):
+            session._start_recording(command)
+        held.assert_called_once_with(torch.device("cuda", 1))
+        properties = mock.Mock(total_memory=2**30)
+        with mock.patch.object(torch.cuda, "memory_stats", return_value={}), \
+                mock.patch.object(torch.cuda, "max_memory_allocated", return_value=2**20), \
+                mock.patch.object(torch.cuda, "max_memory_reserved", return_value=2**21), \
+                mock.patch.object(torch.cuda, "get_device_properties", return_value=properties):
+            memory = session._memory(command)
+        self.assertEqual(memory["at_start"], {"device": 1, "allocated_bytes": 40370176})
+
+    def test_a_cpu_window_sends_no_allocator_figures(self):
+        self.assertIsNone(Session(None)._memory(_Command({"op": "record", "steps": 2}, 0)))
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ import torch
 
 from advisor_probe import call_inputs
 from advisor_probe.blocks import BlockSchedule, Switches
+from advisor_probe.numerics_check import check_in_run, within
 
 # How long rank 0 waits for another rank's timings once its own are done. The ranks step in
 # lockstep, so theirs are due within a step; a rank that died ends the launcher's job anyway.
@@ -47,6 +48,7 @@ class Bench:
         self._switches = None
         self._block = None          # the block of the step in progress
         self._scheduled_steps = 0   # steps closed since the schedule began
+        self._numerics = None       # by candidate id: the check inside the run, once it ran
         self._rank = int(os.environ.get("RANK", 0))
         self._world_size = int(os.environ.get("WORLD_SIZE", 1))
         # advisor's --step-timeout (0: none), from the probe's start: start-up is the first step's.
@@ -92,10 +94,25 @@ class Bench:
             self._step_loss = value if self._step_loss is None else self._step_loss + value
 
     def forward(self, index, module, args):
+        if self._schedule is not None and self._schedule.checks and self._numerics is None and \
+                index >= self.first_measured - 1:
+            self._check_numerics(module, args)
         if self.measuring(index):
             tensor = call_inputs.batched_tensor(call_inputs.call_tensors(module, args))
             if tensor is not None:
                 self._samples += int(tensor.shape[0])
+
+    def _check_numerics(self, module, args):
+        """The candidates' numerics on this step's call, before the step's own forward
+        (numerics_check.py); a candidate they refuse, or could not check, gets no blocks after
+        the current one: advisor measures it only once its numerics passed."""
+        kwargs = call_inputs.call_kwargs(module)
+        self._numerics = check_in_run(module, args, kwargs, self._switches,
+                                      self._schedule.checks, self._device())
+        self._switches.set(self._schedule.overrides(self._block))
+        refused = {name for name, result in self._numerics.items() if not within(result)}
+        started = self._schedule.blocks.index(self._block) + 1 if self._block is not None else 0
+        self._schedule.drop(refused, started)
 
     def step_closed(self, step):
         """Returns True once the result is written: the run is over."""
@@ -140,7 +157,7 @@ class Bench:
         if following < 0:
             return False
         block, _ = schedule.at(following)
-        if block is not self._block:
+        if block is None or block is not self._block:
             self._end_block()
             if block is None:
                 self._finish(complete=True)
@@ -159,6 +176,8 @@ class Bench:
     def _finish(self, complete):
         self._switches.reset()
         result = dict(self._schedule.result(complete))
+        if self._numerics is not None:
+            result["numerics"] = self._numerics
         result.update(self._result_common(max(1, self._scheduled_steps)))
         if self._rank == 0:
             self._write(merge_ranks(result, self._other_ranks() if complete else []))

@@ -10,16 +10,16 @@ the candidate's place), so that a trend over the run falls on both sides alike. 
 `settle` steps follow a switch and are left out (cuDNN's benchmark mode searches, autocast's
 weight casts fill its cache); its next `steps` steps are timed."""
 
+import contextlib
+
 import torch
+
+from advisor_probe import hf_attention
+from advisor_probe import sdpa_backends
 
 # The overrides a running script can take between two steps; any other knob needs a process.
 SWITCHABLE = {"allow_tf32", "cudnn_benchmark", "deterministic", "autocast_dtype",
-              "sdpa_backend", "intra_op_threads"}
-
-_SDPA_SWITCHES = {"flash": ("enable_flash_sdp", "flash_sdp_enabled"),
-                  "efficient": ("enable_mem_efficient_sdp", "mem_efficient_sdp_enabled"),
-                  "math": ("enable_math_sdp", "math_sdp_enabled"),
-                  "cudnn": ("enable_cudnn_sdp", "cudnn_sdp_enabled")}
+              "sdpa_backend", "intra_op_threads", "attn_implementation"}
 
 
 def _thread_count(value, physical_cores):
@@ -32,6 +32,7 @@ class Switches:
     by hooks registered once (hooks cannot be removed from inside a forward)."""
 
     def __init__(self, roots, cuda, physical_cores):
+        self._roots = roots
         self._cuda = cuda
         self._physical_cores = physical_cores
         self._autocast_dtype = None
@@ -82,18 +83,19 @@ class Switches:
         torch.set_num_threads(_thread_count(value, self._physical_cores))
 
     def _set_sdpa_backend(self, backend):
-        cuda = torch.backends.cuda
-        present = {name: names for name, names in _SDPA_SWITCHES.items()
-                   if hasattr(cuda, names[0]) and hasattr(cuda, names[1])}
-        before = {name: getattr(cuda, query)() for name, (_, query) in present.items()}
+        before = sdpa_backends.leave_only(backend)
+        self._keep(lambda: sdpa_backends.restore(before))
 
-        def restore():
-            for name, enabled in before.items():
-                getattr(cuda, present[name][0])(enabled)
-
-        self._keep(restore)
-        for name, (switch, _) in present.items():
-            getattr(cuda, switch)(name == backend)
+    def _set_attn_implementation(self, implementation):
+        """transformers reads the choice at every forward where it can switch a built model; the
+        numerics check's processes said why where it cannot, and a run that gets here anyway
+        fails rather than time eager attention under the candidate's name."""
+        reason = hf_attention.not_switchable(self._roots)
+        if reason:
+            raise RuntimeError("advisor cannot switch the attention: " + reason)
+        models = hf_attention.eager_models(self._roots)
+        self._keep(lambda: [model.set_attn_implementation("eager") for model in models])
+        hf_attention.switch(self._roots, implementation)
 
     def _set_autocast_dtype(self, dtype):
         if not self._cuda:
@@ -101,10 +103,17 @@ class Switches:
         self._autocast_dtype = getattr(torch, dtype)
         self._keep(lambda: setattr(self, "_autocast_dtype", None))
 
+    def autocast(self):
+        """The context of a forward under the current knobs: autocast where a candidate asks for
+        it (the numerics check calls the model's forward past the hooks that enter it)."""
+        if self._autocast_dtype is None:
+            return contextlib.nullcontext()
+        return torch.autocast("cuda", dtype=self._autocast_dtype)
+
     def _enter_autocast(self, module, args):
         if self._autocast_dtype is None:
             return
-        context = torch.autocast("cuda", dtype=self._autocast_dtype)
+        context = self.autocast()
         context.__enter__()
         self._contexts.append(context)
 
@@ -131,6 +140,9 @@ class BlockSchedule:
 
     def __init__(self, config):
         self.candidates = [(c["id"], dict(c["overrides"])) for c in config["candidates"]]
+        # By id: the tolerance of each dtype, for the candidates whose numerics are checked.
+        self.checks = {c["id"]: (dict(c["overrides"]), dict(c["check"]))
+                       for c in config["candidates"] if "check" in c}
         self.settle = int(config["settle"])
         self.steps = int(config["steps"])
         self.blocks = []
@@ -150,6 +162,12 @@ class BlockSchedule:
         if block >= len(self.blocks):
             return None, False
         return self.blocks[block], offset >= self.settle
+
+    def drop(self, candidates, started):
+        """Leaves out the blocks of `candidates` (their numerics refused them) after the first
+        `started` blocks."""
+        self.blocks = self.blocks[:started] + [b for b in self.blocks[started:]
+                                               if b.candidate not in candidates]
 
     def overrides(self, block):
         if block is None or block.side == "baseline":

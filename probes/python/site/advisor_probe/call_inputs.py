@@ -38,24 +38,31 @@ def call_kwargs(module):
     return {}
 
 
-def tensors_in(value, depth=0):
-    """Every tensor in `value`, in order: itself, or inside tuples, lists, mappings (a
-    BatchEncoding is one) and dataclasses (a ModelOutput is an ordered dict)."""
+def named_tensors(value, name="", depth=0):
+    """Every tensor in `value` with where it sits, in order: itself, or inside tuples, lists,
+    mappings (a BatchEncoding is one; a ModelOutput is an ordered dict) and dataclasses, named
+    like `name[0].logits`."""
     if isinstance(value, torch.Tensor):
-        yield value
+        yield name, value
         return
     if depth >= _MAX_DEPTH:
         return
     if isinstance(value, Mapping):
-        items = list(value.values())
+        items = [(".%s" % key, item) for key, item in value.items()]
     elif isinstance(value, (list, tuple)):
-        items = value
+        items = [("[%d]" % place, item) for place, item in enumerate(value)]
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        items = [getattr(value, field.name, None) for field in dataclasses.fields(value)]
+        items = [(".%s" % field.name, getattr(value, field.name, None))
+                 for field in dataclasses.fields(value)]
     else:
         return
-    for item in items:
-        yield from tensors_in(item, depth + 1)
+    for key, item in items:
+        yield from named_tensors(item, name + key, depth + 1)
+
+
+def tensors_in(value):
+    """Every tensor in `value`, in order (named_tensors without the names)."""
+    return (tensor for _, tensor in named_tensors(value))
 
 
 def call_tensors(module, args):

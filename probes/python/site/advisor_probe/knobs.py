@@ -11,14 +11,17 @@ import sys
 
 import torch
 
+from advisor_probe import hf_attention
 from advisor_probe import modules as module_tree
+from advisor_probe import sdpa_backends
 
 # What each override needs, for a clear "cannot apply" instead of a silent no-op.
 KNOWN = {"deterministic", "batch_scale", "autocast_dtype", "allow_tf32", "cudnn_benchmark",
          "channels_last", "fused_optimizer", "pin_memory", "dataloader_workers",
          "intra_op_threads", "sdpa_backend", "compile", "ddp_bucket_cap_mb",
          "ddp_gradient_as_bucket_view", "ddp_static_graph", "ddp_no_sync",
-         "fsdp_sharding_strategy", "persistent_workers", "checkpoint_modules"}
+         "fsdp_sharding_strategy", "persistent_workers", "checkpoint_modules",
+         "attn_implementation"}
 # DistributedDataParallel's constructor arguments each DDP knob sets.
 _DDP_ARGUMENTS = {"ddp_bucket_cap_mb": "bucket_cap_mb",
                   "ddp_gradient_as_bucket_view": "gradient_as_bucket_view",
@@ -87,10 +90,23 @@ def _count(value):
     return physical_cores() if value == 0 else int(value)
 
 
+def as_checked(overrides):
+    """A candidate's knobs as a numerics check runs them, in its own process or inside the run
+    (numerics_check.check_in_run). An attention switch (eager -> SDPA) runs SDPA's math backend,
+    which drops attention weights out with at::dropout, drawing the same mask from the same
+    generator as eager attention's F.dropout: the check then compares the switch's arithmetic, not
+    two dropout masks. A fused kernel draws its own inside the kernel, and a GPT-2 with attention
+    dropout differed by 19 % in its logits for that alone (H200, 2026-11-29). The timed runs keep
+    the fused kernels."""
+    if "attn_implementation" in overrides and "sdpa_backend" not in overrides:
+        return dict(overrides, sdpa_backend="math")
+    return overrides
+
+
 class Knobs:
     def __init__(self, overrides, numerics=False):
         """numerics: this run records losses for the autotest's numerics check, not timings."""
-        self._overrides = dict(overrides)
+        self._overrides = dict(as_checked(overrides) if numerics else overrides)
         self._numerics = numerics
         unknown = sorted(set(self._overrides) - KNOWN)
         self.unsupported = ("the script probe cannot apply %s" % ", ".join(unknown)) if unknown else ""
@@ -198,6 +214,10 @@ class Knobs:
     def not_applied(self, roots=()):
         """Why a knob had nothing to apply to in this script, once the model (`roots`) is known;
         "" when every knob found its place."""
+        if "attn_implementation" in self._overrides:
+            reason = hf_attention.not_switchable(roots)
+            if reason:
+                return reason
         if "checkpoint_modules" in self._overrides:
             if not self._overrides["checkpoint_modules"]:
                 return "no finding named a module instance to checkpoint"
@@ -281,9 +301,11 @@ class Knobs:
         if "cudnn_benchmark" in o:
             torch.backends.cudnn.benchmark = bool(o["cudnn_benchmark"])
         if "sdpa_backend" in o:
-            self._only_sdpa_backend(o["sdpa_backend"])
+            sdpa_backends.leave_only(o["sdpa_backend"])
         if "intra_op_threads" in o:
             torch.set_num_threads(_count(o["intra_op_threads"]))
+        if "attn_implementation" in o:
+            hf_attention.switch(roots, o["attn_implementation"])
         if o.get("checkpoint_modules"):
             # Paths as the bisection names them (not_applied checked that each is there).
             by_path = module_tree.ModuleTree(list(roots)).by_path
@@ -301,14 +323,6 @@ class Knobs:
                     _eager_random_numbers()
                 # The forward, not the module: the module's own hooks (the probe's) stay eager.
                 root.forward = torch.compile(root.forward)
-
-    @staticmethod
-    def _only_sdpa_backend(backend):
-        switches = {"flash": "enable_flash_sdp", "efficient": "enable_mem_efficient_sdp",
-                    "math": "enable_math_sdp", "cudnn": "enable_cudnn_sdp"}
-        for name, switch in switches.items():
-            if hasattr(torch.backends.cuda, switch):
-                getattr(torch.backends.cuda, switch)(name == backend)
 
     def _enter_autocast(self, module, args):
         context = torch.autocast("cuda", dtype=getattr(torch, self._overrides["autocast_dtype"]))

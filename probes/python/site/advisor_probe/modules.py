@@ -139,6 +139,25 @@ class ModuleTree:
         return list(self.info.values())
 
 
+def parameter_paths(tree):
+    """id(parameter) -> the path of the instance that holds it itself (the first path of a shared
+    one); empty without a tree."""
+    paths = {}
+    for path, module in (tree.by_path.items() if tree is not None else ()):
+        for parameter in module.parameters(recurse=False):
+            paths.setdefault(id(parameter), path)
+    return paths
+
+
+def parameters(tree):
+    """Every parameter of the tree's modules, once; none without a tree."""
+    found = {}
+    for module in (tree.by_path.values() if tree is not None else ()):
+        for parameter in module.parameters(recurse=False):
+            found.setdefault(id(parameter), parameter)
+    return list(found.values())
+
+
 def parameter_ids(optimizers):
     ids = set()
     for optimizer in optimizers:

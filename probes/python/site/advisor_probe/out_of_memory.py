@@ -3,11 +3,13 @@ happened and what the allocator held (docs/memory.md, "Out of memory"). Read at 
 exit from the uncaught exception Python kept (sys.last_value, sys.last_traceback): its frames are
 the stack at the raise, with their locals, so the probe costs nothing while the script trains.
 
-- where: the innermost module instance with a `self` on the stack (its path in the model's tree),
-  the phase (backward where torch's autograd backward is on the stack, optimizer where a frame is
-  in torch/optim, forward where a module is, else the step clock's), the call that raised (the
-  innermost frame's function and line, where that is a library's) and the innermost line of the
-  user's own code;
+- where: the innermost module instance with a `self` on the stack (its path in the model's tree);
+  in a backward, whose stack names none, the instance whose backward was running, read from the
+  autograd graph the error left (backward_graph.py); the phase (backward where torch's autograd
+  backward is on the stack, optimizer where a frame is in torch/optim, forward where a module is,
+  else the step clock's), the call that raised (the innermost frame's function and line, where
+  that is a library's) and the innermost line of the user's own code;
+- what the autograd graphs held for their backward at the raise, by the instance that saved it;
 - what was live (CUDA): memory_allocated, memory_reserved, max_memory_allocated, the device's free
   memory (mem_get_info), the largest inactive block of the allocator's segments (memory_snapshot)
   and its retries. The request's size is in the message, which advisor parses.
@@ -17,7 +19,7 @@ import os
 
 import torch
 
-from advisor_probe import call_inputs
+from advisor_probe import backward_graph, call_inputs
 from advisor_probe.sources import line_text, traced
 from advisor_probe.steps import BACKWARD, DATA, FORWARD, LOSS, OPTIMIZER, OUTSIDE
 
@@ -59,16 +61,17 @@ def _module_of(frame):
     return module if isinstance(module, torch.nn.Module) else None
 
 
-def where(traceback, path_of, clock_phase):
-    """{"path", "phase", "op", "source"} from the stack at the raise. `path_of(module)` is the
-    instance's path or None; `clock_phase` the step clock's phase code, for a raise outside any
-    module, backward or optimizer step (the loss, the data)."""
+def where(traceback, path_of, clock_phase, parameter_paths=None):
+    """{"path", "phase", "op", "source", "path_note"} from the stack at the raise. `path_of(module)`
+    is the instance's path or None; `clock_phase` the step clock's phase code, for a raise outside any
+    module, backward or optimizer step (the loss, the data); `parameter_paths` maps
+    id(parameter) to its instance's path, for a backward's instance; `path_note` says why a
+    backward's instance is not told, where that is known."""
     frames = _frames(traceback)
-    path, module_seen, phase, source = "", False, None, None
+    path, module_seen, phase, source, note = "", False, None, None, ""
     for frame, line in frames:
         code = frame.f_code
-        if code.co_name == "backward" and (_torch_file(code.co_filename, "autograd") or
-                                           _torch_file(code.co_filename, "_tensor.py")):
+        if backward_graph.is_engine_call(code):
             phase = "backward"
         elif phase is None and _torch_file(code.co_filename, "optim"):
             phase = "optimizer"
@@ -82,13 +85,23 @@ def where(traceback, path_of, clock_phase):
             source = [code.co_filename, line, line_text(code.co_filename, line)]
     if phase is None:
         phase = "forward" if module_seen else _PHASE_NAMES.get(clock_phase, "")
+    if phase == "backward" and not path:
+        path, note = backward_graph.running_instance([f for f, _ in frames],
+                                                     parameter_paths or {})
     op = ""
     if frames and not traced(frames[-1][0].f_code.co_filename):
         # A call inside a library (torch's F.linear, a package's layer); a raise in the user's own
         # code is its source already.
         frame, line = frames[-1]
         op = "%s: %s" % (frame.f_code.co_name, line_text(frame.f_code.co_filename, line))
-    return {"path": path, "phase": phase, "op": op, "source": source}
+    return {"path": path, "phase": phase, "op": op, "source": source, "path_note": note}
+
+
+def kept_for_backward(traceback, parameter_paths, parameters):
+    """What the autograd graphs live at the raise keep for their backward, by instance
+    (backward_graph.kept_for_backward): the activations a checkpoint of their instance frees."""
+    return backward_graph.kept_for_backward([f for f, _ in _frames(traceback)], parameter_paths,
+                                            parameters)
 
 
 def outermost_call(traceback):

@@ -57,6 +57,9 @@ def _autocast_dtype(device):
 
 # The training frameworks advisor names when it cannot follow a script's training: what the
 # script trained through is where its user looks (docs/script-mode.md, "Trainers").
+# The instances holding the most of what the graphs kept for backward at an out-of-memory error
+# that the report names: a model's blocks and their parts, bounded as advisor reads them.
+KEPT_INSTANCES = 64
 FRAMEWORKS = ("transformers", "lightning", "pytorch_lightning", "accelerate", "deepspeed")
 
 
@@ -121,6 +124,7 @@ class _Command:
         self.spans = []
         self.device_spans = []  # the same steps on the device's clock (a timing window on a GPU)
         self.recording = False
+        self.allocated_at_start = 0  # the CUDA allocator's bytes as the recording began
         self.losses = {}  # step index -> its losses (detached), while recording
         self.undo = []  # what to remove when the command is done
 
@@ -143,6 +147,7 @@ class Session:
         self._clock = StepClock()
         self._optimizers = []
         self._candidates = []      # modules called outermost during the first step
+        self._first_inputs = {}    # id(candidate) -> its first training call's _input_of
         self._depth = 0
         self._in_backward = False
         self._evaluating = False   # a call of the model between steps without gradients
@@ -320,17 +325,22 @@ class Session:
         any other end."""
         if error is None or not out_of_memory.is_out_of_memory(error):
             return None
-        path_of = self._path_finder(traceback)
+        tree = self._tree_at_failure(traceback)
+        paths = {id(m): p for p, m in tree.by_path.items()} if tree is not None else {}
         if not self._input:
             call = out_of_memory.outermost_call(traceback)
             if call is not None:
                 self._note_input(*call)
+            elif tree is not None and "" in tree.by_path:  # a first step's backward
+                self._input = self._first_inputs.get(id(tree.by_path[""])) or {}
         if self._optimizers:
             self._training_state.measure(self._optimizers)
         device = self._device
         if device is None and torch.cuda.is_available() and torch.cuda.is_initialized():
             device = torch.device("cuda", torch.cuda.current_device())
-        report = out_of_memory.where(traceback, path_of, self._clock.phase)
+        parameter_paths = module_tree.parameter_paths(tree)
+        report = out_of_memory.where(traceback, lambda module: paths.get(id(module)),
+                                     self._clock.phase, parameter_paths)
         report.update({"message": out_of_memory.message_of(error),
                        "allocator": out_of_memory.allocator(
                            device.index if device is not None else None),
@@ -338,17 +348,24 @@ class Session:
                        "torch": torch.__version__,
                        "device": "cuda" if device is not None else "cpu",
                        "input": self._input})
+        # After the allocator is read: a tensor saved through a hook (checkpoint's) is unpacked to
+        # be measured, which may run a forward again.
+        report["kept_for_backward"] = out_of_memory.kept_for_backward(
+            traceback, parameter_paths, module_tree.parameters(tree))[:KEPT_INSTANCES]
         return report
 
-    def _path_finder(self, traceback):
-        """module -> its path: the model's tree, or before the model is known (its first step)
-        the tree of the outermost module on the stack."""
-        tree = self._tree
-        if tree is None:
-            call = out_of_memory.outermost_call(traceback)
-            tree = module_tree.ModuleTree([call[0]]) if call is not None else None
-        paths = {id(m): p for p, m in tree.by_path.items()} if tree is not None else {}
-        return lambda module: paths.get(id(module))
+    def _tree_at_failure(self, traceback):
+        """The model's tree, or before the model is known (its first step) the tree of the
+        outermost module on the stack, else (a first backward: no module is) of the modules the
+        step called; None where none was."""
+        if self._tree is not None:
+            return self._tree
+        call = out_of_memory.outermost_call(traceback)
+        if call is not None:
+            return module_tree.ModuleTree([call[0]])
+        roots = module_tree.choose_roots(self._outermost_candidates(),
+                                         module_tree.parameter_ids(self._optimizers))
+        return module_tree.ModuleTree(roots) if roots else None
 
     # ---- what the script does --------------------------------------------------------------
 
@@ -427,6 +444,8 @@ class Session:
             if torch.is_grad_enabled():  # not a check the script runs before training
                 self._training_state.outer_call(module)
                 self._clock.forward_starts(now())
+                if id(module) not in self._first_inputs:  # for an out-of-memory error's report
+                    self._first_inputs[id(module)] = self._input_of(module, args)
         self._depth += 1
 
     @_reported
@@ -436,11 +455,15 @@ class Session:
         if self._active() and self._depth > 0:
             self._depth -= 1
 
+    def _outermost_candidates(self):
+        """The modules called outermost in the first step that no other of them contains."""
+        return [c for c in self._candidates
+                if not any(o is not c and any(m is c for m in o.modules())
+                           for o in self._candidates)]
+
     def _finish_discovery(self):
-        candidates = [c for c in self._candidates
-                      if not any(o is not c and any(m is c for m in o.modules())
-                                 for o in self._candidates)]
-        roots = module_tree.choose_roots(candidates, module_tree.parameter_ids(self._optimizers))
+        roots = module_tree.choose_roots(self._outermost_candidates(),
+                                         module_tree.parameter_ids(self._optimizers))
         if not roots:
             self._fatal("no module whose parameters the optimizer trains was called in the first "
                         "step outside a compiled region: advisor bisects the model an optimizer "
@@ -518,16 +541,20 @@ class Session:
             self._loss_labels.pause()
 
     def _note_input(self, module, args):
-        """The batch size and the dtype the model computes in, from its first call, positional and
-        keyword arguments alike (call_inputs): autocast's dtype where the call runs under
-        autocast, else a floating input's, else its parameters' (token ids are int64; the GEMMs
-        run in the weights' dtype)."""
-        if self._input:
-            return
+        """The model's input, from its first call."""
+        if not self._input:
+            self._input = self._input_of(module, args) or {}
+
+    @staticmethod
+    def _input_of(module, args):
+        """The batch size and the dtype a call computes in, positional and keyword arguments alike
+        (call_inputs): autocast's dtype where the call runs under autocast, else a floating
+        input's, else its parameters' (token ids are int64; the GEMMs run in the weights' dtype);
+        None without a batched tensor."""
         tensors = call_inputs.call_tensors(module, args)
         tensor = call_inputs.batched_tensor(tensors)
         if tensor is None:
-            return
+            return None
         floating = next((t for t in tensors if t.is_floating_point()), None)
         if floating is None:
             floating = next((p for p in module.parameters() if p.is_floating_point()), None)
@@ -535,8 +562,7 @@ class Session:
         device = "cuda" if tensor.is_cuda else "cpu"
         if _autocast_enabled(device):
             dtype = _autocast_dtype(device)
-        self._input = {"batch_size": int(tensor.shape[0]),
-                       "dtype": str(dtype).replace("torch.", "")}
+        return {"batch_size": int(tensor.shape[0]), "dtype": str(dtype).replace("torch.", "")}
 
     # ---- windows ------------------------------------------------------------------------
 
@@ -563,6 +589,9 @@ class Session:
     def _start_recording(self, command):
         if self._cuda:
             torch.cuda.reset_peak_memory_stats(self._device)
+            # The window's allocations show what was allocated before it only where they free it:
+            # advisor's peak counts what the allocator holds now (docs/memory.md).
+            command.allocated_at_start = torch.cuda.memory_allocated(self._device)
         # The GPU probe records kernels only where advisor ranks by them (not a host-bound step's
         # levels, nor the source window, which reads labels); a CPU model's ops count their page
         # faults instead.
@@ -590,7 +619,7 @@ class Session:
             self._sync_if(True)
             events = torch.ops.advisor.probe_finish()
             command.recording = False
-            message = {"memory": self._memory(), "losses": self._loss_check(command),
+            message = {"memory": self._memory(command), "losses": self._loss_check(command),
                        "loader": loader}
             if command.message.get("input_stage"):
                 message["stage"] = self._input_stage.finish() \
@@ -612,7 +641,9 @@ class Session:
                          if not all(bool(torch.isfinite(loss).all()) for loss in losses))
         return {"steps": len(command.losses), "non_finite": non_finite}
 
-    def _memory(self):
+    def _memory(self, command):
+        """The caching allocator over the window; None on a CPU, whose allocator keeps no
+        counters."""
         if not self._cuda:
             return None
         stats = torch.cuda.memory_stats(self._device)
@@ -620,7 +651,9 @@ class Session:
                 "peak_reserved_mb": torch.cuda.max_memory_reserved(self._device) / 2**20,
                 "device_total_mb": torch.cuda.get_device_properties(
                     self._device).total_memory / 2**20,
-                "alloc_retries": int(stats.get("num_alloc_retries", 0))}
+                "alloc_retries": int(stats.get("num_alloc_retries", 0)),
+                "at_start": {"device": self._device.index,
+                             "allocated_bytes": int(command.allocated_at_start)}}
 
     def _receive_command(self):
         message = self._channel.receive()
