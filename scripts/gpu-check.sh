@@ -433,13 +433,18 @@ stragglers() {
 }
 
 # Issue #27: advisor's memory figures beside torch's CUDA counters by hand, judged in one table
-# (summary.txt) and a compact memory.json in $OUT; the report folders stay in /tmp (not packed).
+# (summary.txt) and a compact memory.json in $OUT; the report folders stay in /tmp, but for the
+# out-of-memory run's report.json and report.md (results.tar.gz's memory-oom/).
 # MEMORY_FAMILY (gpt2), MEMORY_AUTOTEST: the --autotest-budget (2m).
 memory() {
   rm -rf /tmp/gpu-check-memory
   step memory python3 bench/real_models/memory_check.py --advisor build-gpu/advisor \
     --out /tmp/gpu-check-memory --family "${MEMORY_FAMILY:-gpt2}" \
     --budget "${MEMORY_AUTOTEST:-2m}" --json "$out/memory.json"
+  # The out-of-memory run's report is packed: its holder and fixes are read beside the table.
+  mkdir -p "$results/memory-oom"
+  cp /tmp/gpu-check-memory/oom/report.json /tmp/gpu-check-memory/oom/report.md \
+    "$results/memory-oom/" 2>/dev/null || log "memory: the out-of-memory run left no report"
   grep -E '^(\||memory check)' "$logs/memory.log" | tee -a "$out/summary.txt"
 }
 
