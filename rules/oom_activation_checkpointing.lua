@@ -7,7 +7,8 @@
 -- yet still held what they kept (facts.out_of_memory.kept_for_backward, read from the autograd
 -- graph): checkpointing them frees it, less what the recomputation holds, one instance's
 -- activations at a time (the largest's). The instance whose backward was running is left out: its
--- recompute would hold its activations again. The instances are those of the level where the
+-- recompute would hold its activations again. Where the graph told only an instance around several
+-- units (a GPT-2's `transformer` around its blocks), the units inside it stay candidates. The instances are those of the level where the
 -- kept bytes spread over several (a model's blocks, not the model), the fewest holding the most
 -- that cover the shortfall where it was measured. --autotest measures the fix in a run that fits
 -- (activation-checkpointing: the recompute's cost, and on CUDA the peak beside it).
@@ -76,7 +77,10 @@ end
 local function backward_findings(oom)
   local units = {}
   for _, unit in ipairs(units_of(oom.kept_for_backward)) do
-    if oom.path == "" or not (is_within(oom.path, unit.path) or is_within(unit.path, oom.path)) then
+    -- The unit whose backward ran, or one around it, is left out. Units inside a coarser running
+    -- instance (the graph named only the model around them) stay: one of them was running, and
+    -- the saving already takes off the largest's recompute.
+    if not is_within(oom.path, unit.path) then
       units[#units + 1] = unit
     end
   end

@@ -203,4 +203,12 @@ def build_model(family, fix, device):
     model = model.to(device)
     if fix == "channels-last":
         model = model.to(memory_format=torch.channels_last)
+    if fix == "activation-checkpointing":
+        # The library's own switch, as its users turn it on: every block of the model is
+        # checkpointed, the instances advisor names among them.
+        if hasattr(model, "gradient_checkpointing_enable"):  # transformers
+            model.gradient_checkpointing_enable(
+                gradient_checkpointing_kwargs={"use_reentrant": False})
+        else:  # timm
+            model.set_grad_checkpointing(True)
     return model

@@ -228,7 +228,9 @@ def out_of_memory_rows(args, eager):
                 where if oom else "no out-of-memory report (exit %d)" % status, "", None,
                 bool(oom.get("path")))]  # the holder: an instance, not just a phase
     rows.append(holder_row(oom.get("live") or {}, eager["kept_mb"]))
-    runnable = ["bf16-autocast", "hf-sdpa-attention"]  # what train.py --fix switches on
+    # What train.py --fix switches on (activation-checkpointing: every block, a superset of the
+    # instances a finding names).
+    runnable = ["bf16-autocast", "hf-sdpa-attention", "activation-checkpointing"]
     fixes = [f["recipe"] for f in (report or {}).get("findings", [])
              if f.get("recipe") in runnable]
     tried, ran = [], None

@@ -8,7 +8,8 @@ unchanged (scripts/gpu-check.sh real_models):
 
 The memory check (memory_check.py) runs it under a memory limit (--memory-fraction, the share of
 the GPU torch's allocator may take) to run out of memory, and with a fix switched on by hand
-(--fix bf16-autocast or hf-sdpa-attention) to see that fix fit under the same limit.
+(--fix bf16-autocast, hf-sdpa-attention or activation-checkpointing: the library's own switch,
+every block) to see that fix fit under the same limit.
 """
 
 import argparse
@@ -33,7 +34,8 @@ def main():
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--memory-fraction", type=float)
-    parser.add_argument("--fix", default="", choices=["", "bf16-autocast", "hf-sdpa-attention"])
+    parser.add_argument("--fix", default="", choices=["", "bf16-autocast", "hf-sdpa-attention",
+                                                         "activation-checkpointing"])
     args = parser.parse_args()
 
     torch.manual_seed(0)
