@@ -60,12 +60,21 @@ class HandTrainer:
         return F.cross_entropy(self.model.head(hidden), batch[1])
 
 
+class OptimizedModule(nn.Module):
+    """Stands in for torch.compile's wrapper, which advisor recognises by class name and
+    attribute, and never looks inside."""
+
+    def __init__(self, module):
+        super().__init__()
+        self._orig_mod = module
+
+
 def _batch():
     return torch.randn(5, 8), torch.randint(0, 4, (5,))
 
 
-def described_paths(step, optimizer):
-    """The module paths the probe describes after two training steps of `step` (a function of the
+def described_modules(step, optimizer):
+    """path -> the module the probe describes after two training steps of `step` (a function of the
     batch returning the loss): the first finds the model, the second's first call describes it."""
     channel = _Channel()
     session = Session(channel)
@@ -87,28 +96,42 @@ def described_paths(step, optimizer):
             handle.remove()
     models = [m for m in channel.sent if m["type"] == "model"]
     assert len(models) == 1, channel.sent
-    return {module["path"] for module in models[0]["modules"]}
+    return {module["path"]: module for module in models[0]["modules"]}
 
 
 class OwnerNamesTest(unittest.TestCase):
     def test_a_training_step_names_its_children_by_attribute(self):
         model = Classifier()
-        paths = described_paths(model.training_step, torch.optim.Adam(model.parameters()))
+        paths = described_modules(model.training_step, torch.optim.Adam(model.parameters()))
         self.assertIn("encoder.2", paths)
         self.assertIn("head", paths)
-        self.assertIn("loss", paths, "the owner's other children are its own")
+        self.assertIn("loss", paths, "the owner's children without parameters are described too")
         self.assertFalse(any(p.startswith("Sequential") for p in paths), sorted(paths))
 
     def test_a_trainer_objects_model_is_the_owner(self):
         trainer = HandTrainer()
-        paths = described_paths(trainer.step, trainer.optimizer)
+        paths = described_modules(trainer.step, trainer.optimizer)
         self.assertIn("encoder.2", paths)
         self.assertIn("head", paths)
+
+    def test_a_wrapper_in_the_frames_gives_the_module_it_wraps(self):
+        # The loop holds the compiled wrapper alone and calls the children through it: the owner
+        # is the module inside, which is no compiled region to keep out of.
+        compiled = OptimizedModule(Classifier())
+
+        def step(batch):
+            hidden = compiled._orig_mod.encoder(batch[0])
+            return F.cross_entropy(compiled._orig_mod.head(hidden), batch[1])
+
+        modules = described_modules(step, torch.optim.Adam(compiled.parameters()))
+        self.assertIn("encoder.2", modules)
+        self.assertEqual(modules[""]["opaque"], "")
+        self.assertTrue(modules[""]["type"].endswith(".Classifier"), modules[""])
 
     def test_two_unrelated_roots_keep_their_class_names(self):
         generator, critic = _encoder(), nn.Linear(16, 1)
         optimizer = torch.optim.Adam(list(generator.parameters()) + list(critic.parameters()))
-        paths = described_paths(lambda batch: critic(generator(batch[0])).mean(), optimizer)
+        paths = described_modules(lambda batch: critic(generator(batch[0])).mean(), optimizer)
         self.assertIn("Sequential.2", paths)
         self.assertIn("Linear", paths)
 
@@ -116,15 +139,15 @@ class OwnerNamesTest(unittest.TestCase):
         model = Classifier()
         twin = Classifier()
         twin.encoder, twin.head = model.encoder, model.head
-        paths = described_paths(model.training_step, torch.optim.Adam(model.parameters()))
+        paths = described_modules(model.training_step, torch.optim.Adam(model.parameters()))
         self.assertIn("Sequential.2", paths, "ambiguous: neither owner's names are taken")
 
     def test_a_called_root_keeps_its_own_paths(self):
         model = nn.Sequential(_encoder(), nn.Linear(16, 4))
         holder = Classifier()
         holder.encoder = model
-        paths = described_paths(lambda batch: F.cross_entropy(model(batch[0]), batch[1]),
-                                torch.optim.Adam(model.parameters()))
+        paths = described_modules(lambda batch: F.cross_entropy(model(batch[0]), batch[1]),
+                                  torch.optim.Adam(model.parameters()))
         self.assertIn("0.2", paths, "one root is the model, whatever holds it")
 
 
