@@ -69,6 +69,19 @@ class OptimizedModule(nn.Module):
         self._orig_mod = module
 
 
+class LazyProxy:
+    """An object that stands for another and runs code for every look at it, as lazy-loading
+    proxies do: the probe's search of the frames must not set it off."""
+
+    @property
+    def __class__(self):
+        raise RuntimeError("the proxy's target was loaded")
+
+    @property
+    def __dict__(self):
+        raise RuntimeError("the proxy's target was loaded")
+
+
 def _batch():
     return torch.randn(5, 8), torch.randint(0, 4, (5,))
 
@@ -78,6 +91,8 @@ def described_modules(step, optimizer):
     batch returning the loss): the first finds the model, the second's first call describes it."""
     channel = _Channel()
     session = Session(channel)
+    failures = []
+    session._fatal = failures.append  # which would end this process, the tests with it
     hooks = importlib.import_module("torch.nn.modules.module")
     session._discovery = [hooks.register_module_forward_pre_hook(session._discover_enter),
                           hooks.register_module_forward_hook(session._discover_exit)]
@@ -95,7 +110,7 @@ def described_modules(step, optimizer):
         for handle in handles:
             handle.remove()
     models = [m for m in channel.sent if m["type"] == "model"]
-    assert len(models) == 1, channel.sent
+    assert not failures and len(models) == 1, (failures, channel.sent)
     return {module["path"]: module for module in models[0]["modules"]}
 
 
@@ -127,6 +142,12 @@ class OwnerNamesTest(unittest.TestCase):
         self.assertIn("encoder.2", modules)
         self.assertEqual(modules[""]["opaque"], "")
         self.assertTrue(modules[""]["type"].endswith(".Classifier"), modules[""])
+
+    def test_a_proxy_in_the_frames_is_left_alone(self):
+        model, proxy = Classifier(), LazyProxy()  # in this frame, a caller of the step's
+        paths = described_modules(model.training_step, torch.optim.Adam(model.parameters()))
+        self.assertIn("encoder.2", paths)
+        self.assertIsNotNone(proxy)
 
     def test_two_unrelated_roots_keep_their_class_names(self):
         generator, critic = _encoder(), nn.Linear(16, 1)

@@ -23,20 +23,25 @@ def modules_in_frames(frame):
     found = {}
     while frame is not None:
         for value in list(frame.f_locals.values()):
-            if isinstance(value, torch.nn.Module):
+            if _is_module(value):
                 _add_with_wrapped(value, found)
             else:
                 for attribute in _attributes(value):
-                    if isinstance(attribute, torch.nn.Module):
+                    if _is_module(attribute):
                         _add_with_wrapped(attribute, found)
         frame = frame.f_back
     return found
 
 
+def _is_module(value):
+    # By its type alone: isinstance would ask a proxy's own __class__, running the script's code.
+    return issubclass(type(value), torch.nn.Module)
+
+
 def _attributes(value):
     """The values of a plain object's own attributes; none for a Python module's namespace, a
     class's, or an object without an instance dict."""
-    if isinstance(value, (types.ModuleType, type)):
+    if issubclass(type(value), (types.ModuleType, type)):
         return ()
     try:
         attributes = object.__getattribute__(value, "__dict__")
