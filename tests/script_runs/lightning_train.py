@@ -39,7 +39,7 @@ class Classifier(L.LightningModule):
         return torch.optim.AdamW(self.parameters(), lr=3e-4)
 
 
-def main():
+def main(model_class=Classifier):
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=400)
     parser.add_argument("--tag", default="")
@@ -53,7 +53,7 @@ def main():
     trainer = L.Trainer(max_steps=args.steps, accelerator="cpu", devices=1, logger=False,
                         enable_checkpointing=False, enable_progress_bar=False,
                         enable_model_summary=False)
-    trainer.fit(Classifier(), loader)
+    trainer.fit(model_class(), loader)
     print("trained", flush=True)
 
 

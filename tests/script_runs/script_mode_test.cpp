@@ -699,6 +699,15 @@ TEST(ScriptFrameworks, LightningTrainerWithItsClosureStep) {
   ExpectTheSlowBlockOf("lightning_train", "");
 }
 
+// Lightning's docs' other way: training_step calls the blocks and the head itself, and nothing
+// calls the LightningModule. The instances are named through it, as with its forward called.
+TEST(ScriptFrameworks, LightningTrainingStepThatCallsTheChildren) {
+  if (!PythonHas("lightning") && !PythonHas("pytorch_lightning")) {
+    GTEST_SKIP() << kPython << " has neither lightning nor pytorch_lightning";
+  }
+  ExpectTheSlowBlockOf("lightning_step_train", "");
+}
+
 TEST(ScriptFrameworks, AccelerateLoop) {
   if (!PythonHas("accelerate")) GTEST_SKIP() << kPython << " has no accelerate";
   ExpectTheSlowBlockOf("accelerate_train", "");
@@ -838,6 +847,21 @@ TEST(ScriptMode, AnEmbeddingFedIdsKeepsOnlyItsOwnBackward) {
   for (const json& level : levels) EXPECT_NE(level["chosen"], "items.emb") << level.dump();
   const std::string path = report["hotspot"]["path"];
   EXPECT_EQ(path.rfind("items.proj", 0), 0u) << levels.dump();
+}
+
+// A LightningModule's training_step without Lightning (tests/script_runs/training_step_train.py):
+// encoder and head are called outermost, the module holding them never is. The hot spot is named
+// as the script spells it, not by the first root's class (Sequential.2, issue #26).
+TEST(ScriptMode, ChildrenCalledByATrainingStepAreNamedThroughTheirOwner) {
+  const fs::path scratch = Scratch("training_step");
+  const CommandResult run =
+      BisectInto(scratch, kScripts + "/training_step_train.py --tag " + UniqueTag());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = Report(scratch / "report");
+  const json& levels = report["bisection"]["levels"];
+  ASSERT_FALSE(levels.empty()) << report["bisection"].dump();
+  EXPECT_EQ(levels[0]["chosen"], "encoder") << levels.dump();
+  EXPECT_EQ(report["hotspot"]["path"], "encoder.2") << levels.dump();
 }
 
 // A layer that weights each point's neighbours by their distance, computed through a broadcast

@@ -8,6 +8,7 @@ from unittest import mock
 import torch
 
 from advisor_probe.knobs import Knobs
+from advisor_probe.modules import ModuleTree
 
 
 class CompileKnobTest(unittest.TestCase):
@@ -172,7 +173,8 @@ class CheckpointKnobTest(unittest.TestCase):
         calls = []
         forward = checkpointed[0].forward
         checkpointed[0].forward = lambda x: calls.append(x) or forward(x)
-        Knobs({"checkpoint_modules": ["0"]}).at_model([checkpointed], cuda=False)
+        Knobs({"checkpoint_modules": ["0"]}).at_model([checkpointed], cuda=False,
+                                                     tree=ModuleTree([checkpointed]))
         x = torch.randn(3, 4, requires_grad=True)
         plain(x).square().sum().backward()
         checkpointed(x).square().sum().backward()
@@ -182,7 +184,9 @@ class CheckpointKnobTest(unittest.TestCase):
             self.assertTrue(torch.allclose(a.grad, b.grad))
 
     def test_an_instance_the_model_lacks_is_not_applied(self):
+        model = self._model()
         knobs = Knobs({"checkpoint_modules": ["7"]})
-        self.assertEqual(knobs.not_applied([self._model()]),
+        self.assertEqual(knobs.not_applied([model], ModuleTree([model])),
                          "the model has no module instance 7 to checkpoint")
-        self.assertEqual(Knobs({"checkpoint_modules": ["2"]}).not_applied([self._model()]), "")
+        self.assertEqual(Knobs({"checkpoint_modules": ["2"]}).not_applied([model],
+                                                                         ModuleTree([model])), "")

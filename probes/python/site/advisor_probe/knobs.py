@@ -12,7 +12,6 @@ import sys
 import torch
 
 from advisor_probe import hf_attention
-from advisor_probe import modules as module_tree
 from advisor_probe import sdpa_backends
 
 # What each override needs, for a clear "cannot apply" instead of a silent no-op.
@@ -211,9 +210,9 @@ class Knobs:
             self._micro_steps = self._forwards
         self._forwards = 0
 
-    def not_applied(self, roots=()):
-        """Why a knob had nothing to apply to in this script, once the model (`roots`) is known;
-        "" when every knob found its place."""
+    def not_applied(self, roots=(), tree=None):
+        """Why a knob had nothing to apply to in this script, once the model (`roots`, named as
+        `tree`, the session's ModuleTree) is known; "" when every knob found its place."""
         if "attn_implementation" in self._overrides:
             reason = hf_attention.not_switchable(roots)
             if reason:
@@ -221,7 +220,7 @@ class Knobs:
         if "checkpoint_modules" in self._overrides:
             if not self._overrides["checkpoint_modules"]:
                 return "no finding named a module instance to checkpoint"
-            by_path = module_tree.ModuleTree(list(roots)).by_path if roots else {}
+            by_path = tree.by_path if tree is not None else {}
             missing = [p for p in self._overrides["checkpoint_modules"] if not by_path.get(p)]
             if missing:
                 return "the model has no module instance %s to checkpoint" % ", ".join(missing)
@@ -291,7 +290,7 @@ class Knobs:
 
     # ---- once the model is known -----------------------------------------------------------
 
-    def at_model(self, roots, cuda):
+    def at_model(self, roots, cuda, tree=None):
         o = self._overrides
         if "deterministic" in o:
             torch.use_deterministic_algorithms(bool(o["deterministic"]))
@@ -308,9 +307,8 @@ class Knobs:
             hf_attention.switch(roots, o["attn_implementation"])
         if o.get("checkpoint_modules"):
             # Paths as the bisection names them (not_applied checked that each is there).
-            by_path = module_tree.ModuleTree(list(roots)).by_path
             for path in o["checkpoint_modules"]:
-                by_path[path].forward = _checkpointed(by_path[path].forward)
+                tree.by_path[path].forward = _checkpointed(tree.by_path[path].forward)
         for root in roots:
             if o.get("channels_last"):
                 root.to(memory_format=torch.channels_last)

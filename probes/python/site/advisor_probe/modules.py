@@ -38,6 +38,14 @@ def _wraps(parent, attribute):
     return owners is not None and type(parent).__name__ in owners
 
 
+def wrapped(module):
+    """The module that `module` wraps (DDP's `module`, torch.compile's `_orig_mod`), or None."""
+    for attribute in _WRAPPED_ATTRIBUTES:
+        if _wraps(module, attribute):
+            return module._modules.get(attribute)
+    return None
+
+
 def compiled_reason(module):
     """Why advisor must not look inside `module`, or None."""
     if type(module).__name__ == "OptimizedModule":

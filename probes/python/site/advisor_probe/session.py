@@ -26,6 +26,7 @@ from advisor_probe.knobs import physical_cores
 from advisor_probe.loader_epochs import LoaderEpochs
 from advisor_probe.markers import Markers
 from advisor_probe import out_of_memory
+from advisor_probe import owners
 from advisor_probe.sources import LineLabels, SourceCapture, line_text
 from advisor_probe.steps import StepClock
 from advisor_probe.training_state import TrainingState
@@ -148,6 +149,7 @@ class Session:
         self._optimizers = []
         self._candidates = []      # modules called outermost during the first step
         self._first_inputs = {}    # id(candidate) -> its first training call's _input_of
+        self._held = {}            # modules the frames calling the candidates held (owners.py)
         self._depth = 0
         self._in_backward = False
         self._evaluating = False   # a call of the model between steps without gradients
@@ -365,7 +367,15 @@ class Session:
             return module_tree.ModuleTree([call[0]])
         roots = module_tree.choose_roots(self._outermost_candidates(),
                                          module_tree.parameter_ids(self._optimizers))
-        return module_tree.ModuleTree(roots) if roots else None
+        return self._tree_of(roots) if roots else None
+
+    def _tree_of(self, roots):
+        """The roots' tree: where several are called (a training_step that calls
+        `self.encoder` and `self.head`), named as the one module holding them all spells them
+        (`encoder.2`, owners.py); else, and where none or several hold them all, by the roots'
+        own names."""
+        owner = owners.common_owner(roots, self._held) if len(roots) > 1 else None
+        return module_tree.ModuleTree([owner] if owner is not None else roots)
 
     # ---- what the script does --------------------------------------------------------------
 
@@ -441,6 +451,7 @@ class Session:
                 return
             if not any(c is module for c in self._candidates):
                 self._candidates.append(module)
+                self._held.update(owners.modules_in_frames(sys._getframe(1)))
             if torch.is_grad_enabled():  # not a check the script runs before training
                 self._training_state.outer_call(module)
                 self._clock.forward_starts(now())
@@ -468,7 +479,8 @@ class Session:
             self._fatal("no module whose parameters the optimizer trains was called in the first "
                         "step outside a compiled region: advisor bisects the model an optimizer "
                         "trains (compile it with model = torch.compile(model), not in place)")
-        self._tree = module_tree.ModuleTree(roots)
+        self._tree = self._tree_of(roots)
+        self._held = {}
         for path in self._tree.info:
             what = module_tree.unshowable(path)
             if what is not None:
@@ -488,11 +500,11 @@ class Session:
         self._cuda = first is not None and first.is_cuda
         self._device = first.device if self._cuda else None
         if self._bench is not None:
-            reason = self._knobs.unsupported or self._knobs.not_applied(roots)
+            reason = self._knobs.unsupported or self._knobs.not_applied(roots, self._tree)
             if reason:
                 self._bench.skip(reason)
                 _end_interpreter(self._loader_iterators)
-            self._knobs.at_model(roots, self._cuda)
+            self._knobs.at_model(roots, self._cuda, self._tree)
             self._bench.model_found(roots, self._cuda, physical_cores)
             return
         self._send_model()
