@@ -661,7 +661,10 @@ TEST(ScriptMode, NamesTheSlowTransformOnTheMainProcessWithWorkers0) {
 
 // Whether `kPython` can import `package`.
 bool PythonHas(const std::string& package) {
-  return RunCommand(kPython + " -c 'import " + package + "'", ".").exit_code == 0;
+  // Its output goes to a scratch folder, not to the folder the tests run in.
+  return RunCommand(kPython + " -c 'import " + package + "'",
+                    Scratch("python-has-" + package).string())
+             .exit_code == 0;
 }
 
 // Bisects `script` (in this folder, with tiny_lm's model) and checks what every framework must
