@@ -145,6 +145,8 @@ WindowAttribution::WindowAttribution(const Timeline& timeline,
     any_depth.cost += Cost{cost.host_ms * per_step, cost.gpu_ms * per_step,
                            cost.page_fault_ms * per_step};
     any_depth.self_host_ms += self_host_ms[i] * per_step;
+    const double self_gpu_ms = has_gpu_ ? gpu_ms_by_op[i] : 0.0;
+    any_depth.self_gpu_ms += self_gpu_ms * per_step;
     if (placement.top_level != static_cast<int>(i)) continue;
     if (run_module == nullptr || placement.module != *run_module) {
       run_module = &placement.module;
@@ -161,7 +163,7 @@ WindowAttribution::WindowAttribution(const Timeline& timeline,
     top_level.by_step.resize(steps_);
     top_level.self_by_step.resize(steps_);
     top_level.by_step[placement.step] += cost;
-    top_level.self_by_step[placement.step] += self_host_ms[i];
+    top_level.self_by_step[placement.step] += Cost{self_host_ms[i], self_gpu_ms, 0};
   }
   // The tables in the order of their names, as the reports have always listed them.
   std::map<std::tuple<ModulePath, Phase, std::string>, OpCost> by_op;
@@ -283,16 +285,21 @@ std::vector<OpCost> WindowAttribution::TopOps(const ModulePath& path) const {
   }
   std::vector<OpCost> out;
   for (auto& [key, op] : merged) {
-    std::vector<double> host, gpu, faults, work;
+    std::vector<double> host, gpu, faults, work, self_host, self_gpu;
     for (const Cost& step : op.by_step) {
       host.push_back(step.host_ms);
       gpu.push_back(step.gpu_ms);
       faults.push_back(step.page_fault_ms);
       work.push_back(Work(step));
     }
+    for (const Cost& step : op.self_by_step) {
+      self_host.push_back(step.host_ms);
+      self_gpu.push_back(step.gpu_ms);
+    }
     op.cost = Cost{Median(host), Median(gpu), Median(faults)};
     op.work = Median(work);
-    op.self_host_ms = Median(op.self_by_step);
+    op.self_host_ms = Median(self_host);
+    op.self_gpu_ms = Median(self_gpu);
     out.push_back(std::move(op));
   }
   std::sort(out.begin(), out.end(),

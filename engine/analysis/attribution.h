@@ -50,10 +50,14 @@ struct OpCost {
   double work = 0;
   // Host time per step in the op itself, outside the ops it calls (cost.host_ms includes them).
   double self_host_ms = 0;
-  // Its cost and self time in each step of the window (TopOps' entries; empty in StepOps'):
-  // whether it leads another op in most steps, not only in the middle step.
+  // Device time per step of what the op launched itself (cost.gpu_ms includes its callees'): the
+  // self device times of all ops add up without double counting. 0 without a GPU probe.
+  double self_gpu_ms = 0;
+  // Its cost and its self cost (host and device time outside the ops it calls) in each step of
+  // the window (TopOps' entries; empty in StepOps'): whether it leads another op in most steps,
+  // not only in the middle step.
   std::vector<Cost> by_step;
-  std::vector<double> self_by_step;
+  std::vector<Cost> self_by_step;
 };
 
 class WindowAttribution {
@@ -95,8 +99,8 @@ class WindowAttribution {
   std::vector<OpCost> TopOps(const ModulePath& path) const;
   // Every op of the steps at any depth, merged by name and phase, hottest first; each cost is
   // inclusive of the ops it calls (host time and the device time they launched), and
-  // self_host_ms is not. Nested ops are listed beside their callers, so the inclusive costs of
-  // different entries may overlap; the self times do not.
+  // self_host_ms and self_gpu_ms are not. Nested ops are listed beside their callers, so the
+  // inclusive costs of different entries may overlap; the self times do not.
   const std::vector<OpCost>& StepOps() const { return step_ops_; }
 
  private:

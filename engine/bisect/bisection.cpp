@@ -346,6 +346,7 @@ class Bisection {
     // input stage to report, a wait before the forward is part of the rest.
     report.data = source_.Describe().input;
     SetStepPhases(baseline.timeline.steps, report.step, report.data);
+    SetTimedPhases(timed_steps.steps, report.data.has_value(), report.step);
     if (report.data) report.data->stage = std::move(input_stage);
     if (report.step.loss_ms) {
       LossCost loss;

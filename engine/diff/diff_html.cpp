@@ -19,8 +19,11 @@ std::string PhaseWaterfall(const ReportDiff& diff) {
     if (phase.before_ms || phase.after_ms) steps.push_back({phase.name, phase.delta_ms, ""});
   }
   steps.push_back({"not attributed", diff.not_attributed_ms,
-                   "the step's change that no phase holds: the phases are of the profiled "
-                   "steps, the step of the unprofiled ones"});
+                   diff.phases_time == DiffTime::kUnprofiledSteps
+                       ? "the step's change that no phase holds: the phases are means, the "
+                         "step's statistic may be their median"
+                       : "the step's change that no phase holds: the phases are of the profiled "
+                         "steps, the step of the unprofiled ones"});
   return RenderBarChartSvg(
       WaterfallChart("the step's change by phase", diff.step.before_ms, steps, diff.step.after_ms));
 }
@@ -39,6 +42,12 @@ std::string ModuleWaterfall(const ReportDiff& diff) {
   }
   if (diff.modules.size() > kModulesCharted) steps.push_back({"other modules", others, ""});
   steps.push_back({"outside the modules", diff.modules_not_attributed_ms, ""});
+  if (diff.device_not_attributed_ms) {
+    // In device time the modules split the step: the device's idle time is its last part.
+    steps.push_back({"not in the device's time", *diff.device_not_attributed_ms, ""});
+    return RenderBarChartSvg(WaterfallChart("the step's change by module, in device time",
+                                            diff.step.before_ms, steps, diff.step.after_ms));
+  }
   double before = 0, after = 0;
   for (const DeltaPart& phase : diff.phases) {
     if (phase.name != "forward" && phase.name != "backward") continue;
@@ -63,15 +72,16 @@ std::string DiffToHtml(const ReportDiff& diff) {
     for (const std::string& note : diff.notes) out << "<li>" << EscapeHtml(note) << "</li>";
     out << "</ul>\n";
   }
-  out << "</section>\n<section id=\"phases\"><h2>By phase</h2>\n" << PhaseWaterfall(diff) << "\n";
+  out << "</section>\n<section id=\"phases\"><h2>By phase</h2>\n<p>"
+      << EscapeHtml(PhasesTimeLine(diff)) << "</p>\n"
+      << PhaseWaterfall(diff) << "\n";
   HtmlTable(out, PhaseDiffTable(diff));
-  out << "</section>\n<section id=\"modules\"><h2>By module</h2>\n<p>At the deepest level both "
-         "runs measured: a module is split into its children only where both runs timed "
-         "them.</p>\n"
+  out << "</section>\n<section id=\"modules\"><h2>By module</h2>\n<p>"
+      << EscapeHtml(ModulesTimeLine(diff)) << "</p>\n"
       << ModuleWaterfall(diff) << "\n";
   HtmlTable(out, ModuleDiffTable(diff));
-  out << "</section>\n<section id=\"ops\"><h2>By op</h2>\n<p>Self time per step, the largest "
-         "changes.</p>\n";
+  out << "</section>\n<section id=\"ops\"><h2>By op</h2>\n<p>" << EscapeHtml(OpsTimeLine(diff))
+      << "</p>\n";
   HtmlTable(out, OpDiffTable(diff));
   out << "</section>\n<section id=\"findings\"><h2>Findings that changed</h2>\n<ul>";
   for (const FindingChange& change : diff.findings) {

@@ -81,25 +81,32 @@ std::string DiffToJsonText(const ReportDiff& diff) {
     entry["phase"] = op.phase;
     ops.push_back(std::move(entry));
   }
-  const json out = {{"schema_version", kDiffSchemaVersion},
-                    {"before", diff.before},
-                    {"after", diff.after},
-                    {"step", StepToJson(diff.step)},
-                    {"step_delta_ms", diff.step.delta_ms},
-                    {"phases", std::move(phases)},
-                    {"not_attributed_ms", diff.not_attributed_ms},
-                    {"explained_share", ExplainedShare(diff.step.delta_ms, diff.not_attributed_ms)},
-                    {"modules", std::move(modules)},
-                    {"modules_not_attributed_ms", diff.modules_not_attributed_ms},
-                    {"ops", std::move(ops)},
-                    {"ops_other_ms", diff.ops_other_ms},
-                    {"ops_not_attributed_ms", diff.ops_not_attributed_ms},
-                    {"before_hotspot", OrNull(diff.before_hotspot)},
-                    {"after_hotspot", OrNull(diff.after_hotspot)},
-                    {"findings", FindingsToJson(diff.findings)},
-                    {"findings_unchanged", diff.findings_unchanged},
-                    {"fixes", FixesToJson(diff.fixes)},
-                    {"notes", diff.notes}};
+  const json out = {
+      {"schema_version", kDiffSchemaVersion},
+      {"before", diff.before},
+      {"after", diff.after},
+      {"step", StepToJson(diff.step)},
+      {"step_delta_ms", diff.step.delta_ms},
+      {"phases_time", DiffTimeName(diff.phases_time)},
+      {"phases", std::move(phases)},
+      {"not_attributed_ms", diff.not_attributed_ms},
+      {"explained_share", ExplainedShare(diff.step.delta_ms, diff.not_attributed_ms)},
+      {"modules_time", DiffTimeName(diff.modules_time)},
+      {"modules", std::move(modules)},
+      {"modules_not_attributed_ms", diff.modules_not_attributed_ms},
+      {"device_not_attributed_ms", OrNull(diff.device_not_attributed_ms)},
+      {"modules_explained_share", OrNull(ModulesExplainedShare(diff))},
+      {"ops_time", DiffTimeName(diff.ops_time)},
+      {"ops", std::move(ops)},
+      {"ops_other_ms", diff.ops_other_ms},
+      {"ops_not_attributed_ms", diff.ops_not_attributed_ms},
+      {"ops_explained_share", ExplainedShare(diff.step.delta_ms, diff.ops_not_attributed_ms)},
+      {"before_hotspot", OrNull(diff.before_hotspot)},
+      {"after_hotspot", OrNull(diff.after_hotspot)},
+      {"findings", FindingsToJson(diff.findings)},
+      {"findings_unchanged", diff.findings_unchanged},
+      {"fixes", FixesToJson(diff.fixes)},
+      {"notes", diff.notes}};
   return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 

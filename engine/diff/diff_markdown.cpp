@@ -15,12 +15,11 @@ std::string DiffToMarkdown(const ReportDiff& diff) {
       << DiffSummary(diff, markup) << "\n\n";
   for (const std::string& note : diff.notes) out << "- " << MarkdownText(note) << "\n";
   if (!diff.notes.empty()) out << "\n";
-  out << "## By phase\n\n";
+  out << "## By phase\n\n" << MarkdownText(PhasesTimeLine(diff)) << "\n\n";
   MarkdownTable(out, PhaseDiffTable(diff));
-  out << "## By module\n\nAt the deepest level both runs measured: a module is split into its "
-         "children only where both runs timed them.\n\n";
+  out << "## By module\n\n" << MarkdownText(ModulesTimeLine(diff)) << "\n\n";
   MarkdownTable(out, ModuleDiffTable(diff));
-  out << "## By op\n\nSelf time per step, the largest changes.\n\n";
+  out << "## By op\n\n" << MarkdownText(OpsTimeLine(diff)) << "\n\n";
   MarkdownTable(out, OpDiffTable(diff));
   out << "## Findings that changed\n\n";
   for (const FindingChange& change : diff.findings) {

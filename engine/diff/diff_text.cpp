@@ -59,12 +59,40 @@ std::string DiffSummary(const ReportDiff& diff, const InlineMarkup& markup) {
   text += markup.text(Printf("The phases explain %.1f %% of it; %s is not attributed. ",
                              ExplainedShare(step.delta_ms, diff.not_attributed_ms) * 100,
                              SignedMs(diff.not_attributed_ms).c_str()));
+  if (const std::optional<double> modules = ModulesExplainedShare(diff)) {
+    text += markup.text(
+        Printf("By device time the modules explain %.1f %%, the ops' %s time %.1f %%. ",
+               *modules * 100, diff.ops_time == DiffTime::kProfiledDevice ? "device" : "host self",
+               ExplainedShare(step.delta_ms, diff.ops_not_attributed_ms) * 100));
+  }
   const auto hotspot = [&](const std::string& name) {
     return name.empty() ? markup.text("none isolated") : markup.code(name);
   };
   text += markup.text("Hot spot before: ") + hotspot(diff.before_hotspot) +
           markup.text("; after: ") + hotspot(diff.after_hotspot) + markup.text(".");
   return text;
+}
+
+std::string PhasesTimeLine(const ReportDiff& diff) {
+  return diff.phases_time == DiffTime::kUnprofiledSteps
+             ? "Each phase's mean over the unprofiled steps, on the clock that timed them (on a "
+               "GPU, CUDA events): they add up to the mean step."
+             : "Host time of the profiled windows' mean step, which is not the step compared.";
+}
+
+std::string ModulesTimeLine(const ReportDiff& diff) {
+  return std::string(diff.modules_time == DiffTime::kProfiledDevice
+                         ? "Device time (kernels and copies) per step"
+                         : "Host time of the forward and backward per step") +
+         " in the profiled windows, at the deepest level both runs measured: a module is split "
+         "into its children only where both runs timed them.";
+}
+
+std::string OpsTimeLine(const ReportDiff& diff) {
+  return diff.ops_time == DiffTime::kProfiledDevice
+             ? "Device time each op launched itself, per step in the profiled windows: the "
+               "largest changes."
+             : "Host self time per step in the profiled windows: the largest changes.";
 }
 
 std::string FindingChangeLine(const FindingChange& change, const InlineMarkup& markup) {
@@ -106,8 +134,15 @@ Table ModuleDiffTable(const ReportDiff& diff) {
     for (TableCell& cell : PartCells(module.part)) row.cells.push_back(std::move(cell));
     table.rows.push_back(std::move(row));
   }
-  table.rows.push_back(
-      RestRow("forward and backward outside these modules", diff.modules_not_attributed_ms, 0));
+  if (diff.device_not_attributed_ms) {
+    table.rows.push_back(
+        RestRow("kernels and copies outside these modules", diff.modules_not_attributed_ms, 0));
+    table.rows.push_back(
+        RestRow("not in the device's time (idle, profiling)", *diff.device_not_attributed_ms, 0));
+  } else {
+    table.rows.push_back(
+        RestRow("forward and backward outside these modules", diff.modules_not_attributed_ms, 0));
+  }
   return table;
 }
 

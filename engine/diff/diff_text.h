@@ -16,6 +16,11 @@ std::string SignedMs(double ms);
 // The step's change, its interval and verdict, how much of it the phases explain, the hot spots.
 std::string DiffSummary(const ReportDiff& diff, const InlineMarkup& markup);
 
+// One line each under a table's heading: which time it compares (DiffTime) and how.
+std::string PhasesTimeLine(const ReportDiff& diff);
+std::string ModulesTimeLine(const ReportDiff& diff);
+std::string OpsTimeLine(const ReportDiff& diff);
+
 // "resolved: rule `gather-backward` at `blocks.3.mlp` (`GatherBackward0`): MESSAGE".
 std::string FindingChangeLine(const FindingChange& change, const InlineMarkup& markup);
 

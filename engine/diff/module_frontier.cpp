@@ -10,12 +10,14 @@ namespace {
 // container that no level timed (a ModuleList whose instances were instrumented as a group,
 // `blocks` above `blocks.3`) is skipped, so `blocks.3` hangs from the root.
 struct MeasuredTree {
-  std::map<std::string, double> ms;                       // forward + backward
+  std::map<std::string, double> ms;                       // ModuleTime's
   std::map<std::string, std::set<std::string>> children;  // "" is the root
 
-  explicit MeasuredTree(const std::vector<ModuleStats>& modules) {
+  MeasuredTree(const std::vector<ModuleStats>& modules, ModuleTime time) {
     for (const ModuleStats& module : modules) {
-      if (module.measured) ms[module.path] = module.forward_ms + module.backward_ms;
+      if (!module.measured) continue;
+      ms[module.path] =
+          time == ModuleTime::kDevice ? module.gpu_ms : module.forward_ms + module.backward_ms;
     }
     for (const auto& entry : ms) children[MeasuredParent(entry.first)].insert(entry.first);
   }
@@ -72,9 +74,9 @@ void AddSplit(const MeasuredTree& before, const MeasuredTree& after, const std::
 }  // namespace
 
 std::vector<FrontierModule> ModuleFrontier(const std::vector<ModuleStats>& before,
-                                           const std::vector<ModuleStats>& after) {
+                                           const std::vector<ModuleStats>& after, ModuleTime time) {
   std::vector<FrontierModule> out;
-  AddSplit(MeasuredTree(before), MeasuredTree(after), "", out);
+  AddSplit(MeasuredTree(before, time), MeasuredTree(after, time), "", out);
   return out;
 }
 

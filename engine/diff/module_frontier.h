@@ -16,9 +16,13 @@
 
 namespace advisor {
 
+// What a module's time is: its forward and backward host time, or the device time its ops
+// launched (ModuleStats::gpu_ms), where both runs' levels recorded kernels.
+enum class ModuleTime { kHost, kDevice };
+
 struct FrontierModule {
   std::string path;
-  // Forward and backward per step; none where the module is not on that side (renamed, removed,
+  // Its time per step (ModuleTime); none where the module is not on that side (renamed, removed,
   // added) or no level of that side measured it.
   std::optional<double> before_ms;
   std::optional<double> after_ms;
@@ -29,6 +33,7 @@ struct FrontierModule {
 
 // The frontier's modules in path order, each split module's own time right after its children.
 std::vector<FrontierModule> ModuleFrontier(const std::vector<ModuleStats>& before,
-                                           const std::vector<ModuleStats>& after);
+                                           const std::vector<ModuleStats>& after,
+                                           ModuleTime time = ModuleTime::kHost);
 
 }  // namespace advisor

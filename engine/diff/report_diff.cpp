@@ -73,13 +73,29 @@ StepChange StepChangeOf(const RunReport& before, const RunReport& after) {
   return change;
 }
 
-std::vector<DeltaPart> PhasesOf(const RunReport& before, const RunReport& after) {
-  const auto data = [](const RunReport& report) {
-    return report.data ? std::optional<double>(report.data->wait_ms) : std::nullopt;
-  };
-  const StepBreakdown& b = before.step;
-  const StepBreakdown& a = after.step;
-  return {Part("data", data(before), data(after)),
+// Which report lacks a field, said before its name: "neither report has", "the after's report
+// has no", "the before's report has no".
+std::string LackingSide(bool before_has, bool after_has) {
+  if (!before_has && !after_has) return "neither report has";
+  return before_has ? "the after's report has no" : "the before's report has no";
+}
+
+// The profiled window's phases in the unprofiled steps' form: its data wait is the report's.
+StepPhaseTimes ProfiledPhases(const RunReport& report) {
+  const StepBreakdown& step = report.step;
+  StepPhaseTimes phases;
+  phases.data_ms = report.data ? std::optional<double>(report.data->wait_ms) : std::nullopt;
+  phases.forward_ms = step.forward_ms;
+  phases.loss_ms = step.loss_ms;
+  phases.backward_ms = step.backward_ms;
+  phases.optimizer_ms = step.optimizer_ms;
+  phases.evaluation_ms = step.evaluation_ms;
+  phases.rest_ms = step.rest_ms;
+  return phases;
+}
+
+std::vector<DeltaPart> PhaseParts(const StepPhaseTimes& b, const StepPhaseTimes& a) {
+  return {Part("data", b.data_ms, a.data_ms),
           Part("forward", b.forward_ms, a.forward_ms),
           Part("loss", b.loss_ms, a.loss_ms),
           Part("backward", b.backward_ms, a.backward_ms),
@@ -88,18 +104,54 @@ std::vector<DeltaPart> PhasesOf(const RunReport& before, const RunReport& after)
           Part("rest", b.rest_ms, a.rest_ms)};
 }
 
+void FillPhases(const RunReport& before, const RunReport& after, ReportDiff& diff) {
+  const std::optional<StepPhaseTimes>& b = before.step.timed_phases;
+  const std::optional<StepPhaseTimes>& a = after.step.timed_phases;
+  if (b && a) {
+    diff.phases_time = DiffTime::kUnprofiledSteps;
+    diff.phases = PhaseParts(*b, *a);
+  } else {
+    diff.phases_time = DiffTime::kProfiledHost;
+    diff.phases = PhaseParts(ProfiledPhases(before), ProfiledPhases(after));
+    diff.notes.push_back(
+        "the phases are the profiled windows' host time, not the compared steps' (" +
+        LackingSide(b.has_value(), a.has_value()) +
+        " step.timed_phases_ms): what they leave of the step's change is not attributed");
+  }
+  double phases = 0;
+  for (const DeltaPart& phase : diff.phases) phases += phase.delta_ms;
+  diff.not_attributed_ms = diff.step.delta_ms - phases;
+}
+
+// The levels recorded kernels (a GPU probe ran on a device-bound step): its modules have device
+// times, and the baseline window the device time they are a part of.
+bool LevelsOnDevice(const RunReport& report) {
+  return report.levels_ranked_by == "device" && report.gpu.has_value();
+}
+
+double DeviceMs(const GpuSummary& gpu) { return gpu.kernel_ms + gpu.memcpy_ms; }
+
 void FillModules(const RunReport& before, const RunReport& after, ReportDiff& diff) {
+  const bool device = LevelsOnDevice(before) && LevelsOnDevice(after);
+  diff.modules_time = device ? DiffTime::kProfiledDevice : DiffTime::kProfiledHost;
   double split = 0;
-  for (const FrontierModule& module : ModuleFrontier(before.modules, after.modules)) {
+  for (const FrontierModule& module : ModuleFrontier(
+           before.modules, after.modules, device ? ModuleTime::kDevice : ModuleTime::kHost)) {
     diff.modules.push_back({Part(module.path, module.before_ms, module.after_ms), module.own_time});
     split += diff.modules.back().part.delta_ms;
   }
   std::stable_sort(
       diff.modules.begin(), diff.modules.end(),
       [](const ModuleDelta& a, const ModuleDelta& b) { return LargerChange(a.part, b.part); });
-  const double model_delta = (after.step.forward_ms + after.step.backward_ms) -
-                             (before.step.forward_ms + before.step.backward_ms);
-  diff.modules_not_attributed_ms = model_delta - split;
+  if (device) {
+    const double device_delta = DeviceMs(*after.gpu) - DeviceMs(*before.gpu);
+    diff.modules_not_attributed_ms = device_delta - split;
+    diff.device_not_attributed_ms = diff.step.delta_ms - device_delta;
+  } else {
+    const double model_delta = (after.step.forward_ms + after.step.backward_ms) -
+                               (before.step.forward_ms + before.step.backward_ms);
+    diff.modules_not_attributed_ms = model_delta - split;
+  }
   if (diff.modules.empty()) {
     diff.notes.push_back(
         "neither report has a measured module: the forward and backward "
@@ -107,16 +159,32 @@ void FillModules(const RunReport& before, const RunReport& after, ReportDiff& di
   }
 }
 
+bool HasSelfDeviceTimes(const RunReport& report) {
+  return std::all_of(report.ops.begin(), report.ops.end(),
+                     [](const OpTime& op) { return op.self_gpu_ms.has_value(); });
+}
+
 void FillOps(const RunReport& before, const RunReport& after, ReportDiff& diff) {
+  bool device = diff.modules_time == DiffTime::kProfiledDevice;
+  if (device && !(HasSelfDeviceTimes(before) && HasSelfDeviceTimes(after))) {
+    device = false;
+    diff.notes.push_back(
+        "the ops are compared by host self time: " +
+        LackingSide(HasSelfDeviceTimes(before), HasSelfDeviceTimes(after)) +
+        " ops[].self_gpu_ms (an advisor before it), and their gpu_ms counts a kernel in every "
+        "op it is nested in");
+  }
+  diff.ops_time = device ? DiffTime::kProfiledDevice : DiffTime::kProfiledHost;
+  const auto self_ms = [device](const OpTime& op) { return device ? *op.self_gpu_ms : op.self_ms; };
   // By phase and name: the same op in the forward and in the optimizer are two costs.
   std::map<std::pair<std::string, std::string>,
            std::pair<std::optional<double>, std::optional<double>>>
-      self_ms;
-  for (const OpTime& op : before.ops) self_ms[{op.phase, op.name}].first = op.self_ms;
-  for (const OpTime& op : after.ops) self_ms[{op.phase, op.name}].second = op.self_ms;
+      by_op;
+  for (const OpTime& op : before.ops) by_op[{op.phase, op.name}].first = self_ms(op);
+  for (const OpTime& op : after.ops) by_op[{op.phase, op.name}].second = self_ms(op);
   std::vector<OpDelta> ops;
   double all = 0;
-  for (const auto& entry : self_ms) {
+  for (const auto& entry : by_op) {
     ops.push_back(
         {Part(entry.first.second, entry.second.first, entry.second.second), entry.first.first});
     all += ops.back().part.delta_ms;
@@ -188,9 +256,26 @@ void FillFixes(const RunReport& before, const RunReport& after, ReportDiff& diff
 
 }  // namespace
 
+const char* DiffTimeName(DiffTime time) {
+  switch (time) {
+    case DiffTime::kUnprofiledSteps:
+      return "unprofiled_steps";
+    case DiffTime::kProfiledHost:
+      return "host";
+    case DiffTime::kProfiledDevice:
+      return "device";
+  }
+  return "";
+}
+
 double ExplainedShare(double delta_ms, double not_attributed_ms) {
   if (delta_ms == 0) return not_attributed_ms == 0 ? 1 : 0;
   return 1 - std::abs(not_attributed_ms) / std::abs(delta_ms);
+}
+
+std::optional<double> ModulesExplainedShare(const ReportDiff& diff) {
+  if (!diff.device_not_attributed_ms) return std::nullopt;
+  return ExplainedShare(diff.step.delta_ms, *diff.device_not_attributed_ms);
 }
 
 ReportDiff DiffReports(const RunReport& before, const RunReport& after) {
@@ -205,10 +290,7 @@ ReportDiff DiffReports(const RunReport& before, const RunReport& after) {
                          after.run.device + ")");
   }
   diff.step = StepChangeOf(before, after);
-  diff.phases = PhasesOf(before, after);
-  double phases = 0;
-  for (const DeltaPart& phase : diff.phases) phases += phase.delta_ms;
-  diff.not_attributed_ms = diff.step.delta_ms - phases;
+  FillPhases(before, after, diff);
   FillModules(before, after, diff);
   FillOps(before, after, diff);
   diff.before_hotspot = HotspotText(before);

@@ -12,6 +12,20 @@
 
 namespace advisor {
 
+// Which time a table of the diff compares. On a GPU the host's time in the profiled windows holds
+// its waits for the device (the loss's .item() waiting for the backward's kernels), so where both
+// runs' levels recorded kernels (bisection.ranked_by "device") the modules and ops are compared in
+// the device's time; and the profiled window's phases, synchronised at each phase's end, are not
+// the step compared, so the phases are the unprofiled steps' own where both reports have them.
+enum class DiffTime {
+  kUnprofiledSteps,  // the phases of the steps the step's change is of (step.timed_phases)
+  kProfiledHost,     // the profiled windows' host time
+  kProfiledDevice,   // the profiled windows' device time: kernels and copies
+};
+
+// "unprofiled_steps", "host", "device": diff.json's phases_time, modules_time, ops_time.
+const char* DiffTimeName(DiffTime time);
+
 // One part of the step on both sides. A side it is absent from counts 0 in delta_ms.
 struct DeltaPart {
   std::string name;  // a phase, a module path, an op name
@@ -26,7 +40,8 @@ struct ModuleDelta {
 };
 
 struct OpDelta {
-  DeltaPart part;     // part.name is the op, its time the self time (ops[].self_ms)
+  // part.name is the op, its time its self time: ops[].self_gpu_ms in device time, else self_ms.
+  DeltaPart part;
   std::string phase;  // "forward", "backward", ...
 };
 
@@ -66,16 +81,27 @@ struct ReportDiff {
   std::string before;  // the sources as given: a report folder, a report.json, a trace
   std::string after;
   StepChange step;
-  // The profiled step's phases (data, forward, loss, backward, optimizer, evaluation, rest); their
-  // deltas and not_attributed_ms add up to step.delta_ms.
+  // The step's phases (data, forward, loss, backward, optimizer, evaluation, rest): the unprofiled
+  // steps' where both reports have them, else the profiled windows'; their deltas and
+  // not_attributed_ms add up to step.delta_ms.
+  DiffTime phases_time = DiffTime::kProfiledHost;
   std::vector<DeltaPart> phases;
   double not_attributed_ms = 0;
-  // The frontier's modules, largest change first; with modules_not_attributed_ms they add up to
-  // the forward and backward phases' change.
+  // The frontier's modules, largest change first. In host time, with modules_not_attributed_ms
+  // they add up to the forward and backward phases' change. In device time, with
+  // modules_not_attributed_ms (the kernels and copies outside them: the loss's, the optimizer's)
+  // they add up to the change of the profiled window's device time (gpu.kernel_ms +
+  // gpu.memcpy_ms), and with device_not_attributed_ms to step.delta_ms.
+  DiffTime modules_time = DiffTime::kProfiledHost;
   std::vector<ModuleDelta> modules;
   double modules_not_attributed_ms = 0;
+  // In device time: of step.delta_ms, what the device's time does not hold (its idle time, and
+  // what profiling changed); none in host time.
+  std::optional<double> device_not_attributed_ms;
   // The ops whose self time changed most, largest change first; ops_other_ms is the change of
-  // every other op, ops_not_attributed_ms what no op holds of step.delta_ms.
+  // every other op, ops_not_attributed_ms what no op holds of step.delta_ms. In device time
+  // where the modules are and both reports have the ops' self device time, else in host time.
+  DiffTime ops_time = DiffTime::kProfiledHost;
   std::vector<OpDelta> ops;
   double ops_other_ms = 0;
   double ops_not_attributed_ms = 0;
@@ -84,7 +110,8 @@ struct ReportDiff {
   std::vector<FindingChange> findings;
   int findings_unchanged = 0;
   std::vector<FixChange> fixes;
-  // What makes a part of the comparison weaker: different doors, devices, no module times.
+  // What makes a part of the comparison weaker: different doors, devices, no module times, the
+  // profiled windows' phases or the ops' host time where the diff would rather not use them.
   std::vector<std::string> notes;
 };
 
@@ -95,5 +122,10 @@ ReportDiff DiffReports(const RunReport& before, const RunReport& after);
 // Of `delta_ms`, the share the parts explain: 1 - |not attributed| / |delta|; 1 when nothing
 // changed.
 double ExplainedShare(double delta_ms, double not_attributed_ms);
+
+// The share of the step's change the modules explain: in device time 1 - |device not
+// attributed| / |step change| (the rows outside the modules are the device's too); none in host
+// time, where the modules split the forward and backward, not the step.
+std::optional<double> ModulesExplainedShare(const ReportDiff& diff);
 
 }  // namespace advisor

@@ -20,6 +20,21 @@ double TimeOrZero(const JsonField& object, const char* key) {
   return object.Required(key).NumberOrNull(kTime).value_or(0);
 }
 
+// The unprofiled steps' phases (step.timed_phases_ms); reports before them have none.
+std::optional<StepPhaseTimes> ReadTimedPhases(const JsonField& step) {
+  const std::optional<JsonField> phases = step.OptionalNonNull("timed_phases_ms");
+  if (!phases) return std::nullopt;
+  StepPhaseTimes out;
+  out.data_ms = phases->Required("data").NumberOrNull(kTime);
+  out.forward_ms = Time(*phases, "forward");
+  out.loss_ms = phases->Required("loss").NumberOrNull(kTime);
+  out.backward_ms = Time(*phases, "backward");
+  out.optimizer_ms = Time(*phases, "optimizer");
+  out.evaluation_ms = Time(*phases, "evaluation");
+  out.rest_ms = phases->Required("rest").Number();  // a hair below 0 from rounding, as rest_ms
+  return out;
+}
+
 StepBreakdown ReadStep(const JsonField& step) {
   StepBreakdown out;
   out.median_ms = Time(step, "median_ms");
@@ -40,6 +55,7 @@ StepBreakdown ReadStep(const JsonField& step) {
   out.evaluation_ms = Time(step, "evaluation_ms");
   // rest_ms is what the phases leave of the profiled step; rounding makes it a hair below 0.
   out.rest_ms = step.Required("rest_ms").Number();
+  out.timed_phases = ReadTimedPhases(step);
   return out;
 }
 
@@ -67,8 +83,31 @@ std::vector<OpTime> ReadOps(const JsonField& ops) {
     op.ms = Time(entry, "ms");
     op.self_ms = Time(entry, "self_ms");
     op.gpu_ms = TimeOrZero(entry, "gpu_ms");
+    // Null without a GPU probe, absent in reports before it: none either way.
+    if (const std::optional<JsonField> self_gpu = entry.OptionalNonNull("self_gpu_ms")) {
+      op.self_gpu_ms = self_gpu->Number(kTime);
+    }
     out.push_back(std::move(op));
   }
+  return out;
+}
+
+// What the levels ranked modules by: "device" where they recorded kernels, whose times the diff
+// then compares; "" without a bisection (a trace's report).
+std::string ReadRankedBy(const JsonField& report) {
+  const std::optional<JsonField> bisection = report.OptionalNonNull("bisection");
+  if (!bisection) return "";
+  const std::optional<JsonField> ranked_by = bisection->OptionalNonNull("ranked_by");
+  return ranked_by ? ranked_by->Choice({"device", "host"}) : "";
+}
+
+// The baseline window's device time: what the modules' device times are split from.
+std::optional<GpuSummary> ReadGpu(const JsonField& report) {
+  const std::optional<JsonField> gpu = report.OptionalNonNull("gpu");
+  if (!gpu) return std::nullopt;
+  GpuSummary out;
+  out.kernel_ms = Time(*gpu, "kernel_ms");
+  out.memcpy_ms = Time(*gpu, "memcpy_ms");
   return out;
 }
 
@@ -160,6 +199,8 @@ RunReport ReadReport(const JsonField& top) {
     report.data = DataWait{};
     report.data->wait_ms = Time(*data, "wait_ms");
   }
+  report.levels_ranked_by = ReadRankedBy(top);
+  report.gpu = ReadGpu(top);
   report.hotspot = ReadHotspot(top);
   report.modules = ReadModules(top.Required("modules"));
   report.ops = ReadOps(top.Required("ops"));

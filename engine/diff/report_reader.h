@@ -1,8 +1,9 @@
 // report.json back into a RunReport, for `advisor diff`: the sections a diff compares (the run,
-// the step and its phases, the data wait, the hot spot, the modules, the whole step's ops, the
-// findings, the fixes, and each rank's step with the straggler). A report folder is untrusted input
-// (docs/security.md): every field is checked as json_field.h reads it, and a bad one is one line
-// naming the file and the field.
+// the step and its phases, the profiled window's and the unprofiled steps', the data wait, what
+// the levels ranked by and the device's kernel and copy time, the hot spot, the modules, the
+// whole step's ops, the findings, the fixes, and each rank's step with the straggler). A report
+// folder is untrusted input (docs/security.md): every field is checked as json_field.h reads it,
+// and a bad one is one line naming the file and the field.
 #pragma once
 
 #include <cstdint>

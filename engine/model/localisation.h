@@ -59,10 +59,15 @@ struct OpTime {
   std::string phase;  // "forward", "backward", "optimizer"
   int calls = 0;      // per step
   double ms = 0;      // host time per step (inclusive of ops it calls)
-  double gpu_ms = 0;  // kernel time per step; 0 without a GPU probe
+  double gpu_ms = 0;  // kernel time per step, of the ops it calls too; 0 without a GPU probe
   double self_ms = 0; // host time per step outside the ops it calls
   // Of ms, first touches of fresh memory pages (RunInfo::page_fault_us); 0 where not counted.
   double page_fault_ms = 0;
+  // Device time per step of the kernels and copies the op launched itself, not through the ops
+  // it calls: these add up without double counting where gpu_ms does not (AddmmBackward0 and its
+  // aten::mm hold the same kernels). 0 without a GPU probe (report.json: null, as gpu_ms); none
+  // where a report.json read back predates the field (engine/diff/report_reader).
+  std::optional<double> self_gpu_ms = std::nullopt;
 };
 
 struct Hotspot {

@@ -33,6 +33,20 @@ const char* StepTimingName(StepTiming timing);
 // "the trace's step spans".
 const char* StepTimingText(StepTiming timing);
 
+// The phases of a set of steps, each phase's mean over them: with rest_ms they add up to the
+// steps' mean.
+struct StepPhaseTimes {
+  // The wait for the batch; none where the run has no input stage to report (no DataWait), and
+  // then the wait is in rest_ms.
+  std::optional<double> data_ms;
+  double forward_ms = 0;
+  std::optional<double> loss_ms;  // a script's loss phase; none where the door has none
+  double backward_ms = 0;
+  double optimizer_ms = 0;
+  double evaluation_ms = 0;
+  double rest_ms = 0;
+};
+
 // Medians over the baseline's unprofiled steps (timed as `timing` says), and the phases of its
 // profiled window (on a GPU synchronised at each phase's end).
 struct StepBreakdown {
@@ -46,6 +60,12 @@ struct StepBreakdown {
   // the difference of two runs' steps with (engine/diff).
   std::vector<double> samples_ms;
   StepTiming timing = StepTiming::kHostClock;
+  // The phases of those same steps, on the clock that timed them (`timing`): on a GPU script's
+  // CUDA events the device's phases of the unprofiled step, where the profiled window's below
+  // are its host's, synchronised at each phase's end. They add up to mean_ms, so that `advisor
+  // diff` splits the step it compares. None where the door times no phases apart from a profiled
+  // window (a trace's steps are all profiled) or the report predates them.
+  std::optional<StepPhaseTimes> timed_phases;
   // The phases of the profiled window's mean step (PhasesOfMeanStep), which add up to
   // profiled_ms with the data wait (DataWait::wait_ms), evaluation_ms and rest_ms: every share
   // of the breakdown is of that step.

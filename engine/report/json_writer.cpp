@@ -42,6 +42,17 @@ json RunToJson(const RunInfo& run) {
           {"python_version", run.mode == Door::kScript ? json(run.python_version) : json(nullptr)}};
 }
 
+json PhaseTimesToJson(const std::optional<StepPhaseTimes>& phases) {
+  if (!phases) return nullptr;
+  return {{"data", OrNull(phases->data_ms)},
+          {"forward", phases->forward_ms},
+          {"loss", OrNull(phases->loss_ms)},
+          {"backward", phases->backward_ms},
+          {"optimizer", phases->optimizer_ms},
+          {"evaluation", phases->evaluation_ms},
+          {"rest", phases->rest_ms}};
+}
+
 json StepToJson(const StepBreakdown& step, const std::optional<DataWait>& data) {
   const double data_ms = data ? data->wait_ms : 0.0;
   const auto share = [&](double ms) {
@@ -53,6 +64,7 @@ json StepToJson(const StepBreakdown& step, const std::optional<DataWait>& data) 
           {"max_ms", step.max_ms},
           {"samples_ms", step.samples_ms},
           {"timed_by", StepTimingName(step.timing)},
+          {"timed_phases_ms", PhaseTimesToJson(step.timed_phases)},
           {"profiled_ms", step.profiled_ms},
           {"forward_ms", step.forward_ms},
           {"loss_ms", OrNull(step.loss_ms)},
@@ -109,6 +121,7 @@ json OpToJson(const OpTime& op, bool gpu_measured, bool faults_counted) {
           {"ms", op.ms},
           {"self_ms", op.self_ms},
           {"gpu_ms", OrNull(gpu_measured, op.gpu_ms)},
+          {"self_gpu_ms", gpu_measured ? OrNull(op.self_gpu_ms) : json(nullptr)},
           {"page_fault_ms", OrNull(faults_counted, op.page_fault_ms)}};
 }
 

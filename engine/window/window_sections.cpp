@@ -31,19 +31,50 @@ void SetStepTimes(const std::vector<double>& millis, StepBreakdown& step) {
   step.samples_ms = millis;
 }
 
+namespace {
+
+bool HasLoss(const std::vector<StepSpan>& steps) {
+  return std::any_of(steps.begin(), steps.end(),
+                     [](const StepSpan& s) { return s.TimeIn(Phase::kLoss) > 0; });
+}
+
+// The one mapping from steps' phases to the breakdown's, for the profiled window's and the
+// unprofiled steps' alike: the wait for data is its own phase where the run reports one (the door
+// knows of an input pipeline), part of the rest otherwise.
+StepPhaseTimes PhaseTimesOf(const StepPhases& mean, bool has_loss, bool data_apart) {
+  StepPhaseTimes times;
+  times.data_ms = data_apart ? std::optional<double>(mean.data_ms) : std::nullopt;
+  times.forward_ms = mean.forward_ms;
+  times.loss_ms = has_loss ? std::optional<double>(mean.loss_ms) : std::nullopt;
+  times.backward_ms = mean.backward_ms;
+  times.optimizer_ms = mean.optimizer_ms;
+  times.evaluation_ms = mean.evaluation_ms;
+  times.rest_ms = mean.rest_ms + (data_apart ? 0.0 : mean.data_ms);
+  return times;
+}
+
+}  // namespace
+
 void SetStepPhases(const std::vector<StepSpan>& profiled_steps, StepBreakdown& step,
                    std::optional<DataWait>& data) {
-  const StepPhases phases = PhasesOfMeanStep(profiled_steps);
-  step.profiled_ms = phases.step_ms;
-  step.rest_ms = phases.rest_ms + (data ? 0.0 : phases.data_ms);
-  if (data) data->wait_ms = phases.data_ms;
+  const StepPhases mean = PhasesOfMeanStep(profiled_steps);
+  const StepPhaseTimes phases = PhaseTimesOf(mean, HasLoss(profiled_steps), data.has_value());
+  step.profiled_ms = mean.step_ms;
+  if (data) data->wait_ms = *phases.data_ms;
   step.forward_ms = phases.forward_ms;
-  const bool has_loss = std::any_of(profiled_steps.begin(), profiled_steps.end(),
-                                    [](const StepSpan& s) { return s.TimeIn(Phase::kLoss) > 0; });
-  step.loss_ms = has_loss ? std::optional<double>(phases.loss_ms) : std::nullopt;
+  step.loss_ms = phases.loss_ms;
   step.backward_ms = phases.backward_ms;
   step.optimizer_ms = phases.optimizer_ms;
   step.evaluation_ms = phases.evaluation_ms;
+  step.rest_ms = phases.rest_ms;
+}
+
+void SetTimedPhases(const std::vector<StepSpan>& timed_steps, bool data_apart,
+                    StepBreakdown& step) {
+  const bool phased = std::any_of(timed_steps.begin(), timed_steps.end(),
+                                  [](const StepSpan& s) { return !s.phases.empty(); });
+  if (!phased) return;
+  step.timed_phases = PhaseTimesOf(PhasesOfMeanStep(timed_steps), HasLoss(timed_steps), data_apart);
 }
 
 OpTime ToOpTime(const OpCost& op) {
@@ -54,6 +85,7 @@ OpTime ToOpTime(const OpCost& op) {
   time.ms = op.cost.host_ms;
   time.gpu_ms = op.cost.gpu_ms;
   time.self_ms = op.self_host_ms;
+  time.self_gpu_ms = op.self_gpu_ms;
   time.page_fault_ms = op.cost.page_fault_ms;
   return time;
 }

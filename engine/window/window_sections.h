@@ -34,6 +34,11 @@ void SetStepTimes(const std::vector<double>& millis, StepBreakdown& step);
 void SetStepPhases(const std::vector<StepSpan>& profiled_steps, StepBreakdown& step,
                    std::optional<DataWait>& data);
 
+// The phases of the unprofiled steps the step's times are of (step.timed_phases), mapped as
+// SetStepPhases maps the profiled window's: the wait for data apart where `data_apart` (the run
+// reports a DataWait). None where no step has phases.
+void SetTimedPhases(const std::vector<StepSpan>& timed_steps, bool data_apart, StepBreakdown& step);
+
 // One op's costs as the report shows them: host and device time alike, whichever ranked it.
 OpTime ToOpTime(const OpCost& op);
 

@@ -96,6 +96,9 @@ TEST(WindowAttribution, RanksByDeviceTimeWhenTheGpuProbeRan) {
   EXPECT_NEAR(attribution.Self("a").forward.gpu_ms, 20.0, 1e-9);
   const std::vector<OpCost> ops = attribution.TopOps("a");
   EXPECT_EQ(ops[0].name, "aten::linear");
+  // A top-level op's own device time is what it launched outside the ops it calls: none.
+  EXPECT_NEAR(ops[0].cost.gpu_ms, 20.0, 1e-9);
+  EXPECT_NEAR(ops[0].self_gpu_ms, 0.0, 1e-9);
 }
 
 TEST(WindowAttribution, StepOpsListEveryOpWithInclusiveHostAndDeviceTime) {
@@ -128,6 +131,14 @@ TEST(WindowAttribution, StepOpsListEveryOpWithInclusiveHostAndDeviceTime) {
   EXPECT_NEAR(ops.at({Phase::kForward, "aten::mm"}).cost.host_ms, 1.0, 1e-9);
   EXPECT_NEAR(ops.at({Phase::kBackward, "MmBackward0"}).cost.gpu_ms, 5.0, 1e-9);
   EXPECT_NEAR(ops.at({Phase::kBackward, "aten::mm"}).cost.host_ms, 4.0, 1e-9);
+
+  // What each launched itself: the mm's kernels, once, where gpu_ms counts them in every caller.
+  double self_gpu_ms = 0;
+  for (const auto& [key, op] : ops) self_gpu_ms += op.self_gpu_ms;
+  EXPECT_NEAR(self_gpu_ms, 10.0, 1e-9) << "the forward's mm and the backward's, 5 ms each";
+  EXPECT_NEAR(addmm.self_gpu_ms, 0.0, 1e-9);
+  EXPECT_NEAR(ops.at({Phase::kForward, "aten::mm"}).self_gpu_ms, 5.0, 1e-9);
+  EXPECT_NEAR(ops.at({Phase::kBackward, "MmBackward0"}).self_gpu_ms, 0.0, 1e-9);
 
   // Hottest first by device time; the top-level view is unchanged.
   EXPECT_DOUBLE_EQ(attribution.StepOps().front().cost.gpu_ms, 5.0);

@@ -333,6 +333,15 @@ TEST(Bisection, ReportsTheStepFromTheTimingStepsAndThePhasesFromTheBaseline) {
   EXPECT_NEAR(report.step.optimizer_ms, 1.0, 1e-6);
   EXPECT_FALSE(report.ops.empty());
   EXPECT_EQ(report.ops.front().name, "GatherBackward0");
+  // The timing steps' own phases, which add up to their mean step (this source times its steps
+  // as it records them: the same phases).
+  ASSERT_TRUE(report.step.timed_phases);
+  const StepPhaseTimes& timed = *report.step.timed_phases;
+  EXPECT_NEAR(timed.forward_ms, 18.0, 1e-6);
+  EXPECT_NEAR(timed.backward_ms, 72.0, 1e-6);
+  EXPECT_NEAR(timed.forward_ms + timed.backward_ms + timed.optimizer_ms + timed.evaluation_ms +
+                  timed.rest_ms + timed.data_ms.value_or(0) + timed.loss_ms.value_or(0),
+              report.step.mean_ms, 1e-6);
 }
 
 // The door's settings, the baseline's data phase and the input stage as the baseline window

@@ -63,6 +63,51 @@ TEST_F(ReportReaderTest, ReadsWhatTheWriterWrote) {
   EXPECT_DOUBLE_EQ(read.fixes[0].speedup, 1.4);
 }
 
+TEST_F(ReportReaderTest, ReadsTheDevicesTimesAndTheUnprofiledStepsPhases) {
+  RunReport written = testing::BeforeReport();
+  written.levels_ranked_by = "device";
+  written.gpu = GpuSummary{};
+  written.gpu->kernel_ms = 90.5;
+  written.gpu->memcpy_ms = 1.25;
+  written.ops[0].gpu_ms = 24;
+  written.ops[0].self_gpu_ms = 3.5;
+  StepPhaseTimes timed;
+  timed.forward_ms = 29;
+  timed.loss_ms = 1.5;
+  timed.backward_ms = 61;
+  timed.optimizer_ms = 7.5;
+  timed.rest_ms = 1;
+  written.step.timed_phases = timed;
+  const RunReport read = ReadReportJson(Write(ReportToJsonText(written)));
+  EXPECT_EQ(read.levels_ranked_by, "device");
+  ASSERT_TRUE(read.gpu);
+  EXPECT_DOUBLE_EQ(read.gpu->kernel_ms, 90.5);
+  EXPECT_DOUBLE_EQ(read.gpu->memcpy_ms, 1.25);
+  ASSERT_TRUE(read.ops[0].self_gpu_ms);
+  EXPECT_DOUBLE_EQ(*read.ops[0].self_gpu_ms, 3.5);
+  ASSERT_TRUE(read.step.timed_phases);
+  EXPECT_FALSE(read.step.timed_phases->data_ms);  // no data section: its wait is in the rest
+  EXPECT_EQ(read.step.timed_phases->loss_ms, 1.5);
+  EXPECT_DOUBLE_EQ(read.step.timed_phases->backward_ms, 61);
+  EXPECT_DOUBLE_EQ(read.step.timed_phases->rest_ms, 1);
+}
+
+TEST_F(ReportReaderTest, AReportBeforeTheDevicesTimesAndTimedPhasesHasNone) {
+  // BeforeReport ran without a GPU probe: self_gpu_ms is null, as gpu_ms.
+  json report = ReportToJson(testing::BeforeReport());
+  EXPECT_TRUE(report["ops"][0]["self_gpu_ms"].is_null());
+  EXPECT_FALSE(ReadReportJson(Write(report.dump())).ops[0].self_gpu_ms);
+  // An advisor before the fields wrote neither.
+  for (json& op : report["ops"]) op.erase("self_gpu_ms");
+  report["step"].erase("timed_phases_ms");
+  report["gpu"] = {{"kernel_ms", 90}, {"memcpy_ms", 1}, {"busy_fraction", 0.9}};
+  report["bisection"]["ranked_by"] = "device";
+  const RunReport read = ReadReportJson(Write(report.dump()));
+  EXPECT_FALSE(read.ops[0].self_gpu_ms);
+  EXPECT_FALSE(read.step.timed_phases);
+  EXPECT_EQ(read.levels_ranked_by, "device");
+}
+
 TEST_F(ReportReaderTest, ARulesMessageKeepsItsNewlines) {
   RunReport report = testing::BeforeReport();
   report.findings[0].message = "first line\nsecond line";
@@ -104,6 +149,14 @@ TEST_F(ReportReaderTest, RefusesABadReportInOneLineNamingTheField) {
   json bad_severity = good;
   bad_severity["findings"][0]["severity"] = "dire";
   EXPECT_NE(ErrorOf(bad_severity.dump()).find("'findings[0].severity'"), std::string::npos);
+
+  json bad_ranking = good;
+  bad_ranking["bisection"]["ranked_by"] = "wall";
+  EXPECT_NE(ErrorOf(bad_ranking.dump()).find("'bisection.ranked_by'"), std::string::npos);
+
+  json bad_phase = good;
+  bad_phase["step"]["timed_phases_ms"] = {{"data", nullptr}, {"forward", -1}};
+  EXPECT_NE(ErrorOf(bad_phase.dump()).find("'step.timed_phases_ms.forward'"), std::string::npos);
 
   json control = good;
   control["modules"][0]["path"] = "a\x1b[2Jb";

@@ -127,6 +127,32 @@ TEST(JsonWriter, OpsHaveInclusiveAndSelfTime) {
   EXPECT_DOUBLE_EQ(op.at("self_ms").get<double>(), 3.05);
 }
 
+TEST(JsonWriter, OpsHaveTheirOwnDeviceTimeWhereAGpuProbeRan) {
+  RunReport report = FilledReport();
+  report.ops[1].self_gpu_ms = 2.5;
+  EXPECT_DOUBLE_EQ(ReportToJson(report).at("ops").at(1).at("self_gpu_ms").get<double>(), 2.5);
+  report.gpu.reset();
+  EXPECT_TRUE(ReportToJson(report).at("ops").at(1).at("self_gpu_ms").is_null())
+      << "no GPU probe: null, not 0";
+}
+
+TEST(JsonWriter, TheUnprofiledStepsPhasesWhereTheDoorTimedThem) {
+  RunReport report = FilledReport();
+  EXPECT_TRUE(ReportToJson(report).at("step").at("timed_phases_ms").is_null());
+  StepPhaseTimes timed;
+  timed.data_ms = 0.5;
+  timed.forward_ms = 12;
+  timed.backward_ms = 25.5;
+  timed.optimizer_ms = 2.5;
+  timed.rest_ms = 0.7;
+  report.step.timed_phases = timed;
+  const json phases = ReportToJson(report).at("step").at("timed_phases_ms");
+  EXPECT_DOUBLE_EQ(phases.at("data").get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(phases.at("backward").get<double>(), 25.5);
+  EXPECT_TRUE(phases.at("loss").is_null()) << "a model.pt's forward holds its loss";
+  EXPECT_DOUBLE_EQ(phases.at("rest").get<double>(), 0.7);
+}
+
 TEST(JsonWriter, PageFaultsWhereCountedAndNullWhereNot) {
   const json counted = ReportToJson(PageFaultReport());
   EXPECT_DOUBLE_EQ(counted.at("run").at("page_fault_us").get<double>(), 1.3);

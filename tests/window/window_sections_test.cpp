@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+#include <utility>
+
 #include "tests/gpu/gpu_timeline_builders.h"
 
 namespace advisor {
@@ -54,6 +57,8 @@ TEST(WindowSections, FillOpsGpuSyncsAndProbeNotesFromOneWindow) {
   EXPECT_NEAR(matmul->ms, 2.0, 1e-9);
   EXPECT_NEAR(matmul->self_ms, 2.0 - (1.0 - 0.0001), 1e-9);
   EXPECT_NEAR(matmul->gpu_ms, 4.0 - 0.0002, 1e-9) << "its aten::mm's kernel";
+  ASSERT_TRUE(matmul->self_gpu_ms);
+  EXPECT_NEAR(*matmul->self_gpu_ms, 0.0, 1e-9) << "the kernel is its aten::mm's own";
 
   ASSERT_TRUE(report.gpu.has_value());
   EXPECT_EQ(report.gpu->kernels_per_step, 1.0);
@@ -75,6 +80,58 @@ TEST(WindowSections, NoGpuProbeMeansNoGpuSectionNotAnIdleGpu) {
   EXPECT_FALSE(report.memory.has_value());
   EXPECT_EQ(report.data_quality,
             (std::vector<std::string>{"cupti probe inactive: no CUDA device"}));
+}
+
+// The unprofiled steps' phases, each phase's mean: a 10 ms step (data 1, forward 4, loss 1,
+// backward 3, optimizer 1) and a 14 ms one (data 3, forward 4, loss 1, backward 5, optimizer 1).
+std::vector<StepSpan> TimedSteps() {
+  std::vector<StepSpan> steps;
+  for (const auto& [start, data, backward] :
+       {std::tuple<TimeNs, TimeNs, TimeNs>{0, 1, 3}, {20 * kMs, 3, 5}}) {
+    StepSpan step;
+    step.start_ns = start;
+    TimeNs at = start;
+    for (const auto& [phase, ms] : {std::pair<Phase, TimeNs>{Phase::kData, data},
+                                    {Phase::kForward, 4},
+                                    {Phase::kLoss, 1},
+                                    {Phase::kBackward, backward},
+                                    {Phase::kOptimizer, 1}}) {
+      step.phases.push_back({phase, at, at + ms * kMs});
+      at += ms * kMs;
+    }
+    step.end_ns = at;
+    steps.push_back(step);
+  }
+  return steps;
+}
+
+TEST(WindowSections, TheTimedStepsPhasesAreTheirMeansAndAddUpToTheirMeanStep) {
+  StepBreakdown step;
+  SetStepTimes(StepMillis(TimedSteps()), step);
+  SetTimedPhases(TimedSteps(), /*data_apart=*/true, step);
+  ASSERT_TRUE(step.timed_phases);
+  const StepPhaseTimes& phases = *step.timed_phases;
+  EXPECT_EQ(phases.data_ms, 2.0);
+  EXPECT_DOUBLE_EQ(phases.forward_ms, 4);
+  EXPECT_EQ(phases.loss_ms, 1.0);
+  EXPECT_DOUBLE_EQ(phases.backward_ms, 4);
+  EXPECT_DOUBLE_EQ(phases.optimizer_ms, 1);
+  EXPECT_NEAR(*phases.data_ms + phases.forward_ms + *phases.loss_ms + phases.backward_ms +
+                  phases.optimizer_ms + phases.evaluation_ms + phases.rest_ms,
+              step.mean_ms, 1e-9);
+  // Without a data section to report, the wait is the rest's, as in the profiled phases.
+  StepBreakdown no_data;
+  SetTimedPhases(TimedSteps(), /*data_apart=*/false, no_data);
+  EXPECT_FALSE(no_data.timed_phases->data_ms);
+  EXPECT_DOUBLE_EQ(no_data.timed_phases->rest_ms, 2);
+}
+
+TEST(WindowSections, StepsTimedWithoutPhasesHaveNoTimedPhases) {
+  std::vector<StepSpan> steps = TimedSteps();
+  for (StepSpan& step : steps) step.phases.clear();
+  StepBreakdown step;
+  SetTimedPhases(steps, true, step);
+  EXPECT_FALSE(step.timed_phases);
 }
 
 }  // namespace
