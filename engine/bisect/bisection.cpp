@@ -123,6 +123,15 @@ constexpr int kMaxReruns = 2;
 // to step; handwritten_attention's timing steps ran 2.6x its profiled ones, every run).
 constexpr double kUnprofiledSlower = -0.15;
 
+// A level's window whose median step took this many times the baseline's profiled step measured
+// something the baseline's steps did not pay: its markers' own cost, or waits (matmuls on
+// OpenBLAS's pool of two threads beside two busy loops on the 2-core VM: 290 ms level windows
+// against a 35 ms baseline, the levels leading to the wrong module; CI, stop 39). Over the
+// suites' 55 bisections (123 levels, ctest -j2 beside three builds on the 2-core VM) a level's
+// window took 0.5-3.1x the baseline's profiled step, the 3.1x a step of 1.2 ms where the markers
+// weigh most.
+constexpr double kWindowDistorted = 5.0;
+
 // A GPU step whose device was busy less than this share of the baseline's step is host-bound: the
 // host's time is the step's (the device waits for launches), so the levels rank modules by host
 // time and record without the GPU probe, whose record per kernel launch is most of what
@@ -363,6 +372,7 @@ class Bisection {
     const std::vector<double> profiled_steps = StepMillis(baseline.timeline.steps);
     const double profiled = bursty ? Mean(profiled_steps) : Median(profiled_steps);
     const double unprofiled = bursty ? report.step.mean_ms : report.step.median_ms;
+    baseline_profiled_ms_ = profiled;
     if (profiled / unprofiled - 1.0 < kUnprofiledSlower) {
       // A warning about the step time, not a doubt about the hot spot: each level's steps are
       // checked one by one, and a short warm-up slows the timing steps on a quiet machine too.
@@ -424,6 +434,7 @@ class Bisection {
       LevelDecision decision = DecideLevel(input);
       report.levels.push_back(ToReportLevel(depth, parent, decision, attribution, false));
       report.levels.back().window_step_ms = Median(StepMillis(descent.window.timeline.steps));
+      JudgeAgainstBaseline(depth, report.levels.back().window_step_ms);
       // One window decides the level and, for a group, the member: the same steps back both.
       const int steps_backing =
           SupportOf(parent, attribution, Destination(input, decision)).agreeing;
@@ -630,6 +641,21 @@ class Bisection {
                  others_cores
                      ? Printf(" while other processes used %.1f cores", *others_cores).c_str()
                      : ""),
+          {});
+  }
+
+  // A level's window far slower than the baseline's profiled steps: a doubt, said once.
+  void JudgeAgainstBaseline(int depth, double window_step_ms) {
+    if (window_distorted_ || baseline_profiled_ms_ <= 0 ||
+        window_step_ms < kWindowDistorted * baseline_profiled_ms_) {
+      return;
+    }
+    window_distorted_ = true;
+    Doubt(Printf("level %d's window ran %.1fx the baseline's profiled step (%.1f against %.1f ms): "
+                 "its markers or other work added time the job's steps do not spend, which "
+                 "distorts every time it measured",
+                 depth, window_step_ms / baseline_profiled_ms_, window_step_ms,
+                 baseline_profiled_ms_),
           {});
   }
 
@@ -921,6 +947,8 @@ class Bisection {
   std::optional<std::pair<std::optional<double>, std::chrono::steady_clock::time_point>>
       others_since_;
   bool cpu_contended_ = false;  // a window's CPU stall share reached kCpuContended
+  double baseline_profiled_ms_ = 0;  // the baseline window's step (median, or mean if bursty)
+  bool window_distorted_ = false;    // a level's window reached kWindowDistorted (said once)
   bool levels_on_device_ = true;  // the levels rank by device time (see kDeviceBoundBusy)
   LossCheck losses_;               // over every window whose door read the losses
   std::vector<BroadcastTemporary> broadcasts_;  // the levels' windows' (MergeBroadcasts)

@@ -163,6 +163,30 @@ TEST(Bisection, TheHotSpotsShareIsOfItsOwnWindowsStep) {
       << "the same share of a step as on the quiet machine (" << quiet_report.hotspot->share
       << ")";
 }
+// Level windows whose steps took many times the baseline's profiled ones measured a cost the job's
+// steps do not pay (on a busy 2-core VM, a BLAS pool's sleeping thread woken for every matmul:
+// 290 ms against 35 ms). Every step still agrees, so only the comparison can say so.
+TEST(Bisection, LevelWindowsFarSlowerThanTheBaselinesStepsMakeTheHotSpotLowConfidence) {
+  FakeSource slowed(Transformer());
+  slowed.slowdown = [](int window, int, const std::string&) { return window >= 2 ? 6.0 : 1.0; };
+  const RunReport report = Bisect(slowed).report;
+  ASSERT_TRUE(report.hotspot.has_value());
+  EXPECT_EQ(report.hotspot->path, "blocks.2.mlp");
+  EXPECT_EQ(report.hotspot->confidence, "low");
+  ASSERT_EQ(report.doubts.size(), 1u) << "said once, not at every level";
+  EXPECT_EQ(report.doubts[0].rfind("level 1's window ran 5.9x the baseline's profiled step", 0),
+            0u)
+      << report.doubts[0];
+
+  // Four times as slow is within what markers and a busier machine may cost: no doubt.
+  FakeSource busier(Transformer());
+  busier.slowdown = [](int window, int, const std::string&) { return window >= 2 ? 4.0 : 1.0; };
+  const RunReport busier_report = Bisect(busier).report;
+  ASSERT_TRUE(busier_report.hotspot.has_value());
+  EXPECT_EQ(busier_report.hotspot->confidence, "high")
+      << ::testing::PrintToString(busier_report.doubts);
+}
+
 TEST(Bisection, ALevelWhoseStepsDisagreeIsMeasuredAgainAndAnAgreeingWindowKeepsConfidence) {
   FakeSource source(Transformer());
   // Two of the level's three steps were each slowed in another module: the medians still point
@@ -198,8 +222,11 @@ TEST(Bisection, WindowsThatDisagreeGiveLowConfidenceAndNameWhatTheyCouldNotSepar
   EXPECT_EQ(report.hotspot->path, "blocks.1") << "the clearer window decides";
   EXPECT_EQ(report.hotspot->confidence, "low");
   EXPECT_EQ(report.hotspot->candidates, std::vector<std::string>{"blocks.2"});
-  ASSERT_EQ(report.doubts.size(), 1u) << "the reason travels with the report";
+  // The reasons travel with the report: the choice changed, and the window that made it, its
+  // every step slowed 300x in blocks.1, ran far slower than the baseline.
+  ASSERT_EQ(report.doubts.size(), 2u) << ::testing::PrintToString(report.doubts);
   EXPECT_EQ(report.doubts[0].rfind("level 1: the choice changed on re-run", 0), 0u);
+  EXPECT_EQ(report.doubts[1].rfind("level 1's window ran ", 0), 0u);
   EXPECT_TRUE(SaysWithPrefix(report,
                              "low confidence: level 1: the choice changed on re-run: blocks.2 in "
                              "1 of 3 steps of one window, blocks.1 in 3 of 3 steps of the next"))
