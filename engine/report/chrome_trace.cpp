@@ -57,7 +57,10 @@ Interval Extent(const Timeline& timeline) {
   return {earliest, latest};
 }
 
-// Hands out thread ids and writes the metadata that names and orders processes and threads.
+// Hands out thread ids and writes the metadata that names and orders processes and threads. A
+// track's name keeps its thread id in every window: a trace's readers know threads by tid alone
+// (not pid), and a backward node's "Fwd thread id" is mapped to one tid for the whole trace, so
+// that "thread 1" must be the same tid in the baseline and in every level's window.
 class Tracks {
  public:
   explicit Tracks(TraceEventStream& stream) : stream_(stream) {}
@@ -72,27 +75,29 @@ class Tracks {
 
   // One track per lane, named `name`, then "name (overlap 1)" and so on.
   std::vector<int> AddLanes(int pid, const std::string& name, int lanes) {
-    std::vector<int> tids;
-    for (int lane = 0; lane < std::max(lanes, 1); ++lane) {
-      const int tid = next_tid_++;
+    std::vector<int>& known = tids_of_[name];
+    while (known.size() < static_cast<std::size_t>(std::max(lanes, 1)))
+      known.push_back(next_tid_++);
+    const std::vector<int> tids(known.begin(), known.begin() + std::max(lanes, 1));
+    for (std::size_t lane = 0; lane < tids.size(); ++lane) {
       const std::string track = lane == 0 ? name : name + " (overlap " + std::to_string(lane) + ")";
       stream_.Add({{"ph", "M"},
                    {"name", "thread_name"},
                    {"pid", pid},
-                   {"tid", tid},
+                   {"tid", tids[lane]},
                    {"args", {{"name", track}}}});
       stream_.Add({{"ph", "M"},
                    {"name", "thread_sort_index"},
                    {"pid", pid},
-                   {"tid", tid},
-                   {"args", {{"sort_index", tid}}}});
-      tids.push_back(tid);
+                   {"tid", tids[lane]},
+                   {"args", {{"sort_index", tids[lane]}}}});
     }
     return tids;
   }
 
  private:
   TraceEventStream& stream_;
+  std::map<std::string, std::vector<int>> tids_of_;  // by track name, one per lane
   int next_tid_ = 1;
 };
 

@@ -392,6 +392,8 @@ TEST_F(ChromeTraceTest, EveryWindowIsAProcessGroupAtItsOwnTime) {
   ASSERT_EQ(linears.size(), 2u);
   EXPECT_EQ((*linears[0])["pid"], 100);
   EXPECT_EQ((*linears[1])["pid"], 200);
+  EXPECT_EQ((*linears[1])["tid"], (*linears[0])["tid"])
+      << "thread 1 is one tid in every window: readers know threads by tid";
   EXPECT_DOUBLE_EQ((*linears[1])["ts"].get<double>() - (*linears[0])["ts"].get<double>(), 50'000.0);
 
   std::vector<json> spans;

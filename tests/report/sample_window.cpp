@@ -14,7 +14,7 @@ constexpr ThreadId kAutograd = 2;  // a GPU run's backward thread; a CPU's runs 
 
 class WindowBuilder {
  public:
-  explicit WindowBuilder(bool gpu) : gpu_(gpu) {}
+  WindowBuilder(bool gpu, bool instrumented) : gpu_(gpu), instrumented_(instrumented) {}
 
   // Step `index`, starting at `t`; the times below are microseconds into it.
   void AddStep(int index, TimeNs t) {
@@ -44,8 +44,8 @@ class WindowBuilder {
   LabelledWindow Build() {
     if (gpu_) timeline_.probes.push_back(CuptiRecorded());
     MeasuredWindow measured = MeasureWindow(timeline_);
-    return {"the children of the root", std::move(measured.timeline),
-            std::move(measured.placements)};
+    return {instrumented_ ? "the children of the root" : "no module instrumented",
+            std::move(measured.timeline), std::move(measured.placements)};
   }
 
  private:
@@ -60,6 +60,7 @@ class WindowBuilder {
     Marker(path, MarkerKind::kBackwardEnd, thread, end);
   }
   void Marker(const std::string& path, MarkerKind kind, ThreadId thread, TimeNs at) {
+    if (!instrumented_) return;
     timeline_.markers.push_back(MarkerEvent{path, kind, thread, At(at)});
   }
 
@@ -109,6 +110,7 @@ class WindowBuilder {
   TimeNs At(TimeNs us) const { return t_ + us * kUs; }
 
   bool gpu_;
+  bool instrumented_;
   Timeline timeline_;
   TimeNs t_ = 0;  // the step's start
   std::uint64_t next_id_ = 1;
@@ -117,10 +119,10 @@ class WindowBuilder {
 
 }  // namespace
 
-LabelledWindow SampleWindow(bool gpu) {
-  WindowBuilder builder(gpu);
+LabelledWindow SampleWindow(bool gpu, TimeNs start, bool instrumented) {
+  WindowBuilder builder(gpu, instrumented);
   for (int i = 0; i < 3; ++i) {
-    const TimeNs t = 1'000'000'000 + i * 10'000 * kUs;
+    const TimeNs t = start + i * 10'000 * kUs;
     builder.AddStep(i, t);
   }
   return builder.Build();

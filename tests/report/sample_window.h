@@ -10,6 +10,8 @@
 
 namespace advisor::testing {
 
-LabelledWindow SampleWindow(bool gpu);
+// Its steps from `start` on; without `instrumented`, no module markers, as a bisection's
+// baseline window has none.
+LabelledWindow SampleWindow(bool gpu, TimeNs start = 1'000'000'000, bool instrumented = true);
 
 }  // namespace advisor::testing

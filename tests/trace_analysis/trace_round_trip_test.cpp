@@ -99,6 +99,38 @@ TEST_P(TraceRoundTrip, ReadsBackTheStepModulesAndOpsTheWindowMeasured) {
   }
 }
 
+// A bisection's trace: the baseline (no module instrumented) and then a level's window, on the
+// same threads. Backward nodes name their forward thread by the probe's number, which the trace
+// maps to one tid for the whole file: each window's nodes find their forward ops and modules.
+TEST_P(TraceRoundTrip, ALaterWindowsBackwardFindsItsModules) {
+  const bool gpu = GetParam();
+  const LabelledWindow level = testing::SampleWindow(gpu);
+  const TimeNs later = 1'100'000'000;
+  testing::ScratchDir dir;
+  const std::string path = dir / "trace.json";
+  {
+    std::ofstream out(path);
+    WriteChromeTrace({testing::SampleWindow(gpu, 1'000'000'000, /*instrumented=*/false),
+                      testing::SampleWindow(gpu, later)},
+                     RunReport{}, out);
+  }
+  const TraceStore store = ReadTrace(path);
+  const ProfilerTraceWindow trace = BuildProfilerTraceWindow(store);
+  const RunReport report = ReportOfTrace(store, trace);
+  EXPECT_TRUE(trace.backward_linked);
+  EXPECT_EQ(report.run.window_steps, 6);
+
+  // The level's modules ran in half the steps: their medians halve, forward and backward alike.
+  const MeasuredWindow measured = MeasureWindow(level.timeline);
+  ASSERT_EQ(report.modules.size(), 3u);
+  for (const ModuleStats& module : report.modules) {
+    const PhaseCosts costs = measured.attribution->Inclusive(ModulePath(module.path));
+    ASSERT_GT(module.backward_ms, 0) << module.path;
+    ExpectWithin1Percent(module.backward_ms / module.forward_ms,
+                         costs.backward.host_ms / costs.forward.host_ms, module.path);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(GpuAndCpu, TraceRoundTrip, ::testing::Values(true, false),
                          [](const auto& info) { return info.param ? "Gpu" : "Cpu"; });
 
