@@ -21,9 +21,10 @@ namespace {
 
 using nlohmann::json;
 
-// Process ids: the run overview is 0; window w (from 1) is kWindowPidStride * w for its host and
-// kWindowPidStride * w + 1 + d for its GPU d, so each window's processes sort together.
-constexpr int kRunPid = 0;
+// Process ids: GPU d is d, as Kineto numbers it (TensorBoard's plugin takes a GPU event's pid for
+// its device), one process for every window's work on it; the run overview is 99, after the
+// devices; window w (from 1) is kWindowPidStride * w on the host.
+constexpr int kRunPid = 99;
 constexpr int kWindowPidStride = 100;
 
 // Trace times: microseconds after the window's first event.
@@ -65,7 +66,9 @@ class Tracks {
  public:
   explicit Tracks(TraceEventStream& stream) : stream_(stream) {}
 
+  // Once a process: a GPU's serves every window.
   void NameProcess(int pid, const std::string& name) {
+    if (!named_.insert(pid).second) return;
     stream_.Add({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"args", {{"name", name}}}});
     stream_.Add({{"ph", "M"},
                  {"name", "process_sort_index"},
@@ -98,6 +101,7 @@ class Tracks {
  private:
   TraceEventStream& stream_;
   std::map<std::string, std::vector<int>> tids_of_;  // by track name, one per lane
+  std::set<int> named_;                              // pids
   int next_tid_ = 1;
 };
 
@@ -413,15 +417,12 @@ class WindowWriter {
     for (std::size_t i = 0; i < work.size(); ++i)
       by_stream[{work[i].device, work[i].stream}].push_back(i);
 
-    std::set<std::uint32_t> named_devices;
     std::unordered_set<std::uint32_t> flowed;  // one arrow per correlation id
     const std::unordered_map<std::uint32_t, std::size_t> launches = LaunchCalls();
     for (const auto& [device_stream, indices] : by_stream) {
       const auto [device, stream] = device_stream;
-      const int pid = host_pid_ + 1 + static_cast<int>(device);
-      if (named_devices.insert(device).second) {
-        tracks_.NameProcess(pid, name_ + ": GPU " + std::to_string(device));
-      }
+      const int pid = static_cast<int>(device);
+      tracks_.NameProcess(pid, "GPU " + std::to_string(device));
       std::vector<Interval> intervals;
       for (std::size_t i : indices) intervals.push_back({work[i].start_ns, work[i].end_ns});
       const std::vector<int> tids =

@@ -5,8 +5,8 @@
 // gpu_memcpy and gpu_memset events with Kineto's arguments; ac2g and fwdbwd flows. Each window is
 // a process group of its own, named after what it instrumented and placed at its real time: a
 // host process with one track per thread (ops, the CUDA calls they made and the module spans
-// around them) and one for the steps and their phases; one GPU process per device with a track
-// per stream. advisor's own spans (phases, modules' backward, the windows) and the findings have
+// around them) and one for the steps and their phases. Each GPU is one process, as in Kineto,
+// with a track per stream, each window's work at its time. advisor's own spans (phases, modules' backward, the windows) and the findings have
 // category "advisor". Only what the windows recorded is written. Times are microseconds from the
 // run's first recorded event (baseTimeNanoseconds).
 #pragma once

@@ -94,9 +94,9 @@ TEST_F(ChromeTraceTest, NamesTheHostAndGpuProcessesAndTheirTracks) {
   for (const json& event : Events(trace, "M")) {
     if (event["name"] == "process_name") processes[event["pid"]] = event["args"]["name"];
   }
-  EXPECT_EQ(processes[0], "run");
+  EXPECT_EQ(processes[99], "run");
   EXPECT_EQ(processes[100], "window 1: the children of the root");
-  EXPECT_EQ(processes[101], "window 1: GPU 0");
+  EXPECT_EQ(processes[0], "GPU 0") << "Kineto's pid for device 0";
 
   std::set<std::string> names;
   for (const auto& [key, name] : ThreadNames(trace)) names.insert(name);
@@ -179,9 +179,9 @@ TEST_F(ChromeTraceTest, GpuWorkSitsOnItsStreamTrack) {
   const json* grad = Find(trace, "gemm_grad");
   const json* copy = Find(trace, "Memcpy HtoD (Pageable -> Device)");
   ASSERT_TRUE(gemm && grad && copy);
-  EXPECT_EQ((*gemm)["pid"], 101);
-  EXPECT_EQ(names.at({101, (*gemm)["tid"]}), "stream 7");
-  EXPECT_EQ(names.at({101, (*grad)["tid"]}), "stream 8");
+  EXPECT_EQ((*gemm)["pid"], 0);
+  EXPECT_EQ(names.at({0, (*gemm)["tid"]}), "stream 7");
+  EXPECT_EQ(names.at({0, (*grad)["tid"]}), "stream 8");
   EXPECT_EQ((*gemm)["cat"], "kernel");
   EXPECT_EQ((*gemm)["args"]["op"], "aten::addmm");
   EXPECT_EQ((*gemm)["args"]["block"], json::array({128, 1, 1}));
@@ -220,7 +220,7 @@ TEST_F(ChromeTraceTest, AnAc2gFlowRunsFromEachLaunchCallToItsWork) {
     EXPECT_TRUE(id == 500 || id == 501) << "the CUDA correlation id";
     EXPECT_EQ(start["pid"], 100);
     EXPECT_EQ(start["tid"], (*launch)["tid"]);
-    EXPECT_EQ(finish_by_id[id]["pid"], 101);
+    EXPECT_EQ(finish_by_id[id]["pid"], 0);
   }
   const json& first = starts[0]["id"] == 500 ? starts[0] : starts[1];
   EXPECT_DOUBLE_EQ(first["ts"].get<double>(), 3.0) << "at the launch call";
@@ -403,7 +403,7 @@ TEST_F(ChromeTraceTest, EveryWindowIsAProcessGroupAtItsOwnTime) {
   }
   ASSERT_EQ(spans.size(), 2u);
   EXPECT_EQ(spans[0]["name"], "window 1: no module instrumented");
-  EXPECT_EQ(spans[0]["pid"], 0);
+  EXPECT_EQ(spans[0]["pid"], 99);
   EXPECT_DOUBLE_EQ(spans[0]["ts"].get<double>(), 0.0);
   EXPECT_DOUBLE_EQ(spans[1]["ts"].get<double>(), 50'000.0);
   EXPECT_DOUBLE_EQ(spans[1]["dur"].get<double>(), 100.0);  // its one step
