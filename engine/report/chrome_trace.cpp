@@ -223,20 +223,28 @@ json FlowEnd(char phase, const char* category, std::uint64_t id, int pid, int ti
   return flow;
 }
 
+// What the windows number together: no two forward-to-backward arrows share an id, and the
+// ProfilerStep#N count the trace's steps in order, as the profiler's own steps do (HTA and
+// TensorBoard tell iterations by N).
+struct TraceCounters {
+  // Above every CUPTI correlation id (32 bits), which the ac2g arrows use as theirs.
+  std::uint64_t next_flow_id = std::uint64_t{1} << 32;
+  int next_step = 0;
+};
+
 // One window: its processes, tracks and flows.
 class WindowWriter {
  public:
-  // `number` counts windows from 1; `next_flow_id` is shared by all windows, so that no two
-  // forward-to-backward arrows share an id.
+  // `number` counts windows from 1.
   WindowWriter(const LabelledWindow& window, int number, const TraceClock& clock,
-               TraceEventStream& stream, Tracks& tracks, std::uint64_t& next_flow_id)
+               TraceEventStream& stream, Tracks& tracks, TraceCounters& counters)
       : timeline_(window.timeline),
         placements_(window.placements),
         lookup_(window.timeline),
         clock_(clock),
         stream_(stream),
         tracks_(tracks),
-        next_flow_id_(next_flow_id),
+        counters_(counters),
         name_("window " + std::to_string(number)),
         host_pid_(kWindowPidStride * number),
         op_tid_(window.timeline.ops.size(), 0),
@@ -258,8 +266,9 @@ class WindowWriter {
     if (timeline_.steps.empty()) return;
     const int tid = tracks_.AddLanes(host_pid_, "steps", 1)[0];
     for (const StepSpan& step : timeline_.steps) {
-      stream_.Add(Complete("ProfilerStep#" + std::to_string(step.index), "user_annotation",
-                           host_pid_, tid, step.start_ns, step.end_ns, clock_));
+      stream_.Add(Complete("ProfilerStep#" + std::to_string(counters_.next_step++),
+                           "user_annotation", host_pid_, tid, step.start_ns, step.end_ns, clock_,
+                           {{"window_step", step.index}}));
       for (const PhaseSpan& span : step.phases) {
         stream_.Add(AdvisorSpan(PhaseName(span.phase), "phase", host_pid_, tid, span.start_ns,
                                 span.end_ns, clock_, {{"step", step.index}}));
@@ -469,7 +478,7 @@ class WindowWriter {
     for (std::size_t i = 0; i < creators.size(); ++i) {
       if (creators[i] < 0 || placements_[i].top_level != static_cast<int>(i)) continue;
       const auto creator = static_cast<std::size_t>(creators[i]);
-      const std::uint64_t id = next_flow_id_++;
+      const std::uint64_t id = counters_.next_flow_id++;
       stream_.Add(FlowEnd('s', "fwdbwd", id, host_pid_, op_tid_[creator],
                           clock_.Us(timeline_.ops[creator].start_ns)));
       stream_.Add(
@@ -483,7 +492,7 @@ class WindowWriter {
   const TraceClock& clock_;
   TraceEventStream& stream_;
   Tracks& tracks_;
-  std::uint64_t& next_flow_id_;
+  TraceCounters& counters_;
   const std::string name_;  // "window 2"
   const int host_pid_;
   std::vector<int> op_tid_;    // the track each op landed on
@@ -539,10 +548,9 @@ void WriteChromeTrace(const std::vector<LabelledWindow>& windows, const RunRepor
   Tracks tracks(stream);
   WriteWindowOverview(windows, clock, stream, tracks);
   for (const json& annotation : FindingAnnotations(report, 0.0)) stream.Add(annotation);
-  // Above every CUPTI correlation id (32 bits), which the launch arrows use as theirs.
-  std::uint64_t next_flow_id = std::uint64_t{1} << 32;
+  TraceCounters counters;
   for (std::size_t w = 0; w < windows.size(); ++w) {
-    WindowWriter(windows[w], static_cast<int>(w) + 1, clock, stream, tracks, next_flow_id).Write();
+    WindowWriter(windows[w], static_cast<int>(w) + 1, clock, stream, tracks, counters).Write();
   }
   // Every ts is microseconds after baseTimeNanoseconds, as in Kineto's traces; advisor's clock is
   // the host's steady clock, not the epoch.

@@ -394,6 +394,10 @@ TEST_F(ChromeTraceTest, EveryWindowIsAProcessGroupAtItsOwnTime) {
   EXPECT_EQ((*linears[1])["pid"], 200);
   EXPECT_EQ((*linears[1])["tid"], (*linears[0])["tid"])
       << "thread 1 is one tid in every window: readers know threads by tid";
+  const json* second_step = Find(trace, "ProfilerStep#1");
+  ASSERT_NE(second_step, nullptr) << "the trace's steps are numbered in order";
+  EXPECT_EQ((*second_step)["pid"], 200);
+  EXPECT_EQ((*second_step)["args"]["window_step"], 0) << "the first step of its window";
   EXPECT_DOUBLE_EQ((*linears[1])["ts"].get<double>() - (*linears[0])["ts"].get<double>(), 50'000.0);
 
   std::vector<json> spans;
