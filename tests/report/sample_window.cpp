@@ -22,7 +22,7 @@ class WindowBuilder {
     timeline_.steps.push_back(StepOfPhases(index, At(0), At(50), At(4000), At(8000), At(10000)));
     const ThreadId backward = gpu_ ? kAutograd : kMain;
     const std::int64_t seq = 100 * index;
-    Launching(Op("aten::to", At(60), At(140), NextId()), kMain, "memcpy");
+    Launching(Op("aten::to", At(60), At(190), NextId()), kMain, "memcpy");
     Forward("encoder", 200, 2600, kMain);
     Forward("encoder.attn", 300, 1600, kMain);
     Linear(400, 1500, seq + 1);
@@ -37,6 +37,7 @@ class WindowBuilder {
     Backward("encoder.attn", 6100, 7600, backward);
     Node("AddmmBackward0", 6200, 7500, seq + 1, backward);
 
+    Launching(Op("aten::zero_", At(8050), At(8150), NextId()), kMain, "memset");
     Launching(Op("aten::add_", At(8200), At(8800), NextId()), kMain, "add_kernel");
     Launching(Op("aten::add_", At(8900), At(9500), NextId()), kMain, "add_kernel");
   }
@@ -79,32 +80,48 @@ class WindowBuilder {
     Launching(node, thread, name == "ReluBackward0" ? "relu_grad_kernel" : "gemm_grad");
   }
 
-  // The op, and on a GPU the CUDA call it made 20 us in and the work that call launched, a kernel
-  // or the pageable copy of the batch, on one stream.
+  // The op, and on a GPU the CUDA call it made 20 us in and the work that call launched on one
+  // stream: a kernel, a memset, or the pageable copy of the batch, which the host then waits for
+  // (cudaStreamSynchronize and CUPTI's record of the wait).
   void Launching(OpEvent op, ThreadId thread, const std::string& work, std::int64_t seq = -1) {
     op.thread = thread;
     if (seq >= 0) op.seq_nr = seq;
     timeline_.ops.push_back(op);
     if (!gpu_) return;
-    const std::uint32_t correlation = next_correlation_++;
     const TimeNs call = op.start_ns + 20 * kUs;
-    const bool copy = work == "memcpy";
-    ApiCallEvent launch = Api(copy ? "cudaMemcpyAsync" : "cudaLaunchKernel", call, call + 10 * kUs,
-                              op.correlation_id, false, correlation);
-    launch.thread = 9000 + thread;
-    timeline_.api_calls.push_back(launch);
     const TimeNs start = call + 30 * kUs;
     const TimeNs end = start + (op.end_ns - op.start_ns) / 2;  // done before the next op's
-    if (copy) {
+    const std::uint32_t correlation = Call(work == "memcpy"   ? "cudaMemcpyAsync"
+                                           : work == "memset" ? "cudaMemsetAsync"
+                                                              : "cudaLaunchKernel",
+                                           op, thread, call, call + 10 * kUs);
+    if (work == "memcpy") {
       MemcpyEvent memcpy = Memcpy(MemcpyKind::kHostToDevice, start, end, op.correlation_id, 1 << 20,
                                   /*pageable=*/true);
       memcpy.correlation_id = correlation;
       timeline_.memcpys.push_back(memcpy);
-      return;
+      SyncEvent wait = Sync(SyncKind::kStream, call + 15 * kUs, end, op.correlation_id);
+      wait.correlation_id = Call("cudaStreamSynchronize", op, thread, call + 15 * kUs, end);
+      timeline_.syncs.push_back(wait);
+    } else if (work == "memset") {
+      MemsetEvent memset = Memset(start, end, op.correlation_id);
+      memset.correlation_id = correlation;
+      timeline_.memsets.push_back(memset);
+    } else {
+      KernelEvent kernel = Kernel(start, end, op.correlation_id, 7, work);
+      kernel.correlation_id = correlation;
+      timeline_.kernels.push_back(kernel);
     }
-    KernelEvent kernel = Kernel(start, end, op.correlation_id, 7, work);
-    kernel.correlation_id = correlation;
-    timeline_.kernels.push_back(kernel);
+  }
+
+  // A CUDA runtime call `op` made on its thread's OS thread; its correlation id.
+  std::uint32_t Call(const std::string& name, const OpEvent& op, ThreadId thread, TimeNs start,
+                     TimeNs end) {
+    const std::uint32_t correlation = next_correlation_++;
+    ApiCallEvent call = Api(name, start, end, op.correlation_id, false, correlation);
+    call.thread = 9000 + thread;
+    timeline_.api_calls.push_back(call);
+    return correlation;
   }
 
   TimeNs At(TimeNs us) const { return t_ + us * kUs; }

@@ -97,6 +97,22 @@ TEST_P(TraceRoundTrip, ReadsBackTheStepModulesAndOpsTheWindowMeasured) {
       EXPECT_GT(back.gpu_ms, 0) << op.name << " launched its kernel";
     }
   }
+
+  // The host's waits for the device and the copies to it, where they were and what they cost.
+  ASSERT_EQ(report.syncs.size(), expected.syncs.size());
+  for (std::size_t i = 0; i < expected.syncs.size(); ++i) {
+    EXPECT_EQ(report.syncs[i].kind, expected.syncs[i].kind);
+    EXPECT_EQ(report.syncs[i].op, expected.syncs[i].op);
+    EXPECT_EQ(report.syncs[i].count_per_step, expected.syncs[i].count_per_step);
+    ExpectWithin1Percent(report.syncs[i].wait_ms, expected.syncs[i].wait_ms, "wait");
+  }
+  ASSERT_EQ(report.copies.size(), expected.copies.size());
+  for (std::size_t i = 0; i < expected.copies.size(); ++i) {
+    EXPECT_EQ(report.copies[i].op, expected.copies[i].op);
+    EXPECT_EQ(report.copies[i].pageable, expected.copies[i].pageable);
+    EXPECT_DOUBLE_EQ(report.copies[i].bytes_per_step, expected.copies[i].bytes_per_step);
+  }
+  EXPECT_EQ(expected.syncs.empty(), !gpu) << "the GPU window waits for its copy";
 }
 
 // A bisection's trace: the baseline (no module instrumented) and then a level's window, on the
