@@ -38,6 +38,7 @@ TEST_P(TraceRoundTrip, ReadsBackTheStepModulesAndOpsTheWindowMeasured) {
   const LabelledWindow window = testing::SampleWindow(gpu);
   RunReport written;
   written.run.device = gpu ? "cuda" : "cpu";
+  written.run.device_name = gpu ? "NVIDIA H200" : "";
   testing::ScratchDir dir;
   const std::string path = dir / "trace.json";
   {
@@ -63,6 +64,7 @@ TEST_P(TraceRoundTrip, ReadsBackTheStepModulesAndOpsTheWindowMeasured) {
   EXPECT_TRUE(trace.steps_from_profiler) << "ProfilerStep#N";
   EXPECT_TRUE(trace.backward_linked) << "fwdbwd flows name the forward thread";
   EXPECT_EQ(trace.gpu_activity, gpu);
+  EXPECT_EQ(report.run.device_name, written.run.device_name) << "deviceProperties' name";
   EXPECT_EQ(report.run.window_steps, static_cast<int>(window.timeline.steps.size()));
   ExpectWithin1Percent(report.step.median_ms, Median(StepMillis(window.timeline.steps)), "step");
 
