@@ -321,9 +321,16 @@ class WindowWriter {
       intervals.push_back({timeline_.api_calls[i].start_ns, timeline_.api_calls[i].end_ns});
     for (std::size_t i : events.spans) intervals.push_back({spans[i].start_ns, spans[i].end_ns});
     const std::vector<int> tids = PlaceOnLanes(tracks_, host_pid_, track, intervals);
+    // tids holds the ops' lanes, then the calls', then the spans', as the intervals were given.
     std::size_t next = 0;
-    for (std::size_t i : events.ops) WriteOp(i, op_tid_[i] = tids[next++]);
-    for (std::size_t i : events.calls) WriteCall(i, call_tid_[i] = tids[next++]);
+    for (std::size_t i : events.ops) {
+      op_tid_[i] = tids[next++];
+      WriteOp(i, op_tid_[i]);
+    }
+    for (std::size_t i : events.calls) {
+      call_tid_[i] = tids[next++];
+      WriteCall(i, call_tid_[i]);
+    }
     for (std::size_t i : events.spans) WriteModuleSpan(spans[i], tids[next++]);
   }
 
@@ -547,7 +554,7 @@ void WriteChromeTrace(const std::vector<LabelledWindow>& windows, const RunRepor
                                 {"distributedInfo", DistributedInfoOf(report)}});
   Tracks tracks(stream);
   WriteWindowOverview(windows, clock, stream, tracks);
-  for (const json& annotation : FindingAnnotations(report, 0.0)) stream.Add(annotation);
+  for (const json& annotation : FindingAnnotations(report, 0.0, kRunPid)) stream.Add(annotation);
   TraceCounters counters;
   for (std::size_t w = 0; w < windows.size(); ++w) {
     WindowWriter(windows[w], static_cast<int>(w) + 1, clock, stream, tracks, counters).Write();

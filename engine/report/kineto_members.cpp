@@ -35,7 +35,7 @@ json DistributedInfoOf(const RunReport& report) {
   return info;
 }
 
-std::vector<json> FindingAnnotations(const RunReport& report, double ts_us) {
+std::vector<json> FindingAnnotations(const RunReport& report, double ts_us, int pid) {
   std::vector<json> events;
   const auto instant = [&](const std::string& name, const char* kind, json args) {
     args["kind"] = kind;
@@ -43,7 +43,7 @@ std::vector<json> FindingAnnotations(const RunReport& report, double ts_us) {
                       {"s", "g"},
                       {"cat", "advisor"},
                       {"name", name},
-                      {"pid", 0},
+                      {"pid", pid},
                       {"tid", 0},
                       {"ts", ts_us},
                       {"args", std::move(args)}});

@@ -21,7 +21,7 @@ nlohmann::json DevicePropertiesOf(const RunReport& report,
 nlohmann::json DistributedInfoOf(const RunReport& report);
 
 // Each finding (and the hot spot) as a global instant event of category "advisor" at `ts_us`,
-// so that a viewer shows advisor's conclusions over the trace.
-std::vector<nlohmann::json> FindingAnnotations(const RunReport& report, double ts_us);
+// in process `pid`, so that a viewer shows advisor's conclusions over the trace.
+std::vector<nlohmann::json> FindingAnnotations(const RunReport& report, double ts_us, int pid);
 
 }  // namespace advisor

@@ -322,6 +322,7 @@ TEST_F(ChromeTraceTest, FindingsAndTheHotSpotAreAdvisorsAnnotations) {
   for (const json& annotation : annotations) {
     EXPECT_EQ(annotation["cat"], "advisor");
     EXPECT_EQ(annotation["s"], "g") << "drawn across the whole trace";
+    EXPECT_EQ(annotation["pid"], 99) << "the run's process, not GPU 0's";
   }
   EXPECT_EQ(annotations[1]["args"]["severity"], "high");
   EXPECT_EQ(annotations[1]["args"]["path"], "fc");
