@@ -19,6 +19,16 @@ int main(int argc, char** argv) {
     advisor::RunReport report;
     report.run.device = gpu ? "cuda" : "cpu";
     report.run.device_name = gpu ? "NVIDIA H200" : "";
+    // A finding and the hot spot, which the trace carries as advisor's instant events.
+    advisor::Finding finding;
+    finding.rule = "fp32-matmul";
+    finding.path = "encoder.attn";
+    finding.op = "aten::addmm";
+    finding.message = "the GEMMs run in float32";
+    report.findings = {finding};
+    report.hotspot = advisor::Hotspot{};
+    report.hotspot->path = "encoder.attn";
+    report.hotspot->op = "aten::addmm";
     const std::filesystem::path folder = std::filesystem::path(argv[1]) / (gpu ? "gpu" : "cpu");
     std::filesystem::create_directories(folder);
     std::ofstream out(folder / "trace.json");
