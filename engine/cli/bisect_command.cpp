@@ -150,7 +150,7 @@ int Report(BisectCommandOptions& options, BisectOutcome& outcome, ReportDir& rep
   if (options.autotest) RunAutotestStep(options, report, fixed);
 
   std::ostringstream trace;
-  WriteChromeTrace(outcome.windows, trace);
+  WriteChromeTrace(outcome.windows, report, trace);
   WriteReportFiles(report_dir, report, trace.str());
   PrintSummary(report, report_dir.path());
   return 0;

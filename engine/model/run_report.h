@@ -2,8 +2,9 @@
 // bisection, a script's, a launcher's ranks, a torch.profiler trace's analysis), the findings the
 // rules made of it and the fixes the autotester measured. The writers of report.json, report.md
 // and report.html (engine/report) read only this; trace.json is written from the profiled windows
-// themselves (engine/window/labelled_window.h), not from here. report.json is its serialisation
-// and the contract that tools and tests read (docs/report-schema.md). Each section has its own
+// themselves (engine/window/labelled_window.h), with only the device, ranks and findings from
+// here. report.json is its serialisation and the contract that tools and tests read
+// (docs/report-schema.md). Each section has its own
 // header in engine/model; what counts as measured is engine/model/measured.h.
 #pragma once
 

@@ -11,6 +11,7 @@
 #include "engine/analysis/sequence_numbers.h"
 #include "engine/gpu/intervals.h"
 #include "engine/gpu/op_lookup.h"
+#include "engine/report/kineto_members.h"
 #include "engine/report/module_spans.h"
 #include "engine/report/nested_lanes.h"
 #include "engine/report/trace_event_stream.h"
@@ -20,9 +21,10 @@ namespace {
 
 using nlohmann::json;
 
-// Process ids: the run overview is 0; window w (from 1) is kWindowPidStride * w for its host and
-// kWindowPidStride * w + 1 + d for its GPU d, so each window's processes sort together.
-constexpr int kRunPid = 0;
+// Process ids: GPU d is d, as Kineto numbers it (TensorBoard's plugin takes a GPU event's pid for
+// its device), one process for every window's work on it; the run overview is 99, after the
+// devices; window w (from 1) is kWindowPidStride * w on the host.
+constexpr int kRunPid = 99;
 constexpr int kWindowPidStride = 100;
 
 // Trace times: microseconds after the window's first event.
@@ -56,12 +58,17 @@ Interval Extent(const Timeline& timeline) {
   return {earliest, latest};
 }
 
-// Hands out thread ids and writes the metadata that names and orders processes and threads.
+// Hands out thread ids and writes the metadata that names and orders processes and threads. A
+// track's name keeps its thread id in every window: a trace's readers know threads by tid alone
+// (not pid), and a backward node's "Fwd thread id" is mapped to one tid for the whole trace, so
+// that "thread 1" must be the same tid in the baseline and in every level's window.
 class Tracks {
  public:
   explicit Tracks(TraceEventStream& stream) : stream_(stream) {}
 
+  // Once a process: a GPU's serves every window.
   void NameProcess(int pid, const std::string& name) {
+    if (!named_.insert(pid).second) return;
     stream_.Add({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"args", {{"name", name}}}});
     stream_.Add({{"ph", "M"},
                  {"name", "process_sort_index"},
@@ -71,31 +78,42 @@ class Tracks {
 
   // One track per lane, named `name`, then "name (overlap 1)" and so on.
   std::vector<int> AddLanes(int pid, const std::string& name, int lanes) {
-    std::vector<int> tids;
-    for (int lane = 0; lane < std::max(lanes, 1); ++lane) {
-      const int tid = next_tid_++;
+    std::vector<int>& known = tids_of_[name];
+    while (known.size() < static_cast<std::size_t>(std::max(lanes, 1)))
+      known.push_back(next_tid_++);
+    const std::vector<int> tids(known.begin(), known.begin() + std::max(lanes, 1));
+    for (std::size_t lane = 0; lane < tids.size(); ++lane) {
       const std::string track = lane == 0 ? name : name + " (overlap " + std::to_string(lane) + ")";
       stream_.Add({{"ph", "M"},
                    {"name", "thread_name"},
                    {"pid", pid},
-                   {"tid", tid},
+                   {"tid", tids[lane]},
                    {"args", {{"name", track}}}});
-      stream_.Add({{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", pid}, {"tid", tid},
-                   {"args", {{"sort_index", tid}}}});
-      tids.push_back(tid);
+      stream_.Add({{"ph", "M"},
+                   {"name", "thread_sort_index"},
+                   {"pid", pid},
+                   {"tid", tids[lane]},
+                   {"args", {{"sort_index", tids[lane]}}}});
     }
     return tids;
   }
 
  private:
   TraceEventStream& stream_;
+  std::map<std::string, std::vector<int>> tids_of_;  // by track name, one per lane
+  std::set<int> named_;                              // pids
   int next_tid_ = 1;
 };
 
 json Complete(const std::string& name, const char* category, int pid, int tid, TimeNs start,
               TimeNs end, const TraceClock& clock, json args = json::object()) {
-  return {{"ph", "X"}, {"name", name}, {"cat", category}, {"pid", pid}, {"tid", tid},
-          {"ts", clock.Us(start)}, {"dur", static_cast<double>(end - start) / 1e3},
+  return {{"ph", "X"},
+          {"name", name},
+          {"cat", category},
+          {"pid", pid},
+          {"tid", tid},
+          {"ts", clock.Us(start)},
+          {"dur", static_cast<double>(end - start) / 1e3},
           {"args", std::move(args)}};
 }
 
@@ -110,37 +128,45 @@ std::vector<int> PlaceOnLanes(Tracks& tracks, int pid, const std::string& name,
   return placed;
 }
 
+// Kineto's categories: ATen ops and autograd nodes are cpu_op (a node tells itself by its
+// "Fwd thread id"), record_function ranges user_annotation.
 const char* OpCategory(OpScope scope) {
-  switch (scope) {
-    case OpScope::kForward: return "cpu_op";
-    case OpScope::kBackward: return "autograd";
-    case OpScope::kUser: return "user_scope";
-    case OpScope::kOther: break;
-  }
-  return "op";
+  return scope == OpScope::kUser ? "user_annotation" : "cpu_op";
 }
 
+// Kineto's names: "Memcpy HtoD (Pageable -> Device)".
 std::string MemcpyName(const MemcpyEvent& copy) {
-  std::string name = "Memcpy";
+  const char* host = copy.pageable_host ? "Pageable" : "Pinned";
   switch (copy.kind) {
-    case MemcpyKind::kHostToDevice: name += " HtoD"; break;
-    case MemcpyKind::kDeviceToHost: name += " DtoH"; break;
-    case MemcpyKind::kDeviceToDevice: name += " DtoD"; break;
-    case MemcpyKind::kOther: break;
+    case MemcpyKind::kHostToDevice:
+      return std::string("Memcpy HtoD (") + host + " -> Device)";
+    case MemcpyKind::kDeviceToHost:
+      return std::string("Memcpy DtoH (Device -> ") + host + ")";
+    case MemcpyKind::kDeviceToDevice:
+      return "Memcpy DtoD (Device -> Device)";
+    case MemcpyKind::kOther:
+      break;
   }
-  return copy.pageable_host ? name + " (pageable)" : name;
+  return "Memcpy";
 }
 
+// CUPTI's synchronisation records as Kineto names them.
 const char* SyncName(SyncKind kind) {
   switch (kind) {
-    case SyncKind::kStream: return "stream synchronize";
+    case SyncKind::kStream:
+      return "Stream Sync";
     case SyncKind::kDevice:
-    case SyncKind::kContext: return "device synchronize";
-    case SyncKind::kEvent: return "event synchronize";
-    case SyncKind::kStreamWaitEvent: return "stream wait event";
-    case SyncKind::kOther: break;
+      return "Device Sync";
+    case SyncKind::kContext:
+      return "Context Sync";
+    case SyncKind::kEvent:
+      return "Event Sync";
+    case SyncKind::kStreamWaitEvent:
+      return "Stream Wait Event";
+    case SyncKind::kOther:
+      break;
   }
-  return "synchronize";
+  return "Sync";
 }
 
 // CUPTI names OS threads; the op probe names RecordFunction threads. The ops whose ids an OS
@@ -175,23 +201,54 @@ struct GpuWork {
   json args;
 };
 
+// A span of advisor's own (a phase, a module's backward, a window): category "advisor", what it
+// is in args.kind, so that torch.profiler's readers pass over it and a viewer still shows it.
+json AdvisorSpan(const std::string& name, const char* kind, int pid, int tid, TimeNs start,
+                 TimeNs end, const TraceClock& clock, json args = json::object()) {
+  args["kind"] = kind;
+  return Complete(name, "advisor", pid, tid, start, end, clock, std::move(args));
+}
+
+// A flow arrow, ph "s" or "f", in Kineto's shape: "ac2g" from a launch to its GPU work, "fwdbwd"
+// from a forward op to its backward node.
+json FlowEnd(char phase, const char* category, std::uint64_t id, int pid, int tid, double ts_us) {
+  json flow = {{"ph", std::string(1, phase)},
+               {"id", id},
+               {"name", category},
+               {"cat", category},
+               {"pid", pid},
+               {"tid", tid},
+               {"ts", ts_us}};
+  if (phase == 'f') flow["bp"] = "e";
+  return flow;
+}
+
+// What the windows number together: no two forward-to-backward arrows share an id, and the
+// ProfilerStep#N count the trace's steps in order, as the profiler's own steps do (HTA and
+// TensorBoard tell iterations by N).
+struct TraceCounters {
+  // Above every CUPTI correlation id (32 bits), which the ac2g arrows use as theirs.
+  std::uint64_t next_flow_id = std::uint64_t{1} << 32;
+  int next_step = 0;
+};
+
 // One window: its processes, tracks and flows.
 class WindowWriter {
  public:
-  // `number` counts windows from 1; `next_flow_id` is shared by all windows, so that no two
-  // forward-to-backward arrows share an id.
+  // `number` counts windows from 1.
   WindowWriter(const LabelledWindow& window, int number, const TraceClock& clock,
-               TraceEventStream& stream, Tracks& tracks, std::uint64_t& next_flow_id)
+               TraceEventStream& stream, Tracks& tracks, TraceCounters& counters)
       : timeline_(window.timeline),
         placements_(window.placements),
         lookup_(window.timeline),
         clock_(clock),
         stream_(stream),
         tracks_(tracks),
-        next_flow_id_(next_flow_id),
+        counters_(counters),
         name_("window " + std::to_string(number)),
         host_pid_(kWindowPidStride * number),
-        op_tid_(window.timeline.ops.size(), 0) {
+        op_tid_(window.timeline.ops.size(), 0),
+        call_tid_(window.timeline.api_calls.size(), 0) {
     tracks_.NameProcess(host_pid_, name_ + ": " + window.label);
   }
 
@@ -204,101 +261,122 @@ class WindowWriter {
   }
 
  private:
+  // Each step as torch.profiler's prof.step() brackets it, ProfilerStep#N, and its phases.
   void WriteSteps() {
     if (timeline_.steps.empty()) return;
     const int tid = tracks_.AddLanes(host_pid_, "steps", 1)[0];
     for (const StepSpan& step : timeline_.steps) {
-      stream_.Add(Complete("step " + std::to_string(step.index), "step", host_pid_, tid,
-                           step.start_ns, step.end_ns, clock_, {{"step", step.index}}));
+      stream_.Add(Complete("ProfilerStep#" + std::to_string(counters_.next_step++),
+                           "user_annotation", host_pid_, tid, step.start_ns, step.end_ns, clock_,
+                           {{"window_step", step.index}}));
       for (const PhaseSpan& span : step.phases) {
-        stream_.Add(Complete(PhaseName(span.phase), "phase", host_pid_, tid, span.start_ns,
-                             span.end_ns, clock_, {{"step", step.index}}));
+        stream_.Add(AdvisorSpan(PhaseName(span.phase), "phase", host_pid_, tid, span.start_ns,
+                                span.end_ns, clock_, {{"step", step.index}}));
       }
     }
   }
 
-  // Per op thread: its ops and the CUDA calls made on it share lanes (the calls nest inside the
-  // op that made them); its module spans get tracks of their own.
+  // Per op thread, one track as Kineto has it: its ops, the CUDA calls made on it (inside the op
+  // that made them) and the module spans around them, on lanes that nest.
   void WriteHostThreads() {
     const std::map<ThreadId, ThreadId> op_thread_of = OpThreadOfApiThreads(timeline_, lookup_);
-    std::map<ThreadId, std::vector<std::size_t>> ops_by_thread;
-    std::map<ThreadId, std::vector<std::size_t>> calls_by_thread;
+    std::map<ThreadId, ThreadEvents> by_thread;
     std::map<ThreadId, std::vector<std::size_t>> unplaced_calls;  // by OS thread
     for (std::size_t i = 0; i < timeline_.ops.size(); ++i)
-      ops_by_thread[timeline_.ops[i].thread].push_back(i);
+      by_thread[timeline_.ops[i].thread].ops.push_back(i);
     for (std::size_t i = 0; i < timeline_.api_calls.size(); ++i) {
       const ThreadId os_thread = timeline_.api_calls[i].thread;
       auto it = op_thread_of.find(os_thread);
       if (it != op_thread_of.end()) {
-        calls_by_thread[it->second].push_back(i);
+        by_thread[it->second].calls.push_back(i);
       } else {
         unplaced_calls[os_thread].push_back(i);
       }
     }
-    std::map<ThreadId, std::vector<std::size_t>> spans_by_thread;
     std::vector<ModuleSpan> spans = RebuildModuleSpans(timeline_);
     EndInferredBackwardSpansWithTheirOps(timeline_, placements_, spans);
-    for (std::size_t i = 0; i < spans.size(); ++i) spans_by_thread[spans[i].thread].push_back(i);
+    for (std::size_t i = 0; i < spans.size(); ++i) by_thread[spans[i].thread].spans.push_back(i);
 
-    std::set<ThreadId> threads;
-    for (const auto& [thread, unused] : ops_by_thread) threads.insert(thread);
-    for (const auto& [thread, unused] : spans_by_thread) threads.insert(thread);
-    for (ThreadId thread : threads) {
-      WriteOpsAndCalls(thread, ops_by_thread[thread], calls_by_thread[thread]);
-      WriteModuleSpans(thread, spans, spans_by_thread[thread]);
+    for (const auto& [thread, events] : by_thread) {
+      WriteThread("thread " + std::to_string(thread), events, spans);
     }
     for (const auto& [os_thread, calls] : unplaced_calls) {
-      WriteOpsAndCalls(0, {}, calls, "CUDA API, OS thread " + std::to_string(os_thread));
+      WriteThread("CUDA API, OS thread " + std::to_string(os_thread), {{}, calls, {}}, spans);
     }
   }
 
-  void WriteOpsAndCalls(ThreadId thread, const std::vector<std::size_t>& ops,
-                        const std::vector<std::size_t>& calls, std::string track = "") {
-    if (ops.empty() && calls.empty()) return;
-    if (track.empty()) track = "thread " + std::to_string(thread);
+  // Indices into the timeline's ops and API calls and into the module spans.
+  struct ThreadEvents {
+    std::vector<std::size_t> ops;
+    std::vector<std::size_t> calls;
+    std::vector<std::size_t> spans;
+  };
+
+  void WriteThread(const std::string& track, const ThreadEvents& events,
+                   const std::vector<ModuleSpan>& spans) {
     std::vector<Interval> intervals;
-    for (std::size_t i : ops)
+    for (std::size_t i : events.ops)
       intervals.push_back({timeline_.ops[i].start_ns, timeline_.ops[i].end_ns});
-    for (std::size_t i : calls)
+    for (std::size_t i : events.calls)
       intervals.push_back({timeline_.api_calls[i].start_ns, timeline_.api_calls[i].end_ns});
+    for (std::size_t i : events.spans) intervals.push_back({spans[i].start_ns, spans[i].end_ns});
     const std::vector<int> tids = PlaceOnLanes(tracks_, host_pid_, track, intervals);
-
-    for (std::size_t k = 0; k < ops.size(); ++k) {
-      const OpEvent& op = timeline_.ops[ops[k]];
-      const OpPlacement& placement = placements_[ops[k]];
-      json args = {{"module", placement.module.Shown()}, {"phase", PhaseName(placement.phase)},
-                   {"step", placement.step}, {"correlation_id", op.correlation_id}};
-      if (op.seq_nr >= 0) args["seq_nr"] = op.seq_nr;
-      const std::int64_t page_faults = timeline_.CountsOf(ops[k]).page_faults;
-      if (page_faults >= 0) args["page_faults"] = page_faults;
-      stream_.Add(Complete(op.name.str(), OpCategory(op.scope), host_pid_, tids[k], op.start_ns,
-                           op.end_ns, clock_, std::move(args)));
-      op_tid_[ops[k]] = tids[k];
+    // tids holds the ops' lanes, then the calls', then the spans', as the intervals were given.
+    std::size_t next = 0;
+    for (std::size_t i : events.ops) {
+      op_tid_[i] = tids[next++];
+      WriteOp(i, op_tid_[i]);
     }
-    for (std::size_t k = 0; k < calls.size(); ++k) {
-      const ApiCallEvent& call = timeline_.api_calls[calls[k]];
-      stream_.Add(Complete(call.name, call.driver ? "cuda_driver" : "cuda_runtime", host_pid_,
-                           tids[ops.size() + k], call.start_ns, call.end_ns, clock_,
-                           {{"correlation", call.correlation_id}, {"external_id", call.external_id},
-                            {"os_thread", call.thread}}));
+    for (std::size_t i : events.calls) {
+      call_tid_[i] = tids[next++];
+      WriteCall(i, call_tid_[i]);
     }
+    for (std::size_t i : events.spans) WriteModuleSpan(spans[i], tids[next++]);
   }
 
-  void WriteModuleSpans(ThreadId thread, const std::vector<ModuleSpan>& spans,
-                        const std::vector<std::size_t>& indices) {
-    if (indices.empty()) return;
-    std::vector<Interval> intervals;
-    for (std::size_t i : indices) intervals.push_back({spans[i].start_ns, spans[i].end_ns});
-    const std::vector<int> tids = PlaceOnLanes(
-        tracks_, host_pid_, "thread " + std::to_string(thread) + " modules", intervals);
-    for (std::size_t k = 0; k < indices.size(); ++k) {
-      const ModuleSpan& span = spans[indices[k]];
-      json args = {{"direction", span.backward ? "backward" : "forward"}};
-      if (span.end_inferred) args["end_inferred"] = true;
-      stream_.Add(Complete(span.path.Shown(), span.backward ? "module_backward" : "module_forward",
-                           host_pid_, tids[k], span.start_ns, span.end_ns, clock_,
-                           std::move(args)));
+  // Kineto's arguments ("External id": the id its GPU work carries; "Sequence number" and, on a
+  // backward node, "Fwd thread id": the thread of the forward op that made it), then advisor's
+  // placement of the op.
+  void WriteOp(std::size_t i, int tid) {
+    const OpEvent& op = timeline_.ops[i];
+    const OpPlacement& placement = placements_[i];
+    json args = json::object();
+    if (op.correlation_id != 0) args["External id"] = op.correlation_id;
+    if (op.seq_nr >= 0) {
+      args["Sequence number"] = op.seq_nr;
+      args["Fwd thread id"] = op.scope == OpScope::kBackward ? op.forward_thread : 0;
     }
+    args["module"] = placement.module.Shown();
+    args["phase"] = PhaseName(placement.phase);
+    args["step"] = placement.step;
+    const std::int64_t page_faults = timeline_.CountsOf(i).page_faults;
+    if (page_faults >= 0) args["page_faults"] = page_faults;
+    stream_.Add(Complete(op.name.str(), OpCategory(op.scope), host_pid_, tid, op.start_ns,
+                         op.end_ns, clock_, std::move(args)));
+  }
+
+  void WriteCall(std::size_t i, int tid) {
+    const ApiCallEvent& call = timeline_.api_calls[i];
+    json args = {{"correlation", call.correlation_id}, {"os_thread", call.thread}};
+    if (call.external_id != 0) args["External id"] = call.external_id;
+    stream_.Add(Complete(call.name, call.driver ? "cuda_driver" : "cuda_runtime", host_pid_, tid,
+                         call.start_ns, call.end_ns, clock_, std::move(args)));
+  }
+
+  // A module's forward as record_function("path") writes it, a user_annotation named by the
+  // instance's whole path: the readers of torch.profiler traces take such a label for the
+  // module (advisor analyze does), where python_function's "nn.Module: Linear_0" names a class
+  // and Python object ids advisor does not record. Backward spans have no Kineto counterpart.
+  void WriteModuleSpan(const ModuleSpan& span, int tid) {
+    if (!span.backward) {
+      stream_.Add(Complete(span.path.str(), "user_annotation", host_pid_, tid, span.start_ns,
+                           span.end_ns, clock_, {{"advisor", "module forward"}}));
+      return;
+    }
+    json args = json::object();
+    if (span.end_inferred) args["end_inferred"] = true;
+    stream_.Add(AdvisorSpan(span.path.str(), "module backward", host_pid_, tid, span.start_ns,
+                            span.end_ns, clock_, std::move(args)));
   }
 
   // CUPTI's synchronisation records carry no thread: one track for all of them.
@@ -310,104 +388,108 @@ class WindowWriter {
         PlaceOnLanes(tracks_, host_pid_, "CUDA synchronisation", intervals);
     for (std::size_t i = 0; i < timeline_.syncs.size(); ++i) {
       const SyncEvent& sync = timeline_.syncs[i];
+      json args = {{"stream", sync.stream}, {"correlation", sync.correlation_id}};
+      if (sync.external_id != 0) args["External id"] = sync.external_id;
       stream_.Add(Complete(SyncName(sync.kind), "cuda_sync", host_pid_, tids[i], sync.start_ns,
-                           sync.end_ns, clock_,
-                           {{"stream", sync.stream},
-                            {"correlation", sync.correlation_id},
-                            {"external_id", sync.external_id}}));
+                           sync.end_ns, clock_, std::move(args)));
     }
   }
 
-  // Kernels, copies and memsets of each stream on that stream's track, plus their flow arrows.
+  // Kernels, copies and memsets of each stream on that stream's track, with Kineto's arguments,
+  // and an ac2g arrow from the CUDA call that launched each to it.
   void WriteGpuWork() {
     std::vector<GpuWork> work;
     for (const KernelEvent& k : timeline_.kernels) {
       json args = {{"grid", {k.grid[0], k.grid[1], k.grid[2]}},
                    {"block", {k.block[0], k.block[1], k.block[2]}},
-                   {"registers_per_thread", k.registers_per_thread},
-                   {"shared_memory_bytes", k.static_shared_bytes + k.dynamic_shared_bytes}};
+                   {"registers per thread", k.registers_per_thread},
+                   {"shared memory", k.static_shared_bytes + k.dynamic_shared_bytes}};
       work.push_back({k.name, "kernel", k.device, k.stream, k.start_ns, k.end_ns, k.correlation_id,
                       k.external_id, std::move(args)});
     }
     for (const MemcpyEvent& c : timeline_.memcpys) {
-      work.push_back({MemcpyName(c), "gpu_memcpy", c.device, c.stream, c.start_ns, c.end_ns,
-                      c.correlation_id, c.external_id, {{"bytes", c.bytes}}});
+      work.push_back({MemcpyName(c),
+                      "gpu_memcpy",
+                      c.device,
+                      c.stream,
+                      c.start_ns,
+                      c.end_ns,
+                      c.correlation_id,
+                      c.external_id,
+                      {{"bytes", c.bytes}}});
     }
     for (const MemsetEvent& m : timeline_.memsets) {
-      work.push_back({"Memset", "gpu_memset", m.device, m.stream, m.start_ns, m.end_ns,
-                      m.correlation_id, m.external_id, {{"bytes", m.bytes}}});
+      work.push_back({"Memset (Device)",
+                      "gpu_memset",
+                      m.device,
+                      m.stream,
+                      m.start_ns,
+                      m.end_ns,
+                      m.correlation_id,
+                      m.external_id,
+                      {{"bytes", m.bytes}}});
     }
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::size_t>> by_stream;
     for (std::size_t i = 0; i < work.size(); ++i)
       by_stream[{work[i].device, work[i].stream}].push_back(i);
 
-    std::set<std::uint32_t> named_devices;
     std::unordered_set<std::uint32_t> flowed;  // one arrow per correlation id
-    const std::unordered_map<std::uint32_t, const ApiCallEvent*> launches = LaunchCalls();
+    const std::unordered_map<std::uint32_t, std::size_t> launches = LaunchCalls();
     for (const auto& [device_stream, indices] : by_stream) {
       const auto [device, stream] = device_stream;
-      const int pid = host_pid_ + 1 + static_cast<int>(device);
-      if (named_devices.insert(device).second) {
-        tracks_.NameProcess(pid, name_ + ": GPU " + std::to_string(device));
-      }
+      const int pid = static_cast<int>(device);
+      tracks_.NameProcess(pid, "GPU " + std::to_string(device));
       std::vector<Interval> intervals;
       for (std::size_t i : indices) intervals.push_back({work[i].start_ns, work[i].end_ns});
       const std::vector<int> tids =
           PlaceOnLanes(tracks_, pid, "stream " + std::to_string(stream), intervals);
       for (std::size_t k = 0; k < indices.size(); ++k) {
         GpuWork& item = work[indices[k]];
-        const int op = lookup_.LaunchingOp(item.external_id);
+        if (item.external_id != 0) item.args["External id"] = item.external_id;
         item.args["correlation"] = item.correlation_id;
-        item.args["external_id"] = item.external_id;
+        item.args["device"] = item.device;
+        item.args["stream"] = item.stream;
+        const int op = lookup_.LaunchingOp(item.external_id);
         if (op >= 0) item.args["op"] = timeline_.ops[op].name.str();
         stream_.Add(Complete(item.name, item.category, pid, tids[k], item.start_ns, item.end_ns,
                              clock_, std::move(item.args)));
-        if (op >= 0 && item.correlation_id != 0 && flowed.insert(item.correlation_id).second) {
-          WriteFlow(item, op, pid, tids[k], launches);
+        auto call = launches.find(item.correlation_id);
+        if (call != launches.end() && flowed.insert(item.correlation_id).second) {
+          const ApiCallEvent& launch = timeline_.api_calls[call->second];
+          stream_.Add(FlowEnd('s', "ac2g", item.correlation_id, host_pid_, call_tid_[call->second],
+                              clock_.Us(launch.start_ns)));
+          stream_.Add(
+              FlowEnd('f', "ac2g", item.correlation_id, pid, tids[k], clock_.Us(item.start_ns)));
         }
       }
     }
   }
 
-  // The runtime call (else the driver call) behind each correlation id: where an arrow starts.
-  std::unordered_map<std::uint32_t, const ApiCallEvent*> LaunchCalls() const {
-    std::unordered_map<std::uint32_t, const ApiCallEvent*> launches;
-    for (const ApiCallEvent& call : timeline_.api_calls) {
-      auto [it, inserted] = launches.emplace(call.correlation_id, &call);
-      if (!inserted && it->second->driver && !call.driver) it->second = &call;
+  // The runtime call (else the driver call) behind each correlation id, by its index: where an
+  // arrow starts. A record without one (CUPTI recorded no call) gets no arrow.
+  std::unordered_map<std::uint32_t, std::size_t> LaunchCalls() const {
+    std::unordered_map<std::uint32_t, std::size_t> launches;
+    for (std::size_t i = 0; i < timeline_.api_calls.size(); ++i) {
+      const ApiCallEvent& call = timeline_.api_calls[i];
+      if (call.correlation_id == 0) continue;
+      auto [it, inserted] = launches.emplace(call.correlation_id, i);
+      if (!inserted && timeline_.api_calls[it->second].driver && !call.driver) it->second = i;
     }
     return launches;
   }
 
-  // An arrow from the launching op (at the moment of the launch call, inside the op) to the work.
-  void WriteFlow(const GpuWork& item, int op, int pid, int tid,
-                 const std::unordered_map<std::uint32_t, const ApiCallEvent*>& launches) {
-    const OpEvent& launcher = timeline_.ops[op];
-    TimeNs launched = launcher.start_ns;
-    auto call = launches.find(item.correlation_id);
-    if (call != launches.end()) {
-      launched = std::clamp(call->second->start_ns, launcher.start_ns, launcher.end_ns);
-    }
-    stream_.Add({{"ph", "s"}, {"id", item.correlation_id}, {"name", "launch"}, {"cat", "launch"},
-                 {"pid", host_pid_}, {"tid", op_tid_[op]}, {"ts", clock_.Us(launched)}});
-    stream_.Add({{"ph", "f"}, {"bp", "e"}, {"id", item.correlation_id}, {"name", "launch"},
-                 {"cat", "launch"}, {"pid", pid}, {"tid", tid}, {"ts", clock_.Us(item.start_ns)}});
-  }
-
-  // An arrow from each forward op to the top-level backward node it created.
+  // An arrow from each forward op to the top-level backward node it created (Kineto's fwdbwd):
+  // the readers of the trace learn from it which thread a node's "Fwd thread id" names.
   void WriteBackwardFlows() {
     const std::vector<int> creators = CreatingForwardOps(timeline_);
     for (std::size_t i = 0; i < creators.size(); ++i) {
       if (creators[i] < 0 || placements_[i].top_level != static_cast<int>(i)) continue;
-      const OpEvent& forward = timeline_.ops[static_cast<std::size_t>(creators[i])];
-      const OpEvent& backward = timeline_.ops[i];
-      const std::uint64_t id = next_flow_id_++;
-      stream_.Add({{"ph", "s"}, {"id", id}, {"name", "backward"}, {"cat", "autograd"},
-                   {"pid", host_pid_}, {"tid", op_tid_[static_cast<std::size_t>(creators[i])]},
-                   {"ts", clock_.Us(forward.start_ns)}});
-      stream_.Add({{"ph", "f"}, {"bp", "e"}, {"id", id}, {"name", "backward"},
-                   {"cat", "autograd"}, {"pid", host_pid_}, {"tid", op_tid_[i]},
-                   {"ts", clock_.Us(backward.start_ns)}});
+      const auto creator = static_cast<std::size_t>(creators[i]);
+      const std::uint64_t id = counters_.next_flow_id++;
+      stream_.Add(FlowEnd('s', "fwdbwd", id, host_pid_, op_tid_[creator],
+                          clock_.Us(timeline_.ops[creator].start_ns)));
+      stream_.Add(
+          FlowEnd('f', "fwdbwd", id, host_pid_, op_tid_[i], clock_.Us(timeline_.ops[i].start_ns)));
     }
   }
 
@@ -417,10 +499,11 @@ class WindowWriter {
   const TraceClock& clock_;
   TraceEventStream& stream_;
   Tracks& tracks_;
-  std::uint64_t& next_flow_id_;
+  TraceCounters& counters_;
   const std::string name_;  // "window 2"
   const int host_pid_;
-  std::vector<int> op_tid_;  // the track each op landed on
+  std::vector<int> op_tid_;    // the track each op landed on
+  std::vector<int> call_tid_;  // the track each API call landed on
 };
 
 // The run's overview: one span per window on a track of its own.
@@ -432,9 +515,9 @@ void WriteWindowOverview(const std::vector<LabelledWindow>& windows, const Trace
   for (std::size_t w = 0; w < windows.size(); ++w) {
     const Interval extent = Extent(windows[w].timeline);
     if (extent.end <= extent.start) continue;
-    stream.Add(Complete("window " + std::to_string(w + 1) + ": " + windows[w].label, "window",
-                        kRunPid, tid, extent.start, extent.end, clock,
-                        {{"window", w + 1}, {"steps", windows[w].timeline.steps.size()}}));
+    stream.Add(AdvisorSpan("window " + std::to_string(w + 1) + ": " + windows[w].label, "window",
+                           kRunPid, tid, extent.start, extent.end, clock,
+                           {{"window", w + 1}, {"steps", windows[w].timeline.steps.size()}}));
   }
 }
 
@@ -442,32 +525,45 @@ json OtherData(const std::vector<LabelledWindow>& windows, const TraceClock& clo
   json probes = json::array();
   for (std::size_t w = 0; w < windows.size(); ++w) {
     for (const ProbeStatus& status : windows[w].timeline.probes) {
-      probes.push_back({{"window", w + 1}, {"probe", status.probe}, {"active", status.active},
-                        {"detail", status.detail}, {"dropped_records", status.dropped_records}});
+      probes.push_back({{"window", w + 1},
+                        {"probe", status.probe},
+                        {"active", status.active},
+                        {"detail", status.detail},
+                        {"dropped_records", status.dropped_records}});
     }
   }
-  return {{"generator", "advisor"}, {"clock", "std::chrono::steady_clock"},
-          {"origin_ns", clock.origin()}, {"probes", std::move(probes)}};
+  return {{"generator", "advisor"},
+          {"clock", "std::chrono::steady_clock"},
+          {"origin_ns", clock.origin()},
+          {"probes", std::move(probes)}};
 }
 
 }  // namespace
 
-void WriteChromeTrace(const std::vector<LabelledWindow>& windows, std::ostream& out) {
+void WriteChromeTrace(const std::vector<LabelledWindow>& windows, const RunReport& report,
+                      std::ostream& out) {
   TimeNs origin = std::numeric_limits<TimeNs>::max();
   for (const LabelledWindow& window : windows) {
     const Interval extent = Extent(window.timeline);
     if (extent.end > extent.start || extent.start != 0) origin = std::min(origin, extent.start);
   }
   const TraceClock clock(origin == std::numeric_limits<TimeNs>::max() ? 0 : origin);
-  TraceEventStream stream(out);
+  const json devices = DevicePropertiesOf(report, windows);
+  TraceEventStream stream(out, {{"schemaVersion", 1},
+                                {"deviceProperties", devices.empty() ? json() : devices},
+                                {"distributedInfo", DistributedInfoOf(report)}});
   Tracks tracks(stream);
   WriteWindowOverview(windows, clock, stream, tracks);
-  // Above every CUPTI correlation id (32 bits), which the launch arrows use as theirs.
-  std::uint64_t next_flow_id = std::uint64_t{1} << 32;
+  for (const json& annotation : FindingAnnotations(report, 0.0, kRunPid)) stream.Add(annotation);
+  TraceCounters counters;
   for (std::size_t w = 0; w < windows.size(); ++w) {
-    WindowWriter(windows[w], static_cast<int>(w) + 1, clock, stream, tracks, next_flow_id).Write();
+    WindowWriter(windows[w], static_cast<int>(w) + 1, clock, stream, tracks, counters).Write();
   }
-  stream.Finish(OtherData(windows, clock));
+  // Every ts is microseconds after baseTimeNanoseconds, as in Kineto's traces; advisor's clock is
+  // the host's steady clock, not the epoch.
+  stream.Finish({{"displayTimeUnit", "ms"},
+                 {"baseTimeNanoseconds", clock.origin()},
+                 {"otherData", OtherData(windows, clock)}});
 }
 
 }  // namespace advisor

@@ -9,10 +9,12 @@ namespace advisor {
 
 class TraceEventStream {
  public:
-  explicit TraceEventStream(std::ostream& out);
+  // `head`'s members are written before "traceEvents" (Kineto writes schemaVersion,
+  // deviceProperties and distributedInfo there); a null member is left out.
+  TraceEventStream(std::ostream& out, const nlohmann::json& head);
   void Add(const nlohmann::json& event);
-  // Closes the event array; other_data lands under "otherData", which viewers ignore.
-  void Finish(const nlohmann::json& other_data);
+  // Closes the event array and writes `tail`'s members after it; a null member is left out.
+  void Finish(const nlohmann::json& tail);
 
  private:
   std::ostream& out_;

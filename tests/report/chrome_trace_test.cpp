@@ -1,4 +1,5 @@
-// Writes a small two-thread, two-stream window and reads the JSON back as a viewer would.
+// Writes a small two-thread, two-stream window and reads the JSON back as a viewer would, and
+// checks torch.profiler's (Kineto's) shapes where its readers need them.
 #include "engine/report/chrome_trace.h"
 
 #include <gtest/gtest.h>
@@ -52,7 +53,7 @@ class ChromeTraceTest : public ::testing::Test {
 
   json Written() {
     std::ostringstream out;
-    WriteChromeTrace({{"the children of the root", timeline_, placements_}}, out);
+    WriteChromeTrace({{"the children of the root", timeline_, placements_}}, report_, out);
     return json::parse(out.str());
   }
 
@@ -84,6 +85,7 @@ class ChromeTraceTest : public ::testing::Test {
 
   Timeline timeline_;
   std::vector<OpPlacement> placements_;
+  RunReport report_;
 };
 
 TEST_F(ChromeTraceTest, NamesTheHostAndGpuProcessesAndTheirTracks) {
@@ -92,14 +94,13 @@ TEST_F(ChromeTraceTest, NamesTheHostAndGpuProcessesAndTheirTracks) {
   for (const json& event : Events(trace, "M")) {
     if (event["name"] == "process_name") processes[event["pid"]] = event["args"]["name"];
   }
-  EXPECT_EQ(processes[0], "run");
+  EXPECT_EQ(processes[99], "run");
   EXPECT_EQ(processes[100], "window 1: the children of the root");
-  EXPECT_EQ(processes[101], "window 1: GPU 0");
+  EXPECT_EQ(processes[0], "GPU 0") << "Kineto's pid for device 0";
 
   std::set<std::string> names;
   for (const auto& [key, name] : ThreadNames(trace)) names.insert(name);
-  for (const char* expected : {"windows", "steps", "thread 1", "thread 2", "thread 1 modules",
-                               "thread 2 modules",
+  for (const char* expected : {"windows", "steps", "thread 1", "thread 2",
                                "CUDA API, OS thread 9002", "stream 7", "stream 8"}) {
     EXPECT_EQ(names.count(expected), 1u) << expected;
   }
@@ -112,13 +113,16 @@ TEST_F(ChromeTraceTest, OpsCarryTheirPlacementAndTimesStartAtZero) {
   EXPECT_EQ((*linear)["cat"], "cpu_op");
   EXPECT_EQ((*linear)["args"]["module"], "fc");
   EXPECT_EQ((*linear)["args"]["phase"], "forward");
-  EXPECT_EQ((*linear)["args"]["seq_nr"], 17);
+  EXPECT_EQ((*linear)["args"]["Sequence number"], 17);
+  EXPECT_EQ((*linear)["args"]["Fwd thread id"], 0) << "a forward op, as Kineto writes it";
+  EXPECT_EQ((*linear)["args"]["External id"], 1) << "the id its GPU work carries";
   EXPECT_DOUBLE_EQ((*linear)["ts"].get<double>(), 1.0);  // 1 us after the step began
   EXPECT_DOUBLE_EQ((*linear)["dur"].get<double>(), 9.0);
   const json* backward = Find(trace, "AddmmBackward0");
   ASSERT_NE(backward, nullptr);
+  EXPECT_EQ((*backward)["cat"], "cpu_op") << "Kineto's category for autograd nodes too";
   EXPECT_EQ((*backward)["args"]["phase"], "backward");
-  EXPECT_FALSE((*backward)["args"].contains("seq_nr")) << "-1 means none";
+  EXPECT_FALSE((*backward)["args"].contains("Sequence number")) << "-1 means none";
 
   double earliest = 1e300;
   for (const json& event : trace["traceEvents"]) {
@@ -146,18 +150,24 @@ TEST_F(ChromeTraceTest, ModulesStepsAndPhasesAreSpans) {
     if (event["name"] == "fc") modules.push_back(event);
   }
   ASSERT_EQ(modules.size(), 2u);
-  EXPECT_EQ(modules[0]["cat"], "module_forward");
+  // The forward as record_function("fc") writes it, on the thread of the ops inside it.
+  EXPECT_EQ(modules[0]["cat"], "user_annotation");
   EXPECT_DOUBLE_EQ(modules[0]["ts"].get<double>(), 0.5);
   EXPECT_DOUBLE_EQ(modules[0]["dur"].get<double>(), 10.0);
-  EXPECT_EQ(modules[1]["cat"], "module_backward");
+  EXPECT_EQ(modules[0]["tid"], (*Find(trace, "aten::linear"))["tid"]);
+  EXPECT_EQ(modules[1]["cat"], "advisor");
+  EXPECT_EQ(modules[1]["args"]["kind"], "module backward");
   EXPECT_TRUE(modules[1]["args"]["end_inferred"].get<bool>()) << "no kBackwardEnd was recorded";
 
-  const json* step = Find(trace, "step 0");
+  const json* step = Find(trace, "ProfilerStep#0");
   ASSERT_NE(step, nullptr);
+  EXPECT_EQ((*step)["cat"], "user_annotation");
   EXPECT_DOUBLE_EQ((*step)["dur"].get<double>(), 100.0);
   for (const char* phase : {"forward", "backward", "optimizer"}) {
     const json* span = Find(trace, phase);
     ASSERT_NE(span, nullptr) << phase;
+    EXPECT_EQ((*span)["cat"], "advisor");
+    EXPECT_EQ((*span)["args"]["kind"], "phase");
     EXPECT_EQ((*span)["tid"], (*step)["tid"]);
   }
 }
@@ -167,48 +177,55 @@ TEST_F(ChromeTraceTest, GpuWorkSitsOnItsStreamTrack) {
   const auto names = ThreadNames(trace);
   const json* gemm = Find(trace, "gemm");
   const json* grad = Find(trace, "gemm_grad");
-  const json* copy = Find(trace, "Memcpy HtoD (pageable)");
+  const json* copy = Find(trace, "Memcpy HtoD (Pageable -> Device)");
   ASSERT_TRUE(gemm && grad && copy);
-  EXPECT_EQ((*gemm)["pid"], 101);
-  EXPECT_EQ(names.at({101, (*gemm)["tid"]}), "stream 7");
-  EXPECT_EQ(names.at({101, (*grad)["tid"]}), "stream 8");
+  EXPECT_EQ((*gemm)["pid"], 0);
+  EXPECT_EQ(names.at({0, (*gemm)["tid"]}), "stream 7");
+  EXPECT_EQ(names.at({0, (*grad)["tid"]}), "stream 8");
   EXPECT_EQ((*gemm)["cat"], "kernel");
   EXPECT_EQ((*gemm)["args"]["op"], "aten::addmm");
   EXPECT_EQ((*gemm)["args"]["block"], json::array({128, 1, 1}));
+  EXPECT_EQ((*gemm)["args"]["correlation"], 500);
+  EXPECT_EQ((*gemm)["args"]["External id"], 2) << "aten::addmm's";
+  EXPECT_EQ((*gemm)["args"]["device"], 0);
+  EXPECT_EQ((*grad)["args"]["stream"], 8);
+  EXPECT_EQ((*copy)["cat"], "gpu_memcpy");
   EXPECT_EQ((*copy)["args"]["bytes"], 4096);
   EXPECT_EQ((*copy)["args"]["op"], "aten::linear");
 }
 
-TEST_F(ChromeTraceTest, EveryFlowRunsFromTheLaunchingOpToItsWork) {
+TEST_F(ChromeTraceTest, AnAc2gFlowRunsFromEachLaunchCallToItsWork) {
   const json trace = Written();
   std::vector<json> starts;
-  std::vector<json> finishes;
-  for (const json& event : trace["traceEvents"]) {
-    if (event.value("cat", "") != "launch") continue;
-    (event["ph"] == "s" ? starts : finishes).push_back(event);
-  }
-  ASSERT_EQ(starts.size(), 4u);  // three kernels and the copy
-  ASSERT_EQ(finishes.size(), 4u);
   std::map<std::uint64_t, json> finish_by_id;
-  for (const json& finish : finishes) {
-    EXPECT_EQ(finish["bp"], "e");
-    EXPECT_TRUE(finish_by_id.emplace(finish["id"].get<std::uint64_t>(), finish).second)
-        << "ids are unique";
+  for (const json& event : trace["traceEvents"]) {
+    if (event.value("cat", "") != "ac2g") continue;
+    if (event["ph"] == "s") starts.push_back(event);
+    if (event["ph"] == "f") {
+      EXPECT_EQ(event["bp"], "e");
+      EXPECT_TRUE(finish_by_id.emplace(event["id"].get<std::uint64_t>(), event).second)
+          << "ids are unique";
+    }
   }
-  const json* addmm = Find(trace, "aten::addmm");
+  // Two kernels had their cudaLaunchKernel recorded; gemm_grad's and the copy's calls were not,
+  // so they get no arrow: none is made up.
+  ASSERT_EQ(starts.size(), 2u);
+  ASSERT_EQ(finish_by_id.size(), 2u);
+  const json* launch = Find(trace, "cudaLaunchKernel");
   const json* gemm = Find(trace, "gemm");
+  ASSERT_TRUE(launch && gemm);
   for (const json& start : starts) {
     const auto id = start["id"].get<std::uint64_t>();
     ASSERT_EQ(finish_by_id.count(id), 1u) << "flow " << id << " has no end";
+    EXPECT_TRUE(id == 500 || id == 501) << "the CUDA correlation id";
     EXPECT_EQ(start["pid"], 100);
-    EXPECT_EQ(finish_by_id[id]["pid"], 101);
-    if (id == 500) {
-      EXPECT_EQ(start["tid"], (*addmm)["tid"]);
-      EXPECT_DOUBLE_EQ(start["ts"].get<double>(), 3.0) << "at the launch call";
-      EXPECT_EQ(finish_by_id[id]["tid"], (*gemm)["tid"]);
-      EXPECT_DOUBLE_EQ(finish_by_id[id]["ts"].get<double>(), (*gemm)["ts"].get<double>());
-    }
+    EXPECT_EQ(start["tid"], (*launch)["tid"]);
+    EXPECT_EQ(finish_by_id[id]["pid"], 0);
   }
+  const json& first = starts[0]["id"] == 500 ? starts[0] : starts[1];
+  EXPECT_DOUBLE_EQ(first["ts"].get<double>(), 3.0) << "at the launch call";
+  EXPECT_EQ(finish_by_id[500]["tid"], (*gemm)["tid"]);
+  EXPECT_DOUBLE_EQ(finish_by_id[500]["ts"].get<double>(), (*gemm)["ts"].get<double>());
 }
 
 TEST_F(ChromeTraceTest, CompleteEventsNestOnEveryTrack) {
@@ -249,10 +266,67 @@ TEST_F(ChromeTraceTest, CarriesTheProbeStatusesAlong) {
 
 TEST(ChromeTrace, AnEmptyWindowIsStillAValidTrace) {
   std::ostringstream out;
-  WriteChromeTrace({{"no module instrumented", Timeline{}, {}}}, out);
+  WriteChromeTrace({{"no module instrumented", Timeline{}, {}}}, RunReport{}, out);
   const json trace = json::parse(out.str());
   ASSERT_TRUE(trace["traceEvents"].is_array());
   for (const json& event : trace["traceEvents"]) EXPECT_EQ(event["ph"], "M");
+  EXPECT_EQ(trace["schemaVersion"], 1);
+  EXPECT_FALSE(trace.contains("deviceProperties")) << "a CPU run has no device to describe";
+  EXPECT_FALSE(trace.contains("distributedInfo")) << "one process";
+}
+
+TEST_F(ChromeTraceTest, DescribesTheDevicesTheWorkRanOnWithWhatTheReportKnows) {
+  report_.run.device = "cuda";
+  report_.run.device_name = "NVIDIA H200";
+  report_.memory = MemoryStats{};
+  report_.memory->device_total_mb = 1024;
+  timeline_.kernels[2].device = 1;
+  const json trace = Written();
+  EXPECT_EQ(trace["schemaVersion"], 1);
+  EXPECT_EQ(trace["baseTimeNanoseconds"], 1'000'000) << "the origin every ts is after";
+  ASSERT_EQ(trace["deviceProperties"].size(), 2u);
+  EXPECT_EQ(trace["deviceProperties"][0]["id"], 0);
+  EXPECT_EQ(trace["deviceProperties"][1]["id"], 1);
+  EXPECT_EQ(trace["deviceProperties"][0]["name"], "NVIDIA H200");
+  EXPECT_EQ(trace["deviceProperties"][0]["totalGlobalMem"], 1024ll * 1024 * 1024);
+  EXPECT_FALSE(trace["deviceProperties"][0].contains("computeMajor")) << "not measured";
+  EXPECT_FALSE(trace.contains("distributedInfo"));
+
+  report_.distributed = DistributedSummary{};
+  report_.distributed->world_size = 4;
+  report_.distributed->backend = "nccl";
+  const json job = Written();
+  EXPECT_EQ(job["distributedInfo"]["world_size"], 4);
+  EXPECT_EQ(job["distributedInfo"]["backend"], "nccl");
+  EXPECT_FALSE(job["distributedInfo"].contains("rank")) << "each window is the slowest rank's";
+}
+
+TEST_F(ChromeTraceTest, FindingsAndTheHotSpotAreAdvisorsAnnotations) {
+  Finding finding;
+  finding.rule = "gather-to-index";
+  finding.severity = Severity::kHigh;
+  finding.path = "fc";
+  finding.op = "aten::addmm";
+  finding.message = "index instead";
+  finding.expected_gain_ms = 1.5;
+  report_.findings = {finding};
+  report_.hotspot = Hotspot{};
+  report_.hotspot->path = "fc";
+  report_.hotspot->op = "aten::addmm";
+  const json trace = Written();
+  std::vector<json> annotations;
+  for (const json& event : Events(trace, "i")) annotations.push_back(event);
+  ASSERT_EQ(annotations.size(), 2u);
+  EXPECT_EQ(annotations[0]["name"], "hot spot: fc -> aten::addmm");
+  EXPECT_EQ(annotations[1]["name"], "finding: gather-to-index");
+  for (const json& annotation : annotations) {
+    EXPECT_EQ(annotation["cat"], "advisor");
+    EXPECT_EQ(annotation["s"], "g") << "drawn across the whole trace";
+    EXPECT_EQ(annotation["pid"], 99) << "the run's process, not GPU 0's";
+  }
+  EXPECT_EQ(annotations[1]["args"]["severity"], "high");
+  EXPECT_EQ(annotations[1]["args"]["path"], "fc");
+  EXPECT_DOUBLE_EQ(annotations[1]["args"]["expected_gain_ms"].get<double>(), 1.5);
 }
 
 TEST_F(ChromeTraceTest, AForwardOpPointsAtTheBackwardNodeItCreated) {
@@ -264,14 +338,14 @@ TEST_F(ChromeTraceTest, AForwardOpPointsAtTheBackwardNodeItCreated) {
   std::vector<json> starts;
   std::vector<json> finishes;
   for (const json& event : trace["traceEvents"]) {
-    if (event.value("cat", "") != "autograd" || event["ph"] == "X") continue;
+    if (event.value("cat", "") != "fwdbwd") continue;
     (event["ph"] == "s" ? starts : finishes).push_back(event);
   }
   ASSERT_EQ(starts.size(), 1u);
   ASSERT_EQ(finishes.size(), 1u);
   EXPECT_EQ(starts[0]["id"], finishes[0]["id"]);
   EXPECT_GE(starts[0]["id"].get<std::uint64_t>(), std::uint64_t{1} << 32)
-      << "apart from the launch arrows' correlation ids";
+      << "apart from the ac2g arrows' correlation ids";
   const json* linear = Find(trace, "aten::linear");
   const json* backward = Find(trace, "AddmmBackward0");
   EXPECT_EQ(starts[0]["tid"], (*linear)["tid"]);
@@ -303,7 +377,7 @@ TEST_F(ChromeTraceTest, EveryWindowIsAProcessGroupAtItsOwnTime) {
   std::ostringstream out;
   WriteChromeTrace({{"no module instrumented", timeline_, placements_},
                     {"the children of fc", later, placements_}},
-                   out);
+                   report_, out);
   const json trace = json::parse(out.str());
 
   std::map<int, std::string> processes;
@@ -319,15 +393,22 @@ TEST_F(ChromeTraceTest, EveryWindowIsAProcessGroupAtItsOwnTime) {
   ASSERT_EQ(linears.size(), 2u);
   EXPECT_EQ((*linears[0])["pid"], 100);
   EXPECT_EQ((*linears[1])["pid"], 200);
+  EXPECT_EQ((*linears[1])["tid"], (*linears[0])["tid"])
+      << "thread 1 is one tid in every window: readers know threads by tid";
+  const json* second_step = Find(trace, "ProfilerStep#1");
+  ASSERT_NE(second_step, nullptr) << "the trace's steps are numbered in order";
+  EXPECT_EQ((*second_step)["pid"], 200);
+  EXPECT_EQ((*second_step)["args"]["window_step"], 0) << "the first step of its window";
   EXPECT_DOUBLE_EQ((*linears[1])["ts"].get<double>() - (*linears[0])["ts"].get<double>(), 50'000.0);
 
   std::vector<json> spans;
   for (const json& event : trace["traceEvents"]) {
-    if (event.value("cat", "") == "window") spans.push_back(event);
+    if (event.value("cat", "") == "advisor" && event["args"]["kind"] == "window")
+      spans.push_back(event);
   }
   ASSERT_EQ(spans.size(), 2u);
   EXPECT_EQ(spans[0]["name"], "window 1: no module instrumented");
-  EXPECT_EQ(spans[0]["pid"], 0);
+  EXPECT_EQ(spans[0]["pid"], 99);
   EXPECT_DOUBLE_EQ(spans[0]["ts"].get<double>(), 0.0);
   EXPECT_DOUBLE_EQ(spans[1]["ts"].get<double>(), 50'000.0);
   EXPECT_DOUBLE_EQ(spans[1]["dur"].get<double>(), 100.0);  // its one step
@@ -337,14 +418,14 @@ TEST_F(ChromeTraceTest, TheWaitForTheBatchIsThePhaseBeforeForward) {
   EXPECT_EQ(Find(Written(), "data"), nullptr) << "no data phase without an input stage";
   // The step starts at 1'000'000; its batch arrives 0.4 ms later.
   const StepSpan& step = timeline_.steps[0];
-  timeline_.steps[0] = StepOfPhases(step.index, step.start_ns, 1'000'400,
-                                    step.phases[0].end_ns, step.phases[1].end_ns, step.end_ns);
+  timeline_.steps[0] = StepOfPhases(step.index, step.start_ns, 1'000'400, step.phases[0].end_ns,
+                                    step.phases[1].end_ns, step.end_ns);
   const json trace = Written();
   const json* data = Find(trace, "data");
   const json* forward = Find(trace, "forward");
   ASSERT_NE(data, nullptr);
   ASSERT_NE(forward, nullptr);
-  EXPECT_EQ((*data)["cat"], "phase");
+  EXPECT_EQ((*data)["args"]["kind"], "phase");
   EXPECT_DOUBLE_EQ((*data)["dur"].get<double>(), 0.4);
   EXPECT_DOUBLE_EQ((*forward)["ts"].get<double>(), (*data)["ts"].get<double>() + 0.4);
 }

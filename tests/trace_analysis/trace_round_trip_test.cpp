@@ -1,0 +1,156 @@
+// advisor's trace.json read back as a torch.profiler trace, as `advisor analyze` reads one: the
+// step, the modules and the ops come out as the engine measured them in the window the trace was
+// written from (within 1 %), on a GPU run's window and on a CPU run's.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "engine/report/chrome_trace.h"
+#include "engine/trace_analysis/profiler_trace_window.h"
+#include "engine/trace_analysis/trace_report.h"
+#include "engine/trace_import/trace_reader.h"
+#include "engine/window/measured_window.h"
+#include "engine/window/window_sections.h"
+#include "tests/report/sample_window.h"
+#include "tests/report/scratch_dir.h"
+
+namespace advisor {
+namespace {
+
+void ExpectWithin1Percent(double read_back, double measured, const std::string& what) {
+  EXPECT_NEAR(read_back, measured, 0.01 * std::abs(measured) + 1e-9) << what;
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+class TraceRoundTrip : public ::testing::TestWithParam<bool> {};
+
+TEST_P(TraceRoundTrip, ReadsBackTheStepModulesAndOpsTheWindowMeasured) {
+  const bool gpu = GetParam();
+  const LabelledWindow window = testing::SampleWindow(gpu);
+  RunReport written;
+  written.run.device = gpu ? "cuda" : "cpu";
+  written.run.device_name = gpu ? "NVIDIA H200" : "";
+  testing::ScratchDir dir;
+  const std::string path = dir / "trace.json";
+  {
+    std::ofstream out(path);
+    WriteChromeTrace({window}, written, out);
+  }
+
+  // What the engine measured in the window itself: its steps, each instrumented module's costs
+  // and the op table, as a bisection's window gives them.
+  const MeasuredWindow measured = MeasureWindow(window.timeline);
+  RunReport expected;
+  FillWindowSections(measured, std::nullopt, expected);
+  std::set<ModulePath> named;
+  for (const MarkerEvent& marker : measured.timeline.markers) named.insert(marker.path);
+  const std::vector<ModulePath> paths(named.begin(), named.end());
+  const std::vector<PhaseCosts> costs = measured.attribution->InclusiveOfEach(paths);
+
+  // The trace read back as advisor analyze reads it.
+  const TraceStore store = ReadTrace(path);
+  const ProfilerTraceWindow trace = BuildProfilerTraceWindow(store);
+  const RunReport report = ReportOfTrace(store, trace);
+
+  EXPECT_TRUE(trace.steps_from_profiler) << "ProfilerStep#N";
+  EXPECT_TRUE(trace.backward_linked) << "fwdbwd flows name the forward thread";
+  EXPECT_EQ(trace.gpu_activity, gpu);
+  EXPECT_EQ(report.run.device_name, written.run.device_name) << "deviceProperties' name";
+  EXPECT_EQ(report.run.window_steps, static_cast<int>(window.timeline.steps.size()));
+  ExpectWithin1Percent(report.step.median_ms, Median(StepMillis(window.timeline.steps)), "step");
+
+  std::map<std::string, const ModuleStats*> modules;
+  for (const ModuleStats& module : report.modules) modules[module.path] = &module;
+  ASSERT_EQ(modules.size(), paths.size());
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    const std::string name = paths[i].Shown();
+    ASSERT_EQ(modules.count(name), 1u) << name;
+    const ModuleStats& module = *modules[name];
+    ExpectWithin1Percent(module.forward_ms, costs[i].forward.host_ms, name + " forward");
+    ExpectWithin1Percent(module.backward_ms, costs[i].backward.host_ms, name + " backward");
+    ExpectWithin1Percent(module.gpu_ms, costs[i].forward.gpu_ms + costs[i].backward.gpu_ms,
+                         name + " GPU");
+    EXPECT_GT(module.forward_ms, 0) << name;
+    EXPECT_GT(module.backward_ms, 0) << name;
+  }
+
+  std::map<std::pair<std::string, std::string>, const OpTime*> ops;
+  for (const OpTime& op : report.ops) ops[{op.name, op.phase}] = &op;
+  ASSERT_FALSE(expected.ops.empty());
+  ASSERT_EQ(ops.size(), expected.ops.size());
+  for (const OpTime& op : expected.ops) {
+    const auto found = ops.find({op.name, op.phase});
+    ASSERT_NE(found, ops.end()) << op.name << " in " << op.phase;
+    const OpTime& back = *found->second;
+    EXPECT_EQ(back.calls, op.calls) << op.name;
+    ExpectWithin1Percent(back.ms, op.ms, op.name + " host");
+    ExpectWithin1Percent(back.self_ms, op.self_ms, op.name + " self");
+    ExpectWithin1Percent(back.gpu_ms, op.gpu_ms, op.name + " GPU");
+    if (gpu) {
+      EXPECT_GT(back.gpu_ms, 0) << op.name << " launched its kernel";
+    }
+  }
+
+  // The host's waits for the device and the copies to it, where they were and what they cost.
+  ASSERT_EQ(report.syncs.size(), expected.syncs.size());
+  for (std::size_t i = 0; i < expected.syncs.size(); ++i) {
+    EXPECT_EQ(report.syncs[i].kind, expected.syncs[i].kind);
+    EXPECT_EQ(report.syncs[i].op, expected.syncs[i].op);
+    EXPECT_EQ(report.syncs[i].count_per_step, expected.syncs[i].count_per_step);
+    ExpectWithin1Percent(report.syncs[i].wait_ms, expected.syncs[i].wait_ms, "wait");
+  }
+  ASSERT_EQ(report.copies.size(), expected.copies.size());
+  for (std::size_t i = 0; i < expected.copies.size(); ++i) {
+    EXPECT_EQ(report.copies[i].op, expected.copies[i].op);
+    EXPECT_EQ(report.copies[i].pageable, expected.copies[i].pageable);
+    EXPECT_DOUBLE_EQ(report.copies[i].bytes_per_step, expected.copies[i].bytes_per_step);
+  }
+  EXPECT_EQ(expected.syncs.empty(), !gpu) << "the GPU window waits for its copy";
+}
+
+// A bisection's trace: the baseline (no module instrumented) and then a level's window, on the
+// same threads. Backward nodes name their forward thread by the probe's number, which the trace
+// maps to one tid for the whole file: each window's nodes find their forward ops and modules.
+TEST_P(TraceRoundTrip, ALaterWindowsBackwardFindsItsModules) {
+  const bool gpu = GetParam();
+  const LabelledWindow level = testing::SampleWindow(gpu);
+  const TimeNs later = 1'100'000'000;
+  testing::ScratchDir dir;
+  const std::string path = dir / "trace.json";
+  {
+    std::ofstream out(path);
+    WriteChromeTrace({testing::SampleWindow(gpu, 1'000'000'000, /*instrumented=*/false),
+                      testing::SampleWindow(gpu, later)},
+                     RunReport{}, out);
+  }
+  const TraceStore store = ReadTrace(path);
+  const ProfilerTraceWindow trace = BuildProfilerTraceWindow(store);
+  const RunReport report = ReportOfTrace(store, trace);
+  EXPECT_TRUE(trace.backward_linked);
+  EXPECT_EQ(report.run.window_steps, 6);
+
+  // The level's modules ran in half the steps: their medians halve, forward and backward alike.
+  const MeasuredWindow measured = MeasureWindow(level.timeline);
+  ASSERT_EQ(report.modules.size(), 3u);
+  for (const ModuleStats& module : report.modules) {
+    const PhaseCosts costs = measured.attribution->Inclusive(ModulePath(module.path));
+    ASSERT_GT(module.backward_ms, 0) << module.path;
+    ExpectWithin1Percent(module.backward_ms / module.forward_ms,
+                         costs.backward.host_ms / costs.forward.host_ms, module.path);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(GpuAndCpu, TraceRoundTrip, ::testing::Values(true, false),
+                         [](const auto& info) { return info.param ? "Gpu" : "Cpu"; });
+
+}  // namespace
+}  // namespace advisor
