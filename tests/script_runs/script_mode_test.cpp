@@ -711,6 +711,15 @@ TEST(ScriptFrameworks, LightningTrainingStepThatCallsTheChildren) {
   ExpectTheSlowBlockOf("lightning_step_train", "");
 }
 
+// Fabric holds the model in a _FabricModule as `_forward_module`: the instances keep the user's
+// names, and the optimizer Fabric wraps (a FabricAdamW) is the step's optimizer.
+TEST(ScriptFrameworks, LightningFabricLoop) {
+  if (!PythonHas("lightning") && !PythonHas("lightning_fabric")) {
+    GTEST_SKIP() << kPython << " has neither lightning nor lightning_fabric";
+  }
+  ExpectTheSlowBlockOf("fabric_train", "");
+}
+
 TEST(ScriptFrameworks, AccelerateLoop) {
   if (!PythonHas("accelerate")) GTEST_SKIP() << kPython << " has no accelerate";
   ExpectTheSlowBlockOf("accelerate_train", "");

@@ -1,7 +1,8 @@
 """The model's module tree as advisor names it: instance paths like "blocks.3.mlp".
 
 Wrappers add components to PyTorch's own names (DDP "module.", torch.compile "_orig_mod.", FSDP
-"_fsdp_wrapped_module.", checkpointing "_checkpoint_wrapped_module."). advisor drops them, so a path
+"_fsdp_wrapped_module.", checkpointing "_checkpoint_wrapped_module.", Lightning Fabric
+"_forward_module."). advisor drops them, so a path
 names the user's module however it is wrapped; the outermost object at a path is the one that gets
 the hooks (it is the one the parent calls). A module reached twice (shared) keeps its first path.
 """
@@ -25,6 +26,9 @@ _WRAPPED_ATTRIBUTES = {
     "_orig_mod": ("OptimizedModule",),
     "_fsdp_wrapped_module": ("FullyShardedDataParallel",),
     "_checkpoint_wrapped_module": ("CheckpointWrapper",),
+    # Fabric's setup(); it also holds the unwrapped model as `_original_module` where
+    # `_forward_module` is a DDP or FSDP wrapper: reached twice, it keeps the first path.
+    "_forward_module": ("_FabricModule",),
 }
 
 
