@@ -16,6 +16,7 @@ import functools
 import logging
 import os
 import re
+import sys
 
 # torch's graph break record: "Graph break in user code at FILE:LINE\nGraph Break Reason: ..."
 # (or "Graph break (user stack suppressed due to duplicate graph break) in user code at ...").
@@ -99,10 +100,11 @@ def _dynamo_readings():
             seconds = (getattr(entry, "duration_us", None) or 0) / 1e6
             frames.append({"seconds": seconds})
             continue
-        frames.append({"function": entry.co_name or "", "file": entry.co_filename or "",
-                       "line": entry.co_firstlineno or 0,
+        frames.append({"function": getattr(entry, "co_name", None) or "",
+                       "file": getattr(entry, "co_filename", None) or "",
+                       "line": getattr(entry, "co_firstlineno", None) or 0,
                        "recompile_reason": getattr(entry, "recompile_reason", None),
-                       "seconds": entry.entire_frame_compile_time_s or 0.0})
+                       "seconds": getattr(entry, "entire_frame_compile_time_s", None) or 0.0})
     graphs = int(utils.counters["stats"].get("unique_graphs", 0))
     return graphs, frames
 
@@ -121,12 +123,15 @@ def _guard(reason):
     return re.sub(r"^\d+/\d+: ", "", text)
 
 
-def _inside_torch(path):
-    """Whether `path` is torch's own code: torch.compile wraps the model's forward in a frame of
-    its own (`inner`, torch/_dynamo/external_utils.py) that recompiles with it on the same guard."""
+def _not_the_users(path):
+    """Whether `path` is torch's code or the probe's, not the script's: torch.compile wraps the
+    model's forward in a frame of its own (`inner`, torch/_dynamo/external_utils.py) that
+    recompiles with it on the same guard, and dynamo compiles the probe's module hooks (which do
+    nothing while it traces) and recompiles them for a hook of another signature."""
     import torch
-    return os.path.abspath(path).startswith(os.path.dirname(os.path.abspath(torch.__file__)) +
-                                            os.sep)
+    path = os.path.abspath(path)
+    return any(path.startswith(os.path.dirname(os.path.abspath(package.__file__)) + os.sep)
+               for package in (torch, sys.modules[__package__]))
 
 
 class _Records(logging.Handler):
@@ -202,7 +207,7 @@ class CompileRecorder:
         recompiles = {}
         for frame in frames:
             reason = frame.get("recompile_reason")
-            if not reason or _inside_torch(frame["file"]):
+            if not reason or _not_the_users(frame["file"]):
                 continue
             key = (_function(frame["function"]), _short(frame["file"], PATH_BYTES), frame["line"],
                    _guard(reason))
