@@ -47,6 +47,17 @@ class Records(unittest.TestCase):
         self.assertIsNone(parse_limit_hit(("recompile_limit", 8)))
         self.assertIsNone(parse_limit_hit(("recompile_limit", 8, "forward")))
 
+    def test_a_record_that_reaches_two_handlers_is_one_break(self):
+        log = logging.getLogger("advisor_test.symbolic_convert.__graph_breaks")
+        log.artifact_name = "graph_breaks"
+        record = log.makeRecord(log.name, logging.DEBUG, __file__, 1,
+                                "Graph break in user code at %s:%s\nGraph Break Reason: %s",
+                                ("/home/me/train.py", 27, ITEM_REASON), None)
+        recorder = CompileRecorder()
+        recorder.heard(record)
+        recorder.heard(record)  # its parent's handler, where TORCH_LOGS asked for graph_breaks
+        self.assertEqual(list(recorder._breaks.values()), [1])
+
     def test_nothing_compiled_is_no_report(self):
         self.assertIsNone(CompileRecorder().report())
 

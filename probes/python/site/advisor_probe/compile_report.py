@@ -154,6 +154,7 @@ class CompileRecorder:
         self._breaks = {}  # (file, line, reason) -> times dynamo met it
         self._limits = {}  # (function, file, line) -> the limit's record
         self._listening = False
+        self._last = None  # the record heard last
 
     def wrap(self, torch_module):
         """Listens from the script's first torch.compile call (torch imports its compiler then:
@@ -185,6 +186,11 @@ class CompileRecorder:
         logging.getLogger("torch._dynamo.convert_frame").addHandler(handler)
 
     def heard(self, record):
+        # Where TORCH_LOGS asked for graph_breaks, a record also reaches the handler on its
+        # parent torch._dynamo.convert_frame: one record is one break met.
+        if record is self._last:
+            return
+        self._last = record
         text = record.msg if isinstance(record.msg, str) else ""
         if text.startswith(_LIMIT_PREFIX):
             hit = parse_limit_hit(record.args)
