@@ -3,7 +3,7 @@
 // channel reads them (a JSON object per line); a window that reads is measured as the bisection
 // measures it (placement, attribution) and its lines as labelled steps' are (line costs), so
 // hostile timelines reach the analysis too; a reply's DataLoader records are pooled as the report
-// pools them.
+// pools them, and its compiler's report is read.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "engine/json_input/json_document.h"
+#include "engine/script/compile_message.h"
 #include "engine/script/loader_summary.h"
 #include "engine/script/probe_messages.h"
 #include "engine/window/measured_window.h"
@@ -30,6 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (std::optional<advisor::LoaderRecords> loader = advisor::ReadLoaderRecords(message)) {
         advisor::SummariseLoaderEpochs({{*loader, 1}});
       }
+      advisor::ReadCompileReport(message);
     }
     if (type == "steps") advisor::ReadSteps(message);
     if (type == "window") {

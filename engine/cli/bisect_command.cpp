@@ -236,6 +236,7 @@ int BisectScript(BisectCommandOptions& options, const ScriptOptions& script, con
   if (outcome.report.data) outcome.report.data->loader = source.Loader();
   // Several ranks: each rank beside the others, and the straggler, from every rank's windows.
   outcome.report.distributed = source.Distributed();
+  outcome.report.compile = source.Compile();
   if (const std::string note = source.RanksNote(); !note.empty()) {
     outcome.report.data_quality.push_back(note);
   }

@@ -341,6 +341,39 @@ json TrainingStateFacts(const TrainingState& state) {
           {"synced_micro_steps", state.synced_micro_steps}};
 }
 
+// What torch.compile did (script mode): the rules weigh its recompilations' seconds against the
+// step (mean_compile_s: compile_s over the compilations torch's metrics hold).
+json CompileFacts(const CompileReport& compile) {
+  json breaks = json::array();
+  for (const GraphBreak& graph_break : compile.graph_breaks) {
+    breaks.push_back({{"reason", graph_break.reason},
+                      {"file", graph_break.file},
+                      {"line", graph_break.line},
+                      {"count", graph_break.count}});
+  }
+  json recompiles = json::array();
+  for (const Recompile& recompile : compile.recompiles) {
+    recompiles.push_back({{"function", recompile.function},
+                          {"file", recompile.file},
+                          {"line", recompile.line},
+                          {"guard", recompile.guard},
+                          {"count", recompile.count}});
+  }
+  json limits = json::array();
+  for (const RecompileLimitHit& hit : compile.recompile_limit_hits) {
+    limits.push_back(
+        {{"function", hit.function}, {"file", hit.file}, {"line", hit.line}, {"limit", hit.limit}});
+  }
+  json facts = {{"graphs", compile.graphs},
+                {"compilations", compile.compilations},
+                {"compile_s", compile.compile_s},
+                {"graph_breaks", std::move(breaks)},
+                {"recompiles", std::move(recompiles)},
+                {"recompile_limit_hits", std::move(limits)}};
+  if (compile.compilations > 0) facts["mean_compile_s"] = compile.compile_s / compile.compilations;
+  return facts;
+}
+
 // What an out-of-memory error left, with what the fixes' savings are weighed against: the
 // memory the allocator could have served the request from (its largest free block or the
 // device's free memory), the shortfall, and the activations (allocated less the training
@@ -471,6 +504,7 @@ json BuildFacts(const RunReport& report, const RunEnvironment& environment) {
     facts["distributed"] = DistributedFacts(*report.distributed);
   }
   if (report.training_state) facts["training_state"] = TrainingStateFacts(*report.training_state);
+  if (report.compile) facts["compile"] = CompileFacts(*report.compile);
   if (report.out_of_memory) {
     facts["out_of_memory"] = OutOfMemoryFacts(*report.out_of_memory, report.training_state);
   }

@@ -176,6 +176,13 @@ RunReport SampleReportAllMeasured() {
   distributed.straggler = straggler;
   report.distributed = distributed;
   report.training_state = TrainingState{330.0, 330.0, 660.0, "DistributedDataParallel", "", 2, 2};
+  report.compile = CompileReport{
+      3,
+      4,
+      {{"Unsupported Tensor.item() call with capture_scalar_outputs=False", "train.py", 27, 2}},
+      {{"forward", "train.py", 22, "tensor 'x' size mismatch at index 0. expected 4, actual 6", 1}},
+      {{"forward", "train.py", 22, 8}},
+      6.5};
   OutOfMemoryFailure failure;
   failure.message = "CUDA out of memory. Tried to allocate 2.00 GiB";
   failure.requested_mb = 2048;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/model/compile_report.h"
 #include "engine/model/device.h"
 #include "engine/model/distributed.h"
 #include "engine/model/finding.h"
@@ -64,6 +65,8 @@ struct RunReport {
   std::vector<AbsentSection> absent;  // sections this front door cannot fill
   std::optional<DistributedSummary> distributed;  // several ranks: traces, or a launcher's
   std::optional<TrainingState> training_state;    // script mode: rank 0's under a launcher
+  // Script mode, where torch compiled something: what its compiler did (rank 0's).
+  std::optional<CompileReport> compile;
   // The run died of an out-of-memory error: the report is of that failure, with what was
   // measured before it (the sections it never reached are in `absent`).
   std::optional<OutOfMemoryFailure> out_of_memory;

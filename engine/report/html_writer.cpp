@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "engine/model/measured.h"
+#include "engine/report/compile_section.h"
 #include "engine/report/format.h"
 #include "engine/report/html_escape.h"
 #include "engine/report/html_markup.h"
@@ -215,6 +216,15 @@ void RenderLoss(std::ostringstream& out, const RunReport& report) {
   out << "<section id=\"loss\"><h2>The loss</h2>\n<p>" << EscapeHtml(LossSentence(*report.loss))
       << "</p>\n";
   if (!report.loss->lines.empty()) HtmlTable(out, SourceLineTable(report.loss->lines));
+  out << "</section>\n";
+}
+
+void RenderCompile(std::ostringstream& out, const RunReport& report) {
+  if (!report.compile) return;
+  out << "<section id=\"compile\"><h2>torch.compile</h2>\n<p>"
+      << EscapeHtml(CompileSentence(*report.compile)) << "</p>\n";
+  const Table table = CompileTable(*report.compile);
+  if (!table.rows.empty()) HtmlTable(out, table);
   out << "</section>\n";
 }
 
@@ -597,6 +607,7 @@ std::string ReportToHtml(const RunReport& report) {
   RenderSteps(out, report);
   RenderMemory(out, report);
   RenderLoss(out, report);
+  RenderCompile(out, report);
   RenderInputStage(out, report);
   RenderRanks(out, report);
   RenderBisection(out, report);

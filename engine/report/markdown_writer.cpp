@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "engine/model/measured.h"
+#include "engine/report/compile_section.h"
 #include "engine/report/format.h"
 #include "engine/report/markdown_markup.h"
 #include "engine/report/report_tables.h"
@@ -43,6 +44,13 @@ void RenderLoss(std::ostringstream& out, const RunReport& report) {
   if (!report.loss) return;
   out << "## The loss\n\n" << MarkdownText(LossSentence(*report.loss)) << "\n\n";
   if (!report.loss->lines.empty()) MarkdownTable(out, SourceLineTable(report.loss->lines));
+}
+
+void RenderCompile(std::ostringstream& out, const RunReport& report) {
+  if (!report.compile) return;
+  out << "## torch.compile\n\n" << MarkdownText(CompileSentence(*report.compile)) << "\n\n";
+  const Table table = CompileTable(*report.compile);
+  if (!table.rows.empty()) MarkdownTable(out, table);
 }
 
 void RenderInputStage(std::ostringstream& out, const RunReport& report) {
@@ -298,6 +306,7 @@ std::string ReportToMarkdown(const RunReport& report) {
   RenderSteps(out, report);
   RenderMemory(out, report);
   RenderLoss(out, report);
+  RenderCompile(out, report);
   RenderInputStage(out, report);
   RenderRanks(out, report);
   RenderBisection(out, report);

@@ -72,6 +72,13 @@ function advisor.has_fragment(text, fragments)
   return false
 end
 
+-- A finding's source for an entry of facts.compile (a graph break, a recompiled function): its
+-- file and line where torch named one, nil for a frame torch made itself (line 0).
+function advisor.compile_source(entry)
+  if entry.line < 1 or entry.file == "" then return nil end
+  return {file = entry.file, line = entry.line}
+end
+
 -- How a fix's predicted saving (MB) weighs against facts.out_of_memory's shortfall, for the
 -- out-of-memory rules: the severity ("high" where it covers the shortfall) and the clause that
 -- says so.

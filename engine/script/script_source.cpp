@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "engine/script/compile_message.h"
 #include "engine/script/python_command.h"
 #include "engine/util/cpu_model.h"
 #include "engine/util/printf.h"
@@ -248,7 +249,10 @@ TimedSteps ScriptSource::TimeSteps(int steps) {
       TimedSteps rank = ReadSteps(replies[r]);
       timing = std::min(timing, rank.timing);
       spans.push_back(std::move(rank.steps));
-      if (r == 0) NoteLoader(replies[r], spans.back().size());
+      if (r == 0) {
+        NoteLoader(replies[r], spans.back().size());
+        NoteCompile(replies[r]);
+      }
     } catch (const ProbeMessageError& error) {
       BadMessage(ranks_[r], doing, error);
     }
@@ -285,7 +289,10 @@ RecordedWindow ScriptSource::Record(const WindowRequest& request) {
   for (std::size_t r = 0; r < replies.size(); ++r) {
     try {
       windows.push_back(std::move(ReadWindow(replies[r]).window));
-      if (r == 0) NoteLoader(replies[r], windows.back().timeline.steps.size());
+      if (r == 0) {
+        NoteLoader(replies[r], windows.back().timeline.steps.size());
+        NoteCompile(replies[r]);
+      }
     } catch (const ProbeMessageError& error) {
       BadMessage(ranks_[r], doing, error);
     }
@@ -306,6 +313,12 @@ RecordedWindow ScriptSource::Record(const WindowRequest& request) {
 void ScriptSource::NoteLoader(const json& reply, std::size_t steps) {
   if (std::optional<LoaderRecords> records = ReadLoaderRecords(reply)) {
     loader_windows_.push_back({std::move(*records), static_cast<int>(steps)});
+  }
+}
+
+void ScriptSource::NoteCompile(const json& reply) {
+  if (std::optional<CompileReport> compile = ReadCompileReport(reply)) {
+    compile_ = std::move(compile);
   }
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/bisect/bisection.h"
+#include "engine/model/compile_report.h"
 #include "engine/script/loader_summary.h"
 #include "engine/script/probe_channel.h"
 #include "engine/script/probe_messages.h"
@@ -92,6 +93,9 @@ class ScriptSource : public WindowSource {
   // The training loop's DataLoader and what starting its epochs cost, over every window so far
   // (the first rank's, as its training state); nullopt where no reply described one.
   std::optional<LoaderEpochs> Loader() const { return SummariseLoaderEpochs(loader_windows_); }
+  // What torch's compiler did in the first rank, as its latest reply said; nullopt where torch
+  // compiled nothing (or has no compiler: torch 1.x).
+  const std::optional<CompileReport>& Compile() const { return compile_; }
   // This machine's ranks' windows, as a node's summary carries them.
   const RankWindows& Windows() const { return rank_windows_; }
   JobPlace Place() const;
@@ -113,6 +117,8 @@ class ScriptSource : public WindowSource {
   std::vector<LabelledSteps> AskLabelled(const LabelScope& scope, int steps_asked);
   // Keeps what the first rank's reply to a command of `steps` measured steps says of its loader.
   void NoteLoader(const nlohmann::json& reply, std::size_t steps);
+  // Keeps what the first rank's reply says torch's compiler has done so far (it only adds up).
+  void NoteCompile(const nlohmann::json& reply);
   Rank Connect(const std::string& doing);
   // Sends `command` to every rank and returns each rank's reply, in the order of ranks_.
   std::vector<nlohmann::json> Ask(nlohmann::json command, const std::string& expected_type,
@@ -153,6 +159,7 @@ class ScriptSource : public WindowSource {
   bool warmed_up_ = false;
   bool stage_measured_ = false;  // the baseline's window measured the input stage
   std::vector<LoaderWindow> loader_windows_;
+  std::optional<CompileReport> compile_;
 };
 
 // How messages name the command's script: the first argument ending in .py, `-m MODULE`, else the

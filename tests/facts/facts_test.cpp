@@ -35,6 +35,22 @@ TEST(BuildFacts, UnknownBatchSizeAndDtypeAreAbsent) {
   EXPECT_FALSE(run.contains("page_fault_us")) << "not counted";
 }
 
+TEST(BuildFacts, WhatTorchCompileDidWithTheMeanCompilation) {
+  const json compile = BuildFacts(SampleReportAllMeasured()).at("compile");
+  EXPECT_EQ(compile.at("graphs"), 3);
+  EXPECT_DOUBLE_EQ(compile.at("mean_compile_s").get<double>(), 6.5 / 4);
+  EXPECT_EQ(compile.at("graph_breaks").at(0).at("line"), 27);
+  EXPECT_EQ(compile.at("recompiles").at(0).at("guard"),
+            "tensor 'x' size mismatch at index 0. expected 4, actual 6");
+  EXPECT_EQ(compile.at("recompile_limit_hits").at(0).at("limit"), 8);
+
+  RunReport nothing_compiled = SampleReportAllMeasured();
+  nothing_compiled.compile->compilations = 0;
+  EXPECT_FALSE(BuildFacts(nothing_compiled).at("compile").contains("mean_compile_s"))
+      << "no compilation to take a mean of";
+  EXPECT_FALSE(BuildFacts(SampleReportNothingMeasured()).contains("compile"));
+}
+
 TEST(BuildFacts, StepSharesAreFractionsOfTheMedianWithoutAProfiledStep) {
   const json step = BuildFacts(SampleReportAllMeasured()).at("step");
   EXPECT_DOUBLE_EQ(step.at("median_ms"), 20.0);

@@ -21,6 +21,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "tests/integration/run_advisor.h"
 #include "tests/report/scratch_dir.h"
@@ -129,6 +130,7 @@ TEST(ScriptMode, NamesTheSlowInstanceOfAUsersTrainingScript) {
   // that look at the compute dtype stayed silent without it).
   EXPECT_EQ(report["run"]["dtype"], "float32");
   EXPECT_EQ(report["run"]["batch_size"], 16);
+  EXPECT_FALSE(report.contains("compile")) << "nothing compiled (and torch 1.x has no compiler)";
   const json& hotspot = report["hotspot"];
   EXPECT_EQ(hotspot["path"], "encoder.layers.2.ffn") << run.out;
   EXPECT_FALSE(hotspot["op"].get<std::string>().empty());
@@ -723,6 +725,80 @@ TEST(ScriptFrameworks, LightningFabricLoop) {
 TEST(ScriptFrameworks, AccelerateLoop) {
   if (!PythonHas("accelerate")) GTEST_SKIP() << kPython << " has no accelerate";
   ExpectTheSlowBlockOf("accelerate_train", "");
+}
+
+// torch.compile's own report (issue #29): what dynamo did in the user's process, read by the
+// probe, with the user's file and line. Where kPython's torch has no compiler (Debian's 1.13) the
+// scripts cannot run, and the report has no compile section (ScriptMode's sample says so).
+bool TorchCompiles() {
+  return RunCommand(kPython + " -c 'import torch; torch.compile'",
+                    Scratch("python-has-torch-compile").string())
+             .exit_code == 0;
+}
+
+// The findings of `rule` in `report`.
+std::vector<json> FindingsOf(const json& report, const std::string& rule) {
+  std::vector<json> found;
+  for (const json& finding : report["findings"]) {
+    if (finding["rule"] == rule) found.push_back(finding);
+  }
+  return found;
+}
+
+TEST(ScriptCompile, AGraphBreakAtABlocksItemIsNamedAtItsLine) {
+  if (!TorchCompiles()) GTEST_SKIP() << kPython << "'s torch has no torch.compile";
+  const fs::path scratch = Scratch("compiled_item");
+  const std::string tag = UniqueTag();
+  const CommandResult run = BisectInto(scratch, kScripts + "/compiled_item_train.py --tag " + tag);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = Report(scratch / "report");
+  ASSERT_TRUE(report.contains("compile")) << report.dump();
+  const json& compile = report["compile"];
+  const std::string script = kScripts + "/compiled_item_train.py";
+  const int line = LineOf(script, ".item()", "def forward");
+  ASSERT_EQ(compile["graph_breaks"].size(), 1u) << compile.dump();
+  EXPECT_EQ(compile["graph_breaks"][0]["file"], script);
+  EXPECT_EQ(compile["graph_breaks"][0]["line"], line);
+  EXPECT_NE(compile["graph_breaks"][0]["reason"].get<std::string>().find("Tensor.item()"),
+            std::string::npos);
+  EXPECT_GE(compile["graphs"].get<int>(), 2) << "the break splits the model's graph";
+  EXPECT_GT(compile["compile_s"].get<double>(), 0);
+  const std::vector<json> breaks = FindingsOf(report, "compile-graph-break");
+  ASSERT_EQ(breaks.size(), 1u) << report["findings"].dump();
+  EXPECT_EQ(breaks[0]["source"]["file"], script);
+  EXPECT_EQ(breaks[0]["source"]["line"], line);
+  EXPECT_NE(breaks[0]["message"].get<std::string>().find("capture_scalar_outputs"),
+            std::string::npos);
+  EXPECT_TRUE(FindingsOf(report, "compile-shape-recompiles").empty()) << "its batch never changes";
+  EXPECT_NE(ReadFile((scratch / "report" / "report.md").string()).find("## torch.compile"),
+            std::string::npos);
+  EXPECT_EQ(ProcessesTagged(tag), 0);
+}
+
+TEST(ScriptCompile, AShortLastBatchRecompilesOnTheSizeGuard) {
+  if (!TorchCompiles()) GTEST_SKIP() << kPython << "'s torch has no torch.compile";
+  const fs::path scratch = Scratch("short_batch");
+  const std::string tag = UniqueTag();
+  const CommandResult run = BisectInto(scratch, kScripts + "/short_batch_train.py --tag " + tag);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = Report(scratch / "report");
+  ASSERT_TRUE(report.contains("compile")) << report.dump();
+  const json& compile = report["compile"];
+  const std::string script = kScripts + "/short_batch_train.py";
+  EXPECT_TRUE(compile["graph_breaks"].empty()) << compile.dump();
+  ASSERT_FALSE(compile["recompiles"].empty()) << compile.dump();
+  const json& recompile = compile["recompiles"][0];
+  EXPECT_EQ(recompile["function"], "forward");
+  EXPECT_EQ(recompile["file"], script);
+  EXPECT_EQ(recompile["line"], LineOf(script, "def forward"));
+  EXPECT_NE(recompile["guard"].get<std::string>().find("size mismatch at index 0"),
+            std::string::npos)
+      << recompile.dump();
+  const std::vector<json> recompiles = FindingsOf(report, "compile-shape-recompiles");
+  ASSERT_EQ(recompiles.size(), 1u) << report["findings"].dump();
+  EXPECT_NE(recompiles[0]["message"].get<std::string>().find("mark_dynamic"), std::string::npos);
+  EXPECT_EQ(recompiles[0]["source"]["file"], script);
+  EXPECT_EQ(ProcessesTagged(tag), 0);
 }
 
 TEST(ScriptMode, AValidationBetweenStepsIsNoPhaseOfTheStep) {

@@ -19,6 +19,7 @@ import weakref
 import torch
 
 from advisor_probe import call_inputs
+from advisor_probe.compile_report import CompileRecorder
 from advisor_probe.device_clock import DeviceStamps
 from advisor_probe import modules as module_tree
 from advisor_probe.input_stage import InputStage
@@ -173,6 +174,7 @@ class Session:
         self._loss_labels = None   # the loss's lines labelled, for a source command on the loss
         self._awaiting_command = False  # the model is described; the next boundary asks advisor
         self._training_state = TrainingState()
+        self._compile = CompileRecorder()  # what torch.compile did: each reply carries it so far
 
     # ---- set-up --------------------------------------------------------------------------
 
@@ -182,6 +184,8 @@ class Session:
         self._wrap_optimizers()
         self._wrap_backward()
         self._track_data_loaders()
+        if self._channel is not None:
+            self._compile.wrap(torch)
         mod = importlib.import_module("torch.nn.modules.module")
         self._discovery = [mod.register_module_forward_pre_hook(self._discover_enter),
                            mod.register_module_forward_hook(self._discover_exit)]
@@ -623,16 +627,18 @@ class Session:
             spans, clock = command.spans, "host_synchronised" if self._cuda else "host"
             if command.device_spans and all(s is not None for s in command.device_spans):
                 spans, clock = command.device_spans, "cuda_events"
-            self._channel.send_text('{"type":"steps","steps":%s,"clock":"%s","loader":%s}'
-                                    % (json.dumps(spans, separators=(",", ":")), clock,
-                                       json.dumps(loader, separators=(",", ":"))))
+            self._channel.send_text(
+                '{"type":"steps","steps":%s,"clock":"%s","loader":%s,"compile":%s}'
+                % (json.dumps(spans, separators=(",", ":")), clock,
+                   json.dumps(loader, separators=(",", ":")),
+                   json.dumps(self._compile.report(), separators=(",", ":"))))
         else:
             # The device's work is done before CUPTI flushes its records and detaches.
             self._sync_if(True)
             events = torch.ops.advisor.probe_finish()
             command.recording = False
             message = {"memory": self._memory(command), "losses": self._loss_check(command),
-                       "loader": loader}
+                       "loader": loader, "compile": self._compile.report()}
             if command.message.get("input_stage"):
                 message["stage"] = self._input_stage.finish() \
                     if self._input_stage is not None else None

@@ -1,0 +1,87 @@
+#include "engine/report/compile_section.h"
+
+#include "engine/report/format.h"
+
+namespace advisor {
+namespace {
+
+using Style = TableCell::Style;
+
+std::string Counted(std::size_t count, const std::string& one, const std::string& many) {
+  return std::to_string(count) + " " + (count == 1 ? one : many);
+}
+
+std::string Where(const std::string& file, int line) { return file + ":" + std::to_string(line); }
+
+}  // namespace
+
+nlohmann::json CompileToJson(const CompileReport& compile) {
+  nlohmann::json breaks = nlohmann::json::array();
+  for (const GraphBreak& graph_break : compile.graph_breaks) {
+    breaks.push_back({{"reason", graph_break.reason},
+                      {"file", graph_break.file},
+                      {"line", graph_break.line},
+                      {"count", graph_break.count}});
+  }
+  nlohmann::json recompiles = nlohmann::json::array();
+  for (const Recompile& recompile : compile.recompiles) {
+    recompiles.push_back({{"function", recompile.function},
+                          {"file", recompile.file},
+                          {"line", recompile.line},
+                          {"guard", recompile.guard},
+                          {"count", recompile.count}});
+  }
+  nlohmann::json limits = nlohmann::json::array();
+  for (const RecompileLimitHit& hit : compile.recompile_limit_hits) {
+    limits.push_back(
+        {{"function", hit.function}, {"file", hit.file}, {"line", hit.line}, {"limit", hit.limit}});
+  }
+  return {{"graphs", compile.graphs},
+          {"compilations", compile.compilations},
+          {"graph_breaks", std::move(breaks)},
+          {"recompiles", std::move(recompiles)},
+          {"recompile_limit_hits", std::move(limits)},
+          {"compile_s", compile.compile_s}};
+}
+
+std::string CompileSentence(const CompileReport& compile) {
+  std::size_t recompiles = 0;
+  for (const Recompile& recompile : compile.recompiles) recompiles += recompile.count;
+  std::string sentence = "torch.compile made " + Counted(compile.graphs, "graph", "graphs") +
+                         " in " + FormatSeconds(compile.compile_s) +
+                         " of compilation (dynamo's tracing and the backend's compile, as torch "
+                         "measured them), with " +
+                         Counted(compile.graph_breaks.size(), "graph break", "graph breaks") +
+                         " and " + Counted(recompiles, "recompilation", "recompilations");
+  if (!compile.recompile_limit_hits.empty()) {
+    sentence += "; " + Counted(compile.recompile_limit_hits.size(), "function", "functions") +
+                " reached the recompile limit and ran eagerly after it";
+  }
+  return sentence + ".";
+}
+
+Table CompileTable(const CompileReport& compile) {
+  Table table{{"what", "where", "why", "times"}, {false, false, false, true}, {}};
+  const auto row = [&table](const std::string& what, const std::string& where,
+                            const std::string& why, int times) {
+    table.rows.push_back({{{what, Style::kText},
+                           {where, Style::kCode},
+                           {why, Style::kText},
+                           {std::to_string(times), Style::kText}}});
+  };
+  for (const GraphBreak& graph_break : compile.graph_breaks) {
+    row("graph break", Where(graph_break.file, graph_break.line), graph_break.reason,
+        graph_break.count);
+  }
+  for (const Recompile& recompile : compile.recompiles) {
+    row("recompilation of " + recompile.function, Where(recompile.file, recompile.line),
+        recompile.guard, recompile.count);
+  }
+  for (const RecompileLimitHit& hit : compile.recompile_limit_hits) {
+    row("recompile limit of " + hit.function, Where(hit.file, hit.line),
+        "reached the limit of " + std::to_string(hit.limit) + ": runs eagerly from then on", 1);
+  }
+  return table;
+}
+
+}  // namespace advisor

@@ -1,0 +1,50 @@
+#include "engine/script/compile_message.h"
+
+#include <string>
+
+#include "engine/script/probe_messages.h"
+
+namespace advisor {
+namespace {
+
+// A line of the user's code: 1 onwards (a compiled frame's first line may be 0 where torch made
+// the code itself).
+int Line(const JsonField& field) { return static_cast<int>(field.Integer(0, kMaxProbeCount)); }
+
+int Count(const JsonField& field) { return static_cast<int>(field.Integer(1, kMaxProbeCount)); }
+
+std::string Name(const JsonField& field) { return field.Text(kMaxCompileTextBytes); }
+
+}  // namespace
+
+std::optional<CompileReport> ReadCompileReport(const nlohmann::json& reply) {
+  const JsonField message(reply, ProbeMessageName(reply));
+  const std::optional<JsonField> compile = message.OptionalNonNull("compile");
+  if (!compile) return std::nullopt;
+  CompileReport report;
+  report.graphs = static_cast<int>(compile->Required("graphs").Integer(0, kMaxProbeCount));
+  const JsonField breaks = compile->Required("graph_breaks");
+  for (const JsonField& entry : breaks.Elements(0, kMaxCompileEntries)) {
+    report.graph_breaks.push_back({Name(entry.Required("reason")), entry.Required("file").Text(),
+                                   Line(entry.Required("line")), Count(entry.Required("count"))});
+  }
+  const JsonField recompiles = compile->Required("recompiles");
+  for (const JsonField& entry : recompiles.Elements(0, kMaxCompileEntries)) {
+    report.recompiles.push_back({Name(entry.Required("function")), entry.Required("file").Text(),
+                                 Line(entry.Required("line")), Name(entry.Required("guard")),
+                                 Count(entry.Required("count"))});
+  }
+  const JsonField limits = compile->Required("recompile_limit_hits");
+  for (const JsonField& entry : limits.Elements(0, kMaxCompileEntries)) {
+    report.recompile_limit_hits.push_back(
+        {Name(entry.Required("function")), entry.Required("file").Text(),
+         Line(entry.Required("line")),
+         static_cast<int>(entry.Required("limit").Integer(0, kMaxProbeCount))});
+  }
+  report.compilations =
+      static_cast<int>(compile->Required("compilations").Integer(0, kMaxProbeCount));
+  report.compile_s = compile->Required("compile_s").Number(NumberRange::AtLeast(0));
+  return report;
+}
+
+}  // namespace advisor

@@ -1,0 +1,232 @@
+"""What torch's compiler did in the user's process (torch.compile): its graphs, its graph breaks
+with the user's file and line, its recompilations with the guard that failed, the recompile limits
+it hit and the seconds it compiled for; advisor's report has it as its `compile` section
+(docs/report-schema.md). Nothing here changes what the compiler does: no compile setting is
+touched; it reads torch's own counters and compilation metrics and listens to two of its logs.
+
+Graph breaks come from torch's `graph_breaks` log (the only place that names the user's line),
+whose records are debug records: the probe lowers those loggers' level to debug and keeps their
+records from the handlers above them (torch's own, which would print them on the script's stderr)
+unless the user asked torch for them. The recompile limit's warning is torch's own and reaches the
+user as before. Every name inside torch that this reads is in `_dynamo_readings` and
+`_graph_break_loggers`, the places to change for another torch.
+"""
+
+import functools
+import logging
+import os
+import re
+import sys
+
+# torch's graph break record: "Graph break in user code at FILE:LINE\nGraph Break Reason: ..."
+# (or "Graph break (user stack suppressed due to duplicate graph break) in user code at ...").
+_GRAPH_BREAK = re.compile(r"in user code at (.+):(\d+)\nGraph Break Reason: (.*?)(?:\nUser code "
+                          r"traceback:|\Z)", re.S)
+# What the reason's first line says of where dynamo was, not why it broke: the next line says why.
+_TRACE_PREFIX = "Encountered graph break when attempting to trace"
+_LIMIT_PREFIX = "torch._dynamo hit config."
+# "'forward' (/path/train.py:12)", the limit warning's function.
+_FUNCTION = re.compile(r"'(.*)' \((.+):(\d+)\)\Z")
+_RESUME = re.compile(r"torch_dynamo_resume_in_(.+)_at_\d+\Z")
+# What the probe keeps of each text and path, and of each list: advisor refuses more
+# (engine/script/compile_message.cpp).
+TEXT_BYTES = 400
+PATH_BYTES = 4096
+MAX_ENTRIES = 64
+
+
+def _short(text, limit=TEXT_BYTES):
+    """The first line of `text`, at most `limit` bytes of it, without control characters and with
+    its runs of spaces one space (advisor shows it on one line)."""
+    line = " ".join("".join(c if c >= " " else " " for c in text.strip().split("\n", 1)[0])
+                    .split())
+    return line.encode("utf-8")[:limit].decode("utf-8", "ignore")
+
+
+def break_reason(reason):
+    """The reason's line that says why dynamo broke the graph ("Unsupported Tensor.item() call
+    with capture_scalar_outputs=False"), not the bytecode it was tracing."""
+    lines = [line.strip() for line in reason.strip().split("\n") if line.strip()]
+    if len(lines) > 1 and lines[0].startswith(_TRACE_PREFIX):
+        lines = lines[1:]
+    return _short(lines[0]) if lines else ""
+
+
+def parse_graph_break(message):
+    """(file, line, reason) of one graph break record's text; None for another record."""
+    match = _GRAPH_BREAK.search(message)
+    if match is None:
+        return None
+    return _short(match.group(1), PATH_BYTES), int(match.group(2)), break_reason(match.group(3))
+
+
+def parse_limit_hit(args):
+    """{"function", "file", "line", "limit"} of the recompile limit's warning (its arguments:
+    the limit's name, its value, the function, the last reason); None for another warning."""
+    if not isinstance(args, tuple) or len(args) < 3:
+        return None
+    match = _FUNCTION.match(str(args[2]))
+    if match is None:
+        return None
+    limit = args[1] if isinstance(args[1], int) and not isinstance(args[1], bool) else 0
+    return {"function": _short(match.group(1)), "file": _short(match.group(2), PATH_BYTES),
+            "line": int(match.group(3)), "limit": limit}
+
+
+def _graph_break_loggers():
+    """torch's loggers of the `graph_breaks` artifact (torch 2.1 onwards), [] where it has none."""
+    try:
+        from torch._logging._internal import log_registry, log_state
+    except ImportError:
+        return [], False
+    loggers = [logging.getLogger(name) for name in log_registry.get_artifact_log_qnames()]
+    asked = log_state.is_artifact_enabled("graph_breaks")
+    return [log for log in loggers if getattr(log, "artifact_name", "") == "graph_breaks"], asked
+
+
+def _dynamo_readings():
+    """(graphs, frames): the number of graphs dynamo compiled, and one dict per compilation
+    torch's metrics hold (its last 64): function, file, line, the failed guard of a recompilation,
+    and the seconds it took. None where this torch keeps neither."""
+    try:
+        from torch._dynamo import utils
+    except ImportError:  # torch 1.x: no compiler
+        return None
+    metrics = getattr(utils, "get_compilation_metrics", None)
+    frames = []
+    for entry in (metrics() if metrics is not None else []):
+        if getattr(entry, "is_forward", True) is False:
+            # A backward graph, compiled at its first backward: seconds, no frame of its own.
+            seconds = (getattr(entry, "duration_us", None) or 0) / 1e6
+            frames.append({"seconds": seconds})
+            continue
+        frames.append({"function": getattr(entry, "co_name", None) or "",
+                       "file": getattr(entry, "co_filename", None) or "",
+                       "line": getattr(entry, "co_firstlineno", None) or 0,
+                       "recompile_reason": getattr(entry, "recompile_reason", None),
+                       "seconds": getattr(entry, "entire_frame_compile_time_s", None) or 0.0})
+    graphs = int(utils.counters["stats"].get("unique_graphs", 0))
+    return graphs, frames
+
+
+def _function(name):
+    """The user's function of a compiled frame: dynamo names the code after a graph break
+    `torch_dynamo_resume_in_forward_at_61`, which is forward's, from line 61 (the frame's line)."""
+    match = _RESUME.match(name)
+    return _short(match.group(1) if match else name)
+
+
+def _guard(reason):
+    """The failed guard of a recompile reason ("1/0: tensor 'x' size mismatch at index 0.
+    expected 4, actual 6"), without the compile id before it."""
+    text = _short(reason)
+    return re.sub(r"^\d+/\d+: ", "", text)
+
+
+def _not_the_users(path):
+    """Whether `path` is torch's code or the probe's, not the script's: torch.compile wraps the
+    model's forward in a frame of its own (`inner`, torch/_dynamo/external_utils.py) that
+    recompiles with it on the same guard, and dynamo compiles the probe's module hooks (which do
+    nothing while it traces) and recompiles them for a hook of another signature."""
+    import torch
+    path = os.path.abspath(path)
+    return any(path.startswith(os.path.dirname(os.path.abspath(package.__file__)) + os.sep)
+               for package in (torch, sys.modules[__package__]))
+
+
+class _Records(logging.Handler):
+    def __init__(self, recorder):
+        super().__init__(logging.DEBUG)
+        self._recorder = recorder
+
+    def emit(self, record):
+        try:
+            self._recorder.heard(record)
+        except Exception:  # noqa: BLE001 (a log record must never fail the user's compile)
+            pass
+
+
+class CompileRecorder:
+    """Listens from the first torch.compile call on; `report()` is what advisor's `compile`
+    section holds, None until torch has compiled something."""
+
+    def __init__(self):
+        self._breaks = {}  # (file, line, reason) -> times dynamo met it
+        self._limits = {}  # (function, file, line) -> the limit's record
+        self._listening = False
+        self._last = None  # the record heard last
+
+    def wrap(self, torch_module):
+        """Listens from the script's first torch.compile call (torch imports its compiler then:
+        listening earlier would import it into every script)."""
+        original = getattr(torch_module, "compile", None)
+        if original is None:  # torch 1.x
+            return
+        recorder = self
+
+        @functools.wraps(original)
+        def compile(*args, **kwargs):
+            recorder.listen()
+            return original(*args, **kwargs)
+
+        torch_module.compile = compile
+
+    def listen(self):
+        if self._listening:
+            return
+        self._listening = True
+        import torch._dynamo  # noqa: F401 (registers the loggers listened to)
+        handler = _Records(self)
+        loggers, asked = _graph_break_loggers()
+        for log in loggers:
+            log.setLevel(logging.DEBUG)
+            if not asked:
+                log.propagate = False
+            log.addHandler(handler)
+        logging.getLogger("torch._dynamo.convert_frame").addHandler(handler)
+
+    def heard(self, record):
+        # Where TORCH_LOGS asked for graph_breaks, a record also reaches the handler on its
+        # parent torch._dynamo.convert_frame: one record is one break met.
+        if record is self._last:
+            return
+        self._last = record
+        text = record.msg if isinstance(record.msg, str) else ""
+        if text.startswith(_LIMIT_PREFIX):
+            hit = parse_limit_hit(record.args)
+            if hit is not None and len(self._limits) < MAX_ENTRIES:
+                self._limits.setdefault((hit["function"], hit["file"], hit["line"]), hit)
+            return
+        if getattr(logging.getLogger(record.name), "artifact_name", "") != "graph_breaks":
+            return
+        found = parse_graph_break(record.getMessage())
+        if found is not None and (found in self._breaks or len(self._breaks) < MAX_ENTRIES):
+            self._breaks[found] = self._breaks.get(found, 0) + 1
+
+    def report(self):
+        readings = _dynamo_readings() if self._listening else None
+        if readings is None:
+            return None
+        graphs, frames = readings
+        if graphs == 0 and not frames and not self._breaks:
+            return None
+        recompiles = {}
+        for frame in frames:
+            reason = frame.get("recompile_reason")
+            if not reason or _not_the_users(frame["file"]):
+                continue
+            key = (_function(frame["function"]), _short(frame["file"], PATH_BYTES), frame["line"],
+                   _guard(reason))
+            recompiles[key] = recompiles.get(key, 0) + 1
+        return {
+            "graphs": graphs,
+            "graph_breaks": [{"reason": reason, "file": file, "line": line, "count": count}
+                             for (file, line, reason), count in self._breaks.items()],
+            "recompiles": [{"function": function, "file": file, "line": line, "guard": guard,
+                            "count": count}
+                           for (function, file, line, guard), count in
+                           list(recompiles.items())[:MAX_ENTRIES]],
+            "recompile_limit_hits": list(self._limits.values()),
+            "compilations": sum(1 for frame in frames if "function" in frame),
+            "compile_s": sum(frame["seconds"] for frame in frames),
+        }

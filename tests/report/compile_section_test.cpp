@@ -1,0 +1,77 @@
+// The compile section (what torch.compile did in a script) in report.json, report.md and
+// report.html: present with its numbers where torch compiled something, absent where it did not.
+#include "engine/report/compile_section.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/report/html_writer.h"
+#include "engine/report/json_writer.h"
+#include "engine/report/markdown_writer.h"
+#include "tests/report/sample_report.h"
+#include "tests/report/text_assertions.h"
+
+namespace advisor {
+namespace {
+
+using nlohmann::json;
+using testing::Contains;
+using testing::Lacks;
+using testing::MinimalReport;
+
+RunReport CompiledReport() {
+  RunReport report = MinimalReport();
+  CompileReport compile;
+  compile.graphs = 3;
+  compile.compilations = 4;
+  compile.compile_s = 2.5;
+  compile.graph_breaks = {
+      {"Unsupported Tensor.item() call with capture_scalar_outputs=False", "train.py", 27, 2}};
+  compile.recompiles = {
+      {"forward", "train.py", 22, "tensor 'x' size mismatch at index 0. expected 4, actual 6", 1}};
+  compile.recompile_limit_hits = {{"forward", "train.py", 22, 8}};
+  report.compile = compile;
+  return report;
+}
+
+TEST(CompileSection, JsonHasWhatTheCompilerDid) {
+  const json compile = ReportToJson(CompiledReport()).at("compile");
+  EXPECT_EQ(compile.at("graphs"), 3);
+  EXPECT_EQ(compile.at("compilations"), 4);
+  EXPECT_DOUBLE_EQ(compile.at("compile_s").get<double>(), 2.5);
+  EXPECT_EQ(compile.at("graph_breaks"),
+            json::parse(R"([{"reason": "Unsupported Tensor.item() call with )"
+                        R"(capture_scalar_outputs=False", "file": "train.py", "line": 27, )"
+                        R"("count": 2}])"));
+  EXPECT_EQ(compile.at("recompiles").at(0).at("guard"),
+            "tensor 'x' size mismatch at index 0. expected 4, actual 6");
+  EXPECT_EQ(compile.at("recompiles").at(0).at("function"), "forward");
+  EXPECT_EQ(compile.at("recompile_limit_hits").at(0).at("limit"), 8);
+  EXPECT_FALSE(compile.contains("cuda_graphs")) << "not read on a CPU";
+}
+
+TEST(CompileSection, AbsentWhereNothingWasCompiled) {
+  const RunReport report = MinimalReport();
+  EXPECT_FALSE(ReportToJson(report).contains("compile"));
+  EXPECT_TRUE(Lacks(ReportToMarkdown(report), "torch.compile"));
+  EXPECT_TRUE(Lacks(ReportToHtml(report), "id=\"compile\""));
+}
+
+TEST(CompileSection, MarkdownAndHtmlShowTheSentenceAndTable) {
+  const RunReport report = CompiledReport();
+  const std::string sentence =
+      "torch.compile made 3 graphs in 2.5 s of compilation (dynamo's tracing and the backend's "
+      "compile, as torch measured them), with 1 graph break and 1 recompilation; 1 function "
+      "reached the recompile limit and ran eagerly after it.";
+  EXPECT_EQ(CompileSentence(*report.compile), sentence);
+  const std::string md = ReportToMarkdown(report);
+  EXPECT_TRUE(Contains(md, "\n## torch.compile\n"));
+  EXPECT_TRUE(Contains(md,
+                       "| graph break | `train.py:27` | Unsupported Tensor.item() call with "
+                       "capture_scalar_outputs=False | 2 |"));
+  const std::string html = ReportToHtml(report);
+  EXPECT_TRUE(Contains(html, "<section id=\"compile\"><h2>torch.compile</h2>"));
+  EXPECT_TRUE(Contains(html, "recompilation of forward"));
+}
+
+}  // namespace
+}  // namespace advisor

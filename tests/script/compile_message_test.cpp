@@ -1,0 +1,116 @@
+// What torch's compiler did, as the probe's replies carry it ("compile"): read into the report's
+// section, absent where torch compiled nothing, and anything malformed or oversized refused with
+// the field named.
+#include "engine/script/compile_message.h"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace advisor {
+namespace {
+
+using nlohmann::json;
+
+json Reply(const json& compile) {
+  return {{"type", "window"}, {"steps", json::array()}, {"compile", compile}};
+}
+
+json Compile() {
+  return {{"graphs", 3},
+          {"compilations", 4},
+          {"graph_breaks",
+           {{{"reason", "Unsupported Tensor.item() call with capture_scalar_outputs=False"},
+             {"file", "/home/me/train.py"},
+             {"line", 27},
+             {"count", 2}}}},
+          {"recompiles",
+           {{{"function", "forward"},
+             {"file", "/home/me/train.py"},
+             {"line", 22},
+             {"guard", "tensor 'x' size mismatch at index 0. expected 4, actual 6"},
+             {"count", 1}}}},
+          {"recompile_limit_hits",
+           {{{"function", "forward"}, {"file", "/home/me/train.py"}, {"line", 22}, {"limit", 8}}}},
+          {"compile_s", 2.5}};
+}
+
+TEST(CompileMessage, ReadsWhatTheCompilerDid) {
+  const std::optional<CompileReport> report = ReadCompileReport(Reply(Compile()));
+  ASSERT_TRUE(report.has_value());
+  EXPECT_EQ(report->graphs, 3);
+  EXPECT_EQ(report->compilations, 4);
+  EXPECT_DOUBLE_EQ(report->compile_s, 2.5);
+  ASSERT_EQ(report->graph_breaks.size(), 1u);
+  EXPECT_EQ(report->graph_breaks[0].reason,
+            "Unsupported Tensor.item() call with capture_scalar_outputs=False");
+  EXPECT_EQ(report->graph_breaks[0].file, "/home/me/train.py");
+  EXPECT_EQ(report->graph_breaks[0].line, 27);
+  EXPECT_EQ(report->graph_breaks[0].count, 2);
+  ASSERT_EQ(report->recompiles.size(), 1u);
+  EXPECT_EQ(report->recompiles[0].function, "forward");
+  EXPECT_EQ(report->recompiles[0].line, 22);
+  EXPECT_EQ(report->recompiles[0].guard,
+            "tensor 'x' size mismatch at index 0. expected 4, actual 6");
+  EXPECT_EQ(report->recompiles[0].count, 1);
+  ASSERT_EQ(report->recompile_limit_hits.size(), 1u);
+  EXPECT_EQ(report->recompile_limit_hits[0].limit, 8);
+}
+
+TEST(CompileMessage, IsAbsentWhereTorchCompiledNothing) {
+  EXPECT_FALSE(ReadCompileReport(Reply(nullptr)).has_value());
+  EXPECT_FALSE(ReadCompileReport({{"type", "steps"}, {"steps", json::array()}}).has_value());
+}
+
+std::string CompileError(const json& compile) {
+  try {
+    ReadCompileReport(Reply(compile));
+  } catch (const ProbeMessageError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(CompileMessage, RefusesWhatDoesNotHoldTogether) {
+  EXPECT_EQ(CompileError("compiled"),
+            "probe message \"window\": field 'compile' must be an object, got \"compiled\"");
+  json bad = Compile();
+  bad.erase("graphs");
+  EXPECT_EQ(CompileError(bad), "probe message \"window\": field 'compile.graphs' is missing");
+  bad = Compile();
+  bad["compile_s"] = -1;
+  EXPECT_EQ(CompileError(bad),
+            "probe message \"window\": field 'compile.compile_s' must be a number >= 0, got -1");
+  bad = Compile();
+  bad["graph_breaks"][0]["count"] = 0;
+  EXPECT_EQ(CompileError(bad),
+            "probe message \"window\": field 'compile.graph_breaks[0].count' must be an integer "
+            "from 1 to 1073741824, got 0");
+  bad = Compile();
+  bad["recompiles"][0]["guard"] = "size\nmismatch";
+  EXPECT_NE(CompileError(bad).find("field 'compile.recompiles[0].guard' must be a string of at "
+                                   "most 400 bytes without control characters"),
+            std::string::npos)
+      << CompileError(bad);
+}
+
+TEST(CompileMessage, RefusesMoreThanTheProbeSends) {
+  json long_reason = Compile();
+  long_reason["graph_breaks"][0]["reason"] = std::string(kMaxCompileTextBytes + 1, 'x');
+  EXPECT_NE(CompileError(long_reason)
+                .find("field 'compile.graph_breaks[0].reason' must be a "
+                      "string of at most 400 bytes"),
+            std::string::npos);
+  json many = Compile();
+  many["recompiles"] = json::array();
+  for (std::size_t i = 0; i <= kMaxCompileEntries; ++i) {
+    many["recompiles"].push_back(Compile()["recompiles"][0]);
+  }
+  EXPECT_NE(CompileError(many).find("field 'compile.recompiles' must be an array of at most 64 "
+                                    "elements"),
+            std::string::npos)
+      << CompileError(many);
+}
+
+}  // namespace
+}  // namespace advisor
