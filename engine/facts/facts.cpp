@@ -7,6 +7,7 @@
 #include <set>
 
 #include "engine/facts/allocator_settings.h"
+#include "engine/facts/compile_json.h"
 #include "engine/facts/host_allocator.h"
 #include "engine/model/measured.h"
 
@@ -344,32 +345,7 @@ json TrainingStateFacts(const TrainingState& state) {
 // What torch.compile did (script mode): the rules weigh its recompilations' seconds against the
 // step (mean_compile_s: compile_s over the compilations torch's metrics hold).
 json CompileFacts(const CompileReport& compile) {
-  json breaks = json::array();
-  for (const GraphBreak& graph_break : compile.graph_breaks) {
-    breaks.push_back({{"reason", graph_break.reason},
-                      {"file", graph_break.file},
-                      {"line", graph_break.line},
-                      {"count", graph_break.count}});
-  }
-  json recompiles = json::array();
-  for (const Recompile& recompile : compile.recompiles) {
-    recompiles.push_back({{"function", recompile.function},
-                          {"file", recompile.file},
-                          {"line", recompile.line},
-                          {"guard", recompile.guard},
-                          {"count", recompile.count}});
-  }
-  json limits = json::array();
-  for (const RecompileLimitHit& hit : compile.recompile_limit_hits) {
-    limits.push_back(
-        {{"function", hit.function}, {"file", hit.file}, {"line", hit.line}, {"limit", hit.limit}});
-  }
-  json facts = {{"graphs", compile.graphs},
-                {"compilations", compile.compilations},
-                {"compile_s", compile.compile_s},
-                {"graph_breaks", std::move(breaks)},
-                {"recompiles", std::move(recompiles)},
-                {"recompile_limit_hits", std::move(limits)}};
+  json facts = CompileJson(compile);
   if (compile.compilations > 0) facts["mean_compile_s"] = compile.compile_s / compile.compilations;
   return facts;
 }

@@ -1,7 +1,7 @@
 #include "engine/report/json_writer.h"
 
+#include "engine/facts/compile_json.h"
 #include "engine/model/measured.h"
-#include "engine/report/compile_section.h"
 
 namespace advisor {
 
@@ -685,7 +685,7 @@ json ReportToJson(const RunReport& report) {
               {"data_quality", report.data_quality},
               {"absent", AbsentToJson(report.absent)}};
   // Only where torch compiled something: a run without torch.compile has no compiler to report.
-  if (report.compile) out["compile"] = CompileToJson(*report.compile);
+  if (report.compile) out["compile"] = CompileJson(*report.compile);
   // How the run ended, said where readers look first: null where it did not fail.
   out["run"]["failure"] = report.out_of_memory ? json("out_of_memory") : json(nullptr);
   // A section the front door could not measure is null, not an empty object; lists stay lists.
