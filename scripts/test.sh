@@ -28,10 +28,10 @@ case "${ADVISOR_MODERN_LANE:-}" in
   *) echo "test.sh: ADVISOR_MODERN_LANE is 1 (run the modern-torch lane) or 0 (skip it)," \
        "not '$ADVISOR_MODERN_LANE'" >&2; exit 2 ;;
 esac
-# Work started in the background: the modern lane's virtualenv and its build, and two checks that
-# only compile and run torch-free code, beside the script-mode suites, which run one test at a time
-# and leave a core idle (the ODR check and the modern build beside the Debian lane's suites, the
-# sanitized build and suites beside the modern lane's). Run one after the other, the stages took 2,516 s of CI's 2,400 on this 2-core
+# Work started in the background: the modern lane's virtualenv, and two checks that only compile
+# and run torch-free code beside the script-mode suites, which run one test at a time and leave a
+# core idle (the ODR check beside the Debian lane's suites, the sanitized build and suites beside
+# the modern lane). Run one after the other, the stages took 2,516 s of CI's 2,400 on this 2-core
 # VM (2026-11-29, docs/benchmarks.md). Each runs in a session of its own, so that a run that fails
 # ends it with its compilers, and at the lowest priority beside the tests, so that they keep
 # their CPU time.
