@@ -98,20 +98,6 @@ if $modern_lane; then at_lowest_priority "$install"; fi
 odr_log="$root/build/odr-check.log"
 in_background lowest "$odr_log" "$root/scripts/odr-check.sh"
 odr=$background_pid
-if $modern_lane; then
-  # The modern lane's build too, once its virtualenv is made: run after the suites, it kept both
-  # cores 512 s, and CI's whole run took 2,542 s on this VM (47bbb27), over CI's 2,400. The
-  # install's process is the caller's child, so it is waited for by its state (a zombie has
-  # ended); its log's last line is the virtualenv's Python.
-  modern_build_log="$root/build-modern/build.log"
-  in_background lowest "$modern_build_log" bash -c '
-    while [ -e "/proc/$1" ] && [ "$(awk "{print \$3}" "/proc/$1/stat" 2>/dev/null)" != Z ]; do
-      sleep 5
-    done
-    exec "$3/scripts/setup.sh" --python "$(tail -n 1 "$2")" --build "$3/build-modern" \
-      --targets "advisor script_mode_tests"' _ "$install" "$install_log" "$root"
-  modern_build=$background_pid
-fi
 stage "the suites" bash -c 'cd "$1/build" && ctest --output-on-failure -j"$(nproc)"' _ "$root"
 stage "the ODR check (beside the suites; its log $odr_log)" joined "$odr" "$odr_log"
 
@@ -121,8 +107,6 @@ if $modern_lane; then
       "(scripts/modern-venv.sh failed; its log: $install_log)" >&2
     exit 1
   fi
-  stage "the modern lane's build (beside the suites; its log $modern_build_log)" \
-    joined "$modern_build" "$modern_build_log"
   sanitize_log="$root/build/sanitize.log"
   in_background lowest "$sanitize_log" "$root/scripts/sanitize.sh"
   sanitize=$background_pid
