@@ -11,12 +11,7 @@ import argparse
 import accelerate
 import torch
 
-from tiny_lm import TinyLM, token_rows
-
-
-def collate(rows):
-    ids = torch.stack(rows)
-    return {"input_ids": ids, "labels": ids}
+from tiny_lm import TinyLM, causal_lm_batch, token_rows
 
 
 def main():
@@ -28,7 +23,7 @@ def main():
     torch.set_num_threads(1)
     accelerator = accelerate.Accelerator(cpu=True)
     loader = torch.utils.data.DataLoader(token_rows(), batch_size=6, shuffle=True,
-                                         collate_fn=collate)
+                                         collate_fn=causal_lm_batch)
     model = TinyLM(output="loss")
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4)
     model, optimizer, loader = accelerator.prepare(model, optimizer, loader)

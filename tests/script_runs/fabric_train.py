@@ -16,12 +16,7 @@ try:
 except ImportError:  # the older package name
     import lightning_fabric as L
 
-from tiny_lm import TinyLM, token_rows
-
-
-def collate(rows):
-    ids = torch.stack(rows)
-    return {"input_ids": ids, "labels": ids}
+from tiny_lm import TinyLM, causal_lm_batch, token_rows
 
 
 def main():
@@ -34,7 +29,7 @@ def main():
     fabric = L.Fabric(accelerator="cpu", devices=1)
     fabric.launch()
     loader = torch.utils.data.DataLoader(token_rows(), batch_size=6, shuffle=True,
-                                         collate_fn=collate)
+                                         collate_fn=causal_lm_batch)
     model = TinyLM(output="loss")
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4)
     model, optimizer = fabric.setup(model, optimizer)

@@ -77,3 +77,10 @@ class TinyLM(nn.Module):
 
 def token_rows(size=256, length=32, vocab=128):
     return list(torch.randint(0, vocab, (size, length), generator=torch.Generator().manual_seed(0)))
+
+
+def causal_lm_batch(rows):
+    """A DataLoader's collate for token_rows, as a causal LM's trainers batch: the ids are the
+    labels."""
+    ids = torch.stack(rows)
+    return {"input_ids": ids, "labels": ids}
