@@ -64,7 +64,22 @@ if(ADVISOR_WITH_TORCH)
   endif()
   find_package(Torch REQUIRED)
   # Debian's LibTorch and the PyTorch wheel both export TORCH_CXX_FLAGS (the C++ ABI setting).
+  # Debian's names the new ABI, which the wheel leaves unsaid; where it is the compiler's default
+  # anyway it is left out, so that a torch-free unit compiles to one command under either torch
+  # and ccache gives build-modern/ the units build/ compiled (scripts/test.sh).
   string(REPLACE " " ";" _torch_flags "${TORCH_CXX_FLAGS}")
+  if("-D_GLIBCXX_USE_CXX11_ABI=1" IN_LIST _torch_flags)
+    include(CheckCXXSourceCompiles)
+    check_cxx_source_compiles([[
+      #include <string>
+      #if !_GLIBCXX_USE_CXX11_ABI
+      #error the old ABI
+      #endif
+      int main() { return 0; }]] ADVISOR_CXX11_ABI_BY_DEFAULT)
+    if(ADVISOR_CXX11_ABI_BY_DEFAULT)
+      list(REMOVE_ITEM _torch_flags "-D_GLIBCXX_USE_CXX11_ABI=1")
+    endif()
+  endif()
   add_compile_options(${_torch_flags})
   set(ADVISOR_TORCH_CUDA OFF)
   if(TARGET torch_cuda OR TORCH_CUDA_LIBRARIES)

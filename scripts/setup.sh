@@ -41,6 +41,7 @@ done
 
 packages=(
   build-essential cmake pkg-config
+  ccache                       # one compile of a torch-free unit serves build/ and build-modern/ alike
   libopenblas0-pthread         # without it Debian's LibTorch falls back to the reference BLAS (~10x slower)
   liblua5.4-dev nlohmann-json3-dev libcli11-dev libgtest-dev
   zlib1g-dev                   # .json.gz traces (advisor analyze)
@@ -69,6 +70,11 @@ if [ -f "$cache" ] && ! grep -qx "Torch_DIR:PATH=$torch_dir" "$cache"; then
 fi
 case "${CI:-}" in "" | 0 | false) werror=OFF ;; *) werror=ON ;; esac
 werror="${ADVISOR_WERROR:-$werror}"
+# ccache, unless the caller chose a launcher (CMAKE_CXX_COMPILER_LAUNCHER; empty for none), which
+# CMake reads when it first configures a build folder.
+if command -v ccache >/dev/null; then
+  export CMAKE_CXX_COMPILER_LAUNCHER="${CMAKE_CXX_COMPILER_LAUNCHER-ccache}"
+fi
 source scripts/ccache-pch.sh
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DADVISOR_PYTHON="$python" \
   -DTorch_DIR="$torch_dir" -DADVISOR_WERROR="$werror" >/dev/null

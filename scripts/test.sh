@@ -7,7 +7,7 @@
 # engine/) and the ODR check (scripts/odr-check.sh: every engine library in one GCC LTO
 # link, -Werror=odr); then the torch-free libraries and their suites under AddressSanitizer and
 # UndefinedBehaviorSanitizer, every fuzz target replaying its corpus (scripts/sanitize.sh), and a
-# short fuzzing run of each target (scripts/fuzz.sh, FUZZ_SECONDS per target, 10 by default; 0
+# short fuzzing run of each target (scripts/fuzz.sh, FUZZ_SECONDS per target, 5 by default; 0
 # skips it).
 #
 # The modern-torch lane (scripts/modern-lane.sh), where CI is set or ADVISOR_MODERN_LANE=1 (0
@@ -76,12 +76,20 @@ if $modern_lane; then
   install=$background_pid
 fi
 
-# Each stage says what it took, so that a CI log shows where its 40 minutes go.
+# Each stage says what it took, so that a CI log shows where its 40 minutes go: its seconds, and
+# the CPU-seconds the whole machine spent meanwhile, the work beside it included (on CI's 2 cores
+# the run is bound by CPU: only less work shortens it, docs/benchmarks.md#build-and-ci-checks).
+cpu_busy_seconds() {  # user, nice, system, irq and softirq time of all CPUs since boot
+  awk -v tick="$(getconf CLK_TCK)" '$1 == "cpu" { printf "%d\n", ($2 + $3 + $4 + $7 + $8) / tick }' \
+    /proc/stat
+}
 stage() {
-  local name="$1" start=$SECONDS
+  local name="$1" start=$SECONDS cpu_start
+  cpu_start="$(cpu_busy_seconds)"
   shift
   "$@"
-  echo "[test] $name: $((SECONDS - start)) s (at $SECONDS s)" >&2
+  echo "[test] $name: $((SECONDS - start)) s, $(($(cpu_busy_seconds) - cpu_start)) CPU-s" \
+    "(at $SECONDS s)" >&2
 }
 
 joined() {  # joined PID LOG: waits for a check started beside; its log where it failed
@@ -116,5 +124,5 @@ if $modern_lane; then
 else
   stage "the sanitized suites" "$root/scripts/sanitize.sh"
 fi
-seconds="${FUZZ_SECONDS:-10}"
+seconds="${FUZZ_SECONDS:-5}"
 if [ "$seconds" -gt 0 ]; then stage "the fuzzing" "$root/scripts/fuzz.sh" "$seconds"; fi
