@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Sets up advisor and runs every test, in two lanes.
 #
-# The Debian lane (Debian's torch 1.13): unit suites and the integration tests that export small
-# models with /usr/bin/python3 and bisect them; the format check (scripts/format-check.sh,
-# clang-format-14), the layer check (scripts/layers-check.py: no include points up a layer of
-# engine/) and the ODR check (scripts/odr-check.sh: every engine library in one GCC LTO
-# link, -Werror=odr); then the torch-free libraries and their suites under AddressSanitizer and
-# UndefinedBehaviorSanitizer, every fuzz target replaying its corpus (scripts/sanitize.sh), and a
-# short fuzzing run of each target (scripts/fuzz.sh, FUZZ_SECONDS per target, 5 by default; 0
-# skips it).
+# The Debian lane (Debian's torch 1.13): the suites that need LibTorch, the integration tests
+# among them, which export small models with /usr/bin/python3 and bisect them; the format check
+# (scripts/format-check.sh, clang-format-14), the layer check (scripts/layers-check.py: no include
+# points up a layer of engine/) and the ODR check (scripts/odr-check.sh: every engine library in
+# one GCC LTO link, -Werror=odr); then the torch-free libraries and their suites under
+# AddressSanitizer and UndefinedBehaviorSanitizer, every fuzz target replaying its corpus
+# (scripts/sanitize.sh), and a short fuzzing run of each target (scripts/fuzz.sh, FUZZ_SECONDS per
+# target, 5 by default; 0 skips it). The torch-free suites run there alone: build/ leaves them
+# out (setup.sh --without-torch-free-suites), which saves CI's 2 cores their second build.
 #
 # The modern-torch lane (scripts/modern-lane.sh), where CI is set or ADVISOR_MODERN_LANE=1 (0
 # skips it): advisor built against a current torch from PyPI and the script-mode suites run with
@@ -99,7 +100,7 @@ joined() {  # joined PID LOG: waits for a check started beside; its log where it
   fi
   tail -1 "$2" >&2
 }
-stage "the build" "$root/scripts/setup.sh"
+stage "the build" "$root/scripts/setup.sh" --without-torch-free-suites
 stage "the format check" "$root/scripts/format-check.sh"
 stage "the layer check" /usr/bin/python3 "$root/scripts/layers-check.py"
 if $modern_lane; then at_lowest_priority "$install"; fi
