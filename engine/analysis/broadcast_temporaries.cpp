@@ -100,8 +100,8 @@ std::vector<BroadcastTemporary> FindBroadcastTemporaries(const Timeline& timelin
       } else if (made_by != forward_of.end()) {
         add(made_by->second, i);
         node_of = &made_by->second;
-      } else if (node_of != nullptr && op.scope != OpScope::kBackward && op.seq_nr < 0 &&
-                 placements[i].phase == Phase::kBackward) {
+      } else if (node_of != nullptr && op.scope != OpScope::kBackward &&
+                 timeline.SequenceOf(i).seq_nr < 0 && placements[i].phase == Phase::kBackward) {
         add(*node_of, i);
       } else {
         node_of = nullptr;

@@ -190,7 +190,7 @@ void PlaceLossBackward(const Timeline& timeline, const std::vector<int>& creator
       if (op.scope == OpScope::kBackward) {
         after_loss_node = creator[i] >= 0 && placements[creator[i]].phase == Phase::kLoss;
         of_loss[i] = after_loss_node;
-      } else if (op.scope == OpScope::kForward && op.seq_nr < 0) {
+      } else if (op.scope == OpScope::kForward && timeline.SequenceOf(i).seq_nr < 0) {
         of_loss[i] = after_loss_node;
       }
     }

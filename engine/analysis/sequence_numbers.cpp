@@ -19,11 +19,12 @@ std::vector<int> CreatingForwardOps(const Timeline& timeline) {
   std::map<std::pair<ThreadId, std::int64_t>, int> latest_forward;
   for (std::size_t i : order) {
     const OpEvent& op = ops[i];
-    if (op.seq_nr < 0) continue;
+    const OpSequence& sequence = timeline.SequenceOf(i);
+    if (sequence.seq_nr < 0) continue;
     if (op.scope == OpScope::kForward) {
-      latest_forward[{op.thread, op.seq_nr}] = static_cast<int>(i);
+      latest_forward[{op.thread, sequence.seq_nr}] = static_cast<int>(i);
     } else if (op.scope == OpScope::kBackward) {
-      auto it = latest_forward.find({op.forward_thread, op.seq_nr});
+      auto it = latest_forward.find({sequence.forward_thread, sequence.seq_nr});
       if (it != latest_forward.end()) creator[i] = it->second;
     }
   }
@@ -45,7 +46,7 @@ std::string CostliestForwardOpOf(const Timeline& timeline,
   std::map<std::string, TimeNs> time_of;
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
     const OpEvent& op = timeline.ops[i];
-    if (op.name != node || op.scope != OpScope::kBackward || op.seq_nr < 0 ||
+    if (op.name != node || op.scope != OpScope::kBackward || timeline.SequenceOf(i).seq_nr < 0 ||
         !IsSameOrDescendant(placements[i].module, path)) {
       continue;
     }
@@ -72,7 +73,7 @@ CrossCheck CheckAgainstSequenceNumbers(const Timeline& timeline,
   CrossCheck check;
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
     const OpEvent& op = timeline.ops[i];
-    if (op.scope != OpScope::kBackward || op.seq_nr < 0 ||
+    if (op.scope != OpScope::kBackward || timeline.SequenceOf(i).seq_nr < 0 ||
         placements[i].top_level != static_cast<int>(i)) {
       continue;
     }

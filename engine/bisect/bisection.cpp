@@ -800,7 +800,7 @@ class Bisection {
         const OpEvent& op = window.timeline.ops[i];
         // A backward op without a sequence number (a gradient sum) keeps its own name.
         if (op.name == hotspot.op && IsSameOrDescendant(window.placements[i].module, module) &&
-            op.seq_nr >= 0) {
+            window.timeline.SequenceOf(i).seq_nr >= 0) {
           forward_op =
               CostliestForwardOpOf(window.timeline, window.placements, hotspot.op, module);
           break;

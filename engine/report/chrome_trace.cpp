@@ -342,9 +342,10 @@ class WindowWriter {
     const OpPlacement& placement = placements_[i];
     json args = json::object();
     if (op.correlation_id != 0) args["External id"] = op.correlation_id;
-    if (op.seq_nr >= 0) {
-      args["Sequence number"] = op.seq_nr;
-      args["Fwd thread id"] = op.scope == OpScope::kBackward ? op.forward_thread : 0;
+    const OpSequence& sequence = timeline_.SequenceOf(i);
+    if (sequence.seq_nr >= 0) {
+      args["Sequence number"] = sequence.seq_nr;
+      args["Fwd thread id"] = op.scope == OpScope::kBackward ? sequence.forward_thread : 0;
     }
     args["module"] = placement.module.Shown();
     args["phase"] = PhaseName(placement.phase);
