@@ -24,13 +24,13 @@ int StepAt(const std::vector<StepSpan>& steps, TimeNs time) {
 // One thread's module intervals, replayed in time order against its ops.
 class ThreadModules {
  public:
-  explicit ThreadModules(const std::set<ModulePath>& paths_with_backward_end)
-      : paths_with_backward_end_(paths_with_backward_end) {}
+  ThreadModules(const std::set<ModulePath>& paths_with_backward_end, OpPlacements& placements)
+      : paths_with_backward_end_(paths_with_backward_end), placements_(placements) {}
 
   void Apply(const MarkerEvent& marker) {
     switch (marker.kind) {
       case MarkerKind::kForwardEnter:
-        stack_.push_back({marker.path, false});
+        stack_.push_back({marker.path, false, placements_.IndexOf(marker.path)});
         break;
       case MarkerKind::kForwardExit:
         PopThrough(marker.path);
@@ -43,7 +43,7 @@ class ThreadModules {
                 !IsSameOrDescendant(marker.path, stack_.back().path))) {
           stack_.pop_back();
         }
-        stack_.push_back({marker.path, true});
+        stack_.push_back({marker.path, true, placements_.IndexOf(marker.path)});
         break;
       case MarkerKind::kBackwardEnd:
         PopThrough(marker.path);
@@ -64,12 +64,16 @@ class ThreadModules {
   }
 
   void ClosePhase() { stack_.clear(); }
-  const ModulePath& Innermost() const { return stack_.empty() ? kNone : stack_.back().path; }
+  // The innermost open interval's module, as OpPlacement::module names it.
+  std::uint32_t Innermost() const {
+    return stack_.empty() ? OpPlacements::kNoModule : stack_.back().module;
+  }
 
  private:
   struct Interval {
     ModulePath path;
     bool backward;
+    std::uint32_t module;  // path's index in the placements
   };
 
   void PopThrough(const ModulePath& path) {
@@ -79,8 +83,8 @@ class ThreadModules {
     stack_.erase(std::prev(it.base()), stack_.end());
   }
 
-  static inline const ModulePath kNone;
   const std::set<ModulePath>& paths_with_backward_end_;
+  OpPlacements& placements_;
   std::vector<Interval> stack_;
 };
 
@@ -111,9 +115,9 @@ void ForEachOpByThread(const Timeline& timeline, ByThread& by_thread, Visit visi
 // without an end marker ends before the first top-level backward node made outside it.
 void PlaceThread(const Timeline& timeline, const std::vector<Item>& items,
                  const std::set<ModulePath>& paths_with_backward_end,
-                 const std::vector<int>* creator, std::vector<OpPlacement>& placements,
+                 const std::vector<int>* creator, OpPlacements& placements,
                  std::vector<bool>& encloses_boundary) {
-  ThreadModules modules(paths_with_backward_end);
+  ThreadModules modules(paths_with_backward_end, placements);
   std::pair<int, Phase> current_phase{-2, Phase::kOutside};
   std::vector<std::size_t> open_ops;    // enclosing ops, outermost first
   std::vector<std::size_t> thread_ops;  // this thread's ops in start order
@@ -141,7 +145,7 @@ void PlaceThread(const Timeline& timeline, const std::vector<Item>& items,
     }
     if (creator != nullptr && open_ops.empty() && op.scope == OpScope::kBackward &&
         (*creator)[item.index] >= 0) {
-      modules.NodeMadeIn(placements[(*creator)[item.index]].module);
+      modules.NodeMadeIn(placements.ModuleOf((*creator)[item.index]));
     }
     OpPlacement& placement = placements[item.index];
     placement.step = step;
@@ -170,11 +174,11 @@ void PlaceThread(const Timeline& timeline, const std::vector<Item>& items,
 // tensor: a loss that indexes one row per anchor made 257 a step), which go with the node before
 // them on their thread; then the ops inside them (their top level).
 void PlaceLossBackward(const Timeline& timeline, const std::vector<int>& creator,
-                       std::vector<OpPlacement>& placements) {
+                       OpPlacements& placements) {
   std::map<ThreadId, std::vector<std::size_t>> by_thread;  // the candidates, in start order
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
     const OpPlacement& placement = placements[i];
-    if (placement.top_level == static_cast<int>(i) && placement.module.empty() &&
+    if (placement.top_level == static_cast<int>(i) && placement.module == OpPlacements::kNoModule &&
         placement.phase == Phase::kBackward) {
       by_thread[timeline.ops[i].thread].push_back(i);
     }
@@ -204,6 +208,18 @@ void PlaceLossBackward(const Timeline& timeline, const std::vector<int>& creator
 
 }  // namespace
 
+std::uint32_t OpPlacements::IndexOf(const ModulePath& path) {
+  if (path.empty()) return kNoModule;
+  const auto [it, added] = index_of_.try_emplace(path, static_cast<std::uint32_t>(modules_.size()));
+  if (added) modules_.push_back(path);
+  return it->second;
+}
+
+void OpPlacements::push_back(const PlacedOp& op) {
+  places_.push_back(op.placement);
+  places_.back().module = IndexOf(op.module);
+}
+
 const char* PhaseName(Phase phase) {
   switch (phase) {
     case Phase::kData:
@@ -222,8 +238,8 @@ const char* PhaseName(Phase phase) {
   return "outside";
 }
 
-std::vector<OpPlacement> PlaceOps(const Timeline& timeline) {
-  std::vector<OpPlacement> placements(timeline.ops.size());
+OpPlacements PlaceOps(const Timeline& timeline) {
+  OpPlacements placements(timeline.ops.size());
   std::vector<bool> encloses_boundary(timeline.ops.size(), false);
 
   std::set<ModulePath> paths_with_backward_end;
@@ -286,7 +302,7 @@ std::vector<OpPlacement> PlaceOps(const Timeline& timeline) {
   return placements;
 }
 
-double LossBackwardMs(const Timeline& timeline, const std::vector<OpPlacement>& placements) {
+double LossBackwardMs(const Timeline& timeline, const OpPlacements& placements) {
   if (timeline.steps.empty()) return 0;
   TimeNs total = 0;
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
@@ -301,15 +317,15 @@ double LossBackwardMs(const Timeline& timeline, const std::vector<OpPlacement>& 
   return total * 1e-6 / static_cast<double>(timeline.steps.size());
 }
 
-void AddForwardOps(const Timeline& timeline, const std::vector<OpPlacement>& placements,
+void AddForwardOps(const Timeline& timeline, const OpPlacements& placements,
                    std::map<ModulePath, ForwardOps>& by_module) {
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
     const OpPlacement& placement = placements[i];
     if (placement.phase == Phase::kForward && placement.top_level == static_cast<int>(i) &&
-        !placement.module.empty()) {
+        placement.module != OpPlacements::kNoModule) {
       const std::int64_t elements = timeline.CountsOf(i).input_elements;
       auto [it, added] =
-          by_module[placement.module].try_emplace(timeline.ops[i].name.str(), elements);
+          by_module[placements.ModuleOf(i)].try_emplace(timeline.ops[i].name.str(), elements);
       if (!added) it->second = std::max(it->second, elements);
     }
   }

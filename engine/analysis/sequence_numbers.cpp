@@ -31,7 +31,7 @@ std::vector<int> CreatingForwardOps(const Timeline& timeline) {
   return creator;
 }
 
-std::string ForwardOpOf(const Timeline& timeline, const std::vector<OpPlacement>& placements,
+std::string ForwardOpOf(const Timeline& timeline, const OpPlacements& placements,
                         std::size_t backward) {
   const int creator = CreatingForwardOps(timeline)[backward];
   if (creator < 0) return "";
@@ -40,14 +40,14 @@ std::string ForwardOpOf(const Timeline& timeline, const std::vector<OpPlacement>
 }
 
 std::string CostliestForwardOpOf(const Timeline& timeline,
-                                 const std::vector<OpPlacement>& placements,
+                                 const OpPlacements& placements,
                                  const std::string& node, const ModulePath& path) {
   std::vector<int> creator;  // made once, where the window holds such a node
   std::map<std::string, TimeNs> time_of;
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
     const OpEvent& op = timeline.ops[i];
     if (op.name != node || op.scope != OpScope::kBackward || timeline.SequenceOf(i).seq_nr < 0 ||
-        !IsSameOrDescendant(placements[i].module, path)) {
+        !IsSameOrDescendant(placements.ModuleOf(i), path)) {
       continue;
     }
     if (creator.empty()) creator = CreatingForwardOps(timeline);
@@ -68,7 +68,7 @@ std::string CostliestForwardOpOf(const Timeline& timeline,
 }
 
 CrossCheck CheckAgainstSequenceNumbers(const Timeline& timeline,
-                                       const std::vector<OpPlacement>& placements) {
+                                       const OpPlacements& placements) {
   const std::vector<int> creator = CreatingForwardOps(timeline);
   CrossCheck check;
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
@@ -88,7 +88,7 @@ CrossCheck CheckAgainstSequenceNumbers(const Timeline& timeline,
 }
 
 std::vector<MarkerEvent> BackwardMarkersFromSequenceNumbers(
-    const Timeline& timeline, const std::vector<OpPlacement>& placements) {
+    const Timeline& timeline, const OpPlacements& placements) {
   const std::vector<OpEvent>& ops = timeline.ops;
   const std::vector<int> creator = CreatingForwardOps(timeline);
   std::vector<std::size_t> nodes;  // top-level backward nodes, in start order
@@ -103,7 +103,7 @@ std::vector<MarkerEvent> BackwardMarkersFromSequenceNumbers(
   });
   std::vector<MarkerEvent> markers;
   for (std::size_t node : nodes) {
-    const ModulePath& path = placements[creator[node]].module;
+    const ModulePath& path = placements.ModuleOf(creator[node]);
     if (path.empty()) continue;
     markers.push_back({path, MarkerKind::kBackwardBegin, ops[node].thread, ops[node].start_ns});
     markers.push_back({path, MarkerKind::kBackwardEnd, ops[node].thread, ops[node].end_ns});

@@ -15,9 +15,8 @@ LabelledWindow GatherWindow(const std::string& module) {
   window.timeline.SetSequence(0, {7, 0});
   window.timeline.SetSequence(1, {7, 1});
   OpPlacement placed;
-  placed.module = module;
   placed.top_level = 0;
-  window.placements = {placed, placed};
+  window.placements = {{placed, module}, {placed, module}};
   window.placements[1].top_level = 1;
   return window;
 }
@@ -101,11 +100,8 @@ TEST(LocateFindings, AnOpThatRunsInSeveralModulesIsLocatedWhereItCostMost) {
                          {"ConvolutionBackward0", OpScope::kBackward, 2, 200, 500}};
   const OpSequence sequences[] = {{7, 0}, {8, 0}, {8, 1}, {7, 1}};
   for (std::size_t i = 0; i < 4; ++i) window.timeline.SetSequence(i, sequences[i]);
-  OpPlacement out;
-  out.module = "out";
-  OpPlacement wide = out;
-  wide.module = "up1";
-  window.placements = {wide, out, out, wide};
+  const OpPlacement placed;
+  window.placements = {{placed, "up1"}, {placed, "out"}, {placed, "out"}, {placed, "up1"}};
   for (int i = 0; i < 4; ++i) window.placements[i].top_level = i;
   std::vector<Finding> findings = {FindingAt("", "ConvolutionBackward0")};
   std::string asked_path;

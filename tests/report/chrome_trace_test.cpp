@@ -84,7 +84,7 @@ class ChromeTraceTest : public ::testing::Test {
   }
 
   Timeline timeline_;
-  std::vector<OpPlacement> placements_;
+  OpPlacements placements_;
   RunReport report_;
 };
 
