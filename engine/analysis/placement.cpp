@@ -89,12 +89,17 @@ class ThreadModules {
 };
 
 // Markers and op starts of one thread, merged in time order (a marker before an op at a tie).
-// 16 bytes: a trace's threads hold one for each of its millions of ops.
+// 8 bytes, the time read from the event: a trace's threads hold one for each of its millions of
+// ops, and with the placements they are the window's peak.
 struct Item {
-  TimeNs time;
   std::uint32_t order;  // 0 marker, 1 op
   std::uint32_t index;  // into Timeline::markers or ops (a trace's events count in 32 bits)
 };
+
+// The time an item is placed at: its marker's, or its op's start.
+TimeNs TimeOf(const Timeline& timeline, const Item& item) {
+  return item.order == 0 ? timeline.markers[item.index].time_ns : timeline.ops[item.index].start_ns;
+}
 
 // Calls visit(by_thread[op.thread], i) for each op i: runs of one thread's ops, most of a trace's,
 // look their thread up once.
@@ -121,8 +126,9 @@ void PlaceThread(const Timeline& timeline, const std::vector<Item>& items,
   std::pair<int, Phase> current_phase{-2, Phase::kOutside};
   std::vector<std::size_t> open_ops;  // enclosing ops, outermost first
   for (const Item& item : items) {
-    const int step = StepAt(timeline.steps, item.time);
-    const Phase phase = step < 0 ? Phase::kOutside : timeline.steps[step].PhaseAt(item.time);
+    const TimeNs time = TimeOf(timeline, item);
+    const int step = StepAt(timeline.steps, time);
+    const Phase phase = step < 0 ? Phase::kOutside : timeline.steps[step].PhaseAt(time);
     if (std::make_pair(step, phase) != current_phase) {
       modules.ClosePhase();  // module intervals never span a phase boundary
       current_phase = {step, phase};
@@ -259,7 +265,7 @@ OpPlacements PlaceOps(const Timeline& timeline) {
   std::map<ThreadId, std::pair<std::vector<Item>, std::size_t>> by_thread;  // items, markers
   for (std::size_t i = 0; i < timeline.markers.size(); ++i) {
     auto& [items, markers] = by_thread[timeline.markers[i].thread];
-    items.push_back({timeline.markers[i].time_ns, 0, static_cast<std::uint32_t>(i)});
+    items.push_back({0, static_cast<std::uint32_t>(i)});
     ++markers;
   }
   // Each thread's ops are counted before they are added, so that its items are made room for
@@ -271,11 +277,12 @@ OpPlacements PlaceOps(const Timeline& timeline) {
     items.reserve(markers + count);
   }
   ForEachOpByThread(timeline, by_thread, [&](auto& items_and_markers, std::size_t i) {
-    items_and_markers.first.push_back({timeline.ops[i].start_ns, 1, static_cast<std::uint32_t>(i)});
+    items_and_markers.first.push_back({1, static_cast<std::uint32_t>(i)});
   });
 
-  const auto in_time_order = [](const Item& a, const Item& b) {
-    return a.time != b.time ? a.time < b.time : a.order < b.order;
+  const auto in_time_order = [&timeline](const Item& a, const Item& b) {
+    const TimeNs time_a = TimeOf(timeline, a), time_b = TimeOf(timeline, b);
+    return time_a != time_b ? time_a < time_b : a.order < b.order;
   };
   for (auto& [thread, items_and_markers] : by_thread) {
     std::vector<Item>& items = items_and_markers.first;
