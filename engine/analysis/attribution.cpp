@@ -56,7 +56,7 @@ PhaseCosts MedianOverSteps(const std::vector<PhaseCosts>& steps) {
 // parent (at a tie, the parent was recorded first), so visiting the latest start first adds each
 // op's whole subtree to its parent.
 std::vector<double> InclusiveGpuMs(const Timeline& timeline,
-                                   const std::vector<OpPlacement>& placements,
+                                   const OpPlacements& placements,
                                    const std::vector<double>& gpu_ms_by_op) {
   std::vector<double> inclusive = gpu_ms_by_op;
   if (inclusive.empty()) return inclusive;
@@ -82,7 +82,7 @@ constexpr std::size_t kPhases = static_cast<std::size_t>(Phase::kLoss) + 1;
 
 // Per op, its host time outside the ops nested in it (same thread, `parent` links).
 std::vector<double> SelfHostMs(const Timeline& timeline,
-                               const std::vector<OpPlacement>& placements) {
+                               const OpPlacements& placements) {
   std::vector<double> self(timeline.ops.size());
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
     self[i] = (timeline.ops[i].end_ns - timeline.ops[i].start_ns) * 1e-6;
@@ -97,7 +97,7 @@ std::vector<double> SelfHostMs(const Timeline& timeline,
 }  // namespace
 
 WindowAttribution::WindowAttribution(const Timeline& timeline,
-                                     const std::vector<OpPlacement>& placements,
+                                     const OpPlacements& placements,
                                      const std::vector<double>& gpu_ms_by_op)
     : steps_(static_cast<int>(timeline.steps.size())), has_gpu_(!gpu_ms_by_op.empty()) {
   if (steps_ == 0) return;
@@ -117,7 +117,7 @@ WindowAttribution::WindowAttribution(const Timeline& timeline,
   const double per_step = 1.0 / steps_;
   // Consecutive top-level ops mostly run in one module: its table is looked up once for a run of
   // them, not once an op (a map of paths, compared component by component).
-  const ModulePath* run_module = nullptr;
+  std::uint32_t run_module = OpPlacements::kNoModule;
   std::vector<PhaseCosts>* run_steps = nullptr;
   std::unordered_map<std::uint64_t, OpCost>* run_ops = nullptr;
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
@@ -148,16 +148,16 @@ WindowAttribution::WindowAttribution(const Timeline& timeline,
     const double self_gpu_ms = has_gpu_ ? gpu_ms_by_op[i] : 0.0;
     any_depth.self_gpu_ms += self_gpu_ms * per_step;
     if (placement.top_level != static_cast<int>(i)) continue;
-    if (run_module == nullptr || placement.module != *run_module) {
-      run_module = &placement.module;
-      run_steps = &self_by_step_[placement.module];
+    if (run_steps == nullptr || placement.module != run_module) {
+      run_module = placement.module;
+      run_steps = &self_by_step_[placements.ModuleOf(i)];
       run_steps->resize(steps_);
-      run_ops = &by_module_op_id[placement.module];
+      run_ops = &by_module_op_id[placements.ModuleOf(i)];
     }
     (*run_steps)[placement.step][placement.phase] += cost;
     OpCost& top_level = (*run_ops)[PhaseAndName(placement.phase, op.name)];
     if (top_level.calls == 0) top_level.name = op.name.str();
-    top_level.module = placement.module;
+    top_level.module = placements.ModuleOf(i);
     top_level.phase = placement.phase;
     top_level.calls += per_step;
     top_level.by_step.resize(steps_);

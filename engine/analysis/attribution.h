@@ -63,7 +63,7 @@ struct OpCost {
 class WindowAttribution {
  public:
   // `gpu_ms_by_op`: device time each op launched itself (same order as timeline.ops), or empty.
-  WindowAttribution(const Timeline& timeline, const std::vector<OpPlacement>& placements,
+  WindowAttribution(const Timeline& timeline, const OpPlacements& placements,
                     const std::vector<double>& gpu_ms_by_op);
 
   int steps() const { return steps_; }

@@ -12,13 +12,13 @@ namespace {
 
 double Ms(const OpEvent& op) { return static_cast<double>(op.end_ns - op.start_ns) * 1e-6; }
 
-bool TopLevel(const std::vector<OpPlacement>& placements, std::size_t i) {
+bool TopLevel(const OpPlacements& placements, std::size_t i) {
   return placements[i].top_level == static_cast<int>(i);
 }
 
 // The top-level ops of each thread in start order (Timeline::ops holds each thread's in order).
-std::map<ThreadId, std::vector<std::size_t>> TopLevelByThread(
-    const Timeline& timeline, const std::vector<OpPlacement>& placements) {
+std::map<ThreadId, std::vector<std::size_t>> TopLevelByThread(const Timeline& timeline,
+                                                              const OpPlacements& placements) {
   std::map<ThreadId, std::vector<std::size_t>> by_thread;
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
     if (TopLevel(placements, i)) by_thread[timeline.ops[i].thread].push_back(i);
@@ -38,7 +38,7 @@ using Key = std::tuple<std::string, std::string, std::int64_t, std::int64_t>;
 }  // namespace
 
 std::vector<BroadcastTemporary> FindBroadcastTemporaries(const Timeline& timeline,
-                                                         const std::vector<OpPlacement>& placements,
+                                                         const OpPlacements& placements,
                                                          double step_ms) {
   const std::vector<int> creators = CreatingForwardOps(timeline);
   const auto by_thread = TopLevelByThread(timeline, placements);
@@ -51,11 +51,11 @@ std::vector<BroadcastTemporary> FindBroadcastTemporaries(const Timeline& timelin
       const OpCounts& counts = timeline.CountsOf(ops[k]);
       const OpPlacement& placement = placements[ops[k]];
       if (!IsBroadcast(op, counts, placement)) continue;
-      const Key key{placement.module.str(), op.name.str(), counts.broadcast_elements,
+      const Key key{placements.ModuleOf(ops[k]).str(), op.name.str(), counts.broadcast_elements,
                     counts.input_elements};
       BroadcastTemporary& temporary = found[key];
       const bool first = temporary.op.empty();
-      temporary.path = placement.module.str();
+      temporary.path = placements.ModuleOf(ops[k]).str();
       temporary.op = op.name.str();
       temporary.elements = counts.broadcast_elements;
       temporary.input_elements = counts.input_elements;
@@ -100,8 +100,8 @@ std::vector<BroadcastTemporary> FindBroadcastTemporaries(const Timeline& timelin
       } else if (made_by != forward_of.end()) {
         add(made_by->second, i);
         node_of = &made_by->second;
-      } else if (node_of != nullptr && op.scope != OpScope::kBackward && op.seq_nr < 0 &&
-                 placements[i].phase == Phase::kBackward) {
+      } else if (node_of != nullptr && op.scope != OpScope::kBackward &&
+                 timeline.SequenceOf(i).seq_nr < 0 && placements[i].phase == Phase::kBackward) {
         add(*node_of, i);
       } else {
         node_of = nullptr;

@@ -22,7 +22,7 @@ inline constexpr double kMinBroadcastExpansion = 8.0;
 // window's steps) and its share of `step_ms`, the window's mean step. One per module, op and
 // size: the calls of one line in each step are one temporary.
 std::vector<BroadcastTemporary> FindBroadcastTemporaries(const Timeline& timeline,
-                                                         const std::vector<OpPlacement>& placements,
+                                                         const OpPlacements& placements,
                                                          double step_ms);
 
 }  // namespace advisor

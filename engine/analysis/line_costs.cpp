@@ -13,7 +13,7 @@ namespace {
 double Ms(const OpEvent& op) { return (op.end_ns - op.start_ns) * 1e-6; }
 
 // The innermost label around op `i` (itself where it is one), or -1.
-int LabelAround(const LabelledSteps& step, const std::vector<OpPlacement>& placements, int i) {
+int LabelAround(const LabelledSteps& step, const OpPlacements& placements, int i) {
   for (int at = i; at >= 0; at = placements[at].parent) {
     if (step.labels.count(static_cast<std::size_t>(at))) return at;
   }
@@ -22,7 +22,7 @@ int LabelAround(const LabelledSteps& step, const std::vector<OpPlacement>& place
 
 // The line whose own op `i` is: the label above it with no ATen op between them (the ops inside an
 // op are that op's), or -1.
-int LineOfOwnOp(const LabelledSteps& step, const std::vector<OpPlacement>& placements, int i) {
+int LineOfOwnOp(const LabelledSteps& step, const OpPlacements& placements, int i) {
   for (int at = placements[i].parent; at >= 0; at = placements[at].parent) {
     if (step.labels.count(static_cast<std::size_t>(at))) return at;
     if (step.timeline.ops[at].scope == OpScope::kForward) return -1;
@@ -32,7 +32,7 @@ int LineOfOwnOp(const LabelledSteps& step, const std::vector<OpPlacement>& place
 
 // The outermost ATen op around op `i` below the innermost label around it (`i` itself where no
 // other encloses it), or -1 outside every label.
-int OwnOpAround(const LabelledSteps& step, const std::vector<OpPlacement>& placements, int i) {
+int OwnOpAround(const LabelledSteps& step, const OpPlacements& placements, int i) {
   int own = -1;
   for (int at = i; at >= 0; at = placements[at].parent) {
     if (step.labels.count(static_cast<std::size_t>(at))) return own;
@@ -42,7 +42,7 @@ int OwnOpAround(const LabelledSteps& step, const std::vector<OpPlacement>& place
 }
 
 // Whether an op around op `i` on its thread has `i`'s name (its time is that op's already).
-bool InsideItsName(const Timeline& timeline, const std::vector<OpPlacement>& placements, int i) {
+bool InsideItsName(const Timeline& timeline, const OpPlacements& placements, int i) {
   for (int at = placements[i].parent; at >= 0; at = placements[at].parent) {
     if (timeline.ops[at].name == timeline.ops[i].name) return true;
   }
@@ -55,7 +55,7 @@ std::vector<LineCost> CostsByLine(const LabelledSteps& step) {
   const Timeline& timeline = step.timeline;
   const std::size_t steps = timeline.steps.size();
   if (steps == 0) return {};
-  const std::vector<OpPlacement> placements = PlaceOps(timeline);
+  const OpPlacements placements = PlaceOps(timeline);
   const std::vector<int> creator = CreatingForwardOps(timeline);
   // Per line, its costs in each step.
   std::map<std::pair<std::string, int>, std::vector<LineCost>> by_step;
@@ -144,7 +144,7 @@ std::vector<OpSite> SitesOfOp(const LabelledSteps& step, const std::string& op) 
   const Timeline& timeline = step.timeline;
   const std::size_t steps = timeline.steps.size();
   if (steps == 0) return {};
-  const std::vector<OpPlacement> placements = PlaceOps(timeline);
+  const OpPlacements placements = PlaceOps(timeline);
   std::vector<int> creator;  // made once, where `op` is a backward node
   struct Site {
     SourceLocation source;

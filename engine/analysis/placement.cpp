@@ -24,13 +24,13 @@ int StepAt(const std::vector<StepSpan>& steps, TimeNs time) {
 // One thread's module intervals, replayed in time order against its ops.
 class ThreadModules {
  public:
-  explicit ThreadModules(const std::set<ModulePath>& paths_with_backward_end)
-      : paths_with_backward_end_(paths_with_backward_end) {}
+  ThreadModules(const std::set<ModulePath>& paths_with_backward_end, OpPlacements& placements)
+      : paths_with_backward_end_(paths_with_backward_end), placements_(placements) {}
 
   void Apply(const MarkerEvent& marker) {
     switch (marker.kind) {
       case MarkerKind::kForwardEnter:
-        stack_.push_back({marker.path, false});
+        stack_.push_back({marker.path, false, placements_.IndexOf(marker.path)});
         break;
       case MarkerKind::kForwardExit:
         PopThrough(marker.path);
@@ -43,7 +43,7 @@ class ThreadModules {
                 !IsSameOrDescendant(marker.path, stack_.back().path))) {
           stack_.pop_back();
         }
-        stack_.push_back({marker.path, true});
+        stack_.push_back({marker.path, true, placements_.IndexOf(marker.path)});
         break;
       case MarkerKind::kBackwardEnd:
         PopThrough(marker.path);
@@ -64,12 +64,16 @@ class ThreadModules {
   }
 
   void ClosePhase() { stack_.clear(); }
-  const ModulePath& Innermost() const { return stack_.empty() ? kNone : stack_.back().path; }
+  // The innermost open interval's module, as OpPlacement::module names it.
+  std::uint32_t Innermost() const {
+    return stack_.empty() ? OpPlacements::kNoModule : stack_.back().module;
+  }
 
  private:
   struct Interval {
     ModulePath path;
     bool backward;
+    std::uint32_t module;  // path's index in the placements
   };
 
   void PopThrough(const ModulePath& path) {
@@ -79,18 +83,23 @@ class ThreadModules {
     stack_.erase(std::prev(it.base()), stack_.end());
   }
 
-  static inline const ModulePath kNone;
   const std::set<ModulePath>& paths_with_backward_end_;
+  OpPlacements& placements_;
   std::vector<Interval> stack_;
 };
 
 // Markers and op starts of one thread, merged in time order (a marker before an op at a tie).
-// 16 bytes: a trace's threads hold one for each of its millions of ops.
+// 8 bytes, the time read from the event: a trace's threads hold one for each of its millions of
+// ops, and with the placements they are the window's peak.
 struct Item {
-  TimeNs time;
   std::uint32_t order;  // 0 marker, 1 op
   std::uint32_t index;  // into Timeline::markers or ops (a trace's events count in 32 bits)
 };
+
+// The time an item is placed at: its marker's, or its op's start.
+TimeNs TimeOf(const Timeline& timeline, const Item& item) {
+  return item.order == 0 ? timeline.markers[item.index].time_ns : timeline.ops[item.index].start_ns;
+}
 
 // Calls visit(by_thread[op.thread], i) for each op i: runs of one thread's ops, most of a trace's,
 // look their thread up once.
@@ -111,15 +120,15 @@ void ForEachOpByThread(const Timeline& timeline, ByThread& by_thread, Visit visi
 // without an end marker ends before the first top-level backward node made outside it.
 void PlaceThread(const Timeline& timeline, const std::vector<Item>& items,
                  const std::set<ModulePath>& paths_with_backward_end,
-                 const std::vector<int>* creator, std::vector<OpPlacement>& placements,
+                 const std::vector<int>* creator, OpPlacements& placements,
                  std::vector<bool>& encloses_boundary) {
-  ThreadModules modules(paths_with_backward_end);
+  ThreadModules modules(paths_with_backward_end, placements);
   std::pair<int, Phase> current_phase{-2, Phase::kOutside};
-  std::vector<std::size_t> open_ops;    // enclosing ops, outermost first
-  std::vector<std::size_t> thread_ops;  // this thread's ops in start order
+  std::vector<std::size_t> open_ops;  // enclosing ops, outermost first
   for (const Item& item : items) {
-    const int step = StepAt(timeline.steps, item.time);
-    const Phase phase = step < 0 ? Phase::kOutside : timeline.steps[step].PhaseAt(item.time);
+    const TimeNs time = TimeOf(timeline, item);
+    const int step = StepAt(timeline.steps, time);
+    const Phase phase = step < 0 ? Phase::kOutside : timeline.steps[step].PhaseAt(time);
     if (std::make_pair(step, phase) != current_phase) {
       modules.ClosePhase();  // module intervals never span a phase boundary
       current_phase = {step, phase};
@@ -141,7 +150,7 @@ void PlaceThread(const Timeline& timeline, const std::vector<Item>& items,
     }
     if (creator != nullptr && open_ops.empty() && op.scope == OpScope::kBackward &&
         (*creator)[item.index] >= 0) {
-      modules.NodeMadeIn(placements[(*creator)[item.index]].module);
+      modules.NodeMadeIn(placements.ModuleOf((*creator)[item.index]));
     }
     OpPlacement& placement = placements[item.index];
     placement.step = step;
@@ -149,10 +158,12 @@ void PlaceThread(const Timeline& timeline, const std::vector<Item>& items,
     placement.module = modules.Innermost();
     placement.parent = open_ops.empty() ? -1 : static_cast<int>(open_ops.back());
     open_ops.push_back(item.index);
-    thread_ops.push_back(item.index);
   }
-  // Parents come before their children: one pass finds each op's top level.
-  for (std::size_t i : thread_ops) {
+  // Parents come before their children (the ops are in start order): one pass finds each op's
+  // top level, over the items again rather than a list of the thread's ops (8 bytes an op).
+  for (const Item& item : items) {
+    if (item.order == 0) continue;
+    const std::size_t i = item.index;
     OpPlacement& placement = placements[i];
     if (encloses_boundary[i]) {
       placement.top_level = -1;
@@ -170,11 +181,11 @@ void PlaceThread(const Timeline& timeline, const std::vector<Item>& items,
 // tensor: a loss that indexes one row per anchor made 257 a step), which go with the node before
 // them on their thread; then the ops inside them (their top level).
 void PlaceLossBackward(const Timeline& timeline, const std::vector<int>& creator,
-                       std::vector<OpPlacement>& placements) {
+                       OpPlacements& placements) {
   std::map<ThreadId, std::vector<std::size_t>> by_thread;  // the candidates, in start order
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
     const OpPlacement& placement = placements[i];
-    if (placement.top_level == static_cast<int>(i) && placement.module.empty() &&
+    if (placement.top_level == static_cast<int>(i) && placement.module == OpPlacements::kNoModule &&
         placement.phase == Phase::kBackward) {
       by_thread[timeline.ops[i].thread].push_back(i);
     }
@@ -190,7 +201,7 @@ void PlaceLossBackward(const Timeline& timeline, const std::vector<int>& creator
       if (op.scope == OpScope::kBackward) {
         after_loss_node = creator[i] >= 0 && placements[creator[i]].phase == Phase::kLoss;
         of_loss[i] = after_loss_node;
-      } else if (op.scope == OpScope::kForward && op.seq_nr < 0) {
+      } else if (op.scope == OpScope::kForward && timeline.SequenceOf(i).seq_nr < 0) {
         of_loss[i] = after_loss_node;
       }
     }
@@ -203,6 +214,18 @@ void PlaceLossBackward(const Timeline& timeline, const std::vector<int>& creator
 }
 
 }  // namespace
+
+std::uint32_t OpPlacements::IndexOf(const ModulePath& path) {
+  if (path.empty()) return kNoModule;
+  const auto [it, added] = index_of_.try_emplace(path, static_cast<std::uint32_t>(modules_.size()));
+  if (added) modules_.push_back(path);
+  return it->second;
+}
+
+void OpPlacements::push_back(const PlacedOp& op) {
+  places_.push_back(op.placement);
+  places_.back().module = IndexOf(op.module);
+}
 
 const char* PhaseName(Phase phase) {
   switch (phase) {
@@ -222,8 +245,8 @@ const char* PhaseName(Phase phase) {
   return "outside";
 }
 
-std::vector<OpPlacement> PlaceOps(const Timeline& timeline) {
-  std::vector<OpPlacement> placements(timeline.ops.size());
+OpPlacements PlaceOps(const Timeline& timeline) {
+  OpPlacements placements(timeline.ops.size());
   std::vector<bool> encloses_boundary(timeline.ops.size(), false);
 
   std::set<ModulePath> paths_with_backward_end;
@@ -242,7 +265,7 @@ std::vector<OpPlacement> PlaceOps(const Timeline& timeline) {
   std::map<ThreadId, std::pair<std::vector<Item>, std::size_t>> by_thread;  // items, markers
   for (std::size_t i = 0; i < timeline.markers.size(); ++i) {
     auto& [items, markers] = by_thread[timeline.markers[i].thread];
-    items.push_back({timeline.markers[i].time_ns, 0, static_cast<std::uint32_t>(i)});
+    items.push_back({0, static_cast<std::uint32_t>(i)});
     ++markers;
   }
   // Each thread's ops are counted before they are added, so that its items are made room for
@@ -254,11 +277,12 @@ std::vector<OpPlacement> PlaceOps(const Timeline& timeline) {
     items.reserve(markers + count);
   }
   ForEachOpByThread(timeline, by_thread, [&](auto& items_and_markers, std::size_t i) {
-    items_and_markers.first.push_back({timeline.ops[i].start_ns, 1, static_cast<std::uint32_t>(i)});
+    items_and_markers.first.push_back({1, static_cast<std::uint32_t>(i)});
   });
 
-  const auto in_time_order = [](const Item& a, const Item& b) {
-    return a.time != b.time ? a.time < b.time : a.order < b.order;
+  const auto in_time_order = [&timeline](const Item& a, const Item& b) {
+    const TimeNs time_a = TimeOf(timeline, a), time_b = TimeOf(timeline, b);
+    return time_a != time_b ? time_a < time_b : a.order < b.order;
   };
   for (auto& [thread, items_and_markers] : by_thread) {
     std::vector<Item>& items = items_and_markers.first;
@@ -286,7 +310,7 @@ std::vector<OpPlacement> PlaceOps(const Timeline& timeline) {
   return placements;
 }
 
-double LossBackwardMs(const Timeline& timeline, const std::vector<OpPlacement>& placements) {
+double LossBackwardMs(const Timeline& timeline, const OpPlacements& placements) {
   if (timeline.steps.empty()) return 0;
   TimeNs total = 0;
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
@@ -301,15 +325,15 @@ double LossBackwardMs(const Timeline& timeline, const std::vector<OpPlacement>& 
   return total * 1e-6 / static_cast<double>(timeline.steps.size());
 }
 
-void AddForwardOps(const Timeline& timeline, const std::vector<OpPlacement>& placements,
+void AddForwardOps(const Timeline& timeline, const OpPlacements& placements,
                    std::map<ModulePath, ForwardOps>& by_module) {
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
     const OpPlacement& placement = placements[i];
     if (placement.phase == Phase::kForward && placement.top_level == static_cast<int>(i) &&
-        !placement.module.empty()) {
+        placement.module != OpPlacements::kNoModule) {
       const std::int64_t elements = timeline.CountsOf(i).input_elements;
       auto [it, added] =
-          by_module[placement.module].try_emplace(timeline.ops[i].name.str(), elements);
+          by_module[placements.ModuleOf(i)].try_emplace(timeline.ops[i].name.str(), elements);
       if (!added) it->second = std::max(it->second, elements);
     }
   }

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/timeline/timeline.h"
@@ -16,10 +18,13 @@ struct ModuleStats;
 
 const char* PhaseName(Phase phase);
 
+// 20 bytes: a trace places millions of ops.
 struct OpPlacement {
   int step = -1;             // index into Timeline::steps; -1 outside every step
   Phase phase = Phase::kOutside;
-  ModulePath module;         // innermost instrumented module instance, "" when none
+  // Innermost instrumented module instance, by its index among the window's modules
+  // (OpPlacements::ModuleOf); OpPlacements::kNoModule when none.
+  std::uint32_t module = 0;
   // The op whose cost this op's is part of: the outermost enclosing op on its thread (itself if
   // none encloses it). An op that encloses a module boundary (a marker on its thread falls inside
   // it: autograd Functions such as activation checkpointing run whole modules inside one op) is
@@ -29,15 +34,57 @@ struct OpPlacement {
   int parent = -1;           // index of the innermost enclosing op on its thread; -1 at top level
 };
 
-// One entry per Timeline::ops element, same order. A script's loss (Phase::kLoss) holds the ops
-// run between the model's forward and backward() and, outside every instrumented module, the
-// backward nodes those ops made (by sequence number) with the ops inside them: they run in the
-// backward pass's time, but their cost is the loss's, not the model's.
-std::vector<OpPlacement> PlaceOps(const Timeline& timeline);
+// An op's placement with its module spelt out, as one who places ops by hand (a test) gives it.
+struct PlacedOp {
+  OpPlacement placement;  // its module index is set from `module`
+  ModulePath module;
+};
+
+// One OpPlacement per Timeline::ops element, same order, and the module instances they name,
+// each held once: a window has a few hundred, its ops millions, and a ModulePath each was 16
+// bytes an op.
+class OpPlacements {
+ public:
+  static constexpr std::uint32_t kNoModule = 0;  // "": outside every instrumented module
+
+  OpPlacements() : modules_{ModulePath()} {}
+  // `ops` placements, each outside every step and module.
+  explicit OpPlacements(std::size_t ops) : OpPlacements() { places_.resize(ops); }
+  OpPlacements(std::initializer_list<PlacedOp> placed) : OpPlacements() {
+    for (const PlacedOp& op : placed) push_back(op);
+  }
+
+  std::size_t size() const { return places_.size(); }
+  bool empty() const { return places_.empty(); }
+  OpPlacement& operator[](std::size_t i) { return places_[i]; }
+  const OpPlacement& operator[](std::size_t i) const { return places_[i]; }
+  std::vector<OpPlacement>::iterator begin() { return places_.begin(); }
+  std::vector<OpPlacement>::iterator end() { return places_.end(); }
+  std::vector<OpPlacement>::const_iterator begin() const { return places_.begin(); }
+  std::vector<OpPlacement>::const_iterator end() const { return places_.end(); }
+
+  // The module instance op i ran in; "" when none.
+  const ModulePath& ModuleOf(std::size_t i) const { return modules_[places_[i].module]; }
+  // The index OpPlacement::module names `path` by, added the first time it is asked for.
+  std::uint32_t IndexOf(const ModulePath& path);
+  // Places one more op.
+  void push_back(const PlacedOp& op);
+
+ private:
+  std::vector<OpPlacement> places_;
+  std::vector<ModulePath> modules_;  // by index; modules_[kNoModule] is ""
+  std::unordered_map<ModulePath, std::uint32_t> index_of_;
+};
+
+// A script's loss (Phase::kLoss) holds the ops run between the model's forward and backward()
+// and, outside every instrumented module, the backward nodes those ops made (by sequence number)
+// with the ops inside them: they run in the backward pass's time, but their cost is the loss's,
+// not the model's.
+OpPlacements PlaceOps(const Timeline& timeline);
 
 // The loss's backward, per step (the mean over the timeline's steps): the host time of the
 // loss's top-level ops that ran in the backward pass, not in the loss's own stretches.
-double LossBackwardMs(const Timeline& timeline, const std::vector<OpPlacement>& placements);
+double LossBackwardMs(const Timeline& timeline, const OpPlacements& placements);
 
 // The top-level forward ops of one module instance: each kind, with the elements of the largest
 // tensor input any of its calls took (-1 where the probe recorded none). An attention's
@@ -46,7 +93,7 @@ using ForwardOps = std::map<std::string, std::int64_t>;
 
 // Adds to `by_module` the top-level forward ops of each instrumented module: the ops its forward
 // called, those of its submodules included where they were not instrumented.
-void AddForwardOps(const Timeline& timeline, const std::vector<OpPlacement>& placements,
+void AddForwardOps(const Timeline& timeline, const OpPlacements& placements,
                    std::map<ModulePath, ForwardOps>& by_module);
 
 // A module's facts from its forward ops: `op_types` their kinds, `op_input_elements` the

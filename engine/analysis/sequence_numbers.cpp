@@ -19,18 +19,19 @@ std::vector<int> CreatingForwardOps(const Timeline& timeline) {
   std::map<std::pair<ThreadId, std::int64_t>, int> latest_forward;
   for (std::size_t i : order) {
     const OpEvent& op = ops[i];
-    if (op.seq_nr < 0) continue;
+    const OpSequence& sequence = timeline.SequenceOf(i);
+    if (sequence.seq_nr < 0) continue;
     if (op.scope == OpScope::kForward) {
-      latest_forward[{op.thread, op.seq_nr}] = static_cast<int>(i);
+      latest_forward[{op.thread, sequence.seq_nr}] = static_cast<int>(i);
     } else if (op.scope == OpScope::kBackward) {
-      auto it = latest_forward.find({op.forward_thread, op.seq_nr});
+      auto it = latest_forward.find({sequence.forward_thread, sequence.seq_nr});
       if (it != latest_forward.end()) creator[i] = it->second;
     }
   }
   return creator;
 }
 
-std::string ForwardOpOf(const Timeline& timeline, const std::vector<OpPlacement>& placements,
+std::string ForwardOpOf(const Timeline& timeline, const OpPlacements& placements,
                         std::size_t backward) {
   const int creator = CreatingForwardOps(timeline)[backward];
   if (creator < 0) return "";
@@ -39,14 +40,14 @@ std::string ForwardOpOf(const Timeline& timeline, const std::vector<OpPlacement>
 }
 
 std::string CostliestForwardOpOf(const Timeline& timeline,
-                                 const std::vector<OpPlacement>& placements,
+                                 const OpPlacements& placements,
                                  const std::string& node, const ModulePath& path) {
   std::vector<int> creator;  // made once, where the window holds such a node
   std::map<std::string, TimeNs> time_of;
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
     const OpEvent& op = timeline.ops[i];
-    if (op.name != node || op.scope != OpScope::kBackward || op.seq_nr < 0 ||
-        !IsSameOrDescendant(placements[i].module, path)) {
+    if (op.name != node || op.scope != OpScope::kBackward || timeline.SequenceOf(i).seq_nr < 0 ||
+        !IsSameOrDescendant(placements.ModuleOf(i), path)) {
       continue;
     }
     if (creator.empty()) creator = CreatingForwardOps(timeline);
@@ -67,12 +68,12 @@ std::string CostliestForwardOpOf(const Timeline& timeline,
 }
 
 CrossCheck CheckAgainstSequenceNumbers(const Timeline& timeline,
-                                       const std::vector<OpPlacement>& placements) {
+                                       const OpPlacements& placements) {
   const std::vector<int> creator = CreatingForwardOps(timeline);
   CrossCheck check;
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
     const OpEvent& op = timeline.ops[i];
-    if (op.scope != OpScope::kBackward || op.seq_nr < 0 ||
+    if (op.scope != OpScope::kBackward || timeline.SequenceOf(i).seq_nr < 0 ||
         placements[i].top_level != static_cast<int>(i)) {
       continue;
     }
@@ -87,7 +88,7 @@ CrossCheck CheckAgainstSequenceNumbers(const Timeline& timeline,
 }
 
 std::vector<MarkerEvent> BackwardMarkersFromSequenceNumbers(
-    const Timeline& timeline, const std::vector<OpPlacement>& placements) {
+    const Timeline& timeline, const OpPlacements& placements) {
   const std::vector<OpEvent>& ops = timeline.ops;
   const std::vector<int> creator = CreatingForwardOps(timeline);
   std::vector<std::size_t> nodes;  // top-level backward nodes, in start order
@@ -102,7 +103,7 @@ std::vector<MarkerEvent> BackwardMarkersFromSequenceNumbers(
   });
   std::vector<MarkerEvent> markers;
   for (std::size_t node : nodes) {
-    const ModulePath& path = placements[creator[node]].module;
+    const ModulePath& path = placements.ModuleOf(creator[node]);
     if (path.empty()) continue;
     markers.push_back({path, MarkerKind::kBackwardBegin, ops[node].thread, ops[node].start_ns});
     markers.push_back({path, MarkerKind::kBackwardEnd, ops[node].thread, ops[node].end_ns});

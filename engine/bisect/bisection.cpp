@@ -799,8 +799,8 @@ class Bisection {
       for (std::size_t i = 0; i < window.timeline.ops.size(); ++i) {
         const OpEvent& op = window.timeline.ops[i];
         // A backward op without a sequence number (a gradient sum) keeps its own name.
-        if (op.name == hotspot.op && IsSameOrDescendant(window.placements[i].module, module) &&
-            op.seq_nr >= 0) {
+        if (op.name == hotspot.op && IsSameOrDescendant(window.placements.ModuleOf(i), module) &&
+            window.timeline.SequenceOf(i).seq_nr >= 0) {
           forward_op =
               CostliestForwardOpOf(window.timeline, window.placements, hotspot.op, module);
           break;

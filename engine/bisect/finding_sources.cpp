@@ -34,8 +34,8 @@ std::string ModuleOfOp(const std::vector<LabelledWindow>& windows, const std::st
     const std::vector<OpEvent>& ops = window->timeline.ops;
     std::map<ModulePath, TimeNs> time_in;
     for (std::size_t i = 0; i < ops.size(); ++i) {
-      if (ops[i].name == op && !window->placements[i].module.empty()) {
-        time_in[window->placements[i].module] += ops[i].end_ns - ops[i].start_ns;
+      if (ops[i].name == op && !window->placements.ModuleOf(i).empty()) {
+        time_in[window->placements.ModuleOf(i)] += ops[i].end_ns - ops[i].start_ns;
       }
     }
     if (time_in.empty()) continue;

@@ -10,8 +10,7 @@
 
 namespace advisor {
 
-std::vector<CopySite> FindCopySites(const Timeline& timeline,
-                                    const std::vector<OpPlacement>& placements) {
+std::vector<CopySite> FindCopySites(const Timeline& timeline, const OpPlacements& placements) {
   const int steps = static_cast<int>(timeline.steps.size());
   const bool uploads =
       std::any_of(timeline.memcpys.begin(), timeline.memcpys.end(),

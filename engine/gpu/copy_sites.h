@@ -12,7 +12,6 @@ namespace advisor {
 
 // Sites by time per step, largest first. A site is an (op, module, phase, pageable) group; one
 // seen in only some steps (a first-step upload, say) is not a per-step copy and is left out.
-std::vector<CopySite> FindCopySites(const Timeline& timeline,
-                                    const std::vector<OpPlacement>& placements);
+std::vector<CopySite> FindCopySites(const Timeline& timeline, const OpPlacements& placements);
 
 }  // namespace advisor

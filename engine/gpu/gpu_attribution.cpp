@@ -28,8 +28,7 @@ std::vector<double> GpuAttribution::DeviceMsByOp() const {
   return ms;
 }
 
-GpuAttribution AttributeGpuTime(const Timeline& timeline,
-                                const std::vector<OpPlacement>& placements) {
+GpuAttribution AttributeGpuTime(const Timeline& timeline, const OpPlacements& placements) {
   GpuAttribution attribution;
   attribution.recorded = GpuProbeRecorded(timeline);
   // A CPU run's ops launched nothing: indexing millions of them for no record cost seconds, and
@@ -54,7 +53,7 @@ GpuAttribution AttributeGpuTime(const Timeline& timeline,
       return;
     }
     attribution.by_op_name[timeline.ops[op].name.str()] += time;
-    attribution.by_module[placement.module] += time;
+    attribution.by_module[placements.ModuleOf(op)] += time;
     attribution.by_phase[placement.phase] += time;
   };
   for (const KernelEvent& kernel : timeline.kernels) {

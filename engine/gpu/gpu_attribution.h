@@ -45,7 +45,6 @@ struct GpuAttribution {
   std::vector<double> DeviceMsByOp() const;
 };
 
-GpuAttribution AttributeGpuTime(const Timeline& timeline,
-                                const std::vector<OpPlacement>& placements);
+GpuAttribution AttributeGpuTime(const Timeline& timeline, const OpPlacements& placements);
 
 }  // namespace advisor

@@ -51,12 +51,11 @@ int OpLookup::LaunchingOp(std::uint64_t external_id) const {
 }
 
 std::optional<WorkOrigin> OriginOf(std::uint64_t external_id, const OpLookup& lookup,
-                                   const Timeline& timeline,
-                                   const std::vector<OpPlacement>& placements) {
+                                   const Timeline& timeline, const OpPlacements& placements) {
   const int op = lookup.LaunchingOp(external_id);
   if (op < 0) return std::nullopt;
   const OpPlacement& placement = placements[op];
-  return WorkOrigin{placement.step, placement.phase, placement.module,
+  return WorkOrigin{placement.step, placement.phase, placements.ModuleOf(op),
                     timeline.ops[lookup.CallingOp(op)].name.str()};
 }
 

@@ -41,7 +41,6 @@ struct WorkOrigin {
 
 // nullopt when no recorded op carries the id.
 std::optional<WorkOrigin> OriginOf(std::uint64_t external_id, const OpLookup& lookup,
-                                   const Timeline& timeline,
-                                   const std::vector<OpPlacement>& placements);
+                                   const Timeline& timeline, const OpPlacements& placements);
 
 }  // namespace advisor

@@ -115,8 +115,7 @@ std::vector<Wait> MergeWitnesses(std::vector<Wait> waits) {
 
 }  // namespace
 
-std::vector<SyncSite> FindSyncSites(const Timeline& timeline,
-                                    const std::vector<OpPlacement>& placements) {
+std::vector<SyncSite> FindSyncSites(const Timeline& timeline, const OpPlacements& placements) {
   const std::vector<Wait> waits = MergeWitnesses(CollectWaits(timeline));
   if (waits.empty()) return {};  // as a CPU run: no op to look up
   const OpLookup lookup(timeline);

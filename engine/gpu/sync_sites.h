@@ -15,7 +15,6 @@ namespace advisor {
 // Sites hottest first. One wait seen several ways (the runtime call, the driver call inside it,
 // CUPTI's synchronisation record) counts once, named after the runtime call. Waits that no op
 // made, such as the runner's own end-of-step synchronisation, are no site.
-std::vector<SyncSite> FindSyncSites(const Timeline& timeline,
-                                    const std::vector<OpPlacement>& placements);
+std::vector<SyncSite> FindSyncSites(const Timeline& timeline, const OpPlacements& placements);
 
 }  // namespace advisor

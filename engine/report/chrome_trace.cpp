@@ -342,11 +342,12 @@ class WindowWriter {
     const OpPlacement& placement = placements_[i];
     json args = json::object();
     if (op.correlation_id != 0) args["External id"] = op.correlation_id;
-    if (op.seq_nr >= 0) {
-      args["Sequence number"] = op.seq_nr;
-      args["Fwd thread id"] = op.scope == OpScope::kBackward ? op.forward_thread : 0;
+    const OpSequence& sequence = timeline_.SequenceOf(i);
+    if (sequence.seq_nr >= 0) {
+      args["Sequence number"] = sequence.seq_nr;
+      args["Fwd thread id"] = op.scope == OpScope::kBackward ? sequence.forward_thread : 0;
     }
-    args["module"] = placement.module.Shown();
+    args["module"] = placements_.ModuleOf(i).Shown();
     args["phase"] = PhaseName(placement.phase);
     args["step"] = placement.step;
     const std::int64_t page_faults = timeline_.CountsOf(i).page_faults;
@@ -494,7 +495,7 @@ class WindowWriter {
   }
 
   const Timeline& timeline_;
-  const std::vector<OpPlacement>& placements_;
+  const OpPlacements& placements_;
   const OpLookup lookup_;
   const TraceClock& clock_;
   TraceEventStream& stream_;

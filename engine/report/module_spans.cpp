@@ -98,8 +98,7 @@ std::vector<ModuleSpan> RebuildModuleSpans(const Timeline& timeline) {
   return spans;
 }
 
-void EndInferredBackwardSpansWithTheirOps(const Timeline& timeline,
-                                          const std::vector<OpPlacement>& placements,
+void EndInferredBackwardSpansWithTheirOps(const Timeline& timeline, const OpPlacements& placements,
                                           std::vector<ModuleSpan>& spans) {
   std::map<ThreadId, std::vector<std::size_t>> ops_by_thread;  // in start order
   for (const ModuleSpan& span : spans) {
@@ -125,7 +124,7 @@ void EndInferredBackwardSpansWithTheirOps(const Timeline& timeline,
         std::min(span.end_ns, StretchEnd(timeline.steps, span.start_ns, span.end_ns));
     TimeNs last_end = span.start_ns;
     for (; it != ops.end() && timeline.ops[*it].start_ns < until; ++it) {
-      if (IsSameOrDescendant(placements[*it].module, span.path)) {
+      if (IsSameOrDescendant(placements.ModuleOf(*it), span.path)) {
         last_end = std::max(last_end, timeline.ops[*it].end_ns);
       }
     }

@@ -31,8 +31,7 @@ std::vector<ModuleSpan> RebuildModuleSpans(const Timeline& timeline);
 // module's marker may come long after its last node, another module's unmarked backward between
 // (an embedding fed integer ids, whose span ran over a whole tower's backward), or none in the
 // step (the parent of a level, whose span ran over the window's later steps).
-void EndInferredBackwardSpansWithTheirOps(const Timeline& timeline,
-                                          const std::vector<OpPlacement>& placements,
+void EndInferredBackwardSpansWithTheirOps(const Timeline& timeline, const OpPlacements& placements,
                                           std::vector<ModuleSpan>& spans);
 
 }  // namespace advisor

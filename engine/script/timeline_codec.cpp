@@ -80,8 +80,9 @@ std::string EventsToJson(const Timeline& timeline) {
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
     const OpEvent& op = timeline.ops[i];
     const OpCounts& counts = timeline.CountsOf(i);
-    ops.push_back({names.Of(op.name.str()), static_cast<int>(op.scope), op.thread, op.seq_nr,
-                   op.forward_thread, op.start_ns, op.end_ns, op.depth, op.correlation_id,
+    const OpSequence& sequence = timeline.SequenceOf(i);
+    ops.push_back({names.Of(op.name.str()), static_cast<int>(op.scope), op.thread, sequence.seq_nr,
+                   sequence.forward_thread, op.start_ns, op.end_ns, op.depth, op.correlation_id,
                    counts.page_faults, counts.input_elements, counts.broadcast_elements});
   }
   json markers = json::array();
@@ -155,8 +156,7 @@ void EventsFromJson(const JsonField& events, Timeline& out) {
     op.name = NameAt(names, row, 0);
     op.scope = EnumOf<OpScope>(row, 1, kOpScopes);
     op.thread = row.Element(2).Unsigned();
-    op.seq_nr = row.Element(3).Integer();
-    op.forward_thread = row.Element(4).Unsigned();
+    const OpSequence sequence{row.Element(3).Integer(), row.Element(4).Unsigned()};
     std::tie(op.start_ns, op.end_ns) = Interval(row, 5);
     op.depth = Int32(row, 7, 0);
     op.correlation_id = row.Element(8).Unsigned();
@@ -168,6 +168,7 @@ void EventsFromJson(const JsonField& events, Timeline& out) {
     }
     out.ops.push_back(op);
     out.SetCounts(out.ops.size() - 1, counts);
+    out.SetSequence(out.ops.size() - 1, sequence);
   });
   ModulePathsByName paths;
   ForEachRow(events, "markers", [&](const JsonField& row) {

@@ -30,17 +30,26 @@ enum class OpScope : std::uint8_t {
 };
 
 // One ATen operator, autograd node or user scope, with its nesting on its thread. A trace holds
-// millions: what only the op probe counts is kept beside them (OpCounts), and an op is 64 bytes.
+// millions: what only the op probe counts (OpCounts) and autograd's numbering (OpSequence), which
+// torch's legacy trace never records, are kept beside them, and an op is 48 bytes.
 struct OpEvent {
   OpName name;               // "aten::gather", "GatherBackward0", ...
   OpScope scope = OpScope::kOther;
   ThreadId thread = 0;       // the thread it ran on (RecordFunction::threadId)
-  std::int64_t seq_nr = -1;  // autograd sequence number; -1 where none
-  ThreadId forward_thread = 0;  // for backward nodes: thread of the forward op that made them
   TimeNs start_ns = 0;
   TimeNs end_ns = 0;
   int depth = 0;             // 0 for an op called directly by the interpreter or the engine
   std::uint64_t correlation_id = 0;  // external correlation id pushed for GPU work; 0 if none
+};
+
+// How autograd numbered an op: held beside the ops (Timeline::SequenceOf) rather than in each,
+// so that the 2.35 M ops of a legacy trace, which numbers none, do not carry 16 bytes each. The
+// probe and Kineto's traces number a forward op and the backward nodes it made alike.
+struct OpSequence {
+  std::int64_t seq_nr = -1;     // autograd sequence number; -1 where none
+  ThreadId forward_thread = 0;  // for backward nodes: thread of the forward op that made them
+
+  bool Numbered() const { return seq_nr >= 0 || forward_thread != 0; }
 };
 
 // What the op probe counts of an op in a window on a CPU model, and no trace records: held
@@ -249,6 +258,9 @@ struct Timeline {
   // Index for index with ops up to the last op counted (CountsOf reads past it as uncounted);
   // empty where the probe counted nothing, as in every trace.
   std::vector<OpCounts> op_counts;
+  // Index for index with ops up to the last op numbered (SequenceOf reads past it as unnumbered);
+  // empty where no op has a sequence number, as in torch's legacy traces.
+  std::vector<OpSequence> op_sequences;
   // Host time of one first touch of a fresh memory page, measured in the process that ran the
   // window where its ops counted their page faults (OpCounts::page_faults); 0 where they did not.
   double page_fault_ns = 0;
@@ -260,21 +272,41 @@ struct Timeline {
   }
   // Sets ops[i]'s counts (ops[i] exists).
   void SetCounts(std::size_t i, const OpCounts& counts) {
-    if (!counts.Counted() && i >= op_counts.size()) return;
-    if (i >= op_counts.size()) op_counts.resize(ops.size());
-    op_counts[i] = counts;
+    SetBeside(op_counts, i, counts, counts.Counted());
   }
-  // Drops the ops `remove` says to drop, their counts with them, keeping the others' order.
+  // ops[i]'s sequence number and forward thread: -1 and 0 where it has none.
+  const OpSequence& SequenceOf(std::size_t i) const {
+    static const OpSequence kNone;
+    return i < op_sequences.size() ? op_sequences[i] : kNone;
+  }
+  // Sets ops[i]'s sequence number and forward thread (ops[i] exists).
+  void SetSequence(std::size_t i, const OpSequence& sequence) {
+    SetBeside(op_sequences, i, sequence, sequence.Numbered());
+  }
+  // Drops the ops `remove` says to drop, their counts and numbers with them, keeping the others'
+  // order.
   template <typename Predicate>
   void RemoveOpsIf(Predicate remove) {
     std::size_t kept = 0;
     for (std::size_t i = 0; i < ops.size(); ++i) {
       if (remove(ops[i])) continue;
       if (kept < op_counts.size()) op_counts[kept] = CountsOf(i);  // i >= kept: not yet moved
+      if (kept < op_sequences.size()) op_sequences[kept] = SequenceOf(i);
       ops[kept++] = ops[i];
     }
     ops.resize(kept);
     if (op_counts.size() > kept) op_counts.resize(kept);
+    if (op_sequences.size() > kept) op_sequences.resize(kept);
+  }
+
+ private:
+  // A column beside the ops holds nothing until an op has a value (`filled`), then one entry per
+  // op: a trace without any keeps it empty.
+  template <typename Value>
+  void SetBeside(std::vector<Value>& column, std::size_t i, const Value& value, bool filled) {
+    if (!filled && i >= column.size()) return;
+    if (i >= column.size()) column.resize(ops.size());
+    column[i] = value;
   }
 };
 

@@ -238,7 +238,7 @@ class HostEventReader::Impl {
     op.correlation_id = host_.ops.size() + 1;
     if (event.collective) host_.collective_of_op.emplace(op.correlation_id, *event.collective);
     if (event.sequence_number >= 0) {
-      op.seq_nr = event.sequence_number;
+      NumberNextOp(event.sequence_number);
       host_.has_sequence_numbers = true;
       if (scope == OpScope::kBackward && event.forward_thread != kAbsent) {
         pending_.push_back({host_.ops.size(), event.forward_thread});
@@ -249,8 +249,17 @@ class HostEventReader::Impl {
     if (event.input_type != 0 && IsComputeOp(name)) {
       time_by_dtype_[store_.strings[event.input_type]] += op.end_ns - op.start_ns;
     }
-    if (scope == OpScope::kForward && op.seq_nr >= 0) forward_threads_.insert(thread);
+    if (scope == OpScope::kForward && event.sequence_number >= 0) forward_threads_.insert(thread);
     host_.ops.push_back(std::move(op));
+  }
+
+  // The op about to be added has sequence number `seq_nr`; its forward thread is linked later.
+  void NumberNextOp(std::int64_t seq_nr) {
+    std::vector<OpSequence>& sequences = host_.op_sequences;
+    // A trace that numbers its ops numbers most of them: room for every op at the first.
+    if (sequences.empty()) sequences.reserve(host_.ops.capacity());
+    sequences.resize(host_.ops.size());
+    sequences.push_back({seq_nr, 0});
   }
 
   // "s" at the forward op, "f" at its backward node, with one id.
@@ -290,7 +299,7 @@ class HostEventReader::Impl {
     for (const PendingNode& pending : pending_) {
       auto it = thread_of.find(pending.recorded_forward_thread);
       if (it == thread_of.end()) continue;
-      host_.ops[pending.op].forward_thread = it->second;
+      host_.op_sequences[pending.op].forward_thread = it->second;
       ++linked;
     }
     host_.backward_linked = linked > 0;

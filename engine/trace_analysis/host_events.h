@@ -45,6 +45,9 @@ struct HostEvents {
   // Ops as the engine's op probe records them: each with its own correlation id (index + 1),
   // which GPU records are linked to; the autograd engine's wrappers left out.
   std::vector<OpEvent> ops;
+  // Their sequence numbers and forward threads, index for index up to the last op numbered
+  // (Timeline::op_sequences): empty in a legacy trace, which numbers none.
+  std::vector<OpSequence> op_sequences;
   std::vector<HostRange> profiler_steps;   // ProfilerStep#N
   std::vector<HostRange> optimizer_steps;  // Optimizer.step#...
   std::vector<HostRange> data_loader;      // enumerate(DataLoader)#...__next__

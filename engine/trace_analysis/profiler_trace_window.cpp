@@ -114,6 +114,7 @@ ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store, TraceRecor
   Timeline timeline;
   timeline.steps = std::move(steps.steps);
   timeline.ops = std::move(host.ops);
+  timeline.op_sequences = std::move(host.op_sequences);
   timeline.markers = std::move(modules.markers);
   timeline.kernels = std::move(gpu.kernels);
   timeline.memcpys = std::move(gpu.memcpys);

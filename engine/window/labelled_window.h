@@ -14,7 +14,7 @@ namespace advisor {
 struct LabelledWindow {
   std::string label;  // what the window measured: "window 3: the children of trunk"
   Timeline timeline;
-  std::vector<OpPlacement> placements;  // one per timeline op
+  OpPlacements placements;  // one per timeline op
 };
 
 }  // namespace advisor

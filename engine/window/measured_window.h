@@ -12,7 +12,7 @@ namespace advisor {
 
 struct MeasuredWindow {
   Timeline timeline;
-  std::vector<OpPlacement> placements;
+  OpPlacements placements;
   std::unique_ptr<WindowAttribution> attribution;  // device time per op where a GPU probe recorded
 };
 

@@ -47,7 +47,8 @@ struct EventRecorder::ThreadBuffer {
   std::uint64_t generation = 0;  // the window these events belong to
   int open_ops = 0;
   std::vector<OpEvent> ops;
-  std::vector<OpCounts> counts;  // ops[i]'s
+  std::vector<OpCounts> counts;       // ops[i]'s
+  std::vector<OpSequence> sequences;  // ops[i]'s
   std::vector<RecordedMarker> markers;
   std::vector<MemoryEvent> memory;
 };
@@ -80,6 +81,7 @@ EventRecorder::ThreadBuffer& EventRecorder::CurrentThreadBuffer() {
     buffer->open_ops = 0;
     buffer->ops.clear();
     buffer->counts.clear();
+    buffer->sequences.clear();
     buffer->markers.clear();
     buffer->memory.clear();
   }
@@ -92,11 +94,10 @@ EventRecorder::OpHandle EventRecorder::BeginOp(const char* name, OpScope scope, 
   ThreadBuffer& buffer = CurrentThreadBuffer();
   OpEvent& op = buffer.ops.emplace_back();
   buffer.counts.emplace_back();
+  buffer.sequences.push_back({seq_nr, forward_thread});
   op.name = CachedOpName(name);
   op.scope = scope;
   op.thread = thread;
-  op.seq_nr = seq_nr;
-  op.forward_thread = forward_thread;
   op.depth = buffer.open_ops++;
   op.correlation_id = correlation_id;
   const std::int64_t faults = op.depth == 0 && count_page_faults_.load(std::memory_order_relaxed)
@@ -152,6 +153,7 @@ void EventRecorder::CollectInto(Timeline& out) {
       if (buffer->ops[i].end_ns == 0) continue;  // still open when the window stopped
       out.ops.push_back(buffer->ops[i]);
       out.SetCounts(out.ops.size() - 1, buffer->counts[i]);
+      out.SetSequence(out.ops.size() - 1, buffer->sequences[i]);
     }
     for (const RecordedMarker& marker : buffer->markers) {
       out.markers.push_back(
@@ -160,6 +162,7 @@ void EventRecorder::CollectInto(Timeline& out) {
     out.memory.insert(out.memory.end(), buffer->memory.begin(), buffer->memory.end());
     buffer->ops.clear();
     buffer->counts.clear();
+    buffer->sequences.clear();
     buffer->markers.clear();
     buffer->memory.clear();
   }

@@ -10,6 +10,18 @@ namespace {
 
 using testing::TimelineBuilder;
 
+TEST(OpPlacements, AModuleIsHeldOnceAndItsOpsNameItByIndex) {
+  const OpPlacement placed;
+  OpPlacements placements = {
+      {placed, "encoder"}, {placed, "encoder.layer"}, {placed, "encoder"}, {placed, ""}};
+  EXPECT_EQ(placements[0].module, placements[2].module);
+  EXPECT_NE(placements[0].module, placements[1].module);
+  EXPECT_EQ(placements[3].module, OpPlacements::kNoModule) << "outside every module";
+  EXPECT_EQ(placements.ModuleOf(2), "encoder");
+  EXPECT_EQ(placements.ModuleOf(3), "");
+  EXPECT_EQ(placements.IndexOf("encoder.layer"), placements[1].module);
+}
+
 TEST(PlaceOps, AssignsStepPhaseAndInnermostModule) {
   TimelineBuilder b;
   b.Step(0, 10, 30, 40)
@@ -21,17 +33,17 @@ TEST(PlaceOps, AssignsStepPhaseAndInnermostModule) {
       .Op("aten::cross_entropy", 9, 9.5)
       .Op("aten::add_", 35, 36);
   const Timeline& timeline = b.Build();
-  const std::vector<OpPlacement> placements = PlaceOps(timeline);
+  const OpPlacements placements = PlaceOps(timeline);
 
   ASSERT_EQ(placements.size(), 5u);
-  EXPECT_EQ(placements[0].module, "encoder.layer");
+  EXPECT_EQ(placements.ModuleOf(0), "encoder.layer");
   EXPECT_EQ(placements[0].phase, Phase::kForward);
   EXPECT_EQ(placements[0].step, 0);
   EXPECT_EQ(placements[0].top_level, 0);
-  EXPECT_EQ(placements[1].module, "encoder.layer");
+  EXPECT_EQ(placements.ModuleOf(1), "encoder.layer");
   EXPECT_EQ(placements[1].top_level, 0) << "aten::t runs inside aten::linear";
-  EXPECT_EQ(placements[2].module, "encoder");
-  EXPECT_EQ(placements[3].module, "") << "the loss runs outside every module";
+  EXPECT_EQ(placements.ModuleOf(2), "encoder");
+  EXPECT_EQ(placements.ModuleOf(3), "") << "the loss runs outside every module";
   EXPECT_EQ(placements[4].phase, Phase::kOptimizer);
 }
 
@@ -48,12 +60,12 @@ TEST(PlaceOps, OpsShareTheirModulesPathHoweverLongItIs) {
   for (int i = 0; i < 1000; ++i) b.Op("aten::add", 2 + i * 0.09, 2 + i * 0.09 + 0.05);
   const Timeline& timeline = b.Build();
   const std::size_t before = testing::AllocatedBytes();
-  const std::vector<OpPlacement> placements = PlaceOps(timeline);
+  const OpPlacements placements = PlaceOps(timeline);
   const std::size_t allocated = testing::AllocatedBytes() - before;
   EXPECT_LT(allocated, 1u << 20) << "bytes allocated to place 1,000 ops";
   ASSERT_EQ(placements.size(), 1000u);
-  EXPECT_EQ(placements.back().module, timeline.markers.front().path);
-  EXPECT_EQ(placements.back().module.Size(), path.size());
+  EXPECT_EQ(placements.ModuleOf(placements.size() - 1), timeline.markers.front().path);
+  EXPECT_EQ(placements.ModuleOf(placements.size() - 1).Size(), path.size());
 }
 
 TEST(PlaceOps, GradientAccumulationAlternatesPhasesWithinOneStep) {
@@ -71,7 +83,7 @@ TEST(PlaceOps, GradientAccumulationAlternatesPhasesWithinOneStep) {
       .Op("aten::linear", 25, 26)
       .Op("AddmmBackward0", 35, 36, 1, OpScope::kBackward)
       .Op("aten::add_", 42, 43);
-  const std::vector<OpPlacement> placements = PlaceOps(b.Build());
+  const OpPlacements placements = PlaceOps(b.Build());
   const Phase expected[] = {Phase::kForward, Phase::kBackward, Phase::kData,
                             Phase::kForward, Phase::kBackward, Phase::kOptimizer};
   for (std::size_t i = 0; i < placements.size(); ++i) {
@@ -93,17 +105,17 @@ TEST(PlaceOps, AnOpThatRunsWholeModulesLeavesTheirOpsToThem) {
       .Op("aten::linear", 14, 17)
       .Backward("layer", 19, 27)
       .Op("AddmmBackward0", 20, 26, 1, OpScope::kBackward);
-  const std::vector<OpPlacement> placements = PlaceOps(b.Build());
+  const OpPlacements placements = PlaceOps(b.Build());
   EXPECT_EQ(placements[0].top_level, -1) << "the checkpoint's cost is its layer's";
   EXPECT_EQ(placements[1].top_level, 1);
-  EXPECT_EQ(placements[1].module, "layer");
+  EXPECT_EQ(placements.ModuleOf(1), "layer");
   EXPECT_EQ(placements[1].parent, 0) << "still nested in the checkpoint op";
   EXPECT_EQ(placements[2].top_level, -1);
   EXPECT_EQ(placements[3].top_level, 3);
-  EXPECT_EQ(placements[3].module, "layer");
+  EXPECT_EQ(placements.ModuleOf(3), "layer");
   EXPECT_EQ(placements[3].phase, Phase::kBackward) << "the recompute is backward work";
   EXPECT_EQ(placements[4].top_level, 4);
-  EXPECT_EQ(placements[4].module, "layer");
+  EXPECT_EQ(placements.ModuleOf(4), "layer");
 }
 
 TEST(PlaceOps, BackwardIntervalsArePerThread) {
@@ -112,10 +124,10 @@ TEST(PlaceOps, BackwardIntervalsArePerThread) {
       .Backward("head", 11, 15, /*thread=*/2)
       .Op("AddmmBackward0", 12, 14, 2, OpScope::kBackward)
       .Op("aten::mul", 12.5, 13, /*thread=*/1);  // same time, another thread, outside
-  const std::vector<OpPlacement> placements = PlaceOps(b.Build());
-  EXPECT_EQ(placements[0].module, "head");
+  const OpPlacements placements = PlaceOps(b.Build());
+  EXPECT_EQ(placements.ModuleOf(0), "head");
   EXPECT_EQ(placements[0].phase, Phase::kBackward);
-  EXPECT_EQ(placements[1].module, "");
+  EXPECT_EQ(placements.ModuleOf(1), "");
 }
 
 TEST(PlaceOps, ModuleWithoutBackwardEndClosesAtTheNextNonDescendant) {
@@ -131,10 +143,10 @@ TEST(PlaceOps, ModuleWithoutBackwardEndClosesAtTheNextNonDescendant) {
       .Op("AddBackward0", 27, 28, 1, OpScope::kBackward)
       .Mark("other", MarkerKind::kBackwardEnd, 29)
       .Mark("tail", MarkerKind::kBackwardEnd, 29.5);  // unmatched: ignored
-  const std::vector<OpPlacement> placements = PlaceOps(b.Build());
-  EXPECT_EQ(placements[0].module, "body");
-  EXPECT_EQ(placements[1].module, "stem.conv");
-  EXPECT_EQ(placements[2].module, "other") << "stem's interval ended where other's began";
+  const OpPlacements placements = PlaceOps(b.Build());
+  EXPECT_EQ(placements.ModuleOf(0), "body");
+  EXPECT_EQ(placements.ModuleOf(1), "stem.conv");
+  EXPECT_EQ(placements.ModuleOf(2), "other") << "stem's interval ended where other's began";
 }
 
 TEST(PlaceOps, AnIntervalWithoutBackwardEndEndsBeforeTheFirstNodeMadeOutsideIt) {
@@ -150,11 +162,11 @@ TEST(PlaceOps, AnIntervalWithoutBackwardEndEndsBeforeTheFirstNodeMadeOutsideIt) 
       .Op("torch::autograd::AccumulateGrad", 14.5, 15, 1, OpScope::kBackward)
       .Op("MeanBackward1", 16, 27, 1, OpScope::kBackward, 3, 1)
       .Op("aten::add", 27.5, 28);  // summing two gradients, after the users' node
-  const std::vector<OpPlacement> placements = PlaceOps(b.Build());
-  EXPECT_EQ(placements[2].module, "items.emb");
-  EXPECT_EQ(placements[3].module, "items.emb") << "a node without a forward op stays where it is";
-  EXPECT_EQ(placements[4].module, "") << "the users tower's node is no part of items.emb";
-  EXPECT_EQ(placements[5].module, "");
+  const OpPlacements placements = PlaceOps(b.Build());
+  EXPECT_EQ(placements.ModuleOf(2), "items.emb");
+  EXPECT_EQ(placements.ModuleOf(3), "items.emb") << "a node without a forward op stays where it is";
+  EXPECT_EQ(placements.ModuleOf(4), "") << "the users tower's node is no part of items.emb";
+  EXPECT_EQ(placements.ModuleOf(5), "");
 }
 
 TEST(PlaceOps, IntervalsDoNotCrossPhasesOrSteps) {
@@ -167,11 +179,11 @@ TEST(PlaceOps, IntervalsDoNotCrossPhasesOrSteps) {
       .Step(31, 40, 50, 60)
       .Op("aten::mm", 32, 33)
       .Op("aten::zero_", 61, 62);  // after the last step
-  const std::vector<OpPlacement> placements = PlaceOps(b.Build());
-  EXPECT_EQ(placements[0].module, "a");
-  EXPECT_EQ(placements[1].module, "");
+  const OpPlacements placements = PlaceOps(b.Build());
+  EXPECT_EQ(placements.ModuleOf(0), "a");
+  EXPECT_EQ(placements.ModuleOf(1), "");
   EXPECT_EQ(placements[2].step, 1);
-  EXPECT_EQ(placements[2].module, "");
+  EXPECT_EQ(placements.ModuleOf(2), "");
   EXPECT_EQ(placements[3].step, -1);
   EXPECT_EQ(placements[3].phase, Phase::kOutside);
 }
@@ -184,10 +196,10 @@ TEST(PlaceOps, RepeatedCallsOfOneInstanceEachGetTheirInterval) {
       .Op("aten::add", 2.5, 2.8)
       .Forward("shared", 3, 4)
       .Op("aten::mm", 3.2, 3.8);
-  const std::vector<OpPlacement> placements = PlaceOps(b.Build());
-  EXPECT_EQ(placements[0].module, "shared");
-  EXPECT_EQ(placements[1].module, "");
-  EXPECT_EQ(placements[2].module, "shared");
+  const OpPlacements placements = PlaceOps(b.Build());
+  EXPECT_EQ(placements.ModuleOf(0), "shared");
+  EXPECT_EQ(placements.ModuleOf(1), "");
+  EXPECT_EQ(placements.ModuleOf(2), "shared");
 }
 
 TEST(PlaceOps, OpsWhileTheStepWaitsForItsBatchAreInTheDataPhase) {
@@ -200,13 +212,13 @@ TEST(PlaceOps, OpsWhileTheStepWaitsForItsBatchAreInTheDataPhase) {
       .Op("aten::linear", 13, 17)
       .Step(41, 50, 60, 70)  // a step without a data phase: forward starts it
       .Op("aten::linear", 41.5, 45);
-  const std::vector<OpPlacement> placements = PlaceOps(b.Build());
+  const OpPlacements placements = PlaceOps(b.Build());
   EXPECT_EQ(placements[0].phase, Phase::kData);
   EXPECT_EQ(placements[0].step, 0);
-  EXPECT_EQ(placements[0].module, "");
+  EXPECT_EQ(placements.ModuleOf(0), "");
   EXPECT_EQ(placements[1].phase, Phase::kData) << "the copy to the device is part of the wait";
   EXPECT_EQ(placements[2].phase, Phase::kForward);
-  EXPECT_EQ(placements[2].module, "encoder");
+  EXPECT_EQ(placements.ModuleOf(2), "encoder");
   EXPECT_EQ(placements[3].phase, Phase::kForward);
   EXPECT_EQ(placements[3].step, 1);
   EXPECT_STREQ(PhaseName(Phase::kData), "data");
@@ -232,14 +244,14 @@ TEST(PlaceOps, TheLossesBackwardNodesAreTheLosses) {
       .Op("AddmmBackward0", 30, 35, 1, OpScope::kBackward, 7, 1)
       .Op("torch::autograd::AccumulateGrad", 36, 37, 1, OpScope::kBackward)
       .Op("aten::add_", 41, 42);
-  const std::vector<OpPlacement> placements = PlaceOps(b.Build());
+  const OpPlacements placements = PlaceOps(b.Build());
   const Phase expected[] = {Phase::kForward,  Phase::kLoss,     Phase::kLoss, Phase::kLoss,
                             Phase::kLoss,     Phase::kLoss,     Phase::kLoss, Phase::kBackward,
                             Phase::kBackward, Phase::kOptimizer};
   for (std::size_t i = 0; i < placements.size(); ++i) {
     EXPECT_EQ(placements[i].phase, expected[i]) << "op " << i;
   }
-  EXPECT_EQ(placements[7].module, "encoder");
+  EXPECT_EQ(placements.ModuleOf(7), "encoder");
 }
 
 // A model.pt's loss is its forward's: no loss stretch, no backward node moves.
@@ -248,7 +260,7 @@ TEST(PlaceOps, WithoutALossStretchTheBackwardKeepsItsNodes) {
   b.Step(0, 10, 30, 40)
       .Op("aten::max", 5, 6, 1, OpScope::kForward, 8)
       .Op("MaxBackward1", 12, 14, 1, OpScope::kBackward, 8, 1);
-  const std::vector<OpPlacement> placements = PlaceOps(b.Build());
+  const OpPlacements placements = PlaceOps(b.Build());
   EXPECT_EQ(placements[1].phase, Phase::kBackward);
 }
 

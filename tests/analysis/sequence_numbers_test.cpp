@@ -29,7 +29,7 @@ Timeline TwoModules() {
 
 TEST(ForwardOpOf, NamesTheOutermostForwardOpWithTheSameSequenceNumber) {
   const Timeline timeline = TwoModules();
-  const std::vector<OpPlacement> placements = PlaceOps(timeline);
+  const OpPlacements placements = PlaceOps(timeline);
   EXPECT_EQ(ForwardOpOf(timeline, placements, 3), "aten::gather");
   EXPECT_EQ(ForwardOpOf(timeline, placements, 4), "aten::linear")
       << "AddmmBackward0 was made by aten::addmm, which aten::linear called";
@@ -54,7 +54,7 @@ TEST(CostliestForwardOpOf, NamesTheForwardOpWhoseNodesCostMostNotTheFirstNode) {
       .Op("MulBackward0", 62, 64, 1, OpScope::kBackward, 5, 1)
       .Op("MulBackward0", 65, 88, 1, OpScope::kBackward, 2, 1);
   const Timeline timeline = b.Build();
-  const std::vector<OpPlacement> placements = PlaceOps(timeline);
+  const OpPlacements placements = PlaceOps(timeline);
   EXPECT_EQ(ForwardOpOf(timeline, placements, 5), "aten::dropout")
       << "the first node in the mixer's backward is the dropout's";
   EXPECT_EQ(CostliestForwardOpOf(timeline, placements, "MulBackward0", ModulePath("mixer")),
@@ -111,10 +111,10 @@ TEST(BackwardMarkersFromSequenceNumbers, GiveBackwardNodesTheModulesOfTheirForwa
   EXPECT_EQ(markers[2].path, "proj");
 
   timeline.markers.insert(timeline.markers.end(), markers.begin(), markers.end());
-  const std::vector<OpPlacement> placed = PlaceOps(timeline);
-  EXPECT_EQ(placed[4].module, "drop") << "the scatter inside GatherBackward0";
-  EXPECT_EQ(placed[5].module, "proj");
-  EXPECT_EQ(placed[6].module, "");
+  const OpPlacements placed = PlaceOps(timeline);
+  EXPECT_EQ(placed.ModuleOf(4), "drop") << "the scatter inside GatherBackward0";
+  EXPECT_EQ(placed.ModuleOf(5), "proj");
+  EXPECT_EQ(placed.ModuleOf(6), "");
   EXPECT_EQ(CheckAgainstSequenceNumbers(timeline, placed).backward_ops_agreeing, 3);
 }
 

@@ -53,11 +53,10 @@ class TimelineBuilder {
     op.name = name;
     op.scope = scope;
     op.thread = thread;
-    op.seq_nr = seq_nr;
-    op.forward_thread = forward_thread;
     op.start_ns = Ms(start);
     op.end_ns = Ms(end);
     timeline_.ops.push_back(op);
+    timeline_.SetSequence(timeline_.ops.size() - 1, {seq_nr, forward_thread});
     return *this;
   }
 

@@ -37,8 +37,6 @@ struct FakeSource::Emitter {
     op.name = name;
     op.scope = scope;
     op.thread = kMainThread;
-    op.seq_nr = seq;
-    op.forward_thread = scope == OpScope::kBackward ? kMainThread : 0;
     op.start_ns = now;
     now += Ns(ms + page_fault_ms);
     op.end_ns = now;
@@ -58,6 +56,8 @@ struct FakeSource::Emitter {
     }
     timeline.ops.push_back(op);
     timeline.SetCounts(timeline.ops.size() - 1, counts);
+    timeline.SetSequence(timeline.ops.size() - 1,
+                         {seq, scope == OpScope::kBackward ? kMainThread : 0});
   }
 
   void Mark(const std::string& path, MarkerKind kind) {

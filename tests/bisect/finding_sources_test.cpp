@@ -9,13 +9,14 @@ namespace {
 // One window: a forward aten::gather in `module` and the GatherBackward0 node it made.
 LabelledWindow GatherWindow(const std::string& module) {
   LabelledWindow window;
-  OpEvent forward{"aten::gather", OpScope::kForward, 1, 7, 0, 100, 200};
-  OpEvent backward{"GatherBackward0", OpScope::kBackward, 2, 7, 1, 300, 400};
+  OpEvent forward{"aten::gather", OpScope::kForward, 1, 100, 200};
+  OpEvent backward{"GatherBackward0", OpScope::kBackward, 2, 300, 400};
   window.timeline.ops = {forward, backward};
+  window.timeline.SetSequence(0, {7, 0});
+  window.timeline.SetSequence(1, {7, 1});
   OpPlacement placed;
-  placed.module = module;
   placed.top_level = 0;
-  window.placements = {placed, placed};
+  window.placements = {{placed, module}, {placed, module}};
   window.placements[1].top_level = 1;
   return window;
 }
@@ -93,15 +94,14 @@ TEST(LocateFindings, AnOpThatRunsInSeveralModulesIsLocatedWhereItCostMost) {
   // ConvolutionBackward0 in two layers: the output conv's first in time (backward runs the last
   // layer first), the wide layer's 30x as long.
   LabelledWindow window;
-  window.timeline.ops = {{"aten::conv2d", OpScope::kForward, 1, 7, 0, 0, 10},
-                         {"aten::conv2d", OpScope::kForward, 1, 8, 0, 20, 40},
-                         {"ConvolutionBackward0", OpScope::kBackward, 2, 8, 1, 100, 110},
-                         {"ConvolutionBackward0", OpScope::kBackward, 2, 7, 1, 200, 500}};
-  OpPlacement out;
-  out.module = "out";
-  OpPlacement wide = out;
-  wide.module = "up1";
-  window.placements = {wide, out, out, wide};
+  window.timeline.ops = {{"aten::conv2d", OpScope::kForward, 1, 0, 10},
+                         {"aten::conv2d", OpScope::kForward, 1, 20, 40},
+                         {"ConvolutionBackward0", OpScope::kBackward, 2, 100, 110},
+                         {"ConvolutionBackward0", OpScope::kBackward, 2, 200, 500}};
+  const OpSequence sequences[] = {{7, 0}, {8, 0}, {8, 1}, {7, 1}};
+  for (std::size_t i = 0; i < 4; ++i) window.timeline.SetSequence(i, sequences[i]);
+  const OpPlacement placed;
+  window.placements = {{placed, "up1"}, {placed, "out"}, {placed, "out"}, {placed, "up1"}};
   for (int i = 0; i < 4; ++i) window.placements[i].top_level = i;
   std::vector<Finding> findings = {FindingAt("", "ConvolutionBackward0")};
   std::string asked_path;

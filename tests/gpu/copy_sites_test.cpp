@@ -27,7 +27,7 @@ class CopySitesTest : public ::testing::Test {
   }
 
   Timeline timeline_;
-  std::vector<OpPlacement> placements_;
+  OpPlacements placements_;
 };
 
 TEST_F(CopySitesTest, ReportsAnUploadMadeEveryStep) {

@@ -31,7 +31,7 @@ class GpuAttributionTest : public ::testing::Test {
   }
 
   Timeline timeline_;
-  std::vector<OpPlacement> placements_;
+  OpPlacements placements_;
 };
 
 TEST_F(GpuAttributionTest, ChargesWorkToTheInnermostLaunchingOp) {

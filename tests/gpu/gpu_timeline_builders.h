@@ -87,12 +87,11 @@ inline StepSpan Step(int index, TimeNs start, TimeNs end) {
   return StepOfPhases(index, start, start, start + length / 2, start + length * 3 / 4, end);
 }
 
-inline OpPlacement Placed(int step, Phase phase, std::string module = "") {
+inline PlacedOp Placed(int step, Phase phase, const std::string& module = "") {
   OpPlacement placement;
   placement.step = step;
   placement.phase = phase;
-  placement.module = std::move(module);
-  return placement;
+  return {placement, module};
 }
 
 inline ProbeStatus CuptiRecorded() { return ProbeStatus{"cupti", true, "test", 0}; }

@@ -50,8 +50,8 @@ TEST(OpLookup, OpsOnOtherThreadsDoNotNest) {
 TEST(OpLookup, OriginNamesStepPhaseModuleAndCallingOp) {
   Timeline timeline;
   timeline.ops = {Op("aten::item", 0, 100, 1, 0), Op("aten::_local_scalar_dense", 5, 95, 2, 1)};
-  const std::vector<OpPlacement> placements = {Placed(0, Phase::kForward, "head"),
-                                               Placed(0, Phase::kForward, "head.fc")};
+  const OpPlacements placements = {Placed(0, Phase::kForward, "head"),
+                                   Placed(0, Phase::kForward, "head.fc")};
   const OpLookup lookup(timeline);
   const auto origin = OriginOf(2, lookup, timeline, placements);
   ASSERT_TRUE(origin);

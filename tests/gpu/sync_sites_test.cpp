@@ -34,7 +34,7 @@ class SyncSitesTest : public ::testing::Test {
   }
 
   Timeline timeline_;
-  std::vector<OpPlacement> placements_;
+  OpPlacements placements_;
 };
 
 TEST_F(SyncSitesTest, AnItemIsOneStreamSynchronizeFromAtenItem) {

@@ -36,7 +36,7 @@ TEST(EventRecorder, RecordsNestedOpsAndMarkersPerThreadOnlyWhileRecording) {
   EXPECT_LE(timeline.ops[0].start_ns, timeline.ops[1].start_ns);
   EXPECT_GE(timeline.ops[0].end_ns, timeline.ops[1].end_ns);
   EXPECT_EQ(timeline.ops[2].name, "AddmmBackward0");
-  EXPECT_EQ(timeline.ops[2].forward_thread, 1u);
+  EXPECT_EQ(timeline.SequenceOf(2).forward_thread, 1u);
   ASSERT_EQ(timeline.markers.size(), 1u);
   EXPECT_EQ(timeline.markers[0].path, "head");
 

@@ -27,7 +27,7 @@ class ChromeTraceTest : public ::testing::Test {
         Op("aten::addmm", 1'002'000, 1'009'000, 2, 1, 1),
         Op("AddmmBackward0", 1'060'000, 1'070'000, 3, 0, 2, OpScope::kBackward),
     };
-    timeline_.ops[0].seq_nr = 17;
+    timeline_.SetSequence(0, {17, 0});
     placements_ = {Placed(0, Phase::kForward, "fc"), Placed(0, Phase::kForward, "fc"),
                    Placed(0, Phase::kBackward, "fc")};
     timeline_.markers = {
@@ -84,7 +84,7 @@ class ChromeTraceTest : public ::testing::Test {
   }
 
   Timeline timeline_;
-  std::vector<OpPlacement> placements_;
+  OpPlacements placements_;
   RunReport report_;
 };
 
@@ -331,8 +331,7 @@ TEST_F(ChromeTraceTest, FindingsAndTheHotSpotAreAdvisorsAnnotations) {
 
 TEST_F(ChromeTraceTest, AForwardOpPointsAtTheBackwardNodeItCreated) {
   // aten::linear (seq 17 on thread 1) created AddmmBackward0 (seq 17, forward thread 1).
-  timeline_.ops[2].seq_nr = 17;
-  timeline_.ops[2].forward_thread = 1;
+  timeline_.SetSequence(2, {17, 1});
   placements_[2].top_level = 2;
   const json trace = Written();
   std::vector<json> starts;

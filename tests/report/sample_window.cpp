@@ -26,7 +26,7 @@ class WindowBuilder {
     Forward("encoder", 200, 2600, kMain);
     Forward("encoder.attn", 300, 1600, kMain);
     Linear(400, 1500, seq + 1);
-    Launching(Op("aten::relu", At(1700), At(2400), NextId()), kMain, "relu_kernel", seq + 2);
+    Launching(Op("aten::relu", At(1700), At(2400), NextId()), kMain, "relu_kernel", {seq + 2, 0});
     Forward("head", 2700, 3900, kMain);
     Linear(2800, 3800, seq + 3);
 
@@ -67,26 +67,24 @@ class WindowBuilder {
 
   // aten::linear and the aten::addmm inside it, which launches the GEMM.
   void Linear(TimeNs start, TimeNs end, std::int64_t seq) {
-    OpEvent linear = Op("aten::linear", At(start), At(end), NextId());
-    linear.seq_nr = seq;
-    timeline_.ops.push_back(linear);
+    timeline_.ops.push_back(Op("aten::linear", At(start), At(end), NextId()));
+    timeline_.SetSequence(timeline_.ops.size() - 1, {seq, 0});
     Launching(Op("aten::addmm", At(start + 50), At(end - 50), NextId(), 1), kMain, "gemm");
   }
 
   void Node(const std::string& name, TimeNs start, TimeNs end, std::int64_t seq, ThreadId thread) {
-    OpEvent node = Op(name, At(start), At(end), NextId(), 0, thread, OpScope::kBackward);
-    node.seq_nr = seq;
-    node.forward_thread = kMain;
-    Launching(node, thread, name == "ReluBackward0" ? "relu_grad_kernel" : "gemm_grad");
+    Launching(Op(name, At(start), At(end), NextId(), 0, thread, OpScope::kBackward), thread,
+              name == "ReluBackward0" ? "relu_grad_kernel" : "gemm_grad", {seq, kMain});
   }
 
   // The op, and on a GPU the CUDA call it made 20 us in and the work that call launched on one
   // stream: a kernel, a memset, or the pageable copy of the batch, which the host then waits for
   // (cudaStreamSynchronize and CUPTI's record of the wait).
-  void Launching(OpEvent op, ThreadId thread, const std::string& work, std::int64_t seq = -1) {
+  void Launching(OpEvent op, ThreadId thread, const std::string& work,
+                 const OpSequence& sequence = {}) {
     op.thread = thread;
-    if (seq >= 0) op.seq_nr = seq;
     timeline_.ops.push_back(op);
+    timeline_.SetSequence(timeline_.ops.size() - 1, sequence);
     if (!gpu_) return;
     const TimeNs call = op.start_ns + 20 * kUs;
     const TimeNs start = call + 30 * kUs;

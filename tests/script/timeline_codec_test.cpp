@@ -11,9 +11,11 @@ using nlohmann::json;
 
 Timeline Sample() {
   Timeline timeline;
-  timeline.ops.push_back({"aten::gather", OpScope::kForward, 7, 42, 0, 100, 200, 0, 9});
+  timeline.ops.push_back({"aten::gather", OpScope::kForward, 7, 100, 200, 0, 9});
+  timeline.SetSequence(0, {42, 0});
   timeline.SetCounts(0, {2048, 4096, 65536});
-  timeline.ops.push_back({"GatherBackward0", OpScope::kBackward, 8, 42, 7, 300, 400, 1, 0});
+  timeline.ops.push_back({"GatherBackward0", OpScope::kBackward, 8, 300, 400, 1, 0});
+  timeline.SetSequence(1, {42, 7});
   timeline.markers.push_back({"blocks.3.mlp", MarkerKind::kBackwardBegin, 8, 290});
   KernelEvent kernel;
   kernel.name = "void gather_kernel<float>";
@@ -39,7 +41,8 @@ TEST(TimelineCodec, EventsRoundTrip) {
   ASSERT_EQ(read.ops.size(), 2u);
   EXPECT_EQ(read.ops[1].name, "GatherBackward0");
   EXPECT_EQ(read.ops[1].scope, OpScope::kBackward);
-  EXPECT_EQ(read.ops[1].forward_thread, 7u);
+  EXPECT_EQ(read.SequenceOf(1).seq_nr, 42);
+  EXPECT_EQ(read.SequenceOf(1).forward_thread, 7u);
   EXPECT_EQ(read.ops[0].correlation_id, 9u);
   EXPECT_EQ(read.CountsOf(0).page_faults, 2048);
   EXPECT_EQ(read.CountsOf(1).page_faults, -1);  // not counted

@@ -109,7 +109,7 @@ TEST(InputStage, TheStepWaitsForItsBatchInTheDataPhase) {
       EXPECT_GT(span.TimeIn(Phase::kData), 0) << workers << " workers";
       EXPECT_EQ(span.phases.size(), 4u) << "data, forward, backward, optimizer";
     }
-    const std::vector<OpPlacement> placements = PlaceOps(timeline);
+    const OpPlacements placements = PlaceOps(timeline);
     int flips_in_data = 0;
     bool linear_in_forward = false;
     for (std::size_t i = 0; i < timeline.ops.size(); ++i) {

@@ -76,5 +76,15 @@ TEST(HostEvents, OfTwoEventsWithOneIntervalTheFirstWrittenEnclosesTheOther) {
   EXPECT_EQ(Ops(op_outside).count("relu_kernel"), 1u);
 }
 
+TEST(HostEvents, ALegacyTraceHoldsNoSequenceNumbers) {
+  // Its exporter writes none: its millions of ops keep no column of absent numbers beside them.
+  const HostEvents host = Read(Legacy("ProfilerStep#1", 0, 100) + "," +
+                               Legacy("aten::mm", 20, 10) + "," + Legacy("MmBackward0", 40, 10));
+  ASSERT_EQ(host.ops.size(), 2u);
+  EXPECT_EQ(host.ops[1].scope, OpScope::kBackward);
+  EXPECT_FALSE(host.has_sequence_numbers);
+  EXPECT_TRUE(host.op_sequences.empty());
+}
+
 }  // namespace
 }  // namespace advisor
