@@ -1,4 +1,4 @@
-# The ODR check (scripts/odr-check.sh, CI): two different types with one qualified name in two
+# The ODR check (scripts/odr-check.sh, before a change lands): two different types with one qualified name in two
 # translation units (once two structs advisor::TraceWindow) compile and link silently, and the
 # program then misreads one as the other. GCC's link-time optimiser compares every type it
 # streams across units: with ADVISOR_ODR_CHECK everything is compiled with -flto, and one

@@ -3,7 +3,8 @@
 # build-odr/ with GCC, -flto and -Werror=odr, and links every engine and probe library whole into
 # one executable, advisor_odr_check (cmake/OdrCheck.cmake); two translation units defining
 # different types of one name fail that link with GCC's "violates the C++ One Definition Rule",
-# naming both definitions. CI runs it (scripts/test.sh); docs/architecture.md#the-houses-checks.
+# naming both definitions. Not in CI (its cost): run it before a change lands that adds or moves a
+# type or touches the build; docs/architecture.md#the-houses-checks.
 # Needs what scripts/setup.sh installs (it configures with the same torch).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"

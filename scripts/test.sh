@@ -3,13 +3,14 @@
 #
 # The Debian lane (Debian's torch 1.13): the suites that need LibTorch, the integration tests
 # among them, which export small models with /usr/bin/python3 and bisect them; the format check
-# (scripts/format-check.sh, clang-format-14), the layer check (scripts/layers-check.py: no include
-# points up a layer of engine/) and the ODR check (scripts/odr-check.sh: every engine library in
-# one GCC LTO link, -Werror=odr); then the torch-free libraries and their suites under
+# (scripts/format-check.sh, clang-format-14) and the layer check (scripts/layers-check.py: no
+# include points up a layer of engine/); the torch-free libraries and their suites under
 # AddressSanitizer and UndefinedBehaviorSanitizer, every fuzz target replaying its corpus
 # (scripts/sanitize.sh), and a short fuzzing run of each target (scripts/fuzz.sh, FUZZ_SECONDS per
 # target, 5 by default; 0 skips it). The torch-free suites run there alone: build/ leaves them
 # out (setup.sh --without-torch-free-suites), which saves CI's 2 cores their second build.
+# The ODR check (scripts/odr-check.sh) is not run here: its 590 CPU-seconds are more than CI's
+# 40 minutes on 2 cores can spare (docs/architecture.md#the-houses-checks says when to run it).
 #
 # The modern-torch lane (scripts/modern-lane.sh), where CI is set or ADVISOR_MODERN_LANE=1 (0
 # skips it): advisor built against a current torch from PyPI and the script-mode suites run with
@@ -29,13 +30,12 @@ case "${ADVISOR_MODERN_LANE:-}" in
   *) echo "test.sh: ADVISOR_MODERN_LANE is 1 (run the modern-torch lane) or 0 (skip it)," \
        "not '$ADVISOR_MODERN_LANE'" >&2; exit 2 ;;
 esac
-# Work started in the background: the modern lane's virtualenv, and two checks that only compile
-# and run torch-free code beside the script-mode suites, which run one test at a time and leave a
-# core idle (the ODR check beside the Debian lane's suites, the sanitized build and suites beside
-# the modern lane). Run one after the other, the stages took 2,516 s of CI's 2,400 on this 2-core
-# VM (2026-11-29, docs/benchmarks.md). Each runs in a session of its own, so that a run that fails
-# ends it with its compilers, and at the lowest priority beside the tests, so that they keep
-# their CPU time.
+# Work started in the background: the modern lane's virtualenv, and the sanitized build and
+# suites, which only compile and run torch-free code, beside the suites that time scripts: those
+# run one test at a time and leave a core idle. Run one after the other, the stages took 2,516 s
+# of CI's 2,400 on this 2-core VM (2026-11-29, docs/benchmarks.md). Each runs in a session of its
+# own, so that a run that fails ends it with its compilers, and at the lowest priority beside the
+# tests, so that they keep their CPU time.
 # A new session is also a new scheduling group where the kernel groups by session
 # (sched_autogroup): a nice value counts only inside its group, and the group's own nice is what
 # weighs against the tests. Left at 0, it took half the CPU: a planted-hotspot test ran 86 s
@@ -104,11 +104,10 @@ stage "the build" "$root/scripts/setup.sh" --without-torch-free-suites
 stage "the format check" "$root/scripts/format-check.sh"
 stage "the layer check" /usr/bin/python3 "$root/scripts/layers-check.py"
 if $modern_lane; then at_lowest_priority "$install"; fi
-odr_log="$root/build/odr-check.log"
-in_background lowest "$odr_log" "$root/scripts/odr-check.sh"
-odr=$background_pid
+sanitize_log="$root/build/sanitize.log"
+in_background lowest "$sanitize_log" "$root/scripts/sanitize.sh"
+sanitize=$background_pid
 stage "the suites" bash -c 'cd "$1/build" && ctest --output-on-failure -j"$(nproc)"' _ "$root"
-stage "the ODR check (beside the suites; its log $odr_log)" joined "$odr" "$odr_log"
 
 if $modern_lane; then
   if ! wait "$install"; then
@@ -116,14 +115,9 @@ if $modern_lane; then
       "(scripts/modern-venv.sh failed; its log: $install_log)" >&2
     exit 1
   fi
-  sanitize_log="$root/build/sanitize.log"
-  in_background lowest "$sanitize_log" "$root/scripts/sanitize.sh"
-  sanitize=$background_pid
   stage "the modern-torch lane" "$root/scripts/modern-lane.sh"
-  stage "the sanitized suites (beside the modern lane; its log $sanitize_log)" \
-    joined "$sanitize" "$sanitize_log"
-else
-  stage "the sanitized suites" "$root/scripts/sanitize.sh"
 fi
+stage "the sanitized suites (beside the lanes; its log $sanitize_log)" \
+  joined "$sanitize" "$sanitize_log"
 seconds="${FUZZ_SECONDS:-5}"
 if [ "$seconds" -gt 0 ]; then stage "the fuzzing" "$root/scripts/fuzz.sh" "$seconds"; fi
