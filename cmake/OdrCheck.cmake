@@ -1,12 +1,12 @@
-# The ODR check (scripts/odr-check.sh, before a change lands): two different types with one qualified name in two
-# translation units (once two structs advisor::TraceWindow) compile and link silently, and the
-# program then misreads one as the other. GCC's link-time optimiser compares every type it
-# streams across units: with ADVISOR_ODR_CHECK everything is compiled with -flto, and one
-# executable, advisor_odr_check, links every static library of engine/ and probes/ whole
-# (--whole-archive, so that no object is left out for being unreferenced) with the CLI's and the
-# script probe's sources, where -Werror=odr makes a clash fail the link, naming the type and both
-# definitions. -O0: the types are compared whatever the optimisation level, and the check then
-# costs compile time only.
+# The ODR check (scripts/odr-check.sh, run before a change lands): two different types with one
+# qualified name in two translation units (once two structs advisor::TraceWindow) compile and
+# link silently, and the program then misreads one as the other. GCC's link-time optimiser
+# compares every type it streams across units: with ADVISOR_ODR_CHECK everything is compiled
+# with -flto, and one executable, advisor_odr_check, links every static library of engine/ and
+# probes/ whole (--whole-archive, so that no object is left out for being unreferenced) with the
+# CLI's and the script probe's sources, where -Werror=odr makes a clash fail the link, naming the
+# type and both definitions. -O0: the types are compared whatever the optimisation level, and the
+# check then costs compile time only.
 option(ADVISOR_ODR_CHECK
        "Build advisor_odr_check: every engine and probe library in one LTO link with -Werror=odr"
        OFF)
