@@ -2,8 +2,9 @@
 # The modern-torch lane: advisor built against a current torch from PyPI and the script-mode
 # suites (ctest label "script", less those no torch version changes: below) run with it, the
 # trainers among them: transformers' Trainer, Lightning and an accelerate loop, each bisected to
-# the planted slow block of its model and the line in tests/script_runs/tiny_lm.py. It builds only what those suites run (advisor, its probe
-# library, script_mode_tests), into build-modern/ beside the Debian lane's build/.
+# the planted slow block of its model and the line in tests/script_runs/tiny_lm.py. It builds
+# only what those suites run (advisor, its probe library, script_mode_tests), into build-modern/
+# beside the Debian lane's build/, the torch-free units from ccache (scripts/setup.sh).
 #
 #   scripts/modern-lane.sh      # the virtualenv (scripts/modern-venv.sh), the build, the suites
 #
