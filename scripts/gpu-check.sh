@@ -406,18 +406,49 @@ detached_cost_ddp() {
 # REAL_FAMILIES picks them (default "gpt2 llama bert vit resnet"); ORACLE_COMPILE=1 times
 # torch.compile too (minutes per family); REAL_AUTOTEST=DURATION bisects with --autotest under
 # that --autotest-budget (e.g. 90s), so that the findings lead with the fixes it verified.
+# On a machine of several GPUs the families are dealt to one lane per GPU, each lane pinned to
+# its share of the physical cores (the one-GPU machine's 16 cores on the 2-GPU host's 32), so
+# that ten families take half the time; a lane's oracle and bisection never share its GPU or
+# cores with another's.
 real_models() {
   local families=(${REAL_FAMILIES:-gpt2 llama bert vit resnet})
-  local oracle="$results/real-oracle.jsonl"
+  local lanes
+  lanes=$(nvidia-smi -L | wc -l)
+  local lane
+  for ((lane = 0; lane < lanes; lane++)); do
+    real_models_lane "$lane" "$lanes" "${families[@]}" &
+  done
+  wait
+  cat "$results"/real-oracle.lane*.jsonl >"$results/real-oracle.jsonl"
+  python3 bench/real_models/judge.py "$results/real-oracle.jsonl" "$results/real" |
+    tee -a "$out/summary.txt"
+}
+
+# real_models_lane LANE LANES FAMILY...: every LANES-th family from LANE on, on GPU LANE and the
+# physical cores whose index modulo LANES is LANE (with their hyper-threads).
+real_models_lane() {
+  local lane=$1 lanes=$2
+  shift 2
+  local families=("$@")
+  local cpus
+  cpus=$(lscpu -p=CPU,CORE,SOCKET | grep -v '^#' | sort -t, -k3,3n -k2,2n |
+    awk -F, -v lane="$lane" -v lanes="$lanes" '
+      { key = $3 "," $2; if (!(key in index_of)) index_of[key] = cores++ }
+      index_of[key] % lanes == lane { list = list (list ? "," : "") $1 }
+      END { print list }')
+  local oracle="$results/real-oracle.lane$lane.jsonl"
   : >"$oracle"
-  for family in "${families[@]}"; do
-    step "oracle_$family" python3 bench/real_models/oracle.py --family "$family" \
-      ${ORACLE_COMPILE:+--compile} && grep '^{' "$logs/oracle_$family.log" >>"$oracle"
-    step "real_$family" build-gpu/advisor bisect --out "$results/real/$family" \
+  local i family
+  for ((i = lane; i < ${#families[@]}; i += lanes)); do
+    family=${families[$i]}
+    CUDA_VISIBLE_DEVICES=$lane step "oracle_$family" taskset -c "$cpus" \
+      python3 bench/real_models/oracle.py --family "$family" ${ORACLE_COMPILE:+--compile} &&
+      grep '^{' "$logs/oracle_$family.log" >>"$oracle"
+    CUDA_VISIBLE_DEVICES=$lane step "real_$family" taskset -c "$cpus" \
+      build-gpu/advisor bisect --out "$results/real/$family" \
       ${REAL_AUTOTEST:+--autotest --autotest-budget "$REAL_AUTOTEST"} -- \
       python3 bench/real_models/train.py --family "$family"
   done
-  python3 bench/real_models/judge.py "$oracle" "$results/real" | tee -a "$out/summary.txt"
 }
 
 # The straggler verdict on 2 GPUs (bench/straggler_check.py): a rank slowed on its GPU only, on

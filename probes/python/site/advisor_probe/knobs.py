@@ -28,6 +28,9 @@ _DDP_ARGUMENTS = {"ddp_bucket_cap_mb": "bucket_cap_mb",
 
 
 def physical_cores():
+    """The machine's physical cores, at most the CPUs this process may run on (a job pinned to
+    some cores, by taskset or its scheduler, gets one worker per core it has, as advisor's own
+    count in engine/util/physical_cores.cpp)."""
     cores = set()
     try:
         with open("/proc/cpuinfo") as info:
@@ -42,7 +45,10 @@ def physical_cores():
                     cores.add((physical, core))
     except OSError:
         pass
-    return len(cores) or os.cpu_count() or 1
+    count = len(cores) or os.cpu_count() or 1
+    if hasattr(os, "sched_getaffinity"):
+        count = min(count, len(os.sched_getaffinity(0)))
+    return max(count, 1)
 
 
 def _eager_random_numbers():
