@@ -16,8 +16,10 @@ advisor, on the same script unchanged: `advisor bisect --autotest` (report.json'
 memory.modules, the materialised-attention finding's expected_saving_mb, and the hf-sdpa-attention
 fix: its status and its peak beside the baseline's); then the script under a memory limit below
 the eager peak (torch.cuda.set_per_process_memory_fraction, train.py --memory-fraction), bisected:
-the out-of-memory report names where it ran out, and a fix it names that train.py can switch on
-by hand (the first that trains, in the findings' order) must train under the same limit.
+the out-of-memory report names where it ran out, a fix it names that train.py can switch on
+by hand (the first that trains, in the findings' order) must train under the same limit, and
+advisor's --autotest, which runs each fix alone there (no baseline fits), must record one that
+fits, its peak under the limit.
 
 Prints the table (Markdown) and writes the compact JSON (--json); the report folders stay under
 --out. On a machine without CUDA the by-hand rows and the out-of-memory check are "not measured"
@@ -248,7 +250,28 @@ def out_of_memory_rows(args, eager):
     rows.append(row("a fix it names trains %d steps under the same limit" % OOM_FIX_STEPS,
                     ", ".join(tried) or "no fix train.py can switch on", "exit 0", None, ran,
                     "offered: " + (offered or "none")))
+    rows.append(autotest_fit_row(report, 0.85 * eager["peak_mb"]))
     return rows
+
+
+def autotest_fit_row(report, limit_mb):
+    """advisor's own --autotest of the out-of-memory report: each fix its findings offer run
+    alone (candidate-only runs, no baseline fits), one recorded as "fits" with its peak under the
+    limit where the peak was read."""
+    fixes = (report or {}).get("fixes") or []
+    fitting = [f for f in fixes if f.get("status") == "fits"]
+
+    def under_limit(fix):
+        return fix.get("peak_memory_mb") is None or fix["peak_memory_mb"] <= limit_mb
+
+    said = ", ".join("%s %s%s" % (f.get("recipe"), f.get("status"),
+                                  "" if f.get("peak_memory_mb") is None
+                                  else " (peak %.0f MB)" % f["peak_memory_mb"]) for f in fixes)
+    return row("--autotest: a fix run alone fits under the %.0f MB limit" % limit_mb,
+               said or "no fix was run (report.json's fixes is empty)",
+               "a fix that fits, peak <= %.0f MB" % limit_mb, None,
+               bool(fitting) and all(under_limit(f) for f in fitting),
+               "fits: " + (", ".join(f.get("recipe", "?") for f in fitting) or "none"))
 
 
 def table(rows):

@@ -2,11 +2,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <utility>
 #include <vector>
 
 #include "engine/autotest/ab_stats.h"
+#include "engine/autotest/candidate_process.h"
 #include "engine/autotest/candidate_result.h"
-#include "engine/autotest/process.h"
 #include "engine/util/printable_text.h"
 #include "engine/util/printf.h"
 
@@ -37,29 +38,9 @@ std::string RunOnce(const Side& side, int round, const CandidateRunner& runner,
   const std::string result_path = (std::filesystem::path(scratch_dir) /
                                    (id + "-" + side.name + "-r" + std::to_string(round) + ".json"))
                                       .string();
-  std::error_code ignored;
-  std::filesystem::remove(result_path, ignored);  // never read a previous run's file
-
-  CandidateCommand command = runner.BenchmarkCommand(side.candidate, result_path);
-  if (side.candidate) {
-    for (const auto& [name, value] : side.candidate->env) command.env[name] = value;
-  }
-  ProcessSpec spec;
-  spec.argv = command.argv;
-  spec.env = command.env;
-  spec.timeout = settings.candidate_timeout;
-  spec.stderr_tail_bytes = settings.stderr_tail_bytes;
-  const ProcessOutcome outcome = RunProcess(spec);
-  if (!outcome.Succeeded()) {
-    std::string reason = prefix + outcome.Describe();
-    if (!outcome.stderr_tail.empty()) reason += "; stderr tail:\n" + outcome.stderr_tail;
-    return reason;
-  }
-  try {
-    result = ReadCandidateResult(result_path);
-  } catch (const CandidateResultError& error) {
-    return prefix + error.what();
-  }
+  CandidateProcessRun run = RunCandidateProcess(runner, side.candidate, settings, result_path);
+  if (!run.failure.empty()) return prefix + run.failure;
+  result = std::move(run.result);
   if (!result.skipped.empty()) return {};
   if (!result.loss) return prefix + "the loss was not finite";
   if (round > 1 && result.samples_per_step != side.samples_per_step) {

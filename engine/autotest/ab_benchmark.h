@@ -25,6 +25,9 @@ inline constexpr char kNoChange[] = "no-change";  // works, but the difference i
 inline constexpr char kRejected[] = "rejected";  // numerics outside tolerance, or measurably slower
 inline constexpr char kFailed[] = "failed";      // a process crashed, hung or wrote a bad result
 inline constexpr char kSkipped[] = "skipped";    // not tried: not implemented or not applicable
+// After a run that ran out of memory, a candidate run alone (its baseline does not fit):
+inline constexpr char kFits[] = "fits";                  // trained its steps without running out
+inline constexpr char kOutOfMemory[] = "out-of-memory";  // ran out of memory again
 }  // namespace fix_status
 
 struct AbSettings {

@@ -75,6 +75,10 @@ CandidateResult ReadResult(const JsonField& root) {
   CandidateResult result;
   result.skipped = SkippedReason(root);
   if (!result.skipped.empty()) return result;
+  if (auto out_of_memory = root.Optional("out_of_memory")) {
+    result.out_of_memory = out_of_memory->NonEmptyString();
+    return result;
+  }
   const JsonField steps = root.Required("step_ms");
   for (const JsonField& step : steps.Elements(1)) {
     result.step_ms.push_back(step.Number(NumberRange::Above(0)));
@@ -113,6 +117,10 @@ NumericsResult ReadNumerics(const JsonField& root) {
 void WriteCandidateResult(const std::string& path, const CandidateResult& result) {
   if (!result.skipped.empty()) {
     WriteWhole(path, {{"skipped", result.skipped}});
+    return;
+  }
+  if (!result.out_of_memory.empty()) {
+    WriteWhole(path, {{"out_of_memory", result.out_of_memory}});
     return;
   }
   WriteWhole(path, {{"step_ms", result.step_ms},

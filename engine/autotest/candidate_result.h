@@ -22,6 +22,10 @@ struct CandidateResult {
   std::optional<double> loss;            // last step's loss; null when it was not finite
   std::vector<std::string> sites;        // module paths a rewrite changed
   std::string skipped;  // non-empty: the process did not run this candidate, and why
+  // Non-empty: the process ran out of memory, and where, in one line ("in the forward of 1 at
+  // train.py:34: CUDA out of memory. ..."); a script's probe writes it as the interpreter exits
+  // of the error. Nothing else is in such a file.
+  std::string out_of_memory;
   // Wall time of the warm-up steps, which the measured steps leave out: where a recipe compiles
   // (torch.compile), its compilation. Absent when the process does not say.
   std::optional<double> warmup_s;

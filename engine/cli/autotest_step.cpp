@@ -13,6 +13,7 @@
 #include "engine/autotest/advice_fit.h"
 #include "engine/autotest/autotest.h"
 #include "engine/autotest/candidate_order.h"
+#include "engine/autotest/fit_runs.h"
 #include "engine/cli/model_candidate_runner.h"
 #include "engine/script/code_change.h"
 #include "engine/script/script_candidate.h"
@@ -125,19 +126,23 @@ void AimAtFindings(std::vector<Recipe>& recipes, const std::vector<Finding>& fin
   }
 }
 
-// The numerics checks and benchmarks of the recipes the findings name, into report.fixes.
-void TryRecipes(const BisectCommandOptions& options, RunReport& report,
-                const FixedModelsDir* fixed, std::ostream& progress) {
-  // Started before the numerics checks, which count against it.
-  AutotestBudget budget(options.autotest_budget.empty()
-                            ? std::nullopt
-                            : ParseDuration(options.autotest_budget));
+// The budget the user allowed (--autotest-budget), started now: every run the autotest starts
+// from here counts against it.
+AutotestBudget StartBudget(const BisectCommandOptions& options) {
+  return AutotestBudget(options.autotest_budget.empty() ? std::nullopt
+                                                        : ParseDuration(options.autotest_budget));
+}
+
+// The recipes the findings name, aimed at the run they came from; none where there is nothing to
+// try (why: in report.data_quality, or a progress line).
+std::optional<AutotestPlan> PlanFromFindings(const BisectCommandOptions& options,
+                                             RunReport& report, std::ostream& progress) {
   const std::string recipes_dir = FindDataDir("recipes");
   if (recipes_dir.empty()) {
     report.data_quality.push_back(
         "autotest: the recipes are missing beside the advisor binary "
         "(set ADVISOR_RECIPES_DIR); nothing was tried");
-    return;
+    return std::nullopt;
   }
   RecipeSet recipes = LoadRecipeDir(recipes_dir);
   for (const std::string& error : recipes.errors) {
@@ -147,7 +152,7 @@ void TryRecipes(const BisectCommandOptions& options, RunReport& report,
   plan.recipe_ids = RecipeIdsFromFindings(report.findings);
   if (plan.recipe_ids.empty()) {
     progress << "[autotest] no finding names a recipe: nothing to try\n";
-    return;
+    return std::nullopt;
   }
 
   plan.predicted_gain_ms = PredictedGainsMs(report.findings);
@@ -168,12 +173,21 @@ void TryRecipes(const BisectCommandOptions& options, RunReport& report,
     plan.cores = report.data->stage && report.data->stage->cores > 0 ? report.data->stage->cores
                                                                     : PhysicalCoreCount();
   }
+  return plan;
+}
 
+// The numerics checks and benchmarks of the recipes the findings name, into report.fixes.
+void TryRecipes(const BisectCommandOptions& options, RunReport& report,
+                const FixedModelsDir* fixed, std::ostream& progress) {
+  // Started before the numerics checks, which count against it.
+  AutotestBudget budget = StartBudget(options);
+  const std::optional<AutotestPlan> plan = PlanFromFindings(options, report, progress);
+  if (!plan) return;
   std::vector<AbResult> results;
   try {
     const std::unique_ptr<CandidateRunner> runner =
-        MakeCandidateRunner(options, report, plan.settings, fixed);
-    results = RunAutotest(plan, *runner, budget, progress);
+        MakeCandidateRunner(options, report, plan->settings, fixed);
+    results = RunAutotest(*plan, *runner, budget, progress);
   } catch (const std::runtime_error& failure) {  // no private folder, or no advisor binary
     report.data_quality.push_back(std::string("autotest: ") + failure.what());
     return;
@@ -181,15 +195,20 @@ void TryRecipes(const BisectCommandOptions& options, RunReport& report,
   // In the findings' order, not the order tried; the combinations, if any, last.
   for (const AbResult& result : results) report.fixes.push_back(result.fix);
   LeadWithMeasuredFixes(report.findings, report.fixes);
-  SuggestCodeChanges(plan.recipes, report.run.mode, report);
+  SuggestCodeChanges(plan->recipes, report.run.mode, report);
+}
+
+// stderr, where the autotest prints its progress lines, unless -q.
+std::ostream& ProgressStream(const BisectCommandOptions& options) {
+  static std::ostream no_progress(nullptr);
+  return options.quiet ? no_progress : std::cerr;
 }
 
 }  // namespace
 
 void RunAutotestStep(const BisectCommandOptions& options, RunReport& report,
                      FixedModelsDir* fixed) {
-  std::ostream no_progress(nullptr);
-  std::ostream& progress = options.quiet ? no_progress : std::cerr;
+  std::ostream& progress = ProgressStream(options);
   TryRecipes(options, report, fixed, progress);
   if (fixed == nullptr) return;
   try {
@@ -197,6 +216,20 @@ void RunAutotestStep(const BisectCommandOptions& options, RunReport& report,
     progress << "[autotest] --save-fixed: README.md and the verified rewrites' models are in "
              << fixed->path() << "\n";
   } catch (const std::runtime_error& failure) {
+    report.data_quality.push_back(std::string("autotest: ") + failure.what());
+  }
+}
+
+void RunOutOfMemoryFixesStep(const BisectCommandOptions& options, RunReport& report) {
+  std::ostream& progress = ProgressStream(options);
+  AutotestBudget budget = StartBudget(options);
+  const std::optional<AutotestPlan> plan = PlanFromFindings(options, report, progress);
+  if (!plan) return;
+  try {
+    const std::unique_ptr<CandidateRunner> runner =
+        MakeCandidateRunner(options, report, plan->settings, nullptr);
+    report.fixes = RunFitCandidates(*plan, *runner, budget, progress);
+  } catch (const std::runtime_error& failure) {  // no private folder, or no advisor binary
     report.data_quality.push_back(std::string("autotest: ") + failure.what());
   }
 }

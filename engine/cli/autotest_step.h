@@ -15,4 +15,9 @@ namespace advisor {
 void RunAutotestStep(const BisectCommandOptions& options, RunReport& report,
                      FixedModelsDir* fixed);
 
+// After a run that ran out of memory, whose findings (the oom-* rules) offer fixes: each recipe
+// they name run alone, without a baseline, which does not fit (engine/autotest/fit_runs.h), into
+// report.fixes. Progress and failures as RunAutotestStep's.
+void RunOutOfMemoryFixesStep(const BisectCommandOptions& options, RunReport& report);
+
 }  // namespace advisor

@@ -125,21 +125,31 @@ void Conclude(const RuleSet& rules, const std::vector<std::string>& rule_problem
 
 // A run that died of an out-of-memory error: the report is of that failure (the rules weigh
 // its fixes), with what the run measured before it; the sections it never reached are absent.
-// One line says where the report is, and advisor exits 1: the run failed.
-int ReportOutOfMemory(RunReport report, const std::string& what, const RuleSet& rules,
+// With --autotest, the fixes the findings offer run alone (no baseline fits) into `fixes`. One
+// line says where the report is, and which fix fits, if any; advisor exits 1: the run failed.
+int ReportOutOfMemory(const BisectCommandOptions& options, RunReport report,
+                      const std::string& what, const RuleSet& rules,
                       const std::vector<std::string>& rule_problems, ReportDir& report_dir) {
   const char* reason = "the run ran out of memory before advisor measured it";
   for (const char* section :
-       {"step", "bisection", "hotspot", "cross_check", "modules", "ops", "gpu", "data", "fixes"}) {
+       {"step", "bisection", "hotspot", "cross_check", "modules", "ops", "gpu", "data"}) {
     report.absent.push_back({section, reason});
   }
   BisectOutcome outcome;
   outcome.report = std::move(report);
   Conclude(rules, rule_problems, outcome);
+  if (options.autotest) {
+    RunOutOfMemoryFixesStep(options, outcome.report);
+  } else {
+    outcome.report.absent.push_back({"fixes", "the run ran out of memory; --autotest runs the "
+                                              "fixes its findings offer, each alone"});
+  }
   WriteReportFiles(report_dir, outcome.report, std::nullopt);
+  const std::string fixes = OutOfMemoryFixesSentence(outcome.report.fixes, kPlainText);
   std::cerr << "advisor: " << what << ", "
             << PrintableLine(OutOfMemoryWhere(*outcome.report.out_of_memory, kPlainText))
-            << "; the report of it is in " << report_dir.path() << "/report.md" << std::endl;
+            << "; the report of it is in " << report_dir.path() << "/report.md"
+            << (fixes.empty() ? "" : ". " + PrintableLine(fixes)) << std::endl;
   return 1;
 }
 
@@ -305,7 +315,8 @@ int RunScriptBisect(BisectCommandOptions& options) {
     report.run.wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     if (!report_dir) report_dir.emplace(options.out_dir);
-    return ReportOutOfMemory(std::move(report), error.what(), rules, rule_problems, *report_dir);
+    return ReportOutOfMemory(options, std::move(report), error.what(), rules, rule_problems,
+                             *report_dir);
   }
 }
 
@@ -347,7 +358,8 @@ int RunBisectCommand(BisectCommandOptions& options) {
     report.out_of_memory = error.failure;
     report.run.wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-    return ReportOutOfMemory(std::move(report), error.what(), rules, rule_problems, report_dir);
+    return ReportOutOfMemory(options, std::move(report), error.what(), rules, rule_problems,
+                             report_dir);
   }
   Conclude(rules, rule_problems, outcome);
   return Report(options, outcome, report_dir, fixed ? &*fixed : nullptr);

@@ -54,7 +54,9 @@ struct FixResult {
   std::string recipe;
   std::string kind;                 // "knob" or "rewrite"
   bool preserves_semantics = false;
-  std::string status;               // "verified", "rejected", "failed", "no-change"
+  // "verified", "rejected", "failed", "no-change", "skipped"; a candidate-only run's "fits" or
+  // "out-of-memory" (engine/autotest/ab_benchmark.h, fix_status)
+  std::string status;
   // Which step the speedup compared: "median" (robust to steps the machine's other work slowed)
   // or "mean" (stalls included: a workload that waits for its input; engine/autotest/ab_stats.h).
   std::string step_statistic = "median";
@@ -73,6 +75,9 @@ struct FixResult {
   // steps; engine/autotest/step_blocks.h). "" where nothing ran.
   std::string measured_in;
   int rounds = 0;                   // A/B rounds run
+  // Run alone, without a baseline, after a run that ran out of memory (engine/autotest/fit_runs.h):
+  // `candidate` and `peak_memory_mb` are its run's, and there is no speedup.
+  bool candidate_only = false;
   std::optional<Numerics> numerics;
   // The highest torch.cuda.max_memory_allocated of the candidate's measured steps, and of the
   // baseline's beside it (the same rounds or blocks); absent on a CPU run.

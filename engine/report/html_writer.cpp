@@ -116,6 +116,16 @@ void RenderSummary(std::ostringstream& out, const RunReport& report) {
       << "</p></section>\n";
 }
 
+// Each fix's detail (why it was rejected or failed, its stderr's tail), folded.
+void RenderFixDetails(std::ostringstream& out, const std::vector<FixResult>& fixes) {
+  for (const FixResult& fix : fixes) {
+    if (fix.detail.empty()) continue;
+    out << "<details><summary>" << HtmlCode(fix.recipe)
+        << ": details</summary><pre class=\"source\">" << EscapeHtml(fix.detail)
+        << "</pre></details>\n";
+  }
+}
+
 // First after the summary: the failure is the diagnosis, and the findings are its fixes.
 void RenderOutOfMemory(std::ostringstream& out, const RunReport& report) {
   if (!report.out_of_memory) return;
@@ -133,6 +143,12 @@ void RenderOutOfMemory(std::ostringstream& out, const RunReport& report) {
       HtmlTable(out,
                 MemoryShareTable(live.by_module, "module instance", true, live.mb, "the failure"));
     }
+  }
+  if (!report.fixes.empty()) {
+    out << "<h3>The fixes, each run alone</h3>\n<p>"
+        << OutOfMemoryFixesSentence(report.fixes, kHtmlMarkup) << "</p>\n";
+    HtmlTable(out, OutOfMemoryFixTable(report.fixes, failure));
+    RenderFixDetails(out, report.fixes);
   }
   out << "</section>\n";
 }
@@ -459,16 +475,12 @@ BarChart WorkerSeriesChart(const FixResult& fix) {
 }
 
 void RenderFixes(std::ostringstream& out, const RunReport& report) {
-  if (report.fixes.empty()) return;
+  // A run that ran out of memory shows its candidate-only runs in its own section.
+  if (report.fixes.empty() || report.out_of_memory) return;
   out << "<section id=\"fixes\"><h2>Fixes tried</h2>\n"
       << RenderBarChartSvg(BenchmarkChart(report.fixes)) << "\n";
   HtmlTable(out, FixTable(report.fixes));
-  for (const FixResult& fix : report.fixes) {
-    if (fix.detail.empty()) continue;
-    out << "<details><summary>" << HtmlCode(fix.recipe)
-        << ": details</summary><pre class=\"source\">" << EscapeHtml(fix.detail)
-        << "</pre></details>\n";
-  }
+  RenderFixDetails(out, report.fixes);
   for (const FixResult& fix : report.fixes) {
     if (fix.worker_series.empty()) continue;
     out << "<p>The worker counts " << HtmlCode(fix.recipe) << " tried:</p>\n";

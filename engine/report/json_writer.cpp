@@ -486,6 +486,9 @@ json FixesToJson(const std::vector<FixResult>& fixes) {
           {{"module_type", change.module_type}, {"method", change.method}, {"diff", change.diff}});
     }
     const bool interval = SpeedupIntervalMeasured(fix);
+    // A candidate-only run (after a run that ran out of memory) ran in a process without a round.
+    const bool ran = fix.rounds > 0 || (fix.candidate_only && !fix.measured_in.empty());
+    const bool timed = fix.rounds > 0 || (fix.candidate_only && BenchmarkMeasured(fix.candidate));
     out.push_back({{"recipe", fix.recipe},
                    {"kind", fix.kind},
                    {"preserves_semantics", fix.preserves_semantics},
@@ -499,8 +502,8 @@ json FixesToJson(const std::vector<FixResult>& fixes) {
                    {"speedup_ci_low", OrNull(fix.speedup_ci_low)},
                    {"speedup_ci_high", OrNull(fix.speedup_ci_high)},
                    {"rounds", fix.rounds},
-                   {"measured_in", fix.rounds > 0 ? json(fix.measured_in) : json(nullptr)},
-                   {"step_statistic", fix.rounds > 0 ? json(fix.step_statistic) : json(nullptr)},
+                   {"measured_in", ran ? json(fix.measured_in) : json(nullptr)},
+                   {"step_statistic", timed ? json(fix.step_statistic) : json(nullptr)},
                    {"numerics", std::move(numerics)},
                    {"peak_memory_mb", OrNull(fix.peak_memory_mb)},
                    {"baseline_peak_memory_mb", OrNull(fix.baseline_peak_memory_mb)},

@@ -16,22 +16,37 @@ namespace advisor {
 
 namespace {
 
+// Each fix's detail (why it was rejected or failed, its stderr's tail), one item each.
+void RenderFixDetails(std::ostringstream& out, const std::vector<FixResult>& fixes) {
+  for (const FixResult& fix : fixes) {
+    if (fix.detail.empty()) continue;
+    out << "- " << MarkdownCode(fix.recipe) << ": " << MarkdownText(fix.detail) << "\n";
+  }
+  out << "\n";
+}
+
 // First after the summary: the failure is the diagnosis, and the findings below are its fixes.
 void RenderOutOfMemory(std::ostringstream& out, const RunReport& report) {
   if (!report.out_of_memory) return;
   const OutOfMemoryFailure& failure = *report.out_of_memory;
   out << "## Out of memory\n\n" << MarkdownCode(failure.message) << "\n\n";
   MarkdownTable(out, OutOfMemoryFailureTable(failure));
-  if (!failure.live) return;
-  const MemoryPeak& live = *failure.live;
-  out << "### Live at the failure, by category\n\n";
-  MarkdownTable(out, MemoryShareTable(live.by_category, "held", false, live.mb, "the failure"));
-  if (!live.by_module.empty()) {
-    out << "### Kept for backward at the failure, by module instance\n\n"
-        << OutOfMemoryHolder(failure, kMarkdownMarkup) << ".\n\n";
-    MarkdownTable(
-        out, MemoryShareTable(live.by_module, "module instance", true, live.mb, "the failure"));
+  if (failure.live) {
+    const MemoryPeak& live = *failure.live;
+    out << "### Live at the failure, by category\n\n";
+    MarkdownTable(out, MemoryShareTable(live.by_category, "held", false, live.mb, "the failure"));
+    if (!live.by_module.empty()) {
+      out << "### Kept for backward at the failure, by module instance\n\n"
+          << OutOfMemoryHolder(failure, kMarkdownMarkup) << ".\n\n";
+      MarkdownTable(
+          out, MemoryShareTable(live.by_module, "module instance", true, live.mb, "the failure"));
+    }
   }
+  if (report.fixes.empty()) return;
+  out << "### The fixes, each run alone\n\n"
+      << OutOfMemoryFixesSentence(report.fixes, kMarkdownMarkup) << "\n\n";
+  MarkdownTable(out, OutOfMemoryFixTable(report.fixes, failure));
+  RenderFixDetails(out, report.fixes);
 }
 
 void RenderSteps(std::ostringstream& out, const RunReport& report) {
@@ -183,14 +198,11 @@ void RenderFindings(std::ostringstream& out, const RunReport& report) {
 }
 
 void RenderFixes(std::ostringstream& out, const RunReport& report) {
-  if (report.fixes.empty()) return;
+  // A run that ran out of memory shows its candidate-only runs in its own section.
+  if (report.fixes.empty() || report.out_of_memory) return;
   out << "## Fixes tried\n\n";
   MarkdownTable(out, FixTable(report.fixes));
-  for (const FixResult& fix : report.fixes) {
-    if (fix.detail.empty()) continue;
-    out << "- " << MarkdownCode(fix.recipe) << ": " << MarkdownText(fix.detail) << "\n";
-  }
-  out << "\n";
+  RenderFixDetails(out, report.fixes);
   for (const FixResult& fix : report.fixes) {
     if (fix.worker_series.empty()) continue;
     out << "The worker counts " << MarkdownCode(fix.recipe) << " tried:\n\n";

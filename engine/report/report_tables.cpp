@@ -396,6 +396,29 @@ Table OutOfMemoryFailureTable(const OutOfMemoryFailure& failure) {
   return table;
 }
 
+Table OutOfMemoryFixTable(const std::vector<FixResult>& fixes, const OutOfMemoryFailure& failure) {
+  Table table{{"recipe", "result", "ms/step", "peak memory MB (failed run \u2192 fixed)"},
+              {false, false, true, true},
+              {}};
+  const std::optional<double> failed_peak =
+      failure.allocator ? std::optional<double>(failure.allocator->peak_allocated_mb)
+                        : std::nullopt;
+  for (const FixResult& fix : fixes) {
+    TableCell peak = NotMeasured();
+    if (fix.peak_memory_mb) {
+      const std::string fixed = FormatNumber(*fix.peak_memory_mb);
+      peak = Text(failed_peak ? FormatNumber(*failed_peak) + " \u2192 " + fixed : fixed);
+    }
+    table.rows.push_back({{Code(fix.recipe), Text(fix.status),
+                           BenchmarkMeasured(fix.candidate)
+                               ? Ms(ComparedStepMs(fix, fix.candidate))
+                               : NotMeasured(),
+                           std::move(peak)},
+                          fix.status == "fits"});
+  }
+  return table;
+}
+
 bool ShowsAllocatorStats(const MemoryStats& memory) {
   return !memory.history && memory.peak_reserved_mb > 0;
 }

@@ -82,6 +82,10 @@ Table MemoryPeakTable(const MemoryStats& memory);
 // What an out-of-memory error left: the request, where, what the allocator held (the
 // fragmentation, the largest free block), the device's free memory; rows not measured say so.
 Table OutOfMemoryFailureTable(const OutOfMemoryFailure& failure);
+
+// The candidate-only runs after it (FixResult::candidate_only): each fix's result, its step and
+// its peak beside the failed run's peak allocated where both were measured (CUDA).
+Table OutOfMemoryFixTable(const std::vector<FixResult>& fixes, const OutOfMemoryFailure& failure);
 // Bytes live at the peak (`moment`: "the failure" for an out-of-memory error's) by category, by
 // the user's line or by instance: `name_column` titles the first column (a line is code), with
 // each one's share of the peak.

@@ -327,6 +327,30 @@ std::string OutOfMemoryHolder(const OutOfMemoryFailure& failure, const InlineMar
   return holder + ")";
 }
 
+std::string OutOfMemoryFixesSentence(const std::vector<FixResult>& fixes,
+                                     const InlineMarkup& markup) {
+  std::vector<std::string> fitting;
+  for (const FixResult& fix : fixes) {
+    if (!fix.candidate_only || fix.status != "fits") continue;
+    std::string fits = markup.code(fix.recipe) + " fits (";
+    if (fix.peak_memory_mb) fits += "peak " + FormatNumber(*fix.peak_memory_mb) + " MB, ";
+    fitting.push_back(fits + Ms(ComparedStepMs(fix, fix.candidate)) + " a step)");
+  }
+  if (!fitting.empty()) {
+    std::string sentence = "Run alone under the same limits, ";
+    for (std::size_t i = 0; i < fitting.size(); ++i) {
+      sentence += (i == 0 ? "" : i + 1 == fitting.size() ? " and " : ", ") + fitting[i];
+    }
+    return sentence + "; no speedup is measured: the run without it does not fit.";
+  }
+  const long tried = std::count_if(fixes.begin(), fixes.end(), [](const FixResult& fix) {
+    return fix.candidate_only && fix.status != "skipped";
+  });
+  if (tried == 0) return "";
+  return "None of the " + std::to_string(tried) + (tried == 1 ? " fix" : " fixes") +
+         " run alone under the same limits fits.";
+}
+
 std::string OutOfMemorySentence(const OutOfMemoryFailure& failure, const InlineMarkup& markup) {
   const auto mb = [](double value) { return FormatNumber(value) + " MB"; };
   std::string sentence = "The run failed: out of memory after " +
@@ -358,8 +382,9 @@ std::string OutOfMemorySentence(const OutOfMemoryFailure& failure, const InlineM
 
 std::string SummaryParagraph(const RunReport& report, const InlineMarkup& markup) {
   if (report.out_of_memory) {
+    const std::string fixes = OutOfMemoryFixesSentence(report.fixes, markup);
     return OutOfMemorySentence(*report.out_of_memory, markup) + " " +
-           FindingsSentence(report.findings);
+           FindingsSentence(report.findings) + (fixes.empty() ? "" : " " + fixes);
   }
   if (AbsentSectionOf(report, "step") && report.memory && report.memory->peak) {
     return MemorySentence(report, markup) + " " + FindingsSentence(report.findings);

@@ -50,6 +50,12 @@ std::string OutOfMemoryHolder(const OutOfMemoryFailure& failure, const InlineMar
 // (report.out_of_memory). Leads the summary of a report of a run that ran out of memory.
 std::string OutOfMemorySentence(const OutOfMemoryFailure& failure, const InlineMarkup& markup);
 
+// What the candidate-only runs after it found (engine/autotest/fit_runs.h): "activation-
+// checkpointing fits (peak 900 MB, 12.3 ms a step; no speedup: nothing without it fits)", or that
+// none of the N fits; "" when none ran. The summary's and advisor's last line's.
+std::string OutOfMemoryFixesSentence(const std::vector<FixResult>& fixes,
+                                     const InlineMarkup& markup);
+
 // Identifiers and prose as they are: a line on the terminal (made printable by its writer).
 std::string AsIs(const std::string& text);
 inline constexpr InlineMarkup kPlainText{AsIs, AsIs};

@@ -51,6 +51,19 @@ TEST(CandidateResult, SkippedNeedsOnlyTheReason) {
               HasSubstr("r.json: field 'skipped' must be a non-empty string, got \"\""));
 }
 
+// A run that ran out of memory says where, and nothing else: no steps were timed.
+TEST(CandidateResult, OutOfMemoryNeedsOnlyWhere) {
+  testing::ScratchDir dir;
+  CandidateResult written;
+  written.out_of_memory = "in the forward pass of 1 at train.py:34: CUDA out of memory.";
+  WriteCandidateResult(dir / "result.json", written);
+  const CandidateResult read = ReadCandidateResult(dir / "result.json");
+  EXPECT_EQ(read.out_of_memory, written.out_of_memory);
+  EXPECT_TRUE(read.step_ms.empty());
+  EXPECT_THAT(ErrorOf(R"({"out_of_memory": ""})"),
+              HasSubstr("r.json: field 'out_of_memory' must be a non-empty string, got \"\""));
+}
+
 TEST(CandidateResult, MalformedResultsAreErrorsNamingTheField) {
   EXPECT_THAT(ErrorOf("garbage"), HasSubstr("r.json: not valid JSON"));
   // A number beyond double (the fuzz corpus's bad.json) ended advisor with an uncaught exception.

@@ -71,6 +71,52 @@ TEST(MarkdownWriter, AnOutOfMemoryNamesTheHolderBesideWhereItFailed) {
             "| module instance running | the backward keeps its graph (retain_graph=True) |");
 }
 
+// --autotest after it: the fixes, each run alone, under the failure (not "Fixes tried"), each
+// one's peak beside the failed run's, and the summary says which fits, without a speedup.
+TEST(MarkdownWriter, AnOutOfMemorysFixesRunAloneSayWhichFits) {
+  RunReport report = MinimalReport();
+  OutOfMemoryFailure failure;
+  failure.message = "CUDA out of memory. Tried to allocate 2.00 GiB";
+  failure.phase = "forward";
+  failure.path = "blocks.3";
+  failure.allocator = AllocatorAtFailure{14000, 14100, 15000, 16000, 200, {}, {}, false};
+  report.out_of_memory = failure;
+  FixResult fits;
+  fits.recipe = "activation-checkpointing";
+  fits.status = "fits";
+  fits.candidate_only = true;
+  fits.candidate = BenchStats{12.5, 12.0, 11.0, 14.0, 20};
+  fits.peak_memory_mb = 9000;
+  FixResult again = fits;
+  again.recipe = "bf16-autocast";
+  again.status = "out-of-memory";
+  again.candidate = BenchStats{};
+  again.peak_memory_mb.reset();
+  again.detail = "ran out of memory again in the forward pass of blocks.3";
+  report.fixes = {again, fits};
+
+  const std::string md = ReportToMarkdown(report);
+  EXPECT_TRUE(Contains(LineWith(md, "The run failed"),
+                       "Run alone under the same limits, `activation-checkpointing` fits (peak "
+                       "9000 MB, 12.00 ms a step); no speedup is measured: the run without it does "
+                       "not fit."))
+      << md;
+  const std::size_t section = md.find("### The fixes, each run alone");
+  ASSERT_NE(section, std::string::npos) << md;
+  EXPECT_LT(md.find("## Out of memory"), section);
+  EXPECT_EQ(LineWith(md, "| **`activation-checkpointing`**"),
+            "| **`activation-checkpointing`** | **fits** | **12.00** | **15000 \u2192 9000** |");
+  EXPECT_EQ(LineWith(md, "| `bf16-autocast`"),
+            "| `bf16-autocast` | out-of-memory | _not measured_ | _not measured_ |");
+  EXPECT_TRUE(Contains(md, "- `bf16-autocast`: ran out of memory again in the forward pass of "
+                           "blocks.3\n"));
+  EXPECT_TRUE(Lacks(md, "## Fixes tried"));
+
+  report.fixes = {again};
+  EXPECT_TRUE(Contains(LineWith(ReportToMarkdown(report), "The run failed"),
+                       "None of the 1 fix run alone under the same limits fits."));
+}
+
 TEST(MarkdownWriter, AFindingsChangeListsTheLinesItReplacesAndWhatReplacesThem) {
   RunReport report = FilledReport();
   report.findings[0].change =

@@ -261,6 +261,65 @@ TEST(ScriptMode, OutOfMemoryInTheBackwardNamesTheInstanceWhoseBackwardRan) {
   EXPECT_EQ(rules.count("oom-activation-checkpointing"), 0u);
 }
 
+// --autotest after a run that ran out of memory: no baseline fits, so each fix the findings offer
+// runs alone. Block 1 runs out where its forward keeps more than 1024 bytes for backward (as a
+// device with that much free would): checkpointed, it keeps nothing and fits; deterministic
+// algorithms off (a test rule names it) changes no byte and runs out again.
+TEST(ScriptMode, OutOfMemoryAutotestRunsEachFixAlone) {
+  const fs::path scratch = Scratch("out_of_memory_autotest");
+  const std::string script = kScripts + "/oom_train.py";
+  const CommandResult run = RunCommand(kAdvisor + " bisect --autotest --rules " + kScripts +
+                                           "/rules_oom --out " + (scratch / "report").string() +
+                                           " -- " + kPython + " " + script + " --limit-bytes 1024",
+                                       scratch.string());
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  const std::string line = AdvisorError(run);
+  EXPECT_NE(line.find("in the forward pass of 1 at oom_train.py:"), std::string::npos) << line;
+  EXPECT_NE(line.find("activation-checkpointing fits ("), std::string::npos) << line;
+  EXPECT_NE(run.err.find("[autotest] deterministic-off: out-of-memory: ran out of memory again in "
+                         "the forward pass of 1 at oom_train.py:"),
+            std::string::npos)
+      << run.err;
+
+  const json report = Report(scratch / "report");
+  EXPECT_EQ(report["run"]["failure"], "out_of_memory");
+  std::map<std::string, json> fixes;
+  for (const json& fix : report["fixes"]) fixes[fix["recipe"]] = fix;
+  ASSERT_EQ(fixes.count("activation-checkpointing"), 1u) << report["fixes"].dump();
+  const json& fits = fixes["activation-checkpointing"];
+  EXPECT_EQ(fits["status"], "fits") << fits.dump();
+  EXPECT_EQ(fits["measured_in"], "processes");
+  EXPECT_GT(fits["candidate"]["samples"].get<int>(), 0) << fits.dump();
+  EXPECT_GT(fits["candidate"]["median_ms"].get<double>(), 0.0);
+  EXPECT_TRUE(fits["speedup"].is_null()) << "no baseline fits: nothing to compare with";
+  EXPECT_TRUE(fits["baseline"].is_null()) << fits.dump();
+  EXPECT_TRUE(fits["peak_memory_mb"].is_null()) << "a CPU has no allocator statistics";
+  ASSERT_EQ(fixes.count("deterministic-off"), 1u) << report["fixes"].dump();
+  const json& again = fixes["deterministic-off"];
+  EXPECT_EQ(again["status"], "out-of-memory") << again.dump();
+  EXPECT_EQ(again["measured_in"], "processes");
+  EXPECT_EQ(again["detail"].get<std::string>().rfind(
+                "ran out of memory again in the forward pass of 1 at oom_train.py:", 0),
+            0u)
+      << again.dump();
+  // CUDA only: not run on a CPU, and said so.
+  ASSERT_EQ(fixes.count("bf16-autocast"), 1u) << report["fixes"].dump();
+  EXPECT_EQ(fixes["bf16-autocast"]["status"], "skipped");
+  EXPECT_TRUE(fixes["bf16-autocast"]["measured_in"].is_null());
+  for (const json& absent : report["absent"]) EXPECT_NE(absent["section"], "fixes");
+
+  const std::string markdown = ReadFile((scratch / "report" / "report.md").string());
+  const std::size_t section = markdown.find("### The fixes, each run alone");
+  ASSERT_NE(section, std::string::npos) << markdown;
+  EXPECT_LT(section, markdown.find("## Findings"));
+  EXPECT_NE(markdown.find("| **`activation-checkpointing`** | **fits** |", section),
+            std::string::npos)
+      << markdown;
+  EXPECT_NE(markdown.find("| `deterministic-off` | out-of-memory |", section), std::string::npos)
+      << markdown;
+  EXPECT_EQ(markdown.find("## Fixes tried"), std::string::npos) << "shown once, in its section";
+}
+
 TEST(ScriptMode, AutotestRelaunchesTheScriptWithTheKnobApplied) {
   const fs::path scratch = Scratch("autotest");
   const std::string tag = UniqueTag();

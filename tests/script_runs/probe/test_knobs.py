@@ -157,9 +157,6 @@ class DataLoaderKnobTest(unittest.TestCase):
                          "without it a worker's own seed decides (what the check must undo)")
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class CheckpointKnobTest(unittest.TestCase):
     """activation-checkpointing: the named instances' forward under torch.utils.checkpoint."""
@@ -190,3 +187,49 @@ class CheckpointKnobTest(unittest.TestCase):
                          "the model has no module instance 7 to checkpoint")
         self.assertEqual(Knobs({"checkpoint_modules": ["2"]}).not_applied([model],
                                                                          ModuleTree([model])), "")
+
+    def _recomputed(self, module):
+        """The number of times `module`'s forward runs in one forward and backward of it."""
+        calls = []
+        forward = module.forward
+        module.forward = lambda x: calls.append(x) or forward(x)
+        return calls
+
+    def test_from_the_first_steps_forward_and_not_twice_once_the_model_is_known(self):
+        model = self._model()
+        calls = self._recomputed(model[0])
+        knobs = Knobs({"checkpoint_modules": ["0"]})
+        x = torch.randn(3, 4, requires_grad=True)
+        knobs.at_first_forward(model, (x,))
+        model(x).sum().backward()
+        self.assertEqual(len(calls), 2, "checkpointed in the first step, before at_model")
+        knobs.at_model([model], cuda=False, tree=ModuleTree([model]))
+        del calls[:]
+        model(x).sum().backward()
+        self.assertEqual(len(calls), 2, "one checkpoint, not one inside another")
+
+    def test_an_instance_the_model_names_otherwise_is_unwrapped(self):
+        # Step 0's training forward called another module than the model found when step 1
+        # starts (several roots, named by what holds them): its "0" is not the model's.
+        first, found = self._model(), self._model()
+        first_calls, found_calls = self._recomputed(first[0]), self._recomputed(found[0])
+        knobs = Knobs({"checkpoint_modules": ["0"]})
+        knobs.at_first_forward(first, (torch.randn(3, 4),))
+        knobs.at_model([found], cuda=False, tree=ModuleTree([found]))
+        x = torch.randn(3, 4, requires_grad=True)
+        first(x).sum().backward()
+        found(x).sum().backward()
+        self.assertEqual(len(first_calls), 1, "step 0's wrap undone")
+        self.assertEqual(len(found_calls), 2)
+
+    def test_a_path_the_first_call_lacks_waits_for_the_model(self):
+        model = self._model()
+        calls = self._recomputed(model[2])
+        knobs = Knobs({"checkpoint_modules": ["2", "9"]})
+        knobs.at_first_forward(model, (torch.randn(3, 4),))
+        model(torch.randn(3, 4, requires_grad=True)).sum().backward()
+        self.assertEqual(len(calls), 1, "all the paths or none")
+
+
+if __name__ == "__main__":
+    unittest.main()

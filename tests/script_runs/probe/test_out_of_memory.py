@@ -128,6 +128,16 @@ class OutOfMemoryTest(unittest.TestCase):
         self.assertIs(module, self.model)
         self.assertEqual(tuple(args[0].shape), (1, 2))
 
+    def test_an_autotest_run_says_where_in_one_line(self):
+        error, traceback = _traceback_of(lambda: self.model(torch.ones(1, 2)))
+        where = out_of_memory.where(traceback, self.path_of, LOSS)
+        line = out_of_memory.one_line(where, out_of_memory.message_of(error))
+        self.assertRegex(line, r"^in the forward pass of 1 at test_out_of_memory\.py:\d+: ")
+        self.assertTrue(line.endswith(out_of_memory.message_of(error)), line)
+        self.assertNotIn("\n", line)
+        nowhere = {"phase": "", "path": "", "source": None}
+        self.assertEqual(out_of_memory.one_line(nowhere, "m"), "in the step: m")
+
     def test_a_backward_is_the_backward_phase_whatever_the_clock_says(self):
         x = torch.ones(2, requires_grad=True)
         _, traceback = _traceback_of(lambda: RunsOutInBackward.apply(x).sum().backward())

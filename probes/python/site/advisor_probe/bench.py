@@ -230,6 +230,14 @@ class Bench:
                 else None,
                 "warmup_s": self._warmup_s}
 
+    def out_of_memory(self, where):
+        """The script died of an out-of-memory error: where, for the autotest (the run without
+        the fix ran out too, and this one did not fit either). Whichever rank ran out says it."""
+        try:
+            self._write({"out_of_memory": where})
+        except FileExistsError:  # another rank said it first
+            pass
+
     def skip(self, reason):
         # Every rank decides alike (the same knobs, the same script): rank 0 says so for the job.
         if self._rank == 0:

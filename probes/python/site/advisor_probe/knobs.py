@@ -12,6 +12,7 @@ import sys
 import torch
 
 from advisor_probe import hf_attention
+from advisor_probe import modules as module_tree
 from advisor_probe import sdpa_backends
 
 # What each override needs, for a clear "cannot apply" instead of a silent no-op.
@@ -120,6 +121,10 @@ class Knobs:
         self._fsdp_built = False
         self._forwards = 0         # ddp_no_sync: DDP forward passes since the last optimizer step
         self._micro_steps = None   # ddp_no_sync: forward passes per optimizer step, from step 0
+        self._first_forward_seen = False
+        self._early_checkpoints = {}  # path -> (module, its forward before) wrapped in step 0
+        self._early_autocast = None   # (module, hook handles) autocast from step 0
+        self._early_attention = False  # attn_implementation switched in step 0
 
     def __bool__(self):
         return bool(self._overrides)
@@ -219,7 +224,7 @@ class Knobs:
     def not_applied(self, roots=(), tree=None):
         """Why a knob had nothing to apply to in this script, once the model (`roots`, named as
         `tree`, the session's ModuleTree) is known; "" when every knob found its place."""
-        if "attn_implementation" in self._overrides:
+        if "attn_implementation" in self._overrides and not self._early_attention:
             reason = hf_attention.not_switchable(roots)
             if reason:
                 return reason
@@ -294,6 +299,54 @@ class Knobs:
 
         return init
 
+    # ---- the first step, before the model is known ----------------------------------------
+
+    def at_first_forward(self, module, args):
+        """The knobs that change what a step holds in memory (checkpointing, autocast, SDPA), on the
+        module the first step's training forward calls first: the model is known only when the
+        second step starts (at_model), and a script that ran out of memory in its first step must
+        run with them from there to tell whether it fits with them (the autotest's candidate-only
+        runs, engine/autotest/fit_runs.h). Once; at_model keeps what it finds on the model and
+        undoes what it does not (paths named another way there: several roots)."""
+        if self._first_forward_seen:
+            return
+        self._first_forward_seen = True
+        o = self._overrides
+        if o.get("checkpoint_modules"):
+            by_path = module_tree.ModuleTree([module]).by_path
+            found = [by_path.get(path) for path in o["checkpoint_modules"]]
+            if all(m is not None for m in found):
+                for path, m in zip(o["checkpoint_modules"], found):
+                    self._early_checkpoints[path] = (m, m.forward)
+                    m.forward = _checkpointed(m.forward)
+        if "attn_implementation" in o and not hf_attention.not_switchable([module]):
+            hf_attention.switch([module], o["attn_implementation"])
+            self._early_attention = True
+        first = next(module.parameters(), None)
+        if o.get("autocast_dtype") and first is not None and first.is_cuda:
+            self._early_autocast = (module, [module.register_forward_pre_hook(self._enter_autocast),
+                                             module.register_forward_hook(self._exit_autocast)])
+            # This call read its pre-hooks before this one ran; its forward hooks it reads after.
+            self._enter_autocast(module, args)
+
+    def _checkpoint(self, tree):
+        """Each instance checkpoint_modules names, by its path in the model's tree, wrapped once."""
+        for path in self._overrides["checkpoint_modules"]:
+            module = tree.by_path[path]
+            early, forward = self._early_checkpoints.pop(path, (None, None))
+            if early is module:
+                continue
+            if early is not None:
+                early.forward = forward
+            module.forward = _checkpointed(module.forward)
+
+    def _autocast_root(self, root):
+        """Autocast around each call of `root`, unless step 0's module is it already."""
+        if self._early_autocast is not None and self._early_autocast[0] is root:
+            return
+        root.register_forward_pre_hook(self._enter_autocast)
+        root.register_forward_hook(self._exit_autocast)
+
     # ---- once the model is known -----------------------------------------------------------
 
     def at_model(self, roots, cuda, tree=None):
@@ -313,15 +366,18 @@ class Knobs:
             hf_attention.switch(roots, o["attn_implementation"])
         if o.get("checkpoint_modules"):
             # Paths as the bisection names them (not_applied checked that each is there).
-            for path in o["checkpoint_modules"]:
-                tree.by_path[path].forward = _checkpointed(tree.by_path[path].forward)
+            self._checkpoint(tree)
+        if self._early_autocast is not None and not any(r is self._early_autocast[0]
+                                                        for r in roots):
+            for handle in self._early_autocast[1]:
+                handle.remove()
+            self._early_autocast = None
         for root in roots:
             if o.get("channels_last"):
                 root.to(memory_format=torch.channels_last)
                 root.register_forward_pre_hook(_channels_last_inputs)
             if o.get("autocast_dtype") and cuda:
-                root.register_forward_pre_hook(self._enter_autocast)
-                root.register_forward_hook(self._exit_autocast)
+                self._autocast_root(root)
             if o.get("compile"):
                 if self._numerics:
                     _eager_random_numbers()

@@ -147,6 +147,21 @@ def allocator(device):
             "expandable_segments": "expandable_segments:true" in conf.replace(" ", "").lower()}
 
 
+def one_line(place, message):
+    """`where`'s place and the error's message as one line, for an autotest's run that ran out
+    of memory again: "in the forward pass of 1 at train.py:34: CUDA out of memory. ..."."""
+    phase, path, source = place["phase"], place["path"], place["source"]
+    words = []
+    if phase:
+        words.append("in the %s pass" % phase if phase in ("forward", "backward")
+                     else "in the %s" % phase)
+    if path:
+        words.append("of %s" % path)
+    if source:
+        words.append("at %s:%d" % (os.path.basename(source[0]), source[1]))
+    return "%s: %s" % (" ".join(words) or "in the step", message)
+
+
 def message_of(error):
     text = str(error).strip().splitlines()
     return text[0][:MESSAGE_BYTES] if text else type(error).__name__

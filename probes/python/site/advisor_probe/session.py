@@ -313,7 +313,10 @@ class Session:
             torch.ops.advisor.probe_abandon()
             command.recording = False
         if self._bench is not None:
-            if not self._bench.script_ended():
+            error = getattr(sys, "last_value", None)
+            if out_of_memory.is_out_of_memory(error):
+                self._bench.out_of_memory(self._where_out_of_memory(error, sys.last_traceback))
+            elif not self._bench.script_ended():
                 sys.stderr.write("advisor probe: the script ended after %d steps, before the "
                                  "benchmark's end\n" % self._clock.completed)
             return
@@ -359,6 +362,14 @@ class Session:
         report["kept_for_backward"] = out_of_memory.kept_for_backward(
             traceback, parameter_paths, module_tree.parameters(tree))[:KEPT_INSTANCES]
         return report
+
+    def _where_out_of_memory(self, error, traceback):
+        """Where a bench run ran out of memory and torch's words, in one line."""
+        tree = self._tree_at_failure(traceback)
+        paths = {id(m): p for p, m in tree.by_path.items()} if tree is not None else {}
+        place = out_of_memory.where(traceback, lambda module: paths.get(id(module)),
+                                    self._clock.phase, module_tree.parameter_paths(tree))
+        return out_of_memory.one_line(place, out_of_memory.message_of(error))
 
     def _tree_at_failure(self, traceback):
         """The model's tree, or before the model is known (its first step) the tree of the
@@ -457,6 +468,8 @@ class Session:
                 self._candidates.append(module)
                 self._held.update(owners.modules_in_frames(sys._getframe(1)))
             if torch.is_grad_enabled():  # not a check the script runs before training
+                if self._bench is not None:
+                    self._knobs.at_first_forward(module, args)
                 self._training_state.outer_call(module)
                 self._clock.forward_starts(now())
                 if id(module) not in self._first_inputs:  # for an out-of-memory error's report
