@@ -403,7 +403,8 @@ detached_cost_ddp() {
 # Real model families from transformers and timm, trained by bench/real_models/train.py as their
 # users train them (Hugging Face models called by keyword), each bisected unchanged and judged
 # against its by-hand oracle measured in the same call (bench/real_models: oracle.py, judge.py).
-# REAL_FAMILIES picks them (default "gpt2 llama bert vit resnet"); ORACLE_COMPILE=1 times
+# REAL_FAMILIES picks them (default "gpt2 llama bert vit resnet"), REAL_LANES how many GPUs
+# they take (default all); ORACLE_COMPILE=1 times
 # torch.compile too (minutes per family); REAL_AUTOTEST=DURATION bisects with --autotest under
 # that --autotest-budget (e.g. 90s), so that the findings lead with the fixes it verified.
 # On a machine of several GPUs the families are dealt to one lane per GPU, each lane pinned to
@@ -412,11 +413,11 @@ detached_cost_ddp() {
 # cores with another's.
 real_models() {
   local families=(${REAL_FAMILIES:-gpt2 llama bert vit resnet})
-  local lanes
-  lanes=$(nvidia-smi -L | wc -l)
-  local lane
+  local gpus lanes lane
+  gpus=$(nvidia-smi -L | wc -l)
+  lanes=${REAL_LANES:-$gpus}  # fewer leaves the last GPUs (and their cores) to another stage
   for ((lane = 0; lane < lanes; lane++)); do
-    real_models_lane "$lane" "$lanes" "${families[@]}" &
+    real_models_lane "$lane" "$lanes" "$gpus" "${families[@]}" &
   done
   wait
   cat "$results"/real-oracle.lane*.jsonl >"$results/real-oracle.jsonl"
@@ -424,18 +425,24 @@ real_models() {
     tee -a "$out/summary.txt"
 }
 
-# real_models_lane LANE LANES FAMILY...: every LANES-th family from LANE on, on GPU LANE and the
-# physical cores whose index modulo LANES is LANE (with their hyper-threads).
-real_models_lane() {
-  local lane=$1 lanes=$2
-  shift 2
-  local families=("$@")
-  local cpus
-  cpus=$(lscpu -p=CPU,CORE,SOCKET | grep -v '^#' | sort -t, -k3,3n -k2,2n |
-    awk -F, -v lane="$lane" -v lanes="$lanes" '
+# lane_cpus LANE GPUS: the CPUs of the physical cores whose index modulo GPUS is LANE (with their
+# hyper-threads): GPU LANE's share of the host.
+lane_cpus() {
+  lscpu -p=CPU,CORE,SOCKET | grep -v '^#' | sort -t, -k3,3n -k2,2n |
+    awk -F, -v lane="$1" -v lanes="$2" '
       { key = $3 "," $2; if (!(key in index_of)) index_of[key] = cores++ }
       index_of[key] % lanes == lane { list = list (list ? "," : "") $1 }
-      END { print list }')
+      END { print list }'
+}
+
+# real_models_lane LANE LANES GPUS FAMILY...: every LANES-th family from LANE on, on GPU LANE
+# and its share of the cores.
+real_models_lane() {
+  local lane=$1 lanes=$2 gpus=$3
+  shift 3
+  local families=("$@")
+  local cpus
+  cpus=$(lane_cpus "$lane" "$gpus")
   local oracle="$results/real-oracle.lane$lane.jsonl"
   : >"$oracle"
   local i family
