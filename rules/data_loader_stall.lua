@@ -23,7 +23,7 @@ return {
   check = function(facts)
     local data = facts.data
     if data == nil or data.wait_ms == nil then return {} end
-    local share = data.wait_share or 0  -- of the steps the wait was measured in
+    local share = data.wait_share or 0  -- of the profiled step the wait was measured in
     if share < MIN_WAIT_SHARE or pipeline_bound(data) then return {} end
     local workers = data.workers and string.format(" with %d DataLoader workers", data.workers) or ""
     local message = "The step waits for its next batch. Prepare batches in parallel: more "
@@ -42,10 +42,8 @@ return {
     return {{
       severity = advisor.severity(share, HIGH_WAIT_SHARE, MIN_WAIT_SHARE),
       message = message,
-      evidence = string.format("%s per step waiting for data (%s of the step%s)%s%s",
-        advisor.ms(data.wait_ms), advisor.pct(share),
-        data.wait_measured_in == "unprofiled_steps" and ", unprofiled steps" or "", workers,
-        heaviest),
+      evidence = string.format("%s per step waiting for data (%s of the step)%s%s",
+        advisor.ms(data.wait_ms), advisor.pct(share), workers, heaviest),
       recipe = "dataloader-workers",
       expected_gain_ms = data.wait_ms * EXPECTED_HIDDEN,
     }}

@@ -18,7 +18,7 @@ return {
     local stage = data.stage
     if stage.worker_busy_share == nil or stage.worker_busy_share < BUSY then return {} end
     if data.workers < stage.cores then return {} end
-    local share = data.wait_share or 0  -- of the steps the wait was measured in
+    local share = data.wait_share or 0  -- of the profiled step the wait was measured in
     if share < MIN_WAIT_SHARE then return {} end
     local heaviest = stage.pieces[1]
     local where = heaviest and string.format("; the heaviest piece: %s, %s of the batch",

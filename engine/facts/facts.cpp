@@ -253,23 +253,11 @@ json LoaderFacts(const LoaderEpochs& loader) {
   return facts;
 }
 
-// The wait the rules judge is the unprofiled steps' where they were timed by phase (on a GPU by
-// CUDA events: how long the device went without work while the batch came), as the job runs
-// without advisor; the profiled window's measures the input stage inside its workers, which slows
-// them (a timm ResNet-50 on an H200 waited 11.3 ms a step there, 2.6 ms unprofiled and 1.1 ms by
-// hand). Both are means over their steps, so a bursty wait counts in full.
-json DataFacts(const DataWait& data, const StepBreakdown& step) {
-  const double profiled_share_of = SharesStepMs(step);
-  json facts = {{"wait_ms", data.wait_ms}, {"wait_measured_in", "profiled_window"}};
-  PutIf(facts, "wait_share", ShareOfStep(data.wait_ms, profiled_share_of));
-  if (step.timed_phases && step.timed_phases->data_ms && step.mean_ms > 0) {
-    facts["profiled_wait_ms"] = data.wait_ms;
-    facts["wait_ms"] = *step.timed_phases->data_ms;
-    facts["wait_share"] = *step.timed_phases->data_ms / step.mean_ms;
-    facts["wait_measured_in"] = "unprofiled_steps";
-  }
+json DataFacts(const DataWait& data, double step_ms) {
+  json facts = {{"wait_ms", data.wait_ms}};
   PutIf(facts, "workers", data.workers);
   PutIf(facts, "pin_memory", data.pin_memory);
+  PutIf(facts, "wait_share", ShareOfStep(data.wait_ms, step_ms));
   if (data.stage) facts["stage"] = InputStageFacts(*data.stage);
   if (data.loader) facts["loader"] = LoaderFacts(*data.loader);
   return facts;
@@ -484,7 +472,7 @@ json BuildFacts(const RunReport& report, const RunEnvironment& environment) {
   }
   if (report.memory) facts["memory"] = MemoryFacts(*report.memory);
   if (report.loss) facts["loss"] = LossFacts(*report.loss);
-  if (report.data) facts["data"] = DataFacts(*report.data, report.step);
+  if (report.data) facts["data"] = DataFacts(*report.data, step_ms);
   if (report.distributed) {
     json ranks = json::array();
     for (const RankSummary& rank : report.distributed->ranks) ranks.push_back(RankFacts(rank));
