@@ -27,17 +27,17 @@ local function child_towards(parent, path)
 end
 
 -- The instances of the level where the kept bytes spread: from the root down, a child holding
--- DOMINANT of its parent's bytes stands for it. {path, mb} by path.
+-- DOMINANT of its parent's bytes, the parent's own among them, stands for it (a GPT-2's
+-- `transformer` keeps a little itself around the blocks it calls: checkpointing `transformer.h`,
+-- a ModuleList never called, would wrap nothing). {path, mb} by path.
 local function units_of(kept)
   local parent = ""
   while true do
-    local children, total, own = {}, 0, 0
+    local children, total = {}, 0
     for _, held in ipairs(kept) do
       if held.path ~= "" and is_within(held.path, parent) then
-        total = total + held.mb
-        if held.path == parent then
-          own = own + held.mb
-        else
+        total = total + held.mb  -- the parent's own too
+        if held.path ~= parent then
           local child = child_towards(parent, held.path)
           children[child] = (children[child] or 0) + held.mb
         end
@@ -47,7 +47,7 @@ local function units_of(kept)
     for child, mb in pairs(children) do
       if mb > top_mb or (mb == top_mb and child < top) then top, top_mb = child, mb end
     end
-    if top == nil or own > 0 or top_mb < DOMINANT * total then
+    if top == nil or top_mb < DOMINANT * total then
       local units = {}
       for child, mb in pairs(children) do units[#units + 1] = {path = child, mb = mb} end
       return units
