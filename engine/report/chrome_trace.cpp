@@ -261,17 +261,27 @@ class WindowWriter {
   }
 
  private:
-  // Each step as torch.profiler's prof.step() brackets it, ProfilerStep#N, and its phases.
+  // Each step as torch.profiler's prof.step() brackets it, ProfilerStep#N, and its phases. A step
+  // ends 1 ns before the next one starts where they touch, as the profiler's own steps do (one
+  // record_function closes before the next opens): a reader adds ts and dur in doubles, and
+  // 2357591.637 + 100103.473 lands past 2457695.11, which TensorBoard's plugin reported as steps
+  // that intersect on an H200 run's trace.
   void WriteSteps() {
     if (timeline_.steps.empty()) return;
     const int tid = tracks_.AddLanes(host_pid_, "steps", 1)[0];
-    for (const StepSpan& step : timeline_.steps) {
+    for (std::size_t i = 0; i < timeline_.steps.size(); ++i) {
+      const StepSpan& step = timeline_.steps[i];
+      TimeNs end = step.end_ns;
+      if (i + 1 < timeline_.steps.size() && timeline_.steps[i + 1].start_ns <= end) {
+        end = std::max(step.start_ns, timeline_.steps[i + 1].start_ns - 1);
+      }
       stream_.Add(Complete("ProfilerStep#" + std::to_string(counters_.next_step++),
-                           "user_annotation", host_pid_, tid, step.start_ns, step.end_ns, clock_,
+                           "user_annotation", host_pid_, tid, step.start_ns, end, clock_,
                            {{"window_step", step.index}}));
       for (const PhaseSpan& span : step.phases) {
         stream_.Add(AdvisorSpan(PhaseName(span.phase), "phase", host_pid_, tid, span.start_ns,
-                                span.end_ns, clock_, {{"step", step.index}}));
+                                std::max(span.start_ns, std::min(span.end_ns, end)), clock_,
+                                {{"step", step.index}}));
       }
     }
   }

@@ -5,9 +5,13 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "tests/gpu/gpu_timeline_builders.h"
 
@@ -170,6 +174,27 @@ TEST_F(ChromeTraceTest, ModulesStepsAndPhasesAreSpans) {
     EXPECT_EQ((*span)["args"]["kind"], "phase");
     EXPECT_EQ((*span)["tid"], (*step)["tid"]);
   }
+}
+
+// Steps that touch (one ends where the next starts) are written apart, as a reader computes their
+// ends: ts + dur in doubles. An H200 run's steps at these times, 0.001 us apart in decimal, read
+// as intersecting in TensorBoard's plugin ("ranges on the same thread should not intersect").
+TEST_F(ChromeTraceTest, TouchingStepsDoNotIntersectAsAReaderAddsThem) {
+  constexpr TimeNs kBase = 1'000'000;  // the first step's start, the trace's zero
+  timeline_.steps.push_back(Step(1, kBase + 2'357'591'637, kBase + 2'457'695'110));
+  timeline_.steps.push_back(Step(2, kBase + 2'457'695'110, kBase + 2'560'718'178));
+  const json trace = Written();
+  std::vector<std::pair<double, double>> steps;  // (ts, ts + dur) as a reader adds them
+  for (const json& event : Events(trace, "X")) {
+    if (event["name"].get<std::string>().rfind("ProfilerStep#", 0) != 0) continue;
+    const double ts = event["ts"].get<double>();
+    steps.push_back({ts, ts + event["dur"].get<double>()});
+  }
+  ASSERT_EQ(steps.size(), 3u);
+  std::sort(steps.begin(), steps.end());
+  EXPECT_DOUBLE_EQ(steps[1].first, 2'357'591.637);
+  EXPECT_LE(steps[1].second, steps[2].first);
+  EXPECT_NEAR(steps[1].second, steps[2].first, 0.0015) << "1 ns apart, no more";
 }
 
 TEST_F(ChromeTraceTest, GpuWorkSitsOnItsStreamTrack) {
