@@ -180,6 +180,30 @@ class CheckpointKnobTest(unittest.TestCase):
         for a, b in zip(plain.parameters(), checkpointed.parameters()):
             self.assertTrue(torch.allclose(a.grad, b.grad))
 
+    def test_a_container_never_called_is_checkpointed_member_by_member(self):
+        # A GPT-2's transformer.h: a ModuleList the model iterates, whose own forward never runs.
+        class Stack(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.h = torch.nn.ModuleList(torch.nn.Linear(4, 4) for _ in range(2))
+
+            def forward(self, x):
+                for block in self.h:
+                    x = torch.tanh(block(x))
+                return x
+
+        for at_first_forward in (False, True):
+            model = Stack()
+            calls = [self._recomputed(block) for block in model.h]
+            knobs = Knobs({"checkpoint_modules": ["h"]})
+            x = torch.randn(3, 4, requires_grad=True)
+            if at_first_forward:
+                knobs.at_first_forward(model, (x,))
+            knobs.at_model([model], cuda=False, tree=ModuleTree([model]))
+            model(x).sum().backward()
+            self.assertEqual([len(c) for c in calls], [2, 2],
+                             "each block recomputed once, at_first_forward=%s" % at_first_forward)
+
     def test_an_instance_the_model_lacks_is_not_applied(self):
         model = self._model()
         knobs = Knobs({"checkpoint_modules": ["7"]})

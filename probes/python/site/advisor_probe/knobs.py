@@ -122,7 +122,7 @@ class Knobs:
         self._forwards = 0         # ddp_no_sync: DDP forward passes since the last optimizer step
         self._micro_steps = None   # ddp_no_sync: forward passes per optimizer step, from step 0
         self._first_forward_seen = False
-        self._early_checkpoints = {}  # path -> (module, its forward before) wrapped in step 0
+        self._early_checkpoints = {}  # path -> [(module, its forward before)] wrapped in step 0
         self._early_autocast = None   # (module, hook handles) autocast from step 0
         self._early_attention = False  # attn_implementation switched in step 0
 
@@ -317,8 +317,10 @@ class Knobs:
             found = [by_path.get(path) for path in o["checkpoint_modules"]]
             if all(m is not None for m in found):
                 for path, m in zip(o["checkpoint_modules"], found):
-                    self._early_checkpoints[path] = (m, m.forward)
-                    m.forward = _checkpointed(m.forward)
+                    members = _called_members(m)
+                    self._early_checkpoints[path] = [(member, member.forward) for member in members]
+                    for member in members:
+                        member.forward = _checkpointed(member.forward)
         if "attn_implementation" in o and not hf_attention.not_switchable([module]):
             hf_attention.switch([module], o["attn_implementation"])
             self._early_attention = True
@@ -332,13 +334,14 @@ class Knobs:
     def _checkpoint(self, tree):
         """Each instance checkpoint_modules names, by its path in the model's tree, wrapped once."""
         for path in self._overrides["checkpoint_modules"]:
-            module = tree.by_path[path]
-            early, forward = self._early_checkpoints.pop(path, (None, None))
-            if early is module:
+            members = _called_members(tree.by_path[path])
+            early = self._early_checkpoints.pop(path, [])
+            if len(early) == len(members) and all(m is e for m, (e, _) in zip(members, early)):
                 continue
-            if early is not None:
-                early.forward = forward
-            module.forward = _checkpointed(module.forward)
+            for module, forward in early:
+                module.forward = forward
+            for member in members:
+                member.forward = _checkpointed(member.forward)
 
     def _autocast_root(self, root):
         """Autocast around each call of `root`, unless step 0's module is it already."""
@@ -397,6 +400,15 @@ class Knobs:
 def _channels_last_inputs(module, args):
     return tuple(a.contiguous(memory_format=torch.channels_last)
                  if isinstance(a, torch.Tensor) and a.dim() == 4 else a for a in args)
+
+
+def _called_members(module):
+    """What checkpointing `module` wraps: itself where it has a forward of its own, else (a
+    ModuleList, a ModuleDict: containers whose forward is never called) each of its members, so
+    that checkpointing a GPT-2's `transformer.h` checkpoints its blocks rather than nothing."""
+    if type(module).forward is not torch.nn.Module.forward:
+        return [module]
+    return [member for child in module.children() for member in _called_members(child)]
 
 
 def _checkpointed(forward):
