@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 namespace advisor {
 namespace {
@@ -19,8 +22,9 @@ TEST(ScriptCandidate, EachRunIsTheUsersCommandWithTheCandidatesKnobs) {
   candidate.id = "tf32-matmul+dataloader-workers";
   candidate.overrides.allow_tf32 = true;
   candidate.overrides.dataloader_workers = ThreadCount{};  // one per physical core
-  const CandidateCommand command =
-      ScriptCandidateRunner(options, AbSettings{}).BenchmarkCommand(&candidate, "/tmp/x/r.json");
+  std::ostringstream progress;
+  const CandidateCommand command = ScriptCandidateRunner(options, AbSettings{}, progress)
+                                       .BenchmarkCommand(&candidate, "/tmp/x/r.json");
   EXPECT_EQ(command.argv, options.command) << "the script is run as the user runs it";
   EXPECT_EQ(command.env.at("PYTHONPATH").rfind("/opt/advisor/probe/site", 0), 0u);
   const json config = json::parse(command.env.at("ADVISOR_PROBE_BENCH"));
@@ -56,8 +60,9 @@ TEST(ScriptCandidate, ARunWithoutLossesSaysWhatHappened) {
   options.command = {"/bin/sh", "-c", "echo 'made no step' >&2"};
   CandidateSpec candidate;
   candidate.id = "tf32-matmul";
+  std::ostringstream progress;
   const NumericsVerdict ended =
-      ScriptCandidateRunner(options, AbSettings{}).CheckNumerics(candidate);
+      ScriptCandidateRunner(options, AbSettings{}, progress).CheckNumerics(candidate);
   EXPECT_EQ(ended.detail.rfind("the baseline run ended (exit status 0) before the probe "
                                "recorded the losses of its first steps",
                                0),
@@ -71,8 +76,61 @@ TEST(ScriptCandidate, ARunWithoutLossesSaysWhatHappened) {
                      "path = json.loads(os.environ['ADVISOR_PROBE_BENCH'])['result']\n"
                      "json.dump({'skipped': 'no DataLoader to give workers'}, open(path, 'w'))"};
   const NumericsVerdict skipped =
-      ScriptCandidateRunner(options, AbSettings{}).CheckNumerics(candidate);
+      ScriptCandidateRunner(options, AbSettings{}, progress).CheckNumerics(candidate);
   EXPECT_EQ(skipped.detail, "the baseline run did not apply it: no DataLoader to give workers");
+}
+
+// torch.compile's candidate compiled afresh in every round's process (about 30 s each on an H200):
+// every run of one autotest, its numerics runs among them, shares one private compile cache,
+// removed with the runner.
+TEST(ScriptCandidate, EveryRunSharesOnePrivateCompileCache) {
+  ASSERT_EQ(std::getenv("TORCHINDUCTOR_CACHE_DIR"), nullptr) << "the test's own environment";
+  ScriptCandidateOptions options;
+  // The numerics run's probe would write its losses; this one says which cache it was given.
+  options.command = {ADVISOR_TEST_PYTHON, "-c",
+                     "import json, os\n"
+                     "path = json.loads(os.environ['ADVISOR_PROBE_BENCH'])['result']\n"
+                     "cache = os.environ.get('TORCHINDUCTOR_CACHE_DIR', 'none')\n"
+                     "fx = os.environ.get('TORCHINDUCTOR_FX_GRAPH_CACHE', 'none')\n"
+                     "json.dump({'skipped': cache + ' ' + fx}, open(path, 'w'))"};
+  CandidateSpec candidate;
+  candidate.id = "torch-compile";
+  candidate.overrides.compile = true;
+  std::string folder;
+  {
+    std::ostringstream progress;
+    ScriptCandidateRunner runner(options, AbSettings{}, progress);
+    const CandidateCommand benchmark = runner.BenchmarkCommand(&candidate, "/tmp/x/r.json");
+    folder = benchmark.env.at("TORCHINDUCTOR_CACHE_DIR");
+    EXPECT_NE(folder.find("advisor-compile-cache-"), std::string::npos) << folder;
+    EXPECT_TRUE(std::filesystem::is_directory(folder));
+    EXPECT_EQ(benchmark.env.at("TORCHINDUCTOR_FX_GRAPH_CACHE"), "1");
+    EXPECT_EQ(runner.BenchmarkCommand(nullptr, "/tmp/x/b.json").env.at("TORCHINDUCTOR_CACHE_DIR"),
+              folder)
+        << "the baseline compiles too where the script does";
+    EXPECT_EQ(
+        runner.BlocksCommand({}, BlockDesign{}, "/tmp/x/k.json")->env.at("TORCHINDUCTOR_CACHE_DIR"),
+        folder);
+    EXPECT_EQ(runner.CheckNumerics(candidate).detail,
+              "the baseline run did not apply it: " + folder + " 1")
+        << "the numerics runs share it";
+    EXPECT_NE(progress.str().find(folder), std::string::npos) << progress.str();
+  }
+  EXPECT_FALSE(std::filesystem::exists(folder)) << "removed with the runner";
+}
+
+TEST(ScriptCandidate, TheUsersOwnCompileCacheIsKeptAndSaid) {
+  ASSERT_EQ(setenv("TORCHINDUCTOR_CACHE_DIR", "/data/inductor", 1), 0);
+  std::ostringstream progress;
+  const CandidateCommand command =
+      ScriptCandidateRunner(ScriptCandidateOptions{}, AbSettings{}, progress)
+          .BenchmarkCommand(nullptr, "/tmp/x/b.json");
+  unsetenv("TORCHINDUCTOR_CACHE_DIR");
+  EXPECT_EQ(command.env.count("TORCHINDUCTOR_CACHE_DIR"), 0u) << "the run inherits the user's";
+  EXPECT_EQ(command.env.at("TORCHINDUCTOR_FX_GRAPH_CACHE"), "1");
+  EXPECT_NE(progress.str().find("your settings kept: TORCHINDUCTOR_CACHE_DIR=/data/inductor"),
+            std::string::npos)
+      << progress.str();
 }
 
 TEST(ScriptCandidate, LossesCompareStepByStepWithinTheClassTolerance) {
