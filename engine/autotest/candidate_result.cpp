@@ -70,6 +70,18 @@ std::vector<MethodChange> CodeChanges(const JsonField& root) {
   return changes;
 }
 
+// `fx_graph_cache`: {"hits", "misses", "bypasses"}, counts; absent or null where the process
+// compiled nothing with inductor.
+std::optional<FxGraphCacheLookups> FxGraphCache(const JsonField& root) {
+  const std::optional<JsonField> cache = root.Optional("fx_graph_cache");
+  if (!cache || cache->value().is_null()) return std::nullopt;
+  cache->ExpectObject();
+  const auto count = [&](const char* name) {
+    return static_cast<int>(cache->Required(name).Integer(0, 1'000'000));
+  };
+  return FxGraphCacheLookups{count("hits"), count("misses"), count("bypasses")};
+}
+
 CandidateResult ReadResult(const JsonField& root) {
   root.ExpectObject();
   CandidateResult result;
@@ -88,6 +100,7 @@ CandidateResult ReadResult(const JsonField& root) {
   if (auto warmup = root.Optional("warmup_s")) {
     result.warmup_s = warmup->NumberOrNull(NumberRange::AtLeast(0));
   }
+  result.fx_graph_cache = FxGraphCache(root);
   return result;
 }
 
@@ -115,12 +128,17 @@ void WriteCandidateResult(const std::string& path, const CandidateResult& result
     WriteWhole(path, {{"skipped", result.skipped}});
     return;
   }
-  WriteWhole(path, {{"step_ms", result.step_ms},
-                    {"peak_memory_mb", NumberOrNull(result.peak_memory_mb)},
-                    {"samples_per_step", result.samples_per_step},
-                    {"loss", NumberOrNull(result.loss)},
-                    {"sites", result.sites},
-                    {"warmup_s", NumberOrNull(result.warmup_s)}});
+  json written = {{"step_ms", result.step_ms},
+                  {"peak_memory_mb", NumberOrNull(result.peak_memory_mb)},
+                  {"samples_per_step", result.samples_per_step},
+                  {"loss", NumberOrNull(result.loss)},
+                  {"sites", result.sites},
+                  {"warmup_s", NumberOrNull(result.warmup_s)}};
+  if (const std::optional<FxGraphCacheLookups>& cache = result.fx_graph_cache) {
+    written["fx_graph_cache"] = {
+        {"hits", cache->hits}, {"misses", cache->misses}, {"bypasses", cache->bypasses}};
+  }
+  WriteWhole(path, written);
 }
 
 void WriteNumericsResult(const std::string& path, const NumericsResult& result) {
