@@ -25,6 +25,11 @@ json NumberOrNull(const std::optional<double>& value) {
   return value && std::isfinite(*value) ? json(*value) : json(nullptr);
 }
 
+json LookupsOrNull(const std::optional<FxGraphCacheLookups>& lookups) {
+  if (!lookups) return nullptr;
+  return {{"hits", lookups->hits}, {"misses", lookups->misses}, {"bypasses", lookups->bypasses}};
+}
+
 void WriteWhole(const std::string& path, const json& content) {
   // Never through a link or into a file someone placed there: see new_file.h.
   const std::string temporary = path + ".partial";
@@ -128,17 +133,13 @@ void WriteCandidateResult(const std::string& path, const CandidateResult& result
     WriteWhole(path, {{"skipped", result.skipped}});
     return;
   }
-  json written = {{"step_ms", result.step_ms},
-                  {"peak_memory_mb", NumberOrNull(result.peak_memory_mb)},
-                  {"samples_per_step", result.samples_per_step},
-                  {"loss", NumberOrNull(result.loss)},
-                  {"sites", result.sites},
-                  {"warmup_s", NumberOrNull(result.warmup_s)}};
-  if (const std::optional<FxGraphCacheLookups>& cache = result.fx_graph_cache) {
-    written["fx_graph_cache"] = {
-        {"hits", cache->hits}, {"misses", cache->misses}, {"bypasses", cache->bypasses}};
-  }
-  WriteWhole(path, written);
+  WriteWhole(path, {{"step_ms", result.step_ms},
+                    {"peak_memory_mb", NumberOrNull(result.peak_memory_mb)},
+                    {"samples_per_step", result.samples_per_step},
+                    {"loss", NumberOrNull(result.loss)},
+                    {"sites", result.sites},
+                    {"warmup_s", NumberOrNull(result.warmup_s)},
+                    {"fx_graph_cache", LookupsOrNull(result.fx_graph_cache)}});
 }
 
 void WriteNumericsResult(const std::string& path, const NumericsResult& result) {

@@ -60,14 +60,13 @@ std::vector<std::string> BisectArguments(const BisectCommandOptions& options) {
 std::unique_ptr<CandidateRunner> MakeCandidateRunner(const BisectCommandOptions& options,
                                                      const RunReport& report,
                                                      const AbSettings& settings,
-                                                     const FixedModelsDir* fixed,
-                                                     std::ostream& progress) {
+                                                     const FixedModelsDir* fixed) {
   if (report.run.mode == Door::kScript) {
     ScriptCandidateOptions script;
     script.command = options.script.command;
     script.probe_dir = FindDataDir("probe");
     script.step_timeout = std::chrono::seconds(options.workload.step_timeout_s);
-    return std::make_unique<ScriptCandidateRunner>(script, settings, progress);
+    return std::make_unique<ScriptCandidateRunner>(script, settings);
   }
   std::string error;
   AdvisorCandidateOptions model;
@@ -173,7 +172,7 @@ void TryRecipes(const BisectCommandOptions& options, RunReport& report,
   std::vector<AbResult> results;
   try {
     const std::unique_ptr<CandidateRunner> runner =
-        MakeCandidateRunner(options, report, plan.settings, fixed, progress);
+        MakeCandidateRunner(options, report, plan.settings, fixed);
     results = RunAutotest(plan, *runner, budget, progress);
   } catch (const std::runtime_error& failure) {  // no private folder, or no advisor binary
     report.data_quality.push_back(std::string("autotest: ") + failure.what());

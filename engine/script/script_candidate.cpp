@@ -81,8 +81,7 @@ std::map<std::string, std::string> ScriptBenchEnvironment(const ScriptCandidateO
   return {{"PYTHONPATH", PythonPath(options.probe_dir)}, {"ADVISOR_PROBE_BENCH", config.dump()}};
 }
 
-ScriptCandidateRunner::ScriptCandidateRunner(ScriptCandidateOptions options, AbSettings settings,
-                                             std::ostream& progress)
+ScriptCandidateRunner::ScriptCandidateRunner(ScriptCandidateOptions options, AbSettings settings)
     : options_(std::move(options)), settings_(settings), scratch_("advisor-script-numerics-") {
   const std::map<std::string, std::string> user = InductorEnvironment();
   if (user.count("TORCHINDUCTOR_CACHE_DIR") == 0) {
@@ -90,7 +89,10 @@ ScriptCandidateRunner::ScriptCandidateRunner(ScriptCandidateOptions options, AbS
   }
   compile_cache_ =
       CompileCacheEnvironment(compile_cache_dir_ ? compile_cache_dir_->path() : "", user);
-  progress << "[autotest] " << DescribeCompileCache(compile_cache_) << "\n";
+}
+
+std::string ScriptCandidateRunner::SharedByRuns() const {
+  return DescribeCompileCache(compile_cache_);
 }
 
 std::map<std::string, std::string> ScriptCandidateRunner::RunEnvironment(

@@ -8,7 +8,6 @@
 #include <chrono>
 #include <map>
 #include <optional>
-#include <ostream>
 #include <string>
 #include <vector>
 
@@ -40,10 +39,12 @@ class ScriptCandidateRunner : public CandidateRunner {
  public:
   // Every run it starts (benchmarks, blocks, numerics) shares one compile cache
   // (compile_cache.h): a private folder, removed with the runner, unless the user's environment
-  // names one; `progress` gets one line that says where, and which of the user's settings it kept.
-  // Throws std::runtime_error when a private folder (the losses files', the cache) cannot be made.
-  ScriptCandidateRunner(ScriptCandidateOptions options, AbSettings settings,
-                        std::ostream& progress);
+  // names one. Throws std::runtime_error when a private folder (the losses files', the cache)
+  // cannot be made.
+  ScriptCandidateRunner(ScriptCandidateOptions options, AbSettings settings);
+
+  // Where the runs' compile cache is, and which of the user's settings it kept.
+  std::string SharedByRuns() const override;
 
   CandidateCommand BenchmarkCommand(const CandidateSpec* candidate,
                                     const std::string& result_path) const override;

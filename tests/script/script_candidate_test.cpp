@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 namespace advisor {
 namespace {
@@ -22,9 +21,8 @@ TEST(ScriptCandidate, EachRunIsTheUsersCommandWithTheCandidatesKnobs) {
   candidate.id = "tf32-matmul+dataloader-workers";
   candidate.overrides.allow_tf32 = true;
   candidate.overrides.dataloader_workers = ThreadCount{};  // one per physical core
-  std::ostringstream progress;
-  const CandidateCommand command = ScriptCandidateRunner(options, AbSettings{}, progress)
-                                       .BenchmarkCommand(&candidate, "/tmp/x/r.json");
+  const CandidateCommand command =
+      ScriptCandidateRunner(options, AbSettings{}).BenchmarkCommand(&candidate, "/tmp/x/r.json");
   EXPECT_EQ(command.argv, options.command) << "the script is run as the user runs it";
   EXPECT_EQ(command.env.at("PYTHONPATH").rfind("/opt/advisor/probe/site", 0), 0u);
   const json config = json::parse(command.env.at("ADVISOR_PROBE_BENCH"));
@@ -60,9 +58,8 @@ TEST(ScriptCandidate, ARunWithoutLossesSaysWhatHappened) {
   options.command = {"/bin/sh", "-c", "echo 'made no step' >&2"};
   CandidateSpec candidate;
   candidate.id = "tf32-matmul";
-  std::ostringstream progress;
   const NumericsVerdict ended =
-      ScriptCandidateRunner(options, AbSettings{}, progress).CheckNumerics(candidate);
+      ScriptCandidateRunner(options, AbSettings{}).CheckNumerics(candidate);
   EXPECT_EQ(ended.detail.rfind("the baseline run ended (exit status 0) before the probe "
                                "recorded the losses of its first steps",
                                0),
@@ -76,7 +73,7 @@ TEST(ScriptCandidate, ARunWithoutLossesSaysWhatHappened) {
                      "path = json.loads(os.environ['ADVISOR_PROBE_BENCH'])['result']\n"
                      "json.dump({'skipped': 'no DataLoader to give workers'}, open(path, 'w'))"};
   const NumericsVerdict skipped =
-      ScriptCandidateRunner(options, AbSettings{}, progress).CheckNumerics(candidate);
+      ScriptCandidateRunner(options, AbSettings{}).CheckNumerics(candidate);
   EXPECT_EQ(skipped.detail, "the baseline run did not apply it: no DataLoader to give workers");
 }
 
@@ -98,8 +95,7 @@ TEST(ScriptCandidate, EveryRunSharesOnePrivateCompileCache) {
   candidate.overrides.compile = true;
   std::string folder;
   {
-    std::ostringstream progress;
-    ScriptCandidateRunner runner(options, AbSettings{}, progress);
+    ScriptCandidateRunner runner(options, AbSettings{});
     const CandidateCommand benchmark = runner.BenchmarkCommand(&candidate, "/tmp/x/r.json");
     folder = benchmark.env.at("TORCHINDUCTOR_CACHE_DIR");
     EXPECT_NE(folder.find("advisor-compile-cache-"), std::string::npos) << folder;
@@ -114,23 +110,22 @@ TEST(ScriptCandidate, EveryRunSharesOnePrivateCompileCache) {
     EXPECT_EQ(runner.CheckNumerics(candidate).detail,
               "the baseline run did not apply it: " + folder + " 1")
         << "the numerics runs share it";
-    EXPECT_NE(progress.str().find(folder), std::string::npos) << progress.str();
+    EXPECT_NE(runner.SharedByRuns().find(folder), std::string::npos) << runner.SharedByRuns();
   }
   EXPECT_FALSE(std::filesystem::exists(folder)) << "removed with the runner";
 }
 
 TEST(ScriptCandidate, TheUsersOwnCompileCacheIsKeptAndSaid) {
   ASSERT_EQ(setenv("TORCHINDUCTOR_CACHE_DIR", "/data/inductor", 1), 0);
-  std::ostringstream progress;
-  const CandidateCommand command =
-      ScriptCandidateRunner(ScriptCandidateOptions{}, AbSettings{}, progress)
-          .BenchmarkCommand(nullptr, "/tmp/x/b.json");
+  const ScriptCandidateRunner runner(ScriptCandidateOptions{}, AbSettings{});
   unsetenv("TORCHINDUCTOR_CACHE_DIR");
+  const CandidateCommand command = runner.BenchmarkCommand(nullptr, "/tmp/x/b.json");
   EXPECT_EQ(command.env.count("TORCHINDUCTOR_CACHE_DIR"), 0u) << "the run inherits the user's";
   EXPECT_EQ(command.env.at("TORCHINDUCTOR_FX_GRAPH_CACHE"), "1");
-  EXPECT_NE(progress.str().find("your settings kept: TORCHINDUCTOR_CACHE_DIR=/data/inductor"),
-            std::string::npos)
-      << progress.str();
+  EXPECT_NE(
+      runner.SharedByRuns().find("your settings kept: TORCHINDUCTOR_CACHE_DIR=/data/inductor"),
+      std::string::npos)
+      << runner.SharedByRuns();
 }
 
 TEST(ScriptCandidate, LossesCompareStepByStepWithinTheClassTolerance) {
