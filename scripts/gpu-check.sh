@@ -13,7 +13,8 @@
 # (bench/zoo_gpu.sh, ZOO_RUNS=1 unless set); script mode: script (bisect of the ViT case as an
 # eager training script, and of its torch.compile'd variant), script_overhead
 # (bench/script_overhead.py on the ViT and launch-bound scripts), script_autotest (--autotest on
-# the eager ViT script), script_pipeline (the data-input seed's pipeline as a script: the input
+# the eager ViT script, then its fixes timed by hand in the same call, bench/seed_by_hand.py, and
+# the report judged against them and the 4-minute bar, bench/seed_judge.py), script_pipeline (the data-input seed's pipeline as a script: the input
 # stage measured in its DataLoader workers, --autotest's worker series; bench/input_stage_cost.py),
 # traces (2.11 CUDA traces recorded and analysed, the trace reader's
 # benchmark), analyze_bench (advisor analyze end to end on every core beside json.load, 1.2 GB
@@ -267,9 +268,11 @@ PY
 
 script_autotest() {
   # Budgeted so that a build and this stage fit in one device call of 10 minutes.
+  local start=$SECONDS
   step script_autotest build-gpu/advisor bisect --autotest --autotest-rounds "${AUTOTEST_ROUNDS:-3}" \
     --autotest-budget "${AUTOTEST_BUDGET:-6m30s}" --out "$results/script-vit-autotest" -- \
     python3 bench/scripts/vit_train.py --steps 100000
+  local wall=$((SECONDS - start))
   grep -E "^\[autotest\].*(verified|no-change|rejected|failed|skipped)" \
     "$logs/script_autotest.log" | tee -a "$out/summary.txt"
   # Issue #28's bar: every fix decided with an interval, the switched knobs' combination measured
@@ -287,7 +290,27 @@ in_run = [f for f in fixes if f.get("kind") == "combination" and f.get("measured
 print("script_autotest: a combination measured inside the run: %s; decided with an interval: "
       "%d of %d" % ("pass" if in_run else "FAIL", sum(f.get("speedup_ci_low") is not None
                                                       for f in fixes), len(fixes)))
+for fix in fixes:  # torch.compile's rounds of processes: the first compiles, the cache serves the rest
+    for number, round_ in enumerate(fix.get("warmup_rounds", []), 1):
+        print("  fix %s round %d: warm-up %s s, FX graph cache %s" % (
+            fix["recipe"], number, round_.get("warmup_s"), round_.get("fx_graph_cache")))
 PY
+  # Issue #28's bar beside it, in the same call: the single fixes and the combinations timed by
+  # hand in one process (bench/seed_by_hand.py), judged against the report within 5 %, and the
+  # whole run's wall time against 4 minutes (bench/seed_judge.py).
+  local fixes="bf16-autocast,tf32-matmul,deterministic-off,torch-compile,bf16-autocast+tf32-matmul"
+  fixes+=$(python3 - "$results/script-vit-autotest/report.json" <<'PY'
+import json, sys
+known = {"bf16-autocast", "tf32-matmul", "deterministic-off", "torch-compile"}
+for fix in json.load(open(sys.argv[1]))["fixes"]:
+    if fix.get("kind") == "combination" and set(fix["recipe"].split("+")) <= known:
+        print("," + fix["recipe"], end="")
+PY
+)
+  step seed_by_hand python3 bench/seed_by_hand.py --fixes "$fixes" \
+    --out "$results/seed-by-hand.json"
+  python3 bench/seed_judge.py "$results/script-vit-autotest/report.json" \
+    "$results/seed-by-hand.json" --wall-s "$wall" | tee -a "$out/summary.txt"
 }
 
 # Several ranks (issue #16), on two GPUs over NCCL; skipped with a line on fewer. In about 6

@@ -152,7 +152,13 @@ AbResult RunAbBenchmark(const CandidateSpec& candidate, const CandidateRunner& r
       }
       side->samples_per_step = result.samples_per_step;
       KeepPeak(side->peak_memory_mb, result.peak_memory_mb);
-      if (side->candidate && result.warmup_s) KeepPeak(fix.warmup_s, result.warmup_s);
+      if (side->candidate) {
+        KeepPeak(fix.warmup_s, result.warmup_s);
+        // `advisor candidate` reports neither: its rounds list nothing.
+        if (result.warmup_s || result.fx_graph_cache) {
+          fix.warmup_rounds.push_back({result.warmup_s, result.fx_graph_cache});
+        }
+      }
       (side->candidate ? measured.candidate_ms : measured.baseline_ms) = result.step_ms;
       if (side->candidate && round == 1) fix.sites = result.sites;
       if (!side->candidate) {

@@ -322,6 +322,9 @@ std::vector<const Recipe*> ChooseCombination(const std::vector<AbResult>& single
 
 std::vector<AbResult> RunAutotest(const AutotestPlan& plan, CandidateRunner& runner,
                                   AutotestBudget& budget, std::ostream& progress) {
+  if (const std::string shared = runner.SharedByRuns(); !shared.empty()) {
+    progress << "[autotest] " << shared << "\n";
+  }
   NumericsChecks checks(runner);
   // The candidates' result files, in a private folder removed with everything in it, also when
   // advisor is interrupted.

@@ -25,6 +25,11 @@ json NumberOrNull(const std::optional<double>& value) {
   return value && std::isfinite(*value) ? json(*value) : json(nullptr);
 }
 
+json LookupsOrNull(const std::optional<FxGraphCacheLookups>& lookups) {
+  if (!lookups) return nullptr;
+  return {{"hits", lookups->hits}, {"misses", lookups->misses}, {"bypasses", lookups->bypasses}};
+}
+
 void WriteWhole(const std::string& path, const json& content) {
   // Never through a link or into a file someone placed there: see new_file.h.
   const std::string temporary = path + ".partial";
@@ -70,6 +75,18 @@ std::vector<MethodChange> CodeChanges(const JsonField& root) {
   return changes;
 }
 
+// `fx_graph_cache`: {"hits", "misses", "bypasses"}, counts; absent or null where the process
+// compiled nothing with inductor.
+std::optional<FxGraphCacheLookups> FxGraphCache(const JsonField& root) {
+  const std::optional<JsonField> cache = root.Optional("fx_graph_cache");
+  if (!cache || cache->value().is_null()) return std::nullopt;
+  cache->ExpectObject();
+  const auto count = [&](const char* name) {
+    return static_cast<int>(cache->Required(name).Integer(0, 1'000'000));
+  };
+  return FxGraphCacheLookups{count("hits"), count("misses"), count("bypasses")};
+}
+
 CandidateResult ReadResult(const JsonField& root) {
   root.ExpectObject();
   CandidateResult result;
@@ -92,6 +109,7 @@ CandidateResult ReadResult(const JsonField& root) {
   if (auto warmup = root.Optional("warmup_s")) {
     result.warmup_s = warmup->NumberOrNull(NumberRange::AtLeast(0));
   }
+  result.fx_graph_cache = FxGraphCache(root);
   return result;
 }
 
@@ -128,7 +146,8 @@ void WriteCandidateResult(const std::string& path, const CandidateResult& result
                     {"samples_per_step", result.samples_per_step},
                     {"loss", NumberOrNull(result.loss)},
                     {"sites", result.sites},
-                    {"warmup_s", NumberOrNull(result.warmup_s)}});
+                    {"warmup_s", NumberOrNull(result.warmup_s)},
+                    {"fx_graph_cache", LookupsOrNull(result.fx_graph_cache)}});
 }
 
 void WriteNumericsResult(const std::string& path, const NumericsResult& result) {

@@ -29,6 +29,8 @@ struct CandidateResult {
   // Wall time of the warm-up steps, which the measured steps leave out: where a recipe compiles
   // (torch.compile), its compilation. Absent when the process does not say.
   std::optional<double> warmup_s;
+  // Inductor's FX graph cache in the process; absent where it compiled nothing with inductor.
+  std::optional<FxGraphCacheLookups> fx_graph_cache;
 };
 
 // What `advisor candidate MODEL --recipe ID --numerics` found.

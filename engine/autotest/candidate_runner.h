@@ -46,6 +46,10 @@ class CandidateRunner {
   // or malformed result is a kError verdict, never an exception.
   virtual NumericsVerdict CheckNumerics(const CandidateSpec& candidate) = 0;
 
+  // One line for the autotest's progress on what every run this runner starts shares (a
+  // script's compile cache, and the user's settings it kept); "" where there is nothing to say.
+  virtual std::string SharedByRuns() const { return ""; }
+
   // The process that measures `candidates` (each SwitchesBetweenSteps) and the baseline in
   // blocks of steps inside one run, switching their knobs between steps as `design` says, and
   // writes a BlocksResult to `result_path` (engine/autotest/step_blocks.h); none where the door

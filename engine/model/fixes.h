@@ -44,6 +44,23 @@ struct WorkerCountPoint {
   std::string status;  // the A/B's verdict for this count (fix_status)
 };
 
+// Inductor's FX graph cache in one process (torch.compile): its lookups of a compiled graph, found
+// (a hit: compiled before, by an earlier run that shared the cache folder), compiled and stored (a
+// miss), or compiled and not storable (a bypass).
+struct FxGraphCacheLookups {
+  int hits = 0;
+  int misses = 0;
+  int bypasses = 0;
+};
+
+// One round's candidate process, measured in processes: the warm-up its A/B steps leave out (a
+// compiling recipe's compilation) and, where it compiled with inductor, its cache lookups. The
+// first round compiles; later ones find the graphs in the autotest's shared compile cache.
+struct RoundWarmup {
+  std::optional<double> warmup_s;
+  std::optional<FxGraphCacheLookups> fx_graph_cache;
+};
+
 // FixResult::measured_in values.
 namespace measured_in {
 inline constexpr char kProcesses[] = "processes";  // each side of a round a process of its own
@@ -83,8 +100,11 @@ struct FixResult {
   // baseline's beside it (the same rounds or blocks); absent on a CPU run.
   std::optional<double> peak_memory_mb;
   std::optional<double> baseline_peak_memory_mb;
-  // The candidate's warm-up, left out of the A/B steps: a compiling recipe's compilation.
+  // The candidate's warm-up, left out of the A/B steps: a compiling recipe's compilation; the
+  // longest of its rounds.
   std::optional<double> warmup_s;
+  // Each round's candidate process, in round order, where the rounds ran in processes.
+  std::vector<RoundWarmup> warmup_rounds;
   std::string detail;               // why rejected or failed: the measured difference, stderr tail
   // A fix a script gets only by a change to its code: the change against the user's file and
   // line ("--- file / +++ file / @@ -N +N @@ / -before / +after"); "" otherwise. A model's

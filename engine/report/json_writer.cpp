@@ -470,6 +470,20 @@ json WorkerSeriesToJson(const std::vector<WorkerCountPoint>& series) {
   return out;
 }
 
+json WarmupRoundsToJson(const std::vector<RoundWarmup>& rounds) {
+  json out = json::array();
+  for (const RoundWarmup& round : rounds) {
+    json cache = nullptr;
+    if (const std::optional<FxGraphCacheLookups>& lookups = round.fx_graph_cache) {
+      cache = {{"hits", lookups->hits},
+               {"misses", lookups->misses},
+               {"bypasses", lookups->bypasses}};
+    }
+    out.push_back({{"warmup_s", OrNull(round.warmup_s)}, {"fx_graph_cache", std::move(cache)}});
+  }
+  return out;
+}
+
 json FixesToJson(const std::vector<FixResult>& fixes) {
   json out = json::array();
   for (const FixResult& fix : fixes) {
@@ -508,6 +522,7 @@ json FixesToJson(const std::vector<FixResult>& fixes) {
                    {"peak_memory_mb", OrNull(fix.peak_memory_mb)},
                    {"baseline_peak_memory_mb", OrNull(fix.baseline_peak_memory_mb)},
                    {"warmup_s", OrNull(fix.warmup_s)},
+                   {"warmup_rounds", WarmupRoundsToJson(fix.warmup_rounds)},
                    {"detail", fix.detail},
                    {"suggested_change", fix.suggested_change},
                    {"code_changes", std::move(code_changes)},

@@ -82,12 +82,30 @@ std::map<std::string, std::string> ScriptBenchEnvironment(const ScriptCandidateO
 }
 
 ScriptCandidateRunner::ScriptCandidateRunner(ScriptCandidateOptions options, AbSettings settings)
-    : options_(std::move(options)), settings_(settings), scratch_("advisor-script-numerics-") {}
+    : options_(std::move(options)), settings_(settings), scratch_("advisor-script-numerics-") {
+  const std::map<std::string, std::string> user = InductorEnvironment();
+  if (user.count("TORCHINDUCTOR_CACHE_DIR") == 0) {
+    compile_cache_dir_.emplace("advisor-compile-cache-");
+  }
+  compile_cache_ =
+      CompileCacheEnvironment(compile_cache_dir_ ? compile_cache_dir_->path() : "", user);
+}
+
+std::string ScriptCandidateRunner::SharedByRuns() const {
+  return DescribeCompileCache(compile_cache_);
+}
+
+std::map<std::string, std::string> ScriptCandidateRunner::RunEnvironment(
+    const CandidateSpec* candidate, const std::string& result_path, bool losses_only) const {
+  std::map<std::string, std::string> env =
+      ScriptBenchEnvironment(options_, candidate, result_path, losses_only);
+  env.insert(compile_cache_.env.begin(), compile_cache_.env.end());
+  return env;
+}
 
 CandidateCommand ScriptCandidateRunner::BenchmarkCommand(const CandidateSpec* candidate,
                                                          const std::string& result_path) const {
-  return CandidateCommand{options_.command,
-                          ScriptBenchEnvironment(options_, candidate, result_path, false)};
+  return CandidateCommand{options_.command, RunEnvironment(candidate, result_path, false)};
 }
 
 std::optional<CandidateCommand> ScriptCandidateRunner::BlocksCommand(
@@ -99,8 +117,7 @@ std::optional<CandidateCommand> ScriptCandidateRunner::BlocksCommand(
     if (candidate.preserves_semantics) entry["check"] = ToleranceTable(candidate.tolerance);
     listed.push_back(std::move(entry));
   }
-  CandidateCommand command{options_.command,
-                           ScriptBenchEnvironment(options_, nullptr, result_path, false)};
+  CandidateCommand command{options_.command, RunEnvironment(nullptr, result_path, false)};
   json config = json::parse(command.env.at("ADVISOR_PROBE_BENCH"));
   config["blocks"] = {{"candidates", listed},
                       {"settle", design.settle_steps},
@@ -119,7 +136,7 @@ std::vector<double> ScriptCandidateRunner::Losses(const CandidateSpec* candidate
   std::filesystem::remove(result_path, ignored);
   ProcessSpec spec;
   spec.argv = options_.command;
-  spec.env = ScriptBenchEnvironment(options_, candidate, result_path, true);
+  spec.env = RunEnvironment(candidate, result_path, true);
   if (candidate) {
     for (const auto& [variable, value] : candidate->env) spec.env[variable] = value;
   }

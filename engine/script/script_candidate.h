@@ -7,11 +7,13 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/autotest/ab_benchmark.h"
 #include "engine/autotest/candidate_runner.h"
+#include "engine/script/compile_cache.h"
 #include "engine/util/scratch_paths.h"
 
 namespace advisor {
@@ -35,8 +37,14 @@ std::map<std::string, std::string> ScriptBenchEnvironment(const ScriptCandidateO
 
 class ScriptCandidateRunner : public CandidateRunner {
  public:
-  // Throws std::runtime_error when the private folder of the losses files cannot be made.
+  // Every run it starts (benchmarks, blocks, numerics) shares one compile cache
+  // (compile_cache.h): a private folder, removed with the runner, unless the user's environment
+  // names one. Throws std::runtime_error when a private folder (the losses files', the cache)
+  // cannot be made.
   ScriptCandidateRunner(ScriptCandidateOptions options, AbSettings settings);
+
+  // Where the runs' compile cache is, and which of the user's settings it kept.
+  std::string SharedByRuns() const override;
 
   CandidateCommand BenchmarkCommand(const CandidateSpec* candidate,
                                     const std::string& result_path) const override;
@@ -56,9 +64,16 @@ class ScriptCandidateRunner : public CandidateRunner {
   // The losses of one run, or the reason there are none.
   std::vector<double> Losses(const CandidateSpec* candidate, std::string& failure) const;
 
+  // ScriptBenchEnvironment with the compile cache's variables.
+  std::map<std::string, std::string> RunEnvironment(const CandidateSpec* candidate,
+                                                    const std::string& result_path,
+                                                    bool losses_only) const;
+
   ScriptCandidateOptions options_;
   AbSettings settings_;
-  PrivateTempDir scratch_;  // the losses files
+  PrivateTempDir scratch_;                           // the losses files
+  std::optional<PrivateTempDir> compile_cache_dir_;  // none where the user names the folder
+  CompileCacheSettings compile_cache_;
   bool baseline_run_ = false;
   std::vector<double> baseline_;
   std::string baseline_failure_;

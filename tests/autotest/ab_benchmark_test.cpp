@@ -82,6 +82,30 @@ TEST_F(AbBenchmark, MeasuresASpeedupFromInterleavedRounds) {
                         "rounds)"));
 }
 
+// torch.compile's first round compiles, the later ones load the graphs from the cache the runs
+// share: each round's warm-up and cache lookups, in round order, beside the longest warm-up.
+TEST_F(AbBenchmark, EachCandidateRoundsWarmUpAndCompileCacheLookupsAreKept) {
+  const AbResult ab = Run(R"(if [ $round = 0 ]; then warmup=30.5 cache='"hits":0,"misses":3'
+else warmup=4.25 cache='"hits":3,"misses":0'; fi
+printf '{"step_ms":[10,10,10],"peak_memory_mb":null,"samples_per_step":8,"loss":1,"sites":[],"warmup_s":%s,"fx_graph_cache":{%s,"bypasses":0}}' \
+  "$warmup" "$cache" > "$result")");
+  const FixResult& fix = ab.fix;
+  ASSERT_EQ(fix.rounds, 2);
+  ASSERT_EQ(fix.warmup_rounds.size(), 2u) << "the baseline's rounds are not the fix's";
+  EXPECT_EQ(fix.warmup_rounds[0].warmup_s, 30.5);
+  EXPECT_EQ(fix.warmup_rounds[0].fx_graph_cache->misses, 3);
+  EXPECT_EQ(fix.warmup_rounds[1].warmup_s, 4.25);
+  EXPECT_EQ(fix.warmup_rounds[1].fx_graph_cache->hits, 3);
+  EXPECT_EQ(fix.warmup_s, 30.5);
+}
+
+TEST_F(AbBenchmark, AWorkerThatReportsNoWarmUpListsNoRounds) {
+  const AbResult ab = Run("write_result 10 1500 8 1.5 ''");
+  EXPECT_EQ(ab.fix.rounds, 2);
+  EXPECT_TRUE(ab.fix.warmup_rounds.empty());
+  EXPECT_FALSE(ab.fix.warmup_s);
+}
+
 TEST_F(AbBenchmark, EqualTimesAreNoMeasurableChange) {
   const AbResult ab = Run("write_result 20 2000 8 1.5 ''");
   EXPECT_EQ(ab.fix.status, "no-change");

@@ -81,6 +81,17 @@ TEST_F(Autotest, SkipsWhatCannotRunWithoutStartingAWorker) {
   EXPECT_THAT(progress_.str(), HasSubstr("[autotest] planned: skipped: not implemented"));
 }
 
+// What every run shares (a script's compile cache) is said once, before any candidate runs.
+TEST_F(Autotest, SaysWhatTheDoorsRunsShareFirst) {
+  plan_.recipes = {Knob("fast")};
+  plan_.recipe_ids = {"fast"};
+  runner_.set_shared("torch.compile's caches in /tmp/advisor-compile-cache-1-a");
+  Run();
+  EXPECT_THAT(progress_.str(),
+              StartsWith("[autotest] torch.compile's caches in /tmp/advisor-compile-cache-1-a\n"));
+  EXPECT_EQ(runner_.benchmark_runs(), 4) << "and then the candidate's rounds";
+}
+
 TEST_F(Autotest, NumericsOutsideToleranceRejectBeforeAnyBenchmark) {
   plan_.recipes = {Knob("fast", /*preserves_semantics=*/true), Knob("faster", true)};
   plan_.recipe_ids = {"fast", "faster"};

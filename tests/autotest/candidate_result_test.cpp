@@ -84,6 +84,25 @@ TEST(CandidateResult, MalformedResultsAreErrorsNamingTheField) {
               HasSubstr("r.json: field 'loss' must be a number, got \"nan\""));
 }
 
+TEST(CandidateResult, InductorsCacheLookupsAreCountsOrNull) {
+  const std::string steps = R"("step_ms": [1], "peak_memory_mb": null, "samples_per_step": 1,
+                               "loss": 1, )";
+  const CandidateResult cached = ParseCandidateResult(
+      "{" + steps + R"("fx_graph_cache": {"hits": 4, "misses": 0, "bypasses": 1}})", "r.json");
+  ASSERT_TRUE(cached.fx_graph_cache);
+  EXPECT_EQ(cached.fx_graph_cache->hits, 4);
+  EXPECT_EQ(cached.fx_graph_cache->misses, 0);
+  EXPECT_EQ(cached.fx_graph_cache->bypasses, 1);
+  EXPECT_FALSE(
+      ParseCandidateResult("{" + steps + R"("fx_graph_cache": null})", "r.json").fx_graph_cache)
+      << "nothing compiled with inductor";
+  EXPECT_THAT(ErrorOf("{" + steps + R"("fx_graph_cache": {"hits": -1, "misses": 0,
+                                                          "bypasses": 0}})"),
+              HasSubstr("r.json: field 'fx_graph_cache.hits'"));
+  EXPECT_THAT(ErrorOf("{" + steps + R"("fx_graph_cache": [1]})"),
+              HasSubstr("r.json: field 'fx_graph_cache'"));
+}
+
 TEST(CandidateResult, AMissingFileSaysTheWorkerWroteNone) {
   testing::ScratchDir dir;
   try {

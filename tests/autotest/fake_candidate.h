@@ -75,7 +75,10 @@ class FakeCandidateRunner : public CandidateRunner {
     return CandidateCommand{{"/bin/sh", blocks_script_, result_path}, {}};
   }
 
+  std::string SharedByRuns() const override { return shared_; }
+
   void set_check(Check check) { check_ = std::move(check); }
+  void set_shared(std::string shared) { shared_ = std::move(shared); }
   // Makes this a door that measures switchable candidates in blocks: `script` is run as
   // `script RESULT_PATH` for each blocks run and writes its BlocksResult.
   void set_blocks_script(std::string script) { blocks_script_ = std::move(script); }
@@ -88,6 +91,7 @@ class FakeCandidateRunner : public CandidateRunner {
 
  private:
   std::string script_;
+  std::string shared_;
   std::string blocks_script_;
   mutable std::vector<std::string> blocks_runs_;
   mutable BlockDesign last_design_;

@@ -237,6 +237,25 @@ TEST(JsonWriter, FixesShowOnlyWhatWasMeasured) {
   EXPECT_EQ(failed.at("detail"), "RuntimeError: the rewritten graph does not type-check");
 }
 
+// torch.compile's rounds of processes: the first round's compile beside the later rounds', each
+// with what inductor's FX graph cache found.
+TEST(JsonWriter, EachRoundsWarmUpAndCompileCacheLookups) {
+  RunReport report = FilledReport();
+  report.fixes.at(0).warmup_s = 31.5;
+  report.fixes.at(0).warmup_rounds = {{31.5, FxGraphCacheLookups{0, 4, 1}},
+                                      {8.25, FxGraphCacheLookups{4, 0, 1}},
+                                      {2.0, std::nullopt}};
+  const json fixes = ReportToJson(report).at("fixes");
+  const json& rounds = fixes.at(0).at("warmup_rounds");
+  ASSERT_EQ(rounds.size(), 3u);
+  EXPECT_DOUBLE_EQ(rounds.at(0).at("warmup_s").get<double>(), 31.5);
+  EXPECT_EQ(rounds.at(0).at("fx_graph_cache"), json({{"hits", 0}, {"misses", 4}, {"bypasses", 1}}));
+  EXPECT_DOUBLE_EQ(rounds.at(1).at("warmup_s").get<double>(), 8.25);
+  EXPECT_EQ(rounds.at(1).at("fx_graph_cache").at("hits"), 4);
+  EXPECT_TRUE(rounds.at(2).at("fx_graph_cache").is_null()) << "nothing compiled with inductor";
+  EXPECT_EQ(fixes.at(1).at("warmup_rounds"), json::array()) << "no round reported a warm-up";
+}
+
 TEST(JsonWriter, ModulesNeverInstrumentedHaveNullTimes) {
   const json modules = ReportToJson(FilledReport()).at("modules");
   const json& norm = modules.at(6);

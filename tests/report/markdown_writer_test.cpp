@@ -133,6 +133,22 @@ TEST(MarkdownWriter, AFindingsChangeListsTheLinesItReplacesAndWhatReplacesThem) 
                "     - after: `return F.scaled_dot_product_attention(q, k, v, scale=c)`\n"));
 }
 
+TEST(MarkdownWriter, ACompilingFixGivesItsFirstAndLaterRoundsWarmUps) {
+  RunReport report = FilledReport();
+  FixResult& fix = report.fixes.at(0);
+  fix.warmup_s = 31.5;
+  fix.warmup_rounds = {{31.5, FxGraphCacheLookups{0, 4, 0}},
+                       {8.25, FxGraphCacheLookups{4, 0, 0}},
+                       {9.5, FxGraphCacheLookups{4, 0, 0}}};
+  EXPECT_TRUE(
+      Contains(ReportToMarkdown(report), "31.50 first, 9.50 later (from the compile cache)"));
+
+  fix.warmup_rounds.back().fx_graph_cache->misses = 1;  // a graph compiled again
+  const std::string compiled = ReportToMarkdown(report);
+  EXPECT_TRUE(Contains(compiled, "31.50 first, 9.50 later"));
+  EXPECT_TRUE(Lacks(compiled, "(from the compile cache)"));
+}
+
 TEST(MarkdownWriter, SummaryNamesTheHotspotWithItsCost) {
   const std::string md = ReportToMarkdown(FilledReport());
   const std::string summary = LineWith(md, "The hot spot is");

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 namespace advisor {
@@ -73,6 +75,57 @@ TEST(ScriptCandidate, ARunWithoutLossesSaysWhatHappened) {
   const NumericsVerdict skipped =
       ScriptCandidateRunner(options, AbSettings{}).CheckNumerics(candidate);
   EXPECT_EQ(skipped.detail, "the baseline run did not apply it: no DataLoader to give workers");
+}
+
+// torch.compile's candidate compiled afresh in every round's process (about 30 s each on an H200):
+// every run of one autotest, its numerics runs among them, shares one private compile cache,
+// removed with the runner.
+TEST(ScriptCandidate, EveryRunSharesOnePrivateCompileCache) {
+  ASSERT_EQ(std::getenv("TORCHINDUCTOR_CACHE_DIR"), nullptr) << "the test's own environment";
+  ScriptCandidateOptions options;
+  // The numerics run's probe would write its losses; this one says which cache it was given.
+  options.command = {ADVISOR_TEST_PYTHON, "-c",
+                     "import json, os\n"
+                     "path = json.loads(os.environ['ADVISOR_PROBE_BENCH'])['result']\n"
+                     "cache = os.environ.get('TORCHINDUCTOR_CACHE_DIR', 'none')\n"
+                     "fx = os.environ.get('TORCHINDUCTOR_FX_GRAPH_CACHE', 'none')\n"
+                     "json.dump({'skipped': cache + ' ' + fx}, open(path, 'w'))"};
+  CandidateSpec candidate;
+  candidate.id = "torch-compile";
+  candidate.overrides.compile = true;
+  std::string folder;
+  {
+    ScriptCandidateRunner runner(options, AbSettings{});
+    const CandidateCommand benchmark = runner.BenchmarkCommand(&candidate, "/tmp/x/r.json");
+    folder = benchmark.env.at("TORCHINDUCTOR_CACHE_DIR");
+    EXPECT_NE(folder.find("advisor-compile-cache-"), std::string::npos) << folder;
+    EXPECT_TRUE(std::filesystem::is_directory(folder));
+    EXPECT_EQ(benchmark.env.at("TORCHINDUCTOR_FX_GRAPH_CACHE"), "1");
+    EXPECT_EQ(runner.BenchmarkCommand(nullptr, "/tmp/x/b.json").env.at("TORCHINDUCTOR_CACHE_DIR"),
+              folder)
+        << "the baseline compiles too where the script does";
+    EXPECT_EQ(
+        runner.BlocksCommand({}, BlockDesign{}, "/tmp/x/k.json")->env.at("TORCHINDUCTOR_CACHE_DIR"),
+        folder);
+    EXPECT_EQ(runner.CheckNumerics(candidate).detail,
+              "the baseline run did not apply it: " + folder + " 1")
+        << "the numerics runs share it";
+    EXPECT_NE(runner.SharedByRuns().find(folder), std::string::npos) << runner.SharedByRuns();
+  }
+  EXPECT_FALSE(std::filesystem::exists(folder)) << "removed with the runner";
+}
+
+TEST(ScriptCandidate, TheUsersOwnCompileCacheIsKeptAndSaid) {
+  ASSERT_EQ(setenv("TORCHINDUCTOR_CACHE_DIR", "/data/inductor", 1), 0);
+  const ScriptCandidateRunner runner(ScriptCandidateOptions{}, AbSettings{});
+  unsetenv("TORCHINDUCTOR_CACHE_DIR");
+  const CandidateCommand command = runner.BenchmarkCommand(nullptr, "/tmp/x/b.json");
+  EXPECT_EQ(command.env.count("TORCHINDUCTOR_CACHE_DIR"), 0u) << "the run inherits the user's";
+  EXPECT_EQ(command.env.at("TORCHINDUCTOR_FX_GRAPH_CACHE"), "1");
+  EXPECT_NE(
+      runner.SharedByRuns().find("your settings kept: TORCHINDUCTOR_CACHE_DIR=/data/inductor"),
+      std::string::npos)
+      << runner.SharedByRuns();
 }
 
 TEST(ScriptCandidate, LossesCompareStepByStepWithinTheClassTolerance) {

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -858,6 +859,65 @@ TEST(ScriptCompile, AShortLastBatchRecompilesOnTheSizeGuard) {
   EXPECT_NE(recompiles[0]["message"].get<std::string>().find("mark_dynamic"), std::string::npos);
   EXPECT_EQ(recompiles[0]["source"]["file"], script);
   EXPECT_EQ(ProcessesTagged(tag), 0);
+}
+
+// Issue #28: torch.compile's candidate runs in rounds of processes, and each compiled afresh.
+// Every run of one autotest shares a private compile cache, so that only the first compiles: on
+// the CPU, through a copy of the torch-compile recipe for the CPU (recipes_compiled/) and a model
+// inductor compiles without a C++ kernel. Asserted on what the runs found in the cache (inductor's
+// counters and the FX graph cache's entries), never on how long they took.
+TEST(ScriptCompile, TheAutotestsRoundsShareOneCompileCacheRemovedAfterIt) {
+  if (!TorchCompiles()) GTEST_SKIP() << kPython << "'s torch has no torch.compile";
+  const fs::path scratch = Scratch("compile_cache");
+  const fs::path records = scratch / "records";
+  fs::create_directories(records);
+  const advisor::testing::ScratchDir private_tmp;  // TMPDIR: short enough for the probe's socket
+  const CommandResult run = RunCommand(
+      "TMPDIR=" + private_tmp.path() + " ADVISOR_RECIPES_DIR=" + kScripts + "/recipes_compiled " +
+          kAdvisor + " bisect -q --autotest --autotest-rounds 2 --rules " + kScripts +
+          "/rules_compiled --out " + (scratch / "report").string() + " -- " + kPython + " " +
+          kScripts + "/compile_cache_train.py --record " + records.string(),
+      scratch.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = Report(scratch / "report");
+  json fix;
+  for (const json& tried : report["fixes"]) {
+    if (tried["recipe"] == "torch-compile-cpu") fix = tried;
+  }
+  ASSERT_TRUE(fix.is_object()) << report["fixes"].dump();
+  ASSERT_EQ(fix["measured_in"], "processes") << fix.dump();
+  ASSERT_EQ(fix["rounds"], 2) << fix.dump();
+  ASSERT_EQ(fix["warmup_rounds"].size(), 2u) << fix.dump();
+  const json& later = fix["warmup_rounds"][1]["fx_graph_cache"];
+  ASSERT_TRUE(later.is_object()) << fix.dump();
+  EXPECT_GT(later["hits"].get<int>(), 0) << "the second round loaded its graphs: " << fix.dump();
+  EXPECT_EQ(later["misses"], 0) << "and compiled none: " << fix.dump();
+
+  // What each of the autotest's runs found, in the order they started.
+  std::map<long long, json> started;  // by the run's start, the record's name: "<ns>-<pid>.json"
+  for (const auto& entry : fs::directory_iterator(records)) {
+    if (entry.path().extension() != ".json") continue;
+    started[std::stoll(entry.path().filename().string())] =
+        json::parse(ReadFile(entry.path().string()));
+  }
+  std::vector<json> runs;
+  for (const auto& [start, one] : started) runs.push_back(one);
+  ASSERT_GE(runs.size(), 4u) << "two rounds of a baseline and a candidate";
+  const std::string folder = runs.front()["folder"];
+  EXPECT_EQ(fs::path(folder).parent_path(), fs::path(private_tmp.path())) << folder;
+  EXPECT_EQ(fs::path(folder).filename().string().rfind("advisor-compile-cache-", 0), 0u) << folder;
+  std::vector<json> compiled;
+  for (const json& one : runs) {
+    EXPECT_EQ(one["folder"], folder) << "every run shares one folder";
+    if (one["hits"].get<int>() + one["misses"].get<int>() > 0) compiled.push_back(one);
+  }
+  // The numerics run and the two rounds' candidates.
+  ASSERT_GE(compiled.size(), 2u);
+  EXPECT_GT(compiled.front()["misses"].get<int>(), 0) << "the first compiled into the cache";
+  EXPECT_FALSE(compiled.front()["fxgraph"].empty()) << "and stored its graphs there";
+  EXPECT_EQ(compiled.back()["fxgraph"], compiled[compiled.size() - 2]["fxgraph"])
+      << "the last round added no entry";
+  EXPECT_FALSE(fs::exists(folder)) << "removed after the run";
 }
 
 TEST(ScriptMode, AValidationBetweenStepsIsNoPhaseOfTheStep) {

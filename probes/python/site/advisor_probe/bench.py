@@ -219,7 +219,8 @@ class Bench:
         result = {"step_ms": self._step_ms,
                   "peak_memory_mb": (torch.cuda.max_memory_allocated(device) / 2**20
                                      if device is not None else None),
-                  "sites": []}
+                  "sites": [],
+                  "fx_graph_cache": fx_graph_cache_lookups()}
         result.update(self._result_common(len(self._step_ms)))
         return result
 
@@ -252,6 +253,20 @@ class Bench:
         with os.fdopen(descriptor, "w") as out:
             json.dump(result, out)
         os.rename(partial, path)
+
+
+def fx_graph_cache_lookups():
+    """Inductor's FX graph cache in this process: {"hits", "misses", "bypasses"} from torch's own
+    counters (torch._dynamo.utils.counters["inductor"], torch 2.2 onwards), None where nothing was
+    compiled with inductor. A hit is a graph an earlier run sharing the autotest's cache folder
+    compiled (engine/script/compile_cache.h)."""
+    dynamo_utils = sys.modules.get("torch._dynamo.utils")
+    if dynamo_utils is None:  # never imported: nothing compiled
+        return None
+    inductor = dynamo_utils.counters.get("inductor", {})
+    lookups = {name: int(inductor.get("fxgraph_cache_" + counter, 0))
+               for name, counter in (("hits", "hit"), ("misses", "miss"), ("bypasses", "bypass"))}
+    return lookups if any(lookups.values()) else None
 
 
 def _slowest(own, other):
