@@ -59,11 +59,14 @@ std::string DiffSummary(const ReportDiff& diff, const InlineMarkup& markup) {
   text += markup.text(Printf("The phases explain %.1f %% of it; %s is not attributed. ",
                              ExplainedShare(step.delta_ms, diff.not_attributed_ms) * 100,
                              SignedMs(diff.not_attributed_ms).c_str()));
-  text += markup.text(Printf("By %s time the modules explain %.1f %%, the ops' %s time %.1f %%. ",
-                             diff.modules_time == DiffTime::kProfiledDevice ? "device" : "host",
-                             ModulesExplainedShare(diff) * 100,
-                             diff.ops_time == DiffTime::kProfiledDevice ? "device" : "host self",
-                             ExplainedShare(step.delta_ms, diff.ops_not_attributed_ms) * 100));
+  // Two ranks compare by phase only: no module, no op.
+  if (!diff.modules.empty() || !diff.ops.empty()) {
+    text += markup.text(Printf("By %s time the modules explain %.1f %%, the ops' %s time %.1f %%. ",
+                               diff.modules_time == DiffTime::kProfiledDevice ? "device" : "host",
+                               ModulesExplainedShare(diff) * 100,
+                               diff.ops_time == DiffTime::kProfiledDevice ? "device" : "host self",
+                               ExplainedShare(step.delta_ms, diff.ops_not_attributed_ms) * 100));
+  }
   const auto hotspot = [&](const std::string& name) {
     return name.empty() ? markup.text("none isolated") : markup.code(name);
   };
