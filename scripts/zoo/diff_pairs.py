@@ -25,7 +25,8 @@ median over more of them moves less when other work takes the CPUs now and then.
 wrong is run again, both sides, up to --attempts runs in all; every wrong try is
 listed. Prints a table and ``explained K/N``; the exit status is 0 exactly when K equals N. The
 table's "instances" column, what the instances' rows alone hold of the step's change, is not
-judged: on the CPU the autograd engine's own time and the loss lie outside every instance.
+judged: on the CPU the autograd engine's own time and the loss lie outside every instance, and
+it weighs level windows' shares against the baseline window's, which a loaded machine moves.
 """
 
 import argparse
