@@ -40,6 +40,7 @@ ZOO = os.path.join(HERE, "zoo")
 sys.path.insert(0, ZOO)
 import invariants  # noqa: E402  (scripts/zoo/ is on the path only from here on)
 import judge  # noqa: E402
+from zoo_case import archive_name  # noqa: E402
 
 EXPORT_TIMEOUT_PER_CASE_S = 120
 
@@ -58,14 +59,19 @@ def torch_python(requested):
     raise SystemExit("zoo: no Python with torch found; pass --python")
 
 
-def export(python, workdir, device, names, reuse):
-    """Exports the cases; returns {name: error text} for those that failed ("" for the others)."""
-    todo = [n for n in names if not (reuse and os.path.exists(os.path.join(workdir, n + ".pt")))]
+def export(python, workdir, device, names, reuse, fixed=False):
+    """Exports the cases (their fixed variants where ``fixed``); returns {name: error text} for
+    those that failed ("" for the others)."""
+    todo = [n for n in names
+            if not (reuse and os.path.exists(os.path.join(workdir, archive_name(n, fixed))))]
     errors = {n: "" for n in names}
     if not todo:
         return errors
-    print(f"zoo: exporting {len(todo)} case(s) for {device} with {python}", file=sys.stderr)
-    command = [python, os.path.join(ZOO, "export.py"), workdir, "--device", device] + todo
+    print(f"zoo: exporting {len(todo)} case(s){' (fixed)' if fixed else ''} for {device} with "
+          f"{python}", file=sys.stderr)
+    command = [python, os.path.join(ZOO, "export.py"), workdir, "--device", device]
+    command += ["--fixed"] if fixed else []
+    command += todo
     try:
         done = subprocess.run(command, capture_output=True, text=True,
                               timeout=EXPORT_TIMEOUT_PER_CASE_S * len(todo))
@@ -81,11 +87,14 @@ def export(python, workdir, device, names, reuse):
     return errors
 
 
-def run_advisor(advisor, archive, out_dir, device, timeout, autotest):
-    """Runs one bisection; returns (report or None, error text, process seconds)."""
+def run_advisor(advisor, archive, out_dir, device, timeout, autotest, steps=None):
+    """Runs one bisection (``steps`` profiled steps per window, advisor's default where None);
+    returns (report or None, error text, process seconds)."""
     command = [advisor, "bisect", archive, "--out", out_dir, "--device", device, "-q"]
     if autotest:
         command.append("--autotest")
+    if steps:
+        command += ["--steps", str(steps)]
     shutil.rmtree(out_dir, ignore_errors=True)  # a report left by an earlier run must not count
     start = time.monotonic()
     try:
@@ -136,7 +145,7 @@ def run_case(args, workdir, name, answer, export_error):
         report, error, seconds = None, export_error, 0.0
         if not error:
             report, error, seconds = run_advisor(
-                os.path.abspath(args.advisor), os.path.join(workdir, name + ".pt"),
+                os.path.abspath(args.advisor), os.path.join(workdir, archive_name(name)),
                 os.path.join(workdir, name + "-report"), args.device, args.timeout, args.autotest)
         result = evaluate(name, answer, report, error, seconds)
         print(f"zoo: {name}, try {attempt}: {'right' if result['right'] else 'wrong'} "

@@ -285,6 +285,13 @@ class Bisection {
 
  private:
   // Where the descent ended, and the deepest level's window.
+  // A module's costs in the window of the level that compared it with its siblings, and that
+  // window's median step.
+  struct MeasuredModule {
+    PhaseCosts costs;
+    double window_step_ms = 0;
+  };
+
   struct Descent {
     bool found = false;                     // a module holds the time: `path`
     std::string path;                       // "" is the root: nothing stood out at level 1, or
@@ -292,7 +299,7 @@ class Bisection {
     Phase phase = Phase::kOutside;          // the anomaly's phase, where one decided
     MeasuredWindow window;
     WindowRequest request;                  // what `window` recorded, to measure it again
-    std::map<std::string, PhaseCosts> measured;  // every module some level saw
+    std::map<std::string, MeasuredModule> measured;  // every module some level saw
   };
 
   // `memory` and `input_stage`, where given, take the window's allocator statistics and its
@@ -425,15 +432,17 @@ class Bisection {
       MergeBroadcasts(FindBroadcastTemporaries(descent.window.timeline, descent.window.placements,
                                                Mean(StepMillis(descent.window.timeline.steps))),
                       broadcasts_);
+      const double window_step_ms = Median(StepMillis(descent.window.timeline.steps));
       // One time per module across the report's tables: the window of the level that compared
       // it with its siblings (a deeper window instruments it again, as the parent).
       for (const std::string& path : attribution.Modules()) {
-        descent.measured.emplace(path, attribution.Inclusive(path));
+        descent.measured.emplace(path,
+                                 MeasuredModule{attribution.Inclusive(path), window_step_ms});
       }
       const LevelInput input = LevelOf(parent, {attribution, std::nullopt});
       LevelDecision decision = DecideLevel(input);
       report.levels.push_back(ToReportLevel(depth, parent, decision, attribution, false));
-      report.levels.back().window_step_ms = Median(StepMillis(descent.window.timeline.steps));
+      report.levels.back().window_step_ms = window_step_ms;
       JudgeAgainstBaseline(depth, report.levels.back().window_step_ms);
       // One window decides the level and, for a group, the member: the same steps back both.
       const int steps_backing =
@@ -872,7 +881,8 @@ class Bisection {
     return line->source;
   }
 
-  std::vector<ModuleStats> ModuleTable(const std::map<std::string, PhaseCosts>& measured) const {
+  std::vector<ModuleStats> ModuleTable(
+      const std::map<std::string, MeasuredModule>& measured) const {
     // The ops the windows saw each module call while it was instrumented: their inputs' sizes in
     // every door, and their kinds where the door cannot read them from the module's code (a
     // script).
@@ -892,10 +902,12 @@ class Bisection {
       }
       if (!info.op_types.empty()) stats.op_types = info.op_types;
       if (auto it = measured.find(path); it != measured.end()) {
+        const PhaseCosts& costs = it->second.costs;
         stats.measured = true;
-        stats.forward_ms = it->second.forward.host_ms;
-        stats.backward_ms = it->second.backward.host_ms;
-        stats.gpu_ms = it->second.forward.gpu_ms + it->second.backward.gpu_ms;
+        stats.forward_ms = costs.forward.host_ms;
+        stats.backward_ms = costs.backward.host_ms;
+        stats.gpu_ms = costs.forward.gpu_ms + costs.backward.gpu_ms;
+        stats.window_step_ms = it->second.window_step_ms;
       }
       table.push_back(std::move(stats));
     }

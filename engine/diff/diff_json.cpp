@@ -95,7 +95,7 @@ std::string DiffToJsonText(const ReportDiff& diff) {
       {"modules", std::move(modules)},
       {"modules_not_attributed_ms", diff.modules_not_attributed_ms},
       {"device_not_attributed_ms", OrNull(diff.device_not_attributed_ms)},
-      {"modules_explained_share", OrNull(ModulesExplainedShare(diff))},
+      {"modules_explained_share", ModulesExplainedShare(diff)},
       {"ops_time", DiffTimeName(diff.ops_time)},
       {"ops", std::move(ops)},
       {"ops_other_ms", diff.ops_other_ms},

@@ -59,11 +59,13 @@ std::string DiffSummary(const ReportDiff& diff, const InlineMarkup& markup) {
   text += markup.text(Printf("The phases explain %.1f %% of it; %s is not attributed. ",
                              ExplainedShare(step.delta_ms, diff.not_attributed_ms) * 100,
                              SignedMs(diff.not_attributed_ms).c_str()));
-  if (const std::optional<double> modules = ModulesExplainedShare(diff)) {
-    text += markup.text(
-        Printf("By device time the modules explain %.1f %%, the ops' %s time %.1f %%. ",
-               *modules * 100, diff.ops_time == DiffTime::kProfiledDevice ? "device" : "host self",
-               ExplainedShare(step.delta_ms, diff.ops_not_attributed_ms) * 100));
+  // Two ranks compare by phase only: no module, no op.
+  if (!diff.modules.empty() || !diff.ops.empty()) {
+    text += markup.text(Printf("By %s time the modules explain %.1f %%, the ops' %s time %.1f %%. ",
+                               diff.modules_time == DiffTime::kProfiledDevice ? "device" : "host",
+                               ModulesExplainedShare(diff) * 100,
+                               diff.ops_time == DiffTime::kProfiledDevice ? "device" : "host self",
+                               ExplainedShare(step.delta_ms, diff.ops_not_attributed_ms) * 100));
   }
   const auto hotspot = [&](const std::string& name) {
     return name.empty() ? markup.text("none isolated") : markup.code(name);
@@ -83,7 +85,8 @@ std::string PhasesTimeLine(const ReportDiff& diff) {
 std::string ModulesTimeLine(const ReportDiff& diff) {
   return std::string(diff.modules_time == DiffTime::kProfiledDevice
                          ? "Device time (kernels and copies) per step"
-                         : "Host time of the forward and backward per step") +
+                         : "Host time of the forward and backward per step, as its share of its "
+                           "profiled window's step times the step compared,") +
          " in the profiled windows, at the deepest level both runs measured: a module is split "
          "into its children only where both runs timed them.";
 }
@@ -92,7 +95,8 @@ std::string OpsTimeLine(const ReportDiff& diff) {
   return diff.ops_time == DiffTime::kProfiledDevice
              ? "Device time each op launched itself, per step in the profiled windows: the "
                "largest changes."
-             : "Host self time per step in the profiled windows: the largest changes.";
+             : "Host self time per step in the profiled window, as its share of the window's step "
+               "times the step compared: the largest changes.";
 }
 
 std::string FindingChangeLine(const FindingChange& change, const InlineMarkup& markup) {

@@ -131,12 +131,38 @@ bool LevelsOnDevice(const RunReport& report) {
 
 double DeviceMs(const GpuSummary& gpu) { return gpu.kernel_ms + gpu.memcpy_ms; }
 
+// A host time of a profiled window in the compared step's terms: its share of the window's step
+// times the step. The windows run slower than the unprofiled steps, each by its own measure (the
+// markers and the op probe add time per op, other work on a loaded machine stretches one window
+// more than the next: on the 2-core VM, level windows of 42 to 93 ms beside a 40 ms step), so
+// their milliseconds neither add up to the step's change nor compare from one window to the next;
+// the share of its window is what a window measured. Device times are not scaled: a kernel does
+// not stretch with the host's load. A window of unknown length (0) is taken as the step.
+double InStepTerms(double window_ms, double window_step_ms, double step_ms) {
+  return window_step_ms > 0 ? window_ms * step_ms / window_step_ms : window_ms;
+}
+
+// The report's modules with their host times in the step's terms, each by the window its level
+// measured it in (a report before modules[].window_step_ms, or a trace's: the baseline window).
+std::vector<ModuleStats> ModulesInStepTerms(const RunReport& report, double step_ms) {
+  std::vector<ModuleStats> modules = report.modules;
+  for (ModuleStats& module : modules) {
+    const double window =
+        module.window_step_ms > 0 ? module.window_step_ms : report.step.profiled_ms;
+    module.forward_ms = InStepTerms(module.forward_ms, window, step_ms);
+    module.backward_ms = InStepTerms(module.backward_ms, window, step_ms);
+  }
+  return modules;
+}
+
 void FillModules(const RunReport& before, const RunReport& after, ReportDiff& diff) {
   const bool device = LevelsOnDevice(before) && LevelsOnDevice(after);
   diff.modules_time = device ? DiffTime::kProfiledDevice : DiffTime::kProfiledHost;
   double split = 0;
-  for (const FrontierModule& module : ModuleFrontier(
-           before.modules, after.modules, device ? ModuleTime::kDevice : ModuleTime::kHost)) {
+  for (const FrontierModule& module :
+       device ? ModuleFrontier(before.modules, after.modules, ModuleTime::kDevice)
+              : ModuleFrontier(ModulesInStepTerms(before, diff.step.before_ms),
+                               ModulesInStepTerms(after, diff.step.after_ms), ModuleTime::kHost)) {
     diff.modules.push_back({Part(module.path, module.before_ms, module.after_ms), module.own_time});
     split += diff.modules.back().part.delta_ms;
   }
@@ -148,9 +174,12 @@ void FillModules(const RunReport& before, const RunReport& after, ReportDiff& di
     diff.modules_not_attributed_ms = device_delta - split;
     diff.device_not_attributed_ms = diff.step.delta_ms - device_delta;
   } else {
-    const double model_delta = (after.step.forward_ms + after.step.backward_ms) -
-                               (before.step.forward_ms + before.step.backward_ms);
-    diff.modules_not_attributed_ms = model_delta - split;
+    const auto model_ms = [](const RunReport& report, double step_ms) {
+      return InStepTerms(report.step.forward_ms + report.step.backward_ms, report.step.profiled_ms,
+                         step_ms);
+    };
+    diff.modules_not_attributed_ms =
+        model_ms(after, diff.step.after_ms) - model_ms(before, diff.step.before_ms) - split;
   }
   if (diff.modules.empty()) {
     diff.notes.push_back(
@@ -175,13 +204,20 @@ void FillOps(const RunReport& before, const RunReport& after, ReportDiff& diff) 
         "op it is nested in");
   }
   diff.ops_time = device ? DiffTime::kProfiledDevice : DiffTime::kProfiledHost;
-  const auto self_ms = [device](const OpTime& op) { return device ? *op.self_gpu_ms : op.self_ms; };
+  // The ops are the baseline window's, whose mean step is step.profiled_ms.
+  const auto self_ms = [device](const OpTime& op, const RunReport& report, double step_ms) {
+    return device ? *op.self_gpu_ms : InStepTerms(op.self_ms, report.step.profiled_ms, step_ms);
+  };
   // By phase and name: the same op in the forward and in the optimizer are two costs.
   std::map<std::pair<std::string, std::string>,
            std::pair<std::optional<double>, std::optional<double>>>
       by_op;
-  for (const OpTime& op : before.ops) by_op[{op.phase, op.name}].first = self_ms(op);
-  for (const OpTime& op : after.ops) by_op[{op.phase, op.name}].second = self_ms(op);
+  for (const OpTime& op : before.ops) {
+    by_op[{op.phase, op.name}].first = self_ms(op, before, diff.step.before_ms);
+  }
+  for (const OpTime& op : after.ops) {
+    by_op[{op.phase, op.name}].second = self_ms(op, after, diff.step.after_ms);
+  }
   std::vector<OpDelta> ops;
   double all = 0;
   for (const auto& entry : by_op) {
@@ -273,9 +309,13 @@ double ExplainedShare(double delta_ms, double not_attributed_ms) {
   return 1 - std::abs(not_attributed_ms) / std::abs(delta_ms);
 }
 
-std::optional<double> ModulesExplainedShare(const ReportDiff& diff) {
-  if (!diff.device_not_attributed_ms) return std::nullopt;
-  return ExplainedShare(diff.step.delta_ms, *diff.device_not_attributed_ms);
+double ModulesExplainedShare(const ReportDiff& diff) {
+  if (diff.device_not_attributed_ms) {
+    return ExplainedShare(diff.step.delta_ms, *diff.device_not_attributed_ms);
+  }
+  double table = diff.modules_not_attributed_ms;
+  for (const ModuleDelta& module : diff.modules) table += module.part.delta_ms;
+  return ExplainedShare(diff.step.delta_ms, diff.step.delta_ms - table);
 }
 
 ReportDiff DiffReports(const RunReport& before, const RunReport& after) {

@@ -87,8 +87,9 @@ struct ReportDiff {
   DiffTime phases_time = DiffTime::kProfiledHost;
   std::vector<DeltaPart> phases;
   double not_attributed_ms = 0;
-  // The frontier's modules, largest change first. In host time, with modules_not_attributed_ms
-  // they add up to the forward and backward phases' change. In device time, with
+  // The frontier's modules, largest change first. In host time, each in the compared step's terms
+  // (its share of its level window's step, times the step), with modules_not_attributed_ms they
+  // add up to the profiled forward and backward's change in the same terms. In device time, with
   // modules_not_attributed_ms (the kernels and copies outside them: the loss's, the optimizer's)
   // they add up to the change of the profiled window's device time (gpu.kernel_ms +
   // gpu.memcpy_ms), and with device_not_attributed_ms to step.delta_ms.
@@ -100,7 +101,8 @@ struct ReportDiff {
   std::optional<double> device_not_attributed_ms;
   // The ops whose self time changed most, largest change first; ops_other_ms is the change of
   // every other op, ops_not_attributed_ms what no op holds of step.delta_ms. In device time
-  // where the modules are and both reports have the ops' self device time, else in host time.
+  // where the modules are and both reports have the ops' self device time, else in host time
+  // in the compared step's terms (a share of the baseline window's step, times the step).
   DiffTime ops_time = DiffTime::kProfiledHost;
   std::vector<OpDelta> ops;
   double ops_other_ms = 0;
@@ -123,9 +125,11 @@ ReportDiff DiffReports(const RunReport& before, const RunReport& after);
 // changed.
 double ExplainedShare(double delta_ms, double not_attributed_ms);
 
-// The share of the step's change the modules explain: in device time 1 - |device not
-// attributed| / |step change| (the rows outside the modules are the device's too); none in host
-// time, where the modules split the forward and backward, not the step.
-std::optional<double> ModulesExplainedShare(const ReportDiff& diff);
+// The share of the step's change the module table explains, its row outside the modules with it:
+// in device time 1 - |device not attributed| / |step change| (the modules' kernels and those
+// outside them: the device's time); in host time, in the step's terms, 1 - |step change - the
+// forward and backward's change| / |step change| (the modules and the forward and backward
+// outside them): what the loss, the optimizer and the rest of the step changed is not the table's.
+double ModulesExplainedShare(const ReportDiff& diff);
 
 }  // namespace advisor

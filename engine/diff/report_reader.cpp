@@ -68,6 +68,10 @@ std::vector<ModuleStats> ReadModules(const JsonField& modules) {
     module.forward_ms = TimeOrZero(entry, "forward_ms");
     module.backward_ms = TimeOrZero(entry, "backward_ms");
     module.gpu_ms = TimeOrZero(entry, "gpu_ms");
+    // Null for a trace's modules, absent in reports before it: 0, unknown, either way.
+    if (const std::optional<JsonField> window = entry.OptionalNonNull("window_step_ms")) {
+      module.window_step_ms = window->Number(NumberRange::Above(0));
+    }
     out.push_back(std::move(module));
   }
   return out;

@@ -115,6 +115,10 @@ struct ModuleStats {
   // Of the ops the windows saw its forward call: the largest tensor input's elements per kind,
   // where the op probe recorded them (an attention's aten::softmax: its score matrix).
   std::map<std::string, std::int64_t> op_input_elements;
+  // The median step of the profiled window its times come from (its level's), which can run
+  // slower than the job's steps (markers, other work): what `advisor diff` scales its times to
+  // the compared step by. 0 where unknown (a trace's modules: the report's own window).
+  double window_step_ms = 0;
 };
 
 }  // namespace advisor

@@ -205,6 +205,7 @@ json ModulesToJson(const std::vector<ModuleStats>& modules, bool gpu_measured) {
                    {"forward_ms", OrNull(module.measured, module.forward_ms)},
                    {"backward_ms", OrNull(module.measured, module.backward_ms)},
                    {"gpu_ms", OrNull(module.measured && gpu_measured, module.gpu_ms)},
+                   {"window_step_ms", OrNull(module.window_step_ms > 0, module.window_step_ms)},
                    {"parameters", OrNull(module.parameters)},
                    {"op_types", module.op_types}});
   }

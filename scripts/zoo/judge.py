@@ -20,6 +20,9 @@ An answer holds any of these keys; each one present must match the report:
 
 ``known_miss: "why"`` marks an answer advisor is known to get wrong today: the case still runs, but
 is listed apart and not counted in K/N. ``note`` is free text for people.
+
+A case with a fixed variant (``build(size, fixed=True)``: the planted cost removed) says what the
+variant changes in a top-level ``"fixed": "..."``; scripts/zoo/diff_pairs.py diffs the two.
 """
 
 import json
@@ -70,6 +73,8 @@ def load_cases(cases_dir):
             if device not in expected:
                 raise CaseError(f"{entry}: missing \"{device}\"")
             _check_answer(name, device, expected[device])
+        if not isinstance(expected.get("fixed", ""), str):
+            raise CaseError(f"{entry}: \"fixed\" says what the fixed variant changes, as text")
         if not os.path.exists(os.path.join(cases_dir, name + ".py")):
             raise CaseError(f"{entry}: no exporter {name}.py beside it")
         cases[name] = expected

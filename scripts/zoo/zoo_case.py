@@ -5,7 +5,10 @@ returns ``(model, workload)``: an ``nn.Module`` and the keyword arguments of
 ``advisor_export.export`` for it (inputs, target, loss, optimizer, deterministic, description).
 The CPU size runs a training step in a fraction of a second on one core; the GPU size is large
 enough for a GPU to show the planted problem. A case that has no meaning on one device says so in
-its ``.expected.json`` ("skip") and its ``build`` is not called for that size.
+its ``.expected.json`` ("skip") and its ``build`` is not called for that size. A case with a fixed
+variant takes ``build(size, fixed=False)``: ``fixed=True`` is the same model with the planted cost
+removed (its ``.expected.json`` says what changes, under "fixed"), the after of a diff pair
+(scripts/zoo/diff_pairs.py).
 """
 
 SIZES = ("cpu", "cuda")
@@ -28,6 +31,11 @@ def workload(inputs, target, description, optimizer=None, deterministic=False,
     """The export keyword arguments of one case; SGD with momentum unless ``optimizer`` says."""
     return {"inputs": inputs, "target": target, "loss": loss, "optimizer": optimizer or SGD,
             "deterministic": deterministic, "description": description}
+
+
+def archive_name(name, fixed=False):
+    """The file a case is exported to: NAME.pt, or NAME.fixed.pt for its fixed variant."""
+    return name + (".fixed.pt" if fixed else ".pt")
 
 
 def pick(size, cpu, cuda):

@@ -41,6 +41,9 @@ TEST(DiffJson, HoldsTheSplitsAndWhatTheyLeave) {
   EXPECT_TRUE(out.at("ops").at(0).at("after_ms").is_null());
   EXPECT_EQ(out.at("findings").size(), 3u);
   EXPECT_EQ(out.at("fixes").at(0).at("after_status"), nullptr);
+  // The forward and backward lost all 30 ms of the step's change: the module table's.
+  EXPECT_EQ(out.at("modules_time"), "host");
+  EXPECT_NEAR(out.at("modules_explained_share").get<double>(), 1, 1e-9);
 }
 
 TEST(DiffMarkdown, ShowsEachSplitAndEscapesReportText) {
@@ -52,6 +55,7 @@ TEST(DiffMarkdown, ShowsEachSplitAndEscapesReportText) {
   EXPECT_NE(md.find("| not attributed |"), std::string::npos);
   EXPECT_NE(md.find("`blocks.1.mlp`"), std::string::npos);
   EXPECT_NE(md.find("faster"), std::string::npos);
+  EXPECT_NE(md.find("By host time the modules explain 100.0 %"), std::string::npos);
   EXPECT_NE(md.find("resolved: `gather-backward` at `blocks.1.mlp.window`"), std::string::npos);
   EXPECT_EQ(md.find("<script>|x`"), std::string::npos);  // the pipe escaped in its cell
 }

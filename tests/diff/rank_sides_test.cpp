@@ -5,6 +5,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "engine/diff/diff_markdown.h"
 #include "engine/diff/report_diff.h"
 
 namespace advisor {
@@ -53,6 +54,8 @@ TEST(RankSides, TwoRanksCompareByPhase) {
   EXPECT_NEAR(sum + diff.not_attributed_ms, diff.step.delta_ms, 1e-9);
   EXPECT_TRUE(diff.modules.empty());
   EXPECT_FALSE(diff.step.delta_low_ms);  // a rank keeps no step samples
+  // No module and no op: the summary claims no share for them.
+  EXPECT_EQ(DiffToMarkdown(diff).find("the modules explain"), std::string::npos);
 }
 
 TEST(RankSides, NotesTheCommunicationAndTheStraggler) {

@@ -111,6 +111,51 @@ TEST(ReportDiff, OpsBySelfTimeWithWhatNoOpHolds) {
   EXPECT_NEAR(diff.ops_not_attributed_ms, -3, 1e-9);
 }
 
+TEST(ReportDiff, TheModuleTableExplainsWhatTheForwardAndBackwardChanged) {
+  RunReport after = AfterReport();
+  // The optimizer 2 ms shorter: the step lost 32 ms, the forward and backward 30 of them, which
+  // the modules (-29) and the time outside them (-1) hold.
+  after.step.optimizer_ms -= 2;
+  after.step.median_ms -= 2;
+  after.step.profiled_ms -= 2;
+  const ReportDiff diff = DiffReports(BeforeReport(), after);
+  ASSERT_DOUBLE_EQ(diff.step.delta_ms, -32);
+  EXPECT_NEAR(ModulesExplainedShare(diff), 30.0 / 32, 1e-9);
+}
+
+// The before's windows stretched by other work: the one that measured blocks.1's children ran
+// at twice the step (its modules' times doubled), the baseline window whose ops and phases the
+// report holds at 1.5 times. Each time is its share of its window's step: the diff is the same.
+TEST(ReportDiff, HostTimesAreTakenAsTheirShareOfTheirWindowsStep) {
+  RunReport stretched = BeforeReport();
+  for (ModuleStats& module : stretched.modules) {
+    if (!module.measured) continue;
+    const bool deeper_window = module.path.rfind("blocks.1.", 0) == 0;
+    const double stretch = deeper_window ? 2 : 1;
+    module.forward_ms *= stretch;
+    module.backward_ms *= stretch;
+    module.window_step_ms = stretch * stretched.step.median_ms;
+  }
+  stretched.step.profiled_ms *= 1.5;
+  stretched.step.forward_ms *= 1.5;
+  stretched.step.backward_ms *= 1.5;
+  for (OpTime& op : stretched.ops) op.self_ms *= 1.5;
+
+  const ReportDiff plain = DiffReports(BeforeReport(), AfterReport());
+  const ReportDiff diff = DiffReports(stretched, AfterReport());
+  ASSERT_EQ(diff.modules.size(), plain.modules.size());
+  for (std::size_t i = 0; i < diff.modules.size(); ++i) {
+    EXPECT_EQ(diff.modules[i].part.name, plain.modules[i].part.name);
+    EXPECT_NEAR(diff.modules[i].part.delta_ms, plain.modules[i].part.delta_ms, 1e-9)
+        << diff.modules[i].part.name;
+  }
+  EXPECT_NEAR(diff.modules_not_attributed_ms, plain.modules_not_attributed_ms, 1e-9);
+  EXPECT_NEAR(ModulesExplainedShare(diff), 1, 1e-9);
+  ASSERT_EQ(diff.ops.size(), plain.ops.size());
+  EXPECT_NEAR(diff.ops[0].part.delta_ms, -24, 1e-9);
+  EXPECT_NEAR(diff.ops_not_attributed_ms, plain.ops_not_attributed_ms, 1e-9);
+}
+
 TEST(ReportDiff, NamesTheFindingsThatChanged) {
   const ReportDiff diff = DiffReports(BeforeReport(), AfterReport());
   std::map<std::string, const FindingChange*> by_rule;

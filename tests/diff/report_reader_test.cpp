@@ -41,7 +41,8 @@ class ReportReaderTest : public ::testing::Test {
 };
 
 TEST_F(ReportReaderTest, ReadsWhatTheWriterWrote) {
-  const RunReport written = testing::BeforeReport();
+  RunReport written = testing::BeforeReport();
+  written.modules[3].window_step_ms = 104.5;
   const RunReport read = ReadReportJson(Write(ReportToJsonText(written)));
   EXPECT_EQ(read.run.mode, Door::kScript);
   EXPECT_EQ(read.step.samples_ms, written.step.samples_ms);
@@ -52,7 +53,9 @@ TEST_F(ReportReaderTest, ReadsWhatTheWriterWrote) {
   EXPECT_EQ(read.modules[3].path, "blocks.1");
   EXPECT_TRUE(read.modules[3].measured);
   EXPECT_DOUBLE_EQ(read.modules[3].backward_ms, 36);
-  EXPECT_FALSE(read.modules[1].measured);  // blocks: null times
+  EXPECT_DOUBLE_EQ(read.modules[3].window_step_ms, 104.5);
+  EXPECT_FALSE(read.modules[1].measured);               // blocks: null times
+  EXPECT_DOUBLE_EQ(read.modules[0].window_step_ms, 0);  // null: its window unknown
   ASSERT_EQ(read.ops.size(), 4u);
   EXPECT_DOUBLE_EQ(read.ops[0].self_ms, 24);
   ASSERT_TRUE(read.hotspot);
@@ -99,6 +102,7 @@ TEST_F(ReportReaderTest, AReportBeforeTheDevicesTimesAndTimedPhasesHasNone) {
   EXPECT_FALSE(ReadReportJson(Write(report.dump())).ops[0].self_gpu_ms);
   // An advisor before the fields wrote neither.
   for (json& op : report["ops"]) op.erase("self_gpu_ms");
+  for (json& module : report["modules"]) module.erase("window_step_ms");
   report["step"].erase("timed_phases_ms");
   report["gpu"] = {{"kernel_ms", 90}, {"memcpy_ms", 1}, {"busy_fraction", 0.9}};
   report["bisection"]["ranked_by"] = "device";
@@ -106,6 +110,7 @@ TEST_F(ReportReaderTest, AReportBeforeTheDevicesTimesAndTimedPhasesHasNone) {
   EXPECT_FALSE(read.ops[0].self_gpu_ms);
   EXPECT_FALSE(read.step.timed_phases);
   EXPECT_EQ(read.levels_ranked_by, "device");
+  EXPECT_DOUBLE_EQ(read.modules[0].window_step_ms, 0);
 }
 
 TEST_F(ReportReaderTest, ARulesMessageKeepsItsNewlines) {

@@ -264,6 +264,7 @@ TEST(JsonWriter, ModulesNeverInstrumentedHaveNullTimes) {
   EXPECT_TRUE(norm.at("forward_ms").is_null());
   EXPECT_TRUE(norm.at("backward_ms").is_null());
   EXPECT_TRUE(norm.at("gpu_ms").is_null());
+  EXPECT_TRUE(norm.at("window_step_ms").is_null());
   EXPECT_EQ(norm.at("parameters"), 768);
   const json& mlp = modules.at(2);
   EXPECT_DOUBLE_EQ(mlp.at("backward_ms").get<double>(), 5.02);

@@ -4,6 +4,9 @@ The encoder is a ModuleList of dilated 1-D convolution layers over a waveform's 
 ``encoder.3.temporal`` uses a kernel of 63 taps where the others use 3. The step is mostly
 convolutions, run with cuDNN's default algorithm heuristics: torch.backends.cudnn.benchmark would
 time the algorithms once per shape and keep the fastest.
+
+``build(size, fixed=True)`` is the same model with ``encoder.3.temporal`` at 3 taps like the
+others: the after of the zoo's diff pair (scripts/zoo/diff_pairs.py).
 """
 
 import torch
@@ -24,10 +27,10 @@ class TemporalLayer(nn.Module):
 
 
 class AudioEncoder(nn.Module):
-    def __init__(self, bins, channels, count):
+    def __init__(self, bins, channels, count, wide_taps):
         super().__init__()
         self.frontend = nn.Conv1d(bins, channels, 1)
-        self.encoder = nn.ModuleList([TemporalLayer(channels, 63 if i == 3 else 3, 2 ** i)
+        self.encoder = nn.ModuleList([TemporalLayer(channels, wide_taps if i == 3 else 3, 2 ** i)
                                       for i in range(5)])
         self.classify = nn.Linear(channels, count)
 
@@ -38,9 +41,10 @@ class AudioEncoder(nn.Module):
         return self.classify(h.mean(-1))
 
 
-def build(size):
+def build(size, fixed=False):
     batch, bins, frames, channels = pick(size, (4, 40, 1024, 32), (64, 80, 4096, 128))
-    return (AudioEncoder(bins, channels, 10),
+    taps = 3 if fixed else 63
+    return (AudioEncoder(bins, channels, 10, wide_taps=taps),
             workload([floats(batch, bins, frames)], classes(batch, 10),
-                     description="dilated 1-D conv encoder; encoder.3.temporal has 63 taps, the "
-                                 "other layers 3"))
+                     description=f"dilated 1-D conv encoder; encoder.3.temporal has {taps} taps, "
+                                 f"the other layers 3"))

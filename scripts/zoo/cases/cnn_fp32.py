@@ -6,6 +6,9 @@ expands to 8 times the width of the others (so it is another TorchScript type: t
 channel counts are constants). On a tensor-core GPU every convolution runs in NCHW and float32,
 so cuDNN transposes around them: channels-last (and mixed precision) is the fix the rules name.
 On any device ``features.4.expand`` is where the time goes.
+
+``build(size, fixed=True)`` is the same model with ``features.4`` as narrow as the other blocks:
+the after of the zoo's diff pair (scripts/zoo/diff_pairs.py).
 """
 
 import torch
@@ -26,9 +29,10 @@ class Residual(nn.Module):
 
 
 class WideBlockCNN(nn.Module):
-    def __init__(self, channels, wide_block, count):
+    def __init__(self, channels, wide_block, widening, count):
         super().__init__()
-        blocks = [Residual(channels, channels * (8 if i == wide_block else 1)) for i in range(5)]
+        blocks = [Residual(channels, channels * (widening if i == wide_block else 1))
+                  for i in range(5)]
         self.features = nn.Sequential(nn.Conv2d(3, channels, 3, padding=1), *blocks)
         self.classifier = nn.Linear(channels, count)
 
@@ -36,9 +40,10 @@ class WideBlockCNN(nn.Module):
         return self.classifier(self.features(x).mean((2, 3)))
 
 
-def build(size):
+def build(size, fixed=False):
     batch, image, channels = pick(size, (4, 32, 16), (64, 56, 64))
-    return (WideBlockCNN(channels, 3, 10),
+    widening = 1 if fixed else 8
+    return (WideBlockCNN(channels, 3, widening, 10),
             workload([floats(batch, 3, image, image)], classes(batch, 10),
                      description=f"fp32 NCHW CNN; features.4 expands {channels} channels to "
-                                 f"{channels * 8}, the other blocks to {channels}"))
+                                 f"{channels * widening}, the other blocks to {channels}"))

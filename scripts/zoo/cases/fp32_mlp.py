@@ -5,6 +5,9 @@ and a group sum, then an interaction layer. ``towers.item.2`` is 16 times wider 
 layer (its output is summed in groups of 16). Every
 matrix multiply runs in float32: on an Ampere-or-newer GPU, without TF32 or bf16 autocast, on
 CUDA cores instead of tensor cores.
+
+``build(size, fixed=True)`` is the same model with ``towers.item.2`` as wide as the user tower's
+layer (groups of one): the after of the zoo's diff pair (scripts/zoo/diff_pairs.py).
 """
 
 import torch
@@ -30,10 +33,10 @@ def tower(features, width, pieces):
 
 
 class TwoTower(nn.Module):
-    def __init__(self, features, width, count):
+    def __init__(self, features, width, count, item_pieces):
         super().__init__()
         self.towers = nn.ModuleDict({"user": tower(features, width, 1),
-                                     "item": tower(features, width, 16)})
+                                     "item": tower(features, width, item_pieces)})
         self.interact = nn.Linear(2 * width, count)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -42,9 +45,10 @@ class TwoTower(nn.Module):
         return self.interact(torch.cat([user, item], dim=1))
 
 
-def build(size):
+def build(size, fixed=False):
     batch, width = pick(size, (512, 64), (16384, 512))
-    return (TwoTower(64, width, 10),
+    pieces = 1 if fixed else 16
+    return (TwoTower(64, width, 10, item_pieces=pieces),
             workload([floats(batch, 64)], classes(batch, 10),
                      description=f"fp32 two-tower MLP; towers.item.2 maps {width} to "
-                                 f"{16 * width} features"))
+                                 f"{pieces * width} features"))
