@@ -253,11 +253,16 @@ json LoaderFacts(const LoaderEpochs& loader) {
   return facts;
 }
 
-json DataFacts(const DataWait& data, double step_ms) {
+// The wait of the profiled window, and beside it the unprofiled steps' (their data phase, on a GPU
+// timed by CUDA events; a mean over the same steps as step.mean_ms) where they were timed by phase.
+json DataFacts(const DataWait& data, const StepBreakdown& step) {
   json facts = {{"wait_ms", data.wait_ms}};
   PutIf(facts, "workers", data.workers);
   PutIf(facts, "pin_memory", data.pin_memory);
-  PutIf(facts, "wait_share", ShareOfStep(data.wait_ms, step_ms));
+  PutIf(facts, "wait_share", ShareOfStep(data.wait_ms, SharesStepMs(step)));
+  if (step.timed_phases && step.timed_phases->data_ms) {
+    facts["unprofiled_wait_ms"] = *step.timed_phases->data_ms;
+  }
   if (data.stage) facts["stage"] = InputStageFacts(*data.stage);
   if (data.loader) facts["loader"] = LoaderFacts(*data.loader);
   return facts;
@@ -472,7 +477,7 @@ json BuildFacts(const RunReport& report, const RunEnvironment& environment) {
   }
   if (report.memory) facts["memory"] = MemoryFacts(*report.memory);
   if (report.loss) facts["loss"] = LossFacts(*report.loss);
-  if (report.data) facts["data"] = DataFacts(*report.data, step_ms);
+  if (report.data) facts["data"] = DataFacts(*report.data, report.step);
   if (report.distributed) {
     json ranks = json::array();
     for (const RankSummary& rank : report.distributed->ranks) ranks.push_back(RankFacts(rank));

@@ -118,6 +118,13 @@ RunReport SampleReportAllMeasured() {
                             {"blocks.0.mlp", std::nullopt, 12.0, std::nullopt}};
   report.memory->growth_source = SourceLocation{"train.py", 87, "kept.append(out)"};
   report.data = DataWait{1.0, 2, true, std::nullopt};
+  // The unprofiled steps' phases, the data wait among them (facts.data.unprofiled_wait_ms).
+  StepPhaseTimes timed;
+  timed.data_ms = 0.8;
+  timed.forward_ms = 5.8;
+  timed.backward_ms = 10.9;
+  timed.optimizer_ms = 2.9;
+  report.step.timed_phases = timed;
   InputStageProfile stage;
   stage.batch_ms = 8.0;
   stage.batches = 20;
