@@ -928,7 +928,13 @@ TEST(ScriptMode, AValidationBetweenStepsIsNoPhaseOfTheStep) {
   const json report = Report(scratch / "report");
   EXPECT_EQ(report["run"]["batch_size"], 64) << "the training batch, not the validation's";
   const json& step = report["step"];
-  EXPECT_GT(step["evaluation_ms"].get<double>(), 5 * step["forward_ms"].get<double>())
+  // The validation does 64 times the training forward's rows: counted as the step's forward, it
+  // would leave evaluation_ms near 0 and forward_ms above it. More than that is a ratio of times,
+  // which the profiled window's op recording and a loaded machine move (4.9x once in CI's modern
+  // lane beside the sanitized build, where it is 20x unprofiled).
+  EXPECT_GT(step["evaluation_ms"].get<double>(), step["forward_ms"].get<double>()) << step.dump();
+  EXPECT_GT(step["timed_phases_ms"]["evaluation"].get<double>(),
+            step["timed_phases_ms"]["forward"].get<double>())
       << step.dump();
   EXPECT_LT(step["rest_ms"].get<double>(), step["evaluation_ms"].get<double>()) << step.dump();
   // The three linear layers once a step: the training forward's calls alone.
