@@ -204,6 +204,48 @@ class CheckpointKnobTest(unittest.TestCase):
             self.assertEqual([len(c) for c in calls], [2, 2],
                              "each block recomputed once, at_first_forward=%s" % at_first_forward)
 
+    def test_a_key_value_cache_is_turned_off_so_the_recomputed_forward_sees_the_same_keys(self):
+        # A transformers-style decoder: with config.use_cache each block appends its keys to the
+        # cache the model passes it and attends over all the cache holds, under a mask of the
+        # input's length. Recomputed in the backward, a block would append its keys again.
+        class Block(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.key = torch.nn.Linear(4, 4)
+
+            def forward(self, x, cache=None):
+                keys = self.key(x)
+                if cache is not None:
+                    cache.setdefault(id(self), []).append(keys)
+                    keys = torch.cat(cache[id(self)])
+                mask = torch.zeros(x.shape[0], x.shape[0])
+                return torch.softmax(x @ keys.T + mask, dim=-1) @ keys
+
+        class Decoder(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.config = types.SimpleNamespace(use_cache=True)
+                self.h = torch.nn.ModuleList(Block() for _ in range(2))
+
+            def forward(self, x):
+                cache = {} if self.config.use_cache else None
+                for block in self.h:
+                    x = block(x, cache=cache)
+                return x
+
+        for at_first_forward in (False, True):
+            model = Decoder()
+            calls = [self._recomputed(block) for block in model.h]
+            knobs = Knobs({"checkpoint_modules": ["h"]})
+            x = torch.randn(3, 4, requires_grad=True)
+            if at_first_forward:
+                knobs.at_first_forward(model, (x,))
+            knobs.at_model([model], cuda=False, tree=ModuleTree([model]))
+            model(x).sum().backward()
+            self.assertFalse(model.config.use_cache)
+            self.assertEqual([len(c) for c in calls], [2, 2],
+                             "each block recomputed once, at_first_forward=%s" % at_first_forward)
+
     def test_an_instance_the_model_lacks_is_not_applied(self):
         model = self._model()
         knobs = Knobs({"checkpoint_modules": ["7"]})
@@ -216,7 +258,7 @@ class CheckpointKnobTest(unittest.TestCase):
         """The number of times `module`'s forward runs in one forward and backward of it."""
         calls = []
         forward = module.forward
-        module.forward = lambda x: calls.append(x) or forward(x)
+        module.forward = lambda x, **kwargs: calls.append(x) or forward(x, **kwargs)
         return calls
 
     def test_from_the_first_steps_forward_and_not_twice_once_the_model_is_known(self):

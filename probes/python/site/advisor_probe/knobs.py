@@ -316,6 +316,7 @@ class Knobs:
             by_path = module_tree.ModuleTree([module]).by_path
             found = [by_path.get(path) for path in o["checkpoint_modules"]]
             if all(m is not None for m in found):
+                _without_kv_cache([module])
                 for path, m in zip(o["checkpoint_modules"], found):
                     members = _called_members(m)
                     self._early_checkpoints[path] = [(member, member.forward) for member in members]
@@ -369,6 +370,7 @@ class Knobs:
             hf_attention.switch(roots, o["attn_implementation"])
         if o.get("checkpoint_modules"):
             # Paths as the bisection names them (not_applied checked that each is there).
+            _without_kv_cache(roots)
             self._checkpoint(tree)
         if self._early_autocast is not None and not any(r is self._early_autocast[0]
                                                         for r in roots):
@@ -409,6 +411,19 @@ def _called_members(module):
     if type(module).forward is not torch.nn.Module.forward:
         return [module]
     return [member for child in module.children() for member in _called_members(child)]
+
+
+def _without_kv_cache(roots):
+    """Turns off the key/value cache of every transformers-style model under `roots`
+    (`config.use_cache`), as transformers' own gradient checkpointing does in training: a
+    block that appends its keys to the cache it is passed appends them again when its forward is
+    recomputed in the backward, and its attention then sees twice the keys its mask allows (a
+    GPT-2 checkpointed on an H200 failed so). Training reads nothing from the cache."""
+    for root in roots:
+        for module in root.modules():
+            config = getattr(module, "config", None)
+            if getattr(config, "use_cache", False) is True:
+                config.use_cache = False
 
 
 def _checkpointed(forward):
