@@ -223,11 +223,30 @@ json FlowEnd(char phase, const char* category, std::uint64_t id, int pid, int ti
   return flow;
 }
 
-// What the windows number together: no two forward-to-backward arrows share an id, and the
-// ProfilerStep#N count the trace's steps in order, as the profiler's own steps do (HTA and
-// TensorBoard tell iterations by N).
+// The largest CUPTI correlation id a window's records carry (0 where none does).
+std::uint64_t MaxCorrelation(const Timeline& timeline) {
+  std::uint64_t most = 0;
+  const auto take = [&](const auto& records) {
+    for (const auto& record : records) most = std::max<std::uint64_t>(most, record.correlation_id);
+  };
+  take(timeline.api_calls);
+  take(timeline.kernels);
+  take(timeline.memcpys);
+  take(timeline.memsets);
+  take(timeline.syncs);
+  return most;
+}
+
+// What the windows number together: no two forward-to-backward arrows share an id, no two windows'
+// CUDA work shares a correlation id, and the ProfilerStep#N count the trace's steps in order, as
+// the profiler's own steps do (HTA and TensorBoard tell iterations by N).
 struct TraceCounters {
-  // Above every CUPTI correlation id (32 bits), which the ac2g arrows use as theirs.
+  // Each window's CUPTI correlation ids are shifted past the windows before it: a window records
+  // with a CUPTI session of its own, whose ids start again at 1, and a reader that links a
+  // kernel to its launch by correlation id (advisor analyze, HTA, TensorBoard's plugin, the
+  // ac2g arrows) would link a later window's kernels to the first window's launches.
+  std::uint64_t correlation_offset = 0;
+  // Above every shifted correlation id, which the ac2g arrows use as theirs.
   std::uint64_t next_flow_id = std::uint64_t{1} << 32;
   int next_step = 0;
 };
@@ -248,7 +267,8 @@ class WindowWriter {
         name_("window " + std::to_string(number)),
         host_pid_(kWindowPidStride * number),
         op_tid_(window.timeline.ops.size(), 0),
-        call_tid_(window.timeline.api_calls.size(), 0) {
+        call_tid_(window.timeline.api_calls.size(), 0),
+        correlation_offset_(counters.correlation_offset) {
     tracks_.NameProcess(host_pid_, name_ + ": " + window.label);
   }
 
@@ -258,9 +278,15 @@ class WindowWriter {
     WriteSyncRecords();
     WriteGpuWork();
     WriteBackwardFlows();
+    counters_.correlation_offset += MaxCorrelation(timeline_);
   }
 
  private:
+  // A CUPTI correlation id as the trace writes it: unique in the file (TraceCounters).
+  std::uint64_t Correlation(std::uint32_t id) const {
+    return id == 0 ? 0 : correlation_offset_ + id;
+  }
+
   // Each step as torch.profiler's prof.step() brackets it, ProfilerStep#N, and its phases. A step
   // ends 1 ns before the next one starts where they touch, as the profiler's own steps do (one
   // record_function closes before the next opens): a reader adds ts and dur in doubles, and
@@ -368,7 +394,7 @@ class WindowWriter {
 
   void WriteCall(std::size_t i, int tid) {
     const ApiCallEvent& call = timeline_.api_calls[i];
-    json args = {{"correlation", call.correlation_id}, {"os_thread", call.thread}};
+    json args = {{"correlation", Correlation(call.correlation_id)}, {"os_thread", call.thread}};
     if (call.external_id != 0) args["External id"] = call.external_id;
     stream_.Add(Complete(call.name, call.driver ? "cuda_driver" : "cuda_runtime", host_pid_, tid,
                          call.start_ns, call.end_ns, clock_, std::move(args)));
@@ -399,7 +425,7 @@ class WindowWriter {
         PlaceOnLanes(tracks_, host_pid_, "CUDA synchronisation", intervals);
     for (std::size_t i = 0; i < timeline_.syncs.size(); ++i) {
       const SyncEvent& sync = timeline_.syncs[i];
-      json args = {{"stream", sync.stream}, {"correlation", sync.correlation_id}};
+      json args = {{"stream", sync.stream}, {"correlation", Correlation(sync.correlation_id)}};
       if (sync.external_id != 0) args["External id"] = sync.external_id;
       stream_.Add(Complete(SyncName(sync.kind), "cuda_sync", host_pid_, tids[i], sync.start_ns,
                            sync.end_ns, clock_, std::move(args)));
@@ -457,7 +483,7 @@ class WindowWriter {
       for (std::size_t k = 0; k < indices.size(); ++k) {
         GpuWork& item = work[indices[k]];
         if (item.external_id != 0) item.args["External id"] = item.external_id;
-        item.args["correlation"] = item.correlation_id;
+        item.args["correlation"] = Correlation(item.correlation_id);
         item.args["device"] = item.device;
         item.args["stream"] = item.stream;
         const int op = lookup_.LaunchingOp(item.external_id);
@@ -467,10 +493,10 @@ class WindowWriter {
         auto call = launches.find(item.correlation_id);
         if (call != launches.end() && flowed.insert(item.correlation_id).second) {
           const ApiCallEvent& launch = timeline_.api_calls[call->second];
-          stream_.Add(FlowEnd('s', "ac2g", item.correlation_id, host_pid_, call_tid_[call->second],
+          const std::uint64_t id = Correlation(item.correlation_id);
+          stream_.Add(FlowEnd('s', "ac2g", id, host_pid_, call_tid_[call->second],
                               clock_.Us(launch.start_ns)));
-          stream_.Add(
-              FlowEnd('f', "ac2g", item.correlation_id, pid, tids[k], clock_.Us(item.start_ns)));
+          stream_.Add(FlowEnd('f', "ac2g", id, pid, tids[k], clock_.Us(item.start_ns)));
         }
       }
     }
@@ -515,6 +541,7 @@ class WindowWriter {
   const int host_pid_;
   std::vector<int> op_tid_;    // the track each op landed on
   std::vector<int> call_tid_;  // the track each API call landed on
+  const std::uint64_t correlation_offset_;
 };
 
 // The run's overview: one span per window on a track of its own.
@@ -567,6 +594,9 @@ void WriteChromeTrace(const std::vector<LabelledWindow>& windows, const RunRepor
   WriteWindowOverview(windows, clock, stream, tracks);
   for (const json& annotation : FindingAnnotations(report, 0.0, kRunPid)) stream.Add(annotation);
   TraceCounters counters;
+  std::uint64_t correlations = 0;
+  for (const LabelledWindow& window : windows) correlations += MaxCorrelation(window.timeline);
+  counters.next_flow_id = std::max(counters.next_flow_id, correlations + 1);
   for (std::size_t w = 0; w < windows.size(); ++w) {
     WindowWriter(windows[w], static_cast<int>(w) + 1, clock, stream, tracks, counters).Write();
   }

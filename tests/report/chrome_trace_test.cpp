@@ -378,6 +378,59 @@ TEST_F(ChromeTraceTest, AForwardOpPointsAtTheBackwardNodeItCreated) {
   EXPECT_DOUBLE_EQ(finishes[0]["ts"].get<double>(), (*backward)["ts"].get<double>());
 }
 
+TEST_F(ChromeTraceTest, NoTwoWindowsShareACorrelationId) {
+  // Each window records with a CUPTI session of its own: the second window's ids start again, so
+  // its gemm carries 500 as the first window's does (an H200 trace of seven windows had every
+  // id from 1 up in each).
+  Timeline later = timeline_;
+  const TimeNs shift = 50'000'000;
+  for (KernelEvent& kernel : later.kernels) {
+    kernel.start_ns += shift;
+    kernel.end_ns += shift;
+  }
+  for (ApiCallEvent& call : later.api_calls) {
+    call.start_ns += shift;
+    call.end_ns += shift;
+  }
+  later.memcpys.clear();
+  std::ostringstream out;
+  WriteChromeTrace({{"no module instrumented", timeline_, placements_},
+                    {"the children of fc", later, placements_}},
+                   report_, out);
+  const json trace = json::parse(out.str());
+
+  // Each kernel's correlation id is the id of exactly one launch call, in its own window.
+  std::map<std::uint64_t, std::vector<int>> launch_pids;  // correlation id -> the calls' windows
+  std::vector<std::pair<std::uint64_t, double>> gemms;    // correlation id, ts
+  std::set<std::uint64_t> flow_ids;
+  int flow_starts = 0;
+  for (const json& event : trace["traceEvents"]) {
+    const std::string category = event.value("cat", "");
+    if (category == "cuda_runtime") {
+      launch_pids[event["args"]["correlation"].get<std::uint64_t>()].push_back(event["pid"]);
+    }
+    if (category == "kernel" && event["name"] == "gemm") {
+      gemms.emplace_back(event["args"]["correlation"].get<std::uint64_t>(),
+                         event["ts"].get<double>());
+    }
+    if (category == "ac2g" && event["ph"] == "s") {
+      ++flow_starts;
+      flow_ids.insert(event["id"].get<std::uint64_t>());
+    }
+  }
+  for (const auto& [id, pids] : launch_pids) {
+    EXPECT_EQ(pids.size(), 1u) << "correlation id " << id << " on " << pids.size() << " calls";
+  }
+  ASSERT_EQ(gemms.size(), 2u);
+  std::sort(gemms.begin(), gemms.end(),
+            [](const auto& a, const auto& b) { return a.second < b.second; });
+  EXPECT_EQ(gemms[0].first, 500u) << "the first window's ids are CUPTI's own";
+  ASSERT_EQ(launch_pids.count(gemms[1].first), 1u);
+  EXPECT_EQ(launch_pids[gemms[1].first], std::vector<int>{200}) << "the later gemm's launch";
+  EXPECT_EQ(flow_starts, 4) << "two launches recorded in each window";
+  EXPECT_EQ(flow_ids.size(), 4u) << "one arrow per launch, none merged across windows";
+}
+
 TEST_F(ChromeTraceTest, EveryWindowIsAProcessGroupAtItsOwnTime) {
   // A second window 50 ms after the first, on the same threads.
   Timeline later = timeline_;
