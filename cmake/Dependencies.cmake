@@ -13,6 +13,22 @@ if(CURL_FOUND)
   set(ADVISOR_CURL ON)
 endif()
 message(STATUS "advisor: libcurl for s3:// URLs: ${ADVISOR_CURL}")
+# .json.gz traces inflate with ISA-L (Debian's libisal-dev) where it is found, about three times
+# zlib's speed (docs/benchmarks.md, issue #32); else with zlib. Optional: the GPU machine has no
+# ISA-L headers. -DADVISOR_USE_ISAL=OFF builds zlib's inflater where ISA-L is installed.
+option(ADVISOR_USE_ISAL "inflate .json.gz traces with ISA-L where it is found" ON)
+set(ADVISOR_ISAL OFF)
+if(ADVISOR_USE_ISAL)
+  find_path(ISAL_INCLUDE_DIR isa-l/igzip_lib.h)
+  find_library(ISAL_LIBRARY NAMES isal)
+endif()
+if(ADVISOR_USE_ISAL AND ISAL_INCLUDE_DIR AND ISAL_LIBRARY)
+  set(ADVISOR_ISAL ON)
+  add_library(advisor::isal INTERFACE IMPORTED)
+  target_include_directories(advisor::isal INTERFACE ${ISAL_INCLUDE_DIR})
+  target_link_libraries(advisor::isal INTERFACE ${ISAL_LIBRARY})
+endif()
+message(STATUS "advisor: ISA-L's inflate for .json.gz traces: ${ADVISOR_ISAL}")
 
 # ---- Lua 5.4 ----
 if(ADVISOR_LUA_ROOT)

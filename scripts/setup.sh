@@ -50,6 +50,7 @@ packages=(
   libopenblas0-pthread         # without it Debian's LibTorch falls back to the reference BLAS (~10x slower)
   liblua5.4-dev nlohmann-json3-dev libcli11-dev libgtest-dev
   zlib1g-dev                   # .json.gz traces (advisor analyze)
+  libisal-dev                  # ISA-L: .json.gz traces inflate 3x faster than zlib's; optional to CMake
   libcurl4-openssl-dev         # s3:// URLs (advisor analyze); optional to CMake
   clang-14 libclang-rt-14-dev  # the fuzz targets (fuzz/, scripts/fuzz.sh)
 )

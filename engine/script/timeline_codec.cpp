@@ -158,7 +158,7 @@ void EventsFromJson(const JsonField& events, Timeline& out) {
     op.thread = row.Element(2).Unsigned();
     const OpSequence sequence{row.Element(3).Integer(), row.Element(4).Unsigned()};
     std::tie(op.start_ns, op.end_ns) = Interval(row, 5);
-    op.depth = Int32(row, 7, 0);
+    op.depth = static_cast<std::int16_t>(row.Element(7).Integer(0, OpEvent::kMaxDepth));
     op.correlation_id = row.Element(8).Unsigned();
     OpCounts counts;
     counts.page_faults = row.Element(9).Integer(-1);

@@ -31,16 +31,22 @@ enum class OpScope : std::uint8_t {
 
 // One ATen operator, autograd node or user scope, with its nesting on its thread. A trace holds
 // millions: what only the op probe counts (OpCounts) and autograd's numbering (OpSequence), which
-// torch's legacy trace never records, are kept beside them, and an op is 48 bytes.
+// torch's legacy trace never records, are kept beside them, and the depth fits beside the name
+// and scope: an op is 40 bytes.
 struct OpEvent {
+  // The deepest nesting an op records: the probe counts an op nested deeper as this deep.
+  static constexpr int kMaxDepth = INT16_MAX;
+
   OpName name;               // "aten::gather", "GatherBackward0", ...
   OpScope scope = OpScope::kOther;
+  // 0 for an op called directly by the interpreter or the engine; a trace records none.
+  std::int16_t depth = 0;
   ThreadId thread = 0;       // the thread it ran on (RecordFunction::threadId)
   TimeNs start_ns = 0;
   TimeNs end_ns = 0;
-  int depth = 0;             // 0 for an op called directly by the interpreter or the engine
   std::uint64_t correlation_id = 0;  // external correlation id pushed for GPU work; 0 if none
 };
+static_assert(sizeof(OpEvent) == 40, "a trace holds millions of ops: keep them narrow");
 
 // How autograd numbered an op: held beside the ops (Timeline::SequenceOf) rather than in each,
 // so that the 2.35 M ops of a legacy trace, which numbers none, do not carry 16 bytes each. The

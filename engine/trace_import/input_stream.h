@@ -1,6 +1,6 @@
 // A trace file's bytes, two ways, memory bounded whatever the file's size: a plain file mapped
 // whole (MappedFile), a gzip-compressed one (.json.gz, or any file that starts with gzip's magic
-// bytes) inflated block by block (GzipStream).
+// bytes) inflated block by block (GzipStream: gzip_members.h).
 #pragma once
 
 #include <cstddef>

@@ -167,15 +167,33 @@ class Reader : public ScanSink {
   }
 
   // The block reader's scanner calls these; Finish, at the end of either path, only Skipped.
+  // Without parsers, each event is parsed where the scanner meets it, as a mapped file's chunks
+  // are (one pass over its text, where finding its end first and parsing it after were two):
+  // nullptr when it does not parse whole before `end`, and the scanner finds its end for Event.
+  const char* EventAt(const char* begin, const char* end) override {
+    if (parsers_) return nullptr;
+    const char* after = ParseEventAt(begin, end, parsed_);
+    if (after != nullptr) Added(static_cast<std::size_t>(after - begin));
+    return after;
+  }
+
   void Event(std::uint64_t begin, std::uint64_t end) override {
     const auto start = static_cast<std::uint32_t>(begin - block_->offset);
     const auto length = static_cast<std::uint32_t>(end - begin);
-    batch_.events.emplace_back(start, length);
-    batch_.bytes += length;
-    if (batch_.bytes >= kBatchBytes || batch_.events.size() >= kBatchEvents) Flush();
+    if (parsers_) {
+      batch_.events.emplace_back(start, length);
+    } else {
+      const char* text = block_->data.data() + start;
+      ParseEvent(text, text + length, begin, parsed_);
+    }
+    Added(length);
   }
 
   void Skipped(std::uint64_t begin, const char* problem) override {
+    if (!parsers_) {  // in file order with the events parsed here
+      SkipEvent(begin, problem, parsed_);
+      return Added(0);
+    }
     ++store_.stats.skipped_events;
     CheckEventCount();
     AddProblem(store_.stats, "byte " + std::to_string(begin) + ": " + problem +
@@ -227,6 +245,7 @@ class Reader : public ScanSink {
     }
     while (pool && pool->TakeNext(done, /*wait=*/true)) Accept(std::move(done), file);
     scanner_.Finish(*this);
+    Flush();  // an event cut off by the file's end, as Skipped counts it
   }
 
   // Takes the chunk that follows what was read into the store, once its start state is checked.
@@ -251,7 +270,7 @@ class Reader : public ScanSink {
 
   // A compressed file: inflated block by block, ahead on a thread of its own where there are
   // parsers (on one thread, by this one), and scanned on this thread; the events are parsed by a
-  // pool of threads, batch by batch.
+  // pool of threads, batch by batch, or on one thread as they are scanned (EventAt).
   void ReadBlocks() {
     std::unique_ptr<GzipStream> input = GzipStream::Open(store_.path);
     if (threads_ > 1) {
@@ -301,16 +320,30 @@ class Reader : public ScanSink {
     return block;
   }
 
+  // One more event of `bytes` in the batch (or a skipped element): parsed already without
+  // parsers, else to be.
+  void Added(std::size_t bytes) {
+    batch_.bytes += bytes;
+    ++batch_events_;
+    if (batch_.bytes >= kBatchBytes || batch_events_ >= kBatchEvents) Flush();
+  }
+
   void Flush() {
-    if (batch_.events.empty()) return;
-    batch_.block = block_;
+    if (batch_events_ == 0) return;
     if (parsers_) {
+      batch_.block = block_;
       parsers_->Submit(std::move(batch_),
                        [this](ParsedBatch&& parsed) { MergeCounted(std::move(parsed)); });
     } else {
-      MergeCounted(ParseBatch(batch_));
+      const std::size_t parsed = parsed_.chunk.size();
+      MergeCounted(std::move(parsed_));
+      // A trace's batches hold about as many events each: room for the last one's is made at
+      // once, rather than grown to by copying (and held with the slack of growing).
+      parsed_ = ParsedBatch{};
+      Reserve(parsed_.chunk, parsed);
     }
     batch_ = Batch{};
+    batch_events_ = 0;
   }
 
   void TakeParsed(bool wait) {
@@ -350,7 +383,9 @@ class Reader : public ScanSink {
   BlockPool blocks_;  // before parsers_: batches in the pool hold blocks that return here
   std::unique_ptr<OrderedPool<Batch, ParsedBatch>> parsers_;
   std::shared_ptr<Block> block_;  // the block being scanned
-  Batch batch_;
+  Batch batch_;                   // with parsers: the events they are to parse
+  ParsedBatch parsed_;            // without: the events parsed as the scanner met them
+  std::size_t batch_events_ = 0;  // in batch_ or parsed_
 };
 
 }  // namespace

@@ -19,8 +19,9 @@ struct ReadOptions {
   // Threads that parse events; 0: as many as this process may run on (sched_getaffinity). With
   // 1, the reading thread parses too: the whole read runs on one core.
   int threads = 0;
-  // Bytes inflated at a time from a .json.gz.
-  std::size_t block_bytes = 8u << 20;
+  // Bytes inflated at a time from a .json.gz: a block scanned while still in the core's cache
+  // (8 MiB blocks took a 260 MB trace's read on one core 0.70-0.76 s, 1 MiB 0.50-0.63 s).
+  std::size_t block_bytes = 1u << 20;
   // Bytes of a plain file one thread scans and parses at a time: a chunk ends at the first
   // likely start of an event after this many bytes, or twice as many.
   std::size_t chunk_bytes = 1u << 20;

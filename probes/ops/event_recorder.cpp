@@ -1,5 +1,6 @@
 #include "probes/ops/event_recorder.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <unordered_map>
@@ -98,7 +99,7 @@ EventRecorder::OpHandle EventRecorder::BeginOp(const char* name, OpScope scope, 
   op.name = CachedOpName(name);
   op.scope = scope;
   op.thread = thread;
-  op.depth = buffer.open_ops++;
+  op.depth = static_cast<std::int16_t>(std::min(buffer.open_ops++, OpEvent::kMaxDepth));
   op.correlation_id = correlation_id;
   const std::int64_t faults = op.depth == 0 && count_page_faults_.load(std::memory_order_relaxed)
                                   ? ThreadMinorFaults()

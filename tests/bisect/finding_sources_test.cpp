@@ -9,8 +9,8 @@ namespace {
 // One window: a forward aten::gather in `module` and the GatherBackward0 node it made.
 LabelledWindow GatherWindow(const std::string& module) {
   LabelledWindow window;
-  OpEvent forward{"aten::gather", OpScope::kForward, 1, 100, 200};
-  OpEvent backward{"GatherBackward0", OpScope::kBackward, 2, 300, 400};
+  OpEvent forward{"aten::gather", OpScope::kForward, 0, 1, 100, 200};
+  OpEvent backward{"GatherBackward0", OpScope::kBackward, 0, 2, 300, 400};
   window.timeline.ops = {forward, backward};
   window.timeline.SetSequence(0, {7, 0});
   window.timeline.SetSequence(1, {7, 1});
@@ -94,10 +94,10 @@ TEST(LocateFindings, AnOpThatRunsInSeveralModulesIsLocatedWhereItCostMost) {
   // ConvolutionBackward0 in two layers: the output conv's first in time (backward runs the last
   // layer first), the wide layer's 30x as long.
   LabelledWindow window;
-  window.timeline.ops = {{"aten::conv2d", OpScope::kForward, 1, 0, 10},
-                         {"aten::conv2d", OpScope::kForward, 1, 20, 40},
-                         {"ConvolutionBackward0", OpScope::kBackward, 2, 100, 110},
-                         {"ConvolutionBackward0", OpScope::kBackward, 2, 200, 500}};
+  window.timeline.ops = {{"aten::conv2d", OpScope::kForward, 0, 1, 0, 10},
+                         {"aten::conv2d", OpScope::kForward, 0, 1, 20, 40},
+                         {"ConvolutionBackward0", OpScope::kBackward, 0, 2, 100, 110},
+                         {"ConvolutionBackward0", OpScope::kBackward, 0, 2, 200, 500}};
   const OpSequence sequences[] = {{7, 0}, {8, 0}, {8, 1}, {7, 1}};
   for (std::size_t i = 0; i < 4; ++i) window.timeline.SetSequence(i, sequences[i]);
   const OpPlacement placed;

@@ -9,7 +9,7 @@
 namespace advisor::testing {
 
 inline OpEvent Op(std::string name, TimeNs start, TimeNs end, std::uint64_t correlation_id,
-                  int depth = 0, ThreadId thread = 1, OpScope scope = OpScope::kForward) {
+                  std::int16_t depth = 0, ThreadId thread = 1, OpScope scope = OpScope::kForward) {
   OpEvent op;
   op.name = std::move(name);
   op.scope = scope;

@@ -167,12 +167,12 @@ TEST(ProbeMessages, ReadsTheLinesAndModuleCallsOfASourceWindow) {
   ProbeWindow window;
   Timeline& timeline = window.window.timeline;
   timeline.steps = {StepOfPhases(0, 0, 0, 100, 200, 300)};
-  timeline.ops = {{"advisor.call", OpScope::kUser, 1, 5, 65, 0, 0},
-                  {"advisor.source@/home/me/model.py:41", OpScope::kUser, 1, 10, 20, 1, 0},
-                  {"aten::linear", OpScope::kForward, 1, 11, 19, 2, 0},
-                  {"advisor.source@/home/me/model.py:57", OpScope::kUser, 1, 30, 60, 1, 0},
-                  {"aten::gather", OpScope::kForward, 1, 31, 59, 2, 0},
-                  {"advisor.source@no-line-number", OpScope::kUser, 1, 61, 62, 1, 0}};
+  timeline.ops = {{"advisor.call", OpScope::kUser, 0, 1, 5, 65, 0},
+                  {"advisor.source@/home/me/model.py:41", OpScope::kUser, 1, 1, 10, 20, 0},
+                  {"aten::linear", OpScope::kForward, 2, 1, 11, 19, 0},
+                  {"advisor.source@/home/me/model.py:57", OpScope::kUser, 1, 1, 30, 60, 0},
+                  {"aten::gather", OpScope::kForward, 2, 1, 31, 59, 0},
+                  {"advisor.source@no-line-number", OpScope::kUser, 1, 1, 61, 62, 0}};
   timeline.SetSequence(2, {1, 0});
   timeline.SetSequence(4, {2, 0});
   window.lines["/home/me/model.py:57"] = "x = torch.gather(x, 1, index)";

@@ -11,10 +11,10 @@ using nlohmann::json;
 
 Timeline Sample() {
   Timeline timeline;
-  timeline.ops.push_back({"aten::gather", OpScope::kForward, 7, 100, 200, 0, 9});
+  timeline.ops.push_back({"aten::gather", OpScope::kForward, 0, 7, 100, 200, 9});
   timeline.SetSequence(0, {42, 0});
   timeline.SetCounts(0, {2048, 4096, 65536});
-  timeline.ops.push_back({"GatherBackward0", OpScope::kBackward, 8, 300, 400, 1, 0});
+  timeline.ops.push_back({"GatherBackward0", OpScope::kBackward, 1, 8, 300, 400, 0});
   timeline.SetSequence(1, {42, 7});
   timeline.markers.push_back({"blocks.3.mlp", MarkerKind::kBackwardBegin, 8, 290});
   KernelEvent kernel;

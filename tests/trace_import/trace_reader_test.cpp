@@ -202,6 +202,48 @@ TEST(TraceReader, SkippedEventsAreCountedWithTheirOffsets) {
             "byte 70: an element of the event array is not a JSON object; the event is skipped");
 }
 
+// On one thread a .json.gz's events are parsed where the scanner meets them, and where one does
+// not parse whole within its block (a malformed event, or one cut by the block's end) the scanner
+// finds its end and it is parsed then: the events, skips and problems are a plain file's, in file
+// order. With parsers, a batch's problems come after the scanner's found meanwhile (the first
+// five are kept): the same events and counts.
+TEST(TraceReader, ACompressedTraceOnOneThreadKeepsTheFileOrderOfEventsAndSkips) {
+  testing::ScratchDir dir;
+  std::string text = "[";
+  for (int i = 0; i < 300; ++i) {
+    if (i > 0) text += ", ";
+    if (i % 50 == 7) {
+      text += R"({"ph": "X", "ts": 1 "dur": 1})";  // a comma missing
+    } else if (i % 50 == 31) {
+      text += std::to_string(i);  // not an object
+    } else {
+      text += R"({"ph": "X", "name": "aten::op)" + std::to_string(i % 13) + R"(", "ts": )" +
+              std::to_string(i) + R"(, "dur": 1, "tid": 2})";
+    }
+  }
+  text += "]";
+  WriteFile(dir / "trace.json", text);
+  WriteFile(dir / "trace.json.gz", Gzip(text));
+  const TraceStore expected = ReadTrace(dir / "trace.json", {1});
+  ASSERT_EQ(expected.events(), 288u);
+  ASSERT_EQ(expected.stats.skipped_events, 12u);
+  for (int threads : {1, 2}) {
+    for (std::size_t block : {std::size_t{40}, std::size_t{1000}, std::size_t{8u << 20}}) {
+      ReadOptions options;
+      options.threads = threads;
+      options.block_bytes = block;
+      const TraceStore store = ReadTrace(dir / "trace.json.gz", options);
+      const std::string where = "threads " + std::to_string(threads) + ", blocks of " +
+                                std::to_string(block);
+      EXPECT_EQ(Rows(store), Rows(expected)) << where;
+      EXPECT_EQ(store.stats.skipped_events, expected.stats.skipped_events) << where;
+      if (threads == 1) {
+        EXPECT_EQ(store.stats.problems, expected.stats.problems) << where;
+      }
+    }
+  }
+}
+
 // The parallel split guesses each chunk's start state; wherever the guess is wrong, the result
 // must still be the serial scan's: the same events, skips, problems, metadata and errors.
 void ExpectSameAsSerial(const std::string& name, const std::string& text) {
