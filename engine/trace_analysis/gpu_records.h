@@ -33,6 +33,9 @@ struct GpuRecords {
 // Kineto writes each runtime call's own correlation as its "External id", and some traces do the
 // same for GPU records, so the op behind a record is found by time on the launching thread, not
 // by that id: the runtime call with the record's correlation, then the innermost op around it.
+// A correlation id can recur in one trace (each window of advisor's trace.json numbered its CUPTI
+// records from 1 until 7d3ddfb): a record's call is the last with its id to start at or before
+// the record did.
 // A record whose runtime call is not in the trace stays unlinked (work without an op).
 GpuRecords ReadGpuRecords(const TraceStore& store, const HostEvents& host);
 

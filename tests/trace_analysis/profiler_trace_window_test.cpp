@@ -111,6 +111,31 @@ TEST(TraceReport, KernelsFindTheirOpsThroughTheLaunchingCallNotTheRecordsExterna
   EXPECT_NEAR(report.syncs[0].wait_ms, 1.1, 1e-9);
 }
 
+// Two steps whose CUDA calls reuse one correlation id, as advisor's trace.json did in each window
+// until 7d3ddfb (its CUPTI records numbered from 1): each kernel is the op's whose call came last
+// before it.
+TEST(TraceReport, ARecurringCorrelationIdLinksEachRecordToTheCallJustBeforeIt) {
+  KinetoTraceBuilder b;
+  b.Gpu("NVIDIA H100 80GB HBM3", 85899345920)
+      .Annotation("ProfilerStep#0", 1000, 10000)
+      .Op("aten::addmm", 2000, 100)
+      .Runtime("cudaLaunchKernel", 2010, 10, 7)
+      .Kernel("gemm_kernel", 2100, 3000, 7)
+      .Annotation("ProfilerStep#1", 11000, 10000)
+      .Op("aten::mm", 12000, 100)
+      .Runtime("cudaLaunchKernel", 12010, 10, 7)
+      .Kernel("gemm_kernel", 12100, 1000, 7);
+  testing::ScratchDir dir;
+  const TraceStore store = b.Write(dir / "trace.json");
+  const RunReport report = ReportOfTrace(store, BuildProfilerTraceWindow(store));
+  const OpTime* addmm = FindOp(report, "aten::addmm");
+  const OpTime* mm = FindOp(report, "aten::mm");
+  ASSERT_NE(addmm, nullptr);
+  ASSERT_NE(mm, nullptr);
+  ASSERT_GT(mm->gpu_ms, 0) << "the second step's kernel is not the first step's op's";
+  EXPECT_NEAR(addmm->gpu_ms / mm->gpu_ms, 3.0, 1e-9);
+}
+
 TEST(TraceReport, WithoutInputTypesTheDtypeAndTf32ComeFromTheGemmKernelsNames) {
   testing::ScratchDir dir;
   const TraceStore simt = TwoGpuSteps(
