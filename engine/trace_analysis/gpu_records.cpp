@@ -206,6 +206,19 @@ GpuRecords GpuRecordReader::Finish(const HostEvents& host) {
       records_.device = device;
     }
   }
+  const auto add_launched = [&](const auto& events) {
+    for (const auto& event : events) {
+      if (static_cast<int>(event.device) != records_.device) continue;
+      if (const ApiCallEvent* call = calls.Of(event.correlation_id, event.start_ns)) {
+        records_.launched_work.push_back({call->start_ns, event.end_ns});
+      }
+    }
+  };
+  add_launched(records_.kernels);
+  add_launched(records_.memcpys);
+  add_launched(records_.memsets);
+  std::sort(records_.launched_work.begin(), records_.launched_work.end(),
+            [](const LaunchedWork& a, const LaunchedWork& b) { return a.launch_ns < b.launch_ns; });
   return std::move(records_);
 }
 
