@@ -50,6 +50,38 @@ std::vector<std::uint64_t> LaunchingOps(const std::vector<OpEvent>& ops,
   return launching;
 }
 
+// The runtime and driver calls by correlation id, each id's in start order.
+class LaunchCalls {
+ public:
+  explicit LaunchCalls(const std::vector<ApiCallEvent>& calls) : calls_(calls) {
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      if (calls[i].correlation_id != 0) by_id_[calls[i].correlation_id].push_back(i);
+    }
+    for (auto& [id, indices] : by_id_) {
+      std::sort(indices.begin(), indices.end(), [&](std::size_t a, std::size_t b) {
+        return calls[a].start_ns < calls[b].start_ns;
+      });
+    }
+  }
+
+  // The call behind a record with `correlation` that started at `record_start`: the last with
+  // that id to start at or before it, else (a clock that puts the record first) the first with
+  // that id; null where none has it.
+  const ApiCallEvent* Of(std::uint32_t correlation, TimeNs record_start) const {
+    const auto found = by_id_.find(correlation);
+    if (correlation == 0 || found == by_id_.end()) return nullptr;
+    const std::vector<std::size_t>& indices = found->second;
+    const auto after = std::upper_bound(
+        indices.begin(), indices.end(), record_start,
+        [&](TimeNs at, std::size_t call) { return at < calls_[call].start_ns; });
+    return &calls_[after == indices.begin() ? indices.front() : *(after - 1)];
+  }
+
+ private:
+  const std::vector<ApiCallEvent>& calls_;
+  std::unordered_map<std::uint32_t, std::vector<std::size_t>> by_id_;
+};
+
 const GpuArgs* GpuArgsOf(const EventChunk& chunk, std::size_t i) {
   const std::uint32_t extra = chunk.extra[i];
   if (extra == EventChunk::kNoExtra || !chunk.extras[extra].has_gpu) return nullptr;
@@ -150,17 +182,14 @@ void GpuRecordReader::Add(const EventChunk& chunk) {
 
 GpuRecords GpuRecordReader::Finish(const HostEvents& host) {
   const std::vector<std::uint64_t> launching = LaunchingOps(host.ops, records_.api_calls);
-  std::unordered_map<std::uint32_t, std::uint64_t> op_by_correlation;
   for (std::size_t i = 0; i < records_.api_calls.size(); ++i) {
     records_.api_calls[i].external_id = launching[i];
-    if (records_.api_calls[i].correlation_id != 0 && launching[i] != kNoOp) {
-      op_by_correlation.emplace(records_.api_calls[i].correlation_id, launching[i]);
-    }
   }
+  const LaunchCalls calls(records_.api_calls);
   const auto link = [&](auto& events) {
     for (auto& event : events) {
-      auto it = op_by_correlation.find(event.correlation_id);
-      event.external_id = it == op_by_correlation.end() ? kNoOp : it->second;
+      const ApiCallEvent* call = calls.Of(event.correlation_id, event.start_ns);
+      event.external_id = call ? call->external_id : kNoOp;
     }
   };
   link(records_.kernels);
@@ -177,6 +206,19 @@ GpuRecords GpuRecordReader::Finish(const HostEvents& host) {
       records_.device = device;
     }
   }
+  const auto add_launched = [&](const auto& events) {
+    for (const auto& event : events) {
+      if (static_cast<int>(event.device) != records_.device) continue;
+      if (const ApiCallEvent* call = calls.Of(event.correlation_id, event.start_ns)) {
+        records_.launched_work.push_back({call->start_ns, event.end_ns});
+      }
+    }
+  };
+  add_launched(records_.kernels);
+  add_launched(records_.memcpys);
+  add_launched(records_.memsets);
+  std::sort(records_.launched_work.begin(), records_.launched_work.end(),
+            [](const LaunchedWork& a, const LaunchedWork& b) { return a.launch_ns < b.launch_ns; });
   return std::move(records_);
 }
 

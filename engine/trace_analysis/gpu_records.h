@@ -18,6 +18,13 @@
 
 namespace advisor {
 
+// A kernel, copy or memset and the host time its launch call started: what the steps on the
+// device's clock are measured from (DeviceClockSteps).
+struct LaunchedWork {
+  TimeNs launch_ns = 0;
+  TimeNs end_ns = 0;  // on the device
+};
+
 struct GpuRecords {
   std::vector<KernelEvent> kernels;
   std::vector<MemcpyEvent> memcpys;
@@ -28,11 +35,16 @@ struct GpuRecords {
   std::unordered_map<std::size_t, CollectiveDescription> collective_of_kernel;
   bool any_device_work = false;  // kernels, copies or memsets: the trace recorded CUDA activity
   int device = -1;               // the device most of the work ran on
+  // The work on `device` whose launch call is in the trace, in launch order.
+  std::vector<LaunchedWork> launched_work;
 };
 
 // Kineto writes each runtime call's own correlation as its "External id", and some traces do the
 // same for GPU records, so the op behind a record is found by time on the launching thread, not
 // by that id: the runtime call with the record's correlation, then the innermost op around it.
+// A correlation id can recur in one trace (each window of advisor's trace.json numbered its CUPTI
+// records from 1 until 7d3ddfb): a record's call is the last with its id to start at or before
+// the record did.
 // A record whose runtime call is not in the trace stays unlinked (work without an op).
 GpuRecords ReadGpuRecords(const TraceStore& store, const HostEvents& host);
 

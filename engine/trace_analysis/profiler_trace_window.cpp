@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "engine/analysis/sequence_numbers.h"
+#include "engine/trace_analysis/device_clock_steps.h"
 #include "engine/trace_analysis/event_names.h"
 #include "engine/trace_analysis/gemm_precision.h"
 #include "engine/trace_analysis/module_markers.h"
@@ -37,6 +38,9 @@ TraceRecords ReadRecords(const TraceStore& store, const std::function<void(std::
   records.host = host.Finish();
   records.gpu = gpu.Finish(records.host);
   records.steps = StepsOf(records.host);
+  if (!records.gpu.launched_work.empty()) {
+    records.steps.on_device = DeviceClockSteps(records.steps.steps, records.gpu.launched_work);
+  }
   if (records.gpu.any_device_work) {
     const DeviceProperties* device = DeviceOf(store.metadata, records.gpu.device);
     records.memory = DeviceMemoryOf(memory, records.gpu.device,
@@ -81,6 +85,7 @@ ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store, TraceRecor
   ModuleMarkers modules = markers_of_modules();
 
   trace.steps_from_profiler = steps.from_profiler_steps;
+  trace.steps_on_device = std::move(steps.on_device);
   trace.has_modules = !modules.markers.empty();
   trace.backward_linked = host.backward_linked;
   trace.module_types = std::move(modules.types);

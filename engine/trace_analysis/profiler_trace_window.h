@@ -28,6 +28,9 @@ struct ProfilerTraceWindow {
   bool gpu_activity = false;  // the trace recorded CUDA activity
   std::string device_name;    // deviceProperties' name of the device the work ran on
   std::optional<DeviceLimits> device_limits;
+  // window.timeline.steps on the device's clock (DeviceClockSteps): the report's step times and
+  // phases where there is device work; empty on a CPU trace, whose steps are the host's.
+  std::vector<StepSpan> steps_on_device;
   bool steps_from_profiler = false;  // ProfilerStep#N ranges delimit the steps
   bool has_modules = false;          // nn.Module events or record_function labels
   bool backward_linked = false;      // backward nodes found their forward ops' threads

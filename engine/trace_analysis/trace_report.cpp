@@ -62,6 +62,11 @@ void AddDataQuality(const TraceStore& store, const ProfilerTraceWindow& trace, R
   }
   for (const std::string& problem : stats.problems) lines.push_back(store.path + ": " + problem);
   lines.insert(lines.end(), trace.notes.begin(), trace.notes.end());
+  if (!trace.steps_on_device.empty()) {
+    lines.push_back(
+        "step times and phases are the device's: each boundary is where the device had finished "
+        "the work launched before it (docs/analyze.md); ops keep the host's phase they ran in");
+  }
   if (trace.steps_from_profiler) {
     lines.push_back("step times are of the " + std::to_string(report.run.window_steps) +
                     " profiled steps in the trace, torch.profiler's overhead included");
@@ -118,7 +123,10 @@ RunReport ReportOfTrace(const TraceStore& store, const ProfilerTraceWindow& trac
     report.data = DataWait{};
     report.data->workers = trace.data_loader_workers;
   }
-  report.step = StepTimesOf(steps, report.data);
+  // Ops keep their host steps and phases (placement); the step's times are the device's where
+  // it ran the work, since the host only launched it.
+  report.step = StepTimesOf(trace.steps_on_device.empty() ? steps : trace.steps_on_device,
+                            report.data);
   report.step.timing = StepTiming::kProfilerTrace;
   report.memory = trace.memory;
   FillWindowSections(trace.window, trace.device_limits, report);

@@ -16,6 +16,9 @@ struct TraceSteps {
   // False when the trace has no ProfilerStep#N ranges (prof.step() was never called): the whole
   // trace is then taken as one step.
   bool from_profiler_steps = false;
+  // The same steps on the device's clock (DeviceClockSteps), where the trace holds device work
+  // whose launches it recorded; empty otherwise.
+  std::vector<StepSpan> on_device;
 };
 
 TraceSteps StepsOf(const HostEvents& host);

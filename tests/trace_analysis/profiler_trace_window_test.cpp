@@ -111,6 +111,66 @@ TEST(TraceReport, KernelsFindTheirOpsThroughTheLaunchingCallNotTheRecordsExterna
   EXPECT_NEAR(report.syncs[0].wait_ms, 1.1, 1e-9);
 }
 
+// Two steps whose CUDA calls reuse one correlation id, as advisor's trace.json did in each window
+// until 7d3ddfb (its CUPTI records numbered from 1): each kernel is the op's whose call came last
+// before it.
+TEST(TraceReport, ARecurringCorrelationIdLinksEachRecordToTheCallJustBeforeIt) {
+  KinetoTraceBuilder b;
+  b.Gpu("NVIDIA H100 80GB HBM3", 85899345920)
+      .Annotation("ProfilerStep#0", 1000, 10000)
+      .Op("aten::addmm", 2000, 100)
+      .Runtime("cudaLaunchKernel", 2010, 10, 7)
+      .Kernel("gemm_kernel", 2100, 3000, 7)
+      .Annotation("ProfilerStep#1", 11000, 10000)
+      .Op("aten::mm", 12000, 100)
+      .Runtime("cudaLaunchKernel", 12010, 10, 7)
+      .Kernel("gemm_kernel", 12100, 1000, 7);
+  testing::ScratchDir dir;
+  const TraceStore store = b.Write(dir / "trace.json");
+  const RunReport report = ReportOfTrace(store, BuildProfilerTraceWindow(store));
+  const OpTime* addmm = FindOp(report, "aten::addmm");
+  const OpTime* mm = FindOp(report, "aten::mm");
+  ASSERT_NE(addmm, nullptr);
+  ASSERT_NE(mm, nullptr);
+  ASSERT_GT(mm->gpu_ms, 0) << "the second step's kernel is not the first step's op's";
+  EXPECT_NEAR(addmm->gpu_ms / mm->gpu_ms, 3.0, 1e-9);
+}
+
+// One 10 ms step whose host runs ahead of the device: the forward's 6 ms GEMM and the backward's
+// 2 ms one run while the host is already in the optimizer, which waits for them. The report's
+// phases are the device's; the ops keep the host's phases they ran in.
+TEST(TraceReport, OnAGpuThePhasesAreTheDevicesNotWhereTheHostWaited) {
+  KinetoTraceBuilder b;
+  b.Gpu("NVIDIA H100 80GB HBM3", 85899345920)
+      .Annotation("ProfilerStep#0", 1000, 10000)
+      .Op("aten::addmm", 1100, 100, kMain, 5, 0)
+      .Runtime("cudaLaunchKernel", 1110, 10, 1)
+      .Kernel("gemm_kernel", 1200, 6000, 1)
+      .Op("autograd::engine::evaluate_function: AddmmBackward0", 2000, 500, kAutograd, 5, 1)
+      .Op("AddmmBackward0", 2010, 480, kAutograd, 5, 1)
+      .Op("aten::mm", 2100, 100, kAutograd)
+      .Runtime("cudaLaunchKernel", 2110, 10, 2)
+      .Kernel("gemm_kernel", 7200, 2000, 2)
+      .Flow(5, 1100, 2010)
+      .Annotation("Optimizer.step#SGD.step", 3000, 7500)
+      .Op("aten::add_", 3100, 50)
+      .Runtime("cudaLaunchKernel", 3110, 10, 3)
+      .Kernel("add_kernel", 9200, 100, 3)
+      .Runtime("cudaStreamSynchronize", 3200, 6100, 4);
+  testing::ScratchDir dir;
+  const TraceStore store = b.Write(dir / "trace.json");
+  const ProfilerTraceWindow trace = BuildProfilerTraceWindow(store);
+  const RunReport report = ReportOfTrace(store, trace);
+  EXPECT_NEAR(report.step.forward_ms, 6.2, 1e-9) << "to the end of the forward's GEMM";
+  EXPECT_NEAR(report.step.backward_ms, 2.0, 1e-9) << "from there to the backward's GEMM's end";
+  EXPECT_NEAR(report.step.optimizer_ms, 1.8, 1e-9) << "its kernel, and the host after it";
+  EXPECT_NEAR(report.step.median_ms, 10.0, 1e-9);
+  ASSERT_EQ(trace.window.timeline.steps.size(), 1u);
+  EXPECT_EQ(trace.window.timeline.steps[0].TimeIn(Phase::kOptimizer), 8'000'000)
+      << "the host's optimizer holds its wait";
+  EXPECT_EQ(FindOp(report, "aten::add_")->phase, "optimizer");
+}
+
 TEST(TraceReport, WithoutInputTypesTheDtypeAndTf32ComeFromTheGemmKernelsNames) {
   testing::ScratchDir dir;
   const TraceStore simt = TwoGpuSteps(
