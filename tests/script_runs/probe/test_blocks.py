@@ -94,6 +94,13 @@ class Product(torch.nn.Module):
         return x @ self.weight
 
 
+def forget_compiled_code():
+    """Dynamo's cache entries are kept on the forward's code, which every Product shares, and an
+    entry one test compiled would serve the next test's wrapper of the same backend: each test
+    compiles from nothing."""
+    torch._dynamo.reset()
+
+
 def compiled_frames():
     """The frames dynamo compiled in this process so far: a recompile is one more."""
     from torch._dynamo.utils import counters
@@ -109,6 +116,9 @@ def script_forward(model):
 
 @unittest.skipUnless(hasattr(torch, "compile"), "this torch has no torch.compile")
 class CompileSwitchTest(unittest.TestCase):
+    def setUp(self):
+        forget_compiled_code()
+
     def test_the_compiled_forward_is_switched_in_and_the_scripts_own_put_back(self):
         wrapped, plain = Product(), Product()
         own = wrapped.forward = script_forward(wrapped)
@@ -213,6 +223,7 @@ class BenchBlocksTest(unittest.TestCase):
 
     @unittest.skipUnless(hasattr(torch, "compile"), "this torch has no torch.compile")
     def test_a_compile_falls_in_its_first_blocks_settling_steps(self):
+        forget_compiled_code()
         model = Product()
         bench = Bench({"result": self.result, "warmup": 1, "steps": 0,
                        "blocks": schedule_config(
