@@ -291,6 +291,9 @@ print("script_autotest: a combination measured inside the run: %s; decided with 
       "%d of %d" % ("pass" if in_run else "FAIL", sum(f.get("speedup_ci_low") is not None
                                                       for f in fixes), len(fixes)))
 for fix in fixes:  # torch.compile's rounds of processes: the first compiles, the cache serves the rest
+    if fix.get("measured_in") == "process" and fix.get("warmup_s") is not None:
+        print("  fix %s: compiled in its first block's settle steps, %.1f s" % (
+            fix["recipe"], fix["warmup_s"]))
     for number, round_ in enumerate(fix.get("warmup_rounds", []), 1):
         print("  fix %s round %d: warm-up %s s, FX graph cache %s" % (
             fix["recipe"], number, round_.get("warmup_s"), round_.get("fx_graph_cache")))

@@ -401,7 +401,7 @@ std::vector<AbResult> RunAutotest(const AutotestPlan& plan, CandidateRunner& run
     }
   }
   // The best combination of all the singles: where a recipe measured in processes joins the
-  // switched ones (torch.compile with them), a second combination, which needs processes.
+  // switched ones (a DataLoader's workers with them), a second combination, which needs processes.
   const std::vector<const Recipe*> combination = ChooseCombination(results, tuned);
   if (in_run_combination) {
     results.push_back(in_run_combination->result

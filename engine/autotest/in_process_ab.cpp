@@ -226,6 +226,10 @@ InProcessOutcome RunInProcessAb(const std::vector<CandidateSpec>& candidates,
     ab.fix.rounds = static_cast<int>(rounds.size());
     ab.fix.peak_memory_mb = SidePeakMemoryMb(result, candidate.id, /*baseline=*/false);
     ab.fix.baseline_peak_memory_mb = SidePeakMemoryMb(result, candidate.id, /*baseline=*/true);
+    // The first compiled block's settle steps compiled: reported apart, as a process's warm-up.
+    if (candidate.overrides.compile.value_or(false)) {
+      ab.fix.warmup_s = FirstSettleS(result, candidate.id);
+    }
     const AbMeasurement measurement =
         MeasureAb(rounds, result.samples_per_step, result.samples_per_step, settings.statistic);
     const AbDecision decision =

@@ -27,6 +27,11 @@ StepBlock ReadBlock(const JsonField& field) {
   if (name != "baseline" && name != "candidate") side.Fail("must be baseline or candidate");
   block.baseline = name == "baseline";
   block.cycle = static_cast<int>(field.Required("cycle").Integer(0, 1'000'000));
+  if (const std::optional<JsonField> settle = field.Optional("settle_ms")) {
+    for (const JsonField& step : settle->Elements(0, kMaxStepsPerBlock)) {
+      block.settle_ms.push_back(step.Number(NumberRange::Above(0)));
+    }
+  }
   const JsonField steps = field.Required("step_ms");
   for (const JsonField& step : steps.Elements(1, kMaxStepsPerBlock)) {
     block.step_ms.push_back(step.Number(NumberRange::Above(0)));
@@ -88,8 +93,8 @@ bool SwitchesBetweenSteps(const CandidateSpec& candidate) {
     if (!(candidate.overrides.*member)) return;
     any = true;
     static const char* const kSwitchable[] = {
-        "allow_tf32",   "cudnn_benchmark",  "deterministic",      "autocast_dtype",
-        "sdpa_backend", "intra_op_threads", "attn_implementation"};
+        "allow_tf32",   "cudnn_benchmark",  "deterministic",       "autocast_dtype",
+        "sdpa_backend", "intra_op_threads", "attn_implementation", "compile"};
     all_switchable &= std::any_of(std::begin(kSwitchable), std::end(kSwitchable),
                                   [&](const char* knob) { return std::string(knob) == name; });
   });
@@ -126,6 +131,19 @@ std::vector<AbRound> CandidateRounds(const BlocksResult& result, const std::stri
     }
   }
   return rounds;
+}
+
+std::optional<double> FirstSettleS(const BlocksResult& result, const std::string& candidate) {
+  const StepBlock* first = nullptr;
+  for (const StepBlock& block : result.blocks) {
+    if (block.candidate == candidate && !block.baseline && (!first || block.cycle < first->cycle)) {
+      first = &block;
+    }
+  }
+  if (!first || first->settle_ms.empty()) return std::nullopt;
+  double total_ms = 0;
+  for (const double ms : first->settle_ms) total_ms += ms;
+  return total_ms / 1000.0;
 }
 
 std::optional<double> SidePeakMemoryMb(const BlocksResult& result, const std::string& candidate,

@@ -29,8 +29,10 @@ struct BlockDesign {
 };
 
 // Whether every knob `candidate` sets can be switched between two steps of a running script:
-// backend flags, autocast around the model's forward, the intra-op thread count. Environment
-// variables, rewrites and knobs that rebuild what the script constructs need a process.
+// backend flags, autocast around the model's forward, the intra-op thread count, torch.compile
+// (each root keeps its own forward and a compiled one, and the switch is which it calls).
+// Environment variables, rewrites and knobs that rebuild what the script constructs need a
+// process.
 bool SwitchesBetweenSteps(const CandidateSpec& candidate);
 
 // What the process timed, block by block.
@@ -38,6 +40,7 @@ struct StepBlock {
   std::string candidate;  // the candidate's id
   bool baseline = false;  // its baseline block, else its candidate block
   int cycle = 0;
+  std::vector<double> settle_ms;  // the steps after its switch, left out
   std::vector<double> step_ms;
   std::optional<double> peak_memory_mb;  // none without a CUDA allocator
 };
@@ -75,6 +78,11 @@ BlocksResult ReadBlocksResult(const std::string& path);
 // `block_steps` steps (a block the script's end cut short is left out), in cycle order.
 std::vector<AbRound> CandidateRounds(const BlocksResult& result, const std::string& candidate,
                                      int block_steps);
+
+// The seconds of the settle steps of the candidate's first candidate block (the earliest cycle):
+// where the candidate compiles (torch.compile), its compile, which no timed step holds. None
+// where that block reported none.
+std::optional<double> FirstSettleS(const BlocksResult& result, const std::string& candidate);
 
 // The highest peak of one side of a candidate's blocks; none where no block reported one.
 std::optional<double> SidePeakMemoryMb(const BlocksResult& result, const std::string& candidate,

@@ -431,6 +431,40 @@ TEST_F(Autotest, SwitchableKnobsAreMeasuredTogetherInOneRunOfBlocks) {
                                          "script: 5 cycles"));
 }
 
+// torch.compile switches between steps too: measured in the same run of blocks as TF32, its
+// compile (its first candidate block's settle steps) reported apart as the fix's warm-up; with a
+// knob the script builds once (pinned memory) it still needs processes.
+TEST_F(Autotest, TorchCompileIsMeasuredInBlocksItsCompileReportedApart) {
+  Recipe compiled = Knob("compiled", /*preserves_semantics=*/true);
+  compiled.overrides = {};
+  compiled.overrides.compile = true;
+  Recipe pinned = compiled;
+  pinned.id = "compiled-pinned";
+  pinned.overrides.pin_memory = true;
+  plan_.recipes = {compiled, Switchable("fast"), pinned};
+  plan_.recipe_ids = {"compiled", "fast", "compiled-pinned"};
+  runner_.set_check([](const CandidateSpec&) { return Within(); });
+  std::string blocks =
+      BlocksJson({{"compiled", 10.0}, {"fast", 15.0}}, 5, 20.0, true,
+                 InRunNumericsJson({"compiled", "fast"}));
+  const std::string first_compiled = R"({"candidate":"compiled","side":"candidate","cycle":0,)";
+  blocks.replace(blocks.find(first_compiled), first_compiled.size(),
+                 first_compiled + R"("settle_ms":[2400,11],)");
+  runner_.set_blocks_script(WriteBlocksScript(blocks));
+
+  const std::vector<AbResult> results = Run();
+  ASSERT_FALSE(runner_.blocks_runs().empty());
+  EXPECT_EQ(runner_.blocks_runs().front(), "compiled,fast");
+  ASSERT_GE(results.size(), 3u);
+  const FixResult& compile = results[0].fix;
+  EXPECT_EQ(compile.measured_in, "process");
+  EXPECT_EQ(compile.warmup_s, 2.411) << "its first compiled block's settle steps";
+  EXPECT_TRUE(compile.warmup_rounds.empty());
+  EXPECT_FALSE(results[1].fix.warmup_s.has_value()) << "TF32 compiles nothing";
+  EXPECT_EQ(results[2].fix.recipe, "compiled-pinned");
+  EXPECT_EQ(results[2].fix.measured_in, "processes");
+}
+
 // A script that ends before a candidate's second pair of blocks leaves that candidate to rounds
 // of processes; the candidates it did decide keep their blocks.
 TEST_F(Autotest, ACandidateTheScriptsEndLeftUndecidedIsMeasuredInProcesses) {

@@ -32,6 +32,13 @@ TEST(SwitchesBetweenSteps, OnlyKnobsARunningStepReads) {
   workers.dataloader_workers = ThreadCount{4};
   EXPECT_FALSE(SwitchesBetweenSteps(WithOverrides(workers))) << "the DataLoader is built once";
 
+  RecipeOverrides compiled = flags;
+  compiled.compile = true;
+  EXPECT_TRUE(SwitchesBetweenSteps(WithOverrides(compiled)))
+      << "each root keeps its own forward and a compiled one";
+  compiled.dataloader_workers = ThreadCount{4};
+  EXPECT_FALSE(SwitchesBetweenSteps(WithOverrides(compiled))) << "with a knob that needs a process";
+
   CandidateSpec with_env = WithOverrides(flags);
   with_env.env["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True";
   EXPECT_FALSE(SwitchesBetweenSteps(with_env)) << "read when the process starts";
@@ -68,6 +75,25 @@ TEST(BlocksResult, PairsEachCyclesFullBlocks) {
   EXPECT_FALSE(SidePeakMemoryMb(result, "bf16", false).has_value());
 }
 
+// A compiled candidate's first block compiles in its settle steps: reported apart from the timed
+// steps, from its earliest cycle's candidate block whatever the order of the file.
+TEST(BlocksResult, TheFirstCandidateBlocksSettleStepsAreItsCompile) {
+  const BlocksResult result = ParseBlocksResult(R"({"blocks": [
+    {"candidate": "compile", "side": "baseline", "cycle": 0, "settle_ms": [9, 9],
+     "step_ms": [20]},
+    {"candidate": "compile", "side": "candidate", "cycle": 1, "settle_ms": [8, 8],
+     "step_ms": [10]},
+    {"candidate": "compile", "side": "candidate", "cycle": 0, "settle_ms": [2500, 10],
+     "step_ms": [10]},
+    {"candidate": "tf32", "side": "candidate", "cycle": 0, "step_ms": [10]}],
+    "complete": true, "samples_per_step": 8, "loss": 2.5})",
+                                                "blocks.json");
+  EXPECT_EQ(result.blocks[0].settle_ms, (std::vector<double>{9, 9}));
+  EXPECT_EQ(FirstSettleS(result, "compile"), 2.51);
+  EXPECT_FALSE(FirstSettleS(result, "tf32").has_value()) << "an older probe's block says none";
+  EXPECT_FALSE(FirstSettleS(result, "bf16").has_value());
+}
+
 TEST(BlocksResult, AMalformedFileNamesTheFileAndTheField) {
   const auto error_of = [](const std::string& text) {
     try {
@@ -85,6 +111,10 @@ TEST(BlocksResult, AMalformedFileNamesTheFileAndTheField) {
                            "step_ms": [-1]}], "complete": true, "samples_per_step": 1,
                            "loss": 1})"),
               HasSubstr("blocks.json: field 'blocks[0].step_ms[0]'"));
+  EXPECT_THAT(error_of(R"({"blocks": [{"candidate": "a", "side": "baseline", "cycle": 0,
+                           "settle_ms": [1, "x"], "step_ms": [1]}], "complete": true,
+                           "samples_per_step": 1, "loss": 1})"),
+              HasSubstr("blocks.json: field 'blocks[0].settle_ms[1]'"));
   EXPECT_THAT(error_of(R"({"blocks": [], "samples_per_step": 1, "loss": 1})"),
               HasSubstr("'complete'"));
   EXPECT_THAT(error_of("[1, 2"), HasSubstr("blocks.json: not valid JSON"));

@@ -8,6 +8,7 @@ import unittest
 
 import torch
 
+from advisor_probe import knobs
 from advisor_probe.bench import Bench
 from advisor_probe.blocks import BlockSchedule, Switches
 
@@ -77,6 +78,106 @@ class SwitchesTest(unittest.TestCase):
         self.assertTrue(cuda.flash_sdp_enabled())
 
 
+class Product(torch.nn.Module):
+    """One matrix product, after dropout where it has some: inductor compiles it into calls of
+    what it has (dropout falling back to eager's where its random numbers must be eager's), with
+    no C++ kernel to build, so that a compile costs seconds on a CPU."""
+
+    def __init__(self, dropout=0.0):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.randn(16, 4))
+        self.dropout = dropout
+
+    def forward(self, x):
+        if self.dropout:
+            x = torch.nn.functional.dropout(x, self.dropout)
+        return x @ self.weight
+
+
+def forget_compiled_code():
+    """Dynamo's cache entries are kept on the forward's code, which every Product shares, and an
+    entry one test compiled would serve the next test's wrapper of the same backend: each test
+    compiles from nothing."""
+    torch._dynamo.reset()
+
+
+def compiled_frames():
+    """The frames dynamo compiled in this process so far: a recompile is one more."""
+    from torch._dynamo.utils import counters
+    return counters["frames"]["ok"]
+
+
+def script_forward(model):
+    """A forward of the script's own as an instance attribute, as a script wraps its model's."""
+    def forward(x):
+        return type(model).forward(model, x)
+    return forward
+
+
+@unittest.skipUnless(hasattr(torch, "compile"), "this torch has no torch.compile")
+class CompileSwitchTest(unittest.TestCase):
+    def setUp(self):
+        forget_compiled_code()
+
+    def test_the_compiled_forward_is_switched_in_and_the_scripts_own_put_back(self):
+        wrapped, plain = Product(), Product()
+        own = wrapped.forward = script_forward(wrapped)
+        switches = Switches([wrapped, plain], cuda=False, physical_cores=lambda: 1)
+        switches.set({"compile": True})
+        self.assertIsNot(wrapped.forward, own)
+        self.assertIn("forward", vars(plain), "a compiled forward on each root")
+        compiled = plain.forward
+        switches.set({})
+        self.assertIs(vars(wrapped)["forward"], own, "the script's own forward stays")
+        self.assertNotIn("forward", vars(plain), "the class's forward is called again")
+        switches.set({"compile": True})
+        self.assertIs(plain.forward, compiled, "made once, kept for the run")
+        switches.reset()
+        self.assertNotIn("forward", vars(plain))
+
+    def test_later_switches_do_not_recompile(self):
+        model = Product()
+        x = torch.randn(8, 16)
+        switches = Switches([model], cuda=False, physical_cores=lambda: 1)
+        eager = model(x).detach()
+        switches.set({"compile": True})
+        model(x).sum().backward()  # the first compiled step compiles
+        frames = compiled_frames()
+        self.assertGreater(frames, 0)
+        for _ in range(3):
+            switches.set({})
+            model(x).sum().backward()
+            switches.set({"compile": True})
+            model(x).sum().backward()
+            torch.testing.assert_close(model(x).detach(), eager)
+        self.assertEqual(compiled_frames(), frames, "dynamo compiled nothing more")
+
+    def test_the_checks_compile_is_its_own_and_draws_eagers_random_numbers(self):
+        # The numerics check compiles first (its forward with inductor's fallback_random), the
+        # first compiled block after it: dynamo must compile that one anew rather than serve it
+        # the check's entry for the same code, whose random ops are eager's.
+        model = Product(dropout=0.5)
+        x = torch.randn(8, 16)
+        switches = Switches([model], cuda=False, physical_cores=lambda: 1)
+        torch.manual_seed(1)
+        eager = model(x).detach()
+        switches.set(knobs.as_checked({"compile": True}))
+        torch.manual_seed(1)
+        self.assertTrue(torch.equal(model(x).detach(), eager), "the same dropout mask")
+        frames = compiled_frames()
+        switches.set({"compile": True})
+        # Compiled here with fallback_random too, so that the test builds no C++ kernel: what is
+        # asserted is that this wrapper compiles its own entry.
+        import torch._inductor.config as inductor_config
+        with inductor_config.patch(fallback_random=True):
+            model(x)
+        self.assertEqual(compiled_frames(), frames + 1, "the timed forward compiled its own")
+        switches.set(knobs.as_checked({"compile": True}))
+        torch.manual_seed(1)
+        self.assertTrue(torch.equal(model(x).detach(), eager))
+        self.assertEqual(compiled_frames(), frames + 1, "and the check's entry served it again")
+
+
 class BenchBlocksTest(unittest.TestCase):
     def setUp(self):
         folder = tempfile.TemporaryDirectory()
@@ -119,6 +220,31 @@ class BenchBlocksTest(unittest.TestCase):
                                    ("candidate", 1): [one, one],
                                    ("baseline", 1): [every, every]})
         self.assertEqual(torch.get_num_threads(), self.threads, "the script's own count is back")
+
+    @unittest.skipUnless(hasattr(torch, "compile"), "this torch has no torch.compile")
+    def test_a_compile_falls_in_its_first_blocks_settling_steps(self):
+        forget_compiled_code()
+        model = Product()
+        bench = Bench({"result": self.result, "warmup": 1, "steps": 0,
+                       "blocks": schedule_config(
+                           candidates=[{"id": "compile", "overrides": {"compile": True}}],
+                           settle=2, steps=2, cycles=3)}, lambda: None)
+        bench.model_found([model], False, lambda: 1)
+        x = torch.randn(8, 16)
+        # Each step takes 1000 ms where dynamo compiled in it, 1 ms otherwise: the timed steps
+        # show whether a compile was timed.
+        index, done = 0, False
+        while not done:
+            frames = compiled_frames()
+            model(x).sum().backward()
+            done = bench.step_closed(step(index, 1000.0 if compiled_frames() > frames else 1.0))
+            index += 1
+        blocks = self.written()["blocks"]
+        self.assertEqual([b["step_ms"] for b in blocks], [[1.0, 1.0]] * 6, "none timed")
+        first = next(b for b in blocks if b["side"] == "candidate")
+        self.assertEqual(first["settle_ms"], [1000.0, 1.0], "the first compiled block compiled")
+        self.assertEqual([b["settle_ms"] for b in blocks if b is not first], [[1.0, 1.0]] * 5)
+        self.assertNotIn("forward", vars(model), "the script's own forward at the end")
 
     def test_a_script_that_ends_first_leaves_what_it_timed(self):
         bench = self.bench()

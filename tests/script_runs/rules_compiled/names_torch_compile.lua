@@ -1,4 +1,4 @@
--- For the autotest's compile cache test: names the CPU copy of torch-compile
+-- For the autotest's compile-in-blocks test: names the CPU copy of torch-compile
 -- (recipes_compiled/) on every script run, whatever the built-in rules find.
 return {
   id = "test-names-torch-compile",

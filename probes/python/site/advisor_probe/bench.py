@@ -151,8 +151,8 @@ class Bench:
         if index >= self.first_measured:
             self._scheduled_steps += 1
             block, timed = schedule.at(index - self.first_measured)
-            if timed:
-                block.step_ms.append(step_ms)
+            if block is not None:
+                (block.step_ms if timed else block.settle_ms).append(step_ms)
         following = index + 1 - self.first_measured
         if following < 0:
             return False

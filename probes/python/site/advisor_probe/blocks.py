@@ -3,23 +3,27 @@
 autocast around the model's forward, the intra-op thread count) are switched between steps, so
 the baseline and each candidate alternate in short blocks of steps in the same process: the same
 start-up, the same warmed caches and allocator, and the machine's drift on both sides alike.
+torch.compile is switched too: each root keeps its own forward and a compiled one, made once, and
+the switch is which of the two the root calls.
 
 The schedule runs in cycles. In each cycle every candidate gets a pair of blocks, its baseline
 block and its candidate block, in the order A B on one cycle and B A on the next (and shifted by
 the candidate's place), so that a trend over the run falls on both sides alike. Each block's first
 `settle` steps follow a switch and are left out (cuDNN's benchmark mode searches, autocast's
-weight casts fill its cache); its next `steps` steps are timed."""
+weight casts fill its cache, the first compiled block compiles); its next `steps` steps are
+timed."""
 
 import contextlib
 
 import torch
 
 from advisor_probe import hf_attention
+from advisor_probe import knobs
 from advisor_probe import sdpa_backends
 
 # The overrides a running script can take between two steps; any other knob needs a process.
 SWITCHABLE = {"allow_tf32", "cudnn_benchmark", "deterministic", "autocast_dtype",
-              "sdpa_backend", "intra_op_threads", "attn_implementation"}
+              "sdpa_backend", "intra_op_threads", "attn_implementation", "compile"}
 
 
 def _thread_count(value, physical_cores):
@@ -29,7 +33,9 @@ def _thread_count(value, physical_cores):
 class Switches:
     """Sets a candidate's knobs for the next steps and puts the script's own settings back.
     Autocast is entered around each forward of the model's roots while a candidate asks for it,
-    by hooks registered once (hooks cannot be removed from inside a forward)."""
+    by hooks registered once (hooks cannot be removed from inside a forward). A compiled forward
+    is the root's instance attribute `forward` while a candidate asks for it, as the compile
+    knob sets it (knobs.py): the module's hooks, the probe's among them, stay eager."""
 
     def __init__(self, roots, cuda, physical_cores):
         self._roots = roots
@@ -38,6 +44,11 @@ class Switches:
         self._autocast_dtype = None
         self._contexts = []
         self._restore = []  # callables that put the script's settings back, in reverse order
+        # By whether random ops draw from eager's generator (the numerics check's compile): each
+        # root's compiled forward, made at the first switch to it and kept for the run, so that
+        # dynamo's cache entries (on the forward's code, for that wrapper's backend) serve every
+        # later block without a recompile.
+        self._compiled = {}
         for root in roots:
             root.register_forward_pre_hook(self._enter_autocast)
             root.register_forward_hook(self._exit_autocast)
@@ -86,6 +97,19 @@ class Switches:
         before = sdpa_backends.leave_only(backend)
         self._keep(lambda: sdpa_backends.restore(before))
 
+    def _set_compile(self, value):
+        if not value:
+            return
+        eager_random = value == knobs.EAGER_RANDOM_COMPILE
+        if eager_random not in self._compiled:
+            # Made under the script's own forward (set() resets first): what the compile knob of
+            # a process of its own would compile.
+            self._compiled[eager_random] = [knobs.compiled(root.forward, eager_random)
+                                            for root in self._roots]
+        for root, forward in zip(self._roots, self._compiled[eager_random]):
+            self._keep(_forward_restorer(root))
+            root.forward = forward
+
     def _set_attn_implementation(self, implementation):
         """transformers reads the choice at every forward where it can switch a built model; the
         numerics check's processes said why where it cannot, and a run that gets here anyway
@@ -122,17 +146,34 @@ class Switches:
             self._contexts.pop().__exit__(None, None, None)
 
 
+def _forward_restorer(root):
+    """Puts `root`'s forward back exactly: an instance attribute the script set (its own
+    wrapper, a compiled forward), or none, so that its class's forward is called again."""
+    own = vars(root).get("forward")
+    had_own = "forward" in vars(root)
+
+    def restore():
+        if had_own:
+            root.forward = own
+        else:
+            vars(root).pop("forward", None)
+
+    return restore
+
+
 class Block:
     def __init__(self, candidate, side, cycle):
         self.candidate = candidate  # the candidate's id
         self.side = side            # "baseline" or "candidate"
         self.cycle = cycle
+        self.settle_ms = []  # the steps after its switch, left out: a compile's first block's too
         self.step_ms = []
         self.peak_memory_mb = None
 
     def as_json(self):
         return {"candidate": self.candidate, "side": self.side, "cycle": self.cycle,
-                "step_ms": self.step_ms, "peak_memory_mb": self.peak_memory_mb}
+                "settle_ms": self.settle_ms, "step_ms": self.step_ms,
+                "peak_memory_mb": self.peak_memory_mb}
 
 
 class BlockSchedule:

@@ -92,6 +92,23 @@ class ItemSeeded(torch.utils.data.Dataset):
         return getattr(dataset, name)
 
 
+# The compile knob's value in a numerics check inside the run (as_checked): the compiled forward's
+# random ops draw from eager's generator.
+EAGER_RANDOM_COMPILE = "eager_random"
+
+
+def compiled(forward, eager_random=False):
+    """`forward` through torch.compile, as the compile knob compiles it. With `eager_random`,
+    inductor's `fallback_random`: random ops call eager's, drawing the numbers the eager baseline
+    draws (_eager_random_numbers says why), set in this compile's options rather than globally,
+    so that the forward the timed blocks compile in the same process keeps inductor's own. The
+    two are separate wrappers with separate backends, and dynamo serves neither's cache entry to
+    the other (its entries match the backend they were compiled for; test_blocks.py checks)."""
+    if eager_random:
+        return torch.compile(forward, options={"fallback_random": True})
+    return torch.compile(forward)
+
+
 def _count(value):
     return physical_cores() if value == 0 else int(value)
 
@@ -103,10 +120,14 @@ def as_checked(overrides):
     generator as eager attention's F.dropout: the check then compares the switch's arithmetic, not
     two dropout masks. A fused kernel draws its own inside the kernel, and a GPT-2 with attention
     dropout differed by 19 % in its logits for that alone (H200, 2026-11-29). The timed runs keep
-    the fused kernels."""
-    if "attn_implementation" in overrides and "sdpa_backend" not in overrides:
-        return dict(overrides, sdpa_backend="math")
-    return overrides
+    the fused kernels. A compiled forward draws its random numbers from eager's generator
+    (EAGER_RANDOM_COMPILE), for the same reason; the timed runs compile as the user's would."""
+    checked = dict(overrides)
+    if "attn_implementation" in checked and "sdpa_backend" not in checked:
+        checked["sdpa_backend"] = "math"
+    if checked.get("compile") is True:
+        checked["compile"] = EAGER_RANDOM_COMPILE
+    return checked
 
 
 class Knobs:
@@ -387,7 +408,7 @@ class Knobs:
                 if self._numerics:
                     _eager_random_numbers()
                 # The forward, not the module: the module's own hooks (the probe's) stay eager.
-                root.forward = torch.compile(root.forward)
+                root.forward = compiled(root.forward)
 
     def _enter_autocast(self, module, args):
         context = torch.autocast("cuda", dtype=getattr(torch, self._overrides["autocast_dtype"]))
