@@ -861,6 +861,37 @@ TEST(ScriptCompile, AShortLastBatchRecompilesOnTheSizeGuard) {
   EXPECT_EQ(ProcessesTagged(tag), 0);
 }
 
+// Issue #29: inside a model compiled whole, each level's window compiles the instances beside the
+// path on their own (regional compilation, advisor_probe/regional.py), so the markers sit between
+// them and the bisection names the instance the eager script's does (ScriptMode.
+// ACodeChangeFixIsSkippedWithTheChangeToPaste: `select`, the gather's module). aot_eager: the
+// graphs are dynamo's and AOTAutograd's as inductor's, without inductor's C++ compile.
+TEST(ScriptCompile, ACompiledModelIsBisectedToItsInstanceByRegionalCompilation) {
+  if (!TorchCompiles()) GTEST_SKIP() << kPython << "'s torch has no torch.compile";
+  const fs::path scratch = Scratch("compiled_gather");
+  const CommandResult run = BisectInto(scratch, kScripts + "/gather_train.py --compile aot_eager");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = Report(scratch / "report");
+  EXPECT_EQ(report["hotspot"]["path"], "select") << report["hotspot"].dump();
+  EXPECT_EQ(report["hotspot"]["phase"], "backward") << report["hotspot"].dump();
+  for (const json& line : report["data_quality"]) {
+    EXPECT_EQ(line.get<std::string>().find("measured as one leaf"), std::string::npos) << line;
+  }
+  ASSERT_TRUE(report.contains("compile")) << report.dump();
+  const json& compile = report["compile"];
+  ASSERT_TRUE(compile.contains("regional")) << compile.dump();
+  const json& regional = compile["regional"];
+  EXPECT_EQ(regional["levels"][0], "") << "the model's children were measured as regions";
+  EXPECT_GT(regional["compilations"].get<int>(), 0);
+  EXPECT_GT(regional["compile_s"].get<double>(), 0);
+  EXPECT_EQ(regional["in_measured_steps"], 0) << "every region compiled in a warm-up step";
+  EXPECT_TRUE(regional["eager"].empty()) << regional.dump();
+  EXPECT_EQ(compile["graphs"], 1) << "the script's own compilation, the regions' apart";
+  EXPECT_NE(ReadFile((scratch / "report" / "report.md").string())
+                .find("advisor measured inside the compiled model with regional compilation"),
+            std::string::npos);
+}
+
 // Issue #28: torch.compile's candidate runs in rounds of processes, and each compiled afresh.
 // Every run of one autotest shares a private compile cache, so that only the first compiles: on
 // the CPU, through a copy of the torch-compile recipe for the CPU (recipes_compiled/) and a model
