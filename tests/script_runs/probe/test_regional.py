@@ -43,6 +43,29 @@ class Net(nn.Module):
         return self.head(x)
 
 
+class Scaled(nn.Module):
+    """A block whose forward reads its index as a constant: dynamo compiles one graph each."""
+
+    def __init__(self, index):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+        self.index = index
+
+    def forward(self, x):
+        return self.fc(x) * (self.index + 1)
+
+
+class Deep(nn.Module):
+    def __init__(self, depth):
+        super().__init__()
+        self.blocks = nn.ModuleList([Scaled(i) for i in range(depth)])
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return x
+
+
 def compiles():
     return hasattr(torch, "compile")
 
@@ -139,6 +162,20 @@ class RealCompile(unittest.TestCase):
         self.assertEqual(regional["in_measured_steps"], regional["compilations"],
                          "warmed before the step: every compilation landed in a measured one")
         self.assertEqual(regional["eager"], [])
+
+    def test_more_instances_than_the_recompile_limit_all_run_compiled(self):
+        from torch._dynamo import config
+        name = "recompile_limit" if hasattr(config, "recompile_limit") else "cache_size_limit"
+        limit = getattr(config, name)
+        compiled, tree = self.tree_of(Deep(limit + 2))
+        regional = RegionalCompiler(self.recorder)
+        regional.prepare(tree)
+        restore = regional.arrange(tree, "")
+        compiled(torch.randn(2, 8))
+        restore()
+        self.assertGreaterEqual(self.recorder.report()["regional"]["compilations"], limit + 2,
+                                "one graph per instance, none past the limit left eager")
+        self.assertEqual(getattr(config, name), limit, "the limit is back after the window")
 
     def test_a_region_that_cannot_compile_alone_runs_eagerly_and_says_why(self):
         net = Net(breaks=True)

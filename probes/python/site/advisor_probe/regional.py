@@ -10,7 +10,10 @@ inside a compiled model C, the probe changes the compilation for that window:
   compiled on its own with the options the script gave torch.compile (backend, mode, dynamic,
   fullgraph, options): its forward, not its call, so that its hooks stay outside the region.
 
-Instances of one class share their compiled graph (dynamo guards on the code, not the instance).
+Instances of one class share their compiled graph where dynamo's guards allow (an attribute the
+forward reads as a constant, a block's index, compiles one graph per instance): dynamo's
+recompile limit is raised by the number of regions for the window, so that no instance past the
+limit runs eagerly unseen.
 The compilation happens in the window's warm-up step, which advisor never measures; the compile
 report counts those compilations apart (compile_report.py: `regional`). A region dynamo cannot
 compile alone (fullgraph=True over a graph break, a backend error) runs eagerly for the rest of the
@@ -39,6 +42,16 @@ def _set_forward(module, forward):
         else:
             module.forward = previous
     return restore
+
+
+def _raise_recompile_limit(by):
+    """Raises dynamo's recompile limit (`recompile_limit`, `cache_size_limit` before torch 2.6)
+    by `by` and returns what puts it back."""
+    from torch._dynamo import config
+    name = "recompile_limit" if hasattr(config, "recompile_limit") else "cache_size_limit"
+    previous = getattr(config, name)
+    setattr(config, name, previous + by)
+    return lambda: setattr(config, name, previous)
 
 
 def compiled_ancestor(tree, path):
@@ -120,10 +133,11 @@ class RegionalCompiler:
             return None  # its children were never offered: it is an opaque leaf (modules.py)
         switch.eager = True
         undo = [lambda: setattr(switch, "eager", False)]
-        for path in regions(tree, top, parent):
+        alone = [path for path in regions(tree, top, parent)
+                 if path not in tree.compiled]  # one the script compiled alone stays so
+        undo.append(_raise_recompile_limit(len(alone)))
+        for path in alone:
             module = tree.by_path[path]
-            if path in tree.compiled:
-                continue  # the script compiled it alone already
             undo.append(_set_forward(module, self._region(path, module.forward, options)))
         self._recorder.regional_starts(parent)
 
