@@ -2,10 +2,7 @@
 timm's PatchDropout writes it): advisor's gather-to-index fix needs a change to this file, which
 the autotest shows against the line.
 
-    python gather_train.py [--steps N] [--compile BACKEND]
-
---compile trains the model through torch.compile with that backend ("aot_eager": the graphs are
-dynamo's and AOTAutograd's as inductor's would be, without inductor's slow C++ compile on a CPU).
+    python gather_train.py [--steps N]
 """
 
 import argparse
@@ -50,14 +47,11 @@ class Model(nn.Module):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=500)
-    parser.add_argument("--compile", metavar="BACKEND")
     args = parser.parse_args()
     torch.manual_seed(0)
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
     model = Model(128)
-    if args.compile:
-        model = torch.compile(model, backend=args.compile)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
     inputs = torch.randn(32, 128, 128)
     labels = torch.randint(0, 10, (32,))
