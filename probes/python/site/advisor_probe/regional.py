@@ -14,6 +14,7 @@ Instances of one class share their compiled graph where dynamo's guards allow (a
 forward reads as a constant, a block's index, compiles one graph per instance): dynamo's
 recompile limit is raised by the number of regions for the window, so that no instance past the
 limit runs eagerly unseen.
+
 The compilation happens in the window's warm-up step, which advisor never measures; the compile
 report counts those compilations apart (compile_report.py: `regional`). A region dynamo cannot
 compile alone (fullgraph=True over a graph break, a backend error) runs eagerly for the rest of the
