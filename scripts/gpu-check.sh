@@ -190,7 +190,8 @@ EOF
 }
 
 # The ViT case as a user's eager script: patch_drop -> GatherBackward0 in one run of the script,
-# within a minute and depth + 1 windows; the torch.compile'd script measured as one leaf.
+# within a minute and depth + 1 windows; the torch.compile'd script bisected inside the compiled
+# model with regional compilation (docs/script-mode.md), its regions' compile seconds apart.
 script() {
   step script_vit build-gpu/advisor bisect --out "$results/script-vit" -- \
     python3 bench/scripts/vit_train.py --steps 100000
@@ -210,6 +211,12 @@ for name in ("script-vit", "script-vit-compiled"):
         name, hot.get("path"), hot.get("op"), hot.get("phase"), r["run"]["windows"], depth,
         r["run"]["wall_s"], r["step"]["median_ms"], r["run"]["torch_version"],
         "; ".join(l for l in r["data_quality"] if "compile" in l or "probe" in l)[:400]))
+    regional = (r.get("compile") or {}).get("regional")
+    if regional:
+        print("  regional compilation: levels %s, %d compilations in %.1f s, %d in measured "
+              "steps, eager %s" % (regional["levels"], regional["compilations"],
+                                   regional["compile_s"], regional["in_measured_steps"],
+                                   regional["eager"]))
 EOF
 }
 

@@ -1,6 +1,21 @@
 #include "engine/facts/compile_json.h"
 
 namespace advisor {
+namespace {
+
+nlohmann::json RegionalJson(const RegionalCompile& regional) {
+  nlohmann::json eager = nlohmann::json::array();
+  for (const EagerRegion& region : regional.eager) {
+    eager.push_back({{"path", region.path}, {"reason", region.reason}});
+  }
+  return {{"levels", regional.levels},
+          {"compilations", regional.compilations},
+          {"compile_s", regional.compile_s},
+          {"in_measured_steps", regional.in_measured_steps},
+          {"eager", std::move(eager)}};
+}
+
+}  // namespace
 
 nlohmann::json CompileJson(const CompileReport& compile) {
   nlohmann::json breaks = nlohmann::json::array();
@@ -23,12 +38,14 @@ nlohmann::json CompileJson(const CompileReport& compile) {
     limits.push_back(
         {{"function", hit.function}, {"file", hit.file}, {"line", hit.line}, {"limit", hit.limit}});
   }
-  return {{"graphs", compile.graphs},
-          {"compilations", compile.compilations},
-          {"graph_breaks", std::move(breaks)},
-          {"recompiles", std::move(recompiles)},
-          {"recompile_limit_hits", std::move(limits)},
-          {"compile_s", compile.compile_s}};
+  nlohmann::json out = {{"graphs", compile.graphs},
+                        {"compilations", compile.compilations},
+                        {"graph_breaks", std::move(breaks)},
+                        {"recompiles", std::move(recompiles)},
+                        {"recompile_limit_hits", std::move(limits)},
+                        {"compile_s", compile.compile_s}};
+  if (compile.regional) out["regional"] = RegionalJson(*compile.regional);
+  return out;
 }
 
 }  // namespace advisor

@@ -189,7 +189,8 @@ RunReport SampleReportAllMeasured() {
       {{"Unsupported Tensor.item() call with capture_scalar_outputs=False", "train.py", 27, 2}},
       {{"forward", "train.py", 22, "tensor 'x' size mismatch at index 0. expected 4, actual 6", 1}},
       {{"forward", "train.py", 22, 8}},
-      6.5};
+      6.5,
+      std::nullopt};
   OutOfMemoryFailure failure;
   failure.message = "CUDA out of memory. Tried to allocate 2.00 GiB";
   failure.requested_mb = 2048;

@@ -3,6 +3,7 @@
 // RunReport::compile (engine/model/run_report.h); report.json's `compile` (docs/report-schema.md).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,26 @@ struct RecompileLimitHit {
   int limit = 0;  // torch's limit (config.recompile_limit); 0 where torch did not say
 };
 
+// A module instance that a window compiled as a region of its own and dynamo could not compile
+// alone: it ran eagerly in that window.
+struct EagerRegion {
+  std::string path;
+  std::string reason;  // dynamo's exception, its first line
+};
+
+// How advisor measured inside a compiled model: for each level's window (and the hot spot's
+// source window) it ran the model's own module eagerly down to the level and compiled each
+// instance hanging off that path alone, with the script's torch.compile options
+// (probes/python/site/advisor_probe/regional.py). Those compilations are advisor's: they are not
+// in CompileReport's counts.
+struct RegionalCompile {
+  std::vector<std::string> levels;  // the modules whose children were measured ("" the model)
+  int compilations = 0;             // frames compiled for the regions
+  double compile_s = 0;             // their seconds, in the windows' warm-up steps
+  int in_measured_steps = 0;        // of those, compiled after a warm-up (inside measured steps)
+  std::vector<EagerRegion> eager;
+};
+
 struct CompileReport {
   int graphs = 0;        // graphs dynamo compiled (its counter of unique graphs)
   int compilations = 0;  // frames compiled, recompilations included (of torch's last 64)
@@ -44,6 +65,7 @@ struct CompileReport {
   // and the backend's compile of its forward graph) and each backward graph's compile, over the
   // compilations torch's metrics hold (its last 64).
   double compile_s = 0;
+  std::optional<RegionalCompile> regional;  // where a bisection measured inside a compiled model
 };
 
 }  // namespace advisor

@@ -13,6 +13,35 @@ std::string Counted(std::size_t count, const std::string& one, const std::string
 
 std::string Where(const std::string& file, int line) { return file + ":" + std::to_string(line); }
 
+std::string LevelName(const std::string& path) { return path.empty() ? "the model" : path; }
+
+// That the measurement changed the compilation, and what the change cost.
+std::string RegionalSentence(const RegionalCompile& regional) {
+  std::string levels;
+  for (const std::string& path : regional.levels) {
+    levels += (levels.empty() ? "" : ", ") + LevelName(path);
+  }
+  std::string sentence =
+      "advisor measured inside the compiled model with regional compilation (" + levels +
+      "): the module measured and those above it ran eagerly and each instance beside them was "
+      "compiled alone with the script's options, so no kernel was fused across instances as the "
+      "whole model's compilation fuses them, and the levels' times are of that compilation; "
+      "the regions took " +
+      Counted(static_cast<std::size_t>(regional.compilations), "compilation", "compilations") +
+      " and " + FormatSeconds(regional.compile_s) +
+      ", in the windows' warm-up steps (not measured, not in the seconds above)";
+  if (regional.in_measured_steps > 0) {
+    sentence += ", but " + std::to_string(regional.in_measured_steps) +
+                " compiled again inside measured steps, whose times include them";
+  }
+  sentence += ".";
+  for (const EagerRegion& region : regional.eager) {
+    sentence += " " + region.path + " ran eagerly: dynamo could not compile it alone (" +
+                region.reason + ").";
+  }
+  return sentence;
+}
+
 }  // namespace
 
 std::string CompileSentence(const CompileReport& compile) {
@@ -28,7 +57,9 @@ std::string CompileSentence(const CompileReport& compile) {
     sentence += "; " + Counted(compile.recompile_limit_hits.size(), "function", "functions") +
                 " reached the recompile limit and ran eagerly after it";
   }
-  return sentence + ".";
+  sentence += ".";
+  if (compile.regional) sentence += " " + RegionalSentence(*compile.regional);
+  return sentence;
 }
 
 Table CompileTable(const CompileReport& compile) {

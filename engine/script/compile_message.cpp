@@ -15,6 +15,24 @@ int Count(const JsonField& field) { return static_cast<int>(field.Integer(1, kMa
 
 std::string Name(const JsonField& field) { return field.Text(kMaxCompileTextBytes); }
 
+RegionalCompile ReadRegional(const JsonField& field) {
+  RegionalCompile regional;
+  const JsonField levels = field.Required("levels");
+  for (const JsonField& level : levels.Elements(1, kMaxCompileEntries)) {
+    regional.levels.push_back(level.Text());
+  }
+  regional.compilations =
+      static_cast<int>(field.Required("compilations").Integer(0, kMaxProbeCount));
+  regional.compile_s = field.Required("compile_s").Number(NumberRange::AtLeast(0));
+  regional.in_measured_steps =
+      static_cast<int>(field.Required("in_measured_steps").Integer(0, kMaxProbeCount));
+  const JsonField eager = field.Required("eager");
+  for (const JsonField& entry : eager.Elements(0, kMaxCompileEntries)) {
+    regional.eager.push_back({entry.Required("path").Text(), Name(entry.Required("reason"))});
+  }
+  return regional;
+}
+
 }  // namespace
 
 std::optional<CompileReport> ReadCompileReport(const nlohmann::json& reply) {
@@ -44,6 +62,9 @@ std::optional<CompileReport> ReadCompileReport(const nlohmann::json& reply) {
   report.compilations =
       static_cast<int>(compile->Required("compilations").Integer(0, kMaxProbeCount));
   report.compile_s = compile->Required("compile_s").Number(NumberRange::AtLeast(0));
+  if (const std::optional<JsonField> regional = compile->OptionalNonNull("regional")) {
+    report.regional = ReadRegional(*regional);
+  }
   return report;
 }
 

@@ -355,6 +355,8 @@ std::vector<LabelledSteps> ScriptSource::AskLabelled(const LabelScope& scope, in
   for (std::size_t r = 0; r < replies.size(); ++r) {
     try {
       steps.push_back(ReadLabelledSteps(ReadWindow(replies[r])));
+      // A source window inside a compiled model compiles regions too (compile.regional).
+      if (r == 0) NoteCompile(replies[r]);
     } catch (const ProbeMessageError& error) {
       BadMessage(ranks_[r], doing, error);
     }

@@ -73,5 +73,29 @@ TEST(CompileSection, MarkdownAndHtmlShowTheSentenceAndTable) {
   EXPECT_TRUE(Contains(html, "recompilation of forward"));
 }
 
+TEST(CompileSection, SaysTheMeasurementChangedTheCompilation) {
+  RunReport report = CompiledReport();
+  EXPECT_FALSE(ReportToJson(report).at("compile").contains("regional"));
+  report.compile->regional =
+      RegionalCompile{{"", "blocks.1"}, 5, 1.5, 1, {{"blocks.2", "Unsupported: graph_break()"}}};
+  const json regional = ReportToJson(report).at("compile").at("regional");
+  EXPECT_EQ(regional.at("levels"), json({"", "blocks.1"}));
+  EXPECT_EQ(regional.at("compilations"), 5);
+  EXPECT_DOUBLE_EQ(regional.at("compile_s").get<double>(), 1.5);
+  EXPECT_EQ(regional.at("in_measured_steps"), 1);
+  EXPECT_EQ(regional.at("eager"),
+            json::array({{{"path", "blocks.2"}, {"reason", "Unsupported: graph_break()"}}}));
+  const std::string md = ReportToMarkdown(report);
+  EXPECT_TRUE(Contains(md,
+                       "advisor measured inside the compiled model with regional compilation "
+                       "(the model, blocks.1)"));
+  EXPECT_TRUE(Contains(md, "no kernel was fused across instances"));
+  EXPECT_TRUE(Contains(md, "the regions took 5 compilations and 1.5 s"));
+  EXPECT_TRUE(Contains(md, "but 1 compiled again inside measured steps"));
+  EXPECT_TRUE(Contains(md,
+                       "blocks.2 ran eagerly: dynamo could not compile it alone "
+                       "(Unsupported: graph_break())."));
+}
+
 }  // namespace
 }  // namespace advisor

@@ -4,6 +4,7 @@
 #include "engine/script/compile_message.h"
 
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -35,6 +36,15 @@ json Compile() {
           {"compile_s", 2.5}};
 }
 
+std::string CompileError(const json& compile) {
+  try {
+    ReadCompileReport(Reply(compile));
+  } catch (const ProbeMessageError& error) {
+    return error.what();
+  }
+  return "";
+}
+
 TEST(CompileMessage, ReadsWhatTheCompilerDid) {
   const std::optional<CompileReport> report = ReadCompileReport(Reply(Compile()));
   ASSERT_TRUE(report.has_value());
@@ -57,18 +67,36 @@ TEST(CompileMessage, ReadsWhatTheCompilerDid) {
   EXPECT_EQ(report->recompile_limit_hits[0].limit, 8);
 }
 
+TEST(CompileMessage, ReadsTheRegionalCompilationApart) {
+  EXPECT_FALSE(ReadCompileReport(Reply(Compile()))->regional.has_value())
+      << "no window looked inside a compiled model";
+  json compile = Compile();
+  compile["regional"] = {
+      {"levels", {"", "blocks.1"}},
+      {"compilations", 5},
+      {"compile_s", 1.5},
+      {"in_measured_steps", 0},
+      {"eager", {{{"path", "blocks.2"}, {"reason", "Unsupported: graph_break()"}}}}};
+  const std::optional<CompileReport> report = ReadCompileReport(Reply(compile));
+  ASSERT_TRUE(report.has_value() && report->regional.has_value());
+  const RegionalCompile& regional = *report->regional;
+  EXPECT_EQ(regional.levels, (std::vector<std::string>{"", "blocks.1"}));
+  EXPECT_EQ(regional.compilations, 5);
+  EXPECT_DOUBLE_EQ(regional.compile_s, 1.5);
+  EXPECT_EQ(regional.in_measured_steps, 0);
+  ASSERT_EQ(regional.eager.size(), 1u);
+  EXPECT_EQ(regional.eager[0].path, "blocks.2");
+  EXPECT_EQ(regional.eager[0].reason, "Unsupported: graph_break()");
+  compile["regional"]["levels"] = json::array();
+  EXPECT_NE(CompileError(compile).find("field 'compile.regional.levels' must be an array of 1 "
+                                       "to 64 elements"),
+            std::string::npos)
+      << CompileError(compile);
+}
+
 TEST(CompileMessage, IsAbsentWhereTorchCompiledNothing) {
   EXPECT_FALSE(ReadCompileReport(Reply(nullptr)).has_value());
   EXPECT_FALSE(ReadCompileReport({{"type", "steps"}, {"steps", json::array()}}).has_value());
-}
-
-std::string CompileError(const json& compile) {
-  try {
-    ReadCompileReport(Reply(compile));
-  } catch (const ProbeMessageError& error) {
-    return error.what();
-  }
-  return "";
 }
 
 TEST(CompileMessage, RefusesWhatDoesNotHoldTogether) {

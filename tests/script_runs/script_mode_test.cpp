@@ -921,6 +921,56 @@ TEST(ScriptCompile, TheAutotestMeasuresTorchCompileInBlocksOfOneRun) {
   EXPECT_GE(fix["speedup_ci_high"].get<double>(), fix["speedup"].get<double>()) << fix.dump();
 }
 
+// Issue #29: inside a model compiled whole, each level's window compiles the instances beside the
+// path on their own (regional compilation, advisor_probe/regional.py), so the markers sit between
+// them and the bisection names the instance the eager script's does: the middle block's token
+// mixer, in the backward. aot_eager: the graphs are dynamo's and AOTAutograd's as inductor's,
+// without inductor's C++ compile (25 s for the compiled run on the CI VM, 14 s for the eager).
+TEST(ScriptCompile, ACompiledModelIsBisectedToTheEagerScriptsInstance) {
+  if (!TorchCompiles()) GTEST_SKIP() << kPython << "'s torch has no torch.compile";
+  const std::string script = kScripts + "/compiled_blocks_train.py";
+  const fs::path eager_scratch = Scratch("compiled_blocks_eager");
+  const CommandResult eager_run = BisectInto(eager_scratch, script + " --eager");
+  ASSERT_EQ(eager_run.exit_code, 0) << eager_run.err;
+  const json eager = Report(eager_scratch / "report");
+  EXPECT_EQ(eager["hotspot"]["path"], "blocks.1.mixer") << eager["hotspot"].dump();
+  EXPECT_FALSE(eager.contains("compile"));
+
+  const fs::path scratch = Scratch("compiled_blocks");
+  const CommandResult run = BisectInto(scratch, script);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = Report(scratch / "report");
+  EXPECT_EQ(report["hotspot"]["path"], eager["hotspot"]["path"]) << report["hotspot"].dump();
+  EXPECT_EQ(report["hotspot"]["phase"], eager["hotspot"]["phase"]);
+  EXPECT_EQ(report["hotspot"]["op"], "CompiledFunctionBackward") << "its region's backward";
+  // The source window runs the hot spot eagerly under the same regions: its line is read.
+  const int mixing = LineOf(script, "return (x @ x.transpose(1, 2))");
+  const json& lines = report["hotspot"]["lines"];
+  EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [&](const json& line) {
+    return line["line"] == mixing;
+  })) << lines.dump();
+  for (const json& line : report["data_quality"]) {
+    EXPECT_EQ(line.get<std::string>().find("measured as one leaf"), std::string::npos) << line;
+  }
+  ASSERT_TRUE(report.contains("compile")) << report.dump();
+  const json& compile = report["compile"];
+  ASSERT_TRUE(compile.contains("regional")) << compile.dump();
+  const json& regional = compile["regional"];
+  const std::vector<std::string> levels = regional["levels"];
+  for (const std::string level : {"", "blocks.1", "blocks.1.mixer"}) {
+    EXPECT_NE(std::find(levels.begin(), levels.end(), level), levels.end())
+        << "each level's window, and the hot spot's source window: " << regional.dump();
+  }
+  EXPECT_GT(regional["compilations"].get<int>(), 0);
+  EXPECT_GT(regional["compile_s"].get<double>(), 0);
+  EXPECT_EQ(regional["in_measured_steps"], 0) << "every region compiled in a warm-up step";
+  EXPECT_TRUE(regional["eager"].empty()) << regional.dump();
+  EXPECT_EQ(compile["graphs"], 1) << "the script's own compilation, the regions' apart";
+  EXPECT_NE(ReadFile((scratch / "report" / "report.md").string())
+                .find("advisor measured inside the compiled model with regional compilation"),
+            std::string::npos);
+}
+
 // torch.compile with a knob that needs a process (the optimizer's foreach form, built once)
 // still runs in rounds of processes, and each compiled afresh. Every run of one autotest shares a
 // private compile cache, so that only the first compiles: on the CPU, through a test recipe of

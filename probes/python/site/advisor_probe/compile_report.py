@@ -3,6 +3,9 @@ with the user's file and line, its recompilations with the guard that failed, th
 it hit and the seconds it compiled for; advisor's report has it as its `compile` section
 (docs/report-schema.md). Nothing here changes what the compiler does: no compile setting is
 touched; it reads torch's own counters and compilation metrics and listens to two of its logs.
+It keeps the options of each torch.compile call on a module, with which regional.py compiles
+that model's regions while a window measures inside it, and counts those compilations apart
+(`regional`): they are advisor's, not the script's.
 
 Graph breaks come from torch's `graph_breaks` log (the only place that names the user's line),
 whose records are debug records: the probe lowers those loggers' level to debug and keeps their
@@ -17,6 +20,7 @@ import logging
 import os
 import re
 import sys
+import weakref
 
 # torch's graph break record: "Graph break in user code at FILE:LINE\nGraph Break Reason: ..."
 # (or "Graph break (user stack suppressed due to duplicate graph break) in user code at ...").
@@ -84,29 +88,48 @@ def _graph_break_loggers():
     return [log for log in loggers if getattr(log, "artifact_name", "") == "graph_breaks"], asked
 
 
-def _dynamo_readings():
+def _metrics():
+    """torch's compilation metrics (its last 64 compilations), [] where it keeps none."""
+    from torch._dynamo import utils
+    metrics = getattr(utils, "get_compilation_metrics", None)
+    return list(metrics()) if metrics is not None else []
+
+
+def _unique_graphs():
+    from torch._dynamo import utils
+    return int(utils.counters["stats"].get("unique_graphs", 0))
+
+
+def _seconds(entry):
+    """A compilation's seconds: a frame's (dynamo and the backend's forward compile), or a backward
+    graph's, which is compiled at its first backward and has no frame of its own."""
+    if getattr(entry, "is_forward", True) is False:
+        return (getattr(entry, "duration_us", None) or 0) / 1e6
+    return getattr(entry, "entire_frame_compile_time_s", None) or 0.0
+
+
+def _dynamo_readings(excluded=()):
     """(graphs, frames): the number of graphs dynamo compiled, and one dict per compilation
-    torch's metrics hold (its last 64): function, file, line, the failed guard of a recompilation,
-    and the seconds it took. None where this torch keeps neither."""
+    torch's metrics hold (its last 64) but the `excluded` entries: function, file, line, the failed
+    guard of a recompilation, and the seconds it took. None where this torch keeps neither."""
     try:
-        from torch._dynamo import utils
+        from torch._dynamo import utils  # noqa: F401
     except ImportError:  # torch 1.x: no compiler
         return None
-    metrics = getattr(utils, "get_compilation_metrics", None)
     frames = []
-    for entry in (metrics() if metrics is not None else []):
+    skipped = {id(entry) for entry in excluded}
+    for entry in _metrics():
+        if id(entry) in skipped:
+            continue
         if getattr(entry, "is_forward", True) is False:
-            # A backward graph, compiled at its first backward: seconds, no frame of its own.
-            seconds = (getattr(entry, "duration_us", None) or 0) / 1e6
-            frames.append({"seconds": seconds})
+            frames.append({"seconds": _seconds(entry)})
             continue
         frames.append({"function": getattr(entry, "co_name", None) or "",
                        "file": getattr(entry, "co_filename", None) or "",
                        "line": getattr(entry, "co_firstlineno", None) or 0,
                        "recompile_reason": getattr(entry, "recompile_reason", None),
-                       "seconds": getattr(entry, "entire_frame_compile_time_s", None) or 0.0})
-    graphs = int(utils.counters["stats"].get("unique_graphs", 0))
-    return graphs, frames
+                       "seconds": _seconds(entry)})
+    return _unique_graphs(), frames
 
 
 def _function(name):
@@ -155,6 +178,16 @@ class CompileRecorder:
         self._limits = {}  # (function, file, line) -> the limit's record
         self._listening = False
         self._last = None  # the record heard last
+        self._compile = None  # torch's own torch.compile, for the regions (regional.py)
+        self._options = weakref.WeakKeyDictionary()  # compiled module -> its torch.compile options
+        self._regional = None  # while a window compiles regions: what the compiler held before
+        self._regional_entries = []  # torch's metrics entries of regional compilations
+        self._regional_graphs = 0
+        self._regional_levels = []  # the parents whose children were measured as regions
+        self._regional_s = 0.0
+        self._regional_compilations = 0
+        self._in_measured_steps = 0  # regional compilations after a window's warm-up
+        self._eager_regions = {}  # path -> why dynamo could not compile it alone
 
     def wrap(self, torch_module):
         """Listens from the script's first torch.compile call (torch imports its compiler then:
@@ -164,12 +197,28 @@ class CompileRecorder:
             return
         recorder = self
 
+        self._compile = original
+
         @functools.wraps(original)
         def compile(*args, **kwargs):
             recorder.listen()
-            return original(*args, **kwargs)
+            compiled = original(*args, **kwargs)
+            if args and isinstance(args[0], torch_module.nn.Module) and \
+                    isinstance(compiled, torch_module.nn.Module):
+                # The options a region of this model is compiled with (regional.py).
+                recorder._options[compiled] = dict(kwargs)
+            return compiled
 
         torch_module.compile = compile
+
+    def options_of(self, compiled_module):
+        """The torch.compile options the script compiled `compiled_module` with, or None where
+        it was compiled another way (Module.compile(), torch._dynamo.optimize)."""
+        return self._options.get(compiled_module)
+
+    def compile_function(self, function, options):
+        """`function` compiled as the script's own torch.compile call would, unrecorded."""
+        return self._compile(function, **options)
 
     def listen(self):
         if self._listening:
@@ -188,8 +237,8 @@ class CompileRecorder:
     def heard(self, record):
         # Where TORCH_LOGS asked for graph_breaks, a record also reaches the handler on its
         # parent torch._dynamo.convert_frame: one record is one break met.
-        if record is self._last:
-            return
+        if record is self._last or self._regional is not None:
+            return  # a region's graph break is one the script's compilation met already
         self._last = record
         text = record.msg if isinstance(record.msg, str) else ""
         if text.startswith(_LIMIT_PREFIX):
@@ -203,12 +252,57 @@ class CompileRecorder:
         if found is not None and (found in self._breaks or len(self._breaks) < MAX_ENTRIES):
             self._breaks[found] = self._breaks.get(found, 0) + 1
 
+    # ---- regional compilation (regional.py): counted apart from the script's own ---------------
+
+    def regional_starts(self, parent):
+        self._regional = {"entries": {id(entry) for entry in _metrics()},
+                          "graphs": _unique_graphs(), "warm": None}
+        if parent not in self._regional_levels and len(self._regional_levels) < MAX_ENTRIES:
+            self._regional_levels.append(parent)
+
+    def regional_warmed(self):
+        """The window's warm-up step is over: a compilation from now on lands in measured
+        steps."""
+        if self._regional is not None:
+            self._regional["warm"] = {id(entry) for entry in _metrics()}
+
+    def regional_ends(self):
+        before, warm = self._regional["entries"], self._regional["warm"]
+        current = _metrics()
+        new = [entry for entry in current if id(entry) not in before]
+        self._regional_s += sum(_seconds(entry) for entry in new)
+        self._regional_compilations += sum(1 for entry in new
+                                           if getattr(entry, "is_forward", True) is not False)
+        if warm is not None:
+            self._in_measured_steps += sum(1 for entry in new if id(entry) not in warm)
+        self._regional_graphs += _unique_graphs() - self._regional["graphs"]
+        # Kept (so their ids stay theirs) while torch's metrics hold them.
+        live = {id(entry) for entry in current}
+        self._regional_entries = [entry for entry in self._regional_entries
+                                  if id(entry) in live] + new
+        self._regional = None
+
+    def region_runs_eagerly(self, path, reason):
+        if path in self._eager_regions or len(self._eager_regions) < MAX_ENTRIES:
+            self._eager_regions[path] = _short(reason)
+
+    def _regional_report(self):
+        if not self._regional_levels:
+            return None
+        return {"levels": list(self._regional_levels),
+                "compilations": self._regional_compilations,
+                "compile_s": self._regional_s,
+                "in_measured_steps": self._in_measured_steps,
+                "eager": [{"path": path, "reason": reason}
+                          for path, reason in self._eager_regions.items()]}
+
     def report(self):
-        readings = _dynamo_readings() if self._listening else None
+        readings = _dynamo_readings(self._regional_entries) if self._listening else None
         if readings is None:
             return None
         graphs, frames = readings
-        if graphs == 0 and not frames and not self._breaks:
+        graphs -= self._regional_graphs
+        if graphs == 0 and not frames and not self._breaks and not self._regional_levels:
             return None
         recompiles = {}
         for frame in frames:
@@ -229,4 +323,5 @@ class CompileRecorder:
             "recompile_limit_hits": list(self._limits.values()),
             "compilations": sum(1 for frame in frames if "function" in frame),
             "compile_s": sum(frame["seconds"] for frame in frames),
+            "regional": self._regional_report(),
         }

@@ -50,9 +50,16 @@ def wrapped(module):
     return None
 
 
-def compiled_reason(module):
-    """Why advisor must not look inside `module`, or None."""
-    if type(module).__name__ == "OptimizedModule":
+def is_compiled(module):
+    return type(module).__name__ == "OptimizedModule"
+
+
+def compiled_reason(module, regional=None):
+    """Why advisor must not look inside `module`, or None. `regional(module)`: whether a model
+    torch.compile compiled can be measured inside by compiling its regions (regional.py)."""
+    if is_compiled(module):
+        if regional is not None and regional(module):
+            return None
         return "compiled with torch.compile: measured as one leaf"
     if getattr(module, "_compiled_call_impl", None) is not None:
         return "compiled with Module.compile(): measured as one leaf"
@@ -66,11 +73,13 @@ def _has_own_forward(module):
 
 class ModuleTree:
     """Paths of one or more root modules. With several roots, each root's paths start with its
-    class name (and an index where two roots share one)."""
+    class name (and an index where two roots share one). `regional`: as compiled_reason's."""
 
-    def __init__(self, roots):
+    def __init__(self, roots, regional=None):
         self.by_path = {}       # path -> outermost module object at that path
         self.info = {}          # path -> description sent to advisor
+        self.compiled = {}      # path -> the torch.compile'd module (OptimizedModule) there
+        self._regional = regional
         self._seen = set()
         if len(roots) == 1:
             self._walk(roots[0], "")
@@ -90,6 +99,8 @@ class ModuleTree:
         outermost = path not in self.by_path
         if outermost:
             self.by_path[path] = module
+            if is_compiled(module):
+                self.compiled[path] = module
         parameters = sum(p.numel() for p in module.parameters(recurse=False))
         children = []
         for name, child in module.named_children():
@@ -105,13 +116,13 @@ class ModuleTree:
                 children.append(child_path)
         entry = self.info.get(path)
         if entry is None:
-            reason = compiled_reason(module)
+            reason = compiled_reason(module, self._regional)
             entry = {"path": path, "type": type_name(module), "parameters": 0,
                      "has_forward": _has_own_forward(module), "calls_submodules": False,
                      "opaque": reason or ""}
             self.info[path] = entry
-        elif not entry["opaque"] and compiled_reason(module):
-            entry["opaque"] = compiled_reason(module)
+        elif not entry["opaque"] and compiled_reason(module, self._regional):
+            entry["opaque"] = compiled_reason(module, self._regional)
         if not outermost:
             # An inner module at a wrapper's path: its class and forward are the user's.
             entry["type"] = type_name(module)
@@ -135,15 +146,17 @@ class ModuleTree:
         return [p for p in selected if p in self.by_path and not self._inside_opaque(p)]
 
     def every_module(self):
-        return [p for p in self.by_path if p and not self._inside_opaque(p)]
+        """Every module but those inside a compiled one: a window on every module keeps the
+        script's compilation (regions are compiled only for a level's window)."""
+        return [p for p in self.by_path if p and not self._inside_opaque(p, self.compiled)]
 
-    def _inside_opaque(self, path):
+    def _inside_opaque(self, path, compiled=()):
         """Whether an ancestor of `path` must not be looked into (hooks there break compiled
-        graphs)."""
+        graphs): an opaque one, or one of `compiled`."""
         while path:
             path = path.rsplit(".", 1)[0] if "." in path else ""
             entry = self.info.get(path)
-            if entry is not None and entry["opaque"]:
+            if entry is not None and (entry["opaque"] or path in compiled):
                 return True
         return False
 

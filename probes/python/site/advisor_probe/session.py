@@ -20,6 +20,7 @@ import torch
 
 from advisor_probe import call_inputs
 from advisor_probe.compile_report import CompileRecorder
+from advisor_probe.regional import RegionalCompiler
 from advisor_probe.device_clock import DeviceStamps
 from advisor_probe import modules as module_tree
 from advisor_probe.input_stage import InputStage
@@ -175,6 +176,7 @@ class Session:
         self._awaiting_command = False  # the model is described; the next boundary asks advisor
         self._training_state = TrainingState()
         self._compile = CompileRecorder()  # what torch.compile did: each reply carries it so far
+        self._regional = RegionalCompiler(self._compile)  # a window's regions in a compiled model
 
     # ---- set-up --------------------------------------------------------------------------
 
@@ -390,7 +392,13 @@ class Session:
         (`encoder.2`, owners.py); else, and where none or several hold them all, by the roots'
         own names."""
         owner = owners.common_owner(roots, self._held) if len(roots) > 1 else None
-        return module_tree.ModuleTree([owner] if owner is not None else roots)
+        return module_tree.ModuleTree([owner] if owner is not None else roots,
+                                      regional=self._compile_options_known)
+
+    def _compile_options_known(self, compiled_module):
+        """Whether advisor can measure inside `compiled_module` by compiling its regions
+        (regional.py): the script compiled it with torch.compile, whose options the probe saw."""
+        return self._compile.options_of(compiled_module) is not None
 
     # ---- what the script does --------------------------------------------------------------
 
@@ -506,7 +514,8 @@ class Session:
                             "(add_module, a ModuleDict key or an attribute)" % (ascii(path), what))
         # Removing the discovery hooks would change what compiled code guards on and recompile it:
         # with a compiled module they stay, doing nothing. Without one they go, costing nothing.
-        if not any(entry["opaque"] for entry in self._tree.info.values()):
+        if not self._tree.compiled and \
+                not any(entry["opaque"] for entry in self._tree.info.values()):
             for handle in self._discovery:
                 handle.remove()
         self._discovery = []
@@ -524,6 +533,7 @@ class Session:
             self._knobs.at_model(roots, self._cuda, self._tree)
             self._bench.model_found(roots, self._cuda, physical_cores)
             return
+        self._regional.prepare(self._tree)
         self._send_model()
         self._awaiting_command = True
 
@@ -603,6 +613,8 @@ class Session:
         command = self._command
         if command is not None:
             self._send({"type": "step", "index": step[0]})  # advisor times out a hung script
+            if step[0] == command.first - 1:
+                self._compile.regional_warmed()  # a region compiled from now on is measured
             if command.measures(step[0]):
                 command.spans.append(step)
                 if self._stamps is not None:
@@ -702,6 +714,8 @@ class Session:
             self._stamps = DeviceStamps(self._record_event)
         if command.op == "record":
             command.undo.append(self._instrument(message))
+            if message.get("instrument") == "children":
+                self._arrange_regions(message.get("parent", ""), command)
         elif command.op == "source" and message.get("span") == "loss":
             self._loss_labels = LineLabels(self._sources)
             command.undo.append(self._end_loss_labels)
@@ -711,6 +725,7 @@ class Session:
                 self._fatal("advisor asked for the source of an unknown module")
             capture = SourceCapture(module, self._sources)
             command.undo.append(capture.remove)
+            self._arrange_regions(message.get("path"), command)
         if message.get("input_stage") and self._input_stage is not None:
             # From the warm-up step on: the batches in flight as the window starts are its own.
             self._input_stage.start()
@@ -729,6 +744,13 @@ class Session:
         markers = Markers()
         markers.install({path: self._tree.by_path[path] for path in paths})
         return markers.remove
+
+    def _arrange_regions(self, parent, command):
+        """Inside a compiled model, `parent` and the modules above it run eagerly and the others
+        compiled alone for the command's steps (regional.py); undone with its hooks."""
+        restore = self._regional.arrange(self._tree, parent)
+        if restore is not None:
+            command.undo.append(restore)
 
     def _detach(self):
         """--let-run: the probe stops measuring; the script runs on as if it were alone."""
