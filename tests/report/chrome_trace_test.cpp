@@ -87,6 +87,26 @@ class ChromeTraceTest : public ::testing::Test {
     return names;
   }
 
+  // The fixture's window as a second window `shift` later records it: its steps, ops, CUDA
+  // calls and kernels moved, its copy and markers left out.
+  Timeline Later(TimeNs shift) const {
+    Timeline later = timeline_;
+    const auto move = [&](auto& records) {
+      for (auto& record : records) {
+        record.start_ns += shift;
+        record.end_ns += shift;
+      }
+    };
+    move(later.steps);
+    for (StepSpan& step : later.steps) move(step.phases);
+    move(later.ops);
+    move(later.api_calls);
+    move(later.kernels);
+    later.memcpys.clear();
+    later.markers.clear();
+    return later;
+  }
+
   Timeline timeline_;
   OpPlacements placements_;
   RunReport report_;
@@ -382,17 +402,7 @@ TEST_F(ChromeTraceTest, NoTwoWindowsShareACorrelationId) {
   // Each window records with a CUPTI session of its own: the second window's ids start again, so
   // its gemm carries 500 as the first window's does (an H200 trace of seven windows had every
   // id from 1 up in each).
-  Timeline later = timeline_;
-  const TimeNs shift = 50'000'000;
-  for (KernelEvent& kernel : later.kernels) {
-    kernel.start_ns += shift;
-    kernel.end_ns += shift;
-  }
-  for (ApiCallEvent& call : later.api_calls) {
-    call.start_ns += shift;
-    call.end_ns += shift;
-  }
-  later.memcpys.clear();
+  const Timeline later = Later(50'000'000);
   std::ostringstream out;
   WriteChromeTrace({{"no module instrumented", timeline_, placements_},
                     {"the children of fc", later, placements_}},
@@ -432,24 +442,9 @@ TEST_F(ChromeTraceTest, NoTwoWindowsShareACorrelationId) {
 }
 
 TEST_F(ChromeTraceTest, EveryWindowIsAProcessGroupAtItsOwnTime) {
-  // A second window 50 ms after the first, on the same threads.
-  Timeline later = timeline_;
-  const TimeNs shift = 50'000'000;
-  for (StepSpan& step : later.steps) {
-    step.start_ns += shift;
-    step.end_ns += shift;
-    for (PhaseSpan& phase : step.phases) {
-      phase.start_ns += shift;
-      phase.end_ns += shift;
-    }
-  }
-  for (OpEvent& op : later.ops) {
-    op.start_ns += shift;
-    op.end_ns += shift;
-  }
-  later.markers.clear();
+  // A second window 50 ms after the first, on the same threads, without GPU work.
+  Timeline later = Later(50'000'000);
   later.kernels.clear();
-  later.memcpys.clear();
   later.api_calls.clear();
   std::ostringstream out;
   WriteChromeTrace({{"no module instrumented", timeline_, placements_},

@@ -192,17 +192,7 @@ class CheckpointKnobTest(unittest.TestCase):
                     x = torch.tanh(block(x))
                 return x
 
-        for at_first_forward in (False, True):
-            model = Stack()
-            calls = [self._recomputed(block) for block in model.h]
-            knobs = Knobs({"checkpoint_modules": ["h"]})
-            x = torch.randn(3, 4, requires_grad=True)
-            if at_first_forward:
-                knobs.at_first_forward(model, (x,))
-            knobs.at_model([model], cuda=False, tree=ModuleTree([model]))
-            model(x).sum().backward()
-            self.assertEqual([len(c) for c in calls], [2, 2],
-                             "each block recomputed once, at_first_forward=%s" % at_first_forward)
+        self._checkpointed_container(Stack)
 
     def test_a_key_value_cache_is_turned_off_so_the_recomputed_forward_sees_the_same_keys(self):
         # A transformers-style decoder: with config.use_cache each block appends its keys to the
@@ -233,18 +223,8 @@ class CheckpointKnobTest(unittest.TestCase):
                     x = block(x, cache=cache)
                 return x
 
-        for at_first_forward in (False, True):
-            model = Decoder()
-            calls = [self._recomputed(block) for block in model.h]
-            knobs = Knobs({"checkpoint_modules": ["h"]})
-            x = torch.randn(3, 4, requires_grad=True)
-            if at_first_forward:
-                knobs.at_first_forward(model, (x,))
-            knobs.at_model([model], cuda=False, tree=ModuleTree([model]))
-            model(x).sum().backward()
+        for model in self._checkpointed_container(Decoder):
             self.assertFalse(model.config.use_cache)
-            self.assertEqual([len(c) for c in calls], [2, 2],
-                             "each block recomputed once, at_first_forward=%s" % at_first_forward)
 
     def test_an_instance_the_model_lacks_is_not_applied(self):
         model = self._model()
@@ -253,6 +233,25 @@ class CheckpointKnobTest(unittest.TestCase):
                          "the model has no module instance 7 to checkpoint")
         self.assertEqual(Knobs({"checkpoint_modules": ["2"]}).not_applied([model],
                                                                          ModuleTree([model])), "")
+
+    def _checkpointed_container(self, make_model):
+        """Checkpoints `h`, a container of two blocks, from the first step's forward and from
+        at_model alone, checks that each block's forward was recomputed once in one forward and
+        backward; returns the two models."""
+        models = []
+        for at_first_forward in (False, True):
+            model = make_model()
+            calls = [self._recomputed(block) for block in model.h]
+            knobs = Knobs({"checkpoint_modules": ["h"]})
+            x = torch.randn(3, 4, requires_grad=True)
+            if at_first_forward:
+                knobs.at_first_forward(model, (x,))
+            knobs.at_model([model], cuda=False, tree=ModuleTree([model]))
+            model(x).sum().backward()
+            self.assertEqual([len(c) for c in calls], [2, 2],
+                             "each block recomputed once, at_first_forward=%s" % at_first_forward)
+            models.append(model)
+        return models
 
     def _recomputed(self, module):
         """The number of times `module`'s forward runs in one forward and backward of it."""
