@@ -40,8 +40,9 @@
 # time.
 #
 # Lua is often missing there: carry Debian's liblua5.4-dev and liblua5.4-0 .deb files in .deps/
-# (`apt-get download liblua5.4-dev liblua5.4-0 zlib1g-dev` in .deps/ on a Debian machine); they
-# are unpacked beside the build and linked statically (zlib only where its headers are missing).
+# (`apt-get download liblua5.4-dev liblua5.4-0 zlib1g-dev libisal-dev libisal2` in .deps/ on a
+# Debian machine); they are unpacked beside the build and linked statically (zlib only where its
+# headers are missing; ISA-L, optional, as a shared library found through the build's RPATH).
 #
 # Results go to $OUT (default ./gpu-check-out): summary.txt, failures.txt (the tail of each failed
 # step) and results.tar.gz (reports without their trace.json and report.html, overhead JSON, zoo
@@ -87,6 +88,15 @@ build() {
     dpkg -x .deps/zlib1g-dev_*.deb "$lua_root"
     zlib=(-DZLIB_ROOT="$lua_root/usr" -DZLIB_USE_STATIC_LIBS=ON)
   fi
+  # ISA-L (.json.gz inflates about three times faster than with zlib) where its .debs are carried:
+  # libisal-dev and libisal2 in .deps/, linked to the unpacked library (the build tree's RPATH
+  # finds it at run time).
+  local isal=()
+  if ls .deps/libisal-dev_*.deb .deps/libisal2_*.deb >/dev/null 2>&1; then
+    for deb in .deps/libisal-dev_*.deb .deps/libisal2_*.deb; do dpkg -x "$deb" "$lua_root"; done
+    isal=(-DISAL_INCLUDE_DIR="$lua_root/usr/include"
+          -DISAL_LIBRARY="$lua_root/usr/lib/x86_64-linux-gnu/libisal.so")
+  fi
   local torch_prefix
   torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
   # The distribution's compiler, not a wrapper that links parts of libstdc++ statically (the GPU
@@ -96,7 +106,7 @@ build() {
   [ -x /usr/bin/g++ ] && compilers=(-DCMAKE_C_COMPILER=/usr/bin/gcc -DCMAKE_CXX_COMPILER=/usr/bin/g++)
   step configure cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release "${compilers[@]}" \
     -DCMAKE_PREFIX_PATH="$torch_prefix" -DADVISOR_LUA_ROOT="$lua_root" \
-    -DADVISOR_PYTHON="$(command -v python3)" -DCMAKE_CUDA_ARCHITECTURES=90 "${zlib[@]}" || return 1
+    -DADVISOR_PYTHON="$(command -v python3)" -DCMAKE_CUDA_ARCHITECTURES=90 "${zlib[@]}" "${isal[@]}" || return 1
   # BUILD_TARGETS (e.g. "advisor script_mode_tests") builds only those, for a short device call.
   # shellcheck disable=SC2086
   step build cmake --build build-gpu -j"$(nproc)" ${BUILD_TARGETS:+--target $BUILD_TARGETS}
@@ -317,7 +327,8 @@ for fix in json.load(open(sys.argv[1]))["fixes"]:
         print("," + fix["recipe"], end="")
 PY
 )
-  step seed_by_hand python3 bench/seed_by_hand.py --fixes "$fixes" \
+  # SEED_CYCLES: more cycles narrow the by-hand figures' own spread (each cycle ~20 s on the H200).
+  step seed_by_hand python3 bench/seed_by_hand.py --fixes "$fixes" --cycles "${SEED_CYCLES:-4}" \
     --out "$results/seed-by-hand.json"
   python3 bench/seed_judge.py "$results/script-vit-autotest/report.json" \
     "$results/seed-by-hand.json" --wall-s "$wall" | tee -a "$out/summary.txt"
