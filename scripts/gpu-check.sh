@@ -11,7 +11,9 @@
 # the ViT case, out-of-memory check),
 # graphs (bisect of a workload replayed as a CUDA graph), overhead (bench/overhead.sh), zoo
 # (bench/zoo_gpu.sh, ZOO_RUNS=1 unless set); script mode: script (bisect of the ViT case as an
-# eager training script, and of its torch.compile'd variant), script_overhead
+# eager training script, and of its torch.compile'd variant), compile_findings (the planted graph
+# break and batch-size recompiles compiled with inductor on CUDA, the seed with reduce-overhead),
+# script_overhead
 # (bench/script_overhead.py on the ViT and launch-bound scripts), script_autotest (--autotest on
 # the eager ViT script, then its fixes timed by hand in the same call, bench/seed_by_hand.py, and
 # the report judged against them and the 4-minute bar, bench/seed_judge.py), script_pipeline (the data-input seed's pipeline as a script: the input
@@ -228,6 +230,48 @@ for name in ("script-vit", "script-vit-compiled"):
                                    regional["compile_s"], regional["in_measured_steps"],
                                    regional["eager"]))
 EOF
+}
+
+# Issue #29 on the GPU: the compiled scripts with a planted graph break (`.item()` in one block's
+# forward) and a batch size that changes every eighth step, compiled with inductor on CUDA, as their
+# users run them; then the seed ViT compiled with mode="reduce-overhead" (CUDA graphs), bisected,
+# with what dynamo's and inductor's counters said about its graphs.
+compile_findings() {
+  step compile_item build-gpu/advisor bisect --out "$results/compile-item" -- \
+    python3 tests/script_runs/compiled_item_train.py --steps 600 --device cuda --backend inductor
+  step compile_short_batch build-gpu/advisor bisect --out "$results/compile-short-batch" -- \
+    python3 tests/script_runs/short_batch_train.py --steps 600 --device cuda --backend inductor
+  step script_vit_reduce_overhead build-gpu/advisor bisect --out "$results/script-vit-ro" -- \
+    python3 bench/scripts/vit_train.py --steps 100000 --compile-mode reduce-overhead
+  python3 - "$results" <<'EOF' | tee -a "$out/summary.txt"
+import json, sys
+for name in ("compile-item", "compile-short-batch", "script-vit-ro"):
+    try:
+        r = json.load(open("%s/%s/report.json" % (sys.argv[1], name)))
+    except OSError:
+        print("%s: no report" % name)
+        continue
+    c = r.get("compile") or {}
+    hot = r["hotspot"] or {}
+    print("%s: %s -> %s; graphs %s, compile %.1f s, breaks %s, recompiles %s; findings %s" % (
+        name, hot.get("path"), hot.get("op"), c.get("graphs"), c.get("compile_s") or 0,
+        [(b["file"].rsplit("/", 1)[-1], b["line"], b["reason"][:60])
+         for b in c.get("graph_breaks", [])],
+        [(x["function"], x["guard"][:60], x["count"]) for x in c.get("recompiles", [])],
+        [(f["rule"], (f.get("source") or {}).get("line")) for f in r["findings"]]))
+EOF
+  # What torch says about CUDA graphs under reduce-overhead, for the compile section's cuda_graphs.
+  TORCH_LOGS=cudagraphs,perf_hints step cudagraph_counters python3 - <<'EOF'
+import runpy, sys
+sys.argv = ["vit_train.py", "--steps", "30", "--compile-mode", "reduce-overhead", "--workers", "4"]
+sys.path.insert(0, "bench/scripts")
+try:
+    runpy.run_path("bench/scripts/vit_train.py", run_name="__main__")
+finally:
+    from torch._dynamo.utils import counters
+    print({k: dict(v) for k, v in counters.items()})
+EOF
+  tail -3 "$logs/cudagraph_counters.log" | cut -c1-2000 | tee -a "$out/summary.txt"
 }
 
 script_overhead() {
@@ -587,11 +631,11 @@ zoo() {
 for stage in "${stages[@]}"; do
   case "$stage" in
     build) build || { log "build failed: later stages skipped"; exit 1; } ;;
-    tests|script_tests|zoo_cpu|vit|graphs|overhead|zoo|script|script_overhead|script_autotest|script_pipeline|traces|analyze_bench|marker_cost|ddp|seed|detached_cost|detached_cost_ddp|rank_traces|real_models|stragglers|memory|memory_oracle)
+    tests|script_tests|zoo_cpu|vit|graphs|overhead|zoo|script|compile_findings|script_overhead|script_autotest|script_pipeline|traces|analyze_bench|marker_cost|ddp|seed|detached_cost|detached_cost_ddp|rank_traces|real_models|stragglers|memory|memory_oracle)
       "$stage" ;;
     diff) diff_stage ;;
     *) log "unknown stage '$stage' (build, tests, script_tests, zoo_cpu, vit, graphs, overhead," \
-         "zoo, script, script_overhead, script_autotest, script_pipeline, traces, analyze_bench," \
+         "zoo, script, compile_findings, script_overhead, script_autotest, script_pipeline, traces, analyze_bench," \
          "marker_cost, ddp, seed, detached_cost, detached_cost_ddp, rank_traces, real_models," \
          "stragglers, memory, memory_oracle, diff)"; exit 2 ;;
   esac

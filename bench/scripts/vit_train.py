@@ -3,7 +3,7 @@
 deterministic algorithms on, batch 128, fp32, SGD, images from a Dataset through a DataLoader.
 advisor should name patch_drop -> GatherBackward0 (deterministic gather backward sorts).
 
-    vit_train.py [--steps N] [--compile] [--batch 128] [--workers 4] [--report-every 50]
+    vit_train.py [--steps N] [--compile] [--compile-mode MODE] [--batch 128] [--workers 4] [--report-every 50]
                  [--torch-profiler STEPS] [--gather-to-index]
 
 --compile trains torch.compile(model). It prints its own step times (step_report.py): the mean of
@@ -60,6 +60,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--compile", action="store_true")
+    parser.add_argument("--compile-mode", default=None,
+                        help="torch.compile's mode (max-autotune, reduce-overhead); implies --compile")
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--workers", type=int, default=6)
     parser.add_argument("--report-every", type=int, default=50)
@@ -74,8 +76,8 @@ def main():
     if args.gather_to_index:
         model.patch_drop = IndexedPatchDropout(model.patch_drop.prob,
                                                model.patch_drop.num_prefix_tokens)
-    if args.compile:
-        model = torch.compile(model)
+    if args.compile or args.compile_mode:
+        model = torch.compile(model, mode=args.compile_mode)
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
     loss_fn = torch.nn.CrossEntropyLoss()
     loader = DataLoader(RandomImages(args.batch * 64, 1000), batch_size=args.batch, shuffle=True,

@@ -3,9 +3,10 @@ peak of its activations for the training log with `.item()` inside its forward, 
 cannot trace, so the compiled graph breaks at that line every step. Nothing in it knows about
 advisor.
 
-    python compiled_item_train.py [--steps N] [--tag TEXT]
+    python compiled_item_train.py [--steps N] [--tag TEXT] [--device cuda --backend inductor]
 
---tag is ignored (tests find the script's processes by it).
+--tag is ignored (tests find the script's processes by it). --device and --backend are for the
+GPU check (scripts/gpu-check.sh compile_findings), which runs it as users on a GPU run it.
 
 backend="eager": graph breaks and recompilations are dynamo's, the same with every backend, and
 inductor's C++ compile of even this model took 145 s of wall time (28 s of CPU) on the 2-core CI
@@ -48,18 +49,21 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=400)
     parser.add_argument("--tag", default="")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--backend", default="eager")
     args = parser.parse_args()
 
     torch.manual_seed(0)
     torch.set_num_threads(1)
     data = torch.utils.data.TensorDataset(torch.randn(512, 16), torch.randint(0, 4, (512,)))
     loader = torch.utils.data.DataLoader(data, batch_size=32, shuffle=True, drop_last=True)
-    net = Net()
-    model = torch.compile(net, backend="eager")
+    net = Net().to(args.device)
+    model = torch.compile(net, backend=args.backend)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     step = 0
     while step < args.steps:
         for x, y in loader:
+            x, y = x.to(args.device), y.to(args.device)
             loss = nn.functional.cross_entropy(model(x), y)
             loss.backward()
             optimizer.step()

@@ -3,9 +3,10 @@ step's batch is short (drop_last left at its default), so the batch size changes
 and dynamo recompiles the model's forward on the size guard the first batches compiled in.
 Nothing in it knows about advisor.
 
-    python short_batch_train.py [--steps N] [--tag TEXT]
+    python short_batch_train.py [--steps N] [--tag TEXT] [--device cuda --backend inductor]
 
---tag is ignored (tests find the script's processes by it).
+--tag is ignored (tests find the script's processes by it). --device and --backend are for the
+GPU check (scripts/gpu-check.sh compile_findings), which runs it as users on a GPU run it.
 
 backend="eager": recompilations are dynamo's, the same with every backend, and inductor's C++
 compile took 145 s of wall time (28 s of CPU) for a model of this size on the 2-core CI machine
@@ -33,6 +34,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=400)
     parser.add_argument("--tag", default="")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--backend", default="eager")
     args = parser.parse_args()
 
     torch.manual_seed(0)
@@ -40,11 +43,12 @@ def main():
     # 236 rows in batches of 32: seven full batches, then one of 12.
     data = torch.utils.data.TensorDataset(torch.randn(236, 16), torch.randint(0, 4, (236,)))
     loader = torch.utils.data.DataLoader(data, batch_size=32, shuffle=True)
-    model = torch.compile(Classifier(), backend="eager")
+    model = torch.compile(Classifier().to(args.device), backend=args.backend)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     step = 0
     while step < args.steps:
         for x, y in loader:
+            x, y = x.to(args.device), y.to(args.device)
             loss = nn.functional.cross_entropy(model(x), y)
             loss.backward()
             optimizer.step()
