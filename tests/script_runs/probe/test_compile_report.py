@@ -6,11 +6,13 @@ report is absent."""
 
 import inspect
 import logging
+import types
 import unittest
 
 import torch
 import torch.nn as nn
 
+from advisor_probe import compile_report
 from advisor_probe.compile_report import (CompileRecorder, break_reason, parse_graph_break,
                                           parse_limit_hit)
 
@@ -120,6 +122,46 @@ class Compiled(unittest.TestCase):
             log = logging.getLogger(name)
             if getattr(log, "artifact_name", "") == "graph_breaks":
                 self.assertFalse(log.propagate, name)
+
+
+def _entry(name, seconds, recompile_reason=None):
+    """One entry of torch's compilation metrics, as the probe reads it."""
+    return types.SimpleNamespace(co_name=name, co_filename="/home/me/train.py", co_firstlineno=10,
+                                 recompile_reason=recompile_reason,
+                                 entire_frame_compile_time_s=seconds, is_forward=True)
+
+
+@unittest.skipUnless(hasattr(torch, "compile"), "torch 1.x has no torch.compile")
+class RingOfMetrics(unittest.TestCase):
+    """torch keeps its last 64 compilation metrics: a window's regions (one forward and one
+    backward entry each; the seed ViT's 39 compiled under reduce-overhead) pushed the script's own
+    compilation out, and the report said the script compiled nothing in 0 s (H200, 2026-11-30)."""
+
+    def setUp(self):
+        self.ring = []
+        self.original = compile_report._metrics
+        compile_report._metrics = lambda: list(self.ring[-64:])
+
+    def tearDown(self):
+        compile_report._metrics = self.original
+
+    def test_the_scripts_compilations_outlive_the_regions_that_push_them_out(self):
+        recorder = CompileRecorder()
+        recorder._listening = True
+        self.ring += [_entry("forward", 20.0), _entry("forward", 1.5, "size mismatch at index 0")]
+        recorder.regional_starts("blocks")
+        self.ring += [_entry("forward", 0.1) for _ in range(4)]  # in the warm-up step
+        recorder.regional_warmed()
+        self.ring += [_entry("forward", 0.1) for _ in range(80)]  # past the ring's 64
+        recorder.regional_ends()
+        report = recorder.report()
+        self.assertEqual(report["compilations"], 2)
+        self.assertAlmostEqual(report["compile_s"], 21.5)
+        # The regions past the ring are lost to their own count (64 of 84): theirs is a lower bound.
+        self.assertEqual(report["regional"]["compilations"], 64)
+        self.assertEqual(len(report["recompiles"]), 1)
+        self.ring.append(_entry("forward", 2.0))  # the script compiles again after the window
+        self.assertEqual(recorder.report()["compilations"], 3)
 
 
 @unittest.skipIf(hasattr(torch, "compile"), "torch 2.x has torch.compile")

@@ -37,6 +37,7 @@ _RESUME = re.compile(r"torch_dynamo_resume_in_(.+)_at_\d+\Z")
 TEXT_BYTES = 400
 PATH_BYTES = 4096
 MAX_ENTRIES = 64
+MAX_SCRIPT_ENTRIES = 4096  # the script's compilations held; a script recompiling forever stops here
 
 
 def _short(text, limit=TEXT_BYTES):
@@ -108,19 +109,16 @@ def _seconds(entry):
     return getattr(entry, "entire_frame_compile_time_s", None) or 0.0
 
 
-def _dynamo_readings(excluded=()):
-    """(graphs, frames): the number of graphs dynamo compiled, and one dict per compilation
-    torch's metrics hold (its last 64) but the `excluded` entries: function, file, line, the failed
-    guard of a recompilation, and the seconds it took. None where this torch keeps neither."""
+def _dynamo_readings(entries):
+    """(graphs, frames): the number of graphs dynamo compiled, and one dict per entry of torch's
+    compilation metrics in `entries`: function, file, line, the failed guard of a recompilation,
+    and the seconds it took. None where this torch keeps neither."""
     try:
         from torch._dynamo import utils  # noqa: F401
     except ImportError:  # torch 1.x: no compiler
         return None
     frames = []
-    skipped = {id(entry) for entry in excluded}
-    for entry in _metrics():
-        if id(entry) in skipped:
-            continue
+    for entry in entries:
         if getattr(entry, "is_forward", True) is False:
             frames.append({"seconds": _seconds(entry)})
             continue
@@ -182,6 +180,9 @@ class CompileRecorder:
         self._options = weakref.WeakKeyDictionary()  # compiled module -> its torch.compile options
         self._regional = None  # while a window compiles regions: what the compiler held before
         self._regional_entries = []  # torch's metrics entries of regional compilations
+        # The script's own entries, held: torch keeps only its last 64 compilations, and a
+        # window's regions (a forward and a backward entry each) push the script's out.
+        self._script_entries = []
         self._regional_graphs = 0
         self._regional_levels = []  # the parents whose children were measured as regions
         self._regional_s = 0.0
@@ -254,7 +255,21 @@ class CompileRecorder:
 
     # ---- regional compilation (regional.py): counted apart from the script's own ---------------
 
+    def _keep_script_entries(self):
+        """Holds the entries of torch's metrics that are the script's own: those neither a
+        region's nor compiled inside an open window (which regional_ends claims)."""
+        theirs = {id(entry) for entry in self._script_entries}
+        theirs.update(id(entry) for entry in self._regional_entries)
+        before_window = self._regional["entries"] if self._regional is not None else None
+        for entry in _metrics():
+            if id(entry) in theirs or (before_window is not None and
+                                       id(entry) not in before_window):
+                continue
+            if len(self._script_entries) < MAX_SCRIPT_ENTRIES:
+                self._script_entries.append(entry)
+
     def regional_starts(self, parent):
+        self._keep_script_entries()
         self._regional = {"entries": {id(entry) for entry in _metrics()},
                           "graphs": _unique_graphs(), "warm": None}
         if parent not in self._regional_levels and len(self._regional_levels) < MAX_ENTRIES:
@@ -297,7 +312,10 @@ class CompileRecorder:
                           for path, reason in self._eager_regions.items()]}
 
     def report(self):
-        readings = _dynamo_readings(self._regional_entries) if self._listening else None
+        if not self._listening:
+            return None
+        self._keep_script_entries()
+        readings = _dynamo_readings(self._script_entries)
         if readings is None:
             return None
         graphs, frames = readings
