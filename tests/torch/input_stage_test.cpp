@@ -199,7 +199,15 @@ TEST(InputStage, TheProfileNamesTheTransformItsLineAndItsBinaryInput) {
     EXPECT_EQ(dilate->input_shape, (std::vector<long long>{8, 1, 32, 32}));
     EXPECT_EQ(dilate->dtype, "float32");
     EXPECT_EQ(dilate->input_is_binary, true) << "a mask held in float32";
-    EXPECT_GT(dilate->share, 0.3) << "nine maxima and rolls against a threshold and a crop";
+    // The heaviest piece of the batch (a line inside it weighs no more than it; the threshold's
+    // and the crop's lines outside it weigh less), not a share of the batch against a fixed bar:
+    // load from other processes dilutes every share alike (0.267 against 0.3 beside a build).
+    for (const InputStagePiece& piece : profile->pieces) {
+      EXPECT_GE(dilate->share, piece.share)
+          << piece.kind << " " << piece.name << ": nine maxima and rolls against a threshold and "
+          << "a crop\n"
+          << Pieces(*profile);
+    }
 
     // The maxima of rolled copies: one line inside the transform, named after its heaviest op.
     const InputStagePiece* heaviest_line = nullptr;
