@@ -13,7 +13,7 @@
 # (bench/zoo_gpu.sh, ZOO_RUNS=1 unless set); script mode: script (bisect of the ViT case as an
 # eager training script, and of its torch.compile'd variant), compile_findings (the planted graph
 # break and batch-size recompiles compiled with inductor on CUDA, the seed with reduce-overhead),
-# script_overhead
+# round_trip (the seed's bisection trace.json read back by advisor analyze), script_overhead
 # (bench/script_overhead.py on the ViT and launch-bound scripts), script_autotest (--autotest on
 # the eager ViT script, then its fixes timed by hand in the same call, bench/seed_by_hand.py, and
 # the report judged against them and the 4-minute bar, bench/seed_judge.py), script_pipeline (the data-input seed's pipeline as a script: the input
@@ -272,6 +272,31 @@ finally:
     print({k: dict(v) for k, v in counters.items()})
 EOF
   tail -3 "$logs/cudagraph_counters.log" | cut -c1-2000 | tee -a "$out/summary.txt"
+}
+
+# Issue #30's round trip: the eager seed's bisection trace.json (the script stage's, or made here)
+# read back by advisor analyze, its findings and phases beside the bisection's; the trace itself
+# (gzipped) into $OUT for the readers on the CPU machine (HTA, TensorBoard's plugin).
+round_trip() {
+  [ -f "$results/script-vit/trace.json" ] || step script_vit build-gpu/advisor bisect \
+    --out "$results/script-vit" -- python3 bench/scripts/vit_train.py --steps 100000
+  step analyze_seed_trace build-gpu/advisor analyze -v --out "$results/analyze-seed" \
+    "$results/script-vit/trace.json"
+  gzip -c "$results/script-vit/trace.json" >"$out/seed-trace.json.gz"
+  python3 - "$results" <<'EOF' | tee -a "$out/summary.txt"
+import json, sys
+for name in ("script-vit", "analyze-seed"):
+    try:
+        r = json.load(open("%s/%s/report.json" % (sys.argv[1], name)))
+    except OSError:
+        print("%s: no report" % name)
+        continue
+    s = r["step"]
+    print("%s: step %.2f ms, phases %s; findings %s" % (
+        name, s["median_ms"], {k: round(s[k], 2) for k in s if k.endswith("_ms") and
+                               isinstance(s[k], (int, float)) and k != "median_ms"},
+        [(f["rule"], f["severity"]) for f in r["findings"]]))
+EOF
 }
 
 script_overhead() {
@@ -631,11 +656,11 @@ zoo() {
 for stage in "${stages[@]}"; do
   case "$stage" in
     build) build || { log "build failed: later stages skipped"; exit 1; } ;;
-    tests|script_tests|zoo_cpu|vit|graphs|overhead|zoo|script|compile_findings|script_overhead|script_autotest|script_pipeline|traces|analyze_bench|marker_cost|ddp|seed|detached_cost|detached_cost_ddp|rank_traces|real_models|stragglers|memory|memory_oracle)
+    tests|script_tests|zoo_cpu|vit|graphs|overhead|zoo|script|compile_findings|round_trip|script_overhead|script_autotest|script_pipeline|traces|analyze_bench|marker_cost|ddp|seed|detached_cost|detached_cost_ddp|rank_traces|real_models|stragglers|memory|memory_oracle)
       "$stage" ;;
     diff) diff_stage ;;
     *) log "unknown stage '$stage' (build, tests, script_tests, zoo_cpu, vit, graphs, overhead," \
-         "zoo, script, compile_findings, script_overhead, script_autotest, script_pipeline, traces, analyze_bench," \
+         "zoo, script, compile_findings, round_trip, script_overhead, script_autotest, script_pipeline, traces, analyze_bench," \
          "marker_cost, ddp, seed, detached_cost, detached_cost_ddp, rank_traces, real_models," \
          "stragglers, memory, memory_oracle, diff)"; exit 2 ;;
   esac
