@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "engine/trace_analysis/trace_report.h"
 #include "tests/report/scratch_dir.h"
@@ -171,6 +174,48 @@ TEST(TraceReport, OnAGpuThePhasesAreTheDevicesNotWhereTheHostWaited) {
   EXPECT_EQ(FindOp(report, "aten::add_")->phase, "optimizer");
 }
 
+bool SaysThat(const RunReport& report, const std::string& part) {
+  return std::any_of(report.data_quality.begin(), report.data_quality.end(),
+                     [&](const std::string& line) { return line.find(part) != std::string::npos; });
+}
+
+// A trace recorded without prof.step() is cut where the optimizer's steps end: one that began
+// in a step's backward leaves that part out, two optimizers stepping back to back end one step,
+// and what follows the last optimizer step is in no step.
+TEST(TraceReport, WithoutProfilerStepsTheStepsEndWithTheOptimizersSteps) {
+  KinetoTraceBuilder b;
+  b.Op("AddmmBackward0", 100, 100)
+      .Annotation("Optimizer.step#SGD.step", 300, 100)
+      .Op("aten::addmm", 500, 100)
+      .Op("AddmmBackward0", 700, 100)
+      .Annotation("Optimizer.step#Adam.step", 900, 50)
+      .Annotation("Optimizer.step#SGD.step", 960, 40)
+      .Op("aten::addmm", 1100, 100)
+      .Op("AddmmBackward0", 1300, 100)
+      .Annotation("Optimizer.step#SGD.step", 1500, 100)
+      .Op("aten::addmm", 1700, 100);
+  testing::ScratchDir dir;
+  const TraceStore store = b.Write(dir / "trace.json");
+  const ProfilerTraceWindow trace = BuildProfilerTraceWindow(store);
+  const RunReport report = ReportOfTrace(store, trace);
+  EXPECT_EQ(trace.step_cut, StepCut::kOptimizerSteps);
+  EXPECT_TRUE(trace.partial_first_step_left_out);
+  const std::vector<StepSpan>& steps = trace.window.timeline.steps;
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[0].start_ns, 400'000) << "where the partial step's optimizer ended";
+  EXPECT_EQ(steps[0].end_ns, 1'000'000) << "where the second optimizer's step ended";
+  EXPECT_EQ(steps[0].TimeIn(Phase::kForward), 300'000);
+  EXPECT_EQ(steps[0].TimeIn(Phase::kBackward), 200'000);
+  EXPECT_EQ(steps[0].TimeIn(Phase::kOptimizer), 100'000) << "both optimizers' steps";
+  EXPECT_EQ(steps[1].start_ns, 1'000'000);
+  EXPECT_EQ(steps[1].end_ns, 1'600'000);
+  EXPECT_EQ(steps[1].TimeIn(Phase::kOptimizer), 100'000);
+  EXPECT_EQ(report.run.window_steps, 2);
+  EXPECT_TRUE(SaysThat(report, "steps cut at the end of each optimizer step"));
+  EXPECT_TRUE(SaysThat(report, "2 steps"));
+  EXPECT_TRUE(SaysThat(report, "the trace begins inside a step"));
+}
+
 TEST(TraceReport, WithoutInputTypesTheDtypeAndTf32ComeFromTheGemmKernelsNames) {
   testing::ScratchDir dir;
   const TraceStore simt = TwoGpuSteps(
@@ -283,11 +328,14 @@ TEST(TraceReport, SaysWhichSectionsATraceCannotFill) {
     EXPECT_EQ(absent.count(section), 1u) << section;
   }
   EXPECT_FALSE(report.gpu.has_value());
-  EXPECT_EQ(report.run.window_steps, 1) << "without ProfilerStep#N the trace is one step";
+  EXPECT_EQ(report.run.window_steps, 1)
+      << "without ProfilerStep#N or an optimizer step the trace is one step";
   EXPECT_NEAR(report.step.median_ms, 0.015, 1e-9);
   EXPECT_NE(std::find_if(report.data_quality.begin(), report.data_quality.end(),
                          [](const std::string& line) {
-                           return line.find("no ProfilerStep#N") != std::string::npos;
+                           return line.find(
+                                      "no ProfilerStep#N ranges (prof.step() was not "
+                                      "called) and no optimizer step") != std::string::npos;
                          }),
             report.data_quality.end());
 }

@@ -61,7 +61,7 @@ TEST_P(TraceRoundTrip, ReadsBackTheStepModulesAndOpsTheWindowMeasured) {
   const ProfilerTraceWindow trace = BuildProfilerTraceWindow(store);
   const RunReport report = ReportOfTrace(store, trace);
 
-  EXPECT_TRUE(trace.steps_from_profiler) << "ProfilerStep#N";
+  EXPECT_EQ(trace.step_cut, StepCut::kProfilerSteps) << "ProfilerStep#N";
   EXPECT_TRUE(trace.backward_linked) << "fwdbwd flows name the forward thread";
   EXPECT_EQ(trace.gpu_activity, gpu);
   EXPECT_EQ(report.run.device_name, written.run.device_name) << "deviceProperties' name";
