@@ -174,6 +174,43 @@ TEST(TraceReport, OnAGpuThePhasesAreTheDevicesNotWhereTheHostWaited) {
   EXPECT_EQ(FindOp(report, "aten::add_")->phase, "optimizer");
 }
 
+// A step whose optimizer ends in a device synchronisation: the script probe's, inside its own
+// advisor::synchronize range (as advisor's trace.json and a torch.profiler run under advisor
+// record it), or the same call made by the user's optimizer itself.
+RunReport StepEndingInASync(bool in_advisors_range, const std::string& file) {
+  KinetoTraceBuilder b;
+  b.Gpu("NVIDIA H200", 150000000000)
+      .Annotation("ProfilerStep#0", 1000, 10000)
+      .Op("aten::addmm", 1100, 100)
+      .Runtime("cudaLaunchKernel", 1110, 10, 1)
+      .Kernel("gemm_kernel", 1200, 6000, 1)
+      .Annotation("Optimizer.step#SGD.step", 3000, 7500)
+      .Op("aten::add_", 3100, 50)
+      .Runtime("cudaLaunchKernel", 3110, 10, 2)
+      .Kernel("add_kernel", 7300, 100, 2);
+  if (in_advisors_range) b.Annotation("advisor::synchronize", 3190, 4300);
+  b.Runtime("cudaDeviceSynchronize", 3200, 4280, 3);
+  testing::ScratchDir dir;
+  const TraceStore store = b.Write(dir / file);
+  return ReportOfTrace(store, BuildProfilerTraceWindow(store));
+}
+
+TEST(TraceReport, TheProbesOwnSyncInsideTheOptimizerStepIsNoSyncSite) {
+  const RunReport users = StepEndingInASync(false, "users.json");
+  ASSERT_EQ(users.syncs.size(), 1u) << "the optimizer's own wait is a site";
+  EXPECT_EQ(users.syncs[0].kind, "cudaDeviceSynchronize");
+  EXPECT_EQ(users.syncs[0].op, "Optimizer.step#SGD.step");
+  EXPECT_EQ(users.syncs[0].phase, "optimizer");
+  EXPECT_NEAR(users.syncs[0].wait_ms, 4.28, 1e-9);
+
+  const RunReport advisors = StepEndingInASync(true, "advisors.json");
+  EXPECT_TRUE(advisors.syncs.empty()) << "advisor's wait is measurement, not the user's code";
+  EXPECT_EQ(FindModule(advisors, "advisor::synchronize"), nullptr) << "no module either";
+  EXPECT_EQ(FindOp(advisors, "advisor::synchronize"), nullptr) << "nor an op";
+  EXPECT_NE(FindOp(advisors, "Optimizer.step#SGD.step"), nullptr);
+  EXPECT_NEAR(advisors.step.median_ms, users.step.median_ms, 1e-9) << "the step is the same";
+}
+
 bool SaysThat(const RunReport& report, const std::string& part) {
   return std::any_of(report.data_quality.begin(), report.data_quality.end(),
                      [&](const std::string& line) { return line.find(part) != std::string::npos; });
