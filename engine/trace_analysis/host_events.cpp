@@ -257,7 +257,7 @@ class HostEventReader::Impl {
       time_by_dtype_[store_.strings[event.input_type]] += op.end_ns - op.start_ns;
     }
     if (scope == OpScope::kForward && event.sequence_number >= 0) forward_threads_.insert(thread);
-    host_.ops.push_back(std::move(op));
+    host_.ops.push_back(op);
   }
 
   // The op about to be added has sequence number `seq_nr`; its forward thread is linked later.
