@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "engine/analysis/sequence_numbers.h"
+#include "engine/gpu/cuda_api_names.h"
 #include "engine/gpu/intervals.h"
 #include "engine/gpu/op_lookup.h"
 #include "engine/report/kineto_members.h"
@@ -26,6 +27,9 @@ using nlohmann::json;
 // devices; window w (from 1) is kWindowPidStride * w on the host.
 constexpr int kRunPid = 99;
 constexpr int kWindowPidStride = 100;
+// The range the script probe synchronises the device in (own_sync.py's RANGE): advisor's own,
+// which readers of the trace pass over (engine/trace_analysis, IsAdvisorOwn).
+constexpr const char* kOwnSyncRange = "advisor::synchronize";
 
 // Trace times: microseconds after the window's first event.
 class TraceClock {
@@ -350,24 +354,64 @@ class WindowWriter {
 
   void WriteThread(const std::string& track, const ThreadEvents& events,
                    const std::vector<ModuleSpan>& spans) {
+    const std::vector<std::size_t> own_waits = OwnWaits(events);
     std::vector<Interval> intervals;
     for (std::size_t i : events.ops)
       intervals.push_back({timeline_.ops[i].start_ns, timeline_.ops[i].end_ns});
+    for (std::size_t i : own_waits)
+      intervals.push_back({timeline_.api_calls[i].start_ns, timeline_.api_calls[i].end_ns});
     for (std::size_t i : events.calls)
       intervals.push_back({timeline_.api_calls[i].start_ns, timeline_.api_calls[i].end_ns});
     for (std::size_t i : events.spans) intervals.push_back({spans[i].start_ns, spans[i].end_ns});
     const std::vector<int> tids = PlaceOnLanes(tracks_, host_pid_, track, intervals);
-    // tids holds the ops' lanes, then the calls', then the spans', as the intervals were given.
+    // tids holds the ops' lanes, then the own ranges', the calls' and the spans', as the
+    // intervals were given: an own range before its call, so that it encloses the call.
     std::size_t next = 0;
     for (std::size_t i : events.ops) {
       op_tid_[i] = tids[next++];
       WriteOp(i, op_tid_[i]);
+    }
+    for (std::size_t i : own_waits) {
+      const ApiCallEvent& call = timeline_.api_calls[i];
+      stream_.Add(Complete(kOwnSyncRange, "user_annotation", host_pid_, tids[next++], call.start_ns,
+                           call.end_ns, clock_, {{"advisor", "own synchronisation"}}));
     }
     for (std::size_t i : events.calls) {
       call_tid_[i] = tids[next++];
       WriteCall(i, call_tid_[i]);
     }
     for (std::size_t i : events.spans) WriteModuleSpan(spans[i], tids[next++]);
+  }
+
+  // The waits for the device that no op made though an op of their thread was running: the
+  // script probe's own synchronisation at a measured step's end, inside the user's
+  // Optimizer.step#, in a range of its own that the op probe leaves out of the window and links
+  // no op to (probes/python/site/advisor_probe/own_sync.py). Each is written inside that range
+  // again (kOwnSyncRange), or a reader that links calls to ops by time, as advisor analyze does,
+  // would take it for the enclosing op's.
+  std::vector<std::size_t> OwnWaits(const ThreadEvents& events) const {
+    std::vector<Interval> ops;
+    for (std::size_t i : events.ops)
+      ops.push_back({timeline_.ops[i].start_ns, timeline_.ops[i].end_ns});
+    std::sort(ops.begin(), ops.end(),
+              [](const Interval& a, const Interval& b) { return a.start < b.start; });
+    // latest_end[k]: the latest end of ops[0..k], so an op that starts by a call's start
+    // encloses it where the latest end of those is past the call's.
+    std::vector<TimeNs> latest_end;
+    for (const Interval& op : ops) {
+      latest_end.push_back(latest_end.empty() ? op.end : std::max(latest_end.back(), op.end));
+    }
+    std::vector<std::size_t> own;
+    for (std::size_t i : events.calls) {
+      const ApiCallEvent& call = timeline_.api_calls[i];
+      if (call.external_id != 0 || !HostWaitOf(call.name)) continue;
+      const auto after =
+          std::upper_bound(ops.begin(), ops.end(), call.start_ns,
+                           [](TimeNs at, const Interval& op) { return at < op.start; });
+      const auto started = static_cast<std::size_t>(after - ops.begin());
+      if (started > 0 && latest_end[started - 1] >= call.end_ns) own.push_back(i);
+    }
+    return own;
   }
 
   // Kineto's arguments ("External id": the id its GPU work carries; "Sequence number" and, on a

@@ -23,6 +23,8 @@ bool IsOptimizerStep(std::string_view name) {
 
 bool IsOptimizerRange(std::string_view name) { return StartsWith(name, "Optimizer."); }
 
+bool IsAdvisorOwn(std::string_view name) { return Contains(name, "advisor::"); }
+
 bool IsDataLoaderNext(std::string_view name) {
   return StartsWith(name, "enumerate(DataLoader)#");
 }

@@ -16,6 +16,11 @@ bool IsProfilerStep(std::string_view name);
 // "Optimizer.step#SGD.step", "Optimizer.zero_grad#AdamW.zero_grad": torch.optim's own ranges.
 bool IsOptimizerStep(std::string_view name);
 bool IsOptimizerRange(std::string_view name);
+// advisor's own instruments and measurement, never the model's work: its marker ops and their
+// autograd nodes ("advisor::mark"), its probe's calls, and the range its script probe waits for
+// the device in at a measured step's end ("advisor::synchronize", inside the user's
+// Optimizer.step#). The op probe leaves the same names out (probes/ops/op_probe.cpp).
+bool IsAdvisorOwn(std::string_view name);
 // "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__": the loop waiting for a batch.
 bool IsDataLoaderNext(std::string_view name);
 // The workers of the DataLoader a range names: 0 for the single-process iterator; nullopt when

@@ -16,20 +16,33 @@ std::uint32_t Narrow(std::int64_t value) {
 }
 
 // The correlation id of the innermost op running on its thread when each call started (kNoOp
-// when none): ops and calls swept in start order per thread against a stack of open ops.
-std::vector<std::uint64_t> LaunchingOps(const std::vector<OpEvent>& ops,
+// when none, or when the innermost is one of advisor's own ranges: its wait is not the model's):
+// ops, advisor's ranges and calls swept in start order per thread against a stack of open ones.
+std::vector<std::uint64_t> LaunchingOps(const HostEvents& host,
                                         const std::vector<ApiCallEvent>& calls) {
   // A CPU trace launches nothing: its millions of ops are not sorted by thread for no call.
   if (calls.empty()) return {};
-  std::map<ThreadId, std::vector<std::size_t>> ops_by_thread, calls_by_thread;
-  for (std::size_t i = 0; i < ops.size(); ++i) ops_by_thread[ops[i].thread].push_back(i);
+  // One index for both: host.ops, then host.advisor_ranges.
+  const std::vector<OpEvent>& ops = host.ops;
+  const std::vector<HostRange>& own = host.advisor_ranges;
+  const auto start_of = [&](std::size_t i) {
+    return i < ops.size() ? ops[i].start_ns : own[i - ops.size()].start_ns;
+  };
+  const auto end_of = [&](std::size_t i) {
+    return i < ops.size() ? ops[i].end_ns : own[i - ops.size()].end_ns;
+  };
+  std::map<ThreadId, std::vector<std::size_t>> spans_by_thread, calls_by_thread;
+  for (std::size_t i = 0; i < ops.size(); ++i) spans_by_thread[ops[i].thread].push_back(i);
+  for (std::size_t i = 0; i < own.size(); ++i) {
+    spans_by_thread[own[i].thread].push_back(ops.size() + i);
+  }
   for (std::size_t i = 0; i < calls.size(); ++i) calls_by_thread[calls[i].thread].push_back(i);
   std::vector<std::uint64_t> launching(calls.size(), kNoOp);
   for (auto& [thread, call_indices] : calls_by_thread) {
-    std::vector<std::size_t>& op_indices = ops_by_thread[thread];
-    std::sort(op_indices.begin(), op_indices.end(), [&](std::size_t a, std::size_t b) {
-      if (ops[a].start_ns != ops[b].start_ns) return ops[a].start_ns < ops[b].start_ns;
-      return ops[a].end_ns > ops[b].end_ns;  // the enclosing op first
+    std::vector<std::size_t>& span_indices = spans_by_thread[thread];
+    std::sort(span_indices.begin(), span_indices.end(), [&](std::size_t a, std::size_t b) {
+      if (start_of(a) != start_of(b)) return start_of(a) < start_of(b);
+      return end_of(a) > end_of(b);  // the enclosing one first
     });
     std::sort(call_indices.begin(), call_indices.end(), [&](std::size_t a, std::size_t b) {
       return calls[a].start_ns < calls[b].start_ns;
@@ -38,13 +51,15 @@ std::vector<std::uint64_t> LaunchingOps(const std::vector<OpEvent>& ops,
     std::size_t next = 0;
     for (std::size_t call : call_indices) {
       const TimeNs at = calls[call].start_ns;
-      for (; next < op_indices.size() && ops[op_indices[next]].start_ns <= at; ++next) {
-        const OpEvent& op = ops[op_indices[next]];
-        while (!open.empty() && ops[open.back()].end_ns <= op.start_ns) open.pop_back();
-        open.push_back(op_indices[next]);
+      for (; next < span_indices.size() && start_of(span_indices[next]) <= at; ++next) {
+        const TimeNs start = start_of(span_indices[next]);
+        while (!open.empty() && end_of(open.back()) <= start) open.pop_back();
+        open.push_back(span_indices[next]);
       }
-      while (!open.empty() && ops[open.back()].end_ns <= at) open.pop_back();
-      if (!open.empty()) launching[call] = ops[open.back()].correlation_id;
+      while (!open.empty() && end_of(open.back()) <= at) open.pop_back();
+      if (!open.empty() && open.back() < ops.size()) {
+        launching[call] = ops[open.back()].correlation_id;
+      }
     }
   }
   return launching;
@@ -181,7 +196,7 @@ void GpuRecordReader::Add(const EventChunk& chunk) {
 }
 
 GpuRecords GpuRecordReader::Finish(const HostEvents& host) {
-  const std::vector<std::uint64_t> launching = LaunchingOps(host.ops, records_.api_calls);
+  const std::vector<std::uint64_t> launching = LaunchingOps(host, records_.api_calls);
   for (std::size_t i = 0; i < records_.api_calls.size(); ++i) {
     records_.api_calls[i].external_id = launching[i];
   }

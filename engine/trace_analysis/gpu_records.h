@@ -41,7 +41,8 @@ struct GpuRecords {
 
 // Kineto writes each runtime call's own correlation as its "External id", and some traces do the
 // same for GPU records, so the op behind a record is found by time on the launching thread, not
-// by that id: the runtime call with the record's correlation, then the innermost op around it.
+// by that id: the runtime call with the record's correlation, then the innermost op around it
+// (none where one of advisor's own ranges is innermost: HostEvents::advisor_ranges).
 // A correlation id can recur in one trace (each window of advisor's trace.json numbered its CUPTI
 // records from 1 until 7d3ddfb): a record's call is the last with its id to start at or before
 // the record did.

@@ -62,6 +62,7 @@ class HostEventReader::Impl {
     bool engine_wrapper = false;  // IsEngineWrapper
     bool backward_node = false;   // IsBackwardNode
     bool legacy_op = false;       // IsLegacyOpName
+    bool advisor_own = false;     // IsAdvisorOwn
   };
 
  public:
@@ -103,6 +104,12 @@ class HostEventReader::Impl {
     const ThreadId thread = ThreadOf(chunk.tid[i]);
     const TimeNs start = chunk.ts_ns[i];
     const TimeNs end = start + chunk.dur_ns[i];
+    if (traits.advisor_own &&
+        (category == EventCategory::kCpuOp || category == EventCategory::kUserAnnotation ||
+         category == EventCategory::kNone)) {
+      host_.advisor_ranges.push_back({name, thread, start, end});
+      return;
+    }
     switch (category) {
       case EventCategory::kCpuOp:
         if (traits.engine_wrapper) return;
@@ -250,7 +257,7 @@ class HostEventReader::Impl {
       time_by_dtype_[store_.strings[event.input_type]] += op.end_ns - op.start_ns;
     }
     if (scope == OpScope::kForward && event.sequence_number >= 0) forward_threads_.insert(thread);
-    host_.ops.push_back(std::move(op));
+    host_.ops.push_back(op);
   }
 
   // The op about to be added has sequence number `seq_nr`; its forward thread is linked later.
@@ -329,7 +336,8 @@ class HostEventReader::Impl {
     NameTraits& traits = name_traits_[id];
     if (!traits.known) {
       const std::string& name = store_.strings[id];
-      traits = {true, IsEngineWrapper(name), IsBackwardNode(name), IsLegacyOpName(name)};
+      traits = {true, IsEngineWrapper(name), IsBackwardNode(name), IsLegacyOpName(name),
+                IsAdvisorOwn(name)};
     }
     return traits;
   }

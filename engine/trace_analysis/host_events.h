@@ -51,6 +51,8 @@ struct HostEvents {
   std::vector<HostRange> profiler_steps;   // ProfilerStep#N
   std::vector<HostRange> optimizer_steps;  // Optimizer.step#...
   std::vector<HostRange> data_loader;      // enumerate(DataLoader)#...__next__
+  // advisor's own (IsAdvisorOwn): neither ops nor modules; the CUDA calls made inside are no op's.
+  std::vector<HostRange> advisor_ranges;
   std::vector<ModuleRange> modules;
   // By op correlation id: the ops that describe a collective (record_param_comms).
   std::unordered_map<std::uint64_t, CollectiveDescription> collective_of_op;

@@ -84,7 +84,8 @@ ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store, TraceRecor
   };
   ModuleMarkers modules = markers_of_modules();
 
-  trace.steps_from_profiler = steps.from_profiler_steps;
+  trace.step_cut = steps.cut;
+  trace.partial_first_step_left_out = steps.partial_first_step_left_out;
   trace.steps_on_device = std::move(steps.on_device);
   trace.has_modules = !modules.markers.empty();
   trace.backward_linked = host.backward_linked;

@@ -31,9 +31,10 @@ struct ProfilerTraceWindow {
   // window.timeline.steps on the device's clock (DeviceClockSteps): the report's step times and
   // phases where there is device work; empty on a CPU trace, whose steps are the host's.
   std::vector<StepSpan> steps_on_device;
-  bool steps_from_profiler = false;  // ProfilerStep#N ranges delimit the steps
-  bool has_modules = false;          // nn.Module events or record_function labels
-  bool backward_linked = false;      // backward nodes found their forward ops' threads
+  StepCut step_cut = StepCut::kWholeTrace;   // where the steps were cut (trace_steps.h)
+  bool partial_first_step_left_out = false;  // TraceSteps::partial_first_step_left_out
+  bool has_modules = false;                  // nn.Module events or record_function labels
+  bool backward_linked = false;              // backward nodes found their forward ops' threads
   bool has_data_loader = false;
   std::optional<int> data_loader_workers;
   bool cuda_graphs = false;  // the steps launch CUDA graphs

@@ -67,13 +67,29 @@ void AddDataQuality(const TraceStore& store, const ProfilerTraceWindow& trace, R
         "step times and phases are the device's: each boundary is where the device had finished "
         "the work launched before it (docs/analyze.md); ops keep the host's phase they ran in");
   }
-  if (trace.steps_from_profiler) {
-    lines.push_back("step times are of the " + std::to_string(report.run.window_steps) +
-                    " profiled steps in the trace, torch.profiler's overhead included");
-  } else {
-    lines.push_back(
-        "the trace has no ProfilerStep#N ranges (prof.step() was not called): the whole trace "
-        "is taken as one step");
+  const std::string steps = std::to_string(report.run.window_steps);
+  switch (trace.step_cut) {
+    case StepCut::kProfilerSteps:
+      lines.push_back("step times are of the " + steps +
+                      " profiled steps in the trace, torch.profiler's overhead included");
+      break;
+    case StepCut::kOptimizerSteps:
+      lines.push_back(
+          "the trace has no ProfilerStep#N ranges (prof.step() was not called): steps cut at the "
+          "end of each optimizer step (Optimizer.step#...), " +
+          steps +
+          " steps, the first from the trace's first op, torch.profiler's overhead included");
+      if (trace.partial_first_step_left_out) {
+        lines.push_back(
+            "the trace begins inside a step (its first optimizer step has no forward before it): "
+            "that part is left out of the steps");
+      }
+      break;
+    case StepCut::kWholeTrace:
+      lines.push_back(
+          "the trace has no ProfilerStep#N ranges (prof.step() was not called) and no optimizer "
+          "step (Optimizer.step#...): the whole trace is taken as one step");
+      break;
   }
 }
 

@@ -69,6 +69,24 @@ class StepCutter {
     return b;
   }
 
+  // The ends of the trace's optimizer steps, in time order: torch.optim's Optimizer.step#
+  // ranges, where those that no autograd node starts between (two optimizers stepped one after
+  // the other, or one optimizer's step wrapping another's) end one step together.
+  std::vector<TimeNs> OptimizerStepEnds() const {
+    std::vector<HostRange> ranges = host_.optimizer_steps;
+    std::sort(ranges.begin(), ranges.end(),
+              [](const HostRange& a, const HostRange& b) { return a.start_ns < b.start_ns; });
+    std::vector<TimeNs> ends;
+    for (const HostRange& range : ranges) {
+      if (!ends.empty() && !FirstIn(backward_starts_, ends.back(), range.start_ns)) {
+        ends.back() = std::max(ends.back(), range.end_ns);
+      } else {
+        ends.push_back(range.end_ns);
+      }
+    }
+    return ends;
+  }
+
  private:
   TimeNs LastBackwardEnd(TimeNs from, TimeNs end) const {
     TimeNs last = from;
@@ -99,14 +117,37 @@ TraceSteps StepsOf(const HostEvents& host) {
     result.steps.push_back(ToStepSpan(static_cast<int>(result.steps.size()),
                                       cutter.Cut(range.start_ns, range.end_ns)));
   }
-  result.from_profiler_steps = !result.steps.empty();
-  if (result.from_profiler_steps || host.ops.empty()) return result;
+  if (!result.steps.empty()) {
+    result.cut = StepCut::kProfilerSteps;
+    return result;
+  }
+  if (host.ops.empty()) return result;
   TimeNs first = std::numeric_limits<TimeNs>::max(), last = std::numeric_limits<TimeNs>::min();
   for (const OpEvent& op : host.ops) {
     first = std::min(first, op.start_ns);
     last = std::max(last, op.end_ns);
   }
-  if (last > first) result.steps.push_back(ToStepSpan(0, cutter.Cut(first, last)));
+  const std::vector<TimeNs> ends = cutter.OptimizerStepEnds();
+  if (ends.empty()) {
+    if (last > first) result.steps.push_back(ToStepSpan(0, cutter.Cut(first, last)));
+    return result;
+  }
+  // Each step ends where its optimizer step does and the next begins there; the first begins at
+  // the trace's first op. What follows the last optimizer step is in no step.
+  result.cut = StepCut::kOptimizerSteps;
+  TimeNs start = first;
+  for (const TimeNs end : ends) {
+    if (end <= start) continue;
+    const StepBoundaries boundaries = cutter.Cut(start, end);
+    if (start == first && ends.size() > 1 && boundaries.forward_end == boundaries.data_end) {
+      // The profiler started inside a step, past its forward: not a step to time, where there
+      // are whole ones.
+      result.partial_first_step_left_out = true;
+    } else {
+      result.steps.push_back(ToStepSpan(static_cast<int>(result.steps.size()), boundaries));
+    }
+    start = end;
+  }
   return result;
 }
 

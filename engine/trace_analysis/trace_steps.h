@@ -1,7 +1,9 @@
 // The training steps of a trace, cut into the phases the engine uses. prof.step() brackets each
-// step with a ProfilerStep#N range; inside it, the DataLoader's __next__ is the data phase, the
-// first autograd node ends forward, and torch.optim's Optimizer.step# range starts the optimizer
-// phase (the last backward node ends backward where there is none).
+// step with a ProfilerStep#N range; a trace recorded without it (torch's documentation profiles a
+// few steps with no schedule) is cut where torch.optim's steps end. Inside a step, the
+// DataLoader's __next__ is the data phase, the first autograd node ends forward, and
+// torch.optim's Optimizer.step# range starts the optimizer phase (the last backward node ends
+// backward where there is none).
 #pragma once
 
 #include <vector>
@@ -11,11 +13,19 @@
 
 namespace advisor {
 
+// Where a trace's steps were cut.
+enum class StepCut {
+  kProfilerSteps,   // its ProfilerStep#N ranges
+  kOptimizerSteps,  // none (prof.step() was never called): at the ends of torch.optim's steps
+  kWholeTrace,      // neither: the whole trace is one step
+};
+
 struct TraceSteps {
   std::vector<StepSpan> steps;
-  // False when the trace has no ProfilerStep#N ranges (prof.step() was never called): the whole
-  // trace is then taken as one step.
-  bool from_profiler_steps = false;
+  StepCut cut = StepCut::kWholeTrace;
+  // Cut at the optimizer's steps: the trace began inside a step (no forward before the first
+  // optimizer step ended), and that part was left out of the steps.
+  bool partial_first_step_left_out = false;
   // The same steps on the device's clock (DeviceClockSteps), where the trace holds device work
   // whose launches it recorded; empty otherwise.
   std::vector<StepSpan> on_device;

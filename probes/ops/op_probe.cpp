@@ -94,16 +94,22 @@ std::pair<std::int64_t, std::int64_t> InputElements(c10::ArrayRef<const c10::IVa
 std::unique_ptr<at::ObserverContext> OnOpStart(const at::RecordFunction& fn) {
   t_awaiting_inputs = 0;
   const char* name = fn.name();
-  if (t_excluded || (fn.isAsync() && !IsRecordableAsync(name)) || t_inside_advisor_op > 0 ||
-      IsEngineWrapper(name)) {
-    return nullptr;
-  }
+  if (t_excluded || (fn.isAsync() && !IsRecordableAsync(name))) return nullptr;
   auto context = std::make_unique<OpContext>();
   if (IsAdvisorOwn(name)) {
+    // Counted even inside another of advisor's ops: the script probe's own range opens inside
+    // its advisor::own_range_begin call and stays open after it returns.
     ++t_inside_advisor_op;
     context->advisor_own = true;
+    // The CUDA calls made inside (the script probe's device synchronisation, inside the user's
+    // Optimizer.step#) are no op's: id 0, which no op has, rather than the enclosing op's.
+    if (GpuActivityProbe* gpu = g_gpu.load(std::memory_order_relaxed)) {
+      gpu->PushCorrelation(0);
+      context->correlated = true;
+    }
     return context;
   }
+  if (t_inside_advisor_op > 0 || IsEngineWrapper(name)) return nullptr;
   std::uint64_t correlation = 0;
   if (GpuActivityProbe* gpu = g_gpu.load(std::memory_order_relaxed)) {
     correlation = g_next_correlation.fetch_add(1, std::memory_order_relaxed);
@@ -134,9 +140,9 @@ void OnOpEnd(const at::RecordFunction& /*fn*/, at::ObserverContext* raw_context)
   if (context == nullptr) return;
   if (context->advisor_own) {
     --t_inside_advisor_op;
-    return;
+  } else {
+    EventRecorder::Get().EndOp(context->handle);
   }
-  EventRecorder::Get().EndOp(context->handle);
   if (context->correlated) {
     if (GpuActivityProbe* gpu = g_gpu.load(std::memory_order_relaxed)) gpu->PopCorrelation();
   }

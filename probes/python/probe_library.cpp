@@ -11,6 +11,10 @@
 //   advisor::label_begin(str name) -> ()   open a user-scope range named `name` in the window
 //   advisor::label_end() -> ()             close the calling thread's innermost one
 //   advisor::label_next(str name) -> ()    both, in one call: a frame's next line
+//   advisor::own_range_begin(str name) -> ()  open a record_function range of advisor's own
+//                                          (`name` is "advisor::..."): what runs inside is not
+//                                          the model's work
+//   advisor::own_range_end() -> ()         close the calling thread's innermost one
 //
 // Names contain "advisor::", so the op probe leaves these calls out of the model's ops.
 #include <ATen/record_function.h>
@@ -86,6 +90,24 @@ void LabelNext(const std::string& name) {
   LabelBegin(name);
 }
 
+// advisor's own ranges (the script probe's device synchronisation at a measured step's end,
+// session.py's _sync_if, which runs inside the user's Optimizer.step#): record_function ranges as
+// torch.profiler records them, named "advisor::...", so that the op probe links the CUDA calls
+// made inside to no op (op_probe.cpp) and a trace's reader passes over them. Opened here rather
+// than by Python's record_function, whose own op (and on torch 1.x its handle's aten::zeros)
+// would be recorded as the user's, inside the user's range.
+thread_local std::vector<std::unique_ptr<at::RecordFunction>> t_own_ranges;
+
+void OwnRangeBegin(const std::string& name) {
+  auto range = std::make_unique<at::RecordFunction>(at::RecordScope::USER_SCOPE);
+  if (range->isActive()) range->before(name);
+  t_own_ranges.push_back(std::move(range));
+}
+
+void OwnRangeEnd() {
+  if (!t_own_ranges.empty()) t_own_ranges.pop_back();  // the range ends as it is destroyed
+}
+
 // The marker ops live in a static library: referencing it keeps their registration linked in.
 const bool kMarkersLinked = (EnsureMarkerOpsRegistered(), true);
 
@@ -100,4 +122,6 @@ TORCH_LIBRARY_FRAGMENT(advisor, m) {
   m.def("label_begin(str name) -> ()", &advisor::LabelBegin);
   m.def("label_end() -> ()", &advisor::LabelEnd);
   m.def("label_next(str name) -> ()", &advisor::LabelNext);
+  m.def("own_range_begin(str name) -> ()", &advisor::OwnRangeBegin);
+  m.def("own_range_end() -> ()", &advisor::OwnRangeEnd);
 }

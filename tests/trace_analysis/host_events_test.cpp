@@ -76,6 +76,20 @@ TEST(HostEvents, OfTwoEventsWithOneIntervalTheFirstWrittenEnclosesTheOther) {
   EXPECT_EQ(Ops(op_outside).count("relu_kernel"), 1u);
 }
 
+TEST(HostEvents, AdvisorsOwnRangesAreNeitherOpsNorModules) {
+  // The script probe's wait at a step's end inside the user's optimizer step, and a marker op,
+  // as a trace without categories names them: "::" would make them ops, a label a module.
+  const HostEvents host = Read(Legacy("ProfilerStep#1", 0, 100) + "," +
+                               Legacy("advisor::mark", 5, 1) + "," +
+                               Legacy("Optimizer.step#SGD.step", 60, 30) + "," +
+                               Legacy("advisor::synchronize", 70, 15));
+  EXPECT_EQ(Ops(host), std::set<std::string>{"Optimizer.step#SGD.step"});
+  EXPECT_TRUE(Modules(host).empty());
+  ASSERT_EQ(host.advisor_ranges.size(), 2u);
+  EXPECT_EQ(host.advisor_ranges[1].name, "advisor::synchronize");
+  EXPECT_EQ(host.advisor_ranges[1].end_ns - host.advisor_ranges[1].start_ns, 15'000);
+}
+
 TEST(HostEvents, ALegacyTraceHoldsNoSequenceNumbers) {
   // Its exporter writes none: its millions of ops keep no column of absent numbers beside them.
   const HostEvents host = Read(Legacy("ProfilerStep#1", 0, 100) + "," +

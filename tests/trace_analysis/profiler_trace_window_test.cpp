@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "engine/trace_analysis/trace_report.h"
 #include "tests/report/scratch_dir.h"
@@ -171,6 +174,85 @@ TEST(TraceReport, OnAGpuThePhasesAreTheDevicesNotWhereTheHostWaited) {
   EXPECT_EQ(FindOp(report, "aten::add_")->phase, "optimizer");
 }
 
+// A step whose optimizer ends in a device synchronisation: the script probe's, inside its own
+// advisor::synchronize range (as advisor's trace.json and a torch.profiler run under advisor
+// record it), or the same call made by the user's optimizer itself.
+RunReport StepEndingInASync(bool in_advisors_range, const std::string& file) {
+  KinetoTraceBuilder b;
+  b.Gpu("NVIDIA H200", 150000000000)
+      .Annotation("ProfilerStep#0", 1000, 10000)
+      .Op("aten::addmm", 1100, 100)
+      .Runtime("cudaLaunchKernel", 1110, 10, 1)
+      .Kernel("gemm_kernel", 1200, 6000, 1)
+      .Annotation("Optimizer.step#SGD.step", 3000, 7500)
+      .Op("aten::add_", 3100, 50)
+      .Runtime("cudaLaunchKernel", 3110, 10, 2)
+      .Kernel("add_kernel", 7300, 100, 2);
+  if (in_advisors_range) b.Annotation("advisor::synchronize", 3190, 4300);
+  b.Runtime("cudaDeviceSynchronize", 3200, 4280, 3);
+  testing::ScratchDir dir;
+  const TraceStore store = b.Write(dir / file);
+  return ReportOfTrace(store, BuildProfilerTraceWindow(store));
+}
+
+TEST(TraceReport, TheProbesOwnSyncInsideTheOptimizerStepIsNoSyncSite) {
+  const RunReport users = StepEndingInASync(false, "users.json");
+  ASSERT_EQ(users.syncs.size(), 1u) << "the optimizer's own wait is a site";
+  EXPECT_EQ(users.syncs[0].kind, "cudaDeviceSynchronize");
+  EXPECT_EQ(users.syncs[0].op, "Optimizer.step#SGD.step");
+  EXPECT_EQ(users.syncs[0].phase, "optimizer");
+  EXPECT_NEAR(users.syncs[0].wait_ms, 4.28, 1e-9);
+
+  const RunReport advisors = StepEndingInASync(true, "advisors.json");
+  EXPECT_TRUE(advisors.syncs.empty()) << "advisor's wait is measurement, not the user's code";
+  EXPECT_EQ(FindModule(advisors, "advisor::synchronize"), nullptr) << "no module either";
+  EXPECT_EQ(FindOp(advisors, "advisor::synchronize"), nullptr) << "nor an op";
+  EXPECT_NE(FindOp(advisors, "Optimizer.step#SGD.step"), nullptr);
+  EXPECT_NEAR(advisors.step.median_ms, users.step.median_ms, 1e-9) << "the step is the same";
+}
+
+bool SaysThat(const RunReport& report, const std::string& part) {
+  return std::any_of(report.data_quality.begin(), report.data_quality.end(),
+                     [&](const std::string& line) { return line.find(part) != std::string::npos; });
+}
+
+// A trace recorded without prof.step() is cut where the optimizer's steps end: one that began
+// in a step's backward leaves that part out, two optimizers stepping back to back end one step,
+// and what follows the last optimizer step is in no step.
+TEST(TraceReport, WithoutProfilerStepsTheStepsEndWithTheOptimizersSteps) {
+  KinetoTraceBuilder b;
+  b.Op("AddmmBackward0", 100, 100)
+      .Annotation("Optimizer.step#SGD.step", 300, 100)
+      .Op("aten::addmm", 500, 100)
+      .Op("AddmmBackward0", 700, 100)
+      .Annotation("Optimizer.step#Adam.step", 900, 50)
+      .Annotation("Optimizer.step#SGD.step", 960, 40)
+      .Op("aten::addmm", 1100, 100)
+      .Op("AddmmBackward0", 1300, 100)
+      .Annotation("Optimizer.step#SGD.step", 1500, 100)
+      .Op("aten::addmm", 1700, 100);
+  testing::ScratchDir dir;
+  const TraceStore store = b.Write(dir / "trace.json");
+  const ProfilerTraceWindow trace = BuildProfilerTraceWindow(store);
+  const RunReport report = ReportOfTrace(store, trace);
+  EXPECT_EQ(trace.step_cut, StepCut::kOptimizerSteps);
+  EXPECT_TRUE(trace.partial_first_step_left_out);
+  const std::vector<StepSpan>& steps = trace.window.timeline.steps;
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[0].start_ns, 400'000) << "where the partial step's optimizer ended";
+  EXPECT_EQ(steps[0].end_ns, 1'000'000) << "where the second optimizer's step ended";
+  EXPECT_EQ(steps[0].TimeIn(Phase::kForward), 300'000);
+  EXPECT_EQ(steps[0].TimeIn(Phase::kBackward), 200'000);
+  EXPECT_EQ(steps[0].TimeIn(Phase::kOptimizer), 100'000) << "both optimizers' steps";
+  EXPECT_EQ(steps[1].start_ns, 1'000'000);
+  EXPECT_EQ(steps[1].end_ns, 1'600'000);
+  EXPECT_EQ(steps[1].TimeIn(Phase::kOptimizer), 100'000);
+  EXPECT_EQ(report.run.window_steps, 2);
+  EXPECT_TRUE(SaysThat(report, "steps cut at the end of each optimizer step"));
+  EXPECT_TRUE(SaysThat(report, "2 steps"));
+  EXPECT_TRUE(SaysThat(report, "the trace begins inside a step"));
+}
+
 TEST(TraceReport, WithoutInputTypesTheDtypeAndTf32ComeFromTheGemmKernelsNames) {
   testing::ScratchDir dir;
   const TraceStore simt = TwoGpuSteps(
@@ -283,11 +365,14 @@ TEST(TraceReport, SaysWhichSectionsATraceCannotFill) {
     EXPECT_EQ(absent.count(section), 1u) << section;
   }
   EXPECT_FALSE(report.gpu.has_value());
-  EXPECT_EQ(report.run.window_steps, 1) << "without ProfilerStep#N the trace is one step";
+  EXPECT_EQ(report.run.window_steps, 1)
+      << "without ProfilerStep#N or an optimizer step the trace is one step";
   EXPECT_NEAR(report.step.median_ms, 0.015, 1e-9);
   EXPECT_NE(std::find_if(report.data_quality.begin(), report.data_quality.end(),
                          [](const std::string& line) {
-                           return line.find("no ProfilerStep#N") != std::string::npos;
+                           return line.find(
+                                      "no ProfilerStep#N ranges (prof.step() was not "
+                                      "called) and no optimizer step") != std::string::npos;
                          }),
             report.data_quality.end());
 }

@@ -2,9 +2,13 @@
 // LibTorch 1.13 without Kineto: the legacy exporter's format).
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <fstream>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "engine/trace_analysis/host_events.h"
 #include "engine/trace_analysis/profiler_trace_window.h"
@@ -97,6 +101,52 @@ TEST(RecordedTraces, AnOpWithABareNameIsNoModuleInATraceWithoutCategories) {
   const RunReport report = Analyse(trace);
   for (const ModuleStats& module : report.modules) EXPECT_NE(module.path, "detach_");
   EXPECT_GT(ModuleMs(report, "train_step_body"), 0);
+}
+
+// A profile of 4 steps without prof.step(), as torch's documentation records one (scripts/
+// record_stepless_trace.py, which timed each step's phases by hand beside it): 4 steps, cut where
+// each optimizer step ends, their phases in the order the script ran them, and the optimizer
+// phase its Optimizer.step# range alone, not the next steps' forward and backward.
+TEST(RecordedTraces, AProfileWithoutProfilerStepsIsCutIntoItsOptimizersSteps) {
+  const std::string trace = "single/stepless_mlp.json.gz";
+  const TraceStore store = ReadTrace(kCpuTraces + "/" + trace);
+  const ProfilerTraceWindow window = BuildProfilerTraceWindow(store);
+  const RunReport report = ReportOfTrace(store, window);
+  nlohmann::json by_hand;
+  std::ifstream(kCpuTraces + "/single/stepless_mlp.steps.json") >> by_hand;
+  const std::vector<StepSpan>& steps = window.window.timeline.steps;
+
+  EXPECT_EQ(window.step_cut, StepCut::kOptimizerSteps);
+  ASSERT_EQ(steps.size(), by_hand["steps"].size());
+  EXPECT_EQ(report.run.window_steps, static_cast<int>(steps.size()));
+  std::vector<HostRange> optimizer = ReadHostEvents(store).optimizer_steps;
+  std::sort(optimizer.begin(), optimizer.end(),
+            [](const HostRange& a, const HostRange& b) { return a.start_ns < b.start_ns; });
+  ASSERT_EQ(optimizer.size(), steps.size());
+  constexpr TimeNs kExporterPrecisionNs = 1000;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    // The script's phases, in its order, where it timed any time in them.
+    std::vector<Phase> timed;
+    for (const auto& [phase, key] : {std::pair{Phase::kForward, "forward_ms"},
+                                     std::pair{Phase::kBackward, "backward_ms"},
+                                     std::pair{Phase::kOptimizer, "optimizer_ms"}}) {
+      if (by_hand["steps"][i][key].get<double>() > 0) timed.push_back(phase);
+    }
+    std::vector<Phase> cut;
+    for (const PhaseSpan& span : steps[i].phases) cut.push_back(span.phase);
+    EXPECT_EQ(cut, timed) << "step " << i;
+    EXPECT_NEAR(steps[i].TimeIn(Phase::kOptimizer),
+                optimizer[i].end_ns - optimizer[i].start_ns, kExporterPrecisionNs)
+        << "step " << i << ": its optimizer step only";
+    EXPECT_NEAR(steps[i].end_ns, optimizer[i].end_ns, kExporterPrecisionNs) << "step " << i;
+  }
+  EXPECT_TRUE(std::any_of(report.data_quality.begin(), report.data_quality.end(),
+                          [&](const std::string& line) {
+                            return line.find("steps cut at the end of each optimizer step") !=
+                                       std::string::npos &&
+                                   line.find(std::to_string(steps.size()) + " steps") !=
+                                       std::string::npos;
+                          }));
 }
 
 }  // namespace

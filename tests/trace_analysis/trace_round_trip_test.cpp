@@ -61,7 +61,7 @@ TEST_P(TraceRoundTrip, ReadsBackTheStepModulesAndOpsTheWindowMeasured) {
   const ProfilerTraceWindow trace = BuildProfilerTraceWindow(store);
   const RunReport report = ReportOfTrace(store, trace);
 
-  EXPECT_TRUE(trace.steps_from_profiler) << "ProfilerStep#N";
+  EXPECT_EQ(trace.step_cut, StepCut::kProfilerSteps) << "ProfilerStep#N";
   EXPECT_TRUE(trace.backward_linked) << "fwdbwd flows name the forward thread";
   EXPECT_EQ(trace.gpu_activity, gpu);
   EXPECT_EQ(report.run.device_name, written.run.device_name) << "deviceProperties' name";
@@ -147,6 +147,66 @@ TEST_P(TraceRoundTrip, ALaterWindowsBackwardFindsItsModules) {
     ExpectWithin1Percent(module.backward_ms / module.forward_ms,
                          costs.backward.host_ms / costs.forward.host_ms, module.path);
   }
+}
+
+// The script probe waits for the device at a measured step's end inside the user's
+// Optimizer.step#, in a range of its own that the op probe links no op to (the wait's external id
+// is 0) and leaves out of the window. Read back, the wait is still no op's, while one the
+// optimizer's own code made (its external id the optimizer's) stays the user's.
+TEST(TraceRoundTripOwnSync, TheProbesWaitInTheOptimizerStepStaysNoSite) {
+  Timeline timeline = testing::SampleWindow(/*gpu=*/true).timeline;
+  const TimeNs step = timeline.steps[0].start_ns;
+  const TimeNs us = 1000;
+  OpEvent optimizer;
+  optimizer.name = OpName("Optimizer.step#SGD.step");
+  optimizer.scope = OpScope::kUser;
+  optimizer.thread = 1;  // the sample's main thread, whose CUDA calls come from OS thread 9001
+  optimizer.start_ns = step + 8010 * us;
+  optimizer.end_ns = step + 9990 * us;
+  optimizer.correlation_id = 500;
+  timeline.ops.push_back(optimizer);
+  const auto wait = [&](const char* name, TimeNs start_us, TimeNs end_us, std::uint64_t external_id,
+                        std::uint32_t correlation) {
+    ApiCallEvent call;
+    call.name = name;
+    call.thread = 9001;
+    call.start_ns = step + start_us * us;
+    call.end_ns = step + end_us * us;
+    call.correlation_id = correlation;
+    call.external_id = external_id;
+    timeline.api_calls.push_back(call);
+    SyncEvent record;
+    record.kind = SyncKind::kDevice;
+    record.start_ns = call.start_ns;
+    record.end_ns = call.end_ns;
+    record.correlation_id = correlation;
+    record.external_id = external_id;
+    timeline.syncs.push_back(record);
+  };
+  wait("cudaDeviceSynchronize", 9600, 9900, 0, 5000);                         // the probe's
+  wait("cudaStreamSynchronize", 9550, 9580, optimizer.correlation_id, 5001);  // the optimizer's
+  MeasuredWindow measured = MeasureWindow(std::move(timeline));
+  RunReport expected;
+  FillWindowSections(measured, std::nullopt, expected);
+
+  testing::ScratchDir dir;
+  const std::string path = dir / "trace.json";
+  {
+    std::ofstream out(path);
+    WriteChromeTrace({{"the children of the root", measured.timeline, measured.placements}},
+                     RunReport{}, out);
+  }
+  const TraceStore store = ReadTrace(path);
+  const RunReport report = ReportOfTrace(store, BuildProfilerTraceWindow(store));
+  const auto sites_of = [](const RunReport& r) {
+    std::set<std::pair<std::string, std::string>> sites;
+    for (const SyncSite& site : r.syncs) sites.insert({site.kind, site.op});
+    return sites;
+  };
+  EXPECT_EQ(sites_of(expected).count({"cudaStreamSynchronize", "Optimizer.step#SGD.step"}), 1u);
+  EXPECT_EQ(sites_of(expected).count({"cudaDeviceSynchronize", "Optimizer.step#SGD.step"}), 0u);
+  EXPECT_EQ(sites_of(report), sites_of(expected)) << "read back as the window measured them";
+  for (const ModuleStats& module : report.modules) EXPECT_NE(module.path, "advisor::synchronize");
 }
 
 INSTANTIATE_TEST_SUITE_P(GpuAndCpu, TraceRoundTrip, ::testing::Values(true, false),

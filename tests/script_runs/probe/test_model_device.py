@@ -15,10 +15,17 @@ class ModelDeviceTest(unittest.TestCase):
         session = Session(None)
         session._cuda = True
         session._device = torch.device("cuda", 1)
-        with mock.patch.object(torch.cuda, "synchronize") as synchronize:
+        calls = mock.Mock()  # the native probe's ops and torch.cuda's wait, in the order called
+        with mock.patch.object(torch.cuda, "synchronize", calls.synchronize), \
+                mock.patch.object(torch.ops, "advisor", calls.advisor, create=True):
             session._sync_if(False)
             session._sync_if(True)
-        synchronize.assert_called_once_with(torch.device("cuda", 1))
+        calls.synchronize.assert_called_once_with(torch.device("cuda", 1))
+        # Inside advisor's own range (own_sync.py): the wait is not the user's optimizer's.
+        self.assertEqual(calls.mock_calls,
+                         [mock.call.advisor.own_range_begin.default("advisor::synchronize"),
+                          mock.call.synchronize(torch.device("cuda", 1)),
+                          mock.call.advisor.own_range_end.default()])
 
     def test_a_cpu_model_synchronises_nothing(self):
         session = Session(None)

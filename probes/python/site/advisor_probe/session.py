@@ -28,6 +28,7 @@ from advisor_probe.knobs import physical_cores
 from advisor_probe.loader_epochs import LoaderEpochs
 from advisor_probe.markers import Markers
 from advisor_probe import out_of_memory
+from advisor_probe import own_sync
 from advisor_probe import owners
 from advisor_probe.sources import LineLabels, SourceCapture, line_text
 from advisor_probe.steps import StepClock
@@ -788,7 +789,7 @@ class Session:
 
     def _sync_if(self, condition):
         if condition and self._cuda:
-            torch.cuda.synchronize(self._device)
+            own_sync.synchronize(self._device)  # advisor's wait, not the user's (own_sync.py)
 
     def _send_model(self):
         device = "cuda" if self._cuda else "cpu"
