@@ -127,11 +127,16 @@ class Compiled(unittest.TestCase):
                 self.assertFalse(log.propagate, name)
 
     def test_torchs_cuda_graph_records_are_heard_and_its_warnings_still_reach_the_user(self):
-        import torch._inductor.cudagraph_utils as utils  # registers the cudagraphs loggers
-        self.recorder.listen()
         from torch._logging._internal import log_state
         if log_state.is_artifact_enabled("cudagraphs"):
             self.skipTest("TORCH_LOGS asks for cudagraphs here")
+        # torch.compile(model, mode="reduce-overhead"), without compiling anything yet.
+        self.recorder.listen(compile_report._asks_for_cuda_graphs({"mode": "reduce-overhead"}))
+        # The captures' logger, whose module torch imports only at its first capture.
+        import torch._inductor.cudagraph_trees as trees
+        self.assertIn(self.recorder._handler, trees.log.handlers)
+        self.assertFalse(trees.log.propagate)
+        import torch._inductor.cudagraph_utils as utils
         log = utils.cudagraphs_log
         self.assertFalse(log.propagate)
         self.assertTrue(log.isEnabledFor(logging.DEBUG))
@@ -302,6 +307,16 @@ class CudaGraphRecords(unittest.TestCase):
         self.assertEqual(report["recordings"], compile_report.MAX_ENTRIES + 5)
         self.assertEqual(len(report["functions"]), compile_report.MAX_ENTRIES)
         self.assertEqual(len(report["skipped"]), compile_report.MAX_ENTRIES)
+
+
+class AskingForCudaGraphs(unittest.TestCase):
+    def test_the_modes_and_options_that_capture_cuda_graphs(self):
+        asks = compile_report._asks_for_cuda_graphs
+        self.assertTrue(asks({"mode": "reduce-overhead"}))
+        self.assertTrue(asks({"mode": "max-autotune"}))
+        self.assertTrue(asks({"options": {"triton.cudagraphs": True}}))
+        self.assertFalse(asks({"mode": "max-autotune-no-cudagraphs"}))
+        self.assertFalse(asks({"backend": "eager", "options": None}))
 
 
 class Collected(logging.Handler):

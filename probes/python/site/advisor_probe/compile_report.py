@@ -17,9 +17,12 @@ CUDA graphs (mode="reduce-overhead") come from torch's `cudagraphs` log (`cuda_g
 cudagraph trees write a debug record for each capture ("Recording function=...") and for each
 capture made again because a recorded graph's inputs no longer held ("Re-recording function=...,
 reason=..."), and a warning for each graph it runs without CUDA graphs ("skipping cudagraphs due to
-mutated inputs"). The probe lowers those loggers' level to debug in the same way, keeping the debug
-records to itself, and hands torch's handlers what they would have printed without it (the skip
-warnings) unless the user asked for the log, whose records then reach them as torch sends them.
+mutated inputs"). The probe listens to it from the first torch.compile call that asks for CUDA
+graphs (mode "reduce-overhead" or "max-autotune", the `triton.cudagraphs` option or inductor's
+config), importing the cudagraph trees' module then, as torch would at its first capture, for its
+logger. It lowers those loggers' level to debug in the same way, keeping the debug records to
+itself, and hands torch's handlers what they would have printed without it (the skip warnings)
+unless the user asked for the log, whose records then reach them as torch sends them.
 Every name inside torch that this reads is in `_dynamo_readings`, `_artifact_loggers` and the
 patterns below, the places to change for another torch.
 """
@@ -182,6 +185,16 @@ def _not_the_users(path):
                for package in (torch, sys.modules[__package__]))
 
 
+def _asks_for_cuda_graphs(options):
+    """Whether a torch.compile call's options, or inductor's configuration, capture CUDA graphs
+    (inductor's cudagraph trees)."""
+    if options.get("mode") in ("reduce-overhead", "max-autotune") or \
+            (options.get("options") or {}).get("triton.cudagraphs"):
+        return True
+    config = sys.modules.get("torch._inductor.config")  # read where the script imported it
+    return bool(getattr(getattr(config, "triton", None), "cudagraphs", False))
+
+
 class _Records(logging.Handler):
     def __init__(self, recorder):
         super().__init__(logging.DEBUG)
@@ -272,6 +285,8 @@ class CompileRecorder:
         """`step`: the index of the script's step in progress (the session's clock)."""
         self._breaks = {}  # (file, line, reason) -> times dynamo met it
         self._cuda_graphs = _CudaGraphs(step)
+        self._handler = _Records(self)
+        self._cuda_graph_trees = False  # listening to the cudagraph trees' log
         self._limits = {}  # (function, file, line) -> the limit's record
         self._listening = False
         self._last = None  # the record heard last
@@ -301,7 +316,7 @@ class CompileRecorder:
 
         @functools.wraps(original)
         def compile(*args, **kwargs):
-            recorder.listen()
+            recorder.listen(_asks_for_cuda_graphs(kwargs))
             compiled = original(*args, **kwargs)
             if args and isinstance(args[0], torch_module.nn.Module) and \
                     isinstance(compiled, torch_module.nn.Module):
@@ -320,21 +335,32 @@ class CompileRecorder:
         """`function` compiled as the script's own torch.compile call would, unrecorded."""
         return self._compile(function, **options)
 
-    def listen(self):
-        if self._listening:
-            return
-        self._listening = True
-        import torch._dynamo  # noqa: F401 (registers the loggers listened to)
-        handler = _Records(self)
-        for artifact in ("graph_breaks", "cudagraphs"):
-            loggers, asked = _artifact_loggers(artifact)
-            for log in loggers:
-                log.setLevel(logging.DEBUG)
-                if not asked and log.propagate:
-                    log.propagate = False
-                    handler.detached.add(log)
-                log.addHandler(handler)
-        logging.getLogger("torch._dynamo.convert_frame").addHandler(handler)
+    def listen(self, cuda_graphs=False):
+        """Listens to torch's logs from now on; with `cuda_graphs`, to the cudagraph trees' log
+        too, whose module torch imports only when it first captures a graph."""
+        if not self._listening:
+            self._listening = True
+            import torch._dynamo  # noqa: F401 (registers the loggers listened to)
+            logging.getLogger("torch._dynamo.convert_frame").addHandler(self._handler)
+            self._attach("graph_breaks")
+        if cuda_graphs and not self._cuda_graph_trees:
+            self._cuda_graph_trees = True
+            try:
+                import torch._inductor.cudagraph_trees  # noqa: F401 (registers its logger)
+            except ImportError:  # a torch without cudagraph trees
+                pass
+            self._attach("cudagraphs")
+
+    def _attach(self, artifact):
+        loggers, asked = _artifact_loggers(artifact)
+        for log in loggers:
+            if self._handler in log.handlers:
+                continue
+            log.setLevel(logging.DEBUG)
+            if not asked and log.propagate:
+                log.propagate = False
+                self._handler.detached.add(log)
+            log.addHandler(self._handler)
 
     def heard(self, record):
         # Where TORCH_LOGS asked for graph_breaks, a record also reaches the handler on its
