@@ -235,7 +235,8 @@ EOF
 # Issue #29 on the GPU: the compiled scripts with a planted graph break (`.item()` in one block's
 # forward) and a batch size that changes every eighth step, compiled with inductor on CUDA, as their
 # users run them; then the seed ViT compiled with mode="reduce-overhead" (CUDA graphs), bisected,
-# with what dynamo's and inductor's counters said about its graphs.
+# with what dynamo's and inductor's counters said about its graphs and the report's
+# compile.cuda_graphs beside them.
 compile_findings() {
   step compile_item build-gpu/advisor bisect --out "$results/compile-item" -- \
     python3 tests/script_runs/compiled_item_train.py --steps 600 --device cuda --backend inductor
@@ -259,6 +260,13 @@ for name in ("compile-item", "compile-short-batch", "script-vit-ro"):
          for b in c.get("graph_breaks", [])],
         [(x["function"], x["guard"][:60], x["count"]) for x in c.get("recompiles", [])],
         [(f["rule"], (f.get("source") or {}).get("line")) for f in r["findings"]]))
+    g = c.get("cuda_graphs")
+    if g is not None:
+        print("%s: cuda_graphs %d captures by step %d: %s; skipped %s" % (
+            name, g["recordings"], g["step"],
+            [(f["function"], f["mode"], f["recordings"], f["first_step"], f["later_steps"],
+              f["rerecord_reason"][:60]) for f in g["functions"]],
+            [(x["reason"][:80], x["count"]) for x in g["skipped"]]))
 EOF
   # What torch says about CUDA graphs under reduce-overhead, for the compile section's cuda_graphs.
   TORCH_LOGS=cudagraphs,perf_hints step cudagraph_counters python3 - <<'EOF'

@@ -15,6 +15,27 @@ nlohmann::json RegionalJson(const RegionalCompile& regional) {
           {"eager", std::move(eager)}};
 }
 
+nlohmann::json CudaGraphsJson(const CudaGraphs& graphs) {
+  nlohmann::json functions = nlohmann::json::array();
+  for (const CudaGraphFunction& function : graphs.functions) {
+    functions.push_back({{"function", function.function},
+                         {"mode", function.mode},
+                         {"recordings", function.recordings},
+                         {"first_step", function.first_step},
+                         {"later_steps", function.later_steps},
+                         {"rerecordings", function.rerecordings},
+                         {"rerecord_reason", function.rerecord_reason}});
+  }
+  nlohmann::json skipped = nlohmann::json::array();
+  for (const CudaGraphSkip& skip : graphs.skipped) {
+    skipped.push_back({{"reason", skip.reason}, {"count", skip.count}});
+  }
+  return {{"recordings", graphs.recordings},
+          {"step", graphs.step},
+          {"functions", std::move(functions)},
+          {"skipped", std::move(skipped)}};
+}
+
 }  // namespace
 
 nlohmann::json CompileJson(const CompileReport& compile) {
@@ -45,6 +66,7 @@ nlohmann::json CompileJson(const CompileReport& compile) {
                         {"recompile_limit_hits", std::move(limits)},
                         {"compile_s", compile.compile_s}};
   if (compile.regional) out["regional"] = RegionalJson(*compile.regional);
+  if (compile.cuda_graphs) out["cuda_graphs"] = CudaGraphsJson(*compile.cuda_graphs);
   return out;
 }
 

@@ -190,7 +190,11 @@ RunReport SampleReportAllMeasured() {
       {{"forward", "train.py", 22, "tensor 'x' size mismatch at index 0. expected 4, actual 6", 1}},
       {{"forward", "train.py", 22, 8}},
       6.5,
-      std::nullopt};
+      std::nullopt,
+      CudaGraphs{23,
+                 29,
+                 {{"partition_0", "forward", 22, 1, 21, 21, "static input data pointer changed."}},
+                 {{"mutated inputs (1 instances)", 1}}}};
   OutOfMemoryFailure failure;
   failure.message = "CUDA out of memory. Tried to allocate 2.00 GiB";
   failure.requested_mb = 2048;

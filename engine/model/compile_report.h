@@ -55,6 +55,34 @@ struct RegionalCompile {
   std::vector<EagerRegion> eager;
 };
 
+// A compiled function's CUDA graph, captured by inductor's cudagraph trees
+// (mode="reduce-overhead"): once normally; again in later steps where what it was captured with
+// no longer holds (an input's address, a shape), each capture a synchronisation and a recording
+// instead of a replay.
+struct CudaGraphFunction {
+  std::string function;  // inductor's name for the graph ("partition_0")
+  std::string mode;      // "forward", "backward" or "inference"
+  int recordings = 0;
+  int first_step = 0;           // the script's step of its first capture (0 the first step)
+  int later_steps = 0;          // later steps it was captured again in (advisor's windows left out)
+  int rerecordings = 0;         // captures again that torch said were for a failed check
+  std::string rerecord_reason;  // torch's reason for the last of them, "" where none
+};
+
+// A graph inductor runs without CUDA graphs, and why.
+struct CudaGraphSkip {
+  std::string reason;  // torch's, after "skipping cudagraphs due to " ("mutated inputs ...")
+  int count = 0;       // skips with that reason
+};
+
+// The script's CUDA graphs: present where torch captured or skipped one.
+struct CudaGraphs {
+  int recordings = 0;  // captures in all, those of functions past the list's cap included
+  int step = 0;        // the script's step in progress when the probe reported
+  std::vector<CudaGraphFunction> functions;
+  std::vector<CudaGraphSkip> skipped;
+};
+
 struct CompileReport {
   int graphs = 0;        // graphs dynamo compiled (its counter of unique graphs)
   int compilations = 0;  // frames compiled, recompilations included (of torch's last 64)
@@ -66,6 +94,7 @@ struct CompileReport {
   // compilations torch's metrics hold (its last 64).
   double compile_s = 0;
   std::optional<RegionalCompile> regional;  // where a bisection measured inside a compiled model
+  std::optional<CudaGraphs> cuda_graphs;    // where inductor captured or skipped a CUDA graph
 };
 
 }  // namespace advisor

@@ -62,6 +62,38 @@ std::string CompileSentence(const CompileReport& compile) {
   return sentence;
 }
 
+std::string CudaGraphsSentence(const CudaGraphs& graphs) {
+  std::string sentence =
+      "CUDA graphs (inductor's, as in mode=\"reduce-overhead\"): " +
+      Counted(static_cast<std::size_t>(graphs.recordings), "capture", "captures") + " of " +
+      Counted(graphs.functions.size(), "graph", "graphs") + " by step " +
+      std::to_string(graphs.step);
+  std::string again;
+  for (const CudaGraphFunction& function : graphs.functions) {
+    if (function.later_steps == 0) continue;
+    again += (again.empty() ? "" : ", ") + function.function + " (" + function.mode +
+             ") captured again in " +
+             Counted(static_cast<std::size_t>(function.later_steps), "later step", "later steps");
+    if (!function.rerecord_reason.empty()) again += " (torch: " + function.rerecord_reason + ")";
+  }
+  if (!again.empty()) {
+    sentence += "; " + again;
+  } else if (graphs.recordings > 0) {
+    sentence += ", none captured again in a later step";
+  }
+  if (!graphs.skipped.empty()) {
+    std::size_t skips = 0;
+    std::string reasons;
+    for (const CudaGraphSkip& skip : graphs.skipped) {
+      skips += static_cast<std::size_t>(skip.count);
+      reasons += (reasons.empty() ? "" : "; ") + skip.reason + ", " +
+                 Counted(static_cast<std::size_t>(skip.count), "time", "times");
+    }
+    sentence += "; skipped " + Counted(skips, "time", "times") + ": " + reasons;
+  }
+  return sentence + ".";
+}
+
 Table CompileTable(const CompileReport& compile) {
   Table table{{"what", "where", "why", "times"}, {false, false, false, true}, {}};
   const auto row = [&table](const std::string& what, const std::string& where,

@@ -14,6 +14,10 @@ namespace advisor {
 // break and 1 recompilation."
 std::string CompileSentence(const CompileReport& compile);
 
+// "CUDA graphs: 2 captures of 2 graphs, none captured again in a later step; ..." (its own line
+// under the sentence above, where inductor captured or skipped one).
+std::string CudaGraphsSentence(const CudaGraphs& graphs);
+
 // One row per graph break, recompilation and recompile limit hit: what, where, why, how often.
 // Empty where the compiler met none.
 Table CompileTable(const CompileReport& compile);

@@ -239,6 +239,9 @@ void RenderCompile(std::ostringstream& out, const RunReport& report) {
   if (!report.compile) return;
   out << "<section id=\"compile\"><h2>torch.compile</h2>\n<p>"
       << EscapeHtml(CompileSentence(*report.compile)) << "</p>\n";
+  if (report.compile->cuda_graphs) {
+    out << "<p>" << EscapeHtml(CudaGraphsSentence(*report.compile->cuda_graphs)) << "</p>\n";
+  }
   const Table table = CompileTable(*report.compile);
   if (!table.rows.empty()) HtmlTable(out, table);
   out << "</section>\n";

@@ -64,6 +64,9 @@ void RenderLoss(std::ostringstream& out, const RunReport& report) {
 void RenderCompile(std::ostringstream& out, const RunReport& report) {
   if (!report.compile) return;
   out << "## torch.compile\n\n" << MarkdownText(CompileSentence(*report.compile)) << "\n\n";
+  if (report.compile->cuda_graphs) {
+    out << MarkdownText(CudaGraphsSentence(*report.compile->cuda_graphs)) << "\n\n";
+  }
   const Table table = CompileTable(*report.compile);
   if (!table.rows.empty()) MarkdownTable(out, table);
 }

@@ -33,6 +33,27 @@ RegionalCompile ReadRegional(const JsonField& field) {
   return regional;
 }
 
+int Step(const JsonField& field) { return static_cast<int>(field.Integer(0, kMaxProbeCount)); }
+
+CudaGraphs ReadCudaGraphs(const JsonField& field) {
+  CudaGraphs graphs;
+  graphs.recordings = static_cast<int>(field.Required("recordings").Integer(0, kMaxProbeCount));
+  graphs.step = Step(field.Required("step"));
+  const JsonField functions = field.Required("functions");
+  for (const JsonField& entry : functions.Elements(0, kMaxCompileEntries)) {
+    graphs.functions.push_back(
+        {Name(entry.Required("function")), Name(entry.Required("mode")),
+         Count(entry.Required("recordings")), Step(entry.Required("first_step")),
+         Step(entry.Required("later_steps")), Step(entry.Required("rerecordings")),
+         Name(entry.Required("rerecord_reason"))});
+  }
+  const JsonField skipped = field.Required("skipped");
+  for (const JsonField& entry : skipped.Elements(0, kMaxCompileEntries)) {
+    graphs.skipped.push_back({Name(entry.Required("reason")), Count(entry.Required("count"))});
+  }
+  return graphs;
+}
+
 }  // namespace
 
 std::optional<CompileReport> ReadCompileReport(const nlohmann::json& reply) {
@@ -64,6 +85,9 @@ std::optional<CompileReport> ReadCompileReport(const nlohmann::json& reply) {
   report.compile_s = compile->Required("compile_s").Number(NumberRange::AtLeast(0));
   if (const std::optional<JsonField> regional = compile->OptionalNonNull("regional")) {
     report.regional = ReadRegional(*regional);
+  }
+  if (const std::optional<JsonField> graphs = compile->OptionalNonNull("cuda_graphs")) {
+    report.cuda_graphs = ReadCudaGraphs(*graphs);
   }
   return report;
 }

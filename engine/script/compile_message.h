@@ -1,7 +1,8 @@
 // What a reply to a timing or recording command says of torch's compiler so far ("compile",
 // docs/script-mode.md "The protocol"; probes/python/site/advisor_probe/compile_report.py): its
-// graphs, graph breaks, recompilations, recompile limits hit and compile seconds. Read like every
-// probe message: checked field by field and bounded, ProbeMessageError naming the first problem.
+// graphs, graph breaks, recompilations, recompile limits hit, compile seconds and CUDA graphs.
+// Read like every probe message: checked field by field and bounded, ProbeMessageError naming the
+// first problem.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -43,6 +43,9 @@ TEST(BuildFacts, WhatTorchCompileDidWithTheMeanCompilation) {
   EXPECT_EQ(compile.at("recompiles").at(0).at("guard"),
             "tensor 'x' size mismatch at index 0. expected 4, actual 6");
   EXPECT_EQ(compile.at("recompile_limit_hits").at(0).at("limit"), 8);
+  EXPECT_EQ(compile.at("cuda_graphs").at("functions").at(0).at("later_steps"), 21);
+  EXPECT_EQ(compile.at("cuda_graphs").at("skipped").at(0).at("reason"),
+            "mutated inputs (1 instances)");
 
   RunReport nothing_compiled = SampleReportAllMeasured();
   nothing_compiled.compile->compilations = 0;

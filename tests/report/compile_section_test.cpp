@@ -97,5 +97,40 @@ TEST(CompileSection, SaysTheMeasurementChangedTheCompilation) {
                        "(Unsupported: graph_break())."));
 }
 
+TEST(CompileSection, CarriesTheCudaGraphsInJsonAndOneLine) {
+  RunReport report = CompiledReport();
+  report.compile->cuda_graphs =
+      CudaGraphs{23,
+                 29,
+                 {{"partition_0", "forward", 22, 1, 21, 21, "static input data pointer changed."},
+                  {"partition_0", "backward", 1, 1, 0, 0, ""}},
+                 {{"mutated inputs (1 instances)", 2}}};
+  const json graphs = ReportToJson(report).at("compile").at("cuda_graphs");
+  EXPECT_EQ(graphs.at("recordings"), 23);
+  EXPECT_EQ(graphs.at("step"), 29);
+  EXPECT_EQ(graphs.at("functions").at(0),
+            json::parse(R"({"function": "partition_0", "mode": "forward", "recordings": 22, )"
+                        R"("first_step": 1, "later_steps": 21, "rerecordings": 21, )"
+                        R"("rerecord_reason": "static input data pointer changed."})"));
+  EXPECT_EQ(graphs.at("skipped"),
+            json::array({{{"reason", "mutated inputs (1 instances)"}, {"count", 2}}}));
+  const std::string sentence =
+      "CUDA graphs (inductor's, as in mode=\"reduce-overhead\"): 23 captures of 2 graphs by step "
+      "29; partition_0 (forward) captured again in 21 later steps (torch: static input data "
+      "pointer changed.); skipped 2 times: mutated inputs (1 instances), 2 times.";
+  EXPECT_EQ(CudaGraphsSentence(*report.compile->cuda_graphs), sentence);
+  EXPECT_TRUE(Contains(ReportToMarkdown(report), "\n\nCUDA graphs (inductor's"));
+  EXPECT_TRUE(Contains(ReportToHtml(report), "<p>CUDA graphs (inductor&#39;s"));
+
+  report.compile->cuda_graphs = CudaGraphs{
+      2,
+      29,
+      {{"partition_0", "forward", 1, 1, 0, 0, ""}, {"partition_0", "backward", 1, 1, 0, 0, ""}},
+      {}};
+  EXPECT_EQ(CudaGraphsSentence(*report.compile->cuda_graphs),
+            "CUDA graphs (inductor's, as in mode=\"reduce-overhead\"): 2 captures of 2 graphs by "
+            "step 29, none captured again in a later step.");
+}
+
 }  // namespace
 }  // namespace advisor

@@ -43,7 +43,7 @@ TEST_F(RulesCommandsTest, ListShowsBuiltinAndUserRules) {
 TEST_F(RulesCommandsTest, ListAsJson) {
   EXPECT_EQ(RulesListCommand({}, /*json=*/true, out_, err_), 0);
   const nlohmann::json listed = nlohmann::json::parse(out_.str());
-  ASSERT_EQ(listed.at("rules").size(), 39u);
+  ASSERT_EQ(listed.at("rules").size(), 41u);
   const nlohmann::json& first = listed.at("rules")[0];
   EXPECT_EQ(first.at("id"), "allocator-churn");
   EXPECT_EQ(first.at("title"), "The caching allocator keeps allocating");

@@ -94,6 +94,91 @@ TEST(CompileMessage, ReadsTheRegionalCompilationApart) {
       << CompileError(compile);
 }
 
+json CudaGraphs() {
+  return {{"recordings", 23},
+          {"step", 29},
+          {"functions",
+           {{{"function", "partition_0"},
+             {"mode", "forward"},
+             {"recordings", 22},
+             {"first_step", 1},
+             {"later_steps", 21},
+             {"rerecordings", 21},
+             {"rerecord_reason", "static input data pointer changed."}},
+            {{"function", "partition_0"},
+             {"mode", "backward"},
+             {"recordings", 1},
+             {"first_step", 1},
+             {"later_steps", 0},
+             {"rerecordings", 0},
+             {"rerecord_reason", ""}}}},
+          {"skipped", {{{"reason", "mutated inputs (1 instances)"}, {"count", 2}}}}};
+}
+
+TEST(CompileMessage, ReadsTheCudaGraphs) {
+  EXPECT_FALSE(ReadCompileReport(Reply(Compile()))->cuda_graphs.has_value());
+  json compile = Compile();
+  compile["cuda_graphs"] = nullptr;
+  EXPECT_FALSE(ReadCompileReport(Reply(compile))->cuda_graphs.has_value()) << "none captured";
+  compile["cuda_graphs"] = CudaGraphs();
+  const std::optional<CompileReport> report = ReadCompileReport(Reply(compile));
+  ASSERT_TRUE(report.has_value() && report->cuda_graphs.has_value());
+  const advisor::CudaGraphs& graphs = *report->cuda_graphs;
+  EXPECT_EQ(graphs.recordings, 23);
+  EXPECT_EQ(graphs.step, 29);
+  ASSERT_EQ(graphs.functions.size(), 2u);
+  EXPECT_EQ(graphs.functions[0].function, "partition_0");
+  EXPECT_EQ(graphs.functions[0].mode, "forward");
+  EXPECT_EQ(graphs.functions[0].recordings, 22);
+  EXPECT_EQ(graphs.functions[0].first_step, 1);
+  EXPECT_EQ(graphs.functions[0].later_steps, 21);
+  EXPECT_EQ(graphs.functions[0].rerecordings, 21);
+  EXPECT_EQ(graphs.functions[0].rerecord_reason, "static input data pointer changed.");
+  EXPECT_EQ(graphs.functions[1].mode, "backward");
+  ASSERT_EQ(graphs.skipped.size(), 1u);
+  EXPECT_EQ(graphs.skipped[0].reason, "mutated inputs (1 instances)");
+  EXPECT_EQ(graphs.skipped[0].count, 2);
+}
+
+TEST(CompileMessage, RefusesCudaGraphsPastTheProbesBounds) {
+  json compile = Compile();
+  compile["cuda_graphs"] = CudaGraphs();
+  compile["cuda_graphs"]["skipped"][0]["reason"] = std::string(kMaxCompileTextBytes + 1, 'x');
+  EXPECT_NE(CompileError(compile).find("field 'compile.cuda_graphs.skipped[0].reason' must be a "
+                                       "string of at most 400 bytes"),
+            std::string::npos)
+      << CompileError(compile);
+  compile["cuda_graphs"] = CudaGraphs();
+  for (std::size_t i = 0; i < kMaxCompileEntries; ++i) {
+    compile["cuda_graphs"]["functions"].push_back(CudaGraphs()["functions"][1]);
+  }
+  EXPECT_NE(CompileError(compile).find("field 'compile.cuda_graphs.functions' must be an array "
+                                       "of at most 64 elements"),
+            std::string::npos)
+      << CompileError(compile);
+  compile["cuda_graphs"] = CudaGraphs();
+  compile["cuda_graphs"]["functions"][0]["recordings"] = 0;
+  EXPECT_EQ(CompileError(compile),
+            "probe message \"window\": field 'compile.cuda_graphs.functions[0].recordings' must "
+            "be an integer from 1 to 1073741824, got 0");
+  compile["cuda_graphs"] = CudaGraphs();
+  compile["cuda_graphs"]["functions"][0]["later_steps"] = -1;
+  EXPECT_EQ(CompileError(compile),
+            "probe message \"window\": field 'compile.cuda_graphs.functions[0].later_steps' must "
+            "be an integer from 0 to 1073741824, got -1");
+  compile["cuda_graphs"] = CudaGraphs();
+  compile["cuda_graphs"].erase("skipped");
+  EXPECT_EQ(CompileError(compile),
+            "probe message \"window\": field 'compile.cuda_graphs.skipped' is missing");
+  compile["cuda_graphs"] = CudaGraphs();
+  compile["cuda_graphs"]["functions"][1]["rerecord_reason"] = "line\nbreak";
+  EXPECT_NE(CompileError(compile).find("field 'compile.cuda_graphs.functions[1].rerecord_reason' "
+                                       "must be a string of at most 400 bytes without control "
+                                       "characters"),
+            std::string::npos)
+      << CompileError(compile);
+}
+
 TEST(CompileMessage, IsAbsentWhereTorchCompiledNothing) {
   EXPECT_FALSE(ReadCompileReport(Reply(nullptr)).has_value());
   EXPECT_FALSE(ReadCompileReport({{"type", "steps"}, {"steps", json::array()}}).has_value());

@@ -11,8 +11,20 @@ Graph breaks come from torch's `graph_breaks` log (the only place that names the
 whose records are debug records: the probe lowers those loggers' level to debug and keeps their
 records from the handlers above them (torch's own, which would print them on the script's stderr)
 unless the user asked torch for them. The recompile limit's warning is torch's own and reaches the
-user as before. Every name inside torch that this reads is in `_dynamo_readings` and
-`_graph_break_loggers`, the places to change for another torch.
+user as before.
+
+CUDA graphs (mode="reduce-overhead") come from torch's `cudagraphs` log (`cuda_graphs`): inductor's
+cudagraph trees write a debug record for each capture ("Recording function=...") and for each
+capture made again because a recorded graph's inputs no longer held ("Re-recording function=...,
+reason=..."), and a warning for each graph it runs without CUDA graphs ("skipping cudagraphs due to
+mutated inputs"). The probe listens to it from the first torch.compile call that asks for CUDA
+graphs (mode "reduce-overhead" or "max-autotune", the `triton.cudagraphs` option or inductor's
+config), importing the cudagraph trees' module then, as torch would at its first capture, for its
+logger. It lowers those loggers' level to debug in the same way, keeping the debug records to
+itself, and hands torch's handlers what they would have printed without it (the skip warnings)
+unless the user asked for the log, whose records then reach them as torch sends them.
+Every name inside torch that this reads is in `_dynamo_readings`, `_artifact_loggers` and the
+patterns below, the places to change for another torch.
 """
 
 import functools
@@ -32,6 +44,17 @@ _LIMIT_PREFIX = "torch._dynamo hit config."
 # "'forward' (/path/train.py:12)", the limit warning's function.
 _FUNCTION = re.compile(r"'(.*)' \((.+):(\d+)\)\Z")
 _RESUME = re.compile(r"torch_dynamo_resume_in_(.+)_at_\d+\Z")
+# torch's cudagraph trees' records (torch/_inductor/cudagraph_trees.py): "[%s] Recording
+# function=%s, mode=%s, cuda_graph_id=%d, inputs: %s" and "[%s] Re-recording function=%s, mode=%s,
+# reason=%s", their arguments the compile id, the function, the mode and (re-recording) the reason.
+_RECORDING = "Recording function="
+_RERECORDING = "Re-recording function="
+# Every skip goes through this function of torch/_inductor/cudagraph_utils.py; its text is
+# "skipping cudagraphs due to REASON" (or "disabling cudagraphs due to ...", or the reason alone),
+# the reason often followed by ". Found from :" and the stack of the line that caused it.
+_SKIP_FUNCTION = "log_cudagraph_skip_and_bump_counter"
+_SKIP_PREFIX = re.compile(r"^(?:skipping|disabling) cudagraphs? (?:for backward )?due to ")
+_FOUND_FROM = re.compile(r"\.?\s*Found from.*", re.S)
 # What the probe keeps of each text and path, and of each list: advisor refuses more
 # (engine/script/compile_message.cpp).
 TEXT_BYTES = 400
@@ -78,15 +101,22 @@ def parse_limit_hit(args):
             "line": int(match.group(3)), "limit": limit}
 
 
-def _graph_break_loggers():
-    """torch's loggers of the `graph_breaks` artifact (torch 2.1 onwards), [] where it has none."""
+def parse_skip(message):
+    """The reason of a CUDA graph skip's text ("mutated inputs (1 instances)"): its first line
+    without torch's prefix and the stack after it."""
+    return _short(_FOUND_FROM.sub("", _SKIP_PREFIX.sub("", message.strip(), count=1), count=1))
+
+
+def _artifact_loggers(artifact):
+    """torch's loggers of one log artifact (`graph_breaks`, `cudagraphs`; torch 2.1 onwards) and
+    whether the user asked for it (TORCH_LOGS); [] where this torch has none."""
     try:
         from torch._logging._internal import log_registry, log_state
     except ImportError:
         return [], False
     loggers = [logging.getLogger(name) for name in log_registry.get_artifact_log_qnames()]
-    asked = log_state.is_artifact_enabled("graph_breaks")
-    return [log for log in loggers if getattr(log, "artifact_name", "") == "graph_breaks"], asked
+    asked = log_state.is_artifact_enabled(artifact)
+    return [log for log in loggers if getattr(log, "artifact_name", "") == artifact], asked
 
 
 def _metrics():
@@ -155,24 +185,108 @@ def _not_the_users(path):
                for package in (torch, sys.modules[__package__]))
 
 
+def _asks_for_cuda_graphs(options):
+    """Whether a torch.compile call's options, or inductor's configuration, capture CUDA graphs
+    (inductor's cudagraph trees)."""
+    if options.get("mode") in ("reduce-overhead", "max-autotune") or \
+            (options.get("options") or {}).get("triton.cudagraphs"):
+        return True
+    config = sys.modules.get("torch._inductor.config")  # read where the script imported it
+    return bool(getattr(getattr(config, "triton", None), "cudagraphs", False))
+
+
 class _Records(logging.Handler):
     def __init__(self, recorder):
         super().__init__(logging.DEBUG)
         self._recorder = recorder
+        self.detached = set()  # loggers kept from torch's handlers that still owe them records
 
     def emit(self, record):
         try:
             self._recorder.heard(record)
         except Exception:  # noqa: BLE001 (a log record must never fail the user's compile)
             pass
+        log = logging.getLogger(record.name)
+        if log in self.detached and not log.propagate and log.parent is not None and \
+                record.levelno >= log.parent.getEffectiveLevel():
+            # What torch's handlers would have had without the probe's lowered level: the
+            # cudagraphs log's warnings (its skips), not its debug records.
+            log.parent.handle(record)
+
+
+class _CudaGraphs:
+    """The script's CUDA graph captures and skips, as torch's cudagraphs log tells them."""
+
+    def __init__(self, step):
+        self._step = step  # the index of the script's step in progress
+        self.recordings = 0
+        self.functions = {}  # (compile id, function, mode) -> what its records said
+        self.skipped = {}  # reason -> times
+        self.windows_ended = 0  # advisor's regional windows ended so far
+
+    def heard(self, record):
+        message = record.msg if isinstance(record.msg, str) else ""
+        if record.levelno >= logging.WARNING and record.funcName == _SKIP_FUNCTION:
+            reason = parse_skip(record.getMessage())
+            if reason in self.skipped or len(self.skipped) < MAX_ENTRIES:
+                self.skipped[reason] = self.skipped.get(reason, 0) + 1
+            return
+        args = record.args if isinstance(record.args, tuple) else ()
+        again = _RERECORDING in message
+        if not (again or _RECORDING in message) or len(args) < 3:
+            return
+        key = (str(args[0]), _short(str(args[1])), _short(str(args[2])).lower())
+        function = self.functions.get(key)
+        if again:  # the recording record follows it: this one only says why
+            if function is not None:
+                function["rerecordings"] += 1
+                function["rerecord_reason"] = _short(str(args[3])) if len(args) > 3 else ""
+            return
+        self.recordings += 1
+        step = self._step()
+        if function is None:
+            if len(self.functions) < MAX_ENTRIES:
+                self.functions[key] = {"recordings": 1, "first_step": step, "steps": {step},
+                                       "window": self.windows_ended, "rerecordings": 0,
+                                       "rerecord_reason": ""}
+            return
+        function["recordings"] += 1
+        if function["window"] != self.windows_ended:
+            # Its first capture since one of advisor's windows, whose own graphs ran in between:
+            # not counted as the script's steady state.
+            function["window"] = self.windows_ended
+            function["after_window"] = step
+        elif step != function.get("after_window"):
+            function["steps"].add(step)
+
+    def report(self):
+        if self.recordings == 0 and not self.skipped:
+            return None
+        return {
+            "recordings": self.recordings,
+            "step": self._step(),
+            "functions": [{"function": function, "mode": mode, "recordings": entry["recordings"],
+                           "first_step": entry["first_step"],
+                           "later_steps": sum(1 for step in entry["steps"]
+                                              if step > entry["first_step"]),
+                           "rerecordings": entry["rerecordings"],
+                           "rerecord_reason": entry["rerecord_reason"]}
+                          for (_, function, mode), entry in self.functions.items()],
+            "skipped": [{"reason": reason, "count": count}
+                        for reason, count in self.skipped.items()],
+        }
 
 
 class CompileRecorder:
     """Listens from the first torch.compile call on; `report()` is what advisor's `compile`
     section holds, None until torch has compiled something."""
 
-    def __init__(self):
+    def __init__(self, step=lambda: 0):
+        """`step`: the index of the script's step in progress (the session's clock)."""
         self._breaks = {}  # (file, line, reason) -> times dynamo met it
+        self._cuda_graphs = _CudaGraphs(step)
+        self._handler = _Records(self)
+        self._cuda_graph_trees = False  # listening to the cudagraph trees' log
         self._limits = {}  # (function, file, line) -> the limit's record
         self._listening = False
         self._last = None  # the record heard last
@@ -202,7 +316,7 @@ class CompileRecorder:
 
         @functools.wraps(original)
         def compile(*args, **kwargs):
-            recorder.listen()
+            recorder.listen(_asks_for_cuda_graphs(kwargs))
             compiled = original(*args, **kwargs)
             if args and isinstance(args[0], torch_module.nn.Module) and \
                     isinstance(compiled, torch_module.nn.Module):
@@ -221,19 +335,32 @@ class CompileRecorder:
         """`function` compiled as the script's own torch.compile call would, unrecorded."""
         return self._compile(function, **options)
 
-    def listen(self):
-        if self._listening:
-            return
-        self._listening = True
-        import torch._dynamo  # noqa: F401 (registers the loggers listened to)
-        handler = _Records(self)
-        loggers, asked = _graph_break_loggers()
+    def listen(self, cuda_graphs=False):
+        """Listens to torch's logs from now on; with `cuda_graphs`, to the cudagraph trees' log
+        too, whose module torch imports only when it first captures a graph."""
+        if not self._listening:
+            self._listening = True
+            import torch._dynamo  # noqa: F401 (registers the loggers listened to)
+            logging.getLogger("torch._dynamo.convert_frame").addHandler(self._handler)
+            self._attach("graph_breaks")
+        if cuda_graphs and not self._cuda_graph_trees:
+            self._cuda_graph_trees = True
+            try:
+                import torch._inductor.cudagraph_trees  # noqa: F401 (registers its logger)
+            except ImportError:  # a torch without cudagraph trees
+                pass
+            self._attach("cudagraphs")
+
+    def _attach(self, artifact):
+        loggers, asked = _artifact_loggers(artifact)
         for log in loggers:
+            if self._handler in log.handlers:
+                continue
             log.setLevel(logging.DEBUG)
-            if not asked:
+            if not asked and log.propagate:
                 log.propagate = False
-            log.addHandler(handler)
-        logging.getLogger("torch._dynamo.convert_frame").addHandler(handler)
+                self._handler.detached.add(log)
+            log.addHandler(self._handler)
 
     def heard(self, record):
         # Where TORCH_LOGS asked for graph_breaks, a record also reaches the handler on its
@@ -241,13 +368,17 @@ class CompileRecorder:
         if record is self._last or self._regional is not None:
             return  # a region's graph break is one the script's compilation met already
         self._last = record
+        artifact = getattr(logging.getLogger(record.name), "artifact_name", "")
+        if artifact == "cudagraphs":
+            self._cuda_graphs.heard(record)
+            return
         text = record.msg if isinstance(record.msg, str) else ""
         if text.startswith(_LIMIT_PREFIX):
             hit = parse_limit_hit(record.args)
             if hit is not None and len(self._limits) < MAX_ENTRIES:
                 self._limits.setdefault((hit["function"], hit["file"], hit["line"]), hit)
             return
-        if getattr(logging.getLogger(record.name), "artifact_name", "") != "graph_breaks":
+        if artifact != "graph_breaks":
             return
         found = parse_graph_break(record.getMessage())
         if found is not None and (found in self._breaks or len(self._breaks) < MAX_ENTRIES):
@@ -296,6 +427,7 @@ class CompileRecorder:
         self._regional_entries = [entry for entry in self._regional_entries
                                   if id(entry) in live] + new
         self._regional = None
+        self._cuda_graphs.windows_ended += 1
 
     def region_runs_eagerly(self, path, reason):
         if path in self._eager_regions or len(self._eager_regions) < MAX_ENTRIES:
@@ -342,4 +474,5 @@ class CompileRecorder:
             "compilations": sum(1 for frame in frames if "function" in frame),
             "compile_s": sum(frame["seconds"] for frame in frames),
             "regional": self._regional_report(),
+            "cuda_graphs": self._cuda_graphs.report(),
         }

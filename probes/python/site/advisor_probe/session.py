@@ -176,7 +176,8 @@ class Session:
         self._loss_labels = None   # the loss's lines labelled, for a source command on the loss
         self._awaiting_command = False  # the model is described; the next boundary asks advisor
         self._training_state = TrainingState()
-        self._compile = CompileRecorder()  # what torch.compile did: each reply carries it so far
+        # What torch.compile did: each reply carries it so far; its CUDA graphs by step.
+        self._compile = CompileRecorder(lambda: self._clock.in_progress)
         self._regional = RegionalCompiler(self._compile)  # a window's regions in a compiled model
 
     # ---- set-up --------------------------------------------------------------------------
