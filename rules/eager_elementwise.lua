@@ -11,6 +11,20 @@ local MEDIUM_SHARE = 0.15
 local HIGH_SHARE = 0.30
 local EXPECTED_SAVING = 0.5  -- of the elementwise time: fusion removes most of its memory traffic
 
+-- torch.compile's costlier forms, offered beside plain compile (low: what they add over it is the
+-- autotester's to measure, after plain compile, and only where plain compile was not rejected).
+local MODES = {
+  {recipe = "torch-compile-max-autotune",
+   message = "Or torch.compile(model, mode=\"max-autotune\"): matmul and convolution kernels "
+     .. "autotuned, for a longer compile."},
+  {recipe = "torch-compile-reduce-overhead",
+   message = "Or torch.compile(model, mode=\"reduce-overhead\"): the compiled graphs replayed "
+     .. "as CUDA graphs, fewer kernel launches for a launch-bound step."},
+  {recipe = "torch-compile-regional",
+   message = "Or compile each repeated block (the blocks of a ModuleList) alone: regional "
+     .. "compilation compiles one block's graph for all, a shorter compile."},
+}
+
 -- Outermost names only: aten::layer_norm holds aten::native_layer_norm, which is not counted again.
 local ELEMENTWISE = advisor.set{
   "aten::add", "aten::add_", "aten::mul", "aten::mul_", "aten::div", "aten::sub",
@@ -46,15 +60,21 @@ return {
     local ms, calls, matched = advisor.sum_ops(model_ops, ELEMENTWISE)
     local share = advisor.share(ms, facts.step.ms)
     if share < LOW_SHARE then return {} end
-    return {{
+    local evidence = string.format("%s per step (%s of the step) in %d calls of %s",
+      advisor.ms(ms), advisor.pct(share), calls, advisor.names(matched))
+    local findings = {{
       severity = advisor.severity(share, HIGH_SHARE, MEDIUM_SHARE),
       op = matched[1].name,
       message = "Elementwise and normalisation ops run one kernel each. Compile the model "
         .. "(model = torch.compile(model)) so that chains of them fuse into a few kernels.",
-      evidence = string.format("%s per step (%s of the step) in %d calls of %s", advisor.ms(ms),
-        advisor.pct(share), calls, advisor.names(matched)),
+      evidence = evidence,
       recipe = "torch-compile",
       expected_gain_ms = ms * EXPECTED_SAVING,
     }}
+    for _, mode in ipairs(MODES) do
+      findings[#findings + 1] = {severity = "low", op = matched[1].name, message = mode.message,
+                                 evidence = evidence, recipe = mode.recipe}
+    end
+    return findings
   end,
 }

@@ -59,7 +59,13 @@ std::string WhyNotApplicable(const Recipe& recipe, Door door, const std::string&
   if (std::find(recipe.devices.begin(), recipe.devices.end(), device) == recipe.devices.end()) {
     std::string devices;
     for (const std::string& name : recipe.devices) devices += (devices.empty() ? "" : ", ") + name;
-    return "not applicable: applies to " + devices + ", this run is on " + device;
+    // A CUDA graph is a GPU's alone: say why rather than only where the recipe applies.
+    const bool graphs = recipe.overrides.cuda_graphs.value_or(false) ||
+                        recipe.overrides.compile_mode == "reduce-overhead";
+    return "not applicable: applies to " + devices + ", this run is on " + device +
+           (graphs && device == "cpu" ? ": CUDA graphs replay a GPU's kernel launches, and a CPU "
+                                        "step launches none"
+                                      : "");
   }
   if (!recipe.min_torch_version.empty() &&
       !VersionAtLeast(torch_version, recipe.min_torch_version)) {

@@ -181,6 +181,49 @@ std::optional<CandidateSpec> ApplicableCandidate(const AutotestPlan& plan, const
   return CombineRecipes({recipe});
 }
 
+// A recipe that compiles in one of torch.compile's costlier forms (compile_mode).
+bool IsCompileMode(const AutotestPlan& plan, const std::string& id) {
+  const Recipe* recipe = FindRecipe(plan.recipes, id);
+  return recipe != nullptr && recipe->overrides.compile_mode.has_value();
+}
+
+// torch.compile in its default form and nothing else (torch-compile): the candidate whose verdict
+// says whether its costlier modes are worth their compile.
+bool CompilesPlainly(const Recipe& recipe) {
+  int overrides = 0;
+  ForEachOverrideField(
+      [&](const char*, auto member) { overrides += (recipe.overrides.*member).has_value(); });
+  return recipe.env.empty() && recipe.rewrite.empty() && overrides == 1 &&
+         recipe.overrides.compile.value_or(false);
+}
+
+// Why the compile modes are not worth trying: plain torch.compile was rejected (its numerics, or
+// slower than the baseline) or failed, and a mode compiles the same graphs for longer; "" where
+// no such verdict stands (plain compile helped, changed nothing, or was not tried).
+std::string PlainCompileRefused(const AutotestPlan& plan,
+                                const std::map<std::string, AbResult>& singles) {
+  for (const auto& [id, single] : singles) {
+    const Recipe* recipe = FindRecipe(plan.recipes, id);
+    const std::string& status = single.fix.status;
+    if (recipe && CompilesPlainly(*recipe) &&
+        (status == fix_status::kRejected || status == fix_status::kFailed)) {
+      return "not tried: " + id + " was " + status + " (" + single.fix.detail +
+             "), and a mode compiles the same graphs for longer";
+    }
+  }
+  return {};
+}
+
+// Whether plain torch.compile was measured in this autotest (whatever its verdict): the compile
+// modes tried without it say so.
+bool PlainCompileMeasured(const AutotestPlan& plan,
+                          const std::map<std::string, AbResult>& singles) {
+  return std::any_of(singles.begin(), singles.end(), [&](const auto& single) {
+    const Recipe* recipe = FindRecipe(plan.recipes, single.first);
+    return recipe && CompilesPlainly(*recipe) && single.second.fix.status != fix_status::kSkipped;
+  });
+}
+
 // The worker counts a recipe that sets dataloader_workers runs as a series of, where the run says
 // its worker count and another count fits the cores; empty otherwise (the recipe runs as written).
 std::vector<int> SeriesCounts(const Recipe& recipe, const AutotestPlan& plan) {
@@ -199,6 +242,7 @@ std::vector<std::string> TryOrder(const AutotestPlan& plan,
       forecast.gain_ms = gain->second;
     }
     forecast.in_run = in_run(id);
+    forecast.compile_mode = IsCompileMode(plan, id);
     if (const Recipe* recipe = FindRecipe(plan.recipes, id)) {
       forecast.benchmarks = std::max<int>(1, static_cast<int>(SeriesCounts(*recipe, plan).size()));
     }
@@ -329,27 +373,34 @@ std::vector<AbResult> RunAutotest(const AutotestPlan& plan, CandidateRunner& run
   // The candidates' result files, in a private folder removed with everything in it, also when
   // advisor is interrupted.
   const PrivateTempDir scratch("advisor-autotest-");
-  const std::map<std::string, AbResult> in_blocks = MeasureSinglesInBlocks(
-      TryOrder(plan,
-               [&](const std::string& id) {
-                 const std::optional<CandidateSpec> candidate = ApplicableCandidate(plan, id);
-                 return candidate && SwitchesBetweenSteps(*candidate);
-               }),
-      plan, runner, checks, budget, scratch.path(), progress);
+  // The compile modes wait for every other single (TryOrder puts them last): they are tried only
+  // where plain torch.compile's verdict leaves them worth their compile.
+  std::vector<std::string> first_run;
+  for (const std::string& id : TryOrder(plan, [&](const std::string& id) {
+         const std::optional<CandidateSpec> candidate = ApplicableCandidate(plan, id);
+         return candidate && SwitchesBetweenSteps(*candidate);
+       })) {
+    if (!IsCompileMode(plan, id)) first_run.push_back(id);
+  }
+  std::map<std::string, AbResult> in_blocks = MeasureSinglesInBlocks(
+      first_run, plan, runner, checks, budget, scratch.path(), progress);
   const std::vector<std::string> order =
       TryOrder(plan, [&](const std::string& id) { return in_blocks.count(id) != 0; });
+  std::vector<std::string> others;
+  std::vector<std::string> modes;
+  for (const std::string& id : order) (IsCompileMode(plan, id) ? modes : others).push_back(id);
   std::optional<InRunCombination> in_run_combination =
-      CombineInBlocks(order, in_blocks, plan, runner, checks, budget, scratch.path(), progress);
+      CombineInBlocks(others, in_blocks, plan, runner, checks, budget, scratch.path(), progress);
   const std::map<std::string, AbResult> declined =
-      CheckSinglesFirst(order, plan, budget, checks, progress);
+      CheckSinglesFirst(others, plan, budget, checks, progress);
   std::map<std::string, AbResult> singles;  // by recipe id
   // The rounds the candidates after the current one may take at most, the combination counted
   // as one, for the "time left" of the progress lines.
   int candidates_left = static_cast<int>(plan.recipe_ids.size() - declined.size()) + 1;
-  for (const std::string& id : order) {
+  const auto try_single = [&](const std::string& id) {
     if (const auto skipped = declined.find(id); skipped != declined.end()) {
       singles.emplace(id, skipped->second);
-      continue;
+      return;
     }
     --candidates_left;
     const Recipe* recipe = FindRecipe(plan.recipes, id);
@@ -359,18 +410,18 @@ std::vector<AbResult> RunAutotest(const AutotestPlan& plan, CandidateRunner& run
       singles.emplace(id, Skipped(fix, "not applicable: no recipe \"" + id +
                                            "\" was loaded from recipes/",
                                   progress));
-      continue;
+      return;
     }
     const CandidateSpec candidate = CombineRecipes({recipe});
     const std::string reason =
         WhyNotApplicable(*recipe, plan.door, plan.device, plan.torch_version);
     if (!reason.empty()) {
       singles.emplace(id, Skipped(NewFixResult(candidate), reason, progress));
-      continue;
+      return;
     }
     if (const auto measured = in_blocks.find(id); measured != in_blocks.end()) {
       singles.emplace(id, measured->second);
-      continue;
+      return;
     }
     if (!SeriesCounts(*recipe, plan).empty()) {
       singles.emplace(
@@ -382,10 +433,39 @@ std::vector<AbResult> RunAutotest(const AutotestPlan& plan, CandidateRunner& run
                         (candidates_left + counts_left) * plan.settings.max_rounds, progress);
                   },
                   progress));
-      continue;
+      return;
     }
     singles.emplace(id, TryInProcesses(candidate, plan, runner, checks, scratch.path(), budget,
                                        candidates_left * plan.settings.max_rounds, progress));
+  };
+  for (const std::string& id : others) try_single(id);
+  if (!modes.empty()) {
+    const std::string refused = PlainCompileRefused(plan, singles);
+    const bool plain_measured = PlainCompileMeasured(plan, singles);
+    if (refused.empty()) {
+      if (!plain_measured) {
+        progress << "[autotest] torch.compile's modes tried without plain torch.compile's "
+                    "verdict: none was measured in this autotest\n";
+      }
+      // The modes a running script can switch, in a run of blocks of their own.
+      in_blocks.merge(MeasureSinglesInBlocks(modes, plan, runner, checks, budget, scratch.path(),
+                                             progress));
+    }
+    for (const std::string& id : modes) {
+      const Recipe* recipe = FindRecipe(plan.recipes, id);
+      if (!refused.empty() && recipe &&
+          WhyNotApplicable(*recipe, plan.door, plan.device, plan.torch_version).empty()) {
+        --candidates_left;
+        singles.emplace(id, Skipped(NewFixResult(CombineRecipes({recipe})), refused, progress));
+        continue;
+      }
+      try_single(id);
+      AbResult& tried = singles.at(id);
+      if (!plain_measured && tried.fix.status != fix_status::kSkipped) {
+        tried.fix.detail += std::string(tried.fix.detail.empty() ? "" : "; ") +
+                            "tried without plain torch.compile's verdict (none in this autotest)";
+      }
+    }
   }
   std::vector<AbResult> results;
   for (const std::string& id : plan.recipe_ids) results.push_back(std::move(singles.at(id)));

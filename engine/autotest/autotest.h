@@ -52,7 +52,9 @@ std::vector<const Recipe*> ChooseCombination(const std::vector<AbResult>& single
 // helped, in blocks of a run of its own; then the numerics check of each other single recipe that
 // keeps the computation (one the door declines is skipped with its reason); then every other
 // recipe once (skipped ones say why; a semantics-preserving one is benchmarked only once its
-// numerics passed); last, where a recipe measured in processes joins the best combination, that
+// numerics passed); then torch.compile's modes (compile_mode), in blocks of a run of their own
+// where the door can, unless plain torch.compile was rejected or failed, which skips them with
+// its verdict; last, where a recipe measured in processes joins the best combination, that
 // combination in processes, if the budget has room. Results are in plan.recipe_ids' order, the
 // combinations after them. Candidate result files go to a temporary folder removed afterwards.
 // Throws std::runtime_error only when that folder cannot be created. `budget` was started by the

@@ -38,6 +38,11 @@ std::string FindConflict(const std::vector<const Recipe*>& recipes) {
       }
       const std::string field = ClashingField(a, b);
       if (!field.empty()) return a.id + " and " + b.id + " set " + field + " differently";
+      // torch.compile in its default form and in a mode: the model is compiled one way.
+      if (Compiles(a.overrides) && Compiles(b.overrides) &&
+          a.overrides.compile_mode != b.overrides.compile_mode) {
+        return a.id + " and " + b.id + " compile the model in two forms of torch.compile";
+      }
     }
   }
   return {};

@@ -24,7 +24,8 @@ struct CandidateSpec {
 
 // Why these recipes cannot be combined, naming the pair and the reason; "" when they can. They
 // conflict when either one lists the other in conflicts_with, or when both set the same
-// environment variable or override to different values.
+// environment variable or override to different values, or compile the model in two forms of
+// torch.compile (its default and a compile_mode).
 std::string FindConflict(const std::vector<const Recipe*>& recipes);
 
 // Merges non-empty `recipes` into one candidate. Call FindConflict first: where two recipes set the

@@ -19,6 +19,7 @@ std::map<std::string, double> PredictedGainsMs(const std::vector<Finding>& findi
 std::vector<std::string> OrderByGainPerCost(std::vector<RecipeForecast> forecasts) {
   std::stable_sort(
       forecasts.begin(), forecasts.end(), [](const RecipeForecast& a, const RecipeForecast& b) {
+        if (a.compile_mode != b.compile_mode) return b.compile_mode;
         if (a.in_run != b.in_run) return a.in_run;
         if (a.gain_ms.has_value() != b.gain_ms.has_value()) {
           return a.gain_ms.has_value();

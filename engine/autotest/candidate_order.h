@@ -23,13 +23,18 @@ struct RecipeForecast {
   bool in_run = false;
   // The benchmarks in processes it takes: one, or one per count of a series.
   int benchmarks = 1;
+  // torch.compile in a costlier form (max-autotune, reduce-overhead, regional): its compile takes
+  // the longest of any candidate's, and whether to try it at all waits for plain torch.compile's
+  // verdict, so it goes after every other recipe.
+  bool compile_mode = false;
 };
 
 // By recipe id, the largest expected_gain_ms of the findings that name it.
 std::map<std::string, double> PredictedGainsMs(const std::vector<Finding>& findings);
 
-// The ids of `forecasts`: those measured inside the run first, then the rest; within each, the
-// largest predicted gain per benchmark first, then those without a prediction in the order given.
+// The ids of `forecasts`: those measured inside the run first, then the rest, then the compile
+// modes; within each, the largest predicted gain per benchmark first, then those without a
+// prediction in the order given.
 std::vector<std::string> OrderByGainPerCost(std::vector<RecipeForecast> forecasts);
 
 }  // namespace advisor

@@ -227,7 +227,7 @@ InProcessOutcome RunInProcessAb(const std::vector<CandidateSpec>& candidates,
     ab.fix.peak_memory_mb = SidePeakMemoryMb(result, candidate.id, /*baseline=*/false);
     ab.fix.baseline_peak_memory_mb = SidePeakMemoryMb(result, candidate.id, /*baseline=*/true);
     // The first compiled block's settle steps compiled: reported apart, as a process's warm-up.
-    if (candidate.overrides.compile.value_or(false)) {
+    if (Compiles(candidate.overrides)) {
       ab.fix.warmup_s = FirstSettleS(result, candidate.id);
     }
     const AbMeasurement measurement =

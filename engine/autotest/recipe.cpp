@@ -84,6 +84,12 @@ RecipeOverrides ReadOverrides(const JsonField& object) {
   if (auto dtype = object.Optional("autocast_dtype")) dtype->Choice({"bfloat16"});
   if (auto backend = object.Optional("sdpa_backend")) backend->Choice(SdpaBackendNames());
   if (auto attention = object.Optional("attn_implementation")) attention->Choice({"sdpa"});
+  if (auto mode = object.Optional("compile_mode")) {
+    mode->Choice(CompileModeNames());
+    if (overrides.compile == false) {
+      mode->Fail("compiles the model: \"compile\" must not be false beside it");
+    }
+  }
   if (auto strategy = object.Optional("fsdp_sharding_strategy")) {
     strategy->Choice(FsdpShardingStrategies());
   }

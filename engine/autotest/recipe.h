@@ -51,6 +51,9 @@ struct RecipeOverrides {
   std::optional<ThreadCount> intra_op_threads;    // ATen intra-op parallelism on CPU
   std::optional<std::string> sdpa_backend;        // the one SDPA backend left enabled (below)
   std::optional<bool> compile;                    // torch.compile the model (script mode)
+  // torch.compile in one of its costlier forms (script mode; CompileModeNames): compiling alone,
+  // without `compile`, which must not be false beside it.
+  std::optional<std::string> compile_mode;
   // DistributedDataParallel's constructor arguments, set in every rank of a launcher's job:
   std::optional<int> ddp_bucket_cap_mb;             // gradients per all-reduce bucket, MiB
   std::optional<bool> ddp_gradient_as_bucket_view;  // gradients are views into the buckets
@@ -67,6 +70,11 @@ struct RecipeOverrides {
   std::optional<std::string> attn_implementation;
 };
 
+// Whether `overrides` compile the model with torch.compile, in its default form or in a mode.
+inline bool Compiles(const RecipeOverrides& overrides) {
+  return overrides.compile.value_or(false) || overrides.compile_mode.has_value();
+}
+
 // FSDP's ShardingStrategy members, as `fsdp_sharding_strategy` names them.
 inline const std::vector<std::string>& FsdpShardingStrategies() {
   static const std::vector<std::string> names = {"FULL_SHARD", "SHARD_GRAD_OP", "NO_SHARD",
@@ -78,6 +86,15 @@ inline const std::vector<std::string>& FsdpShardingStrategies() {
 // flash, efficient (memory-efficient), cudnn, math (the unfused reference).
 inline const std::vector<std::string>& SdpaBackendNames() {
   static const std::vector<std::string> names = {"flash", "efficient", "cudnn", "math"};
+  return names;
+}
+
+// The forms of torch.compile `compile_mode` names: torch.compile's modes "max-autotune" (the
+// GEMMs' and convolutions' kernels autotuned) and "reduce-overhead" (the compiled graphs replayed
+// as CUDA graphs), and "regional": each block of the model's largest container of repeated
+// blocks compiled alone, the rest eager (torch's regional compilation).
+inline const std::vector<std::string>& CompileModeNames() {
+  static const std::vector<std::string> names = {"max-autotune", "reduce-overhead", "regional"};
   return names;
 }
 
@@ -98,6 +115,7 @@ void ForEachOverrideField(Visit&& visit) {
   visit("intra_op_threads", &RecipeOverrides::intra_op_threads);
   visit("sdpa_backend", &RecipeOverrides::sdpa_backend);
   visit("compile", &RecipeOverrides::compile);
+  visit("compile_mode", &RecipeOverrides::compile_mode);
   visit("ddp_bucket_cap_mb", &RecipeOverrides::ddp_bucket_cap_mb);
   visit("ddp_gradient_as_bucket_view", &RecipeOverrides::ddp_gradient_as_bucket_view);
   visit("ddp_static_graph", &RecipeOverrides::ddp_static_graph);

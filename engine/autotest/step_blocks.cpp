@@ -93,8 +93,9 @@ bool SwitchesBetweenSteps(const CandidateSpec& candidate) {
     if (!(candidate.overrides.*member)) return;
     any = true;
     static const char* const kSwitchable[] = {
-        "allow_tf32",   "cudnn_benchmark",  "deterministic",       "autocast_dtype",
-        "sdpa_backend", "intra_op_threads", "attn_implementation", "compile"};
+        "allow_tf32",          "cudnn_benchmark", "deterministic",
+        "autocast_dtype",      "sdpa_backend",    "intra_op_threads",
+        "attn_implementation", "compile",         "compile_mode"};
     all_switchable &= std::any_of(std::begin(kSwitchable), std::end(kSwitchable),
                                   [&](const char* knob) { return std::string(knob) == name; });
   });

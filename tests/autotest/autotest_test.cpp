@@ -465,6 +465,82 @@ TEST_F(Autotest, TorchCompileIsMeasuredInBlocksItsCompileReportedApart) {
   EXPECT_EQ(results[2].fix.measured_in, "processes");
 }
 
+// torch.compile's costlier forms (compile_mode): `id`'s recipe compiles in `mode`.
+Recipe CompileMode(const std::string& id, const std::string& mode) {
+  Recipe recipe = Knob(id, /*preserves_semantics=*/true);
+  recipe.overrides = {};
+  recipe.overrides.compile_mode = mode;
+  return recipe;
+}
+
+Recipe PlainCompile() {
+  Recipe recipe = Knob("compiled", /*preserves_semantics=*/true);
+  recipe.overrides = {};
+  recipe.overrides.compile = true;
+  return recipe;
+}
+
+// The compile modes wait for plain torch.compile: after it helped, they are measured in a run of
+// blocks of their own, after every other candidate, each mode's compile reported apart.
+TEST_F(Autotest, TheCompileModesRunAfterPlainCompileInARunOfTheirOwn) {
+  plan_.recipes = {CompileMode("autotune", "max-autotune"), PlainCompile(),
+                   CompileMode("regional", "regional")};
+  plan_.recipe_ids = {"autotune", "compiled", "regional"};
+  plan_.predicted_gain_ms = {{"autotune", 90.0}, {"regional", 90.0}};
+  std::string blocks =
+      BlocksJson({{"compiled", 10.0}, {"autotune", 8.0}, {"regional", 12.0}}, 5, 20.0, true,
+                 InRunNumericsJson({"compiled", "autotune", "regional"}));
+  const std::string first_autotuned = R"({"candidate":"autotune","side":"candidate","cycle":0,)";
+  blocks.replace(blocks.find(first_autotuned), first_autotuned.size(),
+                 first_autotuned + R"("settle_ms":[9000,8],)");
+  runner_.set_blocks_script(WriteBlocksScript(blocks));
+  const std::vector<AbResult> results = Run();
+  EXPECT_EQ(runner_.blocks_runs(), (std::vector<std::string>{"compiled", "autotune,regional"}))
+      << "plain compile first, whatever the modes' predicted gain";
+  ASSERT_EQ(results.size(), 3u)
+      << "no combination: the modes and plain compile are one model compiled three ways";
+  for (const AbResult& result : results) {
+    EXPECT_EQ(result.fix.status, "verified") << result.fix.recipe;
+    EXPECT_EQ(result.fix.measured_in, "process") << result.fix.recipe;
+    EXPECT_THAT(result.fix.detail, Not(HasSubstr("without plain torch.compile")));
+  }
+  EXPECT_EQ(results[0].fix.warmup_s, 9.008) << "its first block's settle steps: its compile";
+}
+
+// Where plain torch.compile was rejected (slower, or its numerics), no mode is tried: each is
+// skipped with plain compile's verdict.
+TEST_F(Autotest, ThePlainCompileRejectedSkipsTheCompileModes) {
+  plan_.recipes = {PlainCompile(), CompileMode("autotune", "max-autotune")};
+  plan_.recipe_ids = {"compiled", "autotune"};
+  runner_.set_blocks_script(WriteBlocksScript(BlocksJson(
+      {{"compiled", 30.0}, {"autotune", 8.0}}, 5, 20.0, true, InRunNumericsJson({"compiled"}))));
+  const std::vector<AbResult> results = Run();
+  EXPECT_EQ(runner_.blocks_runs(), std::vector<std::string>{"compiled"});
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].fix.status, "rejected");
+  EXPECT_EQ(results[1].fix.status, "skipped");
+  EXPECT_THAT(results[1].fix.detail, StartsWith("not tried: compiled was rejected (slower than "
+                                                "the baseline"));
+  EXPECT_THAT(results[1].fix.detail, HasSubstr("a mode compiles the same graphs for longer"));
+  EXPECT_TRUE(runner_.checked().empty()) << "no numerics process for the mode either";
+}
+
+// Without plain torch.compile among the candidates, a mode is tried and says so.
+TEST_F(Autotest, ACompileModeWithoutPlainCompileSaysItRanWithoutItsVerdict) {
+  plan_.recipes = {CompileMode("regional", "regional")};
+  plan_.recipe_ids = {"regional"};
+  runner_.set_blocks_script(WriteBlocksScript(
+      BlocksJson({{"regional", 12.0}}, 5, 20.0, true, InRunNumericsJson({"regional"}))));
+  const std::vector<AbResult> results = Run();
+  EXPECT_EQ(runner_.blocks_runs(), std::vector<std::string>{"regional"});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].fix.status, "verified");
+  EXPECT_THAT(results[0].fix.detail,
+              HasSubstr("tried without plain torch.compile's verdict (none in this autotest)"));
+  EXPECT_THAT(progress_.str(), HasSubstr("[autotest] torch.compile's modes tried without plain "
+                                         "torch.compile's verdict"));
+}
+
 // A script that ends before a candidate's second pair of blocks leaves that candidate to rounds
 // of processes; the candidates it did decide keep their blocks.
 TEST_F(Autotest, ACandidateTheScriptsEndLeftUndecidedIsMeasuredInProcesses) {

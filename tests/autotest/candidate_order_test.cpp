@@ -8,8 +8,8 @@ namespace {
 using Ids = std::vector<std::string>;
 
 RecipeForecast Forecast(const std::string& id, std::optional<double> gain_ms, bool in_run,
-                        int benchmarks = 1) {
-  return RecipeForecast{id, gain_ms, in_run, benchmarks};
+                        int benchmarks = 1, bool compile_mode = false) {
+  return RecipeForecast{id, gain_ms, in_run, benchmarks, compile_mode};
 }
 
 TEST(OrderByGainPerCost, InTheRunFirstThenTheLargestGainPerBenchmark) {
@@ -26,6 +26,14 @@ TEST(OrderByGainPerCost, ThoseWithoutAPredictionFollowInTheOrderGiven) {
                                 Forecast("c", std::nullopt, false),
                                 Forecast("d", std::nullopt, true), Forecast("e", 0.0, false)}),
             (Ids{"d", "b", "e", "a", "c"}));
+}
+
+TEST(OrderByGainPerCost, TheCompileModesComeLastWhateverTheirGain) {
+  EXPECT_EQ(OrderByGainPerCost({Forecast("max-autotune", 90.0, false, 1, /*compile_mode=*/true),
+                                Forecast("pin", std::nullopt, false),
+                                Forecast("regional", 95.0, false, 1, /*compile_mode=*/true),
+                                Forecast("compile", 40.0, true)}),
+            (Ids{"compile", "pin", "regional", "max-autotune"}));
 }
 
 TEST(PredictedGainsMs, TheLargestOfTheFindingsThatNameTheRecipe) {

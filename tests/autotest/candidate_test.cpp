@@ -79,6 +79,26 @@ TEST(Candidate, ConflictsAreDeclaredOrComeFromClashingSettings) {
   EXPECT_EQ(FindConflict({&a, &b}), "a and b set env.PYTORCH_CUDA_ALLOC_CONF differently");
 }
 
+TEST(Candidate, TwoFormsOfTorchCompileConflict) {
+  Recipe plain = Knob("plain");
+  plain.overrides.compile = true;
+  Recipe autotune = Knob("autotune");
+  autotune.overrides.compile_mode = "max-autotune";
+  EXPECT_EQ(FindConflict({&plain, &autotune}),
+            "plain and autotune compile the model in two forms of torch.compile");
+  Recipe regional = Knob("regional");
+  regional.overrides.compile_mode = "regional";
+  EXPECT_EQ(FindConflict({&autotune, &regional}),
+            "autotune and regional set overrides.compile_mode differently");
+  Recipe foreach_compile = Knob("foreach");
+  foreach_compile.overrides.compile = true;
+  foreach_compile.overrides.fused_optimizer = true;
+  EXPECT_EQ(FindConflict({&plain, &foreach_compile}), "") << "the same compile twice";
+  Recipe tf32 = Knob("tf32");
+  tf32.overrides.allow_tf32 = true;
+  EXPECT_EQ(FindConflict({&autotune, &tf32}), "");
+}
+
 TEST(Applicability, PlannedDoorDeviceAndVersionAreChecked) {
   Recipe recipe = Knob("k");
   recipe.min_torch_version = "2.1";
@@ -95,6 +115,23 @@ TEST(Applicability, PlannedDoorDeviceAndVersionAreChecked) {
   recipe.status = RecipeStatus::kPlanned;
   EXPECT_THAT(WhyNotApplicable(recipe, Door::kModel, "cuda", "2.11.0"),
               ::testing::StartsWith("not implemented"));
+}
+
+// A CUDA graph is a GPU's: the skip on the CPU says so, not only where the recipe applies.
+TEST(Applicability, CudaGraphsOnTheCpuSayWhyNot) {
+  Recipe overhead = Knob("overhead");
+  overhead.overrides.compile_mode = "reduce-overhead";
+  EXPECT_EQ(WhyNotApplicable(overhead, Door::kScript, "cpu", "2.11.0"),
+            "not applicable: applies to cuda, this run is on cpu: CUDA graphs replay a GPU's "
+            "kernel launches, and a CPU step launches none");
+  Recipe graphs = Knob("graphs");
+  graphs.overrides.cuda_graphs = true;
+  EXPECT_THAT(WhyNotApplicable(graphs, Door::kModel, "cpu", "2.11.0"),
+              ::testing::EndsWith("a CPU step launches none"));
+  Recipe autotune = Knob("autotune");
+  autotune.overrides.compile_mode = "max-autotune";
+  EXPECT_EQ(WhyNotApplicable(autotune, Door::kScript, "cpu", "2.11.0"),
+            "not applicable: applies to cuda, this run is on cpu");
 }
 
 TEST(Applicability, ALaunchersRanksTakeScriptKnobsAndTheirOwn) {

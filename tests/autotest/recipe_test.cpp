@@ -63,6 +63,18 @@ TEST(Recipe, ParsesEverySdpaBackend) {
   EXPECT_EQ(SdpaBackendNames().size(), 4u);
 }
 
+TEST(Recipe, ParsesEveryCompileMode) {
+  for (const std::string& mode : CompileModeNames()) {
+    const Recipe recipe = ParseRecipe(R"({"id": "m", "title": "t", "description": "d",
+        "kind": "knob", "status": "ready", "preserves_semantics": true, "tolerance": "reordering",
+        "devices": ["cuda"], "overrides": {"compile_mode": ")" + mode + R"("}})",
+                                      "m.json");
+    EXPECT_EQ(recipe.overrides.compile_mode, mode);
+    EXPECT_FALSE(recipe.overrides.compile) << "a mode compiles without \"compile\"";
+  }
+  EXPECT_EQ(CompileModeNames().size(), 3u);
+}
+
 // activation-checkpointing: the instances to checkpoint, [] for those its findings name.
 TEST(Recipe, ParsesTheModuleInstancesToCheckpoint) {
   const auto parse = [](const std::string& modules) {
@@ -131,6 +143,12 @@ const BadRecipe kBadRecipes[] = {
      R"(got "fastest")"},
     {"SdpaBackendNotString", R"({"overrides": {"sdpa_backend": 1}})",
      "field 'overrides.sdpa_backend' must be a string, got 1"},
+    {"CompileModeUnknown", R"({"overrides": {"compile_mode": "max-autotune-no-cudagraphs"}})",
+     R"(field 'overrides.compile_mode' must be one of "max-autotune", "reduce-overhead", )"
+     R"("regional", got "max-autotune-no-cudagraphs")"},
+    {"CompileModeWithoutCompiling",
+     R"({"overrides": {"compile": false, "compile_mode": "regional"}})",
+     R"(field 'overrides.compile_mode' compiles the model: "compile" must not be false beside it)"},
     {"CheckpointModulesNotAList", R"({"overrides": {"checkpoint_modules": "blocks.1"}})",
      "field 'overrides.checkpoint_modules' must be "},
     {"CheckpointModuleNotAPath", R"({"overrides": {"checkpoint_modules": ["blocks.1", 2]}})",
@@ -245,7 +263,9 @@ TEST(Recipe, EveryShippedRecipeLoads) {
                          "intra-op-threads",    "sdpa-cudnn-backend",
                          "sdpa-flash-backend",  "ddp-bucket-10mb",
                          "ddp-bucket-100mb",    "ddp-gradient-as-bucket-view",
-                         "ddp-static-graph",    "hf-sdpa-attention"}) {
+                         "ddp-static-graph",    "hf-sdpa-attention",
+                         "torch-compile",       "torch-compile-max-autotune",
+                         "torch-compile-reduce-overhead", "torch-compile-regional"}) {
     EXPECT_NE(FindRecipe(set.recipes, id), nullptr) << "no recipes/" << id << ".json";
   }
   // The worker applies these as workload step options (engine/model_candidate/knobs.cpp).

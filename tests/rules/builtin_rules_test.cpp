@@ -133,7 +133,8 @@ TEST(BuiltinRules, NameOnlyRecipesThatExist) {
       "pin-memory", "dataloader-workers", "intra-op-threads", "sdpa-cudnn-backend",
       "sdpa-flash-backend", "torch-compile", "ddp-bucket-10mb", "ddp-bucket-100mb",
       "ddp-gradient-as-bucket-view", "ddp-static-graph", "ddp-no-sync", "fsdp-shard-grad-op",
-      "crop-first", "persistent-workers", "activation-checkpointing", "hf-sdpa-attention"};
+      "crop-first", "persistent-workers", "activation-checkpointing", "hf-sdpa-attention",
+      "torch-compile-max-autotune", "torch-compile-reduce-overhead", "torch-compile-regional"};
   for (const std::string& name : CaseNames()) {
     const RuleRun run = RunRules(BuiltinRules(), CaseFacts(CaseFile(name)));
     for (const Finding& finding : run.findings) {

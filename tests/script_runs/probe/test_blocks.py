@@ -135,6 +135,29 @@ class CompileSwitchTest(unittest.TestCase):
         switches.reset()
         self.assertNotIn("forward", vars(plain))
 
+    def test_each_mode_switches_its_own_compiled_forwards_regional_the_blocks(self):
+        model = torch.nn.Sequential(torch.nn.Linear(16, 16),
+                                    torch.nn.ModuleList([Product(), Product()]))
+        switches = Switches([model], cuda=False, physical_cores=lambda: 1)
+        switches.set({"compile_mode": "regional"})
+        self.assertNotIn("forward", vars(model), "the root stays eager")
+        regional = [vars(block)["forward"] for block in model[1]]
+        switches.set({"compile": True})
+        self.assertNotIn("forward", vars(model[1][0]), "plain compile's is the root's alone")
+        plain = vars(model)["forward"]
+        switches.set({})
+        self.assertFalse(any("forward" in vars(m) for m in model.modules()), "all put back")
+        switches.set({"compile_mode": "regional"})
+        self.assertEqual([vars(block)["forward"] for block in model[1]], regional, "kept")
+        switches.set({"compile": True})
+        self.assertIs(vars(model)["forward"], plain)
+        switches.reset()
+
+    def test_a_mode_without_its_blocks_raises_for_the_checks_processes_to_say_why(self):
+        switches = Switches([Product()], cuda=False, physical_cores=lambda: 1)
+        with self.assertRaisesRegex(RuntimeError, "no ModuleList or Sequential"):
+            switches.set({"compile_mode": "regional"})
+
     def test_later_switches_do_not_recompile(self):
         model = Product()
         x = torch.randn(8, 16)

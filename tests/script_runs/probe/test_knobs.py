@@ -7,6 +7,7 @@ from unittest import mock
 
 import torch
 
+from advisor_probe import knobs
 from advisor_probe.knobs import Knobs
 from advisor_probe.modules import ModuleTree
 
@@ -29,7 +30,12 @@ class CompileKnobTest(unittest.TestCase):
         patcher = mock.patch.dict(sys.modules, modules)
         patcher.start()
         self.addCleanup(patcher.stop)
-        compiled = mock.MagicMock(side_effect=lambda forward: ("compiled", forward))
+        self.compile_calls = []
+
+        def compiled(forward, **options):
+            self.compile_calls.append(options)
+            return ("compiled", forward)
+        compiled = mock.MagicMock(side_effect=compiled)
         patcher = mock.patch.object(torch, "compile", compiled, create=True)
         patcher.start()
         self.addCleanup(patcher.stop)
@@ -47,6 +53,62 @@ class CompileKnobTest(unittest.TestCase):
         Knobs({"compile": True}).at_model([model], cuda=False)
         self.assertEqual(model.forward[0], "compiled")
         self.assertFalse(self.config.fallback_random)
+
+
+    def test_a_mode_is_passed_to_torch_compile(self):
+        model = torch.nn.Linear(2, 2)
+        Knobs({"compile_mode": "max-autotune"}).at_model([model], cuda=False)
+        self.assertEqual(model.forward[0], "compiled")
+        self.assertEqual(self.compile_calls, [{"mode": "max-autotune"}])
+
+    def test_regional_compiles_each_repeated_block_alone_and_leaves_the_rest_eager(self):
+        model = torch.nn.Sequential(torch.nn.Linear(2, 4),
+                                    torch.nn.ModuleList([torch.nn.Linear(4, 4) for _ in range(3)]))
+        blocks = list(model[1])
+        forwards = [block.forward for block in blocks]
+        with mock.patch("advisor_probe.regional.raise_recompile_limit") as raise_limit:
+            Knobs({"compile_mode": "regional"}).at_model([model], cuda=False)
+        self.assertEqual([block.forward for block in blocks],
+                         [("compiled", forward) for forward in forwards])
+        self.assertNotIn("forward", vars(model), "the root stays eager")
+        self.assertNotIn("forward", vars(model[0]))
+        self.assertEqual(self.compile_calls, [{}, {}, {}], "torch.compile's default for each")
+        raise_limit.assert_called_once_with(3)
+
+
+class CompileModeTest(unittest.TestCase):
+    """torch.compile's modes as knobs (compile_mode): what a candidate asks for, what its
+    numerics check compiles, and where a mode has nothing to apply to."""
+
+    def test_the_request_says_the_mode_and_whether_random_numbers_are_eagers(self):
+        self.assertIsNone(knobs.compile_request({"allow_tf32": True}))
+        self.assertEqual(knobs.compile_request({"compile": True}), (None, False))
+        self.assertEqual(knobs.compile_request({"compile_mode": "regional"}), ("regional", False))
+        self.assertEqual(knobs.compile_request(knobs.as_checked({"compile_mode": "max-autotune"})),
+                         ("max-autotune", True))
+
+    @unittest.skipUnless(hasattr(torch, "compile"), "this torch has no torch.compile")
+    def test_the_checks_compile_keeps_the_modes_kernels_without_its_cuda_graphs(self):
+        with mock.patch.object(torch, "compile") as compile_:
+            knobs.compiled(len, eager_random=True, mode="max-autotune")
+        options = compile_.call_args.kwargs["options"]
+        self.assertTrue(options["max_autotune"])
+        self.assertTrue(options["fallback_random"])
+        self.assertNotIn("triton.cudagraphs", options)
+
+    def test_a_model_the_script_compiled_is_not_compiled_again(self):
+        compiled = type("OptimizedModule", (torch.nn.Module,), {})()
+        reason = knobs.compile_mode_not_applied("max-autotune", [compiled])
+        self.assertIn("the script compiles its model itself", reason)
+        self.assertIn('pass mode="max-autotune" to the script\'s own torch.compile call', reason)
+        self.assertIn("compile each repeated block in the script",
+                      knobs.compile_mode_not_applied("regional", [compiled]))
+
+    def test_regional_needs_repeated_blocks(self):
+        lone = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.ReLU())
+        self.assertIn("no ModuleList or Sequential of two or more blocks of one class",
+                      Knobs({"compile_mode": "regional"}).not_applied([lone]))
+        self.assertEqual(Knobs({"compile_mode": "max-autotune"}).not_applied([lone]), "")
 
 
 class DdpKnobTest(unittest.TestCase):

@@ -12,7 +12,8 @@ import torch.nn as nn
 
 from advisor_probe.compile_report import CompileRecorder
 from advisor_probe.modules import ModuleTree
-from advisor_probe.regional import RegionalCompiler, compiled_ancestor, path_down, regions
+from advisor_probe.regional import (RegionalCompiler, compiled_ancestor, path_down, regions,
+                                    repeated_blocks)
 
 
 class Block(nn.Module):
@@ -76,6 +77,25 @@ class OptimizedModule(nn.Module):
     def __init__(self, module):
         super().__init__()
         self._orig_mod = module
+
+
+class RepeatedBlocks(unittest.TestCase):
+    """What torch-compile-regional compiles one by one (knobs.py)."""
+
+    def test_the_largest_container_of_one_class_gives_its_members(self):
+        net = Net()
+        net.mlp = nn.Sequential(nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 8))  # of mixed classes
+        net.heads = nn.ModuleList([nn.Linear(8, 2), nn.Linear(8, 2)])  # one class, fewer weights
+        self.assertEqual(repeated_blocks([net]), list(net.blocks))
+
+    def test_each_root_gives_its_own(self):
+        first, second = Net(), Deep(2)
+        self.assertEqual(repeated_blocks([first, second]),
+                         list(first.blocks) + list(second.blocks))
+
+    def test_a_model_without_repeated_blocks_gives_none(self):
+        lone = nn.Sequential(nn.Linear(4, 8), nn.ReLU())
+        self.assertEqual(repeated_blocks([lone, Deep(1)]), [])
 
 
 class WhichRegions(unittest.TestCase):

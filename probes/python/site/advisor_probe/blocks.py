@@ -4,7 +4,8 @@ autocast around the model's forward, the intra-op thread count) are switched bet
 the baseline and each candidate alternate in short blocks of steps in the same process: the same
 start-up, the same warmed caches and allocator, and the machine's drift on both sides alike.
 torch.compile is switched too: each root keeps its own forward and a compiled one, made once, and
-the switch is which of the two the root calls.
+the switch is which of the two the root calls; each compile mode has compiled forwards of its own
+(regional compilation: each repeated block's).
 
 The schedule runs in cycles. In each cycle every candidate gets a pair of blocks, its baseline
 block and its candidate block, in the order A B on one cycle and B A on the next (and shifted by
@@ -23,7 +24,8 @@ from advisor_probe import sdpa_backends
 
 # The overrides a running script can take between two steps; any other knob needs a process.
 SWITCHABLE = {"allow_tf32", "cudnn_benchmark", "deterministic", "autocast_dtype",
-              "sdpa_backend", "intra_op_threads", "attn_implementation", "compile"}
+              "sdpa_backend", "intra_op_threads", "attn_implementation", "compile",
+              "compile_mode"}
 
 
 def _thread_count(value, physical_cores):
@@ -44,8 +46,9 @@ class Switches:
         self._autocast_dtype = None
         self._contexts = []
         self._restore = []  # callables that put the script's settings back, in reverse order
-        # By whether random ops draw from eager's generator (the numerics check's compile): each
-        # root's compiled forward, made at the first switch to it and kept for the run, so that
+        # By knobs.compile_request (the mode, and whether random ops draw from eager's generator:
+        # the numerics check's compile): the modules and their compiled forwards (each root's, or
+        # each repeated block's), made at the first switch to it and kept for the run, so that
         # dynamo's cache entries (on the forward's code, for that wrapper's backend) serve every
         # later block without a recompile.
         self._compiled = {}
@@ -58,7 +61,11 @@ class Switches:
         empty dict for the baseline)."""
         self.reset()
         for knob, value in overrides.items():
-            getattr(self, "_set_" + knob)(value)
+            if knob not in ("compile", "compile_mode"):
+                getattr(self, "_set_" + knob)(value)
+        request = knobs.compile_request(overrides)
+        if request is not None:
+            self._set_compiled(request)
 
     def reset(self):
         while self._restore:
@@ -97,18 +104,18 @@ class Switches:
         before = sdpa_backends.leave_only(backend)
         self._keep(lambda: sdpa_backends.restore(before))
 
-    def _set_compile(self, value):
-        if not value:
-            return
-        eager_random = value == knobs.EAGER_RANDOM_COMPILE
-        if eager_random not in self._compiled:
-            # Made under the script's own forward (set() resets first): what the compile knob of
+    def _set_compiled(self, request):
+        if request not in self._compiled:
+            reason = knobs.compile_mode_not_applied(request[0], self._roots) \
+                if request[0] is not None else ""
+            if reason:  # the numerics check's processes say so; this run measures it not at all
+                raise RuntimeError("advisor cannot compile so: " + reason)
+            # Made under the script's own forwards (set() resets first): what the compile knob of
             # a process of its own would compile.
-            self._compiled[eager_random] = [knobs.compiled(root.forward, eager_random)
-                                            for root in self._roots]
-        for root, forward in zip(self._roots, self._compiled[eager_random]):
-            self._keep(_forward_restorer(root))
-            root.forward = forward
+            self._compiled[request] = knobs.compiled_forwards(self._roots, request)
+        for module, forward in self._compiled[request]:
+            self._keep(_forward_restorer(module))
+            module.forward = forward
 
     def _set_attn_implementation(self, implementation):
         """transformers reads the choice at every forward where it can switch a built model; the
@@ -147,8 +154,9 @@ class Switches:
 
 
 def _forward_restorer(root):
-    """Puts `root`'s forward back exactly: an instance attribute the script set (its own
-    wrapper, a compiled forward), or none, so that its class's forward is called again."""
+    """Puts the forward of `root` (a root, or a repeated block) back exactly: an instance
+    attribute the script set (its own wrapper, a compiled forward), or none, so that its class's
+    forward is called again."""
     own = vars(root).get("forward")
     had_own = "forward" in vars(root)
 

@@ -13,12 +13,13 @@ import torch
 
 from advisor_probe import hf_attention
 from advisor_probe import modules as module_tree
+from advisor_probe import regional
 from advisor_probe import sdpa_backends
 
 # What each override needs, for a clear "cannot apply" instead of a silent no-op.
 KNOWN = {"deterministic", "batch_scale", "autocast_dtype", "allow_tf32", "cudnn_benchmark",
          "channels_last", "fused_optimizer", "pin_memory", "dataloader_workers",
-         "intra_op_threads", "sdpa_backend", "compile", "ddp_bucket_cap_mb",
+         "intra_op_threads", "sdpa_backend", "compile", "compile_mode", "ddp_bucket_cap_mb",
          "ddp_gradient_as_bucket_view", "ddp_static_graph", "ddp_no_sync",
          "fsdp_sharding_strategy", "persistent_workers", "checkpoint_modules",
          "attn_implementation"}
@@ -95,18 +96,77 @@ class ItemSeeded(torch.utils.data.Dataset):
 # The compile knob's value in a numerics check inside the run (as_checked): the compiled forward's
 # random ops draw from eager's generator.
 EAGER_RANDOM_COMPILE = "eager_random"
+# The compile_mode that compiles the model's repeated blocks one by one, the rest eager (torch's
+# regional compilation), where the others are torch.compile's own modes for the roots' forwards.
+REGIONAL = "regional"
 
 
-def compiled(forward, eager_random=False):
-    """`forward` through torch.compile, as the compile knob compiles it. With `eager_random`,
-    inductor's `fallback_random`: random ops call eager's, drawing the numbers the eager baseline
-    draws (_eager_random_numbers says why), set in this compile's options rather than globally,
-    so that the forward the timed blocks compile in the same process keeps inductor's own. The
-    two are separate wrappers with separate backends, and dynamo serves neither's cache entry to
-    the other (its entries match the backend they were compiled for; test_blocks.py checks)."""
+def compile_request(overrides):
+    """(mode, eager_random) of the compile a candidate's knobs ask for: mode None for
+    torch.compile's default, REGIONAL, or a torch.compile mode ("max-autotune",
+    "reduce-overhead"); None where they compile nothing."""
+    mode = overrides.get("compile_mode")
+    value = overrides.get("compile")
+    if mode is None and not value:
+        return None
+    return mode, value == EAGER_RANDOM_COMPILE
+
+
+def _checked_mode_options(mode):
+    """A torch.compile mode's inductor options for the numerics check, less its CUDA graphs: a
+    graph replays the kernels it captured, so the check compares the mode's kernels without them
+    (and a forward with no backward, as the check runs it, leaves no captured graph pending)."""
+    from torch._inductor import list_mode_options
+
+    options = dict(list_mode_options(mode))
+    options.pop("triton.cudagraphs", None)
+    return options
+
+
+def compiled(forward, eager_random=False, mode=None):
+    """`forward` through torch.compile, as the compile knob compiles it, in torch.compile's `mode`
+    where one is given. With `eager_random`, inductor's `fallback_random`: random ops call eager's,
+    drawing the numbers the eager baseline draws (_eager_random_numbers says why), set in this
+    compile's options rather than globally, so that the forward the timed blocks compile in the
+    same process keeps inductor's own (torch.compile takes a mode or options, so the mode's
+    options are spelt out there). The two are separate wrappers with separate backends, and
+    dynamo serves neither's cache entry to the other (its entries match the backend they were
+    compiled for; test_blocks.py checks)."""
     if eager_random:
-        return torch.compile(forward, options={"fallback_random": True})
+        options = _checked_mode_options(mode) if mode is not None else {}
+        options["fallback_random"] = True
+        return torch.compile(forward, options=options)
+    if mode is not None:
+        return torch.compile(forward, mode=mode)
     return torch.compile(forward)
+
+
+def compiled_forwards(roots, request):
+    """[(module, its compiled forward)] for a compile_request: each root's forward, or for
+    REGIONAL each of the model's repeated blocks' (regional.repeated_blocks), whose instances of
+    one class share a graph where dynamo's guards allow; dynamo's recompile limit is raised by
+    their number for the rest of the run, so that no block past the limit runs eagerly unseen."""
+    mode, eager_random = request
+    if mode == REGIONAL:
+        blocks = regional.repeated_blocks(roots)
+        regional.raise_recompile_limit(len(blocks))
+        return [(block, compiled(block.forward, eager_random)) for block in blocks]
+    return [(root, compiled(root.forward, eager_random, mode)) for root in roots]
+
+
+def compile_mode_not_applied(mode, roots):
+    """Why the compile_mode `mode` cannot apply to the model's `roots`, or "". A model the script
+    compiled itself is not compiled again: the mode is a change to the script's own call."""
+    if any(module_tree.is_compiled(root) for root in roots):
+        change = ("compile each repeated block in the script instead of the whole model"
+                  if mode == REGIONAL else
+                  "pass mode=\"%s\" to the script's own torch.compile call" % mode)
+        return "the script compiles its model itself, which advisor does not compile again: " + \
+            change
+    if mode == REGIONAL and not regional.repeated_blocks(roots):
+        return ("the model has no ModuleList or Sequential of two or more blocks of one class "
+                "to compile one by one")
+    return ""
 
 
 def _count(value):
@@ -125,7 +185,7 @@ def as_checked(overrides):
     checked = dict(overrides)
     if "attn_implementation" in checked and "sdpa_backend" not in checked:
         checked["sdpa_backend"] = "math"
-    if checked.get("compile") is True:
+    if checked.get("compile") is True or "compile_mode" in checked:
         checked["compile"] = EAGER_RANDOM_COMPILE
     return checked
 
@@ -245,6 +305,10 @@ class Knobs:
     def not_applied(self, roots=(), tree=None):
         """Why a knob had nothing to apply to in this script, once the model (`roots`, named as
         `tree`, the session's ModuleTree) is known; "" when every knob found its place."""
+        if "compile_mode" in self._overrides:
+            reason = compile_mode_not_applied(self._overrides["compile_mode"], roots)
+            if reason:
+                return reason
         if "attn_implementation" in self._overrides and not self._early_attention:
             reason = hf_attention.not_switchable(roots)
             if reason:
@@ -404,11 +468,13 @@ class Knobs:
                 root.register_forward_pre_hook(_channels_last_inputs)
             if o.get("autocast_dtype") and cuda:
                 self._autocast_root(root)
-            if o.get("compile"):
-                if self._numerics:
-                    _eager_random_numbers()
-                # The forward, not the module: the module's own hooks (the probe's) stay eager.
-                root.forward = compiled(root.forward)
+        request = compile_request(o)
+        if request is not None:
+            if self._numerics:
+                _eager_random_numbers()
+            # The forward, not the module: the module's own hooks (the probe's) stay eager.
+            for module, forward in compiled_forwards(roots, request):
+                module.forward = forward
 
     def _enter_autocast(self, module, args):
         context = torch.autocast("cuda", dtype=getattr(torch, self._overrides["autocast_dtype"]))

@@ -45,7 +45,7 @@ def _set_forward(module, forward):
     return restore
 
 
-def _raise_recompile_limit(by):
+def raise_recompile_limit(by):
     """Raises dynamo's recompile limit (`recompile_limit`, `cache_size_limit` before torch 2.6)
     by `by` and returns what puts it back."""
     from torch._dynamo import config
@@ -53,6 +53,29 @@ def _raise_recompile_limit(by):
     previous = getattr(config, name)
     setattr(config, name, previous + by)
     return lambda: setattr(config, name, previous)
+
+
+def repeated_blocks(roots):
+    """The blocks torch's regional compilation compiles one by one (the autotest's
+    torch-compile-regional, knobs.py): the members of each root's largest ModuleList or Sequential,
+    by parameters, of two or more modules of one class (a transformer's layers); [] where a root
+    has none."""
+    import torch
+
+    blocks = []
+    for root in roots:
+        largest, largest_size = [], 0
+        for module in root.modules():
+            if not isinstance(module, (torch.nn.ModuleList, torch.nn.Sequential)):
+                continue
+            members = list(module.children())
+            if len(members) < 2 or len({type(member) for member in members}) != 1:
+                continue
+            size = sum(parameter.numel() for parameter in module.parameters())
+            if size > largest_size:
+                largest, largest_size = members, size
+        blocks.extend(largest)
+    return blocks
 
 
 def compiled_ancestor(tree, path):
@@ -136,7 +159,7 @@ class RegionalCompiler:
         undo = [lambda: setattr(switch, "eager", False)]
         alone = [path for path in regions(tree, top, parent)
                  if path not in tree.compiled]  # one the script compiled alone stays so
-        undo.append(_raise_recompile_limit(len(alone)))
+        undo.append(raise_recompile_limit(len(alone)))
         for path in alone:
             module = tree.by_path[path]
             undo.append(_set_forward(module, self._region(path, module.forward, options)))
