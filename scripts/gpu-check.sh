@@ -13,7 +13,8 @@
 # (bench/zoo_gpu.sh, ZOO_RUNS=1 unless set); script mode: script (bisect of the ViT case as an
 # eager training script, and of its torch.compile'd variant), compile_findings (the planted graph
 # break and batch-size recompiles compiled with inductor on CUDA, the seed with reduce-overhead),
-# round_trip (the seed's bisection trace.json read back by advisor analyze), script_overhead
+# compile_modes (torch.compile's modes as autotest candidates on the seed), round_trip (the
+# seed's bisection trace.json read back by advisor analyze), script_overhead
 # (bench/script_overhead.py on the ViT and launch-bound scripts), script_autotest (--autotest on
 # the eager ViT script, then its fixes timed by hand in the same call, bench/seed_by_hand.py, and
 # the report judged against them and the 4-minute bar, bench/seed_judge.py), script_pipeline (the data-input seed's pipeline as a script: the input
@@ -304,6 +305,32 @@ for name in ("script-vit", "analyze-seed"):
         name, s["median_ms"], {k: round(s[k], 2) for k in s if k.endswith("_ms") and
                                isinstance(s[k], (int, float)) and k != "median_ms"},
         [(f["rule"], f["severity"]) for f in r["findings"]]))
+EOF
+}
+
+# Issue #29 item 3 on the GPU: torch.compile's modes as autotest candidates on the eager seed, with
+# only the compile recipes loaded so that the budget goes to them (plain compile first, then its
+# modes; max-autotune, minutes of autotuning, only with COMPILE_MODES_ALL=1).
+compile_modes() {
+  local recipes=/tmp/gpu-check-compile-recipes
+  rm -rf "$recipes" && mkdir -p "$recipes"
+  cp recipes/torch-compile.json recipes/torch-compile-reduce-overhead.json \
+    recipes/torch-compile-regional.json "$recipes/"
+  [ "${COMPILE_MODES_ALL:-0}" = 1 ] && cp recipes/torch-compile-max-autotune.json "$recipes/"
+  ADVISOR_RECIPES_DIR=$recipes step compile_modes build-gpu/advisor bisect --autotest \
+    --autotest-rounds 3 --autotest-budget "${AUTOTEST_BUDGET:-4m}" --out "$results/compile-modes" \
+    -- python3 bench/scripts/vit_train.py --steps 100000
+  python3 - "$results/compile-modes/report.json" <<'EOF' | tee -a "$out/summary.txt"
+import json, sys
+report = json.load(open(sys.argv[1]))
+for fix in report["fixes"]:
+    low, high = fix.get("speedup_ci_low"), fix.get("speedup_ci_high")
+    print("compile_modes: %s %s %.3fx %s in %s, warm-up %s s, peak %s MB (baseline %s); %s" % (
+        fix["recipe"], fix["status"], fix.get("speedup") or 0,
+        "[%.3f, %.3f]" % (low, high) if low is not None else "no interval",
+        fix.get("measured_in"), fix.get("warmup_s"), fix.get("peak_memory_mb"),
+        fix.get("baseline_peak_memory_mb"), (fix.get("detail") or "")[:200]))
+print("compile_modes: cuda_graphs %s" % ((report.get("compile") or {}).get("cuda_graphs"),))
 EOF
 }
 
@@ -664,11 +691,11 @@ zoo() {
 for stage in "${stages[@]}"; do
   case "$stage" in
     build) build || { log "build failed: later stages skipped"; exit 1; } ;;
-    tests|script_tests|zoo_cpu|vit|graphs|overhead|zoo|script|compile_findings|round_trip|script_overhead|script_autotest|script_pipeline|traces|analyze_bench|marker_cost|ddp|seed|detached_cost|detached_cost_ddp|rank_traces|real_models|stragglers|memory|memory_oracle)
+    tests|script_tests|zoo_cpu|vit|graphs|overhead|zoo|script|compile_findings|compile_modes|round_trip|script_overhead|script_autotest|script_pipeline|traces|analyze_bench|marker_cost|ddp|seed|detached_cost|detached_cost_ddp|rank_traces|real_models|stragglers|memory|memory_oracle)
       "$stage" ;;
     diff) diff_stage ;;
     *) log "unknown stage '$stage' (build, tests, script_tests, zoo_cpu, vit, graphs, overhead," \
-         "zoo, script, compile_findings, round_trip, script_overhead, script_autotest, script_pipeline, traces, analyze_bench," \
+         "zoo, script, compile_findings, compile_modes, round_trip, script_overhead, script_autotest, script_pipeline, traces, analyze_bench," \
          "marker_cost, ddp, seed, detached_cost, detached_cost_ddp, rank_traces, real_models," \
          "stragglers, memory, memory_oracle, diff)"; exit 2 ;;
   esac
