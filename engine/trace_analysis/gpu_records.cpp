@@ -16,7 +16,8 @@ std::uint32_t Narrow(std::int64_t value) {
 }
 
 // The correlation id of the innermost op running on its thread when each call started (kNoOp
-// when none): ops and calls swept in start order per thread against a stack of open ops.
+// when none; a trace's ops are numbered from 1 in order): ops and calls swept in start order per
+// thread against a stack of open ops.
 std::vector<std::uint64_t> LaunchingOps(const std::vector<OpEvent>& ops,
                                         const std::vector<ApiCallEvent>& calls) {
   // A CPU trace launches nothing: its millions of ops are not sorted by thread for no call.
@@ -44,7 +45,7 @@ std::vector<std::uint64_t> LaunchingOps(const std::vector<OpEvent>& ops,
         open.push_back(op_indices[next]);
       }
       while (!open.empty() && ops[open.back()].end_ns <= at) open.pop_back();
-      if (!open.empty()) launching[call] = ops[open.back()].correlation_id;
+      if (!open.empty()) launching[call] = open.back() + 1;
     }
   }
   return launching;
