@@ -211,8 +211,7 @@ WindowAttribution::WindowAttribution(const Timeline& timeline,
     }
   }
   std::map<std::pair<Phase, std::string>, OpCost> by_name;
-  for (std::size_t slot = 0; slot < by_name_slot.size(); ++slot) {
-    OpCost& entry = by_name_slot[slot];
+  for (OpCost& entry : by_name_slot) {
     if (entry.calls == 0) continue;
     by_name.emplace(std::make_pair(entry.phase, entry.name), std::move(entry));
   }
