@@ -89,16 +89,29 @@ class ThreadModules {
 };
 
 // Markers and op starts of one thread, merged in time order (a marker before an op at a tie).
-// 8 bytes, the time read from the event: a trace's threads hold one for each of its millions of
-// ops, and with the placements they are the window's peak.
-struct Item {
-  std::uint32_t order;  // 0 marker, 1 op
-  std::uint32_t index;  // into Timeline::markers or ops (a trace's events count in 32 bits)
+// 4 bytes, the time read from the event: a trace's threads hold one for each of its millions of
+// ops, and with the ops and their placements they are the window's peak. An index into
+// Timeline::markers or ops, which OpPlacement counts in an int: the top bit is free to say which.
+class Item {
+ public:
+  static Item Marker(std::size_t index) {
+    return Item(static_cast<std::uint32_t>(index) | kMarker);
+  }
+  static Item Op(std::size_t index) { return Item(static_cast<std::uint32_t>(index)); }
+  bool marker() const { return (bits_ & kMarker) != 0; }
+  std::uint32_t index() const { return bits_ & ~kMarker; }
+
+ private:
+  static constexpr std::uint32_t kMarker = 1u << 31;
+  explicit Item(std::uint32_t bits) : bits_(bits) {}
+  std::uint32_t bits_;
 };
+static_assert(sizeof(Item) == 4, "a trace's threads hold one for each of its millions of ops");
 
 // The time an item is placed at: its marker's, or its op's start.
 TimeNs TimeOf(const Timeline& timeline, const Item& item) {
-  return item.order == 0 ? timeline.markers[item.index].time_ns : timeline.ops[item.index].start_ns;
+  return item.marker() ? timeline.markers[item.index()].time_ns
+                       : timeline.ops[item.index()].start_ns;
 }
 
 // Calls visit(by_thread[op.thread], i) for each op i: runs of one thread's ops, most of a trace's,
@@ -133,8 +146,8 @@ void PlaceThread(const Timeline& timeline, const std::vector<Item>& items,
       modules.ClosePhase();  // module intervals never span a phase boundary
       current_phase = {step, phase};
     }
-    if (item.order == 0) {
-      const MarkerEvent& marker = timeline.markers[item.index];
+    if (item.marker()) {
+      const MarkerEvent& marker = timeline.markers[item.index()];
       modules.Apply(marker);
       for (std::size_t open : open_ops) {
         const OpEvent& enclosing = timeline.ops[open];
@@ -144,26 +157,27 @@ void PlaceThread(const Timeline& timeline, const std::vector<Item>& items,
       }
       continue;
     }
-    const OpEvent& op = timeline.ops[item.index];
+    const std::uint32_t i = item.index();
+    const OpEvent& op = timeline.ops[i];
     while (!open_ops.empty() && timeline.ops[open_ops.back()].end_ns <= op.start_ns) {
       open_ops.pop_back();
     }
     if (creator != nullptr && open_ops.empty() && op.scope == OpScope::kBackward &&
-        (*creator)[item.index] >= 0) {
-      modules.NodeMadeIn(placements.ModuleOf((*creator)[item.index]));
+        (*creator)[i] >= 0) {
+      modules.NodeMadeIn(placements.ModuleOf((*creator)[i]));
     }
-    OpPlacement& placement = placements[item.index];
+    OpPlacement& placement = placements[i];
     placement.step = step;
     placement.phase = phase;
     placement.module = modules.Innermost();
     placement.parent = open_ops.empty() ? -1 : static_cast<int>(open_ops.back());
-    open_ops.push_back(item.index);
+    open_ops.push_back(i);
   }
   // Parents come before their children (the ops are in start order): one pass finds each op's
   // top level, over the items again rather than a list of the thread's ops (8 bytes an op).
   for (const Item& item : items) {
-    if (item.order == 0) continue;
-    const std::size_t i = item.index;
+    if (item.marker()) continue;
+    const std::size_t i = item.index();
     OpPlacement& placement = placements[i];
     if (encloses_boundary[i]) {
       placement.top_level = -1;
@@ -265,7 +279,7 @@ OpPlacements PlaceOps(const Timeline& timeline) {
   std::map<ThreadId, std::pair<std::vector<Item>, std::size_t>> by_thread;  // items, markers
   for (std::size_t i = 0; i < timeline.markers.size(); ++i) {
     auto& [items, markers] = by_thread[timeline.markers[i].thread];
-    items.push_back({0, static_cast<std::uint32_t>(i)});
+    items.push_back(Item::Marker(i));
     ++markers;
   }
   // Each thread's ops are counted before they are added, so that its items are made room for
@@ -277,12 +291,12 @@ OpPlacements PlaceOps(const Timeline& timeline) {
     items.reserve(markers + count);
   }
   ForEachOpByThread(timeline, by_thread, [&](auto& items_and_markers, std::size_t i) {
-    items_and_markers.first.push_back({1, static_cast<std::uint32_t>(i)});
+    items_and_markers.first.push_back(Item::Op(i));
   });
 
   const auto in_time_order = [&timeline](const Item& a, const Item& b) {
     const TimeNs time_a = TimeOf(timeline, a), time_b = TimeOf(timeline, b);
-    return time_a != time_b ? time_a < time_b : a.order < b.order;
+    return time_a != time_b ? time_a < time_b : a.marker() && !b.marker();
   };
   for (auto& [thread, items_and_markers] : by_thread) {
     std::vector<Item>& items = items_and_markers.first;

@@ -1,6 +1,6 @@
 // Device time per op, op name, module and phase: each kernel, memcpy and memset is charged to
 // the innermost op whose correlation id CUPTI saw pushed when it was launched
-// (KernelEvent::external_id == OpEvent::correlation_id).
+// (KernelEvent::external_id == Timeline::CorrelationOf(op)).
 #pragma once
 
 #include <cstdint>

@@ -15,8 +15,9 @@ bool IsModelCall(const OpEvent& op) {
 OpLookup::OpLookup(const Timeline& timeline) : calling_op_(timeline.ops.size(), -1) {
   const std::vector<OpEvent>& ops = timeline.ops;
   for (int i = 0; i < static_cast<int>(ops.size()); ++i) {
-    if (ops[i].correlation_id == 0) continue;
-    auto [it, inserted] = innermost_by_id_.emplace(ops[i].correlation_id, i);
+    const std::uint64_t id = timeline.CorrelationOf(i);
+    if (id == 0) continue;
+    auto [it, inserted] = innermost_by_id_.emplace(id, i);
     if (!inserted && ops[i].depth > ops[it->second].depth) it->second = i;
   }
 

@@ -1,5 +1,5 @@
-// From GPU work back to the ops that caused it. The op probe pushes each op's
-// OpEvent::correlation_id as CUPTI's external id while the op runs, so an external id names the
+// From GPU work back to the ops that caused it. The op probe pushes each op's correlation id
+// (Timeline::CorrelationOf) as CUPTI's external id while the op runs, so an external id names the
 // innermost op running when the work was launched.
 #pragma once
 

@@ -421,7 +421,8 @@ class WindowWriter {
     const OpEvent& op = timeline_.ops[i];
     const OpPlacement& placement = placements_[i];
     json args = json::object();
-    if (op.correlation_id != 0) args["External id"] = op.correlation_id;
+    const std::uint64_t correlation_id = timeline_.CorrelationOf(i);
+    if (correlation_id != 0) args["External id"] = correlation_id;
     const OpSequence& sequence = timeline_.SequenceOf(i);
     if (sequence.seq_nr >= 0) {
       args["Sequence number"] = sequence.seq_nr;

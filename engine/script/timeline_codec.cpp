@@ -82,8 +82,9 @@ std::string EventsToJson(const Timeline& timeline) {
     const OpCounts& counts = timeline.CountsOf(i);
     const OpSequence& sequence = timeline.SequenceOf(i);
     ops.push_back({names.Of(op.name.str()), static_cast<int>(op.scope), op.thread, sequence.seq_nr,
-                   sequence.forward_thread, op.start_ns, op.end_ns, op.depth, op.correlation_id,
-                   counts.page_faults, counts.input_elements, counts.broadcast_elements});
+                   sequence.forward_thread, op.start_ns, op.end_ns, op.depth,
+                   timeline.CorrelationOf(i), counts.page_faults, counts.input_elements,
+                   counts.broadcast_elements});
   }
   json markers = json::array();
   for (const MarkerEvent& marker : timeline.markers) {
@@ -159,7 +160,7 @@ void EventsFromJson(const JsonField& events, Timeline& out) {
     const OpSequence sequence{row.Element(3).Integer(), row.Element(4).Unsigned()};
     std::tie(op.start_ns, op.end_ns) = Interval(row, 5);
     op.depth = static_cast<std::int16_t>(row.Element(7).Integer(0, OpEvent::kMaxDepth));
-    op.correlation_id = row.Element(8).Unsigned();
+    const std::uint64_t correlation_id = row.Element(8).Unsigned();
     OpCounts counts;
     counts.page_faults = row.Element(9).Integer(-1);
     if (row.Size() > 11) {
@@ -169,6 +170,7 @@ void EventsFromJson(const JsonField& events, Timeline& out) {
     out.ops.push_back(op);
     out.SetCounts(out.ops.size() - 1, counts);
     out.SetSequence(out.ops.size() - 1, sequence);
+    out.SetCorrelation(out.ops.size() - 1, correlation_id);
   });
   ModulePathsByName paths;
   ForEachRow(events, "markers", [&](const JsonField& row) {

@@ -30,9 +30,10 @@ enum class OpScope : std::uint8_t {
 };
 
 // One ATen operator, autograd node or user scope, with its nesting on its thread. A trace holds
-// millions: what only the op probe counts (OpCounts) and autograd's numbering (OpSequence), which
-// torch's legacy trace never records, are kept beside them, and the depth fits beside the name
-// and scope: an op is 40 bytes.
+// millions: what only the op probe counts (OpCounts), autograd's numbering (OpSequence), which
+// torch's legacy trace never records, and the correlation id its GPU work carries, which a trace
+// without GPU work needs none of, are kept beside them (Timeline::CorrelationOf), and the depth
+// fits beside the name and scope: an op is 32 bytes.
 struct OpEvent {
   // The deepest nesting an op records: the probe counts an op nested deeper as this deep.
   static constexpr int kMaxDepth = INT16_MAX;
@@ -44,9 +45,8 @@ struct OpEvent {
   ThreadId thread = 0;       // the thread it ran on (RecordFunction::threadId)
   TimeNs start_ns = 0;
   TimeNs end_ns = 0;
-  std::uint64_t correlation_id = 0;  // external correlation id pushed for GPU work; 0 if none
 };
-static_assert(sizeof(OpEvent) == 40, "a trace holds millions of ops: keep them narrow");
+static_assert(sizeof(OpEvent) == 32, "a trace holds millions of ops: keep them narrow");
 
 // How autograd numbered an op: held beside the ops (Timeline::SequenceOf) rather than in each,
 // so that the 2.35 M ops of a legacy trace, which numbers none, do not carry 16 bytes each. The
@@ -173,7 +173,7 @@ struct KernelEvent {
   std::int32_t static_shared_bytes = 0;
   std::int32_t dynamic_shared_bytes = 0;
   std::uint32_t correlation_id = 0;       // CUPTI's id, shared with the launching API call
-  std::uint64_t external_id = 0;          // the op's correlation id (OpEvent::correlation_id)
+  std::uint64_t external_id = 0;          // the op's correlation id (Timeline::CorrelationOf)
 };
 
 enum class MemcpyKind { kHostToDevice, kDeviceToHost, kDeviceToDevice, kOther };
@@ -267,6 +267,11 @@ struct Timeline {
   // Index for index with ops up to the last op numbered (SequenceOf reads past it as unnumbered);
   // empty where no op has a sequence number, as in torch's legacy traces.
   std::vector<OpSequence> op_sequences;
+  // Index for index with ops up to the last op with one: the external correlation id the op
+  // pushed for its GPU work, which that work's records name (KernelEvent::external_id, ...).
+  // Empty where no op has one: a trace without GPU work, whose millions of ops would carry 8
+  // bytes each for nothing (a trace's ids are each op's index + 1, filled where it has GPU work).
+  std::vector<std::uint64_t> op_correlation_ids;
   // Host time of one first touch of a fresh memory page, measured in the process that ran the
   // window where its ops counted their page faults (OpCounts::page_faults); 0 where they did not.
   double page_fault_ns = 0;
@@ -289,8 +294,16 @@ struct Timeline {
   void SetSequence(std::size_t i, const OpSequence& sequence) {
     SetBeside(op_sequences, i, sequence, sequence.Numbered());
   }
-  // Drops the ops `remove` says to drop, their counts and numbers with them, keeping the others'
-  // order.
+  // ops[i]'s correlation id: 0 where it pushed none.
+  std::uint64_t CorrelationOf(std::size_t i) const {
+    return i < op_correlation_ids.size() ? op_correlation_ids[i] : 0;
+  }
+  // Sets ops[i]'s correlation id (ops[i] exists).
+  void SetCorrelation(std::size_t i, std::uint64_t id) {
+    SetBeside(op_correlation_ids, i, id, id != 0);
+  }
+  // Drops the ops `remove` says to drop, their counts, numbers and correlation ids with them,
+  // keeping the others' order.
   template <typename Predicate>
   void RemoveOpsIf(Predicate remove) {
     std::size_t kept = 0;
@@ -298,11 +311,13 @@ struct Timeline {
       if (remove(ops[i])) continue;
       if (kept < op_counts.size()) op_counts[kept] = CountsOf(i);  // i >= kept: not yet moved
       if (kept < op_sequences.size()) op_sequences[kept] = SequenceOf(i);
+      if (kept < op_correlation_ids.size()) op_correlation_ids[kept] = CorrelationOf(i);
       ops[kept++] = ops[i];
     }
     ops.resize(kept);
     if (op_counts.size() > kept) op_counts.resize(kept);
     if (op_sequences.size() > kept) op_sequences.resize(kept);
+    if (op_correlation_ids.size() > kept) op_correlation_ids.resize(kept);
   }
 
  private:

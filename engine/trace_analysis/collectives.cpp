@@ -20,7 +20,7 @@ int OpIndex(const MeasuredWindow& window, std::uint64_t correlation_id) {
 std::optional<CollectiveDescription> DescribeFromOps(const MeasuredWindow& window,
                                                      const HostEvents& host, int op) {
   for (int at = op; at >= 0; at = window.placements[at].parent) {
-    auto it = host.collective_of_op.find(window.timeline.ops[at].correlation_id);
+    auto it = host.collective_of_op.find(static_cast<std::uint64_t>(at) + 1);  // its correlation
     if (it != host.collective_of_op.end()) return it->second;
   }
   return std::nullopt;

@@ -16,8 +16,9 @@ std::uint32_t Narrow(std::int64_t value) {
 }
 
 // The correlation id of the innermost op running on its thread when each call started (kNoOp
-// when none, or when the innermost is one of advisor's own ranges: its wait is not the model's):
-// ops, advisor's ranges and calls swept in start order per thread against a stack of open ones.
+// when none, or when the innermost is one of advisor's own ranges: its wait is not the model's; a
+// trace's ops are numbered from 1 in order): ops, advisor's ranges and calls swept in start order
+// per thread against a stack of open ones.
 std::vector<std::uint64_t> LaunchingOps(const HostEvents& host,
                                         const std::vector<ApiCallEvent>& calls) {
   // A CPU trace launches nothing: its millions of ops are not sorted by thread for no call.
@@ -57,9 +58,7 @@ std::vector<std::uint64_t> LaunchingOps(const HostEvents& host,
         open.push_back(span_indices[next]);
       }
       while (!open.empty() && end_of(open.back()) <= at) open.pop_back();
-      if (!open.empty() && open.back() < ops.size()) {
-        launching[call] = ops[open.back()].correlation_id;
-      }
+      if (!open.empty() && open.back() < ops.size()) launching[call] = open.back() + 1;
     }
   }
   return launching;

@@ -242,8 +242,7 @@ class HostEventReader::Impl {
     op.thread = thread;
     op.start_ns = event.start;
     op.end_ns = event.end;
-    op.correlation_id = host_.ops.size() + 1;
-    if (event.collective) host_.collective_of_op.emplace(op.correlation_id, *event.collective);
+    if (event.collective) host_.collective_of_op.emplace(host_.ops.size() + 1, *event.collective);
     if (event.sequence_number >= 0) {
       NumberNextOp(event.sequence_number);
       host_.has_sequence_numbers = true;

@@ -42,8 +42,9 @@ struct CollectiveDescription {
 };
 
 struct HostEvents {
-  // Ops as the engine's op probe records them: each with its own correlation id (index + 1),
-  // which GPU records are linked to; the autograd engine's wrappers left out.
+  // Ops as the engine's op probe records them, the autograd engine's wrappers left out. Each has
+  // its own correlation id, which GPU records are linked to: its index + 1, held nowhere
+  // (BuildProfilerTraceWindow spells them out where the trace has GPU records).
   std::vector<OpEvent> ops;
   // Their sequence numbers and forward threads, index for index up to the last op numbered
   // (Timeline::op_sequences): empty in a legacy trace, which numbers none.

@@ -1,6 +1,7 @@
 #include "engine/trace_analysis/profiler_trace_window.h"
 
 #include <functional>
+#include <numeric>
 #include <utility>
 
 #include "engine/analysis/sequence_numbers.h"
@@ -127,6 +128,13 @@ ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store, TraceRecor
   timeline.memsets = std::move(gpu.memsets);
   timeline.syncs = std::move(gpu.syncs);
   timeline.api_calls = std::move(gpu.api_calls);
+  // GPU records name their ops by correlation id, each op's index + 1 (HostEvents::ops); a trace
+  // without any, a CPU trace's millions of ops, holds no column of them.
+  if (!timeline.kernels.empty() || !timeline.memcpys.empty() || !timeline.memsets.empty() ||
+      !timeline.syncs.empty() || !timeline.api_calls.empty()) {
+    timeline.op_correlation_ids.resize(timeline.ops.size());
+    std::iota(timeline.op_correlation_ids.begin(), timeline.op_correlation_ids.end(), 1);
+  }
   timeline.probes.push_back({"ops", true, "torch.profiler trace", 0});
   // Only a trace with CUDA activity says anything about the device: without, there is no GPU
   // section at all rather than an idle GPU.

@@ -32,9 +32,9 @@ class GpuActivityProbe {
   virtual ProbeStatus Status() const = 0;
 
   // Marks the calling thread's CUDA calls, and the GPU work they launch, with an op's
-  // OpEvent::correlation_id until the matching PopCorrelation. Call from the op probe's
-  // RecordFunction start and end callbacks, on the op's thread; both are cheap no-ops while the
-  // probe is not recording. Nesting is allowed: the innermost op's id wins.
+  // correlation id (Timeline::CorrelationOf) until the matching PopCorrelation. Call from the op
+  // probe's RecordFunction start and end callbacks, on the op's thread; both are cheap no-ops while
+  // the probe is not recording. Nesting is allowed: the innermost op's id wins.
   virtual void PushCorrelation(std::uint64_t op_correlation_id) = 0;
   virtual void PopCorrelation() = 0;
 };

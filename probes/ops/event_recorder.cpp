@@ -48,8 +48,9 @@ struct EventRecorder::ThreadBuffer {
   std::uint64_t generation = 0;  // the window these events belong to
   int open_ops = 0;
   std::vector<OpEvent> ops;
-  std::vector<OpCounts> counts;       // ops[i]'s
-  std::vector<OpSequence> sequences;  // ops[i]'s
+  std::vector<OpCounts> counts;                // ops[i]'s
+  std::vector<OpSequence> sequences;           // ops[i]'s
+  std::vector<std::uint64_t> correlation_ids;  // ops[i]'s
   std::vector<RecordedMarker> markers;
   std::vector<MemoryEvent> memory;
 };
@@ -83,6 +84,7 @@ EventRecorder::ThreadBuffer& EventRecorder::CurrentThreadBuffer() {
     buffer->ops.clear();
     buffer->counts.clear();
     buffer->sequences.clear();
+    buffer->correlation_ids.clear();
     buffer->markers.clear();
     buffer->memory.clear();
   }
@@ -96,11 +98,11 @@ EventRecorder::OpHandle EventRecorder::BeginOp(const char* name, OpScope scope, 
   OpEvent& op = buffer.ops.emplace_back();
   buffer.counts.emplace_back();
   buffer.sequences.push_back({seq_nr, forward_thread});
+  buffer.correlation_ids.push_back(correlation_id);
   op.name = CachedOpName(name);
   op.scope = scope;
   op.thread = thread;
   op.depth = static_cast<std::int16_t>(std::min(buffer.open_ops++, OpEvent::kMaxDepth));
-  op.correlation_id = correlation_id;
   const std::int64_t faults = op.depth == 0 && count_page_faults_.load(std::memory_order_relaxed)
                                   ? ThreadMinorFaults()
                                   : -1;
@@ -155,6 +157,7 @@ void EventRecorder::CollectInto(Timeline& out) {
       out.ops.push_back(buffer->ops[i]);
       out.SetCounts(out.ops.size() - 1, buffer->counts[i]);
       out.SetSequence(out.ops.size() - 1, buffer->sequences[i]);
+      out.SetCorrelation(out.ops.size() - 1, buffer->correlation_ids[i]);
     }
     for (const RecordedMarker& marker : buffer->markers) {
       out.markers.push_back(
@@ -164,6 +167,7 @@ void EventRecorder::CollectInto(Timeline& out) {
     buffer->ops.clear();
     buffer->counts.clear();
     buffer->sequences.clear();
+    buffer->correlation_ids.clear();
     buffer->markers.clear();
     buffer->memory.clear();
   }

@@ -249,6 +249,27 @@ TEST(WindowAttribution, SelfTimeLeavesOutTheOpsCalledInside) {
   EXPECT_NEAR(self_total, 4.0 + 1.0 + 0.5, 1e-9) << "self times add up to the top-level ops' time";
 }
 
+// Self times are held only for the ops that enclose others, found by counting them 64 ops at a
+// time: a hundred nested pairs put enclosing ops in four such words, each pair's times its own.
+TEST(WindowAttribution, SelfTimesOfEnclosingOpsAcrossManyOpsAreEachTheirOwn) {
+  TimelineBuilder b;
+  b.Step(0, 1000, 1001, 1002);
+  double linear_self = 0, addmm_self = 0;
+  for (int k = 0; k < 100; ++k) {
+    const double t = 5.0 * k, inner = (k + 1) / 64.0;  // each pair's child its own length
+    b.Op("aten::linear", t, t + 3).Op("aten::addmm", t + 1, t + 1 + inner);
+    linear_self += 3 - inner;
+    addmm_self += inner;
+  }
+  const Timeline timeline = b.Build();
+  const WindowAttribution attribution(timeline, PlaceOps(timeline), {});
+  std::map<std::string, OpCost> ops;
+  for (const OpCost& op : attribution.StepOps()) ops[op.name] = op;
+  EXPECT_NEAR(ops.at("aten::linear").self_host_ms, linear_self, 1e-9);
+  EXPECT_NEAR(ops.at("aten::addmm").self_host_ms, addmm_self, 1e-9);
+  EXPECT_NEAR(ops.at("aten::linear").cost.host_ms, 300.0, 1e-9);
+}
+
 TEST(IsSameOrDescendant, MatchesWholePathComponents) {
   EXPECT_TRUE(IsSameOrDescendant("blocks.1", "blocks"));
   EXPECT_TRUE(IsSameOrDescendant("blocks", "blocks"));

@@ -45,16 +45,18 @@ struct FakeSource::Emitter {
       counts.page_faults =
           static_cast<std::int64_t>(page_fault_ms * 1e6 / FakeSource::kPageFaultNs);
     }
+    std::uint64_t correlation_id = 0;  // none without device activity
     if (kernel_share > 0) {
-      op.correlation_id = timeline.ops.size() + 1;
+      correlation_id = timeline.ops.size() + 1;
       KernelEvent kernel;
       kernel.name = name + "_kernel";
       kernel.start_ns = op.start_ns;
       kernel.end_ns = op.start_ns + Ns(ms * kernel_share);
-      kernel.external_id = op.correlation_id;
+      kernel.external_id = correlation_id;
       timeline.kernels.push_back(kernel);
     }
     timeline.ops.push_back(op);
+    timeline.SetCorrelation(timeline.ops.size() - 1, correlation_id);
     timeline.SetCounts(timeline.ops.size() - 1, counts);
     timeline.SetSequence(timeline.ops.size() - 1,
                          {seq, scope == OpScope::kBackward ? kMainThread : 0});

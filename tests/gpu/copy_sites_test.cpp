@@ -17,8 +17,8 @@ class CopySitesTest : public ::testing::Test {
     for (int step = 0; step < 2; ++step) {
       const TimeNs base = step * 100'000;
       const std::uint64_t id = 10 * (step + 1);
-      timeline_.ops.push_back(Op("aten::to", base + 1'000, base + 9'000, id, 0));
-      timeline_.ops.push_back(Op("aten::copy_", base + 1'100, base + 8'900, id + 1, 1));
+      AddOp(timeline_, Op("aten::to", base + 1'000, base + 9'000, id, 0));
+      AddOp(timeline_, Op("aten::copy_", base + 1'100, base + 8'900, id + 1, 1));
       placements_.push_back(Placed(step, Phase::kForward, "stem"));
       placements_.push_back(Placed(step, Phase::kForward, "stem"));
       timeline_.memcpys.push_back(Memcpy(MemcpyKind::kHostToDevice, base + 2'000, base + 6'000,
@@ -43,7 +43,7 @@ TEST_F(CopySitesTest, ReportsAnUploadMadeEveryStep) {
 }
 
 TEST_F(CopySitesTest, LeavesOutCopiesOfOnlySomeSteps) {
-  timeline_.ops.push_back(Op("aten::_to_copy", 50'000, 51'000, 99, 0));
+  AddOp(timeline_, Op("aten::_to_copy", 50'000, 51'000, 99, 0));
   placements_.push_back(Placed(0, Phase::kForward, "head"));
   timeline_.memcpys.push_back(Memcpy(MemcpyKind::kHostToDevice, 50'100, 50'900, 99, 64));
   const auto sites = FindCopySites(timeline_, placements_);

@@ -13,12 +13,12 @@ class GpuAttributionTest : public ::testing::Test {
  protected:
   void SetUp() override {
     timeline_.steps = {Step(0, 0, 10'000)};
-    timeline_.ops = {
+    SetOps(timeline_, {
         Op("aten::linear", 100, 900, 1, 0),           // 0: forward, in blocks.0.mlp
         Op("aten::addmm", 200, 800, 2, 1),            // 1
         Op("MmBackward0", 6'000, 6'500, 3, 0, 2, OpScope::kBackward),  // 2
         Op("aten::copy_", 20'000, 20'100, 4, 0),      // 3: after the step
-    };
+    });
     placements_ = {Placed(0, Phase::kForward, "blocks.0.mlp"),
                    Placed(0, Phase::kForward, "blocks.0.mlp"),
                    Placed(0, Phase::kBackward, "blocks.0.mlp"), Placed(-1, Phase::kOutside)};

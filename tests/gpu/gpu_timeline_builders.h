@@ -1,6 +1,7 @@
 // Small constructors for hand-built timelines in the GPU and trace tests.
 #pragma once
 
+#include <initializer_list>
 #include <string>
 
 #include "engine/analysis/placement.h"
@@ -8,17 +9,37 @@
 
 namespace advisor::testing {
 
-inline OpEvent Op(std::string name, TimeNs start, TimeNs end, std::uint64_t correlation_id,
-                  std::int16_t depth = 0, ThreadId thread = 1, OpScope scope = OpScope::kForward) {
-  OpEvent op;
-  op.name = std::move(name);
-  op.scope = scope;
-  op.thread = thread;
-  op.start_ns = start;
-  op.end_ns = end;
-  op.depth = depth;
+// An op and the correlation id its GPU work carries, which the timeline holds beside its ops
+// (Timeline::CorrelationOf).
+struct TestOp {
+  OpEvent event;
+  std::uint64_t correlation_id = 0;
+};
+
+inline TestOp Op(std::string name, TimeNs start, TimeNs end, std::uint64_t correlation_id,
+                 std::int16_t depth = 0, ThreadId thread = 1, OpScope scope = OpScope::kForward) {
+  TestOp op;
+  op.event.name = std::move(name);
+  op.event.scope = scope;
+  op.event.thread = thread;
+  op.event.start_ns = start;
+  op.event.end_ns = end;
+  op.event.depth = depth;
   op.correlation_id = correlation_id;
   return op;
+}
+
+// Appends `op` to the timeline's ops, its correlation id beside it.
+inline void AddOp(Timeline& timeline, const TestOp& op) {
+  timeline.ops.push_back(op.event);
+  timeline.SetCorrelation(timeline.ops.size() - 1, op.correlation_id);
+}
+
+// The timeline's ops are `ops`, in order.
+inline void SetOps(Timeline& timeline, std::initializer_list<TestOp> ops) {
+  timeline.ops.clear();
+  timeline.op_correlation_ids.clear();
+  for (const TestOp& op : ops) AddOp(timeline, op);
 }
 
 inline KernelEvent Kernel(TimeNs start, TimeNs end, std::uint64_t external_id,

@@ -9,11 +9,12 @@ namespace {
 
 using testing::Op;
 using testing::Placed;
+using testing::SetOps;
 
 TEST(OpLookup, AnExternalIdNamesTheInnermostOpCarryingIt) {
   Timeline timeline;
-  timeline.ops = {Op("aten::linear", 0, 100, 5, 0), Op("aten::addmm", 10, 90, 5, 1),
-                  Op("aten::relu", 100, 150, 6, 0)};
+  SetOps(timeline, {Op("aten::linear", 0, 100, 5, 0), Op("aten::addmm", 10, 90, 5, 1),
+                    Op("aten::relu", 100, 150, 6, 0)});
   const OpLookup lookup(timeline);
   EXPECT_EQ(lookup.LaunchingOp(5), 1);
   EXPECT_EQ(lookup.LaunchingOp(6), 2);
@@ -23,14 +24,11 @@ TEST(OpLookup, AnExternalIdNamesTheInnermostOpCarryingIt) {
 
 TEST(OpLookup, TheCallingOpIsTheOutermostAtenOpOrAutogradNode) {
   Timeline timeline;
-  timeline.ops = {
-      Op("aten::item", 0, 100, 1, 0),
-      Op("aten::_local_scalar_dense", 5, 95, 2, 1),
-      Op("Optimizer.step#SGD.step", 200, 400, 3, 0, 1, OpScope::kUser),
-      Op("aten::_foreach_add_", 210, 300, 4, 1),
-      Op("GatherBackward0", 500, 600, 5, 0, 2, OpScope::kBackward),
-      Op("aten::scatter_add_", 510, 590, 6, 1, 2),
-  };
+  SetOps(timeline, {Op("aten::item", 0, 100, 1, 0), Op("aten::_local_scalar_dense", 5, 95, 2, 1),
+                    Op("Optimizer.step#SGD.step", 200, 400, 3, 0, 1, OpScope::kUser),
+                    Op("aten::_foreach_add_", 210, 300, 4, 1),
+                    Op("GatherBackward0", 500, 600, 5, 0, 2, OpScope::kBackward),
+                    Op("aten::scatter_add_", 510, 590, 6, 1, 2)});
   const OpLookup lookup(timeline);
   EXPECT_EQ(lookup.CallingOp(1), 0) << "aten::item made the copy";
   EXPECT_EQ(lookup.CallingOp(0), 0);
@@ -41,15 +39,15 @@ TEST(OpLookup, TheCallingOpIsTheOutermostAtenOpOrAutogradNode) {
 
 TEST(OpLookup, OpsOnOtherThreadsDoNotNest) {
   Timeline timeline;
-  timeline.ops = {Op("aten::mm", 0, 100, 1, 0, /*thread=*/1),
-                  Op("aten::add", 10, 20, 2, 0, /*thread=*/2)};
+  SetOps(timeline,
+         {Op("aten::mm", 0, 100, 1, 0, /*thread=*/1), Op("aten::add", 10, 20, 2, 0, /*thread=*/2)});
   const OpLookup lookup(timeline);
   EXPECT_EQ(lookup.CallingOp(1), 1);
 }
 
 TEST(OpLookup, OriginNamesStepPhaseModuleAndCallingOp) {
   Timeline timeline;
-  timeline.ops = {Op("aten::item", 0, 100, 1, 0), Op("aten::_local_scalar_dense", 5, 95, 2, 1)};
+  SetOps(timeline, {Op("aten::item", 0, 100, 1, 0), Op("aten::_local_scalar_dense", 5, 95, 2, 1)});
   const OpPlacements placements = {Placed(0, Phase::kForward, "head"),
                                    Placed(0, Phase::kForward, "head.fc")};
   const OpLookup lookup(timeline);

@@ -15,8 +15,8 @@ class SyncSitesTest : public ::testing::Test {
  protected:
   void SetUp() override {
     timeline_.steps = {Step(0, 0, 100'000)};
-    timeline_.ops = {Op("aten::item", 10'000, 20'000, 1, 0),
-                     Op("aten::_local_scalar_dense", 10'100, 19'900, 2, 1)};
+    SetOps(timeline_, {Op("aten::item", 10'000, 20'000, 1, 0),
+                       Op("aten::_local_scalar_dense", 10'100, 19'900, 2, 1)});
     placements_ = {Placed(0, Phase::kForward, "head.fc"), Placed(0, Phase::kForward, "head.fc")};
   }
 
@@ -51,8 +51,8 @@ TEST_F(SyncSitesTest, AnItemIsOneStreamSynchronizeFromAtenItem) {
 
 TEST_F(SyncSitesTest, AveragesOverSteps) {
   timeline_.steps.push_back(Step(1, 100'000, 200'000));
-  timeline_.ops.push_back(Op("aten::item", 110'000, 120'000, 3, 0));
-  timeline_.ops.push_back(Op("aten::_local_scalar_dense", 110'100, 119'900, 4, 1));
+  AddOp(timeline_, Op("aten::item", 110'000, 120'000, 3, 0));
+  AddOp(timeline_, Op("aten::_local_scalar_dense", 110'100, 119'900, 4, 1));
   placements_.push_back(Placed(1, Phase::kForward, "head.fc"));
   placements_.push_back(Placed(1, Phase::kForward, "head.fc"));
   AddItemSync(0);
@@ -101,7 +101,7 @@ TEST_F(SyncSitesTest, ADriverOnlyWaitKeepsTheDriverName) {
 }
 
 TEST_F(SyncSitesTest, SitesComeLongestWaitFirst) {
-  timeline_.ops.push_back(Op("aten::nonzero", 30'000, 60'000, 3, 0, 1));
+  AddOp(timeline_, Op("aten::nonzero", 30'000, 60'000, 3, 0, 1));
   placements_.push_back(Placed(0, Phase::kForward, "mask"));
   AddItemSync(0);                                                     // 5us
   timeline_.syncs.push_back(Sync(SyncKind::kStream, 31'000, 59'000, 3));  // 28us, record only

@@ -27,8 +27,8 @@ Timeline RankWindowWithNcclKernels(const std::string& stale_op) {
     op.name = name;
     op.start_ns = start;
     op.end_ns = end;
-    op.correlation_id = timeline.ops.size() + 1;
     timeline.ops.push_back(op);
+    timeline.SetCorrelation(timeline.ops.size() - 1, timeline.ops.size());  // numbered from 1
   };
   add_op(stale_op, 10, 20);             // step 0
   add_op("nccl:all_reduce", 410, 420);  // step 1

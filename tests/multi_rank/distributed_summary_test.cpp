@@ -89,8 +89,8 @@ void FillSleepyRank(SleepyRank& rank, bool slow, double slow_ms) {
     all_reduce.thread = 1;
     all_reduce.start_ns = t + 24'500'000 - wait;
     all_reduce.end_ns = t + 25'000'000;
-    all_reduce.correlation_id = rank.timeline.ops.size() + 1;
     rank.timeline.ops.push_back(all_reduce);
+    rank.timeline.SetCorrelation(rank.timeline.ops.size() - 1, rank.timeline.ops.size());
   }
   rank.window = MeasureWindow(rank.timeline);
   rank.collectives = CollectivesOf(rank.window, HostEvents{}, {});

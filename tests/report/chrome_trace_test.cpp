@@ -26,11 +26,9 @@ class ChromeTraceTest : public ::testing::Test {
   void SetUp() override {
     // One step from t=1'000'000 ns: forward on thread 1, backward on thread 2.
     timeline_.steps = {Step(0, 1'000'000, 1'100'000)};
-    timeline_.ops = {
-        Op("aten::linear", 1'001'000, 1'010'000, 1, 0, 1),
-        Op("aten::addmm", 1'002'000, 1'009'000, 2, 1, 1),
-        Op("AddmmBackward0", 1'060'000, 1'070'000, 3, 0, 2, OpScope::kBackward),
-    };
+    SetOps(timeline_, {Op("aten::linear", 1'001'000, 1'010'000, 1, 0, 1),
+                       Op("aten::addmm", 1'002'000, 1'009'000, 2, 1, 1),
+                       Op("AddmmBackward0", 1'060'000, 1'070'000, 3, 0, 2, OpScope::kBackward)});
     timeline_.SetSequence(0, {17, 0});
     placements_ = {Placed(0, Phase::kForward, "fc"), Placed(0, Phase::kForward, "fc"),
                    Placed(0, Phase::kBackward, "fc")};
@@ -275,7 +273,7 @@ TEST_F(ChromeTraceTest, AnAc2gFlowRunsFromEachLaunchCallToItsWork) {
 
 TEST_F(ChromeTraceTest, CompleteEventsNestOnEveryTrack) {
   // Two ops on thread 1 that cross each other, as a clock glitch could make them.
-  timeline_.ops.push_back(Op("aten::crossing", 1'008'000, 1'020'000, 4, 0, 1));
+  AddOp(timeline_, Op("aten::crossing", 1'008'000, 1'020'000, 4, 0, 1));
   placements_.push_back(Placed(0, Phase::kForward));
   const json trace = Written();
   std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> by_track;

@@ -67,7 +67,7 @@ class WindowBuilder {
 
   // aten::linear and the aten::addmm inside it, which launches the GEMM.
   void Linear(TimeNs start, TimeNs end, std::int64_t seq) {
-    timeline_.ops.push_back(Op("aten::linear", At(start), At(end), NextId()));
+    AddOp(timeline_, Op("aten::linear", At(start), At(end), NextId()));
     timeline_.SetSequence(timeline_.ops.size() - 1, {seq, 0});
     Launching(Op("aten::addmm", At(start + 50), At(end - 50), NextId(), 1), kMain, "gemm");
   }
@@ -80,11 +80,13 @@ class WindowBuilder {
   // The op, and on a GPU the CUDA call it made 20 us in and the work that call launched on one
   // stream: a kernel, a memset, or the pageable copy of the batch, which the host then waits for
   // (cudaStreamSynchronize and CUPTI's record of the wait).
-  void Launching(OpEvent op, ThreadId thread, const std::string& work,
+  void Launching(TestOp launching, ThreadId thread, const std::string& work,
                  const OpSequence& sequence = {}) {
-    op.thread = thread;
-    timeline_.ops.push_back(op);
+    launching.event.thread = thread;
+    AddOp(timeline_, launching);
     timeline_.SetSequence(timeline_.ops.size() - 1, sequence);
+    const OpEvent& op = launching.event;
+    const std::uint64_t id = launching.correlation_id;
     if (!gpu_) return;
     const TimeNs call = op.start_ns + 20 * kUs;
     const TimeNs start = call + 30 * kUs;
@@ -92,31 +94,32 @@ class WindowBuilder {
     const std::uint32_t correlation = Call(work == "memcpy"   ? "cudaMemcpyAsync"
                                            : work == "memset" ? "cudaMemsetAsync"
                                                               : "cudaLaunchKernel",
-                                           op, thread, call, call + 10 * kUs);
+                                           id, thread, call, call + 10 * kUs);
     if (work == "memcpy") {
-      MemcpyEvent memcpy = Memcpy(MemcpyKind::kHostToDevice, start, end, op.correlation_id, 1 << 20,
+      MemcpyEvent memcpy = Memcpy(MemcpyKind::kHostToDevice, start, end, id, 1 << 20,
                                   /*pageable=*/true);
       memcpy.correlation_id = correlation;
       timeline_.memcpys.push_back(memcpy);
-      SyncEvent wait = Sync(SyncKind::kStream, call + 15 * kUs, end, op.correlation_id);
-      wait.correlation_id = Call("cudaStreamSynchronize", op, thread, call + 15 * kUs, end);
+      SyncEvent wait = Sync(SyncKind::kStream, call + 15 * kUs, end, id);
+      wait.correlation_id = Call("cudaStreamSynchronize", id, thread, call + 15 * kUs, end);
       timeline_.syncs.push_back(wait);
     } else if (work == "memset") {
-      MemsetEvent memset = Memset(start, end, op.correlation_id);
+      MemsetEvent memset = Memset(start, end, id);
       memset.correlation_id = correlation;
       timeline_.memsets.push_back(memset);
     } else {
-      KernelEvent kernel = Kernel(start, end, op.correlation_id, 7, work);
+      KernelEvent kernel = Kernel(start, end, id, 7, work);
       kernel.correlation_id = correlation;
       timeline_.kernels.push_back(kernel);
     }
   }
 
-  // A CUDA runtime call `op` made on its thread's OS thread; its correlation id.
-  std::uint32_t Call(const std::string& name, const OpEvent& op, ThreadId thread, TimeNs start,
+  // A CUDA runtime call the op with correlation id `op` made on its thread's OS thread; the
+  // call's own correlation id.
+  std::uint32_t Call(const std::string& name, std::uint64_t op, ThreadId thread, TimeNs start,
                      TimeNs end) {
     const std::uint32_t correlation = next_correlation_++;
-    ApiCallEvent call = Api(name, start, end, op.correlation_id, false, correlation);
+    ApiCallEvent call = Api(name, start, end, op, false, correlation);
     call.thread = 9000 + thread;
     timeline_.api_calls.push_back(call);
     return correlation;

@@ -167,12 +167,24 @@ TEST(ProbeMessages, ReadsTheLinesAndModuleCallsOfASourceWindow) {
   ProbeWindow window;
   Timeline& timeline = window.window.timeline;
   timeline.steps = {StepOfPhases(0, 0, 0, 100, 200, 300)};
-  timeline.ops = {{"advisor.call", OpScope::kUser, 0, 1, 5, 65, 0},
-                  {"advisor.source@/home/me/model.py:41", OpScope::kUser, 1, 1, 10, 20, 0},
-                  {"aten::linear", OpScope::kForward, 2, 1, 11, 19, 0},
-                  {"advisor.source@/home/me/model.py:57", OpScope::kUser, 1, 1, 30, 60, 0},
-                  {"aten::gather", OpScope::kForward, 2, 1, 31, 59, 0},
-                  {"advisor.source@no-line-number", OpScope::kUser, 1, 1, 61, 62, 0}};
+  // Its fields named, not placed: OpEvent's order has changed before.
+  const auto op = [](const char* name, OpScope scope, std::int16_t depth, TimeNs start,
+                     TimeNs end) {
+    OpEvent event;
+    event.name = name;
+    event.scope = scope;
+    event.depth = depth;
+    event.thread = 1;
+    event.start_ns = start;
+    event.end_ns = end;
+    return event;
+  };
+  timeline.ops = {op("advisor.call", OpScope::kUser, 0, 5, 65),
+                  op("advisor.source@/home/me/model.py:41", OpScope::kUser, 1, 10, 20),
+                  op("aten::linear", OpScope::kForward, 2, 11, 19),
+                  op("advisor.source@/home/me/model.py:57", OpScope::kUser, 1, 30, 60),
+                  op("aten::gather", OpScope::kForward, 2, 31, 59),
+                  op("advisor.source@no-line-number", OpScope::kUser, 1, 61, 62)};
   timeline.SetSequence(2, {1, 0});
   timeline.SetSequence(4, {2, 0});
   window.lines["/home/me/model.py:57"] = "x = torch.gather(x, 1, index)";

@@ -11,10 +11,24 @@ using nlohmann::json;
 
 Timeline Sample() {
   Timeline timeline;
-  timeline.ops.push_back({"aten::gather", OpScope::kForward, 0, 7, 100, 200, 9});
+  OpEvent gather;  // its fields named, not placed: OpEvent's order has changed before
+  gather.name = "aten::gather";
+  gather.scope = OpScope::kForward;
+  gather.thread = 7;
+  gather.start_ns = 100;
+  gather.end_ns = 200;
+  timeline.ops.push_back(gather);
+  timeline.SetCorrelation(0, 9);
   timeline.SetSequence(0, {42, 0});
   timeline.SetCounts(0, {2048, 4096, 65536});
-  timeline.ops.push_back({"GatherBackward0", OpScope::kBackward, 1, 8, 300, 400, 0});
+  OpEvent node;
+  node.name = "GatherBackward0";
+  node.scope = OpScope::kBackward;
+  node.depth = 1;
+  node.thread = 8;
+  node.start_ns = 300;
+  node.end_ns = 400;
+  timeline.ops.push_back(node);
   timeline.SetSequence(1, {42, 7});
   timeline.markers.push_back({"blocks.3.mlp", MarkerKind::kBackwardBegin, 8, 290});
   KernelEvent kernel;
@@ -43,7 +57,8 @@ TEST(TimelineCodec, EventsRoundTrip) {
   EXPECT_EQ(read.ops[1].scope, OpScope::kBackward);
   EXPECT_EQ(read.SequenceOf(1).seq_nr, 42);
   EXPECT_EQ(read.SequenceOf(1).forward_thread, 7u);
-  EXPECT_EQ(read.ops[0].correlation_id, 9u);
+  EXPECT_EQ(read.CorrelationOf(0), 9u);
+  EXPECT_EQ(read.CorrelationOf(1), 0u);
   EXPECT_EQ(read.CountsOf(0).page_faults, 2048);
   EXPECT_EQ(read.CountsOf(1).page_faults, -1);  // not counted
   EXPECT_EQ(read.CountsOf(0).input_elements, 4096);

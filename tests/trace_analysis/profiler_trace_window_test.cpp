@@ -114,6 +114,28 @@ TEST(TraceReport, KernelsFindTheirOpsThroughTheLaunchingCallNotTheRecordsExterna
   EXPECT_NEAR(report.syncs[0].wait_ms, 1.1, 1e-9);
 }
 
+// A trace's ops are numbered from 1 in order, and its GPU records name them by that number: the
+// window spells the numbers out beside the ops only where there are GPU records to link, so that a
+// CPU trace's millions of ops do not carry 8 bytes each for nothing.
+TEST(TraceReport, OnlyATraceWithGpuRecordsHoldsItsOpsCorrelationIds) {
+  testing::ScratchDir dir;
+  const TraceStore gpu_store = TwoGpuSteps().Write(dir / "gpu.json");
+  const ProfilerTraceWindow gpu_trace = BuildProfilerTraceWindow(gpu_store);
+  const Timeline& gpu = gpu_trace.window.timeline;
+  ASSERT_FALSE(gpu.ops.empty());
+  ASSERT_EQ(gpu.op_correlation_ids.size(), gpu.ops.size());
+  for (std::size_t i = 0; i < gpu.ops.size(); ++i) EXPECT_EQ(gpu.CorrelationOf(i), i + 1);
+
+  KinetoTraceBuilder cpu;
+  cpu.Op("aten::mm", 10, 5).Op("aten::add", 20, 5);
+  const TraceStore cpu_store = cpu.Write(dir / "cpu.json");
+  const ProfilerTraceWindow cpu_trace = BuildProfilerTraceWindow(cpu_store);
+  const Timeline& host_only = cpu_trace.window.timeline;
+  EXPECT_EQ(host_only.ops.size(), 2u);
+  EXPECT_TRUE(host_only.op_correlation_ids.empty());
+  EXPECT_EQ(host_only.CorrelationOf(0), 0u);
+}
+
 // Two steps whose CUDA calls reuse one correlation id, as advisor's trace.json did in each window
 // until 7d3ddfb (its CUPTI records numbered from 1): each kernel is the op's whose call came last
 // before it.

@@ -163,8 +163,9 @@ TEST(TraceRoundTripOwnSync, TheProbesWaitInTheOptimizerStepStaysNoSite) {
   optimizer.thread = 1;  // the sample's main thread, whose CUDA calls come from OS thread 9001
   optimizer.start_ns = step + 8010 * us;
   optimizer.end_ns = step + 9990 * us;
-  optimizer.correlation_id = 500;
+  const std::uint64_t optimizer_correlation = 500;
   timeline.ops.push_back(optimizer);
+  timeline.SetCorrelation(timeline.ops.size() - 1, optimizer_correlation);
   const auto wait = [&](const char* name, TimeNs start_us, TimeNs end_us, std::uint64_t external_id,
                         std::uint32_t correlation) {
     ApiCallEvent call;
@@ -184,7 +185,7 @@ TEST(TraceRoundTripOwnSync, TheProbesWaitInTheOptimizerStepStaysNoSite) {
     timeline.syncs.push_back(record);
   };
   wait("cudaDeviceSynchronize", 9600, 9900, 0, 5000);                         // the probe's
-  wait("cudaStreamSynchronize", 9550, 9580, optimizer.correlation_id, 5001);  // the optimizer's
+  wait("cudaStreamSynchronize", 9550, 9580, optimizer_correlation, 5001);  // the optimizer's
   MeasuredWindow measured = MeasureWindow(std::move(timeline));
   RunReport expected;
   FillWindowSections(measured, std::nullopt, expected);

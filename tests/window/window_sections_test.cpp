@@ -13,6 +13,7 @@ namespace {
 using testing::Api;
 using testing::Kernel;
 using testing::Memcpy;
+using testing::AddOp;
 using testing::Op;
 
 constexpr TimeNs kMs = 1000000;
@@ -25,12 +26,11 @@ Timeline GpuWindow() {
     const TimeNs t = step * 10 * kMs;
     timeline.steps.push_back(StepOfPhases(step, t, t, t + 5 * kMs, t + 8 * kMs, t + 10 * kMs));
     const std::uint64_t id = 10 * (step + 1);
-    timeline.ops.push_back(Op("aten::matmul", t + 1 * kMs, t + 3 * kMs, id));
-    timeline.ops.push_back(Op("aten::mm", t + 1 * kMs + 100, t + 2 * kMs, id + 1, 1));
+    AddOp(timeline, Op("aten::matmul", t + 1 * kMs, t + 3 * kMs, id));
+    AddOp(timeline, Op("aten::mm", t + 1 * kMs + 100, t + 2 * kMs, id + 1, 1));
     timeline.kernels.push_back(Kernel(t + 1 * kMs + 200, t + 5 * kMs, id + 1));
-    timeline.ops.push_back(Op("aten::item", t + 3 * kMs, t + 4 * kMs, id + 2));
-    timeline.ops.push_back(
-        Op("aten::_local_scalar_dense", t + 3 * kMs + 10, t + 4 * kMs, id + 3, 1));
+    AddOp(timeline, Op("aten::item", t + 3 * kMs, t + 4 * kMs, id + 2));
+    AddOp(timeline, Op("aten::_local_scalar_dense", t + 3 * kMs + 10, t + 4 * kMs, id + 3, 1));
     timeline.memcpys.push_back(Memcpy(MemcpyKind::kDeviceToHost, t + 3 * kMs + 500,
                                       t + 3 * kMs + 600, id + 3));
     timeline.api_calls.push_back(
