@@ -89,13 +89,14 @@ TEST(AbStats, OneRoundHasNoInterval) {
                       "needs 2)");
 }
 
-TEST(AbStats, TheIntervalIsStudentsOverTheRoundsLogRatios) {
-  // Steps without spread: only the rounds' ratios (1.9 and 2.1) vary.
-  const AbMeasurement m = MeasureAb({{{19}, {10}}, {{21}, {10}}}, 8, 8, StepStatistic::kMedian);
+TEST(AbStats, TheIntervalIsStudentsAroundTheRoundsCentreWithTheStepsCountedAsOneMoreRound) {
+  // Steps without spread: only the rounds' ratios (1.9 and 2.1) vary, and the steps add a round
+  // of no spread: the pooled variance of a round is half the rounds' sample variance.
+  const AbMeasurement m = MeasureAb({{{19}, {10}}, {{21}, {10}}}, 8, 8, StepStatistic::kMin);
   ASSERT_TRUE(m.interval.has_value());
   const double mean = (std::log(1.9) + std::log(2.1)) / 2;
-  const double sd = std::abs(std::log(2.1) - std::log(1.9)) / std::sqrt(2.0);
-  const double half = 12.706 * sd / std::sqrt(2.0);
+  const double variance = std::pow(std::log(2.1) - std::log(1.9), 2) / 2;
+  const double half = 12.706 * std::sqrt((variance + 0) / 2 / 2);
   EXPECT_NEAR(m.speedup, std::exp(mean), 1e-12);
   EXPECT_NEAR(m.interval->low, std::exp(mean - half), 1e-9);
   EXPECT_NEAR(m.interval->high, std::exp(mean + half), 1e-9);

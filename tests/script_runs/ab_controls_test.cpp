@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -39,7 +41,7 @@ std::vector<AbDecision::Outcome> Decisions(const BlocksResult& result, const std
   std::vector<AbDecision::Outcome> outcomes;
   for (std::size_t first = 0; first + cycles <= rounds.size(); first += cycles) {
     const std::vector<AbRound> experiment(rounds.begin() + first, rounds.begin() + first + cycles);
-    const AbMeasurement measurement = MeasureAb(experiment, 1, 1, StepStatistic::kMedian);
+    const AbMeasurement measurement = MeasureAb(experiment, 1, 1, AbSettings{}.statistic);
     outcomes.push_back(DecideAb(measurement, kNoiseBand, /*last_round=*/true).outcome);
   }
   return outcomes;
@@ -80,6 +82,11 @@ TEST(AbControls, ANoOpIsNoChangeAndAFivePercentSlowdownIsNeverCalledFaster) {
   ASSERT_TRUE(outcome.Succeeded()) << outcome.Describe() << "\n" << outcome.stderr_tail;
   const BlocksResult result = ReadBlocksResult(result_path);
   ASSERT_TRUE(result.complete);
+  // Where to keep this run's blocks, for the replay's recordings (tests/data/ab_controls).
+  if (const char* record = std::getenv("ADVISOR_CONTROLS_RECORD")) {
+    std::filesystem::copy_file(result_path, record,
+                               std::filesystem::copy_options::overwrite_existing);
+  }
 
   const auto no_op_outcomes = Decisions(result, "no-op", autotest, autotest.cycles);
   const auto slower_outcomes = Decisions(result, "slower", autotest, autotest.cycles);
@@ -92,7 +99,7 @@ TEST(AbControls, ANoOpIsNoChangeAndAFivePercentSlowdownIsNeverCalledFaster) {
   // The slowdown's size, over all its pairs. How often 6 pairs find it depends on the machine's
   // load (docs/benchmarks.md#the-autotests-controls): a timed expectation, not asserted here.
   const std::vector<AbRound> all = CandidateRounds(result, "slower", autotest.block_steps);
-  const double speedup = MeasureAb(all, 1, 1, StepStatistic::kMedian).speedup;
+  const double speedup = MeasureAb(all, 1, 1, AbSettings{}.statistic).speedup;
   EXPECT_GT(speedup, 0.90);
   EXPECT_LT(speedup, 0.99);
   std::printf(
