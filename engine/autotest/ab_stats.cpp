@@ -192,10 +192,10 @@ AbDecision DecideAb(const AbMeasurement& measurement, double noise_threshold, bo
   if (interval.low > 1.0 && speedup >= upper) return {Outcome::kFaster, ""};
   if (interval.high < 1.0 && speedup <= lower) return {Outcome::kSlower, ""};
   if (std::abs(speedup - 1.0) < noise_threshold) return {Outcome::kNoChange, "within " + band};
-  return {Outcome::kNoChange,
-          Printf("the %.0f %% interval includes %s after %d rounds", kIntervalConfidence * 100,
-                 interval.low <= 1.0 && interval.high >= 1.0 ? "1.0" : "the noise threshold",
-                 rounds)};
+  return {
+      Outcome::kNoChange,
+      Printf("the %.0f %% interval includes %s after %d rounds", kIntervalConfidence * 100,
+             interval.low <= 1.0 && interval.high >= 1.0 ? "1.0" : "the noise threshold", rounds)};
 }
 
 }  // namespace advisor

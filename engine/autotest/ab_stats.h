@@ -64,8 +64,8 @@ struct AbMeasurement {
   // geometric mean where no round lies far out), the centre of `interval`. Rounds, not pooled
   // steps: pooled, a round whose candidate ran fast would count once per step.
   double speedup = 0;
-  double speedup_low = 0;   // smallest of the per-round ratios
-  double speedup_high = 0;  // largest of the per-round ratios
+  double speedup_low = 0;            // smallest of the per-round ratios
+  double speedup_high = 0;           // largest of the per-round ratios
   std::vector<double> round_ratios;  // each round's baseline step / candidate step, per sample
   // The kIntervalConfidence interval of the speedup; none from a single round, which cannot tell
   // a process's luck from the candidate's effect.
