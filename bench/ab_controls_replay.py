@@ -88,7 +88,7 @@ def new_interval(pairs):
     centre, variance = huber(ratios)
     within = mean([fastest_log_variance(b) + fastest_log_variance(c) for b, c in pairs])
     pooled = ((n - 1) * variance + within) / n
-    half = t95(n - 1) * math.sqrt(pooled / n)
+    half = t95(max(1, n - 2)) * math.sqrt(pooled / n)
     return centre, centre - half, centre + half
 
 

@@ -1,6 +1,7 @@
 // The autotest's controls (tests/script_runs/ab_controls_test.cpp) replayed from recordings of
 // their blocks on this project's busy 2-core VM (tests/data/ab_controls/busy-N.json, load average
-// 5 to 8 from other builds; recorded with ADVISOR_CONTROLS_RECORD=FILE set for that test): a
+// 5 to 8 from other builds, and overloaded-1.json at 9 to 10; recorded with
+// ADVISOR_CONTROLS_RECORD=FILE set for that test): a
 // no-op candidate and a planted 5 % slowdown, 120 pairs of blocks each, cut into 20 experiments
 // of the autotest's 6 pairs and decided as the autotest decides. Deterministic: the steps were
 // timed once, so what is checked here is the estimator on real bursts, not the machine.
@@ -63,6 +64,15 @@ TEST_P(AbControlsReplay, ANoOpIsNoChangeAndTheFivePercentSlowdownIsFound) {
   EXPECT_GE(no_op.no_change, kExperiments - 1);
   EXPECT_GE(slower.slower, kExperiments * 9 / 10);
   EXPECT_EQ(slower.faster, 0);
+}
+
+// At load average 10 on 2 cores most steps wait for a core (15 to 40 ms for 10.5), often all 5 of
+// a block, and 6 pairs cannot find 0.5 ms in that (1 of 20, the old estimator 0): the no-op must
+// still be no change and the slowdown never called a speedup.
+TEST(AbControlsOverloaded, TheFalseVerdictsStayAway) {
+  const Counts no_op = Decide("overloaded-1.json", "no-op");
+  EXPECT_GE(no_op.no_change, kExperiments - 1);
+  EXPECT_EQ(Decide("overloaded-1.json", "slower").faster, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Recordings, AbControlsReplay,

@@ -2,7 +2,9 @@
 // must come out "no change", and a planted 5 % slowdown must be found, in one run of a script
 // whose steps the machine's other work slows as it likes. One run holds many experiments: its
 // cycles are cut into consecutive groups of the autotest's size, each decided as the autotest
-// decides a candidate (engine/autotest/in_process_ab.cpp).
+// decides a candidate (engine/autotest/in_process_ab.cpp). With ADVISOR_CONTROLS_RECORD=FILE set,
+// the run's blocks are kept in FILE: tests/data/ab_controls holds three such recordings, which
+// tests/autotest/ab_controls_replay_test.cpp decides again without a clock.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -82,7 +84,6 @@ TEST(AbControls, ANoOpIsNoChangeAndAFivePercentSlowdownIsNeverCalledFaster) {
   ASSERT_TRUE(outcome.Succeeded()) << outcome.Describe() << "\n" << outcome.stderr_tail;
   const BlocksResult result = ReadBlocksResult(result_path);
   ASSERT_TRUE(result.complete);
-  // Where to keep this run's blocks, for the replay's recordings (tests/data/ab_controls).
   if (const char* record = std::getenv("ADVISOR_CONTROLS_RECORD")) {
     std::filesystem::copy_file(result_path, record,
                                std::filesystem::copy_options::overwrite_existing);
