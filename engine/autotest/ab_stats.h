@@ -19,8 +19,9 @@
 // and neighbours, so a thousand steps of one process are not a thousand independent samples;
 // rounds are. The speedup is Huber's centre of the rounds' log ratios (engine/autotest/
 // huber_location.h: a round a neighbour's burst hit does not move it), and its interval Student's
-// t around that centre, the rounds' spread pooled with what their own steps imply, counted as one
-// more round's (two rounds that agree by chance do not make a zero-width interval).
+// t (n - 2 degrees of freedom) around that centre, the rounds' spread pooled with what their own
+// steps imply, counted as one more round's (two rounds that agree by chance do not make a
+// zero-width interval).
 #pragma once
 
 #include <optional>
