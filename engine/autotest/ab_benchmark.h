@@ -39,8 +39,8 @@ struct AbSettings {
   std::chrono::milliseconds candidate_timeout{std::chrono::minutes(10)};
   // A speedup within this fraction of 1.0 is reported as "no measurable change".
   double noise_threshold = 0.02;
-  // The median step, unless the workload waits for its input (the autotest sets kMean then).
-  StepStatistic statistic = StepStatistic::kMedian;
+  // The fastest step, unless the workload waits for its input (the autotest sets kMean then).
+  StepStatistic statistic = StepStatistic::kMin;
   std::size_t stderr_tail_bytes = 2000;  // of a failed process, quoted in FixResult::detail
 };
 

@@ -1,20 +1,26 @@
 // The arithmetic of an A/B benchmark, kept apart from the processes so that it can be checked on
 // controlled numbers.
 //
-// What is compared is throughput, read from each side's steps by one of two statistics
-// (StepStatistic): the median step, which a step slowed by another process's work does not move,
-// or, for a workload that waits for its input, the mean step, the time a run takes per step with
-// its stalls: a DataLoader that restarts its workers every epoch stalls one step in six and
-// leaves the median untouched (persistent-workers, which took a 30-epoch run from 14.3 to 2.9 s,
-// read as 0.94x by medians), and prefetched batches make waits come in bursts that a median
-// steps over. Means everywhere made a 3x rewrite on a 5 ms CPU step "no change" under ctest's
-// parallel load: there the long steps were the other tests'.
+// What is compared is throughput, read from each side's steps by one of three statistics
+// (StepStatistic). The fastest step by default: the machine's other work only ever adds to a
+// step, and on a busy machine it adds to many of them (on 2 shared cores, 40 % of a 10 ms
+// script's steps took 3 ms more, a timer tick late): a median of 5 steps moved whenever 3 were
+// hit, a third of the blocks, and the fastest of them almost never
+// (docs/benchmarks.md#the-autotests-controls). For a workload that waits for its input, the
+// mean step, the time a run takes per step with its stalls: a DataLoader that restarts its
+// workers every epoch stalls one step in six and leaves the median untouched (persistent-workers,
+// which took a 30-epoch run from 14.3 to 2.9 s, read as 0.94x by medians), and prefetched batches
+// make waits come in bursts that a median steps over. Means everywhere made a 3x rewrite on a
+// 5 ms CPU step "no change" under ctest's parallel load: there the long steps were the other
+// tests'. The median remains for `advisor diff`, which compares two reports' medians.
 //
-// The unit of evidence is the round: one baseline process and one candidate process after it.
-// Steps inside one process share its memory layout, clocks and neighbours, so a thousand steps of
-// one process are not a thousand independent samples; rounds are. The interval of the speedup is
-// a Student-t interval over the rounds' log ratios, blocked by round, whose spread is never
-// taken below what the rounds' own steps imply (two rounds that agree by chance do not make a
+// The unit of evidence is the round: one baseline process and one candidate process after it
+// (or a pair of blocks inside one run). Steps inside one process share its memory layout, clocks
+// and neighbours, so a thousand steps of one process are not a thousand independent samples;
+// rounds are. The speedup is Huber's centre of the rounds' log ratios (engine/autotest/
+// huber_location.h: a round a neighbour's burst hit does not move it), and its interval Student's
+// t (n - 2 degrees of freedom) around that centre, the rounds' spread pooled with what their own
+// steps imply, counted as one more round's (two rounds that agree by chance do not make a
 // zero-width interval).
 #pragma once
 
@@ -43,7 +49,8 @@ inline constexpr double kIntervalConfidence = 0.95;
 
 // Which step time a side's throughput is read from.
 enum class StepStatistic {
-  kMedian,  // robust to steps slowed by the machine's other work
+  kMin,     // the fastest step: the one the machine's other work slowed least
+  kMedian,  // robust to fewer than half the steps slowed (advisor diff's)
   kMean,    // stalls included: a workload whose step waits for its input stage or DataLoader
 };
 
@@ -54,12 +61,12 @@ struct AbMeasurement {
   BenchStats candidate;
   double baseline_samples_per_s = 0;  // samples per step / the statistic's step of all steps
   double candidate_samples_per_s = 0;
-  // Candidate throughput / baseline throughput: the geometric mean of the rounds' ratios, the
-  // centre of `interval`. Rounds, not pooled steps: pooled, a round whose candidate ran fast
-  // would count once per step.
+  // Candidate throughput / baseline throughput: Huber's centre of the rounds' log ratios (their
+  // geometric mean where no round lies far out), the centre of `interval`. Rounds, not pooled
+  // steps: pooled, a round whose candidate ran fast would count once per step.
   double speedup = 0;
-  double speedup_low = 0;   // smallest of the per-round ratios
-  double speedup_high = 0;  // largest of the per-round ratios
+  double speedup_low = 0;            // smallest of the per-round ratios
+  double speedup_high = 0;           // largest of the per-round ratios
   std::vector<double> round_ratios;  // each round's baseline step / candidate step, per sample
   // The kIntervalConfidence interval of the speedup; none from a single round, which cannot tell
   // a process's luck from the candidate's effect.

@@ -31,8 +31,9 @@ struct InProcessOutcome {
 
 // A candidate whose interval after the first run of blocks still straddles an edge of the noise
 // band gets more pairs, up to this many times the first run's in all (an interval as wide as
-// 0.53x-1.61x after 3 pairs says nothing; with 12 the same spread gives a quarter of its width
-// in logs: Student's t falls from 4.30 to 2.20 and the standard error halves).
+// 0.53x-1.61x after 3 pairs says nothing; with 12 the same spread gives a tenth of its width
+// in logs: Student's t falls from 12.71 to 2.23 (n - 2 degrees of freedom, ab_stats.h) and the
+// standard error halves).
 inline constexpr int kWideIntervalFactor = 4;
 
 // Runs the door's blocks command (CandidateRunner::BlocksCommand) once for `candidates`, each

@@ -74,13 +74,14 @@ struct FixResult {
   // "verified", "rejected", "failed", "no-change", "skipped"; a candidate-only run's "fits" or
   // "out-of-memory" (engine/autotest/ab_benchmark.h, fix_status)
   std::string status;
-  // Which step the speedup compared: "median" (robust to steps the machine's other work slowed)
-  // or "mean" (stalls included: a workload that waits for its input; engine/autotest/ab_stats.h).
-  std::string step_statistic = "median";
+  // Which step the speedup compared: "min" (the fastest: the one the machine's other work slowed
+  // least) or "mean" (stalls included: a workload that waits for its input;
+  // engine/autotest/ab_stats.h). Reports written before the fastest step read "median".
+  std::string step_statistic = "min";
   std::vector<std::string> sites;   // module paths a rewrite changed
   BenchStats baseline;
   BenchStats candidate;
-  double speedup = 0;               // baseline median / candidate median
+  double speedup = 0;               // candidate throughput / baseline throughput, over the rounds
   double speedup_low = 0;           // spread of the ratio over the A/B rounds
   double speedup_high = 0;
   // The 95 % confidence interval of `speedup`, over the rounds (engine/autotest/ab_stats.h);
@@ -121,7 +122,8 @@ struct FixResult {
 
 // `stats`' step time by the statistic `fix` compared.
 inline double ComparedStepMs(const FixResult& fix, const BenchStats& stats) {
-  return fix.step_statistic == "mean" ? stats.mean_ms : stats.median_ms;
+  if (fix.step_statistic == "mean") return stats.mean_ms;
+  return fix.step_statistic == "min" ? stats.min_ms : stats.median_ms;
 }
 
 }  // namespace advisor

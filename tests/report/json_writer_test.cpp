@@ -218,7 +218,7 @@ TEST(JsonWriter, FixesShowOnlyWhatWasMeasured) {
   EXPECT_DOUBLE_EQ(verified.at("speedup_ci_low").get<double>(), 1.09);
   EXPECT_DOUBLE_EQ(verified.at("speedup_ci_high").get<double>(), 1.13);
   EXPECT_EQ(verified.at("rounds"), 4);
-  EXPECT_EQ(verified.at("step_statistic"), "median");
+  EXPECT_EQ(verified.at("step_statistic"), "min");
   EXPECT_DOUBLE_EQ(verified.at("baseline").at("mean_ms").get<double>(), 41.6);
   EXPECT_DOUBLE_EQ(verified.at("numerics").at("tolerance").get<double>(), 1e-4);
   EXPECT_DOUBLE_EQ(verified.at("peak_memory_mb").get<double>(), 10100);
