@@ -259,6 +259,14 @@ const char* PhaseName(Phase phase) {
   return "outside";
 }
 
+std::optional<Phase> PhaseNamed(const std::string& name) {
+  for (const Phase phase :
+       {Phase::kData, Phase::kForward, Phase::kLoss, Phase::kBackward, Phase::kOptimizer}) {
+    if (name == PhaseName(phase)) return phase;
+  }
+  return std::nullopt;
+}
+
 OpPlacements PlaceOps(const Timeline& timeline) {
   OpPlacements placements(timeline.ops.size());
   std::vector<bool> encloses_boundary(timeline.ops.size(), false);

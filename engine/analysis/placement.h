@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -17,6 +18,9 @@ namespace advisor {
 struct ModuleStats;
 
 const char* PhaseName(Phase phase);
+// The phase PhaseName names `name`; none for any other name (and for "outside", no phase of a
+// step).
+std::optional<Phase> PhaseNamed(const std::string& name);
 
 // 20 bytes: a trace places millions of ops.
 struct OpPlacement {

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "engine/analysis/placement.h"
 #include "engine/trace_analysis/event_names.h"
 
 namespace advisor {
@@ -67,7 +68,10 @@ class HostEventReader::Impl {
 
  public:
   explicit Impl(const TraceStore& store)
-      : store_(store), op_names_(store.strings.size()), name_traits_(store.strings.size()) {
+      : store_(store),
+        advisor_trace_(store.metadata.generator == "advisor"),
+        op_names_(store.strings.size()),
+        name_traits_(store.strings.size()) {
     // Most events of a trace are ops: room for every one that may be is made at once (pages
     // never written are never resident), rather than growing to it by copying millions of ops.
     std::size_t may_be_ops = 0;
@@ -83,6 +87,7 @@ class HostEventReader::Impl {
 
   HostEvents Finish() {
     PlaceUncategorisedLabels();
+    if (advisor_trace_) FindFirstWindow();
     LinkBackwardThreads();
     TimeNs most = 0;
     for (const auto& [type, time] : time_by_dtype_) {
@@ -140,6 +145,12 @@ class HostEventReader::Impl {
           labels_[thread].push_back({FieldsOf(chunk, i), order_});
         }
         return;
+      case EventCategory::kOther:
+        // advisor's trace.json writes no other category than Kineto's and its own ("advisor").
+        if (advisor_trace_ && PhaseNamed(name)) {
+          host_.advisor_phases.push_back({name, thread, start, end});
+        }
+        return;
       default:
         return;  // GPU records and runtime calls are read with the GPU records
     }
@@ -159,6 +170,7 @@ class HostEventReader::Impl {
                      ThreadId thread, TimeNs start, TimeNs end) {
     if (IsProfilerStep(name)) {
       host_.profiler_steps.push_back({name, thread, start, end});
+      if (advisor_trace_) step_processes_.push_back(chunk.pid[i]);
       return true;
     }
     const bool optimizer = IsOptimizerRange(name);
@@ -233,6 +245,24 @@ class HostEventReader::Impl {
         }
       }
     }
+  }
+
+  // advisor's windows run one after the other, window w's host side in a process of its own:
+  // the first window's steps are those of the trace's first step's process.
+  void FindFirstWindow() {
+    const std::vector<HostRange>& steps = host_.profiler_steps;
+    if (steps.empty()) return;
+    std::size_t first = 0;
+    for (std::size_t k = 1; k < steps.size(); ++k) {
+      if (steps[k].start_ns < steps[first].start_ns) first = k;
+    }
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+      if (step_processes_[k] == step_processes_[first]) {
+        host_.first_window_steps.push_back(steps[k]);
+      }
+    }
+    host_.advisor_windows = static_cast<int>(
+        std::set<std::int64_t>(step_processes_.begin(), step_processes_.end()).size());
   }
 
   void AddOp(const EventFields& event, const std::string& name, ThreadId thread, OpScope scope) {
@@ -381,6 +411,9 @@ class HostEventReader::Impl {
   };
 
   const TraceStore& store_;
+  const bool advisor_trace_;  // the store is advisor's own trace.json (TraceMetadata::generator)
+  // advisor's trace only: the process of each of host_.profiler_steps, index for index.
+  std::vector<std::int64_t> step_processes_;
   std::vector<OpName> op_names_;         // by the store's string id; empty until first named
   std::vector<NameTraits> name_traits_;  // by the store's string id; unknown until first met
   HostEvents host_;

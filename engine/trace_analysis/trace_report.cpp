@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <vector>
 
 #include "engine/window/window_sections.h"
 
@@ -15,7 +16,9 @@ RunInfo DescribeRun(const TraceStore& store, const ProfilerTraceWindow& trace) {
   run.device = trace.gpu_activity ? "cuda" : "cpu";
   run.device_name = trace.device_name;
   run.advisor_version = ADVISOR_VERSION;
-  run.window_steps = static_cast<int>(trace.window.timeline.steps.size());
+  run.window_steps =
+      static_cast<int>(trace.first_window_steps.empty() ? trace.window.timeline.steps.size()
+                                                        : trace.first_window_steps.size());
   run.windows = 1;
   run.cuda_graphs = trace.cuda_graphs;
   run.dtype = trace.compute_dtype;
@@ -70,6 +73,16 @@ void AddDataQuality(const TraceStore& store, const ProfilerTraceWindow& trace, R
   const std::string steps = std::to_string(report.run.window_steps);
   switch (trace.step_cut) {
     case StepCut::kProfilerSteps:
+      if (!trace.first_window_steps.empty()) {
+        lines.push_back(
+            "advisor's trace.json of " + std::to_string(trace.advisor_windows) +
+            (trace.advisor_windows == 1 ? " window" : " windows") +
+            ": step times and phases are of its first window's " + steps +
+            " profiled steps (a bisection's baseline, which its own step figures come from), "
+            "each cut where advisor's probe cut it; every window's ops still feed the op, module "
+            "and GPU tables");
+        break;
+      }
       lines.push_back("step times are of the " + steps +
                       " profiled steps in the trace, torch.profiler's overhead included");
       break;
@@ -129,6 +142,18 @@ void AddAbsentSections(const ProfilerTraceWindow& trace, RunReport& report) {
                     "trace cannot be re-run"});
 }
 
+// The steps the report's step times and phases are of: every step, or in advisor's trace.json
+// its first window's, the bisection's baseline (a deeper level's window pays for more markers);
+// on the device's clock where the trace holds device work.
+std::vector<StepSpan> ReportedSteps(const ProfilerTraceWindow& trace) {
+  const std::vector<StepSpan>& steps =
+      trace.steps_on_device.empty() ? trace.window.timeline.steps : trace.steps_on_device;
+  if (trace.first_window_steps.empty()) return steps;
+  std::vector<StepSpan> first_window;
+  for (const std::size_t i : trace.first_window_steps) first_window.push_back(steps[i]);
+  return first_window;
+}
+
 }  // namespace
 
 RunReport ReportOfTrace(const TraceStore& store, const ProfilerTraceWindow& trace) {
@@ -141,8 +166,7 @@ RunReport ReportOfTrace(const TraceStore& store, const ProfilerTraceWindow& trac
   }
   // Ops keep their host steps and phases (placement); the step's times are the device's where
   // it ran the work, since the host only launched it.
-  report.step = StepTimesOf(trace.steps_on_device.empty() ? steps : trace.steps_on_device,
-                            report.data);
+  report.step = StepTimesOf(ReportedSteps(trace), report.data);
   report.step.timing = StepTiming::kProfilerTrace;
   report.memory = trace.memory;
   FillWindowSections(trace.window, trace.device_limits, report);

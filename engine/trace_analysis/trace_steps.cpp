@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
+
+#include "engine/analysis/placement.h"
 
 namespace advisor {
 namespace {
@@ -104,21 +107,52 @@ class StepCutter {
   std::vector<TimeNs> optimizer_starts_;
 };
 
+bool StartsBefore(const HostRange& a, const HostRange& b) { return a.start_ns < b.start_ns; }
+
+// The phases advisor's probe cut the step `range` into: its phase spans on the step's track
+// (sorted by start) that begin inside it; none in a torch.profiler trace.
+std::vector<PhaseSpan> ProbePhasesOf(const HostRange& range,
+                                     const std::vector<HostRange>& sorted_phases) {
+  std::vector<PhaseSpan> phases;
+  auto it = std::lower_bound(sorted_phases.begin(), sorted_phases.end(), range, StartsBefore);
+  for (; it != sorted_phases.end() && it->start_ns < range.end_ns; ++it) {
+    if (it->thread != range.thread) continue;
+    if (const std::optional<Phase> phase = PhaseNamed(it->name)) {
+      phases.push_back({*phase, it->start_ns, std::min(it->end_ns, range.end_ns)});
+    }
+  }
+  return phases;
+}
+
 }  // namespace
 
 TraceSteps StepsOf(const HostEvents& host) {
   TraceSteps result;
   const StepCutter cutter(host);
   std::vector<HostRange> ranges = host.profiler_steps;
-  std::sort(ranges.begin(), ranges.end(),
-            [](const HostRange& a, const HostRange& b) { return a.start_ns < b.start_ns; });
+  std::sort(ranges.begin(), ranges.end(), StartsBefore);
+  std::vector<HostRange> probe_phases = host.advisor_phases;
+  std::sort(probe_phases.begin(), probe_phases.end(), StartsBefore);
+  const auto in_first_window = [&host](const HostRange& range) {
+    return std::any_of(host.first_window_steps.begin(), host.first_window_steps.end(),
+                       [&range](const HostRange& step) {
+                         return step.start_ns == range.start_ns && step.thread == range.thread;
+                       });
+  };
   for (const HostRange& range : ranges) {
     if (range.end_ns <= range.start_ns) continue;
-    result.steps.push_back(ToStepSpan(static_cast<int>(result.steps.size()),
-                                      cutter.Cut(range.start_ns, range.end_ns)));
+    const int index = static_cast<int>(result.steps.size());
+    if (in_first_window(range)) result.first_window.push_back(result.steps.size());
+    std::vector<PhaseSpan> phases = ProbePhasesOf(range, probe_phases);
+    if (phases.empty()) {
+      result.steps.push_back(ToStepSpan(index, cutter.Cut(range.start_ns, range.end_ns)));
+    } else {
+      result.steps.push_back({index, range.start_ns, range.end_ns, std::move(phases)});
+    }
   }
   if (!result.steps.empty()) {
     result.cut = StepCut::kProfilerSteps;
+    result.windows = host.advisor_windows;
     return result;
   }
   if (host.ops.empty()) return result;

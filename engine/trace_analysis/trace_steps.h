@@ -3,7 +3,8 @@
 // few steps with no schedule) is cut where torch.optim's steps end. Inside a step, the
 // DataLoader's __next__ is the data phase, the first autograd node ends forward, and
 // torch.optim's Optimizer.step# range starts the optimizer phase (the last backward node ends
-// backward where there is none).
+// backward where there is none). advisor's own trace.json says where its probe cut each step
+// (HostEvents::advisor_phases): its steps take those phases, as the bisection measured them.
 #pragma once
 
 #include <vector>
@@ -29,6 +30,11 @@ struct TraceSteps {
   // The same steps on the device's clock (DeviceClockSteps), where the trace holds device work
   // whose launches it recorded; empty otherwise.
   std::vector<StepSpan> on_device;
+  // advisor's own trace.json (HostEvents::first_window_steps): the indices into `steps` of its
+  // first window's, the bisection's baseline, whose step and phase times its report gives; empty
+  // in any other trace, whose steps are all the report's.
+  std::vector<std::size_t> first_window;
+  int windows = 0;  // HostEvents::advisor_windows
 };
 
 TraceSteps StepsOf(const HostEvents& host);

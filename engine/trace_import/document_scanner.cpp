@@ -55,7 +55,8 @@ std::string Describe(char c) {
 }  // namespace
 
 bool DocumentScanner::IsKeptMember(const std::string& key) {
-  return key == "deviceProperties" || key == "distributedInfo" || key == "baseTimeNanoseconds";
+  return key == "deviceProperties" || key == "distributedInfo" || key == "baseTimeNanoseconds" ||
+         key == "otherData";
 }
 
 DocumentScanner DocumentScanner::InEventArray(std::uint64_t offset, bool top_level_array) const {

@@ -187,6 +187,10 @@ struct TraceMetadata {
   std::optional<std::int64_t> base_time_ns;  // baseTimeNanoseconds
   std::vector<DeviceProperties> devices;
   std::optional<DistributedInfo> distributed;
+  // otherData's "generator": "advisor" in advisor's own trace.json (engine/report/chrome_trace.h),
+  // whose ProfilerStep#N ranges belong to its profiled windows, one host process each; "" in a
+  // torch.profiler trace.
+  std::string generator;
 };
 
 // What reading found besides events: sizes, and the events it had to leave out.

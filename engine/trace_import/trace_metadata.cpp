@@ -152,6 +152,10 @@ void ReadMetadataMember(const std::string& key, std::string_view text, std::uint
     } catch (const std::invalid_argument& error) {
       throw std::invalid_argument("byte " + std::to_string(offset) + ": " + error.what());
     }
+  } else if (key == "otherData") {
+    // Kineto writes none; advisor's trace.json names itself here. Anything else in it is ignored.
+    if (!value.is_object()) return problem("is not an object");
+    metadata.generator = Get<std::string>(value, "generator", "");
   }
 }
 

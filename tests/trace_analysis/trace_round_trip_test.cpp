@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -136,7 +137,8 @@ TEST_P(TraceRoundTrip, ALaterWindowsBackwardFindsItsModules) {
   const ProfilerTraceWindow trace = BuildProfilerTraceWindow(store);
   const RunReport report = ReportOfTrace(store, trace);
   EXPECT_TRUE(trace.backward_linked);
-  EXPECT_EQ(report.run.window_steps, 6);
+  EXPECT_EQ(report.run.window_steps, 3) << "the step's figures are window 1's";
+  EXPECT_EQ(trace.window.timeline.steps.size(), 6u) << "every window's ops are placed";
 
   // The level's modules ran in half the steps: their medians halve, forward and backward alike.
   const MeasuredWindow measured = MeasureWindow(level.timeline);
@@ -147,6 +149,87 @@ TEST_P(TraceRoundTrip, ALaterWindowsBackwardFindsItsModules) {
     ExpectWithin1Percent(module.backward_ms / module.forward_ms,
                          costs.backward.host_ms / costs.forward.host_ms, module.path);
   }
+}
+
+// A bisection's trace.json of two windows: window 1, the baseline, whose steps the bisection's
+// step and phase figures come from, and a level's window whose probe cut its steps elsewhere
+// (forward and backward end later: its markers cost more). Returns the file's path;
+// `baseline_steps` takes window 1's steps.
+std::string WriteBaselineAndLevel(bool gpu, const testing::ScratchDir& dir,
+                                  std::vector<StepSpan>& baseline_steps) {
+  const LabelledWindow baseline = testing::SampleWindow(gpu, 1'000'000'000, false);
+  Timeline level = testing::SampleWindow(gpu, 1'100'000'000).timeline;
+  const TimeNs us = 1000;
+  for (StepSpan& step : level.steps) {
+    const TimeNs t = step.start_ns;
+    step = StepOfPhases(step.index, t, t + 50 * us, t + 5500 * us, t + 9000 * us, step.end_ns);
+  }
+  MeasuredWindow measured = MeasureWindow(std::move(level));
+  const std::string path = dir / "trace.json";
+  std::ofstream out(path);
+  WriteChromeTrace(
+      {baseline,
+       {"the children of the root", std::move(measured.timeline), std::move(measured.placements)}},
+      RunReport{}, out);
+  baseline_steps = baseline.timeline.steps;
+  return path;
+}
+
+bool SaysSo(const RunReport& report, const std::string& words) {
+  return std::any_of(
+      report.data_quality.begin(), report.data_quality.end(),
+      [&](const std::string& line) { return line.find(words) != std::string::npos; });
+}
+
+// Read back, the step and its phases are window 1's as its probe cut them, the bisection's
+// (its steps across both windows would give forward 4.7 ms where window 1's gave 3.95, and
+// cut by the trace's own rules 4.2: the first autograd node), and the data quality says so; the
+// level's window still gives the modules, which only it instrumented.
+TEST_P(TraceRoundTrip, AdvisorsTraceGivesTheStepAndPhasesOfWindowOne) {
+  const bool gpu = GetParam();
+  testing::ScratchDir dir;
+  std::vector<StepSpan> baseline_steps;
+  const std::string path = WriteBaselineAndLevel(gpu, dir, baseline_steps);
+  const TraceStore store = ReadTrace(path);
+  const ProfilerTraceWindow trace = BuildProfilerTraceWindow(store);
+  const RunReport report = ReportOfTrace(store, trace);
+
+  RunReport bisection;  // as the bisection sets its step from its baseline window
+  SetStepPhases(baseline_steps, bisection.step, bisection.data);
+  EXPECT_EQ(report.run.window_steps, static_cast<int>(baseline_steps.size()));
+  ExpectWithin1Percent(report.step.median_ms, Median(StepMillis(baseline_steps)), "step");
+  ExpectWithin1Percent(report.step.forward_ms, bisection.step.forward_ms, "forward");
+  ExpectWithin1Percent(report.step.backward_ms, bisection.step.backward_ms, "backward");
+  ExpectWithin1Percent(report.step.optimizer_ms, bisection.step.optimizer_ms, "optimizer");
+  EXPECT_TRUE(SaysSo(report,
+                     "advisor's trace.json of 2 windows: step times and phases are of "
+                     "its first window's 3 profiled steps"));
+  EXPECT_EQ(report.modules.size(), 3u) << "the level's window feeds the module table";
+}
+
+// The same file without advisor's name in otherData is any torch.profiler trace: every step is
+// the report's, cut by the trace's own rules, and the data quality says nothing of windows.
+TEST_P(TraceRoundTrip, WithoutAdvisorsNameTheTraceIsReadAsATorchProfilerTrace) {
+  const bool gpu = GetParam();
+  testing::ScratchDir dir;
+  std::vector<StepSpan> baseline_steps;
+  const std::string path = WriteBaselineAndLevel(gpu, dir, baseline_steps);
+  std::string text;
+  {
+    std::ifstream in(path);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const std::string named = "\"generator\":\"advisor\"";
+  const std::size_t at = text.find(named);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, named.size(), "\"generator\":\"someone\"");
+  std::ofstream(path) << text;
+
+  const TraceStore store = ReadTrace(path);
+  const RunReport report = ReportOfTrace(store, BuildProfilerTraceWindow(store));
+  EXPECT_EQ(report.run.window_steps, 2 * static_cast<int>(baseline_steps.size()));
+  EXPECT_FALSE(SaysSo(report, "advisor's trace.json"));
+  EXPECT_TRUE(SaysSo(report, "step times are of the 6 profiled steps in the trace"));
 }
 
 // The script probe waits for the device at a measured step's end inside the user's
@@ -184,7 +267,7 @@ TEST(TraceRoundTripOwnSync, TheProbesWaitInTheOptimizerStepStaysNoSite) {
     record.external_id = external_id;
     timeline.syncs.push_back(record);
   };
-  wait("cudaDeviceSynchronize", 9600, 9900, 0, 5000);                         // the probe's
+  wait("cudaDeviceSynchronize", 9600, 9900, 0, 5000);                      // the probe's
   wait("cudaStreamSynchronize", 9550, 9580, optimizer_correlation, 5001);  // the optimizer's
   MeasuredWindow measured = MeasureWindow(std::move(timeline));
   RunReport expected;

@@ -76,6 +76,7 @@ TEST(TraceReader, ReadsEventsAndMetadataOfAKinetoTrace) {
   ASSERT_EQ(store.metadata.distributed->groups.size(), 1u);
   EXPECT_EQ(store.metadata.distributed->groups[0].ranks, (std::vector<int>{0, 1}));
   EXPECT_EQ(store.metadata.base_time_ns, 1759000000000000000);
+  EXPECT_EQ(store.metadata.generator, "") << "Kineto names no generator";
   const std::vector<Row> rows = Rows(store);
   EXPECT_EQ(std::get<2>(rows[5]), "void gemm<float, \"quoted\\path\">(int)");
 }
@@ -323,6 +324,24 @@ TEST(TraceReader, TheParallelSplitReadsWhatTheSerialScanReads) {
                          R"(, 7, "x", {"ph": 1}, {"ph": "X", "ts": 1 "dur": 1}, )" +
                          Event(2, "b") + "]");
   ExpectSameAsSerial("an error after a cut", "[" + Event(1, "a") + ", " + Event(2, "b") + "] x");
+}
+
+// advisor's trace.json names itself in otherData, before or after the events; an otherData that
+// is no object is a problem line, and the trace is read as anyone's.
+TEST(TraceReader, OtherDataNamesTheGenerator) {
+  testing::ScratchDir dir;
+  const std::string events = "\"traceEvents\": [" + Event(1, "a") + "]";
+  const auto generator = [&](const std::string& text) {
+    WriteFile(dir / "trace.json", text);
+    const TraceStore store = ReadTrace(dir / "trace.json");
+    return store.metadata.generator + (store.stats.problems.empty() ? "" : " (a problem)");
+  };
+  EXPECT_EQ(generator("{" + events + R"(, "otherData": {"generator": "advisor", "probes": []}})"),
+            "advisor");
+  EXPECT_EQ(generator(R"({"otherData": {"clock": "x", "generator": "advisor"}, )" + events + "}"),
+            "advisor");
+  EXPECT_EQ(generator("{" + events + R"(, "otherData": {"generator": 7}})"), "");
+  EXPECT_EQ(generator("{" + events + R"(, "otherData": ["advisor"]})"), " (a problem)");
 }
 
 // A rank out of range would merge the trace as another rank's (or, read as "no rank", take its
