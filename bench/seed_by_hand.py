@@ -18,7 +18,8 @@ two CUDA events (the wall of the stream, the DataLoader's waits included, as the
 have them); the cycles rotate the blocks' order so that a drift falls on every fix alike, and the
 first cycle, where torch.compile compiles for each setting it meets, is left out. A fix's speedup
 is the geometric mean over the cycles of the baseline block's time per step over the fix's, of
-the same cycle. Prints one JSON line (and writes it to --out FILE):
+the same cycle; loader_wait_ms is the host's wait for the next batch per step, the sign of
+a fix that the DataLoader holds back. Prints one JSON line (and writes it to --out FILE):
 
     {"device": ..., "baseline_ms": 171.2, "cycles": 3,
      "fixes": {"bf16-autocast": {"step_ms": 43.9, "speedup": 3.90, "per_cycle": [...]}, ...}}
@@ -101,6 +102,10 @@ class Clock:
         return (time.perf_counter() - self._start) * 1e3
 
 
+def mean(values):
+    return sum(values) / len(values)
+
+
 def batches(loader):
     while True:
         yield from loader
@@ -142,8 +147,12 @@ def main():
     feed = batches(loader)
     clock = Clock(device)
 
+    waited = [0.0]  # seconds the host spent in next(feed), the loader not keeping up
+
     def step(setting):
+        asked = time.perf_counter()
         images, labels = next(feed)
+        waited[0] += time.perf_counter() - asked
         images = images.to(device, non_blocking=True)
         labels = labels.to(device, non_blocking=True)
         forward = compiled if "torch-compile" in setting.recipes else model
@@ -155,6 +164,7 @@ def main():
         optimizer.step()
 
     per_step = {s.name: [] for s in settings}  # ms per step, one a cycle, the first left out
+    wait_per_step = {s.name: [] for s in settings}  # ms per step the host waited for a batch
     for cycle in range(args.cycles):
         shift = cycle % len(settings)
         for setting in settings[shift:] + settings[:shift]:
@@ -162,11 +172,13 @@ def main():
                 for _ in range(args.settle):
                     step(setting)
                 clock.start()
+                waited[0] = 0.0
                 for _ in range(args.steps):
                     step(setting)
                 ms = clock.stop_ms() / args.steps
             if cycle > 0:
                 per_step[setting.name].append(ms)
+                wait_per_step[setting.name].append(waited[0] * 1e3 / args.steps)
         print("seed_by_hand.py: cycle %d of %d done" % (cycle + 1, args.cycles), file=sys.stderr,
               flush=True)
 
@@ -177,9 +189,10 @@ def main():
         fixes[setting.name] = {
             "step_ms": sum(per_step[setting.name]) / len(ratios),
             "speedup": math.exp(sum(math.log(r) for r in ratios) / len(ratios)),
-            "per_cycle": ratios}
+            "per_cycle": ratios, "loader_wait_ms": mean(wait_per_step[setting.name])}
     line = json.dumps({"device": str(device), "model": args.model, "batch": args.batch,
                        "baseline_ms": sum(baseline) / len(baseline), "cycles": len(baseline),
+                       "baseline_loader_wait_ms": mean(wait_per_step["baseline"]),
                        "fixes": fixes})
     print(line)
     if args.out:
