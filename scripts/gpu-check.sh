@@ -431,9 +431,11 @@ for fix in json.load(open(sys.argv[1]))["fixes"]:
         print("," + fix["recipe"], end="")
 PY
 )
-  # SEED_CYCLES: more cycles narrow the by-hand figures' own spread (each cycle ~20 s on the H200).
+  # SEED_CYCLES, SEED_STEPS: more cycles, longer blocks narrow the by-hand figures' own spread
+  # (a cycle of 20-step blocks ~20 s on the H200; the fast fixes' steps wait on the DataLoader
+  # by turns, so a block of 20 moves by a tenth).
   step seed_by_hand python3 bench/seed_by_hand.py --fixes "$fixes" --cycles "${SEED_CYCLES:-4}" \
-    --out "$results/seed-by-hand.json"
+    --steps "${SEED_STEPS:-20}" --out "$results/seed-by-hand.json"
   python3 bench/seed_judge.py "$results/script-vit-autotest/report.json" \
     "$results/seed-by-hand.json" --wall-s "$wall" | tee -a "$out/summary.txt"
 }
