@@ -1,6 +1,7 @@
 #include "engine/autotest/autotest.h"
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <map>
 
@@ -9,6 +10,7 @@
 #include "engine/autotest/in_process_ab.h"
 #include "engine/autotest/loader_workers_series.h"
 #include "engine/util/printable_text.h"
+#include "engine/util/printf.h"
 #include "engine/util/scratch_paths.h"
 
 namespace advisor {
@@ -148,15 +150,23 @@ AbResult TryInProcesses(const CandidateSpec& candidate, const AutotestPlan& plan
 // `candidates`, each SwitchesBetweenSteps, measured in blocks of one run of the script where the
 // door can (RunInProcessAb), their numerics checked inside it: the results of those it decided or
 // whose numerics it refused, by id; the others go to processes. Keeps the verdicts it reached.
-std::map<std::string, AbResult> MeasureInBlocks(const std::vector<CandidateSpec>& candidates,
-                                                const AutotestPlan& plan, CandidateRunner& runner,
-                                                NumericsChecks& checks,
-                                                const AutotestBudget& budget,
-                                                const std::string& scratch_dir,
-                                                std::ostream& progress) {
+// What a run of blocks decided, and what it cost.
+struct BlocksMeasured {
+  std::map<std::string, AbResult> results;  // by candidate id
+  double wall_s = 0;                        // its first run's, 0 where none ran
+  std::size_t candidates = 0;               // how many that run switched
+};
+
+BlocksMeasured MeasureInBlocks(const std::vector<CandidateSpec>& candidates,
+                               const AutotestPlan& plan, CandidateRunner& runner,
+                               NumericsChecks& checks, const AutotestBudget& budget,
+                               const std::string& scratch_dir, std::ostream& progress) {
   const InProcessOutcome outcome = RunInProcessAb(candidates, runner, plan.settings, BlockDesign{},
                                                   budget, scratch_dir, progress);
-  std::map<std::string, AbResult> results;
+  BlocksMeasured measured_in_blocks;
+  measured_in_blocks.wall_s = outcome.wall_s;
+  measured_in_blocks.candidates = candidates.size();
+  std::map<std::string, AbResult>& results = measured_in_blocks.results;
   for (const CandidateSpec& candidate : candidates) {
     const auto verdict = outcome.numerics.find(candidate.id);
     if (verdict != outcome.numerics.end()) checks.Keep(candidate.id, verdict->second);
@@ -169,7 +179,7 @@ std::map<std::string, AbResult> MeasureInBlocks(const std::vector<CandidateSpec>
       results.emplace(candidate.id, NumericsRefused(candidate, verdict->second, progress));
     }
   }
-  return results;
+  return measured_in_blocks;
 }
 
 // The candidate of a recipe that applies to the plan's door, device and torch; none otherwise.
@@ -224,6 +234,31 @@ bool PlainCompileMeasured(const AutotestPlan& plan,
   });
 }
 
+// Why the compile modes' run of blocks is not started: it would not end within the budget, priced
+// as the first run of blocks (its start-up and torch.compile's compile in it), or in proportion to
+// its candidates where the modes are more. Each mode compiles for tens of seconds where a knob
+// switches in one step (the seed ViT on an H200: the three modes' run took the budget's four
+// minutes past their end, 2026-11-30). "" where it fits, or where no first run prices it.
+std::string ModesRunDoesNotFit(const AutotestPlan& plan, const std::vector<std::string>& modes,
+                               const BlocksMeasured& first, const AutotestBudget& budget) {
+  std::size_t switched = 0;
+  for (const std::string& id : modes) {
+    const std::optional<CandidateSpec> candidate = ApplicableCandidate(plan, id);
+    switched += candidate && SwitchesBetweenSteps(*candidate);
+  }
+  if (switched == 0 || first.wall_s <= 0 || first.candidates == 0) return {};
+  const double price_s =
+      first.wall_s * std::max(1.0, static_cast<double>(switched) / first.candidates);
+  if (budget.RoomFor(std::chrono::duration_cast<AutotestBudget::Clock::duration>(
+          std::chrono::duration<double>(price_s)))) {
+    return {};
+  }
+  return Printf("not tried: a run of blocks for torch.compile's modes, priced at %.0f s as the "
+                "first run of blocks, does not fit the autotest budget (",
+                price_s) +
+         budget.DescribeLimit() + ")";
+}
+
 // The worker counts a recipe that sets dataloader_workers runs as a series of, where the run says
 // its worker count and another count fits the cores; empty otherwise (the recipe runs as written).
 std::vector<int> SeriesCounts(const Recipe& recipe, const AutotestPlan& plan) {
@@ -255,13 +290,10 @@ std::vector<std::string> TryOrder(const AutotestPlan& plan,
 // they cost seconds of steps where a process costs its start-up, so a short budget reaches them
 // before any other candidate's numerics runs or rounds. `order` puts the most promising first in
 // the run's schedule, so that a script that ends early leaves out the least.
-std::map<std::string, AbResult> MeasureSinglesInBlocks(const std::vector<std::string>& order,
-                                                       const AutotestPlan& plan,
-                                                       CandidateRunner& runner,
-                                                       NumericsChecks& checks,
-                                                       const AutotestBudget& budget,
-                                                       const std::string& scratch_dir,
-                                                       std::ostream& progress) {
+BlocksMeasured MeasureSinglesInBlocks(const std::vector<std::string>& order,
+                                      const AutotestPlan& plan, CandidateRunner& runner,
+                                      NumericsChecks& checks, const AutotestBudget& budget,
+                                      const std::string& scratch_dir, std::ostream& progress) {
   std::vector<CandidateSpec> candidates;
   for (const std::string& id : order) {
     std::optional<CandidateSpec> candidate = ApplicableCandidate(plan, id);
@@ -308,8 +340,9 @@ std::optional<InRunCombination> CombineInBlocks(const std::vector<std::string>& 
                 progress);
     return combination;
   }
-  std::map<std::string, AbResult> measured =
-      MeasureInBlocks({combination.candidate}, plan, runner, checks, budget, scratch_dir, progress);
+  const std::map<std::string, AbResult> measured =
+      MeasureInBlocks({combination.candidate}, plan, runner, checks, budget, scratch_dir, progress)
+          .results;
   if (const auto result = measured.find(combination.candidate.id); result != measured.end()) {
     combination.result = std::move(result->second);
   }
@@ -325,7 +358,7 @@ AbResult CombinationResult(const CandidateSpec& candidate, const AutotestPlan& p
                            std::ostream& progress) {
   if (SwitchesBetweenSteps(candidate) && budget.RoomForRound()) {
     std::map<std::string, AbResult> measured =
-        MeasureInBlocks({candidate}, plan, runner, checks, budget, scratch_dir, progress);
+        MeasureInBlocks({candidate}, plan, runner, checks, budget, scratch_dir, progress).results;
     if (const auto result = measured.find(candidate.id); result != measured.end()) {
       return std::move(result->second);
     }
@@ -382,8 +415,9 @@ std::vector<AbResult> RunAutotest(const AutotestPlan& plan, CandidateRunner& run
        })) {
     if (!IsCompileMode(plan, id)) first_run.push_back(id);
   }
-  std::map<std::string, AbResult> in_blocks = MeasureSinglesInBlocks(
-      first_run, plan, runner, checks, budget, scratch.path(), progress);
+  const BlocksMeasured first_blocks = MeasureSinglesInBlocks(first_run, plan, runner, checks,
+                                                             budget, scratch.path(), progress);
+  std::map<std::string, AbResult> in_blocks = first_blocks.results;
   const std::vector<std::string> order =
       TryOrder(plan, [&](const std::string& id) { return in_blocks.count(id) != 0; });
   std::vector<std::string> others;
@@ -440,7 +474,8 @@ std::vector<AbResult> RunAutotest(const AutotestPlan& plan, CandidateRunner& run
   };
   for (const std::string& id : others) try_single(id);
   if (!modes.empty()) {
-    const std::string refused = PlainCompileRefused(plan, singles);
+    std::string refused = PlainCompileRefused(plan, singles);
+    if (refused.empty()) refused = ModesRunDoesNotFit(plan, modes, first_blocks, budget);
     const bool plain_measured = PlainCompileMeasured(plan, singles);
     if (refused.empty()) {
       if (!plain_measured) {
@@ -449,7 +484,8 @@ std::vector<AbResult> RunAutotest(const AutotestPlan& plan, CandidateRunner& run
       }
       // The modes a running script can switch, in a run of blocks of their own.
       in_blocks.merge(MeasureSinglesInBlocks(modes, plan, runner, checks, budget, scratch.path(),
-                                             progress));
+                                             progress)
+                          .results);
     }
     for (const std::string& id : modes) {
       const Recipe* recipe = FindRecipe(plan.recipes, id);

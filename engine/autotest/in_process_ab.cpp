@@ -179,6 +179,7 @@ InProcessOutcome RunInProcessAb(const std::vector<CandidateSpec>& candidates,
   const BlocksResult& result = *run.result;
 
   InProcessOutcome outcome;
+  outcome.wall_s = run.wall_s;
   Pairs pairs;
   std::vector<CandidateSpec> measured;  // those with two pairs or more, numerics passed
   for (const CandidateSpec& candidate : candidates) {

@@ -27,6 +27,8 @@ struct InProcessOutcome {
   // check (the check failed, or the script ended first) has none and is not decided here; one
   // outside its tolerance is not decided either.
   std::map<std::string, NumericsVerdict> numerics;
+  // The first run of blocks' wall time, start-up and compiles included: the price of the next.
+  double wall_s = 0;
 };
 
 // A candidate whose interval after the first run of blocks still straddles an edge of the noise

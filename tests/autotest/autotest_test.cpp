@@ -525,6 +525,34 @@ TEST_F(Autotest, ThePlainCompileRejectedSkipsTheCompileModes) {
   EXPECT_TRUE(runner_.checked().empty()) << "no numerics process for the mode either";
 }
 
+// The modes' run of blocks is priced as the first run (twice it here: two modes against one
+// candidate) and not started where that would not end within the budget: each mode is skipped and
+// says why, and no mode goes to rounds of processes instead.
+TEST_F(Autotest, TheCompileModesRunIsNotStartedWhereTheBudgetHasNoRoomForIt) {
+  plan_.recipes = {PlainCompile(), CompileMode("autotune", "max-autotune"),
+                   CompileMode("regional", "regional")};
+  plan_.recipe_ids = {"compiled", "autotune", "regional"};
+  // The first run takes 1.1 s or more, so at most 1.9 s are left for a run priced at 2.2 s or
+  // more: a busier machine only makes both longer.
+  budget_ = AutotestBudget(std::chrono::seconds(3));
+  runner_.set_blocks_script(WriteBlocksScript(
+      BlocksJson({{"compiled", 10.0}, {"autotune", 8.0}, {"regional", 12.0}}, 5, 20.0, true,
+                 InRunNumericsJson({"compiled", "autotune", "regional"})),
+      "sleep 1.1"));
+  const std::vector<AbResult> results = Run();
+  EXPECT_EQ(runner_.blocks_runs(), std::vector<std::string>{"compiled"});
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].fix.status, "verified");
+  for (const AbResult& mode : {results[1], results[2]}) {
+    EXPECT_EQ(mode.fix.status, "skipped") << mode.fix.recipe;
+    EXPECT_THAT(mode.fix.detail,
+                StartsWith("not tried: a run of blocks for torch.compile's modes, priced at "))
+        << mode.fix.recipe;
+    EXPECT_THAT(mode.fix.detail, HasSubstr("does not fit the autotest budget (3s)"));
+  }
+  EXPECT_EQ(runner_.benchmark_runs(), 0) << "no rounds of processes for the modes either";
+}
+
 // Without plain torch.compile among the candidates, a mode is tried and says so.
 TEST_F(Autotest, ACompileModeWithoutPlainCompileSaysItRanWithoutItsVerdict) {
   plan_.recipes = {CompileMode("regional", "regional")};
