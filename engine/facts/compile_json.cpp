@@ -44,6 +44,7 @@ nlohmann::json CompileJson(const CompileReport& compile) {
     breaks.push_back({{"reason", graph_break.reason},
                       {"file", graph_break.file},
                       {"line", graph_break.line},
+                      {"text", graph_break.text},
                       {"count", graph_break.count}});
   }
   nlohmann::json recompiles = nlohmann::json::array();

@@ -186,7 +186,8 @@ RunReport SampleReportAllMeasured() {
   report.compile = CompileReport{
       3,
       4,
-      {{"Unsupported Tensor.item() call with capture_scalar_outputs=False", "train.py", 27, 2}},
+      {{"Unsupported Tensor.item() call with capture_scalar_outputs=False", "train.py", 27, 2,
+        "scale = x.abs().max().item()"}},
       {{"forward", "train.py", 22, "tensor 'x' size mismatch at index 0. expected 4, actual 6", 1}},
       {{"forward", "train.py", 22, 8}},
       6.5,

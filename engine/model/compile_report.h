@@ -16,6 +16,7 @@ struct GraphBreak {
   std::string file;    // the user's file and line where the graph broke
   int line = 0;
   int count = 0;  // times dynamo met it while compiling (each compilation of the frame), not steps
+  std::string text;  // that line's code, as the probe read it; "" where it could not
 };
 
 // A function compiled again because a guard of its earlier compilation failed.

@@ -76,7 +76,7 @@ end
 -- file and line where torch named one, nil for a frame torch made itself (line 0).
 function advisor.compile_source(entry)
   if entry.line < 1 or entry.file == "" then return nil end
-  return {file = entry.file, line = entry.line}
+  return {file = entry.file, line = entry.line, text = entry.text}
 end
 
 -- How a fix's predicted saving (MB) weighs against facts.out_of_memory's shortfall, for the

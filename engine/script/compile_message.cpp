@@ -64,8 +64,10 @@ std::optional<CompileReport> ReadCompileReport(const nlohmann::json& reply) {
   report.graphs = static_cast<int>(compile->Required("graphs").Integer(0, kMaxProbeCount));
   const JsonField breaks = compile->Required("graph_breaks");
   for (const JsonField& entry : breaks.Elements(0, kMaxCompileEntries)) {
+    const std::optional<JsonField> text = entry.OptionalNonNull("text");
     report.graph_breaks.push_back({Name(entry.Required("reason")), entry.Required("file").Text(),
-                                   Line(entry.Required("line")), Count(entry.Required("count"))});
+                                   Line(entry.Required("line")), Count(entry.Required("count")),
+                                   text ? Name(*text) : std::string()});
   }
   const JsonField recompiles = compile->Required("recompiles");
   for (const JsonField& entry : recompiles.Elements(0, kMaxCompileEntries)) {

@@ -24,6 +24,7 @@ json Compile() {
            {{{"reason", "Unsupported Tensor.item() call with capture_scalar_outputs=False"},
              {"file", "/home/me/train.py"},
              {"line", 27},
+             {"text", "scale = x.abs().max().item()"},
              {"count", 2}}}},
           {"recompiles",
            {{{"function", "forward"},
@@ -57,6 +58,7 @@ TEST(CompileMessage, ReadsWhatTheCompilerDid) {
   EXPECT_EQ(report->graph_breaks[0].file, "/home/me/train.py");
   EXPECT_EQ(report->graph_breaks[0].line, 27);
   EXPECT_EQ(report->graph_breaks[0].count, 2);
+  EXPECT_EQ(report->graph_breaks[0].text, "scale = x.abs().max().item()");
   ASSERT_EQ(report->recompiles.size(), 1u);
   EXPECT_EQ(report->recompiles[0].function, "forward");
   EXPECT_EQ(report->recompiles[0].line, 22);
@@ -199,6 +201,12 @@ TEST(CompileMessage, RefusesWhatDoesNotHoldTogether) {
   EXPECT_EQ(CompileError(bad),
             "probe message \"window\": field 'compile.graph_breaks[0].count' must be an integer "
             "from 1 to 1073741824, got 0");
+  bad = Compile();
+  bad["graph_breaks"][0]["text"] = "scale =\n x.item()";
+  EXPECT_NE(CompileError(bad).find("field 'compile.graph_breaks[0].text' must be a string of at "
+                                   "most 400 bytes without control characters"),
+            std::string::npos)
+      << CompileError(bad);
   bad = Compile();
   bad["recompiles"][0]["guard"] = "size\nmismatch";
   EXPECT_NE(CompileError(bad).find("field 'compile.recompiles[0].guard' must be a string of at "

@@ -848,6 +848,8 @@ TEST(ScriptCompile, AGraphBreakAtABlocksItemIsNamedAtItsLine) {
   ASSERT_EQ(breaks.size(), 1u) << report["findings"].dump();
   EXPECT_EQ(breaks[0]["source"]["file"], script);
   EXPECT_EQ(breaks[0]["source"]["line"], line);
+  EXPECT_NE(breaks[0]["source"]["text"].get<std::string>().find(".item()"), std::string::npos)
+      << "the line's code, as report.md shows it";
   EXPECT_NE(breaks[0]["message"].get<std::string>().find("capture_scalar_outputs"),
             std::string::npos);
   EXPECT_TRUE(FindingsOf(report, "compile-shape-recompiles").empty()) << "its batch never changes";

@@ -16,7 +16,8 @@ import torch.nn as nn
 
 from advisor_probe import compile_report
 from advisor_probe.compile_report import (CompileRecorder, _Records, break_reason,
-                                          parse_graph_break, parse_limit_hit, parse_skip)
+                                          graph_break_entry, parse_graph_break,
+                                          parse_limit_hit, parse_skip)
 
 ITEM_REASON = ("Encountered graph break when attempting to trace CALL: a function call, e.g. "
                "f(x, y):\n\nUnsupported Tensor.item() call with capture_scalar_outputs=False\n"
@@ -62,6 +63,12 @@ class Records(unittest.TestCase):
         recorder.heard(record)  # its parent's handler, where TORCH_LOGS asked for graph_breaks
         self.assertEqual(list(recorder._breaks.values()), [1])
 
+    def test_a_break_carries_its_lines_code_where_the_file_can_be_read(self):
+        self.assertEqual(graph_break_entry(__file__, ITEM_LINE, ITEM_REASON, 2),
+                         {"reason": ITEM_REASON, "file": __file__, "line": ITEM_LINE,
+                          "text": "if y.sum().item() > 1e9: # the graph break", "count": 2})
+        self.assertEqual(graph_break_entry("/nonexistent/train.py", 27, ITEM_REASON, 1)["text"], "")
+
     def test_nothing_compiled_is_no_report(self):
         self.assertIsNone(CompileRecorder().report())
 
@@ -103,6 +110,7 @@ class Compiled(unittest.TestCase):
         breaks = [b for b in report["graph_breaks"] if b["file"] == __file__]
         self.assertEqual([b["line"] for b in breaks], [ITEM_LINE], report["graph_breaks"])
         self.assertIn("item()", breaks[0]["reason"])
+        self.assertIn(".item()", breaks[0]["text"], "the line's code, for the finding's source")
         self.assertGreaterEqual(breaks[0]["count"], 1)
         # Block.forward, and the code after its break (dynamo's resume frame, named forward),
         # recompile for the new batch size.

@@ -34,6 +34,8 @@ import re
 import sys
 import weakref
 
+from .sources import line_text
+
 # torch's graph break record: "Graph break in user code at FILE:LINE\nGraph Break Reason: ..."
 # (or "Graph break (user stack suppressed due to duplicate graph break) in user code at ...").
 _GRAPH_BREAK = re.compile(r"in user code at (.+):(\d+)\nGraph Break Reason: (.*?)(?:\nUser code "
@@ -86,6 +88,13 @@ def parse_graph_break(message):
     if match is None:
         return None
     return _short(match.group(1), PATH_BYTES), int(match.group(2)), break_reason(match.group(3))
+
+
+def graph_break_entry(file, line, reason, count):
+    """One graph break as advisor reads it, with its line's code for the finding's source ("" where
+    the file cannot be read)."""
+    return {"reason": reason, "file": file, "line": line, "text": _short(line_text(file, line)),
+            "count": count}
 
 
 def parse_limit_hit(args):
@@ -464,7 +473,7 @@ class CompileRecorder:
             recompiles[key] = recompiles.get(key, 0) + 1
         return {
             "graphs": graphs,
-            "graph_breaks": [{"reason": reason, "file": file, "line": line, "count": count}
+            "graph_breaks": [graph_break_entry(file, line, reason, count)
                              for (file, line, reason), count in self._breaks.items()],
             "recompiles": [{"function": function, "file": file, "line": line, "guard": guard,
                             "count": count}
