@@ -86,8 +86,7 @@ ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store, TraceRecor
   ModuleMarkers modules = markers_of_modules();
 
   trace.step_cut = steps.cut;
-  trace.first_window_steps = std::move(steps.first_window);
-  trace.advisor_windows = steps.windows;
+  trace.advisor_windows = std::move(steps.windows);
   trace.partial_first_step_left_out = steps.partial_first_step_left_out;
   trace.steps_on_device = std::move(steps.on_device);
   trace.has_modules = !modules.markers.empty();

@@ -1,6 +1,7 @@
 #include "engine/trace_analysis/trace_report.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <set>
 #include <vector>
 
@@ -9,6 +10,15 @@
 namespace advisor {
 namespace {
 
+// advisor's trace.json: its first window, the bisection's baseline, whose steps give the
+// report's step times and phases (a deeper level's window pays for more markers); none in any
+// other trace, or where that window holds no step.
+const AdvisorWindow* BaselineWindow(const ProfilerTraceWindow& trace) {
+  if (trace.advisor_windows.empty()) return nullptr;
+  const AdvisorWindow& first = trace.advisor_windows.front();
+  return first.end_step > first.first_step ? &first : nullptr;
+}
+
 RunInfo DescribeRun(const TraceStore& store, const ProfilerTraceWindow& trace) {
   RunInfo run;
   run.mode = Door::kTrace;
@@ -16,10 +26,10 @@ RunInfo DescribeRun(const TraceStore& store, const ProfilerTraceWindow& trace) {
   run.device = trace.gpu_activity ? "cuda" : "cpu";
   run.device_name = trace.device_name;
   run.advisor_version = ADVISOR_VERSION;
-  run.window_steps =
-      static_cast<int>(trace.first_window_steps.empty() ? trace.window.timeline.steps.size()
-                                                        : trace.first_window_steps.size());
-  run.windows = 1;
+  const AdvisorWindow* baseline = BaselineWindow(trace);
+  run.window_steps = static_cast<int>(baseline ? baseline->end_step - baseline->first_step
+                                               : trace.window.timeline.steps.size());
+  run.windows = std::max(1, static_cast<int>(trace.advisor_windows.size()));
   run.cuda_graphs = trace.cuda_graphs;
   run.dtype = trace.compute_dtype;
   run.allow_tf32 = trace.allow_tf32;
@@ -73,10 +83,10 @@ void AddDataQuality(const TraceStore& store, const ProfilerTraceWindow& trace, R
   const std::string steps = std::to_string(report.run.window_steps);
   switch (trace.step_cut) {
     case StepCut::kProfilerSteps:
-      if (!trace.first_window_steps.empty()) {
+      if (BaselineWindow(trace) != nullptr) {
         lines.push_back(
-            "advisor's trace.json of " + std::to_string(trace.advisor_windows) +
-            (trace.advisor_windows == 1 ? " window" : " windows") +
+            "advisor's trace.json of " + std::to_string(report.run.windows) +
+            (report.run.windows == 1 ? " window" : " windows") +
             ": step times and phases are of its first window's " + steps +
             " profiled steps (a bisection's baseline, which its own step figures come from), "
             "each cut where advisor's probe cut it; every window's ops still feed the op, module "
@@ -143,15 +153,15 @@ void AddAbsentSections(const ProfilerTraceWindow& trace, RunReport& report) {
 }
 
 // The steps the report's step times and phases are of: every step, or in advisor's trace.json
-// its first window's, the bisection's baseline (a deeper level's window pays for more markers);
-// on the device's clock where the trace holds device work.
+// its baseline window's (BaselineWindow); on the device's clock where the trace holds device
+// work.
 std::vector<StepSpan> ReportedSteps(const ProfilerTraceWindow& trace) {
   const std::vector<StepSpan>& steps =
       trace.steps_on_device.empty() ? trace.window.timeline.steps : trace.steps_on_device;
-  if (trace.first_window_steps.empty()) return steps;
-  std::vector<StepSpan> first_window;
-  for (const std::size_t i : trace.first_window_steps) first_window.push_back(steps[i]);
-  return first_window;
+  const AdvisorWindow* baseline = BaselineWindow(trace);
+  if (baseline == nullptr) return steps;
+  return {steps.begin() + static_cast<std::ptrdiff_t>(baseline->first_step),
+          steps.begin() + static_cast<std::ptrdiff_t>(baseline->end_step)};
 }
 
 }  // namespace
