@@ -32,8 +32,9 @@ struct ProfilerTraceWindow {
   // phases where there is device work; empty on a CPU trace, whose steps are the host's.
   std::vector<StepSpan> steps_on_device;
   // advisor's own trace.json: its profiled windows (TraceSteps::windows), their steps indices
-  // into window.timeline.steps; the report's step times and phases come from the first's. Empty
-  // in any other trace.
+  // into window.timeline.steps; the report's step times and phases come from the first's, each
+  // module's figures from the window that measured it (MeasuringSteps). Empty in any other
+  // trace.
   std::vector<AdvisorWindow> advisor_windows;
   StepCut step_cut = StepCut::kWholeTrace;   // where the steps were cut (trace_steps.h)
   bool partial_first_step_left_out = false;  // TraceSteps::partial_first_step_left_out

@@ -5,6 +5,7 @@
 #include <set>
 #include <vector>
 
+#include "engine/trace_analysis/advisor_window_modules.h"
 #include "engine/window/window_sections.h"
 
 namespace advisor {
@@ -36,14 +37,17 @@ RunInfo DescribeRun(const TraceStore& store, const ProfilerTraceWindow& trace) {
   return run;
 }
 
-// Every module the trace names, timed: a trace holds every module at once, where a bisection
-// times the levels it descends.
+// Every module the trace names, timed: a torch.profiler trace holds every module at once, where
+// a bisection times the levels it descends; advisor's own trace.json times each in the window
+// that measured it (MeasuringSteps).
 std::vector<ModuleStats> ModuleTable(const ProfilerTraceWindow& trace) {
   const MeasuredWindow& window = trace.window;
   std::set<ModulePath> named;
   for (const MarkerEvent& marker : window.timeline.markers) named.insert(marker.path);
   const std::vector<ModulePath> paths(named.begin(), named.end());
-  const std::vector<PhaseCosts> inclusive = window.attribution->InclusiveOfEach(paths);
+  const std::vector<PhaseCosts> inclusive = window.attribution->InclusiveOfEach(
+      paths, MeasuringSteps(trace.advisor_windows, window.timeline.markers, paths,
+                            window.timeline.steps.size()));
   std::map<ModulePath, ForwardOps> forward_ops;  // the ops each module's forward calls
   AddForwardOps(window.timeline, window.placements, forward_ops);
   std::vector<ModuleStats> modules;
@@ -89,8 +93,8 @@ void AddDataQuality(const TraceStore& store, const ProfilerTraceWindow& trace, R
             (report.run.windows == 1 ? " window" : " windows") +
             ": step times and phases are of its first window's " + steps +
             " profiled steps (a bisection's baseline, which its own step figures come from), "
-            "each cut where advisor's probe cut it; every window's ops still feed the op, module "
-            "and GPU tables");
+            "each cut where advisor's probe cut it; each module is timed in the window that "
+            "measured it; every window's ops still feed the op and GPU tables");
         break;
       }
       lines.push_back("step times are of the " + steps +
