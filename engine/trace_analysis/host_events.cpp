@@ -151,6 +151,8 @@ class HostEventReader::Impl {
           host_.advisor_phases.push_back({name, thread, start, end});
         } else if (const std::optional<std::string> label = AdvisorWindowLabel(name)) {
           host_.advisor_windows.push_back({*label, thread, start, end});
+        } else {
+          host_.advisor_backward_spans.push_back({name, thread, start, end});
         }
         return;
       default:

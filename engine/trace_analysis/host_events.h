@@ -62,6 +62,9 @@ struct HostEvents {
   // after the other. Empty in any other trace.
   std::vector<HostRange> advisor_phases;
   std::vector<HostRange> advisor_windows;
+  // Its modules' backward spans, each named by the instance's path, between the backward markers
+  // the bisection placed that module's backward ops with: its ops' thread.
+  std::vector<HostRange> advisor_backward_spans;
   // By op correlation id: the ops that describe a collective (record_param_comms).
   std::unordered_map<std::uint64_t, CollectiveDescription> collective_of_op;
   // Backward nodes name their forward op's thread by RecordFunction's own thread number; it was
