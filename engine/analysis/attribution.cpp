@@ -35,20 +35,24 @@ PhaseCosts& PhaseCosts::operator+=(const PhaseCosts& other) {
 
 namespace {
 
-// Each number is the median of its own per-step values.
-PhaseCosts MedianOverSteps(const std::vector<PhaseCosts>& steps) {
+// Each number is the median of its own values in the steps of `range`.
+PhaseCosts MedianOverSteps(const std::vector<PhaseCosts>& steps, StepRange range) {
   PhaseCosts median;
   for (Phase phase :
        {Phase::kData, Phase::kForward, Phase::kBackward, Phase::kOptimizer, Phase::kLoss}) {
     std::vector<double> host, gpu, faults;
-    for (const PhaseCosts& step : steps) {
-      host.push_back(step[phase].host_ms);
-      gpu.push_back(step[phase].gpu_ms);
-      faults.push_back(step[phase].page_fault_ms);
+    for (std::size_t i = range.first; i < std::min(range.end, steps.size()); ++i) {
+      host.push_back(steps[i][phase].host_ms);
+      gpu.push_back(steps[i][phase].gpu_ms);
+      faults.push_back(steps[i][phase].page_fault_ms);
     }
     median[phase] = Cost{Median(host), Median(gpu), Median(faults)};
   }
   return median;
+}
+
+PhaseCosts MedianOverSteps(const std::vector<PhaseCosts>& steps) {
+  return MedianOverSteps(steps, {0, steps.size()});
 }
 
 // Per op, the device time it and every op nested in it launched; empty where no GPU probe
@@ -260,6 +264,12 @@ PhaseCosts WindowAttribution::Inclusive(const ModulePath& path) const {
 
 std::vector<PhaseCosts> WindowAttribution::InclusiveOfEach(
     const std::vector<ModulePath>& paths) const {
+  return InclusiveOfEach(
+      paths, std::vector<StepRange>(paths.size(), {0, static_cast<std::size_t>(steps_)}));
+}
+
+std::vector<PhaseCosts> WindowAttribution::InclusiveOfEach(
+    const std::vector<ModulePath>& paths, const std::vector<StepRange>& steps) const {
   std::unordered_map<ModulePath, std::vector<PhaseCosts>> sums;  // per path asked for, per step
   for (const ModulePath& path : paths) sums.emplace(path, std::vector<PhaseCosts>(steps_));
   // A module's own costs go to it and to each ancestor asked for, "" included, in the modules'
@@ -274,7 +284,9 @@ std::vector<PhaseCosts> WindowAttribution::InclusiveOfEach(
     }
   }
   std::vector<PhaseCosts> inclusive;
-  for (const ModulePath& path : paths) inclusive.push_back(MedianOverSteps(sums.at(path)));
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    inclusive.push_back(MedianOverSteps(sums.at(paths[i]), steps.at(i)));
+  }
   return inclusive;
 }
 

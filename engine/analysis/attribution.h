@@ -4,6 +4,7 @@
 // its self times add up.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <string>
@@ -60,6 +61,12 @@ struct OpCost {
   std::vector<Cost> self_by_step;
 };
 
+// The steps [first, end) of a window: those a module's medians are taken over.
+struct StepRange {
+  std::size_t first = 0;
+  std::size_t end = 0;
+};
+
 class WindowAttribution {
  public:
   // `gpu_ms_by_op`: device time each op launched itself (same order as timeline.ops), or empty.
@@ -88,6 +95,11 @@ class WindowAttribution {
   // ancestors: asking Inclusive() of every module one by one scans every module for each (a
   // trace's 20,000 sibling modules took 15 s to analyse, 2.8 s at once: docs/benchmarks.md).
   std::vector<PhaseCosts> InclusiveOfEach(const std::vector<ModulePath>& paths) const;
+  // The same, each path's medians over its own steps only (`steps[i]` for paths[i]): advisor's
+  // trace.json holds every window of a bisection, and each module is timed in the window that
+  // measured it (engine/trace_analysis/advisor_window_modules).
+  std::vector<PhaseCosts> InclusiveOfEach(const std::vector<ModulePath>& paths,
+                                          const std::vector<StepRange>& steps) const;
   PhaseCosts Step() const;  // the whole step, every op
   // The same for one step of the window (0 <= step < steps()): the bisection checks that a
   // level's choice holds step by step, not only in the medians.

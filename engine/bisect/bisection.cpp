@@ -581,6 +581,9 @@ class Bisection {
                                   StepsText(again.support) + " of the next";
       Doubt(changed, {judged.destination, again.destination});
       const bool second_decides = again.support.Fraction() >= judged.support.Fraction();
+      // The trace says which of the two windows the level's modules were timed in (advisor
+      // analyze reads them from the same one: engine/trace_analysis/advisor_window_modules).
+      if (!second_decides) trace_windows_.back().label += " (not followed)";
       // The progress said the first window's choice; the one followed is said too.
       progress_(changed + "; following " +
                 PlaceName(second_decides ? again.destination : judged.destination, parent));

@@ -25,6 +25,15 @@ bool IsOptimizerRange(std::string_view name) { return StartsWith(name, "Optimize
 
 bool IsAdvisorOwn(std::string_view name) { return Contains(name, "advisor::"); }
 
+std::optional<std::string> AdvisorWindowLabel(std::string_view name) {
+  constexpr std::string_view kWindow = "window ";
+  if (!StartsWith(name, kWindow)) return std::nullopt;
+  std::size_t end = kWindow.size();
+  while (end < name.size() && IsDigit(name[end])) ++end;
+  if (end == kWindow.size() || name.substr(end, 2) != ": ") return std::nullopt;
+  return std::string(name.substr(end + 2));
+}
+
 bool IsDataLoaderNext(std::string_view name) {
   return StartsWith(name, "enumerate(DataLoader)#");
 }

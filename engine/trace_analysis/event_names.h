@@ -21,6 +21,10 @@ bool IsOptimizerRange(std::string_view name);
 // the device in at a measured step's end ("advisor::synchronize", inside the user's
 // Optimizer.step#). The op probe leaves the same names out (probes/ops/op_probe.cpp).
 bool IsAdvisorOwn(std::string_view name);
+// "window 3: the children of trunk" -> "the children of trunk": the span advisor's trace.json
+// draws over each profiled window on its run track (engine/report/chrome_trace.cpp); nullopt for
+// any other name.
+std::optional<std::string> AdvisorWindowLabel(std::string_view name);
 // "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__": the loop waiting for a batch.
 bool IsDataLoaderNext(std::string_view name);
 // The workers of the DataLoader a range names: 0 for the single-process iterator; nullopt when

@@ -87,7 +87,6 @@ class HostEventReader::Impl {
 
   HostEvents Finish() {
     PlaceUncategorisedLabels();
-    if (advisor_trace_) FindFirstWindow();
     LinkBackwardThreads();
     TimeNs most = 0;
     for (const auto& [type, time] : time_by_dtype_) {
@@ -147,8 +146,13 @@ class HostEventReader::Impl {
         return;
       case EventCategory::kOther:
         // advisor's trace.json writes no other category than Kineto's and its own ("advisor").
-        if (advisor_trace_ && PhaseNamed(name)) {
+        if (!advisor_trace_) return;
+        if (PhaseNamed(name)) {
           host_.advisor_phases.push_back({name, thread, start, end});
+        } else if (const std::optional<std::string> label = AdvisorWindowLabel(name)) {
+          host_.advisor_windows.push_back({*label, thread, start, end});
+        } else {
+          host_.advisor_backward_spans.push_back({name, thread, start, end});
         }
         return;
       default:
@@ -170,7 +174,6 @@ class HostEventReader::Impl {
                      ThreadId thread, TimeNs start, TimeNs end) {
     if (IsProfilerStep(name)) {
       host_.profiler_steps.push_back({name, thread, start, end});
-      if (advisor_trace_) step_processes_.push_back(chunk.pid[i]);
       return true;
     }
     const bool optimizer = IsOptimizerRange(name);
@@ -245,24 +248,6 @@ class HostEventReader::Impl {
         }
       }
     }
-  }
-
-  // advisor's windows run one after the other, window w's host side in a process of its own:
-  // the first window's steps are those of the trace's first step's process.
-  void FindFirstWindow() {
-    const std::vector<HostRange>& steps = host_.profiler_steps;
-    if (steps.empty()) return;
-    std::size_t first = 0;
-    for (std::size_t k = 1; k < steps.size(); ++k) {
-      if (steps[k].start_ns < steps[first].start_ns) first = k;
-    }
-    for (std::size_t k = 0; k < steps.size(); ++k) {
-      if (step_processes_[k] == step_processes_[first]) {
-        host_.first_window_steps.push_back(steps[k]);
-      }
-    }
-    host_.advisor_windows = static_cast<int>(
-        std::set<std::int64_t>(step_processes_.begin(), step_processes_.end()).size());
   }
 
   void AddOp(const EventFields& event, const std::string& name, ThreadId thread, OpScope scope) {
@@ -412,8 +397,6 @@ class HostEventReader::Impl {
 
   const TraceStore& store_;
   const bool advisor_trace_;  // the store is advisor's own trace.json (TraceMetadata::generator)
-  // advisor's trace only: the process of each of host_.profiler_steps, index for index.
-  std::vector<std::int64_t> step_processes_;
   std::vector<OpName> op_names_;         // by the store's string id; empty until first named
   std::vector<NameTraits> name_traits_;  // by the store's string id; unknown until first met
   HostEvents host_;

@@ -55,14 +55,16 @@ struct HostEvents {
   // advisor's own (IsAdvisorOwn): neither ops nor modules; the CUDA calls made inside are no op's.
   std::vector<HostRange> advisor_ranges;
   std::vector<ModuleRange> modules;
-  // advisor's own trace.json only (TraceMetadata::generator), which writes each profiled window's
-  // host side as a process of its own: the phases its probe cut each step into (its "advisor"
-  // phase spans, named as PhaseName names them, on the track of the steps), the ProfilerStep#N
-  // ranges of its first window (the process of the trace's first step), and how many processes
-  // hold steps. Empty, and 0, in any other trace.
+  // advisor's own trace.json only (TraceMetadata::generator): the phases its probe cut each step
+  // into (its "advisor" phase spans, named as PhaseName names them, on the track of the steps),
+  // and its profiled windows, one span each on its run track from the window's first recorded
+  // instant to its last, named by the window's label (AdvisorWindowLabel): the windows ran one
+  // after the other. Empty in any other trace.
   std::vector<HostRange> advisor_phases;
-  std::vector<HostRange> first_window_steps;
-  int advisor_windows = 0;
+  std::vector<HostRange> advisor_windows;
+  // Its modules' backward spans, each named by the instance's path, between the backward markers
+  // the bisection placed that module's backward ops with: its ops' thread.
+  std::vector<HostRange> advisor_backward_spans;
   // By op correlation id: the ops that describe a collective (record_param_comms).
   std::unordered_map<std::uint64_t, CollectiveDescription> collective_of_op;
   // Backward nodes name their forward op's thread by RecordFunction's own thread number; it was

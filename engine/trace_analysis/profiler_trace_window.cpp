@@ -86,8 +86,7 @@ ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store, TraceRecor
   ModuleMarkers modules = markers_of_modules();
 
   trace.step_cut = steps.cut;
-  trace.first_window_steps = std::move(steps.first_window);
-  trace.advisor_windows = steps.windows;
+  trace.advisor_windows = std::move(steps.windows);
   trace.partial_first_step_left_out = steps.partial_first_step_left_out;
   trace.steps_on_device = std::move(steps.on_device);
   trace.has_modules = !modules.markers.empty();
@@ -142,9 +141,19 @@ ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store, TraceRecor
   // section at all rather than an idle GPU.
   if (trace.gpu_activity) timeline.probes.push_back({"cupti", true, "", 0});
 
-  // Backward ops take the modules of their forward ops, found by sequence number once the
-  // forward ops are placed in their modules.
-  if (trace.has_modules && trace.backward_linked) {
+  // advisor's trace.json says where each module's backward began and ended, as the bisection
+  // placed its backward ops: the autograd engine's own ops between its nodes (gradients summed
+  // and accumulated, no sequence number) are the module's, 2.56 ms a step of an H200 ViT's
+  // blocks (tests/trace_analysis/gpu_trace_phases_test.cpp). Elsewhere backward ops take the
+  // modules of their forward ops, found by sequence number once the forward ops are placed.
+  if (!host.advisor_backward_spans.empty()) {
+    for (const HostRange& span : host.advisor_backward_spans) {
+      timeline.markers.push_back(
+          {ModulePath(span.name), MarkerKind::kBackwardBegin, span.thread, span.start_ns});
+      timeline.markers.push_back(
+          {ModulePath(span.name), MarkerKind::kBackwardEnd, span.thread, span.end_ns});
+    }
+  } else if (trace.has_modules && trace.backward_linked) {
     const std::vector<MarkerEvent> backward =
         BackwardMarkersFromSequenceNumbers(timeline, PlaceOps(timeline));
     timeline.markers.insert(timeline.markers.end(), backward.begin(), backward.end());

@@ -31,11 +31,11 @@ struct ProfilerTraceWindow {
   // window.timeline.steps on the device's clock (DeviceClockSteps): the report's step times and
   // phases where there is device work; empty on a CPU trace, whose steps are the host's.
   std::vector<StepSpan> steps_on_device;
-  // advisor's own trace.json of several windows: the indices into window.timeline.steps of its
-  // first window's (TraceSteps::first_window), which the report's step times and phases come
-  // from; empty in any other trace.
-  std::vector<std::size_t> first_window_steps;
-  int advisor_windows = 0;                   // TraceSteps::windows
+  // advisor's own trace.json: its profiled windows (TraceSteps::windows), their steps indices
+  // into window.timeline.steps; the report's step times and phases come from the first's, each
+  // module's figures from the window that measured it (MeasuringSteps). Empty in any other
+  // trace.
+  std::vector<AdvisorWindow> advisor_windows;
   StepCut step_cut = StepCut::kWholeTrace;   // where the steps were cut (trace_steps.h)
   bool partial_first_step_left_out = false;  // TraceSteps::partial_first_step_left_out
   bool has_modules = false;                  // nn.Module events or record_function labels

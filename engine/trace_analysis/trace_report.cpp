@@ -1,13 +1,24 @@
 #include "engine/trace_analysis/trace_report.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <set>
 #include <vector>
 
+#include "engine/trace_analysis/advisor_window_modules.h"
 #include "engine/window/window_sections.h"
 
 namespace advisor {
 namespace {
+
+// advisor's trace.json: its first window, the bisection's baseline, whose steps give the
+// report's step times and phases (a deeper level's window pays for more markers); none in any
+// other trace, or where that window holds no step.
+const AdvisorWindow* BaselineWindow(const ProfilerTraceWindow& trace) {
+  if (trace.advisor_windows.empty()) return nullptr;
+  const AdvisorWindow& first = trace.advisor_windows.front();
+  return first.end_step > first.first_step ? &first : nullptr;
+}
 
 RunInfo DescribeRun(const TraceStore& store, const ProfilerTraceWindow& trace) {
   RunInfo run;
@@ -16,24 +27,27 @@ RunInfo DescribeRun(const TraceStore& store, const ProfilerTraceWindow& trace) {
   run.device = trace.gpu_activity ? "cuda" : "cpu";
   run.device_name = trace.device_name;
   run.advisor_version = ADVISOR_VERSION;
-  run.window_steps =
-      static_cast<int>(trace.first_window_steps.empty() ? trace.window.timeline.steps.size()
-                                                        : trace.first_window_steps.size());
-  run.windows = 1;
+  const AdvisorWindow* baseline = BaselineWindow(trace);
+  run.window_steps = static_cast<int>(baseline ? baseline->end_step - baseline->first_step
+                                               : trace.window.timeline.steps.size());
+  run.windows = std::max(1, static_cast<int>(trace.advisor_windows.size()));
   run.cuda_graphs = trace.cuda_graphs;
   run.dtype = trace.compute_dtype;
   run.allow_tf32 = trace.allow_tf32;
   return run;
 }
 
-// Every module the trace names, timed: a trace holds every module at once, where a bisection
-// times the levels it descends.
+// Every module the trace names, timed: a torch.profiler trace holds every module at once, where
+// a bisection times the levels it descends; advisor's own trace.json times each in the window
+// that measured it (MeasuringSteps).
 std::vector<ModuleStats> ModuleTable(const ProfilerTraceWindow& trace) {
   const MeasuredWindow& window = trace.window;
   std::set<ModulePath> named;
   for (const MarkerEvent& marker : window.timeline.markers) named.insert(marker.path);
   const std::vector<ModulePath> paths(named.begin(), named.end());
-  const std::vector<PhaseCosts> inclusive = window.attribution->InclusiveOfEach(paths);
+  const std::vector<PhaseCosts> inclusive = window.attribution->InclusiveOfEach(
+      paths, MeasuringSteps(trace.advisor_windows, window.timeline.markers, paths,
+                            window.timeline.steps.size()));
   std::map<ModulePath, ForwardOps> forward_ops;  // the ops each module's forward calls
   AddForwardOps(window.timeline, window.placements, forward_ops);
   std::vector<ModuleStats> modules;
@@ -73,14 +87,14 @@ void AddDataQuality(const TraceStore& store, const ProfilerTraceWindow& trace, R
   const std::string steps = std::to_string(report.run.window_steps);
   switch (trace.step_cut) {
     case StepCut::kProfilerSteps:
-      if (!trace.first_window_steps.empty()) {
+      if (BaselineWindow(trace) != nullptr) {
         lines.push_back(
-            "advisor's trace.json of " + std::to_string(trace.advisor_windows) +
-            (trace.advisor_windows == 1 ? " window" : " windows") +
+            "advisor's trace.json of " + std::to_string(report.run.windows) +
+            (report.run.windows == 1 ? " window" : " windows") +
             ": step times and phases are of its first window's " + steps +
             " profiled steps (a bisection's baseline, which its own step figures come from), "
-            "each cut where advisor's probe cut it; every window's ops still feed the op, module "
-            "and GPU tables");
+            "each cut where advisor's probe cut it; each module is timed in the window that "
+            "measured it; every window's ops still feed the op and GPU tables");
         break;
       }
       lines.push_back("step times are of the " + steps +
@@ -143,15 +157,15 @@ void AddAbsentSections(const ProfilerTraceWindow& trace, RunReport& report) {
 }
 
 // The steps the report's step times and phases are of: every step, or in advisor's trace.json
-// its first window's, the bisection's baseline (a deeper level's window pays for more markers);
-// on the device's clock where the trace holds device work.
+// its baseline window's (BaselineWindow); on the device's clock where the trace holds device
+// work.
 std::vector<StepSpan> ReportedSteps(const ProfilerTraceWindow& trace) {
   const std::vector<StepSpan>& steps =
       trace.steps_on_device.empty() ? trace.window.timeline.steps : trace.steps_on_device;
-  if (trace.first_window_steps.empty()) return steps;
-  std::vector<StepSpan> first_window;
-  for (const std::size_t i : trace.first_window_steps) first_window.push_back(steps[i]);
-  return first_window;
+  const AdvisorWindow* baseline = BaselineWindow(trace);
+  if (baseline == nullptr) return steps;
+  return {steps.begin() + static_cast<std::ptrdiff_t>(baseline->first_step),
+          steps.begin() + static_cast<std::ptrdiff_t>(baseline->end_step)};
 }
 
 }  // namespace

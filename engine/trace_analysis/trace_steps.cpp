@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <utility>
 
 #include "engine/analysis/placement.h"
 
@@ -124,6 +125,24 @@ std::vector<PhaseSpan> ProbePhasesOf(const HostRange& range,
   return phases;
 }
 
+// advisor's windows, each with the steps that start in it: from its span's start to the next
+// window's (a step starts after its window's first record, the span's start).
+std::vector<AdvisorWindow> WindowsOf(std::vector<HostRange> spans,
+                                     const std::vector<StepSpan>& sorted_steps) {
+  std::sort(spans.begin(), spans.end(), StartsBefore);
+  std::vector<AdvisorWindow> windows;
+  std::size_t step = 0;
+  for (std::size_t w = 0; w < spans.size(); ++w) {
+    AdvisorWindow window{spans[w].name, spans[w].start_ns, spans[w].end_ns, step, step};
+    const TimeNs next =
+        w + 1 < spans.size() ? spans[w + 1].start_ns : std::numeric_limits<TimeNs>::max();
+    while (step < sorted_steps.size() && sorted_steps[step].start_ns < next) ++step;
+    window.end_step = step;
+    windows.push_back(std::move(window));
+  }
+  return windows;
+}
+
 }  // namespace
 
 TraceSteps StepsOf(const HostEvents& host) {
@@ -133,16 +152,9 @@ TraceSteps StepsOf(const HostEvents& host) {
   std::sort(ranges.begin(), ranges.end(), StartsBefore);
   std::vector<HostRange> probe_phases = host.advisor_phases;
   std::sort(probe_phases.begin(), probe_phases.end(), StartsBefore);
-  const auto in_first_window = [&host](const HostRange& range) {
-    return std::any_of(host.first_window_steps.begin(), host.first_window_steps.end(),
-                       [&range](const HostRange& step) {
-                         return step.start_ns == range.start_ns && step.thread == range.thread;
-                       });
-  };
   for (const HostRange& range : ranges) {
     if (range.end_ns <= range.start_ns) continue;
     const int index = static_cast<int>(result.steps.size());
-    if (in_first_window(range)) result.first_window.push_back(result.steps.size());
     std::vector<PhaseSpan> phases = ProbePhasesOf(range, probe_phases);
     if (phases.empty()) {
       result.steps.push_back(ToStepSpan(index, cutter.Cut(range.start_ns, range.end_ns)));
@@ -152,7 +164,7 @@ TraceSteps StepsOf(const HostEvents& host) {
   }
   if (!result.steps.empty()) {
     result.cut = StepCut::kProfilerSteps;
-    result.windows = host.advisor_windows;
+    result.windows = WindowsOf(host.advisor_windows, result.steps);
     return result;
   }
   if (host.ops.empty()) return result;

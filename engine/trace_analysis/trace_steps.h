@@ -7,6 +7,8 @@
 // (HostEvents::advisor_phases): its steps take those phases, as the bisection measured them.
 #pragma once
 
+#include <cstddef>
+#include <string>
 #include <vector>
 
 #include "engine/timeline/timeline.h"
@@ -21,6 +23,17 @@ enum class StepCut {
   kWholeTrace,      // neither: the whole trace is one step
 };
 
+// One of the profiled windows advisor's trace.json holds: what it instrumented, the span of its
+// records and its steps, `steps[first_step, end_step)` of TraceSteps::steps (the windows ran one
+// after the other, so each one's steps follow the last one's).
+struct AdvisorWindow {
+  std::string label;  // "the children of trunk (measured again)"
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+  std::size_t first_step = 0;
+  std::size_t end_step = 0;
+};
+
 struct TraceSteps {
   std::vector<StepSpan> steps;
   StepCut cut = StepCut::kWholeTrace;
@@ -30,11 +43,10 @@ struct TraceSteps {
   // The same steps on the device's clock (DeviceClockSteps), where the trace holds device work
   // whose launches it recorded; empty otherwise.
   std::vector<StepSpan> on_device;
-  // advisor's own trace.json (HostEvents::first_window_steps): the indices into `steps` of its
-  // first window's, the bisection's baseline, whose step and phase times its report gives; empty
-  // in any other trace, whose steps are all the report's.
-  std::vector<std::size_t> first_window;
-  int windows = 0;  // HostEvents::advisor_windows
+  // advisor's own trace.json (HostEvents::advisor_windows): its profiled windows in the order
+  // they ran, the first the bisection's baseline, whose step and phase times its report gives;
+  // empty in any other trace, whose steps are all the report's.
+  std::vector<AdvisorWindow> windows;
 };
 
 TraceSteps StepsOf(const HostEvents& host);

@@ -14,52 +14,35 @@
 #include "engine/autotest/ab_benchmark.h"
 #include "engine/autotest/ab_stats.h"
 #include "engine/autotest/step_blocks.h"
+#include "tests/autotest/ab_outcome_tally.h"
 
 namespace advisor {
 namespace {
 
 constexpr int kExperiments = 20;
 
-struct Counts {
-  int no_change = 0;
-  int slower = 0;
-  int faster = 0;
-};
-
-Counts Decide(const std::string& recording, const std::string& candidate) {
+testing::OutcomeTally Decide(const std::string& recording, const std::string& candidate) {
   const BlocksResult result =
       ReadBlocksResult(std::string(ADVISOR_TEST_CONTROLS_DIR) + "/" + recording);
   const BlockDesign autotest;
   const AbSettings settings;
   const std::vector<AbRound> rounds = CandidateRounds(result, candidate, autotest.block_steps);
   EXPECT_EQ(rounds.size(), static_cast<std::size_t>(autotest.cycles * kExperiments));
-  Counts counts;
+  testing::OutcomeTally counts;
   for (std::size_t first = 0; first + autotest.cycles <= rounds.size(); first += autotest.cycles) {
     const std::vector<AbRound> experiment(rounds.begin() + first,
                                           rounds.begin() + first + autotest.cycles);
     const AbMeasurement measurement = MeasureAb(experiment, 1, 1, settings.statistic);
-    switch (DecideAb(measurement, settings.noise_threshold, /*last_round=*/true).outcome) {
-      case AbDecision::Outcome::kNoChange:
-        ++counts.no_change;
-        break;
-      case AbDecision::Outcome::kSlower:
-        ++counts.slower;
-        break;
-      case AbDecision::Outcome::kFaster:
-        ++counts.faster;
-        break;
-      case AbDecision::Outcome::kUndecided:
-        break;
-    }
+    counts.Add(DecideAb(measurement, settings.noise_threshold, /*last_round=*/true).outcome);
   }
   return counts;
 }
 
-class AbControlsReplay : public testing::TestWithParam<std::string> {};
+class AbControlsReplay : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(AbControlsReplay, ANoOpIsNoChangeAndTheFivePercentSlowdownIsFound) {
-  const Counts no_op = Decide(GetParam(), "no-op");
-  const Counts slower = Decide(GetParam(), "slower");
+  const testing::OutcomeTally no_op = Decide(GetParam(), "no-op");
+  const testing::OutcomeTally slower = Decide(GetParam(), "slower");
   // Issue #28's bar: a no-op "no change" in >= 95 %, the slowdown found in >= 90 %.
   EXPECT_GE(no_op.no_change, kExperiments - 1);
   EXPECT_GE(slower.slower, kExperiments * 9 / 10);
@@ -70,14 +53,14 @@ TEST_P(AbControlsReplay, ANoOpIsNoChangeAndTheFivePercentSlowdownIsFound) {
 // a block, and 6 pairs cannot find 0.5 ms in that (1 of 20, the old estimator 0): the no-op must
 // still be no change and the slowdown never called a speedup.
 TEST(AbControlsOverloaded, TheFalseVerdictsStayAway) {
-  const Counts no_op = Decide("overloaded-1.json", "no-op");
+  const testing::OutcomeTally no_op = Decide("overloaded-1.json", "no-op");
   EXPECT_GE(no_op.no_change, kExperiments - 1);
   EXPECT_EQ(Decide("overloaded-1.json", "slower").faster, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Recordings, AbControlsReplay,
-                         testing::Values("busy-1.json", "busy-2.json", "busy-3.json"),
-                         [](const testing::TestParamInfo<std::string>& info) {
+                         ::testing::Values("busy-1.json", "busy-2.json", "busy-3.json"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param.substr(0, info.param.find('.'));
                            std::replace(name.begin(), name.end(), '-', '_');
                            return name;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/autotest/ab_stats.h"
+#include "tests/autotest/ab_outcome_tally.h"
 
 namespace advisor {
 namespace {
@@ -51,11 +52,8 @@ class BusySteps {
   std::mt19937_64 engine_;
 };
 
-struct Tally {
-  int covered = 0;
-  int faster = 0;
-  int slower = 0;
-  int no_change = 0;
+struct Tally : testing::OutcomeTally {
+  int covered = 0;  // experiments whose interval held the true speedup
 };
 
 // `kExperiments` experiments of `kPairs` pairs, the candidate's step `ratio` times the
@@ -73,19 +71,7 @@ Tally Experiments(double ratio, StepStatistic statistic = StepStatistic::kMin) {
     const AbMeasurement measurement = MeasureAb(rounds, 1, 1, statistic);
     const double speedup = 1 / ratio;
     tally.covered += measurement.interval->low <= speedup && speedup <= measurement.interval->high;
-    switch (DecideAb(measurement, kNoiseBand, /*last_round=*/true).outcome) {
-      case AbDecision::Outcome::kFaster:
-        ++tally.faster;
-        break;
-      case AbDecision::Outcome::kSlower:
-        ++tally.slower;
-        break;
-      case AbDecision::Outcome::kNoChange:
-        ++tally.no_change;
-        break;
-      case AbDecision::Outcome::kUndecided:
-        break;
-    }
+    tally.Add(DecideAb(measurement, kNoiseBand, /*last_round=*/true).outcome);
   }
   std::printf("%d experiments at %.2fx: covered %d, faster %d, slower %d, no change %d\n",
               kExperiments, 1 / ratio, tally.covered, tally.faster, tally.slower, tally.no_change);
@@ -119,8 +105,7 @@ TEST(AbStatsUnderBursts, TheBlocksMediansLoseTheSlowdownInTheBursts) {
 // "no change" as often as the bar asks of one, seldom called faster.
 TEST(AbStatsUnderBursts, ADriftingScriptIsSeldomCalledAChange) {
   constexpr double kDrift = 1.03;
-  int faster = 0;
-  int no_change = 0;
+  testing::OutcomeTally tally;
   for (int seed = 0; seed < kExperiments; ++seed) {
     BusySteps steps(static_cast<std::uint64_t>(seed));
     std::vector<AbRound> rounds;
@@ -133,13 +118,12 @@ TEST(AbStatsUnderBursts, ADriftingScriptIsSeldomCalledAChange) {
                                      : AbRound{std::move(second), std::move(first)});
     }
     const AbMeasurement measurement = MeasureAb(rounds, 1, 1, StepStatistic::kMin);
-    const AbDecision::Outcome outcome = DecideAb(measurement, kNoiseBand, true).outcome;
-    faster += outcome == AbDecision::Outcome::kFaster;
-    no_change += outcome == AbDecision::Outcome::kNoChange;
+    tally.Add(DecideAb(measurement, kNoiseBand, true).outcome);
   }
-  std::printf("drifting no-op: no change %d, faster %d of %d\n", no_change, faster, kExperiments);
-  EXPECT_GE(no_change, kExperiments * 95 / 100);
-  EXPECT_LE(faster, kExperiments / 50);
+  std::printf("drifting no-op: no change %d, faster %d of %d\n", tally.no_change, tally.faster,
+              kExperiments);
+  EXPECT_GE(tally.no_change, kExperiments * 95 / 100);
+  EXPECT_LE(tally.faster, kExperiments / 50);
 }
 
 }  // namespace

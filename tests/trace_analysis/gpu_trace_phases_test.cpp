@@ -85,12 +85,13 @@ TEST(RecordedGpuTrace, ItsModulesGpuTimeIsTheBisectionsForTheirLevel) {
     if (module.path == "blocks") blocks = &module;
   }
   ASSERT_NE(blocks, nullptr);
-  // The bisection times a module's backward between its backward hooks; a trace places each
-  // backward node in the module of the forward op that made it (sequence numbers). The autograd
-  // engine's own aten::sum and aten::add_ (gradients reduced and accumulated between nodes, no
-  // sequence number) run between blocks' hooks but in no module of the trace: 2.56 ms a step.
-  EXPECT_NEAR(blocks->gpu_ms, kBlocksGpuMs, 0.02 * kBlocksGpuMs);
-  EXPECT_LT(blocks->gpu_ms, kBlocksGpuMs);
+  // The bisection times a module's backward between its backward hooks, which advisor's trace
+  // writes as module backward spans: read back between them, the autograd engine's own aten::sum
+  // and aten::add_ (gradients reduced and accumulated between nodes, no sequence number) are
+  // blocks' again. By sequence numbers alone, as a torch.profiler trace is read, they were in no
+  // module: 154.40 ms, 2.56 ms a step short.
+  ExpectWithin1Percent(blocks->gpu_ms, kBlocksGpuMs, "blocks' GPU time");
+  EXPECT_GT(blocks->gpu_ms, 156.0) << "the engine's own backward ops are blocks'";
 }
 
 }  // namespace
