@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The autotest's controls replayed from recorded blocks (tests/data/ab_controls/busy-N.json, or a
-new recording: ADVISOR_CONTROLS_RECORD=FILE build/tests/script_runs/ab_controls_tests) through
+"""The autotest's controls replayed from recorded blocks (tests/data/ab_controls/busy-N.json from
+the 2-core VM and h200-N.json from the GPU machine's controls stage, or a new recording:
+ADVISOR_CONTROLS_RECORD=FILE build/tests/script_runs/ab_controls_tests --gtest_filter=TEST) through
 the estimator the autotest used until issue #28's controls and the one it uses now, to compare
 their no-op "no change" rate and planted-slowdown power on the same steps:
 

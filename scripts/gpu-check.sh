@@ -7,7 +7,8 @@
 #   bash scripts/gpu-check.sh [STAGE ...]    # default: build tests script_tests zoo_cpu vit graphs overhead zoo
 #
 # Stages, in order: build, tests (every suite but the script-mode ones and the CPU zoo),
-# script_tests (the script-mode suites), zoo_cpu (the CPU zoo, alone), vit (bisect --autotest of
+# script_tests (the script-mode suites), zoo_cpu (the CPU zoo, alone), controls (issue #28's
+# no-op and planted 5 % slowdown on GPU steps, recorded), vit (bisect --autotest of
 # the ViT case, out-of-memory check),
 # graphs (bisect of a workload replayed as a CUDA graph), overhead (bench/overhead.sh), zoo
 # (bench/zoo_gpu.sh, ZOO_RUNS=1 unless set); script mode: script (bisect of the ViT case as an
@@ -123,10 +124,10 @@ summarise_tests() {  # summarise_tests LOG: its counts and the tests that did no
     "$logs/$1.log" | tail -14 | tee -a "$out/summary.txt"
 }
 
-# Every suite but the script-mode ones and the CPU zoo.
+# Every suite but the script-mode ones, the CPU zoo and the GPU's controls (the controls stage).
 tests() {
   step tests ctest --test-dir build-gpu --output-on-failure -j8 --timeout 300 \
-    -E "zoo_cpu|$script_suites"
+    -E "zoo_cpu|AbControlsCuda|$script_suites"
   summarise_tests tests
 }
 
@@ -141,6 +142,21 @@ script_tests() {
 zoo_cpu() {
   step zoo_cpu ctest --test-dir build-gpu --output-on-failure -R zoo_cpu --timeout 900
   summarise_tests zoo_cpu
+}
+
+# Issue #28's controls on the GPU, alone (timed steps): tests/script_runs/deterministic_gpu_train.py,
+# whose step is a chain of matmuls and whose deterministic algorithms cost 5 % more GPU work, in
+# the autotest's blocks; a no-op "no change" in >= 19 of 20 experiments, the slowdown found in
+# >= 18 (about a minute). Needs the target ab_controls_tests built. The blocks are recorded in
+# $OUT/gpu-controls.json, for tests/data/ab_controls and its replay test.
+controls() {
+  local tests=build-gpu/tests/script_runs/ab_controls_tests
+  [ -x "$tests" ] || { log "controls: no $tests: build it" \
+    "(BUILD_TARGETS=\"advisor ab_controls_tests\" bash scripts/gpu-check.sh build controls)"; return 1; }
+  ADVISOR_CONTROLS_RECORD="$out/gpu-controls.json" step controls "$tests" \
+    --gtest_filter='AbControlsCuda.*'
+  grep -hE "^calibration|^controls:|SKIPPED|FAILED|PASSED|Failure|Expected|Which is|actual" \
+    "$logs/controls.log" | tee -a "$out/summary.txt"
 }
 
 # The ViT-B/16 PatchDropout case: advisor must name patch_drop -> GatherBackward0 unaided, and
@@ -693,10 +709,10 @@ zoo() {
 for stage in "${stages[@]}"; do
   case "$stage" in
     build) build || { log "build failed: later stages skipped"; exit 1; } ;;
-    tests|script_tests|zoo_cpu|vit|graphs|overhead|zoo|script|compile_findings|compile_modes|round_trip|script_overhead|script_autotest|script_pipeline|traces|analyze_bench|marker_cost|ddp|seed|detached_cost|detached_cost_ddp|rank_traces|real_models|stragglers|memory|memory_oracle)
+    tests|script_tests|zoo_cpu|controls|vit|graphs|overhead|zoo|script|compile_findings|compile_modes|round_trip|script_overhead|script_autotest|script_pipeline|traces|analyze_bench|marker_cost|ddp|seed|detached_cost|detached_cost_ddp|rank_traces|real_models|stragglers|memory|memory_oracle)
       "$stage" ;;
     diff) diff_stage ;;
-    *) log "unknown stage '$stage' (build, tests, script_tests, zoo_cpu, vit, graphs, overhead," \
+    *) log "unknown stage '$stage' (build, tests, script_tests, zoo_cpu, controls, vit, graphs, overhead," \
          "zoo, script, compile_findings, compile_modes, round_trip, script_overhead, script_autotest, script_pipeline, traces, analyze_bench," \
          "marker_cost, ddp, seed, detached_cost, detached_cost_ddp, rank_traces, real_models," \
          "stragglers, memory, memory_oracle, diff)"; exit 2 ;;

@@ -1,10 +1,11 @@
 // The autotest's controls (tests/script_runs/ab_controls_test.cpp) replayed from recordings of
-// their blocks on this project's busy 2-core VM (tests/data/ab_controls/busy-N.json, load average
-// 5 to 8 from other builds, and overloaded-1.json at 9 to 10; recorded with
-// ADVISOR_CONTROLS_RECORD=FILE set for that test): a
-// no-op candidate and a planted 5 % slowdown, 120 pairs of blocks each, cut into 20 experiments
-// of the autotest's 6 pairs and decided as the autotest decides. Deterministic: the steps were
-// timed once, so what is checked here is the estimator on real bursts, not the machine.
+// their blocks (tests/data/ab_controls, recorded with ADVISOR_CONTROLS_RECORD=FILE set for that
+// test): on this project's busy 2-core VM (busy-N.json, load average 5 to 8 from other builds,
+// and overloaded-1.json at 9 to 10), and on an H200 (h200-N.json: the steps GPU work, the
+// slowdown 5 % more of it; scripts/gpu-check.sh controls): a no-op candidate and a planted 5 %
+// slowdown, 120 pairs of blocks each, cut into 20 experiments of the autotest's 6 pairs and
+// decided as the autotest decides. Deterministic: the steps were timed once, so what is checked
+// here is the estimator on real bursts and a real GPU's steps, not the machine.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -59,7 +60,8 @@ TEST(AbControlsOverloaded, TheFalseVerdictsStayAway) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Recordings, AbControlsReplay,
-                         ::testing::Values("busy-1.json", "busy-2.json", "busy-3.json"),
+                         ::testing::Values("busy-1.json", "busy-2.json", "busy-3.json",
+                                           "h200-1.json"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param.substr(0, info.param.find('.'));
                            std::replace(name.begin(), name.end(), '-', '_');
