@@ -51,6 +51,7 @@ RunReport ReadSide(const std::string& path, const DiffCommandOptions& options) {
   StageClock stages(nullptr);
   RunReport report = ReadRankTrace(
                          inputs, inputs.inputs().front(), ReadOptions{},
+                         OpPlacementsKept::kWhereGpu,
                          [&options](const std::string& line) {
                            if (!options.quiet) {
                              std::cerr << "[advisor] " << PrintableLine(line) << std::endl;

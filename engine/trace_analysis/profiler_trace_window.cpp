@@ -68,10 +68,11 @@ TraceRecords TakeTraceRecords(TraceStore& store) {
 }
 
 ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store) {
-  return BuildProfilerTraceWindow(store, ReadTraceRecords(store));
+  return BuildProfilerTraceWindow(store, ReadTraceRecords(store), OpPlacementsKept::kEvery);
 }
 
-ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store, TraceRecords records) {
+ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store, TraceRecords records,
+                                             OpPlacementsKept kept) {
   ProfilerTraceWindow trace;
   HostEvents& host = records.host;
   GpuRecords& gpu = records.gpu;
@@ -149,7 +150,19 @@ ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store, TraceRecor
         BackwardMarkersFromSequenceNumbers(timeline, PlaceOps(timeline));
     timeline.markers.insert(timeline.markers.end(), backward.begin(), backward.end());
   }
+  if (kept == OpPlacementsKept::kWhereGpu && PlaceableBySegment(timeline)) {
+    // No GPU record: the collectives are gloo's host ranges (CollectivesOf's), read segment by
+    // segment with the modules' forward ops.
+    trace.window = MeasureWindowBySegment(
+        std::move(timeline), [&](const Timeline& placed, const OpPlacements& segment) {
+          AddForwardOps(placed, segment, trace.forward_ops);
+          AddHostCollectives(placed, segment, host, trace.collectives);
+        });
+    SortByStart(trace.collectives);
+    return trace;
+  }
   trace.window = MeasureWindow(std::move(timeline));
+  AddForwardOps(trace.window.timeline, trace.window.placements, trace.forward_ops);
   trace.collectives = CollectivesOf(trace.window, host, gpu.collective_of_kernel);
   return trace;
 }

@@ -34,8 +34,6 @@ std::vector<ModuleStats> ModuleTable(const ProfilerTraceWindow& trace) {
   for (const MarkerEvent& marker : window.timeline.markers) named.insert(marker.path);
   const std::vector<ModulePath> paths(named.begin(), named.end());
   const std::vector<PhaseCosts> inclusive = window.attribution->InclusiveOfEach(paths);
-  std::map<ModulePath, ForwardOps> forward_ops;  // the ops each module's forward calls
-  AddForwardOps(window.timeline, window.placements, forward_ops);
   std::vector<ModuleStats> modules;
   for (std::size_t i = 0; i < paths.size(); ++i) {
     const ModulePath& path = paths[i];
@@ -49,7 +47,9 @@ std::vector<ModuleStats> ModuleTable(const ProfilerTraceWindow& trace) {
     stats.forward_ms = costs.forward.host_ms;
     stats.backward_ms = costs.backward.host_ms;
     stats.gpu_ms = costs.forward.gpu_ms + costs.backward.gpu_ms;
-    SetForwardOps(forward_ops[path], stats);
+    const auto forward_ops = trace.forward_ops.find(path);
+    SetForwardOps(forward_ops == trace.forward_ops.end() ? ForwardOps{} : forward_ops->second,
+                  stats);
     modules.push_back(std::move(stats));
   }
   return modules;
