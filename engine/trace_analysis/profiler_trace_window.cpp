@@ -55,9 +55,12 @@ TraceRecords ReadRecords(const TraceStore& store, const std::function<void(std::
 TraceRecords ReadTraceRecords(const TraceStore& store) { return ReadRecords(store, nullptr); }
 
 TraceRecords TakeTraceRecords(TraceStore& store) {
-  // Freed chunks go back to the system every 64 (a plain file's chunk is 1 to 2 MiB of JSON), so
+  // Freed chunks go back to the system every 4 (a plain file's chunk is 1 to 2 MiB of JSON), so
   // that the records grow into memory the events held rather than beside it (ReturnFreedMemory).
-  constexpr std::size_t kChunksPerReturn = 64;
+  // Every 64 held up to 64 freed chunks beside the records: with the window placed a segment at a
+  // time, this stage's peak was the run's, 140-151 MB of a 260 MB legacy list's 123-125 MB now
+  // (docs/benchmarks.md), at no CPU time that its runs could tell apart.
+  constexpr std::size_t kChunksPerReturn = 4;
   TraceRecords records = ReadRecords(store, [&store](std::size_t k) {
     store.chunks[k] = EventChunk{};
     if ((k + 1) % kChunksPerReturn == 0) ReturnFreedMemory();
