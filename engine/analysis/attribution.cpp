@@ -135,7 +135,7 @@ class SelfHostMs {
 
   const std::vector<OpEvent>& ops_;
   const std::size_t first_;                      // the segment's first op
-  std::vector<std::uint64_t> encloses_;          // bit j % 64 of word j / 64: op first_ + j has children
+  std::vector<std::uint64_t> encloses_;  // bit j % 64 of word j / 64: op first_ + j has children
   std::vector<std::uint32_t> enclosing_before_;  // by word: the ops with children before it
   std::vector<double> self_;                     // of the ops with children, in index order
 };

@@ -314,7 +314,8 @@ ThreadItems ItemsByThread(const Timeline& timeline, const std::vector<std::size_
   // Each thread's ops are counted before they are added, so that its items are made room for
   // once: growing to a trace's millions copies them, and holds both copies for a moment.
   std::map<ThreadId, std::size_t> ops_on;
-  ForEachOpByThread(timeline, first, last, ops_on, [](std::size_t& count, std::size_t) { ++count; });
+  ForEachOpByThread(timeline, first, last, ops_on,
+                    [](std::size_t& count, std::size_t) { ++count; });
   for (const auto& [thread, count] : ops_on) {
     auto& [items, markers_on] = by_thread[thread];
     items.reserve(markers_on + count);
@@ -347,9 +348,8 @@ bool HasLoss(const Timeline& timeline) {
 }
 
 bool InStartOrder(const std::vector<OpEvent>& ops) {
-  return std::is_sorted(ops.begin(), ops.end(), [](const OpEvent& a, const OpEvent& b) {
-    return a.start_ns < b.start_ns;
-  });
+  return std::is_sorted(ops.begin(), ops.end(),
+                        [](const OpEvent& a, const OpEvent& b) { return a.start_ns < b.start_ns; });
 }
 
 bool StepsInStartOrder(const std::vector<StepSpan>& steps) {
@@ -401,8 +401,8 @@ void PlaceOpsBySegment(const Timeline& timeline,
   });
   std::vector<bool> encloses_boundary(ops.size(), false);
   OpPlacements placements;
-  std::size_t first = 0;         // the segment's first op
-  std::size_t next_marker = 0;   // its first marker, in `markers`
+  std::size_t first = 0;        // the segment's first op
+  std::size_t next_marker = 0;  // its first marker, in `markers`
   const auto place_segment = [&](std::size_t last, TimeNs cut) {
     const auto markers_end = std::lower_bound(
         markers.begin() + static_cast<std::ptrdiff_t>(next_marker), markers.end(), cut,
@@ -411,7 +411,8 @@ void PlaceOpsBySegment(const Timeline& timeline,
         markers.begin() + static_cast<std::ptrdiff_t>(next_marker), markers_end);
     next_marker = static_cast<std::size_t>(markers_end - markers.begin());
     placements.Restart(first, last - first);
-    for (auto& [thread, items_and_markers] : ItemsByThread(timeline, segment_markers, first, last)) {
+    for (auto& [thread, items_and_markers] :
+         ItemsByThread(timeline, segment_markers, first, last)) {
       PlaceThread(timeline, items_and_markers.first, window.paths_with_backward_end, nullptr,
                   placements, encloses_boundary);
     }
