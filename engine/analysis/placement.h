@@ -97,11 +97,13 @@ OpPlacements PlaceOps(const Timeline& timeline);
 // The same placements, a segment of the ops at a time: calls `visit` with the placements of each
 // segment in turn, in the ops' order, and lets them go before the next is placed, so that a
 // trace's millions of ops are never all placed at once. A segment is the ops from one step's
-// start to a later step's, cut where no op spans the cut: an op's enclosing ops, top level and
-// module intervals (closed at every step's start) all lie within its segment, so each segment
-// is placed exactly as PlaceOps places it. One segment, PlaceOps', where a step's start cannot be
-// cut at: the ops out of start order, or a placement that needs each backward node's forward op
-// (a backward interval without its end marker, a script's loss).
+// start to a later step's, cut where no op spans the cut: an op's enclosing ops and top level lie
+// within its segment, and so do the module intervals of every op in a step (a thread's close
+// where its items change step), so each is placed as PlaceOps places it. (An op outside every
+// step may miss an interval opened outside every step before the cut, on a thread with no item in
+// between; nothing reads the module of an op outside the steps.) One segment, PlaceOps', where a
+// step's start cannot be cut at: the ops out of start order, or a placement that needs each
+// backward node's forward op (a backward interval without its end marker, a script's loss).
 void PlaceOpsBySegment(const Timeline& timeline,
                        const std::function<void(const OpPlacements&)>& visit);
 
