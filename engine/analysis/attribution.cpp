@@ -55,23 +55,25 @@ PhaseCosts MedianOverSteps(const std::vector<PhaseCosts>& steps) {
   return MedianOverSteps(steps, {0, steps.size()});
 }
 
-// Per op, the device time it and every op nested in it launched; empty where no GPU probe
-// recorded (a CPU trace's millions of ops need no column of zeros). A child starts after its
-// parent (at a tie, the parent was recorded first), so visiting the latest start first adds each
-// op's whole subtree to its parent.
-std::vector<double> InclusiveGpuMs(const Timeline& timeline,
-                                   const OpPlacements& placements,
+// Per op of `placements`' segment, the device time it and every op nested in it launched (by
+// its index in the segment); empty where no GPU probe recorded (a CPU trace's millions of ops
+// need no column of zeros). A child starts after its parent (at a tie, the parent was recorded
+// first), so visiting the latest start first adds each op's whole subtree to its parent.
+std::vector<double> InclusiveGpuMs(const Timeline& timeline, const OpPlacements& placements,
                                    const std::vector<double>& gpu_ms_by_op) {
-  std::vector<double> inclusive = gpu_ms_by_op;
-  if (inclusive.empty()) return inclusive;
-  std::vector<std::size_t> latest_first(timeline.ops.size());
-  for (std::size_t i = 0; i < latest_first.size(); ++i) latest_first[i] = i;
+  if (gpu_ms_by_op.empty()) return {};
+  const std::size_t first = placements.first();
+  const auto from = gpu_ms_by_op.begin() + static_cast<std::ptrdiff_t>(first);
+  std::vector<double> inclusive(from, from + static_cast<std::ptrdiff_t>(placements.size()));
+  std::vector<std::size_t> latest_first(placements.size());
+  for (std::size_t i = 0; i < latest_first.size(); ++i) latest_first[i] = first + i;
   std::sort(latest_first.begin(), latest_first.end(), [&](std::size_t a, std::size_t b) {
     const TimeNs start_a = timeline.ops[a].start_ns, start_b = timeline.ops[b].start_ns;
     return start_a != start_b ? start_a > start_b : a > b;
   });
   for (std::size_t i : latest_first) {
-    if (placements[i].parent >= 0) inclusive[placements[i].parent] += inclusive[i];
+    const int parent = placements[i].parent;
+    if (parent >= 0) inclusive[static_cast<std::size_t>(parent) - first] += inclusive[i - first];
   }
   return inclusive;
 }
@@ -84,19 +86,21 @@ std::uint64_t PhaseAndName(Phase phase, OpName name) {
 // How many phases there are: kLoss is the last (engine/timeline/timeline.h).
 constexpr std::size_t kPhases = static_cast<std::size_t>(Phase::kLoss) + 1;
 
-// Per op, its host time outside the ops nested in it (same thread, `parent` links): its own
-// time less each child's, child by child in index order, as a double (the reports print the
-// sums to the last bit). Held only for the ops that enclose others, found by a bit an op and a
-// count before each 64 of them: an op without children is its own time, worked out when asked. A
-// column of every op's, 8 bytes an op, was the window's peak beside the ops and their placements
-// (about half of a legacy trace's ops enclose others).
+// Per op of `placements`' segment, its host time outside the ops nested in it (same thread,
+// `parent` links): its own time less each child's, child by child in index order, as a double
+// (the reports print the sums to the last bit). Held only for the ops that enclose others, found
+// by a bit an op and a count before each 64 of them: an op without children is its own time,
+// worked out when asked. A column of every op's, 8 bytes an op, was the window's peak beside the
+// ops and their placements (about half of a legacy trace's ops enclose others).
 class SelfHostMs {
  public:
-  SelfHostMs(const Timeline& timeline, const OpPlacements& placements) : ops_(timeline.ops) {
-    encloses_.assign((ops_.size() + kBits - 1) / kBits, 0);
+  SelfHostMs(const Timeline& timeline, const OpPlacements& placements)
+      : ops_(timeline.ops), first_(placements.first()) {
+    const std::size_t last = first_ + placements.size();
+    encloses_.assign((placements.size() + kBits - 1) / kBits, 0);
     for (const OpPlacement& placement : placements) {
       if (placement.parent >= 0) {
-        const auto parent = static_cast<std::size_t>(placement.parent);
+        const auto parent = static_cast<std::size_t>(placement.parent) - first_;
         encloses_[parent / kBits] |= std::uint64_t{1} << (parent % kBits);
       }
     }
@@ -107,10 +111,10 @@ class SelfHostMs {
       enclosing += static_cast<std::size_t>(__builtin_popcountll(encloses_[word]));
     }
     self_.resize(enclosing);
-    for (std::size_t i = 0; i < ops_.size(); ++i) {
+    for (std::size_t i = first_; i < last; ++i) {
       if (Encloses(i)) self_[SlotOf(i)] = Ms(i);
     }
-    for (std::size_t i = 0; i < ops_.size(); ++i) {
+    for (std::size_t i = first_; i < last; ++i) {
       const int parent = placements[i].parent;
       if (parent >= 0) self_[SlotOf(static_cast<std::size_t>(parent))] -= Ms(i);
     }
@@ -122,47 +126,71 @@ class SelfHostMs {
   static constexpr std::size_t kBits = 64;
 
   double Ms(std::size_t i) const { return (ops_[i].end_ns - ops_[i].start_ns) * 1e-6; }
-  bool Encloses(std::size_t i) const { return (encloses_[i / kBits] >> (i % kBits)) & 1; }
+  bool Encloses(std::size_t i) const {
+    return (encloses_[(i - first_) / kBits] >> ((i - first_) % kBits)) & 1;
+  }
   // Op i's place among the ops that enclose others (it is one).
   std::size_t SlotOf(std::size_t i) const {
-    const std::uint64_t below = (std::uint64_t{1} << (i % kBits)) - 1;
-    return enclosing_before_[i / kBits] +
-           static_cast<std::size_t>(__builtin_popcountll(encloses_[i / kBits] & below));
+    const std::size_t at = i - first_;
+    const std::uint64_t below = (std::uint64_t{1} << (at % kBits)) - 1;
+    return enclosing_before_[at / kBits] +
+           static_cast<std::size_t>(__builtin_popcountll(encloses_[at / kBits] & below));
   }
 
   const std::vector<OpEvent>& ops_;
-  std::vector<std::uint64_t> encloses_;           // bit i % 64 of word i / 64: op i has children
+  const std::size_t first_;                      // the segment's first op
+  std::vector<std::uint64_t> encloses_;  // bit j % 64 of word j / 64: op first_ + j has children
   std::vector<std::uint32_t> enclosing_before_;  // by word: the ops with children before it
   std::vector<double> self_;                     // of the ops with children, in index order
 };
 
+// The names' ids count through every name the process has seen (a bisection's windows, a
+// fuzzer's inputs): each is given a dense slot of this window's the first time it is met.
+constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
+
 }  // namespace
 
-WindowAttribution::WindowAttribution(const Timeline& timeline,
-                                     const OpPlacements& placements,
+// A trace names its few hundred ops millions of times: the tables are keyed by each op's
+// interned name id, and an entry's name is spelt once, by the first op it counts.
+struct WindowAttribution::Sums {
+  // Top-level ops by module, then by phase and name id (PhaseAndName).
+  std::map<ModulePath, std::unordered_map<std::uint64_t, OpCost>> by_module_op_id;
+  std::vector<std::uint32_t> slot_of_id;  // 4 bytes an id up to the largest met
+  std::vector<OpCost> by_name_slot;  // [slot * kPhases + phase]; no calls where no op was seen
+};
+
+WindowAttribution::WindowAttribution(const Timeline& timeline, const OpPlacements& placements,
                                      const std::vector<double>& gpu_ms_by_op)
-    : steps_(static_cast<int>(timeline.steps.size())), has_gpu_(!gpu_ms_by_op.empty()) {
+    : WindowAttribution(timeline, !gpu_ms_by_op.empty()) {
+  Add(placements, gpu_ms_by_op);
+  Finish();
+}
+
+WindowAttribution::WindowAttribution(const Timeline& timeline, bool has_gpu)
+    : steps_(static_cast<int>(timeline.steps.size())),
+      has_gpu_(has_gpu),
+      timeline_(&timeline),
+      sums_(std::make_unique<Sums>()) {}
+
+WindowAttribution::~WindowAttribution() = default;
+
+void WindowAttribution::Add(const OpPlacements& placements,
+                            const std::vector<double>& gpu_ms_by_op) {
   if (steps_ == 0) return;
+  const Timeline& timeline = *timeline_;
   const std::vector<double> inclusive_gpu_ms = InclusiveGpuMs(timeline, placements, gpu_ms_by_op);
   const SelfHostMs self_host_ms(timeline, placements);
   const double page_fault_ms = timeline.page_fault_ns * 1e-6;
-
-  // A trace names its few hundred ops millions of times: the tables are keyed by each op's
-  // interned name id, and an entry's name is spelt once, by the first op it counts.
-  // Top-level ops by module, then by phase and name id (PhaseAndName).
-  std::map<ModulePath, std::unordered_map<std::uint64_t, OpCost>> by_module_op_id;
-  // The names' ids count through every name the process has seen (a bisection's windows, a
-  // fuzzer's inputs): each is given a dense slot of this window's the first time it is met.
-  constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
-  std::vector<std::uint32_t> slot_of_id;  // 4 bytes an id up to the largest met
-  std::vector<OpCost> by_name_slot;  // [slot * kPhases + phase]; no calls where no op was seen
+  std::vector<std::uint32_t>& slot_of_id = sums_->slot_of_id;
+  std::vector<OpCost>& by_name_slot = sums_->by_name_slot;
   const double per_step = 1.0 / steps_;
   // Consecutive top-level ops mostly run in one module: its table is looked up once for a run of
   // them, not once an op (a map of paths, compared component by component).
   std::uint32_t run_module = OpPlacements::kNoModule;
   std::vector<PhaseCosts>* run_steps = nullptr;
   std::unordered_map<std::uint64_t, OpCost>* run_ops = nullptr;
-  for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
+  const std::size_t first = placements.first();
+  for (std::size_t i = first; i < first + placements.size(); ++i) {
     const OpPlacement& placement = placements[i];
     // Outside the steps, or outside their phases (a script's validation loop between steps,
     // which the step's time holds as its rest): no phase's cost.
@@ -179,7 +207,7 @@ WindowAttribution::WindowAttribution(const Timeline& timeline,
     // Estimated from the count: never more than the op's whole time.
     const std::int64_t faults = timeline.CountsOf(i).page_faults;
     const double faults_ms = faults > 0 ? std::min(host_ms, faults * page_fault_ms) : 0;
-    const Cost cost{host_ms, has_gpu_ ? inclusive_gpu_ms[i] : 0.0, faults_ms};
+    const Cost cost{host_ms, has_gpu_ ? inclusive_gpu_ms[i - first] : 0.0, faults_ms};
     OpCost& any_depth = by_name_slot[slot * kPhases + static_cast<std::size_t>(placement.phase)];
     if (any_depth.calls == 0) any_depth.name = op.name.str();
     any_depth.phase = placement.phase;
@@ -194,7 +222,7 @@ WindowAttribution::WindowAttribution(const Timeline& timeline,
       run_module = placement.module;
       run_steps = &self_by_step_[placements.ModuleOf(i)];
       run_steps->resize(steps_);
-      run_ops = &by_module_op_id[placements.ModuleOf(i)];
+      run_ops = &sums_->by_module_op_id[placements.ModuleOf(i)];
     }
     (*run_steps)[placement.step][placement.phase] += cost;
     OpCost& top_level = (*run_ops)[PhaseAndName(placement.phase, op.name)];
@@ -207,15 +235,18 @@ WindowAttribution::WindowAttribution(const Timeline& timeline,
     top_level.by_step[placement.step] += cost;
     top_level.self_by_step[placement.step] += Cost{self_host_ms[i], self_gpu_ms, 0};
   }
+}
+
+void WindowAttribution::Finish() {
   // The tables in the order of their names, as the reports have always listed them.
   std::map<std::tuple<ModulePath, Phase, std::string>, OpCost> by_op;
-  for (auto& [module, entries] : by_module_op_id) {
+  for (auto& [module, entries] : sums_->by_module_op_id) {
     for (auto& [key, entry] : entries) {
       by_op.emplace(std::make_tuple(module, entry.phase, entry.name), std::move(entry));
     }
   }
   std::map<std::pair<Phase, std::string>, OpCost> by_name;
-  for (OpCost& entry : by_name_slot) {
+  for (OpCost& entry : sums_->by_name_slot) {
     if (entry.calls == 0) continue;
     by_name.emplace(std::make_pair(entry.phase, entry.name), std::move(entry));
   }
@@ -224,6 +255,8 @@ WindowAttribution::WindowAttribution(const Timeline& timeline,
   std::sort(step_ops_.begin(), step_ops_.end(), [this](const OpCost& a, const OpCost& b) {
     return Rank(a.cost) > Rank(b.cost);
   });
+  sums_.reset();
+  timeline_ = nullptr;
 }
 
 std::vector<std::string> WindowAttribution::Modules() const {

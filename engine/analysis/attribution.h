@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,14 @@ class WindowAttribution {
   // `gpu_ms_by_op`: device time each op launched itself (same order as timeline.ops), or empty.
   WindowAttribution(const Timeline& timeline, const OpPlacements& placements,
                     const std::vector<double>& gpu_ms_by_op);
+  // The same, a segment of the ops at a time (PlaceOpsBySegment): Add each segment's placements
+  // in the ops' order, then Finish; only the sums the tables keep per step are held between
+  // segments. `timeline` is read until Finish. Every sum is added in the ops' order, as the
+  // whole window's: the costs are the same to the last bit.
+  WindowAttribution(const Timeline& timeline, bool has_gpu);
+  void Add(const OpPlacements& segment, const std::vector<double>& gpu_ms_by_op);
+  void Finish();
+  ~WindowAttribution();
 
   int steps() const { return steps_; }
   bool has_gpu() const { return has_gpu_; }
@@ -119,8 +128,12 @@ class WindowAttribution {
   // Per step, the summed self costs of the modules `include` accepts.
   std::vector<PhaseCosts> SumPerStep(const std::function<bool(const ModulePath&)>& include) const;
 
+  struct Sums;  // what Add adds to, until Finish
+
   int steps_ = 0;
   bool has_gpu_ = false;
+  const Timeline* timeline_ = nullptr;  // until Finish
+  std::unique_ptr<Sums> sums_;          // until Finish
   // Per module, one PhaseCosts per step of the window.
   std::map<ModulePath, std::vector<PhaseCosts>> self_by_step_;
   std::vector<OpCost> ops_;  // top-level ops aggregated by (module, phase, name)

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <limits>
 #include <map>
+#include <numeric>
 #include <set>
 #include <utility>
 
@@ -114,13 +116,14 @@ TimeNs TimeOf(const Timeline& timeline, const Item& item) {
                        : timeline.ops[item.index()].start_ns;
 }
 
-// Calls visit(by_thread[op.thread], i) for each op i: runs of one thread's ops, most of a trace's,
-// look their thread up once.
+// Calls visit(by_thread[op.thread], i) for each op i of [first, last): runs of one thread's ops,
+// most of a trace's, look their thread up once.
 template <typename ByThread, typename Visit>
-void ForEachOpByThread(const Timeline& timeline, ByThread& by_thread, Visit visit) {
+void ForEachOpByThread(const Timeline& timeline, std::size_t first, std::size_t last,
+                       ByThread& by_thread, Visit visit) {
   typename ByThread::mapped_type* entry = nullptr;
   ThreadId thread = 0;
-  for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
+  for (std::size_t i = first; i < last; ++i) {
     if (entry == nullptr || timeline.ops[i].thread != thread) {
       thread = timeline.ops[i].thread;
       entry = &by_thread[thread];
@@ -236,6 +239,11 @@ std::uint32_t OpPlacements::IndexOf(const ModulePath& path) {
   return it->second;
 }
 
+void OpPlacements::Restart(std::size_t first, std::size_t ops) {
+  first_ = first;
+  places_.assign(ops, OpPlacement{});
+}
+
 void OpPlacements::push_back(const PlacedOp& op) {
   places_.push_back(op.placement);
   places_.back().module = IndexOf(op.module);
@@ -267,38 +275,52 @@ std::optional<Phase> PhaseNamed(const std::string& name) {
   return std::nullopt;
 }
 
-OpPlacements PlaceOps(const Timeline& timeline) {
-  OpPlacements placements(timeline.ops.size());
-  std::vector<bool> encloses_boundary(timeline.ops.size(), false);
+namespace {
 
+// What every segment's placing reads of the window's markers.
+struct WindowMarkers {
   std::set<ModulePath> paths_with_backward_end;
+  std::set<ThreadId> inferred_ends;  // threads where a backward interval opens that no marker ends
+};
+
+WindowMarkers WindowMarkersOf(const Timeline& timeline) {
+  WindowMarkers window;
   for (const MarkerEvent& marker : timeline.markers) {
-    if (marker.kind == MarkerKind::kBackwardEnd) paths_with_backward_end.insert(marker.path);
+    if (marker.kind == MarkerKind::kBackwardEnd) window.paths_with_backward_end.insert(marker.path);
   }
-  // The threads on which a backward interval opens that no marker ends.
-  std::set<ThreadId> inferred_ends;
   for (const MarkerEvent& marker : timeline.markers) {
-    if (marker.kind == MarkerKind::kBackwardBegin && !paths_with_backward_end.count(marker.path)) {
-      inferred_ends.insert(marker.thread);
+    if (marker.kind == MarkerKind::kBackwardBegin &&
+        !window.paths_with_backward_end.count(marker.path)) {
+      window.inferred_ends.insert(marker.thread);
     }
   }
+  return window;
+}
 
-  // Each thread's markers, then its ops: both sorted, then merged.
-  std::map<ThreadId, std::pair<std::vector<Item>, std::size_t>> by_thread;  // items, markers
-  for (std::size_t i = 0; i < timeline.markers.size(); ++i) {
-    auto& [items, markers] = by_thread[timeline.markers[i].thread];
+// Each thread's items: its markers then its ops, the markers of `markers` (indices into
+// Timeline::markers, in the order to keep at a tie) and the ops [first, last); the number of
+// markers beside each.
+using ThreadItems = std::map<ThreadId, std::pair<std::vector<Item>, std::size_t>>;
+
+// Each thread's markers of `markers` and ops of [first, last), merged in time order.
+ThreadItems ItemsByThread(const Timeline& timeline, const std::vector<std::size_t>& markers,
+                          std::size_t first, std::size_t last) {
+  ThreadItems by_thread;
+  for (const std::size_t i : markers) {
+    auto& [items, count] = by_thread[timeline.markers[i].thread];
     items.push_back(Item::Marker(i));
-    ++markers;
+    ++count;
   }
   // Each thread's ops are counted before they are added, so that its items are made room for
   // once: growing to a trace's millions copies them, and holds both copies for a moment.
   std::map<ThreadId, std::size_t> ops_on;
-  ForEachOpByThread(timeline, ops_on, [](std::size_t& count, std::size_t) { ++count; });
+  ForEachOpByThread(timeline, first, last, ops_on,
+                    [](std::size_t& count, std::size_t) { ++count; });
   for (const auto& [thread, count] : ops_on) {
-    auto& [items, markers] = by_thread[thread];
-    items.reserve(markers + count);
+    auto& [items, markers_on] = by_thread[thread];
+    items.reserve(markers_on + count);
   }
-  ForEachOpByThread(timeline, by_thread, [&](auto& items_and_markers, std::size_t i) {
+  ForEachOpByThread(timeline, first, last, by_thread, [&](auto& items_and_markers, std::size_t i) {
     items_and_markers.first.push_back(Item::Op(i));
   });
 
@@ -316,20 +338,101 @@ OpPlacements PlaceOps(const Timeline& timeline) {
       if (!std::is_sorted(from, to, in_time_order)) std::stable_sort(from, to, in_time_order);
     }
     std::inplace_merge(items.begin(), first_op, items.end(), in_time_order);
-    PlaceThread(timeline, items, paths_with_backward_end, nullptr, placements, encloses_boundary);
   }
-  const bool has_loss = std::any_of(timeline.steps.begin(), timeline.steps.end(),
-                                    [](const StepSpan& s) { return s.TimeIn(Phase::kLoss) > 0; });
-  if (inferred_ends.empty() && !has_loss) return placements;  // no node needs its forward op
+  return by_thread;
+}
+
+bool HasLoss(const Timeline& timeline) {
+  return std::any_of(timeline.steps.begin(), timeline.steps.end(),
+                     [](const StepSpan& s) { return s.TimeIn(Phase::kLoss) > 0; });
+}
+
+bool InStartOrder(const std::vector<OpEvent>& ops) {
+  return std::is_sorted(ops.begin(), ops.end(),
+                        [](const OpEvent& a, const OpEvent& b) { return a.start_ns < b.start_ns; });
+}
+
+bool StepsInStartOrder(const std::vector<StepSpan>& steps) {
+  return std::is_sorted(steps.begin(), steps.end(), [](const StepSpan& a, const StepSpan& b) {
+    return a.start_ns < b.start_ns;
+  });
+}
+
+}  // namespace
+
+OpPlacements PlaceOps(const Timeline& timeline) {
+  OpPlacements placements(timeline.ops.size());
+  std::vector<bool> encloses_boundary(timeline.ops.size(), false);
+  const WindowMarkers window = WindowMarkersOf(timeline);
+  std::vector<std::size_t> markers(timeline.markers.size());
+  std::iota(markers.begin(), markers.end(), std::size_t{0});
+  ThreadItems by_thread = ItemsByThread(timeline, markers, 0, timeline.ops.size());
+  for (auto& [thread, items_and_markers] : by_thread) {
+    PlaceThread(timeline, items_and_markers.first, window.paths_with_backward_end, nullptr,
+                placements, encloses_boundary);
+  }
+  const bool has_loss = HasLoss(timeline);
+  if (window.inferred_ends.empty() && !has_loss) return placements;  // no node needs its forward op
   const std::vector<int> creator = CreatingForwardOps(timeline);
   // Where an interval's end is inferred, its thread is placed again knowing each node's forward
   // op, placed by now on whichever thread ran it: the forward's intervals all have their ends.
-  for (ThreadId thread : inferred_ends) {
-    PlaceThread(timeline, by_thread.at(thread).first, paths_with_backward_end, &creator, placements,
-                encloses_boundary);
+  for (ThreadId thread : window.inferred_ends) {
+    PlaceThread(timeline, by_thread.at(thread).first, window.paths_with_backward_end, &creator,
+                placements, encloses_boundary);
   }
   if (has_loss) PlaceLossBackward(timeline, creator, placements);
   return placements;
+}
+
+void PlaceOpsBySegment(const Timeline& timeline,
+                       const std::function<void(const OpPlacements&)>& visit) {
+  const WindowMarkers window = WindowMarkersOf(timeline);
+  const std::vector<OpEvent>& ops = timeline.ops;
+  if (!window.inferred_ends.empty() || HasLoss(timeline) || !InStartOrder(ops) ||
+      !StepsInStartOrder(timeline.steps)) {
+    visit(PlaceOps(timeline));
+    return;
+  }
+  // The markers in time order (at a tie, in the order PlaceOps keeps), taken a segment at a time.
+  std::vector<std::size_t> markers(timeline.markers.size());
+  std::iota(markers.begin(), markers.end(), std::size_t{0});
+  std::stable_sort(markers.begin(), markers.end(), [&timeline](std::size_t a, std::size_t b) {
+    return timeline.markers[a].time_ns < timeline.markers[b].time_ns;
+  });
+  std::vector<bool> encloses_boundary(ops.size(), false);
+  OpPlacements placements;
+  std::size_t first = 0;        // the segment's first op
+  std::size_t next_marker = 0;  // its first marker, in `markers`
+  const auto place_segment = [&](std::size_t last, TimeNs cut) {
+    const auto markers_end = std::lower_bound(
+        markers.begin() + static_cast<std::ptrdiff_t>(next_marker), markers.end(), cut,
+        [&timeline](std::size_t i, TimeNs time) { return timeline.markers[i].time_ns < time; });
+    const std::vector<std::size_t> segment_markers(
+        markers.begin() + static_cast<std::ptrdiff_t>(next_marker), markers_end);
+    next_marker = static_cast<std::size_t>(markers_end - markers.begin());
+    placements.Restart(first, last - first);
+    for (auto& [thread, items_and_markers] :
+         ItemsByThread(timeline, segment_markers, first, last)) {
+      PlaceThread(timeline, items_and_markers.first, window.paths_with_backward_end, nullptr,
+                  placements, encloses_boundary);
+    }
+    visit(placements);
+    first = last;
+  };
+  // A step's start T cuts where every op before it (each starting before T) has ended by T: no
+  // op then encloses an op or marker of the other side, and every thread's module intervals
+  // close there, its next item being in another step than its last.
+  std::size_t next = 0;  // the first op starting at or after the step's start
+  TimeNs ended_by = std::numeric_limits<TimeNs>::min();  // the latest end of ops [0, next)
+  for (const StepSpan& step : timeline.steps) {
+    for (; next < ops.size() && ops[next].start_ns < step.start_ns; ++next) {
+      ended_by = std::max(ended_by, ops[next].end_ns);
+    }
+    if (next > first && next < ops.size() && ended_by <= step.start_ns) {
+      place_segment(next, step.start_ns);
+    }
+  }
+  place_segment(ops.size(), std::numeric_limits<TimeNs>::max());
 }
 
 double LossBackwardMs(const Timeline& timeline, const OpPlacements& placements) {
@@ -349,7 +452,7 @@ double LossBackwardMs(const Timeline& timeline, const OpPlacements& placements) 
 
 void AddForwardOps(const Timeline& timeline, const OpPlacements& placements,
                    std::map<ModulePath, ForwardOps>& by_module) {
-  for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
+  for (std::size_t i = placements.first(); i < placements.first() + placements.size(); ++i) {
     const OpPlacement& placement = placements[i];
     if (placement.phase == Phase::kForward && placement.top_level == static_cast<int>(i) &&
         placement.module != OpPlacements::kNoModule) {

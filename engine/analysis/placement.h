@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <map>
 #include <optional>
@@ -44,9 +45,10 @@ struct PlacedOp {
   ModulePath module;
 };
 
-// One OpPlacement per Timeline::ops element, same order, and the module instances they name,
-// each held once: a window has a few hundred, its ops millions, and a ModulePath each was 16
-// bytes an op.
+// One OpPlacement per Timeline::ops element of a run of them, ops [first(), first() + size()) in
+// order (every op of the window, or one segment's: PlaceOpsBySegment), indexed by the op's index
+// in the timeline; and the module instances they name, each held once: a window has a few
+// hundred, its ops millions, and a ModulePath each was 16 bytes an op.
 class OpPlacements {
  public:
   static constexpr std::uint32_t kNoModule = 0;  // "": outside every instrumented module
@@ -58,23 +60,29 @@ class OpPlacements {
     for (const PlacedOp& op : placed) push_back(op);
   }
 
+  std::size_t first() const { return first_; }  // the index of the first op placed
   std::size_t size() const { return places_.size(); }
   bool empty() const { return places_.empty(); }
-  OpPlacement& operator[](std::size_t i) { return places_[i]; }
-  const OpPlacement& operator[](std::size_t i) const { return places_[i]; }
+  // Op i's placement, first() <= i < first() + size().
+  OpPlacement& operator[](std::size_t i) { return places_[i - first_]; }
+  const OpPlacement& operator[](std::size_t i) const { return places_[i - first_]; }
   std::vector<OpPlacement>::iterator begin() { return places_.begin(); }
   std::vector<OpPlacement>::iterator end() { return places_.end(); }
   std::vector<OpPlacement>::const_iterator begin() const { return places_.begin(); }
   std::vector<OpPlacement>::const_iterator end() const { return places_.end(); }
 
   // The module instance op i ran in; "" when none.
-  const ModulePath& ModuleOf(std::size_t i) const { return modules_[places_[i].module]; }
+  const ModulePath& ModuleOf(std::size_t i) const { return modules_[(*this)[i].module]; }
   // The index OpPlacement::module names `path` by, added the first time it is asked for.
   std::uint32_t IndexOf(const ModulePath& path);
   // Places one more op.
   void push_back(const PlacedOp& op);
+  // Lets the placements go and makes room for `ops` more from op `first` on, each outside every
+  // step and module; the module instances stay, with their indices.
+  void Restart(std::size_t first, std::size_t ops);
 
  private:
+  std::size_t first_ = 0;
   std::vector<OpPlacement> places_;
   std::vector<ModulePath> modules_;  // by index; modules_[kNoModule] is ""
   std::unordered_map<ModulePath, std::uint32_t> index_of_;
@@ -86,6 +94,19 @@ class OpPlacements {
 // not the model's.
 OpPlacements PlaceOps(const Timeline& timeline);
 
+// The same placements, a segment of the ops at a time: calls `visit` with the placements of each
+// segment in turn, in the ops' order, and lets them go before the next is placed, so that a
+// trace's millions of ops are never all placed at once. A segment is the ops from one step's
+// start to a later step's, cut where no op spans the cut: an op's enclosing ops and top level lie
+// within its segment, and so do the module intervals of every op in a step (a thread's close
+// where its items change step), so each is placed as PlaceOps places it. (An op outside every
+// step may miss an interval opened outside every step before the cut, on a thread with no item in
+// between; nothing reads the module of an op outside the steps.) One segment, PlaceOps', where a
+// step's start cannot be cut at: the ops out of start order, or a placement that needs each
+// backward node's forward op (a backward interval without its end marker, a script's loss).
+void PlaceOpsBySegment(const Timeline& timeline,
+                       const std::function<void(const OpPlacements&)>& visit);
+
 // The loss's backward, per step (the mean over the timeline's steps): the host time of the
 // loss's top-level ops that ran in the backward pass, not in the loss's own stretches.
 double LossBackwardMs(const Timeline& timeline, const OpPlacements& placements);
@@ -95,8 +116,9 @@ double LossBackwardMs(const Timeline& timeline, const OpPlacements& placements);
 // aten::softmax input is its score matrix, batch x heads x queries x keys.
 using ForwardOps = std::map<std::string, std::int64_t>;
 
-// Adds to `by_module` the top-level forward ops of each instrumented module: the ops its forward
-// called, those of its submodules included where they were not instrumented.
+// Adds to `by_module` the top-level forward ops of each instrumented module among the ops
+// `placements` places: the ops its forward called, those of its submodules included where they
+// were not instrumented.
 void AddForwardOps(const Timeline& timeline, const OpPlacements& placements,
                    std::map<ModulePath, ForwardOps>& by_module);
 

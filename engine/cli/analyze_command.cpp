@@ -135,7 +135,11 @@ int RunAnalyzeCommand(const AnalyzeCommandOptions& options) {
   const std::vector<TraceInput>& files = inputs.inputs();
   for (const TraceInput& input : files) {
     const std::string& file = input.name;
-    RankTrace rank = ReadRankTrace(inputs, input, read, progress, stages);
+    // Several ranks are compared op by op (their top-level ops' time): each keeps its placements.
+    RankTrace rank =
+        ReadRankTrace(inputs, input, read,
+                      files.size() > 1 ? OpPlacementsKept::kEvery : OpPlacementsKept::kWhereGpu,
+                      progress, stages);
     if (files.size() > 1) {
       TraceMetadata metadata;
       metadata.distributed = rank.distributed;

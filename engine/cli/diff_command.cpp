@@ -49,15 +49,16 @@ RunReport ReadSide(const std::string& path, const DiffCommandOptions& options) {
   if (NamedReportJson(path)) return ReadReportJson(path);
   TraceInputs inputs({path});
   StageClock stages(nullptr);
-  RunReport report = ReadRankTrace(
-                         inputs, inputs.inputs().front(), ReadOptions{},
-                         [&options](const std::string& line) {
-                           if (!options.quiet) {
-                             std::cerr << "[advisor] " << PrintableLine(line) << std::endl;
-                           }
-                         },
-                         stages)
-                         .report;
+  RunReport report =
+      ReadRankTrace(
+          inputs, inputs.inputs().front(), ReadOptions{}, OpPlacementsKept::kWhereGpu,
+          [&options](const std::string& line) {
+            if (!options.quiet) {
+              std::cerr << "[advisor] " << PrintableLine(line) << std::endl;
+            }
+          },
+          stages)
+          .report;
   std::vector<std::string> rule_problems;
   const RuleSet rules = LoadRulesForRun(options.rule_dirs, std::cerr, rule_problems);
   // A trace says nothing of the allocator settings of its run: the facts take the defaults.

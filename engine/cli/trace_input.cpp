@@ -39,6 +39,7 @@ std::string Duration(double seconds) {
 }
 
 RankTrace ReadRankTrace(TraceInputs& inputs, const TraceInput& input, const ReadOptions& read,
+                        OpPlacementsKept kept,
                         const std::function<void(const std::string&)>& progress,
                         StageClock& stages) {
   progress("reading " + input.name);
@@ -55,7 +56,7 @@ RankTrace ReadRankTrace(TraceInputs& inputs, const TraceInput& input, const Read
   // built.
   TraceRecords records = TakeTraceRecords(store);
   stages.Done("records");
-  rank.trace = BuildProfilerTraceWindow(store, std::move(records));
+  rank.trace = BuildProfilerTraceWindow(store, std::move(records), kept);
   stages.Done("window");
   CheckHasSteps(store, rank.trace);
   rank.report = ReportOfTrace(store, rank.trace);

@@ -16,8 +16,10 @@ namespace advisor {
 
 // One of `inputs`, a local file or an object in a store. `progress` gets "reading FILE" and what
 // was read in how long. The rank is left 0: numbering several files is the caller's (RankOf).
-// Throws std::runtime_error naming the file where the trace holds no step.
+// Throws std::runtime_error naming the file where the trace holds no step. `kept`: whether the
+// window keeps every op's placement, as the multi-rank analysis of several ranks reads them.
 RankTrace ReadRankTrace(TraceInputs& inputs, const TraceInput& input, const ReadOptions& read,
+                        OpPlacementsKept kept,
                         const std::function<void(const std::string&)>& progress,
                         StageClock& stages);
 

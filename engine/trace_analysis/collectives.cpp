@@ -17,9 +17,9 @@ int OpIndex(const MeasuredWindow& window, std::uint64_t correlation_id) {
 }
 
 // What the profiler's host events say of the collective the op, or an op around it, ran.
-std::optional<CollectiveDescription> DescribeFromOps(const MeasuredWindow& window,
+std::optional<CollectiveDescription> DescribeFromOps(const OpPlacements& placements,
                                                      const HostEvents& host, int op) {
-  for (int at = op; at >= 0; at = window.placements[at].parent) {
+  for (int at = op; at >= 0; at = placements[at].parent) {
     auto it = host.collective_of_op.find(static_cast<std::uint64_t>(at) + 1);  // its correlation
     if (it != host.collective_of_op.end()) return it->second;
   }
@@ -83,36 +83,43 @@ std::vector<CollectiveCall> CollectivesOf(
     if (auto it = collective_of_kernel.find(k); it != collective_of_kernel.end()) {
       description = it->second;
     } else if (op >= 0) {
-      description = DescribeFromOps(window, host, op).value_or(description);
+      description = DescribeFromOps(window.placements, host, op).value_or(description);
     }
     call.name = description.name;
     call.process_group = description.process_group;
     call.seq = description.seq;
     calls.push_back(std::move(call));
   }
-  if (calls.empty()) {
-    // No NCCL kernel: gloo runs collectives on the host, each as a "gloo:..." range.
-    OpNameMemo is_gloo([](const std::string& name) { return name.rfind("gloo:", 0) == 0; });
-    for (std::size_t i = 0; i < window.timeline.ops.size(); ++i) {
-      const OpEvent& op = window.timeline.ops[i];
-      if (!is_gloo(op.name)) continue;
-      const CollectiveDescription description =
-          DescribeFromOps(window, host, static_cast<int>(i))
-              .value_or(CollectiveDescription{op.name.str(), "", -1});
-      CollectiveCall call;
-      call.name = description.name;
-      call.process_group = description.process_group;
-      call.seq = description.seq;
-      call.start_ns = op.start_ns;
-      call.end_ns = op.end_ns;
-      call.step = window.placements[i].step;
-      calls.push_back(std::move(call));
-    }
+  // No NCCL kernel: gloo runs collectives on the host.
+  if (calls.empty()) AddHostCollectives(window.timeline, window.placements, host, calls);
+  SortByStart(calls);
+  return calls;
+}
+
+void AddHostCollectives(const Timeline& timeline, const OpPlacements& placements,
+                        const HostEvents& host, std::vector<CollectiveCall>& calls) {
+  OpNameMemo is_gloo([](const std::string& name) { return name.rfind("gloo:", 0) == 0; });
+  for (std::size_t i = placements.first(); i < placements.first() + placements.size(); ++i) {
+    const OpEvent& op = timeline.ops[i];
+    if (!is_gloo(op.name)) continue;
+    const CollectiveDescription description =
+        DescribeFromOps(placements, host, static_cast<int>(i))
+            .value_or(CollectiveDescription{op.name.str(), "", -1});
+    CollectiveCall call;
+    call.name = description.name;
+    call.process_group = description.process_group;
+    call.seq = description.seq;
+    call.start_ns = op.start_ns;
+    call.end_ns = op.end_ns;
+    call.step = placements[i].step;
+    calls.push_back(std::move(call));
   }
+}
+
+void SortByStart(std::vector<CollectiveCall>& calls) {
   std::stable_sort(
       calls.begin(), calls.end(),
       [](const CollectiveCall& a, const CollectiveCall& b) { return a.start_ns < b.start_ns; });
-  return calls;
 }
 
 }  // namespace advisor

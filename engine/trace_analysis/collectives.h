@@ -23,9 +23,18 @@ struct CollectiveCall {
 };
 
 // In start order. `collective_of_kernel`: what the kernels of the window's timeline say of their
-// collective themselves (GpuRecords::collective_of_kernel).
+// collective themselves (GpuRecords::collective_of_kernel). The window holds every op's placement.
 std::vector<CollectiveCall> CollectivesOf(
     const MeasuredWindow& window, const HostEvents& host,
     const std::unordered_map<std::size_t, CollectiveDescription>& collective_of_kernel);
+
+// The collectives gloo ran on the host among the ops `placements` places (every op's, or a
+// segment's: PlaceOpsBySegment), each a "gloo:..." range, added to `calls` in the ops' order:
+// CollectivesOf's where no NCCL kernel ran, before SortByStart.
+void AddHostCollectives(const Timeline& timeline, const OpPlacements& placements,
+                        const HostEvents& host, std::vector<CollectiveCall>& calls);
+
+// `calls` in start order, those that start together in the order given.
+void SortByStart(std::vector<CollectiveCall>& calls);
 
 }  // namespace advisor

@@ -55,9 +55,12 @@ TraceRecords ReadRecords(const TraceStore& store, const std::function<void(std::
 TraceRecords ReadTraceRecords(const TraceStore& store) { return ReadRecords(store, nullptr); }
 
 TraceRecords TakeTraceRecords(TraceStore& store) {
-  // Freed chunks go back to the system every 64 (a plain file's chunk is 1 to 2 MiB of JSON), so
+  // Freed chunks go back to the system every 4 (a plain file's chunk is 1 to 2 MiB of JSON), so
   // that the records grow into memory the events held rather than beside it (ReturnFreedMemory).
-  constexpr std::size_t kChunksPerReturn = 64;
+  // Every 64 held up to 64 freed chunks beside the records: with the window placed a segment at a
+  // time, this stage's peak was the run's, 140-151 MB of a 260 MB legacy list's 123-125 MB now
+  // (docs/benchmarks.md), at no CPU time that its runs could tell apart.
+  constexpr std::size_t kChunksPerReturn = 4;
   TraceRecords records = ReadRecords(store, [&store](std::size_t k) {
     store.chunks[k] = EventChunk{};
     if ((k + 1) % kChunksPerReturn == 0) ReturnFreedMemory();
@@ -68,10 +71,11 @@ TraceRecords TakeTraceRecords(TraceStore& store) {
 }
 
 ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store) {
-  return BuildProfilerTraceWindow(store, ReadTraceRecords(store));
+  return BuildProfilerTraceWindow(store, ReadTraceRecords(store), OpPlacementsKept::kEvery);
 }
 
-ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store, TraceRecords records) {
+ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store, TraceRecords records,
+                                             OpPlacementsKept kept) {
   ProfilerTraceWindow trace;
   HostEvents& host = records.host;
   GpuRecords& gpu = records.gpu;
@@ -158,7 +162,19 @@ ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store, TraceRecor
         BackwardMarkersFromSequenceNumbers(timeline, PlaceOps(timeline));
     timeline.markers.insert(timeline.markers.end(), backward.begin(), backward.end());
   }
+  if (kept == OpPlacementsKept::kWhereGpu && PlaceableBySegment(timeline)) {
+    // No GPU record: the collectives are gloo's host ranges (CollectivesOf's), read segment by
+    // segment with the modules' forward ops.
+    trace.window = MeasureWindowBySegment(
+        std::move(timeline), [&](const Timeline& placed, const OpPlacements& segment) {
+          AddForwardOps(placed, segment, trace.forward_ops);
+          AddHostCollectives(placed, segment, host, trace.collectives);
+        });
+    SortByStart(trace.collectives);
+    return trace;
+  }
   trace.window = MeasureWindow(std::move(timeline));
+  AddForwardOps(trace.window.timeline, trace.window.placements, trace.forward_ops);
   trace.collectives = CollectivesOf(trace.window, host, gpu.collective_of_kernel);
   return trace;
 }

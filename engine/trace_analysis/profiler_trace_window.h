@@ -22,8 +22,13 @@
 namespace advisor {
 
 struct ProfilerTraceWindow {
+  // Its placements every op's where kept (OpPlacementsKept), else where the trace holds GPU
+  // records; else empty, the window placed a segment at a time.
   MeasuredWindow window;
   std::map<ModulePath, std::string> module_types;  // path -> class, where the trace names it
+  // The top-level forward ops of each instrumented module (AddForwardOps), read as the window
+  // was placed.
+  std::map<ModulePath, ForwardOps> forward_ops;
   std::vector<CollectiveCall> collectives;
   bool gpu_activity = false;  // the trace recorded CUDA activity
   std::string device_name;    // deviceProperties' name of the device the work ran on
@@ -67,10 +72,16 @@ TraceRecords ReadTraceRecords(const TraceStore& store);
 // grow while the events shrink. `store` keeps its path, metadata, strings and stats.
 TraceRecords TakeTraceRecords(TraceStore& store);
 
-// `store` for its path and metadata: its events are not read again, and may be gone.
-ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store, TraceRecords records);
+// Whether the window keeps every op's placement once built: the multi-rank analysis reads them
+// (each rank's top-level ops); one trace's report reads only what the window's pass takes, and a
+// CPU trace's millions of ops are then never all placed at once (MeasureWindowBySegment).
+enum class OpPlacementsKept { kEvery, kWhereGpu };
 
-// Both of the above, the events kept.
+// `store` for its path and metadata: its events are not read again, and may be gone.
+ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store, TraceRecords records,
+                                             OpPlacementsKept kept);
+
+// Both of the above, the events kept, and every op's placement.
 ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store);
 
 }  // namespace advisor

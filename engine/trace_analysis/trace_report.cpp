@@ -48,8 +48,6 @@ std::vector<ModuleStats> ModuleTable(const ProfilerTraceWindow& trace) {
   const std::vector<PhaseCosts> inclusive = window.attribution->InclusiveOfEach(
       paths, MeasuringSteps(trace.advisor_windows, window.timeline.markers, paths,
                             window.timeline.steps.size()));
-  std::map<ModulePath, ForwardOps> forward_ops;  // the ops each module's forward calls
-  AddForwardOps(window.timeline, window.placements, forward_ops);
   std::vector<ModuleStats> modules;
   for (std::size_t i = 0; i < paths.size(); ++i) {
     const ModulePath& path = paths[i];
@@ -63,7 +61,9 @@ std::vector<ModuleStats> ModuleTable(const ProfilerTraceWindow& trace) {
     stats.forward_ms = costs.forward.host_ms;
     stats.backward_ms = costs.backward.host_ms;
     stats.gpu_ms = costs.forward.gpu_ms + costs.backward.gpu_ms;
-    SetForwardOps(forward_ops[path], stats);
+    const auto forward_ops = trace.forward_ops.find(path);
+    SetForwardOps(forward_ops == trace.forward_ops.end() ? ForwardOps{} : forward_ops->second,
+                  stats);
     modules.push_back(std::move(stats));
   }
   return modules;

@@ -1,5 +1,7 @@
 #include "engine/window/measured_window.h"
 
+#include <stdexcept>
+
 #include "engine/gpu/gpu_attribution.h"
 
 namespace advisor {
@@ -12,6 +14,29 @@ MeasuredWindow MeasureWindow(Timeline timeline) {
   window.attribution = std::make_unique<WindowAttribution>(
       window.timeline, window.placements,
       AttributeGpuTime(window.timeline, window.placements).DeviceMsByOp());
+  return window;
+}
+
+bool PlaceableBySegment(const Timeline& timeline) {
+  return timeline.kernels.empty() && timeline.memcpys.empty() && timeline.memsets.empty() &&
+         timeline.syncs.empty() && timeline.api_calls.empty() && !GpuProbeRecorded(timeline);
+}
+
+MeasuredWindow MeasureWindowBySegment(
+    Timeline timeline,
+    const std::function<void(const Timeline&, const OpPlacements&)>& on_segment) {
+  if (!PlaceableBySegment(timeline)) {
+    throw std::logic_error("MeasureWindowBySegment: the window holds GPU records");
+  }
+  MeasuredWindow window;
+  window.timeline = std::move(timeline);
+  // Without a GPU record no op has device time: ranking uses host time, as MeasureWindow's.
+  window.attribution = std::make_unique<WindowAttribution>(window.timeline, false);
+  PlaceOpsBySegment(window.timeline, [&](const OpPlacements& segment) {
+    window.attribution->Add(segment, {});
+    if (on_segment) on_segment(window.timeline, segment);
+  });
+  window.attribution->Finish();
   return window;
 }
 

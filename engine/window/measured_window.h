@@ -1,6 +1,7 @@
 // One profiled window, placed and attributed: what every analysis of a window starts from.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -12,11 +13,25 @@ namespace advisor {
 
 struct MeasuredWindow {
   Timeline timeline;
+  // Every op's; empty where the window was placed a segment at a time (MeasureWindowBySegment).
   OpPlacements placements;
   std::unique_ptr<WindowAttribution> attribution;  // device time per op where a GPU probe recorded
 };
 
 MeasuredWindow MeasureWindow(Timeline timeline);
+
+// Whether MeasureWindowBySegment may place `timeline` a segment at a time: it holds no GPU
+// record and no GPU probe ran, so no op's device time, sync or copy is looked up by its index
+// once the window is built.
+bool PlaceableBySegment(const Timeline& timeline);
+
+// The same window, its ops placed and attributed a segment at a time (PlaceOpsBySegment), each
+// segment's placements let go before the next is placed, so that a trace's millions of ops are
+// never all placed at once: `placements` is left empty. `on_segment` is called with each
+// segment's placements, for what else the caller reads of them. Only for a timeline that
+// PlaceableBySegment.
+MeasuredWindow MeasureWindowBySegment(
+    Timeline timeline, const std::function<void(const Timeline&, const OpPlacements&)>& on_segment);
 
 // Milliseconds of each step, start to end.
 std::vector<double> StepMillis(const std::vector<StepSpan>& spans);

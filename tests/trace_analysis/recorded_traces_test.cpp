@@ -85,6 +85,53 @@ TEST(RecordedTraces, EveryRankOfTheTwoRankRunHasItsGlooCollectives) {
   }
 }
 
+// advisor analyze of one trace places a CPU trace's ops a segment of steps at a time, never all
+// at once (MeasureWindowBySegment); the multi-rank analysis keeps every op's placement. Both give
+// the same collectives, modules' forward ops and report, to the last bit.
+TEST(RecordedTraces, ATraceWindowPlacedBySegmentIsTheWindowPlacedWhole) {
+  for (const char* trace : {"ranks/straggler/rank0.json.gz", "single/clean_mixer-labels.json.gz"}) {
+    const TraceStore store = ReadTrace(kCpuTraces + "/" + trace);
+    const ProfilerTraceWindow whole =
+        BuildProfilerTraceWindow(store, ReadTraceRecords(store), OpPlacementsKept::kEvery);
+    const ProfilerTraceWindow by_segment =
+        BuildProfilerTraceWindow(store, ReadTraceRecords(store), OpPlacementsKept::kWhereGpu);
+    EXPECT_EQ(whole.window.placements.size(), whole.window.timeline.ops.size()) << trace;
+    EXPECT_TRUE(by_segment.window.placements.empty()) << trace;
+    int segments = 0;
+    PlaceOpsBySegment(whole.window.timeline, [&](const OpPlacements&) { ++segments; });
+    EXPECT_GT(segments, 4) << trace << ": the ops before the first step, then one a step";
+
+    ASSERT_EQ(by_segment.collectives.size(), whole.collectives.size()) << trace;
+    for (std::size_t i = 0; i < whole.collectives.size(); ++i) {
+      EXPECT_EQ(by_segment.collectives[i].name, whole.collectives[i].name) << trace << i;
+      EXPECT_EQ(by_segment.collectives[i].start_ns, whole.collectives[i].start_ns) << trace << i;
+      EXPECT_EQ(by_segment.collectives[i].step, whole.collectives[i].step) << trace << i;
+    }
+    EXPECT_EQ(by_segment.forward_ops, whole.forward_ops) << trace;
+    EXPECT_FALSE(whole.forward_ops.empty()) << trace;
+
+    const RunReport report = ReportOfTrace(store, by_segment);
+    const RunReport whole_report = ReportOfTrace(store, whole);
+    ASSERT_EQ(report.ops.size(), whole_report.ops.size()) << trace;
+    for (std::size_t i = 0; i < report.ops.size(); ++i) {
+      EXPECT_EQ(report.ops[i].name, whole_report.ops[i].name) << trace;
+      EXPECT_EQ(report.ops[i].ms, whole_report.ops[i].ms) << report.ops[i].name;
+      EXPECT_EQ(report.ops[i].self_ms, whole_report.ops[i].self_ms) << report.ops[i].name;
+    }
+    ASSERT_EQ(report.modules.size(), whole_report.modules.size()) << trace;
+    for (std::size_t i = 0; i < report.modules.size(); ++i) {
+      EXPECT_EQ(report.modules[i].forward_ms, whole_report.modules[i].forward_ms)
+          << report.modules[i].path;
+      EXPECT_EQ(report.modules[i].op_types, whole_report.modules[i].op_types)
+          << report.modules[i].path;
+    }
+  }
+  const TraceStore rank0 = ReadTrace(kCpuTraces + "/ranks/straggler/rank0.json.gz");
+  EXPECT_FALSE(BuildProfilerTraceWindow(rank0, ReadTraceRecords(rank0), OpPlacementsKept::kWhereGpu)
+                   .collectives.empty())
+      << "gloo's collectives are read in the segments' pass";
+}
+
 // torch 1.13's trace has no categories or arguments: "detach_", which C++ records inside
 // "aten::detach_" while the DataLoader hands over a batch, was taken for a record_function label
 // and reported as a module (scripts/record_mnist_style_trace.py recorded this trace).

@@ -1,0 +1,142 @@
+// A window placed and attributed a segment at a time (PlaceOpsBySegment, WindowAttribution::Add)
+// is the window placed and attributed whole: each op's placement, and every sum to the last bit.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "engine/analysis/attribution.h"
+#include "engine/analysis/placement.h"
+#include "tests/analysis/segmented_timeline.h"
+#include "tests/analysis/timeline_builder.h"
+
+namespace advisor {
+namespace {
+
+using testing::ThreeStepsTheLastTwoSpanned;
+using testing::TimelineBuilder;
+
+// Each segment's first op and size, in the order visited.
+std::vector<std::pair<std::size_t, std::size_t>> SegmentsOf(const Timeline& timeline) {
+  std::vector<std::pair<std::size_t, std::size_t>> segments;
+  PlaceOpsBySegment(timeline, [&](const OpPlacements& segment) {
+    segments.emplace_back(segment.first(), segment.size());
+  });
+  return segments;
+}
+
+TEST(PlaceOpsBySegment, CutsAtAStepsStartOnlyWhereNoOpSpansIt) {
+  const Timeline timeline = ThreeStepsTheLastTwoSpanned();
+  ASSERT_EQ(timeline.ops.size(), 2u + 3 * 8 + 2 + 1);
+  // Before the first step (2 ops); the first step (8); the second and third with the two ops
+  // between them, and the op after every step.
+  EXPECT_EQ(SegmentsOf(timeline),
+            (std::vector<std::pair<std::size_t, std::size_t>>{{0, 2}, {2, 8}, {10, 19}}));
+}
+
+TEST(PlaceOpsBySegment, EachOpIsPlacedAsPlaceOpsPlacesIt) {
+  const Timeline timeline = ThreeStepsTheLastTwoSpanned();
+  const OpPlacements whole = PlaceOps(timeline);
+  std::size_t placed = 0;
+  PlaceOpsBySegment(timeline, [&](const OpPlacements& segment) {
+    ASSERT_EQ(segment.first(), placed) << "segments in the ops' order, none left out";
+    for (std::size_t i = segment.first(); i < segment.first() + segment.size(); ++i) {
+      const std::string op = timeline.ops[i].name.str() + " (op " + std::to_string(i) + ")";
+      EXPECT_EQ(segment[i].step, whole[i].step) << op;
+      EXPECT_EQ(segment[i].phase, whole[i].phase) << op;
+      EXPECT_EQ(segment.ModuleOf(i), whole.ModuleOf(i)) << op;
+      EXPECT_EQ(segment[i].parent, whole[i].parent) << op;
+      EXPECT_EQ(segment[i].top_level, whole[i].top_level) << op;
+    }
+    placed += segment.size();
+  });
+  EXPECT_EQ(placed, timeline.ops.size());
+  // What the window holds, so that the comparison is not of ops all placed alike.
+  EXPECT_EQ(whole.ModuleOf(4).str(), "encoder.layer");  // the first step's aten::addmm
+  EXPECT_EQ(whole[4].parent, 3);
+  EXPECT_EQ(whole[4].top_level, 3);
+  EXPECT_EQ(whole[2].top_level, -1) << "CheckpointFunction runs whole modules";
+  EXPECT_EQ(whole[6].phase, Phase::kBackward);
+  EXPECT_EQ(whole.ModuleOf(6).str(), "encoder");
+  EXPECT_EQ(whole[18].step, 1) << "aten::copy_ starts in the second step";
+  EXPECT_EQ(whole[19].step, 2);
+  EXPECT_EQ(whole[19].parent, 18) << "aten::copy_ encloses the third step's first op";
+}
+
+TEST(PlaceOpsBySegment, OpsOutOfStartOrderArePlacedAsOneSegment) {
+  TimelineBuilder b;
+  b.Step(0, 4, 8, 10).Op("aten::mm", 1, 2).Step(10, 14, 18, 20).Op("aten::mm", 11, 12);
+  b.Op("aten::add", 0.5, 0.7);  // recorded last, started first
+  EXPECT_EQ(SegmentsOf(b.Build()), (std::vector<std::pair<std::size_t, std::size_t>>{{0, 3}}));
+}
+
+// An interval without its end marker ends at a backward node made outside it: each node's
+// forward op, maybe in an earlier segment, is needed.
+TEST(PlaceOpsBySegment, ABackwardIntervalWithoutItsEndIsPlacedWhole) {
+  TimelineBuilder b;
+  b.Step(0, 4, 8, 10).Op("aten::mm", 1, 2).Step(10, 14, 18, 20).Op("aten::mm", 11, 12);
+  b.Mark("a", MarkerKind::kBackwardBegin, 15);
+  EXPECT_EQ(SegmentsOf(b.Build()), (std::vector<std::pair<std::size_t, std::size_t>>{{0, 2}}));
+}
+
+void ExpectSameCosts(const PhaseCosts& by_segment, const PhaseCosts& whole,
+                     const std::string& what) {
+  for (Phase phase :
+       {Phase::kData, Phase::kForward, Phase::kBackward, Phase::kOptimizer, Phase::kLoss}) {
+    EXPECT_EQ(by_segment[phase].host_ms, whole[phase].host_ms) << what << " " << PhaseName(phase);
+    EXPECT_EQ(by_segment[phase].gpu_ms, whole[phase].gpu_ms) << what << " " << PhaseName(phase);
+  }
+}
+
+void ExpectSameOps(const std::vector<OpCost>& by_segment, const std::vector<OpCost>& whole) {
+  ASSERT_EQ(by_segment.size(), whole.size());
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    const std::string what = whole[i].name + " " + PhaseName(whole[i].phase);
+    EXPECT_EQ(by_segment[i].name, whole[i].name) << i;
+    EXPECT_EQ(by_segment[i].phase, whole[i].phase) << what;
+    EXPECT_EQ(by_segment[i].calls, whole[i].calls) << what;
+    EXPECT_EQ(by_segment[i].cost.host_ms, whole[i].cost.host_ms) << what;
+    EXPECT_EQ(by_segment[i].self_host_ms, whole[i].self_host_ms) << what;
+    EXPECT_EQ(by_segment[i].work, whole[i].work) << what;
+  }
+}
+
+TEST(WindowAttribution, AddedSegmentBySegmentItIsTheWholeWindowsToTheLastBit) {
+  const Timeline timeline = ThreeStepsTheLastTwoSpanned();
+  const WindowAttribution whole(timeline, PlaceOps(timeline), {});
+  WindowAttribution by_segment(timeline, false);
+  int segments = 0;
+  PlaceOpsBySegment(timeline, [&](const OpPlacements& segment) {
+    by_segment.Add(segment, {});
+    ++segments;
+  });
+  by_segment.Finish();
+  ASSERT_EQ(segments, 3);
+
+  EXPECT_EQ(by_segment.steps(), 3);
+  EXPECT_EQ(by_segment.Modules(), whole.Modules());
+  ExpectSameCosts(by_segment.Step(), whole.Step(), "step");
+  for (const char* path : {"", "encoder", "encoder.layer"}) {
+    ExpectSameCosts(by_segment.Self(path), whole.Self(path), std::string("self ") + path);
+    ExpectSameCosts(by_segment.Inclusive(path), whole.Inclusive(path),
+                    std::string("inclusive ") + path);
+    for (int step = 0; step < 3; ++step) {
+      ExpectSameCosts(by_segment.SelfAt(path, step), whole.SelfAt(path, step),
+                      std::string("self ") + path + " in step " + std::to_string(step));
+    }
+  }
+  ExpectSameOps(by_segment.TopOps(""), whole.TopOps(""));
+  ExpectSameOps(by_segment.TopOps("encoder"), whole.TopOps("encoder"));
+  ExpectSameOps(by_segment.StepOps(), whole.StepOps());
+  // The sums are of the three steps' ops, not of one segment's: the second step's backward node
+  // takes 0.1 ms longer than the first's, the third's 0.2.
+  EXPECT_NEAR(by_segment.StepAt(2).backward.host_ms - by_segment.StepAt(0).backward.host_ms, 0.2,
+              1e-9);
+  EXPECT_NEAR(by_segment.Self("encoder").backward.host_ms, 0.5, 1e-9) << "the median step's";
+  EXPECT_NEAR(by_segment.StepAt(1).optimizer.host_ms - by_segment.StepAt(0).optimizer.host_ms, 1.6,
+              1e-9)
+      << "aten::copy_ starts in the second step's optimizer and counts whole there";
+}
+
+}  // namespace
+}  // namespace advisor
