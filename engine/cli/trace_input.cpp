@@ -53,7 +53,7 @@ RankTrace ReadRankTrace(TraceInputs& inputs, const TraceInput& input, const Read
   rank.distributed = store.metadata.distributed;
   // The events go as the records are read from them, before the window, about as large, is
   // built.
-  TraceRecords records = TakeTraceRecords(store);
+  TraceRecords records = TakeTraceRecords(store, read.threads);
   stages.Done("records");
   rank.trace = BuildProfilerTraceWindow(store, std::move(records));
   stages.Done("window");

@@ -2,32 +2,18 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
 #include <unordered_map>
 #include <utility>
 
-#include "engine/analysis/placement.h"
 #include "engine/trace_analysis/event_names.h"
+#include "engine/trace_analysis/host_chunk_records.h"
 
 namespace advisor {
 namespace {
-
-// A backward node as read, before its forward thread is known.
-struct PendingNode {
-  std::size_t op = 0;
-  std::int64_t recorded_forward_thread = 0;  // RecordFunction's thread number
-};
-
-// The ops whose input dtype says what the step computes in.
-bool IsComputeOp(const std::string& name) {
-  static const std::set<std::string> kCompute = {
-      "aten::mm",     "aten::addmm",  "aten::bmm",         "aten::baddbmm",
-      "aten::matmul", "aten::linear", "aten::convolution", "aten::_convolution",
-      "aten::conv1d", "aten::conv2d", "aten::conv3d"};
-  return kCompute.count(name) > 0;
-}
 
 // record_shapes writes C++ type names: "float", "c10::BFloat16".
 std::string DtypeName(const std::string& type) {
@@ -41,37 +27,24 @@ std::string DtypeName(const std::string& type) {
   return it == kNames.end() ? type : it->second;
 }
 
+// Add's ops come from complete events of these categories.
+bool MayBeOp(const EventChunk& chunk, std::size_t i) {
+  const EventCategory category = chunk.category[i];
+  return chunk.phase[i] == 'X' &&
+         (category == EventCategory::kCpuOp || category == EventCategory::kUserAnnotation ||
+          category == EventCategory::kNone);
+}
+
+template <typename T>
+void Append(std::vector<T>& to, std::vector<T>& from) {
+  to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+}
+
 }  // namespace
 
 class HostEventReader::Impl {
- private:
-  // What an op is made of, copied out of its event: a label is placed once the whole trace is
-  // read, and its chunk may be gone by then.
-  struct EventFields {
-    std::uint32_t name = 0;
-    TimeNs start = 0;
-    TimeNs end = 0;
-    std::int64_t sequence_number = kAbsent;
-    std::int64_t forward_thread = kAbsent;
-    std::uint32_t input_type = 0;
-    std::optional<CollectiveDescription> collective;
-  };
-
-  // What an event's name says of it (event_names.h).
-  struct NameTraits {
-    bool known = false;
-    bool engine_wrapper = false;  // IsEngineWrapper
-    bool backward_node = false;   // IsBackwardNode
-    bool legacy_op = false;       // IsLegacyOpName
-    bool advisor_own = false;     // IsAdvisorOwn
-  };
-
  public:
-  explicit Impl(const TraceStore& store)
-      : store_(store),
-        advisor_trace_(store.metadata.generator == "advisor"),
-        op_names_(store.strings.size()),
-        name_traits_(store.strings.size()) {
+  explicit Impl(const TraceStore& store) : store_(store), op_names_(store.strings.size()) {
     // Most events of a trace are ops: room for every one that may be is made at once (pages
     // never written are never resident), rather than growing to it by copying millions of ops.
     std::size_t may_be_ops = 0;
@@ -81,13 +54,55 @@ class HostEventReader::Impl {
     host_.ops.reserve(may_be_ops);
   }
 
-  void Add(const EventChunk& chunk) {
-    for (std::size_t i = 0; i < chunk.size(); ++i, ++order_) Add(chunk, i);
+  // The chunk's records after those of the chunks before it, its ops' indices moved past theirs.
+  void Add(HostChunkRecords&& chunk) {
+    const std::size_t first_op = host_.ops.size();
+    for (std::size_t i = 0; i < chunk.ops.size(); ++i) {
+      chunk.ops[i].name = OpNameOf(chunk.op_name_ids[i]);
+    }
+    host_.ops.insert(host_.ops.end(), chunk.ops.begin(), chunk.ops.end());
+    if (!chunk.op_sequences.empty()) {
+      std::vector<OpSequence>& sequences = host_.op_sequences;
+      // A trace that numbers its ops numbers most of them: room for every op at the first.
+      if (sequences.empty()) sequences.reserve(host_.ops.capacity());
+      sequences.resize(first_op);
+      sequences.insert(sequences.end(), chunk.op_sequences.begin(), chunk.op_sequences.end());
+    }
+    host_.has_sequence_numbers |= chunk.has_sequence_numbers;
+    for (auto& [op, collective] : chunk.collective_of_op) {
+      host_.collective_of_op.emplace(first_op + op + 1, std::move(collective));
+    }
+    for (const PendingNode& node : chunk.pending) {
+      pending_.push_back({first_op + node.op, node.recorded_forward_thread});
+      recorded_thread_.emplace(first_op + node.op, node.recorded_forward_thread);
+    }
+    for (std::size_t node : chunk.backward_nodes) backward_nodes_.push_back(first_op + node);
+    for (const auto& [id, flow] : chunk.flows) {
+      BackwardFlow& joined = flows_[id];  // a later chunk's "s" or "f" replaces an earlier's
+      if (flow.start) joined.start = flow.start;
+      if (flow.finish) joined.finish = flow.finish;
+    }
+    forward_threads_.insert(chunk.forward_threads.begin(), chunk.forward_threads.end());
+    for (const auto& [type, time] : chunk.compute_time_by_input_type) {
+      time_by_dtype_[store_.strings[type]] += time;
+    }
+    Append(host_.profiler_steps, chunk.profiler_steps);
+    Append(step_processes_, chunk.step_processes);
+    Append(host_.optimizer_steps, chunk.optimizer_steps);
+    Append(host_.data_loader, chunk.data_loader);
+    Append(host_.advisor_ranges, chunk.advisor_ranges);
+    Append(host_.advisor_phases, chunk.advisor_phases);
+    Append(host_.modules, chunk.modules);
+    for (auto& [thread, operators] : chunk.operators) {
+      operator_runs_[thread].push_back(
+          {static_cast<std::uint32_t>(first_op), std::move(operators)});
+    }
+    for (auto& [thread, labels] : chunk.labels) Append(labels_[thread], labels);
   }
 
   HostEvents Finish() {
     PlaceUncategorisedLabels();
-    if (advisor_trace_) FindFirstWindow();
+    if (store_.metadata.generator == "advisor") FindFirstWindow();
     LinkBackwardThreads();
     TimeNs most = 0;
     for (const auto& [type, time] : time_by_dtype_) {
@@ -100,88 +115,27 @@ class HostEventReader::Impl {
   }
 
  private:
-  void Add(const EventChunk& chunk, std::size_t i) {
-    const EventCategory category = chunk.category[i];
-    if (category == EventCategory::kFlowForwardBackward) return AddFlow(chunk, i);
-    if (chunk.phase[i] != 'X' || chunk.ts_ns[i] == kAbsent) return;
-    const std::string& name = store_.strings[chunk.name[i]];
-    const NameTraits& traits = TraitsOf(chunk.name[i]);
-    const ThreadId thread = ThreadOf(chunk.tid[i]);
-    const TimeNs start = chunk.ts_ns[i];
-    const TimeNs end = start + chunk.dur_ns[i];
-    if (traits.advisor_own &&
-        (category == EventCategory::kCpuOp || category == EventCategory::kUserAnnotation ||
-         category == EventCategory::kNone)) {
-      host_.advisor_ranges.push_back({name, thread, start, end});
-      return;
-    }
-    switch (category) {
-      case EventCategory::kCpuOp:
-        if (traits.engine_wrapper) return;
-        AddOp(FieldsOf(chunk, i), name, thread,
-              traits.backward_node || (chunk.forward_thread[i] > 0 && chunk.sequence_number[i] >= 0)
-                  ? OpScope::kBackward
-                  : OpScope::kForward);
-        return;
-      case EventCategory::kUserAnnotation:
-        return AddRange(chunk, i, name, thread, start, end);
-      case EventCategory::kPythonFunction:
-        if (auto component = ModuleOfPythonEvent(name)) {
-          host_.modules.push_back({*component, ModuleClass(*component), thread, start, end});
-        }
-        return;
-      case EventCategory::kNone:
-        // The legacy exporter: no categories and no arguments, so the name says what the event
-        // is, and where the name cannot, its nesting does (PlaceUncategorisedLabels).
-        if (traits.engine_wrapper) return;
-        if (traits.backward_node) {
-          return AddOp(FieldsOf(chunk, i), name, thread, OpScope::kBackward);
-        }
-        if (traits.legacy_op) {
-          operators_[thread].push_back({static_cast<std::uint32_t>(host_.ops.size()), order_});
-          return AddOp(FieldsOf(chunk, i), name, thread, OpScope::kForward);
-        }
-        if (!AddKnownRange(chunk, i, name, thread, start, end)) {
-          labels_[thread].push_back({FieldsOf(chunk, i), order_});
-        }
-        return;
-      case EventCategory::kOther:
-        // advisor's trace.json writes no other category than Kineto's and its own ("advisor").
-        if (advisor_trace_ && PhaseNamed(name)) {
-          host_.advisor_phases.push_back({name, thread, start, end});
-        }
-        return;
-      default:
-        return;  // GPU records and runtime calls are read with the GPU records
-    }
-  }
+  // A chunk's uncategorised operators on one thread, their ops numbered from `first_op`.
+  struct OperatorRun {
+    std::uint32_t first_op = 0;
+    std::vector<OperatorAt> operators;
+  };
 
-  // A record_function range: a step, torch.optim's or the DataLoader's range, a collective's
-  // host side, or otherwise a label of the code it brackets, taken as a module.
-  void AddRange(const EventChunk& chunk, std::size_t i, const std::string& name, ThreadId thread,
-                TimeNs start, TimeNs end) {
-    if (!AddKnownRange(chunk, i, name, thread, start, end)) {
-      host_.modules.push_back({name, "", thread, start, end});
+  // The uncategorised operators of `thread`, in file order, numbered through every chunk; the
+  // runs they were held in are let go.
+  std::vector<OperatorAt> TakeOperators(ThreadId thread) {
+    std::vector<OperatorRun>& runs = operator_runs_[thread];
+    std::size_t count = 0;
+    for (const OperatorRun& run : runs) count += run.operators.size();
+    std::vector<OperatorAt> operators;
+    operators.reserve(count);
+    for (OperatorRun& run : runs) {
+      for (const OperatorAt& at : run.operators) {
+        operators.push_back({run.first_op + at.op, at.order});
+      }
+      std::vector<OperatorAt>().swap(run.operators);
     }
-  }
-
-  // The ranges torch itself opens, by name; false for any other name (a label).
-  bool AddKnownRange(const EventChunk& chunk, std::size_t i, const std::string& name,
-                     ThreadId thread, TimeNs start, TimeNs end) {
-    if (IsProfilerStep(name)) {
-      host_.profiler_steps.push_back({name, thread, start, end});
-      if (advisor_trace_) step_processes_.push_back(chunk.pid[i]);
-      return true;
-    }
-    const bool optimizer = IsOptimizerRange(name);
-    const bool data_loader = IsDataLoaderNext(name);
-    if (optimizer || data_loader || IsCommunication(name)) {
-      if (IsOptimizerStep(name)) host_.optimizer_steps.push_back({name, thread, start, end});
-      if (data_loader) host_.data_loader.push_back({name, thread, start, end});
-      AddOp(FieldsOf(chunk, i), name, thread, OpScope::kUser);
-      return true;
-    }
-    return IsParallelWrapperForward(name);
+    return operators;
   }
 
   // In a trace without categories, an unknown name may be a record_function label or an op that
@@ -192,8 +146,9 @@ class HostEventReader::Impl {
   // its zero-length "aten::detach_" ended.
   void PlaceUncategorisedLabels() {
     constexpr TimeNs kExporterPrecisionNs = 1000;
+    HostChunkRecords placed;  // the labels found to be ops, and the modules, added as a chunk's
     for (auto& [thread, labels] : labels_) {
-      std::vector<OperatorAt>& operators = operators_[thread];
+      std::vector<OperatorAt> operators = TakeOperators(thread);
       // Outer before inner; of two events with one interval, the one written first is outer.
       const auto outer_first = [](TimeNs start_a, TimeNs end_a, std::uint32_t order_a,
                                   TimeNs start_b, TimeNs end_b, std::uint32_t order_b) {
@@ -239,12 +194,14 @@ class HostEventReader::Impl {
         });
         const std::string& name = store_.strings[label.fields.name];
         if (in_operator) {
-          AddOp(label.fields, name, thread, OpScope::kForward);
+          placed.AddOp(label.fields, name, thread, OpScope::kForward);
         } else if (!IsParallelWrapperForward(name)) {
-          host_.modules.push_back({name, "", thread, label.fields.start, label.fields.end});
+          placed.modules.push_back({name, "", thread, label.fields.start, label.fields.end});
         }
       }
     }
+    operator_runs_.clear();
+    Add(std::move(placed));
   }
 
   // advisor's windows run one after the other, window w's host side in a process of its own:
@@ -263,48 +220,6 @@ class HostEventReader::Impl {
     }
     host_.advisor_windows = static_cast<int>(
         std::set<std::int64_t>(step_processes_.begin(), step_processes_.end()).size());
-  }
-
-  void AddOp(const EventFields& event, const std::string& name, ThreadId thread, OpScope scope) {
-    OpEvent op;
-    op.name = OpNameOf(event.name);
-    op.scope = scope;
-    op.thread = thread;
-    op.start_ns = event.start;
-    op.end_ns = event.end;
-    if (event.collective) host_.collective_of_op.emplace(host_.ops.size() + 1, *event.collective);
-    if (event.sequence_number >= 0) {
-      NumberNextOp(event.sequence_number);
-      host_.has_sequence_numbers = true;
-      if (scope == OpScope::kBackward && event.forward_thread != kAbsent) {
-        pending_.push_back({host_.ops.size(), event.forward_thread});
-        recorded_thread_.emplace(host_.ops.size(), event.forward_thread);
-      }
-    }
-    if (scope == OpScope::kBackward) backward_nodes_.push_back(host_.ops.size());
-    if (event.input_type != 0 && IsComputeOp(name)) {
-      time_by_dtype_[store_.strings[event.input_type]] += op.end_ns - op.start_ns;
-    }
-    if (scope == OpScope::kForward && event.sequence_number >= 0) forward_threads_.insert(thread);
-    host_.ops.push_back(op);
-  }
-
-  // The op about to be added has sequence number `seq_nr`; its forward thread is linked later.
-  void NumberNextOp(std::int64_t seq_nr) {
-    std::vector<OpSequence>& sequences = host_.op_sequences;
-    // A trace that numbers its ops numbers most of them: room for every op at the first.
-    if (sequences.empty()) sequences.reserve(host_.ops.capacity());
-    sequences.resize(host_.ops.size());
-    sequences.push_back({seq_nr, 0});
-  }
-
-  // "s" at the forward op, "f" at its backward node, with one id.
-  void AddFlow(const EventChunk& chunk, std::size_t i) {
-    if (chunk.correlation[i] == kAbsent || chunk.ts_ns[i] == kAbsent) return;
-    Flow& flow = flows_[chunk.correlation[i]];
-    const std::pair<ThreadId, TimeNs> at{ThreadOf(chunk.tid[i]), chunk.ts_ns[i]};
-    if (chunk.phase[i] == 's') flow.start = at;
-    if (chunk.phase[i] == 'f') flow.finish = at;
   }
 
   // Backward nodes name the forward thread by RecordFunction's number for it ("Fwd thread id":
@@ -351,26 +266,6 @@ class HostEventReader::Impl {
     }
   }
 
-  // Add's ops come from complete events of these categories.
-  static bool MayBeOp(const EventChunk& chunk, std::size_t i) {
-    const EventCategory category = chunk.category[i];
-    return chunk.phase[i] == 'X' &&
-           (category == EventCategory::kCpuOp || category == EventCategory::kUserAnnotation ||
-            category == EventCategory::kNone);
-  }
-
-  // What the store's string `id` says as an event's name, worked out once for the trace, not
-  // once an event: a trace's millions of events have a few hundred names.
-  const NameTraits& TraitsOf(std::uint32_t id) {
-    NameTraits& traits = name_traits_[id];
-    if (!traits.known) {
-      const std::string& name = store_.strings[id];
-      traits = {true, IsEngineWrapper(name), IsBackwardNode(name), IsLegacyOpName(name),
-                IsAdvisorOwn(name)};
-    }
-    return traits;
-  }
-
   // The store's string `id` as an op's name: interned once for the trace, not once an op.
   OpName OpNameOf(std::uint32_t id) {
     OpName& name = op_names_[id];
@@ -378,70 +273,39 @@ class HostEventReader::Impl {
     return name;
   }
 
-  static ThreadId ThreadOf(std::int64_t tid) {
-    return tid == kAbsent ? 0 : static_cast<ThreadId>(tid);
-  }
-
-  EventFields FieldsOf(const EventChunk& chunk, std::size_t i) const {
-    return {chunk.name[i],
-            chunk.ts_ns[i],
-            chunk.ts_ns[i] + chunk.dur_ns[i],
-            chunk.sequence_number[i],
-            chunk.forward_thread[i],
-            chunk.input_type[i],
-            CollectiveOf(store_, chunk, i)};
-  }
-
-  // An uncategorised label to place.
-  struct Label {
-    EventFields fields;
-    std::uint32_t order = 0;  // in the file
-  };
-
-  // An uncategorised operator: host_.ops[op], the order-th event of the file. Held by index, not
-  // by copy: a legacy trace's events are nearly all operators.
-  struct OperatorAt {
-    std::uint32_t op = 0;
-    std::uint32_t order = 0;
-  };
-
-  struct Flow {
-    std::optional<std::pair<ThreadId, TimeNs>> start;
-    std::optional<std::pair<ThreadId, TimeNs>> finish;
-  };
-
   const TraceStore& store_;
-  const bool advisor_trace_;  // the store is advisor's own trace.json (TraceMetadata::generator)
   // advisor's trace only: the process of each of host_.profiler_steps, index for index.
   std::vector<std::int64_t> step_processes_;
-  std::vector<OpName> op_names_;         // by the store's string id; empty until first named
-  std::vector<NameTraits> name_traits_;  // by the store's string id; unknown until first met
+  std::vector<OpName> op_names_;  // by the store's string id; empty until first named
   HostEvents host_;
   std::vector<PendingNode> pending_;
   std::unordered_map<std::size_t, std::int64_t> recorded_thread_;  // op -> pending's thread number
   // The backward nodes, found by (thread, start) from the flows that end at them, where there are
   // flows: a trace without (the legacy exporter's) holds no table of its nodes.
   std::vector<std::size_t> backward_nodes_;
-  std::map<std::int64_t, Flow> flows_;
+  std::map<std::int64_t, BackwardFlow> flows_;
   std::set<ThreadId> forward_threads_;
   std::map<std::string, TimeNs> time_by_dtype_;  // compute ops' time by their first input's type
-  // The event being added, counted through the file (ReadOptions::max_events keeps it in 32 bits).
-  std::uint32_t order_ = 0;
-  std::map<ThreadId, std::vector<OperatorAt>> operators_;  // uncategorised operators by thread
-  std::map<ThreadId, std::vector<Label>> labels_;          // uncategorised labels by thread
+  std::map<ThreadId, std::vector<OperatorRun>> operator_runs_;  // uncategorised operators
+  std::map<ThreadId, std::vector<Label>> labels_;               // uncategorised labels by thread
 };
 
 HostEventReader::HostEventReader(const TraceStore& store) : impl_(std::make_unique<Impl>(store)) {}
 
 HostEventReader::~HostEventReader() = default;
 
-void HostEventReader::Add(const EventChunk& chunk) { impl_->Add(chunk); }
+void HostEventReader::Add(HostChunkRecords&& chunk) { impl_->Add(std::move(chunk)); }
 
 HostEvents HostEventReader::Finish() { return impl_->Finish(); }
 
 HostEvents ReadHostEvents(const TraceStore& store) {
+  const HostChunkReader chunks(store);
   HostEventReader reader(store);
-  for (const EventChunk& chunk : store.chunks) reader.Add(chunk);
+  std::uint32_t order = 0;
+  for (const EventChunk& chunk : store.chunks) {
+    reader.Add(chunks.Read(chunk, order));
+    order += static_cast<std::uint32_t>(chunk.size());
+  }
   return reader.Finish();
 }
 
