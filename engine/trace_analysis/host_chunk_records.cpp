@@ -142,10 +142,9 @@ class ChunkPass {
 
   void AddFlow(const EventChunk& chunk, std::size_t i) {
     if (chunk.correlation[i] == kAbsent || chunk.ts_ns[i] == kAbsent) return;
-    BackwardFlow& flow = out_.flows[chunk.correlation[i]];
-    const std::pair<ThreadId, TimeNs> at{ThreadOf(chunk.tid[i]), chunk.ts_ns[i]};
-    if (chunk.phase[i] == 's') flow.start = at;
-    if (chunk.phase[i] == 'f') flow.finish = at;
+    if (chunk.phase[i] != 's' && chunk.phase[i] != 'f') return;
+    out_.flow_ends.push_back(
+        {chunk.correlation[i], chunk.phase[i] == 's', ThreadOf(chunk.tid[i]), chunk.ts_ns[i]});
   }
 
   EventFields FieldsOf(const EventChunk& chunk, std::size_t i) const {

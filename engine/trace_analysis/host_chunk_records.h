@@ -37,10 +37,12 @@ struct PendingNode {
   std::int64_t recorded_forward_thread = 0;  // RecordFunction's thread number
 };
 
-// A forward-backward flow: "s" at the forward op, "f" at its backward node, with one id.
-struct BackwardFlow {
-  std::optional<std::pair<ThreadId, TimeNs>> start;
-  std::optional<std::pair<ThreadId, TimeNs>> finish;
+// One end of a forward-backward flow: "s" at the forward op, "f" at its backward node, with one id.
+struct FlowEnd {
+  std::int64_t id = 0;
+  bool start = false;  // "s"; else "f"
+  ThreadId thread = 0;
+  TimeNs at = 0;
 };
 
 // An uncategorised operator: ops[op], the order-th event of the file. Held by index, not by copy:
@@ -66,10 +68,10 @@ struct HostChunkRecords {
   bool has_sequence_numbers = false;
   // By op index: the collectives record_param_comms describes, in op order.
   std::vector<std::pair<std::size_t, CollectiveDescription>> collective_of_op;
-  std::vector<PendingNode> pending;            // backward nodes whose forward thread is to link
-  std::vector<std::size_t> backward_nodes;     // every backward node, by op index
-  std::map<std::int64_t, BackwardFlow> flows;  // by flow id, the chunk's last "s" and "f"
-  std::set<ThreadId> forward_threads;          // threads of numbered forward ops
+  std::vector<PendingNode> pending;         // backward nodes whose forward thread is to link
+  std::vector<std::size_t> backward_nodes;  // every backward node, by op index
+  std::vector<FlowEnd> flow_ends;           // in file order
+  std::set<ThreadId> forward_threads;       // threads of numbered forward ops
   std::map<std::uint32_t, TimeNs> compute_time_by_input_type;  // IsComputeOp's ops' time
   std::vector<HostRange> profiler_steps;
   std::vector<std::int64_t> step_processes;  // advisor's trace only: each profiler step's pid

@@ -6,7 +6,6 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <unordered_map>
 #include <utility>
 
 #include "engine/trace_analysis/event_names.h"
@@ -34,6 +33,34 @@ bool MayBeOp(const EventChunk& chunk, std::size_t i) {
          (category == EventCategory::kCpuOp || category == EventCategory::kUserAnnotation ||
           category == EventCategory::kNone);
 }
+
+// Backward nodes by (thread, start), as a flow's "f" names one: of two nodes at one place, the
+// later in the file.
+class BackwardNodes {
+ public:
+  BackwardNodes(const std::vector<OpEvent>& ops, std::vector<std::size_t> nodes)
+      : ops_(ops), nodes_(std::move(nodes)) {
+    std::stable_sort(nodes_.begin(), nodes_.end(),
+                     [this](std::size_t a, std::size_t b) { return Key(a) < Key(b); });
+  }
+
+  std::optional<std::size_t> At(ThreadId thread, TimeNs start) const {
+    const std::pair<ThreadId, TimeNs> key{thread, start};
+    const auto after =
+        std::upper_bound(nodes_.begin(), nodes_.end(), key,
+                         [this](const auto& at, std::size_t node) { return at < Key(node); });
+    if (after == nodes_.begin() || Key(*(after - 1)) != key) return std::nullopt;
+    return *(after - 1);
+  }
+
+ private:
+  std::pair<ThreadId, TimeNs> Key(std::size_t node) const {
+    return {ops_[node].thread, ops_[node].start_ns};
+  }
+
+  const std::vector<OpEvent>& ops_;
+  std::vector<std::size_t> nodes_;  // by Key, stably
+};
 
 template <typename T>
 void Append(std::vector<T>& to, std::vector<T>& from) {
@@ -74,14 +101,9 @@ class HostEventReader::Impl {
     }
     for (const PendingNode& node : chunk.pending) {
       pending_.push_back({first_op + node.op, node.recorded_forward_thread});
-      recorded_thread_.emplace(first_op + node.op, node.recorded_forward_thread);
     }
     for (std::size_t node : chunk.backward_nodes) backward_nodes_.push_back(first_op + node);
-    for (const auto& [id, flow] : chunk.flows) {
-      BackwardFlow& joined = flows_[id];  // a later chunk's "s" or "f" replaces an earlier's
-      if (flow.start) joined.start = flow.start;
-      if (flow.finish) joined.finish = flow.finish;
-    }
+    Append(flow_ends_, chunk.flow_ends);
     forward_threads_.insert(chunk.forward_threads.begin(), chunk.forward_threads.end());
     for (const auto& [type, time] : chunk.compute_time_by_input_type) {
       time_by_dtype_[store_.strings[type]] += time;
@@ -226,20 +248,29 @@ class HostEventReader::Impl {
   // 1), not by the thread id the trace uses. Each forward-backward flow shows both for one node;
   // a trace without flows whose forward ops all ran on one thread names it too.
   void LinkBackwardThreads() {
-    std::map<std::pair<ThreadId, TimeNs>, std::size_t> node_at;  // by (thread, start)
-    if (!flows_.empty()) {
-      for (std::size_t node : backward_nodes_) {
-        node_at[{host_.ops[node].thread, host_.ops[node].start_ns}] = node;
-      }
-    }
     std::map<std::int64_t, ThreadId> thread_of;
-    for (const auto& [id, flow] : flows_) {
-      if (!flow.start || !flow.finish) continue;
-      auto node = node_at.find(*flow.finish);
-      if (node == node_at.end()) continue;
-      auto recorded = recorded_thread_.find(node->second);
-      if (recorded != recorded_thread_.end())
-        thread_of.emplace(recorded->second, flow.start->first);
+    // Each flow, by id, from its last "s" to its last "f": sorted by id, in file order within one.
+    std::stable_sort(flow_ends_.begin(), flow_ends_.end(),
+                     [](const FlowEnd& a, const FlowEnd& b) { return a.id < b.id; });
+    const BackwardNodes nodes(
+        host_.ops, flow_ends_.empty() ? std::vector<std::size_t>{} : std::move(backward_nodes_));
+    for (std::size_t first = 0, end = 0; first < flow_ends_.size(); first = end) {
+      const FlowEnd* start = nullptr;
+      const FlowEnd* finish = nullptr;
+      for (end = first; end < flow_ends_.size() && flow_ends_[end].id == flow_ends_[first].id;
+           ++end) {
+        (flow_ends_[end].start ? start : finish) = &flow_ends_[end];
+      }
+      if (start == nullptr || finish == nullptr) continue;
+      const std::optional<std::size_t> node = nodes.At(finish->thread, finish->at);
+      if (!node) continue;
+      // pending_ is in op order, an op once.
+      const auto pending = std::lower_bound(
+          pending_.begin(), pending_.end(), *node,
+          [](const PendingNode& pending, std::size_t op) { return pending.op < op; });
+      if (pending != pending_.end() && pending->op == *node) {
+        thread_of.emplace(pending->recorded_forward_thread, start->thread);
+      }
     }
     if (thread_of.empty() && forward_threads_.size() == 1) {
       for (const PendingNode& pending : pending_) {
@@ -278,12 +309,11 @@ class HostEventReader::Impl {
   std::vector<std::int64_t> step_processes_;
   std::vector<OpName> op_names_;  // by the store's string id; empty until first named
   HostEvents host_;
-  std::vector<PendingNode> pending_;
-  std::unordered_map<std::size_t, std::int64_t> recorded_thread_;  // op -> pending's thread number
+  std::vector<PendingNode> pending_;  // in op order
   // The backward nodes, found by (thread, start) from the flows that end at them, where there are
   // flows: a trace without (the legacy exporter's) holds no table of its nodes.
   std::vector<std::size_t> backward_nodes_;
-  std::map<std::int64_t, BackwardFlow> flows_;
+  std::vector<FlowEnd> flow_ends_;  // in file order
   std::set<ThreadId> forward_threads_;
   std::map<std::string, TimeNs> time_by_dtype_;  // compute ops' time by their first input's type
   std::map<ThreadId, std::vector<OperatorRun>> operator_runs_;  // uncategorised operators
