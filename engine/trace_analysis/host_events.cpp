@@ -40,8 +40,11 @@ class BackwardNodes {
  public:
   BackwardNodes(const std::vector<OpEvent>& ops, std::vector<std::size_t> nodes)
       : ops_(ops), nodes_(std::move(nodes)) {
-    std::stable_sort(nodes_.begin(), nodes_.end(),
-                     [this](std::size_t a, std::size_t b) { return Key(a) < Key(b); });
+    // A thread's nodes mostly come in start order already: checked, and sorted only if not.
+    const auto by_key = [this](std::size_t a, std::size_t b) { return Key(a) < Key(b); };
+    if (!std::is_sorted(nodes_.begin(), nodes_.end(), by_key)) {
+      std::stable_sort(nodes_.begin(), nodes_.end(), by_key);
+    }
   }
 
   std::optional<std::size_t> At(ThreadId thread, TimeNs start) const {
@@ -250,8 +253,10 @@ class HostEventReader::Impl {
   void LinkBackwardThreads() {
     std::map<std::int64_t, ThreadId> thread_of;
     // Each flow, by id, from its last "s" to its last "f": sorted by id, in file order within one.
-    std::stable_sort(flow_ends_.begin(), flow_ends_.end(),
-                     [](const FlowEnd& a, const FlowEnd& b) { return a.id < b.id; });
+    const auto by_id = [](const FlowEnd& a, const FlowEnd& b) { return a.id < b.id; };
+    if (!std::is_sorted(flow_ends_.begin(), flow_ends_.end(), by_id)) {
+      std::stable_sort(flow_ends_.begin(), flow_ends_.end(), by_id);
+    }
     const BackwardNodes nodes(
         host_.ops, flow_ends_.empty() ? std::vector<std::size_t>{} : std::move(backward_nodes_));
     for (std::size_t first = 0, end = 0; first < flow_ends_.size(); first = end) {
