@@ -102,7 +102,10 @@ class ChunkPass {
           return out_.AddOp(FieldsOf(chunk, i), name, thread, OpScope::kBackward);
         }
         if (traits & NameTraits::kLegacyOp) {
-          out_.operators[thread].push_back({static_cast<std::uint32_t>(out_.ops.size()), order});
+          std::vector<OperatorAt>& operators = out_.operators[thread];
+          // A legacy trace's events are nearly all operators: room for the chunk's at the first.
+          if (operators.empty()) operators.reserve(chunk.size());
+          operators.push_back({static_cast<std::uint32_t>(out_.ops.size()), order});
           return out_.AddOp(FieldsOf(chunk, i), name, thread, OpScope::kForward);
         }
         if (!AddKnownRange(chunk, i, name, thread, start, end)) {

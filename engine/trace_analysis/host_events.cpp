@@ -88,9 +88,9 @@ class HostEventReader::Impl {
   void Add(HostChunkRecords&& chunk) {
     const std::size_t first_op = host_.ops.size();
     for (std::size_t i = 0; i < chunk.ops.size(); ++i) {
-      chunk.ops[i].name = OpNameOf(chunk.op_name_ids[i]);
+      host_.ops.push_back(chunk.ops[i]);
+      host_.ops.back().name = OpNameOf(chunk.op_name_ids[i]);
     }
-    host_.ops.insert(host_.ops.end(), chunk.ops.begin(), chunk.ops.end());
     if (!chunk.op_sequences.empty()) {
       std::vector<OpSequence>& sequences = host_.op_sequences;
       // A trace that numbers its ops numbers most of them: room for every op at the first.
@@ -118,9 +118,11 @@ class HostEventReader::Impl {
     Append(host_.advisor_ranges, chunk.advisor_ranges);
     Append(host_.advisor_phases, chunk.advisor_phases);
     Append(host_.modules, chunk.modules);
-    for (auto& [thread, operators] : chunk.operators) {
-      operator_runs_[thread].push_back(
-          {static_cast<std::uint32_t>(first_op), std::move(operators)});
+    for (const auto& [thread, operators] : chunk.operators) {
+      std::vector<OperatorAt>& joined = operators_[thread];
+      for (const OperatorAt& at : operators) {
+        joined.push_back({static_cast<std::uint32_t>(first_op) + at.op, at.order});
+      }
     }
     for (auto& [thread, labels] : chunk.labels) Append(labels_[thread], labels);
   }
@@ -140,29 +142,6 @@ class HostEventReader::Impl {
   }
 
  private:
-  // A chunk's uncategorised operators on one thread, their ops numbered from `first_op`.
-  struct OperatorRun {
-    std::uint32_t first_op = 0;
-    std::vector<OperatorAt> operators;
-  };
-
-  // The uncategorised operators of `thread`, in file order, numbered through every chunk; the
-  // runs they were held in are let go.
-  std::vector<OperatorAt> TakeOperators(ThreadId thread) {
-    std::vector<OperatorRun>& runs = operator_runs_[thread];
-    std::size_t count = 0;
-    for (const OperatorRun& run : runs) count += run.operators.size();
-    std::vector<OperatorAt> operators;
-    operators.reserve(count);
-    for (OperatorRun& run : runs) {
-      for (const OperatorAt& at : run.operators) {
-        operators.push_back({run.first_op + at.op, at.order});
-      }
-      std::vector<OperatorAt>().swap(run.operators);
-    }
-    return operators;
-  }
-
   // In a trace without categories, an unknown name may be a record_function label or an op that
   // C++ records under a bare name (torch 1.13's "detach_", recorded inside "aten::detach_").
   // record_function is called from Python, never from inside an operator: an event nested in an
@@ -173,7 +152,7 @@ class HostEventReader::Impl {
     constexpr TimeNs kExporterPrecisionNs = 1000;
     HostChunkRecords placed;  // the labels found to be ops, and the modules, added as a chunk's
     for (auto& [thread, labels] : labels_) {
-      std::vector<OperatorAt> operators = TakeOperators(thread);
+      std::vector<OperatorAt>& operators = operators_[thread];
       // Outer before inner; of two events with one interval, the one written first is outer.
       const auto outer_first = [](TimeNs start_a, TimeNs end_a, std::uint32_t order_a,
                                   TimeNs start_b, TimeNs end_b, std::uint32_t order_b) {
@@ -225,7 +204,6 @@ class HostEventReader::Impl {
         }
       }
     }
-    operator_runs_.clear();
     Add(std::move(placed));
   }
 
@@ -321,8 +299,8 @@ class HostEventReader::Impl {
   std::vector<FlowEnd> flow_ends_;  // in file order
   std::set<ThreadId> forward_threads_;
   std::map<std::string, TimeNs> time_by_dtype_;  // compute ops' time by their first input's type
-  std::map<ThreadId, std::vector<OperatorRun>> operator_runs_;  // uncategorised operators
-  std::map<ThreadId, std::vector<Label>> labels_;               // uncategorised labels by thread
+  std::map<ThreadId, std::vector<OperatorAt>> operators_;  // uncategorised operators by thread
+  std::map<ThreadId, std::vector<Label>> labels_;          // uncategorised labels by thread
 };
 
 HostEventReader::HostEventReader(const TraceStore& store) : impl_(std::make_unique<Impl>(store)) {}
