@@ -53,12 +53,34 @@ class NameTraits {
   mutable std::vector<std::atomic<std::uint8_t>> traits_;  // by string id; 0 until first met
 };
 
+// The store's strings as op names, interned once a string rather than once an op (OpName), by
+// whichever thread reading chunks first needs one. On one thread names are interned in file order;
+// on several, in whatever order the threads meet them: an OpName's id says nothing the reports
+// show (they order op names by their text).
+class OpNames {
+ public:
+  explicit OpNames(const TraceStore& store) : store_(store), names_(store.strings.size()) {}
+
+  OpName Of(std::uint32_t id) const {
+    OpName name = names_[id].load(std::memory_order_relaxed);
+    if (name.empty()) {
+      name = OpName(store_.strings[id]);  // "" stays empty, and costs nothing
+      names_[id].store(name, std::memory_order_relaxed);
+    }
+    return name;
+  }
+
+ private:
+  const TraceStore& store_;
+  mutable std::vector<std::atomic<OpName>> names_;  // by string id; empty until first named
+};
+
 // One chunk read into `out`.
 class ChunkPass {
  public:
-  ChunkPass(const TraceStore& store, const NameTraits& traits, bool advisor_trace,
-            HostChunkRecords& out)
-      : store_(store), traits_(traits), advisor_trace_(advisor_trace), out_(out) {}
+  ChunkPass(const TraceStore& store, const NameTraits& traits, const OpNames& names,
+            bool advisor_trace, HostChunkRecords& out)
+      : store_(store), traits_(traits), names_(names), advisor_trace_(advisor_trace), out_(out) {}
 
   void Add(const EventChunk& chunk, std::size_t i, std::uint32_t order) {
     const EventCategory category = chunk.category[i];
@@ -78,7 +100,7 @@ class ChunkPass {
     switch (category) {
       case EventCategory::kCpuOp:
         if (traits & NameTraits::kEngineWrapper) return;
-        out_.AddOp(FieldsOf(chunk, i), name, thread,
+        out_.AddOp(FieldsOf(chunk, i), names_.Of(chunk.name[i]), name, thread,
                    (traits & NameTraits::kBackwardNode) ||
                            (chunk.forward_thread[i] > 0 && chunk.sequence_number[i] >= 0)
                        ? OpScope::kBackward
@@ -99,14 +121,16 @@ class ChunkPass {
         // is, and where the name cannot, its nesting does (HostEventReader places the labels).
         if (traits & NameTraits::kEngineWrapper) return;
         if (traits & NameTraits::kBackwardNode) {
-          return out_.AddOp(FieldsOf(chunk, i), name, thread, OpScope::kBackward);
+          return out_.AddOp(FieldsOf(chunk, i), names_.Of(chunk.name[i]), name, thread,
+                            OpScope::kBackward);
         }
         if (traits & NameTraits::kLegacyOp) {
           std::vector<OperatorAt>& operators = out_.operators[thread];
           // A legacy trace's events are nearly all operators: room for the chunk's at the first.
           if (operators.empty()) operators.reserve(chunk.size());
           operators.push_back({static_cast<std::uint32_t>(out_.ops.size()), order});
-          return out_.AddOp(FieldsOf(chunk, i), name, thread, OpScope::kForward);
+          return out_.AddOp(FieldsOf(chunk, i), names_.Of(chunk.name[i]), name, thread,
+                            OpScope::kForward);
         }
         if (!AddKnownRange(chunk, i, name, thread, start, end)) {
           out_.labels[thread].push_back({FieldsOf(chunk, i), order});
@@ -137,7 +161,7 @@ class ChunkPass {
     if (optimizer || data_loader || IsCommunication(name)) {
       if (IsOptimizerStep(name)) out_.optimizer_steps.push_back({name, thread, start, end});
       if (data_loader) out_.data_loader.push_back({name, thread, start, end});
-      out_.AddOp(FieldsOf(chunk, i), name, thread, OpScope::kUser);
+      out_.AddOp(FieldsOf(chunk, i), names_.Of(chunk.name[i]), name, thread, OpScope::kUser);
       return true;
     }
     return IsParallelWrapperForward(name);
@@ -162,15 +186,17 @@ class ChunkPass {
 
   const TraceStore& store_;
   const NameTraits& traits_;
+  const OpNames& names_;
   const bool advisor_trace_;
   HostChunkRecords& out_;
 };
 
 }  // namespace
 
-void HostChunkRecords::AddOp(const EventFields& event, const std::string& name, ThreadId thread,
-                             OpScope scope) {
+void HostChunkRecords::AddOp(const EventFields& event, OpName name, const std::string& text,
+                             ThreadId thread, OpScope scope) {
   OpEvent op;
+  op.name = name;
   op.scope = scope;
   op.thread = thread;
   op.start_ns = event.start;
@@ -187,25 +213,26 @@ void HostChunkRecords::AddOp(const EventFields& event, const std::string& name, 
     }
   }
   if (scope == OpScope::kBackward) backward_nodes.push_back(ops.size());
-  if (event.input_type != 0 && IsComputeOp(name)) {
+  if (event.input_type != 0 && IsComputeOp(text)) {
     compute_time_by_input_type[event.input_type] += op.end_ns - op.start_ns;
   }
   if (scope == OpScope::kForward && event.sequence_number >= 0) forward_threads.insert(thread);
   ops.push_back(op);
-  op_name_ids.push_back(event.name);
 }
 
 class HostChunkReader::Impl {
  public:
   explicit Impl(const TraceStore& store)
-      : store_(store), advisor_trace_(store.metadata.generator == "advisor"), traits_(store) {}
+      : store_(store),
+        advisor_trace_(store.metadata.generator == "advisor"),
+        traits_(store),
+        names_(store) {}
 
   HostChunkRecords Read(const EventChunk& chunk, std::uint32_t first_order) const {
     HostChunkRecords records;
     // Most events of a trace are ops: room for the chunk's at once.
     records.ops.reserve(chunk.size());
-    records.op_name_ids.reserve(chunk.size());
-    ChunkPass pass(store_, traits_, advisor_trace_, records);
+    ChunkPass pass(store_, traits_, names_, advisor_trace_, records);
     for (std::size_t i = 0; i < chunk.size(); ++i) {
       pass.Add(chunk, i, first_order + static_cast<std::uint32_t>(i));
     }
@@ -216,6 +243,7 @@ class HostChunkReader::Impl {
   const TraceStore& store_;
   const bool advisor_trace_;  // the store is advisor's own trace.json (TraceMetadata::generator)
   const NameTraits traits_;
+  const OpNames names_;
 };
 
 HostChunkReader::HostChunkReader(const TraceStore& store) : impl_(std::make_unique<Impl>(store)) {}

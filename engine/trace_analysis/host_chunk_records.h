@@ -59,10 +59,7 @@ struct Label {
 };
 
 struct HostChunkRecords {
-  // The chunk's ops, their names not yet set: op_name_ids[i] names ops[i] by its store string, and
-  // the join interns it (OpName), so names take their ids in the order one thread would give.
   std::vector<OpEvent> ops;
-  std::vector<std::uint32_t> op_name_ids;
   // Index for index with ops up to the last one numbered; empty where none is.
   std::vector<OpSequence> op_sequences;
   bool has_sequence_numbers = false;
@@ -84,8 +81,10 @@ struct HostChunkRecords {
   std::map<ThreadId, std::vector<OperatorAt>> operators;
   std::map<ThreadId, std::vector<Label>> labels;
 
-  // Appends an op made of `event`, named `name` (its text, TraceStore::strings[event.name]).
-  void AddOp(const EventFields& event, const std::string& name, ThreadId thread, OpScope scope);
+  // Appends an op made of `event`, named `name`, whose text is `text` (TraceStore::strings'
+  // event.name).
+  void AddOp(const EventFields& event, OpName name, const std::string& text, ThreadId thread,
+             OpScope scope);
 };
 
 // Reads chunks of one store into HostChunkRecords; Read may be called from several threads at

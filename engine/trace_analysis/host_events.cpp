@@ -74,7 +74,7 @@ void Append(std::vector<T>& to, std::vector<T>& from) {
 
 class HostEventReader::Impl {
  public:
-  explicit Impl(const TraceStore& store) : store_(store), op_names_(store.strings.size()) {
+  explicit Impl(const TraceStore& store) : store_(store) {
     // Most events of a trace are ops: room for every one that may be is made at once (pages
     // never written are never resident), rather than growing to it by copying millions of ops.
     std::size_t may_be_ops = 0;
@@ -87,10 +87,7 @@ class HostEventReader::Impl {
   // The chunk's records after those of the chunks before it, its ops' indices moved past theirs.
   void Add(HostChunkRecords&& chunk) {
     const std::size_t first_op = host_.ops.size();
-    for (std::size_t i = 0; i < chunk.ops.size(); ++i) {
-      host_.ops.push_back(chunk.ops[i]);
-      host_.ops.back().name = OpNameOf(chunk.op_name_ids[i]);
-    }
+    host_.ops.insert(host_.ops.end(), chunk.ops.begin(), chunk.ops.end());
     if (!chunk.op_sequences.empty()) {
       std::vector<OpSequence>& sequences = host_.op_sequences;
       // A trace that numbers its ops numbers most of them: room for every op at the first.
@@ -198,7 +195,7 @@ class HostEventReader::Impl {
         });
         const std::string& name = store_.strings[label.fields.name];
         if (in_operator) {
-          placed.AddOp(label.fields, name, thread, OpScope::kForward);
+          placed.AddOp(label.fields, OpName(name), name, thread, OpScope::kForward);
         } else if (!IsParallelWrapperForward(name)) {
           placed.modules.push_back({name, "", thread, label.fields.start, label.fields.end});
         }
@@ -280,17 +277,9 @@ class HostEventReader::Impl {
     }
   }
 
-  // The store's string `id` as an op's name: interned once for the trace, not once an op.
-  OpName OpNameOf(std::uint32_t id) {
-    OpName& name = op_names_[id];
-    if (name.empty()) name = OpName(store_.strings[id]);  // "" stays empty, and costs nothing
-    return name;
-  }
-
   const TraceStore& store_;
   // advisor's trace only: the process of each of host_.profiler_steps, index for index.
   std::vector<std::int64_t> step_processes_;
-  std::vector<OpName> op_names_;  // by the store's string id; empty until first named
   HostEvents host_;
   std::vector<PendingNode> pending_;  // in op order
   // The backward nodes, found by (thread, start) from the flows that end at them, where there are
