@@ -59,6 +59,7 @@ struct Label {
 };
 
 struct HostChunkRecords {
+  // The chunk's ops, numbered from 0 here: the join moves every index below past the chunks before.
   std::vector<OpEvent> ops;
   // Index for index with ops up to the last one numbered; empty where none is.
   std::vector<OpSequence> op_sequences;
