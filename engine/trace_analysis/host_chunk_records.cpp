@@ -62,10 +62,12 @@ class OpNames {
   explicit OpNames(const TraceStore& store) : store_(store), names_(store.strings.size()) {}
 
   OpName Of(std::uint32_t id) const {
-    OpName name = names_[id].load(std::memory_order_relaxed);
+    // Release and acquire: a thread that finds a name here may read its text (OpName::str), which
+    // the thread that interned it stored.
+    OpName name = names_[id].load(std::memory_order_acquire);
     if (name.empty()) {
       name = OpName(store_.strings[id]);  // "" stays empty, and costs nothing
-      names_[id].store(name, std::memory_order_relaxed);
+      names_[id].store(name, std::memory_order_release);
     }
     return name;
   }
