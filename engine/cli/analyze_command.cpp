@@ -100,8 +100,10 @@ void AddAnalyzeCommand(CLI::App& app, AnalyzeCommandOptions& options) {
       ->capture_default_str();
   command->add_option("--rules", options.rule_dirs, "add the rules in DIR (repeatable)");
   command
-      ->add_option("--threads", options.threads,
-                   "threads that parse events (default: every core this process may use)")
+      ->add_option(
+          "--threads", options.threads,
+          "threads that parse events and read their records (default: every core this process "
+          "may use)")
       ->check(CLI::Range(1, 1024));
   command->add_flag("-q,--quiet", options.quiet, "no progress on stderr");
   command->add_flag("-v,--verbose", options.verbose,

@@ -1,6 +1,7 @@
 #include "engine/trace_analysis/gpu_records.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <unordered_map>
 
@@ -104,14 +105,13 @@ const GpuArgs* GpuArgsOf(const EventChunk& chunk, std::size_t i) {
 
 }  // namespace
 
-GpuRecordReader::GpuRecordReader(const TraceStore& store) : store_(store) {}
-
-void GpuRecordReader::Add(const EventChunk& chunk) {
+GpuChunkRecords ReadGpuChunk(const TraceStore& store, const EventChunk& chunk) {
+  GpuChunkRecords records;
   for (std::size_t i = 0; i < chunk.size(); ++i) {
     if (chunk.phase[i] != 'X' || chunk.ts_ns[i] == kAbsent) continue;
     const TimeNs start = chunk.ts_ns[i];
     const TimeNs end = start + chunk.dur_ns[i];
-    const std::string& name = store_.strings[chunk.name[i]];
+    const std::string& name = store.strings[chunk.name[i]];
     const GpuArgs* gpu = GpuArgsOf(chunk, i);
     const std::uint32_t device =
         gpu && gpu->device >= 0 ? Narrow(gpu->device) : Narrow(chunk.pid[i]);
@@ -133,11 +133,11 @@ void GpuRecordReader::Add(const EventChunk& chunk) {
           kernel.static_shared_bytes = gpu->shared_memory;  // Kineto sums static and dynamic
         }
         kernel.correlation_id = correlation;
-        if (auto collective = CollectiveOf(store_, chunk, i)) {
-          records_.collective_of_kernel.emplace(records_.kernels.size(), std::move(*collective));
+        if (auto collective = CollectiveOf(store, chunk, i)) {
+          records.collective_of_kernel.emplace_back(records.kernels.size(), std::move(*collective));
         }
-        records_.kernels.push_back(std::move(kernel));
-        work_by_device_[static_cast<int>(device)] += end - start;
+        records.kernels.push_back(std::move(kernel));
+        records.work_by_device[static_cast<int>(device)] += end - start;
         break;
       }
       case EventCategory::kGpuMemcpy: {
@@ -150,8 +150,8 @@ void GpuRecordReader::Add(const EventChunk& chunk) {
         copy.start_ns = start;
         copy.end_ns = end;
         copy.correlation_id = correlation;
-        records_.memcpys.push_back(copy);
-        work_by_device_[static_cast<int>(device)] += end - start;
+        records.memcpys.push_back(copy);
+        records.work_by_device[static_cast<int>(device)] += end - start;
         break;
       }
       case EventCategory::kGpuMemset: {
@@ -162,8 +162,8 @@ void GpuRecordReader::Add(const EventChunk& chunk) {
         memset.start_ns = start;
         memset.end_ns = end;
         memset.correlation_id = correlation;
-        records_.memsets.push_back(memset);
-        work_by_device_[static_cast<int>(device)] += end - start;
+        records.memsets.push_back(memset);
+        records.work_by_device[static_cast<int>(device)] += end - start;
         break;
       }
       case EventCategory::kCudaSync: {
@@ -173,7 +173,7 @@ void GpuRecordReader::Add(const EventChunk& chunk) {
         sync.start_ns = start;
         sync.end_ns = end;
         sync.correlation_id = correlation;
-        records_.syncs.push_back(sync);
+        records.syncs.push_back(sync);
         break;
       }
       case EventCategory::kCudaRuntime:
@@ -185,13 +185,30 @@ void GpuRecordReader::Add(const EventChunk& chunk) {
         call.start_ns = start;
         call.end_ns = end;
         call.correlation_id = correlation;
-        records_.api_calls.push_back(std::move(call));
+        records.api_calls.push_back(std::move(call));
         break;
       }
       default:
         break;
     }
   }
+  return records;
+}
+
+void GpuRecordReader::Add(GpuChunkRecords&& chunk) {
+  const std::size_t first_kernel = records_.kernels.size();
+  const auto append = [](auto& to, auto& from) {
+    to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+  };
+  append(records_.kernels, chunk.kernels);
+  append(records_.memcpys, chunk.memcpys);
+  append(records_.memsets, chunk.memsets);
+  append(records_.syncs, chunk.syncs);
+  append(records_.api_calls, chunk.api_calls);
+  for (auto& [kernel, collective] : chunk.collective_of_kernel) {
+    records_.collective_of_kernel.emplace(first_kernel + kernel, std::move(collective));
+  }
+  for (const auto& [device, work] : chunk.work_by_device) work_by_device_[device] += work;
 }
 
 GpuRecords GpuRecordReader::Finish(const HostEvents& host) {
@@ -237,8 +254,8 @@ GpuRecords GpuRecordReader::Finish(const HostEvents& host) {
 }
 
 GpuRecords ReadGpuRecords(const TraceStore& store, const HostEvents& host) {
-  GpuRecordReader reader(store);
-  for (const EventChunk& chunk : store.chunks) reader.Add(chunk);
+  GpuRecordReader reader;
+  for (const EventChunk& chunk : store.chunks) reader.Add(ReadGpuChunk(store, chunk));
   return reader.Finish(host);
 }
 

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "engine/gpu/device_limits.h"
@@ -49,16 +50,28 @@ struct GpuRecords {
 // A record whose runtime call is not in the trace stays unlinked (work without an op).
 GpuRecords ReadGpuRecords(const TraceStore& store, const HostEvents& host);
 
-// The same, chunk by chunk, keeping nothing of a chunk once it has read it: a caller may let each
-// go (ReadTraceRecords).
+// What one chunk of a store's events says of the device side, read on any thread: the chunks are
+// read in parallel and GpuRecordReader joins them in file order (ReadTraceRecords).
+struct GpuChunkRecords {
+  std::vector<KernelEvent> kernels;
+  std::vector<MemcpyEvent> memcpys;
+  std::vector<MemsetEvent> memsets;
+  std::vector<SyncEvent> syncs;
+  std::vector<ApiCallEvent> api_calls;
+  // By the kernel's index in the chunk, in kernel order.
+  std::vector<std::pair<std::size_t, CollectiveDescription>> collective_of_kernel;
+  std::map<int, std::int64_t> work_by_device;  // time of kernels, copies and memsets
+};
+
+GpuChunkRecords ReadGpuChunk(const TraceStore& store, const EventChunk& chunk);
+
+// Joins the chunks' GPU records, each once read; nothing of a chunk is kept but its records.
 class GpuRecordReader {
  public:
-  explicit GpuRecordReader(const TraceStore& store);
-  void Add(const EventChunk& chunk);  // the next of store.chunks
+  void Add(GpuChunkRecords&& chunk);  // the next of store.chunks'
   GpuRecords Finish(const HostEvents& host);
 
  private:
-  const TraceStore& store_;
   GpuRecords records_;
   std::map<int, std::int64_t> work_by_device_;  // time of kernels, copies and memsets
 };

@@ -2,32 +2,17 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
-#include <unordered_map>
 #include <utility>
 
-#include "engine/analysis/placement.h"
 #include "engine/trace_analysis/event_names.h"
+#include "engine/trace_analysis/host_chunk_records.h"
 
 namespace advisor {
 namespace {
-
-// A backward node as read, before its forward thread is known.
-struct PendingNode {
-  std::size_t op = 0;
-  std::int64_t recorded_forward_thread = 0;  // RecordFunction's thread number
-};
-
-// The ops whose input dtype says what the step computes in.
-bool IsComputeOp(const std::string& name) {
-  static const std::set<std::string> kCompute = {
-      "aten::mm",     "aten::addmm",  "aten::bmm",         "aten::baddbmm",
-      "aten::matmul", "aten::linear", "aten::convolution", "aten::_convolution",
-      "aten::conv1d", "aten::conv2d", "aten::conv3d"};
-  return kCompute.count(name) > 0;
-}
 
 // record_shapes writes C++ type names: "float", "c10::BFloat16".
 std::string DtypeName(const std::string& type) {
@@ -41,37 +26,55 @@ std::string DtypeName(const std::string& type) {
   return it == kNames.end() ? type : it->second;
 }
 
+// Add's ops come from complete events of these categories.
+bool MayBeOp(const EventChunk& chunk, std::size_t i) {
+  const EventCategory category = chunk.category[i];
+  return chunk.phase[i] == 'X' &&
+         (category == EventCategory::kCpuOp || category == EventCategory::kUserAnnotation ||
+          category == EventCategory::kNone);
+}
+
+// Backward nodes by (thread, start), as a flow's "f" names one: of two nodes at one place, the
+// later in the file.
+class BackwardNodes {
+ public:
+  BackwardNodes(const std::vector<OpEvent>& ops, std::vector<std::size_t> nodes)
+      : ops_(ops), nodes_(std::move(nodes)) {
+    // A thread's nodes mostly come in start order already: checked, and sorted only if not.
+    const auto by_key = [this](std::size_t a, std::size_t b) { return Key(a) < Key(b); };
+    if (!std::is_sorted(nodes_.begin(), nodes_.end(), by_key)) {
+      std::stable_sort(nodes_.begin(), nodes_.end(), by_key);
+    }
+  }
+
+  std::optional<std::size_t> At(ThreadId thread, TimeNs start) const {
+    const std::pair<ThreadId, TimeNs> key{thread, start};
+    const auto after =
+        std::upper_bound(nodes_.begin(), nodes_.end(), key,
+                         [this](const auto& at, std::size_t node) { return at < Key(node); });
+    if (after == nodes_.begin() || Key(*(after - 1)) != key) return std::nullopt;
+    return *(after - 1);
+  }
+
+ private:
+  std::pair<ThreadId, TimeNs> Key(std::size_t node) const {
+    return {ops_[node].thread, ops_[node].start_ns};
+  }
+
+  const std::vector<OpEvent>& ops_;
+  std::vector<std::size_t> nodes_;  // by Key, stably
+};
+
+template <typename T>
+void Append(std::vector<T>& to, std::vector<T>& from) {
+  to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+}
+
 }  // namespace
 
 class HostEventReader::Impl {
- private:
-  // What an op is made of, copied out of its event: a label is placed once the whole trace is
-  // read, and its chunk may be gone by then.
-  struct EventFields {
-    std::uint32_t name = 0;
-    TimeNs start = 0;
-    TimeNs end = 0;
-    std::int64_t sequence_number = kAbsent;
-    std::int64_t forward_thread = kAbsent;
-    std::uint32_t input_type = 0;
-    std::optional<CollectiveDescription> collective;
-  };
-
-  // What an event's name says of it (event_names.h).
-  struct NameTraits {
-    bool known = false;
-    bool engine_wrapper = false;  // IsEngineWrapper
-    bool backward_node = false;   // IsBackwardNode
-    bool legacy_op = false;       // IsLegacyOpName
-    bool advisor_own = false;     // IsAdvisorOwn
-  };
-
  public:
-  explicit Impl(const TraceStore& store)
-      : store_(store),
-        advisor_trace_(store.metadata.generator == "advisor"),
-        op_names_(store.strings.size()),
-        name_traits_(store.strings.size()) {
+  explicit Impl(const TraceStore& store) : store_(store) {
     // Most events of a trace are ops: room for every one that may be is made at once (pages
     // never written are never resident), rather than growing to it by copying millions of ops.
     std::size_t may_be_ops = 0;
@@ -81,8 +84,45 @@ class HostEventReader::Impl {
     host_.ops.reserve(may_be_ops);
   }
 
-  void Add(const EventChunk& chunk) {
-    for (std::size_t i = 0; i < chunk.size(); ++i, ++order_) Add(chunk, i);
+  // The chunk's records after those of the chunks before it, its ops' indices moved past theirs.
+  void Add(HostChunkRecords&& chunk) {
+    const std::size_t first_op = host_.ops.size();
+    host_.ops.insert(host_.ops.end(), chunk.ops.begin(), chunk.ops.end());
+    if (!chunk.op_sequences.empty()) {
+      std::vector<OpSequence>& sequences = host_.op_sequences;
+      // A trace that numbers its ops numbers most of them: room for every op at the first.
+      if (sequences.empty()) sequences.reserve(host_.ops.capacity());
+      sequences.resize(first_op);
+      sequences.insert(sequences.end(), chunk.op_sequences.begin(), chunk.op_sequences.end());
+    }
+    host_.has_sequence_numbers |= chunk.has_sequence_numbers;
+    for (auto& [op, collective] : chunk.collective_of_op) {
+      host_.collective_of_op.emplace(first_op + op + 1, std::move(collective));
+    }
+    for (const PendingNode& node : chunk.pending) {
+      pending_.push_back({first_op + node.op, node.recorded_forward_thread});
+    }
+    for (std::size_t node : chunk.backward_nodes) backward_nodes_.push_back(first_op + node);
+    Append(flow_ends_, chunk.flow_ends);
+    forward_threads_.insert(chunk.forward_threads.begin(), chunk.forward_threads.end());
+    for (const auto& [type, time] : chunk.compute_time_by_input_type) {
+      time_by_dtype_[store_.strings[type]] += time;
+    }
+    Append(host_.profiler_steps, chunk.profiler_steps);
+    Append(host_.optimizer_steps, chunk.optimizer_steps);
+    Append(host_.data_loader, chunk.data_loader);
+    Append(host_.advisor_ranges, chunk.advisor_ranges);
+    Append(host_.advisor_phases, chunk.advisor_phases);
+    Append(host_.advisor_windows, chunk.advisor_windows);
+    Append(host_.advisor_backward_spans, chunk.advisor_backward_spans);
+    Append(host_.modules, chunk.modules);
+    for (const auto& [thread, operators] : chunk.operators) {
+      std::vector<OperatorAt>& joined = operators_[thread];
+      for (const OperatorAt& at : operators) {
+        joined.push_back({static_cast<std::uint32_t>(first_op) + at.op, at.order});
+      }
+    }
+    for (auto& [thread, labels] : chunk.labels) Append(labels_[thread], labels);
   }
 
   HostEvents Finish() {
@@ -99,94 +139,6 @@ class HostEventReader::Impl {
   }
 
  private:
-  void Add(const EventChunk& chunk, std::size_t i) {
-    const EventCategory category = chunk.category[i];
-    if (category == EventCategory::kFlowForwardBackward) return AddFlow(chunk, i);
-    if (chunk.phase[i] != 'X' || chunk.ts_ns[i] == kAbsent) return;
-    const std::string& name = store_.strings[chunk.name[i]];
-    const NameTraits& traits = TraitsOf(chunk.name[i]);
-    const ThreadId thread = ThreadOf(chunk.tid[i]);
-    const TimeNs start = chunk.ts_ns[i];
-    const TimeNs end = start + chunk.dur_ns[i];
-    if (traits.advisor_own &&
-        (category == EventCategory::kCpuOp || category == EventCategory::kUserAnnotation ||
-         category == EventCategory::kNone)) {
-      host_.advisor_ranges.push_back({name, thread, start, end});
-      return;
-    }
-    switch (category) {
-      case EventCategory::kCpuOp:
-        if (traits.engine_wrapper) return;
-        AddOp(FieldsOf(chunk, i), name, thread,
-              traits.backward_node || (chunk.forward_thread[i] > 0 && chunk.sequence_number[i] >= 0)
-                  ? OpScope::kBackward
-                  : OpScope::kForward);
-        return;
-      case EventCategory::kUserAnnotation:
-        return AddRange(chunk, i, name, thread, start, end);
-      case EventCategory::kPythonFunction:
-        if (auto component = ModuleOfPythonEvent(name)) {
-          host_.modules.push_back({*component, ModuleClass(*component), thread, start, end});
-        }
-        return;
-      case EventCategory::kNone:
-        // The legacy exporter: no categories and no arguments, so the name says what the event
-        // is, and where the name cannot, its nesting does (PlaceUncategorisedLabels).
-        if (traits.engine_wrapper) return;
-        if (traits.backward_node) {
-          return AddOp(FieldsOf(chunk, i), name, thread, OpScope::kBackward);
-        }
-        if (traits.legacy_op) {
-          operators_[thread].push_back({static_cast<std::uint32_t>(host_.ops.size()), order_});
-          return AddOp(FieldsOf(chunk, i), name, thread, OpScope::kForward);
-        }
-        if (!AddKnownRange(chunk, i, name, thread, start, end)) {
-          labels_[thread].push_back({FieldsOf(chunk, i), order_});
-        }
-        return;
-      case EventCategory::kOther:
-        // advisor's trace.json writes no other category than Kineto's and its own ("advisor").
-        if (!advisor_trace_) return;
-        if (PhaseNamed(name)) {
-          host_.advisor_phases.push_back({name, thread, start, end});
-        } else if (const std::optional<std::string> label = AdvisorWindowLabel(name)) {
-          host_.advisor_windows.push_back({*label, thread, start, end});
-        } else {
-          host_.advisor_backward_spans.push_back({name, thread, start, end});
-        }
-        return;
-      default:
-        return;  // GPU records and runtime calls are read with the GPU records
-    }
-  }
-
-  // A record_function range: a step, torch.optim's or the DataLoader's range, a collective's
-  // host side, or otherwise a label of the code it brackets, taken as a module.
-  void AddRange(const EventChunk& chunk, std::size_t i, const std::string& name, ThreadId thread,
-                TimeNs start, TimeNs end) {
-    if (!AddKnownRange(chunk, i, name, thread, start, end)) {
-      host_.modules.push_back({name, "", thread, start, end});
-    }
-  }
-
-  // The ranges torch itself opens, by name; false for any other name (a label).
-  bool AddKnownRange(const EventChunk& chunk, std::size_t i, const std::string& name,
-                     ThreadId thread, TimeNs start, TimeNs end) {
-    if (IsProfilerStep(name)) {
-      host_.profiler_steps.push_back({name, thread, start, end});
-      return true;
-    }
-    const bool optimizer = IsOptimizerRange(name);
-    const bool data_loader = IsDataLoaderNext(name);
-    if (optimizer || data_loader || IsCommunication(name)) {
-      if (IsOptimizerStep(name)) host_.optimizer_steps.push_back({name, thread, start, end});
-      if (data_loader) host_.data_loader.push_back({name, thread, start, end});
-      AddOp(FieldsOf(chunk, i), name, thread, OpScope::kUser);
-      return true;
-    }
-    return IsParallelWrapperForward(name);
-  }
-
   // In a trace without categories, an unknown name may be a record_function label or an op that
   // C++ records under a bare name (torch 1.13's "detach_", recorded inside "aten::detach_").
   // record_function is called from Python, never from inside an operator: an event nested in an
@@ -195,6 +147,7 @@ class HostEventReader::Impl {
   // its zero-length "aten::detach_" ended.
   void PlaceUncategorisedLabels() {
     constexpr TimeNs kExporterPrecisionNs = 1000;
+    HostChunkRecords placed;  // the labels found to be ops, and the modules, added as a chunk's
     for (auto& [thread, labels] : labels_) {
       std::vector<OperatorAt>& operators = operators_[thread];
       // Outer before inner; of two events with one interval, the one written first is outer.
@@ -242,74 +195,44 @@ class HostEventReader::Impl {
         });
         const std::string& name = store_.strings[label.fields.name];
         if (in_operator) {
-          AddOp(label.fields, name, thread, OpScope::kForward);
+          placed.AddOp(label.fields, OpName(name), name, thread, OpScope::kForward);
         } else if (!IsParallelWrapperForward(name)) {
-          host_.modules.push_back({name, "", thread, label.fields.start, label.fields.end});
+          placed.modules.push_back({name, "", thread, label.fields.start, label.fields.end});
         }
       }
     }
-  }
-
-  void AddOp(const EventFields& event, const std::string& name, ThreadId thread, OpScope scope) {
-    OpEvent op;
-    op.name = OpNameOf(event.name);
-    op.scope = scope;
-    op.thread = thread;
-    op.start_ns = event.start;
-    op.end_ns = event.end;
-    if (event.collective) host_.collective_of_op.emplace(host_.ops.size() + 1, *event.collective);
-    if (event.sequence_number >= 0) {
-      NumberNextOp(event.sequence_number);
-      host_.has_sequence_numbers = true;
-      if (scope == OpScope::kBackward && event.forward_thread != kAbsent) {
-        pending_.push_back({host_.ops.size(), event.forward_thread});
-        recorded_thread_.emplace(host_.ops.size(), event.forward_thread);
-      }
-    }
-    if (scope == OpScope::kBackward) backward_nodes_.push_back(host_.ops.size());
-    if (event.input_type != 0 && IsComputeOp(name)) {
-      time_by_dtype_[store_.strings[event.input_type]] += op.end_ns - op.start_ns;
-    }
-    if (scope == OpScope::kForward && event.sequence_number >= 0) forward_threads_.insert(thread);
-    host_.ops.push_back(op);
-  }
-
-  // The op about to be added has sequence number `seq_nr`; its forward thread is linked later.
-  void NumberNextOp(std::int64_t seq_nr) {
-    std::vector<OpSequence>& sequences = host_.op_sequences;
-    // A trace that numbers its ops numbers most of them: room for every op at the first.
-    if (sequences.empty()) sequences.reserve(host_.ops.capacity());
-    sequences.resize(host_.ops.size());
-    sequences.push_back({seq_nr, 0});
-  }
-
-  // "s" at the forward op, "f" at its backward node, with one id.
-  void AddFlow(const EventChunk& chunk, std::size_t i) {
-    if (chunk.correlation[i] == kAbsent || chunk.ts_ns[i] == kAbsent) return;
-    Flow& flow = flows_[chunk.correlation[i]];
-    const std::pair<ThreadId, TimeNs> at{ThreadOf(chunk.tid[i]), chunk.ts_ns[i]};
-    if (chunk.phase[i] == 's') flow.start = at;
-    if (chunk.phase[i] == 'f') flow.finish = at;
+    Add(std::move(placed));
   }
 
   // Backward nodes name the forward thread by RecordFunction's number for it ("Fwd thread id":
   // 1), not by the thread id the trace uses. Each forward-backward flow shows both for one node;
   // a trace without flows whose forward ops all ran on one thread names it too.
   void LinkBackwardThreads() {
-    std::map<std::pair<ThreadId, TimeNs>, std::size_t> node_at;  // by (thread, start)
-    if (!flows_.empty()) {
-      for (std::size_t node : backward_nodes_) {
-        node_at[{host_.ops[node].thread, host_.ops[node].start_ns}] = node;
-      }
-    }
     std::map<std::int64_t, ThreadId> thread_of;
-    for (const auto& [id, flow] : flows_) {
-      if (!flow.start || !flow.finish) continue;
-      auto node = node_at.find(*flow.finish);
-      if (node == node_at.end()) continue;
-      auto recorded = recorded_thread_.find(node->second);
-      if (recorded != recorded_thread_.end())
-        thread_of.emplace(recorded->second, flow.start->first);
+    // Each flow, by id, from its last "s" to its last "f": sorted by id, in file order within one.
+    const auto by_id = [](const FlowEnd& a, const FlowEnd& b) { return a.id < b.id; };
+    if (!std::is_sorted(flow_ends_.begin(), flow_ends_.end(), by_id)) {
+      std::stable_sort(flow_ends_.begin(), flow_ends_.end(), by_id);
+    }
+    const BackwardNodes nodes(
+        host_.ops, flow_ends_.empty() ? std::vector<std::size_t>{} : std::move(backward_nodes_));
+    for (std::size_t first = 0, end = 0; first < flow_ends_.size(); first = end) {
+      const FlowEnd* start = nullptr;
+      const FlowEnd* finish = nullptr;
+      for (end = first; end < flow_ends_.size() && flow_ends_[end].id == flow_ends_[first].id;
+           ++end) {
+        (flow_ends_[end].start ? start : finish) = &flow_ends_[end];
+      }
+      if (start == nullptr || finish == nullptr) continue;
+      const std::optional<std::size_t> node = nodes.At(finish->thread, finish->at);
+      if (!node) continue;
+      // pending_ is in op order, an op once.
+      const auto pending = std::lower_bound(
+          pending_.begin(), pending_.end(), *node,
+          [](const PendingNode& pending, std::size_t op) { return pending.op < op; });
+      if (pending != pending_.end() && pending->op == *node) {
+        thread_of.emplace(pending->recorded_forward_thread, start->thread);
+      }
     }
     if (thread_of.empty() && forward_threads_.size() == 1) {
       for (const PendingNode& pending : pending_) {
@@ -336,80 +259,15 @@ class HostEventReader::Impl {
     }
   }
 
-  // Add's ops come from complete events of these categories.
-  static bool MayBeOp(const EventChunk& chunk, std::size_t i) {
-    const EventCategory category = chunk.category[i];
-    return chunk.phase[i] == 'X' &&
-           (category == EventCategory::kCpuOp || category == EventCategory::kUserAnnotation ||
-            category == EventCategory::kNone);
-  }
-
-  // What the store's string `id` says as an event's name, worked out once for the trace, not
-  // once an event: a trace's millions of events have a few hundred names.
-  const NameTraits& TraitsOf(std::uint32_t id) {
-    NameTraits& traits = name_traits_[id];
-    if (!traits.known) {
-      const std::string& name = store_.strings[id];
-      traits = {true, IsEngineWrapper(name), IsBackwardNode(name), IsLegacyOpName(name),
-                IsAdvisorOwn(name)};
-    }
-    return traits;
-  }
-
-  // The store's string `id` as an op's name: interned once for the trace, not once an op.
-  OpName OpNameOf(std::uint32_t id) {
-    OpName& name = op_names_[id];
-    if (name.empty()) name = OpName(store_.strings[id]);  // "" stays empty, and costs nothing
-    return name;
-  }
-
-  static ThreadId ThreadOf(std::int64_t tid) {
-    return tid == kAbsent ? 0 : static_cast<ThreadId>(tid);
-  }
-
-  EventFields FieldsOf(const EventChunk& chunk, std::size_t i) const {
-    return {chunk.name[i],
-            chunk.ts_ns[i],
-            chunk.ts_ns[i] + chunk.dur_ns[i],
-            chunk.sequence_number[i],
-            chunk.forward_thread[i],
-            chunk.input_type[i],
-            CollectiveOf(store_, chunk, i)};
-  }
-
-  // An uncategorised label to place.
-  struct Label {
-    EventFields fields;
-    std::uint32_t order = 0;  // in the file
-  };
-
-  // An uncategorised operator: host_.ops[op], the order-th event of the file. Held by index, not
-  // by copy: a legacy trace's events are nearly all operators.
-  struct OperatorAt {
-    std::uint32_t op = 0;
-    std::uint32_t order = 0;
-  };
-
-  struct Flow {
-    std::optional<std::pair<ThreadId, TimeNs>> start;
-    std::optional<std::pair<ThreadId, TimeNs>> finish;
-  };
-
   const TraceStore& store_;
-  const bool advisor_trace_;  // the store is advisor's own trace.json (TraceMetadata::generator)
-  std::vector<OpName> op_names_;         // by the store's string id; empty until first named
-  std::vector<NameTraits> name_traits_;  // by the store's string id; unknown until first met
   HostEvents host_;
-  std::vector<PendingNode> pending_;
-  std::unordered_map<std::size_t, std::int64_t> recorded_thread_;  // op -> pending's thread number
+  std::vector<PendingNode> pending_;  // in op order
   // The backward nodes, found by (thread, start) from the flows that end at them, where there are
   // flows: a trace without (the legacy exporter's) holds no table of its nodes.
   std::vector<std::size_t> backward_nodes_;
-  std::map<std::int64_t, Flow> flows_;
+  std::vector<FlowEnd> flow_ends_;  // in file order
   std::set<ThreadId> forward_threads_;
   std::map<std::string, TimeNs> time_by_dtype_;  // compute ops' time by their first input's type
-  // The event being added, counted through the file (ReadOptions::max_events keeps it in 32 bits).
-  std::uint32_t order_ = 0;
   std::map<ThreadId, std::vector<OperatorAt>> operators_;  // uncategorised operators by thread
   std::map<ThreadId, std::vector<Label>> labels_;          // uncategorised labels by thread
 };
@@ -418,13 +276,18 @@ HostEventReader::HostEventReader(const TraceStore& store) : impl_(std::make_uniq
 
 HostEventReader::~HostEventReader() = default;
 
-void HostEventReader::Add(const EventChunk& chunk) { impl_->Add(chunk); }
+void HostEventReader::Add(HostChunkRecords&& chunk) { impl_->Add(std::move(chunk)); }
 
 HostEvents HostEventReader::Finish() { return impl_->Finish(); }
 
 HostEvents ReadHostEvents(const TraceStore& store) {
+  const HostChunkReader chunks(store);
   HostEventReader reader(store);
-  for (const EventChunk& chunk : store.chunks) reader.Add(chunk);
+  std::uint32_t order = 0;
+  for (const EventChunk& chunk : store.chunks) {
+    reader.Add(chunks.Read(chunk, order));
+    order += static_cast<std::uint32_t>(chunk.size());
+  }
   return reader.Finish();
 }
 

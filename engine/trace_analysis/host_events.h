@@ -77,14 +77,16 @@ struct HostEvents {
   std::vector<std::string> notes;  // for the report's data quality
 };
 
-// Reads the host events of a store chunk by chunk, keeping nothing of a chunk once it has read
-// it: a caller may let each go (ReadTraceRecords).
+struct HostChunkRecords;  // host_chunk_records.h
+
+// Joins the host records of a store's chunks (HostChunkReader), each chunk's in file order, into
+// its host events: each chunk's records may go once added (ReadTraceRecords).
 class HostEventReader {
  public:
   // Made while `store` holds all its events: it makes room for the ops they may hold.
   explicit HostEventReader(const TraceStore& store);
   ~HostEventReader();
-  void Add(const EventChunk& chunk);  // the next of store.chunks
+  void Add(HostChunkRecords&& chunk);  // the next of store.chunks'
   HostEvents Finish();
 
  private:

@@ -1,5 +1,6 @@
 #include "engine/trace_analysis/profiler_trace_window.h"
 
+#include <algorithm>
 #include <functional>
 #include <numeric>
 #include <utility>
@@ -8,9 +9,12 @@
 #include "engine/trace_analysis/device_clock_steps.h"
 #include "engine/trace_analysis/event_names.h"
 #include "engine/trace_analysis/gemm_precision.h"
+#include "engine/trace_analysis/host_chunk_records.h"
 #include "engine/trace_analysis/module_markers.h"
 #include "engine/trace_analysis/trace_memory.h"
+#include "engine/trace_import/ordered_pool.h"
 #include "engine/trace_import/trace_error.h"
+#include "engine/trace_import/trace_reader.h"
 #include "engine/util/freed_memory.h"
 
 namespace advisor {
@@ -23,18 +27,51 @@ bool LaunchesGraphs(const std::vector<ApiCallEvent>& calls) {
   return false;
 }
 
-// Reads every chunk of `store` once, in order, into each reader, and calls `done(k)` once
-// chunk k is read: nothing of it is needed after.
-TraceRecords ReadRecords(const TraceStore& store, const std::function<void(std::size_t)>& done) {
-  HostEventReader host(store);
-  GpuRecordReader gpu(store);
+// What one chunk of events says, read on any thread.
+struct ChunkRecords {
+  HostChunkRecords host;
+  GpuChunkRecords gpu;
   std::vector<DeviceMemoryRecord> memory;
-  for (std::size_t k = 0; k < store.chunks.size(); ++k) {
-    host.Add(store.chunks[k]);
-    gpu.Add(store.chunks[k]);
-    AddDeviceMemoryRecords(store.chunks[k], memory);
-    if (done) done(k);
+};
+
+// Reads every chunk of `store` once, on `threads` threads (0: DefaultReaderThreads()), and joins
+// what each says in chunk order, so the records are those one thread reading each chunk in turn
+// makes. `done(k)` is called on the thread that read chunk k once it is read: nothing of it is
+// needed after. At most twice as many chunks' records as threads wait for the join (OrderedPool).
+TraceRecords ReadRecords(const TraceStore& store, int threads,
+                         const std::function<void(std::size_t)>& done) {
+  const std::size_t chunks = store.chunks.size();
+  std::vector<std::uint32_t> first_order(chunks);  // the events before each chunk
+  for (std::size_t k = 1; k < chunks; ++k) {
+    first_order[k] = first_order[k - 1] + static_cast<std::uint32_t>(store.chunks[k - 1].size());
   }
+  const HostChunkReader host_chunks(store);
+  const auto read = [&](std::size_t& k) {
+    const EventChunk& chunk = store.chunks[k];
+    ChunkRecords records{host_chunks.Read(chunk, first_order[k]), ReadGpuChunk(store, chunk), {}};
+    AddDeviceMemoryRecords(chunk, records.memory);
+    if (done) done(k);
+    return records;
+  };
+  HostEventReader host(store);
+  GpuRecordReader gpu;
+  std::vector<DeviceMemoryRecord> memory;
+  const auto join = [&](ChunkRecords&& records) {
+    host.Add(std::move(records.host));
+    gpu.Add(std::move(records.gpu));
+    memory.insert(memory.end(), records.memory.begin(), records.memory.end());
+  };
+  if (threads <= 0) threads = DefaultReaderThreads();
+  threads = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads), chunks));
+  if (threads <= 1) {
+    for (std::size_t k = 0; k < chunks; ++k) join(read(k));
+  } else {
+    OrderedPool<std::size_t, ChunkRecords> pool(threads, read);
+    for (std::size_t k = 0; k < chunks; ++k) pool.Submit(k, join);
+    ChunkRecords records;
+    while (pool.TakeNext(records, /*wait=*/true)) join(std::move(records));
+  }
+
   TraceRecords records;
   records.host = host.Finish();
   records.gpu = gpu.Finish(records.host);
@@ -52,16 +89,18 @@ TraceRecords ReadRecords(const TraceStore& store, const std::function<void(std::
 
 }  // namespace
 
-TraceRecords ReadTraceRecords(const TraceStore& store) { return ReadRecords(store, nullptr); }
+TraceRecords ReadTraceRecords(const TraceStore& store, int threads) {
+  return ReadRecords(store, threads, nullptr);
+}
 
-TraceRecords TakeTraceRecords(TraceStore& store) {
+TraceRecords TakeTraceRecords(TraceStore& store, int threads) {
   // Freed chunks go back to the system every 4 (a plain file's chunk is 1 to 2 MiB of JSON), so
   // that the records grow into memory the events held rather than beside it (ReturnFreedMemory).
   // Every 64 held up to 64 freed chunks beside the records: with the window placed a segment at a
   // time, this stage's peak was the run's, 140-151 MB of a 260 MB legacy list's 123-125 MB now
   // (docs/benchmarks.md), at no CPU time that its runs could tell apart.
   constexpr std::size_t kChunksPerReturn = 4;
-  TraceRecords records = ReadRecords(store, [&store](std::size_t k) {
+  TraceRecords records = ReadRecords(store, threads, [&store](std::size_t k) {
     store.chunks[k] = EventChunk{};
     if ((k + 1) % kChunksPerReturn == 0) ReturnFreedMemory();
   });

@@ -66,11 +66,14 @@ struct TraceRecords {
   std::optional<MemoryStats> memory;  // of the device most GPU work ran on
 };
 
-TraceRecords ReadTraceRecords(const TraceStore& store);
+// Each chunk of events is read on one of `threads` threads (0: one a core, as the reader's
+// ReadOptions::threads), their records joined in file order: the records are the same with any
+// number of threads.
+TraceRecords ReadTraceRecords(const TraceStore& store, int threads = 1);
 
 // The same, letting each chunk of events go once read (store.chunks is empty after): the records
 // grow while the events shrink. `store` keeps its path, metadata, strings and stats.
-TraceRecords TakeTraceRecords(TraceStore& store);
+TraceRecords TakeTraceRecords(TraceStore& store, int threads = 1);
 
 // Whether the window keeps every op's placement once built: the multi-rank analysis reads them
 // (each rank's top-level ops); one trace's report reads only what the window's pass takes, and a

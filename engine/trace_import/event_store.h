@@ -198,6 +198,7 @@ struct ReadStats {
   std::uint64_t file_bytes = 0;  // on disk
   std::uint64_t json_bytes = 0;  // after inflating
   bool compressed = false;
+  std::string inflater;  // of a compressed file: InflaterName() (gzip_members.h)
   std::uint64_t events = 0;
   std::uint64_t skipped_events = 0;
   std::vector<std::string> problems;  // the first few skips and notes, "byte N: ..." each

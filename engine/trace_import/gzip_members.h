@@ -53,4 +53,7 @@ class GzipMembers : public GzipStream {
 // The build's inflater over `file` (open at its start); throws TraceError when it cannot start.
 std::unique_ptr<GzipStream> OpenInflater(std::string path, FileHandle file, std::uint64_t size);
 
+// Which inflater the build has: "ISA-L", or "zlib" and the version of the zlib it runs with.
+std::string InflaterName();
+
 }  // namespace advisor

@@ -66,4 +66,6 @@ std::unique_ptr<GzipStream> OpenInflater(std::string path, FileHandle file, std:
   return std::make_unique<IsalInflater>(std::move(path), std::move(file), size);
 }
 
+std::string InflaterName() { return "ISA-L"; }
+
 }  // namespace advisor

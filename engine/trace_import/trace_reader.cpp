@@ -14,6 +14,7 @@
 #include "engine/trace_import/chunk_scan.h"
 #include "engine/trace_import/document_scanner.h"
 #include "engine/trace_import/event_parser.h"
+#include "engine/trace_import/gzip_members.h"
 #include "engine/trace_import/input_stream.h"
 #include "engine/trace_import/json_scan.h"
 #include "engine/trace_import/ordered_pool.h"
@@ -278,6 +279,7 @@ class Reader : public ScanSink {
     }
     store_.stats.file_bytes = input->file_bytes();
     store_.stats.compressed = true;
+    store_.stats.inflater = InflaterName();
     if (threads_ > 1) {
       parsers_ = std::make_unique<OrderedPool<Batch, ParsedBatch>>(threads_, [](Batch& batch) {
         ParsedBatch parsed = ParseBatch(batch);

@@ -51,4 +51,6 @@ std::unique_ptr<GzipStream> OpenInflater(std::string path, FileHandle file, std:
   return std::make_unique<ZlibInflater>(std::move(path), std::move(file), size);
 }
 
+std::string InflaterName() { return std::string("zlib ") + zlibVersion(); }
+
 }  // namespace advisor

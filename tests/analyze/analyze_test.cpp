@@ -116,9 +116,13 @@ TEST_F(AnalyzeTest, VerboseSaysWhatEachStageTookAndTheMemoryHeldAfterIt) {
   ASSERT_EQ(result.exit_code, 0) << result.err;
   for (const char* stage : {"read", "records", "window", "report", "rules", "report files"}) {
     const std::regex line("(^|\n)\\[advisor\\] " + std::string(stage) +
-                          ": [0-9]+ ms; resident [0-9]+ MB, peak [0-9]+ MB\n");
+                          ": [0-9]+ ms \\(CPU [0-9]+ ms\\); resident [0-9]+ MB, peak [0-9]+ MB\n");
     EXPECT_TRUE(std::regex_search(result.err, line)) << stage << " in:\n" << result.err;
   }
+  // The trace is a .json.gz: the inflater that read it is named (zlib's or ISA-L's, as built).
+  EXPECT_TRUE(std::regex_search(result.err, std::regex("\n\\[advisor\\] inflater: (ISA-L|zlib "
+                                                       "[0-9.]+[^\n]*)\n")))
+      << result.err;
   EXPECT_EQ(result.err.find("reading"), std::string::npos) << "-q still quiets the progress";
 }
 
