@@ -64,7 +64,8 @@ std::vector<std::string> Lines(const TraceRecords& records) {
   WriteAll(out, "data loader", host.data_loader);
   WriteAll(out, "advisor ranges", host.advisor_ranges);
   WriteAll(out, "advisor phases", host.advisor_phases);
-  WriteAll(out, "first window steps", host.first_window_steps);
+  WriteAll(out, "advisor windows", host.advisor_windows);
+  WriteAll(out, "advisor backward spans", host.advisor_backward_spans);
   out << "modules " << host.modules.size() << '\n';
   for (const ModuleRange& module : host.modules) {
     out << module.component << ' ' << module.type << ' ' << module.thread << ' ' << module.start_ns
@@ -76,7 +77,7 @@ std::vector<std::string> Lines(const TraceRecords& records) {
     out << op << ' ';
     Write(out, collective);
   }
-  out << "windows " << host.advisor_windows << " linked " << host.backward_linked << " dtype "
+  out << "linked " << host.backward_linked << " dtype "
       << host.compute_dtype << " numbered " << host.has_sequence_numbers << '\n';
   for (const std::string& note : host.notes) out << "note " << note << '\n';
 
@@ -127,8 +128,11 @@ std::vector<std::string> Lines(const TraceRecords& records) {
   WriteAll(out, "steps", steps.steps);
   WriteAll(out, "on device", steps.on_device);
   out << "cut " << static_cast<int>(steps.cut) << " partial " << steps.partial_first_step_left_out
-      << " windows " << steps.windows << '\n';
-  for (std::size_t step : steps.first_window) out << "first window " << step << '\n';
+      << '\n';
+  for (const AdvisorWindow& window : steps.windows) {
+    out << "window " << window.label << ' ' << window.start_ns << ' ' << window.end_ns << ' '
+        << window.first_step << ' ' << window.end_step << '\n';
+  }
   if (records.memory) {
     out << "memory " << records.memory->peak_allocated_mb << ' ' << records.memory->peak_reserved_mb
         << ' ' << records.memory->device_total_mb << ' '
