@@ -10,6 +10,7 @@
 
 #include "engine/analysis/sequence_numbers.h"
 #include "engine/model/localisation.h"
+#include "engine/util/ordered_pool.h"
 
 namespace advisor {
 namespace {
@@ -134,6 +135,8 @@ void ForEachOpByThread(const Timeline& timeline, std::size_t first, std::size_t 
 
 // Places the ops of one thread's `items`. With `creator` (CreatingForwardOps), a backward interval
 // without an end marker ends before the first top-level backward node made outside it.
+// `encloses_boundary`: by op from placements.first(), whether a marker falls inside it; a
+// segment's own, as segments are placed on several threads at once.
 void PlaceThread(const Timeline& timeline, const std::vector<Item>& items,
                  const std::set<ModulePath>& paths_with_backward_end,
                  const std::vector<int>* creator, OpPlacements& placements,
@@ -155,7 +158,7 @@ void PlaceThread(const Timeline& timeline, const std::vector<Item>& items,
       for (std::size_t open : open_ops) {
         const OpEvent& enclosing = timeline.ops[open];
         if (enclosing.start_ns < marker.time_ns && marker.time_ns < enclosing.end_ns) {
-          encloses_boundary[open] = true;
+          encloses_boundary[open - placements.first()] = true;
         }
       }
       continue;
@@ -182,9 +185,10 @@ void PlaceThread(const Timeline& timeline, const std::vector<Item>& items,
     if (item.marker()) continue;
     const std::size_t i = item.index();
     OpPlacement& placement = placements[i];
-    if (encloses_boundary[i]) {
+    if (encloses_boundary[i - placements.first()]) {
       placement.top_level = -1;
-    } else if (placement.parent < 0 || encloses_boundary[placement.parent]) {
+    } else if (placement.parent < 0 ||
+               encloses_boundary[static_cast<std::size_t>(placement.parent) - placements.first()]) {
       placement.top_level = static_cast<int>(i);
     } else {
       placement.top_level = placements[placement.parent].top_level;
@@ -237,11 +241,6 @@ std::uint32_t OpPlacements::IndexOf(const ModulePath& path) {
   const auto [it, added] = index_of_.try_emplace(path, static_cast<std::uint32_t>(modules_.size()));
   if (added) modules_.push_back(path);
   return it->second;
-}
-
-void OpPlacements::Restart(std::size_t first, std::size_t ops) {
-  first_ = first;
-  places_.assign(ops, OpPlacement{});
 }
 
 void OpPlacements::push_back(const PlacedOp& op) {
@@ -384,55 +383,88 @@ OpPlacements PlaceOps(const Timeline& timeline) {
   return placements;
 }
 
-void PlaceOpsBySegment(const Timeline& timeline,
-                       const std::function<void(const OpPlacements&)>& visit) {
-  const WindowMarkers window = WindowMarkersOf(timeline);
+namespace {
+
+// One segment of PlaceOpsBySegment: the ops [first, last) and the markers between its cuts.
+struct Segment {
+  std::size_t first = 0;
+  std::size_t last = 0;
+  std::vector<std::size_t> markers;  // indices into Timeline::markers, in time order
+};
+
+// The segments of a timeline whose ops and steps are in start order: cut at each step's start T
+// where every op before it (each starting before T) has ended by T. No op then encloses an op or
+// marker of the other side, and every thread's module intervals close there, its next item being
+// in another step than its last. A few hundred segments for millions of ops: their markers, not
+// their placements.
+std::vector<Segment> SegmentsOf(const Timeline& timeline) {
   const std::vector<OpEvent>& ops = timeline.ops;
-  if (!window.inferred_ends.empty() || HasLoss(timeline) || !InStartOrder(ops) ||
-      !StepsInStartOrder(timeline.steps)) {
-    visit(PlaceOps(timeline));
-    return;
-  }
   // The markers in time order (at a tie, in the order PlaceOps keeps), taken a segment at a time.
   std::vector<std::size_t> markers(timeline.markers.size());
   std::iota(markers.begin(), markers.end(), std::size_t{0});
   std::stable_sort(markers.begin(), markers.end(), [&timeline](std::size_t a, std::size_t b) {
     return timeline.markers[a].time_ns < timeline.markers[b].time_ns;
   });
-  std::vector<bool> encloses_boundary(ops.size(), false);
-  OpPlacements placements;
-  std::size_t first = 0;        // the segment's first op
-  std::size_t next_marker = 0;  // its first marker, in `markers`
-  const auto place_segment = [&](std::size_t last, TimeNs cut) {
+  std::vector<Segment> segments;
+  auto next_marker = markers.begin();  // the segment's first marker
+  const auto cut = [&](std::size_t last, TimeNs at) {
     const auto markers_end = std::lower_bound(
-        markers.begin() + static_cast<std::ptrdiff_t>(next_marker), markers.end(), cut,
+        next_marker, markers.end(), at,
         [&timeline](std::size_t i, TimeNs time) { return timeline.markers[i].time_ns < time; });
-    const std::vector<std::size_t> segment_markers(
-        markers.begin() + static_cast<std::ptrdiff_t>(next_marker), markers_end);
-    next_marker = static_cast<std::size_t>(markers_end - markers.begin());
-    placements.Restart(first, last - first);
-    for (auto& [thread, items_and_markers] :
-         ItemsByThread(timeline, segment_markers, first, last)) {
-      PlaceThread(timeline, items_and_markers.first, window.paths_with_backward_end, nullptr,
-                  placements, encloses_boundary);
-    }
-    visit(placements);
-    first = last;
+    const std::size_t first = segments.empty() ? 0 : segments.back().last;
+    segments.push_back({first, last, std::vector<std::size_t>(next_marker, markers_end)});
+    next_marker = markers_end;
   };
-  // A step's start T cuts where every op before it (each starting before T) has ended by T: no
-  // op then encloses an op or marker of the other side, and every thread's module intervals
-  // close there, its next item being in another step than its last.
   std::size_t next = 0;  // the first op starting at or after the step's start
   TimeNs ended_by = std::numeric_limits<TimeNs>::min();  // the latest end of ops [0, next)
   for (const StepSpan& step : timeline.steps) {
     for (; next < ops.size() && ops[next].start_ns < step.start_ns; ++next) {
       ended_by = std::max(ended_by, ops[next].end_ns);
     }
-    if (next > first && next < ops.size() && ended_by <= step.start_ns) {
-      place_segment(next, step.start_ns);
-    }
+    const std::size_t first = segments.empty() ? 0 : segments.back().last;
+    if (next > first && next < ops.size() && ended_by <= step.start_ns) cut(next, step.start_ns);
   }
-  place_segment(ops.size(), std::numeric_limits<TimeNs>::max());
+  cut(ops.size(), std::numeric_limits<TimeNs>::max());
+  return segments;
+}
+
+OpPlacements PlaceSegment(const Timeline& timeline, const WindowMarkers& window,
+                          const Segment& segment) {
+  OpPlacements placements(segment.last - segment.first, segment.first);
+  std::vector<bool> encloses_boundary(placements.size(), false);
+  for (auto& [thread, items_and_markers] :
+       ItemsByThread(timeline, segment.markers, segment.first, segment.last)) {
+    PlaceThread(timeline, items_and_markers.first, window.paths_with_backward_end, nullptr,
+                placements, encloses_boundary);
+  }
+  return placements;
+}
+
+}  // namespace
+
+void PlaceOpsBySegment(const Timeline& timeline,
+                       const std::function<void(const OpPlacements&)>& visit, int threads) {
+  const WindowMarkers window = WindowMarkersOf(timeline);
+  if (!window.inferred_ends.empty() || HasLoss(timeline) || !InStartOrder(timeline.ops) ||
+      !StepsInStartOrder(timeline.steps)) {
+    visit(PlaceOps(timeline));
+    return;
+  }
+  std::vector<Segment> segments = SegmentsOf(timeline);
+  threads = static_cast<int>(
+      std::min<std::size_t>(static_cast<std::size_t>(std::max(threads, 1)), segments.size()));
+  if (threads <= 1) {
+    for (const Segment& segment : segments) visit(PlaceSegment(timeline, window, segment));
+    return;
+  }
+  // Workers place the segments ahead, each alone; `visit` sees them on this thread in the ops'
+  // order, with at most twice as many segments' placements as threads in flight.
+  OrderedPool<Segment, OpPlacements> pool(
+      threads, [&](Segment& segment) { return PlaceSegment(timeline, window, segment); });
+  const auto take = [&visit](OpPlacements&& placements) { visit(placements); };
+  for (Segment& segment : segments) pool.Submit(std::move(segment), take);
+  OpPlacements placements;
+  while (pool.TakeNext(placements, /*wait=*/true)) visit(placements);
 }
 
 double LossBackwardMs(const Timeline& timeline, const OpPlacements& placements) {

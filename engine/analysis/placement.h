@@ -54,8 +54,11 @@ class OpPlacements {
   static constexpr std::uint32_t kNoModule = 0;  // "": outside every instrumented module
 
   OpPlacements() : modules_{ModulePath()} {}
-  // `ops` placements, each outside every step and module.
-  explicit OpPlacements(std::size_t ops) : OpPlacements() { places_.resize(ops); }
+  // `ops` placements, of ops [first, first + ops), each outside every step and module.
+  explicit OpPlacements(std::size_t ops, std::size_t first = 0) : OpPlacements() {
+    first_ = first;
+    places_.resize(ops);
+  }
   OpPlacements(std::initializer_list<PlacedOp> placed) : OpPlacements() {
     for (const PlacedOp& op : placed) push_back(op);
   }
@@ -77,9 +80,6 @@ class OpPlacements {
   std::uint32_t IndexOf(const ModulePath& path);
   // Places one more op.
   void push_back(const PlacedOp& op);
-  // Lets the placements go and makes room for `ops` more from op `first` on, each outside every
-  // step and module; the module instances stay, with their indices.
-  void Restart(std::size_t first, std::size_t ops);
 
  private:
   std::size_t first_ = 0;
@@ -94,18 +94,21 @@ class OpPlacements {
 // not the model's.
 OpPlacements PlaceOps(const Timeline& timeline);
 
-// The same placements, a segment of the ops at a time: calls `visit` with the placements of each
-// segment in turn, in the ops' order, and lets them go before the next is placed, so that a
-// trace's millions of ops are never all placed at once. A segment is the ops from one step's
-// start to a later step's, cut where no op spans the cut: an op's enclosing ops and top level lie
-// within its segment, and so do the module intervals of every op in a step (a thread's close
-// where its items change step), so each is placed as PlaceOps places it. (An op outside every
+// The same placements, a segment of the ops at a time: calls `visit`, on the calling thread, with
+// the placements of each segment in turn, in the ops' order, and lets them go once visited, so
+// that a trace's millions of ops are never all placed at once. With `threads` > 1, that many
+// workers place the segments ahead of `visit`, at most twice as many segments as threads in
+// flight; each segment is placed alone, so `visit` sees the same placements with any number, but
+// each segment's module indices are its own (ModuleOf reads them). A segment is the ops from one
+// step's start to a later step's, cut where no op spans the cut: an op's enclosing ops and top
+// level lie within its segment, and so do the module intervals of every op in a step (a thread's
+// close where its items change step), so each is placed as PlaceOps places it. (An op outside every
 // step may miss an interval opened outside every step before the cut, on a thread with no item in
 // between; nothing reads the module of an op outside the steps.) One segment, PlaceOps', where a
 // step's start cannot be cut at: the ops out of start order, or a placement that needs each
 // backward node's forward op (a backward interval without its end marker, a script's loss).
 void PlaceOpsBySegment(const Timeline& timeline,
-                       const std::function<void(const OpPlacements&)>& visit);
+                       const std::function<void(const OpPlacements&)>& visit, int threads = 1);
 
 // The loss's backward, per step (the mean over the timeline's steps): the host time of the
 // loss's top-level ops that ran in the backward pass, not in the loss's own stretches.

@@ -59,7 +59,7 @@ RankTrace ReadRankTrace(TraceInputs& inputs, const TraceInput& input, const Read
   // built.
   TraceRecords records = TakeTraceRecords(store, read.threads);
   stages.Done("records");
-  rank.trace = BuildProfilerTraceWindow(store, std::move(records), kept);
+  rank.trace = BuildProfilerTraceWindow(store, std::move(records), kept, read.threads);
   stages.Done("window");
   CheckHasSteps(store, rank.trace);
   rank.report = ReportOfTrace(store, rank.trace);

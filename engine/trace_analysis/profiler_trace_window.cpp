@@ -110,11 +110,11 @@ TraceRecords TakeTraceRecords(TraceStore& store, int threads) {
 }
 
 ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store) {
-  return BuildProfilerTraceWindow(store, ReadTraceRecords(store), OpPlacementsKept::kEvery);
+  return BuildProfilerTraceWindow(store, ReadTraceRecords(store), OpPlacementsKept::kEvery, 1);
 }
 
 ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store, TraceRecords records,
-                                             OpPlacementsKept kept) {
+                                             OpPlacementsKept kept, int threads) {
   ProfilerTraceWindow trace;
   HostEvents& host = records.host;
   GpuRecords& gpu = records.gpu;
@@ -205,10 +205,12 @@ ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store, TraceRecor
     // No GPU record: the collectives are gloo's host ranges (CollectivesOf's), read segment by
     // segment with the modules' forward ops.
     trace.window = MeasureWindowBySegment(
-        std::move(timeline), [&](const Timeline& placed, const OpPlacements& segment) {
+        std::move(timeline),
+        [&](const Timeline& placed, const OpPlacements& segment) {
           AddForwardOps(placed, segment, trace.forward_ops);
           AddHostCollectives(placed, segment, host, trace.collectives);
-        });
+        },
+        threads > 0 ? threads : DefaultReaderThreads());
     SortByStart(trace.collectives);
     return trace;
   }

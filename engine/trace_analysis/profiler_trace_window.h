@@ -80,9 +80,11 @@ TraceRecords TakeTraceRecords(TraceStore& store, int threads = 1);
 // CPU trace's millions of ops are then never all placed at once (MeasureWindowBySegment).
 enum class OpPlacementsKept { kEvery, kWhereGpu };
 
-// `store` for its path and metadata: its events are not read again, and may be gone.
+// `store` for its path and metadata: its events are not read again, and may be gone. `threads`
+// place a window placed a segment at a time (0: one a core, as the reader's
+// ReadOptions::threads); the window is the same with any number.
 ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store, TraceRecords records,
-                                             OpPlacementsKept kept);
+                                             OpPlacementsKept kept, int threads);
 
 // Both of the above, the events kept, and every op's placement.
 ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store);

@@ -17,10 +17,10 @@
 #include "engine/trace_import/gzip_members.h"
 #include "engine/trace_import/input_stream.h"
 #include "engine/trace_import/json_scan.h"
-#include "engine/trace_import/ordered_pool.h"
 #include "engine/trace_import/read_ahead.h"
 #include "engine/trace_import/trace_error.h"
 #include "engine/trace_import/trace_metadata.h"
+#include "engine/util/ordered_pool.h"
 
 namespace advisor {
 namespace {

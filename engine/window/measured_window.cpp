@@ -23,8 +23,8 @@ bool PlaceableBySegment(const Timeline& timeline) {
 }
 
 MeasuredWindow MeasureWindowBySegment(
-    Timeline timeline,
-    const std::function<void(const Timeline&, const OpPlacements&)>& on_segment) {
+    Timeline timeline, const std::function<void(const Timeline&, const OpPlacements&)>& on_segment,
+    int threads) {
   if (!PlaceableBySegment(timeline)) {
     throw std::logic_error("MeasureWindowBySegment: the window holds GPU records");
   }
@@ -32,10 +32,13 @@ MeasuredWindow MeasureWindowBySegment(
   window.timeline = std::move(timeline);
   // Without a GPU record no op has device time: ranking uses host time, as MeasureWindow's.
   window.attribution = std::make_unique<WindowAttribution>(window.timeline, false);
-  PlaceOpsBySegment(window.timeline, [&](const OpPlacements& segment) {
-    window.attribution->Add(segment, {});
-    if (on_segment) on_segment(window.timeline, segment);
-  });
+  PlaceOpsBySegment(
+      window.timeline,
+      [&](const OpPlacements& segment) {
+        window.attribution->Add(segment, {});
+        if (on_segment) on_segment(window.timeline, segment);
+      },
+      threads);
   window.attribution->Finish();
   return window;
 }

@@ -28,10 +28,13 @@ bool PlaceableBySegment(const Timeline& timeline);
 // The same window, its ops placed and attributed a segment at a time (PlaceOpsBySegment), each
 // segment's placements let go before the next is placed, so that a trace's millions of ops are
 // never all placed at once: `placements` is left empty. `on_segment` is called with each
-// segment's placements, for what else the caller reads of them. Only for a timeline that
+// segment's placements, for what else the caller reads of them. `threads` place the segments
+// (PlaceOpsBySegment); the attribution and `on_segment` take them in the ops' order on the
+// calling thread, so the window is the same with any number. Only for a timeline that
 // PlaceableBySegment.
 MeasuredWindow MeasureWindowBySegment(
-    Timeline timeline, const std::function<void(const Timeline&, const OpPlacements&)>& on_segment);
+    Timeline timeline, const std::function<void(const Timeline&, const OpPlacements&)>& on_segment,
+    int threads = 1);
 
 // Milliseconds of each step, start to end.
 std::vector<double> StepMillis(const std::vector<StepSpan>& spans);

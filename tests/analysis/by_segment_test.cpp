@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
+#include <tuple>
 #include <vector>
 
 #include "engine/analysis/attribution.h"
@@ -61,6 +63,74 @@ TEST(PlaceOpsBySegment, EachOpIsPlacedAsPlaceOpsPlacesIt) {
   EXPECT_EQ(whole[18].step, 1) << "aten::copy_ starts in the second step";
   EXPECT_EQ(whole[19].step, 2);
   EXPECT_EQ(whole[19].parent, 18) << "aten::copy_ encloses the third step's first op";
+}
+
+// What a segment's visit saw: its first op, and each op's placement with its module spelt out.
+struct VisitedSegment {
+  std::size_t first = 0;
+  std::vector<std::tuple<int, Phase, std::string, int, int>>
+      ops;  // step, phase, module, parent, top
+};
+
+std::vector<VisitedSegment> VisitedWith(const Timeline& timeline, int threads) {
+  std::vector<VisitedSegment> visited;
+  const std::thread::id caller = std::this_thread::get_id();
+  PlaceOpsBySegment(
+      timeline,
+      [&](const OpPlacements& segment) {
+        EXPECT_EQ(std::this_thread::get_id(), caller) << "visited on the calling thread";
+        VisitedSegment& seen = visited.emplace_back();
+        seen.first = segment.first();
+        for (std::size_t i = segment.first(); i < segment.first() + segment.size(); ++i) {
+          seen.ops.emplace_back(segment[i].step, segment[i].phase, segment.ModuleOf(i).str(),
+                                segment[i].parent, segment[i].top_level);
+        }
+      },
+      threads);
+  return visited;
+}
+
+// Twelve steps, each its own segment, after the ops before every step: more segments than two
+// workers hold in flight (twice as many as threads), so workers wait for the visits.
+Timeline TwelveSteps() {
+  TimelineBuilder b;
+  b.Op("aten::zeros", 0, 1);
+  for (int k = 0; k < 12; ++k) {
+    const double t = 2 + 10.0 * k;
+    b.Step(t, t + 4, t + 7, t + 9)
+        .Forward(k % 2 == 0 ? "encoder" : "decoder", t + 0.5, t + 3.5)
+        .Forward(k % 2 == 0 ? "encoder.layer" : "decoder.layer", t + 1, t + 3)
+        .Op("aten::linear", t + 1.1, t + 2.5 + k / 100.0)
+        .Op("aten::addmm", t + 1.2, t + 2.4)
+        .Backward(k % 2 == 0 ? "encoder" : "decoder", t + 4.5, t + 6.5, 2)
+        .Op("AddmmBackward0", t + 4.6, t + 5.0, 2, OpScope::kBackward)
+        .Op("Optimizer.step#SGD.step", t + 7.2, t + 8.8);
+  }
+  return b.Build();
+}
+
+TEST(PlaceOpsBySegment, SegmentsPlacedOnSeveralThreadsAreVisitedAsOnOne) {
+  for (const Timeline& timeline : {ThreeStepsTheLastTwoSpanned(), TwelveSteps()}) {
+    const std::vector<VisitedSegment> one = VisitedWith(timeline, 1);
+    ASSERT_GE(one.size(), 3u);
+    for (int threads : {2, 3, 64}) {
+      const std::vector<VisitedSegment> several = VisitedWith(timeline, threads);
+      ASSERT_EQ(several.size(), one.size()) << threads << " threads";
+      for (std::size_t k = 0; k < one.size(); ++k) {
+        EXPECT_EQ(several[k].first, one[k].first) << "segment " << k << ", " << threads;
+        EXPECT_EQ(several[k].ops, one[k].ops) << "segment " << k << ", " << threads;
+      }
+    }
+  }
+  // What the segments hold, so that the comparison is not of ops all placed alike: the twelve
+  // steps' segments, each step's ops in its modules, whichever segment placed a module first.
+  const std::vector<VisitedSegment> twelve = VisitedWith(TwelveSteps(), 2);
+  ASSERT_EQ(twelve.size(), 13u);
+  EXPECT_EQ(twelve[12].first, 1u + 11 * 4);
+  EXPECT_EQ(twelve[12].ops[1], std::make_tuple(11, Phase::kForward, std::string("decoder.layer"),
+                                               static_cast<int>(twelve[12].first),
+                                               static_cast<int>(twelve[12].first)));
+  EXPECT_EQ(std::get<2>(twelve[11].ops[2]), "encoder") << "step 10's backward node";
 }
 
 TEST(PlaceOpsBySegment, OpsOutOfStartOrderArePlacedAsOneSegment) {

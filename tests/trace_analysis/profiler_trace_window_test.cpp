@@ -346,8 +346,8 @@ TEST(TraceReport, TheWindowNeedsNoEventOnceItsRecordsAreTaken) {
   TraceStore taken = TwoGpuSteps().Write(dir / "trace.json");
   TraceRecords records = TakeTraceRecords(taken);
   EXPECT_TRUE(taken.chunks.empty());
-  const RunReport report =
-      ReportOfTrace(taken, BuildProfilerTraceWindow(taken, records, OpPlacementsKept::kWhereGpu));
+  const RunReport report = ReportOfTrace(
+      taken, BuildProfilerTraceWindow(taken, records, OpPlacementsKept::kWhereGpu, 1));
 
   EXPECT_EQ(report.run.device_name, "NVIDIA H100 80GB HBM3");
   EXPECT_EQ(report.run.window_steps, 2);

@@ -86,15 +86,19 @@ TEST(RecordedTraces, EveryRankOfTheTwoRankRunHasItsGlooCollectives) {
 }
 
 // advisor analyze of one trace places a CPU trace's ops a segment of steps at a time, never all
-// at once (MeasureWindowBySegment); the multi-rank analysis keeps every op's placement. Both give
-// the same collectives, modules' forward ops and report, to the last bit.
+// at once (MeasureWindowBySegment), on one thread or several; the multi-rank analysis keeps every
+// op's placement. All give the same collectives, modules' forward ops and report, to the last bit.
 TEST(RecordedTraces, ATraceWindowPlacedBySegmentIsTheWindowPlacedWhole) {
-  for (const char* trace : {"ranks/straggler/rank0.json.gz", "single/clean_mixer-labels.json.gz"}) {
+  for (const auto& [trace, threads] : {std::make_pair("ranks/straggler/rank0.json.gz", 1),
+                                       std::make_pair("single/clean_mixer-labels.json.gz", 1),
+                                       std::make_pair("ranks/straggler/rank0.json.gz", 3),
+                                       std::make_pair("single/clean_mixer-labels.json.gz", 3)}) {
+    SCOPED_TRACE(std::to_string(threads) + " threads");
     const TraceStore store = ReadTrace(kCpuTraces + "/" + trace);
     const ProfilerTraceWindow whole =
-        BuildProfilerTraceWindow(store, ReadTraceRecords(store), OpPlacementsKept::kEvery);
-    const ProfilerTraceWindow by_segment =
-        BuildProfilerTraceWindow(store, ReadTraceRecords(store), OpPlacementsKept::kWhereGpu);
+        BuildProfilerTraceWindow(store, ReadTraceRecords(store), OpPlacementsKept::kEvery, 1);
+    const ProfilerTraceWindow by_segment = BuildProfilerTraceWindow(
+        store, ReadTraceRecords(store), OpPlacementsKept::kWhereGpu, threads);
     EXPECT_EQ(whole.window.placements.size(), whole.window.timeline.ops.size()) << trace;
     EXPECT_TRUE(by_segment.window.placements.empty()) << trace;
     int segments = 0;
@@ -127,8 +131,9 @@ TEST(RecordedTraces, ATraceWindowPlacedBySegmentIsTheWindowPlacedWhole) {
     }
   }
   const TraceStore rank0 = ReadTrace(kCpuTraces + "/ranks/straggler/rank0.json.gz");
-  EXPECT_FALSE(BuildProfilerTraceWindow(rank0, ReadTraceRecords(rank0), OpPlacementsKept::kWhereGpu)
-                   .collectives.empty())
+  EXPECT_FALSE(
+      BuildProfilerTraceWindow(rank0, ReadTraceRecords(rank0), OpPlacementsKept::kWhereGpu, 1)
+          .collectives.empty())
       << "gloo's collectives are read in the segments' pass";
 }
 
@@ -174,26 +179,24 @@ TEST(RecordedTraces, AProfileWithoutProfilerStepsIsCutIntoItsOptimizersSteps) {
   for (std::size_t i = 0; i < steps.size(); ++i) {
     // The script's phases, in its order, where it timed any time in them.
     std::vector<Phase> timed;
-    for (const auto& [phase, key] : {std::pair{Phase::kForward, "forward_ms"},
-                                     std::pair{Phase::kBackward, "backward_ms"},
-                                     std::pair{Phase::kOptimizer, "optimizer_ms"}}) {
+    for (const auto& [phase, key] :
+         {std::pair{Phase::kForward, "forward_ms"}, std::pair{Phase::kBackward, "backward_ms"},
+          std::pair{Phase::kOptimizer, "optimizer_ms"}}) {
       if (by_hand["steps"][i][key].get<double>() > 0) timed.push_back(phase);
     }
     std::vector<Phase> cut;
     for (const PhaseSpan& span : steps[i].phases) cut.push_back(span.phase);
     EXPECT_EQ(cut, timed) << "step " << i;
-    EXPECT_NEAR(steps[i].TimeIn(Phase::kOptimizer),
-                optimizer[i].end_ns - optimizer[i].start_ns, kExporterPrecisionNs)
+    EXPECT_NEAR(steps[i].TimeIn(Phase::kOptimizer), optimizer[i].end_ns - optimizer[i].start_ns,
+                kExporterPrecisionNs)
         << "step " << i << ": its optimizer step only";
     EXPECT_NEAR(steps[i].end_ns, optimizer[i].end_ns, kExporterPrecisionNs) << "step " << i;
   }
-  EXPECT_TRUE(std::any_of(report.data_quality.begin(), report.data_quality.end(),
-                          [&](const std::string& line) {
-                            return line.find("steps cut at the end of each optimizer step") !=
-                                       std::string::npos &&
-                                   line.find(std::to_string(steps.size()) + " steps") !=
-                                       std::string::npos;
-                          }));
+  EXPECT_TRUE(std::any_of(
+      report.data_quality.begin(), report.data_quality.end(), [&](const std::string& line) {
+        return line.find("steps cut at the end of each optimizer step") != std::string::npos &&
+               line.find(std::to_string(steps.size()) + " steps") != std::string::npos;
+      }));
 }
 
 }  // namespace
