@@ -11,7 +11,7 @@ default mode, on CUDA; random images made on the GPU (the data pipeline is not w
 The probe's ProvenanceRecorder (probes/python/site/advisor_probe/provenance.py) records, while
 inductor compiles, each graph's kernels and the module instances their nodes belong to; after
 --warmup steps (the compilation of the forward and backward graphs), --steps steps run under
-torch.profiler (CPU and CUDA activity, prof.step() after each).
+torch.profiler (CPU and CUDA activity, each step a ProfilerStep#N range).
 
 Writes:
     OUTDIR/provenance.json   {"torch", "model", "graphs": [the recorder's tables]}, what advisor reads
@@ -134,8 +134,11 @@ def main():
     activities = [torch.profiler.ProfilerActivity.CPU]
     if not args.cpu_mlp:
         activities.append(torch.profiler.ProfilerActivity.CUDA)
-    with torch.profiler.profile(activities=activities) as profiler:
-        for _ in range(args.steps):
+    # One profiler step of warm-up (discarded), then --steps recorded, each in a ProfilerStep#N
+    # range.
+    schedule = torch.profiler.schedule(wait=0, warmup=1, active=args.steps, repeat=1)
+    with torch.profiler.profile(activities=activities, schedule=schedule) as profiler:
+        for _ in range(args.steps + 1):
             step()
             profiler.step()
 
