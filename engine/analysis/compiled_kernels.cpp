@@ -130,6 +130,7 @@ TimeNs Rounded(double ns) { return static_cast<TimeNs>(std::llround(ns)); }
 CompiledKernelTime AttributeCompiledKernels(const Timeline& timeline,
                                             const std::vector<CompiledGraphSources>& graphs) {
   CompiledKernelTime result;
+  result.steps = static_cast<int>(timeline.steps.size());
   std::vector<CallPlace> places;
   const std::vector<CompiledCall> calls = FindCalls(timeline, places);
   result.calls = static_cast<std::int64_t>(calls.size());

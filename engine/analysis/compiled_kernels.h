@@ -15,37 +15,13 @@
 // (its time counted in each instance's shared_ns too), the share no instance holds unattributed.
 #pragma once
 
-#include <cstdint>
-#include <string>
 #include <vector>
 
 #include "engine/analysis/compiled_provenance.h"
+#include "engine/model/compiled_kernels.h"
 #include "engine/timeline/timeline.h"
 
 namespace advisor {
-
-struct CompiledInstanceTime {
-  std::string instance;
-  TimeNs forward_ns = 0;
-  TimeNs backward_ns = 0;
-  TimeNs shared_ns = 0;  // of forward_ns + backward_ns, from kernels held by several instances
-
-  TimeNs total_ns() const { return forward_ns + backward_ns; }
-};
-
-// Totals over the window (divide by its steps for per-step figures).
-struct CompiledKernelTime {
-  bool device = false;       // the work is GPU kernels (else host ops)
-  std::int64_t calls = 0;    // compiled graphs' calls in the window
-  std::int64_t pieces = 0;   // kernels (or ops) inside them
-  std::int64_t unnamed = 0;  // of them, ones no table names
-  TimeNs compiled_ns = 0;    // their time
-  TimeNs attributed_ns = 0;  // given to instances
-  TimeNs shared_ns = 0;      // of attributed_ns, from kernels held by several instances
-  TimeNs backward_ns = 0;    // of compiled_ns, in backward graphs
-  TimeNs backward_attributed_ns = 0;
-  std::vector<CompiledInstanceTime> instances;  // most time first
-};
 
 CompiledKernelTime AttributeCompiledKernels(const Timeline& timeline,
                                             const std::vector<CompiledGraphSources>& graphs);
