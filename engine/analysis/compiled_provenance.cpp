@@ -14,7 +14,8 @@ CompiledKernelSource ReadKernel(const JsonField& entry, const char* name_key) {
   CompiledKernelSource kernel;
   kernel.name = entry.Required(name_key).Text(kMaxKernelNameBytes);
   if (kernel.name.empty()) entry.Required(name_key).Refuse("a non-empty string");
-  const auto nodes = static_cast<double>(entry.Required("nodes").Integer(1, kMaxNodes));
+  // 0 for an extern call the output code names no nodes of: kept for its place in the order.
+  const auto nodes = static_cast<double>(entry.Required("nodes").Integer(0, kMaxNodes));
   double held = 0;
   const JsonField instances = entry.Required("instances");
   for (const JsonField& instance : instances.Elements(0, kMaxKernelInstances)) {

@@ -40,7 +40,8 @@ struct CompiledGraphSources {
 };
 
 // The probe's "graphs" array: [{"direction": "forward" | "backward", "kernels": [{"name",
-// "nodes", "instances": [{"path", "nodes"}]}], "extern_calls": [{"op", "nodes", "instances"}]}].
+// "nodes", "instances": [{"path", "nodes"}]}], "extern_calls": [{"op", "nodes", "instances"}]}];
+// "nodes" from 0 (an extern call whose nodes the output code does not name).
 std::vector<CompiledGraphSources> ReadCompiledProvenance(const JsonField& graphs);
 
 // The file scripts/record_compiled_provenance.py writes ({"graphs": [...]}, its other fields

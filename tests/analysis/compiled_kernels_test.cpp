@@ -65,9 +65,12 @@ TEST(CompiledProvenance, RefusesTablesNoProbeSends) {
   refused(R"([{"direction": "forward", "extern_calls": [], "kernels": [{"name": "k", "nodes": 2,
             "instances": [{"path": "a", "nodes": 2}, {"path": "b", "nodes": 1}]}]}])",
           "makes the instances hold more than the kernel's 2 nodes");
-  refused(R"([{"direction": "forward", "extern_calls": [], "kernels": [{"name": "k", "nodes": 0,
+  refused(R"([{"direction": "forward", "extern_calls": [], "kernels": [{"name": "k", "nodes": -1,
             "instances": []}]}])",
           "field '[0].kernels[0].nodes' must be an integer");
+  refused(R"([{"direction": "forward", "kernels": [], "extern_calls": [{"op": "aten::mm",
+            "nodes": 0, "instances": [{"path": "a", "nodes": 0.5}]}]}])",
+          "makes the instances hold more than the kernel's 0 nodes");
   refused(R"([{"direction": "forward", "extern_calls": [], "kernels": [{"name": "k", "nodes": 1,
             "instances": [{"path": "a\u0001b", "nodes": 1}]}]}])",
           "without control characters");

@@ -88,7 +88,8 @@ def graph_nodes(graph):
 def parse_output_code(code):
     """(kernels, extern calls) of inductor's output code: {kernel name: [source names]} for each
     generated kernel defined with the comment before it, and [(ATen op, [source names])] for each
-    extern kernel called, in the order the graph calls them."""
+    extern kernel called, in the order the graph calls them (one without the comment with no
+    names: advisor matches the calls by their order)."""
     kernels, calls = {}, []
     pending = None
     for line in code.splitlines():
@@ -96,21 +97,21 @@ def parse_output_code(code):
         if match:
             pending = [name.strip() for name in match.group(1).split(",") if name.strip()]
             continue
-        if pending is None or line.lstrip().startswith("#"):
+        if line.lstrip().startswith("#"):
             continue
         definition = _DEFINITION.match(line)
         extern = _EXTERN_CALL.match(line)
-        if definition and len(kernels) < MAX_KERNELS:
+        if definition and pending is not None and len(kernels) < MAX_KERNELS:
             kernels[definition.group(1)[:NAME_BYTES]] = pending
         elif extern and len(calls) < MAX_KERNELS:
-            calls.append(("aten::" + (extern.group(1) or extern.group(2)), pending))
+            calls.append(("aten::" + (extern.group(1) or extern.group(2)), pending or []))
         pending = None
     return kernels, calls
 
 
 def kernel_entry(names, sources):
-    """A kernel's instances with their nodes (each source node counted once per post-grad node
-    it became, split evenly among them) and its node total."""
+    """A kernel's instances with their nodes (each source node counted once, split evenly among
+    the post-grad nodes it became) and its node total (0 for an extern call without names)."""
     held = {}
     total = 0
     for name in names:
