@@ -11,6 +11,7 @@ namespace advisor {
 namespace {
 
 constexpr std::string_view kCallPrefix = "## Call CompiledFxGraph";
+constexpr std::string_view kForwardRange = "CompiledFunction";
 constexpr std::string_view kBackwardRange = "CompiledFunctionBackward";
 constexpr std::string_view kAtenPrefix = "aten::";
 
@@ -34,15 +35,17 @@ bool Contains(const OpEvent& outer, const OpEvent& inner) {
   return inner.start_ns >= outer.start_ns && inner.end_ns <= outer.end_ns;
 }
 
-// The compiled calls of the timeline and each op's place among them, by nesting in time on each
-// thread (a trace records no depth).
-std::vector<CompiledCall> FindCalls(const Timeline& timeline, std::vector<CallPlace>& places) {
+bool IsAotFunction(const std::string& name) {
+  return name == kForwardRange || name == kBackwardRange;
+}
+
+// Each thread's ops, outer before inner where they start together.
+std::vector<std::vector<std::size_t>> OpsByThread(const Timeline& timeline) {
   std::unordered_map<ThreadId, std::vector<std::size_t>> by_thread;
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
     by_thread[timeline.ops[i].thread].push_back(i);
   }
-  std::vector<CompiledCall> calls;
-  places.assign(timeline.ops.size(), {});
+  std::vector<std::vector<std::size_t>> lists;
   for (auto& [thread, ops] : by_thread) {
     std::sort(ops.begin(), ops.end(), [&](std::size_t a, std::size_t b) {
       const OpEvent& x = timeline.ops[a];
@@ -51,6 +54,45 @@ std::vector<CompiledCall> FindCalls(const Timeline& timeline, std::vector<CallPl
       if (x.end_ns != y.end_ns) return x.end_ns > y.end_ns;  // the outer first
       return a < b;
     });
+    lists.push_back(std::move(ops));
+  }
+  return lists;
+}
+
+// The ops that are compiled graphs' calls: every `## Call CompiledFxGraph` range, and an
+// AOTAutograd function's range (CompiledFunction, CompiledFunctionBackward) with none inside it,
+// which is what an op observer sees (inductor records its range only under torch.profiler).
+std::vector<bool> CallOps(const Timeline& timeline,
+                          const std::vector<std::vector<std::size_t>>& threads) {
+  std::vector<bool> call(timeline.ops.size(), false);
+  std::vector<bool> holds_graph_call(timeline.ops.size(), false);
+  for (const std::vector<std::size_t>& ops : threads) {
+    std::vector<std::size_t> open;
+    for (const std::size_t i : ops) {
+      while (!open.empty() && !Contains(timeline.ops[open.back()], timeline.ops[i])) {
+        open.pop_back();
+      }
+      if (StartsWith(timeline.ops[i].name.str(), kCallPrefix)) {
+        call[i] = true;
+        for (const std::size_t outer : open) holds_graph_call[outer] = true;
+      }
+      open.push_back(i);
+    }
+  }
+  for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
+    if (!holds_graph_call[i] && IsAotFunction(timeline.ops[i].name.str())) call[i] = true;
+  }
+  return call;
+}
+
+// The compiled calls of the timeline and each op's place among them, by nesting in time on each
+// thread (a trace records no depth).
+std::vector<CompiledCall> FindCalls(const Timeline& timeline, std::vector<CallPlace>& places) {
+  const std::vector<std::vector<std::size_t>> threads = OpsByThread(timeline);
+  const std::vector<bool> is_call = CallOps(timeline, threads);
+  std::vector<CompiledCall> calls;
+  places.assign(timeline.ops.size(), {});
+  for (const std::vector<std::size_t>& ops : threads) {
     std::vector<std::size_t> open;
     for (const std::size_t i : ops) {
       const OpEvent& op = timeline.ops[i];
@@ -65,12 +107,13 @@ std::vector<CompiledCall> FindCalls(const Timeline& timeline, std::vector<CallPl
           calls[static_cast<std::size_t>(above.call)].children.push_back(i);
         }
       }
-      if (StartsWith(op.name.str(), kCallPrefix)) {
+      if (is_call[i] && places[i].call < 0) {
         CompiledCall call;
         call.op = i;
-        call.backward = std::any_of(open.begin(), open.end(), [&](std::size_t outer) {
-          return timeline.ops[outer].name == kBackwardRange;
-        });
+        call.backward = op.name == kBackwardRange ||
+                        std::any_of(open.begin(), open.end(), [&](std::size_t outer) {
+                          return timeline.ops[outer].name == kBackwardRange;
+                        });
         places[i] = {static_cast<int>(calls.size()), -1};
         calls.push_back(std::move(call));
       }

@@ -2,8 +2,10 @@
 // each piece of work a compiled graph's call did in a window is given to the instances whose FX
 // nodes its kernel computes (engine/analysis/compiled_provenance.h).
 //
-// A graph's call is the `## Call CompiledFxGraph ... ##` range inductor records; it is a backward
-// graph's where a `CompiledFunctionBackward` range on its thread encloses it. Its work is, where
+// A graph's call is the `## Call CompiledFxGraph ... ##` range inductor records under
+// torch.profiler, or where none is inside it (an op observer's window: the script probe's),
+// AOTAutograd's `CompiledFunction` or `CompiledFunctionBackward` range; it is a backward graph's
+// where it is, or is inside, a `CompiledFunctionBackward` range on its thread. Its work is, where
 // the window recorded GPU work, each kernel launched inside it (by the launching op's correlation
 // id), else each op directly inside it (inductor's C++ kernels where
 // torch._inductor.config.cpp.enable_kernel_profile is on, and extern ATen calls). A piece of work

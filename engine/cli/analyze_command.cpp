@@ -20,6 +20,7 @@
 #include "engine/memory_snapshot/snapshot_report.h"
 #include "engine/multi_rank/distributed_summary.h"
 #include "engine/multi_rank/rank_trace.h"
+#include "engine/report/compiled_kernels_section.h"
 #include "engine/rules/rules_commands.h"
 #include "engine/trace_analysis/profiler_trace_window.h"
 #include "engine/trace_analysis/trace_report.h"
@@ -100,20 +101,7 @@ void AddCompiledKernels(const Timeline& timeline, const std::vector<CompiledGrap
         "nothing was attributed by it");
     return;
   }
-  const auto percent = [](std::int64_t part, std::int64_t whole) {
-    return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
-  };
-  std::string line = Printf(
-      "%.1f %% of the compiled graphs' %s time (%.3f ms per step) was attributed to module "
-      "instances from inductor's kernel provenance (%s)",
-      percent(time.attributed_ns, time.compiled_ns), time.device ? "GPU kernel" : "host op",
-      static_cast<double>(time.compiled_ns) / 1e6 / std::max(time.steps, 1),
-      PrintableLine(path).c_str());
-  if (time.backward_ns > 0) {
-    line += Printf(", %.1f %% of the backward graphs'",
-                   percent(time.backward_attributed_ns, time.backward_ns));
-  }
-  report.data_quality.push_back(line);
+  report.data_quality.push_back(CompiledKernelsQuality(time, PrintableLine(path)));
   report.compiled_kernels = time;
 }
 

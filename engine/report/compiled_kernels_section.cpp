@@ -66,6 +66,20 @@ std::string CompiledKernelsSentence(const CompiledKernelTime& time) {
   return sentence + ".";
 }
 
+std::string CompiledKernelsQuality(const CompiledKernelTime& time, const std::string& source) {
+  std::string line = FormatShare(ShareOf(time.attributed_ns, time.compiled_ns)) +
+                     " of the compiled graphs' " + (time.device ? "GPU kernel" : "host op") +
+                     " time (" + FormatNumber(MsPerStep(time, time.compiled_ns)) +
+                     " ms per step) was attributed to module instances from inductor's kernel "
+                     "provenance (" +
+                     source + ")";
+  if (time.backward_ns > 0) {
+    line += ", " + FormatShare(ShareOf(time.backward_attributed_ns, time.backward_ns)) +
+            " of the backward graphs'";
+  }
+  return line;
+}
+
 Table CompiledKernelsTable(const CompiledKernelTime& time) {
   Table table;
   table.columns = {"instance", "forward (ms/step)", "backward (ms/step)",

@@ -82,18 +82,22 @@ TEST(CompiledProvenance, RefusesTablesNoProbeSends) {
 
 // One step of the MLP as its trace shows it on the CPU: the forward graph's call inside
 // CompiledFunction, its four addmm (each with an op of its own inside), and the backward graph's
-// call inside CompiledFunctionBackward with its seven matrix multiplies.
-Timeline CpuStep() {
+// call inside CompiledFunctionBackward with its seven matrix multiplies. Without
+// `graph_call_ranges`, as an op observer sees it: inductor's ranges are torch.profiler's only.
+Timeline CpuStep(bool graph_call_ranges = true) {
   TimelineBuilder builder;
   builder.Step(0, 13, 30, 31);
-  builder.Op("CompiledFunction", 0, 12.5).Op("## Call CompiledFxGraph None ##", 1, 12);
+  builder.Op("CompiledFunction", 0, 12.5);
+  if (graph_call_ranges) builder.Op("## Call CompiledFxGraph None ##", 1, 12);
   double at = 1;
   for (int i = 0; i < 4; ++i) {  // 1, 2, 3 and 4 ms
     builder.Op("aten::addmm", at, at + 1 + i).Op("aten::expand", at, at + 0.5);
     at += 1 + i;
   }
-  builder.Op("CompiledFunctionBackward", 13.5, 29, 2, OpScope::kBackward)
-      .Op("## Call CompiledFxGraph None ##", 14, 28.5, 2, OpScope::kBackward);
+  builder.Op("CompiledFunctionBackward", 13.5, 29, 2, OpScope::kBackward);
+  if (graph_call_ranges) {
+    builder.Op("## Call CompiledFxGraph None ##", 14, 28.5, 2, OpScope::kBackward);
+  }
   const char* ops[] = {"aten::mm", "aten::mm", "aten::mm", "aten::addmm",
                        "aten::mm", "aten::mm", "aten::mm"};
   at = 14;
@@ -125,6 +129,21 @@ TEST(CompiledKernels, GivesTheCpuCallsAtenOpsToTheirInstancesInOrder) {
   EXPECT_EQ(fc1->forward_ns, Ms(3));
   EXPECT_NEAR(static_cast<double>(fc1->backward_ns), static_cast<double>(Ms(2 + 4.0 / 3)), 1);
   EXPECT_EQ(time.instances.front().instance, "blocks.1.fc2");  // most time first
+}
+
+TEST(CompiledKernels, TakesAotAutogradsRangesForTheCallsWhereInductorsAreNotRecorded) {
+  const std::vector<CompiledGraphSources> graphs = ReadCompiledProvenanceFile(kMlp);
+  const CompiledKernelTime traced = AttributeCompiledKernels(CpuStep(true), graphs);
+  const CompiledKernelTime observed = AttributeCompiledKernels(CpuStep(false), graphs);
+  EXPECT_EQ(observed.calls, 2);
+  EXPECT_EQ(observed.pieces, traced.pieces);
+  EXPECT_EQ(observed.attributed_ns, traced.attributed_ns);
+  EXPECT_EQ(observed.backward_attributed_ns, traced.backward_attributed_ns);
+  ASSERT_EQ(observed.instances.size(), traced.instances.size());
+  for (std::size_t i = 0; i < observed.instances.size(); ++i) {
+    EXPECT_EQ(observed.instances[i].instance, traced.instances[i].instance);
+    EXPECT_EQ(observed.instances[i].total_ns(), traced.instances[i].total_ns());
+  }
 }
 
 TEST(CompiledKernels, LeavesACallWhoseAtenOpsNoGraphCallsUnattributed) {

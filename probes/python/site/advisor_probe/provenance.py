@@ -153,6 +153,7 @@ class ProvenanceRecorder:
     def __init__(self):
         self._tables = []
         self._pending = None  # the post-grad graph whose output code comes next
+        self.paused = False  # while advisor's own graphs compile (regional.py's regions)
 
     def install(self):
         import torch._inductor.config as config
@@ -165,7 +166,7 @@ class ProvenanceRecorder:
             if users is not None:
                 users(graph)
             try:
-                recorder._pending = graph_nodes(graph)
+                recorder._pending = None if recorder.paused else graph_nodes(graph)
             except Exception:  # noqa: BLE001 (never fail the user's compile)
                 recorder._pending = None
 
