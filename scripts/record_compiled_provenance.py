@@ -54,6 +54,9 @@ class _Codes:
 
 def vit_step(torch, batch):
     import timm
+    # Deterministic cuBLAS (the seed's deterministic algorithms) needs a fixed workspace on
+    # CUDA builds that still check it.
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     torch.manual_seed(0)
     torch.use_deterministic_algorithms(True)
     device = torch.device("cuda")
