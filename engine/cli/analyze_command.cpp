@@ -4,9 +4,13 @@
 #include <chrono>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
+#include "engine/analysis/compiled_kernels.h"
 #include "engine/cli/report_destination.h"
 #include "engine/cli/report_step.h"
 #include "engine/cli/stage_clock.h"
@@ -16,6 +20,7 @@
 #include "engine/memory_snapshot/snapshot_report.h"
 #include "engine/multi_rank/distributed_summary.h"
 #include "engine/multi_rank/rank_trace.h"
+#include "engine/report/compiled_kernels_section.h"
 #include "engine/rules/rules_commands.h"
 #include "engine/trace_analysis/profiler_trace_window.h"
 #include "engine/trace_analysis/trace_report.h"
@@ -84,6 +89,22 @@ int AnalyzeSnapshot(const AnalyzeCommandOptions& options,
   return 0;
 }
 
+// The compiled model's kernel time by instance, and how much of it the provenance named, in
+// data_quality; a trace without a compiled graph's call gets the line that says so instead.
+void AddCompiledKernels(const Timeline& timeline, const std::vector<CompiledGraphSources>& graphs,
+                        const std::string& path, RunReport& report) {
+  const CompiledKernelTime time = AttributeCompiledKernels(timeline, graphs);
+  if (time.calls == 0) {
+    report.data_quality.push_back(
+        "--compiled-provenance " + PrintableLine(path) +
+        ": the trace holds no compiled graph's call (no '## Call CompiledFxGraph' range), so "
+        "nothing was attributed by it");
+    return;
+  }
+  report.data_quality.push_back(CompiledKernelsQuality(time, PrintableLine(path)));
+  report.compiled_kernels = time;
+}
+
 }  // namespace
 
 void AddAnalyzeCommand(CLI::App& app, AnalyzeCommandOptions& options) {
@@ -105,6 +126,9 @@ void AddAnalyzeCommand(CLI::App& app, AnalyzeCommandOptions& options) {
           "threads that parse events and read their records (default: every core this process "
           "may use)")
       ->check(CLI::Range(1, 1024));
+  command->add_option("--compiled-provenance", options.compiled_provenance,
+                      "the compiled model's kernel provenance (provenance.json, "
+                      "scripts/record_compiled_provenance.py): its kernel time by module instance");
   command->add_flag("-q,--quiet", options.quiet, "no progress on stderr");
   command->add_flag("-v,--verbose", options.verbose,
                     "each stage's time and the memory held after it, on stderr");
@@ -113,10 +137,18 @@ void AddAnalyzeCommand(CLI::App& app, AnalyzeCommandOptions& options) {
 int RunAnalyzeCommand(const AnalyzeCommandOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   if (std::any_of(options.paths.begin(), options.paths.end(), IsSnapshotFileName)) {
+    if (!options.compiled_provenance.empty()) {
+      throw std::runtime_error(
+          "--compiled-provenance: for a trace of a compiled model; a snapshot has no kernels");
+    }
     return AnalyzeSnapshot(options, start);
   }
   // Everything that can be checked before reading gigabytes is checked first.
   TraceInputs inputs(options.paths);
+  std::optional<std::vector<CompiledGraphSources>> provenance;
+  if (!options.compiled_provenance.empty()) {
+    provenance = ReadCompiledProvenanceFile(options.compiled_provenance);
+  }
   ReportDestination destination(options.out_dir);
   std::vector<std::string> rule_problems;
   const RuleSet rules = LoadRulesForRun(options.rule_dirs, std::cerr, rule_problems);
@@ -162,6 +194,11 @@ int RunAnalyzeCommand(const AnalyzeCommandOptions& options) {
                                    ranks.front().path + ")");
     report.data_quality.insert(report.data_quality.end(), rank_notes.begin(), rank_notes.end());
     stages.Done("ranks");
+  }
+
+  if (provenance) {
+    AddCompiledKernels(ranks.front().trace.window.timeline, *provenance,
+                       options.compiled_provenance, report);
   }
 
   report.data_quality.insert(report.data_quality.end(), rule_problems.begin(), rule_problems.end());

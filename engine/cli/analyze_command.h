@@ -17,6 +17,9 @@ struct AnalyzeCommandOptions {
   int threads = 0;  // reader threads; 0: every core this process may use
   bool quiet = false;
   bool verbose = false;  // each stage's time and the memory held after it
+  // The probe's kernel provenance of the traced run's compiled model
+  // (scripts/record_compiled_provenance.py's provenance.json); "" none.
+  std::string compiled_provenance;
 };
 
 void AddAnalyzeCommand(CLI::App& app, AnalyzeCommandOptions& options);

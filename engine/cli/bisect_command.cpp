@@ -13,6 +13,7 @@
 #include "engine/cli/report_step.h"
 #include "engine/cli/torch_commands.h"
 #include "engine/report/chrome_trace.h"
+#include "engine/report/compiled_kernels_section.h"
 #include "engine/report/format.h"
 #include "engine/report/report_text.h"
 #include "engine/rules/rules_commands.h"
@@ -247,6 +248,11 @@ int BisectScript(BisectCommandOptions& options, const ScriptOptions& script, con
   // Several ranks: each rank beside the others, and the straggler, from every rank's windows.
   outcome.report.distributed = source.Distributed();
   outcome.report.compile = source.Compile();
+  if (const std::optional<CompiledKernelTime>& compiled = source.CompiledKernels()) {
+    outcome.report.compiled_kernels = compiled;
+    outcome.report.data_quality.push_back(
+        CompiledKernelsQuality(*compiled, "the probe's tables, in the baseline window"));
+  }
   if (const std::string note = source.RanksNote(); !note.empty()) {
     outcome.report.data_quality.push_back(note);
   }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/model/compile_report.h"
+#include "engine/model/compiled_kernels.h"
 #include "engine/model/device.h"
 #include "engine/model/distributed.h"
 #include "engine/model/finding.h"
@@ -67,6 +68,9 @@ struct RunReport {
   std::optional<TrainingState> training_state;    // script mode: rank 0's under a launcher
   // Script mode, where torch compiled something: what its compiler did (rank 0's).
   std::optional<CompileReport> compile;
+  // Where inductor's kernel provenance was given: a compiled model's kernel time by module
+  // instance (`advisor analyze --compiled-provenance`).
+  std::optional<CompiledKernelTime> compiled_kernels;
   // The run died of an out-of-memory error: the report is of that failure, with what was
   // measured before it (the sections it never reached are in `absent`).
   std::optional<OutOfMemoryFailure> out_of_memory;

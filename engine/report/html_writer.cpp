@@ -5,6 +5,7 @@
 
 #include "engine/model/measured.h"
 #include "engine/report/compile_section.h"
+#include "engine/report/compiled_kernels_section.h"
 #include "engine/report/format.h"
 #include "engine/report/html_escape.h"
 #include "engine/report/html_markup.h"
@@ -243,6 +244,15 @@ void RenderCompile(std::ostringstream& out, const RunReport& report) {
     out << "<p>" << EscapeHtml(CudaGraphsSentence(*report.compile->cuda_graphs)) << "</p>\n";
   }
   const Table table = CompileTable(*report.compile);
+  if (!table.rows.empty()) HtmlTable(out, table);
+  out << "</section>\n";
+}
+
+void RenderCompiledKernels(std::ostringstream& out, const RunReport& report) {
+  if (!report.compiled_kernels) return;
+  out << "<section id=\"compiled-kernels\"><h2>Inside the compiled model</h2>\n<p>"
+      << EscapeHtml(CompiledKernelsSentence(*report.compiled_kernels)) << "</p>\n";
+  const Table table = CompiledKernelsTable(*report.compiled_kernels);
   if (!table.rows.empty()) HtmlTable(out, table);
   out << "</section>\n";
 }
@@ -623,6 +633,7 @@ std::string ReportToHtml(const RunReport& report) {
   RenderMemory(out, report);
   RenderLoss(out, report);
   RenderCompile(out, report);
+  RenderCompiledKernels(out, report);
   RenderInputStage(out, report);
   RenderRanks(out, report);
   RenderBisection(out, report);

@@ -2,6 +2,7 @@
 
 #include "engine/facts/compile_json.h"
 #include "engine/model/measured.h"
+#include "engine/report/compiled_kernels_section.h"
 
 namespace advisor {
 
@@ -705,6 +706,9 @@ json ReportToJson(const RunReport& report) {
               {"absent", AbsentToJson(report.absent)}};
   // Only where torch compiled something: a run without torch.compile has no compiler to report.
   if (report.compile) out["compile"] = CompileJson(*report.compile);
+  if (report.compiled_kernels) {
+    out["compiled_kernels"] = CompiledKernelsJson(*report.compiled_kernels);
+  }
   // How the run ended, said where readers look first: null where it did not fail.
   out["run"]["failure"] = report.out_of_memory ? json("out_of_memory") : json(nullptr);
   // A section the front door could not measure is null, not an empty object; lists stay lists.

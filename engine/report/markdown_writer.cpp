@@ -6,6 +6,7 @@
 
 #include "engine/model/measured.h"
 #include "engine/report/compile_section.h"
+#include "engine/report/compiled_kernels_section.h"
 #include "engine/report/format.h"
 #include "engine/report/markdown_markup.h"
 #include "engine/report/report_tables.h"
@@ -68,6 +69,14 @@ void RenderCompile(std::ostringstream& out, const RunReport& report) {
     out << MarkdownText(CudaGraphsSentence(*report.compile->cuda_graphs)) << "\n\n";
   }
   const Table table = CompileTable(*report.compile);
+  if (!table.rows.empty()) MarkdownTable(out, table);
+}
+
+void RenderCompiledKernels(std::ostringstream& out, const RunReport& report) {
+  if (!report.compiled_kernels) return;
+  out << "## Inside the compiled model\n\n"
+      << MarkdownText(CompiledKernelsSentence(*report.compiled_kernels)) << "\n\n";
+  const Table table = CompiledKernelsTable(*report.compiled_kernels);
   if (!table.rows.empty()) MarkdownTable(out, table);
 }
 
@@ -322,6 +331,7 @@ std::string ReportToMarkdown(const RunReport& report) {
   RenderMemory(out, report);
   RenderLoss(out, report);
   RenderCompile(out, report);
+  RenderCompiledKernels(out, report);
   RenderInputStage(out, report);
   RenderRanks(out, report);
   RenderBisection(out, report);

@@ -94,4 +94,11 @@ std::optional<CompileReport> ReadCompileReport(const nlohmann::json& reply) {
   return report;
 }
 
+std::optional<std::vector<CompiledGraphSources>> ReadProvenance(const nlohmann::json& reply) {
+  const JsonField message(reply, ProbeMessageName(reply));
+  const std::optional<JsonField> tables = message.OptionalNonNull("provenance");
+  if (!tables) return std::nullopt;
+  return ReadCompiledProvenance(*tables);
+}
+
 }  // namespace advisor

@@ -8,7 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include <optional>
+#include <vector>
 
+#include "engine/analysis/compiled_provenance.h"
 #include "engine/model/compile_report.h"
 #include "engine/script/timeline_codec.h"  // ProbeMessageError
 
@@ -21,5 +23,10 @@ inline constexpr std::size_t kMaxCompileTextBytes = 400;
 
 // The reply's "compile"; nullopt where it is absent or null (torch has compiled nothing).
 std::optional<CompileReport> ReadCompileReport(const nlohmann::json& reply);
+
+// The baseline window's reply's "provenance": the kernel tables of the graphs inductor compiled
+// for the script (advisor_probe/provenance.py; engine/analysis/compiled_provenance.h's bounds);
+// nullopt where it is absent or null (nothing compiled by inductor, torch 1.x).
+std::optional<std::vector<CompiledGraphSources>> ReadProvenance(const nlohmann::json& reply);
 
 }  // namespace advisor

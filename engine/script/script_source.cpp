@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "engine/analysis/compiled_kernels.h"
 #include "engine/script/compile_message.h"
 #include "engine/script/python_command.h"
 #include "engine/util/cpu_model.h"
@@ -292,6 +293,10 @@ RecordedWindow ScriptSource::Record(const WindowRequest& request) {
       if (r == 0) {
         NoteLoader(replies[r], windows.back().timeline.steps.size());
         NoteCompile(replies[r]);
+        // The baseline runs the model as the script compiled it: no region of advisor's.
+        if (request.instrumentation == Instrumentation::kNone) {
+          NoteProvenance(replies[r], windows.back().timeline);
+        }
       }
     } catch (const ProbeMessageError& error) {
       BadMessage(ranks_[r], doing, error);
@@ -319,6 +324,13 @@ void ScriptSource::NoteLoader(const json& reply, std::size_t steps) {
 void ScriptSource::NoteCompile(const json& reply) {
   if (std::optional<CompileReport> compile = ReadCompileReport(reply)) {
     compile_ = std::move(compile);
+  }
+}
+
+void ScriptSource::NoteProvenance(const json& reply, const Timeline& baseline) {
+  if (std::optional<std::vector<CompiledGraphSources>> tables = ReadProvenance(reply)) {
+    CompiledKernelTime time = AttributeCompiledKernels(baseline, *tables);
+    if (time.calls > 0) compiled_kernels_ = std::move(time);
   }
 }
 

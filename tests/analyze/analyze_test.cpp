@@ -24,6 +24,7 @@ namespace fs = std::filesystem;
 
 const std::string kTraces = ADVISOR_TEST_TRACES_DIR;
 const std::string kSnapshots = ADVISOR_TEST_SNAPSHOTS_DIR;
+const std::string kCompiled = ADVISOR_TEST_COMPILED_DIR;
 
 class AnalyzeTest : public ::testing::Test {
  protected:
@@ -151,6 +152,74 @@ TEST_F(AnalyzeTest, ABadFileGetsOneLineWithTheByteOffsetAndNoReport) {
                             ": byte 29: expected ',' or ']' after an event, "
                             "found '{'\n");
   EXPECT_FALSE(fs::exists(scratch_ / "report"));
+}
+
+// A compiled model's trace with the provenance recorded while inductor compiled it
+// (tests/data/compiled/): the graphs' calls' matrix multiplies given to the four Linear instances,
+// forward and backward, and data_quality saying how much was attributed.
+TEST_F(AnalyzeTest, ACompiledModelsKernelTimeGoesToItsInstancesByProvenance) {
+  const CommandResult result = Analyze(kCompiled + "/mlp_cpu_trace.json.gz --compiled-provenance " +
+                                       kCompiled + "/mlp_cpu_provenance.json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const json report = Report();
+  ASSERT_TRUE(report.contains("compiled_kernels")) << report.dump();
+  const json& compiled = report.at("compiled_kernels");
+  EXPECT_EQ(compiled.at("work"), "host_ops");
+  EXPECT_EQ(compiled.at("steps"), 2);
+  EXPECT_EQ(compiled.at("calls"), 4);  // each step's forward and backward graph
+  EXPECT_EQ(compiled.at("kernels"), 2 * (4 + 7));
+  EXPECT_EQ(compiled.at("unnamed_kernels"), 0);
+  // All but the backward addmm's third that a pattern's replacement node holds.
+  EXPECT_GT(compiled.at("attributed_share").get<double>(), 0.9);
+  EXPECT_LT(compiled.at("attributed_share").get<double>(), 1.0);
+  std::set<std::string> paths;
+  for (const json& instance : compiled.at("instances")) {
+    paths.insert(instance.at("path").get<std::string>());
+    EXPECT_GT(instance.at("forward_ms").get<double>(), 0) << instance.dump();
+    EXPECT_GT(instance.at("backward_ms").get<double>(), 0) << instance.dump();
+  }
+  EXPECT_EQ(paths, (std::set<std::string>{"blocks.0.fc1", "blocks.0.fc2", "blocks.1.fc1",
+                                          "blocks.1.fc2"}));
+  bool said = false;
+  for (const json& line : report.at("data_quality")) {
+    said = said || line.get<std::string>().find(
+                       "was attributed to module instances from "
+                       "inductor's kernel provenance") != std::string::npos;
+  }
+  EXPECT_TRUE(said) << report.at("data_quality").dump();
+}
+
+TEST_F(AnalyzeTest, ABadProvenanceFileIsOneLineAndNoReport) {
+  const std::string bad = (scratch_ / "provenance.json").string();
+  std::ofstream(bad) << R"({"graphs": [{"direction": "forward", "extern_calls": [],)"
+                     << R"( "kernels": [{"name": "k", "nodes": 1, "instances": [{"path": "a",)"
+                     << R"( "nodes": 3}]}]}]})";
+  const CommandResult result =
+      Analyze(kCompiled + "/mlp_cpu_trace.json.gz --compiled-provenance " + bad);
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.err, "advisor: " + bad +
+                            ": field 'graphs[0].kernels[0].instances[0].nodes' makes the "
+                            "instances hold more than the kernel's 1 nodes\n");
+  EXPECT_FALSE(fs::exists(scratch_ / "report"));
+}
+
+// A trace of an eager model holds no compiled call: nothing is attributed, and the report says
+// why instead of showing an empty section.
+TEST_F(AnalyzeTest, AProvenanceForATraceWithoutCompiledCallsIsSaidAndLeftOut) {
+  const json manifest = json::parse(ReadFile(kTraces + "/torch-1.13-cpu/manifest.json"));
+  const std::string trace =
+      kTraces + "/torch-1.13-cpu/" + manifest.at("traces").at(0).at("trace").get<std::string>();
+  const CommandResult result =
+      Analyze(trace + " --compiled-provenance " + kCompiled + "/mlp_cpu_provenance.json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const json report = Report();
+  EXPECT_FALSE(report.contains("compiled_kernels"));
+  bool said = false;
+  for (const json& line : report.at("data_quality")) {
+    said =
+        said || line.get<std::string>().find("holds no compiled graph's call") != std::string::npos;
+  }
+  EXPECT_TRUE(said) << report.at("data_quality").dump();
 }
 
 // A FIFO opened for reading waits for a writer: analyze hung forever, holding the --out lock.

@@ -984,6 +984,36 @@ TEST(ScriptCompile, TheAutotestTriesTheCompileModesWhereTheyApply) {
       << regional.dump();
 }
 
+// Issue #29: a model compiled whole by inductor, whose kernels the probe's tables name: the
+// baseline window's compiled work (on a CPU, the graphs' matrix multiplies) goes to the four
+// Linear instances, forward and backward, and data_quality says how much was attributed.
+TEST(ScriptCompile, AnInductorCompiledModelsKernelsGoToTheirInstances) {
+  if (!TorchCompiles()) GTEST_SKIP() << kPython << "'s torch has no torch.compile";
+  const fs::path scratch = Scratch("inductor_mlp");
+  const CommandResult run = BisectInto(scratch, kScripts + "/inductor_mlp_train.py");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = Report(scratch / "report");
+  ASSERT_TRUE(report.contains("compiled_kernels")) << report["data_quality"].dump();
+  const json& compiled = report["compiled_kernels"];
+  EXPECT_EQ(compiled["work"], "host_ops");
+  EXPECT_GT(compiled["calls"].get<int>(), 0);
+  EXPECT_EQ(compiled["unnamed_kernels"], 0) << compiled.dump();
+  // All but the backward's fused addmm, a third of whose nodes no instance holds.
+  EXPECT_GT(compiled["attributed_share"].get<double>(), 0.8) << compiled.dump();
+  std::set<std::string> paths;
+  for (const json& instance : compiled["instances"]) {
+    paths.insert(instance["path"].get<std::string>());
+    EXPECT_GT(instance["forward_ms"].get<double>(), 0) << instance.dump();
+    EXPECT_GT(instance["backward_ms"].get<double>(), 0) << instance.dump();
+  }
+  EXPECT_EQ(paths, (std::set<std::string>{"blocks.0.fc1", "blocks.0.fc2", "blocks.1.fc1",
+                                          "blocks.1.fc2"}));
+  const json& quality = report["data_quality"];
+  EXPECT_TRUE(std::any_of(quality.begin(), quality.end(), [](const json& line) {
+    return line.get<std::string>().find("from inductor's kernel provenance") != std::string::npos;
+  })) << quality.dump();
+}
+
 // Issue #29: inside a model compiled whole, each level's window compiles the instances beside the
 // path on their own (regional compilation, advisor_probe/regional.py), so the markers sit between
 // them and the bisection names the instance the eager script's does: the middle block's token

@@ -290,8 +290,11 @@ class CompileRecorder:
     """Listens from the first torch.compile call on; `report()` is what advisor's `compile`
     section holds, None until torch has compiled something."""
 
-    def __init__(self, step=lambda: 0):
-        """`step`: the index of the script's step in progress (the session's clock)."""
+    def __init__(self, step=lambda: 0, provenance=None):
+        """`step`: the index of the script's step in progress (the session's clock);
+        `provenance`: a ProvenanceRecorder (provenance.py) installed with the first torch.compile
+        call and paused while a window compiles regions, whose graphs are advisor's."""
+        self._provenance = provenance
         self._breaks = {}  # (file, line, reason) -> times dynamo met it
         self._cuda_graphs = _CudaGraphs(step)
         self._handler = _Records(self)
@@ -352,6 +355,11 @@ class CompileRecorder:
             import torch._dynamo  # noqa: F401 (registers the loggers listened to)
             logging.getLogger("torch._dynamo.convert_frame").addHandler(self._handler)
             self._attach("graph_breaks")
+            if self._provenance is not None:
+                try:
+                    self._provenance.install()
+                except Exception:  # noqa: BLE001 (a torch without inductor's hooks: no tables)
+                    self._provenance = None
         if cuda_graphs and not self._cuda_graph_trees:
             self._cuda_graph_trees = True
             try:
@@ -408,8 +416,15 @@ class CompileRecorder:
             if len(self._script_entries) < MAX_SCRIPT_ENTRIES:
                 self._script_entries.append(entry)
 
+    def provenance_tables(self):
+        """The kernel tables of the script's own inductor graphs; None where none was recorded."""
+        tables = self._provenance.tables() if self._provenance is not None else []
+        return tables or None
+
     def regional_starts(self, parent):
         self._keep_script_entries()
+        if self._provenance is not None:
+            self._provenance.paused = True
         self._regional = {"entries": {id(entry) for entry in _metrics()},
                           "graphs": _unique_graphs(), "warm": None}
         if parent not in self._regional_levels and len(self._regional_levels) < MAX_ENTRIES:
@@ -437,6 +452,8 @@ class CompileRecorder:
                                   if id(entry) in live] + new
         self._regional = None
         self._cuda_graphs.windows_ended += 1
+        if self._provenance is not None:
+            self._provenance.paused = False
 
     def region_runs_eagerly(self, path, reason):
         if path in self._eager_regions or len(self._eager_regions) < MAX_ENTRIES:

@@ -20,6 +20,7 @@ import torch
 
 from advisor_probe import call_inputs
 from advisor_probe.compile_report import CompileRecorder
+from advisor_probe.provenance import ProvenanceRecorder
 from advisor_probe.regional import RegionalCompiler
 from advisor_probe.device_clock import DeviceStamps
 from advisor_probe import modules as module_tree
@@ -177,7 +178,7 @@ class Session:
         self._awaiting_command = False  # the model is described; the next boundary asks advisor
         self._training_state = TrainingState()
         # What torch.compile did: each reply carries it so far; its CUDA graphs by step.
-        self._compile = CompileRecorder(lambda: self._clock.in_progress)
+        self._compile = CompileRecorder(lambda: self._clock.in_progress, ProvenanceRecorder())
         self._regional = RegionalCompiler(self._compile)  # a window's regions in a compiled model
 
     # ---- set-up --------------------------------------------------------------------------
@@ -669,6 +670,9 @@ class Session:
             if command.message.get("input_stage"):
                 message["stage"] = self._input_stage.finish() \
                     if self._input_stage is not None else None
+            if command.op == "record" and command.message.get("instrument", "none") == "none":
+                # The baseline's compiled kernels, by the tables of the graphs they came from.
+                message["provenance"] = self._compile.provenance_tables()
             if command.op == "source":
                 message["lines"] = {"%s:%d" % key: line_text(*key) for key in self._sources}
                 self._sources = set()

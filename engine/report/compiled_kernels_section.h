@@ -1,0 +1,33 @@
+// The report's compiled_kernels section (RunReport::compiled_kernels: a compiled model's kernel
+// time by module instance, from inductor's kernel provenance) in each writer's form: report.json's
+// object, the sentence and table report.md shows, and the data_quality line of how much of the
+// compiled time was attributed.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/model/compiled_kernels.h"
+#include "engine/report/report_tables.h"
+
+namespace advisor {
+
+// report.json's `compiled_kernels` (docs/report-schema.md#compiled_kernels).
+nlohmann::json CompiledKernelsJson(const CompiledKernelTime& time);
+
+// "The compiled graphs' 2 calls per step ran 143 GPU kernels for 61.2 ms per step; 94.1% of that
+// time was attributed to module instances (12.0% from kernels fused across instances, split by
+// their nodes), the backward's 92.3%."
+std::string CompiledKernelsSentence(const CompiledKernelTime& time);
+
+// data_quality's line of how much of the compiled time was attributed: "97.4 % of the compiled
+// graphs' host op time (0.091 ms per step) was attributed to module instances from inductor's
+// kernel provenance (SOURCE), 93.0 % of the backward graphs'".
+std::string CompiledKernelsQuality(const CompiledKernelTime& time, const std::string& source);
+
+// One row per instance, most time first: forward, backward, shared ms per step, share of the
+// compiled time.
+Table CompiledKernelsTable(const CompiledKernelTime& time);
+
+}  // namespace advisor
