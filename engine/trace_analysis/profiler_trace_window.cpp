@@ -12,10 +12,10 @@
 #include "engine/trace_analysis/host_chunk_records.h"
 #include "engine/trace_analysis/module_markers.h"
 #include "engine/trace_analysis/trace_memory.h"
-#include "engine/util/ordered_pool.h"
 #include "engine/trace_import/trace_error.h"
 #include "engine/trace_import/trace_reader.h"
 #include "engine/util/freed_memory.h"
+#include "engine/util/ordered_pool.h"
 
 namespace advisor {
 namespace {

@@ -195,8 +195,9 @@ TEST_F(AnalyzeTest, ACompiledModelsKernelTimeGoesToItsInstancesByProvenance) {
 // the first norm is split and counted as shared; the deterministic scatter of patch_drop's
 // backward (an extern call inductor names no source node for) stays unattributed.
 TEST_F(AnalyzeTest, TheCompiledSeedsGpuKernelsGoToTheirInstancesByProvenance) {
-  const CommandResult result = Analyze(kCompiled + "/vit_h200_trace.json.gz --compiled-provenance " +
-                                       kCompiled + "/vit_h200_provenance.json");
+  const CommandResult result =
+      Analyze(kCompiled + "/vit_h200_trace.json.gz --compiled-provenance " + kCompiled +
+              "/vit_h200_provenance.json");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const json report = Report();
   ASSERT_TRUE(report.contains("compiled_kernels")) << report.dump();
