@@ -77,8 +77,8 @@ std::vector<std::string> Lines(const TraceRecords& records) {
     out << op << ' ';
     Write(out, collective);
   }
-  out << "linked " << host.backward_linked << " dtype "
-      << host.compute_dtype << " numbered " << host.has_sequence_numbers << '\n';
+  out << "linked " << host.backward_linked << " dtype " << host.compute_dtype << " numbered "
+      << host.has_sequence_numbers << '\n';
   for (const std::string& note : host.notes) out << "note " << note << '\n';
 
   const GpuRecords& gpu = records.gpu;
