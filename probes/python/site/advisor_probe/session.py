@@ -177,8 +177,12 @@ class Session:
         self._loss_labels = None   # the loss's lines labelled, for a source command on the loss
         self._awaiting_command = False  # the model is described; the next boundary asks advisor
         self._training_state = TrainingState()
-        # What torch.compile did: each reply carries it so far; its CUDA graphs by step.
-        self._compile = CompileRecorder(lambda: self._clock.in_progress, ProvenanceRecorder())
+        # What torch.compile did: each reply carries it so far; its CUDA graphs by step. Its
+        # kernels' provenance only where advisor bisects: the recorder's post-grad pass is a plain
+        # function, which inductor's FX graph cache cannot key, and the autotest's rounds of a
+        # compiled candidate (bench mode) are to be served by that cache.
+        self._compile = CompileRecorder(lambda: self._clock.in_progress,
+                                        ProvenanceRecorder() if channel is not None else None)
         self._regional = RegionalCompiler(self._compile)  # a window's regions in a compiled model
 
     # ---- set-up --------------------------------------------------------------------------
