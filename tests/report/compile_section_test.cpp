@@ -24,8 +24,8 @@ RunReport CompiledReport() {
   compile.graphs = 3;
   compile.compilations = 4;
   compile.compile_s = 2.5;
-  compile.graph_breaks = {
-      {"Unsupported Tensor.item() call with capture_scalar_outputs=False", "train.py", 27, 2}};
+  compile.graph_breaks = {{"Unsupported Tensor.item() call with capture_scalar_outputs=False",
+                           "train.py", 27, 2, "scale = x.abs().max().item()"}};
   compile.recompiles = {
       {"forward", "train.py", 22, "tensor 'x' size mismatch at index 0. expected 4, actual 6", 1}};
   compile.recompile_limit_hits = {{"forward", "train.py", 22, 8}};
@@ -41,7 +41,7 @@ TEST(CompileSection, JsonHasWhatTheCompilerDid) {
   EXPECT_EQ(compile.at("graph_breaks"),
             json::parse(R"([{"reason": "Unsupported Tensor.item() call with )"
                         R"(capture_scalar_outputs=False", "file": "train.py", "line": 27, )"
-                        R"("count": 2}])"));
+                        R"j("text": "scale = x.abs().max().item()", "count": 2}])j"));
   EXPECT_EQ(compile.at("recompiles").at(0).at("guard"),
             "tensor 'x' size mismatch at index 0. expected 4, actual 6");
   EXPECT_EQ(compile.at("recompiles").at(0).at("function"), "forward");
