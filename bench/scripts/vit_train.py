@@ -3,7 +3,7 @@
 deterministic algorithms on, batch 128, fp32, SGD, images from a Dataset through a DataLoader.
 advisor should name patch_drop -> GatherBackward0 (deterministic gather backward sorts).
 
-    vit_train.py [--steps N] [--compile] [--compile-mode MODE] [--batch 128] [--workers 4] [--report-every 50]
+    vit_train.py [--steps N] [--compile] [--compile-mode MODE] [--batch 128] [--workers 6] [--report-every 50]
                  [--torch-profiler STEPS] [--gather-to-index]
 
 --compile trains torch.compile(model). It prints its own step times (step_report.py): the mean of
