@@ -5,7 +5,7 @@ has advisor's probe apply it (docs/recipes.md, probes/python/site/advisor_probe/
 in one process so that `advisor bisect --autotest` of the script can be judged against it in the
 same call (bench/seed_judge.py).
 
-    seed_by_hand.py [--fixes ID[+ID...],...] [--cycles 4] [--settle 3] [--steps 20]
+    seed_by_hand.py [--fixes ID[+ID...],...] [--cycles 4] [--settle N] [--steps 20]
                     [--device cuda] [--model vit_base_patch16_224] [--batch 128] [--workers 6]
                     [--out FILE]
 
@@ -16,13 +16,19 @@ forward through torch.compile, the module's hooks eager). Each cycle times the b
 fix in a block of its own: --settle steps after the switch left out, then --steps steps between
 two CUDA events (the wall of the stream, the DataLoader's waits included, as the script's steps
 have them); the cycles rotate the blocks' order so that a drift falls on every fix alike, and the
-first cycle, where torch.compile compiles for each setting it meets, is left out. A fix's speedup
-is the geometric mean over the cycles of the baseline block's time per step over the fix's, of
-the same cycle; loader_wait_ms is the host's wait for the next batch per step, the sign of
-a fix that the DataLoader holds back. Prints one JSON line (and writes it to --out FILE):
+first cycle, where torch.compile compiles for each setting it meets, is left out. --settle is by
+default the batches the DataLoader holds ready (--workers x its prefetch_factor, 2) plus 3: a fix
+faster than the loader's workers finds that queue full after the slower block before it, and
+until it has drained, its steps take no batch's wait, which a long run of the fix waits for
+(docs/recipes.md, "Measured inside the running script"). A fix's speedup is the geometric mean
+over the cycles of the baseline block's time per step over the fix's, of the same cycle;
+loader_wait_ms is the host's wait for the next batch per step, the sign of a fix that the
+DataLoader holds back, each block's on stderr as it ends and in loader_wait_per_cycle. Prints one
+JSON line (and writes it to --out FILE):
 
-    {"device": ..., "baseline_ms": 171.2, "cycles": 3,
-     "fixes": {"bf16-autocast": {"step_ms": 43.9, "speedup": 3.90, "per_cycle": [...]}, ...}}
+    {"device": ..., "baseline_ms": 171.2, "cycles": 3, "settle": 15,
+     "fixes": {"bf16-autocast": {"step_ms": 43.9, "speedup": 3.90, "per_cycle": [...],
+                                 "loader_wait_ms": 0.4, "loader_wait_per_cycle": [...]}, ...}}
 
 --device cpu with a small --model (vit_tiny_patch16_224) and --batch runs the same code where no
 GPU is (timed by the host's clock); TF32 is a CUDA switch and changes nothing there.
@@ -116,7 +122,8 @@ def main():
     parser.add_argument("--fixes", default="bf16-autocast,tf32-matmul,deterministic-off,"
                                            "torch-compile,bf16-autocast+tf32-matmul")
     parser.add_argument("--cycles", type=int, default=4, help="the first is left out")
-    parser.add_argument("--settle", type=int, default=3)
+    parser.add_argument("--settle", type=int, default=None,
+                        help="default: the DataLoader's queue (workers x prefetch_factor) + 3")
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--model", default="vit_base_patch16_224")
@@ -146,6 +153,8 @@ def main():
                         persistent_workers=args.workers > 0, drop_last=True)
     feed = batches(loader)
     clock = Clock(device)
+    queue = args.workers * (loader.prefetch_factor or 2) if args.workers > 0 else 0
+    settle = args.settle if args.settle is not None else queue + 3
 
     waited = [0.0]  # seconds the host spent in next(feed), the loader not keeping up
 
@@ -169,16 +178,19 @@ def main():
         shift = cycle % len(settings)
         for setting in settings[shift:] + settings[:shift]:
             with setting:
-                for _ in range(args.settle):
+                for _ in range(settle):
                     step(setting)
                 clock.start()
                 waited[0] = 0.0
                 for _ in range(args.steps):
                     step(setting)
                 ms = clock.stop_ms() / args.steps
+            wait_ms = waited[0] * 1e3 / args.steps
+            print("seed_by_hand.py: cycle %d, %s: %.1f ms a step, %.1f ms of it waiting for the "
+                  "loader" % (cycle + 1, setting.name, ms, wait_ms), file=sys.stderr, flush=True)
             if cycle > 0:
                 per_step[setting.name].append(ms)
-                wait_per_step[setting.name].append(waited[0] * 1e3 / args.steps)
+                wait_per_step[setting.name].append(wait_ms)
         print("seed_by_hand.py: cycle %d of %d done" % (cycle + 1, args.cycles), file=sys.stderr,
               flush=True)
 
@@ -189,10 +201,13 @@ def main():
         fixes[setting.name] = {
             "step_ms": sum(per_step[setting.name]) / len(ratios),
             "speedup": math.exp(sum(math.log(r) for r in ratios) / len(ratios)),
-            "per_cycle": ratios, "loader_wait_ms": mean(wait_per_step[setting.name])}
+            "per_cycle": ratios, "loader_wait_ms": mean(wait_per_step[setting.name]),
+            "loader_wait_per_cycle": wait_per_step[setting.name]}
     line = json.dumps({"device": str(device), "model": args.model, "batch": args.batch,
                        "baseline_ms": sum(baseline) / len(baseline), "cycles": len(baseline),
+                       "settle": settle,
                        "baseline_loader_wait_ms": mean(wait_per_step["baseline"]),
+                       "baseline_loader_wait_per_cycle": wait_per_step["baseline"],
                        "fixes": fixes})
     print(line)
     if args.out:

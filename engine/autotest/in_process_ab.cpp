@@ -43,6 +43,31 @@ std::string NotCheckedWhy(const BlocksResult& result, const std::string& id) {
              : "its numerics check inside the run failed: " + checked->second.error;
 }
 
+// A candidate whose steps waited this share of their time or more for the DataLoader's batches
+// is held back by the input pipeline: its verdict's detail says so.
+constexpr double kHeldBackShare = 0.1;
+
+// The candidate's and the baseline's waits for batches, from the run's blocks, and where the
+// candidate's steps waited a share of their time, a note in its detail and the progress.
+void RecordLoaderWaits(const BlocksResult& result, const BlockDesign& design, AbResult& ab,
+                       std::ostream& progress) {
+  FixResult& fix = ab.fix;
+  fix.loader_wait_ms = SideLoaderWaitMs(result, fix.recipe, /*baseline=*/false, design.block_steps);
+  fix.baseline_loader_wait_ms =
+      SideLoaderWaitMs(result, fix.recipe, /*baseline=*/true, design.block_steps);
+  if (!fix.loader_wait_ms || fix.candidate.mean_ms <= 0 ||
+      *fix.loader_wait_ms < kHeldBackShare * fix.candidate.mean_ms) {
+    return;
+  }
+  const std::string note = Printf(
+      "held back by the input pipeline: its steps waited %.1f ms of %.1f for the DataLoader's "
+      "batches (the baseline's %.1f ms of %.1f)",
+      *fix.loader_wait_ms, fix.candidate.mean_ms, fix.baseline_loader_wait_ms.value_or(0.0),
+      fix.baseline.mean_ms);
+  fix.detail += (fix.detail.empty() ? "" : "; ") + note;
+  progress << "[autotest] " << fix.recipe << ": " << note << "\n";
+}
+
 // One run of the door's blocks command: its result, or why there is none.
 struct BlocksRun {
   std::optional<BlocksResult> result;
@@ -93,6 +118,13 @@ BlocksRun RunBlocks(const std::vector<CandidateSpec>& candidates, const Candidat
     run.result.reset();
     run.why_not = "the loss was not finite at the end of the run that switched them";
     progress << "[autotest] " << run.why_not << ": " << otherwise << "\n";
+    return run;
+  }
+  if (run.result->loader_queue > 0) {
+    progress << "[autotest] the DataLoader feeding the steps holds " << run.result->loader_queue
+             << " batches ready: each block left out its first "
+             << design.settle_steps + run.result->loader_queue
+             << " steps, so that its timed steps wait for batches as a long run would\n";
   }
   return run;
 }
@@ -229,13 +261,14 @@ InProcessOutcome RunInProcessAb(const std::vector<CandidateSpec>& candidates,
     ab.fix.baseline_peak_memory_mb = SidePeakMemoryMb(result, candidate.id, /*baseline=*/true);
     // The first compiled block's settle steps compiled: reported apart, as a process's warm-up.
     if (Compiles(candidate.overrides)) {
-      ab.fix.warmup_s = FirstSettleS(result, candidate.id);
+      ab.fix.warmup_s = FirstSettleS(result, candidate.id, design.settle_steps);
     }
     const AbMeasurement measurement =
         MeasureAb(rounds, result.samples_per_step, result.samples_per_step, settings.statistic);
     const AbDecision decision =
         DecideAb(measurement, settings.noise_threshold, /*last_round=*/true);
     RecordVerdict(measurement, decision, pairs.notes[candidate.id], ab, progress);
+    RecordLoaderWaits(result, design, ab, progress);
     outcome.decided.emplace(candidate.id, std::move(ab));
   }
   return outcome;

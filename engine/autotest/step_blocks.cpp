@@ -36,6 +36,14 @@ StepBlock ReadBlock(const JsonField& field) {
   for (const JsonField& step : steps.Elements(1, kMaxStepsPerBlock)) {
     block.step_ms.push_back(step.Number(NumberRange::Above(0)));
   }
+  if (const std::optional<JsonField> waits = field.Optional("loader_wait_ms")) {
+    // One a timed step: a wait is part of its step, which the step's time bounds.
+    const std::vector<JsonField> each = waits->Elements(block.step_ms.size(), block.step_ms.size());
+    for (std::size_t step = 0; step < each.size(); ++step) {
+      block.loader_wait_ms.push_back(
+          each[step].Number(NumberRange::Within(0, block.step_ms[step])));
+    }
+  }
   if (auto peak = field.Optional("peak_memory_mb")) {
     block.peak_memory_mb = peak->NumberOrNull(NumberRange::AtLeast(0));
   }
@@ -79,6 +87,9 @@ BlocksResult ReadBlocks(const JsonField& root) {
   result.loss = root.Required("loss").NumberOrNull();
   if (auto warmup = root.Optional("warmup_s")) {
     result.warmup_s = warmup->NumberOrNull(NumberRange::AtLeast(0));
+  }
+  if (auto queue = root.Optional("loader_queue")) {
+    result.loader_queue = static_cast<int>(queue->Integer(0, kMaxStepsPerBlock));
   }
   return result;
 }
@@ -134,7 +145,8 @@ std::vector<AbRound> CandidateRounds(const BlocksResult& result, const std::stri
   return rounds;
 }
 
-std::optional<double> FirstSettleS(const BlocksResult& result, const std::string& candidate) {
+std::optional<double> FirstSettleS(const BlocksResult& result, const std::string& candidate,
+                                   int settle_steps) {
   const StepBlock* first = nullptr;
   for (const StepBlock& block : result.blocks) {
     if (block.candidate == candidate && !block.baseline && (!first || block.cycle < first->cycle)) {
@@ -142,9 +154,27 @@ std::optional<double> FirstSettleS(const BlocksResult& result, const std::string
     }
   }
   if (!first || first->settle_ms.empty()) return std::nullopt;
+  const std::size_t counted =
+      std::min(first->settle_ms.size(), static_cast<std::size_t>(std::max(settle_steps, 0)));
   double total_ms = 0;
-  for (const double ms : first->settle_ms) total_ms += ms;
+  for (std::size_t step = 0; step < counted; ++step) total_ms += first->settle_ms[step];
   return total_ms / 1000.0;
+}
+
+std::optional<double> SideLoaderWaitMs(const BlocksResult& result, const std::string& candidate,
+                                       bool baseline, int block_steps) {
+  double total_ms = 0;
+  std::size_t steps = 0;
+  for (const StepBlock& block : result.blocks) {
+    if (block.candidate != candidate || block.baseline != baseline ||
+        static_cast<int>(block.step_ms.size()) < block_steps) {
+      continue;
+    }
+    for (const double ms : block.loader_wait_ms) total_ms += ms;
+    steps += block.loader_wait_ms.size();
+  }
+  if (steps == 0) return std::nullopt;
+  return total_ms / static_cast<double>(steps);
 }
 
 std::optional<double> SidePeakMemoryMb(const BlocksResult& result, const std::string& candidate,

@@ -23,9 +23,12 @@
 namespace advisor {
 
 struct BlockDesign {
-  int settle_steps = 2;  // after each switch, left out (cuDNN's search, autocast's weight casts)
-  int block_steps = 5;   // timed per block
-  int cycles = 6;        // pairs of blocks per candidate at most
+  // After each switch, left out (cuDNN's search, autocast's weight casts). Where a DataLoader with
+  // workers feeds the steps, the probe leaves out as many more as the batches it holds ready
+  // (BlocksResult::loader_queue): a block after slower steps is served from that full queue.
+  int settle_steps = 2;
+  int block_steps = 5;  // timed per block
+  int cycles = 6;       // pairs of blocks per candidate at most
 };
 
 // Whether every knob `candidate` sets can be switched between two steps of a running script:
@@ -42,6 +45,9 @@ struct StepBlock {
   int cycle = 0;
   std::vector<double> settle_ms;  // the steps after its switch, left out
   std::vector<double> step_ms;
+  // Each timed step's wait for its batch from the DataLoader feeding the steps (its __next__);
+  // empty where no DataLoader fed them, else one a timed step.
+  std::vector<double> loader_wait_ms;
   std::optional<double> peak_memory_mb;  // none without a CUDA allocator
 };
 
@@ -62,6 +68,9 @@ struct BlocksResult {
   int samples_per_step = 0;
   std::optional<double> loss;      // the last loss; none when it was not finite
   std::optional<double> warmup_s;  // the warm-up before the first block
+  // The batches the DataLoader feeding the steps holds ready (workers x prefetch_factor), which
+  // the probe added to each block's settle steps; 0 without workers, or from an older probe.
+  int loader_queue = 0;
 };
 
 class BlocksResultError : public std::runtime_error {
@@ -79,10 +88,17 @@ BlocksResult ReadBlocksResult(const std::string& path);
 std::vector<AbRound> CandidateRounds(const BlocksResult& result, const std::string& candidate,
                                      int block_steps);
 
-// The seconds of the settle steps of the candidate's first candidate block (the earliest cycle):
-// where the candidate compiles (torch.compile), its compile, which no timed step holds. None
-// where that block reported none.
-std::optional<double> FirstSettleS(const BlocksResult& result, const std::string& candidate);
+// The seconds of the first `settle_steps` settle steps of the candidate's first candidate block
+// (the earliest cycle): where the candidate compiles (torch.compile), its compile and a step,
+// which no timed step holds; the steps that drained the DataLoader's queue after them are not
+// its warm-up. None where that block reported none.
+std::optional<double> FirstSettleS(const BlocksResult& result, const std::string& candidate,
+                                   int settle_steps);
+
+// The mean wait for a batch per timed step of one side's full blocks of a candidate; none where
+// no DataLoader fed the steps.
+std::optional<double> SideLoaderWaitMs(const BlocksResult& result, const std::string& candidate,
+                                       bool baseline, int block_steps);
 
 // The highest peak of one side of a candidate's blocks; none where no block reported one.
 std::optional<double> SidePeakMemoryMb(const BlocksResult& result, const std::string& candidate,

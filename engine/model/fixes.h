@@ -101,6 +101,12 @@ struct FixResult {
   // baseline's beside it (the same rounds or blocks); absent on a CPU run.
   std::optional<double> peak_memory_mb;
   std::optional<double> baseline_peak_memory_mb;
+  // Measured in blocks of a run whose steps a DataLoader fed: the host's mean wait for a batch
+  // per timed step of the candidate's blocks, and of the baseline's beside them. A candidate
+  // that waits where the baseline did not is held back by the input pipeline: its speedup is
+  // what the loader lets through. Absent otherwise.
+  std::optional<double> loader_wait_ms;
+  std::optional<double> baseline_loader_wait_ms;
   // The candidate's warm-up, left out of the A/B steps: a compiling recipe's compilation; the
   // longest of its rounds.
   std::optional<double> warmup_s;

@@ -523,6 +523,8 @@ json FixesToJson(const std::vector<FixResult>& fixes) {
                    {"numerics", std::move(numerics)},
                    {"peak_memory_mb", OrNull(fix.peak_memory_mb)},
                    {"baseline_peak_memory_mb", OrNull(fix.baseline_peak_memory_mb)},
+                   {"loader_wait_ms", OrNull(fix.loader_wait_ms)},
+                   {"baseline_loader_wait_ms", OrNull(fix.baseline_loader_wait_ms)},
                    {"warmup_s", OrNull(fix.warmup_s)},
                    {"warmup_rounds", WarmupRoundsToJson(fix.warmup_rounds)},
                    {"detail", fix.detail},

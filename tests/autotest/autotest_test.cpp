@@ -417,6 +417,8 @@ TEST_F(Autotest, SwitchableKnobsAreMeasuredTogetherInOneRunOfBlocks) {
   }
   EXPECT_NEAR(results[0].fix.speedup, 2.0, 0.02);
   EXPECT_NEAR(results[2].fix.speedup, 2.5, 0.03);
+  EXPECT_FALSE(results[0].fix.loader_wait_ms.has_value()) << "no DataLoader fed the steps";
+  EXPECT_EQ(results[0].fix.detail.find("held back"), std::string::npos) << results[0].fix.detail;
   EXPECT_EQ(results[3].fix.recipe, "faster+fast");
   EXPECT_EQ(results[3].fix.measured_in, "process");
   EXPECT_NEAR(results[3].fix.speedup, 4.0, 0.05);
@@ -429,6 +431,50 @@ TEST_F(Autotest, SwitchableKnobsAreMeasuredTogetherInOneRunOfBlocks) {
       << "no process of their own for the switched knobs";
   EXPECT_THAT(progress_.str(), HasSubstr("[autotest] measuring fast, faster inside one run of the "
                                          "script: 5 cycles"));
+}
+
+// `blocks` (BlocksJson's) as the probe writes them where a DataLoader with 2 workers, prefetching
+// 2 batches each, feeds the steps: the queue it drained after each switch, and each timed step's
+// wait for its batch, `baseline_wait_ms` in the baseline's blocks and `candidate_wait_ms` in the
+// candidate's.
+std::string WithLoaderWaits(std::string blocks, double baseline_wait_ms, double candidate_wait_ms) {
+  for (const auto& [side, wait_ms] : {std::pair<std::string, double>{"baseline", baseline_wait_ms},
+                                      {"candidate", candidate_wait_ms}}) {
+    const std::string marker = R"("side":")" + side + R"(",)";
+    const std::string wait = std::to_string(wait_ms);
+    const std::string waits =
+        R"("loader_wait_ms":[)" + wait + "," + wait + "," + wait + "," + wait + "," + wait + "],";
+    for (std::size_t at = blocks.find(marker); at != std::string::npos;
+         at = blocks.find(marker, at + marker.size() + waits.size())) {
+      blocks.insert(at + marker.size(), waits);
+    }
+  }
+  const std::string complete = R"("complete":)";
+  blocks.insert(blocks.find(complete), R"("settle":6,"loader_queue":4,)");
+  return blocks;
+}
+
+// A candidate faster than the DataLoader's workers waits for its batches once the loader's queue
+// is drained: its speedup is what the input pipeline lets through, and its verdict says it is held
+// back there, with each side's wait per step.
+TEST_F(Autotest, ACandidateTheLoaderHoldsBackSaysSo) {
+  plan_.recipes = {Switchable("fed")};
+  plan_.recipe_ids = {"fed"};
+  runner_.set_check([](const CandidateSpec&) { return Within(); });
+  runner_.set_blocks_script(WriteBlocksScript(WithLoaderWaits(
+      BlocksJson({{"fed", 40.0}}, 5, 100.0, true, InRunNumericsJson({"fed"})), 0.5, 20.0)));
+
+  const std::vector<AbResult> results = Run();
+  ASSERT_EQ(results.size(), 1u);
+  const FixResult& fix = results[0].fix;
+  EXPECT_EQ(fix.status, "verified") << fix.detail;
+  EXPECT_EQ(fix.loader_wait_ms, 20.0);
+  EXPECT_EQ(fix.baseline_loader_wait_ms, 0.5);
+  EXPECT_THAT(fix.detail, HasSubstr("held back by the input pipeline: its steps waited 20.0 ms "
+                                    "of 40.0 for the DataLoader's batches (the baseline's 0.5 ms "
+                                    "of 100.0)"));
+  EXPECT_THAT(progress_.str(), HasSubstr("[autotest] the DataLoader feeding the steps holds 4 "
+                                         "batches ready: each block left out its first 6 steps"));
 }
 
 // torch.compile switches between steps too: measured in the same run of blocks as TF32, its

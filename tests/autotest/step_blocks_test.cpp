@@ -89,9 +89,34 @@ TEST(BlocksResult, TheFirstCandidateBlocksSettleStepsAreItsCompile) {
     "complete": true, "samples_per_step": 8, "loss": 2.5})",
                                                 "blocks.json");
   EXPECT_EQ(result.blocks[0].settle_ms, (std::vector<double>{9, 9}));
-  EXPECT_EQ(FirstSettleS(result, "compile"), 2.51);
-  EXPECT_FALSE(FirstSettleS(result, "tf32").has_value()) << "an older probe's block says none";
-  EXPECT_FALSE(FirstSettleS(result, "bf16").has_value());
+  EXPECT_EQ(FirstSettleS(result, "compile", 2), 2.51);
+  EXPECT_FALSE(FirstSettleS(result, "tf32", 2).has_value()) << "an older probe's block says none";
+  EXPECT_FALSE(FirstSettleS(result, "bf16", 2).has_value());
+  EXPECT_EQ(result.loader_queue, 0) << "no DataLoader's queue drained";
+}
+
+// Where a DataLoader with workers feeds the steps, the probe leaves out as many more steps after
+// each switch as the batches it holds ready, and times each timed step's wait for its batch: the
+// settle steps that drained the queue are no compile, and each side's wait is its blocks' mean.
+TEST(BlocksResult, TheLoadersQueueIsDrainedAndItsWaitsAveragedBySide) {
+  const BlocksResult result = ParseBlocksResult(R"({"blocks": [
+    {"candidate": "compile", "side": "baseline", "cycle": 0, "settle_ms": [100, 100, 100, 100],
+     "step_ms": [100, 100], "loader_wait_ms": [0, 1]},
+    {"candidate": "compile", "side": "candidate", "cycle": 0, "settle_ms": [2500, 20, 20, 40],
+     "step_ms": [40, 40], "loader_wait_ms": [20, 22]},
+    {"candidate": "compile", "side": "candidate", "cycle": 1, "settle_ms": [20, 20, 20, 40],
+     "step_ms": [40, 42], "loader_wait_ms": [20, 18]},
+    {"candidate": "compile", "side": "candidate", "cycle": 2, "step_ms": [2],
+     "loader_wait_ms": [2]}],
+    "complete": true, "samples_per_step": 8, "loss": 2.5, "settle": 4, "loader_queue": 2})",
+                                                "blocks.json");
+  EXPECT_EQ(result.loader_queue, 2);
+  EXPECT_EQ(FirstSettleS(result, "compile", 2), 2.52) << "the compile and a step, not the drain";
+  EXPECT_EQ(SideLoaderWaitMs(result, "compile", /*baseline=*/false, 2), 20.0)
+      << "cycle 2's block was cut short";
+  EXPECT_EQ(SideLoaderWaitMs(result, "compile", /*baseline=*/true, 2), 0.5);
+  EXPECT_FALSE(SideLoaderWaitMs(ParseBlocksResult(kBlocks, "blocks.json"), "tf32", false, 2))
+      << "no DataLoader fed the steps";
 }
 
 TEST(BlocksResult, AMalformedFileNamesTheFileAndTheField) {
@@ -115,6 +140,19 @@ TEST(BlocksResult, AMalformedFileNamesTheFileAndTheField) {
                            "settle_ms": [1, "x"], "step_ms": [1]}], "complete": true,
                            "samples_per_step": 1, "loss": 1})"),
               HasSubstr("blocks.json: field 'blocks[0].settle_ms[1]'"));
+  EXPECT_THAT(error_of(R"({"blocks": [{"candidate": "a", "side": "baseline", "cycle": 0,
+                           "step_ms": [1, 2], "loader_wait_ms": [1]}], "complete": true,
+                           "samples_per_step": 1, "loss": 1})"),
+              HasSubstr("blocks.json: field 'blocks[0].loader_wait_ms'"))
+      << "one wait a timed step";
+  EXPECT_THAT(error_of(R"({"blocks": [{"candidate": "a", "side": "baseline", "cycle": 0,
+                           "step_ms": [1, 2], "loader_wait_ms": [1, 3]}], "complete": true,
+                           "samples_per_step": 1, "loss": 1})"),
+              HasSubstr("blocks.json: field 'blocks[0].loader_wait_ms[1]'"))
+      << "a wait longer than its step";
+  EXPECT_THAT(error_of(R"({"blocks": [], "complete": true, "samples_per_step": 1, "loss": 1,
+                           "loader_queue": -1})"),
+              HasSubstr("blocks.json: field 'loader_queue'"));
   EXPECT_THAT(error_of(R"({"blocks": [], "samples_per_step": 1, "loss": 1})"),
               HasSubstr("'complete'"));
   EXPECT_THAT(error_of("[1, 2"), HasSubstr("blocks.json: not valid JSON"));

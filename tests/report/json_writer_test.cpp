@@ -256,6 +256,18 @@ TEST(JsonWriter, EachRoundsWarmUpAndCompileCacheLookups) {
   EXPECT_EQ(fixes.at(1).at("warmup_rounds"), json::array()) << "no round reported a warm-up";
 }
 
+// Measured in blocks of a run a DataLoader fed: each side's wait for a batch per timed step.
+TEST(JsonWriter, EachSidesWaitForTheLoadersBatches) {
+  RunReport report = FilledReport();
+  report.fixes.at(0).loader_wait_ms = 19.5;
+  report.fixes.at(0).baseline_loader_wait_ms = 0.25;
+  const json fixes = ReportToJson(report).at("fixes");
+  EXPECT_DOUBLE_EQ(fixes.at(0).at("loader_wait_ms").get<double>(), 19.5);
+  EXPECT_DOUBLE_EQ(fixes.at(0).at("baseline_loader_wait_ms").get<double>(), 0.25);
+  EXPECT_TRUE(fixes.at(1).at("loader_wait_ms").is_null()) << "no DataLoader fed its steps";
+  EXPECT_TRUE(fixes.at(1).at("baseline_loader_wait_ms").is_null());
+}
+
 TEST(JsonWriter, ModulesNeverInstrumentedHaveNullTimes) {
   const json modules = ReportToJson(FilledReport()).at("modules");
   const json& norm = modules.at(6);

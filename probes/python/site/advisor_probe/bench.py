@@ -21,6 +21,7 @@ import torch
 
 from advisor_probe import call_inputs
 from advisor_probe.blocks import BlockSchedule, Switches
+from advisor_probe.loader_waits import LoaderWaits
 from advisor_probe.numerics_check import check_in_run, within
 
 # How long rank 0 waits for another rank's timings once its own are done. The ranks step in
@@ -46,6 +47,10 @@ class Bench:
         self._warmup_s = None
         self._schedule = BlockSchedule(config["blocks"]) if "blocks" in config else None
         self._switches = None
+        # The DataLoader feeding the steps: its queue drained after each switch, its waits timed.
+        self.loader_waits = LoaderWaits() if self._schedule is not None else None
+        self._next_wait_ms = 0.0    # the host's wait for the batch of the step after the closed one
+        self._loader_fed = False    # the blocks' steps are fed by a DataLoader: their waits recorded
         self._block = None          # the block of the step in progress
         self._scheduled_steps = 0   # steps closed since the schedule began
         self._numerics = None       # by candidate id: the check inside the run, once it ran
@@ -148,14 +153,22 @@ class Bench:
     def _block_step_closed(self, index, step_ms):
         """Times the step into its block, and sets the knobs of the next step's block."""
         schedule = self._schedule
+        # A step closes as the next one's forward begins, after that step fetched its batch: what
+        # the host waited since the last close is the next step's, and this step's came before.
+        wait_ms, self._next_wait_ms = self._next_wait_ms, self.loader_waits.take_ms()
         if index >= self.first_measured:
             self._scheduled_steps += 1
             block, timed = schedule.at(index - self.first_measured)
             if block is not None:
                 (block.step_ms if timed else block.settle_ms).append(step_ms)
+                if timed and self._loader_fed:
+                    block.loader_wait_ms.append(wait_ms)
         following = index + 1 - self.first_measured
         if following < 0:
             return False
+        if following == 0:  # the first block's first step has its batch: the loader is known
+            self._loader_fed = self.loader_waits.fed
+            schedule.drain(self.loader_waits.depth)
         block, _ = schedule.at(following)
         if block is None or block is not self._block:
             self._end_block()

@@ -12,7 +12,9 @@ block and its candidate block, in the order A B on one cycle and B A on the next
 the candidate's place), so that a trend over the run falls on both sides alike. Each block's first
 `settle` steps follow a switch and are left out (cuDNN's benchmark mode searches, autocast's
 weight casts fill its cache, the first compiled block compiles); its next `steps` steps are
-timed."""
+timed. Where a DataLoader with workers feeds the steps, the settle steps are as many more as the
+batches it holds ready (loader_waits.py): a block that follows slower steps finds that queue
+full, and its timed steps begin once they wait for batches as a long run of its setting would."""
 
 import contextlib
 
@@ -176,12 +178,16 @@ class Block:
         self.cycle = cycle
         self.settle_ms = []  # the steps after its switch, left out: a compile's first block's too
         self.step_ms = []
+        self.loader_wait_ms = []  # each timed step's wait for its batch, where a DataLoader fed it
         self.peak_memory_mb = None
 
     def as_json(self):
-        return {"candidate": self.candidate, "side": self.side, "cycle": self.cycle,
-                "settle_ms": self.settle_ms, "step_ms": self.step_ms,
-                "peak_memory_mb": self.peak_memory_mb}
+        block = {"candidate": self.candidate, "side": self.side, "cycle": self.cycle,
+                 "settle_ms": self.settle_ms, "step_ms": self.step_ms,
+                 "peak_memory_mb": self.peak_memory_mb}
+        if self.loader_wait_ms:
+            block["loader_wait_ms"] = self.loader_wait_ms
+        return block
 
 
 class BlockSchedule:
@@ -194,6 +200,7 @@ class BlockSchedule:
                        for c in config["candidates"] if "check" in c}
         self.settle = int(config["settle"])
         self.steps = int(config["steps"])
+        self.loader_queue = 0  # the batches the feeding DataLoader holds ready (drain)
         self.blocks = []
         for cycle in range(int(config["cycles"])):
             for place, (name, _) in enumerate(self.candidates):
@@ -212,6 +219,16 @@ class BlockSchedule:
             return None, False
         return self.blocks[block], offset >= self.settle
 
+    def drain(self, queue_depth):
+        """Leaves `queue_depth` more steps out after every switch: the batches the DataLoader
+        feeding the steps holds ready (loader_waits.queue_depth). Called once, before the first
+        block. A side faster than the loader's workers is served from that queue, filled during
+        the slower block before it, for as many steps as it holds, without waiting: fewer settle
+        steps would time its compute speed where a long run of it gets the loader's. Both sides
+        get them, as either may be the faster, and the schedule's blocks stay of one length."""
+        self.loader_queue = int(queue_depth)
+        self.settle += self.loader_queue
+
     def drop(self, candidates, started):
         """Leaves out the blocks of `candidates` (their numerics refused them) after the first
         `started` blocks."""
@@ -225,4 +242,5 @@ class BlockSchedule:
 
     def result(self, complete):
         return {"blocks": [b.as_json() for b in self.blocks if b.step_ms],
+                "settle": self.settle, "loader_queue": self.loader_queue,
                 "complete": complete}

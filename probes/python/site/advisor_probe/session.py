@@ -269,6 +269,10 @@ class Session:
         if self._channel is not None and iterator_class is not None:
             self._epochs = LoaderEpochs(self._measuring, data.IterableDataset)
             self._epochs.install(iterator_class)
+        # The blocks' loader waits and queue (loader_waits.py), through the same class.
+        waits = self._bench.loader_waits if self._bench is not None else None
+        if waits is not None and iterator_class is not None:
+            waits.install(iterator_class)
 
         @functools.wraps(original_iter)
         def iterate(loader):
@@ -282,6 +286,8 @@ class Session:
                 restore()
             if session._epochs is not None and session._active():
                 session._epochs.iterated(loader, iterator, now() - started)
+            if waits is not None and session._active():
+                waits.iterated(loader, iterator)
             try:
                 session._loader_iterators.add(iterator)
             except TypeError:  # an iterator that takes no weak reference is not a worker pool
