@@ -248,8 +248,8 @@ int BisectScript(BisectCommandOptions& options, const ScriptOptions& script, con
   // Several ranks: each rank beside the others, and the straggler, from every rank's windows.
   outcome.report.distributed = source.Distributed();
   outcome.report.compile = source.Compile();
-  if (const std::optional<CompiledKernelTime>& compiled = source.CompiledKernels()) {
-    outcome.report.compiled_kernels = compiled;
+  // The bisection attributed the baseline's compiled kernels (engine/bisect/provenance_levels).
+  if (const std::optional<CompiledKernelTime>& compiled = outcome.report.compiled_kernels) {
     outcome.report.data_quality.push_back(
         CompiledKernelsQuality(*compiled, "the probe's tables, in the baseline window"));
   }
