@@ -572,10 +572,16 @@ class Bisection {
             ProvenanceLevel(*compiled_, modules_, decision.look_ahead, baseline_step_ms_));
         decision = DecideLevel(input);
       }
+      // The modules table's forward and backward are the compiled work, as the level's
+      // candidates are (no host time of an instance is known inside the compiled graph).
       for (const ChildCost& child : input.children) {
         PhaseCosts costs;
-        (device ? costs.forward.gpu_ms : costs.forward.host_ms) = child.forward;
-        (device ? costs.backward.gpu_ms : costs.backward.host_ms) = child.backward;
+        costs.forward.host_ms = child.forward;
+        costs.backward.host_ms = child.backward;
+        if (device) {
+          costs.forward.gpu_ms = child.forward;
+          costs.backward.gpu_ms = child.backward;
+        }
         descent.measured.emplace(child.path, MeasuredModule{costs, baseline_profiled_ms_});
       }
       BisectLevel level = ProvenanceReportLevel(depth, parent, decision, device, false);

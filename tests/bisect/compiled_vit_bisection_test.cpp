@@ -141,6 +141,13 @@ TEST(CompiledVitBisection, TheRecordedSeedIsDescendedByProvenanceIntoItsBlocks) 
   ASSERT_GE(report.hotspot->top_ops.size(), 2u);
   EXPECT_EQ(report.hotspot->top_ops[1].name, "aten::addmm") << "the forward's Linear GEMMs";
   EXPECT_EQ(report.hotspot->top_ops[1].phase, "forward");
+  // The modules table: each instance a level compared, with its compiled kernel time.
+  const auto blocks = std::find_if(report.modules.begin(), report.modules.end(),
+                                   [](const ModuleStats& m) { return m.path == "blocks"; });
+  ASSERT_NE(blocks, report.modules.end());
+  EXPECT_TRUE(blocks->measured);
+  EXPECT_GT(blocks->gpu_ms, 0);
+  EXPECT_DOUBLE_EQ(blocks->forward_ms + blocks->backward_ms, blocks->gpu_ms);
 }
 
 }  // namespace
