@@ -16,6 +16,7 @@
 #include "engine/bisect/bisection_memory.h"
 #include "engine/bisect/host_loop.h"
 #include "engine/bisect/op_lead.h"
+#include "engine/bisect/provenance_levels.h"
 #include "engine/bisect/step_support.h"
 #include "engine/gpu/copy_sites.h"
 #include "engine/gpu/site_paths.h"
@@ -247,8 +248,11 @@ class Bisection {
       // DataLoader-bound step spent 2 % of its time in it), and of a step of the window its op
       // was timed in: against the baseline's, a level's window on a loaded machine read "410 %
       // of the step".
-      report.hotspot = FindHotspot(descent.window, descent.request, descent.path, descent.phase,
-                                   Mean(StepMillis(descent.window.timeline.steps)));
+      report.hotspot =
+          descent.by_provenance
+              ? ProvenanceHotspot(*compiled_, descent.path, descent.phase, baseline_profiled_ms_)
+              : FindHotspot(descent.window, descent.request, descent.path, descent.phase,
+                            Mean(StepMillis(descent.window.timeline.steps)));
       report.hotspot->confidence = doubts_.empty() ? "high" : "low";
       for (const std::string& candidate : candidates_) {
         if (candidate != report.hotspot->path) report.hotspot->candidates.push_back(candidate);
@@ -297,6 +301,9 @@ class Bisection {
     std::string path;                       // "" is the root: nothing stood out at level 1, or
                                             // the whole model is one leaf (compiled)
     Phase phase = Phase::kOutside;          // the anomaly's phase, where one decided
+    // The levels inside a compiled model came from its kernels' provenance: the hot spot is named
+    // from them too, and `window` is the last level's above the compiled model (none: empty).
+    bool by_provenance = false;
     MeasuredWindow window;
     WindowRequest request;                  // what `window` recorded, to measure it again
     std::map<std::string, MeasuredModule> measured;  // every module some level saw
@@ -305,7 +312,8 @@ class Bisection {
   // `memory` and `input_stage`, where given, take the window's allocator statistics and its
   // input stage's profile.
   MeasuredWindow Record(const WindowRequest& request, std::optional<MemoryStats>* memory,
-                        std::optional<InputStageProfile>* input_stage = nullptr) {
+                        std::optional<InputStageProfile>* input_stage = nullptr,
+                        std::vector<CompiledGraphSources>* compiled_graphs = nullptr) {
     const std::optional<double> stall_before = CpuStall();
     const auto start = std::chrono::steady_clock::now();
     if (!others_since_) others_since_ = std::make_pair(OthersCpu(), start);
@@ -319,6 +327,7 @@ class Bisection {
     }
     if (memory != nullptr) *memory = recorded.memory;
     if (input_stage != nullptr) *input_stage = std::move(recorded.input_stage);
+    if (compiled_graphs != nullptr) *compiled_graphs = std::move(recorded.compiled_graphs);
     if (recorded.losses) {
       losses_.steps += recorded.losses->steps;
       losses_.non_finite += recorded.losses->non_finite;
@@ -354,9 +363,22 @@ class Bisection {
               std::to_string(windows_ + 1));
     const bool cuda = report.run.device == "cuda";
     std::optional<InputStageProfile> input_stage;
-    const MeasuredWindow baseline = Record(
-        {Instrumentation::kNone, "", steps, /*sync_phases=*/cuda}, &report.memory, &input_stage);
+    std::vector<CompiledGraphSources> compiled_graphs;
+    const MeasuredWindow baseline =
+        Record({Instrumentation::kNone, "", steps, /*sync_phases=*/cuda}, &report.memory,
+               &input_stage, &compiled_graphs);
     memory_.AddBaseline(baseline.timeline);
+    baseline_step_ms_ = StepMillis(baseline.timeline.steps);
+    // The model as the script compiled it: its compiled kernels by instance (the report's
+    // compiled_kernels), from which the levels inside it may be taken.
+    if (!compiled_graphs.empty()) {
+      CompiledAttribution attribution =
+          AttributeBaseline(baseline.timeline, compiled_graphs, modules_);
+      if (attribution.window.calls > 0) {
+        report.compiled_kernels = attribution.window;
+        compiled_ = std::move(attribution);
+      }
+    }
 
     // Forward starts after the data phase (the wait for the batch), which is its own; without an
     // input stage to report, a wait before the forward is part of the rest.
@@ -421,6 +443,13 @@ class Bisection {
     }
     for (int depth = 1; depth <= settings_.max_depth; ++depth) {
       const std::string parent = descent.path;
+      const std::optional<std::string> compiled = CompiledModuleAround(modules_, parent);
+      const LevelMeasure measure = compiled ? MeasureInsideCompiled(report, *compiled)
+                                            : LevelMeasure::kMarkers;
+      if (measure == LevelMeasure::kProvenance) {
+        DescendByProvenance(report, depth, descent);
+        return descent;
+      }
       progress_("level " + std::to_string(depth) + ": instrumenting the children of " +
                 (parent.empty() ? std::string("the root") : parent) + "; profiling window " +
                 std::to_string(windows_ + 1));
@@ -440,40 +469,133 @@ class Bisection {
                                  MeasuredModule{attribution.Inclusive(path), window_step_ms});
       }
       const LevelInput input = LevelOf(parent, {attribution, std::nullopt});
-      LevelDecision decision = DecideLevel(input);
-      report.levels.push_back(ToReportLevel(depth, parent, decision, attribution, false));
-      report.levels.back().window_step_ms = window_step_ms;
-      JudgeAgainstBaseline(depth, report.levels.back().window_step_ms);
+      const LevelDecision decision = DecideLevel(input);
+      BisectLevel level = ToReportLevel(depth, parent, decision, attribution, false);
+      level.window_step_ms = window_step_ms;
+      level.measured_again = measured_again;
+      level.measured_by = measure;
       // One window decides the level and, for a group, the member: the same steps back both.
-      const int steps_backing =
-          SupportOf(parent, attribution, Destination(input, decision)).agreeing;
-      report.levels.back().measured_again = measured_again;
-      report.levels.back().steps_backing = steps_backing;
-      std::string chosen = decision.chosen;
-      if (decision.chosen_is_group) {
-        LevelDecision inner = DecideAmongMembers(input, decision);
-        report.levels.push_back(ToReportLevel(depth, decision.chosen, inner, attribution, true));
-        report.levels.back().steps_backing = steps_backing;
-        if (inner.chosen.empty()) {
-          descent.path = decision.chosen;  // the descent stops at the group
-          descent.found = true;
-          return descent;
-        }
-        chosen = inner.chosen;
-        decision.phase = inner.phase;
-      }
-      if (chosen.empty()) return descent;
-      descent.found = true;
-      descent.path = chosen;
-      descent.phase = decision.phase;
-      auto info = modules_.find(chosen);
-      if (info == modules_.end() || !info->second.calls_submodules) return descent;  // a leaf
-      if (!info->second.opaque_reason.empty()) {
-        report.data_quality.push_back(chosen + ": " + info->second.opaque_reason);
+      level.steps_backing = SupportOf(parent, attribution, Destination(input, decision)).agreeing;
+      JudgeAgainstBaseline(depth, window_step_ms);
+      const auto members_level = [&](const LevelDecision& inner) {
+        BisectLevel members = ToReportLevel(depth, decision.chosen, inner, attribution, true);
+        members.measured_by = measure;
+        return members;
+      };
+      if (!Follow(report, descent, std::move(level), input, decision, members_level)) {
         return descent;
       }
     }
     return descent;
+  }
+
+  // Where a level's decision takes the descent: records the level (`level`, and where a group was
+  // chosen, its members' level, decided from the same numbers and tabled by `members_level`) and
+  // moves `descent` to the instance chosen. False where the descent stops there.
+  bool Follow(RunReport& report, Descent& descent, BisectLevel level, const LevelInput& input,
+              LevelDecision decision,
+              const std::function<BisectLevel(const LevelDecision&)>& members_level) {
+    const int steps_backing = level.steps_backing;
+    report.levels.push_back(std::move(level));
+    std::string chosen = decision.chosen;
+    if (decision.chosen_is_group) {
+      const LevelDecision inner = DecideAmongMembers(input, decision);
+      report.levels.push_back(members_level(inner));
+      report.levels.back().steps_backing = steps_backing;
+      if (inner.chosen.empty()) {
+        descent.path = decision.chosen;  // the descent stops at the group
+        descent.found = true;
+        return false;
+      }
+      chosen = inner.chosen;
+      decision.phase = inner.phase;
+    }
+    if (chosen.empty()) return false;
+    descent.found = true;
+    descent.path = chosen;
+    descent.phase = decision.phase;
+    auto info = modules_.find(chosen);
+    if (info == modules_.end() || !info->second.calls_submodules) return false;  // a leaf
+    if (!info->second.opaque_reason.empty()) {
+      report.data_quality.push_back(chosen + ": " + info->second.opaque_reason);
+      return false;
+    }
+    return true;
+  }
+
+  // How the levels inside the model compiled whole at `compiled` are measured: from its kernels'
+  // provenance where the baseline's attribution covers enough of its compiled time, else in
+  // windows, which the door arranges by regional compilation. Decided, and said in data_quality,
+  // the first time the descent enters it.
+  LevelMeasure MeasureInsideCompiled(RunReport& report, const std::string& compiled) {
+    if (inside_compiled_) return *inside_compiled_;
+    const std::string shortfall =
+        compiled_ ? ProvenanceShortfall(*compiled_, modules_)
+                  : "no kernel provenance was recorded (inductor compiled no graph of it: "
+                    "another backend, or a torch older than the recorder needs)";
+    const std::string model = compiled.empty() ? "the compiled model" : compiled + ", compiled,";
+    if (shortfall.empty()) {
+      inside_compiled_ = LevelMeasure::kProvenance;
+      report.data_quality.push_back(Printf(
+          "the levels inside %s were measured by provenance: inductor's kernels attributed to "
+          "instances, the compilation unchanged (%.0f%% of the baseline's compiled %s time given "
+          "to the model's instances; no window recorded for them)",
+          model.c_str(), 100 * CoveredShare(*compiled_, modules_),
+          compiled_->window.device ? "GPU kernel" : "host op"));
+    } else {
+      inside_compiled_ = LevelMeasure::kRegionalCompilation;
+      report.data_quality.push_back(
+          "the levels inside " + model +
+          " were measured by regional compilation: the measurement changed the compilation "
+          "(each level's instances compiled apart), since " +
+          shortfall);
+    }
+    return *inside_compiled_;
+  }
+
+  // The levels from `depth` down inside the compiled model, each decided from the baseline's
+  // compiled kernels by instance (ProvenanceLevel) as a window's level is decided, step by step:
+  // no window is recorded. What the hottest child holds one level down, which a window's level
+  // looks ahead into, is known already.
+  void DescendByProvenance(RunReport& report, int depth, Descent& descent) {
+    descent.by_provenance = true;
+    const bool device = compiled_->window.device;
+    for (; depth <= settings_.max_depth; ++depth) {
+      const std::string parent = descent.path;
+      progress_("level " + std::to_string(depth) + ": the children of " +
+                (parent.empty() ? std::string("the root") : parent) +
+                " by their compiled kernels' provenance (no window)");
+      LevelInput input = ProvenanceLevel(*compiled_, modules_, parent, baseline_step_ms_);
+      LevelDecision decision = DecideLevel(input);
+      if (!decision.look_ahead.empty()) {
+        input.prospect = ProspectOf(
+            ProvenanceLevel(*compiled_, modules_, decision.look_ahead, baseline_step_ms_));
+        decision = DecideLevel(input);
+      }
+      // The modules table's forward and backward are the compiled work, as the level's
+      // candidates are (no host time of an instance is known inside the compiled graph).
+      for (const ChildCost& child : input.children) {
+        PhaseCosts costs;
+        costs.forward.host_ms = child.forward;
+        costs.backward.host_ms = child.backward;
+        if (device) {
+          costs.forward.gpu_ms = child.forward;
+          costs.backward.gpu_ms = child.backward;
+        }
+        descent.measured.emplace(child.path, MeasuredModule{costs, baseline_profiled_ms_});
+      }
+      BisectLevel level = ProvenanceReportLevel(depth, parent, decision, device, false);
+      const std::string destination = Destination(input, decision);
+      for (int step = 0; step < static_cast<int>(baseline_step_ms_.size()); ++step) {
+        LevelInput alone = ProvenanceLevel(*compiled_, modules_, parent, baseline_step_ms_, step);
+        alone.prospect = input.prospect;
+        if (Destination(alone, DecideLevel(alone)) == destination) ++level.steps_backing;
+      }
+      const auto members_level = [&](const LevelDecision& inner) {
+        return ProvenanceReportLevel(depth, decision.chosen, inner, device, true);
+      };
+      if (!Follow(report, descent, std::move(level), input, decision, members_level)) return;
+    }
   }
 
   LevelInput LevelOf(const std::string& parent, const LevelCosts& costs) const {
@@ -965,6 +1087,12 @@ class Bisection {
   double baseline_profiled_ms_ = 0;  // the baseline window's step (median, or mean if bursty)
   bool window_distorted_ = false;    // a level's window reached kWindowDistorted (said once)
   bool levels_on_device_ = true;  // the levels rank by device time (see kDeviceBoundBusy)
+  std::vector<double> baseline_step_ms_;  // the baseline window's steps
+  // The baseline's compiled kernels by instance, where the door recorded their tables and the
+  // window ran a compiled graph.
+  std::optional<CompiledAttribution> compiled_;
+  // How the levels inside the compiled model are measured, once the descent entered it.
+  std::optional<LevelMeasure> inside_compiled_;
   LossCheck losses_;               // over every window whose door read the losses
   std::vector<BroadcastTemporary> broadcasts_;  // the levels' windows' (MergeBroadcasts)
   std::vector<std::string> doubts_;      // why the hot spot may be wrong; none: high confidence

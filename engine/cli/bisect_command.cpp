@@ -37,8 +37,10 @@ void PrintSummary(const RunReport& report, const std::string& out_dir) {
   if (report.hotspot) {
     const Hotspot& hot = *report.hotspot;
     line << "hot spot: " << (hot.path.empty() ? "the whole model" : PrintableLine(hot.path))
-         << " -> " << PrintableLine(hot.op)
-         << " (" << hot.phase << ", " << FormatNumber(hot.ms) << " ms/step, "
+         << " -> " << PrintableLine(hot.op);
+    // A generated kernel's name is long: the ops it fused are what a person reads for.
+    if (!hot.fused_ops.empty()) line << " [fused " << PrintableLine(hot.fused_ops) << "]";
+    line << " (" << hot.phase << ", " << FormatNumber(hot.ms) << " ms/step, "
          << static_cast<int>(hot.share * 100 + 0.5) << "% of the step)";
     if (hot.source) line << " at " << PrintableLine(hot.source->file) << ":" << hot.source->line;
     if (hot.confidence == "low") line << "\n  " << LowConfidenceSentence(report);
@@ -248,8 +250,8 @@ int BisectScript(BisectCommandOptions& options, const ScriptOptions& script, con
   // Several ranks: each rank beside the others, and the straggler, from every rank's windows.
   outcome.report.distributed = source.Distributed();
   outcome.report.compile = source.Compile();
-  if (const std::optional<CompiledKernelTime>& compiled = source.CompiledKernels()) {
-    outcome.report.compiled_kernels = compiled;
+  // The bisection attributed the baseline's compiled kernels (engine/bisect/provenance_levels).
+  if (const std::optional<CompiledKernelTime>& compiled = outcome.report.compiled_kernels) {
     outcome.report.data_quality.push_back(
         CompiledKernelsQuality(*compiled, "the probe's tables, in the baseline window"));
   }

@@ -23,6 +23,16 @@ struct Candidate {
   int instances = 1;       // >1 for a container group such as "blocks" (blocks.0 .. blocks.11)
 };
 
+// How a level's numbers were measured. Inside a model torch.compile'd whole no marker can sit
+// between instances: its levels come from where inductor's kernels came from (the baseline
+// window's, the compilation unchanged), or from a window in which the probe compiled the
+// instances apart (the measurement changed the compilation); docs/script-mode.md.
+enum class LevelMeasure {
+  kMarkers,              // a window with markers around the children (eager)
+  kRegionalCompilation,  // a window whose instances were compiled alone (advisor_probe/regional)
+  kProvenance,           // no window: the baseline's compiled kernels, attributed to instances
+};
+
 struct BisectLevel {
   int depth = 0;                 // 1 for the root's children
   std::string parent;            // "" for the root
@@ -37,6 +47,7 @@ struct BisectLevel {
   // window's medians; a level whose steps did not agree was measured again (measured_again).
   int steps_backing = 0;
   bool measured_again = false;
+  LevelMeasure measured_by = LevelMeasure::kMarkers;
 };
 
 // An elementwise op that wrote many times the elements of its largest input by broadcasting its
@@ -76,6 +87,9 @@ struct Hotspot {
   std::string op;     // e.g. "GatherBackward0"
   std::string
       forward_op;     // for backward ops: the forward op that made the node, e.g. "aten::gather"
+  // For a kernel inductor generated (a hot spot found by provenance), the ATen ops its name says
+  // it fused, as the name lists them: "native_layer_norm_backward_select_backward"; else "".
+  std::string fused_ops;
   double ms = 0;      // per step
   double share = 0;   // of the step
   // The instance's forward and backward together, per step and of the step: what changing the

@@ -94,6 +94,15 @@ json CandidateToJson(const Candidate& candidate, bool gpu_measured) {
           {"instances", candidate.instances}};
 }
 
+const char* LevelMeasureName(LevelMeasure measure) {
+  switch (measure) {
+    case LevelMeasure::kMarkers: return "markers";
+    case LevelMeasure::kRegionalCompilation: return "regional_compilation";
+    case LevelMeasure::kProvenance: return "provenance";
+  }
+  return "markers";
+}
+
 json BisectionToJson(const std::vector<BisectLevel>& levels, const std::string& ranked_by,
                      bool gpu_measured) {
   json out = json::array();
@@ -108,9 +117,12 @@ json BisectionToJson(const std::vector<BisectLevel>& levels, const std::string& 
                    {"chosen", level.chosen},
                    {"reason", level.reason},
                    {"reused_window", level.reused_window},
-                   {"window_step_ms", OrNull(!level.reused_window, level.window_step_ms)},
+                   {"window_step_ms",
+                    OrNull(!level.reused_window && level.measured_by != LevelMeasure::kProvenance,
+                           level.window_step_ms)},
                    {"steps_backing", level.steps_backing},
-                   {"measured_again", level.measured_again}});
+                   {"measured_again", level.measured_again},
+                   {"measured_by", LevelMeasureName(level.measured_by)}});
   }
   return {{"ranked_by", ranked_by.empty() ? json(nullptr) : json(ranked_by)},
           {"levels", std::move(out)}};
@@ -183,6 +195,7 @@ json HotspotToJson(const std::optional<Hotspot>& hotspot, bool gpu_measured,
   json source = SourceToJson(hotspot->source);
   return {{"path", hotspot->path},       {"phase", hotspot->phase},
           {"op", hotspot->op},           {"forward_op", hotspot->forward_op},
+          {"fused_ops", hotspot->fused_ops},
           {"ms", hotspot->ms},           {"share", hotspot->share},
           {"module_ms", hotspot->module_ms}, {"module_share", hotspot->module_share},
           {"source", std::move(source)}, {"op_lines", OpLinesToJson(hotspot->op_lines)},

@@ -34,6 +34,9 @@ ModuleTree ReadModules(const JsonField& modules) {
     info.has_forward = entry.Required("has_forward").Bool();
     info.calls_submodules = entry.Required("calls_submodules").Bool();
     info.opaque_reason = entry.OptionalText("opaque");
+    if (const std::optional<JsonField> compiled = entry.Optional("compiled")) {
+      info.compiled = compiled->Bool();
+    }
     const std::string path = info.path;
     if (!tree.emplace(path, std::move(info)).second) {
       entry.Fail("repeats the module path '" + path + "'");

@@ -5,7 +5,6 @@
 #include <stdexcept>
 #include <thread>
 
-#include "engine/analysis/compiled_kernels.h"
 #include "engine/script/compile_message.h"
 #include "engine/script/python_command.h"
 #include "engine/util/cpu_model.h"
@@ -287,15 +286,17 @@ RecordedWindow ScriptSource::Record(const WindowRequest& request) {
            {"input_stage", input_stage}},
           "window", doing, request.steps);
   std::vector<RecordedWindow> windows;
+  std::vector<CompiledGraphSources> compiled_graphs;
   for (std::size_t r = 0; r < replies.size(); ++r) {
     try {
       windows.push_back(std::move(ReadWindow(replies[r]).window));
       if (r == 0) {
         NoteLoader(replies[r], windows.back().timeline.steps.size());
         NoteCompile(replies[r]);
-        // The baseline runs the model as the script compiled it: no region of advisor's.
+        // The baseline runs the model as the script compiled it: no region of advisor's. Every
+        // rank compiled the same model: the first rank's tables serve the rank decided on.
         if (request.instrumentation == Instrumentation::kNone) {
-          NoteProvenance(replies[r], windows.back().timeline);
+          compiled_graphs = ReadProvenance(replies[r]).value_or(compiled_graphs);
         }
       }
     } catch (const ProbeMessageError& error) {
@@ -309,6 +310,7 @@ RecordedWindow ScriptSource::Record(const WindowRequest& request) {
   } catch (const std::runtime_error& error) {
     OutOfStep(doing, error);
   }
+  window.compiled_graphs = std::move(compiled_graphs);
   if (window.input_stage && description_.input) {
     progress_(DescribeStage(*window.input_stage, description_.input->workers.value_or(0)));
   }
@@ -324,13 +326,6 @@ void ScriptSource::NoteLoader(const json& reply, std::size_t steps) {
 void ScriptSource::NoteCompile(const json& reply) {
   if (std::optional<CompileReport> compile = ReadCompileReport(reply)) {
     compile_ = std::move(compile);
-  }
-}
-
-void ScriptSource::NoteProvenance(const json& reply, const Timeline& baseline) {
-  if (std::optional<std::vector<CompiledGraphSources>> tables = ReadProvenance(reply)) {
-    CompiledKernelTime time = AttributeCompiledKernels(baseline, *tables);
-    if (time.calls > 0) compiled_kernels_ = std::move(time);
   }
 }
 

@@ -15,7 +15,6 @@
 
 #include "engine/bisect/bisection.h"
 #include "engine/model/compile_report.h"
-#include "engine/model/compiled_kernels.h"
 #include "engine/script/loader_summary.h"
 #include "engine/script/probe_channel.h"
 #include "engine/script/probe_messages.h"
@@ -97,10 +96,6 @@ class ScriptSource : public WindowSource {
   // What torch's compiler did in the first rank, as its latest reply said; nullopt where torch
   // compiled nothing (or has no compiler: torch 1.x).
   const std::optional<CompileReport>& Compile() const { return compile_; }
-  // The compiled model's kernel time by module instance in the baseline window, from the kernel
-  // tables the probe recorded while inductor compiled it; nullopt where it sent none or the
-  // window holds no compiled graph's call.
-  const std::optional<CompiledKernelTime>& CompiledKernels() const { return compiled_kernels_; }
   // This machine's ranks' windows, as a node's summary carries them.
   const RankWindows& Windows() const { return rank_windows_; }
   JobPlace Place() const;
@@ -124,7 +119,6 @@ class ScriptSource : public WindowSource {
   void NoteLoader(const nlohmann::json& reply, std::size_t steps);
   // Keeps what the first rank's reply says torch's compiler has done so far (it only adds up).
   void NoteCompile(const nlohmann::json& reply);
-  void NoteProvenance(const nlohmann::json& reply, const Timeline& baseline);
   Rank Connect(const std::string& doing);
   // Sends `command` to every rank and returns each rank's reply, in the order of ranks_.
   std::vector<nlohmann::json> Ask(nlohmann::json command, const std::string& expected_type,
@@ -166,7 +160,6 @@ class ScriptSource : public WindowSource {
   bool stage_measured_ = false;  // the baseline's window measured the input stage
   std::vector<LoaderWindow> loader_windows_;
   std::optional<CompileReport> compile_;
-  std::optional<CompiledKernelTime> compiled_kernels_;
 };
 
 // How messages name the command's script: the first argument ending in .py, `-m MODULE`, else the

@@ -18,6 +18,9 @@ struct ModuleInfo {
   // Why the bisection must not look inside it although it has submodules, e.g. "compiled with
   // torch.compile: measured as one leaf"; "" when it may.
   std::string opaque_reason;
+  // torch.compile'd whole (a script's compiled model): markers cannot sit inside it, so its
+  // levels are measured by its kernels' provenance or by regional compilation.
+  bool compiled = false;
 };
 
 // Every instance by path; "" is the root.

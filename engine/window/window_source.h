@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/analysis/compiled_provenance.h"
 #include "engine/analysis/line_costs.h"
 #include "engine/gpu/device_limits.h"
 #include "engine/model/run_report.h"
@@ -66,6 +67,10 @@ struct RecordedWindow {
   // The input stage measured where it prepared the window's batches (per transform and line,
   // worker utilisation); absent where the door has no input stage or cannot measure inside it.
   std::optional<InputStageProfile> input_stage;
+  // The kernel tables of the graphs inductor compiled for the model (a script probe's, with the
+  // baseline's window): what each compiled kernel in the window computes, by module instance
+  // (engine/bisect/provenance_levels.h). Empty where the door recorded none.
+  std::vector<CompiledGraphSources> compiled_graphs;
 };
 
 // What the front door knows of the run before any window.

@@ -1,5 +1,6 @@
 #include "tests/bisect/fake_source.h"
 
+#include <functional>
 #include <set>
 
 namespace advisor::testing {
@@ -62,31 +63,54 @@ struct FakeSource::Emitter {
                          {seq, scope == OpScope::kBackward ? kMainThread : 0});
   }
 
+  // Runs `body` inside a range named `name` where `enclose`, as a compiled graph's call encloses
+  // the ops it runs.
+  void Enclosed(bool enclose, const std::string& name, OpScope scope,
+                const std::function<void()>& body) {
+    if (!enclose) {
+      body();
+      return;
+    }
+    const std::size_t at = timeline.ops.size();
+    OpEvent range;
+    range.name = name;
+    range.scope = scope;
+    range.thread = kMainThread;
+    range.start_ns = now;
+    timeline.ops.push_back(range);
+    body();
+    timeline.ops[at].end_ns = now;
+  }
+
   void Mark(const std::string& path, MarkerKind kind) {
     if (instrumented.count(path)) timeline.markers.push_back({path, kind, kMainThread, now});
   }
 
   void Forward(const FakeModule& module) {
     Mark(module.path, MarkerKind::kForwardEnter);
-    seq_of[module.path] = next_seq;
-    if (module.has_forward) {
-      Op(module.forward_op, OpScope::kForward, module.forward_ms * scale(module.path), next_seq++,
-         fault_ms(module.path));
-    }
-    for (const FakeModule& child : module.children) Forward(child);
+    Enclosed(module.compiled, "CompiledFunction", OpScope::kForward, [&] {
+      seq_of[module.path] = next_seq;
+      if (module.has_forward) {
+        Op(module.forward_op, OpScope::kForward, module.forward_ms * scale(module.path), next_seq++,
+           fault_ms(module.path));
+      }
+      for (const FakeModule& child : module.children) Forward(child);
+    });
     Mark(module.path, MarkerKind::kForwardExit);
   }
 
   void Backward(const FakeModule& module) {
     Mark(module.path, MarkerKind::kBackwardBegin);
-    for (auto child = module.children.rbegin(); child != module.children.rend(); ++child) {
-      Backward(*child);
-    }
-    if (module.has_forward) {
-      Op(module.backward_op, OpScope::kBackward,
-         module.backward_ms * scale(module.path) * backward_scale(module.path),
-         seq_of[module.path]);
-    }
+    Enclosed(module.compiled, "CompiledFunctionBackward", OpScope::kBackward, [&] {
+      for (auto child = module.children.rbegin(); child != module.children.rend(); ++child) {
+        Backward(*child);
+      }
+      if (module.has_forward) {
+        Op(module.backward_op, OpScope::kBackward,
+           module.backward_ms * scale(module.path) * backward_scale(module.path),
+           seq_of[module.path]);
+      }
+    });
     Mark(module.path, MarkerKind::kBackwardEnd);
   }
 };
@@ -113,6 +137,7 @@ long long FakeSource::Describe(const FakeModule& module) {
   info.has_forward = module.has_forward;
   info.calls_submodules = !module.children.empty();
   info.opaque_reason = module.opaque_reason;
+  info.compiled = module.compiled;
   info.parameters = module.parameters;
   for (const FakeModule& child : module.children) info.parameters += Describe(child);
   modules_[module.path] = info;
@@ -189,6 +214,7 @@ RecordedWindow FakeSource::Record(const WindowRequest& request) {
   window.timeline.probes.push_back({"ops", true, "fake", 0});
   if (page_fault_ms) window.timeline.page_fault_ns = kPageFaultNs;
   window.losses = losses;
+  if (request.instrumentation == Instrumentation::kNone) window.compiled_graphs = compiled_graphs;
   if (input_stage_ && request.instrumentation == Instrumentation::kNone) {
     window.input_stage = input_stage_;
     window.input_stage->batches = window_index;

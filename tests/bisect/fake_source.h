@@ -22,6 +22,9 @@ struct FakeModule {
   bool has_forward = true;   // false for a container such as ModuleList
   long long parameters = 0;  // its own, not its children's
   std::string opaque_reason;
+  // torch.compile'd whole: in every window its forward runs inside a `CompiledFunction` range and
+  // its backward inside a `CompiledFunctionBackward` range, as AOTAutograd's graph calls do.
+  bool compiled = false;
   std::vector<FakeModule> children;
 };
 
@@ -45,6 +48,10 @@ class FakeSource : public WindowSource {
 
   // The loss check every recorded window reports; none by default (a door that cannot read it).
   std::optional<LossCheck> losses;
+
+  // The kernel tables every uninstrumented window reports (a script probe's provenance); none by
+  // default.
+  std::vector<CompiledGraphSources> compiled_graphs;
 
   // Gives the run an input stage: `settings` is what Describe() says of it; every uninstrumented
   // window reports `profile`, its `batches` set to the window's index (timing steps included),

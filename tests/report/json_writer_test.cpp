@@ -77,6 +77,25 @@ TEST(JsonWriter, BisectionLevelsKeepCandidatesAndChoices) {
   EXPECT_TRUE(first_candidate.at("forward_ms").is_number());
   EXPECT_TRUE(first_candidate.at("backward_ms").is_number());
   EXPECT_EQ(levels.at(2).at("chosen"), "blocks.5.mlp");
+  EXPECT_EQ(levels.at(2).at("measured_by"), "markers");
+}
+
+// Inside a model compiled whole, from its kernels' provenance: no window, so no window's step; the
+// hot spot's generated kernel with the ops its name lists.
+TEST(JsonWriter, ALevelMeasuredByProvenanceSaysSoAndHasNoWindowStep) {
+  RunReport report = FilledReport();
+  report.levels.at(0).measured_by = LevelMeasure::kProvenance;
+  report.levels.at(0).window_step_ms = 0;
+  report.levels.at(2).measured_by = LevelMeasure::kRegionalCompilation;
+  report.hotspot->op = "triton_red_fused_native_layer_norm_1";
+  report.hotspot->fused_ops = "native_layer_norm";
+  const json j = ReportToJson(report);
+  const json& levels = j.at("bisection").at("levels");
+  EXPECT_EQ(levels.at(0).at("measured_by"), "provenance");
+  EXPECT_TRUE(levels.at(0).at("window_step_ms").is_null());
+  EXPECT_EQ(levels.at(2).at("measured_by"), "regional_compilation");
+  EXPECT_TRUE(levels.at(2).at("window_step_ms").is_number());
+  EXPECT_EQ(j.at("hotspot").at("fused_ops"), "native_layer_norm");
 }
 
 TEST(JsonWriter, HotspotCarriesSourceAndTopOps) {

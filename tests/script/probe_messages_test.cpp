@@ -39,7 +39,8 @@ json Model() {
              {"parameters", 80},
              {"has_forward", true},
              {"calls_submodules", true},
-             {"opaque", "compiled with torch.compile: measured as one leaf"}}}},
+             {"opaque", "compiled with torch.compile: measured as one leaf"},
+             {"compiled", true}}}},
           {"input", {{"batch_size", 128}, {"dtype", "float32"}}},
           {"data", {{"workers", 8}, {"pin_memory", true}}},
           {"device_limits",
@@ -69,6 +70,8 @@ TEST(ProbeMessages, ReadsTheModel) {
   ASSERT_EQ(model.modules.size(), 3u);
   EXPECT_EQ(model.modules.at("blocks.0").opaque_reason,
             "compiled with torch.compile: measured as one leaf");
+  EXPECT_TRUE(model.modules.at("blocks.0").compiled);
+  EXPECT_FALSE(model.modules.at("blocks").compiled) << "absent: not compiled whole";
 }
 
 TEST(ProbeMessages, CudaMathSettingsAreOfCudaRunsAndOptional) {

@@ -105,6 +105,8 @@ class WhichRegions(unittest.TestCase):
     def test_the_compiled_model_is_looked_into(self):
         self.assertEqual(self.tree.info[""]["opaque"], "")
         self.assertEqual(list(self.tree.compiled), [""])
+        self.assertTrue(self.tree.info[""]["compiled"], "advisor is told which module it is")
+        self.assertFalse(self.tree.info["blocks.1"]["compiled"])
         self.assertIn("blocks.1.fc", self.tree.children_of("blocks.1"))
         self.assertNotIn("blocks.1.fc", self.tree.every_module(),
                          "a window on every module keeps the script's compilation")

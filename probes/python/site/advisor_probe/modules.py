@@ -119,7 +119,7 @@ class ModuleTree:
             reason = compiled_reason(module, self._regional)
             entry = {"path": path, "type": type_name(module), "parameters": 0,
                      "has_forward": _has_own_forward(module), "calls_submodules": False,
-                     "opaque": reason or ""}
+                     "opaque": reason or "", "compiled": path in self.compiled}
             self.info[path] = entry
         elif not entry["opaque"] and compiled_reason(module, self._regional):
             entry["opaque"] = compiled_reason(module, self._regional)
