@@ -6,6 +6,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <stdexcept>
 #include <utility>
 
 #include "engine/analysis/sequence_numbers.h"
@@ -248,6 +249,20 @@ void OpPlacements::push_back(const PlacedOp& op) {
   places_.back().module = IndexOf(op.module);
 }
 
+void OpPlacements::Append(const OpPlacements& next) {
+  if (next.first_ != first_ + places_.size()) {
+    throw std::logic_error("OpPlacements::Append: the placements are not of the next ops");
+  }
+  // A segment names its few modules by indices of its own: each is this run's index once.
+  std::vector<std::uint32_t> index_here(next.modules_.size());
+  for (std::size_t m = 0; m < next.modules_.size(); ++m) index_here[m] = IndexOf(next.modules_[m]);
+  const std::size_t at = places_.size();
+  places_.insert(places_.end(), next.places_.begin(), next.places_.end());
+  for (auto it = places_.begin() + static_cast<std::ptrdiff_t>(at); it != places_.end(); ++it) {
+    it->module = index_here[it->module];
+  }
+}
+
 const char* PhaseName(Phase phase) {
   switch (phase) {
     case Phase::kData:
@@ -442,29 +457,38 @@ OpPlacements PlaceSegment(const Timeline& timeline, const WindowMarkers& window,
 
 }  // namespace
 
+struct OpSegments::Cuts {
+  WindowMarkers window;
+  bool whole = false;  // not cut: placed as PlaceOps places the window
+  std::vector<Segment> segments;
+};
+
+OpSegments::OpSegments(const Timeline& timeline) : timeline_(timeline) {
+  auto cuts = std::make_unique<Cuts>();
+  cuts->window = WindowMarkersOf(timeline);
+  cuts->whole = !cuts->window.inferred_ends.empty() || HasLoss(timeline) ||
+                !InStartOrder(timeline.ops) || !StepsInStartOrder(timeline.steps);
+  if (!cuts->whole) cuts->segments = SegmentsOf(timeline);
+  cuts_ = std::move(cuts);
+}
+
+OpSegments::~OpSegments() = default;
+
+std::size_t OpSegments::size() const { return cuts_->whole ? 1 : cuts_->segments.size(); }
+
+OpPlacements OpSegments::Place(std::size_t k) const {
+  if (cuts_->whole) return PlaceOps(timeline_);
+  return PlaceSegment(timeline_, cuts_->window, cuts_->segments.at(k));
+}
+
 void PlaceOpsBySegment(const Timeline& timeline,
                        const std::function<void(const OpPlacements&)>& visit, int threads) {
-  const WindowMarkers window = WindowMarkersOf(timeline);
-  if (!window.inferred_ends.empty() || HasLoss(timeline) || !InStartOrder(timeline.ops) ||
-      !StepsInStartOrder(timeline.steps)) {
-    visit(PlaceOps(timeline));
-    return;
-  }
-  std::vector<Segment> segments = SegmentsOf(timeline);
-  threads = static_cast<int>(
-      std::min<std::size_t>(static_cast<std::size_t>(std::max(threads, 1)), segments.size()));
-  if (threads <= 1) {
-    for (const Segment& segment : segments) visit(PlaceSegment(timeline, window, segment));
-    return;
-  }
   // Workers place the segments ahead, each alone; `visit` sees them on this thread in the ops'
   // order, with at most twice as many segments' placements as threads in flight.
-  OrderedPool<Segment, OpPlacements> pool(
-      threads, [&](Segment& segment) { return PlaceSegment(timeline, window, segment); });
-  const auto take = [&visit](OpPlacements&& placements) { visit(placements); };
-  for (Segment& segment : segments) pool.Submit(std::move(segment), take);
-  OpPlacements placements;
-  while (pool.TakeNext(placements, /*wait=*/true)) visit(placements);
+  const OpSegments segments(timeline);
+  RunInOrder(
+      segments.size(), threads, [&segments](std::size_t k) { return segments.Place(k); },
+      [&visit](OpPlacements&& placements) { visit(placements); });
 }
 
 double LossBackwardMs(const Timeline& timeline, const OpPlacements& placements) {

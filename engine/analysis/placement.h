@@ -7,6 +7,7 @@
 #include <functional>
 #include <initializer_list>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -80,6 +81,9 @@ class OpPlacements {
   std::uint32_t IndexOf(const ModulePath& path);
   // Places one more op.
   void push_back(const PlacedOp& op);
+  // Places the ops `next` places, those after this run's (next.first() == first() + size()), each
+  // naming its module as this run names it.
+  void Append(const OpPlacements& next);
 
  private:
   std::size_t first_ = 0;
@@ -93,6 +97,24 @@ class OpPlacements {
 // with the ops inside them: they run in the backward pass's time, but their cost is the loss's,
 // not the model's.
 OpPlacements PlaceOps(const Timeline& timeline);
+
+// The ops of a timeline cut into segments that are each placed alone, as PlaceOpsBySegment
+// places them: placed in any order, on any thread, several at once.
+class OpSegments {
+ public:
+  explicit OpSegments(const Timeline& timeline);
+  ~OpSegments();
+  std::size_t size() const;
+  // Segment k's placements, 0 <= k < size(), the segments in the ops' order; every op's,
+  // PlaceOps', where the timeline is not cut.
+  OpPlacements Place(std::size_t k) const;
+
+ private:
+  struct Cuts;  // the window's markers and where its segments begin and end
+
+  const Timeline& timeline_;
+  std::unique_ptr<const Cuts> cuts_;
+};
 
 // The same placements, a segment of the ops at a time: calls `visit`, on the calling thread, with
 // the placements of each segment in turn, in the ops' order, and lets them go once visited, so

@@ -2,6 +2,7 @@
 // is the window placed and attributed whole: each op's placement, and every sum to the last bit.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -131,6 +132,30 @@ TEST(PlaceOpsBySegment, SegmentsPlacedOnSeveralThreadsAreVisitedAsOnOne) {
                                                static_cast<int>(twelve[12].first),
                                                static_cast<int>(twelve[12].first)));
   EXPECT_EQ(std::get<2>(twelve[11].ops[2]), "encoder") << "step 10's backward node";
+}
+
+// The segments appended in turn are every op's placement, each naming its module as PlaceOps'
+// does, although each segment numbered its modules its own way.
+TEST(OpSegments, AppendedInTurnTheyAreTheWholeWindowsPlacements) {
+  const Timeline timeline = TwelveSteps();
+  const OpPlacements whole = PlaceOps(timeline);
+  const OpSegments segments(timeline);
+  ASSERT_EQ(segments.size(), 13u);
+  OpPlacements appended;
+  for (std::size_t k = segments.size(); k-- > 0;) {
+    EXPECT_NO_THROW(segments.Place(k)) << "placed in any order";
+  }
+  for (std::size_t k = 0; k < segments.size(); ++k) appended.Append(segments.Place(k));
+  ASSERT_EQ(appended.size(), whole.size());
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    EXPECT_EQ(appended[i].step, whole[i].step) << i;
+    EXPECT_EQ(appended[i].phase, whole[i].phase) << i;
+    EXPECT_EQ(appended.ModuleOf(i), whole.ModuleOf(i)) << i;
+    EXPECT_EQ(appended[i].parent, whole[i].parent) << i;
+    EXPECT_EQ(appended[i].top_level, whole[i].top_level) << i;
+  }
+  EXPECT_EQ(appended.ModuleOf(1 + 4).str(), "decoder.layer") << "the second step's aten::linear";
+  EXPECT_THROW(appended.Append(segments.Place(3)), std::logic_error) << "not the next ops";
 }
 
 TEST(PlaceOpsBySegment, OpsOutOfStartOrderArePlacedAsOneSegment) {
