@@ -174,12 +174,36 @@ WindowAttribution::WindowAttribution(const Timeline& timeline, bool has_gpu)
 
 WindowAttribution::~WindowAttribution() = default;
 
+struct SegmentCosts::Costs {
+  std::vector<double> inclusive_gpu_ms;  // by op from the segment's first; empty without a GPU
+  SelfHostMs self_host_ms;
+};
+
+SegmentCosts::SegmentCosts() = default;
+SegmentCosts::~SegmentCosts() = default;
+SegmentCosts::SegmentCosts(SegmentCosts&&) noexcept = default;
+SegmentCosts& SegmentCosts::operator=(SegmentCosts&&) noexcept = default;
+
+SegmentCosts WindowAttribution::CostsOf(const Timeline& timeline, const OpPlacements& placements,
+                                        const std::vector<double>& gpu_ms_by_op) {
+  SegmentCosts costs;
+  costs.costs_ = std::make_unique<SegmentCosts::Costs>(SegmentCosts::Costs{
+      InclusiveGpuMs(timeline, placements, gpu_ms_by_op), SelfHostMs(timeline, placements)});
+  return costs;
+}
+
 void WindowAttribution::Add(const OpPlacements& placements,
                             const std::vector<double>& gpu_ms_by_op) {
   if (steps_ == 0) return;
+  Add(placements, CostsOf(*timeline_, placements, gpu_ms_by_op), gpu_ms_by_op);
+}
+
+void WindowAttribution::Add(const OpPlacements& placements, const SegmentCosts& costs,
+                            const std::vector<double>& gpu_ms_by_op) {
+  if (steps_ == 0) return;
   const Timeline& timeline = *timeline_;
-  const std::vector<double> inclusive_gpu_ms = InclusiveGpuMs(timeline, placements, gpu_ms_by_op);
-  const SelfHostMs self_host_ms(timeline, placements);
+  const std::vector<double>& inclusive_gpu_ms = costs.costs_->inclusive_gpu_ms;
+  const SelfHostMs& self_host_ms = costs.costs_->self_host_ms;
   const double page_fault_ms = timeline.page_fault_ns * 1e-6;
   std::vector<std::uint32_t>& slot_of_id = sums_->slot_of_id;
   std::vector<OpCost>& by_name_slot = sums_->by_name_slot;
