@@ -208,11 +208,13 @@ void WindowAttribution::Add(const OpPlacements& placements, const SegmentCosts& 
   std::vector<std::uint32_t>& slot_of_id = sums_->slot_of_id;
   std::vector<OpCost>& by_name_slot = sums_->by_name_slot;
   const double per_step = 1.0 / steps_;
-  // Consecutive top-level ops mostly run in one module: its table is looked up once for a run of
-  // them, not once an op (a map of paths, compared component by component).
-  std::uint32_t run_module = OpPlacements::kNoModule;
-  std::vector<PhaseCosts>* run_steps = nullptr;
-  std::unordered_map<std::uint64_t, OpCost>* run_ops = nullptr;
+  // Each module's tables, by its index in the segment: looked up in the maps of paths (compared
+  // component by component) once a segment, not each time the top-level ops change module.
+  struct ModuleTables {
+    std::vector<PhaseCosts>* steps = nullptr;
+    std::unordered_map<std::uint64_t, OpCost>* ops = nullptr;
+  };
+  std::vector<ModuleTables> tables;
   const std::size_t first = placements.first();
   for (std::size_t i = first; i < first + placements.size(); ++i) {
     const OpPlacement& placement = placements[i];
@@ -242,16 +244,19 @@ void WindowAttribution::Add(const OpPlacements& placements, const SegmentCosts& 
     const double self_gpu_ms = has_gpu_ ? gpu_ms_by_op[i] : 0.0;
     any_depth.self_gpu_ms += self_gpu_ms * per_step;
     if (placement.top_level != static_cast<int>(i)) continue;
-    if (run_steps == nullptr || placement.module != run_module) {
-      run_module = placement.module;
-      run_steps = &self_by_step_[placements.ModuleOf(i)];
-      run_steps->resize(steps_);
-      run_ops = &sums_->by_module_op_id[placements.ModuleOf(i)];
+    if (tables.size() <= placement.module) tables.resize(std::size_t{placement.module} + 1);
+    ModuleTables& module = tables[placement.module];
+    if (module.steps == nullptr) {
+      module.steps = &self_by_step_[placements.ModuleOf(i)];
+      module.steps->resize(steps_);
+      module.ops = &sums_->by_module_op_id[placements.ModuleOf(i)];
     }
-    (*run_steps)[placement.step][placement.phase] += cost;
-    OpCost& top_level = (*run_ops)[PhaseAndName(placement.phase, op.name)];
-    if (top_level.calls == 0) top_level.name = op.name.str();
-    top_level.module = placements.ModuleOf(i);
+    (*module.steps)[placement.step][placement.phase] += cost;
+    OpCost& top_level = (*module.ops)[PhaseAndName(placement.phase, op.name)];
+    if (top_level.calls == 0) {
+      top_level.name = op.name.str();
+      top_level.module = placements.ModuleOf(i);
+    }
     top_level.phase = placement.phase;
     top_level.calls += per_step;
     top_level.by_step.resize(steps_);

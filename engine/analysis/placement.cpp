@@ -508,13 +508,18 @@ double LossBackwardMs(const Timeline& timeline, const OpPlacements& placements) 
 
 void AddForwardOps(const Timeline& timeline, const OpPlacements& placements,
                    std::map<ModulePath, ForwardOps>& by_module) {
+  // Each module's entry by its index in `placements`: found in the map of paths once, not once
+  // an op.
+  std::vector<ForwardOps*> ops_of;
   for (std::size_t i = placements.first(); i < placements.first() + placements.size(); ++i) {
     const OpPlacement& placement = placements[i];
     if (placement.phase == Phase::kForward && placement.top_level == static_cast<int>(i) &&
         placement.module != OpPlacements::kNoModule) {
+      if (ops_of.size() <= placement.module) ops_of.resize(std::size_t{placement.module} + 1);
+      ForwardOps*& ops = ops_of[placement.module];
+      if (ops == nullptr) ops = &by_module[placements.ModuleOf(i)];
       const std::int64_t elements = timeline.CountsOf(i).input_elements;
-      auto [it, added] =
-          by_module[placements.ModuleOf(i)].try_emplace(timeline.ops[i].name.str(), elements);
+      auto [it, added] = ops->try_emplace(timeline.ops[i].name.str(), elements);
       if (!added) it->second = std::max(it->second, elements);
     }
   }
