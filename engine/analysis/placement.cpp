@@ -407,11 +407,11 @@ struct Segment {
   std::vector<std::size_t> markers;  // indices into Timeline::markers, in time order
 };
 
-// The segments of a timeline whose ops and steps are in start order: cut at each step's start T
-// where every op before it (each starting before T) has ended by T. No op then encloses an op or
-// marker of the other side, and every thread's module intervals close there, its next item being
-// in another step than its last. A few hundred segments for millions of ops: their markers, not
-// their placements.
+// The segments of a timeline whose steps are in start order: cut at each step's start T where
+// every op before the cut starts before T and has ended by T, and every op after it starts at or
+// after T. No op then encloses an op or marker of the other side, and every thread's module
+// intervals close there, its next item being in another step than its last. A few hundred
+// segments for millions of ops: their markers, not their placements.
 std::vector<Segment> SegmentsOf(const Timeline& timeline) {
   const std::vector<OpEvent>& ops = timeline.ops;
   // The markers in time order (at a tie, in the order PlaceOps keeps), taken a segment at a time.
@@ -430,14 +430,34 @@ std::vector<Segment> SegmentsOf(const Timeline& timeline) {
     segments.push_back({first, last, std::vector<std::size_t>(next_marker, markers_end)});
     next_marker = markers_end;
   };
-  std::size_t next = 0;  // the first op starting at or after the step's start
-  TimeNs ended_by = std::numeric_limits<TimeNs>::min();  // the latest end of ops [0, next)
+  // Where the ops are out of start order (Kineto writes a step's backward nodes after its forward
+  // ops), the earliest start of the ops from each one on, 8 bytes an op: in start order, an op's
+  // own start.
+  std::vector<TimeNs> earliest_from;
+  if (!InStartOrder(ops)) {
+    earliest_from.resize(ops.size());
+    TimeNs earliest = std::numeric_limits<TimeNs>::max();
+    for (std::size_t i = ops.size(); i-- > 0;) {
+      earliest = std::min(earliest, ops[i].start_ns);
+      earliest_from[i] = earliest;
+    }
+  }
+  const auto earliest_start_from = [&](std::size_t i) {
+    return earliest_from.empty() ? ops[i].start_ns : earliest_from[i];
+  };
+  std::size_t next = 0;  // the first op from which every op starts at or after the step's start
+  TimeNs started_by = std::numeric_limits<TimeNs>::min();  // the latest start of ops [0, next)
+  TimeNs ended_by = std::numeric_limits<TimeNs>::min();    // the latest end of ops [0, next)
   for (const StepSpan& step : timeline.steps) {
-    for (; next < ops.size() && ops[next].start_ns < step.start_ns; ++next) {
+    for (; next < ops.size() && earliest_start_from(next) < step.start_ns; ++next) {
+      started_by = std::max(started_by, ops[next].start_ns);
       ended_by = std::max(ended_by, ops[next].end_ns);
     }
     const std::size_t first = segments.empty() ? 0 : segments.back().last;
-    if (next > first && next < ops.size() && ended_by <= step.start_ns) cut(next, step.start_ns);
+    if (next > first && next < ops.size() && started_by < step.start_ns &&
+        ended_by <= step.start_ns) {
+      cut(next, step.start_ns);
+    }
   }
   cut(ops.size(), std::numeric_limits<TimeNs>::max());
   return segments;
@@ -467,7 +487,7 @@ OpSegments::OpSegments(const Timeline& timeline) : timeline_(timeline) {
   auto cuts = std::make_unique<Cuts>();
   cuts->window = WindowMarkersOf(timeline);
   cuts->whole = !cuts->window.inferred_ends.empty() || HasLoss(timeline) ||
-                !InStartOrder(timeline.ops) || !StepsInStartOrder(timeline.steps);
+                !StepsInStartOrder(timeline.steps);
   if (!cuts->whole) cuts->segments = SegmentsOf(timeline);
   cuts_ = std::move(cuts);
 }

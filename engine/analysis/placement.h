@@ -126,9 +126,11 @@ class OpSegments {
 // level lie within its segment, and so do the module intervals of every op in a step (a thread's
 // close where its items change step), so each is placed as PlaceOps places it. (An op outside every
 // step may miss an interval opened outside every step before the cut, on a thread with no item in
-// between; nothing reads the module of an op outside the steps.) One segment, PlaceOps', where a
-// step's start cannot be cut at: the ops out of start order, or a placement that needs each
-// backward node's forward op (a backward interval without its end marker, a script's loss).
+// between; nothing reads the module of an op outside the steps.) The ops may be out of start
+// order within a segment (a Kineto trace's backward nodes come after its forward ops), not
+// across a cut. One segment, PlaceOps', where no step's start can be cut at, the steps are out
+// of start order, or a placement needs each backward node's forward op (a backward interval
+// without its end marker, a script's loss).
 void PlaceOpsBySegment(const Timeline& timeline,
                        const std::function<void(const OpPlacements&)>& visit, int threads = 1);
 
