@@ -174,21 +174,47 @@ WindowAttribution::WindowAttribution(const Timeline& timeline, bool has_gpu)
 
 WindowAttribution::~WindowAttribution() = default;
 
+struct SegmentCosts::Costs {
+  std::vector<double> inclusive_gpu_ms;  // by op from the segment's first; empty without a GPU
+  SelfHostMs self_host_ms;
+};
+
+SegmentCosts::SegmentCosts() = default;
+SegmentCosts::~SegmentCosts() = default;
+SegmentCosts::SegmentCosts(SegmentCosts&&) noexcept = default;
+SegmentCosts& SegmentCosts::operator=(SegmentCosts&&) noexcept = default;
+
+SegmentCosts WindowAttribution::CostsOf(const Timeline& timeline, const OpPlacements& placements,
+                                        const std::vector<double>& gpu_ms_by_op) {
+  SegmentCosts costs;
+  costs.costs_ = std::make_unique<SegmentCosts::Costs>(SegmentCosts::Costs{
+      InclusiveGpuMs(timeline, placements, gpu_ms_by_op), SelfHostMs(timeline, placements)});
+  return costs;
+}
+
 void WindowAttribution::Add(const OpPlacements& placements,
                             const std::vector<double>& gpu_ms_by_op) {
   if (steps_ == 0) return;
+  Add(placements, CostsOf(*timeline_, placements, gpu_ms_by_op), gpu_ms_by_op);
+}
+
+void WindowAttribution::Add(const OpPlacements& placements, const SegmentCosts& costs,
+                            const std::vector<double>& gpu_ms_by_op) {
+  if (steps_ == 0) return;
   const Timeline& timeline = *timeline_;
-  const std::vector<double> inclusive_gpu_ms = InclusiveGpuMs(timeline, placements, gpu_ms_by_op);
-  const SelfHostMs self_host_ms(timeline, placements);
+  const std::vector<double>& inclusive_gpu_ms = costs.costs_->inclusive_gpu_ms;
+  const SelfHostMs& self_host_ms = costs.costs_->self_host_ms;
   const double page_fault_ms = timeline.page_fault_ns * 1e-6;
   std::vector<std::uint32_t>& slot_of_id = sums_->slot_of_id;
   std::vector<OpCost>& by_name_slot = sums_->by_name_slot;
   const double per_step = 1.0 / steps_;
-  // Consecutive top-level ops mostly run in one module: its table is looked up once for a run of
-  // them, not once an op (a map of paths, compared component by component).
-  std::uint32_t run_module = OpPlacements::kNoModule;
-  std::vector<PhaseCosts>* run_steps = nullptr;
-  std::unordered_map<std::uint64_t, OpCost>* run_ops = nullptr;
+  // Each module's tables, by its index in the segment: looked up in the maps of paths (compared
+  // component by component) once a segment, not each time the top-level ops change module.
+  struct ModuleTables {
+    std::vector<PhaseCosts>* steps = nullptr;
+    std::unordered_map<std::uint64_t, OpCost>* ops = nullptr;
+  };
+  std::vector<ModuleTables> tables;
   const std::size_t first = placements.first();
   for (std::size_t i = first; i < first + placements.size(); ++i) {
     const OpPlacement& placement = placements[i];
@@ -218,16 +244,19 @@ void WindowAttribution::Add(const OpPlacements& placements,
     const double self_gpu_ms = has_gpu_ ? gpu_ms_by_op[i] : 0.0;
     any_depth.self_gpu_ms += self_gpu_ms * per_step;
     if (placement.top_level != static_cast<int>(i)) continue;
-    if (run_steps == nullptr || placement.module != run_module) {
-      run_module = placement.module;
-      run_steps = &self_by_step_[placements.ModuleOf(i)];
-      run_steps->resize(steps_);
-      run_ops = &sums_->by_module_op_id[placements.ModuleOf(i)];
+    if (tables.size() <= placement.module) tables.resize(std::size_t{placement.module} + 1);
+    ModuleTables& module = tables[placement.module];
+    if (module.steps == nullptr) {
+      module.steps = &self_by_step_[placements.ModuleOf(i)];
+      module.steps->resize(steps_);
+      module.ops = &sums_->by_module_op_id[placements.ModuleOf(i)];
     }
-    (*run_steps)[placement.step][placement.phase] += cost;
-    OpCost& top_level = (*run_ops)[PhaseAndName(placement.phase, op.name)];
-    if (top_level.calls == 0) top_level.name = op.name.str();
-    top_level.module = placements.ModuleOf(i);
+    (*module.steps)[placement.step][placement.phase] += cost;
+    OpCost& top_level = (*module.ops)[PhaseAndName(placement.phase, op.name)];
+    if (top_level.calls == 0) {
+      top_level.name = op.name.str();
+      top_level.module = placements.ModuleOf(i);
+    }
     top_level.phase = placement.phase;
     top_level.calls += per_step;
     top_level.by_step.resize(steps_);

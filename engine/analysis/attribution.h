@@ -68,6 +68,22 @@ struct StepRange {
   std::size_t end = 0;
 };
 
+// What WindowAttribution::Add reads of one segment of ops beside its placements: each op's host
+// time outside the ops it calls and device time with theirs. Worked out apart from the sums
+// (WindowAttribution::CostsOf), on whichever thread placed the segment.
+class SegmentCosts {
+ public:
+  SegmentCosts();
+  ~SegmentCosts();
+  SegmentCosts(SegmentCosts&&) noexcept;
+  SegmentCosts& operator=(SegmentCosts&&) noexcept;
+
+ private:
+  friend class WindowAttribution;
+  struct Costs;
+  std::unique_ptr<Costs> costs_;
+};
+
 class WindowAttribution {
  public:
   // `gpu_ms_by_op`: device time each op launched itself (same order as timeline.ops), or empty.
@@ -79,6 +95,13 @@ class WindowAttribution {
   // whole window's: the costs are the same to the last bit.
   WindowAttribution(const Timeline& timeline, bool has_gpu);
   void Add(const OpPlacements& segment, const std::vector<double>& gpu_ms_by_op);
+  // The same, with the segment's costs worked out before (CostsOf, of the same placements).
+  void Add(const OpPlacements& segment, const SegmentCosts& costs,
+           const std::vector<double>& gpu_ms_by_op);
+  // What Add reads of the segment `placements` places besides them: it adds no number across
+  // segments, so it may run on any thread, for several segments at once.
+  static SegmentCosts CostsOf(const Timeline& timeline, const OpPlacements& placements,
+                              const std::vector<double>& gpu_ms_by_op);
   void Finish();
   ~WindowAttribution();
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <stdexcept>
 #include <utility>
 
 #include "engine/analysis/sequence_numbers.h"
@@ -248,6 +249,20 @@ void OpPlacements::push_back(const PlacedOp& op) {
   places_.back().module = IndexOf(op.module);
 }
 
+void OpPlacements::Append(const OpPlacements& next) {
+  if (next.first_ != first_ + places_.size()) {
+    throw std::logic_error("OpPlacements::Append: the placements are not of the next ops");
+  }
+  // A segment names its few modules by indices of its own: each is this run's index once.
+  std::vector<std::uint32_t> index_here(next.modules_.size());
+  for (std::size_t m = 0; m < next.modules_.size(); ++m) index_here[m] = IndexOf(next.modules_[m]);
+  const std::size_t at = places_.size();
+  places_.insert(places_.end(), next.places_.begin(), next.places_.end());
+  for (auto it = places_.begin() + static_cast<std::ptrdiff_t>(at); it != places_.end(); ++it) {
+    it->module = index_here[it->module];
+  }
+}
+
 const char* PhaseName(Phase phase) {
   switch (phase) {
     case Phase::kData:
@@ -392,11 +407,11 @@ struct Segment {
   std::vector<std::size_t> markers;  // indices into Timeline::markers, in time order
 };
 
-// The segments of a timeline whose ops and steps are in start order: cut at each step's start T
-// where every op before it (each starting before T) has ended by T. No op then encloses an op or
-// marker of the other side, and every thread's module intervals close there, its next item being
-// in another step than its last. A few hundred segments for millions of ops: their markers, not
-// their placements.
+// The segments of a timeline whose steps are in start order: cut at each step's start T where
+// every op before the cut starts before T and has ended by T, and every op after it starts at or
+// after T. No op then encloses an op or marker of the other side, and every thread's module
+// intervals close there, its next item being in another step than its last. A few hundred
+// segments for millions of ops: their markers, not their placements.
 std::vector<Segment> SegmentsOf(const Timeline& timeline) {
   const std::vector<OpEvent>& ops = timeline.ops;
   // The markers in time order (at a tie, in the order PlaceOps keeps), taken a segment at a time.
@@ -415,14 +430,34 @@ std::vector<Segment> SegmentsOf(const Timeline& timeline) {
     segments.push_back({first, last, std::vector<std::size_t>(next_marker, markers_end)});
     next_marker = markers_end;
   };
-  std::size_t next = 0;  // the first op starting at or after the step's start
-  TimeNs ended_by = std::numeric_limits<TimeNs>::min();  // the latest end of ops [0, next)
+  // Where the ops are out of start order (Kineto writes a step's backward nodes after its forward
+  // ops), the earliest start of the ops from each one on, 8 bytes an op: in start order, an op's
+  // own start.
+  std::vector<TimeNs> earliest_from;
+  if (!InStartOrder(ops)) {
+    earliest_from.resize(ops.size());
+    TimeNs earliest = std::numeric_limits<TimeNs>::max();
+    for (std::size_t i = ops.size(); i-- > 0;) {
+      earliest = std::min(earliest, ops[i].start_ns);
+      earliest_from[i] = earliest;
+    }
+  }
+  const auto earliest_start_from = [&](std::size_t i) {
+    return earliest_from.empty() ? ops[i].start_ns : earliest_from[i];
+  };
+  std::size_t next = 0;  // the first op from which every op starts at or after the step's start
+  TimeNs started_by = std::numeric_limits<TimeNs>::min();  // the latest start of ops [0, next)
+  TimeNs ended_by = std::numeric_limits<TimeNs>::min();    // the latest end of ops [0, next)
   for (const StepSpan& step : timeline.steps) {
-    for (; next < ops.size() && ops[next].start_ns < step.start_ns; ++next) {
+    for (; next < ops.size() && earliest_start_from(next) < step.start_ns; ++next) {
+      started_by = std::max(started_by, ops[next].start_ns);
       ended_by = std::max(ended_by, ops[next].end_ns);
     }
     const std::size_t first = segments.empty() ? 0 : segments.back().last;
-    if (next > first && next < ops.size() && ended_by <= step.start_ns) cut(next, step.start_ns);
+    if (next > first && next < ops.size() && started_by < step.start_ns &&
+        ended_by <= step.start_ns) {
+      cut(next, step.start_ns);
+    }
   }
   cut(ops.size(), std::numeric_limits<TimeNs>::max());
   return segments;
@@ -442,29 +477,38 @@ OpPlacements PlaceSegment(const Timeline& timeline, const WindowMarkers& window,
 
 }  // namespace
 
+struct OpSegments::Cuts {
+  WindowMarkers window;
+  bool whole = false;  // not cut: placed as PlaceOps places the window
+  std::vector<Segment> segments;
+};
+
+OpSegments::OpSegments(const Timeline& timeline) : timeline_(timeline) {
+  auto cuts = std::make_unique<Cuts>();
+  cuts->window = WindowMarkersOf(timeline);
+  cuts->whole = !cuts->window.inferred_ends.empty() || HasLoss(timeline) ||
+                !StepsInStartOrder(timeline.steps);
+  if (!cuts->whole) cuts->segments = SegmentsOf(timeline);
+  cuts_ = std::move(cuts);
+}
+
+OpSegments::~OpSegments() = default;
+
+std::size_t OpSegments::size() const { return cuts_->whole ? 1 : cuts_->segments.size(); }
+
+OpPlacements OpSegments::Place(std::size_t k) const {
+  if (cuts_->whole) return PlaceOps(timeline_);
+  return PlaceSegment(timeline_, cuts_->window, cuts_->segments.at(k));
+}
+
 void PlaceOpsBySegment(const Timeline& timeline,
                        const std::function<void(const OpPlacements&)>& visit, int threads) {
-  const WindowMarkers window = WindowMarkersOf(timeline);
-  if (!window.inferred_ends.empty() || HasLoss(timeline) || !InStartOrder(timeline.ops) ||
-      !StepsInStartOrder(timeline.steps)) {
-    visit(PlaceOps(timeline));
-    return;
-  }
-  std::vector<Segment> segments = SegmentsOf(timeline);
-  threads = static_cast<int>(
-      std::min<std::size_t>(static_cast<std::size_t>(std::max(threads, 1)), segments.size()));
-  if (threads <= 1) {
-    for (const Segment& segment : segments) visit(PlaceSegment(timeline, window, segment));
-    return;
-  }
   // Workers place the segments ahead, each alone; `visit` sees them on this thread in the ops'
   // order, with at most twice as many segments' placements as threads in flight.
-  OrderedPool<Segment, OpPlacements> pool(
-      threads, [&](Segment& segment) { return PlaceSegment(timeline, window, segment); });
-  const auto take = [&visit](OpPlacements&& placements) { visit(placements); };
-  for (Segment& segment : segments) pool.Submit(std::move(segment), take);
-  OpPlacements placements;
-  while (pool.TakeNext(placements, /*wait=*/true)) visit(placements);
+  const OpSegments segments(timeline);
+  RunInOrder(
+      segments.size(), threads, [&segments](std::size_t k) { return segments.Place(k); },
+      [&visit](OpPlacements&& placements) { visit(placements); });
 }
 
 double LossBackwardMs(const Timeline& timeline, const OpPlacements& placements) {
@@ -484,13 +528,18 @@ double LossBackwardMs(const Timeline& timeline, const OpPlacements& placements) 
 
 void AddForwardOps(const Timeline& timeline, const OpPlacements& placements,
                    std::map<ModulePath, ForwardOps>& by_module) {
+  // Each module's entry by its index in `placements`: found in the map of paths once, not once
+  // an op.
+  std::vector<ForwardOps*> ops_of;
   for (std::size_t i = placements.first(); i < placements.first() + placements.size(); ++i) {
     const OpPlacement& placement = placements[i];
     if (placement.phase == Phase::kForward && placement.top_level == static_cast<int>(i) &&
         placement.module != OpPlacements::kNoModule) {
+      if (ops_of.size() <= placement.module) ops_of.resize(std::size_t{placement.module} + 1);
+      ForwardOps*& ops = ops_of[placement.module];
+      if (ops == nullptr) ops = &by_module[placements.ModuleOf(i)];
       const std::int64_t elements = timeline.CountsOf(i).input_elements;
-      auto [it, added] =
-          by_module[placements.ModuleOf(i)].try_emplace(timeline.ops[i].name.str(), elements);
+      auto [it, added] = ops->try_emplace(timeline.ops[i].name.str(), elements);
       if (!added) it->second = std::max(it->second, elements);
     }
   }

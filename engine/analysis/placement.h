@@ -7,6 +7,7 @@
 #include <functional>
 #include <initializer_list>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -80,6 +81,9 @@ class OpPlacements {
   std::uint32_t IndexOf(const ModulePath& path);
   // Places one more op.
   void push_back(const PlacedOp& op);
+  // Places the ops `next` places, those after this run's (next.first() == first() + size()), each
+  // naming its module as this run names it.
+  void Append(const OpPlacements& next);
 
  private:
   std::size_t first_ = 0;
@@ -94,6 +98,24 @@ class OpPlacements {
 // not the model's.
 OpPlacements PlaceOps(const Timeline& timeline);
 
+// The ops of a timeline cut into segments that are each placed alone, as PlaceOpsBySegment
+// places them: placed in any order, on any thread, several at once.
+class OpSegments {
+ public:
+  explicit OpSegments(const Timeline& timeline);
+  ~OpSegments();
+  std::size_t size() const;
+  // Segment k's placements, 0 <= k < size(), the segments in the ops' order; every op's,
+  // PlaceOps', where the timeline is not cut.
+  OpPlacements Place(std::size_t k) const;
+
+ private:
+  struct Cuts;  // the window's markers and where its segments begin and end
+
+  const Timeline& timeline_;
+  std::unique_ptr<const Cuts> cuts_;
+};
+
 // The same placements, a segment of the ops at a time: calls `visit`, on the calling thread, with
 // the placements of each segment in turn, in the ops' order, and lets them go once visited, so
 // that a trace's millions of ops are never all placed at once. With `threads` > 1, that many
@@ -104,9 +126,11 @@ OpPlacements PlaceOps(const Timeline& timeline);
 // level lie within its segment, and so do the module intervals of every op in a step (a thread's
 // close where its items change step), so each is placed as PlaceOps places it. (An op outside every
 // step may miss an interval opened outside every step before the cut, on a thread with no item in
-// between; nothing reads the module of an op outside the steps.) One segment, PlaceOps', where a
-// step's start cannot be cut at: the ops out of start order, or a placement that needs each
-// backward node's forward op (a backward interval without its end marker, a script's loss).
+// between; nothing reads the module of an op outside the steps.) The ops may be out of start
+// order within a segment (a Kineto trace's backward nodes come after its forward ops), not
+// across a cut. One segment, PlaceOps', where no step's start can be cut at, the steps are out
+// of start order, or a placement needs each backward node's forward op (a backward interval
+// without its end marker, a script's loss).
 void PlaceOpsBySegment(const Timeline& timeline,
                        const std::function<void(const OpPlacements&)>& visit, int threads = 1);
 

@@ -20,12 +20,47 @@ bool GpuProbeRecorded(const Timeline& timeline) {
   });
 }
 
-std::vector<double> GpuAttribution::DeviceMsByOp() const {
-  if (!recorded) return {};
+namespace {
+
+std::vector<double> MsOf(const std::vector<GpuTime>& by_op) {
   std::vector<double> ms;
   ms.reserve(by_op.size());
   for (const GpuTime& time : by_op) ms.push_back(time.device_ns() * 1e-6);
   return ms;
+}
+
+bool HasDeviceWork(const Timeline& timeline) {
+  return !timeline.kernels.empty() || !timeline.memcpys.empty() || !timeline.memsets.empty();
+}
+
+// Calls charge(op, time) for each kernel, copy and memset, in that order: `op` the index of the op
+// that launched it (LaunchingOps), -1 where no recorded op did.
+template <typename Charge>
+void ForEachLaunch(const Timeline& timeline, Charge charge) {
+  const LaunchingOps launching(timeline);
+  for (const KernelEvent& kernel : timeline.kernels) {
+    GpuTime time;
+    time.kernel_ns = kernel.end_ns - kernel.start_ns;
+    time.kernels = 1;
+    charge(launching.Of(kernel.external_id), time);
+  }
+  for (const MemcpyEvent& copy : timeline.memcpys) {
+    GpuTime time;
+    time.memcpy_ns = copy.end_ns - copy.start_ns;
+    charge(launching.Of(copy.external_id), time);
+  }
+  for (const MemsetEvent& memset : timeline.memsets) {
+    GpuTime time;
+    time.memset_ns = memset.end_ns - memset.start_ns;
+    charge(launching.Of(memset.external_id), time);
+  }
+}
+
+}  // namespace
+
+std::vector<double> GpuAttribution::DeviceMsByOp() const {
+  if (!recorded) return {};
+  return MsOf(by_op);
 }
 
 GpuAttribution AttributeGpuTime(const Timeline& timeline, const OpPlacements& placements) {
@@ -33,15 +68,11 @@ GpuAttribution AttributeGpuTime(const Timeline& timeline, const OpPlacements& pl
   attribution.recorded = GpuProbeRecorded(timeline);
   // A CPU run's ops launched nothing: indexing millions of them for no record cost seconds, and
   // a time per op is kept only where DeviceMsByOp gives it or a record is charged to it.
-  const bool device_work =
-      !timeline.kernels.empty() || !timeline.memcpys.empty() || !timeline.memsets.empty();
+  const bool device_work = HasDeviceWork(timeline);
   if (attribution.recorded || device_work) attribution.by_op.resize(timeline.ops.size());
   if (!device_work) return attribution;
-  const OpLookup lookup(timeline);
-
-  const auto charge = [&](std::uint64_t external_id, const GpuTime& time) {
+  ForEachLaunch(timeline, [&](int op, const GpuTime& time) {
     attribution.total += time;
-    const int op = lookup.LaunchingOp(external_id);
     if (op < 0) {
       attribution.without_op += time;
       return;
@@ -55,24 +86,23 @@ GpuAttribution AttributeGpuTime(const Timeline& timeline, const OpPlacements& pl
     attribution.by_op_name[timeline.ops[op].name.str()] += time;
     attribution.by_module[placements.ModuleOf(op)] += time;
     attribution.by_phase[placement.phase] += time;
-  };
-  for (const KernelEvent& kernel : timeline.kernels) {
-    GpuTime time;
-    time.kernel_ns = kernel.end_ns - kernel.start_ns;
-    time.kernels = 1;
-    charge(kernel.external_id, time);
-  }
-  for (const MemcpyEvent& copy : timeline.memcpys) {
-    GpuTime time;
-    time.memcpy_ns = copy.end_ns - copy.start_ns;
-    charge(copy.external_id, time);
-  }
-  for (const MemsetEvent& memset : timeline.memsets) {
-    GpuTime time;
-    time.memset_ns = memset.end_ns - memset.start_ns;
-    charge(memset.external_id, time);
-  }
+  });
   return attribution;
+}
+
+std::vector<double> DeviceMsByOp(const Timeline& timeline) {
+  if (!GpuProbeRecorded(timeline)) return {};
+  // Nanoseconds summed as GpuTime::device_ns() sums them, then made milliseconds as MsOf does.
+  std::vector<TimeNs> ns(timeline.ops.size(), 0);
+  if (HasDeviceWork(timeline)) {
+    ForEachLaunch(timeline, [&ns](int op, const GpuTime& time) {
+      if (op >= 0) ns[op] += time.device_ns();
+    });
+  }
+  std::vector<double> ms;
+  ms.reserve(ns.size());
+  for (const TimeNs op_ns : ns) ms.push_back(op_ns * 1e-6);
+  return ms;
 }
 
 }  // namespace advisor

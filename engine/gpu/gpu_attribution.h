@@ -47,4 +47,9 @@ struct GpuAttribution {
 
 GpuAttribution AttributeGpuTime(const Timeline& timeline, const OpPlacements& placements);
 
+// GpuAttribution::DeviceMsByOp without placing the ops (no op's share of the work depends on
+// where it ran), and without the tables by name, module and phase: a window placed a segment at a
+// time on several threads needs each op's device time before any is placed.
+std::vector<double> DeviceMsByOp(const Timeline& timeline);
+
 }  // namespace advisor

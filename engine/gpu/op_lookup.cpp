@@ -1,6 +1,7 @@
 #include "engine/gpu/op_lookup.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 namespace advisor {
@@ -12,7 +13,13 @@ bool IsModelCall(const OpEvent& op) {
 
 }  // namespace
 
-OpLookup::OpLookup(const Timeline& timeline) : calling_op_(timeline.ops.size(), -1) {
+LaunchingOps::LaunchingOps(const Timeline& timeline) {
+  const std::vector<std::uint64_t>& ids = timeline.op_correlation_ids;
+  if (std::adjacent_find(ids.begin(), ids.end(), std::greater_equal<std::uint64_t>()) ==
+      ids.end()) {
+    ascending_ids_ = &ids;  // no id is carried twice
+    return;
+  }
   const std::vector<OpEvent>& ops = timeline.ops;
   for (int i = 0; i < static_cast<int>(ops.size()); ++i) {
     const std::uint64_t id = timeline.CorrelationOf(i);
@@ -20,6 +27,27 @@ OpLookup::OpLookup(const Timeline& timeline) : calling_op_(timeline.ops.size(), 
     auto [it, inserted] = innermost_by_id_.emplace(id, i);
     if (!inserted && ops[i].depth > ops[it->second].depth) it->second = i;
   }
+}
+
+int LaunchingOps::Of(std::uint64_t external_id) const {
+  if (external_id == 0) return -1;
+  if (ascending_ids_ != nullptr) {
+    const std::vector<std::uint64_t>& ids = *ascending_ids_;
+    // A trace's ids count from the first op's: the id's op is found at once.
+    if (!ids.empty() && external_id >= ids.front()) {
+      const std::uint64_t guess = external_id - ids.front();
+      if (guess < ids.size() && ids[guess] == external_id) return static_cast<int>(guess);
+    }
+    const auto it = std::lower_bound(ids.begin(), ids.end(), external_id);
+    return it != ids.end() && *it == external_id ? static_cast<int>(it - ids.begin()) : -1;
+  }
+  auto it = innermost_by_id_.find(external_id);
+  return it == innermost_by_id_.end() ? -1 : it->second;
+}
+
+OpLookup::OpLookup(const Timeline& timeline)
+    : launching_(timeline), calling_op_(timeline.ops.size(), -1) {
+  const std::vector<OpEvent>& ops = timeline.ops;
 
   // Per thread, ops in start order (enclosing before enclosed) against a stack of open ops.
   std::map<ThreadId, std::vector<int>> by_thread;
@@ -43,12 +71,6 @@ OpLookup::OpLookup(const Timeline& timeline) : calling_op_(timeline.ops.size(), 
       open.push_back(index);
     }
   }
-}
-
-int OpLookup::LaunchingOp(std::uint64_t external_id) const {
-  if (external_id == 0) return -1;
-  auto it = innermost_by_id_.find(external_id);
-  return it == innermost_by_id_.end() ? -1 : it->second;
 }
 
 std::optional<WorkOrigin> OriginOf(std::uint64_t external_id, const OpLookup& lookup,

@@ -201,6 +201,7 @@ ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store, TraceRecor
         BackwardMarkersFromSequenceNumbers(timeline, PlaceOps(timeline));
     timeline.markers.insert(timeline.markers.end(), backward.begin(), backward.end());
   }
+  if (threads <= 0) threads = DefaultReaderThreads();
   if (kept == OpPlacementsKept::kWhereGpu && PlaceableBySegment(timeline)) {
     // No GPU record: the collectives are gloo's host ranges (CollectivesOf's), read segment by
     // segment with the modules' forward ops.
@@ -210,11 +211,15 @@ ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store, TraceRecor
           AddForwardOps(placed, segment, trace.forward_ops);
           AddHostCollectives(placed, segment, host, trace.collectives);
         },
-        threads > 0 ? threads : DefaultReaderThreads());
+        threads);
     SortByStart(trace.collectives);
     return trace;
   }
-  trace.window = MeasureWindow(std::move(timeline));
+  // GPU records name their ops by index once the window is built: every op's placement is kept,
+  // the segments placed on the reader's threads all the same.
+  trace.window = kept == OpPlacementsKept::kWhereGpu
+                     ? MeasureWindowOnThreads(std::move(timeline), threads)
+                     : MeasureWindow(std::move(timeline));
   AddForwardOps(trace.window.timeline, trace.window.placements, trace.forward_ops);
   trace.collectives = CollectivesOf(trace.window, host, gpu.collective_of_kernel);
   return trace;

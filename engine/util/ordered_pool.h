@@ -4,6 +4,7 @@
 // the text they hold, pile up).
 #pragma once
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -12,6 +13,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -104,5 +106,23 @@ class OrderedPool {
   bool stopping_ = false;
   std::vector<std::thread> workers_;
 };
+
+// Runs work(k) for each k of [0, n) and hands each result to take(Result&&) on the calling
+// thread, in k's order: on `threads` workers (an OrderedPool) where threads > 1 and n > 1, else
+// each in turn on the calling thread. What take sees is the same with any number.
+template <typename Work, typename Take>
+void RunInOrder(std::size_t n, int threads, Work work, Take take) {
+  using Result = std::invoke_result_t<Work&, std::size_t>;
+  if (threads <= 1 || n <= 1) {
+    for (std::size_t k = 0; k < n; ++k) take(work(k));
+    return;
+  }
+  OrderedPool<std::size_t, Result> pool(
+      static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads), n)),
+      [&work](std::size_t& k) { return work(k); });
+  for (std::size_t k = 0; k < n; ++k) pool.Submit(k, take);
+  Result result;
+  while (pool.TakeNext(result, /*wait=*/true)) take(std::move(result));
+}
 
 }  // namespace advisor

@@ -3,17 +3,57 @@
 #include <stdexcept>
 
 #include "engine/gpu/gpu_attribution.h"
+#include "engine/util/ordered_pool.h"
 
 namespace advisor {
+
+namespace {
+
+// One segment as a worker leaves it: its placements and what the attribution reads beside them.
+struct PlacedSegment {
+  OpPlacements placements;
+  SegmentCosts costs;
+};
+
+// Places window.timeline's ops a segment at a time on `threads` threads, each segment's costs
+// worked out there, and attributes each segment on this thread in the ops' order; `take` is then
+// called with its placements, still on this thread.
+void PlaceAndAttribute(MeasuredWindow& window, const std::vector<double>& device_ms, int threads,
+                       const std::function<void(const OpPlacements&)>& take) {
+  const Timeline& timeline = window.timeline;
+  window.attribution = std::make_unique<WindowAttribution>(timeline, !device_ms.empty());
+  const OpSegments segments(timeline);
+  RunInOrder(
+      segments.size(), threads,
+      [&](std::size_t k) {
+        PlacedSegment placed{segments.Place(k), {}};
+        placed.costs = WindowAttribution::CostsOf(timeline, placed.placements, device_ms);
+        return placed;
+      },
+      [&](PlacedSegment&& placed) {
+        window.attribution->Add(placed.placements, placed.costs, device_ms);
+        take(placed.placements);
+      });
+  window.attribution->Finish();
+}
+
+}  // namespace
 
 MeasuredWindow MeasureWindow(Timeline timeline) {
   MeasuredWindow window;
   window.timeline = std::move(timeline);
   window.placements = PlaceOps(window.timeline);
   // Device time per op; empty when no GPU probe recorded, and ranking then uses host time.
-  window.attribution = std::make_unique<WindowAttribution>(
-      window.timeline, window.placements,
-      AttributeGpuTime(window.timeline, window.placements).DeviceMsByOp());
+  window.attribution = std::make_unique<WindowAttribution>(window.timeline, window.placements,
+                                                           DeviceMsByOp(window.timeline));
+  return window;
+}
+
+MeasuredWindow MeasureWindowOnThreads(Timeline timeline, int threads) {
+  MeasuredWindow window;
+  window.timeline = std::move(timeline);
+  PlaceAndAttribute(window, DeviceMsByOp(window.timeline), threads,
+                    [&window](const OpPlacements& segment) { window.placements.Append(segment); });
   return window;
 }
 
@@ -31,15 +71,9 @@ MeasuredWindow MeasureWindowBySegment(
   MeasuredWindow window;
   window.timeline = std::move(timeline);
   // Without a GPU record no op has device time: ranking uses host time, as MeasureWindow's.
-  window.attribution = std::make_unique<WindowAttribution>(window.timeline, false);
-  PlaceOpsBySegment(
-      window.timeline,
-      [&](const OpPlacements& segment) {
-        window.attribution->Add(segment, {});
-        if (on_segment) on_segment(window.timeline, segment);
-      },
-      threads);
-  window.attribution->Finish();
+  PlaceAndAttribute(window, {}, threads, [&](const OpPlacements& segment) {
+    if (on_segment) on_segment(window.timeline, segment);
+  });
   return window;
 }
 

@@ -20,6 +20,13 @@ struct MeasuredWindow {
 
 MeasuredWindow MeasureWindow(Timeline timeline);
 
+// The same window, its ops placed a segment at a time (OpSegments) on `threads` threads, each
+// segment's costs worked out where it was placed, and attributed on the calling thread in the
+// ops' order: every op's placement kept and every sum MeasureWindow's to the last bit. Only an op
+// outside every step may name another module (PlaceOpsBySegment), which nothing reads. For a
+// window with GPU records, whose placements are read by op index once it is built.
+MeasuredWindow MeasureWindowOnThreads(Timeline timeline, int threads);
+
 // Whether MeasureWindowBySegment may place `timeline` a segment at a time: it holds no GPU
 // record and no GPU probe ran, so no op's device time, sync or copy is looked up by its index
 // once the window is built.

@@ -2,6 +2,7 @@
 // is the window placed and attributed whole: each op's placement, and every sum to the last bit.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -131,6 +132,63 @@ TEST(PlaceOpsBySegment, SegmentsPlacedOnSeveralThreadsAreVisitedAsOnOne) {
                                                static_cast<int>(twelve[12].first),
                                                static_cast<int>(twelve[12].first)));
   EXPECT_EQ(std::get<2>(twelve[11].ops[2]), "encoder") << "step 10's backward node";
+}
+
+// The segments appended in turn are every op's placement, each naming its module as PlaceOps'
+// does, although each segment numbered its modules its own way.
+TEST(OpSegments, AppendedInTurnTheyAreTheWholeWindowsPlacements) {
+  const Timeline timeline = TwelveSteps();
+  const OpPlacements whole = PlaceOps(timeline);
+  const OpSegments segments(timeline);
+  ASSERT_EQ(segments.size(), 13u);
+  OpPlacements appended;
+  for (std::size_t k = segments.size(); k-- > 0;) {
+    EXPECT_NO_THROW(segments.Place(k)) << "placed in any order";
+  }
+  for (std::size_t k = 0; k < segments.size(); ++k) appended.Append(segments.Place(k));
+  ASSERT_EQ(appended.size(), whole.size());
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    EXPECT_EQ(appended[i].step, whole[i].step) << i;
+    EXPECT_EQ(appended[i].phase, whole[i].phase) << i;
+    EXPECT_EQ(appended.ModuleOf(i), whole.ModuleOf(i)) << i;
+    EXPECT_EQ(appended[i].parent, whole[i].parent) << i;
+    EXPECT_EQ(appended[i].top_level, whole[i].top_level) << i;
+  }
+  EXPECT_EQ(appended.ModuleOf(1 + 4).str(), "decoder.layer") << "the second step's aten::linear";
+  EXPECT_THROW(appended.Append(segments.Place(3)), std::logic_error) << "not the next ops";
+}
+
+// Kineto writes a step's backward nodes after its forward ops, whichever began first: ops out of
+// start order within their steps are still cut at each step's start, and placed as PlaceOps
+// places them.
+TEST(PlaceOpsBySegment, OpsOutOfStartOrderWithinTheirStepsAreCutAtEachStep) {
+  TimelineBuilder b;
+  for (int k = 0; k < 3; ++k) {
+    const double t = 10.0 * k;
+    b.Step(t, t + 4, t + 8, t + 10)
+        .Forward("encoder", t + 0.5, t + 3.5)
+        .Op("aten::linear", t + 1, t + 3)
+        .Backward("encoder", t + 4.5, t + 6.5, 2)
+        .Op("AddmmBackward0", t + 5, t + 6, 2, OpScope::kBackward)
+        .Op("aten::addmm", t + 1.1, t + 2.9)  // recorded after the backward node it began before
+        .Op("Optimizer.step#SGD.step", t + 8.5, t + 9.5);
+  }
+  const Timeline timeline = b.Build();
+  EXPECT_EQ(SegmentsOf(timeline),
+            (std::vector<std::pair<std::size_t, std::size_t>>{{0, 4}, {4, 4}, {8, 4}}));
+  const OpPlacements whole = PlaceOps(timeline);
+  OpPlacements appended;
+  PlaceOpsBySegment(timeline, [&](const OpPlacements& segment) { appended.Append(segment); });
+  ASSERT_EQ(appended.size(), whole.size());
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    EXPECT_EQ(appended[i].step, whole[i].step) << i;
+    EXPECT_EQ(appended[i].phase, whole[i].phase) << i;
+    EXPECT_EQ(appended.ModuleOf(i), whole.ModuleOf(i)) << i;
+    EXPECT_EQ(appended[i].parent, whole[i].parent) << i;
+    EXPECT_EQ(appended[i].top_level, whole[i].top_level) << i;
+  }
+  EXPECT_EQ(whole[6].parent, 4) << "the second step's aten::addmm, inside its aten::linear";
+  EXPECT_EQ(whole.ModuleOf(5).str(), "encoder") << "its backward node";
 }
 
 TEST(PlaceOpsBySegment, OpsOutOfStartOrderArePlacedAsOneSegment) {

@@ -78,6 +78,20 @@ TEST_F(GpuAttributionTest, WithoutARecordingProbeThereAreNoGpuMillisecondsToRank
   const GpuAttribution attribution = AttributeGpuTime(timeline_, placements_);
   EXPECT_FALSE(attribution.recorded);
   EXPECT_TRUE(attribution.DeviceMsByOp().empty());
+  EXPECT_TRUE(DeviceMsByOp(timeline_).empty());
+}
+
+// Before any op is placed (a window placed a segment at a time on several threads), each op's
+// device milliseconds are the placed attribution's, to the last bit.
+TEST_F(GpuAttributionTest, DeviceMillisecondsPerOpNeedNoPlacements) {
+  const std::vector<double> placed = AttributeGpuTime(timeline_, placements_).DeviceMsByOp();
+  EXPECT_EQ(DeviceMsByOp(timeline_), placed);
+  EXPECT_EQ(placed[2], 410e-6) << "MmBackward0's kernel and memset, summed in nanoseconds";
+  timeline_.kernels.clear();
+  timeline_.memcpys.clear();
+  timeline_.memsets.clear();
+  EXPECT_EQ(DeviceMsByOp(timeline_), std::vector<double>(timeline_.ops.size(), 0.0))
+      << "the probe recorded an idle device";
 }
 
 }  // namespace

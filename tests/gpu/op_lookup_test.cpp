@@ -22,6 +22,39 @@ TEST(OpLookup, AnExternalIdNamesTheInnermostOpCarryingIt) {
   EXPECT_EQ(lookup.LaunchingOp(99), -1);
 }
 
+// A trace numbers its ops' ids in order (each op's index + 1): an id is found among them, the
+// ids no op carries and the ops that carry none (0) aside.
+TEST(LaunchingOps, AscendingIdsAreFoundWithoutATable) {
+  Timeline timeline;
+  SetOps(timeline, {Op("aten::linear", 0, 100, 1, 0), Op("aten::addmm", 10, 90, 2, 1),
+                    Op("aten::relu", 100, 150, 3, 0), Op("aten::mm", 200, 300, 7, 0)});
+  const LaunchingOps launching(timeline);
+  EXPECT_EQ(launching.Of(1), 0);
+  EXPECT_EQ(launching.Of(2), 1);
+  EXPECT_EQ(launching.Of(3), 2);
+  EXPECT_EQ(launching.Of(7), 3) << "past a gap in the ids";
+  EXPECT_EQ(launching.Of(5), -1);
+  EXPECT_EQ(launching.Of(8), -1);
+  EXPECT_EQ(launching.Of(0), -1);
+
+  SetOps(timeline, {Op("aten::copy_", 0, 10, 0, 0), Op("aten::mm", 20, 30, 4, 0),
+                    Op("aten::add", 40, 50, 9, 0)});
+  const LaunchingOps after_an_op_without_one(timeline);
+  EXPECT_EQ(after_an_op_without_one.Of(4), 1);
+  EXPECT_EQ(after_an_op_without_one.Of(9), 2);
+  EXPECT_EQ(after_an_op_without_one.Of(0), -1);
+}
+
+TEST(LaunchingOps, AnIdCarriedTwiceNamesTheInnermostOp) {
+  Timeline timeline;
+  SetOps(timeline, {Op("aten::linear", 0, 100, 5, 0), Op("aten::addmm", 10, 90, 5, 1),
+                    Op("aten::relu", 100, 150, 4, 0)});
+  const LaunchingOps launching(timeline);
+  EXPECT_EQ(launching.Of(5), 1);
+  EXPECT_EQ(launching.Of(4), 2) << "an id smaller than the one before";
+  EXPECT_EQ(launching.Of(6), -1);
+}
+
 TEST(OpLookup, TheCallingOpIsTheOutermostAtenOpOrAutogradNode) {
   Timeline timeline;
   SetOps(timeline, {Op("aten::item", 0, 100, 1, 0), Op("aten::_local_scalar_dense", 5, 95, 2, 1),

@@ -55,6 +55,11 @@ TEST(EventNames, ReadGpuRecordNames) {
   EXPECT_TRUE(IsNcclKernel(
       "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"));
   EXPECT_FALSE(IsNcclKernel("void gemm_kernel<float>()"));
+  EXPECT_TRUE(IsNcclKernel("void ncclKernel_AllGather_RING_LL(ncclDevComm*)")) << "after a space";
+  EXPECT_TRUE(IsNcclKernel("void at::nccl::reduce_kernel()")) << "after ::";
+  EXPECT_FALSE(IsNcclKernel("void my_ncclish_kernel(int)")) << "inside a word";
+  EXPECT_FALSE(IsNcclKernel("void x:nccl_kernel(int)")) << "after one colon";
+  EXPECT_TRUE(IsNcclKernel("void x:nccl_and_y::nccl_kernel(int)")) << "the second occurrence";
 }
 
 }  // namespace

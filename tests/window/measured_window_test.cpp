@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <numeric>
 #include <stdexcept>
 #include <vector>
 
@@ -36,6 +37,56 @@ TEST(MeasureWindowBySegment, AttributesAsMeasureWindowDoesWithoutHoldingThePlace
   EXPECT_EQ(by_segment.attribution->Step().forward.host_ms,
             whole.attribution->Step().forward.host_ms);
   EXPECT_FALSE(by_segment.attribution->has_gpu());
+}
+
+// A GPU window's ops placed a segment at a time on any number of threads: every op's placement
+// kept, and every sum of the attribution MeasureWindow's, device time included, to the last bit.
+TEST(MeasureWindowOnThreads, PlacesAndAttributesAsMeasureWindowDoes) {
+  Timeline timeline = ThreeStepsTheLastTwoSpanned();
+  timeline.op_correlation_ids.resize(timeline.ops.size());
+  std::iota(timeline.op_correlation_ids.begin(), timeline.op_correlation_ids.end(), 1);
+  timeline.probes.push_back({"cupti", true, "", 0});
+  for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
+    KernelEvent kernel;  // each op's 1 us longer than the one before: no two sums alike
+    kernel.start_ns = timeline.ops[i].start_ns;
+    kernel.end_ns = kernel.start_ns + 1000 * static_cast<TimeNs>(i + 1);
+    kernel.external_id = i + 1;
+    timeline.kernels.push_back(kernel);
+  }
+  const MeasuredWindow whole = MeasureWindow(timeline);
+  ASSERT_TRUE(whole.attribution->has_gpu());
+  for (const int threads : {1, 2, 3, 8}) {
+    const MeasuredWindow on_threads = MeasureWindowOnThreads(timeline, threads);
+    ASSERT_EQ(on_threads.placements.size(), whole.placements.size()) << threads;
+    for (std::size_t i = 0; i < whole.placements.size(); ++i) {
+      EXPECT_EQ(on_threads.placements[i].step, whole.placements[i].step) << i;
+      EXPECT_EQ(on_threads.placements[i].phase, whole.placements[i].phase) << i;
+      EXPECT_EQ(on_threads.placements.ModuleOf(i), whole.placements.ModuleOf(i)) << i;
+      EXPECT_EQ(on_threads.placements[i].parent, whole.placements[i].parent) << i;
+      EXPECT_EQ(on_threads.placements[i].top_level, whole.placements[i].top_level) << i;
+    }
+    const WindowAttribution& attribution = *on_threads.attribution;
+    ASSERT_EQ(attribution.StepOps().size(), whole.attribution->StepOps().size()) << threads;
+    for (std::size_t i = 0; i < attribution.StepOps().size(); ++i) {
+      const OpCost& op = attribution.StepOps()[i];
+      const OpCost& expected = whole.attribution->StepOps()[i];
+      EXPECT_EQ(op.name, expected.name) << threads;
+      EXPECT_EQ(op.cost.gpu_ms, expected.cost.gpu_ms) << op.name << ", " << threads;
+      EXPECT_EQ(op.self_gpu_ms, expected.self_gpu_ms) << op.name << ", " << threads;
+      EXPECT_EQ(op.self_host_ms, expected.self_host_ms) << op.name << ", " << threads;
+    }
+    for (const char* path : {"", "encoder", "encoder.layer"}) {
+      EXPECT_EQ(attribution.Inclusive(path).forward.gpu_ms,
+                whole.attribution->Inclusive(path).forward.gpu_ms)
+          << path << ", " << threads;
+      EXPECT_EQ(attribution.Inclusive(path).backward.gpu_ms,
+                whole.attribution->Inclusive(path).backward.gpu_ms)
+          << path << ", " << threads;
+    }
+  }
+  // encoder.layer's forward in the median step: aten::linear (op 3 + 8k) with the aten::addmm
+  // inside it, their kernels 4 + 8k and 5 + 8k us long; CheckpointFunction's own is no module's.
+  EXPECT_NEAR(whole.attribution->Inclusive("encoder.layer").forward.gpu_ms, (12 + 13) * 1e-3, 1e-9);
 }
 
 // A GPU record names its op by index once the window is built (GPU time, syncs, copies): such a
