@@ -1,8 +1,8 @@
 """A two-block MLP trained with torch.compile's default backend, inductor: the one script of the
 suites that compiles with inductor itself (the others use aot_eager, whose graphs inductor's C++
 compile would take minutes to build on the CI VM), kept to two small graphs so that its compile
-stays short. advisor's report gives the compiled graphs' work to the four Linear instances from
-the probe's kernel tables (issue #29, report.json's compiled_kernels).
+stays short (two_block_mlp.py). advisor's report gives the compiled graphs' work to the four
+Linear instances from the probe's kernel tables (issue #29, report.json's compiled_kernels).
 
     python inductor_mlp_train.py [--steps N]
 """
@@ -10,27 +10,8 @@ the probe's kernel tables (issue #29, report.json's compiled_kernels).
 import argparse
 
 import torch
-import torch.nn as nn
 
-
-class Block(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc1, self.act, self.fc2 = nn.Linear(64, 256), nn.GELU(), nn.Linear(256, 64)
-
-    def forward(self, x):
-        return x + self.fc2(self.act(self.fc1(x)))
-
-
-class Mlp(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.blocks = nn.ModuleList([Block(), Block()])
-
-    def forward(self, x):
-        for block in self.blocks:
-            x = block(x)
-        return x
+from two_block_mlp import Mlp
 
 
 def main():
@@ -38,7 +19,7 @@ def main():
     parser.add_argument("--steps", type=int, default=150)
     args = parser.parse_args()
     torch.manual_seed(0)
-    model = torch.compile(Mlp())
+    model = torch.compile(Mlp(64, 256))
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
     inputs = torch.randn(256, 64)
     for _ in range(args.steps):
