@@ -24,7 +24,8 @@ Writes:
 seed's patch dropout; no GPU needed, a minute or two of inductor's C++ compile); its trace shows
 the extern kernels (the matrix multiplies, the drop's deterministic scatter) only: inductor's C++
 kernels are not profiled unless torch._inductor.config.cpp.enable_kernel_profile, which fails to
-load in some torch builds (an undefined aoti_record_function_end).
+load in some torch builds (an undefined aoti_record_function_end). On a busy machine,
+OMP_NUM_THREADS=1 keeps the intra-op threads' waits out of the recorded ops' times.
 """
 
 import argparse
