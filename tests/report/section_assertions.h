@@ -20,8 +20,7 @@ inline ::testing::AssertionResult ShowsSection(const RunReport& report, const st
   const ::testing::AssertionResult markdown =
       Contains(ReportToMarkdown(report), "\n## " + heading + "\n");
   if (!markdown) return markdown;
-  return Contains(ReportToHtml(report),
-                  "<section id=\"" + html_id + "\"><h2>" + heading + "</h2>");
+  return Contains(ReportToHtml(report), "<section id=\"" + html_id + "\"><h2>" + heading + "</h2>");
 }
 
 // report.json has no `json_key`, report.md never says `heading`, report.html has no element of id
