@@ -19,10 +19,13 @@ Writes:
     OUTDIR/output_code/graph_N.py  each graph's output code, to check the parser by eye (not for
                              the test data)
 
---cpu-mlp records a two-block MLP on the CPU instead (no GPU needed, seconds), the model of the
-modern lane's test; its trace shows the extern kernels (the matrix multiplies) only: inductor's C++
+--cpu-mlp records the two-block MLP of the modern lane's tests on the CPU instead
+(tests/script_runs/two_block_mlp.py, with its token drop and deterministic algorithms on, as the
+seed's patch dropout; no GPU needed, a minute or two of inductor's C++ compile); its trace shows
+the extern kernels (the matrix multiplies, the drop's deterministic scatter) only: inductor's C++
 kernels are not profiled unless torch._inductor.config.cpp.enable_kernel_profile, which fails to
-load in some torch builds (an undefined aoti_record_function_end).
+load in some torch builds (an undefined aoti_record_function_end). On a busy machine,
+OMP_NUM_THREADS=1 keeps the intra-op threads' waits out of the recorded ops' times.
 """
 
 import argparse
@@ -33,8 +36,9 @@ import shutil
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "probes",
-                                "python", "site"))
+_ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir)
+sys.path.insert(0, os.path.join(_ROOT, "probes", "python", "site"))
+sys.path.insert(0, os.path.join(_ROOT, "tests", "script_runs"))  # two_block_mlp, for --cpu-mlp
 
 from advisor_probe.provenance import ProvenanceRecorder  # noqa: E402
 
@@ -46,9 +50,9 @@ class _Codes:
         self.codes = []
         written = recorder.code_written
 
-        def keep(code):
+        def keep(code, externs=None):
             self.codes.append(code)
-            written(code)
+            written(code, externs)
         recorder.code_written = keep
 
 
@@ -76,38 +80,19 @@ def vit_step(torch, batch):
 
 
 def mlp_step(torch, batch):
-    from torch import nn
-
-    class Block(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.fc1, self.act, self.fc2 = nn.Linear(32, 64), nn.GELU(), nn.Linear(64, 32)
-            self.norm = nn.LayerNorm(32)
-
-        def forward(self, x):
-            return self.norm(x + self.fc2(self.act(self.fc1(x))))
-
-    class Mlp(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.blocks = nn.ModuleList([Block(), Block()])
-
-        def forward(self, x):
-            for block in self.blocks:
-                x = block(x)
-            return x
-
+    from two_block_mlp import Mlp
     torch.manual_seed(0)
-    model = torch.compile(Mlp())
+    torch.use_deterministic_algorithms(True)
+    model = torch.compile(Mlp(32, 64, drop_tokens=True))
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
-    inputs = torch.randn(batch, 32)
+    inputs = torch.randn(batch, 16, 32)
 
     def step():
         loss = model(inputs).sum()
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
-    return step, "two-block MLP, batch %d, cpu" % batch
+    return step, "two-block MLP with token drop, deterministic, batch %d, cpu" % batch
 
 
 def main():
@@ -161,8 +146,11 @@ def main():
     for table in tables:
         mapped = sum(1 for kernel in table["kernels"] + table["extern_calls"]
                      if kernel["instances"])
-        print("%s graph: %d generated kernels, %d extern calls, %d of them with an instance" %
-              (table["direction"], len(table["kernels"]), len(table["extern_calls"]), mapped))
+        by_origins = sum(1 for call in table["extern_calls"] if call["nodes_from"] == "ir_origins")
+        print("%s graph: %d generated kernels, %d extern calls (%d named by their IR node's "
+              "origins), %d of them with an instance" %
+              (table["direction"], len(table["kernels"]), len(table["extern_calls"]), by_origins,
+               mapped))
     print("wrote %s (provenance.json, trace.json.gz, output_code/)" % args.outdir)
 
 

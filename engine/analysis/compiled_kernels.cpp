@@ -151,14 +151,39 @@ const CompiledGraphSources* MatchExternCalls(
   return nullptr;
 }
 
-const CompiledKernelSource* GeneratedKernel(const CompiledGraphSources* graph,
-                                            const std::string& name) {
-  if (graph == nullptr) return nullptr;
-  for (const CompiledKernelSource& kernel : graph->kernels) {
-    if (kernel.name == name) return &kernel;
+// The graphs' generated kernels by name, indexed once: each graph's, and each direction's (where
+// a graph of that direction has the name, the first such graph's kernel).
+class GeneratedKernels {
+ public:
+  explicit GeneratedKernels(const std::vector<CompiledGraphSources>& graphs)
+      : graphs_(graphs), by_graph_(graphs.size()) {
+    for (std::size_t g = 0; g < graphs.size(); ++g) {
+      for (const CompiledKernelSource& kernel : graphs[g].kernels) {
+        by_graph_[g].emplace(kernel.name, &kernel);
+        by_direction_[graphs[g].backward ? 1 : 0].emplace(kernel.name, &kernel);
+      }
+    }
   }
-  return nullptr;
-}
+
+  // The kernel `name` of `graph` (the call's, nullptr where none matched it), else of any graph
+  // of the call's direction; nullptr where none has it.
+  const CompiledKernelSource* Find(const CompiledGraphSources* graph, bool backward,
+                                   const std::string& name) const {
+    if (graph != nullptr) {
+      const auto& own = by_graph_[static_cast<std::size_t>(graph - graphs_.data())];
+      if (const auto found = own.find(name); found != own.end()) return found->second;
+    }
+    const auto& any = by_direction_[backward ? 1 : 0];
+    const auto found = any.find(name);
+    return found != any.end() ? found->second : nullptr;
+  }
+
+ private:
+  using ByName = std::unordered_map<std::string, const CompiledKernelSource*>;
+  const std::vector<CompiledGraphSources>& graphs_;
+  std::vector<ByName> by_graph_;
+  ByName by_direction_[2];  // forward, backward
+};
 
 struct InstanceSums {
   double forward = 0;
@@ -185,24 +210,28 @@ CompiledKernelTime AttributeCompiledKernels(const Timeline& timeline,
     graph_of[c] = MatchExternCalls(timeline, calls[c], graphs, extern_of);
   }
 
+  const GeneratedKernels generated(graphs);
   std::map<std::string, InstanceSums> sums;
-  double attributed = 0, shared = 0, backward_attributed = 0;
+  double attributed = 0, shared = 0, by_origins = 0, backward_attributed = 0;
   const auto charge = [&](int call, int child, const std::string& name, TimeNs ns) {
     const bool backward = calls[static_cast<std::size_t>(call)].backward;
     ++result.pieces;
     result.compiled_ns += ns;
     if (backward) result.backward_ns += ns;
     const CompiledKernelSource* source =
-        GeneratedKernel(graph_of[static_cast<std::size_t>(call)], name);
-    for (std::size_t g = 0; g < graphs.size() && source == nullptr; ++g) {
-      if (graphs[g].backward == backward) source = GeneratedKernel(&graphs[g], name);
-    }
+        generated.Find(graph_of[static_cast<std::size_t>(call)], backward, name);
     if (source == nullptr && child >= 0) {
       const auto found = extern_of.find(static_cast<std::size_t>(child));
       if (found != extern_of.end()) source = found->second;
     }
     if (source == nullptr) {
       ++result.unnamed;
+      result.unnamed_ns += ns;
+      return;
+    }
+    if (source->nodes_from == KernelNodesFrom::kNone) {
+      ++result.nodeless;
+      result.nodeless_ns += ns;
       return;
     }
     const bool split = source->shares.size() > 1;
@@ -212,6 +241,7 @@ CompiledKernelTime AttributeCompiledKernels(const Timeline& timeline,
       (backward ? instance.backward : instance.forward) += part;
       attributed += part;
       if (backward) backward_attributed += part;
+      if (source->nodes_from == KernelNodesFrom::kIrOrigins) by_origins += part;
       if (split) {
         instance.shared += part;
         shared += part;
@@ -243,6 +273,7 @@ CompiledKernelTime AttributeCompiledKernels(const Timeline& timeline,
 
   result.attributed_ns = Rounded(attributed);
   result.shared_ns = Rounded(shared);
+  result.origins_ns = Rounded(by_origins);
   result.backward_attributed_ns = Rounded(backward_attributed);
   for (const auto& [instance, sum] : sums) {
     result.instances.push_back(

@@ -15,6 +15,9 @@
 // one with a graph's extern calls; no graph matching: unattributed). A kernel's time is split
 // among its instances by their share of its nodes; one held by several instances is shared
 // (its time counted in each instance's shared_ns too), the share no instance holds unattributed.
+// A piece no table names (unnamed), and an extern call whose table entry names none of its nodes
+// (nodeless: no comment, no IR origins), are unattributed too, each counted apart, so that the
+// parts add up to the compiled time.
 #pragma once
 
 #include <vector>

@@ -1,6 +1,7 @@
 #include "engine/analysis/compiled_provenance.h"
 
 #include <cstdint>
+#include <optional>
 
 #include "engine/json_input/json_document.h"
 
@@ -10,12 +11,26 @@ namespace {
 constexpr std::int64_t kMaxNodes = std::int64_t{1} << 30;
 constexpr std::uintmax_t kMaxFileBytes = std::uintmax_t{64} << 20;
 
+// An extern call's "nodes_from"; a kernel's comment named its nodes (or none were named).
+KernelNodesFrom ReadNodesFrom(const JsonField& entry, std::int64_t nodes) {
+  const KernelNodesFrom named = nodes > 0 ? KernelNodesFrom::kComment : KernelNodesFrom::kNone;
+  const std::optional<JsonField> field = entry.Optional("nodes_from");
+  if (!field) return named;
+  const std::string from = field->Choice({"comment", "ir_origins", "none"});
+  if ((from == "none") != (nodes == 0)) {
+    field->Fail("says '" + from + "' of " + std::to_string(nodes) + " nodes");
+  }
+  return from == "ir_origins" ? KernelNodesFrom::kIrOrigins : named;
+}
+
 CompiledKernelSource ReadKernel(const JsonField& entry, const char* name_key) {
   CompiledKernelSource kernel;
   kernel.name = entry.Required(name_key).Text(kMaxKernelNameBytes);
   if (kernel.name.empty()) entry.Required(name_key).Refuse("a non-empty string");
-  // 0 for an extern call the output code names no nodes of: kept for its place in the order.
-  const auto nodes = static_cast<double>(entry.Required("nodes").Integer(0, kMaxNodes));
+  // 0 for an extern call none of whose nodes is named: kept for its place in the order.
+  const std::int64_t node_count = entry.Required("nodes").Integer(0, kMaxNodes);
+  kernel.nodes_from = ReadNodesFrom(entry, node_count);
+  const auto nodes = static_cast<double>(node_count);
   double held = 0;
   const JsonField instances = entry.Required("instances");
   for (const JsonField& instance : instances.Elements(0, kMaxKernelInstances)) {

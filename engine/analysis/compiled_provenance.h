@@ -26,11 +26,17 @@ struct KernelShare {
   double share = 0;
 };
 
+// What named a kernel's FX nodes: the Source Nodes comment inductor writes before it, the origins
+// of the IR node an extern call was lowered from (where inductor writes no comment: an in-place
+// scatter's or index_put_'s fallback), or nothing (an extern call the table names no node of).
+enum class KernelNodesFrom { kComment, kIrOrigins, kNone };
+
 // A kernel inductor generated ("triton_red_fused_native_layer_norm_1", "cpp_fused_gelu_0"), or an
 // extern kernel the graph calls ("aten::mm"); its shares sum to at most 1, the rest unattributed.
 struct CompiledKernelSource {
   std::string name;
   std::vector<KernelShare> shares;
+  KernelNodesFrom nodes_from = KernelNodesFrom::kComment;
 };
 
 struct CompiledGraphSources {
@@ -40,8 +46,10 @@ struct CompiledGraphSources {
 };
 
 // The probe's "graphs" array: [{"direction": "forward" | "backward", "kernels": [{"name",
-// "nodes", "instances": [{"path", "nodes"}]}], "extern_calls": [{"op", "nodes", "instances"}]}];
-// "nodes" from 0 (an extern call whose nodes the output code does not name).
+// "nodes", "instances": [{"path", "nodes"}]}], "extern_calls": [{"op", "nodes_from", "nodes",
+// "instances"}]}]; "nodes" from 0 (an extern call none of whose nodes is named: "nodes_from"
+// "none"); "nodes_from" ("comment", "ir_origins", "none") absent in the tables probes wrote
+// before it (a comment named the nodes where there are any).
 std::vector<CompiledGraphSources> ReadCompiledProvenance(const JsonField& graphs);
 
 // The file scripts/record_compiled_provenance.py writes ({"graphs": [...]}, its other fields

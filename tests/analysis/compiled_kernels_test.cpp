@@ -39,16 +39,35 @@ TEST(CompiledProvenance, ReadsTheRecordedMlpTables) {
   EXPECT_TRUE(graphs[1].backward);
   ASSERT_EQ(graphs[0].extern_calls.size(), 4u);
   EXPECT_EQ(graphs[0].extern_calls[0].name, "aten::addmm");
-  ASSERT_EQ(graphs[0].extern_calls[3].shares.size(), 1u);
-  EXPECT_EQ(graphs[0].extern_calls[3].shares[0].instance, "blocks.1.fc2");
-  EXPECT_DOUBLE_EQ(graphs[0].extern_calls[3].shares[0].share, 1.0);
-  // The backward's addmm: a pattern's replacement node (addmm_default) has no instance, so
-  // blocks.1.fc1 holds 2 of its 3 nodes.
-  ASSERT_EQ(graphs[1].extern_calls.size(), 7u);
-  EXPECT_EQ(graphs[1].extern_calls[3].name, "aten::addmm");
-  ASSERT_EQ(graphs[1].extern_calls[3].shares.size(), 1u);
-  EXPECT_EQ(graphs[1].extern_calls[3].shares[0].instance, "blocks.1.fc1");
-  EXPECT_NEAR(graphs[1].extern_calls[3].shares[0].share, 2.0 / 3.0, 1e-9);
+  EXPECT_EQ(graphs[0].extern_calls[0].nodes_from, KernelNodesFrom::kComment);
+  ASSERT_EQ(graphs[0].extern_calls[0].shares.size(), 1u);
+  EXPECT_EQ(graphs[0].extern_calls[0].shares[0].instance, "blocks.0.fc1");
+  EXPECT_DOUBLE_EQ(graphs[0].extern_calls[0].shares[0].share, 1.0);
+  // The backward's deterministic scatter (the drop's gather's gradient): no Source Nodes
+  // comment, its nodes named by its IR node's origins; one of its five (the zeros it scatters
+  // into) has no instance.
+  ASSERT_EQ(graphs[1].extern_calls.size(), 8u);
+  const CompiledKernelSource& scatter = graphs[1].extern_calls[4];
+  EXPECT_EQ(scatter.name, "aten::scatter_reduce_");
+  EXPECT_EQ(scatter.nodes_from, KernelNodesFrom::kIrOrigins);
+  ASSERT_EQ(scatter.shares.size(), 2u);
+  EXPECT_EQ(scatter.shares[0].instance, "drop");
+  EXPECT_DOUBLE_EQ(scatter.shares[0].share, 3.0 / 5);
+  EXPECT_EQ(scatter.shares[1].instance, "blocks.1.fc1");
+  EXPECT_DOUBLE_EQ(scatter.shares[1].share, 1.0 / 5);
+}
+
+// A table a probe wrote before `nodes_from` (the H200 recording): a comment named the nodes of
+// every kernel that has any, none those of an extern call without nodes.
+TEST(CompiledProvenance, ReadsTablesWithoutNodesFrom) {
+  const std::vector<CompiledGraphSources> graphs = Read(R"([{"direction": "backward",
+      "kernels": [{"name": "k", "nodes": 1, "instances": [{"path": "a", "nodes": 1}]}],
+      "extern_calls": [{"op": "aten::mm", "nodes": 2, "instances": []},
+                       {"op": "aten::scatter_reduce_", "nodes": 0, "instances": []}]}])");
+  ASSERT_EQ(graphs.size(), 1u);
+  EXPECT_EQ(graphs[0].kernels[0].nodes_from, KernelNodesFrom::kComment);
+  EXPECT_EQ(graphs[0].extern_calls[0].nodes_from, KernelNodesFrom::kComment);
+  EXPECT_EQ(graphs[0].extern_calls[1].nodes_from, KernelNodesFrom::kNone);
 }
 
 TEST(CompiledProvenance, RefusesTablesNoProbeSends) {
@@ -74,6 +93,15 @@ TEST(CompiledProvenance, RefusesTablesNoProbeSends) {
   refused(R"([{"direction": "forward", "extern_calls": [], "kernels": [{"name": "k", "nodes": 1,
             "instances": [{"path": "a\u0001b", "nodes": 1}]}]}])",
           "without control characters");
+  refused(R"([{"direction": "forward", "kernels": [], "extern_calls": [{"op": "aten::mm",
+            "nodes_from": "none", "nodes": 2, "instances": []}]}])",
+          "field '[0].extern_calls[0].nodes_from' says 'none' of 2 nodes");
+  refused(R"([{"direction": "forward", "kernels": [], "extern_calls": [{"op": "aten::mm",
+            "nodes_from": "ir_origins", "nodes": 0, "instances": []}]}])",
+          "says 'ir_origins' of 0 nodes");
+  refused(R"([{"direction": "forward", "kernels": [], "extern_calls": [{"op": "aten::mm",
+            "nodes_from": "guess", "nodes": 1, "instances": []}]}])",
+          "field '[0].extern_calls[0].nodes_from' must be one of");
   std::string many = R"([{"direction": "forward", "extern_calls": [], "kernels": [{"name": "k",
                          "nodes": 100, "instances": [)";
   for (int i = 0; i < 17; ++i) many += std::string(i ? "," : "") + R"({"path": "a", "nodes": 1})";
@@ -82,8 +110,9 @@ TEST(CompiledProvenance, RefusesTablesNoProbeSends) {
 
 // One step of the MLP as its trace shows it on the CPU: the forward graph's call inside
 // CompiledFunction, its four addmm (each with an op of its own inside), and the backward graph's
-// call inside CompiledFunctionBackward with its seven matrix multiplies. Without
-// `graph_call_ranges`, as an op observer sees it: inductor's ranges are torch.profiler's only.
+// call inside CompiledFunctionBackward with its four matrix multiplies, the drop's scatter and
+// three more. Without `graph_call_ranges`, as an op observer sees it: inductor's ranges are
+// torch.profiler's only.
 Timeline CpuStep(bool graph_call_ranges = true) {
   TimelineBuilder builder;
   builder.Step(0, 13, 30, 31);
@@ -94,11 +123,11 @@ Timeline CpuStep(bool graph_call_ranges = true) {
     builder.Op("aten::addmm", at, at + 1 + i).Op("aten::expand", at, at + 0.5);
     at += 1 + i;
   }
-  builder.Op("CompiledFunctionBackward", 13.5, 29, 2, OpScope::kBackward);
+  builder.Op("CompiledFunctionBackward", 13.5, 31, 2, OpScope::kBackward);
   if (graph_call_ranges) {
-    builder.Op("## Call CompiledFxGraph None ##", 14, 28.5, 2, OpScope::kBackward);
+    builder.Op("## Call CompiledFxGraph None ##", 13.7, 30.5, 2, OpScope::kBackward);
   }
-  const char* ops[] = {"aten::mm", "aten::mm", "aten::mm", "aten::addmm",
+  const char* ops[] = {"aten::mm", "aten::mm", "aten::mm", "aten::mm", "aten::scatter_reduce_",
                        "aten::mm", "aten::mm", "aten::mm"};
   at = 14;
   for (const char* op : ops) {  // 2 ms each
@@ -113,22 +142,61 @@ TEST(CompiledKernels, GivesTheCpuCallsAtenOpsToTheirInstancesInOrder) {
       AttributeCompiledKernels(CpuStep(), ReadCompiledProvenanceFile(kMlp));
   EXPECT_FALSE(time.device);
   EXPECT_EQ(time.calls, 2);
-  EXPECT_EQ(time.pieces, 11);  // the calls' direct ops only: the expands sit inside the addmms
+  EXPECT_EQ(time.pieces, 12);  // the calls' direct ops only: the expands sit inside the addmms
   EXPECT_EQ(time.unnamed, 0);
-  EXPECT_EQ(time.compiled_ns, Ms(1 + 2 + 3 + 4 + 7 * 2));
-  EXPECT_EQ(time.backward_ns, Ms(14));
-  // All but the third of the backward addmm that no instance holds.
-  EXPECT_NEAR(static_cast<double>(time.attributed_ns), static_cast<double>(Ms(24 - 2.0 / 3)), 1);
-  EXPECT_EQ(time.shared_ns, 0);
+  EXPECT_EQ(time.nodeless, 0);
+  EXPECT_EQ(time.compiled_ns, Ms(1 + 2 + 3 + 4 + 8 * 2));
+  EXPECT_EQ(time.backward_ns, Ms(16));
+  // All but the fifth of the scatter that no instance holds; the rest of the scatter by its
+  // IR origins.
+  EXPECT_NEAR(static_cast<double>(time.attributed_ns), static_cast<double>(Ms(26 - 0.4)), 1);
+  EXPECT_NEAR(static_cast<double>(time.origins_ns), static_cast<double>(Ms(1.6)), 1);
+  EXPECT_NEAR(static_cast<double>(time.unheld_ns()), static_cast<double>(Ms(0.4)), 1);
+  const CompiledInstanceTime* drop = Instance(time, "drop");
+  ASSERT_NE(drop, nullptr);
+  // Four of the seven nodes of the third forward addmm, three of the scatter's five.
+  EXPECT_NEAR(static_cast<double>(drop->forward_ns), static_cast<double>(Ms(3 * 4.0 / 7)), 1);
+  EXPECT_NEAR(static_cast<double>(drop->backward_ns), static_cast<double>(Ms(2 * 3.0 / 5)), 1);
   const CompiledInstanceTime* fc2 = Instance(time, "blocks.1.fc2");
   ASSERT_NE(fc2, nullptr);
-  EXPECT_EQ(fc2->forward_ns, Ms(4));   // the fourth forward addmm
-  EXPECT_EQ(fc2->backward_ns, Ms(4));  // the first two backward mms
-  const CompiledInstanceTime* fc1 = Instance(time, "blocks.1.fc1");
-  ASSERT_NE(fc1, nullptr);
-  EXPECT_EQ(fc1->forward_ns, Ms(3));
-  EXPECT_NEAR(static_cast<double>(fc1->backward_ns), static_cast<double>(Ms(2 + 4.0 / 3)), 1);
-  EXPECT_EQ(time.instances.front().instance, "blocks.1.fc2");  // most time first
+  EXPECT_NEAR(static_cast<double>(fc2->forward_ns), static_cast<double>(Ms(4.0 / 3)), 1);
+  // The first two backward mms, and a fourteenth of the next two.
+  EXPECT_NEAR(static_cast<double>(fc2->backward_ns), static_cast<double>(Ms(4 + 4.0 / 14)), 1);
+}
+
+// Each part of the compiled time in one place: attributed (by a comment and by IR origins), a
+// kernel no table names, an extern call whose entry names no node, and a kernel's nodes that no
+// instance holds; they add up to the compiled time.
+TEST(CompiledKernels, CountsEachUnattributedPartApart) {
+  TimelineBuilder builder;
+  builder.Step(0, 10, 10, 10);
+  builder.Op("CompiledFunctionBackward", 0, 10, 1, OpScope::kBackward);
+  builder.Op("aten::mm", 1, 2, 1, OpScope::kBackward);               // 1 ms, its comment's
+  builder.Op("aten::scatter_reduce_", 2, 4, 1, OpScope::kBackward);  // 2 ms, its IR origins'
+  builder.Op("aten::index_put_", 4, 7, 1, OpScope::kBackward);       // 3 ms, no node named
+  builder.Op("cpp_fused_sum_0", 7, 8, 1, OpScope::kBackward);        // 1 ms, half held
+  builder.Op("cpp_fused_unknown_9", 8, 9.5, 1, OpScope::kBackward);  // 1.5 ms, no table's
+  const CompiledKernelTime time = AttributeCompiledKernels(builder.Build(), Read(R"([{
+      "direction": "backward",
+      "kernels": [{"name": "cpp_fused_sum_0", "nodes": 2,
+                   "instances": [{"path": "b", "nodes": 1}]}],
+      "extern_calls": [
+        {"op": "aten::mm", "nodes_from": "comment", "nodes": 1,
+         "instances": [{"path": "a", "nodes": 1}]},
+        {"op": "aten::scatter_reduce_", "nodes_from": "ir_origins", "nodes": 2,
+         "instances": [{"path": "drop", "nodes": 2}]},
+        {"op": "aten::index_put_", "nodes_from": "none", "nodes": 0, "instances": []}]}])"));
+  EXPECT_EQ(time.pieces, 5);
+  EXPECT_EQ(time.compiled_ns, Ms(8.5));
+  EXPECT_EQ(time.attributed_ns, Ms(1 + 2 + 0.5));
+  EXPECT_EQ(time.origins_ns, Ms(2));
+  EXPECT_EQ(time.unnamed, 1);
+  EXPECT_EQ(time.unnamed_ns, Ms(1.5));
+  EXPECT_EQ(time.nodeless, 1);
+  EXPECT_EQ(time.nodeless_ns, Ms(3));
+  EXPECT_EQ(time.unheld_ns(), Ms(0.5));
+  ASSERT_NE(Instance(time, "drop"), nullptr);
+  EXPECT_EQ(Instance(time, "drop")->backward_ns, Ms(2));
 }
 
 TEST(CompiledKernels, TakesAotAutogradsRangesForTheCallsWhereInductorsAreNotRecorded) {

@@ -45,6 +45,27 @@ class AnalyzeTest : public ::testing::Test {
     return json::parse(ReadFile((scratch_ / "report" / "report.json").string()));
   }
 
+  // advisor analyze on a recording of tests/data/compiled/ (NAME_trace.json.gz with the
+  // provenance NAME_provenance.json recorded beside it): the report, whose compiled_kernels has
+  // each step's forward and backward graph call of its 2 steps, and parts that add up to the
+  // compiled time; null where advisor failed.
+  json AnalyzeRecordedCompile(const std::string& name) {
+    const CommandResult result =
+        Analyze(kCompiled + "/" + name + "_trace.json.gz " + "--compiled-provenance " + kCompiled +
+                "/" + name + "_provenance.json");
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    if (result.exit_code != 0) return nullptr;
+    const json report = Report();
+    EXPECT_TRUE(report.contains("compiled_kernels")) << report.dump();
+    const json& compiled = report.value("compiled_kernels", json::object());
+    EXPECT_EQ(compiled.value("steps", 0), 2);
+    EXPECT_EQ(compiled.value("calls", 0), 4);
+    const double parts = compiled.value("attributed_ms", 0.0) + compiled.value("unnamed_ms", 0.0) +
+                         compiled.value("nodeless_ms", 0.0) + compiled.value("unheld_ms", 0.0);
+    EXPECT_NEAR(parts, compiled.value("compiled_ms", 0.0), 1e-6) << compiled.dump();
+    return report;
+  }
+
   fs::path scratch_;
 };
 
@@ -155,31 +176,31 @@ TEST_F(AnalyzeTest, ABadFileGetsOneLineWithTheByteOffsetAndNoReport) {
 }
 
 // A compiled model's trace with the provenance recorded while inductor compiled it
-// (tests/data/compiled/): the graphs' calls' matrix multiplies given to the four Linear instances,
-// forward and backward, and data_quality saying how much was attributed.
+// (tests/data/compiled/): the graphs' calls' matrix multiplies given to the instances of their
+// nodes, forward and backward, the drop's deterministic scatter by its IR node's origins, and
+// data_quality saying how much was attributed.
 TEST_F(AnalyzeTest, ACompiledModelsKernelTimeGoesToItsInstancesByProvenance) {
-  const CommandResult result = Analyze(kCompiled + "/mlp_cpu_trace.json.gz --compiled-provenance " +
-                                       kCompiled + "/mlp_cpu_provenance.json");
-  ASSERT_EQ(result.exit_code, 0) << result.err;
-  const json report = Report();
-  ASSERT_TRUE(report.contains("compiled_kernels")) << report.dump();
+  const json report = AnalyzeRecordedCompile("mlp_cpu");
+  ASSERT_TRUE(report.contains("compiled_kernels"));
   const json& compiled = report.at("compiled_kernels");
   EXPECT_EQ(compiled.at("work"), "host_ops");
-  EXPECT_EQ(compiled.at("steps"), 2);
-  EXPECT_EQ(compiled.at("calls"), 4);  // each step's forward and backward graph
-  EXPECT_EQ(compiled.at("kernels"), 2 * (4 + 7));
+  EXPECT_EQ(compiled.at("kernels"), 2 * (4 + 8));
   EXPECT_EQ(compiled.at("unnamed_kernels"), 0);
-  // All but the backward addmm's third that a pattern's replacement node holds.
+  EXPECT_EQ(compiled.at("nodeless_kernels"), 0);
+  // All but the fifth of the scatter's nodes that no instance holds.
   EXPECT_GT(compiled.at("attributed_share").get<double>(), 0.9);
   EXPECT_LT(compiled.at("attributed_share").get<double>(), 1.0);
-  std::set<std::string> paths;
+  EXPECT_GT(compiled.at("origins_ms").get<double>(), 0) << "the scatter's, by its IR origins";
+  std::map<std::string, json> instances;
   for (const json& instance : compiled.at("instances")) {
-    paths.insert(instance.at("path").get<std::string>());
-    EXPECT_GT(instance.at("forward_ms").get<double>(), 0) << instance.dump();
-    EXPECT_GT(instance.at("backward_ms").get<double>(), 0) << instance.dump();
+    instances[instance.at("path").get<std::string>()] = instance;
   }
-  EXPECT_EQ(paths, (std::set<std::string>{"blocks.0.fc1", "blocks.0.fc2", "blocks.1.fc1",
-                                          "blocks.1.fc2"}));
+  for (const char* path :
+       {"blocks.0.fc1", "blocks.0.fc2", "blocks.1.fc1", "blocks.1.fc2", "drop"}) {
+    ASSERT_EQ(instances.count(path), 1u) << path << " in " << compiled.dump();
+    EXPECT_GT(instances[path].at("forward_ms").get<double>(), 0) << path;
+    EXPECT_GT(instances[path].at("backward_ms").get<double>(), 0) << path;
+  }
   bool said = false;
   for (const json& line : report.at("data_quality")) {
     said = said || line.get<std::string>().find(
@@ -189,25 +210,22 @@ TEST_F(AnalyzeTest, ACompiledModelsKernelTimeGoesToItsInstancesByProvenance) {
   EXPECT_TRUE(said) << report.at("data_quality").dump();
 }
 
-// The compiled seed ViT on an H200 (tests/data/compiled/vit_h200_*): its triton kernels matched
-// by name and its extern calls by order give nearly all the compiled graphs' GPU time to module
-// instances, forward and backward; the kernel fused across patch_embed, patch_drop's gather and
-// the first norm is split and counted as shared; the deterministic scatter of patch_drop's
-// backward (an extern call inductor names no source node for) stays unattributed.
+// The compiled seed ViT on an H200 (tests/data/compiled/vit_h200_*, a table recorded before the
+// probe read IR origins): its triton kernels matched by name and its extern calls by order give
+// nearly all the compiled graphs' GPU time to module instances, forward and backward; the kernel
+// fused across patch_embed, patch_drop's gather and the first norm is split and counted as
+// shared; the deterministic scatter of patch_drop's backward (an extern call inductor writes no
+// Source Nodes comment for) is counted as an extern call whose entry names no node.
 TEST_F(AnalyzeTest, TheCompiledSeedsGpuKernelsGoToTheirInstancesByProvenance) {
-  const CommandResult result =
-      Analyze(kCompiled + "/vit_h200_trace.json.gz --compiled-provenance " + kCompiled +
-              "/vit_h200_provenance.json");
-  ASSERT_EQ(result.exit_code, 0) << result.err;
-  const json report = Report();
-  ASSERT_TRUE(report.contains("compiled_kernels")) << report.dump();
+  const json report = AnalyzeRecordedCompile("vit_h200");
+  ASSERT_TRUE(report.contains("compiled_kernels"));
   const json& compiled = report.at("compiled_kernels");
   EXPECT_EQ(compiled.at("work"), "gpu_kernels");
-  EXPECT_EQ(compiled.at("steps"), 2);
-  EXPECT_EQ(compiled.at("calls"), 4);  // each step's forward and backward graph
   const double share = compiled.at("attributed_share").get<double>();
   EXPECT_GT(share, 0.95);
   EXPECT_LT(share, 0.98) << "the deterministic scatter's 3.1 ms a step is no instance's";
+  EXPECT_GT(compiled.at("nodeless_ms").get<double>(), 3.0) << "the scatter's kernels";
+  EXPECT_EQ(compiled.at("origins_ms"), 0.0);
   EXPECT_GT(compiled.at("backward_attributed_ms").get<double>(),
             0.9 * compiled.at("backward_ms").get<double>());
   EXPECT_GT(compiled.at("shared_ms").get<double>(), 0);

@@ -1,10 +1,11 @@
 """A two-block MLP trained with torch.compile's default backend, inductor: the one script of the
 suites that compiles with inductor itself (the others use aot_eager, whose graphs inductor's C++
 compile would take minutes to build on the CI VM), kept to two small graphs so that its compile
-stays short. advisor's report gives the compiled graphs' work to the four Linear instances from
-the probe's kernel tables (issue #29, report.json's compiled_kernels). With --head N a Linear of N
-outputs after the blocks holds most of the compiled work: the instance that the bisection's
-levels, taken from those tables, are to name; --threads N sets torch's intra-op threads.
+stays short (two_block_mlp.py). advisor's report gives the compiled graphs' work to the four
+Linear instances from the probe's kernel tables (issue #29, report.json's compiled_kernels). With
+--head N a Linear of N outputs after the blocks holds most of the compiled work: the instance that
+the bisection's levels, taken from those tables, are to name; --threads N sets torch's intra-op
+threads.
 
     python inductor_mlp_train.py [--steps N] [--head N] [--threads N]
 """
@@ -12,28 +13,8 @@ levels, taken from those tables, are to name; --threads N sets torch's intra-op 
 import argparse
 
 import torch
-import torch.nn as nn
 
-
-class Block(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc1, self.act, self.fc2 = nn.Linear(64, 256), nn.GELU(), nn.Linear(256, 64)
-
-    def forward(self, x):
-        return x + self.fc2(self.act(self.fc1(x)))
-
-
-class Mlp(nn.Module):
-    def __init__(self, head):
-        super().__init__()
-        self.blocks = nn.ModuleList([Block(), Block()])
-        self.head = nn.Linear(64, head) if head else None
-
-    def forward(self, x):
-        for block in self.blocks:
-            x = block(x)
-        return self.head(x) if self.head is not None else x
+from two_block_mlp import Mlp
 
 
 def main():
@@ -45,7 +26,7 @@ def main():
     if args.threads:
         torch.set_num_threads(args.threads)
     torch.manual_seed(0)
-    model = torch.compile(Mlp(args.head))
+    model = torch.compile(Mlp(64, 256, head=args.head))
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
     inputs = torch.randn(256, 64)
     for _ in range(args.steps):

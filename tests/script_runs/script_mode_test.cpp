@@ -998,6 +998,7 @@ TEST(ScriptCompile, AnInductorCompiledModelsKernelsGoToTheirInstances) {
   EXPECT_EQ(compiled["work"], "host_ops");
   EXPECT_GT(compiled["calls"].get<int>(), 0);
   EXPECT_EQ(compiled["unnamed_kernels"], 0) << compiled.dump();
+  EXPECT_EQ(compiled["nodeless_kernels"], 0) << compiled.dump();
   // All but the backward's fused addmm, a third of whose nodes no instance holds.
   EXPECT_GT(compiled["attributed_share"].get<double>(), 0.8) << compiled.dump();
   std::set<std::string> paths;

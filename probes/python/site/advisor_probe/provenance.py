@@ -15,6 +15,13 @@ two things are read while it compiles, and put together as one table per graph:
   convolution, an ATen fallback), a comment `# Topologically Sorted Source Nodes: [a, b, ...]`
   naming the nodes by their source (a node's `from_node[0]` where it has one, else its own name),
   the names the table keys its nodes by. The code comes from inductor's `output_code` log.
+- an extern call without that comment (inductor writes none before an in-place scatter's or
+  index_put_'s fallback, as the deterministic backward of a gather becomes): its nodes are the
+  `origins` of the IR node inductor lowered it from, the FX nodes every IR node keeps. They are
+  read, when the `output_code` log fires, from the graph being compiled (`V.graph`): its
+  scheduler's extern nodes, each keyed by the buffer its call writes (its output, or the buffer
+  it mutates in place), which the call's line names (`bufN = ...`, `out=bufN`, else its first
+  argument). Each extern call says which named its nodes (`nodes_from`).
 
 A kernel's nodes that sit in several instances are split in proportion to its nodes: each
 instance holds the share of the kernel's source nodes that are its own (advisor reports such a
@@ -34,8 +41,15 @@ NAME_BYTES = 256
 
 _SOURCE_NODES = re.compile(r"^\s*# (?:Topologically Sorted |Unsorted )?Source Nodes: \[(.*?)\]")
 _DEFINITION = re.compile(r"^(\w+) = async_compile\.\w+\(")
+# An extern call: `extern_kernels.mm(...)`, `buf2 = torch.ops.aten.foo.default(...)`, and the
+# in-place fallbacks' `aten.scatter_reduce_.two(buf3, ...)` and `aten.index_put_(buf3, ...)`.
 _EXTERN_CALL = re.compile(r"^\s*(?:\w+ = )?(?:extern_kernels\.(\w+)|(?:torch\.ops\.)?aten\.(\w+)"
-                          r"\.\w+)\(")
+                          r"(?:\.\w+)?)\(")
+# The buffer an extern call's line writes: the name it assigns, its `out=` (a view of it too), else
+# (an in-place fallback) its first argument.
+_ASSIGNED = re.compile(r"^\s*(\w+) = ")
+_OUT = re.compile(r"\bout=(?:reinterpret_tensor\()?(\w+)")
+_FIRST_ARGUMENT = re.compile(r"\(\s*(\w+)")
 # dynamo's names of a module in nn_module_stack: "L['self'].blocks[0].attn",
 # "L['self']._modules['blocks']._modules['0']", "L['fn'].0.fc1"; the root is the compiled module.
 _ROOT = re.compile(r"^[LG]\[['\"][^'\"]*['\"]\]")
@@ -85,11 +99,24 @@ def graph_nodes(graph):
     return ("backward" if backward else "forward"), sources
 
 
+def written_buffer(line, call):
+    """The key of the buffer an extern call's line writes: ("output", the name it assigns or its
+    `out=`), else ("mutated", the first argument of the call whose parenthesis opens at `call`:
+    an in-place fallback's); None where it has none."""
+    for pattern in (_ASSIGNED, _OUT):
+        match = pattern.search(line)
+        if match:
+            return "output", match.group(1)
+    match = _FIRST_ARGUMENT.match(line, call)
+    return ("mutated", match.group(1)) if match else None
+
+
 def parse_output_code(code):
     """(kernels, extern calls) of inductor's output code: {kernel name: [source names]} for each
-    generated kernel defined with the comment before it, and [(ATen op, [source names])] for each
-    extern kernel called, in the order the graph calls them (one without the comment with no
-    names: advisor matches the calls by their order)."""
+    generated kernel defined with the comment before it, and [(ATen op, [source names], the key of
+    the buffer it writes)] for each extern kernel called, in the order the graph calls them (one
+    without the comment with no names: its IR node's origins may name them, else advisor matches
+    the calls by their order alone)."""
     kernels, calls = {}, []
     pending = None
     for line in code.splitlines():
@@ -104,9 +131,61 @@ def parse_output_code(code):
         if definition and pending is not None and len(kernels) < MAX_KERNELS:
             kernels[definition.group(1)[:NAME_BYTES]] = pending
         elif extern and len(calls) < MAX_KERNELS:
-            calls.append(("aten::" + (extern.group(1) or extern.group(2)), pending or []))
+            calls.append(("aten::" + (extern.group(1) or extern.group(2)), pending or [],
+                          written_buffer(line, extern.end() - 1)))
         pending = None
     return kernels, calls
+
+
+class ExternOrigins:
+    """The origins (FX nodes) of a compiled graph's extern IR nodes, by the buffer each call writes:
+    its output's name, and each buffer it mutates in place. Several calls that mutate one buffer
+    are taken in the order the code calls them, which is the scheduler's order that this keeps."""
+
+    def __init__(self, extern_nodes):
+        self._origins = []
+        self._by_key = {}
+        for node in extern_nodes:
+            index = len(self._origins)
+            self._origins.append(list(getattr(node, "origins", None) or []))
+            keys = [("output", node.get_name())]
+            keys += [("mutated", name) for name in node.get_mutation_names()]
+            for key in keys:
+                self._by_key.setdefault(key, []).append(index)
+        self._taken = set()
+
+    def take(self, key):
+        """The origins of the first extern node not yet taken that writes `key`, [] where none."""
+        for index in self._by_key.get(key, ()):
+            if index not in self._taken:
+                self._taken.add(index)
+                return self._origins[index]
+        return []
+
+
+def compiling_graph_externs():
+    """ExternOrigins of the graph inductor is compiling (V.graph, while it logs the output code),
+    in its scheduler's order; None where this torch has no such graph."""
+    try:
+        from torch._inductor.virtualized import V
+        scheduled = V.graph.scheduler.nodes
+        return ExternOrigins(node.node for node in scheduled if node.is_extern())
+    except Exception:  # noqa: BLE001 (another inductor: the comments alone name the nodes)
+        return None
+
+
+def origin_names(origins, sources):
+    """The source names of an IR node's origins (post-grad FX nodes), each once; a node the
+    post-grad pass did not see (made after it) is added to `sources` with its own instance."""
+    names = []
+    for node in origins:
+        if getattr(node, "op", None) != "call_function":
+            continue
+        name = source_name(node)
+        if name not in names:
+            names.append(name)
+            sources.setdefault(name, [node_instance(node.meta)])
+    return names
 
 
 def kernel_entry(names, sources):
@@ -125,13 +204,24 @@ def kernel_entry(names, sources):
             "instances": [{"path": path, "nodes": round(nodes, 4)} for path, nodes in ranked]}
 
 
-def graph_table(direction, sources, code):
+def extern_entry(op, names, written, sources, externs):
+    """An extern call's row: its nodes from its Source Nodes comment, else from its IR node's
+    origins (`nodes_from` says which, "none" where neither names any)."""
+    origins = externs.take(written) if externs is not None and written is not None else []
+    nodes_from = "comment" if names else "none"
+    if not names:
+        names = origin_names(origins, sources)
+        nodes_from = "ir_origins" if names else "none"
+    return dict(op=op[:NAME_BYTES], nodes_from=nodes_from, **kernel_entry(names, sources))
+
+
+def graph_table(direction, sources, code, externs=None):
     kernels, calls = parse_output_code(code)
     return {"direction": direction,
             "kernels": [dict(name=name, **kernel_entry(names, sources))
                         for name, names in kernels.items()],
-            "extern_calls": [dict(op=op[:NAME_BYTES], **kernel_entry(names, sources))
-                             for op, names in calls]}
+            "extern_calls": [extern_entry(op, names, written, sources, externs)
+                             for op, names, written in calls]}
 
 
 class _OutputCode(logging.Handler):
@@ -142,7 +232,8 @@ class _OutputCode(logging.Handler):
     def emit(self, record):
         try:
             if isinstance(record.msg, str) and record.msg.startswith("Output code: "):
-                self._recorder.code_written(str(record.args[0]) if record.args else "")
+                self._recorder.code_written(str(record.args[0]) if record.args else "",
+                                            compiling_graph_externs())
         except Exception:  # noqa: BLE001 (a log record must never fail the user's compile)
             pass
 
@@ -180,12 +271,12 @@ class ProvenanceRecorder:
                     log.propagate = False  # the user did not ask for it: torch's handlers stay quiet
                 log.addHandler(handler)
 
-    def code_written(self, code):
+    def code_written(self, code, externs=None):
         if self._pending is None or len(self._tables) >= MAX_GRAPHS:
             return
         direction, sources = self._pending
         self._pending = None
-        self._tables.append(graph_table(direction, sources, code))
+        self._tables.append(graph_table(direction, sources, code, externs))
 
     def tables(self):
         return list(self._tables)
