@@ -1,15 +1,19 @@
 #include "engine/trace_analysis/host_events.h"
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstddef>
 #include <iterator>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <utility>
 
 #include "engine/trace_analysis/event_names.h"
 #include "engine/trace_analysis/host_chunk_records.h"
+#include "engine/util/prefault.h"
 
 namespace advisor {
 namespace {
@@ -74,27 +78,90 @@ void Append(std::vector<T>& to, std::vector<T>& from) {
 
 class HostEventReader::Impl {
  public:
-  explicit Impl(const TraceStore& store) : store_(store) {
+  explicit Impl(const TraceStore& store) : store_(store), first_op_(store.chunks.size() + 1) {
     // Most events of a trace are ops: room for every one that may be is made at once (pages
-    // never written are never resident), rather than growing to it by copying millions of ops.
+    // never written are never resident), and each chunk's ops are copied into it once.
     std::size_t may_be_ops = 0;
+    bool may_be_numbered = false;
     for (const EventChunk& chunk : store_.chunks) {
-      for (std::size_t i = 0; i < chunk.size(); ++i) may_be_ops += MayBeOp(chunk, i);
+      for (std::size_t i = 0; i < chunk.size(); ++i) {
+        if (!MayBeOp(chunk, i)) continue;
+        ++may_be_ops;
+        may_be_numbered |= chunk.sequence_number[i] >= 0;
+      }
     }
     host_.ops.reserve(may_be_ops);
+    // A trace that numbers its ops numbers most of them: room for every op.
+    if (may_be_numbered) host_.op_sequences.reserve(may_be_ops);
+    ops_room_ = host_.ops.data();
+    sequences_room_ = host_.op_sequences.data();
   }
 
-  // The chunk's records after those of the chunks before it, its ops' indices moved past theirs.
+  // Chunk k's ops follow those of chunks 0..k-1, so their place is known once those are counted,
+  // not copied: the chunks' copies run on the threads that read them, side by side. Only growing
+  // the vectors over each chunk's place (their new elements written, to be written again by the
+  // copy) takes one chunk at a time; the pages are faulted in before, each chunk's on its thread.
+  void Place(std::size_t k, HostChunkRecords& chunk) {
+    const std::size_t ops = chunk.ops.size();
+    const std::size_t sequences = chunk.op_sequences.size();
+    std::unique_lock<std::mutex> lock(place_mutex_);
+    turn_.wait(lock, [&] { return counted_ == k; });
+    const std::size_t first = first_op_[k];
+    first_op_[k + 1] = first + ops;
+    ++counted_;
+    lock.unlock();
+    turn_.notify_all();
+    // The room counted every event that may be an op, so it never moves: a chunk holding more
+    // would have it move under the other threads' copies.
+    const bool fits = first + ops <= host_.ops.capacity() &&
+                      (sequences == 0 || first + sequences <= host_.op_sequences.capacity());
+    if (fits) PrefaultForWriting(ops_room_ + first, ops * sizeof(OpEvent));
+    if (fits && sequences > 0) {
+      PrefaultForWriting(sequences_room_ + first, sequences * sizeof(OpSequence));
+    }
+    lock.lock();
+    turn_.wait(lock, [&] { return grown_ == k; });
+    ++grown_;
+    if (fits) {
+      host_.ops.resize(first + ops);
+      if (sequences > 0) host_.op_sequences.resize(first + sequences);
+    }
+    lock.unlock();
+    turn_.notify_all();
+    if (!fits) throw std::logic_error("a chunk of the trace holds more ops than its events");
+    std::copy(chunk.ops.begin(), chunk.ops.end(), ops_room_ + first);
+    if (sequences > 0) {
+      std::copy(chunk.op_sequences.begin(), chunk.op_sequences.end(), sequences_room_ + first);
+    }
+    std::vector<OpEvent>().swap(chunk.ops);
+    std::vector<OpSequence>().swap(chunk.op_sequences);
+  }
+
+  // The next chunk's records after those of the chunks before it, its ops placed.
   void Add(HostChunkRecords&& chunk) {
+    std::size_t first_op = 0;
+    {
+      std::lock_guard<std::mutex> lock(place_mutex_);
+      first_op = first_op_[joined_++];
+    }
+    Join(std::move(chunk), first_op);
+  }
+
+  // `chunk`'s ops after those placed: the labels found to be ops, once every chunk is joined.
+  void AddAfterPlaced(HostChunkRecords&& chunk) {
     const std::size_t first_op = host_.ops.size();
     host_.ops.insert(host_.ops.end(), chunk.ops.begin(), chunk.ops.end());
     if (!chunk.op_sequences.empty()) {
       std::vector<OpSequence>& sequences = host_.op_sequences;
-      // A trace that numbers its ops numbers most of them: room for every op at the first.
-      if (sequences.empty()) sequences.reserve(host_.ops.capacity());
       sequences.resize(first_op);
       sequences.insert(sequences.end(), chunk.op_sequences.begin(), chunk.op_sequences.end());
     }
+    Join(std::move(chunk), first_op);
+  }
+
+  // All of `chunk` but its ops, which begin at first_op: each index into them moved past the ops
+  // before.
+  void Join(HostChunkRecords&& chunk, std::size_t first_op) {
     host_.has_sequence_numbers |= chunk.has_sequence_numbers;
     for (auto& [op, collective] : chunk.collective_of_op) {
       host_.collective_of_op.emplace(first_op + op + 1, std::move(collective));
@@ -201,7 +268,7 @@ class HostEventReader::Impl {
         }
       }
     }
-    Add(std::move(placed));
+    AddAfterPlaced(std::move(placed));
   }
 
   // Backward nodes name the forward thread by RecordFunction's number for it ("Fwd thread id":
@@ -261,6 +328,17 @@ class HostEventReader::Impl {
 
   const TraceStore& store_;
   HostEvents host_;
+  // The storage reserved for the ops and their sequences, which never moves.
+  OpEvent* ops_room_ = nullptr;
+  OpSequence* sequences_room_ = nullptr;
+  // Where each chunk's ops begin (first_op_[k]), and how far the chunks have come: counted (their
+  // places known), grown over (the vectors sized to hold them), joined (Add).
+  std::vector<std::size_t> first_op_;
+  std::size_t counted_ = 0;
+  std::size_t grown_ = 0;
+  std::size_t joined_ = 0;
+  std::mutex place_mutex_;
+  std::condition_variable turn_;      // a chunk's turn to be counted, or grown over
   std::vector<PendingNode> pending_;  // in op order
   // The backward nodes, found by (thread, start) from the flows that end at them, where there are
   // flows: a trace without (the legacy exporter's) holds no table of its nodes.
@@ -276,6 +354,8 @@ HostEventReader::HostEventReader(const TraceStore& store) : impl_(std::make_uniq
 
 HostEventReader::~HostEventReader() = default;
 
+void HostEventReader::Place(std::size_t k, HostChunkRecords& chunk) { impl_->Place(k, chunk); }
+
 void HostEventReader::Add(HostChunkRecords&& chunk) { impl_->Add(std::move(chunk)); }
 
 HostEvents HostEventReader::Finish() { return impl_->Finish(); }
@@ -284,9 +364,11 @@ HostEvents ReadHostEvents(const TraceStore& store) {
   const HostChunkReader chunks(store);
   HostEventReader reader(store);
   std::uint32_t order = 0;
-  for (const EventChunk& chunk : store.chunks) {
-    reader.Add(chunks.Read(chunk, order));
-    order += static_cast<std::uint32_t>(chunk.size());
+  for (std::size_t k = 0; k < store.chunks.size(); ++k) {
+    HostChunkRecords records = chunks.Read(store.chunks[k], order);
+    reader.Place(k, records);
+    reader.Add(std::move(records));
+    order += static_cast<std::uint32_t>(store.chunks[k].size());
   }
   return reader.Finish();
 }

@@ -48,14 +48,23 @@ TraceRecords ReadRecords(const TraceStore& store, int threads,
     first_order[k] = first_order[k - 1] + static_cast<std::uint32_t>(store.chunks[k - 1].size());
   }
   const HostChunkReader host_chunks(store);
+  HostEventReader host(store);
   const auto read = [&](std::size_t& k) {
     const EventChunk& chunk = store.chunks[k];
-    ChunkRecords records{host_chunks.Read(chunk, first_order[k]), ReadGpuChunk(store, chunk), {}};
+    ChunkRecords records;
+    try {
+      records.host = host_chunks.Read(chunk, first_order[k]);
+    } catch (...) {
+      HostChunkRecords none;  // the chunks after it are not left waiting for their places
+      host.Place(k, none);
+      throw;
+    }
+    host.Place(k, records.host);
+    records.gpu = ReadGpuChunk(store, chunk);
     AddDeviceMemoryRecords(chunk, records.memory);
     if (done) done(k);
     return records;
   };
-  HostEventReader host(store);
   GpuRecordReader gpu;
   std::vector<DeviceMemoryRecord> memory;
   const auto join = [&](ChunkRecords&& records) {
