@@ -61,10 +61,11 @@ RankTrace ReadRankTrace(TraceInputs& inputs, const TraceInput& input, const Read
   RecordsSerialTimes serial;
   TraceRecords records = TakeTraceRecords(store, read.threads, &serial);
   stages.Done("records");
-  // What of the stage ran on one thread, whatever the threads: what bounds it on many cores.
+  // What of the stage ran on one thread, whatever the threads, in that thread's CPU time: what
+  // bounds the stage on many cores.
   stages.Note(
-      Printf("records on one thread: join %.0f ms, host links %.0f ms, GPU links %.0f ms, "
-             "steps %.0f ms",
+      Printf("records on one thread, CPU: join %.0f ms, host links %.0f ms, GPU links %.0f "
+             "ms, steps %.0f ms",
              serial.join_ms, serial.host_ms, serial.gpu_ms, serial.steps_ms));
   rank.trace = BuildProfilerTraceWindow(store, std::move(records), kept, read.threads);
   stages.Done("window");

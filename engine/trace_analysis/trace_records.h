@@ -23,7 +23,7 @@ struct TraceRecords {
   std::optional<MemoryStats> memory;  // of the device most GPU work ran on
 };
 
-// The wall time of what the records stage does on one thread, whatever the threads reading the
+// The CPU time of what the records stage does on one thread, whatever the threads reading the
 // chunks (`advisor analyze -v`): what bounds the stage on many cores.
 struct RecordsSerialTimes {
   double join_ms = 0;   // the chunks' records joined in file order, on the thread that joins them
