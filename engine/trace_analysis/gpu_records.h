@@ -69,7 +69,8 @@ GpuChunkRecords ReadGpuChunk(const TraceStore& store, const EventChunk& chunk);
 class GpuRecordReader {
  public:
   void Add(GpuChunkRecords&& chunk);  // the next of store.chunks'
-  GpuRecords Finish(const HostEvents& host);
+  // Links the records to their ops on `threads` threads (each launching thread's calls on one).
+  GpuRecords Finish(const HostEvents& host, int threads);
 
  private:
   GpuRecords records_;

@@ -97,7 +97,7 @@ TraceRecords ReadRecords(const TraceStore& store, int threads,
   TraceRecords records;
   records.host = host.Finish();
   whole_trace.AddTo(serial.host_ms);
-  records.gpu = gpu.Finish(records.host);
+  records.gpu = gpu.Finish(records.host, threads);
   whole_trace.AddTo(serial.gpu_ms);
   records.steps = StepsOf(records.host);
   if (!records.gpu.launched_work.empty()) {
