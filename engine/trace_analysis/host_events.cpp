@@ -13,6 +13,7 @@
 
 #include "engine/trace_analysis/event_names.h"
 #include "engine/trace_analysis/host_chunk_records.h"
+#include "engine/trace_analysis/uncategorised_labels.h"
 #include "engine/util/prefault.h"
 
 namespace advisor {
@@ -192,8 +193,8 @@ class HostEventReader::Impl {
     for (auto& [thread, labels] : chunk.labels) Append(labels_[thread], labels);
   }
 
-  HostEvents Finish() {
-    PlaceUncategorisedLabels();
+  HostEvents Finish(int threads) {
+    PlaceUncategorisedLabels(threads);
     LinkBackwardThreads();
     TimeNs most = 0;
     for (const auto& [type, time] : time_by_dtype_) {
@@ -206,69 +207,15 @@ class HostEventReader::Impl {
   }
 
  private:
-  // In a trace without categories, an unknown name may be a record_function label or an op that
-  // C++ records under a bare name (torch 1.13's "detach_", recorded inside "aten::detach_").
-  // record_function is called from Python, never from inside an operator: an event nested in an
-  // operator on its thread is an op, any other a label, taken as a module. Nesting is judged to
-  // the exporter's precision, whole microseconds: a zero-length "detach_" was written 1 us after
-  // its zero-length "aten::detach_" ended.
-  void PlaceUncategorisedLabels() {
-    constexpr TimeNs kExporterPrecisionNs = 1000;
-    HostChunkRecords placed;  // the labels found to be ops, and the modules, added as a chunk's
+  // The legacy exporter's uncategorised labels, each thread's placed among its operators
+  // (uncategorised_labels.h): the labels found to be ops, and the modules, added as chunks'.
+  void PlaceUncategorisedLabels(int threads) {
     for (auto& [thread, labels] : labels_) {
-      std::vector<OperatorAt>& operators = operators_[thread];
-      // Outer before inner; of two events with one interval, the one written first is outer.
-      const auto outer_first = [](TimeNs start_a, TimeNs end_a, std::uint32_t order_a,
-                                  TimeNs start_b, TimeNs end_b, std::uint32_t order_b) {
-        if (start_a != start_b) return start_a < start_b;
-        if (end_a != end_b) return end_a > end_b;
-        return order_a < order_b;
-      };
-      const auto operator_first = [&](const OperatorAt& a, const OperatorAt& b) {
-        const OpEvent& x = host_.ops[a.op];
-        const OpEvent& y = host_.ops[b.op];
-        return outer_first(x.start_ns, x.end_ns, a.order, y.start_ns, y.end_ns, b.order);
-      };
-      const auto label_first = [&](const Label& label, const OperatorAt& op) {
-        const OpEvent& x = host_.ops[op.op];
-        return outer_first(label.fields.start, label.fields.end, label.order, x.start_ns, x.end_ns,
-                           op.order);
-      };
-      // The operators, nearly all of the events, mostly come in this order already: they are
-      // checked, the few labels sorted, and the two walked in step, each label after the
-      // operators that come before it.
-      if (!std::is_sorted(operators.begin(), operators.end(), operator_first)) {
-        std::sort(operators.begin(), operators.end(), operator_first);
-      }
-      std::sort(labels.begin(), labels.end(), [&](const Label& a, const Label& b) {
-        return outer_first(a.fields.start, a.fields.end, a.order, b.fields.start, b.fields.end,
-                           b.order);
-      });
-      std::vector<TimeNs> open;  // ends of the operators enclosing the current event
-      const auto close_before = [&open](TimeNs start) {
-        while (!open.empty() && open.back() + kExporterPrecisionNs < start) open.pop_back();
-      };
-      std::size_t next_operator = 0;
-      for (const Label& label : labels) {
-        for (; next_operator < operators.size() && !label_first(label, operators[next_operator]);
-             ++next_operator) {
-          const OpEvent& op = host_.ops[operators[next_operator].op];
-          close_before(op.start_ns);
-          open.push_back(op.end_ns);
-        }
-        close_before(label.fields.start);
-        const bool in_operator = std::any_of(open.begin(), open.end(), [&](TimeNs end) {
-          return end + kExporterPrecisionNs >= label.fields.end;
-        });
-        const std::string& name = store_.strings[label.fields.name];
-        if (in_operator) {
-          placed.AddOp(label.fields, OpName(name), name, thread, OpScope::kForward);
-        } else if (!IsParallelWrapperForward(name)) {
-          placed.modules.push_back({name, "", thread, label.fields.start, label.fields.end});
-        }
+      for (HostChunkRecords& placed : PlaceThreadLabels(host_.ops, store_.strings, thread,
+                                                        operators_[thread], labels, threads)) {
+        AddAfterPlaced(std::move(placed));
       }
     }
-    AddAfterPlaced(std::move(placed));
   }
 
   // Backward nodes name the forward thread by RecordFunction's number for it ("Fwd thread id":
@@ -358,7 +305,7 @@ void HostEventReader::Place(std::size_t k, HostChunkRecords& chunk) { impl_->Pla
 
 void HostEventReader::Add(HostChunkRecords&& chunk) { impl_->Add(std::move(chunk)); }
 
-HostEvents HostEventReader::Finish() { return impl_->Finish(); }
+HostEvents HostEventReader::Finish(int threads) { return impl_->Finish(threads); }
 
 HostEvents ReadHostEvents(const TraceStore& store) {
   const HostChunkReader chunks(store);
@@ -370,7 +317,7 @@ HostEvents ReadHostEvents(const TraceStore& store) {
     reader.Add(std::move(records));
     order += static_cast<std::uint32_t>(store.chunks[k].size());
   }
-  return reader.Finish();
+  return reader.Finish(1);
 }
 
 std::optional<CollectiveDescription> CollectiveOf(const TraceStore& store, const EventChunk& chunk,

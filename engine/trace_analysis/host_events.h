@@ -92,7 +92,8 @@ class HostEventReader {
   // begin on another thread. Leaves `chunk` without its ops.
   void Place(std::size_t k, HostChunkRecords& chunk);
   void Add(HostChunkRecords&& chunk);  // the next of store.chunks', placed
-  HostEvents Finish();
+  // What needs every chunk's records, on up to `threads` threads.
+  HostEvents Finish(int threads);
 
  private:
   class Impl;

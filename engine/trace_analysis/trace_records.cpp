@@ -95,7 +95,7 @@ TraceRecords ReadRecords(const TraceStore& store, int threads,
 
   ThreadStopwatch whole_trace;
   TraceRecords records;
-  records.host = host.Finish();
+  records.host = host.Finish(threads);
   whole_trace.AddTo(serial.host_ms);
   records.gpu = gpu.Finish(records.host, threads);
   whole_trace.AddTo(serial.gpu_ms);
