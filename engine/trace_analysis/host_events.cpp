@@ -14,6 +14,7 @@
 #include "engine/trace_analysis/event_names.h"
 #include "engine/trace_analysis/host_chunk_records.h"
 #include "engine/trace_analysis/uncategorised_labels.h"
+#include "engine/util/parallel_for.h"
 #include "engine/util/prefault.h"
 
 namespace advisor {
@@ -195,7 +196,7 @@ class HostEventReader::Impl {
 
   HostEvents Finish(int threads) {
     PlaceUncategorisedLabels(threads);
-    LinkBackwardThreads();
+    LinkBackwardThreads(threads);
     TimeNs most = 0;
     for (const auto& [type, time] : time_by_dtype_) {
       if (time > most) {
@@ -221,7 +222,7 @@ class HostEventReader::Impl {
   // Backward nodes name the forward thread by RecordFunction's number for it ("Fwd thread id":
   // 1), not by the thread id the trace uses. Each forward-backward flow shows both for one node;
   // a trace without flows whose forward ops all ran on one thread names it too.
-  void LinkBackwardThreads() {
+  void LinkBackwardThreads(int threads) {
     std::map<std::int64_t, ThreadId> thread_of;
     // Each flow, by id, from its last "s" to its last "f": sorted by id, in file order within one.
     const auto by_id = [](const FlowEnd& a, const FlowEnd& b) { return a.id < b.id; };
@@ -230,24 +231,41 @@ class HostEventReader::Impl {
     }
     const BackwardNodes nodes(
         host_.ops, flow_ends_.empty() ? std::vector<std::size_t>{} : std::move(backward_nodes_));
-    for (std::size_t first = 0, end = 0; first < flow_ends_.size(); first = end) {
-      const FlowEnd* start = nullptr;
-      const FlowEnd* finish = nullptr;
-      for (end = first; end < flow_ends_.size() && flow_ends_[end].id == flow_ends_[first].id;
-           ++end) {
-        (flow_ends_[end].start ? start : finish) = &flow_ends_[end];
+    // The flows in blocks (each beginning with a flow's first end) on up to `threads` threads,
+    // each block's links kept where first found, then merged in block order: those one pass over
+    // every flow keeps.
+    constexpr std::size_t kFlowEndsPerBlock = 16384;
+    const std::size_t ends = flow_ends_.size();
+    const auto flow_start = [&](std::size_t i) {
+      for (i = std::min(i, ends); i > 0 && i < ends && flow_ends_[i].id == flow_ends_[i - 1].id;) {
+        ++i;
       }
-      if (start == nullptr || finish == nullptr) continue;
-      const std::optional<std::size_t> node = nodes.At(finish->thread, finish->at);
-      if (!node) continue;
-      // pending_ is in op order, an op once.
-      const auto pending = std::lower_bound(
-          pending_.begin(), pending_.end(), *node,
-          [](const PendingNode& pending, std::size_t op) { return pending.op < op; });
-      if (pending != pending_.end() && pending->op == *node) {
-        thread_of.emplace(pending->recorded_forward_thread, start->thread);
+      return i;
+    };
+    std::vector<std::map<std::int64_t, ThreadId>> found((ends + kFlowEndsPerBlock - 1) /
+                                                        kFlowEndsPerBlock);
+    ParallelFor(found.size(), threads, [&](std::size_t block) {
+      const std::size_t stop = flow_start((block + 1) * kFlowEndsPerBlock);
+      for (std::size_t first = flow_start(block * kFlowEndsPerBlock), end = 0; first < stop;
+           first = end) {
+        const FlowEnd* start = nullptr;
+        const FlowEnd* finish = nullptr;
+        for (end = first; end < ends && flow_ends_[end].id == flow_ends_[first].id; ++end) {
+          (flow_ends_[end].start ? start : finish) = &flow_ends_[end];
+        }
+        if (start == nullptr || finish == nullptr) continue;
+        const std::optional<std::size_t> node = nodes.At(finish->thread, finish->at);
+        if (!node) continue;
+        // pending_ is in op order, an op once.
+        const auto pending = std::lower_bound(
+            pending_.begin(), pending_.end(), *node,
+            [](const PendingNode& pending, std::size_t op) { return pending.op < op; });
+        if (pending != pending_.end() && pending->op == *node) {
+          found[block].emplace(pending->recorded_forward_thread, start->thread);
+        }
       }
-    }
+    });
+    for (std::map<std::int64_t, ThreadId>& links : found) thread_of.merge(links);
     if (thread_of.empty() && forward_threads_.size() == 1) {
       for (const PendingNode& pending : pending_) {
         thread_of.emplace(pending.recorded_forward_thread, *forward_threads_.begin());
