@@ -87,7 +87,9 @@ class HostEventReader::Impl {
     bool may_be_numbered = false;
     for (const EventChunk& chunk : store_.chunks) {
       for (std::size_t i = 0; i < chunk.size(); ++i) {
+        may_have_flows_ |= chunk.category[i] == EventCategory::kFlowForwardBackward;
         if (!MayBeOp(chunk, i)) continue;
+        may_be_operators_ += chunk.category[i] == EventCategory::kNone;
         ++may_be_ops;
         may_be_numbered |= chunk.sequence_number[i] >= 0;
       }
@@ -100,26 +102,47 @@ class HostEventReader::Impl {
   }
 
   // Chunk k's ops follow those of chunks 0..k-1, so their place is known once those are counted,
-  // not copied: the chunks' copies run on the threads that read them, side by side. Only growing
-  // the vectors over each chunk's place (their new elements written, to be written again by the
-  // copy) takes one chunk at a time; the pages are faulted in before, each chunk's on its thread.
+  // not copied: the chunks' copies run on the threads that read them, side by side, and so do
+  // those of a legacy trace's operators, a list a thread. Only growing the vectors over each
+  // chunk's place (their new elements written, to be written again by the copy) takes one chunk
+  // at a time; the pages are faulted in before, each chunk's on its thread.
   void Place(std::size_t k, HostChunkRecords& chunk) {
     const std::size_t ops = chunk.ops.size();
     const std::size_t sequences = chunk.op_sequences.size();
+    struct OperatorsPlace {
+      const std::vector<OperatorAt>* chunk;
+      std::vector<OperatorAt>* joined;
+      std::size_t first;  // in `joined`
+    };
+    std::vector<OperatorsPlace> operators;  // of each thread the chunk holds operators of
     std::unique_lock<std::mutex> lock(place_mutex_);
     turn_.wait(lock, [&] { return counted_ == k; });
     const std::size_t first = first_op_[k];
     first_op_[k + 1] = first + ops;
+    bool fits = first + ops <= host_.ops.capacity() &&
+                (sequences == 0 || first + sequences <= host_.op_sequences.capacity());
+    for (const auto& [thread, list] : chunk.operators) {
+      const auto [joined, added] = operators_.try_emplace(thread);
+      if (added) joined->second.reserve(may_be_operators_);
+      std::size_t& counted = operators_counted_[thread];
+      operators.push_back({&list, &joined->second, counted});
+      counted += list.size();
+      fits &= counted <= may_be_operators_;
+    }
     ++counted_;
     lock.unlock();
     turn_.notify_all();
-    // The room counted every event that may be an op, so it never moves: a chunk holding more
-    // would have it move under the other threads' copies.
-    const bool fits = first + ops <= host_.ops.capacity() &&
-                      (sequences == 0 || first + sequences <= host_.op_sequences.capacity());
-    if (fits) PrefaultForWriting(ops_room_ + first, ops * sizeof(OpEvent));
-    if (fits && sequences > 0) {
-      PrefaultForWriting(sequences_room_ + first, sequences * sizeof(OpSequence));
+    // The rooms counted every event that may be an op (or an operator), so they never move: a
+    // chunk holding more would have them move under the other threads' copies.
+    if (fits) {
+      PrefaultForWriting(ops_room_ + first, ops * sizeof(OpEvent));
+      if (sequences > 0) {
+        PrefaultForWriting(sequences_room_ + first, sequences * sizeof(OpSequence));
+      }
+      for (const OperatorsPlace& place : operators) {
+        PrefaultForWriting(place.joined->data() + place.first,
+                           place.chunk->size() * sizeof(OperatorAt));
+      }
     }
     lock.lock();
     turn_.wait(lock, [&] { return grown_ == k; });
@@ -127,6 +150,9 @@ class HostEventReader::Impl {
     if (fits) {
       host_.ops.resize(first + ops);
       if (sequences > 0) host_.op_sequences.resize(first + sequences);
+      for (const OperatorsPlace& place : operators) {
+        place.joined->resize(place.first + place.chunk->size());
+      }
     }
     lock.unlock();
     turn_.notify_all();
@@ -135,8 +161,16 @@ class HostEventReader::Impl {
     if (sequences > 0) {
       std::copy(chunk.op_sequences.begin(), chunk.op_sequences.end(), sequences_room_ + first);
     }
+    for (const OperatorsPlace& place : operators) {
+      const auto first_op = static_cast<std::uint32_t>(first);
+      std::transform(place.chunk->begin(), place.chunk->end(), place.joined->data() + place.first,
+                     [&](const OperatorAt& at) {
+                       return OperatorAt{first_op + at.op, at.order};
+                     });
+    }
     std::vector<OpEvent>().swap(chunk.ops);
     std::vector<OpSequence>().swap(chunk.op_sequences);
+    chunk.operators.clear();
   }
 
   // The next chunk's records after those of the chunks before it, its ops placed.
@@ -171,7 +205,9 @@ class HostEventReader::Impl {
     for (const PendingNode& node : chunk.pending) {
       pending_.push_back({first_op + node.op, node.recorded_forward_thread});
     }
-    for (std::size_t node : chunk.backward_nodes) backward_nodes_.push_back(first_op + node);
+    if (may_have_flows_) {
+      for (std::size_t node : chunk.backward_nodes) backward_nodes_.push_back(first_op + node);
+    }
     Append(flow_ends_, chunk.flow_ends);
     forward_threads_.insert(chunk.forward_threads.begin(), chunk.forward_threads.end());
     for (const auto& [type, time] : chunk.compute_time_by_input_type) {
@@ -185,12 +221,6 @@ class HostEventReader::Impl {
     Append(host_.advisor_windows, chunk.advisor_windows);
     Append(host_.advisor_backward_spans, chunk.advisor_backward_spans);
     Append(host_.modules, chunk.modules);
-    for (const auto& [thread, operators] : chunk.operators) {
-      std::vector<OperatorAt>& joined = operators_[thread];
-      for (const OperatorAt& at : operators) {
-        joined.push_back({static_cast<std::uint32_t>(first_op) + at.op, at.order});
-      }
-    }
     for (auto& [thread, labels] : chunk.labels) Append(labels_[thread], labels);
   }
 
@@ -305,14 +335,19 @@ class HostEventReader::Impl {
   std::mutex place_mutex_;
   std::condition_variable turn_;      // a chunk's turn to be counted, or grown over
   std::vector<PendingNode> pending_;  // in op order
-  // The backward nodes, found by (thread, start) from the flows that end at them, where there are
-  // flows: a trace without (the legacy exporter's) holds no table of its nodes.
+  // The backward nodes, found by (thread, start) from the flows that end at them, where there may
+  // be flows: a trace without (the legacy exporter's) holds no table of its nodes.
+  bool may_have_flows_ = false;
   std::vector<std::size_t> backward_nodes_;
   std::vector<FlowEnd> flow_ends_;  // in file order
   std::set<ThreadId> forward_threads_;
   std::map<std::string, TimeNs> time_by_dtype_;  // compute ops' time by their first input's type
-  std::map<ThreadId, std::vector<OperatorAt>> operators_;  // uncategorised operators by thread
-  std::map<ThreadId, std::vector<Label>> labels_;          // uncategorised labels by thread
+  // The uncategorised operators by thread, each list placed as ops are (Place), with room for
+  // every uncategorised event that may be one.
+  std::map<ThreadId, std::vector<OperatorAt>> operators_;
+  std::map<ThreadId, std::size_t> operators_counted_;  // by the chunks counted
+  std::size_t may_be_operators_ = 0;
+  std::map<ThreadId, std::vector<Label>> labels_;  // uncategorised labels by thread
 };
 
 HostEventReader::HostEventReader(const TraceStore& store) : impl_(std::make_unique<Impl>(store)) {}
