@@ -213,6 +213,42 @@ GpuChunkRecords ReadGpuChunk(const TraceStore& store, const EventChunk& chunk) {
   return records;
 }
 
+GpuRecordReader::GpuRecordReader(const TraceStore& store) {
+  // Room for every record the events may make, rather than the join growing to it by moving a
+  // GPU trace's hundreds of thousands of records (and their kernels' names) over and over.
+  std::size_t kernels = 0, memcpys = 0, memsets = 0, syncs = 0, api_calls = 0;
+  for (const EventChunk& chunk : store.chunks) {
+    for (std::size_t i = 0; i < chunk.size(); ++i) {
+      if (chunk.phase[i] != 'X') continue;
+      switch (chunk.category[i]) {
+        case EventCategory::kKernel:
+          ++kernels;
+          break;
+        case EventCategory::kGpuMemcpy:
+          ++memcpys;
+          break;
+        case EventCategory::kGpuMemset:
+          ++memsets;
+          break;
+        case EventCategory::kCudaSync:
+          ++syncs;
+          break;
+        case EventCategory::kCudaRuntime:
+        case EventCategory::kCudaDriver:
+          ++api_calls;
+          break;
+        default:
+          break;
+      }
+    }
+  }
+  records_.kernels.reserve(kernels);
+  records_.memcpys.reserve(memcpys);
+  records_.memsets.reserve(memsets);
+  records_.syncs.reserve(syncs);
+  records_.api_calls.reserve(api_calls);
+}
+
 void GpuRecordReader::Add(GpuChunkRecords&& chunk) {
   const std::size_t first_kernel = records_.kernels.size();
   const auto append = [](auto& to, auto& from) {
@@ -277,7 +313,7 @@ GpuRecords GpuRecordReader::Finish(const HostEvents& host, int threads) {
 }
 
 GpuRecords ReadGpuRecords(const TraceStore& store, const HostEvents& host) {
-  GpuRecordReader reader;
+  GpuRecordReader reader(store);
   for (const EventChunk& chunk : store.chunks) reader.Add(ReadGpuChunk(store, chunk));
   return reader.Finish(host, 1);
 }

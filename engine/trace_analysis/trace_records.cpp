@@ -73,7 +73,7 @@ TraceRecords ReadRecords(const TraceStore& store, int threads,
     if (done) done(k);
     return records;
   };
-  GpuRecordReader gpu;
+  GpuRecordReader gpu(store);
   std::vector<DeviceMemoryRecord> memory;
   const auto join = [&](ChunkRecords&& records) {
     ThreadStopwatch joining;
