@@ -86,10 +86,11 @@ class HostEventReader {
   // Made while `store` holds all its events: it makes room for the ops they may hold.
   explicit HostEventReader(const TraceStore& store);
   ~HostEventReader();
-  // Copies the ops of store.chunks[k]'s records into their place among every chunk's, once the
-  // ops of the chunks before it are counted (it waits for that): several threads may place
-  // chunks at once, each chunk once, chunk k only where chunk k - 1's Place has begun or will
-  // begin on another thread. Leaves `chunk` without its ops.
+  // Copies the ops of store.chunks[k]'s records (their sequence numbers, a legacy trace's
+  // operator lists) into their place among every chunk's, once the chunks before it are counted
+  // (it waits for that): several threads may place chunks at once, each chunk once, chunk k only
+  // where chunk k - 1's Place has begun or will begin on another thread. Leaves `chunk` without
+  // them.
   void Place(std::size_t k, HostChunkRecords& chunk);
   void Add(HostChunkRecords&& chunk);  // the next of store.chunks', placed
   // What needs every chunk's records, on up to `threads` threads.
