@@ -112,6 +112,7 @@ class HostEventReader::Impl {
     struct OperatorsPlace {
       const std::vector<OperatorAt>* chunk;
       std::vector<OperatorAt>* joined;
+      OperatorAt* room;   // joined's storage, which never moves
       std::size_t first;  // in `joined`
     };
     std::vector<OperatorsPlace> operators;  // of each thread the chunk holds operators of
@@ -125,7 +126,7 @@ class HostEventReader::Impl {
       const auto [joined, added] = operators_.try_emplace(thread);
       if (added) joined->second.reserve(may_be_operators_);
       std::size_t& counted = operators_counted_[thread];
-      operators.push_back({&list, &joined->second, counted});
+      operators.push_back({&list, &joined->second, joined->second.data(), counted});
       counted += list.size();
       fits &= counted <= may_be_operators_;
     }
@@ -140,8 +141,7 @@ class HostEventReader::Impl {
         PrefaultForWriting(sequences_room_ + first, sequences * sizeof(OpSequence));
       }
       for (const OperatorsPlace& place : operators) {
-        PrefaultForWriting(place.joined->data() + place.first,
-                           place.chunk->size() * sizeof(OperatorAt));
+        PrefaultForWriting(place.room + place.first, place.chunk->size() * sizeof(OperatorAt));
       }
     }
     lock.lock();
@@ -163,7 +163,7 @@ class HostEventReader::Impl {
     }
     for (const OperatorsPlace& place : operators) {
       const auto first_op = static_cast<std::uint32_t>(first);
-      std::transform(place.chunk->begin(), place.chunk->end(), place.joined->data() + place.first,
+      std::transform(place.chunk->begin(), place.chunk->end(), place.room + place.first,
                      [&](const OperatorAt& at) {
                        return OperatorAt{first_op + at.op, at.order};
                      });
