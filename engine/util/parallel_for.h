@@ -14,7 +14,7 @@ namespace advisor {
 // Runs task(i) for every i in [0, tasks), on `threads` threads (the calling one among them), each
 // taking the next task not yet taken; on the calling thread alone, in order, where `threads` <= 1.
 // Returns once every task has run; rethrows the first exception a task threw (the tasks not yet
-// taken then never run).
+// begun then may never run).
 template <typename Task>
 void ParallelFor(std::size_t tasks, int threads, const Task& task) {
   if (threads <= 1 || tasks <= 1) {
