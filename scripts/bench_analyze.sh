@@ -89,10 +89,12 @@ with (gzip.open(path, "rb") if path.endswith(".gz") else open(path, "rb")) as f:
       result=$(timed "$binary" analyze "$trace" ${reader_threads[@]+"${reader_threads[@]}"} \
                  --out "$work/report" "$verbose" \
                  2> "$work/stages.txt")
-      # "records: 152 ms (CPU 290 ms)" (builds before 2026-11-30 print no CPU time), and a
-      # .json.gz's "inflater: ISA-L"
+      # "records: 152 ms (CPU 290 ms)" (builds before 2026-11-30 print no CPU time), a
+      # .json.gz's "inflater: ISA-L", and the records stage's one-thread part ("records on one
+      # thread, CPU: join 23 ms, ...")
       stages=$(sed -n -e 's/^\[advisor\] \([a-z ]*: [0-9]* ms\( (CPU [0-9]* ms)\)\{0,1\}\);.*/\1/p' \
-                 -e 's/^\[advisor\] \(inflater: .*\)/\1/p' "$work/stages.txt" |
+                 -e 's/^\[advisor\] \(inflater: .*\)/\1/p' \
+                 -e 's/^\[advisor\] \(records on one thread, CPU: .*\)/\1/p' "$work/stages.txt" |
                paste -sd, - | sed 's/,/, /g')
       runs[$binary]+="${result%\}}, \"stages\": \"$stages\"}"$'\n'
     done

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "engine/trace_analysis/profiler_trace_window.h"
+#include "engine/trace_analysis/trace_records.h"
 #include "engine/trace_analysis/trace_report.h"
 #include "engine/util/printf.h"
 
@@ -57,8 +58,15 @@ RankTrace ReadRankTrace(TraceInputs& inputs, const TraceInput& input, const Read
   rank.distributed = store.metadata.distributed;
   // The events go as the records are read from them, before the window, about as large, is
   // built.
-  TraceRecords records = TakeTraceRecords(store, read.threads);
+  RecordsSerialTimes serial;
+  TraceRecords records = TakeTraceRecords(store, read.threads, &serial);
   stages.Done("records");
+  // What of the stage ran on one thread, whatever the threads, in that thread's CPU time: what
+  // bounds the stage on many cores.
+  stages.Note(
+      Printf("records on one thread, CPU: join %.0f ms, host links %.0f ms, GPU links %.0f "
+             "ms, steps %.0f ms",
+             serial.join_ms, serial.host_ms, serial.gpu_ms, serial.steps_ms));
   rank.trace = BuildProfilerTraceWindow(store, std::move(records), kept, read.threads);
   stages.Done("window");
   CheckHasSteps(store, rank.trace);

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "engine/trace_analysis/event_names.h"
+#include "engine/util/parallel_for.h"
 
 namespace advisor {
 namespace {
@@ -16,12 +17,21 @@ std::uint32_t Narrow(std::int64_t value) {
   return value < 0 ? 0 : static_cast<std::uint32_t>(value);  // kAbsent (INT64_MIN) too
 }
 
+// Sorts `items` by `before`, where they are not in that order already, strictly: std::sort's
+// order of equal items is its own, and checked first, they keep it.
+template <typename Before>
+void SortUnlessStrictlyInOrder(std::vector<std::size_t>& items, const Before& before) {
+  const auto out_of_order = std::adjacent_find(
+      items.begin(), items.end(), [&](std::size_t a, std::size_t b) { return !before(a, b); });
+  if (out_of_order != items.end()) std::sort(items.begin(), items.end(), before);
+}
+
 // The correlation id of the innermost op running on its thread when each call started (kNoOp
 // when none, or when the innermost is one of advisor's own ranges: its wait is not the model's; a
 // trace's ops are numbered from 1 in order): ops, advisor's ranges and calls swept in start order
-// per thread against a stack of open ones.
+// per thread against a stack of open ones, each launching thread's on one of `threads`.
 std::vector<std::uint64_t> LaunchingOps(const HostEvents& host,
-                                        const std::vector<ApiCallEvent>& calls) {
+                                        const std::vector<ApiCallEvent>& calls, int threads) {
   // A CPU trace launches nothing: its millions of ops are not sorted by thread for no call.
   if (calls.empty()) return {};
   // One index for both: host.ops, then host.advisor_ranges.
@@ -33,20 +43,28 @@ std::vector<std::uint64_t> LaunchingOps(const HostEvents& host,
   const auto end_of = [&](std::size_t i) {
     return i < ops.size() ? ops[i].end_ns : own[i - ops.size()].end_ns;
   };
-  std::map<ThreadId, std::vector<std::size_t>> spans_by_thread, calls_by_thread;
-  for (std::size_t i = 0; i < ops.size(); ++i) spans_by_thread[ops[i].thread].push_back(i);
-  for (std::size_t i = 0; i < own.size(); ++i) {
-    spans_by_thread[own[i].thread].push_back(ops.size() + i);
-  }
+  std::map<ThreadId, std::vector<std::size_t>> calls_by_thread;
   for (std::size_t i = 0; i < calls.size(); ++i) calls_by_thread[calls[i].thread].push_back(i);
+  std::vector<std::pair<ThreadId, std::vector<std::size_t>>> launching_threads(
+      std::make_move_iterator(calls_by_thread.begin()),
+      std::make_move_iterator(calls_by_thread.end()));
   std::vector<std::uint64_t> launching(calls.size(), kNoOp);
-  for (auto& [thread, call_indices] : calls_by_thread) {
-    std::vector<std::size_t>& span_indices = spans_by_thread[thread];
-    std::sort(span_indices.begin(), span_indices.end(), [&](std::size_t a, std::size_t b) {
+  // Each launching thread's calls are its own: the threads' sweeps write apart.
+  ParallelFor(launching_threads.size(), threads, [&](std::size_t t) {
+    const ThreadId thread = launching_threads[t].first;
+    std::vector<std::size_t>& call_indices = launching_threads[t].second;
+    std::vector<std::size_t> span_indices;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (ops[i].thread == thread) span_indices.push_back(i);
+    }
+    for (std::size_t i = 0; i < own.size(); ++i) {
+      if (own[i].thread == thread) span_indices.push_back(ops.size() + i);
+    }
+    SortUnlessStrictlyInOrder(span_indices, [&](std::size_t a, std::size_t b) {
       if (start_of(a) != start_of(b)) return start_of(a) < start_of(b);
       return end_of(a) > end_of(b);  // the enclosing one first
     });
-    std::sort(call_indices.begin(), call_indices.end(), [&](std::size_t a, std::size_t b) {
+    SortUnlessStrictlyInOrder(call_indices, [&](std::size_t a, std::size_t b) {
       return calls[a].start_ns < calls[b].start_ns;
     });
     std::vector<std::size_t> open;
@@ -61,7 +79,7 @@ std::vector<std::uint64_t> LaunchingOps(const HostEvents& host,
       while (!open.empty() && end_of(open.back()) <= at) open.pop_back();
       if (!open.empty() && open.back() < ops.size()) launching[call] = open.back() + 1;
     }
-  }
+  });
   return launching;
 }
 
@@ -86,9 +104,9 @@ class LaunchCalls {
     const auto found = by_id_.find(correlation);
     if (correlation == 0 || found == by_id_.end()) return nullptr;
     const std::vector<std::size_t>& indices = found->second;
-    const auto after = std::upper_bound(
-        indices.begin(), indices.end(), record_start,
-        [&](TimeNs at, std::size_t call) { return at < calls_[call].start_ns; });
+    const auto after =
+        std::upper_bound(indices.begin(), indices.end(), record_start,
+                         [&](TimeNs at, std::size_t call) { return at < calls_[call].start_ns; });
     return &calls_[after == indices.begin() ? indices.front() : *(after - 1)];
   }
 
@@ -195,6 +213,42 @@ GpuChunkRecords ReadGpuChunk(const TraceStore& store, const EventChunk& chunk) {
   return records;
 }
 
+GpuRecordReader::GpuRecordReader(const TraceStore& store) {
+  // Room for every record the events may make, rather than the join growing to it by moving a
+  // GPU trace's hundreds of thousands of records (and their kernels' names) over and over.
+  std::size_t kernels = 0, memcpys = 0, memsets = 0, syncs = 0, api_calls = 0;
+  for (const EventChunk& chunk : store.chunks) {
+    for (std::size_t i = 0; i < chunk.size(); ++i) {
+      if (chunk.phase[i] != 'X') continue;
+      switch (chunk.category[i]) {
+        case EventCategory::kKernel:
+          ++kernels;
+          break;
+        case EventCategory::kGpuMemcpy:
+          ++memcpys;
+          break;
+        case EventCategory::kGpuMemset:
+          ++memsets;
+          break;
+        case EventCategory::kCudaSync:
+          ++syncs;
+          break;
+        case EventCategory::kCudaRuntime:
+        case EventCategory::kCudaDriver:
+          ++api_calls;
+          break;
+        default:
+          break;
+      }
+    }
+  }
+  records_.kernels.reserve(kernels);
+  records_.memcpys.reserve(memcpys);
+  records_.memsets.reserve(memsets);
+  records_.syncs.reserve(syncs);
+  records_.api_calls.reserve(api_calls);
+}
+
 void GpuRecordReader::Add(GpuChunkRecords&& chunk) {
   const std::size_t first_kernel = records_.kernels.size();
   const auto append = [](auto& to, auto& from) {
@@ -211,17 +265,22 @@ void GpuRecordReader::Add(GpuChunkRecords&& chunk) {
   for (const auto& [device, work] : chunk.work_by_device) work_by_device_[device] += work;
 }
 
-GpuRecords GpuRecordReader::Finish(const HostEvents& host) {
-  const std::vector<std::uint64_t> launching = LaunchingOps(host, records_.api_calls);
+GpuRecords GpuRecordReader::Finish(const HostEvents& host, int threads) {
+  const std::vector<std::uint64_t> launching = LaunchingOps(host, records_.api_calls, threads);
   for (std::size_t i = 0; i < records_.api_calls.size(); ++i) {
     records_.api_calls[i].external_id = launching[i];
   }
   const LaunchCalls calls(records_.api_calls);
+  // Each record's op is its call's, looked up apart: blocks of records on several threads.
   const auto link = [&](auto& events) {
-    for (auto& event : events) {
-      const ApiCallEvent* call = calls.Of(event.correlation_id, event.start_ns);
-      event.external_id = call ? call->external_id : kNoOp;
-    }
+    constexpr std::size_t kBlock = 4096;
+    ParallelFor((events.size() + kBlock - 1) / kBlock, threads, [&](std::size_t block) {
+      const std::size_t end = std::min(events.size(), (block + 1) * kBlock);
+      for (std::size_t i = block * kBlock; i < end; ++i) {
+        const ApiCallEvent* call = calls.Of(events[i].correlation_id, events[i].start_ns);
+        events[i].external_id = call ? call->external_id : kNoOp;
+      }
+    });
   };
   link(records_.kernels);
   link(records_.memcpys);
@@ -254,9 +313,9 @@ GpuRecords GpuRecordReader::Finish(const HostEvents& host) {
 }
 
 GpuRecords ReadGpuRecords(const TraceStore& store, const HostEvents& host) {
-  GpuRecordReader reader;
+  GpuRecordReader reader(store);
   for (const EventChunk& chunk : store.chunks) reader.Add(ReadGpuChunk(store, chunk));
-  return reader.Finish(host);
+  return reader.Finish(host, 1);
 }
 
 const DeviceProperties* DeviceOf(const TraceMetadata& metadata, int device) {

@@ -68,8 +68,11 @@ GpuChunkRecords ReadGpuChunk(const TraceStore& store, const EventChunk& chunk);
 // Joins the chunks' GPU records, each once read; nothing of a chunk is kept but its records.
 class GpuRecordReader {
  public:
+  // Made while `store` holds all its events: it makes room for the records they may hold.
+  explicit GpuRecordReader(const TraceStore& store);
   void Add(GpuChunkRecords&& chunk);  // the next of store.chunks'
-  GpuRecords Finish(const HostEvents& host);
+  // Links the records to their ops on `threads` threads (each launching thread's calls on one).
+  GpuRecords Finish(const HostEvents& host, int threads);
 
  private:
   GpuRecords records_;

@@ -1,15 +1,21 @@
 #include "engine/trace_analysis/host_events.h"
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstddef>
 #include <iterator>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <utility>
 
 #include "engine/trace_analysis/event_names.h"
 #include "engine/trace_analysis/host_chunk_records.h"
+#include "engine/trace_analysis/uncategorised_labels.h"
+#include "engine/util/parallel_for.h"
+#include "engine/util/prefault.h"
 
 namespace advisor {
 namespace {
@@ -74,27 +80,124 @@ void Append(std::vector<T>& to, std::vector<T>& from) {
 
 class HostEventReader::Impl {
  public:
-  explicit Impl(const TraceStore& store) : store_(store) {
+  explicit Impl(const TraceStore& store) : store_(store), first_op_(store.chunks.size() + 1) {
     // Most events of a trace are ops: room for every one that may be is made at once (pages
-    // never written are never resident), rather than growing to it by copying millions of ops.
+    // never written are never resident), and each chunk's ops are copied into it once.
     std::size_t may_be_ops = 0;
+    bool may_be_numbered = false;
     for (const EventChunk& chunk : store_.chunks) {
-      for (std::size_t i = 0; i < chunk.size(); ++i) may_be_ops += MayBeOp(chunk, i);
+      for (std::size_t i = 0; i < chunk.size(); ++i) {
+        may_have_flows_ |= chunk.category[i] == EventCategory::kFlowForwardBackward;
+        if (!MayBeOp(chunk, i)) continue;
+        may_be_operators_ += chunk.category[i] == EventCategory::kNone;
+        ++may_be_ops;
+        may_be_numbered |= chunk.sequence_number[i] >= 0;
+      }
     }
     host_.ops.reserve(may_be_ops);
+    // A trace that numbers its ops numbers most of them: room for every op.
+    if (may_be_numbered) host_.op_sequences.reserve(may_be_ops);
+    ops_room_ = host_.ops.data();
+    sequences_room_ = host_.op_sequences.data();
   }
 
-  // The chunk's records after those of the chunks before it, its ops' indices moved past theirs.
+  // Chunk k's ops follow those of chunks 0..k-1, so their place is known once those are counted,
+  // not copied: the chunks' copies run on the threads that read them, side by side, and so do
+  // those of a legacy trace's operators, a list a thread. Only growing the vectors over each
+  // chunk's place (their new elements written, to be written again by the copy) takes one chunk
+  // at a time; the pages are faulted in before, each chunk's on its thread.
+  void Place(std::size_t k, HostChunkRecords& chunk) {
+    const std::size_t ops = chunk.ops.size();
+    const std::size_t sequences = chunk.op_sequences.size();
+    struct OperatorsPlace {
+      const std::vector<OperatorAt>* chunk;
+      std::vector<OperatorAt>* joined;
+      OperatorAt* room;   // joined's storage, which never moves
+      std::size_t first;  // in `joined`
+    };
+    std::vector<OperatorsPlace> operators;  // of each thread the chunk holds operators of
+    std::unique_lock<std::mutex> lock(place_mutex_);
+    turn_.wait(lock, [&] { return counted_ == k; });
+    const std::size_t first = first_op_[k];
+    first_op_[k + 1] = first + ops;
+    bool fits = first + ops <= host_.ops.capacity() &&
+                (sequences == 0 || first + sequences <= host_.op_sequences.capacity());
+    for (const auto& [thread, list] : chunk.operators) {
+      const auto [joined, added] = operators_.try_emplace(thread);
+      if (added) joined->second.reserve(may_be_operators_);
+      std::size_t& counted = operators_counted_[thread];
+      operators.push_back({&list, &joined->second, joined->second.data(), counted});
+      counted += list.size();
+      fits &= counted <= may_be_operators_;
+    }
+    ++counted_;
+    lock.unlock();
+    turn_.notify_all();
+    // The rooms counted every event that may be an op (or an operator), so they never move: a
+    // chunk holding more would have them move under the other threads' copies.
+    if (fits) {
+      PrefaultForWriting(ops_room_ + first, ops * sizeof(OpEvent));
+      if (sequences > 0) {
+        PrefaultForWriting(sequences_room_ + first, sequences * sizeof(OpSequence));
+      }
+      for (const OperatorsPlace& place : operators) {
+        PrefaultForWriting(place.room + place.first, place.chunk->size() * sizeof(OperatorAt));
+      }
+    }
+    lock.lock();
+    turn_.wait(lock, [&] { return grown_ == k; });
+    ++grown_;
+    if (fits) {
+      host_.ops.resize(first + ops);
+      if (sequences > 0) host_.op_sequences.resize(first + sequences);
+      for (const OperatorsPlace& place : operators) {
+        place.joined->resize(place.first + place.chunk->size());
+      }
+    }
+    lock.unlock();
+    turn_.notify_all();
+    if (!fits) throw std::logic_error("a chunk of the trace holds more ops than its events");
+    std::copy(chunk.ops.begin(), chunk.ops.end(), ops_room_ + first);
+    if (sequences > 0) {
+      std::copy(chunk.op_sequences.begin(), chunk.op_sequences.end(), sequences_room_ + first);
+    }
+    for (const OperatorsPlace& place : operators) {
+      const auto first_op = static_cast<std::uint32_t>(first);
+      std::transform(place.chunk->begin(), place.chunk->end(), place.room + place.first,
+                     [&](const OperatorAt& at) {
+                       return OperatorAt{first_op + at.op, at.order};
+                     });
+    }
+    std::vector<OpEvent>().swap(chunk.ops);
+    std::vector<OpSequence>().swap(chunk.op_sequences);
+    chunk.operators.clear();
+  }
+
+  // The next chunk's records after those of the chunks before it, its ops placed.
   void Add(HostChunkRecords&& chunk) {
+    std::size_t first_op = 0;
+    {
+      std::lock_guard<std::mutex> lock(place_mutex_);
+      first_op = first_op_[joined_++];
+    }
+    Join(std::move(chunk), first_op);
+  }
+
+  // `chunk`'s ops after those placed: the labels found to be ops, once every chunk is joined.
+  void AddAfterPlaced(HostChunkRecords&& chunk) {
     const std::size_t first_op = host_.ops.size();
     host_.ops.insert(host_.ops.end(), chunk.ops.begin(), chunk.ops.end());
     if (!chunk.op_sequences.empty()) {
       std::vector<OpSequence>& sequences = host_.op_sequences;
-      // A trace that numbers its ops numbers most of them: room for every op at the first.
-      if (sequences.empty()) sequences.reserve(host_.ops.capacity());
       sequences.resize(first_op);
       sequences.insert(sequences.end(), chunk.op_sequences.begin(), chunk.op_sequences.end());
     }
+    Join(std::move(chunk), first_op);
+  }
+
+  // All of `chunk` but its ops, which begin at first_op: each index into them moved past the ops
+  // before.
+  void Join(HostChunkRecords&& chunk, std::size_t first_op) {
     host_.has_sequence_numbers |= chunk.has_sequence_numbers;
     for (auto& [op, collective] : chunk.collective_of_op) {
       host_.collective_of_op.emplace(first_op + op + 1, std::move(collective));
@@ -102,7 +205,9 @@ class HostEventReader::Impl {
     for (const PendingNode& node : chunk.pending) {
       pending_.push_back({first_op + node.op, node.recorded_forward_thread});
     }
-    for (std::size_t node : chunk.backward_nodes) backward_nodes_.push_back(first_op + node);
+    if (may_have_flows_) {
+      for (std::size_t node : chunk.backward_nodes) backward_nodes_.push_back(first_op + node);
+    }
     Append(flow_ends_, chunk.flow_ends);
     forward_threads_.insert(chunk.forward_threads.begin(), chunk.forward_threads.end());
     for (const auto& [type, time] : chunk.compute_time_by_input_type) {
@@ -116,18 +221,12 @@ class HostEventReader::Impl {
     Append(host_.advisor_windows, chunk.advisor_windows);
     Append(host_.advisor_backward_spans, chunk.advisor_backward_spans);
     Append(host_.modules, chunk.modules);
-    for (const auto& [thread, operators] : chunk.operators) {
-      std::vector<OperatorAt>& joined = operators_[thread];
-      for (const OperatorAt& at : operators) {
-        joined.push_back({static_cast<std::uint32_t>(first_op) + at.op, at.order});
-      }
-    }
     for (auto& [thread, labels] : chunk.labels) Append(labels_[thread], labels);
   }
 
-  HostEvents Finish() {
-    PlaceUncategorisedLabels();
-    LinkBackwardThreads();
+  HostEvents Finish(int threads) {
+    PlaceUncategorisedLabels(threads);
+    LinkBackwardThreads(threads);
     TimeNs most = 0;
     for (const auto& [type, time] : time_by_dtype_) {
       if (time > most) {
@@ -139,75 +238,21 @@ class HostEventReader::Impl {
   }
 
  private:
-  // In a trace without categories, an unknown name may be a record_function label or an op that
-  // C++ records under a bare name (torch 1.13's "detach_", recorded inside "aten::detach_").
-  // record_function is called from Python, never from inside an operator: an event nested in an
-  // operator on its thread is an op, any other a label, taken as a module. Nesting is judged to
-  // the exporter's precision, whole microseconds: a zero-length "detach_" was written 1 us after
-  // its zero-length "aten::detach_" ended.
-  void PlaceUncategorisedLabels() {
-    constexpr TimeNs kExporterPrecisionNs = 1000;
-    HostChunkRecords placed;  // the labels found to be ops, and the modules, added as a chunk's
+  // The legacy exporter's uncategorised labels, each thread's placed among its operators
+  // (uncategorised_labels.h): the labels found to be ops, and the modules, added as chunks'.
+  void PlaceUncategorisedLabels(int threads) {
     for (auto& [thread, labels] : labels_) {
-      std::vector<OperatorAt>& operators = operators_[thread];
-      // Outer before inner; of two events with one interval, the one written first is outer.
-      const auto outer_first = [](TimeNs start_a, TimeNs end_a, std::uint32_t order_a,
-                                  TimeNs start_b, TimeNs end_b, std::uint32_t order_b) {
-        if (start_a != start_b) return start_a < start_b;
-        if (end_a != end_b) return end_a > end_b;
-        return order_a < order_b;
-      };
-      const auto operator_first = [&](const OperatorAt& a, const OperatorAt& b) {
-        const OpEvent& x = host_.ops[a.op];
-        const OpEvent& y = host_.ops[b.op];
-        return outer_first(x.start_ns, x.end_ns, a.order, y.start_ns, y.end_ns, b.order);
-      };
-      const auto label_first = [&](const Label& label, const OperatorAt& op) {
-        const OpEvent& x = host_.ops[op.op];
-        return outer_first(label.fields.start, label.fields.end, label.order, x.start_ns, x.end_ns,
-                           op.order);
-      };
-      // The operators, nearly all of the events, mostly come in this order already: they are
-      // checked, the few labels sorted, and the two walked in step, each label after the
-      // operators that come before it.
-      if (!std::is_sorted(operators.begin(), operators.end(), operator_first)) {
-        std::sort(operators.begin(), operators.end(), operator_first);
-      }
-      std::sort(labels.begin(), labels.end(), [&](const Label& a, const Label& b) {
-        return outer_first(a.fields.start, a.fields.end, a.order, b.fields.start, b.fields.end,
-                           b.order);
-      });
-      std::vector<TimeNs> open;  // ends of the operators enclosing the current event
-      const auto close_before = [&open](TimeNs start) {
-        while (!open.empty() && open.back() + kExporterPrecisionNs < start) open.pop_back();
-      };
-      std::size_t next_operator = 0;
-      for (const Label& label : labels) {
-        for (; next_operator < operators.size() && !label_first(label, operators[next_operator]);
-             ++next_operator) {
-          const OpEvent& op = host_.ops[operators[next_operator].op];
-          close_before(op.start_ns);
-          open.push_back(op.end_ns);
-        }
-        close_before(label.fields.start);
-        const bool in_operator = std::any_of(open.begin(), open.end(), [&](TimeNs end) {
-          return end + kExporterPrecisionNs >= label.fields.end;
-        });
-        const std::string& name = store_.strings[label.fields.name];
-        if (in_operator) {
-          placed.AddOp(label.fields, OpName(name), name, thread, OpScope::kForward);
-        } else if (!IsParallelWrapperForward(name)) {
-          placed.modules.push_back({name, "", thread, label.fields.start, label.fields.end});
-        }
+      for (HostChunkRecords& placed : PlaceThreadLabels(host_.ops, store_.strings, thread,
+                                                        operators_[thread], labels, threads)) {
+        AddAfterPlaced(std::move(placed));
       }
     }
-    Add(std::move(placed));
   }
 
   // Backward nodes name the forward thread by RecordFunction's number for it ("Fwd thread id":
   // 1), not by the thread id the trace uses. Each forward-backward flow shows both for one node;
   // a trace without flows whose forward ops all ran on one thread names it too.
-  void LinkBackwardThreads() {
+  void LinkBackwardThreads(int threads) {
     std::map<std::int64_t, ThreadId> thread_of;
     // Each flow, by id, from its last "s" to its last "f": sorted by id, in file order within one.
     const auto by_id = [](const FlowEnd& a, const FlowEnd& b) { return a.id < b.id; };
@@ -216,24 +261,41 @@ class HostEventReader::Impl {
     }
     const BackwardNodes nodes(
         host_.ops, flow_ends_.empty() ? std::vector<std::size_t>{} : std::move(backward_nodes_));
-    for (std::size_t first = 0, end = 0; first < flow_ends_.size(); first = end) {
-      const FlowEnd* start = nullptr;
-      const FlowEnd* finish = nullptr;
-      for (end = first; end < flow_ends_.size() && flow_ends_[end].id == flow_ends_[first].id;
-           ++end) {
-        (flow_ends_[end].start ? start : finish) = &flow_ends_[end];
+    // The flows in blocks (each beginning with a flow's first end) on up to `threads` threads,
+    // each block's links kept where first found, then merged in block order: those one pass over
+    // every flow keeps.
+    constexpr std::size_t kFlowEndsPerBlock = 16384;
+    const std::size_t ends = flow_ends_.size();
+    const auto flow_start = [&](std::size_t i) {
+      for (i = std::min(i, ends); i > 0 && i < ends && flow_ends_[i].id == flow_ends_[i - 1].id;) {
+        ++i;
       }
-      if (start == nullptr || finish == nullptr) continue;
-      const std::optional<std::size_t> node = nodes.At(finish->thread, finish->at);
-      if (!node) continue;
-      // pending_ is in op order, an op once.
-      const auto pending = std::lower_bound(
-          pending_.begin(), pending_.end(), *node,
-          [](const PendingNode& pending, std::size_t op) { return pending.op < op; });
-      if (pending != pending_.end() && pending->op == *node) {
-        thread_of.emplace(pending->recorded_forward_thread, start->thread);
+      return i;
+    };
+    std::vector<std::map<std::int64_t, ThreadId>> found((ends + kFlowEndsPerBlock - 1) /
+                                                        kFlowEndsPerBlock);
+    ParallelFor(found.size(), threads, [&](std::size_t block) {
+      const std::size_t stop = flow_start((block + 1) * kFlowEndsPerBlock);
+      for (std::size_t first = flow_start(block * kFlowEndsPerBlock), end = 0; first < stop;
+           first = end) {
+        const FlowEnd* start = nullptr;
+        const FlowEnd* finish = nullptr;
+        for (end = first; end < ends && flow_ends_[end].id == flow_ends_[first].id; ++end) {
+          (flow_ends_[end].start ? start : finish) = &flow_ends_[end];
+        }
+        if (start == nullptr || finish == nullptr) continue;
+        const std::optional<std::size_t> node = nodes.At(finish->thread, finish->at);
+        if (!node) continue;
+        // pending_ is in op order, an op once.
+        const auto pending = std::lower_bound(
+            pending_.begin(), pending_.end(), *node,
+            [](const PendingNode& pending, std::size_t op) { return pending.op < op; });
+        if (pending != pending_.end() && pending->op == *node) {
+          found[block].emplace(pending->recorded_forward_thread, start->thread);
+        }
       }
-    }
+    });
+    for (std::map<std::int64_t, ThreadId>& links : found) thread_of.merge(links);
     if (thread_of.empty() && forward_threads_.size() == 1) {
       for (const PendingNode& pending : pending_) {
         thread_of.emplace(pending.recorded_forward_thread, *forward_threads_.begin());
@@ -261,34 +323,54 @@ class HostEventReader::Impl {
 
   const TraceStore& store_;
   HostEvents host_;
+  // The storage reserved for the ops and their sequences, which never moves.
+  OpEvent* ops_room_ = nullptr;
+  OpSequence* sequences_room_ = nullptr;
+  // Where each chunk's ops begin (first_op_[k]), and how far the chunks have come: counted (their
+  // places known), grown over (the vectors sized to hold them), joined (Add).
+  std::vector<std::size_t> first_op_;
+  std::size_t counted_ = 0;
+  std::size_t grown_ = 0;
+  std::size_t joined_ = 0;
+  std::mutex place_mutex_;
+  std::condition_variable turn_;      // a chunk's turn to be counted, or grown over
   std::vector<PendingNode> pending_;  // in op order
-  // The backward nodes, found by (thread, start) from the flows that end at them, where there are
-  // flows: a trace without (the legacy exporter's) holds no table of its nodes.
+  // The backward nodes, found by (thread, start) from the flows that end at them, where there may
+  // be flows: a trace without (the legacy exporter's) holds no table of its nodes.
+  bool may_have_flows_ = false;
   std::vector<std::size_t> backward_nodes_;
   std::vector<FlowEnd> flow_ends_;  // in file order
   std::set<ThreadId> forward_threads_;
   std::map<std::string, TimeNs> time_by_dtype_;  // compute ops' time by their first input's type
-  std::map<ThreadId, std::vector<OperatorAt>> operators_;  // uncategorised operators by thread
-  std::map<ThreadId, std::vector<Label>> labels_;          // uncategorised labels by thread
+  // The uncategorised operators by thread, each list placed as ops are (Place), with room for
+  // every uncategorised event that may be one.
+  std::map<ThreadId, std::vector<OperatorAt>> operators_;
+  std::map<ThreadId, std::size_t> operators_counted_;  // by the chunks counted
+  std::size_t may_be_operators_ = 0;
+  std::map<ThreadId, std::vector<Label>> labels_;  // uncategorised labels by thread
 };
 
 HostEventReader::HostEventReader(const TraceStore& store) : impl_(std::make_unique<Impl>(store)) {}
 
 HostEventReader::~HostEventReader() = default;
 
+void HostEventReader::Place(std::size_t k, HostChunkRecords& chunk) { impl_->Place(k, chunk); }
+
 void HostEventReader::Add(HostChunkRecords&& chunk) { impl_->Add(std::move(chunk)); }
 
-HostEvents HostEventReader::Finish() { return impl_->Finish(); }
+HostEvents HostEventReader::Finish(int threads) { return impl_->Finish(threads); }
 
 HostEvents ReadHostEvents(const TraceStore& store) {
   const HostChunkReader chunks(store);
   HostEventReader reader(store);
   std::uint32_t order = 0;
-  for (const EventChunk& chunk : store.chunks) {
-    reader.Add(chunks.Read(chunk, order));
-    order += static_cast<std::uint32_t>(chunk.size());
+  for (std::size_t k = 0; k < store.chunks.size(); ++k) {
+    HostChunkRecords records = chunks.Read(store.chunks[k], order);
+    reader.Place(k, records);
+    reader.Add(std::move(records));
+    order += static_cast<std::uint32_t>(store.chunks[k].size());
   }
-  return reader.Finish();
+  return reader.Finish(1);
 }
 
 std::optional<CollectiveDescription> CollectiveOf(const TraceStore& store, const EventChunk& chunk,

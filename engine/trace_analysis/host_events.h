@@ -26,8 +26,8 @@ struct HostRange {
 // A range that names a module: "nn.Module: Linear_0" (with_stack), or a record_function label.
 struct ModuleRange {
   std::string
-      component;  // one path component: "Linear_0", "encoder", "DistributedDataParallel.forward"
-  std::string type;       // the module's class where the trace says ("Linear"), else ""
+      component;     // one path component: "Linear_0", "encoder", "DistributedDataParallel.forward"
+  std::string type;  // the module's class where the trace says ("Linear"), else ""
   ThreadId thread = 0;
   TimeNs start_ns = 0;
   TimeNs end_ns = 0;
@@ -86,8 +86,15 @@ class HostEventReader {
   // Made while `store` holds all its events: it makes room for the ops they may hold.
   explicit HostEventReader(const TraceStore& store);
   ~HostEventReader();
-  void Add(HostChunkRecords&& chunk);  // the next of store.chunks'
-  HostEvents Finish();
+  // Copies the ops of store.chunks[k]'s records (their sequence numbers, a legacy trace's
+  // operator lists) into their place among every chunk's, once the chunks before it are counted
+  // (it waits for that): several threads may place chunks at once, each chunk once, chunk k only
+  // where chunk k - 1's Place has begun or will begin on another thread. Leaves `chunk` without
+  // them.
+  void Place(std::size_t k, HostChunkRecords& chunk);
+  void Add(HostChunkRecords&& chunk);  // the next of store.chunks', placed
+  // What needs every chunk's records, on up to `threads` threads.
+  HostEvents Finish(int threads);
 
  private:
   class Impl;

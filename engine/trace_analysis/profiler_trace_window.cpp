@@ -1,21 +1,15 @@
 #include "engine/trace_analysis/profiler_trace_window.h"
 
 #include <algorithm>
-#include <functional>
 #include <numeric>
 #include <utility>
 
 #include "engine/analysis/sequence_numbers.h"
-#include "engine/trace_analysis/device_clock_steps.h"
 #include "engine/trace_analysis/event_names.h"
 #include "engine/trace_analysis/gemm_precision.h"
-#include "engine/trace_analysis/host_chunk_records.h"
 #include "engine/trace_analysis/module_markers.h"
-#include "engine/trace_analysis/trace_memory.h"
 #include "engine/trace_import/trace_error.h"
 #include "engine/trace_import/trace_reader.h"
-#include "engine/util/freed_memory.h"
-#include "engine/util/ordered_pool.h"
 
 namespace advisor {
 namespace {
@@ -27,87 +21,7 @@ bool LaunchesGraphs(const std::vector<ApiCallEvent>& calls) {
   return false;
 }
 
-// What one chunk of events says, read on any thread.
-struct ChunkRecords {
-  HostChunkRecords host;
-  GpuChunkRecords gpu;
-  std::vector<DeviceMemoryRecord> memory;
-};
-
-// Reads every chunk of `store` once, on `threads` threads (0: DefaultReaderThreads()), and joins
-// what each says in chunk order, so the records are those one thread reading each chunk in turn
-// makes. `done(k)` is called on the thread that read chunk k once it is read: nothing of it is
-// needed after. At most twice as many chunks' records as threads wait for the join (OrderedPool).
-TraceRecords ReadRecords(const TraceStore& store, int threads,
-                         const std::function<void(std::size_t)>& done) {
-  const std::size_t chunks = store.chunks.size();
-  std::vector<std::uint32_t> first_order(chunks);  // the events before each chunk
-  for (std::size_t k = 1; k < chunks; ++k) {
-    first_order[k] = first_order[k - 1] + static_cast<std::uint32_t>(store.chunks[k - 1].size());
-  }
-  const HostChunkReader host_chunks(store);
-  const auto read = [&](std::size_t& k) {
-    const EventChunk& chunk = store.chunks[k];
-    ChunkRecords records{host_chunks.Read(chunk, first_order[k]), ReadGpuChunk(store, chunk), {}};
-    AddDeviceMemoryRecords(chunk, records.memory);
-    if (done) done(k);
-    return records;
-  };
-  HostEventReader host(store);
-  GpuRecordReader gpu;
-  std::vector<DeviceMemoryRecord> memory;
-  const auto join = [&](ChunkRecords&& records) {
-    host.Add(std::move(records.host));
-    gpu.Add(std::move(records.gpu));
-    memory.insert(memory.end(), records.memory.begin(), records.memory.end());
-  };
-  if (threads <= 0) threads = DefaultReaderThreads();
-  threads = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads), chunks));
-  if (threads <= 1) {
-    for (std::size_t k = 0; k < chunks; ++k) join(read(k));
-  } else {
-    OrderedPool<std::size_t, ChunkRecords> pool(threads, read);
-    for (std::size_t k = 0; k < chunks; ++k) pool.Submit(k, join);
-    ChunkRecords records;
-    while (pool.TakeNext(records, /*wait=*/true)) join(std::move(records));
-  }
-
-  TraceRecords records;
-  records.host = host.Finish();
-  records.gpu = gpu.Finish(records.host);
-  records.steps = StepsOf(records.host);
-  if (!records.gpu.launched_work.empty()) {
-    records.steps.on_device = DeviceClockSteps(records.steps.steps, records.gpu.launched_work);
-  }
-  if (records.gpu.any_device_work) {
-    const DeviceProperties* device = DeviceOf(store.metadata, records.gpu.device);
-    records.memory = DeviceMemoryOf(memory, records.gpu.device,
-                                    device ? device->total_memory_bytes : 0, records.steps.steps);
-  }
-  return records;
-}
-
 }  // namespace
-
-TraceRecords ReadTraceRecords(const TraceStore& store, int threads) {
-  return ReadRecords(store, threads, nullptr);
-}
-
-TraceRecords TakeTraceRecords(TraceStore& store, int threads) {
-  // Freed chunks go back to the system every 4 (a plain file's chunk is 1 to 2 MiB of JSON), so
-  // that the records grow into memory the events held rather than beside it (ReturnFreedMemory).
-  // Every 64 held up to 64 freed chunks beside the records: with the window placed a segment at a
-  // time, this stage's peak was the run's, 140-151 MB of a 260 MB legacy list's 123-125 MB now
-  // (docs/benchmarks.md), at no CPU time that its runs could tell apart.
-  constexpr std::size_t kChunksPerReturn = 4;
-  TraceRecords records = ReadRecords(store, threads, [&store](std::size_t k) {
-    store.chunks[k] = EventChunk{};
-    if ((k + 1) % kChunksPerReturn == 0) ReturnFreedMemory();
-  });
-  store.chunks.clear();
-  ReturnFreedMemory();
-  return records;
-}
 
 ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store) {
   return BuildProfilerTraceWindow(store, ReadTraceRecords(store), OpPlacementsKept::kEvery, 1);

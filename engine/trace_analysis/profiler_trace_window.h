@@ -15,6 +15,7 @@
 #include "engine/trace_analysis/collectives.h"
 #include "engine/trace_analysis/gpu_records.h"
 #include "engine/trace_analysis/host_events.h"
+#include "engine/trace_analysis/trace_records.h"
 #include "engine/trace_analysis/trace_steps.h"
 #include "engine/trace_import/event_store.h"
 #include "engine/window/measured_window.h"
@@ -55,25 +56,6 @@ struct ProfilerTraceWindow {
   std::optional<MemoryStats> memory;
   std::vector<std::string> notes;  // for the report's data quality
 };
-
-// What the window is built from, read out of the store's events: once it is read, the events
-// may go. The window's own records are about as large as the events they come from, so a caller
-// that lets the events go first (advisor analyze) never holds both.
-struct TraceRecords {
-  HostEvents host;
-  GpuRecords gpu;
-  TraceSteps steps;
-  std::optional<MemoryStats> memory;  // of the device most GPU work ran on
-};
-
-// Each chunk of events is read on one of `threads` threads (0: one a core, as the reader's
-// ReadOptions::threads), their records joined in file order: the records are the same with any
-// number of threads.
-TraceRecords ReadTraceRecords(const TraceStore& store, int threads = 1);
-
-// The same, letting each chunk of events go once read (store.chunks is empty after): the records
-// grow while the events shrink. `store` keeps its path, metadata, strings and stats.
-TraceRecords TakeTraceRecords(TraceStore& store, int threads = 1);
 
 // Whether the window keeps every op's placement once built: the multi-rank analysis reads them
 // (each rank's top-level ops); one trace's report reads only what the window's pass takes, and a

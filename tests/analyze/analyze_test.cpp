@@ -141,6 +141,12 @@ TEST_F(AnalyzeTest, VerboseSaysWhatEachStageTookAndTheMemoryHeldAfterIt) {
                           ": [0-9]+ ms \\(CPU [0-9]+ ms\\); resident [0-9]+ MB, peak [0-9]+ MB\n");
     EXPECT_TRUE(std::regex_search(result.err, line)) << stage << " in:\n" << result.err;
   }
+  // The records stage's one-thread part, after the stage's line.
+  EXPECT_TRUE(std::regex_search(
+      result.err, std::regex("\\[advisor\\] records: [^\n]*\n\\[advisor\\] records on one "
+                             "thread, CPU: join [0-9]+ ms, host links [0-9]+ ms, GPU links [0-9]+ "
+                             "ms, steps [0-9]+ ms\n")))
+      << result.err;
   // The trace is a .json.gz: the inflater that read it is named (zlib's or ISA-L's, as built).
   EXPECT_TRUE(std::regex_search(result.err, std::regex("\n\\[advisor\\] inflater: (ISA-L|zlib "
                                                        "[0-9.]+[^\n]*)\n")))
