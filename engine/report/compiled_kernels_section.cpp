@@ -123,7 +123,9 @@ Table CompiledKernelsTable(const CompiledKernelTime& time) {
   table.columns = {"instance", "forward (ms/step)", "backward (ms/step)",
                    "of which shared (ms/step)", "share of compiled time"};
   table.numeric = {false, true, true, true, true};
-  for (const CompiledInstanceTime& instance : time.instances) {
+  const std::size_t shown = std::min(time.instances.size(), kCompiledInstancesShown);
+  for (std::size_t i = 0; i < shown; ++i) {
+    const CompiledInstanceTime& instance = time.instances[i];
     table.rows.push_back({{{instance.instance, Style::kCode},
                            {FormatNumber(MsPerStep(time, instance.forward_ns))},
                            {FormatNumber(MsPerStep(time, instance.backward_ns))},
@@ -131,6 +133,15 @@ Table CompiledKernelsTable(const CompiledKernelTime& time) {
                            {FormatShare(ShareOf(instance.total_ns(), time.compiled_ns))}}});
   }
   return table;
+}
+
+std::string CompiledInstancesLeftOut(const CompiledKernelTime& time) {
+  if (time.instances.size() <= kCompiledInstancesShown) return "";
+  // Most time first: the first left out is the largest of them.
+  const CompiledInstanceTime& largest = time.instances[kCompiledInstancesShown];
+  return std::to_string(time.instances.size() - kCompiledInstancesShown) +
+         " more instances, each " + FormatShare(ShareOf(largest.total_ns(), time.compiled_ns)) +
+         " of the compiled time or less, are in report.json (compiled_kernels.instances).";
 }
 
 }  // namespace advisor

@@ -28,8 +28,16 @@ std::string CompiledKernelsSentence(const CompiledKernelTime& time);
 // unattributed: 2.6% in kernels' nodes that no instance holds".
 std::string CompiledKernelsQuality(const CompiledKernelTime& time, const std::string& source);
 
-// One row per instance, most time first: forward, backward, shared ms per step, share of the
-// compiled time.
+// The instances a report's table shows: a compiled transformer has a row for every Linear of every
+// block (about a hundred for a ViT-B); report.json keeps them all.
+inline constexpr std::size_t kCompiledInstancesShown = 20;
+
+// One row per instance, most time first, the first kCompiledInstancesShown: forward, backward,
+// shared ms per step, share of the compiled time.
 Table CompiledKernelsTable(const CompiledKernelTime& time);
+
+// Under the table, where it left instances out: "81 more instances, each 0.4% of the compiled
+// time or less, are in report.json (compiled_kernels.instances)."; else "".
+std::string CompiledInstancesLeftOut(const CompiledKernelTime& time);
 
 }  // namespace advisor

@@ -254,6 +254,8 @@ void RenderCompiledKernels(std::ostringstream& out, const RunReport& report) {
       << EscapeHtml(CompiledKernelsSentence(*report.compiled_kernels)) << "</p>\n";
   const Table table = CompiledKernelsTable(*report.compiled_kernels);
   if (!table.rows.empty()) HtmlTable(out, table);
+  const std::string left_out = CompiledInstancesLeftOut(*report.compiled_kernels);
+  if (!left_out.empty()) out << "<p class=\"note\">" << EscapeHtml(left_out) << "</p>\n";
   out << "</section>\n";
 }
 
@@ -320,7 +322,10 @@ void RenderHotspot(std::ostringstream& out, const RunReport& report) {
     out << "<h3>Lines of " << HtmlCode(hotspot.path) << "'s forward</h3>\n";
     HtmlTable(out, SourceLineTable(hotspot.lines));
   }
-  if (!hotspot.top_ops.empty()) {
+  if (!hotspot.top_ops.empty() && HotspotByProvenance(report)) {
+    out << "<h3>Top kernels of " << HtmlCode(hotspot.path) << "</h3>\n";
+    HtmlTable(out, KernelTable(hotspot.top_ops, LevelsGpuMeasured(report), kTopOpsShown));
+  } else if (!hotspot.top_ops.empty()) {
     out << "<h3>Top ops of " << HtmlCode(hotspot.path) << "</h3>\n";
     HtmlTable(out, OpTable(hotspot.top_ops, LevelsGpuMeasured(report), PageFaultsCounted(report),
                            kTopOpsShown));

@@ -78,6 +78,8 @@ void RenderCompiledKernels(std::ostringstream& out, const RunReport& report) {
       << MarkdownText(CompiledKernelsSentence(*report.compiled_kernels)) << "\n\n";
   const Table table = CompiledKernelsTable(*report.compiled_kernels);
   if (!table.rows.empty()) MarkdownTable(out, table);
+  const std::string left_out = CompiledInstancesLeftOut(*report.compiled_kernels);
+  if (!left_out.empty()) out << MarkdownText(left_out) << "\n\n";
 }
 
 void RenderInputStage(std::ostringstream& out, const RunReport& report) {
@@ -146,7 +148,10 @@ void RenderHotspot(std::ostringstream& out, const RunReport& report) {
         << "module's time:\n\n";
     MarkdownTable(out, SourceLineTable(hotspot.lines));
   }
-  if (!hotspot.top_ops.empty()) {
+  if (!hotspot.top_ops.empty() && HotspotByProvenance(report)) {
+    out << "Top kernels of " << MarkdownCode(hotspot.path) << ":\n\n";
+    MarkdownTable(out, KernelTable(hotspot.top_ops, LevelsGpuMeasured(report), kTopOpsShown));
+  } else if (!hotspot.top_ops.empty()) {
     out << "Top ops of " << MarkdownCode(hotspot.path) << ":\n\n";
     MarkdownTable(out, OpTable(hotspot.top_ops, LevelsGpuMeasured(report),
                                PageFaultsCounted(report), kTopOpsShown));

@@ -30,8 +30,7 @@ TableCell PathOrOutside(const std::string& path) {
 TableCell ComparedWithRange(const FixResult& fix, const BenchStats& stats) {
   if (!BenchmarkMeasured(stats)) return NotMeasured();
   return Text(FormatNumber(ComparedStepMs(fix, stats)) + " " + fix.step_statistic + " (" +
-              FormatNumber(stats.min_ms) + "\u2013" +
-              FormatNumber(stats.max_ms) + ")");
+              FormatNumber(stats.min_ms) + "\u2013" + FormatNumber(stats.max_ms) + ")");
 }
 
 TableCell SpeedupCell(const FixResult& fix) {
@@ -80,8 +79,8 @@ Table StepTable(const StepBreakdown& step, const std::optional<DataWait>& data) 
   table.rows.push_back(
       {{Text("forward"), Ms(step.forward_ms), ShareOfStep(step.forward_ms, whole)}});
   if (step.loss_ms) {
-    table.rows.push_back({{Text("loss (from the model's forward to backward())"),
-                           Ms(*step.loss_ms), ShareOfStep(*step.loss_ms, whole)}});
+    table.rows.push_back({{Text("loss (from the model's forward to backward())"), Ms(*step.loss_ms),
+                           ShareOfStep(*step.loss_ms, whole)}});
   }
   table.rows.push_back(
       {{Text("backward"), Ms(step.backward_ms), ShareOfStep(step.backward_ms, whole)}});
@@ -92,15 +91,14 @@ Table StepTable(const StepBreakdown& step, const std::optional<DataWait>& data) 
                            Ms(step.evaluation_ms), ShareOfStep(step.evaluation_ms, whole)}});
   }
   table.rows.push_back({{Text("rest"), Ms(step.rest_ms), ShareOfStep(step.rest_ms, whole)}});
-  table.rows.push_back({{Text("profiled step (the window's mean)"), Ms(whole),
-                         ShareOfStep(whole, whole)}});
+  table.rows.push_back(
+      {{Text("profiled step (the window's mean)"), Ms(whole), ShareOfStep(whole, whole)}});
   // A trace's steps were all profiled: its whole step is theirs, not steps run without a profiler.
   const std::string steps = step.timing == StepTiming::kProfilerTrace
                                 ? std::string("profiled, ") + StepTimingText(step.timing)
                                 : std::string("unprofiled, ") + StepTimingText(step.timing);
-  table.rows.push_back(
-      {{Text("whole step (median, " + steps + ")"), Ms(step.median_ms), Text("")},
-       /*highlighted=*/true});
+  table.rows.push_back({{Text("whole step (median, " + steps + ")"), Ms(step.median_ms), Text("")},
+                        /*highlighted=*/true});
   table.rows.push_back({{Text("whole step (mean, " + steps + ")"), Ms(step.mean_ms), Text("")}});
   table.rows.push_back({{Text("fastest step"), Ms(step.min_ms), Text("")}});
   table.rows.push_back({{Text("slowest step"), Ms(step.max_ms), Text("")}});
@@ -114,12 +112,12 @@ Table InputStageTable(const InputStageProfile& stage) {
   for (const InputStagePiece& piece : stage.pieces) {
     std::string input = piece.input_shape.empty() ? "" : FormatShape(piece.input_shape);
     if (piece.input_is_binary.value_or(false)) input += " (only 0 and 1)";
-    table.rows.push_back({{Code(piece.name), Text(piece.kind),
-                           piece.source ? Code(piece.source->file + ":" +
-                                               std::to_string(piece.source->line))
-                                        : NotMeasured(),
-                           Ms(piece.ms), Text(FormatShare(piece.share)), Text(input),
-                           piece.dtype.empty() ? NotMeasured() : Code(piece.dtype)}});
+    table.rows.push_back(
+        {{Code(piece.name), Text(piece.kind),
+          piece.source ? Code(piece.source->file + ":" + std::to_string(piece.source->line))
+                       : NotMeasured(),
+          Ms(piece.ms), Text(FormatShare(piece.share)), Text(input),
+          piece.dtype.empty() ? NotMeasured() : Code(piece.dtype)}});
   }
   return table;
 }
@@ -129,11 +127,11 @@ Table SourceLineTable(const std::vector<SourceLine>& lines) {
               {false, false, true, true, true, true, true},
               {}};
   for (const SourceLine& line : lines) {
-    table.rows.push_back({{Code(line.source.file + ":" + std::to_string(line.source.line)),
-                           line.source.text.empty() ? NotMeasured() : Code(line.source.text),
-                           Count(std::llround(line.runs)), Count(std::llround(line.ops)),
-                           line.ops > 0 ? Ms(line.op_us) : Text(""), Ms(line.ms),
-                           Text(FormatShare(line.share))}});
+    table.rows.push_back(
+        {{Code(line.source.file + ":" + std::to_string(line.source.line)),
+          line.source.text.empty() ? NotMeasured() : Code(line.source.text),
+          Count(std::llround(line.runs)), Count(std::llround(line.ops)),
+          line.ops > 0 ? Ms(line.op_us) : Text(""), Ms(line.ms), Text(FormatShare(line.share))}});
   }
   return table;
 }
@@ -183,6 +181,17 @@ Table OpTable(const std::vector<OpTime>& ops, bool gpu_measured, bool faults_cou
   return table;
 }
 
+Table KernelTable(const std::vector<OpTime>& kernels, bool gpu_measured, std::size_t limit) {
+  Table table{
+      {"kernel", "phase", gpu_measured ? "GPU ms/step" : "ms/step"}, {false, false, true}, {}};
+  for (std::size_t i = 0; i < std::min(limit, kernels.size()); ++i) {
+    const OpTime& kernel = kernels[i];
+    table.rows.push_back(
+        {{Code(kernel.name), Text(kernel.phase), Ms(gpu_measured ? kernel.gpu_ms : kernel.ms)}});
+  }
+  return table;
+}
+
 Table ModuleTable(const std::vector<ModuleStats>& modules, bool gpu_measured, std::size_t limit) {
   std::vector<const ModuleStats*> measured;
   for (const ModuleStats& module : modules) {
@@ -192,9 +201,8 @@ Table ModuleTable(const std::vector<ModuleStats>& modules, bool gpu_measured, st
                    [](const ModuleStats* a, const ModuleStats* b) {
                      return a->forward_ms + a->backward_ms > b->forward_ms + b->backward_ms;
                    });
-  Table table{{"module", "type", "forward ms/step", "backward ms/step"},
-              {false, false, true, true},
-              {}};
+  Table table{
+      {"module", "type", "forward ms/step", "backward ms/step"}, {false, false, true, true}, {}};
   if (gpu_measured) {
     table.columns.push_back("GPU ms/step");
     table.numeric.push_back(true);
@@ -271,20 +279,17 @@ TableCell WarmupCell(const FixResult& fix) {
 }
 
 Table FixTable(const std::vector<FixResult>& fixes) {
-  Table table{{"recipe", "kind", "status", "sites", "baseline ms (min\u2013max)",
-               "fixed ms (min\u2013max)", "speedup", "max abs / rel diff",
-               "peak memory MB (baseline \u2192 fixed)",
-               "warm-up s"},
-              {false, false, false, false, true, true, true, true, true, true},
-              {}};
+  Table table{
+      {"recipe", "kind", "status", "sites", "baseline ms (min\u2013max)", "fixed ms (min\u2013max)",
+       "speedup", "max abs / rel diff", "peak memory MB (baseline \u2192 fixed)", "warm-up s"},
+      {false, false, false, false, true, true, true, true, true, true},
+      {}};
   for (const FixResult& fix : fixes) {
     table.rows.push_back(
         {{Code(fix.recipe), Text(fix.kind), Text(fix.status),
           fix.sites.empty() ? Text("whole step") : Code(Join(fix.sites, ", ")),
           ComparedWithRange(fix, fix.baseline), ComparedWithRange(fix, fix.candidate),
-          SpeedupCell(fix), NumericsCell(fix),
-          PeakMemoryCell(fix),
-          WarmupCell(fix)},
+          SpeedupCell(fix), NumericsCell(fix), PeakMemoryCell(fix), WarmupCell(fix)},
          fix.status == "verified"});
   }
   return table;
@@ -330,19 +335,17 @@ Table CopyTable(const std::vector<CopySite>& copies) {
 }
 
 Table WorkerSeriesTable(const FixResult& fix) {
-  Table table{{"workers", "ms/step", "samples/s", "speedup", "A/B"},
-              {true, true, true, true, false},
-              {}};
+  Table table{
+      {"workers", "ms/step", "samples/s", "speedup", "A/B"}, {true, true, true, true, false}, {}};
   for (const WorkerCountPoint& point : fix.worker_series) {
     const bool measured = point.speedup > 0;
     std::string workers = std::to_string(point.workers);
     if (fix.knee_workers == point.workers) workers += " (knee)";
-    table.rows.push_back({{Text(workers), measured ? Ms(point.step_ms) : NotMeasured(),
-                           point.samples_per_s ? Text(FormatNumber(*point.samples_per_s))
-                                               : NotMeasured(),
-                           measured ? Text(FormatSpeedup(point.speedup)) : NotMeasured(),
-                           Text(point.status)},
-                          fix.knee_workers == point.workers});
+    table.rows.push_back(
+        {{Text(workers), measured ? Ms(point.step_ms) : NotMeasured(),
+          point.samples_per_s ? Text(FormatNumber(*point.samples_per_s)) : NotMeasured(),
+          measured ? Text(FormatSpeedup(point.speedup)) : NotMeasured(), Text(point.status)},
+         fix.knee_workers == point.workers});
   }
   return table;
 }
@@ -428,12 +431,11 @@ Table OutOfMemoryFixTable(const std::vector<FixResult>& fixes, const OutOfMemory
       const std::string fixed = FormatNumber(*fix.peak_memory_mb);
       peak = Text(failed_peak ? FormatNumber(*failed_peak) + " \u2192 " + fixed : fixed);
     }
-    table.rows.push_back({{Code(fix.recipe), Text(fix.status),
-                           BenchmarkMeasured(fix.candidate)
-                               ? Ms(ComparedStepMs(fix, fix.candidate))
-                               : NotMeasured(),
-                           std::move(peak)},
-                          fix.status == "fits"});
+    table.rows.push_back(
+        {{Code(fix.recipe), Text(fix.status),
+          BenchmarkMeasured(fix.candidate) ? Ms(ComparedStepMs(fix, fix.candidate)) : NotMeasured(),
+          std::move(peak)},
+         fix.status == "fits"});
   }
   return table;
 }
@@ -490,10 +492,9 @@ Table MemoryShareTable(const std::vector<MemoryShare>& shares, const std::string
               {false, true, true, true},
               {}};
   for (const MemoryShare& share : shares) {
-    table.rows.push_back({{names_are_code ? Code(share.name) : Text(share.name),
-                           Text(FormatNumber(share.mb)),
-                           Text(peak_mb > 0 ? FormatShare(share.mb / peak_mb) : "0%"),
-                           Count(share.allocations)}});
+    table.rows.push_back(
+        {{names_are_code ? Code(share.name) : Text(share.name), Text(FormatNumber(share.mb)),
+          Text(peak_mb > 0 ? FormatShare(share.mb / peak_mb) : "0%"), Count(share.allocations)}});
   }
   return table;
 }
@@ -504,9 +505,9 @@ Table ModuleMemoryTable(const std::vector<ModuleMemory>& modules, std::size_t li
               {}};
   for (std::size_t i = 0; i < std::min(limit, modules.size()); ++i) {
     const ModuleMemory& module = modules[i];
-    table.rows.push_back({{Code(module.path), MbOrNotMeasured(module.kept_for_backward_mb),
-                           MbOrNotMeasured(module.forward_peak_mb),
-                           MbOrNotMeasured(module.backward_peak_mb)}});
+    table.rows.push_back(
+        {{Code(module.path), MbOrNotMeasured(module.kept_for_backward_mb),
+          MbOrNotMeasured(module.forward_peak_mb), MbOrNotMeasured(module.backward_peak_mb)}});
   }
   return table;
 }
@@ -547,10 +548,10 @@ Table OutOfMemoryTable(const MemoryHistory& history) {
               {true, true, true, true, true},
               {}};
   for (const OutOfMemory& oom : history.ooms) {
-    table.rows.push_back({{Text(FormatNumber(oom.time_ms)), Text(FormatNumber(oom.requested_mb)),
-                           Text(FormatNumber(oom.device_free_mb)),
-                           Text(FormatNumber(oom.allocated_mb)),
-                           Text(FormatNumber(oom.reserved_mb))}});
+    table.rows.push_back(
+        {{Text(FormatNumber(oom.time_ms)), Text(FormatNumber(oom.requested_mb)),
+          Text(FormatNumber(oom.device_free_mb)), Text(FormatNumber(oom.allocated_mb)),
+          Text(FormatNumber(oom.reserved_mb))}});
   }
   return table;
 }

@@ -55,6 +55,11 @@ Table CandidateTable(const BisectLevel& level, bool gpu_measured);
 Table OpTable(const std::vector<OpTime>& ops, bool gpu_measured, bool faults_counted,
               std::size_t limit);
 
+// A hot spot's kernels where the levels came from the compiled kernels' provenance: the first
+// `limit` (hottest first), each with its phase and its time (GPU kernel time, or host time on a
+// CPU); they have no calls or self time of their own.
+Table KernelTable(const std::vector<OpTime>& kernels, bool gpu_measured, std::size_t limit);
+
 // The measured modules, slowest (forward + backward) first, the first `limit` of them.
 Table ModuleTable(const std::vector<ModuleStats>& modules, bool gpu_measured, std::size_t limit);
 

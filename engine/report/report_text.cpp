@@ -40,9 +40,8 @@ std::string StepSentence(const RunReport& report, const InlineMarkup& markup) {
   std::string device = run.device_name.empty() ? run.device : run.device_name;
   // The phases are of the profiled mean step: where that step is far from the unprofiled one
   // (a loaded machine, a short warm-up), say so, or the phases would not add up to the step.
-  const bool profiled_apart =
-      step.profiled_ms > 0 && step.median_ms > 0 &&
-      std::abs(step.profiled_ms / step.median_ms - 1.0) > 0.1;
+  const bool profiled_apart = step.profiled_ms > 0 && step.median_ms > 0 &&
+                              std::abs(step.profiled_ms / step.median_ms - 1.0) > 0.1;
   // Steps that wait in bursts (a DataLoader's) leave the median step far below what a run takes
   // per step: then both are said.
   const bool bursty = StepsWaitInBursts(step);
@@ -55,8 +54,7 @@ std::string StepSentence(const RunReport& report, const InlineMarkup& markup) {
                          : std::string()) +
          ": forward " + Ms(step.forward_ms) +
          (step.loss_ms ? ", loss " + Ms(*step.loss_ms) : std::string()) + ", backward " +
-         Ms(step.backward_ms) +
-         ", optimizer " + Ms(step.optimizer_ms) +
+         Ms(step.backward_ms) + ", optimizer " + Ms(step.optimizer_ms) +
          (step.evaluation_ms > 0
               ? ", and " + Ms(step.evaluation_ms) + " of evaluation between steps"
               : std::string()) +
@@ -225,9 +223,8 @@ std::string FreshPagesSentence(const Hotspot& hotspot, const InlineMarkup& marku
   for (const OpTime& op : hotspot.top_ops) {
     if (op.name == hotspot.op || op.ms <= hotspot.ms || op.page_fault_ms <= 0) continue;
     return "Ops rank by their time less first touches of fresh memory pages: " +
-           markup.code(op.name) + " (" + markup.text(op.phase) + ") took " +
-           FormatNumber(op.ms) + " ms a step, " + FormatNumber(op.page_fault_ms) +
-           " ms of it page faults.";
+           markup.code(op.name) + " (" + markup.text(op.phase) + ") took " + FormatNumber(op.ms) +
+           " ms a step, " + FormatNumber(op.page_fault_ms) + " ms of it page faults.";
   }
   return "";
 }
@@ -396,7 +393,16 @@ std::string SummaryParagraph(const RunReport& report, const InlineMarkup& markup
          FindingsSentence(report.findings) + FixesSentence(report.fixes, markup);
 }
 
+bool HotspotByProvenance(const RunReport& report) {
+  return !report.levels.empty() && report.levels.back().measured_by == LevelMeasure::kProvenance;
+}
+
 std::string NoSourceSentence(const RunReport& report) {
+  if (HotspotByProvenance(report)) {
+    return "Not read: the levels inside the compiled model came from inductor's kernel "
+           "provenance, and reading the instance's lines would run it eagerly under regional "
+           "compilation, changing what was measured.";
+  }
   return report.run.mode == Door::kScript
              ? "No line of your code ran this op in the steps whose lines were read (the autograd "
                "engine runs some ops on its own: the sums of two gradients of one tensor)."

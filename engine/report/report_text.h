@@ -85,7 +85,13 @@ std::string DistributedSentence(const DistributedSummary& distributed, const Inl
 // Why the hot spot has no source line: a model's archive holds none for its op; a script's
 // labelled steps saw no line of the user's code run it (an op the autograd engine runs on its own,
 // such as the aten::add that sums two gradients of one tensor).
+// inside a model compiled whole, levels taken from inductor's kernel provenance read no line (a
+// source window would run the instance eagerly under regional compilation).
 std::string NoSourceSentence(const RunReport& report);
+
+// The bisection's last level was taken from the compiled kernels' provenance: its hot spot is a
+// kernel (or extern call), its top "ops" the instance's kernels, with no host time or calls.
+bool HotspotByProvenance(const RunReport& report);
 
 // A script's loss: its phase, its ops' backward and their share of the step, introducing its
 // lines where they were read.

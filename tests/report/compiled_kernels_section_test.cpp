@@ -109,5 +109,28 @@ TEST(CompiledKernelsSection, SaysNothingOfAnUnattributedPartWhereThereIsNone) {
   EXPECT_EQ(CompiledKernelsSentence(time).find("unattributed"), std::string::npos);
 }
 
+// A ViT's hundred instances: the table shows the first kCompiledInstancesShown, and a line says how
+// many more report.json holds and how small the largest of them is.
+TEST(CompiledKernelsSection, AModelOfManyInstancesShowsTheFirstAndSaysWhereTheRestAre) {
+  RunReport report = MinimalReport();
+  CompiledKernelTime time = TwoSteps();
+  time.instances.clear();
+  for (int i = 0; i < 25; ++i) {
+    time.instances.push_back({"blocks." + std::to_string(i), 1'000'000 - i * 10'000, 0, 0});
+  }
+  report.compiled_kernels = time;
+  EXPECT_EQ(CompiledKernelsTable(time).rows.size(), kCompiledInstancesShown);
+  // The 21st, blocks.20: 0.8 ms of the window's 40.
+  EXPECT_EQ(CompiledInstancesLeftOut(time),
+            "5 more instances, each 2.0% of the compiled time or less, are in report.json "
+            "(compiled_kernels.instances).");
+  const std::string md = ReportToMarkdown(report);
+  EXPECT_TRUE(Contains(md, "| `blocks.19` |"));
+  EXPECT_FALSE(Contains(md, "| `blocks.20` |"));
+  EXPECT_TRUE(Contains(md, "5 more instances"));
+  EXPECT_EQ(ReportToJson(report).at("compiled_kernels").at("instances").size(), 25u);
+  EXPECT_EQ(CompiledInstancesLeftOut(TwoSteps()), "");
+}
+
 }  // namespace
 }  // namespace advisor

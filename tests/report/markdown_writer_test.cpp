@@ -404,6 +404,27 @@ TEST(MarkdownWriter, HotspotShowsSourceAndTopOps) {
                            "itself 0.118 ms per step), backward pass"));
 }
 
+// Levels taken from a compiled model's kernel provenance: the hot spot's kernels have no calls or
+// host time of their own, so they get a table of their own, and its line was not read, for a
+// reason of its own (not "no line of your code ran this op").
+TEST(MarkdownWriter, AHotSpotFoundByProvenanceListsItsKernelsAndSaysWhyNoLineWasRead) {
+  RunReport report = FilledReport();
+  report.levels.back().measured_by = LevelMeasure::kProvenance;
+  report.hotspot->source.reset();
+  report.hotspot->op = "aten::scatter_reduce_";
+  OpTime scatter;
+  scatter.name = "aten::scatter_reduce_";
+  scatter.phase = "backward";
+  scatter.gpu_ms = 4.61;
+  report.hotspot->top_ops = {scatter};
+  const std::string md = ReportToMarkdown(report);
+  EXPECT_TRUE(Contains(md, "Top kernels of `blocks.5.mlp`:"));
+  EXPECT_TRUE(Contains(md, "| `aten::scatter_reduce_` | backward | 4.61 |"));
+  EXPECT_TRUE(Contains(md, "| kernel | phase | GPU ms/step |"));
+  EXPECT_TRUE(Contains(md, "Source: Not read: the levels inside the compiled model came from "
+                           "inductor's kernel provenance"));
+}
+
 // A script whose hot op ran at two lines: each with its part of the op's time, the op that made
 // it where that is not the hot spot's forward op.
 TEST(MarkdownWriter, AHotOpRunAtSeveralLinesShowsEachLinesPart) {
