@@ -216,22 +216,21 @@ TEST_F(AnalyzeTest, ACompiledModelsKernelTimeGoesToItsInstancesByProvenance) {
   EXPECT_TRUE(said) << report.at("data_quality").dump();
 }
 
-// The compiled seed ViT on an H200 (tests/data/compiled/vit_h200_*, a table recorded before the
-// probe read IR origins): its triton kernels matched by name and its extern calls by order give
-// nearly all the compiled graphs' GPU time to module instances, forward and backward; the kernel
-// fused across patch_embed, patch_drop's gather and the first norm is split and counted as
-// shared; the deterministic scatter of patch_drop's backward (an extern call inductor writes no
-// Source Nodes comment for) is counted as an extern call whose entry names no node.
+// The compiled seed ViT on an H200 (tests/data/compiled/vit_h200_*): its triton kernels matched
+// by name and its extern calls by order give nearly all the compiled graphs' GPU time to module
+// instances, forward and backward; the kernel fused across patch_embed, patch_drop's gather and
+// the first norm is split and counted as shared; the deterministic scatter of patch_drop's
+// backward (an extern call inductor writes no Source Nodes comment for) is patch_drop's by its IR
+// node's origins (a recording before the probe read them left its 4.6 ms a step in no instance).
 TEST_F(AnalyzeTest, TheCompiledSeedsGpuKernelsGoToTheirInstancesByProvenance) {
   const json report = AnalyzeRecordedCompile("vit_h200");
   ASSERT_TRUE(report.contains("compiled_kernels"));
   const json& compiled = report.at("compiled_kernels");
   EXPECT_EQ(compiled.at("work"), "gpu_kernels");
   const double share = compiled.at("attributed_share").get<double>();
-  EXPECT_GT(share, 0.95);
-  EXPECT_LT(share, 0.98) << "the deterministic scatter's 3.1 ms a step is no instance's";
-  EXPECT_GT(compiled.at("nodeless_ms").get<double>(), 3.0) << "the scatter's kernels";
-  EXPECT_EQ(compiled.at("origins_ms"), 0.0);
+  EXPECT_GT(share, 0.98);
+  EXPECT_GT(compiled.at("origins_ms").get<double>(), 3.0) << "the scatter's kernels";
+  EXPECT_EQ(compiled.at("nodeless_ms"), 0.0);
   EXPECT_GT(compiled.at("backward_attributed_ms").get<double>(),
             0.9 * compiled.at("backward_ms").get<double>());
   EXPECT_GT(compiled.at("shared_ms").get<double>(), 0);
@@ -243,7 +242,7 @@ TEST_F(AnalyzeTest, TheCompiledSeedsGpuKernelsGoToTheirInstancesByProvenance) {
   }
   const double compiled_ms = compiled.at("compiled_ms").get<double>();
   EXPECT_GT(by_top_level["blocks"], 0.9 * compiled_ms) << "the twelve blocks' GEMMs";
-  EXPECT_GT(by_top_level["patch_drop"], 0) << "its sort, gather and scatter's generated kernels";
+  EXPECT_GT(by_top_level["patch_drop"], 3.0) << "its sort and gather kernels, and its scatter";
   EXPECT_GT(by_top_level["patch_embed"], 0);
 }
 

@@ -1,7 +1,8 @@
 // The bisection of the compiled seed ViT recorded on the H200 (tests/data/compiled/vit_h200_*:
 // torch 2.11, inductor's triton kernels and their provenance): the recorded steps replayed as
 // every baseline window, the levels inside the compiled model taken from its kernels' provenance.
-// A level's window would fail the test: none is recorded.
+// A level's window would fail the test: none is recorded. Recorded again with the probe that
+// reads an extern call's IR origins (2026-11-30): patch_drop's deterministic scatter is its own.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -100,7 +101,7 @@ class RecordedVit : public WindowSource {
   ModuleTree modules_;
 };
 
-TEST(CompiledVitBisection, TheRecordedSeedIsDescendedByProvenanceIntoItsBlocks) {
+TEST(CompiledVitBisection, TheRecordedSeedIsDescendedByProvenanceToPatchDropsScatter) {
   RecordedVit source;
   const RunReport report =
       RunBisection(source, BisectSettings{2, 16, {}}, [](const std::string&) {}).report;
@@ -110,37 +111,25 @@ TEST(CompiledVitBisection, TheRecordedSeedIsDescendedByProvenanceIntoItsBlocks) 
   for (const BisectLevel& level : report.levels) {
     EXPECT_EQ(level.measured_by, LevelMeasure::kProvenance) << level.parent;
   }
-  // The root's level: the twelve blocks hold 95 % of the attributed kernel time.
+  // The root's level: the twelve blocks hold 95 % of the attributed kernel time, but patch_drop's
+  // backward (its deterministic scatter, named by its IR node's origins) is many times its
+  // forward: the anomaly the eager bisection names too, in both recorded steps.
   const BisectLevel& root = report.levels.front();
-  EXPECT_EQ(root.chosen, "blocks") << root.reason;
   ASSERT_FALSE(root.candidates.empty());
   EXPECT_EQ(root.candidates.front().path, "blocks");
   EXPECT_GT(root.candidates.front().share, 0.9);
   EXPECT_GT(root.candidates.front().gpu_ms, 0) << "kernel time";
-  // patch_drop's generated kernels are its own; its deterministic scatter is no instance's.
-  EXPECT_TRUE(std::any_of(root.candidates.begin(), root.candidates.end(),
-                          [](const Candidate& c) { return c.path == "patch_drop"; }));
-  // Inside blocks, twelve alike blocks of about a twelfth each: none stands out, and the descent
-  // stops at blocks, named by its costliest kernel.
-  ASSERT_EQ(report.levels.size(), 2u);
-  EXPECT_EQ(report.levels[1].parent, "blocks");
-  EXPECT_EQ(report.levels[1].candidates.size(), 12u);
-  EXPECT_EQ(report.levels[1].chosen, "") << report.levels[1].reason;
-  for (const BisectLevel& level : report.levels) {
-    EXPECT_EQ(level.steps_backing, 2) << "both recorded steps alone: " << level.parent;
-  }
-  // The blocks' backward GEMMs (extern calls), half the step: the named place is the twelve
-  // blocks' matrix multiplies, not one instance.
+  EXPECT_EQ(root.chosen, "patch_drop") << root.reason;
+  EXPECT_EQ(root.steps_backing, 2) << "both recorded steps alone";
+  // patch_drop has no children: the descent ends there, named by its costliest backward kernel.
+  EXPECT_EQ(report.levels.size(), 1u);
   ASSERT_TRUE(report.hotspot.has_value());
-  EXPECT_EQ(report.hotspot->path, "blocks");
+  EXPECT_EQ(report.hotspot->path, "patch_drop");
   EXPECT_EQ(report.hotspot->phase, "backward");
-  EXPECT_EQ(report.hotspot->op, "aten::mm");
-  EXPECT_EQ(report.hotspot->fused_ops, "");
-  EXPECT_GT(report.hotspot->share, 0.4) << "of the profiled step";
-  EXPECT_GT(report.hotspot->module_share, 0.9);
-  ASSERT_GE(report.hotspot->top_ops.size(), 2u);
-  EXPECT_EQ(report.hotspot->top_ops[1].name, "aten::addmm") << "the forward's Linear GEMMs";
-  EXPECT_EQ(report.hotspot->top_ops[1].phase, "forward");
+  EXPECT_EQ(report.hotspot->op, "aten::scatter_reduce_");
+  EXPECT_GT(report.hotspot->ms, 3.0) << "the scatter's ms a step";
+  ASSERT_FALSE(report.hotspot->top_ops.empty());
+  EXPECT_EQ(report.hotspot->top_ops.front().name, "aten::scatter_reduce_");
   // The modules table: each instance a level compared, with its compiled kernel time.
   const auto blocks = std::find_if(report.modules.begin(), report.modules.end(),
                                    [](const ModuleStats& m) { return m.path == "blocks"; });
