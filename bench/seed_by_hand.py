@@ -8,6 +8,7 @@ same call (bench/seed_judge.py).
     seed_by_hand.py [--fixes ID[+ID...],...] [--cycles 4] [--settle N] [--steps 20]
                     [--device cuda] [--model vit_base_patch16_224] [--batch 128] [--workers 6]
                     [--out FILE]
+    seed_by_hand.py --long-runs [--epochs 3] [--warmup-epochs 1] [--fixes ...] [...]
 
 A fix is a recipe id or several joined by '+' (advisor's name of a combination): bf16-autocast
 (the forward under bf16 autocast, the loss outside it), tf32-matmul (TF32 for matmuls and cuDNN),
@@ -30,6 +31,13 @@ JSON line (and writes it to --out FILE):
      "fixes": {"bf16-autocast": {"step_ms": 43.9, "speedup": 3.90, "per_cycle": [...],
                                  "loader_wait_ms": 0.4, "loader_wait_per_cycle": [...]}, ...}}
 
+With --long-runs each setting instead trains in a process of its own, as a user times a script
+with and without a fix: --warmup-epochs whole epochs left out (torch.compile compiles, the workers
+start), then --epochs whole epochs timed back to back, each epoch's boundary (its fresh
+iterator's first batch, which waits for the workers) counted once, as a long run counts it. A
+fix's speedup is the baseline's mean step over the fix's; each run's epochs, its first batches'
+waits and its other batches' waits per step are in the line ("method": "long runs").
+
 --device cpu with a small --model (vit_tiny_patch16_224) and --batch runs the same code where no
 GPU is (timed by the host's clock); TF32 is a CUDA switch and changes nothing there.
 """
@@ -39,6 +47,7 @@ import contextlib
 import json
 import math
 import os
+import subprocess
 import sys
 import time
 
@@ -108,6 +117,29 @@ class Clock:
         return (time.perf_counter() - self._start) * 1e3
 
 
+class Marks:
+    """Points in a run of steps, the intervals between them read once at the end: CUDA events
+    on the stream, or the host's clock on the CPU."""
+
+    def __init__(self, device):
+        self.cuda = device.type == "cuda"
+        self._marks = []
+
+    def mark(self):
+        if self.cuda:
+            event = torch.cuda.Event(enable_timing=True)
+            event.record()
+            self._marks.append(event)
+        else:
+            self._marks.append(time.perf_counter())
+
+    def intervals_ms(self):
+        if self.cuda:
+            self._marks[-1].synchronize()
+            return [a.elapsed_time(b) for a, b in zip(self._marks, self._marks[1:])]
+        return [(b - a) * 1e3 for a, b in zip(self._marks, self._marks[1:])]
+
+
 def mean(values):
     return sum(values) / len(values)
 
@@ -117,40 +149,54 @@ def batches(loader):
         yield from loader
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--fixes", default="bf16-autocast,tf32-matmul,deterministic-off,"
-                                           "torch-compile,bf16-autocast+tf32-matmul")
-    parser.add_argument("--cycles", type=int, default=4, help="the first is left out")
-    parser.add_argument("--settle", type=int, default=None,
-                        help="default: the DataLoader's queue (workers x prefetch_factor) + 3")
-    parser.add_argument("--steps", type=int, default=20)
-    parser.add_argument("--device", default="cuda")
-    parser.add_argument("--model", default="vit_base_patch16_224")
-    parser.add_argument("--batch", type=int, default=128)
-    parser.add_argument("--workers", type=int, default=6)
-    parser.add_argument("--out", default="")
-    args = parser.parse_args()
-    if args.cycles < 2:
-        raise SystemExit("seed_by_hand.py: --cycles must be 2 or more (the first is left out)")
-    device = torch.device(args.device)
-    settings = [Setting("baseline", device)]
-    for name in (f for f in args.fixes.split(",") if f):
-        # A combination once, whatever the order of its members' names.
-        if all(set(name.split("+")) != s.recipes for s in settings):
-            settings.append(Setting(name, device))
-
-    # vit_train.py's model, optimizer, loss and loader, as it builds them.
+def build(args, device, compile_needed):
+    """vit_train.py's model, optimizer, loss and loader, as it builds them; the model's forward
+    compiled beside it where a setting asks for torch.compile."""
     torch.manual_seed(0)
     torch.use_deterministic_algorithms(True)
     model = timm.create_model(args.model, patch_drop_rate=0.5).to(device)
-    compiled = torch.compile(model.forward) if any("torch-compile" in s.recipes
-                                                   for s in settings) else None
+    compiled = torch.compile(model.forward) if compile_needed else None
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
     loss_fn = torch.nn.CrossEntropyLoss()
     loader = DataLoader(RandomImages(args.batch * 64, 1000), batch_size=args.batch, shuffle=True,
                         num_workers=args.workers, pin_memory=device.type == "cuda",
                         persistent_workers=args.workers > 0, drop_last=True)
+
+    def step(setting, images, labels):
+        images = images.to(device, non_blocking=True)
+        labels = labels.to(device, non_blocking=True)
+        forward = compiled if "torch-compile" in setting.recipes else model
+        with setting.autocast():
+            output = forward(images)
+        loss = loss_fn(output, labels)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+
+    return loader, step
+
+
+def settings_of(fixes, device):
+    settings = [Setting("baseline", device)]
+    for name in (f for f in fixes.split(",") if f):
+        # A combination once, whatever the order of its members' names.
+        if all(set(name.split("+")) != s.recipes for s in settings):
+            settings.append(Setting(name, device))
+    return settings
+
+
+def write_line(result, out):
+    line = json.dumps(result)
+    print(line)
+    if out:
+        with open(out, "w") as out_file:
+            out_file.write(line + "\n")
+
+
+def alternating_blocks(args, device):
+    """Every setting in one process, in blocks of --steps steps that the cycles rotate."""
+    settings = settings_of(args.fixes, device)
+    loader, train_step = build(args, device, any("torch-compile" in s.recipes for s in settings))
     feed = batches(loader)
     clock = Clock(device)
     queue = args.workers * (loader.prefetch_factor or 2) if args.workers > 0 else 0
@@ -162,15 +208,7 @@ def main():
         asked = time.perf_counter()
         images, labels = next(feed)
         waited[0] += time.perf_counter() - asked
-        images = images.to(device, non_blocking=True)
-        labels = labels.to(device, non_blocking=True)
-        forward = compiled if "torch-compile" in setting.recipes else model
-        with setting.autocast():
-            output = forward(images)
-        loss = loss_fn(output, labels)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        optimizer.step()
+        train_step(setting, images, labels)
 
     per_step = {s.name: [] for s in settings}  # ms per step, one a cycle, the first left out
     wait_per_step = {s.name: [] for s in settings}  # ms per step the host waited for a batch
@@ -203,16 +241,107 @@ def main():
             "speedup": math.exp(sum(math.log(r) for r in ratios) / len(ratios)),
             "per_cycle": ratios, "loader_wait_ms": mean(wait_per_step[setting.name]),
             "loader_wait_per_cycle": wait_per_step[setting.name]}
-    line = json.dumps({"device": str(device), "model": args.model, "batch": args.batch,
-                       "baseline_ms": sum(baseline) / len(baseline), "cycles": len(baseline),
-                       "settle": settle,
-                       "baseline_loader_wait_ms": mean(wait_per_step["baseline"]),
-                       "baseline_loader_wait_per_cycle": wait_per_step["baseline"],
-                       "fixes": fixes})
-    print(line)
-    if args.out:
-        with open(args.out, "w") as out:
-            out.write(line + "\n")
+    write_line({"device": str(device), "model": args.model, "batch": args.batch,
+                "method": "blocks", "baseline_ms": sum(baseline) / len(baseline),
+                "cycles": len(baseline), "settle": settle,
+                "baseline_loader_wait_ms": mean(wait_per_step["baseline"]),
+                "baseline_loader_wait_per_cycle": wait_per_step["baseline"],
+                "fixes": fixes}, args.out)
+
+
+def one_long_run(args, device):
+    """One setting trained as a user's run of it: --warmup-epochs left out (compiles, the
+    workers' start), then --epochs whole epochs timed back to back, each from the end of the
+    epoch before to its own last step, so that its boundary's wait (a fresh iterator's first
+    batch) is counted once an epoch, as a long run counts it. On CUDA the epochs' ends are events
+    on the stream, read once after the last: no synchronisation between epochs, where the host's
+    lead over the GPU would otherwise be lost at each boundary."""
+    setting = Setting(args.one, device)
+    loader, train_step = build(args, device, "torch-compile" in setting.recipes)
+    ends = Marks(device)
+    with setting:
+        for _ in range(args.warmup_epochs):
+            for images, labels in loader:
+                train_step(setting, images, labels)
+        ends.mark()
+        first_wait_ms, wait_ms, steps = [], [], 0
+        for _ in range(args.epochs):
+            waited, first, asked, steps = 0.0, None, time.perf_counter(), 0
+            for images, labels in loader:
+                got = time.perf_counter()
+                if first is None:
+                    first = got - asked
+                else:
+                    waited += got - asked
+                train_step(setting, images, labels)
+                steps += 1
+                asked = time.perf_counter()
+            ends.mark()
+            first_wait_ms.append(first * 1e3)
+            wait_ms.append(waited * 1e3 / max(1, steps - 1))
+        epoch_ms = ends.intervals_ms()
+    for ms, first, wait in zip(epoch_ms, first_wait_ms, wait_ms):
+        print("seed_by_hand.py: %s, epoch of %d steps: %.1f ms a step, its first batch waited "
+              "%.1f ms, the others %.2f ms a step" % (setting.name, steps, ms / steps, first, wait),
+              file=sys.stderr, flush=True)
+    write_line({"setting": setting.name, "steps_per_epoch": steps,
+                "step_ms_per_epoch": [ms / steps for ms in epoch_ms],
+                "first_batch_wait_ms": first_wait_ms, "loader_wait_ms": wait_ms}, args.out)
+
+
+def long_runs(args, device):
+    """Every setting in a process of its own (one_long_run), one after the other: what a user
+    timing the script with and without a fix gets. A fix's speedup is the baseline's mean step
+    over its timed epochs over the fix's."""
+    runs = {}
+    for setting in settings_of(args.fixes, device):
+        command = [sys.executable, os.path.abspath(__file__), "--one", setting.name,
+                   "--epochs", str(args.epochs), "--warmup-epochs", str(args.warmup_epochs),
+                   "--device", args.device, "--model", args.model, "--batch", str(args.batch),
+                   "--workers", str(args.workers)]
+        started = time.monotonic()
+        done = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=True)
+        runs[setting.name] = json.loads(done.stdout.strip().splitlines()[-1])
+        runs[setting.name]["process_s"] = time.monotonic() - started
+    baseline = mean(runs["baseline"]["step_ms_per_epoch"])
+    fixes = {}
+    for name, run in runs.items():
+        if name != "baseline":
+            step_ms = mean(run["step_ms_per_epoch"])
+            fixes[name] = dict(run, step_ms=step_ms, speedup=baseline / step_ms)
+    write_line({"device": str(device), "model": args.model, "batch": args.batch,
+                "method": "long runs", "baseline_ms": baseline, "epochs": args.epochs,
+                "baseline": runs["baseline"], "fixes": fixes}, args.out)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--fixes", default="bf16-autocast,tf32-matmul,deterministic-off,"
+                                           "torch-compile,bf16-autocast+tf32-matmul")
+    parser.add_argument("--cycles", type=int, default=4, help="the first is left out")
+    parser.add_argument("--settle", type=int, default=None,
+                        help="default: the DataLoader's queue (workers x prefetch_factor) + 3")
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--long-runs", action="store_true",
+                        help="each setting in a process of its own, timed over whole epochs")
+    parser.add_argument("--epochs", type=int, default=3, help="timed epochs of a long run")
+    parser.add_argument("--warmup-epochs", type=int, default=1)
+    parser.add_argument("--one", default="", help=argparse.SUPPRESS)  # a long run's process
+    parser.add_argument("--device", default="cuda")
+    parser.add_argument("--model", default="vit_base_patch16_224")
+    parser.add_argument("--batch", type=int, default=128)
+    parser.add_argument("--workers", type=int, default=6)
+    parser.add_argument("--out", default="")
+    args = parser.parse_args()
+    device = torch.device(args.device)
+    if args.one:
+        one_long_run(args, device)
+    elif args.long_runs:
+        long_runs(args, device)
+    else:
+        if args.cycles < 2:
+            raise SystemExit("seed_by_hand.py: --cycles must be 2 or more (the first is left out)")
+        alternating_blocks(args, device)
 
 
 if __name__ == "__main__":

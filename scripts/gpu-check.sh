@@ -447,11 +447,18 @@ for fix in json.load(open(sys.argv[1]))["fixes"]:
         print("," + fix["recipe"], end="")
 PY
 )
-  # SEED_CYCLES, SEED_STEPS: more cycles, longer blocks narrow the by-hand figures' own spread
-  # (a cycle of 20-step blocks ~20 s on the H200; the fast fixes' steps wait on the DataLoader
-  # by turns, so a block of 20 moves by a tenth).
-  step seed_by_hand python3 bench/seed_by_hand.py --fixes "$fixes" --cycles "${SEED_CYCLES:-4}" \
-    --steps "${SEED_STEPS:-20}" --out "$results/seed-by-hand.json"
+  # By hand as a user times a fix: each setting trained in a process of its own over whole
+  # epochs (SEED_EPOCHS timed after one left out), each epoch's boundary counted once, as a long
+  # run counts it. SEED_ORACLE=blocks times them instead in alternating blocks of SEED_STEPS in one
+  # process over SEED_CYCLES (the fast fixes' blocks then wander with the epoch boundaries they
+  # happen to cross: docs/benchmarks.md).
+  if [ "${SEED_ORACLE:-long}" = blocks ]; then
+    step seed_by_hand python3 bench/seed_by_hand.py --fixes "$fixes" --cycles "${SEED_CYCLES:-4}" \
+      --steps "${SEED_STEPS:-20}" --out "$results/seed-by-hand.json"
+  else
+    step seed_by_hand python3 bench/seed_by_hand.py --long-runs --fixes "$fixes" \
+      --epochs "${SEED_EPOCHS:-3}" --out "$results/seed-by-hand.json"
+  fi
   python3 bench/seed_judge.py "$results/script-vit-autotest/report.json" \
     "$results/seed-by-hand.json" --wall-s "$wall" | tee -a "$out/summary.txt"
 }

@@ -205,6 +205,7 @@ AbResult RunAbBenchmark(const CandidateSpec& candidate, const CandidateRunner& r
   }
 
   fix.rounds = static_cast<int>(rounds.size());
+  fix.pairs = rounds;
   fix.peak_memory_mb = tried.peak_memory_mb;
   fix.baseline_peak_memory_mb = baseline.peak_memory_mb;
   RecordVerdict(measurement, decision, budget_note, ab, progress);

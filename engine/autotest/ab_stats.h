@@ -34,11 +34,9 @@
 
 namespace advisor {
 
-// One round: the measured steps of one baseline process and of the candidate process after it.
-struct AbRound {
-  std::vector<double> baseline_ms;
-  std::vector<double> candidate_ms;
-};
+// One round: the measured steps of one baseline process and of the candidate process after it,
+// or of a pair of blocks; the report keeps them as they are (FixResult::pairs).
+using AbRound = StepPair;
 
 struct SpeedupInterval {
   double low = 0;

@@ -257,6 +257,7 @@ InProcessOutcome RunInProcessAb(const std::vector<CandidateSpec>& candidates,
     ab.fix.step_statistic = StepStatisticName(settings.statistic);
     ab.fix.measured_in = measured_in::kProcess;
     ab.fix.rounds = static_cast<int>(rounds.size());
+    ab.fix.pairs = rounds;
     ab.fix.peak_memory_mb = SidePeakMemoryMb(result, candidate.id, /*baseline=*/false);
     ab.fix.baseline_peak_memory_mb = SidePeakMemoryMb(result, candidate.id, /*baseline=*/true);
     // The first compiled block's settle steps compiled: reported apart, as a process's warm-up.

@@ -67,6 +67,13 @@ inline constexpr char kProcesses[] = "processes";  // each side of a round a pro
 inline constexpr char kProcess[] = "process";      // blocks of steps inside one running script
 }  // namespace measured_in
 
+// One A/B round's timed steps, in ms: a baseline process and the candidate process after it, or
+// a pair of blocks inside one run (engine/autotest/step_blocks.h).
+struct StepPair {
+  std::vector<double> baseline_ms;
+  std::vector<double> candidate_ms;
+};
+
 struct FixResult {
   std::string recipe;
   std::string kind;                 // "knob" or "rewrite"
@@ -93,6 +100,9 @@ struct FixResult {
   // steps; engine/autotest/step_blocks.h). "" where nothing ran.
   std::string measured_in;
   int rounds = 0;                   // A/B rounds run
+  // Each round's timed steps, in round order: what `speedup` and its interval were read from,
+  // so that a reader can check them (the statistic of each side, the rounds' spread).
+  std::vector<StepPair> pairs;
   // Run alone, without a baseline, after a run that ran out of memory (engine/autotest/fit_runs.h):
   // `candidate` and `peak_memory_mb` are its run's, and there is no speedup.
   bool candidate_only = false;

@@ -499,6 +499,14 @@ json WarmupRoundsToJson(const std::vector<RoundWarmup>& rounds) {
   return out;
 }
 
+json StepPairsToJson(const std::vector<StepPair>& pairs) {
+  json out = json::array();
+  for (const StepPair& pair : pairs) {
+    out.push_back({{"baseline_ms", pair.baseline_ms}, {"candidate_ms", pair.candidate_ms}});
+  }
+  return out;
+}
+
 json FixesToJson(const std::vector<FixResult>& fixes) {
   json out = json::array();
   for (const FixResult& fix : fixes) {
@@ -531,6 +539,7 @@ json FixesToJson(const std::vector<FixResult>& fixes) {
                    {"speedup_ci_low", OrNull(fix.speedup_ci_low)},
                    {"speedup_ci_high", OrNull(fix.speedup_ci_high)},
                    {"rounds", fix.rounds},
+                   {"pairs", StepPairsToJson(fix.pairs)},
                    {"measured_in", ran ? json(fix.measured_in) : json(nullptr)},
                    {"step_statistic", timed ? json(fix.step_statistic) : json(nullptr)},
                    {"numerics", std::move(numerics)},

@@ -287,6 +287,19 @@ TEST(JsonWriter, EachSidesWaitForTheLoadersBatches) {
   EXPECT_TRUE(fixes.at(1).at("baseline_loader_wait_ms").is_null());
 }
 
+// Each round's timed steps, as the speedup read them, so that a reader can recompute it.
+TEST(JsonWriter, EachRoundsTimedSteps) {
+  RunReport report = FilledReport();
+  report.fixes.at(0).pairs = {{{170.5, 169.0}, {45.25, 44.0}}, {{171.0}, {46.5}}};
+  const json fixes = ReportToJson(report).at("fixes");
+  const json& pairs = fixes.at(0).at("pairs");
+  ASSERT_EQ(pairs.size(), 2u);
+  EXPECT_EQ(pairs.at(0).at("baseline_ms"), json({170.5, 169.0}));
+  EXPECT_EQ(pairs.at(0).at("candidate_ms"), json({45.25, 44.0}));
+  EXPECT_EQ(pairs.at(1).at("candidate_ms"), json({46.5}));
+  EXPECT_EQ(fixes.at(1).at("pairs"), json::array()) << "no round ran";
+}
+
 TEST(JsonWriter, ModulesNeverInstrumentedHaveNullTimes) {
   const json modules = ReportToJson(FilledReport()).at("modules");
   const json& norm = modules.at(6);
