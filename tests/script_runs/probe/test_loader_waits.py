@@ -1,5 +1,6 @@
 """The DataLoader feeding bench mode's blocks: its queue drained after each switch, and each timed
-step's wait for its batch recorded in its block (loader_waits.py, blocks.py, bench.py)."""
+step's wait for its batch recorded in its block (loader_hook.py, loader_waits.py, blocks.py,
+bench.py)."""
 
 import json
 import os
@@ -7,8 +8,9 @@ import tempfile
 import types
 import unittest
 
-from advisor_probe import loader_waits
+from advisor_probe import loader_hook, loader_waits
 from advisor_probe.bench import Bench
+from advisor_probe.loader_hook import LoaderHook
 
 
 class FakeClock:
@@ -51,9 +53,9 @@ class BlocksFedByALoaderTest(unittest.TestCase):
         self.addCleanup(folder.cleanup)
         self.result = os.path.join(folder.name, "blocks.json")
         clock = FakeClock()
-        original = loader_waits.now
-        loader_waits.now = clock
-        self.addCleanup(setattr, loader_waits, "now", original)
+        original = loader_hook.now
+        loader_hook.now = clock
+        self.addCleanup(setattr, loader_hook, "now", original)
         self.iterator_class = fake_iterator_class(clock)
 
     def run_blocks(self, fed_by):
@@ -65,10 +67,11 @@ class BlocksFedByALoaderTest(unittest.TestCase):
                                                   "overrides": {"deterministic": False}}],
                                   "settle": 1, "steps": 2, "cycles": 1}}, lambda: None)
         bench.model_found([], False, lambda: 1)
-        bench.loader_waits.install(self.iterator_class)
+        hook = LoaderHook([bench.loader_waits])
+        hook.install(self.iterator_class)
         iterator = self.iterator_class()
         if fed_by is not None:
-            bench.loader_waits.iterated(fed_by, iterator)
+            hook.iterated(fed_by, iterator, 0)
         next(iterator)  # step 0's batch
         index, done = 0, False
         while not done:

@@ -10,13 +10,6 @@ out, after each switch, enough steps to drain that queue (BlockSchedule.drain), 
 timed step's wait, the share of a candidate's step the input pipeline holds it back by.
 """
 
-import functools
-import time
-import weakref
-
-now = time.monotonic_ns
-
-
 def queue_depth(loader):
     """The batches `loader` keeps requested from its workers ahead of the steps; 0 without
     workers, where each batch is made in the step that asks for it."""
@@ -28,38 +21,25 @@ def queue_depth(loader):
 
 
 class LoaderWaits:
+    """A listener of the loader hook (loader_hook.py)."""
+
     def __init__(self):
-        self._depths = weakref.WeakKeyDictionary()  # an iterator -> its loader's queue_depth
         self._waited_ns = 0
         self.fed = False  # a DataLoader's batch has come: the steps are fed by one
         self.depth = 0    # the queue_depth of the loader whose batch came last
 
-    def install(self, iterator_class):
-        """Times every batch of the loaders' iterators (their common base class's __next__)."""
-        original = iterator_class.__next__
-        waits = self
+    def iterated(self, loader, iterator, iter_ns):
+        """iter(loader) returned `iterator`: its record, the loader's queue_depth. iter()'s own
+        time is a step's, not a wait for a batch."""
+        return queue_depth(loader)
 
-        @functools.wraps(original)
-        def next_batch(iterator):
-            depth = waits._depths.get(iterator)
-            if depth is None:
-                return original(iterator)
-            started = now()
-            try:
-                return original(iterator)
-            finally:
-                waits._waited_ns += now() - started
-                waits.fed = True
-                waits.depth = depth
+    def batch(self, depth, wait_ns):
+        self._waited_ns += wait_ns
+        self.fed = True
+        self.depth = depth
 
-        iterator_class.__next__ = next_batch
-
-    def iterated(self, loader, iterator):
-        """iter(loader) returned `iterator`."""
-        try:
-            self._depths[iterator] = queue_depth(loader)
-        except TypeError:  # an iterator that takes no weak reference: its batches go untimed
-            pass
+    def ended(self, depth, wait_ns):
+        self._waited_ns += wait_ns
 
     def take_ms(self):
         """The host's wait for batches since the last call, in ms."""
