@@ -122,9 +122,11 @@ BlocksRun RunBlocks(const std::vector<CandidateSpec>& candidates, const Candidat
   }
   if (run.result->loader_queue > 0) {
     progress << "[autotest] the DataLoader feeding the steps holds " << run.result->loader_queue
-             << " batches ready: each block left out its first "
+             << " batches ready: " << DrainedBlocks(*run.result, design.settle_steps) << " of "
+             << run.result->blocks.size()
+             << " blocks, whose side may be faster than the block before it, left out their first "
              << design.settle_steps + run.result->loader_queue
-             << " steps, so that its timed steps wait for batches as a long run would\n";
+             << " steps, so that their timed steps wait for batches as a long run would\n";
   }
   return run;
 }
@@ -138,13 +140,12 @@ struct Pairs {
 // A candidate whose interval still straddles an edge of the noise band after the first run (an
 // interval as wide as 0.53x-1.61x says nothing) gets more pairs in a second run of blocks, up to
 // kWideIntervalFactor times the first run's in all, where the budget has room for that run: priced
-// as the first run, or in proportion to its blocks where it has more (an upper bound: the script's
-// start-up is paid once).
+// by the first run, what it spent outside its blocks and its mean block (CostOfBlocksRun).
 void MorePairsForWideIntervals(const std::vector<CandidateSpec>& measured, const BlocksRun& first,
-                               int first_candidates, const BlockDesign& design,
-                               const CandidateRunner& runner, const AbSettings& settings,
-                               const AutotestBudget& budget, const std::string& scratch_dir,
-                               Pairs& pairs, std::ostream& progress) {
+                               const BlockDesign& design, const CandidateRunner& runner,
+                               const AbSettings& settings, const AutotestBudget& budget,
+                               const std::string& scratch_dir, Pairs& pairs,
+                               std::ostream& progress) {
   std::vector<CandidateSpec> wide;
   for (const CandidateSpec& candidate : measured) {
     const std::vector<AbRound>& rounds = pairs.rounds[candidate.id];
@@ -163,10 +164,9 @@ void MorePairsForWideIntervals(const std::vector<CandidateSpec>& measured, const
 
   BlockDesign more = design;
   more.cycles = design.cycles * (kWideIntervalFactor - 1);
-  const double share = static_cast<double>(wide.size() * more.cycles) /
-                       static_cast<double>(first_candidates * design.cycles);
+  const int blocks = 2 * static_cast<int>(wide.size()) * more.cycles;  // a pair a cycle
   const auto cost = std::chrono::duration_cast<AutotestBudget::Clock::duration>(
-      std::chrono::duration<double>(first.wall_s * std::max(1.0, share)));
+      std::chrono::duration<double>(CostOfBlocksRun(*first.result, first.wall_s).PriceS(blocks)));
   if (!budget.RoomFor(cost)) {
     for (const CandidateSpec& candidate : wide) {
       pairs.notes[candidate.id] =
@@ -246,8 +246,8 @@ InProcessOutcome RunInProcessAb(const std::vector<CandidateSpec>& candidates,
   }
   // A script that ended early would end a second run early too.
   if (result.complete) {
-    MorePairsForWideIntervals(measured, run, static_cast<int>(candidates.size()), design, runner,
-                              settings, budget, scratch_dir, pairs, progress);
+    MorePairsForWideIntervals(measured, run, design, runner, settings, budget, scratch_dir, pairs,
+                              progress);
   }
 
   for (const CandidateSpec& candidate : measured) {

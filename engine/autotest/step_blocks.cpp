@@ -145,6 +145,32 @@ std::vector<AbRound> CandidateRounds(const BlocksResult& result, const std::stri
   return rounds;
 }
 
+int DrainedBlocks(const BlocksResult& result, int settle_steps) {
+  return static_cast<int>(
+      std::count_if(result.blocks.begin(), result.blocks.end(), [&](const StepBlock& block) {
+        return static_cast<int>(block.settle_ms.size()) > settle_steps;
+      }));
+}
+
+BlocksRunCost CostOfBlocksRun(const BlocksResult& result, double wall_s) {
+  double blocks_ms = 0;
+  for (const StepBlock& block : result.blocks) {
+    for (const double ms : block.settle_ms) blocks_ms += ms;
+    for (const double ms : block.step_ms) blocks_ms += ms;
+  }
+  BlocksRunCost cost;
+  if (result.blocks.empty()) {
+    cost.outside_blocks_s = wall_s;
+    return cost;
+  }
+  // The probe times the steps, the process's clock the run: where the two disagree, the blocks
+  // never cost more than the whole run.
+  const double blocks_s = std::min(blocks_ms / 1000.0, wall_s);
+  cost.outside_blocks_s = wall_s - blocks_s;
+  cost.mean_block_s = blocks_s / static_cast<double>(result.blocks.size());
+  return cost;
+}
+
 std::optional<double> FirstSettleS(const BlocksResult& result, const std::string& candidate,
                                    int settle_steps) {
   const StepBlock* first = nullptr;

@@ -24,8 +24,9 @@ namespace advisor {
 
 struct BlockDesign {
   // After each switch, left out (cuDNN's search, autocast's weight casts). Where a DataLoader with
-  // workers feeds the steps, the probe leaves out as many more as the batches it holds ready
-  // (BlocksResult::loader_queue): a block after slower steps is served from that full queue.
+  // workers feeds the steps, a block whose side may be faster than the block before it leaves out
+  // as many more as the batches the loader holds ready (BlocksResult::loader_queue): after slower
+  // steps it would be served from that full queue. Blocks differ in length so.
   int settle_steps = 2;
   int block_steps = 5;  // timed per block
   int cycles = 6;       // pairs of blocks per candidate at most
@@ -43,7 +44,9 @@ struct StepBlock {
   std::string candidate;  // the candidate's id
   bool baseline = false;  // its baseline block, else its candidate block
   int cycle = 0;
-  std::vector<double> settle_ms;  // the steps after its switch, left out
+  // The steps after its switch, left out: the design's settle steps, and the loader's queue after
+  // them where the block drained it (or fewer, where the script ended in them).
+  std::vector<double> settle_ms;
   std::vector<double> step_ms;
   // Each timed step's wait for its batch from the DataLoader feeding the steps (its __next__);
   // empty where no DataLoader fed them, else one a timed step.
@@ -69,7 +72,8 @@ struct BlocksResult {
   std::optional<double> loss;      // the last loss; none when it was not finite
   std::optional<double> warmup_s;  // the warm-up before the first block
   // The batches the DataLoader feeding the steps holds ready (workers x prefetch_factor), which
-  // the probe added to each block's settle steps; 0 without workers, or from an older probe.
+  // the probe added to the settle steps of each block that drained it; 0 without workers, or from
+  // an older probe.
   int loader_queue = 0;
 };
 
@@ -87,6 +91,24 @@ BlocksResult ReadBlocksResult(const std::string& path);
 // `block_steps` steps (a block the script's end cut short is left out), in cycle order.
 std::vector<AbRound> CandidateRounds(const BlocksResult& result, const std::string& candidate,
                                      int block_steps);
+
+// The blocks that left out more than `settle_steps` steps after their switch: those that drained
+// the DataLoader's queue.
+int DrainedBlocks(const BlocksResult& result, int settle_steps);
+
+// What a run of blocks cost, to price another run of the same script: everything outside its
+// blocks (the script's start-up, the warm-up, the numerics check) and its mean block. Blocks
+// differ in length (a block drains the loader's queue only after slower steps), so a run of
+// other blocks is priced by the mean one.
+struct BlocksRunCost {
+  double outside_blocks_s = 0;
+  double mean_block_s = 0;
+
+  double PriceS(int blocks) const { return outside_blocks_s + blocks * mean_block_s; }
+};
+
+// The cost of the run that gave `result` in `wall_s`; all of it outside blocks where it ran none.
+BlocksRunCost CostOfBlocksRun(const BlocksResult& result, double wall_s);
 
 // The seconds of the first `settle_steps` settle steps of the candidate's first candidate block
 // (the earliest cycle): where the candidate compiles (torch.compile), its compile and a step,

@@ -434,23 +434,24 @@ TEST_F(Autotest, SwitchableKnobsAreMeasuredTogetherInOneRunOfBlocks) {
 }
 
 // `blocks` (BlocksJson's) as the probe writes them where a DataLoader with 2 workers, prefetching
-// 2 batches each, feeds the steps: the queue it drained after each switch, and each timed step's
-// wait for its batch, `baseline_wait_ms` in the baseline's blocks and `candidate_wait_ms` in the
-// candidate's.
+// 2 batches each, feeds the steps: each timed step's wait for its batch, `baseline_wait_ms` in the
+// baseline's blocks and `candidate_wait_ms` in the candidate's; the faster candidate's blocks
+// drained the loader's queue (2 settle steps and 4 more), the baseline's did not.
 std::string WithLoaderWaits(std::string blocks, double baseline_wait_ms, double candidate_wait_ms) {
   for (const auto& [side, wait_ms] : {std::pair<std::string, double>{"baseline", baseline_wait_ms},
                                       {"candidate", candidate_wait_ms}}) {
     const std::string marker = R"("side":")" + side + R"(",)";
     const std::string wait = std::to_string(wait_ms);
     const std::string waits =
-        R"("loader_wait_ms":[)" + wait + "," + wait + "," + wait + "," + wait + "," + wait + "],";
+        R"("loader_wait_ms":[)" + wait + "," + wait + "," + wait + "," + wait + "," + wait + "]," +
+        (side == "candidate" ? R"("settle_ms":[9,9,9,9,9,9],)" : R"("settle_ms":[9,9],)");
     for (std::size_t at = blocks.find(marker); at != std::string::npos;
          at = blocks.find(marker, at + marker.size() + waits.size())) {
       blocks.insert(at + marker.size(), waits);
     }
   }
   const std::string complete = R"("complete":)";
-  blocks.insert(blocks.find(complete), R"("settle":6,"loader_queue":4,)");
+  blocks.insert(blocks.find(complete), R"("settle":2,"loader_queue":4,)");
   return blocks;
 }
 
@@ -473,8 +474,10 @@ TEST_F(Autotest, ACandidateTheLoaderHoldsBackSaysSo) {
   EXPECT_THAT(fix.detail, HasSubstr("held back by the input pipeline: its steps waited 20.0 ms "
                                     "of 40.0 for the DataLoader's batches (the baseline's 0.5 ms "
                                     "of 100.0)"));
-  EXPECT_THAT(progress_.str(), HasSubstr("[autotest] the DataLoader feeding the steps holds 4 "
-                                         "batches ready: each block left out its first 6 steps"));
+  EXPECT_THAT(progress_.str(),
+              HasSubstr("[autotest] the DataLoader feeding the steps holds 4 batches ready: 5 of "
+                        "10 blocks, whose side may be faster than the block before it, left out "
+                        "their first 6 steps"));
 }
 
 // torch.compile switches between steps too: measured in the same run of blocks as TF32, its

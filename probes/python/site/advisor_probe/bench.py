@@ -47,7 +47,8 @@ class Bench:
         self._warmup_s = None
         self._schedule = BlockSchedule(config["blocks"]) if "blocks" in config else None
         self._switches = None
-        # The DataLoader feeding the steps: its queue drained after each switch, its waits timed.
+        # The DataLoader feeding the steps: its queue drained after a switch into a faster side,
+        # its waits timed.
         self.loader_waits = LoaderWaits() if self._schedule is not None else None
         self._next_wait_ms = 0.0    # the host's wait for the batch of the step after the closed one
         self._loader_fed = False    # the blocks' steps are fed by a DataLoader: their waits recorded
@@ -163,12 +164,14 @@ class Bench:
                 (block.step_ms if timed else block.settle_ms).append(step_ms)
                 if timed and self._loader_fed:
                     block.loader_wait_ms.append(wait_ms)
+        elif index >= 1:  # step 0 found the model: its time is the script's start-up
+            schedule.warmed_up(step_ms)
         following = index + 1 - self.first_measured
         if following < 0:
             return False
         if following == 0:  # the first block's first step has its batch: the loader is known
             self._loader_fed = self.loader_waits.fed
-            schedule.drain(self.loader_waits.depth)
+            schedule.drain(self.loader_waits.depth, every_switch=self._world_size > 1)
         block, _ = schedule.at(following)
         if block is None or block is not self._block:
             self._end_block()
