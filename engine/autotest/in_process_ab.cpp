@@ -47,6 +47,30 @@ std::string NotCheckedWhy(const BlocksResult& result, const std::string& id) {
 // is held back by the input pipeline: its verdict's detail says so.
 constexpr double kHeldBackShare = 0.1;
 
+// The epochs' starts among the timed steps of the candidate's blocks and the baseline's: how many
+// on each side and what they waited, and the loader's epoch, with a line of progress where any
+// began in a timed step.
+void RecordEpochStarts(const BlocksResult& result, const BlockDesign& design, FixResult& fix,
+                       std::ostream& progress) {
+  const EpochStartWaits candidate =
+      SideEpochStartWaits(result, fix.recipe, /*baseline=*/false, design.block_steps);
+  const EpochStartWaits baseline =
+      SideEpochStartWaits(result, fix.recipe, /*baseline=*/true, design.block_steps);
+  fix.epoch_starts = candidate.steps;
+  fix.baseline_epoch_starts = baseline.steps;
+  fix.epoch_start_wait_ms = candidate.mean_ms;
+  fix.baseline_epoch_start_wait_ms = baseline.mean_ms;
+  fix.epoch_batches = result.epoch_batches;
+  if (candidate.steps + baseline.steps == 0) return;
+  const auto side = [](const EpochStartWaits& waits) {
+    return waits.mean_ms ? Printf("%d waiting %.1f ms on average", waits.steps, *waits.mean_ms)
+                         : std::string("none");
+  };
+  progress << "[autotest] " << fix.recipe << ": timed steps that began an epoch"
+           << (result.epoch_batches ? Printf(" (of %d batches)", *result.epoch_batches) : "")
+           << ": " << side(candidate) << ", the baseline's " << side(baseline) << "\n";
+}
+
 // The candidate's and the baseline's waits for batches, from the run's blocks, and where the
 // candidate's steps waited a share of their time, a note in its detail and the progress.
 void RecordLoaderWaits(const BlocksResult& result, const BlockDesign& design, AbResult& ab,
@@ -55,6 +79,9 @@ void RecordLoaderWaits(const BlocksResult& result, const BlockDesign& design, Ab
   fix.loader_wait_ms = SideLoaderWaitMs(result, fix.recipe, /*baseline=*/false, design.block_steps);
   fix.baseline_loader_wait_ms =
       SideLoaderWaitMs(result, fix.recipe, /*baseline=*/true, design.block_steps);
+  if (fix.loader_wait_ms || fix.baseline_loader_wait_ms) {
+    RecordEpochStarts(result, design, fix, progress);
+  }
   if (!fix.loader_wait_ms || fix.candidate.mean_ms <= 0 ||
       *fix.loader_wait_ms < kHeldBackShare * fix.candidate.mean_ms) {
     return;

@@ -51,6 +51,11 @@ struct StepBlock {
   // Each timed step's wait for its batch from the DataLoader feeding the steps (its __next__);
   // empty where no DataLoader fed them, else one a timed step.
   std::vector<double> loader_wait_ms;
+  // The timed steps (indices into step_ms, rising) whose batch was an epoch's first: a fresh
+  // iterator's, which finds the loader's queue empty and waits for a worker to make it, a wait a
+  // long run pays once an epoch. Kept apart so that the estimator could leave them out or
+  // amortise them; it does neither yet.
+  std::vector<int> epoch_starts;
   std::optional<double> peak_memory_mb;  // none without a CUDA allocator
 };
 
@@ -75,6 +80,9 @@ struct BlocksResult {
   // the probe added to the settle steps of each block that drained it; 0 without workers, or from
   // an older probe.
   int loader_queue = 0;
+  // That DataLoader's epoch, in batches (len(loader)); none where it has no length (an iterable
+  // Dataset) or no DataLoader fed the steps.
+  std::optional<int> epoch_batches;
 };
 
 class BlocksResultError : public std::runtime_error {
@@ -121,6 +129,15 @@ std::optional<double> FirstSettleS(const BlocksResult& result, const std::string
 // no DataLoader fed the steps.
 std::optional<double> SideLoaderWaitMs(const BlocksResult& result, const std::string& candidate,
                                        bool baseline, int block_steps);
+
+// The waits for a batch of one side's timed steps that began an epoch, in its full blocks (the
+// steps the mean of SideLoaderWaitMs counts): their count and mean.
+struct EpochStartWaits {
+  int steps = 0;
+  std::optional<double> mean_ms;  // none where no timed step began an epoch
+};
+EpochStartWaits SideEpochStartWaits(const BlocksResult& result, const std::string& candidate,
+                                    bool baseline, int block_steps);
 
 // The highest peak of one side of a candidate's blocks; none where no block reported one.
 std::optional<double> SidePeakMemoryMb(const BlocksResult& result, const std::string& candidate,

@@ -1,6 +1,6 @@
 """The DataLoader feeding bench mode's blocks: its queue drained after a switch into a side that may
-be faster, and each timed step's wait for its batch recorded in its block (loader_hook.py,
-loader_waits.py, blocks.py, bench.py)."""
+be faster, and each timed step's wait for its batch, and whether that batch began an epoch,
+recorded in its block (loader_hook.py, loader_waits.py, blocks.py, bench.py)."""
 
 import json
 import os
@@ -123,6 +123,16 @@ class BlocksFedByALoaderTest(unittest.TestCase):
         # Step i waited i ms for its batch: the first block's timed steps are 3 and 4.
         self.assertEqual([b["loader_wait_ms"] for b in result["blocks"]], [[3.0, 4.0],
                                                                           [10.0, 11.0]])
+        self.assertEqual([b["epoch_starts"] for b in result["blocks"]], [[], []])
+        self.assertNotIn("epoch_batches", result, "the loader has no length")
+
+    def test_the_timed_steps_that_began_an_epoch_are_recorded(self):
+        steps, result = self.run_blocks(fed_by=loader(2, 2, batches=4), epoch=4)
+        self.assertEqual(result["epoch_batches"], 4)
+        # Batches 0-3 are the first epoch, 4-7 the second, 8-11 the third: step i's batch is i.
+        self.assertEqual([b["loader_wait_ms"] for b in result["blocks"]], [[3.0, 4.0],
+                                                                          [10.0, 11.0]])
+        self.assertEqual([b["epoch_starts"] for b in result["blocks"]], [[1], []])
 
     def test_a_loader_without_workers_queues_nothing_to_drain(self):
         steps, result = self.run_blocks(fed_by=loader(0, 2))

@@ -195,6 +195,7 @@ class Block:
         self.settle_ms = []  # the steps after its switch, left out: a compile's first block's too
         self.step_ms = []
         self.loader_wait_ms = []  # each timed step's wait for its batch, where a DataLoader fed it
+        self.epoch_starts = []    # the timed steps (their places in step_ms) that began an epoch
         self.peak_memory_mb = None
 
     @property
@@ -208,6 +209,7 @@ class Block:
                  "peak_memory_mb": self.peak_memory_mb}
         if self.loader_wait_ms:
             block["loader_wait_ms"] = self.loader_wait_ms
+            block["epoch_starts"] = self.epoch_starts
         return block
 
 
@@ -230,6 +232,7 @@ class BlockSchedule:
         self.settle = int(config["settle"])  # after every switch
         self.steps = int(config["steps"])
         self.loader_queue = 0  # the batches the feeding DataLoader holds ready (drain)
+        self.epoch_batches = None  # that DataLoader's len(), where it has one
         self.blocks = []
         for cycle in range(int(config["cycles"])):
             for place, (name, _) in enumerate(self.candidates):
@@ -282,9 +285,10 @@ class BlockSchedule:
                 steps.extend(block.step_ms)
         return _median(steps) if steps else None
 
-    def drain(self, queue_depth, every_switch=False):
+    def drain(self, queue_depth, epoch_batches=None, every_switch=False):
         """Leaves `queue_depth` more steps out after a switch into a faster side: the batches the
-        DataLoader feeding the steps holds ready (loader_waits.queue_depth). Called once, before the first block. A side faster than the
+        DataLoader feeding the steps holds ready (loader_waits.queue_depth), and its epoch's
+        batches, for the result. Called once, before the first block. A side faster than the
         loader's workers is served from that queue, filled during the slower block before it, for
         as many steps as it holds, without waiting: fewer settle steps would time its compute
         speed where a long run of it gets the loader's. After a side as fast or faster the queue
@@ -293,6 +297,7 @@ class BlockSchedule:
         its own steps, and decisions that differed by rank would leave their blocks out of step
         with one another (merge_ranks pairs them block by block)."""
         self.loader_queue = int(queue_depth)
+        self.epoch_batches = epoch_batches
         self._drain_every_switch = every_switch
 
     def drop(self, candidates, started):
@@ -307,6 +312,9 @@ class BlockSchedule:
         return next(o for name, o in self.candidates if name == block.candidate)
 
     def result(self, complete):
-        return {"blocks": [b.as_json() for b in self.blocks if b.step_ms],
-                "settle": self.settle, "loader_queue": self.loader_queue,
-                "complete": complete}
+        result = {"blocks": [b.as_json() for b in self.blocks if b.step_ms],
+                  "settle": self.settle, "loader_queue": self.loader_queue,
+                  "complete": complete}
+        if self.epoch_batches is not None:
+            result["epoch_batches"] = self.epoch_batches
+        return result
