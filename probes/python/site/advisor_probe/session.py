@@ -269,7 +269,8 @@ class Session:
                                  "_BaseDataLoaderIter", None)
         if self._channel is not None and iterator_class is not None:
             self._epochs = LoaderEpochs(self._measuring, data.IterableDataset)
-        # The blocks' loader waits and queue (loader_waits.py), through the same class.
+        # The blocks' loader waits, queue and epochs' starts (loader_waits.py): bench mode's
+        # listener of the same hook (loader_hook.py), where bisect mode's is the epochs'.
         waits = self._bench.loader_waits if self._bench is not None else None
         listeners = [listener for listener in (self._epochs, waits) if listener is not None]
         hook = LoaderHook(listeners) if listeners and iterator_class is not None else None
