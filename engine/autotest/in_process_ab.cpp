@@ -47,6 +47,30 @@ std::string NotCheckedWhy(const BlocksResult& result, const std::string& id) {
 // is held back by the input pipeline: its verdict's detail says so.
 constexpr double kHeldBackShare = 0.1;
 
+// The epochs' starts among the timed steps of the candidate's blocks and the baseline's: how many
+// on each side and what they waited, and the loader's epoch, with a line of progress where any
+// began in a timed step.
+void RecordEpochStarts(const BlocksResult& result, const BlockDesign& design, FixResult& fix,
+                       std::ostream& progress) {
+  const EpochStartWaits candidate =
+      SideEpochStartWaits(result, fix.recipe, /*baseline=*/false, design.block_steps);
+  const EpochStartWaits baseline =
+      SideEpochStartWaits(result, fix.recipe, /*baseline=*/true, design.block_steps);
+  fix.epoch_starts = candidate.steps;
+  fix.baseline_epoch_starts = baseline.steps;
+  fix.epoch_start_wait_ms = candidate.mean_ms;
+  fix.baseline_epoch_start_wait_ms = baseline.mean_ms;
+  fix.epoch_batches = result.epoch_batches;
+  if (candidate.steps + baseline.steps == 0) return;
+  const auto side = [](const EpochStartWaits& waits) {
+    return waits.mean_ms ? Printf("%d waiting %.1f ms on average", waits.steps, *waits.mean_ms)
+                         : std::string("none");
+  };
+  progress << "[autotest] " << fix.recipe << ": timed steps that began an epoch"
+           << (result.epoch_batches ? Printf(" (of %d batches)", *result.epoch_batches) : "")
+           << ": " << side(candidate) << ", the baseline's " << side(baseline) << "\n";
+}
+
 // The candidate's and the baseline's waits for batches, from the run's blocks, and where the
 // candidate's steps waited a share of their time, a note in its detail and the progress.
 void RecordLoaderWaits(const BlocksResult& result, const BlockDesign& design, AbResult& ab,
@@ -55,6 +79,9 @@ void RecordLoaderWaits(const BlocksResult& result, const BlockDesign& design, Ab
   fix.loader_wait_ms = SideLoaderWaitMs(result, fix.recipe, /*baseline=*/false, design.block_steps);
   fix.baseline_loader_wait_ms =
       SideLoaderWaitMs(result, fix.recipe, /*baseline=*/true, design.block_steps);
+  if (fix.loader_wait_ms || fix.baseline_loader_wait_ms) {
+    RecordEpochStarts(result, design, fix, progress);
+  }
   if (!fix.loader_wait_ms || fix.candidate.mean_ms <= 0 ||
       *fix.loader_wait_ms < kHeldBackShare * fix.candidate.mean_ms) {
     return;
@@ -122,9 +149,11 @@ BlocksRun RunBlocks(const std::vector<CandidateSpec>& candidates, const Candidat
   }
   if (run.result->loader_queue > 0) {
     progress << "[autotest] the DataLoader feeding the steps holds " << run.result->loader_queue
-             << " batches ready: each block left out its first "
+             << " batches ready: " << DrainedBlocks(*run.result, design.settle_steps) << " of "
+             << run.result->blocks.size()
+             << " blocks, whose side may be faster than the block before it, left out their first "
              << design.settle_steps + run.result->loader_queue
-             << " steps, so that its timed steps wait for batches as a long run would\n";
+             << " steps, so that their timed steps wait for batches as a long run would\n";
   }
   return run;
 }
@@ -138,13 +167,12 @@ struct Pairs {
 // A candidate whose interval still straddles an edge of the noise band after the first run (an
 // interval as wide as 0.53x-1.61x says nothing) gets more pairs in a second run of blocks, up to
 // kWideIntervalFactor times the first run's in all, where the budget has room for that run: priced
-// as the first run, or in proportion to its blocks where it has more (an upper bound: the script's
-// start-up is paid once).
+// by the first run, what it spent outside its blocks and its mean block (CostOfBlocksRun).
 void MorePairsForWideIntervals(const std::vector<CandidateSpec>& measured, const BlocksRun& first,
-                               int first_candidates, const BlockDesign& design,
-                               const CandidateRunner& runner, const AbSettings& settings,
-                               const AutotestBudget& budget, const std::string& scratch_dir,
-                               Pairs& pairs, std::ostream& progress) {
+                               const BlockDesign& design, const CandidateRunner& runner,
+                               const AbSettings& settings, const AutotestBudget& budget,
+                               const std::string& scratch_dir, Pairs& pairs,
+                               std::ostream& progress) {
   std::vector<CandidateSpec> wide;
   for (const CandidateSpec& candidate : measured) {
     const std::vector<AbRound>& rounds = pairs.rounds[candidate.id];
@@ -163,10 +191,9 @@ void MorePairsForWideIntervals(const std::vector<CandidateSpec>& measured, const
 
   BlockDesign more = design;
   more.cycles = design.cycles * (kWideIntervalFactor - 1);
-  const double share = static_cast<double>(wide.size() * more.cycles) /
-                       static_cast<double>(first_candidates * design.cycles);
+  const int blocks = 2 * static_cast<int>(wide.size()) * more.cycles;  // a pair a cycle
   const auto cost = std::chrono::duration_cast<AutotestBudget::Clock::duration>(
-      std::chrono::duration<double>(first.wall_s * std::max(1.0, share)));
+      std::chrono::duration<double>(CostOfBlocksRun(*first.result, first.wall_s).PriceS(blocks)));
   if (!budget.RoomFor(cost)) {
     for (const CandidateSpec& candidate : wide) {
       pairs.notes[candidate.id] =
@@ -246,8 +273,8 @@ InProcessOutcome RunInProcessAb(const std::vector<CandidateSpec>& candidates,
   }
   // A script that ended early would end a second run early too.
   if (result.complete) {
-    MorePairsForWideIntervals(measured, run, static_cast<int>(candidates.size()), design, runner,
-                              settings, budget, scratch_dir, pairs, progress);
+    MorePairsForWideIntervals(measured, run, design, runner, settings, budget, scratch_dir, pairs,
+                              progress);
   }
 
   for (const CandidateSpec& candidate : measured) {

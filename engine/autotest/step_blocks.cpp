@@ -44,6 +44,17 @@ StepBlock ReadBlock(const JsonField& field) {
           each[step].Number(NumberRange::Within(0, block.step_ms[step])));
     }
   }
+  if (const std::optional<JsonField> starts = field.Optional("epoch_starts")) {
+    // Steps whose wait was recorded: an epoch's start is a batch of the DataLoader's.
+    const std::size_t waited = block.loader_wait_ms.size();
+    for (const JsonField& start : starts->Elements(0, waited)) {
+      const int step = static_cast<int>(start.Integer(0, static_cast<std::int64_t>(waited) - 1));
+      if (!block.epoch_starts.empty() && step <= block.epoch_starts.back()) {
+        start.Fail("must rise: each a timed step that began an epoch, once");
+      }
+      block.epoch_starts.push_back(step);
+    }
+  }
   if (auto peak = field.Optional("peak_memory_mb")) {
     block.peak_memory_mb = peak->NumberOrNull(NumberRange::AtLeast(0));
   }
@@ -90,6 +101,9 @@ BlocksResult ReadBlocks(const JsonField& root) {
   }
   if (auto queue = root.Optional("loader_queue")) {
     result.loader_queue = static_cast<int>(queue->Integer(0, kMaxStepsPerBlock));
+  }
+  if (auto batches = root.Optional("epoch_batches")) {
+    result.epoch_batches = static_cast<int>(batches->Integer(1, 1'000'000'000));
   }
   return result;
 }
@@ -145,6 +159,32 @@ std::vector<AbRound> CandidateRounds(const BlocksResult& result, const std::stri
   return rounds;
 }
 
+int DrainedBlocks(const BlocksResult& result, int settle_steps) {
+  return static_cast<int>(
+      std::count_if(result.blocks.begin(), result.blocks.end(), [&](const StepBlock& block) {
+        return static_cast<int>(block.settle_ms.size()) > settle_steps;
+      }));
+}
+
+BlocksRunCost CostOfBlocksRun(const BlocksResult& result, double wall_s) {
+  double blocks_ms = 0;
+  for (const StepBlock& block : result.blocks) {
+    for (const double ms : block.settle_ms) blocks_ms += ms;
+    for (const double ms : block.step_ms) blocks_ms += ms;
+  }
+  BlocksRunCost cost;
+  if (result.blocks.empty()) {
+    cost.outside_blocks_s = wall_s;
+    return cost;
+  }
+  // The probe times the steps, the process's clock the run: where the two disagree, the blocks
+  // never cost more than the whole run.
+  const double blocks_s = std::min(blocks_ms / 1000.0, wall_s);
+  cost.outside_blocks_s = wall_s - blocks_s;
+  cost.mean_block_s = blocks_s / static_cast<double>(result.blocks.size());
+  return cost;
+}
+
 std::optional<double> FirstSettleS(const BlocksResult& result, const std::string& candidate,
                                    int settle_steps) {
   const StepBlock* first = nullptr;
@@ -175,6 +215,24 @@ std::optional<double> SideLoaderWaitMs(const BlocksResult& result, const std::st
   }
   if (steps == 0) return std::nullopt;
   return total_ms / static_cast<double>(steps);
+}
+
+EpochStartWaits SideEpochStartWaits(const BlocksResult& result, const std::string& candidate,
+                                    bool baseline, int block_steps) {
+  double total_ms = 0;
+  EpochStartWaits waits;
+  for (const StepBlock& block : result.blocks) {
+    if (block.candidate != candidate || block.baseline != baseline ||
+        static_cast<int>(block.step_ms.size()) < block_steps) {
+      continue;
+    }
+    for (const int step : block.epoch_starts) {
+      total_ms += block.loader_wait_ms[step];
+      ++waits.steps;
+    }
+  }
+  if (waits.steps > 0) waits.mean_ms = total_ms / waits.steps;
+  return waits;
 }
 
 std::optional<double> SidePeakMemoryMb(const BlocksResult& result, const std::string& candidate,

@@ -24,8 +24,9 @@ namespace advisor {
 
 struct BlockDesign {
   // After each switch, left out (cuDNN's search, autocast's weight casts). Where a DataLoader with
-  // workers feeds the steps, the probe leaves out as many more as the batches it holds ready
-  // (BlocksResult::loader_queue): a block after slower steps is served from that full queue.
+  // workers feeds the steps, a block whose side may be faster than the block before it leaves out
+  // as many more as the batches the loader holds ready (BlocksResult::loader_queue): after slower
+  // steps it would be served from that full queue. Blocks differ in length so.
   int settle_steps = 2;
   int block_steps = 5;  // timed per block
   int cycles = 6;       // pairs of blocks per candidate at most
@@ -43,11 +44,18 @@ struct StepBlock {
   std::string candidate;  // the candidate's id
   bool baseline = false;  // its baseline block, else its candidate block
   int cycle = 0;
-  std::vector<double> settle_ms;  // the steps after its switch, left out
+  // The steps after its switch, left out: the design's settle steps, and the loader's queue after
+  // them where the block drained it (or fewer, where the script ended in them).
+  std::vector<double> settle_ms;
   std::vector<double> step_ms;
   // Each timed step's wait for its batch from the DataLoader feeding the steps (its __next__);
   // empty where no DataLoader fed them, else one a timed step.
   std::vector<double> loader_wait_ms;
+  // The timed steps (indices into step_ms, rising) whose batch was an epoch's first: a fresh
+  // iterator's, which finds the loader's queue empty and waits for a worker to make it, a wait a
+  // long run pays once an epoch. Kept apart so that the estimator could leave them out or
+  // amortise them; it does neither yet.
+  std::vector<int> epoch_starts;
   std::optional<double> peak_memory_mb;  // none without a CUDA allocator
 };
 
@@ -69,8 +77,12 @@ struct BlocksResult {
   std::optional<double> loss;      // the last loss; none when it was not finite
   std::optional<double> warmup_s;  // the warm-up before the first block
   // The batches the DataLoader feeding the steps holds ready (workers x prefetch_factor), which
-  // the probe added to each block's settle steps; 0 without workers, or from an older probe.
+  // the probe added to the settle steps of each block that drained it; 0 without workers, or from
+  // an older probe.
   int loader_queue = 0;
+  // That DataLoader's epoch, in batches (len(loader)); none where it has no length (an iterable
+  // Dataset) or no DataLoader fed the steps.
+  std::optional<int> epoch_batches;
 };
 
 class BlocksResultError : public std::runtime_error {
@@ -88,6 +100,24 @@ BlocksResult ReadBlocksResult(const std::string& path);
 std::vector<AbRound> CandidateRounds(const BlocksResult& result, const std::string& candidate,
                                      int block_steps);
 
+// The blocks that left out more than `settle_steps` steps after their switch: those that drained
+// the DataLoader's queue.
+int DrainedBlocks(const BlocksResult& result, int settle_steps);
+
+// What a run of blocks cost, to price another run of the same script: everything outside its
+// blocks (the script's start-up, the warm-up, the numerics check) and its mean block. Blocks
+// differ in length (a block drains the loader's queue only after slower steps), so a run of
+// other blocks is priced by the mean one.
+struct BlocksRunCost {
+  double outside_blocks_s = 0;
+  double mean_block_s = 0;
+
+  double PriceS(int blocks) const { return outside_blocks_s + blocks * mean_block_s; }
+};
+
+// The cost of the run that gave `result` in `wall_s`; all of it outside blocks where it ran none.
+BlocksRunCost CostOfBlocksRun(const BlocksResult& result, double wall_s);
+
 // The seconds of the first `settle_steps` settle steps of the candidate's first candidate block
 // (the earliest cycle): where the candidate compiles (torch.compile), its compile and a step,
 // which no timed step holds; the steps that drained the DataLoader's queue after them are not
@@ -99,6 +129,15 @@ std::optional<double> FirstSettleS(const BlocksResult& result, const std::string
 // no DataLoader fed the steps.
 std::optional<double> SideLoaderWaitMs(const BlocksResult& result, const std::string& candidate,
                                        bool baseline, int block_steps);
+
+// The waits for a batch of one side's timed steps that began an epoch, in its full blocks (the
+// steps the mean of SideLoaderWaitMs counts): their count and mean.
+struct EpochStartWaits {
+  int steps = 0;
+  std::optional<double> mean_ms;  // none where no timed step began an epoch
+};
+EpochStartWaits SideEpochStartWaits(const BlocksResult& result, const std::string& candidate,
+                                    bool baseline, int block_steps);
 
 // The highest peak of one side of a candidate's blocks; none where no block reported one.
 std::optional<double> SidePeakMemoryMb(const BlocksResult& result, const std::string& candidate,

@@ -117,6 +117,15 @@ struct FixResult {
   // what the loader lets through. Absent otherwise.
   std::optional<double> loader_wait_ms;
   std::optional<double> baseline_loader_wait_ms;
+  // Of those timed steps, the ones whose batch began an epoch (a fresh iterator's first, from an
+  // empty queue: a wait a long run pays once an epoch), how many on each side and their mean
+  // wait, and the loader's epoch in batches (none where it has no length). The speedup counts
+  // them as any other step; these say how much of it they hold. Absent as loader_wait_ms.
+  std::optional<int> epoch_starts;
+  std::optional<int> baseline_epoch_starts;
+  std::optional<double> epoch_start_wait_ms;
+  std::optional<double> baseline_epoch_start_wait_ms;
+  std::optional<int> epoch_batches;
   // The candidate's warm-up, left out of the A/B steps: a compiling recipe's compilation; the
   // longest of its rounds.
   std::optional<double> warmup_s;

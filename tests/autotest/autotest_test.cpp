@@ -418,6 +418,7 @@ TEST_F(Autotest, SwitchableKnobsAreMeasuredTogetherInOneRunOfBlocks) {
   EXPECT_NEAR(results[0].fix.speedup, 2.0, 0.02);
   EXPECT_NEAR(results[2].fix.speedup, 2.5, 0.03);
   EXPECT_FALSE(results[0].fix.loader_wait_ms.has_value()) << "no DataLoader fed the steps";
+  EXPECT_FALSE(results[0].fix.epoch_starts.has_value()) << "no DataLoader's epochs to count";
   EXPECT_EQ(results[0].fix.detail.find("held back"), std::string::npos) << results[0].fix.detail;
   EXPECT_EQ(results[3].fix.recipe, "faster+fast");
   EXPECT_EQ(results[3].fix.measured_in, "process");
@@ -434,29 +435,32 @@ TEST_F(Autotest, SwitchableKnobsAreMeasuredTogetherInOneRunOfBlocks) {
 }
 
 // `blocks` (BlocksJson's) as the probe writes them where a DataLoader with 2 workers, prefetching
-// 2 batches each, feeds the steps: the queue it drained after each switch, and each timed step's
-// wait for its batch, `baseline_wait_ms` in the baseline's blocks and `candidate_wait_ms` in the
-// candidate's.
+// 2 batches each, in epochs of 64 batches, feeds the steps: each timed step's wait for its batch,
+// `baseline_wait_ms` in the baseline's blocks and `candidate_wait_ms` in the candidate's; the
+// faster candidate's blocks drained the loader's queue (2 settle steps and 4 more), the baseline's
+// did not; and each candidate block's last timed step began an epoch.
 std::string WithLoaderWaits(std::string blocks, double baseline_wait_ms, double candidate_wait_ms) {
   for (const auto& [side, wait_ms] : {std::pair<std::string, double>{"baseline", baseline_wait_ms},
                                       {"candidate", candidate_wait_ms}}) {
     const std::string marker = R"("side":")" + side + R"(",)";
     const std::string wait = std::to_string(wait_ms);
     const std::string waits =
-        R"("loader_wait_ms":[)" + wait + "," + wait + "," + wait + "," + wait + "," + wait + "],";
+        R"("loader_wait_ms":[)" + wait + "," + wait + "," + wait + "," + wait + "," + wait + "]," +
+        (side == "candidate" ? R"("settle_ms":[9,9,9,9,9,9],"epoch_starts":[4],)"
+                             : R"("settle_ms":[9,9],"epoch_starts":[],)");
     for (std::size_t at = blocks.find(marker); at != std::string::npos;
          at = blocks.find(marker, at + marker.size() + waits.size())) {
       blocks.insert(at + marker.size(), waits);
     }
   }
   const std::string complete = R"("complete":)";
-  blocks.insert(blocks.find(complete), R"("settle":6,"loader_queue":4,)");
+  blocks.insert(blocks.find(complete), R"("settle":2,"loader_queue":4,"epoch_batches":64,)");
   return blocks;
 }
 
 // A candidate faster than the DataLoader's workers waits for its batches once the loader's queue
 // is drained: its speedup is what the input pipeline lets through, and its verdict says it is held
-// back there, with each side's wait per step.
+// back there, with each side's wait per step, and the waits of the steps that began an epoch.
 TEST_F(Autotest, ACandidateTheLoaderHoldsBackSaysSo) {
   plan_.recipes = {Switchable("fed")};
   plan_.recipe_ids = {"fed"};
@@ -473,8 +477,18 @@ TEST_F(Autotest, ACandidateTheLoaderHoldsBackSaysSo) {
   EXPECT_THAT(fix.detail, HasSubstr("held back by the input pipeline: its steps waited 20.0 ms "
                                     "of 40.0 for the DataLoader's batches (the baseline's 0.5 ms "
                                     "of 100.0)"));
-  EXPECT_THAT(progress_.str(), HasSubstr("[autotest] the DataLoader feeding the steps holds 4 "
-                                         "batches ready: each block left out its first 6 steps"));
+  EXPECT_THAT(progress_.str(),
+              HasSubstr("[autotest] the DataLoader feeding the steps holds 4 batches ready: 5 of "
+                        "10 blocks, whose side may be faster than the block before it, left out "
+                        "their first 6 steps"));
+  EXPECT_EQ(fix.epoch_starts, 5) << "one in each of the candidate's blocks";
+  EXPECT_EQ(fix.epoch_start_wait_ms, 20.0);
+  EXPECT_EQ(fix.baseline_epoch_starts, 0);
+  EXPECT_FALSE(fix.baseline_epoch_start_wait_ms.has_value());
+  EXPECT_EQ(fix.epoch_batches, 64);
+  EXPECT_THAT(progress_.str(), HasSubstr("[autotest] fed: timed steps that began an epoch (of 64 "
+                                         "batches): 5 waiting 20.0 ms on average, the baseline's "
+                                         "none"));
 }
 
 // torch.compile switches between steps too: measured in the same run of blocks as TF32, its

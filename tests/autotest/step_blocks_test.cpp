@@ -95,28 +95,80 @@ TEST(BlocksResult, TheFirstCandidateBlocksSettleStepsAreItsCompile) {
   EXPECT_EQ(result.loader_queue, 0) << "no DataLoader's queue drained";
 }
 
-// Where a DataLoader with workers feeds the steps, the probe leaves out as many more steps after
-// each switch as the batches it holds ready, and times each timed step's wait for its batch: the
-// settle steps that drained the queue are no compile, and each side's wait is its blocks' mean.
-TEST(BlocksResult, TheLoadersQueueIsDrainedAndItsWaitsAveragedBySide) {
+// Where a DataLoader with workers feeds the steps, a block whose side may be faster than the block
+// before it leaves out as many more steps as the batches the loader holds ready, and each timed
+// step's wait for its batch is timed: the settle steps that drained the queue are no compile, the
+// blocks differ in length, and each side's wait is its blocks' mean.
+TEST(BlocksResult, TheLoadersQueueIsDrainedAfterSlowerStepsAndItsWaitsAveragedBySide) {
   const BlocksResult result = ParseBlocksResult(R"({"blocks": [
-    {"candidate": "compile", "side": "baseline", "cycle": 0, "settle_ms": [100, 100, 100, 100],
+    {"candidate": "compile", "side": "baseline", "cycle": 0, "settle_ms": [100, 100],
      "step_ms": [100, 100], "loader_wait_ms": [0, 1]},
     {"candidate": "compile", "side": "candidate", "cycle": 0, "settle_ms": [2500, 20, 20, 40],
      "step_ms": [40, 40], "loader_wait_ms": [20, 22]},
-    {"candidate": "compile", "side": "candidate", "cycle": 1, "settle_ms": [20, 20, 20, 40],
+    {"candidate": "compile", "side": "candidate", "cycle": 1, "settle_ms": [20, 40],
      "step_ms": [40, 42], "loader_wait_ms": [20, 18]},
     {"candidate": "compile", "side": "candidate", "cycle": 2, "step_ms": [2],
      "loader_wait_ms": [2]}],
-    "complete": true, "samples_per_step": 8, "loss": 2.5, "settle": 4, "loader_queue": 2})",
+    "complete": true, "samples_per_step": 8, "loss": 2.5, "settle": 2, "loader_queue": 2})",
                                                 "blocks.json");
   EXPECT_EQ(result.loader_queue, 2);
+  EXPECT_EQ(DrainedBlocks(result, 2), 1)
+      << "only the candidate's first block followed slower steps";
   EXPECT_EQ(FirstSettleS(result, "compile", 2), 2.52) << "the compile and a step, not the drain";
   EXPECT_EQ(SideLoaderWaitMs(result, "compile", /*baseline=*/false, 2), 20.0)
       << "cycle 2's block was cut short";
   EXPECT_EQ(SideLoaderWaitMs(result, "compile", /*baseline=*/true, 2), 0.5);
   EXPECT_FALSE(SideLoaderWaitMs(ParseBlocksResult(kBlocks, "blocks.json"), "tf32", false, 2))
       << "no DataLoader fed the steps";
+  EXPECT_FALSE(result.epoch_batches.has_value()) << "the loader's length was not told";
+}
+
+// A timed step whose batch began an epoch waited for a worker to make it from an empty queue: the
+// steps that did are kept per block, and each side's wait at them reported apart.
+TEST(BlocksResult, TheStepsThatBeganAnEpochAndTheirWaitsBySide) {
+  const BlocksResult result = ParseBlocksResult(R"({"blocks": [
+    {"candidate": "bf16", "side": "baseline", "cycle": 0, "step_ms": [170, 170, 360],
+     "loader_wait_ms": [0.2, 0.1, 190], "epoch_starts": [2]},
+    {"candidate": "bf16", "side": "candidate", "cycle": 0, "step_ms": [45, 45, 45],
+     "loader_wait_ms": [8, 9, 10], "epoch_starts": []},
+    {"candidate": "bf16", "side": "candidate", "cycle": 1, "step_ms": [250, 45, 245],
+     "loader_wait_ms": [200, 9, 210], "epoch_starts": [0, 2]},
+    {"candidate": "bf16", "side": "candidate", "cycle": 2, "step_ms": [400],
+     "loader_wait_ms": [380], "epoch_starts": [0]}],
+    "complete": false, "samples_per_step": 8, "loss": 2.5, "loader_queue": 12,
+    "epoch_batches": 64})",
+                                                "blocks.json");
+  EXPECT_EQ(result.epoch_batches, 64);
+  EXPECT_EQ(result.blocks[2].epoch_starts, (std::vector<int>{0, 2}));
+  const EpochStartWaits candidate = SideEpochStartWaits(result, "bf16", /*baseline=*/false, 3);
+  EXPECT_EQ(candidate.steps, 2) << "cycle 2's block was cut short";
+  EXPECT_EQ(candidate.mean_ms, 205.0);
+  const EpochStartWaits baseline = SideEpochStartWaits(result, "bf16", /*baseline=*/true, 3);
+  EXPECT_EQ(baseline.steps, 1);
+  EXPECT_EQ(baseline.mean_ms, 190.0);
+  const EpochStartWaits none = SideEpochStartWaits(result, "tf32", /*baseline=*/true, 3);
+  EXPECT_EQ(none.steps, 0);
+  EXPECT_FALSE(none.mean_ms.has_value());
+}
+
+// A later run of blocks is priced by the first run's mean block, beside what the first run spent
+// outside its blocks, which a second run pays once more: blocks differ in length.
+TEST(BlocksResult, ARunOfBlocksIsPricedByItsMeanBlock) {
+  const BlocksResult result = ParseBlocksResult(R"({"blocks": [
+    {"candidate": "a", "side": "baseline", "cycle": 0, "settle_ms": [1000], "step_ms": [1000]},
+    {"candidate": "a", "side": "candidate", "cycle": 0, "settle_ms": [500, 500, 500, 500],
+     "step_ms": [1000, 1000]}],
+    "complete": true, "samples_per_step": 1, "loss": 1})",
+                                                "blocks.json");
+  const BlocksRunCost cost = CostOfBlocksRun(result, 10.0);
+  EXPECT_DOUBLE_EQ(cost.outside_blocks_s, 4.0);
+  EXPECT_DOUBLE_EQ(cost.mean_block_s, 3.0) << "2 s and 4 s";
+  EXPECT_DOUBLE_EQ(cost.PriceS(6), 22.0);
+  const BlocksRunCost none = CostOfBlocksRun(ParseBlocksResult(R"({"blocks": [],
+    "complete": false, "samples_per_step": 1, "loss": 1})",
+                                                               "blocks.json"),
+                                             7.0);
+  EXPECT_DOUBLE_EQ(none.PriceS(4), 7.0) << "no block measured: the run's wall";
 }
 
 TEST(BlocksResult, AMalformedFileNamesTheFileAndTheField) {
@@ -150,6 +202,23 @@ TEST(BlocksResult, AMalformedFileNamesTheFileAndTheField) {
                            "samples_per_step": 1, "loss": 1})"),
               HasSubstr("blocks.json: field 'blocks[0].loader_wait_ms[1]'"))
       << "a wait longer than its step";
+  EXPECT_THAT(error_of(R"({"blocks": [{"candidate": "a", "side": "baseline", "cycle": 0,
+                           "step_ms": [1, 2], "loader_wait_ms": [1, 1], "epoch_starts": [2]}],
+                           "complete": true, "samples_per_step": 1, "loss": 1})"),
+              HasSubstr("blocks.json: field 'blocks[0].epoch_starts[0]'"))
+      << "past the block's timed steps";
+  EXPECT_THAT(error_of(R"({"blocks": [{"candidate": "a", "side": "baseline", "cycle": 0,
+                           "step_ms": [1, 2], "loader_wait_ms": [1, 1], "epoch_starts": [1, 1]}],
+                           "complete": true, "samples_per_step": 1, "loss": 1})"),
+              HasSubstr("blocks.json: field 'blocks[0].epoch_starts[1]' must rise"));
+  EXPECT_THAT(error_of(R"({"blocks": [{"candidate": "a", "side": "baseline", "cycle": 0,
+                           "step_ms": [1, 2], "epoch_starts": [0]}],
+                           "complete": true, "samples_per_step": 1, "loss": 1})"),
+              HasSubstr("blocks.json: field 'blocks[0].epoch_starts'"))
+      << "an epoch's start in a block no DataLoader fed";
+  EXPECT_THAT(error_of(R"({"blocks": [], "complete": true, "samples_per_step": 1, "loss": 1,
+                           "epoch_batches": 0})"),
+              HasSubstr("blocks.json: field 'epoch_batches'"));
   EXPECT_THAT(error_of(R"({"blocks": [], "complete": true, "samples_per_step": 1, "loss": 1,
                            "loader_queue": -1})"),
               HasSubstr("blocks.json: field 'loader_queue'"));

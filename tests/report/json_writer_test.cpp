@@ -275,16 +275,30 @@ TEST(JsonWriter, EachRoundsWarmUpAndCompileCacheLookups) {
   EXPECT_EQ(fixes.at(1).at("warmup_rounds"), json::array()) << "no round reported a warm-up";
 }
 
-// Measured in blocks of a run a DataLoader fed: each side's wait for a batch per timed step.
+// Measured in blocks of a run a DataLoader fed: each side's wait for a batch per timed step, and
+// the timed steps that began an epoch, their waits and the loader's epoch.
 TEST(JsonWriter, EachSidesWaitForTheLoadersBatches) {
   RunReport report = FilledReport();
-  report.fixes.at(0).loader_wait_ms = 19.5;
-  report.fixes.at(0).baseline_loader_wait_ms = 0.25;
+  FixResult& fed = report.fixes.at(0);
+  fed.loader_wait_ms = 19.5;
+  fed.baseline_loader_wait_ms = 0.25;
+  fed.epoch_starts = 2;
+  fed.baseline_epoch_starts = 0;
+  fed.epoch_start_wait_ms = 190.5;
+  fed.epoch_batches = 64;
   const json fixes = ReportToJson(report).at("fixes");
   EXPECT_DOUBLE_EQ(fixes.at(0).at("loader_wait_ms").get<double>(), 19.5);
   EXPECT_DOUBLE_EQ(fixes.at(0).at("baseline_loader_wait_ms").get<double>(), 0.25);
-  EXPECT_TRUE(fixes.at(1).at("loader_wait_ms").is_null()) << "no DataLoader fed its steps";
-  EXPECT_TRUE(fixes.at(1).at("baseline_loader_wait_ms").is_null());
+  EXPECT_EQ(fixes.at(0).at("epoch_starts"), 2);
+  EXPECT_EQ(fixes.at(0).at("baseline_epoch_starts"), 0);
+  EXPECT_DOUBLE_EQ(fixes.at(0).at("epoch_start_wait_ms").get<double>(), 190.5);
+  EXPECT_TRUE(fixes.at(0).at("baseline_epoch_start_wait_ms").is_null()) << "none began an epoch";
+  EXPECT_EQ(fixes.at(0).at("epoch_batches"), 64);
+  for (const char* field : {"loader_wait_ms", "baseline_loader_wait_ms", "epoch_starts",
+                            "baseline_epoch_starts", "epoch_start_wait_ms",
+                            "baseline_epoch_start_wait_ms", "epoch_batches"}) {
+    EXPECT_TRUE(fixes.at(1).at(field).is_null()) << field << ": no DataLoader fed its steps";
+  }
 }
 
 // Each round's timed steps, as the speedup read them, so that a reader can recompute it.

@@ -7,6 +7,8 @@
 // autotest measures several, puts a slow block before each of the fix's blocks (the schedule's
 // A B, B A order): with 2 settle and 5 timed steps a block, the design before the drain, the fix
 // read 3.51x and 3.57x (2026-11-30, load average 10 on 2 cores), and 2.29x to 2.36x with it.
+// Only a block whose side may be faster than the block before it drains the queue: the fix's
+// (faster than the baseline), never the baseline's after the fix's.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -16,6 +18,7 @@
 
 #include "engine/autotest/autotest_budget.h"
 #include "engine/autotest/in_process_ab.h"
+#include "engine/autotest/step_blocks.h"
 #include "engine/script/script_candidate.h"
 #include "tests/report/scratch_dir.h"
 
@@ -60,12 +63,31 @@ TEST(LoaderSettle, AFixFasterThanTheLoaderIsMeasuredAtTheLoadersPace) {
   // The fix's steps wait for the loader, and the baseline's find a batch ready.
   ASSERT_TRUE(fix.loader_wait_ms.has_value()) << progress.str();
   ASSERT_TRUE(fix.baseline_loader_wait_ms.has_value());
+  const BlocksResult blocks = ReadBlocksResult(dir.path() + "/blocks.json");
   std::printf(
-      "loader settle: %s %.3fx over %d pairs, %.1f ms a step waited (the baseline's %.1f)\n",
+      "loader settle: %s %.3fx over %d pairs, %.1f ms a step waited (the baseline's %.1f); "
+      "%d of %zu blocks drained, the run %.1f s\n",
       fix.recipe.c_str(), fix.speedup, fix.rounds, *fix.loader_wait_ms,
-      *fix.baseline_loader_wait_ms);
+      *fix.baseline_loader_wait_ms, DrainedBlocks(blocks, BlockDesign{}.settle_steps),
+      blocks.blocks.size(), outcome.wall_s);
   EXPECT_GT(*fix.loader_wait_ms, *fix.baseline_loader_wait_ms + 5.0) << progress.str();
   EXPECT_NE(fix.detail.find("held back by the input pipeline"), std::string::npos) << fix.detail;
+
+  const std::size_t settle = BlockDesign{}.settle_steps;
+  const std::size_t drained = settle + 4;
+  int baselines_after_the_fix = 0;
+  for (std::size_t at = 0; at < blocks.blocks.size(); ++at) {
+    const StepBlock& block = blocks.blocks[at];
+    if (block.candidate == off.id && !block.baseline) {
+      EXPECT_EQ(block.settle_ms.size(), drained) << "the fix's block " << at << " is faster";
+    } else if (block.baseline && at > 0 && blocks.blocks[at - 1].candidate == off.id &&
+               !blocks.blocks[at - 1].baseline) {
+      EXPECT_EQ(block.settle_ms.size(), settle)
+          << "the baseline's block " << at << " follows faster steps";
+      ++baselines_after_the_fix;
+    }
+  }
+  EXPECT_GE(baselines_after_the_fix, 1) << "the B A cycles put one after the fix's block";
 }
 
 }  // namespace

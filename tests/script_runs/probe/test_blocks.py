@@ -34,14 +34,81 @@ class BlockScheduleTest(unittest.TestCase):
             ("intra-op-threads", "candidate", 0), ("intra-op-threads", "baseline", 0),
             ("deterministic-off", "candidate", 1), ("deterministic-off", "baseline", 1),
             ("intra-op-threads", "baseline", 1), ("intra-op-threads", "candidate", 1)])
-        self.assertEqual(len(schedule), 8 * 3)
 
     def test_the_steps_after_a_switch_are_not_timed(self):
         schedule = BlockSchedule(schedule_config())
         timed = [schedule.at(position)[1] for position in range(6)]
         self.assertEqual(timed, [False, True, True, False, True, True])
         self.assertIs(schedule.at(3)[0], schedule.blocks[1])
-        self.assertEqual(schedule.at(len(schedule)), (None, False))
+        self.assertEqual(schedule.at(8 * 3), (None, False), "8 blocks of 1 + 2 steps")
+
+
+def walk(schedule, pace_ms):
+    """Runs the schedule to its end, each step of a block as long as pace_ms(block) says: the
+    settle steps each block had."""
+    position = 0
+    while True:
+        block, timed = schedule.at(position)
+        if block is None:
+            return [len(b.settle_ms) for b in schedule.blocks]
+        (block.step_ms if timed else block.settle_ms).append(pace_ms(block))
+        position += 1
+
+
+class DrainTest(unittest.TestCase):
+    """The loader's queue is drained only after a switch into a side that may be faster."""
+
+    def schedule(self, queue=4):
+        schedule = BlockSchedule(schedule_config(
+            candidates=[{"id": "off", "overrides": {"deterministic": False}}], cycles=3))
+        schedule.drain(queue)
+        schedule.warmed_up(100.0)  # the baseline's warm-up: its first pace
+        return schedule
+
+    def order(self, schedule):
+        return [(b.side, b.cycle) for b in schedule.blocks]
+
+    def test_a_faster_side_drains_and_a_slower_one_only_settles(self):
+        schedule = self.schedule()
+        settles = walk(schedule, lambda b: 100.0 if b.side == "baseline" else 20.0)
+        self.assertEqual(self.order(schedule), [("baseline", 0), ("candidate", 0),
+                                                ("candidate", 1), ("baseline", 1),
+                                                ("baseline", 2), ("candidate", 2)])
+        # The baseline after its warm-up settles; the candidate, never run, drains; after itself
+        # and after the faster candidate no drain; after the baseline's slower steps, a drain.
+        self.assertEqual(settles, [1, 5, 1, 1, 1, 5])
+
+    def test_sides_of_one_speed_do_not_drain_once_both_are_measured(self):
+        schedule = self.schedule()
+        settles = walk(schedule, lambda b: 100.0 if b.side == "baseline" else 95.0)
+        self.assertEqual(settles, [1, 5, 1, 1, 1, 1], "95 ms is within DRAIN_ABOVE of 100")
+
+    def test_a_side_is_judged_by_the_median_of_its_steps_so_far(self):
+        schedule = self.schedule()
+        # The candidate's first block reads fast (the queue's batches), its second slow: the
+        # median of its 4 steps, 60 ms, is still faster than the baseline's 100.
+        settles = walk(schedule, lambda b: 100.0 if b.side == "baseline" else
+                       10.0 if b.cycle == 0 else 110.0)
+        self.assertEqual(settles, [1, 5, 1, 1, 1, 5])
+
+    def test_a_baseline_without_warm_up_drains_its_first_block(self):
+        schedule = BlockSchedule(schedule_config(
+            candidates=[{"id": "off", "overrides": {"deterministic": False}}], cycles=1))
+        schedule.drain(4)
+        self.assertEqual(walk(schedule, lambda b: 100.0), [5, 5], "no pace of either side")
+
+    def test_a_launchers_ranks_drain_after_every_switch(self):
+        schedule = BlockSchedule(schedule_config(
+            candidates=[{"id": "off", "overrides": {"deterministic": False}}], cycles=3))
+        schedule.drain(4, every_switch=True)
+        schedule.warmed_up(100.0)
+        settles = walk(schedule, lambda b: 100.0 if b.side == "baseline" else 20.0)
+        self.assertEqual(settles, [5] * 6, "the same blocks on every rank, whatever each timed")
+
+    def test_without_a_queue_every_block_only_settles(self):
+        schedule = self.schedule(queue=0)
+        self.assertEqual(walk(schedule, lambda b: 100.0 if b.side == "baseline" else 20.0),
+                         [1] * 6)
 
 
 class SwitchesTest(unittest.TestCase):

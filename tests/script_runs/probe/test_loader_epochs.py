@@ -9,7 +9,8 @@ import torch
 from torch.utils.data import DataLoader, Dataset, IterableDataset
 from torch.utils.data.dataloader import _BaseDataLoaderIter
 
-from advisor_probe.loader_epochs import LoaderEpochs, now
+from advisor_probe.loader_epochs import LoaderEpochs
+from advisor_probe.loader_hook import LoaderHook, now
 
 START_S = 0.2  # each worker's start: its worker_init_fn
 
@@ -36,14 +37,15 @@ class LoaderEpochsTest(unittest.TestCase):
         self.addCleanup(setattr, _BaseDataLoaderIter, "__next__", _BaseDataLoaderIter.__next__)
         self.measuring = True
         self.epochs = LoaderEpochs(lambda: self.measuring, IterableDataset)
-        self.epochs.install(_BaseDataLoaderIter)
+        self.hook = LoaderHook([self.epochs])
+        self.hook.install(_BaseDataLoaderIter)
 
     def epoch(self, loader, train=True):
         """One epoch as a training loop runs it: iter() as the session's DataLoader.__iter__
         times it, a backward pass after each batch."""
         started = now()
         iterator = iter(loader)
-        self.epochs.iterated(loader, iterator, now() - started)
+        self.hook.iterated(loader, iterator, now() - started)
         for _ in iterator:
             if train:
                 self.epochs.trained()

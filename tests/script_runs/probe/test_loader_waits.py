@@ -1,14 +1,15 @@
-"""The DataLoader feeding bench mode's blocks: its queue drained after each switch, and each timed
-step's wait for its batch recorded in its block (loader_waits.py, blocks.py, bench.py)."""
+"""The DataLoader feeding bench mode's blocks: its queue drained after a switch into a side that may
+be faster, and each timed step's wait for its batch, and whether that batch began an epoch,
+recorded in its block (loader_hook.py, loader_waits.py, blocks.py, bench.py)."""
 
 import json
 import os
 import tempfile
-import types
 import unittest
 
-from advisor_probe import loader_waits
+from advisor_probe import loader_hook, loader_waits
 from advisor_probe.bench import Bench
+from advisor_probe.loader_hook import LoaderHook
 
 
 class FakeClock:
@@ -19,23 +20,40 @@ class FakeClock:
         return self.ns
 
 
-def fake_iterator_class(clock):
-    """An iterator class whose batch `i` keeps the host waiting i ms (on `clock`)."""
+def fake_iterator_class(clock, epoch):
+    """An iterator class whose batch `i` (counted over every iterator) keeps the host waiting
+    i ms (on `clock`), `epoch` batches an iterator."""
+    served = [0]
 
     class Iterator:
         def __init__(self):
-            self.served = 0
+            self.left = epoch
 
         def __next__(self):
-            clock.ns += self.served * 1_000_000
-            self.served += 1
-            return self.served - 1
+            if self.left == 0:
+                raise StopIteration
+            self.left -= 1
+            clock.ns += served[0] * 1_000_000
+            served[0] += 1
+            return served[0] - 1
 
     return Iterator
 
 
-def loader(workers, prefetch_factor):
-    return types.SimpleNamespace(num_workers=workers, prefetch_factor=prefetch_factor)
+class FakeLoader:
+    def __init__(self, workers, prefetch_factor, batches=None):
+        self.num_workers = workers
+        self.prefetch_factor = prefetch_factor
+        self._batches = batches
+
+    def __len__(self):
+        if self._batches is None:
+            raise TypeError("a sampler without a length")
+        return self._batches
+
+
+def loader(workers, prefetch_factor, batches=None):
+    return FakeLoader(workers, prefetch_factor, batches)
 
 
 class QueueDepthTest(unittest.TestCase):
@@ -50,44 +68,71 @@ class BlocksFedByALoaderTest(unittest.TestCase):
         folder = tempfile.TemporaryDirectory()
         self.addCleanup(folder.cleanup)
         self.result = os.path.join(folder.name, "blocks.json")
-        clock = FakeClock()
-        original = loader_waits.now
-        loader_waits.now = clock
-        self.addCleanup(setattr, loader_waits, "now", original)
-        self.iterator_class = fake_iterator_class(clock)
+        self.clock = FakeClock()
+        original = loader_hook.now
+        loader_hook.now = self.clock
+        self.addCleanup(setattr, loader_hook, "now", original)
 
-    def run_blocks(self, fed_by):
-        """Runs the schedule of one candidate, 1 settle and 2 timed steps a block, its steps fed
-        by the DataLoader `fed_by` (None: by no DataLoader), each batch fetched before the forward
-        that closes the step before it, as the script's loop meets them."""
+    def run_blocks(self, fed_by, epoch=10**9):
+        """Runs the schedule of one candidate, 1 settle and 2 timed steps a block, every step
+        100 ms, its steps fed by the DataLoader `fed_by` (None: by no DataLoader) in epochs of
+        `epoch` batches, each batch fetched before the forward that closes the step before it, as
+        the script's loop meets them."""
         bench = Bench({"result": self.result, "warmup": 1, "steps": 0,
                        "blocks": {"candidates": [{"id": "off",
                                                   "overrides": {"deterministic": False}}],
                                   "settle": 1, "steps": 2, "cycles": 1}}, lambda: None)
         bench.model_found([], False, lambda: 1)
-        bench.loader_waits.install(self.iterator_class)
-        iterator = self.iterator_class()
-        if fed_by is not None:
-            bench.loader_waits.iterated(fed_by, iterator)
-        next(iterator)  # step 0's batch
+        iterator_class = fake_iterator_class(self.clock, epoch)
+        hook = LoaderHook([bench.loader_waits])
+        hook.install(iterator_class)
+
+        def fresh():
+            iterator = iterator_class()
+            if fed_by is not None:
+                hook.iterated(fed_by, iterator, 0)
+            return iterator
+
+        iterator = fresh()
+
+        def next_batch():
+            nonlocal iterator
+            try:
+                return next(iterator)
+            except StopIteration:  # the loop's next epoch
+                iterator = fresh()
+                return next(iterator)
+
+        next_batch()  # step 0's batch
         index, done = 0, False
         while not done:
-            next(iterator)  # the next step's batch, before its forward closes this step
+            next_batch()  # the next step's batch, before its forward closes this step
             done = bench.step_closed([index, 0, 100_000_000, []])
             index += 1
         with open(self.result) as result:
             return index, json.load(result)
 
-    def test_the_queue_is_drained_after_each_switch_and_each_timed_steps_wait_recorded(self):
+    def test_a_side_not_yet_run_drains_the_queue_and_each_timed_steps_wait_is_recorded(self):
         steps, result = self.run_blocks(fed_by=loader(2, 2))
-        # Step 0 finds the model, step 1 warms up; each block then leaves out 1 + 2 x 2 steps.
-        self.assertEqual(steps, 2 + 2 * (1 + 4 + 2))
-        self.assertEqual(result["loader_queue"], 4)
-        self.assertEqual(result["settle"], 5)
-        self.assertEqual([len(b["settle_ms"]) for b in result["blocks"]], [5, 5])
-        # Step i waited i ms for its batch: the first block's timed steps are 7 and 8.
-        self.assertEqual([b["loader_wait_ms"] for b in result["blocks"]], [[7.0, 8.0],
-                                                                          [14.0, 15.0]])
+        # Step 0 finds the model, step 1 warms up. The baseline's block after the warm-up's
+        # baseline steps leaves out its 1 settle step; the candidate's, whose pace nothing
+        # measured yet, 1 + 2 x 2.
+        self.assertEqual(steps, 2 + (1 + 2) + (1 + 4 + 2))
+        self.assertEqual((result["loader_queue"], result["settle"]), (4, 1))
+        self.assertEqual([len(b["settle_ms"]) for b in result["blocks"]], [1, 5])
+        # Step i waited i ms for its batch: the first block's timed steps are 3 and 4.
+        self.assertEqual([b["loader_wait_ms"] for b in result["blocks"]], [[3.0, 4.0],
+                                                                          [10.0, 11.0]])
+        self.assertEqual([b["epoch_starts"] for b in result["blocks"]], [[], []])
+        self.assertNotIn("epoch_batches", result, "the loader has no length")
+
+    def test_the_timed_steps_that_began_an_epoch_are_recorded(self):
+        steps, result = self.run_blocks(fed_by=loader(2, 2, batches=4), epoch=4)
+        self.assertEqual(result["epoch_batches"], 4)
+        # Batches 0-3 are the first epoch, 4-7 the second, 8-11 the third: step i's batch is i.
+        self.assertEqual([b["loader_wait_ms"] for b in result["blocks"]], [[3.0, 4.0],
+                                                                          [10.0, 11.0]])
+        self.assertEqual([b["epoch_starts"] for b in result["blocks"]], [[1], []])
 
     def test_a_loader_without_workers_queues_nothing_to_drain(self):
         steps, result = self.run_blocks(fed_by=loader(0, 2))

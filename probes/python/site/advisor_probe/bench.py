@@ -47,9 +47,13 @@ class Bench:
         self._warmup_s = None
         self._schedule = BlockSchedule(config["blocks"]) if "blocks" in config else None
         self._switches = None
-        # The DataLoader feeding the steps: its queue drained after each switch, its waits timed.
-        self.loader_waits = LoaderWaits() if self._schedule is not None else None
-        self._next_wait_ms = 0.0    # the host's wait for the batch of the step after the closed one
+        # The DataLoader feeding the steps: its queue drained after a switch into a faster side,
+        # its waits and epochs' starts recorded.
+        self.loader_waits = LoaderWaits(torch.utils.data.IterableDataset) \
+            if self._schedule is not None else None
+        # The batch of the step after the closed one: the host's wait for it, in ms, and whether
+        # it began an epoch.
+        self._next_batch = (0.0, False)
         self._loader_fed = False    # the blocks' steps are fed by a DataLoader: their waits recorded
         self._block = None          # the block of the step in progress
         self._scheduled_steps = 0   # steps closed since the schedule began
@@ -155,20 +159,25 @@ class Bench:
         schedule = self._schedule
         # A step closes as the next one's forward begins, after that step fetched its batch: what
         # the host waited since the last close is the next step's, and this step's came before.
-        wait_ms, self._next_wait_ms = self._next_wait_ms, self.loader_waits.take_ms()
+        (wait_ms, began_epoch), self._next_batch = self._next_batch, self.loader_waits.take()
         if index >= self.first_measured:
             self._scheduled_steps += 1
             block, timed = schedule.at(index - self.first_measured)
             if block is not None:
                 (block.step_ms if timed else block.settle_ms).append(step_ms)
                 if timed and self._loader_fed:
+                    if began_epoch:
+                        block.epoch_starts.append(len(block.loader_wait_ms))
                     block.loader_wait_ms.append(wait_ms)
+        elif index >= 1:  # step 0 found the model: its time is the script's start-up
+            schedule.warmed_up(step_ms)
         following = index + 1 - self.first_measured
         if following < 0:
             return False
         if following == 0:  # the first block's first step has its batch: the loader is known
             self._loader_fed = self.loader_waits.fed
-            schedule.drain(self.loader_waits.depth)
+            schedule.drain(self.loader_waits.depth, self.loader_waits.epoch_batches,
+                           every_switch=self._world_size > 1)
         block, _ = schedule.at(following)
         if block is None or block is not self._block:
             self._end_block()

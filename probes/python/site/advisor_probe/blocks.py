@@ -12,9 +12,10 @@ block and its candidate block, in the order A B on one cycle and B A on the next
 the candidate's place), so that a trend over the run falls on both sides alike. Each block's first
 `settle` steps follow a switch and are left out (cuDNN's benchmark mode searches, autocast's
 weight casts fill its cache, the first compiled block compiles); its next `steps` steps are
-timed. Where a DataLoader with workers feeds the steps, the settle steps are as many more as the
-batches it holds ready (loader_waits.py): a block that follows slower steps finds that queue
-full, and its timed steps begin once they wait for batches as a long run of its setting would."""
+timed. Where a DataLoader with workers feeds the steps, a block that follows slower steps may find
+the batches it holds ready (loader_waits.py) waiting in its queue: such a block leaves out as many
+more steps, so that its timed steps begin once they wait for batches as a long run of its setting
+would (BlockSchedule.drain)."""
 
 import contextlib
 
@@ -171,15 +172,36 @@ def _forward_restorer(root):
     return restore
 
 
+# A block drains the DataLoader's queue only where the block before it ran this many times slower.
+# The queue is full at a switch only if the workers kept ahead of the previous block's steps, so
+# they make a batch at least as fast as those steps took one; a new side no faster than that never
+# catches them up, and a side faster by a factor f takes batches out of the queue at most
+# 1 - 1/f a step faster than the workers put them back. At f = 1.1 the drain's steps (12 on the
+# seed) would take out less than a tenth of the batches queued: they would cost a block its length
+# and buy nothing. Sides of one speed (deterministic-off 1.04x, compile 1.03x on the seed) stay
+# below it with the block-to-block spread of their steps; a side the queue's batches would flatter
+# (the seed's bf16, 3.7x) is far above it.
+DRAIN_ABOVE = 1.1
+
+BASELINE = "baseline"
+
+
 class Block:
     def __init__(self, candidate, side, cycle):
         self.candidate = candidate  # the candidate's id
         self.side = side            # "baseline" or "candidate"
         self.cycle = cycle
+        self.settle = 0      # the steps after its switch left out, set as the schedule enters it
         self.settle_ms = []  # the steps after its switch, left out: a compile's first block's too
         self.step_ms = []
         self.loader_wait_ms = []  # each timed step's wait for its batch, where a DataLoader fed it
+        self.epoch_starts = []    # the timed steps (their places in step_ms) that began an epoch
         self.peak_memory_mb = None
+
+    @property
+    def pace_key(self):
+        """Every baseline block runs the script's own settings: one pace for all of them."""
+        return BASELINE if self.side == "baseline" else self.candidate
 
     def as_json(self):
         block = {"candidate": self.candidate, "side": self.side, "cycle": self.cycle,
@@ -187,47 +209,96 @@ class Block:
                  "peak_memory_mb": self.peak_memory_mb}
         if self.loader_wait_ms:
             block["loader_wait_ms"] = self.loader_wait_ms
+            block["epoch_starts"] = self.epoch_starts
         return block
 
 
+def _median(values):
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
 class BlockSchedule:
-    """Which block each step after the warm-up belongs to, and whether it is timed."""
+    """Which block each step after the warm-up belongs to, and whether it is timed. The schedule is
+    walked in step order: each block's settle steps are decided as the walk enters it, from the
+    steps timed before it."""
 
     def __init__(self, config):
         self.candidates = [(c["id"], dict(c["overrides"])) for c in config["candidates"]]
         # By id: the tolerance of each dtype, for the candidates whose numerics are checked.
         self.checks = {c["id"]: (dict(c["overrides"]), dict(c["check"]))
                        for c in config["candidates"] if "check" in c}
-        self.settle = int(config["settle"])
+        self.settle = int(config["settle"])  # after every switch
         self.steps = int(config["steps"])
         self.loader_queue = 0  # the batches the feeding DataLoader holds ready (drain)
+        self.epoch_batches = None  # that DataLoader's len(), where it has one
         self.blocks = []
         for cycle in range(int(config["cycles"])):
             for place, (name, _) in enumerate(self.candidates):
                 sides = ("baseline", "candidate") if (cycle + place) % 2 == 0 else \
                     ("candidate", "baseline")
                 self.blocks.extend(Block(name, side, cycle) for side in sides)
+        self._drain_every_switch = False
+        self._warmup_ms = []  # the baseline's steps before the first block: its first pace
+        self._entered = -1    # the block the walk is in
+        self._start = 0       # the position of its first step
+        self._end = 0         # the position after its last
 
-    def __len__(self):
-        return len(self.blocks) * (self.settle + self.steps)
+    def warmed_up(self, step_ms):
+        """A warm-up step under the script's own settings took `step_ms`."""
+        self._warmup_ms.append(step_ms)
 
     def at(self, position):
         """The block of the `position`th step after the warm-up and whether that step is timed;
-        None past the schedule's end."""
-        block, offset = divmod(position, self.settle + self.steps)
-        if block >= len(self.blocks):
-            return None, False
-        return self.blocks[block], offset >= self.settle
+        None past the schedule's end. Positions are asked in order: a block is entered once the
+        steps of the one before it are recorded."""
+        while position >= self._end:
+            if self._entered + 1 >= len(self.blocks):
+                return None, False
+            self._enter(self._entered + 1)
+        block = self.blocks[self._entered]
+        return block, position - self._start >= block.settle
 
-    def drain(self, queue_depth):
-        """Leaves `queue_depth` more steps out after every switch: the batches the DataLoader
-        feeding the steps holds ready (loader_waits.queue_depth). Called once, before the first
-        block. A side faster than the loader's workers is served from that queue, filled during
-        the slower block before it, for as many steps as it holds, without waiting: fewer settle
-        steps would time its compute speed where a long run of it gets the loader's. Both sides
-        get them, as either may be the faster, and the schedule's blocks stay of one length."""
+    def _enter(self, index):
+        before = self.blocks[index - 1].pace_key if index > 0 else BASELINE
+        block = self.blocks[index]
+        block.settle = self.settle + (self.loader_queue if self._drains(before, block) else 0)
+        self._entered, self._start = index, self._end
+        self._end = self._start + block.settle + self.steps
+
+    def _drains(self, before, block):
+        """Whether `block` may find the loader's queue full of batches it would take faster than
+        the workers make them: its side ran faster than the side before it, or has not run yet."""
+        if not self.loader_queue:
+            return False
+        if self._drain_every_switch:
+            return True
+        earlier, own = self._pace_ms(before), self._pace_ms(block.pace_key)
+        return earlier is None or own is None or earlier > DRAIN_ABOVE * own
+
+    def _pace_ms(self, key):
+        """The median of a side's steps so far (the baseline's warm-up included); None before any."""
+        steps = list(self._warmup_ms) if key == BASELINE else []
+        for block in self.blocks[:self._entered + 1]:
+            if block.pace_key == key:
+                steps.extend(block.step_ms)
+        return _median(steps) if steps else None
+
+    def drain(self, queue_depth, epoch_batches=None, every_switch=False):
+        """Leaves `queue_depth` more steps out after a switch into a faster side: the batches the
+        DataLoader feeding the steps holds ready (loader_waits.queue_depth), and its epoch's
+        batches, for the result. Called once, before the first block. A side faster than the
+        loader's workers is served from that queue, filled during the slower block before it, for
+        as many steps as it holds, without waiting: fewer settle steps would time its compute
+        speed where a long run of it gets the loader's. After a side as fast or faster the queue
+        holds nothing the new side could take ahead of the workers (DRAIN_ABOVE).
+        `every_switch`: drain after every switch, for the ranks of a launcher: each rank times
+        its own steps, and decisions that differed by rank would leave their blocks out of step
+        with one another (merge_ranks pairs them block by block)."""
         self.loader_queue = int(queue_depth)
-        self.settle += self.loader_queue
+        self.epoch_batches = epoch_batches
+        self._drain_every_switch = every_switch
 
     def drop(self, candidates, started):
         """Leaves out the blocks of `candidates` (their numerics refused them) after the first
@@ -241,6 +312,9 @@ class BlockSchedule:
         return next(o for name, o in self.candidates if name == block.candidate)
 
     def result(self, complete):
-        return {"blocks": [b.as_json() for b in self.blocks if b.step_ms],
-                "settle": self.settle, "loader_queue": self.loader_queue,
-                "complete": complete}
+        result = {"blocks": [b.as_json() for b in self.blocks if b.step_ms],
+                  "settle": self.settle, "loader_queue": self.loader_queue,
+                  "complete": complete}
+        if self.epoch_batches is not None:
+            result["epoch_batches"] = self.epoch_batches
+        return result

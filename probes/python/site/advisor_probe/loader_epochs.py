@@ -8,24 +8,21 @@ Dataset they unpickle) and to prepare it. Each restart of a loader (its second e
 starts its workers whatever the settings) that falls in a measured step is timed from that end
 through `iter()` to the first batch; every later batch's wait in a measured step is timed too,
 the steady wait the controller subtracts. A loader built anew each epoch never restarts, and
-persistent workers could not keep its workers either.
+persistent workers could not keep its workers either. A listener of the loader hook
+(loader_hook.py).
 
 The training loop's loader is the one whose batch a backward pass followed: a validation loader's
 batches are never backpropagated. Outside measured steps each batch costs the wrapper's call, a
 lookup and two clock reads.
 """
 
-import functools
-import time
 import weakref
 
-now = time.monotonic_ns
 
-
-def _epoch_batches(loader, iterable_dataset):
+def epoch_batches(loader, iterable_dataset):
     """len(loader), an epoch's batches; None for an iterable Dataset (its length, where it has
     one, says nothing of what its workers yield) and for a sampler without a length."""
-    if isinstance(loader.dataset, iterable_dataset):
+    if isinstance(getattr(loader, "dataset", None), iterable_dataset):
         return None
     try:
         return len(loader)
@@ -56,48 +53,27 @@ class LoaderEpochs:
         self._measuring = measuring
         self._iterable_dataset = iterable_dataset
         self._loaders = weakref.WeakKeyDictionary()    # DataLoader -> _Loader
-        self._iterators = weakref.WeakKeyDictionary()  # its iterator -> _Loader
         self._last = None      # the _Loader whose batch came last
         self._training = None  # the _Loader whose batch a backward pass followed last
 
-    def install(self, iterator_class):
-        """Times every batch of the loaders' iterators (their common base class's __next__)."""
-        original = iterator_class.__next__
-        epochs = self
-
-        @functools.wraps(original)
-        def next_batch(iterator):
-            loader = epochs._iterators.get(iterator)
-            if loader is None:
-                return original(iterator)
-            started = now()
-            try:
-                batch = original(iterator)
-            except StopIteration:
-                loader.ending_ns = now() - started
-                raise
-            epochs._batch(loader, now() - started)
-            return batch
-
-        iterator_class.__next__ = next_batch
-
     def iterated(self, loader, iterator, iter_ns):
-        """iter(loader) returned `iterator` after iter_ns."""
+        """iter(loader) returned `iterator` after iter_ns: the loader's record, for its batches."""
         state = self._loaders.get(loader)
         if state is None:
             state = self._loaders[loader] = _Loader()
-        try:
-            self._iterators[iterator] = state
-        except TypeError:  # an iterator that takes no weak reference: its batches go untimed
-            return
         state.epochs += 1
         state.description = {"workers": int(loader.num_workers),
                              "persistent": bool(loader.persistent_workers),
-                             "epoch_batches": _epoch_batches(loader, self._iterable_dataset)}
+                             "epoch_batches": epoch_batches(loader, self._iterable_dataset)}
         restart = state.epochs > 1 and self._measuring()
         state.first_pending = True
         state.starting_ns = state.ending_ns + iter_ns if restart else None
         state.ending_ns = 0
+        return state
+
+    def ended(self, loader, wait_ns):
+        """The loader's epoch ended: its iterator's __next__ raised StopIteration after wait_ns."""
+        loader.ending_ns = wait_ns
 
     def trained(self):
         """A backward pass begins: the last batch was the training loop's."""
@@ -115,7 +91,7 @@ class LoaderEpochs:
             state.starts, state.waits = [], []
         return message
 
-    def _batch(self, loader, wait_ns):
+    def batch(self, loader, wait_ns):
         self._last = loader
         first, loader.first_pending = loader.first_pending, False
         starting, loader.starting_ns = loader.starting_ns, None

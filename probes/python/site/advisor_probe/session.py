@@ -27,6 +27,7 @@ from advisor_probe import modules as module_tree
 from advisor_probe.input_stage import InputStage
 from advisor_probe.knobs import physical_cores
 from advisor_probe.loader_epochs import LoaderEpochs
+from advisor_probe.loader_hook import LoaderHook
 from advisor_probe.markers import Markers
 from advisor_probe import out_of_memory
 from advisor_probe import own_sync
@@ -268,11 +269,13 @@ class Session:
                                  "_BaseDataLoaderIter", None)
         if self._channel is not None and iterator_class is not None:
             self._epochs = LoaderEpochs(self._measuring, data.IterableDataset)
-            self._epochs.install(iterator_class)
-        # The blocks' loader waits and queue (loader_waits.py), through the same class.
+        # The blocks' loader waits, queue and epochs' starts (loader_waits.py): bench mode's
+        # listener of the same hook (loader_hook.py), where bisect mode's is the epochs'.
         waits = self._bench.loader_waits if self._bench is not None else None
-        if waits is not None and iterator_class is not None:
-            waits.install(iterator_class)
+        listeners = [listener for listener in (self._epochs, waits) if listener is not None]
+        hook = LoaderHook(listeners) if listeners and iterator_class is not None else None
+        if hook is not None:
+            hook.install(iterator_class)
 
         @functools.wraps(original_iter)
         def iterate(loader):
@@ -284,10 +287,8 @@ class Session:
                 iterator = original_iter(loader)
             finally:
                 restore()
-            if session._epochs is not None and session._active():
-                session._epochs.iterated(loader, iterator, now() - started)
-            if waits is not None and session._active():
-                waits.iterated(loader, iterator)
+            if hook is not None and session._active():
+                hook.iterated(loader, iterator, now() - started)
             try:
                 session._loader_iterators.add(iterator)
             except TypeError:  # an iterator that takes no weak reference is not a worker pool
