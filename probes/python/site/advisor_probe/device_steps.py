@@ -4,9 +4,10 @@ Bench mode (the autotest's candidate runs and blocks, bench.py) times each measu
 end of the step before to its own end. Waiting for the device at each step's end, as a timing
 window does (device_clock.py), empties the device's queue there: the next step's first kernels
 then wait for the host to fetch its batch and launch them, time that a run without advisor hides
-behind the device's backlog. On the seed ViT that wait was 3 to 4 ms of its 168 ms step on the
-H200 and none of a host-bound candidate's, so a GPU-bound script's fixes read a few per cent low
-(docs/benchmarks.md, the seed's autotest against long runs by hand).
+behind the device's backlog. The seed ViT's steps took 168.0 ms so on the H200, against 164.6 ms
+in a long run of the script (its epochs' boundaries left out), while its host-bound bf16 steps
+lost nothing: the GPU-bound side of a pair read slow by 2 % (docs/benchmarks.md, the seed's
+autotest against long runs by hand).
 
 Instead a CUDA event is recorded on the stream at each measured step's end, and a step's time is
 the device's time from the event before it to its own, read once the run of steps is over: the
