@@ -21,6 +21,7 @@ import torch
 
 from advisor_probe import call_inputs
 from advisor_probe.blocks import BlockSchedule, Switches
+from advisor_probe.device_steps import DeviceStepTimes, ms
 from advisor_probe.loader_waits import LoaderWaits
 from advisor_probe.numerics_check import check_in_run, within
 
@@ -45,6 +46,9 @@ class Bench:
         self._samples = 0
         self._warmup_started = None
         self._warmup_s = None
+        # On a GPU the measured steps are timed by CUDA events on the stream (device_steps.py),
+        # known once the model is; the host's clock on the CPU.
+        self._device_steps = None
         self._schedule = BlockSchedule(config["blocks"]) if "blocks" in config else None
         self._switches = None
         # The DataLoader feeding the steps: its queue drained after a switch into a faster side,
@@ -88,10 +92,26 @@ class Bench:
     def measuring(self, index):
         return self._loss_steps == 0 and self.first_measured <= index
 
+    @property
+    def times_on_device(self):
+        """The measured steps' ends are CUDA events (step_ends), not the device's end awaited."""
+        return self._device_steps is not None
+
     def model_found(self, roots, cuda, physical_cores):
         self._warmup_started = self._progress_at = time.monotonic()
+        if cuda and self._loss_steps == 0:
+            self._device_steps = DeviceStepTimes(self._record_event)
         if self._schedule is not None:
             self._switches = Switches(roots, cuda, physical_cores)
+
+    def _record_event(self):
+        event = torch.cuda.Event(enable_timing=True)
+        event.record(torch.cuda.current_stream(self._device()))
+        return event
+
+    def step_ends(self, host_ns):
+        """A measured step's optimizer step ended at `host_ns` (the step clock's time)."""
+        self._device_steps.step_ended(host_ns)
 
     def backward(self, tensors):
         tensor = tensors[0] if isinstance(tensors, (tuple, list)) and tensors else tensors
@@ -142,10 +162,11 @@ class Bench:
             self._warmup_s = time.monotonic() - self._warmup_started
             if self._device() is not None:
                 torch.cuda.reset_peak_memory_stats(self._device())
+        step_ms = self._step_time(start, end)
         if self._schedule is not None:
-            return self._block_step_closed(index, (end - start) / 1e6)
+            return self._block_step_closed(index, step_ms)
         if self.measuring(index):
-            self._step_ms.append((end - start) / 1e6)
+            self._step_ms.append(step_ms)
             if len(self._step_ms) == self._steps:
                 if self._rank == 0:
                     self._write(merge_ranks(self._result(), self._other_ranks()))
@@ -153,6 +174,15 @@ class Bench:
                     self._write(self._result(), self._rank_path(self._rank))
                 return True
         return False
+
+    def _step_time(self, start, end):
+        """The step from `start` to `end` (host ns): on the device where its ends were events
+        (read when the result is written, device_steps.ms), else the host's ms."""
+        if self._device_steps is not None:
+            interval = self._device_steps.interval(start, end)
+            if interval is not None:
+                return interval
+        return (end - start) / 1e6
 
     def _block_step_closed(self, index, step_ms):
         """Times the step into its block, and sets the knobs of the next step's block."""
@@ -238,7 +268,7 @@ class Bench:
 
     def _result(self):
         device = self._device()
-        result = {"step_ms": self._step_ms,
+        result = {"step_ms": [ms(step) for step in self._step_ms],
                   "peak_memory_mb": (torch.cuda.max_memory_allocated(device) / 2**20
                                      if device is not None else None),
                   "sites": [],

@@ -23,6 +23,7 @@ import torch
 
 from advisor_probe import hf_attention
 from advisor_probe import knobs
+from advisor_probe.device_steps import ms
 from advisor_probe import sdpa_backends
 
 # The overrides a running script can take between two steps; any other knob needs a process.
@@ -205,7 +206,8 @@ class Block:
 
     def as_json(self):
         block = {"candidate": self.candidate, "side": self.side, "cycle": self.cycle,
-                 "settle_ms": self.settle_ms, "step_ms": self.step_ms,
+                 "settle_ms": [ms(step) for step in self.settle_ms],
+                 "step_ms": [ms(step) for step in self.step_ms],
                  "peak_memory_mb": self.peak_memory_mb}
         if self.loader_wait_ms:
             block["loader_wait_ms"] = self.loader_wait_ms

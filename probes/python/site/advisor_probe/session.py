@@ -434,14 +434,20 @@ class Session:
         completed = self._clock.completed
         measured = (command is not None and command.first - 1 <= completed <= command.last) or \
             (self._bench is not None and completed >= self._bench.first_measured - 1)
-        # The step's end: device work included where a window measures it.
-        self._sync_if(measured)
+        # The step's end: device work included where a window measures it. Bench mode's steps are
+        # timed by CUDA events instead, which leave the device's queue as the script keeps it
+        # (device_steps.py).
+        on_device = measured and self._bench is not None and self._bench.times_on_device
+        self._sync_if(measured and not on_device)
         self._depth = 0
         if self._tree is None:
             self._training_state.measure(self._optimizers)
         if self._knobs is not None:
             self._knobs.optimizer_stepped()
-        self._clock.optimizer_ends(self._tick())
+        end_ns = self._tick()
+        if on_device:
+            self._bench.step_ends(end_ns)
+        self._clock.optimizer_ends(end_ns)
         # The next step is the window's first: record from here, so that its data phase is in.
         if command is not None and command.records and not command.recording and \
                 self._clock.completed + 1 == command.first:
