@@ -280,11 +280,13 @@ class BlockSchedule:
         return earlier is None or own is None or earlier > DRAIN_ABOVE * own
 
     def _pace_ms(self, key):
-        """The median of a side's steps so far (the baseline's warm-up included); None before any."""
+        """The median of a side's steps so far (the baseline's warm-up included); None before any.
+        Read as the walk enters a block: a step timed on the device is waited for here, once its
+        block has ended (device_steps.ms)."""
         steps = list(self._warmup_ms) if key == BASELINE else []
         for block in self.blocks[:self._entered + 1]:
             if block.pace_key == key:
-                steps.extend(block.step_ms)
+                steps.extend(ms(step) for step in block.step_ms)
         return _median(steps) if steps else None
 
     def drain(self, queue_depth, epoch_batches=None, every_switch=False):
