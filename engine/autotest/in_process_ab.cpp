@@ -162,6 +162,9 @@ BlocksRun RunBlocks(const std::vector<CandidateSpec>& candidates, const Candidat
 struct Pairs {
   std::map<std::string, std::vector<AbRound>> rounds;
   std::map<std::string, std::string> notes;  // for the verdict's detail
+  // The first run's, counted in every run's pairs: a second run of a few candidates crosses
+  // fewer epochs' starts to read it from.
+  std::optional<EpochStartCost> epoch_start;
 };
 
 // A candidate whose interval still straddles an edge of the noise band after the first run (an
@@ -213,7 +216,8 @@ void MorePairsForWideIntervals(const std::vector<CandidateSpec>& measured, const
     return;
   }
   for (const CandidateSpec& candidate : wide) {
-    std::vector<AbRound> added = CandidateRounds(*second.result, candidate.id, design.block_steps);
+    std::vector<AbRound> added =
+        CandidateRounds(*second.result, candidate.id, design.block_steps, pairs.epoch_start);
     std::vector<AbRound>& rounds = pairs.rounds[candidate.id];
     pairs.notes[candidate.id] = std::to_string(added.size()) + " of its " +
                                 PairsText(rounds.size() + added.size()) +
@@ -240,6 +244,15 @@ InProcessOutcome RunInProcessAb(const std::vector<CandidateSpec>& candidates,
   InProcessOutcome outcome;
   outcome.wall_s = run.wall_s;
   Pairs pairs;
+  pairs.epoch_start = EpochStartCostOf(result, design.block_steps);
+  if (pairs.epoch_start) {
+    progress << "[autotest] "
+             << Printf("an epoch's start took %.1f ms more than its block's other steps (%d "
+                       "starts timed): each pair is read without those steps and with %.2f ms a "
+                       "step, the start spread over the epoch's %d batches, as a long run pays it\n",
+                       pairs.epoch_start->extra_ms, pairs.epoch_start->starts,
+                       pairs.epoch_start->PerStepMs(), pairs.epoch_start->epoch_batches);
+  }
   std::vector<CandidateSpec> measured;  // those with two pairs or more, numerics passed
   for (const CandidateSpec& candidate : candidates) {
     if (candidate.preserves_semantics) {
@@ -257,7 +270,8 @@ InProcessOutcome RunInProcessAb(const std::vector<CandidateSpec>& candidates,
         continue;
       }
     }
-    std::vector<AbRound> rounds = CandidateRounds(result, candidate.id, design.block_steps);
+    std::vector<AbRound> rounds =
+        CandidateRounds(result, candidate.id, design.block_steps, pairs.epoch_start);
     if (rounds.size() < 2) {
       const std::string why = "the script ended after " + PairsText(rounds.size()) + " of " +
                               candidate.id + " (2 decide)";
@@ -285,6 +299,7 @@ InProcessOutcome RunInProcessAb(const std::vector<CandidateSpec>& candidates,
     ab.fix.measured_in = measured_in::kProcess;
     ab.fix.rounds = static_cast<int>(rounds.size());
     ab.fix.pairs = rounds;
+    if (pairs.epoch_start) ab.fix.epoch_start_cost_ms = pairs.epoch_start->extra_ms;
     ab.fix.peak_memory_mb = SidePeakMemoryMb(result, candidate.id, /*baseline=*/false);
     ab.fix.baseline_peak_memory_mb = SidePeakMemoryMb(result, candidate.id, /*baseline=*/true);
     // The first compiled block's settle steps compiled: reported apart, as a process's warm-up.

@@ -140,15 +140,64 @@ BlocksResult ReadBlocksResult(const std::string& path) {
       path);
 }
 
+namespace {
+
+// A block's timed steps without those that began an epoch; all of them where every one did.
+std::vector<double> StepsBetweenEpochStarts(const StepBlock& block) {
+  std::vector<double> steps;
+  auto start = block.epoch_starts.begin();
+  for (std::size_t step = 0; step < block.step_ms.size(); ++step) {
+    if (start != block.epoch_starts.end() && *start == static_cast<int>(step)) {
+      ++start;
+      continue;
+    }
+    steps.push_back(block.step_ms[step]);
+  }
+  return steps.empty() ? block.step_ms : steps;
+}
+
+double MeanOf(const std::vector<double>& values) {
+  double total = 0;
+  for (const double value : values) total += value;
+  return total / static_cast<double>(values.size());
+}
+
+}  // namespace
+
+std::optional<EpochStartCost> EpochStartCostOf(const BlocksResult& result, int block_steps) {
+  if (!result.epoch_batches || *result.epoch_batches <= 0) return std::nullopt;
+  double extra_ms = 0;
+  int starts = 0;
+  for (const StepBlock& block : result.blocks) {
+    if (static_cast<int>(block.step_ms.size()) < block_steps || block.epoch_starts.empty() ||
+        block.epoch_starts.size() == block.step_ms.size()) {
+      continue;
+    }
+    const double others_ms = MeanOf(StepsBetweenEpochStarts(block));
+    for (const int step : block.epoch_starts) {
+      extra_ms += block.step_ms[step] - others_ms;
+      ++starts;
+    }
+  }
+  if (starts == 0) return std::nullopt;
+  return EpochStartCost{std::max(0.0, extra_ms / starts), starts, *result.epoch_batches};
+}
+
 std::vector<AbRound> CandidateRounds(const BlocksResult& result, const std::string& candidate,
-                                     int block_steps) {
+                                     int block_steps,
+                                     const std::optional<EpochStartCost>& epoch_start) {
   std::map<int, AbRound> by_cycle;
   for (const StepBlock& block : result.blocks) {
     if (block.candidate != candidate || static_cast<int>(block.step_ms.size()) < block_steps) {
       continue;
     }
+    std::vector<double> steps = block.step_ms;
+    if (epoch_start) {
+      steps = StepsBetweenEpochStarts(block);
+      for (double& step : steps) step += epoch_start->PerStepMs();
+    }
     AbRound& round = by_cycle[block.cycle];
-    (block.baseline ? round.baseline_ms : round.candidate_ms) = block.step_ms;
+    (block.baseline ? round.baseline_ms : round.candidate_ms) = std::move(steps);
   }
   std::vector<AbRound> rounds;
   for (auto& [cycle, round] : by_cycle) {

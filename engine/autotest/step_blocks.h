@@ -97,8 +97,30 @@ BlocksResult ReadBlocksResult(const std::string& path);
 
 // One candidate's rounds: each cycle whose baseline and candidate blocks both ran all
 // `block_steps` steps (a block the script's end cut short is left out), in cycle order.
+// What an epoch's start costs a long run of the script, from a run of blocks: a fresh iterator's
+// first batch waits for the DataLoader's workers to fill an empty queue (about 300 ms on the seed
+// ViT on the H200, against 168 ms steps), once every `epoch_batches` steps. A block of a few
+// steps crosses a start by chance, so that step is no pair's to compare; a long run pays it once
+// an epoch, whatever the setting. `extra_ms` is the mean, over every timed step of the run's full
+// blocks that began an epoch (any candidate, either side: it is the loader's cost), of that step
+// less the mean of its block's other steps, at least 0.
+struct EpochStartCost {
+  double extra_ms = 0;
+  int starts = 0;          // the steps it was read from
+  int epoch_batches = 0;   // the loader's epoch (len(loader)), > 0
+  double PerStepMs() const { return extra_ms / epoch_batches; }
+};
+
+// None where the loader's epoch has no length or no timed step of a full block (with other steps
+// beside it) began an epoch.
+std::optional<EpochStartCost> EpochStartCostOf(const BlocksResult& result, int block_steps);
+
+// The candidate's pairs of full blocks, a cycle each. With `epoch_start`, each block's steps as a
+// long run has them: its steps that began an epoch left out (where others remain), and the
+// epoch's start spread over the epoch's batches added to every step, on both sides alike.
 std::vector<AbRound> CandidateRounds(const BlocksResult& result, const std::string& candidate,
-                                     int block_steps);
+                                     int block_steps,
+                                     const std::optional<EpochStartCost>& epoch_start = {});
 
 // The blocks that left out more than `settle_steps` steps after their switch: those that drained
 // the DataLoader's queue.

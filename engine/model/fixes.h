@@ -119,13 +119,18 @@ struct FixResult {
   std::optional<double> baseline_loader_wait_ms;
   // Of those timed steps, the ones whose batch began an epoch (a fresh iterator's first, from an
   // empty queue: a wait a long run pays once an epoch), how many on each side and their mean
-  // wait, and the loader's epoch in batches (none where it has no length). The speedup counts
-  // them as any other step; these say how much of it they hold. Absent as loader_wait_ms.
+  // wait, and the loader's epoch in batches (none where it has no length). Absent as
+  // loader_wait_ms.
   std::optional<int> epoch_starts;
   std::optional<int> baseline_epoch_starts;
   std::optional<double> epoch_start_wait_ms;
   std::optional<double> baseline_epoch_start_wait_ms;
   std::optional<int> epoch_batches;
+  // What an epoch's start added to its step beyond its block's other steps, over the run's blocks
+  // (engine/autotest/step_blocks.h, EpochStartCost): the speedup leaves those steps out of its
+  // pairs and counts this once every epoch_batches steps on both sides, as a long run pays it.
+  // Absent where the epoch has no length or no timed step began one.
+  std::optional<double> epoch_start_cost_ms;
   // The candidate's warm-up, left out of the A/B steps: a compiling recipe's compilation; the
   // longest of its rounds.
   std::optional<double> warmup_s;

@@ -552,6 +552,7 @@ json FixesToJson(const std::vector<FixResult>& fixes) {
                    {"epoch_start_wait_ms", OrNull(fix.epoch_start_wait_ms)},
                    {"baseline_epoch_start_wait_ms", OrNull(fix.baseline_epoch_start_wait_ms)},
                    {"epoch_batches", OrNull(fix.epoch_batches)},
+                   {"epoch_start_cost_ms", OrNull(fix.epoch_start_cost_ms)},
                    {"warmup_s", OrNull(fix.warmup_s)},
                    {"warmup_rounds", WarmupRoundsToJson(fix.warmup_rounds)},
                    {"detail", fix.detail},

@@ -151,6 +151,54 @@ TEST(BlocksResult, TheStepsThatBeganAnEpochAndTheirWaitsBySide) {
   EXPECT_FALSE(none.mean_ms.has_value());
 }
 
+// An epoch's start is the loader's cost, read over the run's blocks whichever side crossed it, and
+// counted in every pair as a long run counts it: once an epoch, on both sides.
+TEST(BlocksResult, AnEpochsStartIsLeftOutOfItsPairAndCountedOnceAnEpoch) {
+  const BlocksResult result = ParseBlocksResult(R"({"blocks": [
+    {"candidate": "bf16", "side": "baseline", "cycle": 0, "step_ms": [170, 170, 470],
+     "loader_wait_ms": [0.2, 0.1, 290], "epoch_starts": [2]},
+    {"candidate": "bf16", "side": "candidate", "cycle": 0, "step_ms": [40, 50, 45],
+     "loader_wait_ms": [1, 1, 1]},
+    {"candidate": "bf16", "side": "candidate", "cycle": 1, "step_ms": [45, 45, 345],
+     "loader_wait_ms": [1, 1, 300], "epoch_starts": [2]},
+    {"candidate": "bf16", "side": "baseline", "cycle": 1, "step_ms": [170, 170, 170],
+     "loader_wait_ms": [0.1, 0.1, 0.1]},
+    {"candidate": "tf32", "side": "baseline", "cycle": 0, "step_ms": [400],
+     "loader_wait_ms": [390], "epoch_starts": [0]}],
+    "complete": true, "samples_per_step": 8, "loader_queue": 12, "epoch_batches": 100})",
+                                                "blocks.json");
+  const std::optional<EpochStartCost> cost = EpochStartCostOf(result, 3);
+  ASSERT_TRUE(cost.has_value());
+  EXPECT_DOUBLE_EQ(cost->extra_ms, 300.0) << "(470 - 170) and (345 - 45); tf32's block is short";
+  EXPECT_EQ(cost->starts, 2);
+  EXPECT_DOUBLE_EQ(cost->PerStepMs(), 3.0);
+  const std::vector<AbRound> rounds = CandidateRounds(result, "bf16", 3, cost);
+  ASSERT_EQ(rounds.size(), 2u);
+  EXPECT_EQ(rounds[0].baseline_ms, (std::vector<double>{173, 173})) << "its start left out";
+  EXPECT_EQ(rounds[0].candidate_ms, (std::vector<double>{43, 53, 48}));
+  EXPECT_EQ(rounds[1].candidate_ms, (std::vector<double>{48, 48}));
+  EXPECT_EQ(rounds[1].baseline_ms, (std::vector<double>{173, 173, 173}));
+  EXPECT_EQ(CandidateRounds(result, "bf16", 3)[0].baseline_ms, (std::vector<double>{170, 170, 470}))
+      << "without the cost, the steps as timed";
+}
+
+TEST(BlocksResult, NoEpochStartCostWithoutAnEpochsLengthOrAStartBesideOtherSteps) {
+  const std::string one_start = R"({"blocks": [
+    {"candidate": "bf16", "side": "baseline", "cycle": 0, "step_ms": [170, 470],
+     "loader_wait_ms": [0.2, 290], "epoch_starts": [1]}],
+    "complete": true, "samples_per_step": 8)";
+  EXPECT_FALSE(EpochStartCostOf(ParseBlocksResult(one_start + "}", "b.json"), 2))
+      << "an iterable Dataset's epoch has no length";
+  EXPECT_TRUE(EpochStartCostOf(ParseBlocksResult(one_start + R"(, "epoch_batches": 64})", "b.json"),
+                               2));
+  const BlocksResult every = ParseBlocksResult(R"({"blocks": [
+    {"candidate": "bf16", "side": "baseline", "cycle": 0, "step_ms": [470, 460],
+     "loader_wait_ms": [290, 280], "epoch_starts": [0, 1]}],
+    "complete": true, "samples_per_step": 8, "epoch_batches": 1})",
+                                               "b.json");
+  EXPECT_FALSE(EpochStartCostOf(every, 2)) << "no other step to read the start's cost against";
+}
+
 // A later run of blocks is priced by the first run's mean block, beside what the first run spent
 // outside its blocks, which a second run pays once more: blocks differ in length.
 TEST(BlocksResult, ARunOfBlocksIsPricedByItsMeanBlock) {
