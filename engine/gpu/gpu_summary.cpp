@@ -7,6 +7,7 @@
 #include "engine/gpu/intervals.h"
 #include "engine/gpu/occupancy.h"
 #include "engine/util/median.h"
+#include "engine/util/parallel_for.h"
 
 namespace advisor {
 namespace {
@@ -140,19 +141,21 @@ std::optional<double> MedianOfPresent(const std::vector<GpuSummary>& steps,
 }  // namespace
 
 std::vector<GpuSummary> SummariseGpuSteps(const Timeline& timeline,
-                                          const std::optional<DeviceLimits>& limits) {
+                                          const std::optional<DeviceLimits>& limits, int threads) {
   const DeviceWork work{ByStart<KernelEvent>(timeline.kernels),
                         ByStart<MemcpyEvent>(timeline.memcpys),
                         ByStart<MemsetEvent>(timeline.memsets)};
-  std::vector<GpuSummary> steps;
-  for (const StepSpan& step : timeline.steps) steps.push_back(SummariseStep(work, step, limits));
+  std::vector<GpuSummary> steps(timeline.steps.size());
+  ParallelFor(steps.size(), threads, [&](std::size_t step) {
+    steps[step] = SummariseStep(work, timeline.steps[step], limits);
+  });
   return steps;
 }
 
 std::optional<GpuSummary> SummariseGpu(const Timeline& timeline,
-                                       const std::optional<DeviceLimits>& limits) {
+                                       const std::optional<DeviceLimits>& limits, int threads) {
   if (!GpuProbeRecorded(timeline) || timeline.steps.empty()) return std::nullopt;
-  const std::vector<GpuSummary> steps = SummariseGpuSteps(timeline, limits);
+  const std::vector<GpuSummary> steps = SummariseGpuSteps(timeline, limits, threads);
   GpuSummary median;
   median.busy_fraction = MedianOf(steps, &GpuSummary::busy_fraction);
   median.kernel_ms = MedianOf(steps, &GpuSummary::kernel_ms);
