@@ -70,7 +70,7 @@ RankTrace ReadRankTrace(TraceInputs& inputs, const TraceInput& input, const Read
   rank.trace = BuildProfilerTraceWindow(store, std::move(records), kept, read.threads);
   stages.Done("window");
   CheckHasSteps(store, rank.trace);
-  rank.report = ReportOfTrace(store, rank.trace);
+  rank.report = ReportOfTrace(store, rank.trace, read.threads);
   return rank;
 }
 

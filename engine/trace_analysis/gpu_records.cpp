@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <iterator>
-#include <map>
-#include <unordered_map>
+#include <type_traits>
 
 #include "engine/trace_analysis/event_names.h"
+#include "engine/trace_analysis/launching_ops.h"
 #include "engine/util/parallel_for.h"
 
 namespace advisor {
@@ -13,87 +13,40 @@ namespace {
 
 constexpr std::uint64_t kNoOp = 0;
 
+// Kernels, copies and memsets are work on a device; a sync is not.
+template <typename Event>
+constexpr bool kIsDeviceWork = !std::is_same_v<Event, SyncEvent>;
+
 std::uint32_t Narrow(std::int64_t value) {
   return value < 0 ? 0 : static_cast<std::uint32_t>(value);  // kAbsent (INT64_MIN) too
 }
 
-// Sorts `items` by `before`, where they are not in that order already, strictly: std::sort's
-// order of equal items is its own, and checked first, they keep it.
-template <typename Before>
-void SortUnlessStrictlyInOrder(std::vector<std::size_t>& items, const Before& before) {
-  const auto out_of_order = std::adjacent_find(
-      items.begin(), items.end(), [&](std::size_t a, std::size_t b) { return !before(a, b); });
-  if (out_of_order != items.end()) std::sort(items.begin(), items.end(), before);
-}
-
-// The correlation id of the innermost op running on its thread when each call started (kNoOp
-// when none, or when the innermost is one of advisor's own ranges: its wait is not the model's; a
-// trace's ops are numbered from 1 in order): ops, advisor's ranges and calls swept in start order
-// per thread against a stack of open ones, each launching thread's on one of `threads`.
-std::vector<std::uint64_t> LaunchingOps(const HostEvents& host,
-                                        const std::vector<ApiCallEvent>& calls, int threads) {
-  // A CPU trace launches nothing: its millions of ops are not sorted by thread for no call.
-  if (calls.empty()) return {};
-  // One index for both: host.ops, then host.advisor_ranges.
-  const std::vector<OpEvent>& ops = host.ops;
-  const std::vector<HostRange>& own = host.advisor_ranges;
-  const auto start_of = [&](std::size_t i) {
-    return i < ops.size() ? ops[i].start_ns : own[i - ops.size()].start_ns;
-  };
-  const auto end_of = [&](std::size_t i) {
-    return i < ops.size() ? ops[i].end_ns : own[i - ops.size()].end_ns;
-  };
-  std::map<ThreadId, std::vector<std::size_t>> calls_by_thread;
-  for (std::size_t i = 0; i < calls.size(); ++i) calls_by_thread[calls[i].thread].push_back(i);
-  std::vector<std::pair<ThreadId, std::vector<std::size_t>>> launching_threads(
-      std::make_move_iterator(calls_by_thread.begin()),
-      std::make_move_iterator(calls_by_thread.end()));
-  std::vector<std::uint64_t> launching(calls.size(), kNoOp);
-  // Each launching thread's calls are its own: the threads' sweeps write apart.
-  ParallelFor(launching_threads.size(), threads, [&](std::size_t t) {
-    const ThreadId thread = launching_threads[t].first;
-    std::vector<std::size_t>& call_indices = launching_threads[t].second;
-    std::vector<std::size_t> span_indices;
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-      if (ops[i].thread == thread) span_indices.push_back(i);
-    }
-    for (std::size_t i = 0; i < own.size(); ++i) {
-      if (own[i].thread == thread) span_indices.push_back(ops.size() + i);
-    }
-    SortUnlessStrictlyInOrder(span_indices, [&](std::size_t a, std::size_t b) {
-      if (start_of(a) != start_of(b)) return start_of(a) < start_of(b);
-      return end_of(a) > end_of(b);  // the enclosing one first
-    });
-    SortUnlessStrictlyInOrder(call_indices, [&](std::size_t a, std::size_t b) {
-      return calls[a].start_ns < calls[b].start_ns;
-    });
-    std::vector<std::size_t> open;
-    std::size_t next = 0;
-    for (std::size_t call : call_indices) {
-      const TimeNs at = calls[call].start_ns;
-      for (; next < span_indices.size() && start_of(span_indices[next]) <= at; ++next) {
-        const TimeNs start = start_of(span_indices[next]);
-        while (!open.empty() && end_of(open.back()) <= start) open.pop_back();
-        open.push_back(span_indices[next]);
-      }
-      while (!open.empty() && end_of(open.back()) <= at) open.pop_back();
-      if (!open.empty() && open.back() < ops.size()) launching[call] = open.back() + 1;
-    }
-  });
-  return launching;
-}
-
-// The runtime and driver calls by correlation id, each id's in start order.
+// The runtime and driver calls by correlation id, each id's in start order: one sorted list, not
+// a table of lists (a GPU trace makes one call an op it runs, hundreds of thousands).
 class LaunchCalls {
  public:
-  explicit LaunchCalls(const std::vector<ApiCallEvent>& calls) : calls_(calls) {
-    for (std::size_t i = 0; i < calls.size(); ++i) {
-      if (calls[i].correlation_id != 0) by_id_[calls[i].correlation_id].push_back(i);
-    }
-    for (auto& [id, indices] : by_id_) {
-      std::sort(indices.begin(), indices.end(), [&](std::size_t a, std::size_t b) {
-        return calls[a].start_ns < calls[b].start_ns;
-      });
+  LaunchCalls(const std::vector<ApiCallEvent>& calls, int threads) : calls_(calls) {
+    keys_.resize(calls.size());
+    constexpr std::size_t kBlock = 16384;
+    const std::size_t blocks = (calls.size() + kBlock - 1) / kBlock;
+    // Each block checked with the first of the next: every pair of neighbours is.
+    std::vector<char> in_order(blocks);
+    ParallelFor(blocks, threads, [&](std::size_t block) {
+      const std::size_t end = std::min(calls.size(), (block + 1) * kBlock);
+      for (std::size_t i = block * kBlock; i < end; ++i) {
+        keys_[i] = {calls[i].correlation_id, calls[i].start_ns, i};
+      }
+      in_order[block] = std::is_sorted(
+          calls.begin() + static_cast<std::ptrdiff_t>(block * kBlock),
+          calls.begin() + static_cast<std::ptrdiff_t>(std::min(calls.size(), end + 1)),
+          [](const ApiCallEvent& a, const ApiCallEvent& b) {
+            return Key{a.correlation_id, a.start_ns, 0} < Key{b.correlation_id, b.start_ns, 0};
+          });
+    });
+    // Kineto numbers the calls as they are made, mostly in the file's order. The keys are
+    // distinct (their calls' indices last), so any sort puts them in one order.
+    if (std::find(in_order.begin(), in_order.end(), 0) != in_order.end()) {
+      std::sort(keys_.begin(), keys_.end());
     }
   }
 
@@ -101,18 +54,33 @@ class LaunchCalls {
   // that id to start at or before it, else (a clock that puts the record first) the first with
   // that id; null where none has it.
   const ApiCallEvent* Of(std::uint32_t correlation, TimeNs record_start) const {
-    const auto found = by_id_.find(correlation);
-    if (correlation == 0 || found == by_id_.end()) return nullptr;
-    const std::vector<std::size_t>& indices = found->second;
-    const auto after =
-        std::upper_bound(indices.begin(), indices.end(), record_start,
-                         [&](TimeNs at, std::size_t call) { return at < calls_[call].start_ns; });
-    return &calls_[after == indices.begin() ? indices.front() : *(after - 1)];
+    if (correlation == 0) return nullptr;
+    const auto first = std::lower_bound(keys_.begin(), keys_.end(), Key{correlation, 0, 0},
+                                        [](const Key& a, const Key& b) { return a.id < b.id; });
+    if (first == keys_.end() || first->id != correlation) return nullptr;
+    const auto after = std::upper_bound(
+        first, keys_.end(), Key{correlation, record_start, 0}, [](const Key& a, const Key& b) {
+          return a.id != b.id ? a.id < b.id : a.start_ns < b.start_ns;
+        });
+    return &calls_[(after == first ? first : after - 1)->call];
   }
 
  private:
+  // A call's id, start and index: of calls with one id and one start, Of finds the one written
+  // last.
+  struct Key {
+    std::uint32_t id = 0;
+    TimeNs start_ns = 0;
+    std::size_t call = 0;
+    bool operator<(const Key& other) const {
+      if (id != other.id) return id < other.id;
+      if (start_ns != other.start_ns) return start_ns < other.start_ns;
+      return call < other.call;
+    }
+  };
+
   const std::vector<ApiCallEvent>& calls_;
-  std::unordered_map<std::uint32_t, std::vector<std::size_t>> by_id_;
+  std::vector<Key> keys_;  // sorted
 };
 
 const GpuArgs* GpuArgsOf(const EventChunk& chunk, std::size_t i) {
@@ -266,27 +234,6 @@ void GpuRecordReader::Add(GpuChunkRecords&& chunk) {
 }
 
 GpuRecords GpuRecordReader::Finish(const HostEvents& host, int threads) {
-  const std::vector<std::uint64_t> launching = LaunchingOps(host, records_.api_calls, threads);
-  for (std::size_t i = 0; i < records_.api_calls.size(); ++i) {
-    records_.api_calls[i].external_id = launching[i];
-  }
-  const LaunchCalls calls(records_.api_calls);
-  // Each record's op is its call's, looked up apart: blocks of records on several threads.
-  const auto link = [&](auto& events) {
-    constexpr std::size_t kBlock = 4096;
-    ParallelFor((events.size() + kBlock - 1) / kBlock, threads, [&](std::size_t block) {
-      const std::size_t end = std::min(events.size(), (block + 1) * kBlock);
-      for (std::size_t i = block * kBlock; i < end; ++i) {
-        const ApiCallEvent* call = calls.Of(events[i].correlation_id, events[i].start_ns);
-        events[i].external_id = call ? call->external_id : kNoOp;
-      }
-    });
-  };
-  link(records_.kernels);
-  link(records_.memcpys);
-  link(records_.memsets);
-  link(records_.syncs);
-
   records_.any_device_work =
       !records_.kernels.empty() || !records_.memcpys.empty() || !records_.memsets.empty();
   std::int64_t most = -1;
@@ -296,19 +243,43 @@ GpuRecords GpuRecordReader::Finish(const HostEvents& host, int threads) {
       records_.device = device;
     }
   }
-  const auto add_launched = [&](const auto& events) {
-    for (const auto& event : events) {
-      if (static_cast<int>(event.device) != records_.device) continue;
-      if (const ApiCallEvent* call = calls.Of(event.correlation_id, event.start_ns)) {
-        records_.launched_work.push_back({call->start_ns, event.end_ns});
+
+  LinkCallsToOps(host, records_.api_calls, threads);
+  const LaunchCalls calls(records_.api_calls, threads);
+  // Each record's op is its call's, looked up apart: blocks of records on several threads, each
+  // block's work on `device` kept with its call's start, the blocks' joined in order.
+  const auto link = [&](auto& events) {
+    using Event = typename std::decay_t<decltype(events)>::value_type;
+    constexpr std::size_t kBlock = 4096;
+    std::vector<std::vector<LaunchedWork>> work((events.size() + kBlock - 1) / kBlock);
+    ParallelFor(work.size(), threads, [&](std::size_t block) {
+      const std::size_t end = std::min(events.size(), (block + 1) * kBlock);
+      for (std::size_t i = block * kBlock; i < end; ++i) {
+        const ApiCallEvent* call = calls.Of(events[i].correlation_id, events[i].start_ns);
+        events[i].external_id = call ? call->external_id : kNoOp;
+        if constexpr (kIsDeviceWork<Event>) {
+          if (call && static_cast<int>(events[i].device) == records_.device) {
+            work[block].push_back({call->start_ns, events[i].end_ns});
+          }
+        }
       }
+    });
+    for (const std::vector<LaunchedWork>& found : work) {
+      records_.launched_work.insert(records_.launched_work.end(), found.begin(), found.end());
     }
   };
-  add_launched(records_.kernels);
-  add_launched(records_.memcpys);
-  add_launched(records_.memsets);
-  std::sort(records_.launched_work.begin(), records_.launched_work.end(),
-            [](const LaunchedWork& a, const LaunchedWork& b) { return a.launch_ns < b.launch_ns; });
+  link(records_.kernels);
+  link(records_.memcpys);
+  link(records_.memsets);
+  link(records_.syncs);
+  // Work launched at one time may come in either order: the device's clock takes the latest end
+  // of all launched before a time (DeviceClockSteps).
+  const auto by_launch = [](const LaunchedWork& a, const LaunchedWork& b) {
+    return a.launch_ns < b.launch_ns;
+  };
+  if (!std::is_sorted(records_.launched_work.begin(), records_.launched_work.end(), by_launch)) {
+    std::sort(records_.launched_work.begin(), records_.launched_work.end(), by_launch);
+  }
   return std::move(records_);
 }
 

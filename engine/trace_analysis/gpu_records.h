@@ -71,7 +71,7 @@ class GpuRecordReader {
   // Made while `store` holds all its events: it makes room for the records they may hold.
   explicit GpuRecordReader(const TraceStore& store);
   void Add(GpuChunkRecords&& chunk);  // the next of store.chunks'
-  // Links the records to their ops on `threads` threads (each launching thread's calls on one).
+  // Links the records to their ops on up to `threads` threads (LinkCallsToOps).
   GpuRecords Finish(const HostEvents& host, int threads);
 
  private:

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/trace_analysis/advisor_window_modules.h"
+#include "engine/trace_import/trace_reader.h"
 #include "engine/window/window_sections.h"
 
 namespace advisor {
@@ -170,7 +171,8 @@ std::vector<StepSpan> ReportedSteps(const ProfilerTraceWindow& trace) {
 
 }  // namespace
 
-RunReport ReportOfTrace(const TraceStore& store, const ProfilerTraceWindow& trace) {
+RunReport ReportOfTrace(const TraceStore& store, const ProfilerTraceWindow& trace, int threads) {
+  if (threads <= 0) threads = DefaultReaderThreads();
   RunReport report;
   report.run = DescribeRun(store, trace);
   const std::vector<StepSpan>& steps = trace.window.timeline.steps;
@@ -183,7 +185,7 @@ RunReport ReportOfTrace(const TraceStore& store, const ProfilerTraceWindow& trac
   report.step = StepTimesOf(ReportedSteps(trace), report.data);
   report.step.timing = StepTiming::kProfilerTrace;
   report.memory = trace.memory;
-  FillWindowSections(trace.window, trace.device_limits, report);
+  FillWindowSections(trace.window, trace.device_limits, report, threads);
   if (trace.has_modules) report.modules = ModuleTable(trace);
   AddDataQuality(store, trace, report);
   AddAbsentSections(trace, report);

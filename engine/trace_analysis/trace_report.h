@@ -9,7 +9,9 @@
 
 namespace advisor {
 
-// run.mode is Door::kTrace; findings and wall time are left to the caller.
-RunReport ReportOfTrace(const TraceStore& store, const ProfilerTraceWindow& trace);
+// run.mode is Door::kTrace; findings and wall time are left to the caller. Its sections are
+// worked out on up to `threads` threads (0: one a core, as the reader's); the report is the same
+// with any number.
+RunReport ReportOfTrace(const TraceStore& store, const ProfilerTraceWindow& trace, int threads = 1);
 
 }  // namespace advisor

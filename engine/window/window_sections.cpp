@@ -91,7 +91,7 @@ OpTime ToOpTime(const OpCost& op) {
 }
 
 void FillWindowSections(const MeasuredWindow& window, const std::optional<DeviceLimits>& limits,
-                        RunReport& report) {
+                        RunReport& report, int threads) {
   report.ops.clear();
   for (const OpCost& op : window.attribution->StepOps()) report.ops.push_back(ToOpTime(op));
   if (window.timeline.page_fault_ns > 0) {
@@ -100,7 +100,7 @@ void FillWindowSections(const MeasuredWindow& window, const std::optional<Device
     for (const OpCost& op : window.attribution->StepOps()) faults_ms += op.cost.page_fault_ms;
     report.step.page_fault_ms = faults_ms;  // StepOps' are means per step; nested ops count none
   }
-  report.gpu = SummariseGpu(window.timeline, limits);
+  report.gpu = SummariseGpu(window.timeline, limits, threads);
   report.syncs = FindSyncSites(window.timeline, window.placements);
   report.copies = FindCopySites(window.timeline, window.placements);
   if (report.memory) report.memory->num_device_allocs = CountDeviceAllocations(window.timeline);

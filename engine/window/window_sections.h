@@ -17,8 +17,9 @@ namespace advisor {
 // Sets report.ops, gpu, syncs and copies from `window`, memory->num_device_allocs where
 // report.memory is set, and adds one data_quality line per probe that was inactive, had
 // something to say, or dropped records. `limits` feed the occupancy estimate (absent on CPU).
+// The GPU's steps are summarised on up to `threads` threads; the sections are the same with any.
 void FillWindowSections(const MeasuredWindow& window, const std::optional<DeviceLimits>& limits,
-                        RunReport& report);
+                        RunReport& report, int threads = 1);
 
 // The step's times over `steps` and the phases of their mean step (SetStepTimes, then
 // SetStepPhases on the same steps): a trace's breakdown, where the profiled steps are all it has.

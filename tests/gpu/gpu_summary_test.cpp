@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "tests/gpu/gpu_timeline_builders.h"
 
 namespace advisor {
@@ -111,6 +116,47 @@ TEST(GpuSummary, SummaryIsTheMedianStep) {
   EXPECT_DOUBLE_EQ(summary->busy_fraction, 0.2);
   EXPECT_DOUBLE_EQ(summary->kernel_ms, 0.2);
   EXPECT_DOUBLE_EQ(summary->kernels_per_step, 1);
+}
+
+// Every figure of a step, a line: two steps' summaries are equal where their texts are.
+std::string Text(const GpuSummary& step) {
+  std::ostringstream out;
+  out.precision(17);
+  out << step.busy_fraction << ' ' << step.kernel_ms << ' ' << step.memcpy_ms << ' '
+      << step.largest_idle_gap_ms << ' ' << step.kernels_per_step << ' ' << step.tiny_kernel_share
+      << ' ' << step.median_kernel_us << ' ' << step.achieved_occupancy.value_or(-1) << ' '
+      << step.sm_efficiency.value_or(-1);
+  return out.str();
+}
+
+// Steps summarised on 2, 3 and 8 threads are those one thread summarises, figure for figure:
+// 200 steps of kernels of many shapes and lengths, some across a step's end, copies and memsets.
+TEST(GpuSummary, StepsSummarisedOnSeveralThreadsAreThoseOfOne) {
+  Timeline timeline;
+  std::mt19937 random(5);
+  const auto below = [&](TimeNs n) { return static_cast<TimeNs>(random() % n); };
+  for (int step = 0; step < 200; ++step) {
+    const TimeNs start = step * 1'000'000;
+    timeline.steps.push_back(Step(step, start, start + 1'000'000));
+    for (TimeNs at = start + below(5'000); at < start + 1'000'000; at += 1'000 + below(20'000)) {
+      timeline.kernels.push_back(
+          Shaped(at, at + 500 + below(below(8) == 0 ? 900'000 : 30'000), 1 + below(400)));
+      if (below(10) == 0)
+        timeline.memcpys.push_back(Memcpy(MemcpyKind::kHostToDevice, at, at + below(9'000), 1));
+      if (below(20) == 0) timeline.memsets.push_back(Memset(at, at + below(4'000), 1));
+    }
+  }
+  const std::vector<GpuSummary> one = SummariseGpuSteps(timeline, H100(), 1);
+  ASSERT_EQ(one.size(), 200u);
+  EXPECT_NE(Text(one[0]), Text(one[1]));  // the steps differ
+  for (int threads : {2, 3, 8}) {
+    SCOPED_TRACE(threads);
+    const std::vector<GpuSummary> many = SummariseGpuSteps(timeline, H100(), threads);
+    ASSERT_EQ(many.size(), one.size());
+    for (std::size_t step = 0; step < one.size(); ++step) {
+      EXPECT_EQ(Text(many[step]), Text(one[step])) << "step " << step;
+    }
+  }
 }
 
 TEST(GpuSummary, NoSummaryWhenTheGpuProbeDidNotRecord) {
