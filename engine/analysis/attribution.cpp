@@ -6,17 +6,23 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "engine/analysis/ordered_sums.h"
 #include "engine/util/median.h"
 
 namespace advisor {
 
 Cost& PhaseCosts::operator[](Phase phase) {
   switch (phase) {
-    case Phase::kData: return data;
-    case Phase::kForward: return forward;
-    case Phase::kBackward: return backward;
-    case Phase::kLoss: return loss;
-    default: return optimizer;
+    case Phase::kData:
+      return data;
+    case Phase::kForward:
+      return forward;
+    case Phase::kBackward:
+      return backward;
+    case Phase::kLoss:
+      return loss;
+    default:
+      return optimizer;
   }
 }
 
@@ -138,7 +144,7 @@ class SelfHostMs {
   }
 
   const std::vector<OpEvent>& ops_;
-  const std::size_t first_;                      // the segment's first op
+  const std::size_t first_;              // the segment's first op
   std::vector<std::uint64_t> encloses_;  // bit j % 64 of word j / 64: op first_ + j has children
   std::vector<std::uint32_t> enclosing_before_;  // by word: the ops with children before it
   std::vector<double> self_;                     // of the ops with children, in index order
@@ -156,7 +162,7 @@ struct WindowAttribution::Sums {
   // Top-level ops by module, then by phase and name id (PhaseAndName).
   std::map<ModulePath, std::unordered_map<std::uint64_t, OpCost>> by_module_op_id;
   std::vector<std::uint32_t> slot_of_id;  // 4 bytes an id up to the largest met
-  std::vector<OpCost> by_name_slot;  // [slot * kPhases + phase]; no calls where no op was seen
+  std::vector<OpCost> by_name_slot;       // [slot * kPhases + phase]; no calls where no op was seen
 };
 
 WindowAttribution::WindowAttribution(const Timeline& timeline, const OpPlacements& placements,
@@ -174,47 +180,212 @@ WindowAttribution::WindowAttribution(const Timeline& timeline, bool has_gpu)
 
 WindowAttribution::~WindowAttribution() = default;
 
-struct SegmentCosts::Costs {
-  std::vector<double> inclusive_gpu_ms;  // by op from the segment's first; empty without a GPU
-  SelfHostMs self_host_ms;
+// Of one segment: the window's entries its ops reach, each found by what keys it there, and the
+// numbers they add to each, in the ops' order. The sums kept per step (a module's, an op's by
+// step) are their own OrderedSums: a segment holds whole steps (OpSegments), so their totals are
+// still +0 when it is added and take its sums as they are, without its addends walked again.
+struct SegmentAttribution::Part {
+  // The sums of an entry of the whole step's ops (StepOps), added once for each of its ops.
+  enum AnyDepthSum : std::uint32_t { kHost, kGpu, kPageFaults, kSelfHost, kSelfGpu, kAnyDepthSums };
+  // Ops of one name in one phase, at any depth.
+  struct AnyDepth {
+    OpName name;
+    Phase phase = Phase::kOutside;
+    std::uint32_t calls = 0;
+    std::uint32_t sums = 0;  // the first of its kAnyDepthSums in `window_sums`
+  };
+  // A module's top-level ops of one name in one phase.
+  struct TopLevel {
+    std::uint32_t module = 0;  // its index in `modules`
+    OpName name;
+    Phase phase = Phase::kOutside;
+    std::uint32_t calls = 0;
+  };
+  // The sums of a top-level entry in one step: its cost, then its self cost's host and device
+  // times.
+  enum TopLevelStepSum : std::uint32_t {
+    kStepHost,
+    kStepGpu,
+    kStepPageFaults,
+    kStepSelfHost,
+    kStepSelfGpu,
+    kTopLevelStepSums
+  };
+  struct TopLevelStep {
+    std::uint32_t entry = 0;  // its index in `top_level`
+    int step = 0;
+    std::uint32_t sums = 0;  // the first of its kTopLevelStepSums in `step_sums`
+  };
+  // A module's own cost in one phase of one step: a Cost's sums.
+  enum ModuleStepSum : std::uint32_t {
+    kModuleHost,
+    kModuleGpu,
+    kModulePageFaults,
+    kModuleStepSums
+  };
+  struct ModuleStep {
+    std::uint32_t module = 0;
+    int step = 0;
+    Phase phase = Phase::kOutside;
+    std::uint32_t sums = 0;  // the first of its kModuleStepSums in `step_sums`
+  };
+
+  std::vector<ModulePath> modules;  // those with top-level ops, by the segment's index
+  std::vector<AnyDepth> any_depth;
+  std::vector<TopLevel> top_level;
+  std::vector<TopLevelStep> top_level_steps;
+  std::vector<ModuleStep> module_steps;
+  OrderedSums window_sums;  // any_depth's
+  OrderedSums step_sums;    // top_level_steps' and module_steps'
 };
 
-SegmentCosts::SegmentCosts() = default;
-SegmentCosts::~SegmentCosts() = default;
-SegmentCosts::SegmentCosts(SegmentCosts&&) noexcept = default;
-SegmentCosts& SegmentCosts::operator=(SegmentCosts&&) noexcept = default;
+SegmentAttribution::SegmentAttribution() = default;
+SegmentAttribution::~SegmentAttribution() = default;
+SegmentAttribution::SegmentAttribution(SegmentAttribution&&) noexcept = default;
+SegmentAttribution& SegmentAttribution::operator=(SegmentAttribution&&) noexcept = default;
 
-SegmentCosts WindowAttribution::CostsOf(const Timeline& timeline, const OpPlacements& placements,
-                                        const std::vector<double>& gpu_ms_by_op) {
-  SegmentCosts costs;
-  costs.costs_ = std::make_unique<SegmentCosts::Costs>(SegmentCosts::Costs{
-      InclusiveGpuMs(timeline, placements, gpu_ms_by_op), SelfHostMs(timeline, placements)});
-  return costs;
+namespace {
+
+// The entries of one segment's part as its ops reach them: each found by what keys it, in tables
+// indexed by the segment's own dense numbers (its names, its modules, its steps from the first),
+// and made the first time. A few lookups for every op of the window: no tree or hash on the way.
+class PartBuilder {
+ public:
+  using Part = SegmentAttribution::Part;
+  // `first_step` and `steps`: the steps the segment's ops are in, [first_step, first_step + steps).
+  PartBuilder(Part& part, int first_step, std::size_t steps)
+      : part_(part), first_step_(first_step), steps_(steps) {}
+
+  Part::AnyDepth& AnyDepthOf(OpName name, Phase phase) {
+    std::uint32_t& entry = any_depth_of_[NameSlotOf(name) * kPhases + PhaseIndex(phase)];
+    if (entry == kNone) {
+      entry = static_cast<std::uint32_t>(part_.any_depth.size());
+      part_.any_depth.push_back({name, phase, 0, NewSums(part_.window_sums, Part::kAnyDepthSums)});
+    }
+    return part_.any_depth[entry];
+  }
+
+  // The top-level entry of op `op` (named `name`, in `phase`) in its module.
+  std::uint32_t TopLevelOf(const OpPlacements& placements, std::size_t op, OpName name,
+                           Phase phase) {
+    const std::uint32_t module = ModuleOf(placements, op);
+    std::vector<std::uint32_t>& of_module = top_level_of_[module];
+    const std::size_t at = NameSlotOf(name) * kPhases + PhaseIndex(phase);
+    if (of_module.size() <= at) of_module.resize((at / kPhases + 1) * kPhases, kNone);
+    std::uint32_t& entry = of_module[at];
+    if (entry == kNone) {
+      entry = static_cast<std::uint32_t>(part_.top_level.size());
+      part_.top_level.push_back({module, name, phase, 0});
+      top_level_step_of_.resize(top_level_step_of_.size() + steps_, kNone);
+    }
+    return entry;
+  }
+
+  // The first sum of top-level entry `entry`'s in `step`.
+  std::uint32_t TopLevelStepOf(std::uint32_t entry, int step) {
+    std::uint32_t& sums = top_level_step_of_[entry * steps_ + StepIndex(step)];
+    if (sums == kNone) {
+      sums = NewSums(part_.step_sums, Part::kTopLevelStepSums);
+      part_.top_level_steps.push_back({entry, step, sums});
+    }
+    return sums;
+  }
+
+  // The first sum of the module op `op` is top-level in, in `phase` of `step`.
+  std::uint32_t ModuleStepOf(const OpPlacements& placements, std::size_t op, int step,
+                             Phase phase) {
+    const std::uint32_t module = ModuleOf(placements, op);
+    std::uint32_t& sums =
+        module_step_of_[(module * steps_ + StepIndex(step)) * kPhases + PhaseIndex(phase)];
+    if (sums == kNone) {
+      sums = NewSums(part_.step_sums, Part::kModuleStepSums);
+      part_.module_steps.push_back({module, step, phase, sums});
+    }
+    return sums;
+  }
+
+ private:
+  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+
+  static std::size_t PhaseIndex(Phase phase) { return static_cast<std::size_t>(phase); }
+  std::size_t StepIndex(int step) const { return static_cast<std::size_t>(step - first_step_); }
+
+  static std::uint32_t NewSums(OrderedSums& sums, std::uint32_t count) {
+    const std::uint32_t first = sums.NewSum();
+    for (std::uint32_t k = 1; k < count; ++k) sums.NewSum();
+    return first;
+  }
+
+  // The segment's dense number for `name`: names' ids count through every name the process has
+  // seen.
+  std::size_t NameSlotOf(OpName name) {
+    if (slot_of_id_.size() <= name.id()) slot_of_id_.resize(std::size_t{name.id()} + 1, kNone);
+    std::uint32_t& slot = slot_of_id_[name.id()];
+    if (slot == kNone) {
+      slot = static_cast<std::uint32_t>(any_depth_of_.size() / kPhases);
+      any_depth_of_.resize(any_depth_of_.size() + kPhases, kNone);
+    }
+    return slot;
+  }
+
+  // Op `op`'s module's index among the part's modules.
+  std::uint32_t ModuleOf(const OpPlacements& placements, std::size_t op) {
+    const std::uint32_t module = placements[op].module;
+    if (module_of_.size() <= module) module_of_.resize(std::size_t{module} + 1, kNone);
+    if (module_of_[module] == kNone) {
+      module_of_[module] = static_cast<std::uint32_t>(part_.modules.size());
+      part_.modules.push_back(placements.ModuleOf(op));
+      top_level_of_.emplace_back();
+      module_step_of_.resize(module_step_of_.size() + steps_ * kPhases, kNone);
+    }
+    return module_of_[module];
+  }
+
+  Part& part_;
+  const int first_step_;
+  const std::size_t steps_;
+  std::vector<std::uint32_t> slot_of_id_;                 // by name id: the name's slot
+  std::vector<std::uint32_t> any_depth_of_;               // [slot * kPhases + phase]
+  std::vector<std::uint32_t> module_of_;                  // by the placements' module index
+  std::vector<std::vector<std::uint32_t>> top_level_of_;  // by module: [slot * kPhases + phase]
+  // [entry * steps_ + step - first_step_]
+  std::vector<std::uint32_t> top_level_step_of_;
+  // [(module * steps_ + step - first_step_) * kPhases + phase]
+  std::vector<std::uint32_t> module_step_of_;
+};
+
+// The steps the ops `placements` places are in, [first, first + count); none outside every step.
+std::pair<int, std::size_t> StepsPlaced(const OpPlacements& placements) {
+  int first = -1, last = -1;
+  for (const OpPlacement& placement : placements) {
+    if (placement.step < 0) continue;
+    if (first < 0 || placement.step < first) first = placement.step;
+    last = std::max(last, placement.step);
+  }
+  return {first, first < 0 ? 0 : static_cast<std::size_t>(last - first + 1)};
 }
 
-void WindowAttribution::Add(const OpPlacements& placements,
-                            const std::vector<double>& gpu_ms_by_op) {
-  if (steps_ == 0) return;
-  Add(placements, CostsOf(*timeline_, placements, gpu_ms_by_op), gpu_ms_by_op);
-}
+}  // namespace
 
-void WindowAttribution::Add(const OpPlacements& placements, const SegmentCosts& costs,
-                            const std::vector<double>& gpu_ms_by_op) {
-  if (steps_ == 0) return;
-  const Timeline& timeline = *timeline_;
-  const std::vector<double>& inclusive_gpu_ms = costs.costs_->inclusive_gpu_ms;
-  const SelfHostMs& self_host_ms = costs.costs_->self_host_ms;
+SegmentAttribution WindowAttribution::PartOf(const Timeline& timeline,
+                                             const OpPlacements& placements,
+                                             const std::vector<double>& gpu_ms_by_op) {
+  using Part = SegmentAttribution::Part;
+  SegmentAttribution segment;
+  segment.part_ = std::make_unique<Part>();
+  Part& part = *segment.part_;
+  if (timeline.steps.empty()) return segment;
+  const bool has_gpu = !gpu_ms_by_op.empty();
+  const std::vector<double> inclusive_gpu_ms = InclusiveGpuMs(timeline, placements, gpu_ms_by_op);
+  const SelfHostMs self_host_ms(timeline, placements);
   const double page_fault_ms = timeline.page_fault_ns * 1e-6;
-  std::vector<std::uint32_t>& slot_of_id = sums_->slot_of_id;
-  std::vector<OpCost>& by_name_slot = sums_->by_name_slot;
-  const double per_step = 1.0 / steps_;
-  // Each module's tables, by its index in the segment: looked up in the maps of paths (compared
-  // component by component) once a segment, not each time the top-level ops change module.
-  struct ModuleTables {
-    std::vector<PhaseCosts>* steps = nullptr;
-    std::unordered_map<std::uint64_t, OpCost>* ops = nullptr;
-  };
-  std::vector<ModuleTables> tables;
+  const double per_step = 1.0 / static_cast<double>(timeline.steps.size());
+  const auto [first_step, step_count] = StepsPlaced(placements);
+  PartBuilder entries(part, first_step, step_count);
+  // At most an addend of each sum an op adds to: five for every op, eight more for a top-level
+  // op (a +0, a CPU trace's device time, is not kept).
+  part.window_sums.Reserve(placements.size() * Part::kAnyDepthSums);
+  part.step_sums.Reserve(placements.size() * (Part::kModuleStepSums + Part::kTopLevelStepSums));
   const std::size_t first = placements.first();
   for (std::size_t i = first; i < first + placements.size(); ++i) {
     const OpPlacement& placement = placements[i];
@@ -222,48 +393,122 @@ void WindowAttribution::Add(const OpPlacements& placements, const SegmentCosts& 
     // which the step's time holds as its rest): no phase's cost.
     if (placement.step < 0 || placement.phase == Phase::kOutside) continue;
     const OpEvent& op = timeline.ops[i];
-    const std::uint32_t id = op.name.id();
+    const double host_ms = (op.end_ns - op.start_ns) * 1e-6;
+    // Estimated from the count: never more than the op's whole time.
+    const std::int64_t faults = timeline.CountsOf(i).page_faults;
+    const double faults_ms = faults > 0 ? std::min(host_ms, faults * page_fault_ms) : 0;
+    const Cost cost{host_ms, has_gpu ? inclusive_gpu_ms[i - first] : 0.0, faults_ms};
+    const double self_host = self_host_ms[i];
+    const double self_gpu = has_gpu ? gpu_ms_by_op[i] : 0.0;
+
+    Part::AnyDepth& any_depth = entries.AnyDepthOf(op.name, placement.phase);
+    ++any_depth.calls;
+    OrderedSums& window = part.window_sums;
+    window.Add(any_depth.sums + Part::kHost, cost.host_ms * per_step);
+    window.Add(any_depth.sums + Part::kGpu, cost.gpu_ms * per_step);
+    window.Add(any_depth.sums + Part::kPageFaults, cost.page_fault_ms * per_step);
+    window.Add(any_depth.sums + Part::kSelfHost, self_host * per_step);
+    window.Add(any_depth.sums + Part::kSelfGpu, self_gpu * per_step);
+    if (placement.top_level != static_cast<int>(i)) continue;
+
+    OrderedSums& steps = part.step_sums;
+    const std::uint32_t module_step =
+        entries.ModuleStepOf(placements, i, placement.step, placement.phase);
+    steps.Add(module_step + Part::kModuleHost, cost.host_ms);
+    steps.Add(module_step + Part::kModuleGpu, cost.gpu_ms);
+    steps.Add(module_step + Part::kModulePageFaults, cost.page_fault_ms);
+    const std::uint32_t top_level = entries.TopLevelOf(placements, i, op.name, placement.phase);
+    ++part.top_level[top_level].calls;
+    const std::uint32_t top_level_step = entries.TopLevelStepOf(top_level, placement.step);
+    steps.Add(top_level_step + Part::kStepHost, cost.host_ms);
+    steps.Add(top_level_step + Part::kStepGpu, cost.gpu_ms);
+    steps.Add(top_level_step + Part::kStepPageFaults, cost.page_fault_ms);
+    steps.Add(top_level_step + Part::kStepSelfHost, self_host);
+    steps.Add(top_level_step + Part::kStepSelfGpu, self_gpu);
+  }
+  return segment;
+}
+
+void WindowAttribution::Add(const OpPlacements& placements,
+                            const std::vector<double>& gpu_ms_by_op) {
+  if (steps_ == 0) return;
+  Add(PartOf(*timeline_, placements, gpu_ms_by_op));
+}
+
+void WindowAttribution::Add(const SegmentAttribution& segment) {
+  using Part = SegmentAttribution::Part;
+  if (steps_ == 0) return;
+  const Part& part = *segment.part_;
+  const double per_step = 1.0 / steps_;
+  // The entries of the whole step's ops, each given a dense slot of this window's the first time
+  // its name is met; all made before any is pointed at, as making one may move the others.
+  std::vector<std::uint32_t>& slot_of_id = sums_->slot_of_id;
+  std::vector<OpCost>& by_name_slot = sums_->by_name_slot;
+  std::vector<std::size_t> any_depth_at;  // by the part's entry: its index in by_name_slot
+  for (const Part::AnyDepth& entry : part.any_depth) {
+    const std::uint32_t id = entry.name.id();
     if (slot_of_id.size() <= id) slot_of_id.resize(std::size_t{id} + 1, kNoSlot);
     if (slot_of_id[id] == kNoSlot) {
       slot_of_id[id] = static_cast<std::uint32_t>(by_name_slot.size() / kPhases);
       by_name_slot.resize(by_name_slot.size() + kPhases);
     }
-    const std::size_t slot = slot_of_id[id];
-    const double host_ms = (op.end_ns - op.start_ns) * 1e-6;
-    // Estimated from the count: never more than the op's whole time.
-    const std::int64_t faults = timeline.CountsOf(i).page_faults;
-    const double faults_ms = faults > 0 ? std::min(host_ms, faults * page_fault_ms) : 0;
-    const Cost cost{host_ms, has_gpu_ ? inclusive_gpu_ms[i - first] : 0.0, faults_ms};
-    OpCost& any_depth = by_name_slot[slot * kPhases + static_cast<std::size_t>(placement.phase)];
-    if (any_depth.calls == 0) any_depth.name = op.name.str();
-    any_depth.phase = placement.phase;
-    any_depth.calls += per_step;
-    any_depth.cost += Cost{cost.host_ms * per_step, cost.gpu_ms * per_step,
-                           cost.page_fault_ms * per_step};
-    any_depth.self_host_ms += self_host_ms[i] * per_step;
-    const double self_gpu_ms = has_gpu_ ? gpu_ms_by_op[i] : 0.0;
-    any_depth.self_gpu_ms += self_gpu_ms * per_step;
-    if (placement.top_level != static_cast<int>(i)) continue;
-    if (tables.size() <= placement.module) tables.resize(std::size_t{placement.module} + 1);
-    ModuleTables& module = tables[placement.module];
-    if (module.steps == nullptr) {
-      module.steps = &self_by_step_[placements.ModuleOf(i)];
-      module.steps->resize(steps_);
-      module.ops = &sums_->by_module_op_id[placements.ModuleOf(i)];
-    }
-    (*module.steps)[placement.step][placement.phase] += cost;
-    OpCost& top_level = (*module.ops)[PhaseAndName(placement.phase, op.name)];
-    if (top_level.calls == 0) {
-      top_level.name = op.name.str();
-      top_level.module = placements.ModuleOf(i);
-    }
-    top_level.phase = placement.phase;
-    top_level.calls += per_step;
-    top_level.by_step.resize(steps_);
-    top_level.self_by_step.resize(steps_);
-    top_level.by_step[placement.step] += cost;
-    top_level.self_by_step[placement.step] += Cost{self_host_ms[i], self_gpu_ms, 0};
+    any_depth_at.push_back(slot_of_id[id] * kPhases + static_cast<std::size_t>(entry.phase));
   }
+  std::vector<double*> window_totals(part.window_sums.size());
+  for (std::size_t k = 0; k < part.any_depth.size(); ++k) {
+    const Part::AnyDepth& entry = part.any_depth[k];
+    OpCost& any_depth = by_name_slot[any_depth_at[k]];
+    if (any_depth.calls == 0) any_depth.name = entry.name.str();
+    any_depth.phase = entry.phase;
+    AddRepeatedly(any_depth.calls, per_step, entry.calls);
+    window_totals[entry.sums + Part::kHost] = &any_depth.cost.host_ms;
+    window_totals[entry.sums + Part::kGpu] = &any_depth.cost.gpu_ms;
+    window_totals[entry.sums + Part::kPageFaults] = &any_depth.cost.page_fault_ms;
+    window_totals[entry.sums + Part::kSelfHost] = &any_depth.self_host_ms;
+    window_totals[entry.sums + Part::kSelfGpu] = &any_depth.self_gpu_ms;
+  }
+  part.window_sums.AddTo(window_totals);
+
+  // The modules' tables, made the first time a module's top-level op is met, as every module's
+  // and op's list of steps.
+  std::vector<std::vector<PhaseCosts>*> module_steps;
+  std::vector<std::unordered_map<std::uint64_t, OpCost>*> module_ops;
+  for (const ModulePath& module : part.modules) {
+    std::vector<PhaseCosts>& steps = self_by_step_[module];
+    steps.resize(steps_);
+    module_steps.push_back(&steps);
+    module_ops.push_back(&sums_->by_module_op_id[module]);
+  }
+  std::vector<OpCost*> top_level;  // by the part's entry
+  for (const Part::TopLevel& entry : part.top_level) {
+    OpCost& op = (*module_ops[entry.module])[PhaseAndName(entry.phase, entry.name)];
+    if (op.calls == 0) {
+      op.name = entry.name.str();
+      op.module = part.modules[entry.module];
+    }
+    op.phase = entry.phase;
+    AddRepeatedly(op.calls, per_step, entry.calls);
+    op.by_step.resize(steps_);
+    op.self_by_step.resize(steps_);
+    top_level.push_back(&op);
+  }
+  std::vector<double*> step_totals(part.step_sums.size());
+  for (const Part::TopLevelStep& entry : part.top_level_steps) {
+    Cost& cost = top_level[entry.entry]->by_step[entry.step];
+    Cost& self = top_level[entry.entry]->self_by_step[entry.step];
+    step_totals[entry.sums + Part::kStepHost] = &cost.host_ms;
+    step_totals[entry.sums + Part::kStepGpu] = &cost.gpu_ms;
+    step_totals[entry.sums + Part::kStepPageFaults] = &cost.page_fault_ms;
+    step_totals[entry.sums + Part::kStepSelfHost] = &self.host_ms;
+    step_totals[entry.sums + Part::kStepSelfGpu] = &self.gpu_ms;
+  }
+  for (const Part::ModuleStep& entry : part.module_steps) {
+    Cost& cost = (*module_steps[entry.module])[entry.step][entry.phase];
+    step_totals[entry.sums + Part::kModuleHost] = &cost.host_ms;
+    step_totals[entry.sums + Part::kModuleGpu] = &cost.gpu_ms;
+    step_totals[entry.sums + Part::kModulePageFaults] = &cost.page_fault_ms;
+  }
+  part.step_sums.AddTo(step_totals);
 }
 
 void WindowAttribution::Finish() {
@@ -281,9 +526,8 @@ void WindowAttribution::Finish() {
   }
   for (auto& [key, entry] : by_op) ops_.push_back(std::move(entry));
   for (auto& [key, entry] : by_name) step_ops_.push_back(std::move(entry));
-  std::sort(step_ops_.begin(), step_ops_.end(), [this](const OpCost& a, const OpCost& b) {
-    return Rank(a.cost) > Rank(b.cost);
-  });
+  std::sort(step_ops_.begin(), step_ops_.end(),
+            [this](const OpCost& a, const OpCost& b) { return Rank(a.cost) > Rank(b.cost); });
   sums_.reset();
   timeline_ = nullptr;
 }

@@ -68,20 +68,22 @@ struct StepRange {
   std::size_t end = 0;
 };
 
-// What WindowAttribution::Add reads of one segment of ops beside its placements: each op's host
-// time outside the ops it calls and device time with theirs. Worked out apart from the sums
-// (WindowAttribution::CostsOf), on whichever thread placed the segment.
-class SegmentCosts {
+// One segment's part of a window's attribution, worked out apart from the window's tables
+// (WindowAttribution::PartOf): the entries its ops reach and every number they add to each, in
+// the ops' order (OrderedSums), so that adding it to the window's (Add) is a few loads and adds
+// an op on the one thread that keeps the tables.
+class SegmentAttribution {
  public:
-  SegmentCosts();
-  ~SegmentCosts();
-  SegmentCosts(SegmentCosts&&) noexcept;
-  SegmentCosts& operator=(SegmentCosts&&) noexcept;
+  SegmentAttribution();
+  ~SegmentAttribution();
+  SegmentAttribution(SegmentAttribution&&) noexcept;
+  SegmentAttribution& operator=(SegmentAttribution&&) noexcept;
+
+  struct Part;  // what it holds: attribution.cpp's alone
 
  private:
   friend class WindowAttribution;
-  struct Costs;
-  std::unique_ptr<Costs> costs_;
+  std::unique_ptr<Part> part_;
 };
 
 class WindowAttribution {
@@ -89,19 +91,19 @@ class WindowAttribution {
   // `gpu_ms_by_op`: device time each op launched itself (same order as timeline.ops), or empty.
   WindowAttribution(const Timeline& timeline, const OpPlacements& placements,
                     const std::vector<double>& gpu_ms_by_op);
-  // The same, a segment of the ops at a time (PlaceOpsBySegment): Add each segment's placements
-  // in the ops' order, then Finish; only the sums the tables keep per step are held between
-  // segments. `timeline` is read until Finish. Every sum is added in the ops' order, as the
-  // whole window's: the costs are the same to the last bit.
+  // The same, a segment of the ops at a time (OpSegments): Add each segment's placements in the
+  // ops' order, then Finish; only the sums the tables keep per step are held between segments.
+  // `timeline` is read until Finish. Every sum is added in the ops' order, as the whole window's:
+  // the costs are the same to the last bit.
   WindowAttribution(const Timeline& timeline, bool has_gpu);
   void Add(const OpPlacements& segment, const std::vector<double>& gpu_ms_by_op);
-  // The same, with the segment's costs worked out before (CostsOf, of the same placements).
-  void Add(const OpPlacements& segment, const SegmentCosts& costs,
-           const std::vector<double>& gpu_ms_by_op);
-  // What Add reads of the segment `placements` places besides them: it adds no number across
-  // segments, so it may run on any thread, for several segments at once.
-  static SegmentCosts CostsOf(const Timeline& timeline, const OpPlacements& placements,
-                              const std::vector<double>& gpu_ms_by_op);
+  // The same, the segment's part worked out before (PartOf, of the same timeline and device
+  // times).
+  void Add(const SegmentAttribution& segment);
+  // What Add adds of the segment `placements` places: it reads no table of the window's, so it
+  // may run on any thread, for several segments at once.
+  static SegmentAttribution PartOf(const Timeline& timeline, const OpPlacements& placements,
+                                   const std::vector<double>& gpu_ms_by_op);
   void Finish();
   ~WindowAttribution();
 

@@ -11,7 +11,6 @@
 
 #include "engine/analysis/sequence_numbers.h"
 #include "engine/model/localisation.h"
-#include "engine/util/ordered_pool.h"
 
 namespace advisor {
 namespace {
@@ -400,7 +399,7 @@ OpPlacements PlaceOps(const Timeline& timeline) {
 
 namespace {
 
-// One segment of PlaceOpsBySegment: the ops [first, last) and the markers between its cuts.
+// One segment of OpSegments: the ops [first, last) and the markers between its cuts.
 struct Segment {
   std::size_t first = 0;
   std::size_t last = 0;
@@ -501,16 +500,6 @@ OpPlacements OpSegments::Place(std::size_t k) const {
   return PlaceSegment(timeline_, cuts_->window, cuts_->segments.at(k));
 }
 
-void PlaceOpsBySegment(const Timeline& timeline,
-                       const std::function<void(const OpPlacements&)>& visit, int threads) {
-  // Workers place the segments ahead, each alone; `visit` sees them on this thread in the ops'
-  // order, with at most twice as many segments' placements as threads in flight.
-  const OpSegments segments(timeline);
-  RunInOrder(
-      segments.size(), threads, [&segments](std::size_t k) { return segments.Place(k); },
-      [&visit](OpPlacements&& placements) { visit(placements); });
-}
-
 double LossBackwardMs(const Timeline& timeline, const OpPlacements& placements) {
   if (timeline.steps.empty()) return 0;
   TimeNs total = 0;
@@ -540,6 +529,17 @@ void AddForwardOps(const Timeline& timeline, const OpPlacements& placements,
       if (ops == nullptr) ops = &by_module[placements.ModuleOf(i)];
       const std::int64_t elements = timeline.CountsOf(i).input_elements;
       auto [it, added] = ops->try_emplace(timeline.ops[i].name.str(), elements);
+      if (!added) it->second = std::max(it->second, elements);
+    }
+  }
+}
+
+void MergeForwardOps(std::map<ModulePath, ForwardOps>&& from,
+                     std::map<ModulePath, ForwardOps>& into) {
+  for (auto& [module, ops] : from) {
+    ForwardOps& merged = into[module];
+    for (auto& [kind, elements] : ops) {
+      auto [it, added] = merged.try_emplace(kind, elements);
       if (!added) it->second = std::max(it->second, elements);
     }
   }

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <initializer_list>
 #include <map>
 #include <memory>
@@ -26,7 +25,7 @@ std::optional<Phase> PhaseNamed(const std::string& name);
 
 // 20 bytes: a trace places millions of ops.
 struct OpPlacement {
-  int step = -1;             // index into Timeline::steps; -1 outside every step
+  int step = -1;  // index into Timeline::steps; -1 outside every step
   Phase phase = Phase::kOutside;
   // Innermost instrumented module instance, by its index among the window's modules
   // (OpPlacements::ModuleOf); OpPlacements::kNoModule when none.
@@ -37,7 +36,7 @@ struct OpPlacement {
   // no op's top level: its cost belongs to the ops inside it, each in its own module, and its own
   // top_level is -1.
   int top_level = -1;
-  int parent = -1;           // index of the innermost enclosing op on its thread; -1 at top level
+  int parent = -1;  // index of the innermost enclosing op on its thread; -1 at top level
 };
 
 // An op's placement with its module spelt out, as one who places ops by hand (a test) gives it.
@@ -47,7 +46,7 @@ struct PlacedOp {
 };
 
 // One OpPlacement per Timeline::ops element of a run of them, ops [first(), first() + size()) in
-// order (every op of the window, or one segment's: PlaceOpsBySegment), indexed by the op's index
+// order (every op of the window, or one segment's: OpSegments), indexed by the op's index
 // in the timeline; and the module instances they name, each held once: a window has a few
 // hundred, its ops millions, and a ModulePath each was 16 bytes an op.
 class OpPlacements {
@@ -98,8 +97,18 @@ class OpPlacements {
 // not the model's.
 OpPlacements PlaceOps(const Timeline& timeline);
 
-// The ops of a timeline cut into segments that are each placed alone, as PlaceOpsBySegment
-// places them: placed in any order, on any thread, several at once.
+// The ops of a timeline cut into segments that are each placed alone: placed in any order, on
+// any thread, several at once, each segment's placements are the placements PlaceOps gives its
+// ops, but each segment's module indices are its own (ModuleOf reads them). A segment is the ops
+// from one step's start to a later step's, cut where no op spans the cut: an op's enclosing ops
+// and top level lie within its segment, and so do the module intervals of every op in a step (a
+// thread's close where its items change step), so each is placed as PlaceOps places it. (An op
+// outside every step may miss an interval opened outside every step before the cut, on a thread
+// with no item in between; nothing reads the module of an op outside the steps.) The ops may be
+// out of start order within a segment (a Kineto trace's backward nodes come after its forward
+// ops), not across a cut. One segment, PlaceOps', where no step's start can be cut at, the steps
+// are out of start order, or a placement needs each backward node's forward op (a backward
+// interval without its end marker, a script's loss).
 class OpSegments {
  public:
   explicit OpSegments(const Timeline& timeline);
@@ -116,24 +125,6 @@ class OpSegments {
   std::unique_ptr<const Cuts> cuts_;
 };
 
-// The same placements, a segment of the ops at a time: calls `visit`, on the calling thread, with
-// the placements of each segment in turn, in the ops' order, and lets them go once visited, so
-// that a trace's millions of ops are never all placed at once. With `threads` > 1, that many
-// workers place the segments ahead of `visit`, at most twice as many segments as threads in
-// flight; each segment is placed alone, so `visit` sees the same placements with any number, but
-// each segment's module indices are its own (ModuleOf reads them). A segment is the ops from one
-// step's start to a later step's, cut where no op spans the cut: an op's enclosing ops and top
-// level lie within its segment, and so do the module intervals of every op in a step (a thread's
-// close where its items change step), so each is placed as PlaceOps places it. (An op outside every
-// step may miss an interval opened outside every step before the cut, on a thread with no item in
-// between; nothing reads the module of an op outside the steps.) The ops may be out of start
-// order within a segment (a Kineto trace's backward nodes come after its forward ops), not
-// across a cut. One segment, PlaceOps', where no step's start can be cut at, the steps are out
-// of start order, or a placement needs each backward node's forward op (a backward interval
-// without its end marker, a script's loss).
-void PlaceOpsBySegment(const Timeline& timeline,
-                       const std::function<void(const OpPlacements&)>& visit, int threads = 1);
-
 // The loss's backward, per step (the mean over the timeline's steps): the host time of the
 // loss's top-level ops that ran in the backward pass, not in the loss's own stretches.
 double LossBackwardMs(const Timeline& timeline, const OpPlacements& placements);
@@ -148,6 +139,10 @@ using ForwardOps = std::map<std::string, std::int64_t>;
 // were not instrumented.
 void AddForwardOps(const Timeline& timeline, const OpPlacements& placements,
                    std::map<ModulePath, ForwardOps>& by_module);
+// Adds `from`'s forward ops to `into`'s, as AddForwardOps of both their ops adds them, in either
+// order: each kind's largest input the larger of the two.
+void MergeForwardOps(std::map<ModulePath, ForwardOps>&& from,
+                     std::map<ModulePath, ForwardOps>& into);
 
 // A module's facts from its forward ops: `op_types` their kinds, `op_input_elements` the
 // elements where recorded.

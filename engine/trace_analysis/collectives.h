@@ -29,7 +29,7 @@ std::vector<CollectiveCall> CollectivesOf(
     const std::unordered_map<std::size_t, CollectiveDescription>& collective_of_kernel);
 
 // The collectives gloo ran on the host among the ops `placements` places (every op's, or a
-// segment's: PlaceOpsBySegment), each a "gloo:..." range, added to `calls` in the ops' order:
+// segment's: OpSegments), each a "gloo:..." range, added to `calls` in the ops' order:
 // CollectivesOf's where no NCCL kernel ran, before SortByStart.
 void AddHostCollectives(const Timeline& timeline, const OpPlacements& placements,
                         const HostEvents& host, std::vector<CollectiveCall>& calls);

@@ -1,8 +1,12 @@
 #include "engine/trace_analysis/profiler_trace_window.h"
 
 #include <algorithm>
+#include <functional>
+#include <iterator>
+#include <map>
 #include <numeric>
 #include <utility>
+#include <vector>
 
 #include "engine/analysis/sequence_numbers.h"
 #include "engine/trace_analysis/event_names.h"
@@ -118,12 +122,22 @@ ProfilerTraceWindow BuildProfilerTraceWindow(const TraceStore& store, TraceRecor
   if (threads <= 0) threads = DefaultReaderThreads();
   if (kept == OpPlacementsKept::kWhereGpu && PlaceableBySegment(timeline)) {
     // No GPU record: the collectives are gloo's host ranges (CollectivesOf's), read segment by
-    // segment with the modules' forward ops.
+    // segment with the modules' forward ops, each segment on the thread that placed it; added
+    // here in the ops' order.
     trace.window = MeasureWindowBySegment(
         std::move(timeline),
-        [&](const Timeline& placed, const OpPlacements& segment) {
-          AddForwardOps(placed, segment, trace.forward_ops);
-          AddHostCollectives(placed, segment, host, trace.collectives);
+        [&](const Timeline& placed, const OpPlacements& segment) -> std::function<void()> {
+          std::map<ModulePath, ForwardOps> forward_ops;
+          AddForwardOps(placed, segment, forward_ops);
+          std::vector<CollectiveCall> collectives;
+          AddHostCollectives(placed, segment, host, collectives);
+          return [&trace, forward_ops = std::move(forward_ops),
+                  collectives = std::move(collectives)]() mutable {
+            MergeForwardOps(std::move(forward_ops), trace.forward_ops);
+            trace.collectives.insert(trace.collectives.end(),
+                                     std::make_move_iterator(collectives.begin()),
+                                     std::make_move_iterator(collectives.end()));
+          };
         },
         threads);
     SortByStart(trace.collectives);

@@ -9,16 +9,20 @@ namespace advisor {
 
 namespace {
 
-// One segment as a worker leaves it: its placements and what the attribution reads beside them.
+// One segment as a worker leaves it: its placements, its part of the attribution, and what the
+// caller's reader read of it.
 struct PlacedSegment {
   OpPlacements placements;
-  SegmentCosts costs;
+  SegmentAttribution attribution;
+  std::function<void()> add_read;  // empty without a reader
 };
 
-// Places window.timeline's ops a segment at a time on `threads` threads, each segment's costs
-// worked out there, and attributes each segment on this thread in the ops' order; `take` is then
-// called with its placements, still on this thread.
+// Places window.timeline's ops a segment at a time on `threads` threads, each segment's part of
+// the attribution worked out and `read` (where given) called there, and adds each segment on this
+// thread in the ops' order; `take` (where given) is then called with its placements, still on
+// this thread.
 void PlaceAndAttribute(MeasuredWindow& window, const std::vector<double>& device_ms, int threads,
+                       const SegmentReader& read,
                        const std::function<void(const OpPlacements&)>& take) {
   const Timeline& timeline = window.timeline;
   window.attribution = std::make_unique<WindowAttribution>(timeline, !device_ms.empty());
@@ -26,13 +30,15 @@ void PlaceAndAttribute(MeasuredWindow& window, const std::vector<double>& device
   RunInOrder(
       segments.size(), threads,
       [&](std::size_t k) {
-        PlacedSegment placed{segments.Place(k), {}};
-        placed.costs = WindowAttribution::CostsOf(timeline, placed.placements, device_ms);
+        PlacedSegment placed{segments.Place(k), {}, {}};
+        placed.attribution = WindowAttribution::PartOf(timeline, placed.placements, device_ms);
+        if (read) placed.add_read = read(timeline, placed.placements);
         return placed;
       },
       [&](PlacedSegment&& placed) {
-        window.attribution->Add(placed.placements, placed.costs, device_ms);
-        take(placed.placements);
+        window.attribution->Add(placed.attribution);
+        if (placed.add_read) placed.add_read();
+        if (take) take(placed.placements);
       });
   window.attribution->Finish();
 }
@@ -52,7 +58,7 @@ MeasuredWindow MeasureWindow(Timeline timeline) {
 MeasuredWindow MeasureWindowOnThreads(Timeline timeline, int threads) {
   MeasuredWindow window;
   window.timeline = std::move(timeline);
-  PlaceAndAttribute(window, DeviceMsByOp(window.timeline), threads,
+  PlaceAndAttribute(window, DeviceMsByOp(window.timeline), threads, nullptr,
                     [&window](const OpPlacements& segment) { window.placements.Append(segment); });
   return window;
 }
@@ -62,18 +68,14 @@ bool PlaceableBySegment(const Timeline& timeline) {
          timeline.syncs.empty() && timeline.api_calls.empty() && !GpuProbeRecorded(timeline);
 }
 
-MeasuredWindow MeasureWindowBySegment(
-    Timeline timeline, const std::function<void(const Timeline&, const OpPlacements&)>& on_segment,
-    int threads) {
+MeasuredWindow MeasureWindowBySegment(Timeline timeline, const SegmentReader& read, int threads) {
   if (!PlaceableBySegment(timeline)) {
     throw std::logic_error("MeasureWindowBySegment: the window holds GPU records");
   }
   MeasuredWindow window;
   window.timeline = std::move(timeline);
   // Without a GPU record no op has device time: ranking uses host time, as MeasureWindow's.
-  PlaceAndAttribute(window, {}, threads, [&](const OpPlacements& segment) {
-    if (on_segment) on_segment(window.timeline, segment);
-  });
+  PlaceAndAttribute(window, {}, threads, read, nullptr);
   return window;
 }
 

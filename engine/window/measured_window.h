@@ -21,10 +21,10 @@ struct MeasuredWindow {
 MeasuredWindow MeasureWindow(Timeline timeline);
 
 // The same window, its ops placed a segment at a time (OpSegments) on `threads` threads, each
-// segment's costs worked out where it was placed, and attributed on the calling thread in the
-// ops' order: every op's placement kept and every sum MeasureWindow's to the last bit. Only an op
-// outside every step may name another module (PlaceOpsBySegment), which nothing reads. For a
-// window with GPU records, whose placements are read by op index once it is built.
+// segment's part of the attribution worked out where it was placed, and added on the calling
+// thread in the ops' order: every op's placement kept and every sum MeasureWindow's to the last
+// bit. Only an op outside every step may name another module (OpSegments), which nothing reads.
+// For a window with GPU records, whose placements are read by op index once it is built.
 MeasuredWindow MeasureWindowOnThreads(Timeline timeline, int threads);
 
 // Whether MeasureWindowBySegment may place `timeline` a segment at a time: it holds no GPU
@@ -32,16 +32,19 @@ MeasuredWindow MeasureWindowOnThreads(Timeline timeline, int threads);
 // once the window is built.
 bool PlaceableBySegment(const Timeline& timeline);
 
-// The same window, its ops placed and attributed a segment at a time (PlaceOpsBySegment), each
-// segment's placements let go before the next is placed, so that a trace's millions of ops are
-// never all placed at once: `placements` is left empty. `on_segment` is called with each
-// segment's placements, for what else the caller reads of them. `threads` place the segments
-// (PlaceOpsBySegment); the attribution and `on_segment` take them in the ops' order on the
-// calling thread, so the window is the same with any number. Only for a timeline that
-// PlaceableBySegment.
-MeasuredWindow MeasureWindowBySegment(
-    Timeline timeline, const std::function<void(const Timeline&, const OpPlacements&)>& on_segment,
-    int threads = 1);
+// What a caller reads of each segment's placements beside the attribution: called on the thread
+// that placed the segment, for several segments at once; the function it returns is called on
+// the calling thread, in the ops' order, to add what it read to the caller's.
+using SegmentReader = std::function<std::function<void()>(const Timeline&, const OpPlacements&)>;
+
+// The same window, its ops placed and attributed a segment at a time (OpSegments), each
+// segment's placements let go before the next is taken, so that a trace's millions of ops are
+// never all placed at once: `placements` is left empty. `threads` place the segments, each read
+// by `read` where it was placed; the attribution and what `read` returns take them in the ops'
+// order on the calling thread, so the window is the same with any number, at most twice as many
+// segments as threads in flight. Only for a timeline that PlaceableBySegment.
+MeasuredWindow MeasureWindowBySegment(Timeline timeline, const SegmentReader& read,
+                                      int threads = 1);
 
 // Milliseconds of each step, start to end.
 std::vector<double> StepMillis(const std::vector<StepSpan>& spans);

@@ -1,5 +1,5 @@
-// A window placed and attributed a segment at a time (PlaceOpsBySegment, WindowAttribution::Add)
-// is the window placed and attributed whole: each op's placement, and every sum to the last bit.
+// A window placed and attributed a segment at a time (OpSegments, WindowAttribution::Add) is the
+// window placed and attributed whole: each op's placement, and every sum to the last bit.
 #include <gtest/gtest.h>
 
 #include <stdexcept>
@@ -10,12 +10,14 @@
 
 #include "engine/analysis/attribution.h"
 #include "engine/analysis/placement.h"
+#include "tests/analysis/place_by_segment.h"
 #include "tests/analysis/segmented_timeline.h"
 #include "tests/analysis/timeline_builder.h"
 
 namespace advisor {
 namespace {
 
+using testing::PlaceOpsBySegment;
 using testing::ThreeStepsTheLastTwoSpanned;
 using testing::TimelineBuilder;
 
@@ -28,7 +30,7 @@ std::vector<std::pair<std::size_t, std::size_t>> SegmentsOf(const Timeline& time
   return segments;
 }
 
-TEST(PlaceOpsBySegment, CutsAtAStepsStartOnlyWhereNoOpSpansIt) {
+TEST(OpSegments, CutsAtAStepsStartOnlyWhereNoOpSpansIt) {
   const Timeline timeline = ThreeStepsTheLastTwoSpanned();
   ASSERT_EQ(timeline.ops.size(), 2u + 3 * 8 + 2 + 1);
   // Before the first step (2 ops); the first step (8); the second and third with the two ops
@@ -37,7 +39,7 @@ TEST(PlaceOpsBySegment, CutsAtAStepsStartOnlyWhereNoOpSpansIt) {
             (std::vector<std::pair<std::size_t, std::size_t>>{{0, 2}, {2, 8}, {10, 19}}));
 }
 
-TEST(PlaceOpsBySegment, EachOpIsPlacedAsPlaceOpsPlacesIt) {
+TEST(OpSegments, EachOpIsPlacedAsPlaceOpsPlacesIt) {
   const Timeline timeline = ThreeStepsTheLastTwoSpanned();
   const OpPlacements whole = PlaceOps(timeline);
   std::size_t placed = 0;
@@ -110,7 +112,7 @@ Timeline TwelveSteps() {
   return b.Build();
 }
 
-TEST(PlaceOpsBySegment, SegmentsPlacedOnSeveralThreadsAreVisitedAsOnOne) {
+TEST(OpSegments, SegmentsPlacedOnSeveralThreadsAreVisitedAsOnOne) {
   for (const Timeline& timeline : {ThreeStepsTheLastTwoSpanned(), TwelveSteps()}) {
     const std::vector<VisitedSegment> one = VisitedWith(timeline, 1);
     ASSERT_GE(one.size(), 3u);
@@ -161,7 +163,7 @@ TEST(OpSegments, AppendedInTurnTheyAreTheWholeWindowsPlacements) {
 // Kineto writes a step's backward nodes after its forward ops, whichever began first: ops out of
 // start order within their steps are still cut at each step's start, and placed as PlaceOps
 // places them.
-TEST(PlaceOpsBySegment, OpsOutOfStartOrderWithinTheirStepsAreCutAtEachStep) {
+TEST(OpSegments, OpsOutOfStartOrderWithinTheirStepsAreCutAtEachStep) {
   TimelineBuilder b;
   for (int k = 0; k < 3; ++k) {
     const double t = 10.0 * k;
@@ -191,7 +193,7 @@ TEST(PlaceOpsBySegment, OpsOutOfStartOrderWithinTheirStepsAreCutAtEachStep) {
   EXPECT_EQ(whole.ModuleOf(5).str(), "encoder") << "its backward node";
 }
 
-TEST(PlaceOpsBySegment, OpsOutOfStartOrderArePlacedAsOneSegment) {
+TEST(OpSegments, OpsOutOfStartOrderArePlacedAsOneSegment) {
   TimelineBuilder b;
   b.Step(0, 4, 8, 10).Op("aten::mm", 1, 2).Step(10, 14, 18, 20).Op("aten::mm", 11, 12);
   b.Op("aten::add", 0.5, 0.7);  // recorded last, started first
@@ -200,7 +202,7 @@ TEST(PlaceOpsBySegment, OpsOutOfStartOrderArePlacedAsOneSegment) {
 
 // An interval without its end marker ends at a backward node made outside it: each node's
 // forward op, maybe in an earlier segment, is needed.
-TEST(PlaceOpsBySegment, ABackwardIntervalWithoutItsEndIsPlacedWhole) {
+TEST(OpSegments, ABackwardIntervalWithoutItsEndIsPlacedWhole) {
   TimelineBuilder b;
   b.Step(0, 4, 8, 10).Op("aten::mm", 1, 2).Step(10, 14, 18, 20).Op("aten::mm", 11, 12);
   b.Mark("a", MarkerKind::kBackwardBegin, 15);
@@ -264,6 +266,44 @@ TEST(WindowAttribution, AddedSegmentBySegmentItIsTheWholeWindowsToTheLastBit) {
   EXPECT_NEAR(by_segment.StepAt(1).optimizer.host_ms - by_segment.StepAt(0).optimizer.host_ms, 1.6,
               1e-9)
       << "aten::copy_ starts in the second step's optimizer and counts whole there";
+}
+
+// The placements of ops [first, last) of `whole`, as a segment placed alone holds them.
+OpPlacements Slice(const OpPlacements& whole, std::size_t first, std::size_t last) {
+  OpPlacements slice(last - first, first);
+  for (std::size_t i = first; i < last; ++i) {
+    slice[i] = whole[i];
+    slice[i].module = slice.IndexOf(whole.ModuleOf(i));
+  }
+  return slice;
+}
+
+// OpSegments never cuts a step, but Add takes any run of whole ops: where a step's ops are added
+// in two segments, the second's sums per step go to totals the first began, addend by addend.
+TEST(WindowAttribution, AStepAddedInTwoSegmentsIsTheWholeWindowsToTheLastBit) {
+  TimelineBuilder b;
+  b.Step(0, 4, 8, 10)
+      .Forward("encoder", 0.5, 3.5)
+      .Op("aten::mm", 1.0, 1.1)
+      .Op("aten::mm", 1.2, 1.3)
+      .Op("aten::mm", 1.4, 1.7);
+  const Timeline timeline = b.Build();
+  std::vector<double> ms;
+  for (const OpEvent& op : timeline.ops) ms.push_back((op.end_ns - op.start_ns) * 1e-6);
+  ASSERT_NE((ms[0] + ms[1]) + ms[2], ms[0] + (ms[1] + ms[2])) << "the order shows in the last bit";
+
+  const OpPlacements placements = PlaceOps(timeline);
+  const WindowAttribution whole(timeline, placements, {});
+  WindowAttribution cut(timeline, false);
+  cut.Add(Slice(placements, 0, 1), {});
+  cut.Add(Slice(placements, 1, 3), {});
+  cut.Finish();
+  EXPECT_EQ(whole.SelfAt("encoder", 0).forward.host_ms, (ms[0] + ms[1]) + ms[2]);
+  ExpectSameCosts(cut.SelfAt("encoder", 0), whole.SelfAt("encoder", 0), "encoder");
+  ExpectSameOps(cut.TopOps("encoder"), whole.TopOps("encoder"));
+  ExpectSameOps(cut.StepOps(), whole.StepOps());
+  ASSERT_EQ(cut.StepOps().size(), 1u);
+  EXPECT_EQ(cut.StepOps()[0].calls, 3.0);
 }
 
 }  // namespace

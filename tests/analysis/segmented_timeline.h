@@ -1,4 +1,4 @@
-// A window whose ops PlaceOpsBySegment cuts into three segments: ops before the first step, the
+// A window whose ops OpSegments cuts into three segments: ops before the first step, the
 // first step, and the second and third steps together (an op spans the third step's start, and
 // encloses an op in it). Each
 // step nests modules, ops inside ops, an op that encloses module boundaries (as activation

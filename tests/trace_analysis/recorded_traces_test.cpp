@@ -46,17 +46,17 @@ TEST(RecordedTraces, TheAttentionCaseHasItsFourStepsModulesAndOps) {
   EXPECT_GT(context, 0);
   EXPECT_GT(context, local);
   const auto has_op = [&](const std::string& name, const std::string& phase) {
-    return std::any_of(report.ops.begin(), report.ops.end(), [&](const OpTime& op) {
-      return op.name == name && op.phase == phase;
-    });
+    return std::any_of(report.ops.begin(), report.ops.end(),
+                       [&](const OpTime& op) { return op.name == name && op.phase == phase; });
   };
   EXPECT_TRUE(has_op("aten::bmm", "forward"));
   EXPECT_TRUE(has_op("BmmBackward0", "backward"));
   EXPECT_TRUE(has_op("Optimizer.step#SGD.step", "optimizer"));
   EXPECT_FALSE(report.gpu.has_value());
   for (const ModuleStats& module : report.modules) {
-    EXPECT_EQ(module.backward_ms, 0) << module.path << ": the legacy format has no sequence "
-                                                       "numbers to place backward ops";
+    EXPECT_EQ(module.backward_ms, 0) << module.path
+                                     << ": the legacy format has no sequence "
+                                        "numbers to place backward ops";
   }
 }
 
@@ -101,9 +101,8 @@ TEST(RecordedTraces, ATraceWindowPlacedBySegmentIsTheWindowPlacedWhole) {
         store, ReadTraceRecords(store), OpPlacementsKept::kWhereGpu, threads);
     EXPECT_EQ(whole.window.placements.size(), whole.window.timeline.ops.size()) << trace;
     EXPECT_TRUE(by_segment.window.placements.empty()) << trace;
-    int segments = 0;
-    PlaceOpsBySegment(whole.window.timeline, [&](const OpPlacements&) { ++segments; });
-    EXPECT_GT(segments, 4) << trace << ": the ops before the first step, then one a step";
+    EXPECT_GT(OpSegments(whole.window.timeline).size(), 4u)
+        << trace << ": the ops before the first step, then one a step";
 
     ASSERT_EQ(by_segment.collectives.size(), whole.collectives.size()) << trace;
     for (std::size_t i = 0; i < whole.collectives.size(); ++i) {

@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <functional>
 #include <numeric>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "tests/analysis/segmented_timeline.h"
@@ -13,30 +16,43 @@ namespace {
 
 using testing::ThreeStepsTheLastTwoSpanned;
 
+// Each segment is read where it was placed, and what was read added on the calling thread in the
+// ops' order, with any number of threads.
 TEST(MeasureWindowBySegment, AttributesAsMeasureWindowDoesWithoutHoldingThePlacements) {
   const MeasuredWindow whole = MeasureWindow(ThreeStepsTheLastTwoSpanned());
-  std::vector<std::size_t> firsts;
-  std::size_t placed = 0;
-  const MeasuredWindow by_segment = MeasureWindowBySegment(
-      ThreeStepsTheLastTwoSpanned(), [&](const Timeline& timeline, const OpPlacements& segment) {
-        EXPECT_EQ(timeline.ops.size(), whole.timeline.ops.size());
-        firsts.push_back(segment.first());
-        placed += segment.size();
-      });
-  EXPECT_EQ(firsts, (std::vector<std::size_t>{0, 2, 10}));
-  EXPECT_EQ(placed, whole.timeline.ops.size());
-  EXPECT_TRUE(by_segment.placements.empty());
-  EXPECT_EQ(by_segment.timeline.ops.size(), whole.timeline.ops.size());
-  ASSERT_EQ(by_segment.attribution->StepOps().size(), whole.attribution->StepOps().size());
-  for (std::size_t i = 0; i < whole.attribution->StepOps().size(); ++i) {
-    const OpCost& op = by_segment.attribution->StepOps()[i];
-    EXPECT_EQ(op.name, whole.attribution->StepOps()[i].name);
-    EXPECT_EQ(op.cost.host_ms, whole.attribution->StepOps()[i].cost.host_ms) << op.name;
-    EXPECT_EQ(op.self_host_ms, whole.attribution->StepOps()[i].self_host_ms) << op.name;
+  const std::thread::id caller = std::this_thread::get_id();
+  for (const int threads : {1, 3}) {
+    std::atomic<int> read{0};
+    std::vector<std::size_t> firsts;
+    std::size_t placed = 0;
+    const MeasuredWindow by_segment = MeasureWindowBySegment(
+        ThreeStepsTheLastTwoSpanned(),
+        [&](const Timeline& timeline, const OpPlacements& segment) -> std::function<void()> {
+          EXPECT_EQ(timeline.ops.size(), whole.timeline.ops.size());
+          ++read;
+          return [&, first = segment.first(), size = segment.size()] {
+            EXPECT_EQ(std::this_thread::get_id(), caller) << "added on the calling thread";
+            firsts.push_back(first);
+            placed += size;
+          };
+        },
+        threads);
+    EXPECT_EQ(read, 3) << threads;
+    EXPECT_EQ(firsts, (std::vector<std::size_t>{0, 2, 10})) << threads;
+    EXPECT_EQ(placed, whole.timeline.ops.size());
+    EXPECT_TRUE(by_segment.placements.empty());
+    EXPECT_EQ(by_segment.timeline.ops.size(), whole.timeline.ops.size());
+    ASSERT_EQ(by_segment.attribution->StepOps().size(), whole.attribution->StepOps().size());
+    for (std::size_t i = 0; i < whole.attribution->StepOps().size(); ++i) {
+      const OpCost& op = by_segment.attribution->StepOps()[i];
+      EXPECT_EQ(op.name, whole.attribution->StepOps()[i].name);
+      EXPECT_EQ(op.cost.host_ms, whole.attribution->StepOps()[i].cost.host_ms) << op.name;
+      EXPECT_EQ(op.self_host_ms, whole.attribution->StepOps()[i].self_host_ms) << op.name;
+    }
+    EXPECT_EQ(by_segment.attribution->Step().forward.host_ms,
+              whole.attribution->Step().forward.host_ms);
+    EXPECT_FALSE(by_segment.attribution->has_gpu());
   }
-  EXPECT_EQ(by_segment.attribution->Step().forward.host_ms,
-            whole.attribution->Step().forward.host_ms);
-  EXPECT_FALSE(by_segment.attribution->has_gpu());
 }
 
 // A GPU window's ops placed a segment at a time on any number of threads: every op's placement
