@@ -87,7 +87,6 @@ class HostEventReader::Impl {
     bool may_be_numbered = false;
     for (const EventChunk& chunk : store_.chunks) {
       for (std::size_t i = 0; i < chunk.size(); ++i) {
-        may_have_flows_ |= chunk.category[i] == EventCategory::kFlowForwardBackward;
         if (!MayBeOp(chunk, i)) continue;
         may_be_operators_ += chunk.category[i] == EventCategory::kNone;
         ++may_be_ops;
@@ -205,9 +204,7 @@ class HostEventReader::Impl {
     for (const PendingNode& node : chunk.pending) {
       pending_.push_back({first_op + node.op, node.recorded_forward_thread});
     }
-    if (may_have_flows_) {
-      for (std::size_t node : chunk.backward_nodes) backward_nodes_.push_back(first_op + node);
-    }
+    for (std::size_t node : chunk.backward_nodes) host_.backward_nodes.push_back(first_op + node);
     Append(flow_ends_, chunk.flow_ends);
     forward_threads_.insert(chunk.forward_threads.begin(), chunk.forward_threads.end());
     for (const auto& [type, time] : chunk.compute_time_by_input_type) {
@@ -260,7 +257,7 @@ class HostEventReader::Impl {
       std::stable_sort(flow_ends_.begin(), flow_ends_.end(), by_id);
     }
     const BackwardNodes nodes(
-        host_.ops, flow_ends_.empty() ? std::vector<std::size_t>{} : std::move(backward_nodes_));
+        host_.ops, flow_ends_.empty() ? std::vector<std::size_t>{} : host_.backward_nodes);
     // The flows in blocks (each beginning with a flow's first end) on up to `threads` threads,
     // each block's links kept where first found, then merged in block order: those one pass over
     // every flow keeps.
@@ -335,11 +332,7 @@ class HostEventReader::Impl {
   std::mutex place_mutex_;
   std::condition_variable turn_;      // a chunk's turn to be counted, or grown over
   std::vector<PendingNode> pending_;  // in op order
-  // The backward nodes, found by (thread, start) from the flows that end at them, where there may
-  // be flows: a trace without (the legacy exporter's) holds no table of its nodes.
-  bool may_have_flows_ = false;
-  std::vector<std::size_t> backward_nodes_;
-  std::vector<FlowEnd> flow_ends_;  // in file order
+  std::vector<FlowEnd> flow_ends_;    // in file order
   std::set<ThreadId> forward_threads_;
   std::map<std::string, TimeNs> time_by_dtype_;  // compute ops' time by their first input's type
   // The uncategorised operators by thread, each list placed as ops are (Place), with room for

@@ -3,6 +3,7 @@
 // delimit steps and phases, and the ranges that name modules.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -49,6 +50,10 @@ struct HostEvents {
   // Their sequence numbers and forward threads, index for index up to the last op numbered
   // (Timeline::op_sequences): empty in a legacy trace, which numbers none.
   std::vector<OpSequence> op_sequences;
+  // The backward nodes (the ops of OpScope::kBackward), by index into ops, ascending: where the
+  // steps' phases are cut (StepsOf) without a pass over every op (a legacy trace's 2 M ops hold
+  // some 50 k nodes).
+  std::vector<std::size_t> backward_nodes;
   std::vector<HostRange> profiler_steps;   // ProfilerStep#N
   std::vector<HostRange> optimizer_steps;  // Optimizer.step#...
   std::vector<HostRange> data_loader;      // enumerate(DataLoader)#...__next__

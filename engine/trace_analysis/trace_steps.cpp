@@ -40,11 +40,19 @@ std::vector<TimeNs> SortedStarts(const std::vector<HostRange>& ranges) {
 class StepCutter {
  public:
   explicit StepCutter(const HostEvents& host) : host_(host) {
-    for (const OpEvent& op : host.ops) {
-      if (op.scope == OpScope::kBackward) backward_.push_back({op.start_ns, op.end_ns});
+    backward_.reserve(host.backward_nodes.size());
+    for (const std::size_t node : host.backward_nodes) {
+      backward_.push_back({host.ops[node].start_ns, host.ops[node].end_ns});
     }
-    std::sort(backward_.begin(), backward_.end());
-    for (const auto& [start, end] : backward_) backward_starts_.push_back(start);
+    // Only the starts' order counts: LastBackwardEnd takes the latest end among every node that
+    // starts in a span, in whatever order. One thread's nodes come in start order: checked, and
+    // sorted only if not (a trace's nodes of several threads).
+    const auto by_start = [](const BackwardNode& a, const BackwardNode& b) {
+      return a.start < b.start;
+    };
+    if (!std::is_sorted(backward_.begin(), backward_.end(), by_start)) {
+      std::sort(backward_.begin(), backward_.end(), by_start);
+    }
     optimizer_starts_ = SortedStarts(host.optimizer_steps);
   }
 
@@ -52,7 +60,7 @@ class StepCutter {
     StepBoundaries b;
     b.start = start;
     b.end = end;
-    const TimeNs* backward = FirstIn(backward_starts_, start, end);
+    const TimeNs* backward = FirstBackwardIn(start, end);
     // The batch the step waited for: DataLoader ranges that begin in it before backward does.
     b.data_end = start;
     for (const HostRange& range : host_.data_loader) {
@@ -60,7 +68,7 @@ class StepCutter {
         b.data_end = std::max(b.data_end, std::min(range.end_ns, end));
       }
     }
-    backward = FirstIn(backward_starts_, b.data_end, end);
+    backward = FirstBackwardIn(b.data_end, end);
     const TimeNs* optimizer = FirstIn(optimizer_starts_, backward ? *backward : b.data_end, end);
     b.forward_end = backward ? *backward : (optimizer ? *optimizer : end);
     if (optimizer) {
@@ -82,7 +90,7 @@ class StepCutter {
               [](const HostRange& a, const HostRange& b) { return a.start_ns < b.start_ns; });
     std::vector<TimeNs> ends;
     for (const HostRange& range : ranges) {
-      if (!ends.empty() && !FirstIn(backward_starts_, ends.back(), range.start_ns)) {
+      if (!ends.empty() && !FirstBackwardIn(ends.back(), range.start_ns)) {
         ends.back() = std::max(ends.back(), range.end_ns);
       } else {
         ends.push_back(range.end_ns);
@@ -92,19 +100,33 @@ class StepCutter {
   }
 
  private:
+  struct BackwardNode {
+    TimeNs start = 0;
+    TimeNs end = 0;
+  };
+
+  // The first node that starts at or after `from`.
+  std::vector<BackwardNode>::const_iterator FirstBackwardFrom(TimeNs from) const {
+    return std::lower_bound(backward_.begin(), backward_.end(), from,
+                            [](const BackwardNode& node, TimeNs at) { return node.start < at; });
+  }
+
+  // The first node's start at or after `from` and before `to`, if any.
+  const TimeNs* FirstBackwardIn(TimeNs from, TimeNs to) const {
+    auto it = FirstBackwardFrom(from);
+    return it != backward_.end() && it->start < to ? &it->start : nullptr;
+  }
+
   TimeNs LastBackwardEnd(TimeNs from, TimeNs end) const {
     TimeNs last = from;
-    auto it = std::lower_bound(backward_starts_.begin(), backward_starts_.end(), from);
-    for (auto i = static_cast<std::size_t>(it - backward_starts_.begin());
-         i < backward_.size() && backward_[i].first < end; ++i) {
-      last = std::max(last, std::min(backward_[i].second, end));
+    for (auto it = FirstBackwardFrom(from); it != backward_.end() && it->start < end; ++it) {
+      last = std::max(last, std::min(it->end, end));
     }
     return last;
   }
 
   const HostEvents& host_;
-  std::vector<std::pair<TimeNs, TimeNs>> backward_;  // autograd nodes, by start
-  std::vector<TimeNs> backward_starts_;
+  std::vector<BackwardNode> backward_;  // autograd nodes, by start
   std::vector<TimeNs> optimizer_starts_;
 };
 

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "engine/trace_import/trace_reader.h"
 #include "tests/report/scratch_dir.h"
@@ -98,6 +99,22 @@ TEST(HostEvents, ALegacyTraceHoldsNoSequenceNumbers) {
   EXPECT_EQ(host.ops[1].scope, OpScope::kBackward);
   EXPECT_FALSE(host.has_sequence_numbers);
   EXPECT_TRUE(host.op_sequences.empty());
+}
+
+TEST(HostEvents, ListsEveryBackwardNodeByItsOpIndex) {
+  // The label inside aten::mm is placed as an op once every operator is read, after the ops the
+  // chunks held: the nodes' indices are the ops' final ones.
+  const HostEvents host = Read(Legacy("ProfilerStep#1", 0, 100) + "," +
+                               Legacy("MulBackward0", 10, 10) + "," + Legacy("aten::mm", 30, 10) +
+                               "," + Legacy("mm_impl", 32, 2) + "," +
+                               Legacy("MmBackward0", 50, 10) + "," + Legacy("aten::add_", 70, 5));
+  ASSERT_EQ(host.ops.size(), 5u);
+  std::vector<std::size_t> backward;
+  for (std::size_t i = 0; i < host.ops.size(); ++i) {
+    if (host.ops[i].scope == OpScope::kBackward) backward.push_back(i);
+  }
+  EXPECT_EQ(backward.size(), 2u);
+  EXPECT_EQ(host.backward_nodes, backward);
 }
 
 }  // namespace

@@ -275,6 +275,25 @@ TEST(TraceReport, WithoutProfilerStepsTheStepsEndWithTheOptimizersSteps) {
   EXPECT_TRUE(SaysThat(report, "the trace begins inside a step"));
 }
 
+// The autograd thread's node is written before the main thread's, which starts first: forward
+// ends at the first node to start and backward at the last to end, whatever the file's order.
+TEST(TraceReport, BackwardIsCutAtItsNodesInTimeNotInFileOrder) {
+  KinetoTraceBuilder b;
+  b.Annotation("ProfilerStep#1", 0, 1000)
+      .Op("aten::addmm", 100, 100)
+      .Op("AddmmBackward0", 500, 100, kAutograd)
+      .Op("MulBackward0", 300, 50)
+      .Op("aten::add_", 700, 100);
+  testing::ScratchDir dir;
+  const TraceStore store = b.Write(dir / "trace.json");
+  const ProfilerTraceWindow trace = BuildProfilerTraceWindow(store);
+  const std::vector<StepSpan>& steps = trace.window.timeline.steps;
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].TimeIn(Phase::kForward), 300'000) << "to MulBackward0's start";
+  EXPECT_EQ(steps[0].TimeIn(Phase::kBackward), 300'000) << "to AddmmBackward0's end";
+  EXPECT_EQ(steps[0].TimeIn(Phase::kOptimizer), 400'000);
+}
+
 TEST(TraceReport, WithoutInputTypesTheDtypeAndTf32ComeFromTheGemmKernelsNames) {
   testing::ScratchDir dir;
   const TraceStore simt = TwoGpuSteps(
