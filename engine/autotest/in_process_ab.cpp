@@ -247,11 +247,12 @@ InProcessOutcome RunInProcessAb(const std::vector<CandidateSpec>& candidates,
   pairs.epoch_start = EpochStartCostOf(result, design.block_steps);
   if (pairs.epoch_start) {
     progress << "[autotest] "
-             << Printf("an epoch's start took %.1f ms more than its block's other steps (%d "
-                       "starts timed): each pair is read without those steps and with %.2f ms a "
-                       "step, the start spread over the epoch's %d batches, as a long run pays it\n",
-                       pairs.epoch_start->extra_ms, pairs.epoch_start->starts,
-                       pairs.epoch_start->PerStepMs(), pairs.epoch_start->epoch_batches);
+             << Printf(
+                    "an epoch's start took %.1f ms more than its block's other steps (%d "
+                    "starts timed): each pair is read without those steps and with %.2f ms a "
+                    "step, the start spread over the epoch's %d batches, as a long run pays it\n",
+                    pairs.epoch_start->extra_ms, pairs.epoch_start->starts,
+                    pairs.epoch_start->PerStepMs(), pairs.epoch_start->epoch_batches);
   }
   std::vector<CandidateSpec> measured;  // those with two pairs or more, numerics passed
   for (const CandidateSpec& candidate : candidates) {

@@ -106,8 +106,8 @@ BlocksResult ReadBlocksResult(const std::string& path);
 // less the mean of its block's other steps, at least 0.
 struct EpochStartCost {
   double extra_ms = 0;
-  int starts = 0;          // the steps it was read from
-  int epoch_batches = 0;   // the loader's epoch (len(loader)), > 0
+  int starts = 0;         // the steps it was read from
+  int epoch_batches = 0;  // the loader's epoch (len(loader)), > 0
   double PerStepMs() const { return extra_ms / epoch_batches; }
 };
 

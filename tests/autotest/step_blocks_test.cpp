@@ -151,6 +151,19 @@ TEST(BlocksResult, TheStepsThatBeganAnEpochAndTheirWaitsBySide) {
   EXPECT_FALSE(none.mean_ms.has_value());
 }
 
+// On a GPU the steps are the device's and the waits the host's: a host that ran ahead waits for a
+// batch while the device still runs the steps before, longer than its own step's device time (an
+// epoch's start on the H200: 346.7 ms of waiting in a step of 346.2, which refused the whole run).
+TEST(BlocksResult, AHostsWaitMayOutlastItsStepsDeviceTime) {
+  const BlocksResult result = ParseBlocksResult(R"({"blocks": [
+    {"candidate": "bf16", "side": "candidate", "cycle": 0, "settle_ms": [41, 40],
+     "step_ms": [40, 346.2, 42], "loader_wait_ms": [0.3, 346.7, 0.2], "epoch_starts": [1]}],
+    "complete": true, "samples_per_step": 8, "loss": 1, "loader_queue": 12,
+    "epoch_batches": 64})",
+                                                "blocks.json");
+  EXPECT_EQ(result.blocks[0].loader_wait_ms, (std::vector<double>{0.3, 346.7, 0.2}));
+}
+
 // An epoch's start is the loader's cost, read over the run's blocks whichever side crossed it, and
 // counted in every pair as a long run counts it: once an epoch, on both sides.
 TEST(BlocksResult, AnEpochsStartIsLeftOutOfItsPairAndCountedOnceAnEpoch) {
@@ -165,7 +178,8 @@ TEST(BlocksResult, AnEpochsStartIsLeftOutOfItsPairAndCountedOnceAnEpoch) {
      "loader_wait_ms": [0.1, 0.1, 0.1]},
     {"candidate": "tf32", "side": "baseline", "cycle": 0, "step_ms": [400],
      "loader_wait_ms": [390], "epoch_starts": [0]}],
-    "complete": true, "samples_per_step": 8, "loader_queue": 12, "epoch_batches": 100})",
+    "complete": true, "samples_per_step": 8, "loss": 1, "loader_queue": 12,
+    "epoch_batches": 100})",
                                                 "blocks.json");
   const std::optional<EpochStartCost> cost = EpochStartCostOf(result, 3);
   ASSERT_TRUE(cost.has_value());
@@ -186,15 +200,15 @@ TEST(BlocksResult, NoEpochStartCostWithoutAnEpochsLengthOrAStartBesideOtherSteps
   const std::string one_start = R"({"blocks": [
     {"candidate": "bf16", "side": "baseline", "cycle": 0, "step_ms": [170, 470],
      "loader_wait_ms": [0.2, 290], "epoch_starts": [1]}],
-    "complete": true, "samples_per_step": 8)";
+    "complete": true, "samples_per_step": 8, "loss": 1)";
   EXPECT_FALSE(EpochStartCostOf(ParseBlocksResult(one_start + "}", "b.json"), 2))
       << "an iterable Dataset's epoch has no length";
-  EXPECT_TRUE(EpochStartCostOf(ParseBlocksResult(one_start + R"(, "epoch_batches": 64})", "b.json"),
-                               2));
+  EXPECT_TRUE(
+      EpochStartCostOf(ParseBlocksResult(one_start + R"(, "epoch_batches": 64})", "b.json"), 2));
   const BlocksResult every = ParseBlocksResult(R"({"blocks": [
     {"candidate": "bf16", "side": "baseline", "cycle": 0, "step_ms": [470, 460],
      "loader_wait_ms": [290, 280], "epoch_starts": [0, 1]}],
-    "complete": true, "samples_per_step": 8, "epoch_batches": 1})",
+    "complete": true, "samples_per_step": 8, "loss": 1, "epoch_batches": 1})",
                                                "b.json");
   EXPECT_FALSE(EpochStartCostOf(every, 2)) << "no other step to read the start's cost against";
 }
@@ -246,10 +260,10 @@ TEST(BlocksResult, AMalformedFileNamesTheFileAndTheField) {
               HasSubstr("blocks.json: field 'blocks[0].loader_wait_ms'"))
       << "one wait a timed step";
   EXPECT_THAT(error_of(R"({"blocks": [{"candidate": "a", "side": "baseline", "cycle": 0,
-                           "step_ms": [1, 2], "loader_wait_ms": [1, 3]}], "complete": true,
-                           "samples_per_step": 1, "loss": 1})"),
+                           "settle_ms": [2], "step_ms": [1, 2], "loader_wait_ms": [1, 6]}],
+                           "complete": true, "samples_per_step": 1, "loss": 1})"),
               HasSubstr("blocks.json: field 'blocks[0].loader_wait_ms[1]'"))
-      << "a wait longer than its step";
+      << "a wait longer than its whole block";
   EXPECT_THAT(error_of(R"({"blocks": [{"candidate": "a", "side": "baseline", "cycle": 0,
                            "step_ms": [1, 2], "loader_wait_ms": [1, 1], "epoch_starts": [2]}],
                            "complete": true, "samples_per_step": 1, "loss": 1})"),
