@@ -6,14 +6,13 @@ baseline block, then each fix's block, every step timed apart (CUDA events on th
 the host's wait for its batch.
 
     loader_transient.py [--fixes bf16-autocast,tf32-matmul] [--cycles 3] [--baseline-steps 20]
-                        [--steps 40] [--workers 6] [--out FILE]
+                        [--steps 40] [--model vit_base_patch16_224] [--workers 6] [--out FILE]
 
 Prints, per fix, the median over cycles of each step's time and wait after the switch (one JSON
 line, also to --out).
 """
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -22,11 +21,7 @@ import time
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from seed_by_hand import Setting, batches  # noqa: E402
-
-import timm  # noqa: E402
-from torch.utils.data import DataLoader  # noqa: E402
-from vit_train import RandomImages  # noqa: E402  (seed_by_hand put the scripts folder on the path)
+from seed_by_hand import Setting, batches, build, write_line  # noqa: E402
 
 
 def main():
@@ -35,19 +30,13 @@ def main():
     parser.add_argument("--cycles", type=int, default=3)
     parser.add_argument("--baseline-steps", type=int, default=20)
     parser.add_argument("--steps", type=int, default=40)
+    parser.add_argument("--model", default="vit_base_patch16_224")
     parser.add_argument("--workers", type=int, default=6)
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--out", default="")
     args = parser.parse_args()
     device = torch.device("cuda")
-    torch.manual_seed(0)
-    torch.use_deterministic_algorithms(True)
-    model = timm.create_model("vit_base_patch16_224", patch_drop_rate=0.5).to(device)
-    optimizer = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
-    loss_fn = torch.nn.CrossEntropyLoss()
-    loader = DataLoader(RandomImages(args.batch * 64, 1000), batch_size=args.batch, shuffle=True,
-                        num_workers=args.workers, pin_memory=True, persistent_workers=True,
-                        drop_last=True)
+    loader, train_step = build(args, device, compile_needed=False)
     feed = batches(loader)
 
     def run(setting, count):
@@ -61,14 +50,7 @@ def main():
                 event = torch.cuda.Event(enable_timing=True)
                 event.record()
                 events.append(event)
-                images = images.to(device, non_blocking=True)
-                labels = labels.to(device, non_blocking=True)
-                with setting.autocast():
-                    output = model(images)
-                loss = loss_fn(output, labels)
-                optimizer.zero_grad(set_to_none=True)
-                loss.backward()
-                optimizer.step()
+                train_step(setting, images, labels)
             end = torch.cuda.Event(enable_timing=True)
             end.record()
             end.synchronize()
@@ -94,11 +76,7 @@ def main():
         result["fixes"][name] = {
             key: [round(statistics.median(column), 2) for column in zip(*rows)]
             for key, rows in curve.items()}
-    line = json.dumps(result)
-    print(line)
-    if args.out:
-        with open(args.out, "w") as out:
-            out.write(line + "\n")
+    write_line(result, args.out)
 
 
 if __name__ == "__main__":

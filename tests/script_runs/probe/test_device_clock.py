@@ -5,18 +5,7 @@ import unittest
 
 from advisor_probe.device_clock import DeviceStamps
 from advisor_probe.steps import BACKWARD, DATA, FORWARD, OPTIMIZER, StepClock
-
-
-class FakeEvent:
-    def __init__(self, device_ms):
-        self.device_ms = device_ms
-        self.synchronized = False
-
-    def elapsed_time(self, later):
-        return later.device_ms - self.device_ms
-
-    def synchronize(self):
-        self.synchronized = True
+from fake_events import FakeEvent
 
 
 class Stamped:

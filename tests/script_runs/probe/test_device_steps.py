@@ -10,18 +10,7 @@ import torch
 
 from advisor_probe.bench import Bench
 from advisor_probe.device_steps import DeviceStepTimes, ms
-
-
-class FakeEvent:
-    def __init__(self, device_ms):
-        self.device_ms = device_ms
-        self.synchronized = False
-
-    def elapsed_time(self, later):
-        return later.device_ms - self.device_ms
-
-    def synchronize(self):
-        self.synchronized = True
+from fake_events import FakeEvent
 
 
 class Recorder:
