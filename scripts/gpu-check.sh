@@ -410,7 +410,7 @@ script_autotest() {
     --autotest-budget "${AUTOTEST_BUDGET:-6m30s}" --out "$results/script-vit-autotest" -- \
     python3 bench/scripts/vit_train.py --steps 100000
   local wall=$((SECONDS - start))
-  grep -E "^\[autotest\].*(verified|no-change|rejected|failed|skipped)" \
+  grep -E "^\[autotest\].*(verified|no-change|rejected|failed|skipped|an epoch's)" \
     "$logs/script_autotest.log" | tee -a "$out/summary.txt"
   # Issue #28's bar: every fix decided with an interval, the switched knobs' combination measured
   # inside the run, and how many pairs each verdict rests on.

@@ -95,6 +95,27 @@ void RecordLoaderWaits(const BlocksResult& result, const BlockDesign& design, Ab
   progress << "[autotest] " << fix.recipe << ": " << note << "\n";
 }
 
+// Each side's share of an epoch's start, which its pairs counted (CandidateRounds).
+void RecordEpochStartCost(const EpochStart& start, const BlocksResult& result,
+                          const BlockDesign& design, AbResult& ab, std::ostream& progress) {
+  FixResult& fix = ab.fix;
+  const SideEpochStart candidate =
+      SideEpochStartOf(start, result, fix.recipe, /*baseline=*/false, design.block_steps);
+  const SideEpochStart baseline =
+      SideEpochStartOf(start, result, fix.recipe, /*baseline=*/true, design.block_steps);
+  fix.epoch_start_extra_wait_ms = start.extra_wait_ms;
+  fix.host_lead_ms = candidate.host_lead_ms;
+  fix.baseline_host_lead_ms = baseline.host_lead_ms;
+  fix.epoch_start_cost_ms = candidate.cost_ms;
+  fix.baseline_epoch_start_cost_ms = baseline.cost_ms;
+  progress << "[autotest] " << fix.recipe
+           << Printf(
+                  ": an epoch's start costs it %.1f ms (its host %.1f ms ahead of the "
+                  "device), the baseline %.1f ms (%.1f ms ahead)\n",
+                  candidate.cost_ms, candidate.host_lead_ms, baseline.cost_ms,
+                  baseline.host_lead_ms);
+}
+
 // One run of the door's blocks command: its result, or why there is none.
 struct BlocksRun {
   std::optional<BlocksResult> result;
@@ -164,7 +185,7 @@ struct Pairs {
   std::map<std::string, std::string> notes;  // for the verdict's detail
   // The first run's, counted in every run's pairs: a second run of a few candidates crosses
   // fewer epochs' starts to read it from.
-  std::optional<EpochStartCost> epoch_start;
+  std::optional<EpochStart> epoch_start;
 };
 
 // A candidate whose interval still straddles an edge of the noise band after the first run (an
@@ -244,15 +265,16 @@ InProcessOutcome RunInProcessAb(const std::vector<CandidateSpec>& candidates,
   InProcessOutcome outcome;
   outcome.wall_s = run.wall_s;
   Pairs pairs;
-  pairs.epoch_start = EpochStartCostOf(result, design.block_steps);
+  pairs.epoch_start = EpochStartOf(result);
   if (pairs.epoch_start) {
     progress << "[autotest] "
              << Printf(
-                    "an epoch's start took %.1f ms more than its block's other steps (%d "
-                    "starts timed): each pair is read without those steps and with %.2f ms a "
-                    "step, the start spread over the epoch's %d batches, as a long run pays it\n",
-                    pairs.epoch_start->extra_ms, pairs.epoch_start->starts,
-                    pairs.epoch_start->PerStepMs(), pairs.epoch_start->epoch_batches);
+                    "an epoch's first batch waited %.1f ms more than the others (%d starts): "
+                    "each pair is read without the timed steps that began an epoch, and with "
+                    "each side's share of a start, the wait less the lead its host keeps over "
+                    "the device, spread over the epoch's %d batches, as a long run pays it\n",
+                    pairs.epoch_start->extra_wait_ms, pairs.epoch_start->starts,
+                    pairs.epoch_start->epoch_batches);
   }
   std::vector<CandidateSpec> measured;  // those with two pairs or more, numerics passed
   for (const CandidateSpec& candidate : candidates) {
@@ -300,7 +322,7 @@ InProcessOutcome RunInProcessAb(const std::vector<CandidateSpec>& candidates,
     ab.fix.measured_in = measured_in::kProcess;
     ab.fix.rounds = static_cast<int>(rounds.size());
     ab.fix.pairs = rounds;
-    if (pairs.epoch_start) ab.fix.epoch_start_cost_ms = pairs.epoch_start->extra_ms;
+    if (pairs.epoch_start) RecordEpochStartCost(*pairs.epoch_start, result, design, ab, progress);
     ab.fix.peak_memory_mb = SidePeakMemoryMb(result, candidate.id, /*baseline=*/false);
     ab.fix.baseline_peak_memory_mb = SidePeakMemoryMb(result, candidate.id, /*baseline=*/true);
     // The first compiled block's settle steps compiled: reported apart, as a process's warm-up.

@@ -17,6 +17,15 @@ using nlohmann::json;
 constexpr std::uintmax_t kMaxBlocksResultBytes = 16 << 20;
 constexpr std::size_t kMaxBlocks = 10'000;
 constexpr std::size_t kMaxStepsPerBlock = 10'000;
+constexpr double kDayMs = 24 * 3600 * 1e3;
+
+// A block's whole time, its settle steps included.
+double BlockMs(const StepBlock& block) {
+  double total_ms = 0;
+  for (const double ms : block.settle_ms) total_ms += ms;
+  for (const double ms : block.step_ms) total_ms += ms;
+  return total_ms;
+}
 
 StepBlock ReadBlock(const JsonField& field) {
   field.ExpectObject();
@@ -42,9 +51,7 @@ StepBlock ReadBlock(const JsonField& field) {
     // runs the steps queued before, so a wait can exceed its own step's device time (an epoch's
     // start on the H200: 346.7 ms of waiting in a step of 346.2). The block's whole time, its
     // settle steps included, bounds it: the host runs a step or two ahead, not a block.
-    double block_ms = 0;
-    for (const double ms : block.settle_ms) block_ms += ms;
-    for (const double ms : block.step_ms) block_ms += ms;
+    const double block_ms = BlockMs(block);
     const std::vector<JsonField> each = waits->Elements(block.step_ms.size(), block.step_ms.size());
     for (const JsonField& wait : each) {
       block.loader_wait_ms.push_back(wait.Number(NumberRange::Within(0, block_ms)));
@@ -60,6 +67,10 @@ StepBlock ReadBlock(const JsonField& field) {
       }
       block.epoch_starts.push_back(step);
     }
+  }
+  if (const std::optional<JsonField> lead = field.Optional("host_lead_ms")) {
+    // The host runs a step or two ahead of the device, not more than the block it timed.
+    block.host_lead_ms = lead->Number(NumberRange::Within(0, BlockMs(block)));
   }
   if (auto peak = field.Optional("peak_memory_mb")) {
     block.peak_memory_mb = peak->NumberOrNull(NumberRange::AtLeast(0));
@@ -111,6 +122,12 @@ BlocksResult ReadBlocks(const JsonField& root) {
   if (auto batches = root.Optional("epoch_batches")) {
     result.epoch_batches = static_cast<int>(batches->Integer(1, 1'000'000'000));
   }
+  if (const std::optional<JsonField> waits = root.Optional("epoch_start_waits_ms")) {
+    // An epoch of the run at least, and no wait longer than a day.
+    for (const JsonField& wait : waits->Elements(0, kMaxBlocks * kMaxStepsPerBlock)) {
+      result.epoch_start_waits_ms.push_back(wait.Number(NumberRange::Within(0, kDayMs)));
+    }
+  }
   return result;
 }
 
@@ -148,18 +165,22 @@ BlocksResult ReadBlocksResult(const std::string& path) {
 
 namespace {
 
-// A block's timed steps without those that began an epoch; all of them where every one did.
-std::vector<double> StepsBetweenEpochStarts(const StepBlock& block) {
-  std::vector<double> steps;
+// The places of a block's timed steps that began no epoch; all of them where every one did (an
+// epoch of one batch: each step pays its start).
+std::vector<std::size_t> StepsBesideEpochStarts(const StepBlock& block) {
+  std::vector<std::size_t> steps;
   auto start = block.epoch_starts.begin();
   for (std::size_t step = 0; step < block.step_ms.size(); ++step) {
     if (start != block.epoch_starts.end() && *start == static_cast<int>(step)) {
       ++start;
       continue;
     }
-    steps.push_back(block.step_ms[step]);
+    steps.push_back(step);
   }
-  return steps.empty() ? block.step_ms : steps;
+  if (steps.empty()) {
+    for (std::size_t step = 0; step < block.step_ms.size(); ++step) steps.push_back(step);
+  }
+  return steps;
 }
 
 double MeanOf(const std::vector<double>& values) {
@@ -168,39 +189,75 @@ double MeanOf(const std::vector<double>& values) {
   return total / static_cast<double>(values.size());
 }
 
+double MedianOf(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t middle = values.size() / 2;
+  return values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+}
+
+bool IsFull(const StepBlock& block, int block_steps) {
+  return static_cast<int>(block.step_ms.size()) >= block_steps;
+}
+
 }  // namespace
 
-std::optional<EpochStartCost> EpochStartCostOf(const BlocksResult& result, int block_steps) {
-  if (!result.epoch_batches || *result.epoch_batches <= 0) return std::nullopt;
-  double extra_ms = 0;
-  int starts = 0;
+std::optional<EpochStart> EpochStartOf(const BlocksResult& result) {
+  if (!result.epoch_batches || result.epoch_start_waits_ms.empty()) return std::nullopt;
+  std::vector<double> waits;  // of the timed steps that began no epoch
   for (const StepBlock& block : result.blocks) {
-    if (static_cast<int>(block.step_ms.size()) < block_steps || block.epoch_starts.empty() ||
+    if (block.loader_wait_ms.size() != block.step_ms.size() ||
         block.epoch_starts.size() == block.step_ms.size()) {
       continue;
     }
-    const double others_ms = MeanOf(StepsBetweenEpochStarts(block));
-    for (const int step : block.epoch_starts) {
-      extra_ms += block.step_ms[step] - others_ms;
-      ++starts;
+    for (const std::size_t step : StepsBesideEpochStarts(block)) {
+      waits.push_back(block.loader_wait_ms[step]);
     }
   }
-  if (starts == 0) return std::nullopt;
-  return EpochStartCost{std::max(0.0, extra_ms / starts), starts, *result.epoch_batches};
+  const double usual_ms = waits.empty() ? 0.0 : MeanOf(waits);
+  EpochStart start;
+  start.extra_wait_ms = std::max(0.0, MeanOf(result.epoch_start_waits_ms) - usual_ms);
+  start.starts = static_cast<int>(result.epoch_start_waits_ms.size());
+  start.epoch_batches = *result.epoch_batches;
+  return start;
+}
+
+SideEpochStart SideEpochStartOf(const EpochStart& start, const BlocksResult& result,
+                                const std::string& candidate, bool baseline, int block_steps) {
+  std::vector<double> leads;
+  for (const StepBlock& block : result.blocks) {
+    if (block.candidate == candidate && block.baseline == baseline && IsFull(block, block_steps) &&
+        block.host_lead_ms) {
+      leads.push_back(*block.host_lead_ms);
+    }
+  }
+  SideEpochStart side;
+  if (!leads.empty()) side.host_lead_ms = MedianOf(std::move(leads));
+  side.cost_ms = std::max(0.0, start.extra_wait_ms - side.host_lead_ms);
+  return side;
 }
 
 std::vector<AbRound> CandidateRounds(const BlocksResult& result, const std::string& candidate,
                                      int block_steps,
-                                     const std::optional<EpochStartCost>& epoch_start) {
+                                     const std::optional<EpochStart>& epoch_start) {
+  std::optional<double> per_step_ms[2];  // by side: the baseline's, the candidate's
+  if (epoch_start) {
+    for (const bool baseline : {true, false}) {
+      per_step_ms[baseline ? 0 : 1] =
+          SideEpochStartOf(*epoch_start, result, candidate, baseline, block_steps).cost_ms /
+          epoch_start->epoch_batches;
+    }
+  }
   std::map<int, AbRound> by_cycle;
   for (const StepBlock& block : result.blocks) {
-    if (block.candidate != candidate || static_cast<int>(block.step_ms.size()) < block_steps) {
-      continue;
-    }
+    if (block.candidate != candidate || !IsFull(block, block_steps)) continue;
     std::vector<double> steps = block.step_ms;
-    if (epoch_start) {
-      steps = StepsBetweenEpochStarts(block);
-      for (double& step : steps) step += epoch_start->PerStepMs();
+    const std::optional<double>& added_ms = per_step_ms[block.baseline ? 0 : 1];
+    // A block of nothing but starts pays one a step already.
+    if (added_ms && block.epoch_starts.size() < block.step_ms.size()) {
+      steps.clear();
+      for (const std::size_t step : StepsBesideEpochStarts(block)) {
+        steps.push_back(block.step_ms[step] + *added_ms);
+      }
     }
     AbRound& round = by_cycle[block.cycle];
     (block.baseline ? round.baseline_ms : round.candidate_ms) = std::move(steps);
@@ -261,12 +318,14 @@ std::optional<double> SideLoaderWaitMs(const BlocksResult& result, const std::st
   double total_ms = 0;
   std::size_t steps = 0;
   for (const StepBlock& block : result.blocks) {
-    if (block.candidate != candidate || block.baseline != baseline ||
-        static_cast<int>(block.step_ms.size()) < block_steps) {
+    if (block.candidate != candidate || block.baseline != baseline || !IsFull(block, block_steps) ||
+        block.loader_wait_ms.empty()) {
       continue;
     }
-    for (const double ms : block.loader_wait_ms) total_ms += ms;
-    steps += block.loader_wait_ms.size();
+    for (const std::size_t step : StepsBesideEpochStarts(block)) {
+      total_ms += block.loader_wait_ms[step];
+      ++steps;
+    }
   }
   if (steps == 0) return std::nullopt;
   return total_ms / static_cast<double>(steps);

@@ -53,9 +53,15 @@ struct StepBlock {
   std::vector<double> loader_wait_ms;
   // The timed steps (indices into step_ms, rising) whose batch was an epoch's first: a fresh
   // iterator's, which finds the loader's queue empty and waits for a worker to make it, a wait a
-  // long run pays once an epoch. Kept apart so that the estimator could leave them out or
-  // amortise them; it does neither yet.
+  // long run pays once an epoch. The pairs leave them out and count an epoch's start once an
+  // epoch instead (EpochStart).
   std::vector<int> epoch_starts;
+  // On a GPU, where the steps are timed by events on the device: how long the host waited for the
+  // device to finish the block's last timed step once it had fetched the next step's batch, the
+  // lead it kept over the device there. A long run's epoch start idles the device for the first
+  // batch's extra wait less this lead (EpochStart). None on the host's clock, or where the next
+  // batch began an epoch (its wait used up the lead).
+  std::optional<double> host_lead_ms;
   std::optional<double> peak_memory_mb;  // none without a CUDA allocator
 };
 
@@ -83,6 +89,9 @@ struct BlocksResult {
   // That DataLoader's epoch, in batches (len(loader)); none where it has no length (an iterable
   // Dataset) or no DataLoader fed the steps.
   std::optional<int> epoch_batches;
+  // The host's wait for every epoch's first batch after the warm-up, timed steps or not: the
+  // loader's cost, whichever side ran.
+  std::vector<double> epoch_start_waits_ms;
 };
 
 class BlocksResultError : public std::runtime_error {
@@ -97,30 +106,41 @@ BlocksResult ReadBlocksResult(const std::string& path);
 
 // One candidate's rounds: each cycle whose baseline and candidate blocks both ran all
 // `block_steps` steps (a block the script's end cut short is left out), in cycle order.
-// What an epoch's start costs a long run of the script, from a run of blocks: a fresh iterator's
+// What an epoch's start costs a long run of the script, from a run of blocks. A fresh iterator's
 // first batch waits for the DataLoader's workers to fill an empty queue (about 300 ms on the seed
-// ViT on the H200, against 168 ms steps), once every `epoch_batches` steps. A block of a few
+// ViT on the H200, against 55-168 ms steps), once every `epoch_batches` steps. A block of a few
 // steps crosses a start by chance, so that step is no pair's to compare; a long run pays it once
-// an epoch, whatever the setting. `extra_ms` is the mean, over every timed step of the run's full
-// blocks that began an epoch (any candidate, either side: it is the loader's cost), of that step
-// less the mean of its block's other steps, at least 0.
-struct EpochStartCost {
-  double extra_ms = 0;
-  int starts = 0;         // the steps it was read from
+// an epoch. What it pays differs by side: on a GPU the device idles for the wait only once it
+// has run out of the work the host queued ahead of it, so a GPU-bound side hides part of the wait
+// behind its lead and a side that keeps the host busy pays all of it (the seed's baseline lost
+// 144 ms an epoch, its TF32 side 337 ms: docs/benchmarks.md).
+struct EpochStart {
+  // The mean wait for an epoch's first batch (BlocksResult::epoch_start_waits_ms) less the mean
+  // wait of the timed steps that began none: the loader's, whichever side ran, at least 0.
+  double extra_wait_ms = 0;
+  int starts = 0;         // the waits it was read from
   int epoch_batches = 0;  // the loader's epoch (len(loader)), > 0
-  double PerStepMs() const { return extra_ms / epoch_batches; }
 };
 
-// None where the loader's epoch has no length or no timed step of a full block (with other steps
-// beside it) began an epoch.
-std::optional<EpochStartCost> EpochStartCostOf(const BlocksResult& result, int block_steps);
+// None where the loader's epoch has no length or no epoch began after the warm-up.
+std::optional<EpochStart> EpochStartOf(const BlocksResult& result);
+
+// One side's lead (the median host_lead_ms of its full blocks; 0 where the host timed its steps)
+// and what an epoch's start costs it: the extra wait less that lead, at least 0.
+struct SideEpochStart {
+  double host_lead_ms = 0;
+  double cost_ms = 0;  // per epoch
+};
+SideEpochStart SideEpochStartOf(const EpochStart& start, const BlocksResult& result,
+                                const std::string& candidate, bool baseline, int block_steps);
 
 // The candidate's pairs of full blocks, a cycle each. With `epoch_start`, each block's steps as a
-// long run has them: its steps that began an epoch left out (where others remain), and the
-// epoch's start spread over the epoch's batches added to every step, on both sides alike.
+// long run has them: its steps that began an epoch left out (where others remain; a block of
+// nothing else already pays a start a step), and its side's SideEpochStartOf cost spread over the
+// epoch's batches added to every step.
 std::vector<AbRound> CandidateRounds(const BlocksResult& result, const std::string& candidate,
                                      int block_steps,
-                                     const std::optional<EpochStartCost>& epoch_start = {});
+                                     const std::optional<EpochStart>& epoch_start = {});
 
 // The blocks that left out more than `settle_steps` steps after their switch: those that drained
 // the DataLoader's queue.
@@ -147,8 +167,9 @@ BlocksRunCost CostOfBlocksRun(const BlocksResult& result, double wall_s);
 std::optional<double> FirstSettleS(const BlocksResult& result, const std::string& candidate,
                                    int settle_steps);
 
-// The mean wait for a batch per timed step of one side's full blocks of a candidate; none where
-// no DataLoader fed the steps.
+// The mean wait for a batch per timed step of one side's full blocks of a candidate, the steps
+// that began an epoch left out (SideEpochStartWaits has them); none where no DataLoader fed the
+// steps.
 std::optional<double> SideLoaderWaitMs(const BlocksResult& result, const std::string& candidate,
                                        bool baseline, int block_steps);
 

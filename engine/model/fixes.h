@@ -76,7 +76,7 @@ struct StepPair {
 
 struct FixResult {
   std::string recipe;
-  std::string kind;                 // "knob" or "rewrite"
+  std::string kind;  // "knob" or "rewrite"
   bool preserves_semantics = false;
   // "verified", "rejected", "failed", "no-change", "skipped"; a candidate-only run's "fits" or
   // "out-of-memory" (engine/autotest/ab_benchmark.h, fix_status)
@@ -85,11 +85,11 @@ struct FixResult {
   // least) or "mean" (stalls included: a workload that waits for its input;
   // engine/autotest/ab_stats.h). Reports written before the fastest step read "median".
   std::string step_statistic = "min";
-  std::vector<std::string> sites;   // module paths a rewrite changed
+  std::vector<std::string> sites;  // module paths a rewrite changed
   BenchStats baseline;
   BenchStats candidate;
-  double speedup = 0;               // candidate throughput / baseline throughput, over the rounds
-  double speedup_low = 0;           // spread of the ratio over the A/B rounds
+  double speedup = 0;      // candidate throughput / baseline throughput, over the rounds
+  double speedup_low = 0;  // spread of the ratio over the A/B rounds
   double speedup_high = 0;
   // The 95 % confidence interval of `speedup`, over the rounds (engine/autotest/ab_stats.h);
   // absent when fewer than two rounds ran.
@@ -99,7 +99,7 @@ struct FixResult {
   // round a baseline and a candidate block of steps inside one run (knobs switched between
   // steps; engine/autotest/step_blocks.h). "" where nothing ran.
   std::string measured_in;
-  int rounds = 0;                   // A/B rounds run
+  int rounds = 0;  // A/B rounds run
   // Each round's timed steps, in round order: what `speedup` and its interval were read from,
   // so that a reader can check them (the statistic of each side, the rounds' spread).
   std::vector<StepPair> pairs;
@@ -126,17 +126,23 @@ struct FixResult {
   std::optional<double> epoch_start_wait_ms;
   std::optional<double> baseline_epoch_start_wait_ms;
   std::optional<int> epoch_batches;
-  // What an epoch's start added to its step beyond its block's other steps, over the run's blocks
-  // (engine/autotest/step_blocks.h, EpochStartCost): the speedup leaves those steps out of its
-  // pairs and counts this once every epoch_batches steps on both sides, as a long run pays it.
-  // Absent where the epoch has no length or no timed step began one.
+  // What an epoch's start costs a long run of each side (engine/autotest/step_blocks.h,
+  // EpochStart): the first batch's wait beyond the others' (the loader's, the run's), the lead
+  // each side's host kept over the device at a block's end (0 on the host's clock), and the wait
+  // less that lead, per epoch. The speedup leaves the timed steps that began an epoch out of its
+  // pairs and counts each side's cost once every epoch_batches steps, as a long run pays it.
+  // Absent where the epoch has no length or none began after the warm-up.
+  std::optional<double> epoch_start_extra_wait_ms;
+  std::optional<double> host_lead_ms;
+  std::optional<double> baseline_host_lead_ms;
   std::optional<double> epoch_start_cost_ms;
+  std::optional<double> baseline_epoch_start_cost_ms;
   // The candidate's warm-up, left out of the A/B steps: a compiling recipe's compilation; the
   // longest of its rounds.
   std::optional<double> warmup_s;
   // Each round's candidate process, in round order, where the rounds ran in processes.
   std::vector<RoundWarmup> warmup_rounds;
-  std::string detail;               // why rejected or failed: the measured difference, stderr tail
+  std::string detail;  // why rejected or failed: the measured difference, stderr tail
   // A fix a script gets only by a change to its code: the change against the user's file and
   // line ("--- file / +++ file / @@ -N +N @@ / -before / +after"); "" otherwise. A model's
   // verified rewrite gets it too, where the model's source line is known.

@@ -75,13 +75,14 @@ json StepToJson(const StepBreakdown& step, const std::optional<DataWait>& data) 
           {"evaluation_ms", step.evaluation_ms},
           {"rest_ms", step.rest_ms},
           {"page_fault_ms", OrNull(step.page_fault_ms)},
-          {"shares", {{"data", share(data_ms)},
-                      {"forward", share(step.forward_ms)},
-                      {"loss", step.loss_ms ? share(*step.loss_ms) : json(nullptr)},
-                      {"backward", share(step.backward_ms)},
-                      {"optimizer", share(step.optimizer_ms)},
-                      {"evaluation", share(step.evaluation_ms)},
-                      {"rest", share(step.rest_ms)}}},
+          {"shares",
+           {{"data", share(data_ms)},
+            {"forward", share(step.forward_ms)},
+            {"loss", step.loss_ms ? share(*step.loss_ms) : json(nullptr)},
+            {"backward", share(step.backward_ms)},
+            {"optimizer", share(step.optimizer_ms)},
+            {"evaluation", share(step.evaluation_ms)},
+            {"rest", share(step.rest_ms)}}},
           {"graphed_median_ms", OrNull(step.graphed_median_ms)}};
 }
 
@@ -96,9 +97,12 @@ json CandidateToJson(const Candidate& candidate, bool gpu_measured) {
 
 const char* LevelMeasureName(LevelMeasure measure) {
   switch (measure) {
-    case LevelMeasure::kMarkers: return "markers";
-    case LevelMeasure::kRegionalCompilation: return "regional_compilation";
-    case LevelMeasure::kProvenance: return "provenance";
+    case LevelMeasure::kMarkers:
+      return "markers";
+    case LevelMeasure::kRegionalCompilation:
+      return "regional_compilation";
+    case LevelMeasure::kProvenance:
+      return "provenance";
   }
   return "markers";
 }
@@ -189,19 +193,24 @@ json LossToJson(const std::optional<LossCost>& loss) {
           {"lines", SourceLinesToJson(loss->lines)}};
 }
 
-json HotspotToJson(const std::optional<Hotspot>& hotspot, bool gpu_measured,
-                   bool faults_counted) {
+json HotspotToJson(const std::optional<Hotspot>& hotspot, bool gpu_measured, bool faults_counted) {
   if (!hotspot) return nullptr;
   json source = SourceToJson(hotspot->source);
-  return {{"path", hotspot->path},       {"phase", hotspot->phase},
-          {"op", hotspot->op},           {"forward_op", hotspot->forward_op},
+  return {{"path", hotspot->path},
+          {"phase", hotspot->phase},
+          {"op", hotspot->op},
+          {"forward_op", hotspot->forward_op},
           {"fused_ops", hotspot->fused_ops},
-          {"ms", hotspot->ms},           {"share", hotspot->share},
-          {"module_ms", hotspot->module_ms}, {"module_share", hotspot->module_share},
-          {"source", std::move(source)}, {"op_lines", OpLinesToJson(hotspot->op_lines)},
+          {"ms", hotspot->ms},
+          {"share", hotspot->share},
+          {"module_ms", hotspot->module_ms},
+          {"module_share", hotspot->module_share},
+          {"source", std::move(source)},
+          {"op_lines", OpLinesToJson(hotspot->op_lines)},
           {"lines", SourceLinesToJson(hotspot->lines)},
           {"top_ops", OpsToJson(hotspot->top_ops, gpu_measured, faults_counted)},
-          {"confidence", hotspot->confidence}, {"candidates", hotspot->candidates}};
+          {"confidence", hotspot->confidence},
+          {"candidates", hotspot->candidates}};
 }
 
 json CrossCheckToJson(const CrossCheck& check) {
@@ -445,20 +454,20 @@ json ChangeToJson(const std::optional<CodeChange>& change) {
 json FindingsToJson(const std::vector<Finding>& findings) {
   json out = json::array();
   for (const Finding& finding : findings) {
-    out.push_back({{"rule", finding.rule},
-                   {"severity", SeverityName(finding.severity)},
-                   {"path", finding.path},
-                   {"op", finding.op},
-                   {"message", finding.message},
-                   {"evidence", finding.evidence},
-                   {"recipe", finding.recipe},
-                   {"also_recipes", finding.also_recipes},
-                   {"expected_gain_ms", OrNull(finding.expected_gain_ms)},
-                   {"expected_saving_mb", OrNull(finding.expected_saving_mb)},
-                   {"needs_torch", finding.needs_torch.empty() ? json(nullptr)
-                                                               : json(finding.needs_torch)},
-                   {"source", SourceToJson(finding.source)},
-                   {"change", ChangeToJson(finding.change)}});
+    out.push_back(
+        {{"rule", finding.rule},
+         {"severity", SeverityName(finding.severity)},
+         {"path", finding.path},
+         {"op", finding.op},
+         {"message", finding.message},
+         {"evidence", finding.evidence},
+         {"recipe", finding.recipe},
+         {"also_recipes", finding.also_recipes},
+         {"expected_gain_ms", OrNull(finding.expected_gain_ms)},
+         {"expected_saving_mb", OrNull(finding.expected_saving_mb)},
+         {"needs_torch", finding.needs_torch.empty() ? json(nullptr) : json(finding.needs_torch)},
+         {"source", SourceToJson(finding.source)},
+         {"change", ChangeToJson(finding.change)}});
   }
   return out;
 }
@@ -490,9 +499,8 @@ json WarmupRoundsToJson(const std::vector<RoundWarmup>& rounds) {
   for (const RoundWarmup& round : rounds) {
     json cache = nullptr;
     if (const std::optional<FxGraphCacheLookups>& lookups = round.fx_graph_cache) {
-      cache = {{"hits", lookups->hits},
-               {"misses", lookups->misses},
-               {"bypasses", lookups->bypasses}};
+      cache = {
+          {"hits", lookups->hits}, {"misses", lookups->misses}, {"bypasses", lookups->bypasses}};
     }
     out.push_back({{"warmup_s", OrNull(round.warmup_s)}, {"fx_graph_cache", std::move(cache)}});
   }
@@ -552,7 +560,11 @@ json FixesToJson(const std::vector<FixResult>& fixes) {
                    {"epoch_start_wait_ms", OrNull(fix.epoch_start_wait_ms)},
                    {"baseline_epoch_start_wait_ms", OrNull(fix.baseline_epoch_start_wait_ms)},
                    {"epoch_batches", OrNull(fix.epoch_batches)},
+                   {"epoch_start_extra_wait_ms", OrNull(fix.epoch_start_extra_wait_ms)},
+                   {"host_lead_ms", OrNull(fix.host_lead_ms)},
+                   {"baseline_host_lead_ms", OrNull(fix.baseline_host_lead_ms)},
                    {"epoch_start_cost_ms", OrNull(fix.epoch_start_cost_ms)},
+                   {"baseline_epoch_start_cost_ms", OrNull(fix.baseline_epoch_start_cost_ms)},
                    {"warmup_s", OrNull(fix.warmup_s)},
                    {"warmup_rounds", WarmupRoundsToJson(fix.warmup_rounds)},
                    {"detail", fix.detail},
@@ -710,30 +722,29 @@ json BroadcastsToJson(const std::vector<BroadcastTemporary>& broadcasts) {
 json ReportToJson(const RunReport& report) {
   const bool gpu_measured = GpuMeasured(report);
   const bool levels_gpu_measured = LevelsGpuMeasured(report);
-  json out = {{"schema_version", kReportSchemaVersion},
-              {"run", RunToJson(report.run)},
-              {"out_of_memory", OutOfMemoryToJson(report.out_of_memory)},
-              {"step", StepToJson(report.step, report.data)},
-              {"bisection",
-               BisectionToJson(report.levels, report.levels_ranked_by, levels_gpu_measured)},
-              {"hotspot",
-               HotspotToJson(report.hotspot, levels_gpu_measured, PageFaultsCounted(report))},
-              {"cross_check", CrossCheckToJson(report.cross_check)},
-              {"modules", ModulesToJson(report.modules, levels_gpu_measured)},
-              {"ops", OpsToJson(report.ops, gpu_measured, PageFaultsCounted(report))},
-              {"broadcasts", BroadcastsToJson(report.broadcasts)},
-              {"gpu", GpuToJson(report.gpu)},
-              {"memory", MemoryToJson(report.memory)},
-              {"data", DataToJson(report.data)},
-              {"loss", LossToJson(report.loss)},
-              {"syncs", SyncsToJson(report.syncs)},
-              {"copies", CopiesToJson(report.copies)},
-              {"findings", FindingsToJson(report.findings)},
-              {"fixes", FixesToJson(report.fixes)},
-              {"distributed", DistributedToJson(report.distributed)},
-              {"training_state", TrainingStateToJson(report.training_state)},
-              {"data_quality", report.data_quality},
-              {"absent", AbsentToJson(report.absent)}};
+  json out = {
+      {"schema_version", kReportSchemaVersion},
+      {"run", RunToJson(report.run)},
+      {"out_of_memory", OutOfMemoryToJson(report.out_of_memory)},
+      {"step", StepToJson(report.step, report.data)},
+      {"bisection", BisectionToJson(report.levels, report.levels_ranked_by, levels_gpu_measured)},
+      {"hotspot", HotspotToJson(report.hotspot, levels_gpu_measured, PageFaultsCounted(report))},
+      {"cross_check", CrossCheckToJson(report.cross_check)},
+      {"modules", ModulesToJson(report.modules, levels_gpu_measured)},
+      {"ops", OpsToJson(report.ops, gpu_measured, PageFaultsCounted(report))},
+      {"broadcasts", BroadcastsToJson(report.broadcasts)},
+      {"gpu", GpuToJson(report.gpu)},
+      {"memory", MemoryToJson(report.memory)},
+      {"data", DataToJson(report.data)},
+      {"loss", LossToJson(report.loss)},
+      {"syncs", SyncsToJson(report.syncs)},
+      {"copies", CopiesToJson(report.copies)},
+      {"findings", FindingsToJson(report.findings)},
+      {"fixes", FixesToJson(report.fixes)},
+      {"distributed", DistributedToJson(report.distributed)},
+      {"training_state", TrainingStateToJson(report.training_state)},
+      {"data_quality", report.data_quality},
+      {"absent", AbsentToJson(report.absent)}};
   // Only where torch compiled something: a run without torch.compile has no compiler to report.
   if (report.compile) out["compile"] = CompileJson(*report.compile);
   if (report.compiled_kernels) {

@@ -164,53 +164,97 @@ TEST(BlocksResult, AHostsWaitMayOutlastItsStepsDeviceTime) {
   EXPECT_EQ(result.blocks[0].loader_wait_ms, (std::vector<double>{0.3, 346.7, 0.2}));
 }
 
-// An epoch's start is the loader's cost, read over the run's blocks whichever side crossed it, and
-// counted in every pair as a long run counts it: once an epoch, on both sides.
-TEST(BlocksResult, AnEpochsStartIsLeftOutOfItsPairAndCountedOnceAnEpoch) {
+// An epoch's start is the loader's: its first batch's extra wait is read over the whole run,
+// whichever side crossed it. What a long run pays for it differs by side: the device idles only
+// for the part of the wait beyond the lead its host kept, so each side's pairs leave out the
+// steps that began an epoch and count that side's cost once an epoch.
+TEST(BlocksResult, AnEpochsStartCostsEachSideItsWaitBeyondItsHostsLead) {
   const BlocksResult result = ParseBlocksResult(R"({"blocks": [
-    {"candidate": "bf16", "side": "baseline", "cycle": 0, "step_ms": [170, 170, 470],
-     "loader_wait_ms": [0.2, 0.1, 290], "epoch_starts": [2]},
+    {"candidate": "bf16", "side": "baseline", "cycle": 0, "step_ms": [170, 170, 270],
+     "loader_wait_ms": [2, 2, 302], "epoch_starts": [2], "host_lead_ms": 150},
     {"candidate": "bf16", "side": "candidate", "cycle": 0, "step_ms": [40, 50, 45],
-     "loader_wait_ms": [1, 1, 1]},
+     "loader_wait_ms": [2, 2, 2], "host_lead_ms": 0},
     {"candidate": "bf16", "side": "candidate", "cycle": 1, "step_ms": [45, 45, 345],
-     "loader_wait_ms": [1, 1, 300], "epoch_starts": [2]},
+     "loader_wait_ms": [2, 2, 302], "epoch_starts": [2]},
     {"candidate": "bf16", "side": "baseline", "cycle": 1, "step_ms": [170, 170, 170],
-     "loader_wait_ms": [0.1, 0.1, 0.1]},
+     "loader_wait_ms": [2, 2, 2], "host_lead_ms": 50},
     {"candidate": "tf32", "side": "baseline", "cycle": 0, "step_ms": [400],
      "loader_wait_ms": [390], "epoch_starts": [0]}],
     "complete": true, "samples_per_step": 8, "loss": 1, "loader_queue": 12,
-    "epoch_batches": 100})",
+    "epoch_batches": 100, "epoch_start_waits_ms": [302, 302, 390, 214]})",
                                                 "blocks.json");
-  const std::optional<EpochStartCost> cost = EpochStartCostOf(result, 3);
-  ASSERT_TRUE(cost.has_value());
-  EXPECT_DOUBLE_EQ(cost->extra_ms, 300.0) << "(470 - 170) and (345 - 45); tf32's block is short";
-  EXPECT_EQ(cost->starts, 2);
-  EXPECT_DOUBLE_EQ(cost->PerStepMs(), 3.0);
-  const std::vector<AbRound> rounds = CandidateRounds(result, "bf16", 3, cost);
+  EXPECT_EQ(result.blocks[0].host_lead_ms, 150.0);
+  EXPECT_FALSE(result.blocks[2].host_lead_ms) << "its next batch began an epoch";
+  const std::optional<EpochStart> start = EpochStartOf(result);
+  ASSERT_TRUE(start.has_value());
+  EXPECT_DOUBLE_EQ(start->extra_wait_ms, 300.0)
+      << "a start waited 302 ms, the timed steps beside none 2 (tf32's start is no step's usual)";
+  EXPECT_EQ(start->starts, 4) << "every start after the warm-up, timed or not";
+  EXPECT_EQ(start->epoch_batches, 100);
+
+  const SideEpochStart baseline = SideEpochStartOf(*start, result, "bf16", true, 3);
+  EXPECT_DOUBLE_EQ(baseline.host_lead_ms, 100.0) << "the median of 150 and 50";
+  EXPECT_DOUBLE_EQ(baseline.cost_ms, 200.0);
+  const SideEpochStart candidate = SideEpochStartOf(*start, result, "bf16", false, 3);
+  EXPECT_DOUBLE_EQ(candidate.host_lead_ms, 0.0);
+  EXPECT_DOUBLE_EQ(candidate.cost_ms, 300.0) << "a host that kept no lead pays the whole wait";
+
+  const std::vector<AbRound> rounds = CandidateRounds(result, "bf16", 3, start);
   ASSERT_EQ(rounds.size(), 2u);
-  EXPECT_EQ(rounds[0].baseline_ms, (std::vector<double>{173, 173})) << "its start left out";
+  EXPECT_EQ(rounds[0].baseline_ms, (std::vector<double>{172, 172})) << "its start left out";
   EXPECT_EQ(rounds[0].candidate_ms, (std::vector<double>{43, 53, 48}));
   EXPECT_EQ(rounds[1].candidate_ms, (std::vector<double>{48, 48}));
-  EXPECT_EQ(rounds[1].baseline_ms, (std::vector<double>{173, 173, 173}));
-  EXPECT_EQ(CandidateRounds(result, "bf16", 3)[0].baseline_ms, (std::vector<double>{170, 170, 470}))
-      << "without the cost, the steps as timed";
+  EXPECT_EQ(rounds[1].baseline_ms, (std::vector<double>{172, 172, 172}));
+  EXPECT_EQ(CandidateRounds(result, "bf16", 3)[0].baseline_ms, (std::vector<double>{170, 170, 270}))
+      << "without the epoch's start, the steps as timed";
 }
 
-TEST(BlocksResult, NoEpochStartCostWithoutAnEpochsLengthOrAStartBesideOtherSteps) {
+// On the host's clock (a CPU run) no lead is reported, and each side pays the whole wait.
+TEST(BlocksResult, WithoutALeadEachSidePaysTheWholeWait) {
+  const BlocksResult result = ParseBlocksResult(R"({"blocks": [
+    {"candidate": "c", "side": "baseline", "cycle": 0, "step_ms": [100, 100],
+     "loader_wait_ms": [0, 0]}],
+    "complete": true, "samples_per_step": 8, "loss": 1, "epoch_batches": 10,
+    "epoch_start_waits_ms": [50]})",
+                                                "blocks.json");
+  const std::optional<EpochStart> start = EpochStartOf(result);
+  ASSERT_TRUE(start.has_value());
+  EXPECT_DOUBLE_EQ(SideEpochStartOf(*start, result, "c", true, 2).cost_ms, 50.0);
+  EXPECT_EQ(CandidateRounds(result, "c", 2, start).size(), 0u) << "no candidate block to pair";
+}
+
+TEST(BlocksResult, NoEpochStartWithoutAnEpochsLengthOrAStartAfterTheWarmUp) {
   const std::string one_start = R"({"blocks": [
     {"candidate": "bf16", "side": "baseline", "cycle": 0, "step_ms": [170, 470],
      "loader_wait_ms": [0.2, 290], "epoch_starts": [1]}],
-    "complete": true, "samples_per_step": 8, "loss": 1)";
-  EXPECT_FALSE(EpochStartCostOf(ParseBlocksResult(one_start + "}", "b.json"), 2))
+    "complete": true, "samples_per_step": 8, "loss": 1, "epoch_start_waits_ms": [290])";
+  EXPECT_FALSE(EpochStartOf(ParseBlocksResult(one_start + "}", "b.json")))
       << "an iterable Dataset's epoch has no length";
-  EXPECT_TRUE(
-      EpochStartCostOf(ParseBlocksResult(one_start + R"(, "epoch_batches": 64})", "b.json"), 2));
+  EXPECT_TRUE(EpochStartOf(ParseBlocksResult(one_start + R"(, "epoch_batches": 64})", "b.json")));
+  EXPECT_FALSE(EpochStartOf(ParseBlocksResult(R"({"blocks": [], "complete": true,
+    "samples_per_step": 8, "loss": 1, "epoch_batches": 64})",
+                                              "b.json")))
+      << "no epoch began after the warm-up";
+}
+
+// Epochs of one batch: every step began one and pays its start as timed, so nothing is added.
+TEST(BlocksResult, ABlockOfNothingButEpochStartsIsReadAsTimed) {
   const BlocksResult every = ParseBlocksResult(R"({"blocks": [
-    {"candidate": "bf16", "side": "baseline", "cycle": 0, "step_ms": [470, 460],
+    {"candidate": "c", "side": "baseline", "cycle": 0, "step_ms": [470, 460],
+     "loader_wait_ms": [290, 280], "epoch_starts": [0, 1]},
+    {"candidate": "c", "side": "candidate", "cycle": 0, "step_ms": [370, 360],
      "loader_wait_ms": [290, 280], "epoch_starts": [0, 1]}],
-    "complete": true, "samples_per_step": 8, "loss": 1, "epoch_batches": 1})",
+    "complete": true, "samples_per_step": 8, "loss": 1, "epoch_batches": 1,
+    "epoch_start_waits_ms": [290, 280, 290, 280]})",
                                                "b.json");
-  EXPECT_FALSE(EpochStartCostOf(every, 2)) << "no other step to read the start's cost against";
+  const std::optional<EpochStart> start = EpochStartOf(every);
+  ASSERT_TRUE(start.has_value());
+  EXPECT_DOUBLE_EQ(start->extra_wait_ms, 285.0) << "no step began none: no usual wait to subtract";
+  const std::vector<AbRound> rounds = CandidateRounds(every, "c", 2, start);
+  ASSERT_EQ(rounds.size(), 1u);
+  EXPECT_EQ(rounds[0].baseline_ms, (std::vector<double>{470, 460}));
+  EXPECT_EQ(rounds[0].candidate_ms, (std::vector<double>{370, 360}));
+  EXPECT_EQ(SideLoaderWaitMs(every, "c", true, 2), 285.0) << "its starts are all it waited";
 }
 
 // A later run of blocks is priced by the first run's mean block, beside what the first run spent
@@ -284,6 +328,14 @@ TEST(BlocksResult, AMalformedFileNamesTheFileAndTheField) {
   EXPECT_THAT(error_of(R"({"blocks": [], "complete": true, "samples_per_step": 1, "loss": 1,
                            "loader_queue": -1})"),
               HasSubstr("blocks.json: field 'loader_queue'"));
+  EXPECT_THAT(error_of(R"({"blocks": [{"candidate": "a", "side": "baseline", "cycle": 0,
+                           "settle_ms": [2], "step_ms": [1, 2], "host_lead_ms": 6}],
+                           "complete": true, "samples_per_step": 1, "loss": 1})"),
+              HasSubstr("blocks.json: field 'blocks[0].host_lead_ms'"))
+      << "a lead longer than the block it timed";
+  EXPECT_THAT(error_of(R"({"blocks": [], "complete": true, "samples_per_step": 1, "loss": 1,
+                           "epoch_start_waits_ms": [300, -1]})"),
+              HasSubstr("blocks.json: field 'epoch_start_waits_ms[1]'"));
   EXPECT_THAT(error_of(R"({"blocks": [], "samples_per_step": 1, "loss": 1})"),
               HasSubstr("'complete'"));
   EXPECT_THAT(error_of("[1, 2"), HasSubstr("blocks.json: not valid JSON"));

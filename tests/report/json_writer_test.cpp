@@ -122,11 +122,16 @@ TEST(JsonWriter, HotspotListsTheLinesThatRanItsOp) {
   EXPECT_EQ(ReportToJson(FilledReport()).at("hotspot").at("op_lines"), json::array())
       << "a door that labels no lines";
   RunReport report = FilledReport();
-  report.hotspot->op_lines = {
-      {{"/home/u/train.py", 40, "pairs = h.unsqueeze(1) * self.rel_pos"}, "aten::mul", 1, 4.2,
-       0.888},
-      {{"/home/u/train.py", 42, "h = self.dropout(self.proj(h))"}, "aten::dropout", 1, 0.531,
-       0.112}};
+  report.hotspot->op_lines = {{{"/home/u/train.py", 40, "pairs = h.unsqueeze(1) * self.rel_pos"},
+                               "aten::mul",
+                               1,
+                               4.2,
+                               0.888},
+                              {{"/home/u/train.py", 42, "h = self.dropout(self.proj(h))"},
+                               "aten::dropout",
+                               1,
+                               0.531,
+                               0.112}};
   const json lines = ReportToJson(report).at("hotspot").at("op_lines");
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines.at(0).at("file"), "/home/u/train.py");
@@ -275,8 +280,9 @@ TEST(JsonWriter, EachRoundsWarmUpAndCompileCacheLookups) {
   EXPECT_EQ(fixes.at(1).at("warmup_rounds"), json::array()) << "no round reported a warm-up";
 }
 
-// Measured in blocks of a run a DataLoader fed: each side's wait for a batch per timed step, and
-// the timed steps that began an epoch, their waits and the loader's epoch.
+// Measured in blocks of a run a DataLoader fed: each side's wait for a batch per timed step, the
+// timed steps that began an epoch, their waits and the loader's epoch, and what an epoch's start
+// costs each side.
 TEST(JsonWriter, EachSidesWaitForTheLoadersBatches) {
   RunReport report = FilledReport();
   FixResult& fed = report.fixes.at(0);
@@ -286,6 +292,11 @@ TEST(JsonWriter, EachSidesWaitForTheLoadersBatches) {
   fed.baseline_epoch_starts = 0;
   fed.epoch_start_wait_ms = 190.5;
   fed.epoch_batches = 64;
+  fed.epoch_start_extra_wait_ms = 300.0;
+  fed.host_lead_ms = 20.0;
+  fed.baseline_host_lead_ms = 150.0;
+  fed.epoch_start_cost_ms = 280.0;
+  fed.baseline_epoch_start_cost_ms = 150.0;
   const json fixes = ReportToJson(report).at("fixes");
   EXPECT_DOUBLE_EQ(fixes.at(0).at("loader_wait_ms").get<double>(), 19.5);
   EXPECT_DOUBLE_EQ(fixes.at(0).at("baseline_loader_wait_ms").get<double>(), 0.25);
@@ -294,9 +305,16 @@ TEST(JsonWriter, EachSidesWaitForTheLoadersBatches) {
   EXPECT_DOUBLE_EQ(fixes.at(0).at("epoch_start_wait_ms").get<double>(), 190.5);
   EXPECT_TRUE(fixes.at(0).at("baseline_epoch_start_wait_ms").is_null()) << "none began an epoch";
   EXPECT_EQ(fixes.at(0).at("epoch_batches"), 64);
-  for (const char* field : {"loader_wait_ms", "baseline_loader_wait_ms", "epoch_starts",
-                            "baseline_epoch_starts", "epoch_start_wait_ms",
-                            "baseline_epoch_start_wait_ms", "epoch_batches"}) {
+  EXPECT_DOUBLE_EQ(fixes.at(0).at("epoch_start_extra_wait_ms").get<double>(), 300.0);
+  EXPECT_DOUBLE_EQ(fixes.at(0).at("host_lead_ms").get<double>(), 20.0);
+  EXPECT_DOUBLE_EQ(fixes.at(0).at("baseline_host_lead_ms").get<double>(), 150.0);
+  EXPECT_DOUBLE_EQ(fixes.at(0).at("epoch_start_cost_ms").get<double>(), 280.0);
+  EXPECT_DOUBLE_EQ(fixes.at(0).at("baseline_epoch_start_cost_ms").get<double>(), 150.0);
+  for (const char* field :
+       {"loader_wait_ms", "baseline_loader_wait_ms", "epoch_starts", "baseline_epoch_starts",
+        "epoch_start_wait_ms", "baseline_epoch_start_wait_ms", "epoch_batches",
+        "epoch_start_extra_wait_ms", "host_lead_ms", "baseline_host_lead_ms", "epoch_start_cost_ms",
+        "baseline_epoch_start_cost_ms"}) {
     EXPECT_TRUE(fixes.at(1).at(field).is_null()) << field << ": no DataLoader fed its steps";
   }
 }
@@ -421,8 +439,15 @@ TEST(JsonWriter, TheInputStageByPiece) {
   stage.batches = 12;
   stage.output_shape = {8, 1, 64, 64};
   stage.cores = 2;
-  stage.pieces = {{"aten::conv2d", "line", SourceLocation{"model.py", 7, "x = F.conv2d(x, k)"},
-                   6.3, 0.7, {8, 1, 128, 128}, {8, 1, 128, 128}, "float32", std::nullopt}};
+  stage.pieces = {{"aten::conv2d",
+                   "line",
+                   SourceLocation{"model.py", 7, "x = F.conv2d(x, k)"},
+                   6.3,
+                   0.7,
+                   {8, 1, 128, 128},
+                   {8, 1, 128, 128},
+                   "float32",
+                   std::nullopt}};
   report.data->stage = stage;
   const json json_stage = ReportToJson(report).at("data").at("stage");
   EXPECT_DOUBLE_EQ(json_stage.at("batch_ms").get<double>(), 9.0);

@@ -63,6 +63,18 @@ class BenchRanksTest(unittest.TestCase):
         self.assertEqual(merged["samples_per_step"], 192)
         self.assertEqual(merged["peak_memory_mb"], 950.0)
 
+    def test_a_blocks_lead_is_the_least_of_the_ranks_that_timed_one(self):
+        def block(lead=None):
+            timed = {"step_ms": [10.0], "peak_memory_mb": None}
+            if lead is not None:
+                timed["host_lead_ms"] = lead
+            return timed
+
+        own = {"blocks": [block(30.0), block(), block()], "samples_per_step": 8}
+        merged = merge_ranks(own, [{"blocks": [block(12.0), block(5.0), block()],
+                                    "samples_per_step": 8}])
+        self.assertEqual([b.get("host_lead_ms") for b in merged["blocks"]], [12.0, 5.0, None])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -54,6 +54,22 @@ class DeviceStepTimesTest(unittest.TestCase):
                 intervals.append(times.interval(step - 1, step))
         self.assertEqual([ms(i) for i in intervals], [40.0, 55.0, 35.0])
 
+    def test_the_hosts_lead_is_its_wait_for_the_last_steps_end(self):
+        clock = [5.0]  # seconds
+
+        class LateEvent(FakeEvent):
+            def synchronize(self):
+                super().synchronize()
+                clock[0] += 0.040  # the device finishes the step 40 ms later
+
+        times = DeviceStepTimes(lambda: LateEvent(0.0), clock=lambda: clock[0])
+        self.assertIsNone(times.host_lead_ms(), "no step measured yet")
+        times.step_ended(1_000)
+        times.step_ended(2_000)
+        self.assertAlmostEqual(times.host_lead_ms(), 40.0)
+        self.assertTrue(times._ends[2_000].synchronized, "the last step's end, not an earlier one")
+        self.assertFalse(times._ends[1_000].synchronized)
+
     def test_a_host_timed_step_reads_as_it_is(self):
         self.assertEqual(ms(12.5), 12.5)
 

@@ -10,6 +10,7 @@ import unittest
 from advisor_probe import loader_hook, loader_waits
 from advisor_probe.bench import Bench
 from advisor_probe.loader_hook import LoaderHook
+from fake_events import FakeEvent
 
 
 class FakeClock:
@@ -73,7 +74,7 @@ class BlocksFedByALoaderTest(unittest.TestCase):
         loader_hook.now = self.clock
         self.addCleanup(setattr, loader_hook, "now", original)
 
-    def run_blocks(self, fed_by, epoch=10**9):
+    def run_blocks(self, fed_by, epoch=10**9, cuda=False):
         """Runs the schedule of one candidate, 1 settle and 2 timed steps a block, every step
         100 ms, its steps fed by the DataLoader `fed_by` (None: by no DataLoader) in epochs of
         `epoch` batches, each batch fetched before the forward that closes the step before it, as
@@ -82,7 +83,10 @@ class BlocksFedByALoaderTest(unittest.TestCase):
                        "blocks": {"candidates": [{"id": "off",
                                                   "overrides": {"deterministic": False}}],
                                   "settle": 1, "steps": 2, "cycles": 1}}, lambda: None)
-        bench.model_found([], False, lambda: 1)
+        device_ms = [0.0]
+        if cuda:  # CUDA events' stand-ins, at the end of each measured step, 100 ms apart
+            bench._record_event = lambda: FakeEvent(device_ms[0])
+        bench.model_found([], cuda, lambda: 1)
         iterator_class = fake_iterator_class(self.clock, epoch)
         hook = LoaderHook([bench.loader_waits])
         hook.install(iterator_class)
@@ -107,7 +111,11 @@ class BlocksFedByALoaderTest(unittest.TestCase):
         index, done = 0, False
         while not done:
             next_batch()  # the next step's batch, before its forward closes this step
-            done = bench.step_closed([index, 0, 100_000_000, []])
+            end_ns = (index + 1) * 100_000_000
+            if cuda and index >= bench.first_measured - 1:
+                device_ms[0] += 100.0
+                bench.step_ends(end_ns)
+            done = bench.step_closed([index, end_ns - 100_000_000, end_ns, []])
             index += 1
         with open(self.result) as result:
             return index, json.load(result)
@@ -133,6 +141,20 @@ class BlocksFedByALoaderTest(unittest.TestCase):
         self.assertEqual([b["loader_wait_ms"] for b in result["blocks"]], [[3.0, 4.0],
                                                                           [10.0, 11.0]])
         self.assertEqual([b["epoch_starts"] for b in result["blocks"]], [[1], []])
+        self.assertEqual(result["epoch_start_waits_ms"], [4.0, 8.0],
+                         "every start after the warm-up, the candidate's in a settle step")
+        self.assertTrue(all("host_lead_ms" not in b for b in result["blocks"]),
+                        "the host timed the steps")
+
+    def test_on_a_gpu_each_block_ends_with_its_hosts_lead(self):
+        _, result = self.run_blocks(fed_by=loader(2, 2, batches=3), epoch=3, cuda=True)
+        # Epochs begin at batches 3, 6, 9 and 12: the baseline's block ends at step 4, whose next
+        # batch, 5, began none; the candidate's at step 11, whose next, 12, began one.
+        self.assertEqual(result["epoch_start_waits_ms"], [3.0, 6.0, 9.0])
+        self.assertGreaterEqual(result["blocks"][0]["host_lead_ms"], 0.0)
+        self.assertNotIn("host_lead_ms", result["blocks"][1],
+                         "the wait for an epoch's first batch used the lead up")
+        self.assertEqual(result["blocks"][0]["step_ms"], [100.0, 100.0], "the device's times")
 
     def test_a_loader_without_workers_queues_nothing_to_drain(self):
         steps, result = self.run_blocks(fed_by=loader(0, 2))

@@ -192,6 +192,8 @@ class Bench:
         (wait_ms, began_epoch), self._next_batch = self._next_batch, self.loader_waits.take()
         if index >= self.first_measured:
             self._scheduled_steps += 1
+            if began_epoch and self._loader_fed:
+                schedule.epoch_start_waits_ms.append(wait_ms)
             block, timed = schedule.at(index - self.first_measured)
             if block is not None:
                 (block.step_ms if timed else block.settle_ms).append(step_ms)
@@ -208,6 +210,12 @@ class Bench:
             self._loader_fed = self.loader_waits.fed
             schedule.drain(self.loader_waits.depth, self.loader_waits.epoch_batches,
                            every_switch=self._world_size > 1)
+        if self._block is not None and self._device_steps is not None and \
+                schedule.epoch_batches and schedule.leaves_block(following) and \
+                not self._next_batch[1]:
+            # What an epoch's start would cost this side (advisor's EpochStart), read before the
+            # schedule reads the block's steps for its pace, which waits for the device too.
+            self._block.host_lead_ms = self._device_steps.host_lead_ms()
         block, _ = schedule.at(following)
         if block is None or block is not self._block:
             self._end_block()
@@ -322,8 +330,13 @@ def fx_graph_cache_lookups():
 
 
 def _slowest(own, other):
-    """Each step as long as the slowest rank's, the highest peak."""
+    """Each step as long as the slowest rank's, the highest peak, the least lead (the rank whose
+    device an epoch's start idles longest holds the others back)."""
     own["step_ms"] = [max(a, b) for a, b in zip(own["step_ms"], other["step_ms"])]
+    if "host_lead_ms" in own or "host_lead_ms" in other:
+        leads = [lead for lead in (own.get("host_lead_ms"), other.get("host_lead_ms"))
+                 if lead is not None]
+        own["host_lead_ms"] = min(leads)
     if other.get("peak_memory_mb") is not None:
         own["peak_memory_mb"] = max(own["peak_memory_mb"] or 0.0, other["peak_memory_mb"])
 

@@ -197,6 +197,9 @@ class Block:
         self.step_ms = []
         self.loader_wait_ms = []  # each timed step's wait for its batch, where a DataLoader fed it
         self.epoch_starts = []    # the timed steps (their places in step_ms) that began an epoch
+        # On a GPU: the host's wait for the device at the block's end, once the next step's batch
+        # was fetched (device_steps.host_lead_ms); None where that batch began an epoch.
+        self.host_lead_ms = None
         self.peak_memory_mb = None
 
     @property
@@ -212,6 +215,8 @@ class Block:
         if self.loader_wait_ms:
             block["loader_wait_ms"] = self.loader_wait_ms
             block["epoch_starts"] = self.epoch_starts
+        if self.host_lead_ms is not None:
+            block["host_lead_ms"] = self.host_lead_ms
         return block
 
 
@@ -235,6 +240,8 @@ class BlockSchedule:
         self.steps = int(config["steps"])
         self.loader_queue = 0  # the batches the feeding DataLoader holds ready (drain)
         self.epoch_batches = None  # that DataLoader's len(), where it has one
+        # The host's wait for every epoch's first batch after the warm-up, in a timed step or not.
+        self.epoch_start_waits_ms = []
         self.blocks = []
         for cycle in range(int(config["cycles"])):
             for place, (name, _) in enumerate(self.candidates):
@@ -250,6 +257,11 @@ class BlockSchedule:
     def warmed_up(self, step_ms):
         """A warm-up step under the script's own settings took `step_ms`."""
         self._warmup_ms.append(step_ms)
+
+    def leaves_block(self, position):
+        """Whether the `position`th step after the warm-up is past the block the walk is in (or
+        the first step of all): the block's last step has closed."""
+        return position >= self._end
 
     def at(self, position):
         """The block of the `position`th step after the warm-up and whether that step is timed;
@@ -321,4 +333,6 @@ class BlockSchedule:
                   "complete": complete}
         if self.epoch_batches is not None:
             result["epoch_batches"] = self.epoch_batches
+        if self.epoch_start_waits_ms:
+            result["epoch_start_waits_ms"] = self.epoch_start_waits_ms
         return result

@@ -15,17 +15,32 @@ device's pace where the host kept ahead of it, the host's where the host fell be
 waited for, a launch-bound step), as a long run of the script has them.
 """
 
+import time
+
 
 class DeviceStepTimes:
     """`record` returns a new event recorded on the current stream (torch.cuda.Event with timing,
-    or a test's stand-in): it has elapsed_time(later) in milliseconds and synchronize()."""
+    or a test's stand-in): it has elapsed_time(later) in milliseconds and synchronize(). `clock`
+    is the host's, in seconds, for host_lead_ms."""
 
-    def __init__(self, record):
+    def __init__(self, record, clock=time.perf_counter):
         self._record = record
+        self._clock = clock  # the host's, in seconds
         self._ends = {}  # host time (ns) of a measured step's end -> the event recorded then
 
     def step_ended(self, host_ns):
         self._ends[host_ns] = self._record()
+
+    def host_lead_ms(self):
+        """Waits for the device to finish the last measured step and returns how long that took,
+        in ms: the lead the host kept over the device (an epoch's start idles the device only for
+        the part of the first batch's wait beyond it). None before any measured step."""
+        if not self._ends:
+            return None
+        last = self._ends[max(self._ends)]
+        started = self._clock()
+        last.synchronize()
+        return (self._clock() - started) * 1e3
 
     def interval(self, start_ns, end_ns):
         """The step between two ends the step clock gave (host times), to be read with ms() once
