@@ -28,8 +28,11 @@ struct BlockDesign {
   // as many more as the batches the loader holds ready (BlocksResult::loader_queue): after slower
   // steps it would be served from that full queue. Blocks differ in length so.
   int settle_steps = 2;
-  int block_steps = 5;  // timed per block
-  int cycles = 6;       // pairs of blocks per candidate at most
+  // Timed per block at least: a candidate's side faster than the baseline times more, as many as
+  // make its block about as long as a baseline block, up to 4 times as many (the probe's
+  // LONGEST_BLOCK; docs/recipes.md#measured-inside-the-running-script).
+  int block_steps = 5;
+  int cycles = 6;  // pairs of blocks per candidate at most
 };
 
 // Whether every knob `candidate` sets can be switched between two steps of a running script:

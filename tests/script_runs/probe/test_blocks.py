@@ -2,6 +2,7 @@
 one running script, their knobs switched between steps and the script's own settings put back."""
 
 import json
+import math
 import os
 import tempfile
 import unittest
@@ -85,11 +86,12 @@ class DrainTest(unittest.TestCase):
 
     def test_a_side_is_judged_by_the_median_of_its_steps_so_far(self):
         schedule = self.schedule()
-        # The candidate's first block reads fast (the queue's batches), its second slow: the
-        # median of its 4 steps, 60 ms, is still faster than the baseline's 100.
+        # The candidate's first block reads fast (the queue's batches), its second, 8 steps long
+        # after the first's pace (LONGEST_BLOCK), slow: the median of its 10 steps, 110 ms, is
+        # slower than the baseline's 100, where their mean, 90 ms, would have drained.
         settles = walk(schedule, lambda b: 100.0 if b.side == "baseline" else
                        10.0 if b.cycle == 0 else 110.0)
-        self.assertEqual(settles, [1, 5, 1, 1, 1, 5])
+        self.assertEqual(settles, [1, 5, 1, 1, 1, 1])
 
     def test_a_baseline_without_warm_up_drains_its_first_block(self):
         schedule = BlockSchedule(schedule_config(
@@ -109,6 +111,31 @@ class DrainTest(unittest.TestCase):
         schedule = self.schedule(queue=0)
         self.assertEqual(walk(schedule, lambda b: 100.0 if b.side == "baseline" else 20.0),
                          [1] * 6)
+
+
+class BlockLengthTest(unittest.TestCase):
+    """A candidate side faster than the baseline times as many more steps as make its block about
+    as long as a baseline block, up to LONGEST_BLOCK times the design's."""
+
+    def timed(self, candidate_ms, every_switch=False):
+        schedule = BlockSchedule(schedule_config(
+            candidates=[{"id": "bf16", "overrides": {"autocast_dtype": "bfloat16"}}], cycles=3,
+            steps=5))
+        schedule.drain(0, every_switch=every_switch)
+        schedule.warmed_up(170.0)
+        walk(schedule, lambda b: 170.0 if b.side == "baseline" else candidate_ms)
+        return [len(b.step_ms) for b in schedule.blocks]
+
+    def test_a_faster_side_times_a_baseline_blocks_length_of_steps(self):
+        # Its first block, before its pace is known, times the design's 5; then 5 x 170 / 57.
+        self.assertEqual(self.timed(57.0), [5, 5, 15, 5, 5, 15])
+
+    def test_a_much_faster_side_stops_at_the_longest_block(self):
+        self.assertEqual(self.timed(10.0), [5, 5, 20, 5, 5, 20])
+
+    def test_a_slower_side_and_a_launchers_ranks_keep_the_designs_steps(self):
+        self.assertEqual(self.timed(200.0), [5] * 6)
+        self.assertEqual(self.timed(57.0, every_switch=True), [5] * 6)
 
 
 class SwitchesTest(unittest.TestCase):
@@ -298,7 +325,11 @@ class BenchBlocksTest(unittest.TestCase):
             threads_seen.append(threads)
             done = bench.step_closed(step(index, 10.0 * threads))
             index += 1
-        self.assertEqual(index, 2 + 4 * 3, "warm-up, then 4 blocks of 1 settling + 2 timed steps")
+        # With more than one thread the candidate's side is the faster, and its second block
+        # times as many steps as last as long as a baseline block (blocks.LONGEST_BLOCK).
+        longer = min(4 * 2, math.ceil(2 * self.threads))
+        self.assertEqual(index, 2 + 4 * 3 + (longer - 2),
+                         "warm-up, then 4 blocks of 1 settling + 2 timed steps, one longer")
         result = self.written()
         self.assertTrue(result["complete"])
         self.assertEqual(result["loss"], 0.5)
@@ -307,7 +338,7 @@ class BenchBlocksTest(unittest.TestCase):
         every = 10.0 * self.threads
         self.assertEqual(by_side, {("baseline", 0): [every, every],
                                    ("candidate", 0): [one, one],
-                                   ("candidate", 1): [one, one],
+                                   ("candidate", 1): [one] * longer,
                                    ("baseline", 1): [every, every]})
         self.assertEqual(torch.get_num_threads(), self.threads, "the script's own count is back")
 

@@ -12,12 +12,13 @@ block and its candidate block, in the order A B on one cycle and B A on the next
 the candidate's place), so that a trend over the run falls on both sides alike. Each block's first
 `settle` steps follow a switch and are left out (cuDNN's benchmark mode searches, autocast's
 weight casts fill its cache, the first compiled block compiles); its next `steps` steps are
-timed. Where a DataLoader with workers feeds the steps, a block that follows slower steps may find
+timed, or more where a candidate's side ran faster than the baseline (LONGEST_BLOCK). Where a DataLoader with workers feeds the steps, a block that follows slower steps may find
 the batches it holds ready (loader_waits.py) waiting in its queue: such a block leaves out as many
 more steps, so that its timed steps begin once they wait for batches as a long run of its setting
 would (BlockSchedule.drain)."""
 
 import contextlib
+import math
 
 import torch
 
@@ -184,6 +185,13 @@ def _forward_restorer(root):
 # (the seed's bf16, 3.7x) is far above it.
 DRAIN_ABOVE = 1.1
 
+# A candidate's block times more steps than the design's where its side ran faster than the
+# baseline, as many as make it about as long as a baseline block, up to this many times the
+# design's. A fast side's steps wander most where the host drives them (the seed's bf16 on the
+# H200: 41 to 61 ms, its blocks' means 3.2x to 4.1x the baseline's), and five of them are a noisy
+# mean where fifteen cost little: 0.75 s against the baseline block's 0.85.
+LONGEST_BLOCK = 4
+
 BASELINE = "baseline"
 
 
@@ -279,7 +287,18 @@ class BlockSchedule:
         block = self.blocks[index]
         block.settle = self.settle + (self.loader_queue if self._drains(before, block) else 0)
         self._entered, self._start = index, self._end
-        self._end = self._start + block.settle + self.steps
+        self._end = self._start + block.settle + self._timed_steps(block)
+
+    def _timed_steps(self, block):
+        """The design's steps, or more for a candidate side faster than the baseline so far
+        (LONGEST_BLOCK). A launcher's ranks keep the design's: each rank times its own steps, and
+        blocks of lengths that differed by rank would fall out of step with one another."""
+        if block.side == "baseline" or self._drain_every_switch:
+            return self.steps
+        baseline, own = self._pace_ms(BASELINE), self._pace_ms(block.pace_key)
+        if baseline is None or own is None or own >= baseline:
+            return self.steps
+        return min(LONGEST_BLOCK * self.steps, math.ceil(self.steps * baseline / own))
 
     def _drains(self, before, block):
         """Whether `block` may find the loader's queue full of batches it would take faster than
