@@ -120,18 +120,20 @@ TraceRecords ReadTraceRecords(const TraceStore& store, int threads) {
 }
 
 TraceRecords TakeTraceRecords(TraceStore& store, int threads, RecordsSerialTimes* serial) {
-  // Freed chunks go back to the system every 4 (a plain file's chunk is 1 to 2 MiB of JSON), so
-  // that the records grow into memory the events held rather than beside it (ReturnFreedMemory).
-  // Every 64 held up to 64 freed chunks beside the records: with the window placed a segment at a
-  // time, this stage's peak was the run's, 140-151 MB of a 260 MB legacy list's 123-125 MB now
-  // (docs/benchmarks.md), at no CPU time that its runs could tell apart.
-  constexpr std::size_t kChunksPerReturn = 4;
+  // Each chunk's pages go back to the system as its reader lets it go (FreeReturningPages), so
+  // that the records grow into memory the events held rather than beside it: with the window
+  // placed a segment at a time, this stage's peak is the run's (docs/benchmarks.md). What that
+  // leaves resident, each column's first and last page, is returned every 32 chunks
+  // (ReturnFreedMemory, which walks every thread's arena under its lock): returned that way every
+  // 4 chunks instead, a 250 MB legacy list on 2 threads made 11,474 madvise calls over 4.4 GB of
+  // free memory, 3,234 now, at the same peak (105-110 MB).
+  constexpr std::size_t kChunksPerTrim = 32;
   RecordsSerialTimes unused;
   TraceRecords records = ReadRecords(
       store, threads,
       [&store](std::size_t k) {
-        store.chunks[k] = EventChunk{};
-        if ((k + 1) % kChunksPerReturn == 0) ReturnFreedMemory();
+        store.chunks[k].FreeReturningPages();
+        if ((k + 1) % kChunksPerTrim == 0) ReturnFreedMemory();
       },
       serial ? *serial : unused);
   store.chunks.clear();

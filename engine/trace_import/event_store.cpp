@@ -77,6 +77,24 @@ void EventChunk::DropMissingColumns() {
   extra.DropIfAllMissing();
 }
 
+void EventChunk::FreeReturningPages() {
+  advisor::FreeReturningPages(category);
+  advisor::FreeReturningPages(phase);
+  advisor::FreeReturningPages(name);
+  pid.FreeReturningPages();
+  advisor::FreeReturningPages(tid);
+  advisor::FreeReturningPages(ts_ns);
+  advisor::FreeReturningPages(dur_ns);
+  external_id.FreeReturningPages();
+  correlation.FreeReturningPages();
+  sequence_number.FreeReturningPages();
+  forward_thread.FreeReturningPages();
+  input_type.FreeReturningPages();
+  extra.FreeReturningPages();
+  advisor::FreeReturningPages(extras);
+  *this = EventChunk{};
+}
+
 std::size_t TraceStore::events() const {
   std::size_t total = 0;
   for (const EventChunk& chunk : chunks) total += chunk.size();

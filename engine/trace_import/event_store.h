@@ -14,6 +14,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/util/freed_memory.h"
+
 namespace advisor {
 
 // An integer argument the event did not have.
@@ -125,6 +127,8 @@ class SparseColumn {
     }
     std::vector<T>().swap(values_);
   }
+  // Lets the values go, their pages handed back to the system at once (FreeReturningPages).
+  void FreeReturningPages() { advisor::FreeReturningPages(values_); }
 
  private:
   std::vector<T> values_;
@@ -153,6 +157,9 @@ struct EventChunk {
   std::size_t size() const { return name.size(); }
   // Once every event is in: the sparse columns no event filled hold nothing.
   void DropMissingColumns();
+  // Lets every column go, each one's pages handed back to the system at once: a chunk read into
+  // records is let go on its reader's thread, beside the others' (TakeTraceRecords).
+  void FreeReturningPages();
 };
 
 // A GPU as deviceProperties describes it.
