@@ -4,12 +4,31 @@
 #include <iterator>
 #include <type_traits>
 
+#include "engine/trace_analysis/chunk_counts.h"
 #include "engine/trace_analysis/event_names.h"
 #include "engine/trace_analysis/launching_ops.h"
 #include "engine/util/parallel_for.h"
 
 namespace advisor {
 namespace {
+
+// The records a store's events may make, each kind's (GpuRecordReader's rooms).
+struct GpuRecordCounts {
+  std::size_t kernels = 0;
+  std::size_t memcpys = 0;
+  std::size_t memsets = 0;
+  std::size_t syncs = 0;
+  std::size_t api_calls = 0;
+
+  GpuRecordCounts& operator+=(const GpuRecordCounts& other) {
+    kernels += other.kernels;
+    memcpys += other.memcpys;
+    memsets += other.memsets;
+    syncs += other.syncs;
+    api_calls += other.api_calls;
+    return *this;
+  }
+};
 
 constexpr std::uint64_t kNoOp = 0;
 
@@ -181,40 +200,42 @@ GpuChunkRecords ReadGpuChunk(const TraceStore& store, const EventChunk& chunk) {
   return records;
 }
 
-GpuRecordReader::GpuRecordReader(const TraceStore& store) {
+GpuRecordReader::GpuRecordReader(const TraceStore& store, int threads) {
   // Room for every record the events may make, rather than the join growing to it by moving a
   // GPU trace's hundreds of thousands of records (and their kernels' names) over and over.
-  std::size_t kernels = 0, memcpys = 0, memsets = 0, syncs = 0, api_calls = 0;
-  for (const EventChunk& chunk : store.chunks) {
-    for (std::size_t i = 0; i < chunk.size(); ++i) {
-      if (chunk.phase[i] != 'X') continue;
-      switch (chunk.category[i]) {
-        case EventCategory::kKernel:
-          ++kernels;
-          break;
-        case EventCategory::kGpuMemcpy:
-          ++memcpys;
-          break;
-        case EventCategory::kGpuMemset:
-          ++memsets;
-          break;
-        case EventCategory::kCudaSync:
-          ++syncs;
-          break;
-        case EventCategory::kCudaRuntime:
-        case EventCategory::kCudaDriver:
-          ++api_calls;
-          break;
-        default:
-          break;
-      }
-    }
-  }
-  records_.kernels.reserve(kernels);
-  records_.memcpys.reserve(memcpys);
-  records_.memsets.reserve(memsets);
-  records_.syncs.reserve(syncs);
-  records_.api_calls.reserve(api_calls);
+  const GpuRecordCounts counts =
+      CountOverChunks<GpuRecordCounts>(store, threads, [](const EventChunk& chunk) {
+        GpuRecordCounts counts;
+        for (std::size_t i = 0; i < chunk.size(); ++i) {
+          if (chunk.phase[i] != 'X') continue;
+          switch (chunk.category[i]) {
+            case EventCategory::kKernel:
+              ++counts.kernels;
+              break;
+            case EventCategory::kGpuMemcpy:
+              ++counts.memcpys;
+              break;
+            case EventCategory::kGpuMemset:
+              ++counts.memsets;
+              break;
+            case EventCategory::kCudaSync:
+              ++counts.syncs;
+              break;
+            case EventCategory::kCudaRuntime:
+            case EventCategory::kCudaDriver:
+              ++counts.api_calls;
+              break;
+            default:
+              break;
+          }
+        }
+        return counts;
+      });
+  records_.kernels.reserve(counts.kernels);
+  records_.memcpys.reserve(counts.memcpys);
+  records_.memsets.reserve(counts.memsets);
+  records_.syncs.reserve(counts.syncs);
+  records_.api_calls.reserve(counts.api_calls);
 }
 
 void GpuRecordReader::Add(GpuChunkRecords&& chunk) {

@@ -68,8 +68,9 @@ GpuChunkRecords ReadGpuChunk(const TraceStore& store, const EventChunk& chunk);
 // Joins the chunks' GPU records, each once read; nothing of a chunk is kept but its records.
 class GpuRecordReader {
  public:
-  // Made while `store` holds all its events: it makes room for the records they may hold.
-  explicit GpuRecordReader(const TraceStore& store);
+  // Made while `store` holds all its events: it makes room for the records they may hold,
+  // counted on up to `threads` threads.
+  explicit GpuRecordReader(const TraceStore& store, int threads = 1);
   void Add(GpuChunkRecords&& chunk);  // the next of store.chunks'
   // Links the records to their ops on up to `threads` threads (LinkCallsToOps).
   GpuRecords Finish(const HostEvents& host, int threads);

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "engine/trace_analysis/chunk_counts.h"
 #include "engine/trace_analysis/event_names.h"
 #include "engine/trace_analysis/host_chunk_records.h"
 #include "engine/trace_analysis/uncategorised_labels.h"
@@ -39,6 +40,21 @@ bool MayBeOp(const EventChunk& chunk, std::size_t i) {
          (category == EventCategory::kCpuOp || category == EventCategory::kUserAnnotation ||
           category == EventCategory::kNone);
 }
+
+// The events of a store that may be ops (MayBeOp), the uncategorised among them, and whether any
+// is numbered: HostEventReader's rooms.
+struct MayBeOps {
+  std::size_t ops = 0;
+  std::size_t operators = 0;
+  bool numbered = false;
+
+  MayBeOps& operator+=(const MayBeOps& other) {
+    ops += other.ops;
+    operators += other.operators;
+    numbered |= other.numbered;
+    return *this;
+  }
+};
 
 // Backward nodes by (thread, start), as a flow's "f" names one: of two nodes at one place, the
 // later in the file.
@@ -80,22 +96,23 @@ void Append(std::vector<T>& to, std::vector<T>& from) {
 
 class HostEventReader::Impl {
  public:
-  explicit Impl(const TraceStore& store) : store_(store), first_op_(store.chunks.size() + 1) {
+  Impl(const TraceStore& store, int threads) : store_(store), first_op_(store.chunks.size() + 1) {
     // Most events of a trace are ops: room for every one that may be is made at once (pages
     // never written are never resident), and each chunk's ops are copied into it once.
-    std::size_t may_be_ops = 0;
-    bool may_be_numbered = false;
-    for (const EventChunk& chunk : store_.chunks) {
+    const MayBeOps may_be = CountOverChunks<MayBeOps>(store_, threads, [](const EventChunk& chunk) {
+      MayBeOps counts;
       for (std::size_t i = 0; i < chunk.size(); ++i) {
         if (!MayBeOp(chunk, i)) continue;
-        may_be_operators_ += chunk.category[i] == EventCategory::kNone;
-        ++may_be_ops;
-        may_be_numbered |= chunk.sequence_number[i] >= 0;
+        counts.operators += chunk.category[i] == EventCategory::kNone;
+        ++counts.ops;
+        counts.numbered |= chunk.sequence_number[i] >= 0;
       }
-    }
-    host_.ops.reserve(may_be_ops);
+      return counts;
+    });
+    may_be_operators_ = may_be.operators;
+    host_.ops.reserve(may_be.ops);
     // A trace that numbers its ops numbers most of them: room for every op.
-    if (may_be_numbered) host_.op_sequences.reserve(may_be_ops);
+    if (may_be.numbered) host_.op_sequences.reserve(may_be.ops);
     ops_room_ = host_.ops.data();
     sequences_room_ = host_.op_sequences.data();
   }
@@ -343,7 +360,8 @@ class HostEventReader::Impl {
   std::map<ThreadId, std::vector<Label>> labels_;  // uncategorised labels by thread
 };
 
-HostEventReader::HostEventReader(const TraceStore& store) : impl_(std::make_unique<Impl>(store)) {}
+HostEventReader::HostEventReader(const TraceStore& store, int threads)
+    : impl_(std::make_unique<Impl>(store, threads)) {}
 
 HostEventReader::~HostEventReader() = default;
 

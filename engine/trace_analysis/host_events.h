@@ -88,8 +88,9 @@ struct HostChunkRecords;  // host_chunk_records.h
 // its host events: each chunk's records may go once added (ReadTraceRecords).
 class HostEventReader {
  public:
-  // Made while `store` holds all its events: it makes room for the ops they may hold.
-  explicit HostEventReader(const TraceStore& store);
+  // Made while `store` holds all its events: it makes room for the ops they may hold, counted
+  // on up to `threads` threads.
+  explicit HostEventReader(const TraceStore& store, int threads = 1);
   ~HostEventReader();
   // Copies the ops of store.chunks[k]'s records (their sequence numbers, a legacy trace's
   // operator lists) into their place among every chunk's, once the chunks before it are counted

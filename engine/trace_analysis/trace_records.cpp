@@ -55,8 +55,10 @@ TraceRecords ReadRecords(const TraceStore& store, int threads,
   for (std::size_t k = 1; k < chunks; ++k) {
     first_order[k] = first_order[k - 1] + static_cast<std::uint32_t>(store.chunks[k - 1].size());
   }
+  if (threads <= 0) threads = DefaultReaderThreads();
+  threads = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads), chunks));
   const HostChunkReader host_chunks(store);
-  HostEventReader host(store);
+  HostEventReader host(store, threads);
   const auto read = [&](std::size_t& k) {
     const EventChunk& chunk = store.chunks[k];
     ChunkRecords records;
@@ -73,7 +75,7 @@ TraceRecords ReadRecords(const TraceStore& store, int threads,
     if (done) done(k);
     return records;
   };
-  GpuRecordReader gpu(store);
+  GpuRecordReader gpu(store, threads);
   std::vector<DeviceMemoryRecord> memory;
   const auto join = [&](ChunkRecords&& records) {
     ThreadStopwatch joining;
@@ -82,8 +84,6 @@ TraceRecords ReadRecords(const TraceStore& store, int threads,
     memory.insert(memory.end(), records.memory.begin(), records.memory.end());
     joining.AddTo(serial.join_ms);
   };
-  if (threads <= 0) threads = DefaultReaderThreads();
-  threads = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads), chunks));
   if (threads <= 1) {
     for (std::size_t k = 0; k < chunks; ++k) join(read(k));
   } else {
