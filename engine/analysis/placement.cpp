@@ -11,6 +11,7 @@
 
 #include "engine/analysis/sequence_numbers.h"
 #include "engine/model/localisation.h"
+#include "engine/util/parallel_for.h"
 
 namespace advisor {
 namespace {
@@ -360,11 +361,6 @@ bool HasLoss(const Timeline& timeline) {
                      [](const StepSpan& s) { return s.TimeIn(Phase::kLoss) > 0; });
 }
 
-bool InStartOrder(const std::vector<OpEvent>& ops) {
-  return std::is_sorted(ops.begin(), ops.end(),
-                        [](const OpEvent& a, const OpEvent& b) { return a.start_ns < b.start_ns; });
-}
-
 bool StepsInStartOrder(const std::vector<StepSpan>& steps) {
   return std::is_sorted(steps.begin(), steps.end(), [](const StepSpan& a, const StepSpan& b) {
     return a.start_ns < b.start_ns;
@@ -406,13 +402,101 @@ struct Segment {
   std::vector<std::size_t> markers;  // indices into Timeline::markers, in time order
 };
 
+// The latest start and the latest end of a run of ops.
+struct LatestOf {
+  TimeNs start = std::numeric_limits<TimeNs>::min();
+  TimeNs end = std::numeric_limits<TimeNs>::min();
+
+  void Add(const OpEvent& op) {
+    start = std::max(start, op.start_ns);
+    end = std::max(end, op.end_ns);
+  }
+  void Add(const LatestOf& other) {
+    start = std::max(start, other.start);
+    end = std::max(end, other.end);
+  }
+};
+
+// A CPU trace's millions of ops are walked in blocks on the window's threads: enough blocks a
+// thread for uneven ones to even out, none too small to be worth a task.
+constexpr std::size_t kBlocksPerThread = 4;
+constexpr std::size_t kLeastOpsPerBlock = 65536;
+
 // The segments of a timeline whose steps are in start order: cut at each step's start T where
 // every op before the cut starts before T and has ended by T, and every op after it starts at or
 // after T. No op then encloses an op or marker of the other side, and every thread's module
 // intervals close there, its next item being in another step than its last. A few hundred
-// segments for millions of ops: their markers, not their placements.
-std::vector<Segment> SegmentsOf(const Timeline& timeline) {
+// segments for millions of ops: their markers, not their placements. The ops are walked in
+// blocks on up to `threads` threads (the cuts are those of one walk).
+std::vector<Segment> SegmentsOf(const Timeline& timeline, int threads) {
   const std::vector<OpEvent>& ops = timeline.ops;
+  const std::size_t n = ops.size();
+  const std::size_t blocks =
+      threads <= 1 ? 1
+                   : std::clamp<std::size_t>(n / kLeastOpsPerBlock, 1,
+                                             static_cast<std::size_t>(threads) * kBlocksPerThread);
+  const std::size_t block = std::max<std::size_t>(1, (n + blocks - 1) / blocks);
+  const auto first_of = [&](std::size_t b) { return std::min(n, b * block); };
+  // Each block's latest start and end, and whether its ops (with the next block's first) are in
+  // start order.
+  std::vector<LatestOf> latest_in(blocks);
+  std::vector<char> in_order(blocks, 1);
+  ParallelFor(blocks, threads, [&](std::size_t b) {
+    for (std::size_t i = first_of(b); i < first_of(b + 1); ++i) {
+      latest_in[b].Add(ops[i]);
+      if (i + 1 < n && ops[i + 1].start_ns < ops[i].start_ns) in_order[b] = 0;
+    }
+  });
+  // Where the ops are out of start order (Kineto writes a step's backward nodes after its forward
+  // ops), the earliest start of the ops from each one on, 8 bytes an op: in start order, an op's
+  // own start.
+  std::vector<TimeNs> earliest_from;
+  if (std::find(in_order.begin(), in_order.end(), 0) != in_order.end()) {
+    earliest_from.resize(n);
+    TimeNs earliest = std::numeric_limits<TimeNs>::max();
+    for (std::size_t i = n; i-- > 0;) {
+      earliest = std::min(earliest, ops[i].start_ns);
+      earliest_from[i] = earliest;
+    }
+  }
+  const auto earliest_start_from = [&](std::size_t i) {
+    return earliest_from.empty() ? ops[i].start_ns : earliest_from[i];
+  };
+  // Each step's first op from which every op starts at or after the step's start (the earliest
+  // starts from each op on never fall), and the latest start and end of the ops before it: each
+  // block's steps walked from the block's first op, after the blocks before.
+  const std::vector<StepSpan>& steps = timeline.steps;
+  std::vector<std::size_t> next_of(steps.size());
+  for (std::size_t s = 0; s < steps.size(); ++s) {
+    std::size_t low = s == 0 ? 0 : next_of[s - 1], high = n;
+    while (low < high) {
+      const std::size_t middle = low + (high - low) / 2;
+      if (earliest_start_from(middle) < steps[s].start_ns) {
+        low = middle + 1;
+      } else {
+        high = middle;
+      }
+    }
+    next_of[s] = low;
+  }
+  std::vector<LatestOf> before_block(blocks);
+  for (std::size_t b = 1; b < blocks; ++b) {
+    before_block[b] = before_block[b - 1];
+    before_block[b].Add(latest_in[b - 1]);
+  }
+  std::vector<LatestOf> latest_before(steps.size());  // of the ops before next_of[s]
+  ParallelFor(blocks, threads, [&](std::size_t b) {
+    // The steps whose ops before end in this block: first_of(b) < next_of[s] <= first_of(b + 1).
+    const auto from = std::upper_bound(next_of.begin(), next_of.end(), first_of(b));
+    const auto to = std::upper_bound(from, next_of.end(), first_of(b + 1));
+    LatestOf latest = before_block[b];
+    std::size_t i = first_of(b);
+    for (auto step = from; step != to; ++step) {
+      for (; i < *step; ++i) latest.Add(ops[i]);
+      latest_before[static_cast<std::size_t>(step - next_of.begin())] = latest;
+    }
+  });
+
   // The markers in time order (at a tie, in the order PlaceOps keeps), taken a segment at a time.
   std::vector<std::size_t> markers(timeline.markers.size());
   std::iota(markers.begin(), markers.end(), std::size_t{0});
@@ -429,36 +513,15 @@ std::vector<Segment> SegmentsOf(const Timeline& timeline) {
     segments.push_back({first, last, std::vector<std::size_t>(next_marker, markers_end)});
     next_marker = markers_end;
   };
-  // Where the ops are out of start order (Kineto writes a step's backward nodes after its forward
-  // ops), the earliest start of the ops from each one on, 8 bytes an op: in start order, an op's
-  // own start.
-  std::vector<TimeNs> earliest_from;
-  if (!InStartOrder(ops)) {
-    earliest_from.resize(ops.size());
-    TimeNs earliest = std::numeric_limits<TimeNs>::max();
-    for (std::size_t i = ops.size(); i-- > 0;) {
-      earliest = std::min(earliest, ops[i].start_ns);
-      earliest_from[i] = earliest;
-    }
-  }
-  const auto earliest_start_from = [&](std::size_t i) {
-    return earliest_from.empty() ? ops[i].start_ns : earliest_from[i];
-  };
-  std::size_t next = 0;  // the first op from which every op starts at or after the step's start
-  TimeNs started_by = std::numeric_limits<TimeNs>::min();  // the latest start of ops [0, next)
-  TimeNs ended_by = std::numeric_limits<TimeNs>::min();    // the latest end of ops [0, next)
-  for (const StepSpan& step : timeline.steps) {
-    for (; next < ops.size() && earliest_start_from(next) < step.start_ns; ++next) {
-      started_by = std::max(started_by, ops[next].start_ns);
-      ended_by = std::max(ended_by, ops[next].end_ns);
-    }
+  for (std::size_t s = 0; s < steps.size(); ++s) {
+    const std::size_t next = next_of[s];
     const std::size_t first = segments.empty() ? 0 : segments.back().last;
-    if (next > first && next < ops.size() && started_by < step.start_ns &&
-        ended_by <= step.start_ns) {
-      cut(next, step.start_ns);
+    if (next > first && next < n && latest_before[s].start < steps[s].start_ns &&
+        latest_before[s].end <= steps[s].start_ns) {
+      cut(next, steps[s].start_ns);
     }
   }
-  cut(ops.size(), std::numeric_limits<TimeNs>::max());
+  cut(n, std::numeric_limits<TimeNs>::max());
   return segments;
 }
 
@@ -482,12 +545,12 @@ struct OpSegments::Cuts {
   std::vector<Segment> segments;
 };
 
-OpSegments::OpSegments(const Timeline& timeline) : timeline_(timeline) {
+OpSegments::OpSegments(const Timeline& timeline, int threads) : timeline_(timeline) {
   auto cuts = std::make_unique<Cuts>();
   cuts->window = WindowMarkersOf(timeline);
   cuts->whole = !cuts->window.inferred_ends.empty() || HasLoss(timeline) ||
                 !StepsInStartOrder(timeline.steps);
-  if (!cuts->whole) cuts->segments = SegmentsOf(timeline);
+  if (!cuts->whole) cuts->segments = SegmentsOf(timeline, threads);
   cuts_ = std::move(cuts);
 }
 

@@ -111,7 +111,8 @@ OpPlacements PlaceOps(const Timeline& timeline);
 // interval without its end marker, a script's loss).
 class OpSegments {
  public:
-  explicit OpSegments(const Timeline& timeline);
+  // Cut on up to `threads` threads: the same segments with any number.
+  explicit OpSegments(const Timeline& timeline, int threads = 1);
   ~OpSegments();
   std::size_t size() const;
   // Segment k's placements, 0 <= k < size(), the segments in the ops' order; every op's,

@@ -26,7 +26,7 @@ void PlaceAndAttribute(MeasuredWindow& window, const std::vector<double>& device
                        const std::function<void(const OpPlacements&)>& take) {
   const Timeline& timeline = window.timeline;
   window.attribution = std::make_unique<WindowAttribution>(timeline, !device_ms.empty());
-  const OpSegments segments(timeline);
+  const OpSegments segments(timeline, threads);
   RunInOrder(
       segments.size(), threads,
       [&](std::size_t k) {

@@ -2,6 +2,7 @@
 // window placed and attributed whole: each op's placement, and every sum to the last bit.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -37,6 +38,58 @@ TEST(OpSegments, CutsAtAStepsStartOnlyWhereNoOpSpansIt) {
   // between them, and the op after every step.
   EXPECT_EQ(SegmentsOf(timeline),
             (std::vector<std::pair<std::size_t, std::size_t>>{{0, 2}, {2, 8}, {10, 19}}));
+}
+
+// 300 steps of 1,000 ops, more than one thread cuts in one block: a step's start is not cut at
+// where the step before's last op ends after it (each 7th), nor where an op of step 70 ends
+// after it (steps 71 to 80, their ops in another block than that op), nor where its first op is
+// written before the step before's last (each 13th, where `out_of_order`: the ops out of start
+// order, as Kineto's).
+Timeline ManyStepsSomeSpanned(bool out_of_order) {
+  constexpr TimeNs kStep = 1'000'000, kOp = 1'000;
+  Timeline timeline;
+  for (int s = 0; s < 300; ++s) {
+    const TimeNs start = s * kStep;
+    timeline.steps.push_back(
+        {s, start, start + kStep - 1, {{Phase::kForward, start, start + kStep - 1}}});
+    for (TimeNs k = 0; k < 1000; ++k) {
+      OpEvent op;
+      op.thread = 1;
+      op.start_ns = start + k * kOp;
+      op.end_ns = op.start_ns + kOp / 2;
+      if (k == 999 && (s + 1) % 7 == 0) op.end_ns = start + kStep + kOp / 2;
+      if (s == 70 && k == 500) op.end_ns = 80 * kStep + kOp / 2;  // into another thread's block
+      timeline.ops.push_back(op);
+    }
+    if (out_of_order && s > 0 && s % 13 == 0) {
+      const auto first = timeline.ops.end() - 1000;
+      std::rotate(first - 1, first, first + 1);  // the step's first op, then the last before
+    }
+  }
+  return timeline;
+}
+
+TEST(OpSegments, CutOnSeveralThreadsAsOnOne) {
+  for (bool out_of_order : {false, true}) {
+    SCOPED_TRACE(out_of_order ? "out of start order" : "in start order");
+    const Timeline timeline = ManyStepsSomeSpanned(out_of_order);
+    const OpSegments one(timeline);
+    std::size_t cuts = 0;
+    for (int s = 1; s < 300; ++s) {
+      cuts += s % 7 != 0 && (s <= 70 || s > 80) && (!out_of_order || s % 13 != 0);
+    }
+    ASSERT_EQ(one.size(), cuts + 1);
+    for (int threads : {2, 3, 8}) {
+      SCOPED_TRACE(threads);
+      const OpSegments several(timeline, threads);
+      ASSERT_EQ(several.size(), one.size());
+      for (std::size_t k = 0; k < one.size(); ++k) {
+        const OpPlacements expected = one.Place(k), placed = several.Place(k);
+        ASSERT_EQ(placed.first(), expected.first()) << "segment " << k;
+        ASSERT_EQ(placed.size(), expected.size()) << "segment " << k;
+      }
+    }
+  }
 }
 
 TEST(OpSegments, EachOpIsPlacedAsPlaceOpsPlacesIt) {
