@@ -20,12 +20,15 @@ void ReturnFreedMemory() {
 
 void ReturnPages(void* begin, std::size_t bytes) {
   static const auto kPage = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
-  const auto start = reinterpret_cast<std::uintptr_t>(begin);
-  const std::uintptr_t first = (start + kPage - 1) & ~(kPage - 1);
-  const std::uintptr_t last = (start + bytes) & ~(kPage - 1);
-  if (begin == nullptr || last <= first) return;
+  if (begin == nullptr) return;
+  const auto address = reinterpret_cast<std::uintptr_t>(begin);
+  // The bytes before the first whole page, and after the last.
+  const std::size_t before_first = (kPage - address % kPage) % kPage;
+  const std::size_t after_last = (address + bytes) % kPage;
+  if (before_first + after_last >= bytes) return;  // no whole page inside
   // Private anonymous pages read as zeros once returned: the block stays the caller's to free.
-  madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+  madvise(static_cast<char*>(begin) + before_first, bytes - before_first - after_last,
+          MADV_DONTNEED);
 }
 
 }  // namespace advisor
