@@ -251,7 +251,7 @@ def alternating_blocks(args, device):
 
 def one_long_run(args, device):
     """One setting trained as a user's run of it: --warmup-epochs left out (compiles, the
-    workers' start), then --epochs whole epochs timed back to back, each from the end of the
+    workers' start), then --epochs whole epochs or more, until --min-seconds, timed back to back, each from the end of the
     epoch before to its own last step, so that its boundary's wait (a fresh iterator's first
     batch) is counted once an epoch, as a long run counts it. On CUDA the epochs' ends are events
     on the stream, read once after the last: no synchronisation between epochs, where the host's
@@ -265,7 +265,11 @@ def one_long_run(args, device):
                 train_step(setting, images, labels)
         ends.mark()
         first_wait_ms, wait_ms, steps = [], [], 0
-        for _ in range(args.epochs):
+        began, epochs = time.monotonic(), 0
+        # At least --epochs, and on until --min-seconds of them have run (by the host's clock): a
+        # fast setting's epochs are short and wander most where the host drives its steps.
+        while epochs < args.epochs or time.monotonic() - began < args.min_seconds:
+            epochs += 1
             waited, first, asked, steps = 0.0, None, time.perf_counter(), 0
             for images, labels in loader:
                 got = time.perf_counter()
@@ -296,7 +300,8 @@ def long_runs(args, device):
     runs = {}
     for setting in settings_of(args.fixes, device):
         command = [sys.executable, os.path.abspath(__file__), "--one", setting.name,
-                   "--epochs", str(args.epochs), "--warmup-epochs", str(args.warmup_epochs),
+                   "--epochs", str(args.epochs), "--min-seconds", str(args.min_seconds),
+                   "--warmup-epochs", str(args.warmup_epochs),
                    "--device", args.device, "--model", args.model, "--batch", str(args.batch),
                    "--workers", str(args.workers)]
         started = time.monotonic()
@@ -325,6 +330,9 @@ def main():
     parser.add_argument("--long-runs", action="store_true",
                         help="each setting in a process of its own, timed over whole epochs")
     parser.add_argument("--epochs", type=int, default=3, help="timed epochs of a long run")
+    parser.add_argument("--min-seconds", type=float, default=0.0,
+                        help="a long run times more epochs than --epochs until their steps took "
+                             "this long: as long a sample of a fast setting as of the baseline")
     parser.add_argument("--warmup-epochs", type=int, default=1)
     parser.add_argument("--one", default="", help=argparse.SUPPRESS)  # a long run's process
     parser.add_argument("--device", default="cuda")
