@@ -269,12 +269,12 @@ InProcessOutcome RunInProcessAb(const std::vector<CandidateSpec>& candidates,
   if (pairs.epoch_start) {
     progress << "[autotest] "
              << Printf(
-                    "an epoch's first batch waited %.1f ms more than the others (%d starts): "
+                    "an epoch's first batch waited %.1f ms more than the others (%d start%s): "
                     "each pair is read without the timed steps that began an epoch, and with "
                     "each side's share of a start, the wait less the lead its host keeps over "
                     "the device, spread over the epoch's %d batches, as a long run pays it\n",
                     pairs.epoch_start->extra_wait_ms, pairs.epoch_start->starts,
-                    pairs.epoch_start->epoch_batches);
+                    pairs.epoch_start->starts == 1 ? "" : "s", pairs.epoch_start->epoch_batches);
   }
   std::vector<CandidateSpec> measured;  // those with two pairs or more, numerics passed
   for (const CandidateSpec& candidate : candidates) {
