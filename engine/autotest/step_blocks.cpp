@@ -69,7 +69,7 @@ StepBlock ReadBlock(const JsonField& field) {
     }
   }
   if (const std::optional<JsonField> lead = field.Optional("host_lead_ms")) {
-    // The host runs a step or two ahead of the device, not more than the block it timed.
+    // The probe waits for the device at every block's end, so a block's lead is its own work.
     block.host_lead_ms = lead->Number(NumberRange::Within(0, BlockMs(block)));
   }
   if (auto peak = field.Optional("peak_memory_mb")) {

@@ -211,11 +211,13 @@ class Bench:
             schedule.drain(self.loader_waits.depth, self.loader_waits.epoch_batches,
                            every_switch=self._world_size > 1)
         if self._block is not None and self._device_steps is not None and \
-                schedule.epoch_batches and schedule.leaves_block(following) and \
-                not self._next_batch[1]:
+                schedule.epoch_batches and schedule.leaves_block(following):
             # What an epoch's start would cost this side (advisor's EpochStart), read before the
             # schedule reads the block's steps for its pace, which waits for the device too.
-            self._block.host_lead_ms = self._device_steps.host_lead_ms()
+            # Every block's end is waited for, so that the next block's lead is its own work
+            # alone; a wait for an epoch's first batch has used this one's up: none to read.
+            lead_ms = self._device_steps.host_lead_ms()
+            self._block.host_lead_ms = None if self._next_batch[1] else lead_ms
         block, _ = schedule.at(following)
         if block is None or block is not self._block:
             self._end_block()
