@@ -294,29 +294,48 @@ def one_long_run(args, device):
 
 
 def long_runs(args, device):
-    """Every setting in a process of its own (one_long_run), one after the other: what a user
-    timing the script with and without a fix gets. A fix's speedup is the baseline's mean step
-    over its timed epochs over the fix's."""
+    """Every setting in a process of its own (one_long_run), one after the other, in
+    --processes rounds of all of them: what a user timing the script with and without a fix
+    gets. A setting's step is the mean over its processes of each one's mean step over its
+    timed epochs (its epochs' figures concatenated in process order); a fix's speedup is the
+    baseline's step over the fix's, and `speedup_range` the lowest and highest of a round's
+    baseline process over the same round's fix process: how far one pair of runs by hand
+    wanders."""
     runs = {}
-    for setting in settings_of(args.fixes, device):
-        command = [sys.executable, os.path.abspath(__file__), "--one", setting.name,
-                   "--epochs", str(args.epochs), "--min-seconds", str(args.min_seconds),
-                   "--warmup-epochs", str(args.warmup_epochs),
-                   "--device", args.device, "--model", args.model, "--batch", str(args.batch),
-                   "--workers", str(args.workers)]
-        started = time.monotonic()
-        done = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=True)
-        runs[setting.name] = json.loads(done.stdout.strip().splitlines()[-1])
-        runs[setting.name]["process_s"] = time.monotonic() - started
-    baseline = mean(runs["baseline"]["step_ms_per_epoch"])
+    for _ in range(args.processes):
+        for setting in settings_of(args.fixes, device):
+            command = [sys.executable, os.path.abspath(__file__), "--one", setting.name,
+                       "--epochs", str(args.epochs), "--min-seconds", str(args.min_seconds),
+                       "--warmup-epochs", str(args.warmup_epochs),
+                       "--device", args.device, "--model", args.model, "--batch",
+                       str(args.batch), "--workers", str(args.workers)]
+            started = time.monotonic()
+            done = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=True)
+            run = json.loads(done.stdout.strip().splitlines()[-1])
+            run["process_s"] = time.monotonic() - started
+            runs.setdefault(setting.name, []).append(run)
+
+    def joined(processes):
+        setting = {"setting": processes[0]["setting"],
+                   "steps_per_epoch": processes[0]["steps_per_epoch"],
+                   "process_step_ms": [mean(p["step_ms_per_epoch"]) for p in processes],
+                   "process_s": sum(p["process_s"] for p in processes)}
+        for field in ("step_ms_per_epoch", "first_batch_wait_ms", "loader_wait_ms"):
+            setting[field] = [value for p in processes for value in p[field]]
+        setting["step_ms"] = mean(setting["process_step_ms"])
+        return setting
+
+    baseline = joined(runs.pop("baseline"))
     fixes = {}
-    for name, run in runs.items():
-        if name != "baseline":
-            step_ms = mean(run["step_ms_per_epoch"])
-            fixes[name] = dict(run, step_ms=step_ms, speedup=baseline / step_ms)
+    for name, processes in runs.items():
+        fix = joined(processes)
+        pairs = [b / f for b, f in zip(baseline["process_step_ms"], fix["process_step_ms"])]
+        fixes[name] = dict(fix, speedup=baseline["step_ms"] / fix["step_ms"],
+                           speedup_range=[min(pairs), max(pairs)])
     write_line({"device": str(device), "model": args.model, "batch": args.batch,
-                "method": "long runs", "baseline_ms": baseline, "epochs": args.epochs,
-                "baseline": runs["baseline"], "fixes": fixes}, args.out)
+                "method": "long runs", "baseline_ms": baseline["step_ms"],
+                "epochs": args.epochs, "processes": args.processes, "baseline": baseline,
+                "fixes": fixes}, args.out)
 
 
 def main():
@@ -333,6 +352,8 @@ def main():
     parser.add_argument("--min-seconds", type=float, default=0.0,
                         help="a long run times more epochs than --epochs until their steps took "
                              "this long: as long a sample of a fast setting as of the baseline")
+    parser.add_argument("--processes", type=int, default=1,
+                        help="rounds of long runs, a process a setting each")
     parser.add_argument("--warmup-epochs", type=int, default=1)
     parser.add_argument("--one", default="", help=argparse.SUPPRESS)  # a long run's process
     parser.add_argument("--device", default="cuda")
@@ -342,6 +363,8 @@ def main():
     parser.add_argument("--out", default="")
     args = parser.parse_args()
     device = torch.device(args.device)
+    if args.processes < 1:
+        raise SystemExit("seed_by_hand.py: --processes must be 1 or more")
     if args.one:
         one_long_run(args, device)
     elif args.long_runs:

@@ -38,13 +38,16 @@ def judge(report, by_hand, within):
         if mine is None or not speedup:
             verdict = "not timed by hand" if mine is None else "not measured"
             rows.append((fix["recipe"], fix.get("status"), speedup, interval,
-                         mine["speedup"] if mine else None, None, verdict))
+                         "%.3fx" % mine["speedup"] if mine else None, None, verdict))
             continue
         timed += 1
         gap = speedup / mine["speedup"] - 1
         ok = abs(gap) <= within
         close += ok
-        rows.append((fix["recipe"], fix.get("status"), speedup, interval, mine["speedup"], gap,
+        by_hand_text = "%.3fx" % mine["speedup"]
+        if len(mine.get("speedup_range", [])) == 2:  # several rounds of long runs
+            by_hand_text += " (%.3f-%.3f)" % tuple(mine["speedup_range"])
+        rows.append((fix["recipe"], fix.get("status"), speedup, interval, by_hand_text, gap,
                      "pass" if ok else "FAIL"))
     return rows, close, timed, decided, len(fixes)
 
@@ -71,7 +74,7 @@ def main():
     for recipe, status, speedup, interval, hand, gap, verdict in rows:
         print("| %s | %s | %s | %s | %s | %s | %s |" % (
             recipe, status, "%.3fx" % speedup if speedup else "-", interval,
-            "%.3fx" % hand if hand else "-", "%+.1f %%" % (100 * gap) if gap is not None else "-",
+            hand or "-", "%+.1f %%" % (100 * gap) if gap is not None else "-",
             verdict))
     print("seed_judge: within %.0f %% of by hand: %d of %d timed (%s); decided with an interval "
           "(verified or rejected): %d of %d" % (

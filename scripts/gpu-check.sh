@@ -450,7 +450,7 @@ PY
   # By hand as a user times a fix: each setting trained in a process of its own over whole
   # epochs (SEED_EPOCHS timed after one left out, or more until SEED_MIN_S seconds of them: a
   # fast setting's sample as long as the baseline's), each epoch's boundary counted once, as a
-  # long run counts it. SEED_ORACLE=blocks times them instead in alternating blocks of SEED_STEPS in one
+  # long run counts it; SEED_PROCESSES rounds of them, the speedups' range over the rounds beside. SEED_ORACLE=blocks times them instead in alternating blocks of SEED_STEPS in one
   # process over SEED_CYCLES (the fast fixes' blocks then wander with the epoch boundaries they
   # happen to cross: docs/benchmarks.md).
   if [ "${SEED_ORACLE:-long}" = blocks ]; then
@@ -459,6 +459,7 @@ PY
   else
     step seed_by_hand python3 bench/seed_by_hand.py --long-runs --fixes "$fixes" \
       --epochs "${SEED_EPOCHS:-3}" --min-seconds "${SEED_MIN_S:-0}" \
+      --processes "${SEED_PROCESSES:-1}" \
       --out "$results/seed-by-hand.json"
   fi
   python3 bench/seed_judge.py "$results/script-vit-autotest/report.json" \
