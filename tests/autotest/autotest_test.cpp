@@ -341,8 +341,8 @@ std::string BlocksJson(const std::vector<BlockSteps>& candidates, int pairs, dou
     for (const BlockSteps& candidate : candidates) {
       const double candidate_ms = candidate.ms + (cycle % 2 ? candidate.swing : -candidate.swing);
       const std::string& id = candidate.id;
-      for (const auto& [side, ms] : {std::pair<std::string, double>{"baseline", baseline_ms},
-                                     {"candidate", candidate_ms}}) {
+      for (const auto& [side, ms] :
+           {std::pair<std::string, double>{"baseline", baseline_ms}, {"candidate", candidate_ms}}) {
         const std::string step = std::to_string(ms + 0.1 * (cycle % 2));
         blocks += std::string(blocks.empty() ? "" : ",") + R"({"candidate":")" + id +
                   R"(","side":")" + side + R"(","cycle":)" + std::to_string(cycle) +
@@ -491,6 +491,47 @@ TEST_F(Autotest, ACandidateTheLoaderHoldsBackSaysSo) {
                                          "none"));
 }
 
+// An epoch's start on a GPU: the loader's extra wait (300 ms beyond the steps' usual 2) idles the
+// device only once the host's lead is used up, so the baseline, whose host kept 200 ms ahead, pays
+// 100 ms an epoch and the candidate, whose host kept none, all 300; each side's pairs count its own
+// share over the epoch's 64 batches: (100 + 100/64) / (40 + 300/64), not 100 / 40.
+TEST_F(Autotest, EachSidePaysAnEpochsStartLessItsHostsLead) {
+  plan_.recipes = {Switchable("fed")};
+  plan_.recipe_ids = {"fed"};
+  runner_.set_check([](const CandidateSpec&) { return Within(); });
+  std::string blocks = WithLoaderWaits(
+      BlocksJson({{"fed", 40.0}}, 5, 100.0, true, InRunNumericsJson({"fed"})), 2.0, 2.0);
+  for (const auto& [side, lead] :
+       {std::pair<std::string, std::string>{"baseline", "200"}, {"candidate", "0"}}) {
+    const std::string marker = R"("side":")" + side + R"(",)";
+    const std::string field = R"("host_lead_ms":)" + lead + ",";
+    for (std::size_t at = blocks.find(marker); at != std::string::npos;
+         at = blocks.find(marker, at + marker.size() + field.size())) {
+      blocks.insert(at + marker.size(), field);
+    }
+  }
+  blocks.insert(blocks.find(R"("complete":)"), R"("epoch_start_waits_ms":[302,302,302],)");
+  runner_.set_blocks_script(WriteBlocksScript(blocks));
+
+  const std::vector<AbResult> results = Run();
+  ASSERT_EQ(results.size(), 1u);
+  const FixResult& fix = results[0].fix;
+  EXPECT_EQ(fix.epoch_start_extra_wait_ms, 300.0);
+  EXPECT_EQ(fix.baseline_host_lead_ms, 200.0);
+  EXPECT_EQ(fix.host_lead_ms, 0.0);
+  EXPECT_EQ(fix.baseline_epoch_start_cost_ms, 100.0);
+  EXPECT_EQ(fix.epoch_start_cost_ms, 300.0);
+  EXPECT_NEAR(fix.speedup, (100.0 + 100.0 / 64) / (40.0 + 300.0 / 64), 0.005)
+      << "2.27x; the odd cycles' steps are 0.1 ms longer";
+  ASSERT_FALSE(fix.pairs.empty());
+  EXPECT_EQ(fix.pairs[0].candidate_ms.size(), 4u) << "the step that began an epoch left out";
+  EXPECT_DOUBLE_EQ(fix.pairs[0].candidate_ms[0], 40.0 + 300.0 / 64);
+  EXPECT_DOUBLE_EQ(fix.pairs[0].baseline_ms[0], 100.0 + 100.0 / 64);
+  EXPECT_THAT(progress_.str(),
+              HasSubstr("[autotest] fed: an epoch's start costs it 300.0 ms (its host 0.0 ms "
+                        "ahead of the device), the baseline 100.0 ms (200.0 ms ahead)"));
+}
+
 // torch.compile switches between steps too: measured in the same run of blocks as TF32, its
 // compile (its first candidate block's settle steps) reported apart as the fix's warm-up; with a
 // knob the script builds once (pinned memory) it still needs processes.
@@ -504,9 +545,8 @@ TEST_F(Autotest, TorchCompileIsMeasuredInBlocksItsCompileReportedApart) {
   plan_.recipes = {compiled, Switchable("fast"), pinned};
   plan_.recipe_ids = {"compiled", "fast", "compiled-pinned"};
   runner_.set_check([](const CandidateSpec&) { return Within(); });
-  std::string blocks =
-      BlocksJson({{"compiled", 10.0}, {"fast", 15.0}}, 5, 20.0, true,
-                 InRunNumericsJson({"compiled", "fast"}));
+  std::string blocks = BlocksJson({{"compiled", 10.0}, {"fast", 15.0}}, 5, 20.0, true,
+                                  InRunNumericsJson({"compiled", "fast"}));
   const std::string first_compiled = R"({"candidate":"compiled","side":"candidate","cycle":0,)";
   blocks.replace(blocks.find(first_compiled), first_compiled.size(),
                  first_compiled + R"("settle_ms":[2400,11],)");
@@ -638,12 +678,11 @@ TEST_F(Autotest, ACandidateTheScriptsEndLeftUndecidedIsMeasuredInProcesses) {
   std::string blocks = BlocksJson({{"fast", 10.0}, {"faster", 8.0}}, 2, 20.0, false);
   runner_.set_blocks_script(testing::WriteScript(
       dir_ / "blocks.sh",
-      "cat > \"$1\" <<'EOF'\n" + blocks.replace(blocks.rfind(R"({"candidate":"faster")") - 1,
-                                                  std::string::npos,
-                                                  R"(],"complete":false,"samples_per_step":8,)"
-                                                  R"("loss":1.0,"numerics":)" +
-                                                      InRunNumericsJson({"fast", "faster"}) +
-                                                      "}") +
+      "cat > \"$1\" <<'EOF'\n" +
+          blocks.replace(blocks.rfind(R"({"candidate":"faster")") - 1, std::string::npos,
+                         R"(],"complete":false,"samples_per_step":8,)"
+                         R"("loss":1.0,"numerics":)" +
+                             InRunNumericsJson({"fast", "faster"}) + "}") +
           "\nEOF"));
   const std::vector<AbResult> results = Run();
   ASSERT_GE(results.size(), 2u);
@@ -776,16 +815,16 @@ TEST_F(Autotest, AWideIntervalGetsMorePairsInASecondRunUpToABound) {
   plan_.recipes = {Switchable("fast"), Switchable("noisy")};
   plan_.recipe_ids = {"fast", "noisy"};
   plan_.settings.max_rounds = 3;
-  const std::string first =
-      BlocksJson({{"fast", 10.0}, {"noisy", 20.0, 5.0}}, 3, 20.0, true,
-                 InRunNumericsJson({"fast", "noisy"}));
+  const std::string first = BlocksJson({{"fast", 10.0}, {"noisy", 20.0, 5.0}}, 3, 20.0, true,
+                                       InRunNumericsJson({"fast", "noisy"}));
   const std::string second =
       BlocksJson({{"noisy", 20.0, 5.0}}, 9, 20.0, true, InRunNumericsJson({"noisy"}));
   runner_.set_blocks_script(testing::WriteScript(
-      dir_ / "blocks.sh", "if [ -e \"" + (dir_ / "first") + "\" ]; then\ncat > \"$1\" "
-                          "<<'EOF'\n" + second + "\nEOF\nelse\ntouch \"" +
-                          (dir_ / "first") + "\"\ncat > \"$1\" <<'EOF'\n" + first +
-                          "\nEOF\nfi"));
+      dir_ / "blocks.sh", "if [ -e \"" + (dir_ / "first") +
+                              "\" ]; then\ncat > \"$1\" "
+                              "<<'EOF'\n" +
+                              second + "\nEOF\nelse\ntouch \"" + (dir_ / "first") +
+                              "\"\ncat > \"$1\" <<'EOF'\n" + first + "\nEOF\nfi"));
   const std::vector<AbResult> results = Run();
   EXPECT_EQ(runner_.blocks_runs(), (std::vector<std::string>{"fast,noisy", "noisy"}));
   EXPECT_EQ(runner_.last_design().cycles, 9) << "up to 4 times the first run's 3 pairs";
