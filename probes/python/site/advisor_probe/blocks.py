@@ -189,7 +189,7 @@ DRAIN_ABOVE = 1.1
 # baseline, as many as make it about as long as a baseline block, up to this many times the
 # design's. A fast side's steps wander most where the host drives them (the seed's bf16 on the
 # H200: 41 to 61 ms, its blocks' means 3.2x to 4.1x the baseline's), and five of them are a noisy
-# mean where fifteen cost little: 0.75 s against the baseline block's 0.85.
+# mean where twenty cost little: about 0.85 s, as long as a baseline block's five of 168 ms.
 LONGEST_BLOCK = 4
 
 BASELINE = "baseline"
