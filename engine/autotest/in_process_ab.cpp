@@ -96,24 +96,20 @@ void RecordLoaderWaits(const BlocksResult& result, const BlockDesign& design, Ab
 }
 
 // Each side's share of an epoch's start, which its pairs counted (CandidateRounds).
-void RecordEpochStartCost(const EpochStart& start, const BlocksResult& result,
-                          const BlockDesign& design, AbResult& ab, std::ostream& progress) {
+void RecordEpochStartCost(const EpochStart& start, const EpochStartShares& shares, AbResult& ab,
+                          std::ostream& progress) {
   FixResult& fix = ab.fix;
-  const SideEpochStart candidate =
-      SideEpochStartOf(start, result, fix.recipe, /*baseline=*/false, design.block_steps);
-  const SideEpochStart baseline =
-      SideEpochStartOf(start, result, fix.recipe, /*baseline=*/true, design.block_steps);
   fix.epoch_start_extra_wait_ms = start.extra_wait_ms;
-  fix.host_lead_ms = candidate.host_lead_ms;
-  fix.baseline_host_lead_ms = baseline.host_lead_ms;
-  fix.epoch_start_cost_ms = candidate.cost_ms;
-  fix.baseline_epoch_start_cost_ms = baseline.cost_ms;
+  fix.host_lead_ms = shares.candidate.host_lead_ms;
+  fix.baseline_host_lead_ms = shares.baseline.host_lead_ms;
+  fix.epoch_start_cost_ms = shares.candidate.cost_ms;
+  fix.baseline_epoch_start_cost_ms = shares.baseline.cost_ms;
   progress << "[autotest] " << fix.recipe
            << Printf(
                   ": an epoch's start costs it %.1f ms (its host %.1f ms ahead of the "
                   "device), the baseline %.1f ms (%.1f ms ahead)\n",
-                  candidate.cost_ms, candidate.host_lead_ms, baseline.cost_ms,
-                  baseline.host_lead_ms);
+                  shares.candidate.cost_ms, shares.candidate.host_lead_ms, shares.baseline.cost_ms,
+                  shares.baseline.host_lead_ms);
 }
 
 // One run of the door's blocks command: its result, or why there is none.
@@ -186,6 +182,15 @@ struct Pairs {
   // The first run's, counted in every run's pairs: a second run of a few candidates crosses
   // fewer epochs' starts to read it from.
   std::optional<EpochStart> epoch_start;
+  // By candidate, each side's share of that start in the first run (its fix reports them); a
+  // second run's pairs count that run's own sides' leads.
+  std::map<std::string, EpochStartShares> shares;
+
+  std::optional<EpochStartShares> SharesIn(const BlocksResult& result, const std::string& candidate,
+                                           int block_steps) const {
+    if (!epoch_start) return std::nullopt;
+    return EpochStartSharesOf(*epoch_start, result, candidate, block_steps);
+  }
 };
 
 // A candidate whose interval still straddles an edge of the noise band after the first run (an
@@ -238,7 +243,8 @@ void MorePairsForWideIntervals(const std::vector<CandidateSpec>& measured, const
   }
   for (const CandidateSpec& candidate : wide) {
     std::vector<AbRound> added =
-        CandidateRounds(*second.result, candidate.id, design.block_steps, pairs.epoch_start);
+        CandidateRounds(*second.result, candidate.id, design.block_steps,
+                        pairs.SharesIn(*second.result, candidate.id, design.block_steps));
     std::vector<AbRound>& rounds = pairs.rounds[candidate.id];
     pairs.notes[candidate.id] = std::to_string(added.size()) + " of its " +
                                 PairsText(rounds.size() + added.size()) +
@@ -293,8 +299,10 @@ InProcessOutcome RunInProcessAb(const std::vector<CandidateSpec>& candidates,
         continue;
       }
     }
-    std::vector<AbRound> rounds =
-        CandidateRounds(result, candidate.id, design.block_steps, pairs.epoch_start);
+    const std::optional<EpochStartShares> shares =
+        pairs.SharesIn(result, candidate.id, design.block_steps);
+    if (shares) pairs.shares[candidate.id] = *shares;
+    std::vector<AbRound> rounds = CandidateRounds(result, candidate.id, design.block_steps, shares);
     if (rounds.size() < 2) {
       const std::string why = "the script ended after " + PairsText(rounds.size()) + " of " +
                               candidate.id + " (2 decide)";
@@ -322,7 +330,9 @@ InProcessOutcome RunInProcessAb(const std::vector<CandidateSpec>& candidates,
     ab.fix.measured_in = measured_in::kProcess;
     ab.fix.rounds = static_cast<int>(rounds.size());
     ab.fix.pairs = rounds;
-    if (pairs.epoch_start) RecordEpochStartCost(*pairs.epoch_start, result, design, ab, progress);
+    if (pairs.epoch_start) {
+      RecordEpochStartCost(*pairs.epoch_start, pairs.shares.at(candidate.id), ab, progress);
+    }
     ab.fix.peak_memory_mb = SidePeakMemoryMb(result, candidate.id, /*baseline=*/false);
     ab.fix.baseline_peak_memory_mb = SidePeakMemoryMb(result, candidate.id, /*baseline=*/true);
     // The first compiled block's settle steps compiled: reported apart, as a process's warm-up.

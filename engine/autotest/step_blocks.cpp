@@ -199,6 +199,22 @@ bool IsFull(const StepBlock& block, int block_steps) {
   return static_cast<int>(block.step_ms.size()) >= block_steps;
 }
 
+// One side's lead, the median of its full blocks' host_lead_ms, and the extra wait beyond it.
+SideEpochStart SideEpochStartOf(const EpochStart& start, const BlocksResult& result,
+                                const std::string& candidate, bool baseline, int block_steps) {
+  std::vector<double> leads;
+  for (const StepBlock& block : result.blocks) {
+    if (block.candidate == candidate && block.baseline == baseline && IsFull(block, block_steps) &&
+        block.host_lead_ms) {
+      leads.push_back(*block.host_lead_ms);
+    }
+  }
+  SideEpochStart side;
+  if (!leads.empty()) side.host_lead_ms = MedianOf(std::move(leads));
+  side.cost_ms = std::max(0.0, start.extra_wait_ms - side.host_lead_ms);
+  return side;
+}
+
 }  // namespace
 
 std::optional<EpochStart> EpochStartOf(const BlocksResult& result) {
@@ -221,42 +237,28 @@ std::optional<EpochStart> EpochStartOf(const BlocksResult& result) {
   return start;
 }
 
-SideEpochStart SideEpochStartOf(const EpochStart& start, const BlocksResult& result,
-                                const std::string& candidate, bool baseline, int block_steps) {
-  std::vector<double> leads;
-  for (const StepBlock& block : result.blocks) {
-    if (block.candidate == candidate && block.baseline == baseline && IsFull(block, block_steps) &&
-        block.host_lead_ms) {
-      leads.push_back(*block.host_lead_ms);
-    }
-  }
-  SideEpochStart side;
-  if (!leads.empty()) side.host_lead_ms = MedianOf(std::move(leads));
-  side.cost_ms = std::max(0.0, start.extra_wait_ms - side.host_lead_ms);
-  return side;
+EpochStartShares EpochStartSharesOf(const EpochStart& start, const BlocksResult& result,
+                                    const std::string& candidate, int block_steps) {
+  EpochStartShares shares;
+  shares.baseline = SideEpochStartOf(start, result, candidate, /*baseline=*/true, block_steps);
+  shares.candidate = SideEpochStartOf(start, result, candidate, /*baseline=*/false, block_steps);
+  shares.epoch_batches = start.epoch_batches;
+  return shares;
 }
 
 std::vector<AbRound> CandidateRounds(const BlocksResult& result, const std::string& candidate,
                                      int block_steps,
-                                     const std::optional<EpochStart>& epoch_start) {
-  std::optional<double> per_step_ms[2];  // by side: the baseline's, the candidate's
-  if (epoch_start) {
-    for (const bool baseline : {true, false}) {
-      per_step_ms[baseline ? 0 : 1] =
-          SideEpochStartOf(*epoch_start, result, candidate, baseline, block_steps).cost_ms /
-          epoch_start->epoch_batches;
-    }
-  }
+                                     const std::optional<EpochStartShares>& shares) {
   std::map<int, AbRound> by_cycle;
   for (const StepBlock& block : result.blocks) {
     if (block.candidate != candidate || !IsFull(block, block_steps)) continue;
     std::vector<double> steps = block.step_ms;
-    const std::optional<double>& added_ms = per_step_ms[block.baseline ? 0 : 1];
     // A block of nothing but starts pays one a step already.
-    if (added_ms && block.epoch_starts.size() < block.step_ms.size()) {
+    if (shares && block.epoch_starts.size() < block.step_ms.size()) {
+      const double added_ms = shares->PerStepMs(block.baseline);
       steps.clear();
       for (const std::size_t step : StepsBesideEpochStarts(block)) {
-        steps.push_back(block.step_ms[step] + *added_ms);
+        steps.push_back(block.step_ms[step] + added_ms);
       }
     }
     AbRound& round = by_cycle[block.cycle];

@@ -134,16 +134,29 @@ struct SideEpochStart {
   double host_lead_ms = 0;
   double cost_ms = 0;  // per epoch
 };
-SideEpochStart SideEpochStartOf(const EpochStart& start, const BlocksResult& result,
-                                const std::string& candidate, bool baseline, int block_steps);
 
-// The candidate's pairs of full blocks, a cycle each. With `epoch_start`, each block's steps as a
-// long run has them: its steps that began an epoch left out (where others remain; a block of
-// nothing else already pays a start a step), and its side's SideEpochStartOf cost spread over the
-// epoch's batches added to every step.
+// What an epoch's start costs each side of one candidate's blocks, read once from a run of
+// blocks: its pairs count it (CandidateRounds), its fix reports it.
+struct EpochStartShares {
+  SideEpochStart baseline;
+  SideEpochStart candidate;
+  int epoch_batches = 0;  // the loader's epoch, > 0
+
+  const SideEpochStart& Side(bool baseline_side) const {
+    return baseline_side ? baseline : candidate;
+  }
+  // The side's cost spread over the epoch's batches: what each of its steps pays in a long run.
+  double PerStepMs(bool baseline_side) const { return Side(baseline_side).cost_ms / epoch_batches; }
+};
+EpochStartShares EpochStartSharesOf(const EpochStart& start, const BlocksResult& result,
+                                    const std::string& candidate, int block_steps);
+
+// The candidate's pairs of full blocks, a cycle each. With `shares`, each block's steps as a long
+// run has them: its steps that began an epoch left out (where others remain; a block of nothing
+// else already pays a start a step), and its side's share added to every step.
 std::vector<AbRound> CandidateRounds(const BlocksResult& result, const std::string& candidate,
                                      int block_steps,
-                                     const std::optional<EpochStart>& epoch_start = {});
+                                     const std::optional<EpochStartShares>& shares = {});
 
 // The blocks that left out more than `settle_steps` steps after their switch: those that drained
 // the DataLoader's queue.

@@ -192,14 +192,16 @@ TEST(BlocksResult, AnEpochsStartCostsEachSideItsWaitBeyondItsHostsLead) {
   EXPECT_EQ(start->starts, 4) << "every start after the warm-up, timed or not";
   EXPECT_EQ(start->epoch_batches, 100);
 
-  const SideEpochStart baseline = SideEpochStartOf(*start, result, "bf16", true, 3);
-  EXPECT_DOUBLE_EQ(baseline.host_lead_ms, 100.0) << "the median of 150 and 50";
-  EXPECT_DOUBLE_EQ(baseline.cost_ms, 200.0);
-  const SideEpochStart candidate = SideEpochStartOf(*start, result, "bf16", false, 3);
-  EXPECT_DOUBLE_EQ(candidate.host_lead_ms, 0.0);
-  EXPECT_DOUBLE_EQ(candidate.cost_ms, 300.0) << "a host that kept no lead pays the whole wait";
+  const EpochStartShares shares = EpochStartSharesOf(*start, result, "bf16", 3);
+  EXPECT_DOUBLE_EQ(shares.baseline.host_lead_ms, 100.0) << "the median of 150 and 50";
+  EXPECT_DOUBLE_EQ(shares.baseline.cost_ms, 200.0);
+  EXPECT_DOUBLE_EQ(shares.candidate.host_lead_ms, 0.0);
+  EXPECT_DOUBLE_EQ(shares.candidate.cost_ms, 300.0)
+      << "a host that kept no lead pays the whole wait";
+  EXPECT_DOUBLE_EQ(shares.PerStepMs(/*baseline_side=*/true), 2.0) << "200 ms over 100 batches";
+  EXPECT_DOUBLE_EQ(shares.PerStepMs(/*baseline_side=*/false), 3.0);
 
-  const std::vector<AbRound> rounds = CandidateRounds(result, "bf16", 3, start);
+  const std::vector<AbRound> rounds = CandidateRounds(result, "bf16", 3, shares);
   ASSERT_EQ(rounds.size(), 2u);
   EXPECT_EQ(rounds[0].baseline_ms, (std::vector<double>{172, 172})) << "its start left out";
   EXPECT_EQ(rounds[0].candidate_ms, (std::vector<double>{43, 53, 48}));
@@ -219,8 +221,9 @@ TEST(BlocksResult, WithoutALeadEachSidePaysTheWholeWait) {
                                                 "blocks.json");
   const std::optional<EpochStart> start = EpochStartOf(result);
   ASSERT_TRUE(start.has_value());
-  EXPECT_DOUBLE_EQ(SideEpochStartOf(*start, result, "c", true, 2).cost_ms, 50.0);
-  EXPECT_EQ(CandidateRounds(result, "c", 2, start).size(), 0u) << "no candidate block to pair";
+  const EpochStartShares shares = EpochStartSharesOf(*start, result, "c", 2);
+  EXPECT_DOUBLE_EQ(shares.baseline.cost_ms, 50.0);
+  EXPECT_EQ(CandidateRounds(result, "c", 2, shares).size(), 0u) << "no candidate block to pair";
 }
 
 TEST(BlocksResult, NoEpochStartWithoutAnEpochsLengthOrAStartAfterTheWarmUp) {
@@ -250,7 +253,8 @@ TEST(BlocksResult, ABlockOfNothingButEpochStartsIsReadAsTimed) {
   const std::optional<EpochStart> start = EpochStartOf(every);
   ASSERT_TRUE(start.has_value());
   EXPECT_DOUBLE_EQ(start->extra_wait_ms, 285.0) << "no step began none: no usual wait to subtract";
-  const std::vector<AbRound> rounds = CandidateRounds(every, "c", 2, start);
+  const std::vector<AbRound> rounds =
+      CandidateRounds(every, "c", 2, EpochStartSharesOf(*start, every, "c", 2));
   ASSERT_EQ(rounds.size(), 1u);
   EXPECT_EQ(rounds[0].baseline_ms, (std::vector<double>{470, 460}));
   EXPECT_EQ(rounds[0].candidate_ms, (std::vector<double>{370, 360}));
