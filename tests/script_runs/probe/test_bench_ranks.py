@@ -75,6 +75,17 @@ class BenchRanksTest(unittest.TestCase):
                                     "samples_per_step": 8}])
         self.assertEqual([b.get("host_lead_ms") for b in merged["blocks"]], [12.0, 5.0, None])
 
+    def test_an_epochs_start_waits_as_long_as_the_slowest_ranks_first_batch(self):
+        own = {"blocks": [{"step_ms": [10.0]}], "samples_per_step": 8,
+               "epoch_start_waits_ms": [300.0, 120.0]}
+        merged = merge_ranks(own, [{"blocks": [{"step_ms": [11.0]}], "samples_per_step": 8,
+                                    "epoch_start_waits_ms": [250.0, 410.0]}])
+        self.assertEqual(merged["epoch_start_waits_ms"], [300.0, 410.0])
+        self.assertEqual(own["epoch_start_waits_ms"], [300.0, 120.0], "rank 0's own is untouched")
+        none = merge_ranks({"blocks": [], "samples_per_step": 8},
+                           [{"blocks": [], "samples_per_step": 8}])
+        self.assertNotIn("epoch_start_waits_ms", none, "no epoch began: no field")
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -351,7 +351,18 @@ def merge_ranks(own, others):
         if "blocks" in merged:
             for block, theirs in zip(merged["blocks"], other["blocks"]):
                 _slowest(block, theirs)
+            merged["epoch_start_waits_ms"] = _longest_waits(
+                merged.get("epoch_start_waits_ms", []), other.get("epoch_start_waits_ms", []))
+            if not merged["epoch_start_waits_ms"]:
+                del merged["epoch_start_waits_ms"]
         else:
             _slowest(merged, other)
         merged["samples_per_step"] += other["samples_per_step"]
     return merged
+
+
+def _longest_waits(own, other):
+    """The job's wait for each epoch's first batch: the ranks start their epochs together, and the
+    step goes on once the slowest rank has its batch."""
+    both = [max(a, b) for a, b in zip(own, other)]
+    return both + (own[len(both):] if len(own) > len(both) else other[len(both):])
