@@ -7,7 +7,7 @@ same call (bench/seed_judge.py).
 
     seed_by_hand.py [--fixes ID[+ID...],...] [--cycles 4] [--settle N] [--steps 20]
                     [--device cuda] [--model vit_base_patch16_224] [--batch 128] [--workers 6]
-                    [--out FILE]
+                    [--out FILE] [--loader-trace DIR]
     seed_by_hand.py --long-runs [--epochs 3] [--warmup-epochs 1] [--fixes ...] [...]
 
 A fix is a recipe id or several joined by '+' (advisor's name of a combination): bf16-autocast
@@ -56,6 +56,7 @@ import torch
 from torch.utils.data import DataLoader
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "scripts"))
+import loader_trace  # noqa: E402
 from vit_train import RandomImages  # noqa: E402  (the script's own Dataset)
 
 KNOWN = ("bf16-autocast", "tf32-matmul", "deterministic-off", "torch-compile")
@@ -309,6 +310,8 @@ def long_runs(args, device):
                        "--warmup-epochs", str(args.warmup_epochs),
                        "--device", args.device, "--model", args.model, "--batch",
                        str(args.batch), "--workers", str(args.workers)]
+            if args.loader_trace:
+                command += ["--loader-trace", args.loader_trace]
             started = time.monotonic()
             done = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=True)
             run = json.loads(done.stdout.strip().splitlines()[-1])
@@ -361,10 +364,15 @@ def main():
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--workers", type=int, default=6)
     parser.add_argument("--out", default="")
+    parser.add_argument("--loader-trace", default="",
+                        help="a folder: the input pipeline's times per process "
+                             "(bench/scripts/loader_trace.py)")
     args = parser.parse_args()
     device = torch.device(args.device)
     if args.processes < 1:
         raise SystemExit("seed_by_hand.py: --processes must be 1 or more")
+    if args.loader_trace and not args.long_runs:  # a long run's parent trains nothing
+        loader_trace.install(args.loader_trace, RandomImages)
     if args.one:
         one_long_run(args, device)
     elif args.long_runs:

@@ -18,7 +18,9 @@
 # seed's bisection trace.json read back by advisor analyze), script_overhead
 # (bench/script_overhead.py on the ViT and launch-bound scripts), script_autotest (--autotest on
 # the eager ViT script, then its fixes timed by hand in the same call, bench/seed_by_hand.py, and
-# the report judged against them and the 4-minute bar, bench/seed_judge.py), script_pipeline (the data-input seed's pipeline as a script: the input
+# the report judged against them and the 4-minute bar, bench/seed_judge.py), loader_trace (that
+# autotest and plain blocks of its shape with the input pipeline timed a process each:
+# bench/scripts/loader_trace.py), script_pipeline (the data-input seed's pipeline as a script: the input
 # stage measured in its DataLoader workers, --autotest's worker series; bench/input_stage_cost.py),
 # traces (2.11 CUDA traces recorded and analysed, the trace reader's
 # benchmark), analyze_bench (advisor analyze end to end on every core beside json.load, 1.2 GB
@@ -466,6 +468,26 @@ PY
     "$results/seed-by-hand.json" --wall-s "$wall" | tee -a "$out/summary.txt"
 }
 
+# Why advisor's run of blocks got the seed combination's batches slower than a plain process
+# running blocks of the same shape (docs/benchmarks.md, nineteenth session): the same autotest as
+# script_autotest on vit_train.py with its input pipeline timed (bench/scripts/loader_trace.py),
+# then bench/seed_by_hand.py's plain blocks of that shape timed likewise; a table a process each,
+# in start order (the bisection, the autotest's runs of blocks, the plain run): each worker's time
+# per batch, the pin-memory thread's, the main process's GC pauses. About 330 s after a build.
+loader_trace() {
+  local dir="$results/loader-trace"
+  local all4=bf16-autocast+tf32-matmul+deterministic-off+torch-compile
+  ADVISOR_LOADER_TRACE="$dir/advisor" step loader_trace_advisor build-gpu/advisor bisect \
+    --autotest --autotest-rounds 8 --autotest-budget 4m --out "$results/traced-autotest" -- \
+    python3 bench/scripts/vit_train_traced.py --steps 100000
+  grep -E "^\[autotest\].*(verified|no-change|rejected|held back)" \
+    "$logs/loader_trace_advisor.log" | tee -a "$out/summary.txt"
+  step loader_trace_plain python3 bench/seed_by_hand.py --fixes "bf16-autocast,$all4" \
+    --cycles 7 --steps 20 --settle 14 --loader-trace "$dir/plain" --out "$results/plain-blocks.json"
+  grep -E "^seed_by_hand.py: cycle [0-9]+, " "$logs/loader_trace_plain.log" | tee -a "$out/summary.txt"
+  python3 bench/scripts/loader_trace.py "$dir/advisor" "$dir/plain" | tee -a "$out/summary.txt"
+}
+
 # Several ranks (issue #16), on two GPUs over NCCL; skipped with a line on fewer. In about 6
 # minutes: `bisect --autotest` of bench/scripts/ddp_vit_train.py (DDP ViT-B/16, batch 4 per GPU)
 # under torchrun with 2 ranks, its per-rank facts and the DDP recipes measured (only the rules
@@ -719,11 +741,11 @@ zoo() {
 for stage in "${stages[@]}"; do
   case "$stage" in
     build) build || { log "build failed: later stages skipped"; exit 1; } ;;
-    tests|script_tests|zoo_cpu|controls|vit|graphs|overhead|zoo|script|compile_findings|compile_modes|round_trip|script_overhead|script_autotest|script_pipeline|traces|analyze_bench|marker_cost|ddp|seed|detached_cost|detached_cost_ddp|rank_traces|real_models|stragglers|memory|memory_oracle)
+    tests|script_tests|zoo_cpu|controls|vit|graphs|overhead|zoo|script|compile_findings|compile_modes|round_trip|script_overhead|script_autotest|loader_trace|script_pipeline|traces|analyze_bench|marker_cost|ddp|seed|detached_cost|detached_cost_ddp|rank_traces|real_models|stragglers|memory|memory_oracle)
       "$stage" ;;
     diff) diff_stage ;;
     *) log "unknown stage '$stage' (build, tests, script_tests, zoo_cpu, controls, vit, graphs, overhead," \
-         "zoo, script, compile_findings, compile_modes, round_trip, script_overhead, script_autotest, script_pipeline, traces, analyze_bench," \
+         "zoo, script, compile_findings, compile_modes, round_trip, script_overhead, script_autotest, loader_trace, script_pipeline, traces, analyze_bench," \
          "marker_cost, ddp, seed, detached_cost, detached_cost_ddp, rank_traces, real_models," \
          "stragglers, memory, memory_oracle, diff)"; exit 2 ;;
   esac

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Where the seed script's input pipeline spends its time, process by process: each DataLoader
+worker's time making a batch's items (vit_train.RandomImages.__getitem__), the pin-memory thread's
+time pinning each batch, and the garbage collector's pauses in the main process. It asks why
+advisor's run of blocks for the seed's combination got its batches about 1.4x slower than a plain
+process running blocks of the same shape (docs/benchmarks.md, nineteenth session).
+
+    ADVISOR_LOADER_TRACE=DIR python3 bench/scripts/vit_train_traced.py [vit_train.py's options]
+    python3 bench/seed_by_hand.py --loader-trace DIR [...]
+    python3 bench/scripts/loader_trace.py DIR [DIR ...]      # the table, a row per process
+
+Each process appends JSON lines to DIR/<pid>.jsonl as it goes (advisor ends its runs with
+os._exit, which runs no exit handler): a worker a line per ITEMS_A_LINE items, the main process a
+line per PINS_A_LINE pinned batches and per GC_A_LINE collections.
+"""
+
+import gc
+import json
+import os
+import statistics
+import sys
+import time
+
+ITEMS_A_LINE = 128  # the seed's batch
+PINS_A_LINE = 16
+GC_A_LINE = 256
+
+
+class _Lines:
+    """This process's file, opened in the process that writes (a forked worker opens its own)."""
+
+    def __init__(self, directory):
+        self._directory = directory
+        self._pid = None
+        self._file = None
+
+    def write(self, record):
+        if self._pid != os.getpid():
+            self._pid = os.getpid()
+            os.makedirs(self._directory, exist_ok=True)
+            self._file = open(os.path.join(self._directory, "%d.jsonl" % self._pid), "a")
+        record.update(pid=self._pid, ppid=os.getppid(), t=time.monotonic())
+        self._file.write(json.dumps(record) + "\n")
+        self._file.flush()
+
+
+def install(directory, dataset_class):
+    """Times `dataset_class.__getitem__` in whichever process calls it, the pin-memory thread's
+    pin_memory and this process's collections, into `directory`."""
+    lines = _Lines(directory)
+    lines.write({"kind": "start", "argv": sys.argv[:3]})
+
+    original_item = dataset_class.__getitem__
+    items = {"pid": None, "count": 0, "busy_s": 0.0, "since": 0.0}
+
+    def timed_item(self, index):
+        started = time.perf_counter()
+        item = original_item(self, index)
+        now = time.perf_counter()
+        if items["pid"] != os.getpid():  # a fresh worker: its own counts
+            items.update(pid=os.getpid(), count=0, busy_s=0.0, since=started)
+        items["count"] += 1
+        items["busy_s"] += now - started
+        if items["count"] == ITEMS_A_LINE:
+            lines.write({"kind": "items", "items": ITEMS_A_LINE, "busy_s": items["busy_s"],
+                         "wall_s": now - items["since"]})
+            items.update(count=0, busy_s=0.0, since=now)
+        return item
+
+    dataset_class.__getitem__ = timed_item
+
+    from torch.utils.data._utils import pin_memory as pin_module
+    original_pin = pin_module.pin_memory
+    pins = []
+
+    def timed_pin(data, *args, **kwargs):
+        started = time.perf_counter()
+        pinned = original_pin(data, *args, **kwargs)
+        pins.append(time.perf_counter() - started)
+        if len(pins) == PINS_A_LINE:
+            lines.write({"kind": "pins", "pin_s": list(pins)})
+            pins.clear()
+        return pinned
+
+    pin_module.pin_memory = timed_pin  # _pin_memory_loop looks it up in its module at each batch
+
+    pauses = {"started": 0.0, "by_generation": [[], [], []]}
+
+    def collected(phase, info):
+        if phase == "start":
+            pauses["started"] = time.perf_counter()
+            return
+        by_generation = pauses["by_generation"]
+        by_generation[info["generation"]].append(time.perf_counter() - pauses["started"])
+        if sum(len(g) for g in by_generation) >= GC_A_LINE:
+            lines.write({"kind": "gc", "pause_s": [list(g) for g in by_generation]})
+            pauses["by_generation"] = [[], [], []]
+
+    gc.callbacks.append(collected)
+
+
+def _summary(directory):
+    """A row per main process (its workers' lines under it), in start order."""
+    records = []
+    for name in os.listdir(directory):
+        with open(os.path.join(directory, name)) as lines:
+            records.extend(json.loads(line) for line in lines if line.strip())
+    starts = sorted((r for r in records if r["kind"] == "start"), key=lambda r: r["t"])
+    rows = []
+    for start in starts:
+        pid = start["pid"]
+        mine = [r for r in records if r["pid"] == pid]
+        workers = [r for r in records if r["kind"] == "items" and r["ppid"] == pid]
+        pins = [s for r in mine if r["kind"] == "pins" for s in r["pin_s"]]
+        pauses = [[s for r in mine if r["kind"] == "gc" for s in r["pause_s"][g]] for g in range(3)]
+        ends = [r["t"] for r in records if r["pid"] == pid or r["ppid"] == pid]
+        span_s = max(ends) - start["t"] if ends else 0.0
+        rows.append({
+            "pid": pid, "span_s": span_s, "workers": len({r["pid"] for r in workers}),
+            "batch_busy_ms": 1e3 * statistics.median(r["busy_s"] for r in workers)
+            if workers else None,
+            "batch_wall_ms": 1e3 * statistics.median(r["wall_s"] for r in workers)
+            if workers else None,
+            "batches": len(workers),
+            "pin_ms": 1e3 * statistics.median(pins) if pins else None,
+            "pin_max_ms": 1e3 * max(pins) if pins else None,
+            "gc_ms": [1e3 * sum(g) for g in pauses], "gc_max_ms": 1e3 * max(
+                (s for g in pauses for s in g), default=0.0),
+            "gc_counts": [len(g) for g in pauses]})
+    return rows
+
+
+def main():
+    for directory in sys.argv[1:]:
+        print("## %s" % directory)
+        print("| process | seconds | workers | batches | a batch's items, busy / wall ms | pin ms "
+              "(max) | GC pauses ms by generation (count) | longest GC ms |")
+        print("| --- | ---: | ---: | ---: | --- | --- | --- | ---: |")
+        for row in _summary(directory):
+            def ms(value):
+                return "-" if value is None else "%.1f" % value
+            print("| %d | %.0f | %d | %d | %s / %s | %s (%s) | %s | %.1f |" % (
+                row["pid"], row["span_s"], row["workers"], row["batches"],
+                ms(row["batch_busy_ms"]), ms(row["batch_wall_ms"]), ms(row["pin_ms"]),
+                ms(row["pin_max_ms"]),
+                ", ".join("%.0f (%d)" % (total, count)
+                          for total, count in zip(row["gc_ms"], row["gc_counts"])),
+                row["gc_max_ms"]))
+
+
+if __name__ == "__main__":
+    main()
