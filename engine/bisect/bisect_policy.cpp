@@ -29,6 +29,9 @@ struct Anomaly {
   double excess = 0;
   Phase phase = Phase::kOutside;
   std::string reason;
+  // What the excess is, where a hotter row outweighs it: a time beyond what the child's own
+  // measurements predict, or a loop's.
+  const char* excess_is = "beyond its prediction";
 };
 
 // An extra bias or gate in one block is still that block: see kParameterSlack. Buffers are not
@@ -109,6 +112,17 @@ std::optional<Anomaly> LargestAnomaly(const LevelInput& input, double parent_sel
                        "ms/step beyond that",
                        child.forward > 0 ? child.backward / child.forward : 0.0, kBackwardRatio,
                        StepsText(exceeding).c_str(), backward_excess)});
+    }
+    // A host-bound loop in a child cooler than the hottest: what vectorising it saves at least.
+    // Left to the cost rules, the larger legitimate sibling took the level and the descent never
+    // came back (bench/user_trial: lightning_docs.py's rolling features, 23-28 % of the step
+    // beside the convolutions; hf_trainer_docs.py's token pooling, 22-26 % beside the BERT). The
+    // hottest's own loop is no anomaly: it defends the hottest (HotterRowHoldsMore). No phase is
+    // named: the loop's backward nodes go with it, and the module's top op is its headline.
+    if (child.loop > 0 && child.total() < hottest_cost) {
+      consider({&child, child.loop, Phase::kOutside,
+                Printf("a host-bound loop of its forward ops takes %.3g ms/step", child.loop),
+                "in a host-bound loop of its forward ops"});
     }
     // The yardstick leaves the instance out: with the outlier among them, four blocks of which
     // one is slow put the median halfway to the outlier, and a block twice as slow as its
@@ -297,9 +311,9 @@ LevelDecision DecideLevel(const LevelInput& input) {
   }
   DecideByCost(input, decision);
   if (!outweighed.empty()) {
-    decision.reason += Printf(
-        "; %s's anomaly (%.3g ms/step beyond its prediction) gives way to %s: %s",
-        anomaly->child->path.c_str(), anomaly->excess, hottest.path.c_str(), outweighed.c_str());
+    decision.reason +=
+        Printf("; %s's anomaly (%.3g ms/step %s) gives way to %s: %s", anomaly->child->path.c_str(),
+               anomaly->excess, anomaly->excess_is, hottest.path.c_str(), outweighed.c_str());
   }
   return decision;
 }

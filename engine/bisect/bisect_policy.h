@@ -10,6 +10,8 @@
 //      - instance excess: one slow block among identical blocks (at least two others of its
 //        structure, their parameter counts within kParameterSlack of its own), standing out from
 //        them in most of the window's steps, each step judged alone;
+//      - a host-bound loop (ChildCost::loop) in a child that costs less than the hottest row: the
+//        loop's forward ops are its excess;
 //      either only when the excess is at least kMinExcessShare of the step and larger than the
 //      parent's own ops (what the parent runs outside its children), and not when the hottest
 //      row, another child, holds more that could be saved: it is a leaf, or its own ops hold most

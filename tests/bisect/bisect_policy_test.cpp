@@ -236,6 +236,53 @@ TEST(DecideLevel, AHostBoundLoopInTheHotterChildOutweighsASmallerAnomaly) {
   EXPECT_EQ(decision.look_ahead, "users");
 }
 
+TEST(DecideLevel, AHostBoundLoopInACoolerChildIsAnAnomaly) {
+  // hf_trainer_docs.py's level 1 (bench/user_trial): a BERT at 64 % of the model, its time the
+  // layers' own work, beside a token pooling written as a Python loop over 128 positions, whose
+  // forward ops are nearly all the loop's (4.78 of 4.88 ms/step).
+  ChildCost pool = Child("pool", "MeanMaxPool", 4.88, 13.27);
+  pool.leaf = true;
+  pool.loop = 4.78;
+  LevelInput input;
+  input.children = {Child("bert", "BertModel", 26.4, 10.9), pool,
+                    Child("classifier", "Linear", 0.05, 0.1)};
+  input.children[2].leaf = true;
+  input.parent_cost = Sum(input.children);
+  input.step_cost = 77;
+  LevelDecision decision = DecideLevel(input);
+  EXPECT_EQ(decision.chosen, "pool") << decision.reason;
+  EXPECT_EQ(decision.phase, Phase::kOutside) << "the loop's backward nodes go with it";
+  EXPECT_EQ(decision.look_ahead, "bert") << "what the BERT holds one level down is not yet known";
+  EXPECT_NE(decision.reason.find("pool: a host-bound loop of its forward ops takes 4.78 ms/step"),
+            std::string::npos)
+      << decision.reason;
+
+  // One level down the BERT holds nothing more to save: the loop keeps the level.
+  input.prospect = Prospect{"bert", 0, false};
+  EXPECT_EQ(DecideLevel(input).chosen, "pool");
+  // Where its own ops held most of it, its op would be the larger place to name.
+  input.prospect = Prospect{"bert", 0, true};
+  EXPECT_EQ(DecideLevel(input).chosen, "bert");
+
+  // A leaf hotter than the loop's module is the larger place to name, and says why.
+  input.prospect.reset();
+  input.children[0].leaf = true;
+  decision = DecideLevel(input);
+  EXPECT_EQ(decision.chosen, "bert") << decision.reason;
+  EXPECT_NE(decision.reason.find("pool's anomaly (4.78 ms/step in a host-bound loop of its forward "
+                                 "ops) gives way to bert: a leaf"),
+            std::string::npos)
+      << decision.reason;
+  input.children[0].leaf = false;
+
+  // A loop under 2 % of the step is no anomaly: the BERT holds the level by its share.
+  input.prospect.reset();
+  input.children[1].loop = 1.2;
+  decision = DecideLevel(input);
+  EXPECT_EQ(decision.chosen, "bert") << decision.reason;
+  EXPECT_EQ(decision.look_ahead, "");
+}
+
 TEST(DecideLevel, AHotterChildWhoseOwnOpsHoldMostOneLevelDownOutweighsAnAnomaly) {
   // seq_autoencoder.py: the encoder (a leaf) makes a full-size gradient at every time step, its
   // backward 5.8x its forward; the decoder holds 71 %, nearly all in its own ops beside two
