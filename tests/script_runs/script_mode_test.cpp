@@ -354,11 +354,13 @@ TEST(ScriptMode, AutotestRelaunchesTheScriptWithTheKnobApplied) {
 // run, in blocks, instead of a process per side per round.
 TEST(ScriptMode, AutotestSwitchesAKnobBetweenTheStepsOfOneRun) {
   const fs::path scratch = Scratch("autotest_blocks");
-  const CommandResult run =
-      RunCommand(kAdvisor + " bisect -q --autotest --autotest-rounds 3 --rules " + kScripts +
-                     "/rules_blocks --out " + (scratch / "report").string() + " -- " + kPython +
-                     " " + kScripts + "/deterministic_train.py --deterministic",
-                 scratch.string());
+  // One intra-op thread: on a busy machine two of them wait for each other at every op, and the
+  // script's sub-millisecond step took 40 ms in CI's modern lane.
+  const CommandResult run = RunCommand(
+      "OMP_NUM_THREADS=1 " + kAdvisor + " bisect -q --autotest --autotest-rounds 3 --rules " +
+          kScripts + "/rules_blocks --out " + (scratch / "report").string() + " -- " + kPython +
+          " " + kScripts + "/deterministic_train.py --deterministic",
+      scratch.string());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json fixes = Report(scratch / "report")["fixes"];
   const json* off = nullptr;
@@ -379,8 +381,14 @@ TEST(ScriptMode, AutotestSwitchesAKnobBetweenTheStepsOfOneRun) {
         << off->dump();
   }
   EXPECT_EQ((*off)["status"], "verified") << off->dump();
-  // 20 ms of the deterministic step's price against a step of well under a millisecond.
-  EXPECT_GT((*off)["speedup"].get<double>(), 2.0) << off->dump();
+  // The blocks measure the knob's price, the script's 20 ms a step while deterministic algorithms
+  // are on, whatever else the machine runs (the step around it is well under a millisecond alone,
+  // but a loaded machine stretches both sides alike).
+  EXPECT_NEAR(
+      (*off)["baseline"]["mean_ms"].get<double>() - (*off)["candidate"]["mean_ms"].get<double>(),
+      20.0, 8.0)
+      << off->dump();
+  EXPECT_GT((*off)["speedup"].get<double>(), 1.0) << off->dump();
 }
 
 // The numerics of knobs measured inside the running script are checked inside that run, on the
