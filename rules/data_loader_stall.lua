@@ -21,16 +21,25 @@ local IDLE = 0.50             -- workers busy less than this share of the window
 -- there). Neither alone: the unprofiled steps follow a pause in which the workers refill their
 -- prefetch (an EfficientNet decoding JPEGs waited 26 ms a step by hand, 3.0 ms there), and the
 -- stage's batch time says nothing of a wait on the main process.
-local function measurement_only(facts)
+-- Whether the workers supply a batch (the stage's batch time over the workers the cores can run)
+-- at least as fast as the step computes one (its mean less `wait_ms`); nil where a fact is
+-- missing.
+local function workers_keep_up(facts, wait_ms)
   local data, stage = facts.data, facts.data.stage
-  if data.unprofiled_wait_ms == nil or stage == nil or data.workers == nil or data.workers < 1
-    or facts.step.mean_ms == nil or facts.step.mean_ms <= 0 then
-    return false
+  if stage == nil or data.workers == nil or data.workers < 1 or facts.step.mean_ms == nil
+    or facts.step.mean_ms <= 0 then
+    return nil
   end
-  local unprofiled_share = data.unprofiled_wait_ms / facts.step.mean_ms
   local supply_ms = stage.batch_ms / math.min(data.workers, math.max(stage.cores, 1))
-  local compute_ms = facts.step.mean_ms - data.unprofiled_wait_ms
-  return unprofiled_share < MIN_WAIT_SHARE and supply_ms <= compute_ms
+  return supply_ms <= facts.step.mean_ms - wait_ms
+end
+
+local function measurement_only(facts)
+  local data = facts.data
+  if data.unprofiled_wait_ms == nil then return false end
+  local unprofiled_share = data.unprofiled_wait_ms / (facts.step.mean_ms or 0)
+  return workers_keep_up(facts, data.unprofiled_wait_ms) == true
+    and unprofiled_share < MIN_WAIT_SHARE
 end
 
 -- Workers busy under IDLE of the window that supply a batch faster than the step computes one
@@ -42,13 +51,10 @@ end
 -- iterator's __next__, and with 4 workers the step was no faster (29.0 ms against 28.3).
 local function workers_idle(facts)
   local data, stage = facts.data, facts.data.stage
-  if stage == nil or stage.worker_busy_share == nil or data.workers == nil or data.workers < 1
-    or facts.step.mean_ms == nil or facts.step.mean_ms <= 0 then
+  if stage == nil or stage.worker_busy_share == nil or stage.worker_busy_share >= IDLE then
     return false
   end
-  local supply_ms = stage.batch_ms / math.min(data.workers, math.max(stage.cores, 1))
-  local compute_ms = facts.step.mean_ms - (data.unprofiled_wait_ms or data.wait_ms)
-  return stage.worker_busy_share < IDLE and supply_ms <= compute_ms
+  return workers_keep_up(facts, data.unprofiled_wait_ms or data.wait_ms) == true
 end
 
 local function pipeline_bound(data)
