@@ -11,7 +11,10 @@ process running blocks of the same shape (docs/benchmarks.md, nineteenth session
 
 Each process appends JSON lines to DIR/<pid>.jsonl as it goes (advisor ends its runs with
 os._exit, which runs no exit handler): a worker a line per ITEMS_A_LINE items, the main process a
-line per PINS_A_LINE pinned batches and per GC_A_LINE collections.
+line per PINS_A_LINE pinned batches and per GC_A_LINE collections, and a line per CPU_A_LINE
+seconds of the whole machine's busy cores (from /proc/stat), so that a slower worker can be told
+apart: more CPU time a batch (more work, or more threads spinning) or the same CPU time and more
+wall (other processes on its cores).
 """
 
 import gc
@@ -19,11 +22,13 @@ import json
 import os
 import statistics
 import sys
+import threading
 import time
 
 ITEMS_A_LINE = 128  # the seed's batch
 PINS_A_LINE = 16
 GC_A_LINE = 256
+CPU_A_LINE = 16  # seconds, a sample a second
 
 
 class _Lines:
@@ -51,20 +56,26 @@ def install(directory, dataset_class):
     lines.write({"kind": "start", "argv": sys.argv[:3]})
 
     original_item = dataset_class.__getitem__
-    items = {"pid": None, "count": 0, "busy_s": 0.0, "since": 0.0}
+    items = {"pid": None, "count": 0, "busy_s": 0.0, "cpu_s": 0.0, "since": 0.0}
 
     def timed_item(self, index):
         started = time.perf_counter()
+        cpu_started = time.process_time()
         item = original_item(self, index)
         now = time.perf_counter()
-        if items["pid"] != os.getpid():  # a fresh worker: its own counts
-            items.update(pid=os.getpid(), count=0, busy_s=0.0, since=started)
+        cpu = time.process_time() - cpu_started
+        if items["pid"] != os.getpid():  # a fresh worker: its own counts, and what it may use
+            import torch
+            items.update(pid=os.getpid(), count=0, busy_s=0.0, cpu_s=0.0, since=started)
+            lines.write({"kind": "worker", "cores": len(os.sched_getaffinity(0)),
+                         "torch_threads": torch.get_num_threads()})
         items["count"] += 1
         items["busy_s"] += now - started
+        items["cpu_s"] += cpu
         if items["count"] == ITEMS_A_LINE:
             lines.write({"kind": "items", "items": ITEMS_A_LINE, "busy_s": items["busy_s"],
-                         "wall_s": now - items["since"]})
-            items.update(count=0, busy_s=0.0, since=now)
+                         "cpu_s": items["cpu_s"], "wall_s": now - items["since"]})
+            items.update(count=0, busy_s=0.0, cpu_s=0.0, since=now)
         return item
 
     dataset_class.__getitem__ = timed_item
@@ -97,6 +108,31 @@ def install(directory, dataset_class):
             pauses["by_generation"] = [[], [], []]
 
     gc.callbacks.append(collected)
+    threading.Thread(target=_sample_busy_cores, args=(lines,), daemon=True).start()
+
+
+def _busy_and_total():
+    with open("/proc/stat") as stat:
+        fields = [int(v) for v in stat.readline().split()[1:]]
+    idle = fields[3] + fields[4]  # idle and iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def _sample_busy_cores(lines):
+    """The whole machine's busy cores a second, from the main process only (a forked worker
+    has no copy of this thread)."""
+    cores = os.cpu_count()
+    samples = []
+    busy, total = _busy_and_total()
+    while True:
+        time.sleep(1.0)
+        now_busy, now_total = _busy_and_total()
+        if now_total > total:
+            samples.append(cores * (now_busy - busy) / (now_total - total))
+        busy, total = now_busy, now_total
+        if len(samples) == CPU_A_LINE:
+            lines.write({"kind": "cpu", "busy_cores": samples})
+            samples = []
 
 
 def _summary(directory):
@@ -111,6 +147,8 @@ def _summary(directory):
         pid = start["pid"]
         mine = [r for r in records if r["pid"] == pid]
         workers = [r for r in records if r["kind"] == "items" and r["ppid"] == pid]
+        limits = [r for r in records if r["kind"] == "worker" and r["ppid"] == pid]
+        busy_cores = [c for r in mine if r["kind"] == "cpu" for c in r["busy_cores"]]
         pins = [s for r in mine if r["kind"] == "pins" for s in r["pin_s"]]
         pauses = [[s for r in mine if r["kind"] == "gc" for s in r["pause_s"][g]] for g in range(3)]
         ends = [r["t"] for r in records if r["pid"] == pid or r["ppid"] == pid]
@@ -121,7 +159,12 @@ def _summary(directory):
             if workers else None,
             "batch_wall_ms": 1e3 * statistics.median(r["wall_s"] for r in workers)
             if workers else None,
+            "batch_cpu_ms": 1e3 * statistics.median(r["cpu_s"] for r in workers)
+            if workers else None,
             "batches": len(workers),
+            "worker_cores": sorted({r["cores"] for r in limits}),
+            "worker_threads": sorted({r["torch_threads"] for r in limits}),
+            "busy_cores": statistics.median(busy_cores) if busy_cores else None,
             "pin_ms": 1e3 * statistics.median(pins) if pins else None,
             "pin_max_ms": 1e3 * max(pins) if pins else None,
             "gc_ms": [1e3 * sum(g) for g in pauses], "gc_max_ms": 1e3 * max(
@@ -133,19 +176,22 @@ def _summary(directory):
 def main():
     for directory in sys.argv[1:]:
         print("## %s" % directory)
-        print("| process | seconds | workers | batches | a batch's items, busy / wall ms | pin ms "
-              "(max) | GC pauses ms by generation (count) | longest GC ms |")
-        print("| --- | ---: | ---: | ---: | --- | --- | --- | ---: |")
+        print("| process | seconds | workers (cores, torch threads) | batches | a batch's items, "
+              "busy / CPU / wall ms | pin ms (max) | GC pauses ms by generation (count) | "
+              "longest GC ms | machine's busy cores, median |")
+        print("| --- | ---: | --- | ---: | --- | --- | --- | ---: | ---: |")
         for row in _summary(directory):
             def ms(value):
                 return "-" if value is None else "%.1f" % value
-            print("| %d | %.0f | %d | %d | %s / %s | %s (%s) | %s | %.1f |" % (
-                row["pid"], row["span_s"], row["workers"], row["batches"],
-                ms(row["batch_busy_ms"]), ms(row["batch_wall_ms"]), ms(row["pin_ms"]),
-                ms(row["pin_max_ms"]),
+            print("| %d | %.0f | %d (%s, %s) | %d | %s / %s / %s | %s (%s) | %s | %.1f | %s |" % (
+                row["pid"], row["span_s"], row["workers"],
+                "/".join(map(str, row["worker_cores"])) or "-",
+                "/".join(map(str, row["worker_threads"])) or "-", row["batches"],
+                ms(row["batch_busy_ms"]), ms(row["batch_cpu_ms"]), ms(row["batch_wall_ms"]),
+                ms(row["pin_ms"]), ms(row["pin_max_ms"]),
                 ", ".join("%.0f (%d)" % (total, count)
                           for total, count in zip(row["gc_ms"], row["gc_counts"])),
-                row["gc_max_ms"]))
+                row["gc_max_ms"], ms(row["busy_cores"])))
 
 
 if __name__ == "__main__":
