@@ -473,7 +473,8 @@ PY
 # script_autotest on vit_train.py with its input pipeline timed (bench/scripts/loader_trace.py),
 # then bench/seed_by_hand.py's plain blocks of that shape timed likewise; a table a process each,
 # in start order (the bisection, the autotest's runs of blocks, the plain run): each worker's time
-# per batch, the pin-memory thread's, the main process's GC pauses. About 330 s after a build.
+# per batch, the pin-memory thread's, the main process's GC pauses, the main thread's phases of a step by
+# setting. About 330 s after a build.
 loader_trace() {
   local dir="$results/loader-trace"
   local all4=bf16-autocast+tf32-matmul+deterministic-off+torch-compile

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""Where the seed script's input pipeline spends its time, process by process: each DataLoader
-worker's time making a batch's items (vit_train.RandomImages.__getitem__), the pin-memory thread's
-time pinning each batch, and the garbage collector's pauses in the main process. It asks why
+"""Where the seed script's input pipeline and its main thread spend their time, process by process:
+each DataLoader worker's time making a batch's items (vit_train.RandomImages.__getitem__), the
+pin-memory thread's time pinning each batch, the garbage collector's pauses in the main process,
+and each training step's host phases in the main thread (the wait for its batch, the forward's
+calls up to the loss, backward(), the optimizer's step, the rest) with the main thread's CPU time,
+by the setting the step ran (its logits' dtype, TF32, deterministic algorithms). It asks why
 advisor's run of blocks for the seed's combination got its batches about 1.4x slower than a plain
 process running blocks of the same shape (docs/benchmarks.md, nineteenth session).
 
@@ -28,6 +31,7 @@ import time
 ITEMS_A_LINE = 128  # the seed's batch
 PINS_A_LINE = 16
 GC_A_LINE = 256
+STEPS_A_LINE = 32
 CPU_A_LINE = 16  # seconds, a sample a second
 
 
@@ -108,7 +112,95 @@ def install(directory, dataset_class):
             pauses["by_generation"] = [[], [], []]
 
     gc.callbacks.append(collected)
+    _StepPhases(lines).install()
     threading.Thread(target=_sample_busy_cores, args=(lines,), daemon=True).start()
+
+
+class _StepPhases:
+    """The main thread's host time in each phase of a step, between the returns of the DataLoader
+    iterator's __next__: `wait` (in __next__), `forward` (from the batch to the loss's call: the
+    copies to the device, the model's call, advisor's hooks on it), `loss`, `backward`, `optimizer`
+    (the optimizer's step, its hooks included) and `rest`; `cpu` is the main thread's CPU time over
+    the step. Patched at the classes, so that a compiled forward is left as it is."""
+
+    PHASES = ("wait", "forward", "loss", "backward", "optimizer", "rest")
+
+    def __init__(self, lines):
+        self._lines = lines
+        self._marks = {}
+        self._cpu = None
+        self._last = None  # (perf_counter, thread_time) where the last batch came
+        self._tag = None
+        self._steps = []
+
+    def _mark(self, name):
+        self._marks[name] = time.perf_counter()
+
+    def install(self):
+        import torch
+        from torch.utils.data import dataloader
+
+        phases = self
+        for iterator_class in (dataloader._MultiProcessingDataLoaderIter,
+                               dataloader._SingleProcessDataLoaderIter):
+            original_next = iterator_class.__next__
+
+            def timed_next(iterator, _original=original_next):
+                phases._mark("asked")
+                batch = _original(iterator)
+                phases._batch_came()
+                return batch
+
+            iterator_class.__next__ = timed_next
+
+        loss_class = torch.nn.CrossEntropyLoss
+        original_call = loss_class.__call__
+
+        def timed_loss(module, logits, *args, **kwargs):
+            phases._mark("loss")
+            phases._tag = (str(logits.dtype).replace("torch.", ""),
+                           bool(torch.backends.cuda.matmul.allow_tf32),
+                           bool(torch.are_deterministic_algorithms_enabled()))
+            loss = original_call(module, logits, *args, **kwargs)
+            phases._mark("loss_done")
+            return loss
+
+        loss_class.__call__ = timed_loss
+        original_backward = torch.Tensor.backward
+
+        def timed_backward(tensor, *args, **kwargs):
+            phases._mark("backward")
+            try:
+                return original_backward(tensor, *args, **kwargs)
+            finally:
+                phases._mark("backward_done")
+
+        torch.Tensor.backward = timed_backward
+        from torch.optim import optimizer
+        optimizer.register_optimizer_step_pre_hook(lambda *_: phases._mark("optimizer"))
+        optimizer.register_optimizer_step_post_hook(lambda *_: phases._mark("optimizer_done"))
+
+    def _batch_came(self):
+        now, cpu = time.perf_counter(), time.thread_time()
+        marks, last = self._marks, self._last
+        self._last = (now, cpu)
+        self._marks = {}
+        needed = ("asked", "loss", "loss_done", "backward", "backward_done", "optimizer",
+                  "optimizer_done")
+        if last is None or any(name not in marks for name in needed):
+            return  # the first batch, or an iteration with no training step (a probe's check)
+        came = last[0]
+        self._steps.append({
+            "tag": list(self._tag), "step": now - came, "cpu": cpu - last[1],
+            "wait": now - marks["asked"], "forward": marks["loss"] - came,
+            "loss": marks["loss_done"] - marks["loss"],
+            "backward": marks["backward_done"] - marks["backward"],
+            "optimizer": marks["optimizer_done"] - marks["optimizer"],
+            "rest": marks["asked"] - marks["optimizer_done"]
+            + marks["backward"] - marks["loss_done"] + marks["optimizer"] - marks["backward_done"]})
+        if len(self._steps) == STEPS_A_LINE:
+            self._lines.write({"kind": "steps", "steps": self._steps})
+            self._steps = []
 
 
 def _busy_and_total():
@@ -173,9 +265,34 @@ def _summary(directory):
     return rows
 
 
+def _phase_rows(directory):
+    """A row per main process and setting: the median of each phase of its steps, in ms."""
+    rows = []
+    for name in sorted(os.listdir(directory)):
+        with open(os.path.join(directory, name)) as lines:
+            steps = [step for line in lines if line.strip()
+                     for record in [json.loads(line)] if record["kind"] == "steps"
+                     for step in record["steps"]]
+        by_tag = {}
+        for step in steps:
+            by_tag.setdefault(tuple(step["tag"]), []).append(step)
+        for tag, tagged in sorted(by_tag.items()):
+            rows.append((name.split(".")[0], tag, len(tagged),
+                         {phase: 1e3 * statistics.median(s[phase] for s in tagged)
+                          for phase in ("step", "cpu") + _StepPhases.PHASES}))
+    return rows
+
+
 def main():
     for directory in sys.argv[1:]:
-        print("## %s" % directory)
+        print("## %s: the main thread's steps, medians in ms" % directory)
+        print("| process | logits, TF32, deterministic | steps | step | its CPU | wait | forward "
+              "| loss | backward | optimizer | rest |")
+        print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for pid, tag, count, medians in _phase_rows(directory):
+            print("| %s | %s | %d | %s |" % (pid, ", ".join(map(str, tag)), count, " | ".join(
+                "%.1f" % medians[phase] for phase in ("step", "cpu") + _StepPhases.PHASES)))
+        print("## %s: the input pipeline" % directory)
         print("| process | seconds | workers (cores, torch threads) | batches | a batch's items, "
               "busy / CPU / wall ms | pin ms (max) | GC pauses ms by generation (count) | "
               "longest GC ms | machine's busy cores, median |")
