@@ -408,9 +408,16 @@ PY
 script_autotest() {
   # Budgeted so that a build and this stage fit in one device call of 10 minutes.
   local start=$SECONDS
-  step script_autotest build-gpu/advisor bisect --autotest --autotest-rounds "${AUTOTEST_ROUNDS:-3}" \
+  # LOADER_TRACE=1: the script with its input pipeline and main thread timed
+  # (bench/scripts/loader_trace.py), the long runs by hand likewise, their tables in the summary.
+  local script=vit_train.py trace=() traced="$results/loader-trace"
+  if [ "${LOADER_TRACE:-0}" = 1 ]; then
+    script=vit_train_traced.py trace=(--loader-trace "$traced/by-hand")
+  fi
+  ADVISOR_LOADER_TRACE="${trace[*]:+$traced/advisor}" step script_autotest build-gpu/advisor bisect \
+    --autotest --autotest-rounds "${AUTOTEST_ROUNDS:-3}" \
     --autotest-budget "${AUTOTEST_BUDGET:-6m30s}" --out "$results/script-vit-autotest" -- \
-    python3 bench/scripts/vit_train.py --steps 100000
+    python3 "bench/scripts/$script" --steps 100000
   local wall=$((SECONDS - start))
   grep -E "^\[autotest\].*(verified|no-change|rejected|failed|skipped|an epoch's)" \
     "$logs/script_autotest.log" | tee -a "$out/summary.txt"
@@ -461,9 +468,11 @@ PY
   else
     step seed_by_hand python3 bench/seed_by_hand.py --long-runs --fixes "$fixes" \
       --epochs "${SEED_EPOCHS:-3}" --min-seconds "${SEED_MIN_S:-0}" \
-      --processes "${SEED_PROCESSES:-1}" \
+      --processes "${SEED_PROCESSES:-1}" "${trace[@]}" \
       --out "$results/seed-by-hand.json"
   fi
+  [ ${#trace[@]} -gt 0 ] && python3 bench/scripts/loader_trace.py "$traced/advisor" "$traced/by-hand" \
+    | tee -a "$out/summary.txt"
   python3 bench/seed_judge.py "$results/script-vit-autotest/report.json" \
     "$results/seed-by-hand.json" --wall-s "$wall" | tee -a "$out/summary.txt"
 }
