@@ -185,6 +185,14 @@ struct Pairs {
   // By candidate, each side's share of that start in the first run (its fix reports them); a
   // second run's pairs count that run's own sides' leads.
   std::map<std::string, EpochStartShares> shares;
+  // A candidate measured in a second run too: its blocks of both (AppendBlocksOf), which its
+  // waits for batches and its peak memory are read from, as its pairs are.
+  std::map<std::string, BlocksResult> both_runs;
+
+  const BlocksResult& BlocksOf(const BlocksResult& first, const std::string& candidate) const {
+    const auto both = both_runs.find(candidate);
+    return both == both_runs.end() ? first : both->second;
+  }
 
   std::optional<EpochStartShares> SharesIn(const BlocksResult& result, const std::string& candidate,
                                            int block_steps) const {
@@ -252,6 +260,9 @@ void MorePairsForWideIntervals(const std::vector<CandidateSpec>& measured, const
     if (!second.result->complete) pairs.notes[candidate.id] += " (that run ended early)";
     rounds.insert(rounds.end(), std::make_move_iterator(added.begin()),
                   std::make_move_iterator(added.end()));
+    BlocksResult both = *first.result;
+    AppendBlocksOf(*second.result, candidate.id, both);
+    pairs.both_runs[candidate.id] = std::move(both);
   }
 }
 
@@ -333,8 +344,9 @@ InProcessOutcome RunInProcessAb(const std::vector<CandidateSpec>& candidates,
     if (pairs.epoch_start) {
       RecordEpochStartCost(*pairs.epoch_start, pairs.shares.at(candidate.id), ab, progress);
     }
-    ab.fix.peak_memory_mb = SidePeakMemoryMb(result, candidate.id, /*baseline=*/false);
-    ab.fix.baseline_peak_memory_mb = SidePeakMemoryMb(result, candidate.id, /*baseline=*/true);
+    const BlocksResult& blocks = pairs.BlocksOf(result, candidate.id);
+    ab.fix.peak_memory_mb = SidePeakMemoryMb(blocks, candidate.id, /*baseline=*/false);
+    ab.fix.baseline_peak_memory_mb = SidePeakMemoryMb(blocks, candidate.id, /*baseline=*/true);
     // The first compiled block's settle steps compiled: reported apart, as a process's warm-up.
     if (Compiles(candidate.overrides)) {
       ab.fix.warmup_s = FirstSettleS(result, candidate.id, design.settle_steps);
@@ -344,7 +356,7 @@ InProcessOutcome RunInProcessAb(const std::vector<CandidateSpec>& candidates,
     const AbDecision decision =
         DecideAb(measurement, settings.noise_threshold, /*last_round=*/true);
     RecordVerdict(measurement, decision, pairs.notes[candidate.id], ab, progress);
-    RecordLoaderWaits(result, design, ab, progress);
+    RecordLoaderWaits(blocks, design, ab, progress);
     outcome.decided.emplace(candidate.id, std::move(ab));
   }
   return outcome;

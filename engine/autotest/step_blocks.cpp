@@ -351,6 +351,16 @@ EpochStartWaits SideEpochStartWaits(const BlocksResult& result, const std::strin
   return waits;
 }
 
+void AppendBlocksOf(const BlocksResult& more, const std::string& candidate, BlocksResult& into) {
+  int next_cycle = 0;
+  for (const StepBlock& block : into.blocks) next_cycle = std::max(next_cycle, block.cycle + 1);
+  for (const StepBlock& block : more.blocks) {
+    if (block.candidate != candidate) continue;
+    into.blocks.push_back(block);
+    into.blocks.back().cycle += next_cycle;
+  }
+}
+
 std::optional<double> SidePeakMemoryMb(const BlocksResult& result, const std::string& candidate,
                                        bool baseline) {
   std::optional<double> peak;

@@ -198,6 +198,12 @@ struct EpochStartWaits {
 EpochStartWaits SideEpochStartWaits(const BlocksResult& result, const std::string& candidate,
                                     bool baseline, int block_steps);
 
+// `into` with `more`'s blocks of `candidate` after its own, their cycles after its last: one
+// candidate's blocks from two runs of the script, for the figures read across its blocks (its
+// waits for batches, its epochs' starts, its peak memory). Its pairs are read from each run apart
+// (CandidateRounds), with that run's epoch-start shares.
+void AppendBlocksOf(const BlocksResult& more, const std::string& candidate, BlocksResult& into);
+
 // The highest peak of one side of a candidate's blocks; none where no block reported one.
 std::optional<double> SidePeakMemoryMb(const BlocksResult& result, const std::string& candidate,
                                        bool baseline);

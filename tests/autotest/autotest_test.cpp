@@ -54,6 +54,14 @@ class Autotest : public ::testing::Test {
                                 before + "\ncat > \"$1\" <<'EOF'\n" + blocks_json + "\nEOF");
   }
 
+  // A blocks script that writes `first` as its first run's result and `second` as later runs'.
+  std::string FirstThenSecond(const std::string& first, const std::string& second) {
+    const std::string ran = dir_ / "first";
+    return WriteBlocksScript(second, "if [ ! -e \"" + ran + "\" ]; then\ntouch \"" + ran +
+                                         "\"\ncat > \"$1\" <<'EOF'\n" + first +
+                                         "\nEOF\nexit 0\nfi");
+  }
+
   testing::ScratchDir dir_;
   testing::FakeCandidateRunner runner_{
       testing::WriteFakeCandidate(dir_.path(), "write_result 20 null 8 1 ''", kCandidateTimes)};
@@ -819,12 +827,7 @@ TEST_F(Autotest, AWideIntervalGetsMorePairsInASecondRunUpToABound) {
                                        InRunNumericsJson({"fast", "noisy"}));
   const std::string second =
       BlocksJson({{"noisy", 20.0, 5.0}}, 9, 20.0, true, InRunNumericsJson({"noisy"}));
-  runner_.set_blocks_script(testing::WriteScript(
-      dir_ / "blocks.sh", "if [ -e \"" + (dir_ / "first") +
-                              "\" ]; then\ncat > \"$1\" "
-                              "<<'EOF'\n" +
-                              second + "\nEOF\nelse\ntouch \"" + (dir_ / "first") +
-                              "\"\ncat > \"$1\" <<'EOF'\n" + first + "\nEOF\nfi"));
+  runner_.set_blocks_script(FirstThenSecond(first, second));
   const std::vector<AbResult> results = Run();
   EXPECT_EQ(runner_.blocks_runs(), (std::vector<std::string>{"fast,noisy", "noisy"}));
   EXPECT_EQ(runner_.last_design().cycles, 9) << "up to 4 times the first run's 3 pairs";
@@ -841,6 +844,42 @@ TEST_F(Autotest, AWideIntervalGetsMorePairsInASecondRunUpToABound) {
   EXPECT_THAT(noisy.detail,
               HasSubstr("9 of its 12 pairs of full blocks from a second run of the script"));
   EXPECT_THAT(progress_.str(), HasSubstr("[autotest] noisy: 95 % interval "));
+}
+
+// Every step of a BlocksJson run waiting `wait_ms` for its batch, every block peaking at `peak_mb`.
+std::string WithWaitsAndPeaks(std::string blocks, double wait_ms, double peak_mb) {
+  const std::string wait = std::to_string(wait_ms);
+  const std::string fields = R"("loader_wait_ms":[)" + wait + "," + wait + "," + wait + "," + wait +
+                             "," + wait + R"(],"peak_memory_mb":)" + std::to_string(peak_mb);
+  const std::string null_peak = R"("peak_memory_mb":null)";
+  for (std::size_t at = blocks.find(null_peak); at != std::string::npos;
+       at = blocks.find(null_peak, at + fields.size())) {
+    blocks.replace(at, null_peak.size(), fields);
+  }
+  return blocks;
+}
+
+// A candidate's waits for batches and its peak memory are read from the blocks of both runs, as
+// its pairs are: 3 blocks a side waiting 1 ms a step in the first, 9 waiting 3 ms in the second.
+TEST_F(Autotest, AWideIntervalsFiguresComeFromTheBlocksOfBothRuns) {
+  plan_.recipes = {Switchable("noisy")};
+  plan_.recipe_ids = {"noisy"};
+  plan_.settings.max_rounds = 3;
+  const std::string first = WithWaitsAndPeaks(
+      BlocksJson({{"noisy", 20.0, 5.0}}, 3, 20.0, true, InRunNumericsJson({"noisy"})), 1.0, 800.0);
+  const std::string second = WithWaitsAndPeaks(
+      BlocksJson({{"noisy", 20.0, 5.0}}, 9, 20.0, true, InRunNumericsJson({"noisy"})), 3.0, 900.0);
+  runner_.set_blocks_script(FirstThenSecond(first, second));
+  const std::vector<AbResult> results = Run();
+  ASSERT_EQ(runner_.blocks_runs(), (std::vector<std::string>{"noisy", "noisy"}));
+  ASSERT_EQ(results.size(), 1u);
+  const FixResult& noisy = results[0].fix;
+  EXPECT_EQ(noisy.rounds, 12);
+  ASSERT_TRUE(noisy.loader_wait_ms && noisy.baseline_loader_wait_ms);
+  EXPECT_NEAR(*noisy.loader_wait_ms, (3 * 1.0 + 9 * 3.0) / 12, 1e-9);
+  EXPECT_NEAR(*noisy.baseline_loader_wait_ms, (3 * 1.0 + 9 * 3.0) / 12, 1e-9);
+  EXPECT_EQ(noisy.peak_memory_mb, std::optional<double>(900.0));
+  EXPECT_EQ(noisy.baseline_peak_memory_mb, std::optional<double>(900.0));
 }
 
 // A second run that fails leaves the verdict on the first run's pairs, and says so.

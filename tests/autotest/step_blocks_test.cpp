@@ -75,6 +75,20 @@ TEST(BlocksResult, PairsEachCyclesFullBlocks) {
   EXPECT_FALSE(SidePeakMemoryMb(result, "bf16", false).has_value());
 }
 
+// A second run's blocks of one candidate join the first run's after its last cycle: its pairs
+// there stay pairs, the other candidates' blocks stay out.
+TEST(BlocksResult, ASecondRunsBlocksOfOneCandidateFollowTheFirstRuns) {
+  BlocksResult both = ParseBlocksResult(kBlocks, "blocks.json");
+  const std::size_t first_blocks = both.blocks.size();
+  AppendBlocksOf(ParseBlocksResult(kBlocks, "blocks-wide.json"), "tf32", both);
+  ASSERT_EQ(both.blocks.size(), first_blocks + 6) << "tf32's six blocks, not bf16's";
+  EXPECT_EQ(both.blocks.back().cycle, 2 + 3);
+  const std::vector<AbRound> rounds = CandidateRounds(both, "tf32", 2);
+  ASSERT_EQ(rounds.size(), 4u) << "cycles 0 and 1 of each run";
+  EXPECT_EQ(rounds[2].baseline_ms, rounds[0].baseline_ms);
+  EXPECT_EQ(rounds[3].candidate_ms, rounds[1].candidate_ms);
+}
+
 // A compiled candidate's first block compiles in its settle steps: reported apart from the timed
 // steps, from its earliest cycle's candidate block whatever the order of the file.
 TEST(BlocksResult, TheFirstCandidateBlocksSettleStepsAreItsCompile) {
