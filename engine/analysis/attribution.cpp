@@ -354,6 +354,20 @@ class PartBuilder {
   std::vector<std::uint32_t> module_step_of_;
 };
 
+// Whether op i runs inside an op of its own name in its phase: torch dispatches some ops to an
+// overload of the same name (torch 2's aten::std runs an aten::std inside it), and the recursion
+// is one call of the outermost, whose inclusive time holds the inner ones'.
+bool InsideItsOwnName(const Timeline& timeline, const OpPlacements& placements, std::size_t i) {
+  const OpName name = timeline.ops[i].name;
+  const Phase phase = placements[i].phase;
+  for (int up = placements[i].parent; up >= 0;) {
+    const auto enclosing = static_cast<std::size_t>(up);
+    if (timeline.ops[enclosing].name == name && placements[enclosing].phase == phase) return true;
+    up = placements[enclosing].parent;
+  }
+  return false;
+}
+
 // The steps the ops `placements` places are in, [first, first + count); none outside every step.
 std::pair<int, std::size_t> StepsPlaced(const OpPlacements& placements) {
   int first = -1, last = -1;
@@ -402,11 +416,14 @@ SegmentAttribution WindowAttribution::PartOf(const Timeline& timeline,
     const double self_gpu = has_gpu ? gpu_ms_by_op[i] : 0.0;
 
     Part::AnyDepth& any_depth = entries.AnyDepthOf(op.name, placement.phase);
-    ++any_depth.calls;
     OrderedSums& window = part.window_sums;
-    window.Add(any_depth.sums + Part::kHost, cost.host_ms * per_step);
-    window.Add(any_depth.sums + Part::kGpu, cost.gpu_ms * per_step);
-    window.Add(any_depth.sums + Part::kPageFaults, cost.page_fault_ms * per_step);
+    // A recursion is one call, its time the outermost's; each level's self time is its own.
+    if (!InsideItsOwnName(timeline, placements, i)) {
+      ++any_depth.calls;
+      window.Add(any_depth.sums + Part::kHost, cost.host_ms * per_step);
+      window.Add(any_depth.sums + Part::kGpu, cost.gpu_ms * per_step);
+      window.Add(any_depth.sums + Part::kPageFaults, cost.page_fault_ms * per_step);
+    }
     window.Add(any_depth.sums + Part::kSelfHost, self_host * per_step);
     window.Add(any_depth.sums + Part::kSelfGpu, self_gpu * per_step);
     if (placement.top_level != static_cast<int>(i)) continue;

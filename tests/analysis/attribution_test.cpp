@@ -145,6 +145,33 @@ TEST(WindowAttribution, StepOpsListEveryOpWithInclusiveHostAndDeviceTime) {
   EXPECT_EQ(attribution.TopOps("a").size(), 2u) << "linear and the top-level addmm";
 }
 
+// torch 2 dispatches aten::std to an aten::std inside it: the op table counts the recursion as
+// one call of the outermost's time, and each level's self time once.
+TEST(WindowAttribution, StepOpsCountAnOpNestedInItsOwnNameOnce) {
+  TimelineBuilder b;
+  for (double t : {0.0, 100.0}) {
+    b.Step(t, t + 10, t + 30, t + 40)
+        .Forward("a", t + 1, t + 9)
+        .Op("aten::std", t + 1, t + 5)
+        .Op("aten::std", t + 1.5, t + 4.5)
+        .Op("aten::sub", t + 2, t + 3)
+        .Op("aten::std", t + 6, t + 7)  // a call of its own
+        .Op("MmBackward0", t + 12, t + 18, 1, OpScope::kBackward);
+  }
+  const Timeline timeline = b.Build();
+  const WindowAttribution attribution(timeline, PlaceOps(timeline), {});
+  std::map<std::pair<Phase, std::string>, OpCost> ops;
+  for (const OpCost& op : attribution.StepOps()) ops[{op.phase, op.name}] = op;
+
+  const OpCost& std_op = ops.at({Phase::kForward, "aten::std"});
+  EXPECT_NEAR(std_op.calls, 2.0, 1e-9) << "two calls a step, the nested one part of the first";
+  EXPECT_NEAR(std_op.cost.host_ms, 5.0, 1e-9) << "4 ms and 1 ms: the outermost calls' time";
+  // Outside the aten::sub: 1 ms in the outer level, 2 in the inner, and the second call's 1.
+  EXPECT_NEAR(std_op.self_host_ms, 4.0, 1e-9);
+  EXPECT_NEAR(ops.at({Phase::kForward, "aten::sub"}).cost.host_ms, 1.0, 1e-9);
+  EXPECT_NEAR(attribution.TopOps("a").front().calls, 2.0, 1e-9) << "the top-level view agrees";
+}
+
 // One slow step does not choose a module's hottest op: the forward gather costs 2 ms in four steps
 // and 20 in the fifth (mean 5.6), its backward 5 ms in every step.
 TEST(WindowAttribution, TopOpsRankByTheMedianStepNotTheMean) {
