@@ -172,6 +172,53 @@ TEST(WindowAttribution, StepOpsCountAnOpNestedInItsOwnNameOnce) {
   EXPECT_NEAR(attribution.TopOps("a").front().calls, 2.0, 1e-9) << "the top-level view agrees";
 }
 
+// Lightning's automatic optimisation: the optimizer's range (`Optimizer.step#AdamW.step`) opens
+// before the closure's forward and closes after the update, with the forward, the loss and the
+// backward inside it. The op table counts it in the optimizer phase it ends in, at its time there
+// (4 ms, 2 of them outside the update's op); not 19.5 ms of the data phase it starts in.
+TEST(WindowAttribution, StepOpsCountARangeAroundTheModelInThePhaseItEndsIn) {
+  TimelineBuilder b;
+  for (double t : {0.0, 100.0}) {
+    b.Stretches(t, {{Phase::kData, t + 3},
+                    {Phase::kForward, t + 10},
+                    {Phase::kLoss, t + 11},
+                    {Phase::kBackward, t + 18},
+                    {Phase::kOptimizer, t + 22}})
+        .Op("aten::to", t + 0.5, t + 1)  // the batch's receipt, before the range
+        .Op("Optimizer.step#AdamW.step", t + 2.5, t + 22)
+        .Forward("model", t + 3, t + 10)
+        .Op("aten::linear", t + 4, t + 8)
+        .Op("aten::cross_entropy", t + 10.2, t + 10.8)
+        .Backward("model", t + 11, t + 17.5)
+        .Op("AddmmBackward0", t + 12, t + 16, 1, OpScope::kBackward)
+        .Op("aten::_foreach_add_", t + 19, t + 21);
+  }
+  const Timeline timeline = b.Build();
+  std::vector<double> gpu_ms(timeline.ops.size(), 0.0);
+  for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
+    if (timeline.ops[i].name == "aten::linear") gpu_ms[i] = 3.0;
+    if (timeline.ops[i].name == "aten::_foreach_add_") gpu_ms[i] = 1.5;
+  }
+  const WindowAttribution attribution(timeline, PlaceOps(timeline), gpu_ms);
+  std::map<std::pair<Phase, std::string>, OpCost> ops;
+  for (const OpCost& op : attribution.StepOps()) ops[{op.phase, op.name}] = op;
+
+  EXPECT_EQ(ops.count({Phase::kData, "Optimizer.step#AdamW.step"}), 0u);
+  const OpCost& range = ops.at({Phase::kOptimizer, "Optimizer.step#AdamW.step"});
+  EXPECT_NEAR(range.calls, 1.0, 1e-9);
+  EXPECT_NEAR(range.cost.host_ms, 4.0, 1e-9) << "from the backward's end to its own";
+  EXPECT_NEAR(range.self_host_ms, 2.0, 1e-9) << "less the update's aten::_foreach_add_";
+  EXPECT_NEAR(range.cost.gpu_ms, 1.5, 1e-9) << "the update's kernels, not the forward's";
+  EXPECT_NEAR(range.self_gpu_ms, 0.0, 1e-9);
+  // The model's ops inside it are their phases' own, as before.
+  EXPECT_NEAR(ops.at({Phase::kForward, "aten::linear"}).cost.host_ms, 4.0, 1e-9);
+  EXPECT_NEAR(ops.at({Phase::kBackward, "AddmmBackward0"}).cost.host_ms, 4.0, 1e-9);
+  EXPECT_NEAR(ops.at({Phase::kOptimizer, "aten::_foreach_add_"}).cost.host_ms, 2.0, 1e-9);
+  // The hottest op of the step is the forward's linear, not the range around the whole step.
+  EXPECT_EQ(attribution.StepOps().front().name, "aten::linear");
+  EXPECT_NEAR(attribution.Step().optimizer.host_ms, 2.0, 1e-9);
+}
+
 // One slow step does not choose a module's hottest op: the forward gather costs 2 ms in four steps
 // and 20 in the fifth (mean 5.6), its backward 5 ms in every step.
 TEST(WindowAttribution, TopOpsRankByTheMedianStepNotTheMean) {
