@@ -35,6 +35,7 @@ RunReport SampleReportAllMeasured() {
   report.run.cudnn_benchmark = false;
   report.run.dtype = "float32";
   report.step.median_ms = 20.0;
+  report.step.mean_ms = 20.4;
   report.step.min_ms = 19.0;
   report.step.max_ms = 24.0;
   report.step.forward_ms = 6.0;

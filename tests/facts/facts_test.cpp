@@ -236,6 +236,39 @@ TEST(BuildFacts, TheInputStageByPieceWithItsShapesAndDtype) {
   EXPECT_FALSE(BuildFacts(report).at("data").contains("stage"));
 }
 
+// Whether the workers supply a batch as fast as the step computes one, and whether the data phase
+// is then the main process's own work (engine/model/step.h), which the data-loader-stall rule and
+// the step breakdown read: 2 workers at 8 ms a batch supply one each 4 ms, against a step of 20.4
+// ms less its 0.8 ms unprofiled wait.
+TEST(BuildFacts, WhetherTheWorkersKeepUpAndTheDataPhaseIsTheMainProcesss) {
+  RunReport report = SampleReportAllMeasured();
+  json data = BuildFacts(report).at("data");
+  EXPECT_EQ(data.at("workers_keep_up"), true);
+  EXPECT_EQ(data.at("main_process_work"), false) << "busy 95 % of the window";
+
+  report.data->stage->worker_busy_share = 0.03;
+  EXPECT_EQ(BuildFacts(report).at("data").at("main_process_work"), true);
+
+  // 39 ms a batch, 19.5 ms a batch from 2 workers: faster than the 19.6 ms the unprofiled steps
+  // compute, slower than the 19.4 ms of the profiled window's wait, read without them.
+  report.data->stage->batch_ms = 39;
+  EXPECT_EQ(BuildFacts(report).at("data").at("workers_keep_up"), true);
+  report.step.timed_phases.reset();
+  data = BuildFacts(report).at("data");
+  EXPECT_EQ(data.at("workers_keep_up"), false);
+  EXPECT_EQ(data.at("main_process_work"), false) << "idle, but behind the step";
+
+  // Unmeasured: absent.
+  report.data->stage->worker_busy_share.reset();
+  data = BuildFacts(report).at("data");
+  EXPECT_TRUE(data.contains("workers_keep_up"));
+  EXPECT_FALSE(data.contains("main_process_work"));
+  report.data->workers = 0;
+  data = BuildFacts(report).at("data");
+  EXPECT_FALSE(data.contains("workers_keep_up"));
+  EXPECT_FALSE(data.contains("main_process_work"));
+}
+
 TEST(BuildFacts, TheTrainingLoopsDataLoaderAndItsEpochStart) {
   const json loader = BuildFacts(SampleReportAllMeasured()).at("data").at("loader");
   EXPECT_EQ(loader.at("workers"), 2);
