@@ -147,6 +147,7 @@ json HotspotFacts(const Hotspot& hotspot, double step_ms, bool gpu_measured,
     facts["source"] = SourceFacts(*hotspot.source);
   }
   facts["lines"] = SourceLineFacts(hotspot.lines);
+  PutIf(facts, "view_op_us", hotspot.view_op_us);
   return facts;
 }
 

@@ -76,6 +76,7 @@ RunReport SampleReportAllMeasured() {
   gather_line.ms = 6.5;
   gather_line.share = 0.325;
   hotspot.lines = {gather_line};
+  hotspot.view_op_us = 1.5;
   hotspot.top_ops = attention_ops;
   report.hotspot = hotspot;
 

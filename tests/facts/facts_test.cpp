@@ -114,7 +114,11 @@ TEST(BuildFacts, HotspotWithItsOpsAndSource) {
   EXPECT_EQ(hotspot.at("ops")[0].at("name"), "aten::softmax");
   EXPECT_EQ(hotspot.at("ops")[0].at("path"), "blocks.0.attn");
   EXPECT_DOUBLE_EQ(hotspot.at("ops")[0].at("share"), 1.5 / 20.0);
+  EXPECT_DOUBLE_EQ(hotspot.at("view_op_us"), 1.5);
   EXPECT_FALSE(BuildFacts(SampleReportNothingMeasured()).contains("hotspot"));
+  RunReport unlabelled = SampleReportAllMeasured();
+  unlabelled.hotspot->view_op_us.reset();
+  EXPECT_FALSE(BuildFacts(unlabelled).at("hotspot").contains("view_op_us"));
 }
 
 TEST(BuildFacts, ModulesAreKeyedByPath) {
