@@ -39,7 +39,7 @@ std::unordered_map<std::size_t, PhaseSpanningCost> PhaseSpanningOps(
   const std::size_t first = placements.first(), last = first + placements.size();
   for (std::size_t i = first; i < last; ++i) {
     const OpPlacement& placement = placements[i];
-    // An op that encloses a module boundary is no op's top level.
+    // One that runs into another phase is no op's top level (PlaceOps).
     if (placement.top_level != -1 || placement.step < 0) continue;
     const OpEvent& op = timeline.ops[i];
     const StepSpan& step = timeline.steps[placement.step];

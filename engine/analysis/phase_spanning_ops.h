@@ -1,9 +1,9 @@
-// Ops that enclose module boundaries and span several phases of their step: a trainer's range
-// around the whole of one (Lightning's `Optimizer.step#AdamW.step` under automatic optimisation,
-// which holds the closure's forward and backward before the update). Such an op is no op's top
-// level (OpPlacement::top_level), but the whole step's op table (WindowAttribution::StepOps)
-// lists every op at any depth: there it is one op of the phase it ends in, at its time in that
-// phase, and the model's forward and backward inside it stay their own phases' ops.
+// User ranges that span several phases of their step: a trainer's range around the whole of one
+// (Lightning's `Optimizer.step#AdamW.step` under automatic optimization, which holds the
+// closure's forward and backward before the update). Such an op is no op's top level
+// (OpPlacement::top_level), but the whole step's op table (WindowAttribution::StepOps) lists
+// every op at any depth: there it is one op of the phase it ends in, at its time in that phase,
+// and the model's forward and backward inside it stay their own phases' ops.
 #pragma once
 
 #include <cstddef>
@@ -25,8 +25,8 @@ struct PhaseSpanningCost {
   double gpu_ms = 0;        // device time it and the ops nested in it in that phase launched
 };
 
-// Of the ops `placements` places, those that enclose a module boundary and overlap stretches of
-// more than one phase of their step, by index in the timeline. `gpu_ms_by_op`: device time each
+// Of the ops `placements` places, those that are no op's top level and overlap stretches of more
+// than one phase of their step, by index in the timeline. `gpu_ms_by_op`: device time each
 // op launched itself (as WindowAttribution takes it), or empty; `inclusive_gpu_ms`: the same
 // with the ops nested in each, by index from placements.first(), or empty.
 std::unordered_map<std::size_t, PhaseSpanningCost> PhaseSpanningOps(

@@ -185,7 +185,7 @@ TEST(WindowAttribution, StepOpsCountARangeAroundTheModelInThePhaseItEndsIn) {
                     {Phase::kBackward, t + 18},
                     {Phase::kOptimizer, t + 22}})
         .Op("aten::to", t + 0.5, t + 1)  // the batch's receipt, before the range
-        .Op("Optimizer.step#AdamW.step", t + 2.5, t + 22)
+        .Op("Optimizer.step#AdamW.step", t + 2.5, t + 22, 1, OpScope::kUser)
         .Forward("model", t + 3, t + 10)
         .Op("aten::linear", t + 4, t + 8)
         .Op("aten::cross_entropy", t + 10.2, t + 10.8)
@@ -217,6 +217,40 @@ TEST(WindowAttribution, StepOpsCountARangeAroundTheModelInThePhaseItEndsIn) {
   // The hottest op of the step is the forward's linear, not the range around the whole step.
   EXPECT_EQ(attribution.StepOps().front().name, "aten::linear");
   EXPECT_NEAR(attribution.Step().optimizer.host_ms, 2.0, 1e-9);
+  EXPECT_NEAR(attribution.Step().forward.host_ms, 4.0, 1e-9);
+}
+
+// The same step in a window that instruments no module (the baseline's): no marker falls inside
+// the range, but the step's phases change inside it, and its ops are still their phases' own.
+TEST(WindowAttribution, ARangeAroundTheModelIsNoTopLevelOpWithoutMarkers) {
+  TimelineBuilder b;
+  b.Stretches(0, {{Phase::kData, 3},
+                  {Phase::kForward, 10},
+                  {Phase::kLoss, 11},
+                  {Phase::kBackward, 18},
+                  {Phase::kOptimizer, 22}})
+      .Op("Optimizer.step#AdamW.step", 2.5, 22, 1, OpScope::kUser)
+      .Op("aten::linear", 4, 8)
+      .Op("AddmmBackward0", 12, 16, 1, OpScope::kBackward)
+      .Op("aten::_foreach_add_", 19, 21)
+      // A DataLoader's pin-memory thread beside the backward and the update: an op of its own
+      // thread, in the phase it started in, as before.
+      .Op("aten::pin_memory", 15, 20, 2)
+      .Op("aten::copy_", 15.5, 19.5, 2);
+  const Timeline timeline = b.Build();
+  const WindowAttribution attribution(timeline, PlaceOps(timeline), {});
+  std::map<std::pair<Phase, std::string>, OpCost> ops;
+  for (const OpCost& op : attribution.StepOps()) ops[{op.phase, op.name}] = op;
+  const OpCost& range = ops.at({Phase::kOptimizer, "Optimizer.step#AdamW.step"});
+  EXPECT_NEAR(range.cost.host_ms, 4.0, 1e-9);
+  EXPECT_NEAR(range.self_host_ms, 2.0, 1e-9);
+  const PhaseCosts step = attribution.Step();
+  EXPECT_NEAR(step.data.host_ms, 0.0, 1e-9) << "the range is no op of the data phase";
+  EXPECT_NEAR(step.forward.host_ms, 4.0, 1e-9);
+  EXPECT_NEAR(step.optimizer.host_ms, 2.0, 1e-9);
+  EXPECT_NEAR(step.backward.host_ms, 4.0 + 5.0, 1e-9) << "the backward's node and pin_memory";
+  EXPECT_NEAR(ops.at({Phase::kBackward, "aten::pin_memory"}).cost.host_ms, 5.0, 1e-9);
+  EXPECT_NEAR(ops.at({Phase::kBackward, "aten::copy_"}).cost.host_ms, 4.0, 1e-9);
 }
 
 // One slow step does not choose a module's hottest op: the forward gather costs 2 ms in four steps
