@@ -4,57 +4,27 @@
 -- stage (docs/workload.md), whose workers the recipe raises; without one it is absent. Where the
 -- workers are all busy on every core, input-pipeline-bound speaks instead: more workers cannot
 -- help there. Where they are mostly idle, the wait is the main process's own, and this rule says
--- so with no recipe (workers_idle below).
+-- so with no recipe (data.main_process_work).
 
 local MIN_WAIT_SHARE = 0.10   -- waiting a tenth of the step for data
 local HIGH_WAIT_SHARE = 0.30
 local EXPECTED_HIDDEN = 0.8   -- enough workers hide most of the wait behind the step
 local BUSY = 0.90             -- the workers' busy share (input_pipeline_bound.lua)
-local IDLE = 0.50             -- workers busy less than this share of the window have slack
 
 -- The profiled window measures the input stage inside its workers, which slows them, so its wait
 -- can be the measurement's own: on an H200 a timm ResNet-50 waited 11.3 ms a step there (12 %),
 -- 2.6 ms in the unprofiled steps, 1.1 ms by hand, and more workers made it 0.61x as fast. The
 -- wait is taken as the measurement's where two others agree there is none: the unprofiled steps
 -- waited less than MIN_WAIT_SHARE of their mean step, and the workers supply a batch faster than
--- the step computes one (the stage's batch time over the workers; 248 ms / 4 against a 67 ms step
--- there). Neither alone: the unprofiled steps follow a pause in which the workers refill their
--- prefetch (an EfficientNet decoding JPEGs waited 26 ms a step by hand, 3.0 ms there), and the
--- stage's batch time says nothing of a wait on the main process.
--- Whether the workers supply a batch (the stage's batch time over the workers the cores can run)
--- at least as fast as the step computes one (its mean less `wait_ms`); nil where a fact is
--- missing.
-local function workers_keep_up(facts, wait_ms)
-  local data, stage = facts.data, facts.data.stage
-  if stage == nil or data.workers == nil or data.workers < 1 or facts.step.mean_ms == nil
-    or facts.step.mean_ms <= 0 then
-    return nil
-  end
-  local supply_ms = stage.batch_ms / math.min(data.workers, math.max(stage.cores, 1))
-  return supply_ms <= facts.step.mean_ms - wait_ms
-end
-
+-- the step computes one (data.workers_keep_up: the stage's batch time over the workers; 248 ms /
+-- 4 against a 67 ms step there). Neither alone: the unprofiled steps follow a pause in which the
+-- workers refill their prefetch (an EfficientNet decoding JPEGs waited 26 ms a step by hand, 3.0
+-- ms there), and the stage's batch time says nothing of a wait on the main process.
 local function measurement_only(facts)
   local data = facts.data
   if data.unprofiled_wait_ms == nil then return false end
   local unprofiled_share = data.unprofiled_wait_ms / (facts.step.mean_ms or 0)
-  return workers_keep_up(facts, data.unprofiled_wait_ms) == true
-    and unprofiled_share < MIN_WAIT_SHARE
-end
-
--- Workers busy under IDLE of the window that supply a batch faster than the step computes one
--- do not hold the step up: its data phase is the main process's own work, which more workers
--- cannot shorten: receiving each batch from them, and in script mode the loop's code between the
--- optimizer step and the next forward (a trainer's hooks and logging, zero_grad, the scheduler).
--- bench/user_trial/lightning_docs.py (2026-11-30): 2 workers busy 3 % of the window, 0.9 ms a
--- batch, a data phase of 4.1 ms in a 30 ms step; by hand 3.6 ms, 2.1 of it in the DataLoader
--- iterator's __next__, and with 4 workers the step was no faster (29.0 ms against 28.3).
-local function workers_idle(facts)
-  local data, stage = facts.data, facts.data.stage
-  if stage == nil or stage.worker_busy_share == nil or stage.worker_busy_share >= IDLE then
-    return false
-  end
-  return workers_keep_up(facts, data.unprofiled_wait_ms or data.wait_ms) == true
+  return data.workers_keep_up == true and unprofiled_share < MIN_WAIT_SHARE
 end
 
 local function pipeline_bound(data)
@@ -72,7 +42,15 @@ return {
     if data == nil or data.wait_ms == nil then return {} end
     local share = data.wait_share or 0  -- of the profiled step the wait was measured in
     if share < MIN_WAIT_SHARE or pipeline_bound(data) or measurement_only(facts) then return {} end
-    if workers_idle(facts) then
+    -- Workers busy under half the window that supply a batch faster than the step computes
+    -- one do not hold the step up: its data phase is the main process's own work, which more
+    -- workers cannot shorten (data.main_process_work: engine/model/step.h's
+    -- DataPhaseIsMainProcessWork, by which the report's step breakdown names the phase too).
+    -- bench/user_trial/lightning_docs.py (2026-11-30): 2 workers busy 3 % of the window, 0.9 ms
+    -- a batch, a data phase of 4.1 ms in a 30 ms step; by hand 3.6 ms, 2.1 of it in the
+    -- DataLoader iterator's __next__, and with 4 workers the step was no faster (29.0 ms
+    -- against 28.3).
+    if data.main_process_work == true then
       local stage = data.stage
       return {{
         severity = advisor.severity(share, HIGH_WAIT_SHARE, MIN_WAIT_SHARE),

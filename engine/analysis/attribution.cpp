@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "engine/analysis/ordered_sums.h"
+#include "engine/analysis/phase_spanning_ops.h"
 #include "engine/util/median.h"
 
 namespace advisor {
@@ -354,6 +355,20 @@ class PartBuilder {
   std::vector<std::uint32_t> module_step_of_;
 };
 
+// Whether op i runs inside an op of its own name in its phase: torch dispatches some ops to an
+// overload of the same name (torch 2's aten::std runs an aten::std inside it), and the recursion
+// is one call of the outermost, whose inclusive time holds the inner ones'.
+bool InsideItsOwnName(const Timeline& timeline, const OpPlacements& placements, std::size_t i) {
+  const OpName name = timeline.ops[i].name;
+  const Phase phase = placements[i].phase;
+  for (int up = placements[i].parent; up >= 0;) {
+    const auto enclosing = static_cast<std::size_t>(up);
+    if (timeline.ops[enclosing].name == name && placements[enclosing].phase == phase) return true;
+    up = placements[enclosing].parent;
+  }
+  return false;
+}
+
 // The steps the ops `placements` places are in, [first, first + count); none outside every step.
 std::pair<int, std::size_t> StepsPlaced(const OpPlacements& placements) {
   int first = -1, last = -1;
@@ -386,27 +401,42 @@ SegmentAttribution WindowAttribution::PartOf(const Timeline& timeline,
   // op (a +0, a CPU trace's device time, is not kept).
   part.window_sums.Reserve(placements.size() * Part::kAnyDepthSums);
   part.step_sums.Reserve(placements.size() * (Part::kModuleStepSums + Part::kTopLevelStepSums));
+  const std::unordered_map<std::size_t, PhaseSpanningCost> spanning =
+      PhaseSpanningOps(timeline, placements, gpu_ms_by_op, inclusive_gpu_ms);
   const std::size_t first = placements.first();
   for (std::size_t i = first; i < first + placements.size(); ++i) {
     const OpPlacement& placement = placements[i];
+    const OpEvent& op = timeline.ops[i];
+    Phase phase = placement.phase;
+    double host_ms = (op.end_ns - op.start_ns) * 1e-6;
+    double gpu_ms = has_gpu ? inclusive_gpu_ms[i - first] : 0.0;
+    double self_host = self_host_ms[i];
+    // A trainer's range around the model's step: its part after the model's phases.
+    const auto spanning_op = spanning.empty() ? spanning.end() : spanning.find(i);
+    if (spanning_op != spanning.end()) {
+      phase = spanning_op->second.phase;
+      host_ms = spanning_op->second.host_ms;
+      gpu_ms = spanning_op->second.gpu_ms;
+      self_host = spanning_op->second.self_host_ms;
+    }
     // Outside the steps, or outside their phases (a script's validation loop between steps,
     // which the step's time holds as its rest): no phase's cost.
-    if (placement.step < 0 || placement.phase == Phase::kOutside) continue;
-    const OpEvent& op = timeline.ops[i];
-    const double host_ms = (op.end_ns - op.start_ns) * 1e-6;
+    if (placement.step < 0 || phase == Phase::kOutside) continue;
     // Estimated from the count: never more than the op's whole time.
     const std::int64_t faults = timeline.CountsOf(i).page_faults;
     const double faults_ms = faults > 0 ? std::min(host_ms, faults * page_fault_ms) : 0;
-    const Cost cost{host_ms, has_gpu ? inclusive_gpu_ms[i - first] : 0.0, faults_ms};
-    const double self_host = self_host_ms[i];
+    const Cost cost{host_ms, gpu_ms, faults_ms};
     const double self_gpu = has_gpu ? gpu_ms_by_op[i] : 0.0;
 
-    Part::AnyDepth& any_depth = entries.AnyDepthOf(op.name, placement.phase);
-    ++any_depth.calls;
+    Part::AnyDepth& any_depth = entries.AnyDepthOf(op.name, phase);
     OrderedSums& window = part.window_sums;
-    window.Add(any_depth.sums + Part::kHost, cost.host_ms * per_step);
-    window.Add(any_depth.sums + Part::kGpu, cost.gpu_ms * per_step);
-    window.Add(any_depth.sums + Part::kPageFaults, cost.page_fault_ms * per_step);
+    // A recursion is one call, its time the outermost's; each level's self time is its own.
+    if (!InsideItsOwnName(timeline, placements, i)) {
+      ++any_depth.calls;
+      window.Add(any_depth.sums + Part::kHost, cost.host_ms * per_step);
+      window.Add(any_depth.sums + Part::kGpu, cost.gpu_ms * per_step);
+      window.Add(any_depth.sums + Part::kPageFaults, cost.page_fault_ms * per_step);
+    }
     window.Add(any_depth.sums + Part::kSelfHost, self_host * per_step);
     window.Add(any_depth.sums + Part::kSelfGpu, self_gpu * per_step);
     if (placement.top_level != static_cast<int>(i)) continue;

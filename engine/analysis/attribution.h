@@ -146,7 +146,11 @@ class WindowAttribution {
   // Every op of the steps at any depth, merged by name and phase, hottest first; each cost is
   // inclusive of the ops it calls (host time and the device time they launched), and
   // self_host_ms and self_gpu_ms are not. Nested ops are listed beside their callers, so the
-  // inclusive costs of different entries may overlap; the self times do not.
+  // inclusive costs of different entries may overlap; the self times do not. An op nested in one
+  // of its own name (torch 2's aten::std in an aten::std) is part of that call: its entry counts
+  // the outermost's calls and time, and every level's self time. A range around the model's
+  // forward and backward (PhaseSpanningOps: Lightning's optimizer step around its closure) is an
+  // op of the phase it ends in, at its time there.
   const std::vector<OpCost>& StepOps() const { return step_ops_; }
 
  private:

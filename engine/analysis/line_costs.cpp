@@ -5,6 +5,7 @@
 
 #include "engine/analysis/placement.h"
 #include "engine/analysis/sequence_numbers.h"
+#include "engine/analysis/view_ops.h"
 #include "engine/util/median.h"
 
 namespace advisor {
@@ -112,6 +113,22 @@ std::vector<LineCost> CostsByLine(const LabelledSteps& step) {
   std::stable_sort(lines.begin(), lines.end(),
                    [](const LineCost& a, const LineCost& b) { return a.ms() > b.ms(); });
   return lines;
+}
+
+std::optional<double> ViewOpUs(const LabelledSteps& step) {
+  const Timeline& timeline = step.timeline;
+  const OpPlacements placements = PlaceOps(timeline);
+  std::vector<double> us;
+  for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
+    const OpEvent& op = timeline.ops[i];
+    if (placements[i].step < 0 || op.scope != OpScope::kForward || !IsViewOp(op.name.str()) ||
+        LineOfOwnOp(step, placements, static_cast<int>(i)) < 0) {
+      continue;
+    }
+    us.push_back(1e3 * Ms(op));
+  }
+  if (us.empty()) return std::nullopt;
+  return Median(us);
 }
 
 std::vector<SourceLine> ScopeLines(const LabelledSteps& step, double scope_ms, double step_ms) {

@@ -37,6 +37,12 @@ struct LineCost {
 // Every labelled line, heaviest (ms()) first.
 std::vector<LineCost> CostsByLine(const LabelledSteps& step);
 
+// The host time of the median call, in us, of the view ops (IsViewOp) the labelled lines ran
+// themselves; none where they ran none. What an op costs beside its work in the same steps as
+// the lines' ops (rules/python_loop.lua: a small op); a call that waited for a core does not move
+// it.
+std::optional<double> ViewOpUs(const LabelledSteps& step);
+
 // The lines of a scope that took `scope_ms` of a `step_ms` step in the windows: each line's
 // part of the labelled steps' lines' time, times scope_ms (labelling slows the lines, not their
 // proportions), heaviest first; at most kMaxScopeLines, each at least kMinLineShare of the step.

@@ -134,10 +134,22 @@ void ForEachOpByThread(const Timeline& timeline, std::size_t first, std::size_t 
   }
 }
 
+// Whether `op`, a user's range that starts in `step`, runs on into another of its phases: a
+// trainer's range around the whole step (Lightning's optimizer step around its closure's forward
+// and backward). Not an ATen op: one on another thread (a DataLoader's pin_memory beside the
+// backward) runs beside the step's phases, not around them.
+bool EntersAnotherPhase(const StepSpan& step, const OpEvent& op) {
+  if (op.scope != OpScope::kUser) return false;
+  const Phase phase = step.PhaseAt(op.start_ns);
+  return std::any_of(step.phases.begin(), step.phases.end(), [&](const PhaseSpan& span) {
+    return op.start_ns < span.start_ns && span.start_ns < op.end_ns && span.phase != phase;
+  });
+}
+
 // Places the ops of one thread's `items`. With `creator` (CreatingForwardOps), a backward interval
 // without an end marker ends before the first top-level backward node made outside it.
-// `encloses_boundary`: by op from placements.first(), whether a marker falls inside it; a
-// segment's own, as segments are placed on several threads at once.
+// `encloses_boundary`: by op from placements.first(), whether a marker or a change of its step's
+// phase falls inside it; a segment's own, as segments are placed on several threads at once.
 void PlaceThread(const Timeline& timeline, const std::vector<Item>& items,
                  const std::set<ModulePath>& paths_with_backward_end,
                  const std::vector<int>* creator, OpPlacements& placements,
@@ -178,6 +190,9 @@ void PlaceThread(const Timeline& timeline, const std::vector<Item>& items,
     placement.phase = phase;
     placement.module = modules.Innermost();
     placement.parent = open_ops.empty() ? -1 : static_cast<int>(open_ops.back());
+    if (step >= 0 && EntersAnotherPhase(timeline.steps[step], op)) {
+      encloses_boundary[i - placements.first()] = true;
+    }
     open_ops.push_back(i);
   }
   // Parents come before their children (the ops are in start order): one pass finds each op's

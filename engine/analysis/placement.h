@@ -32,9 +32,10 @@ struct OpPlacement {
   std::uint32_t module = 0;
   // The op whose cost this op's is part of: the outermost enclosing op on its thread (itself if
   // none encloses it). An op that encloses a module boundary (a marker on its thread falls inside
-  // it: autograd Functions such as activation checkpointing run whole modules inside one op) is
-  // no op's top level: its cost belongs to the ops inside it, each in its own module, and its own
-  // top_level is -1.
+  // it: autograd Functions such as activation checkpointing run whole modules inside one op) or,
+  // a user's range, runs from one phase of its step into another (a trainer's range around the
+  // step: Lightning's optimizer step around its closure) is no op's top level: its cost belongs
+  // to the ops inside it, each in its own module and phase, and its own top_level is -1.
   int top_level = -1;
   int parent = -1;  // index of the innermost enclosing op on its thread; -1 at top level
 };

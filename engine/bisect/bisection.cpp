@@ -12,6 +12,7 @@
 #include "engine/analysis/growth_line.h"
 #include "engine/analysis/line_costs.h"
 #include "engine/analysis/sequence_numbers.h"
+#include "engine/analysis/view_ops.h"
 #include "engine/bisect/bisect_policy.h"
 #include "engine/bisect/bisection_memory.h"
 #include "engine/bisect/host_loop.h"
@@ -50,7 +51,9 @@ struct LevelCosts {
   double Total(const PhaseCosts& costs) const { return advisor::Total(attribution, costs); }
 };
 
-ChildCost ChildOf(const LevelCosts& level, const std::string& path, const ModuleTree& modules) {
+// `small_op_ms`: SmallOpMs of the level's window.
+ChildCost ChildOf(const LevelCosts& level, const std::string& path, const ModuleTree& modules,
+                  double small_op_ms) {
   const PhaseCosts costs = level.Inclusive(path);
   ChildCost child;
   child.path = path;
@@ -60,7 +63,8 @@ ChildCost ChildOf(const LevelCosts& level, const std::string& path, const Module
   child.parameters = it != modules.end() ? it->second.parameters : 0;
   child.forward = level.attribution.Rank(costs.forward);
   child.backward = level.attribution.Rank(costs.backward);
-  child.loop = HostLoopCost(level.attribution.TopOps(path), level.attribution.has_gpu());
+  child.loop =
+      HostLoopCost(level.attribution.TopOps(path), level.attribution.has_gpu(), small_op_ms);
   // Each step of the window, whichever is decided from.
   for (int each = 0; each < level.attribution.steps(); ++each) {
     const PhaseCosts at = level.attribution.InclusiveAt(path, each);
@@ -614,13 +618,14 @@ class Bisection {
     }
     // Other instances of the parent's type may be instrumented too (TorchScript instruments a
     // type's graph): only the parent's own children count, and of nested ones only the outermost.
+    const double small_op_ms = SmallOpMs(ViewOpMs(attribution.TopOps("")));
     const std::vector<std::string> seen = attribution.Modules();
     for (const std::string& path : seen) {
       const bool nested = std::any_of(seen.begin(), seen.end(), [&](const std::string& other) {
         return IsChildOf(other, parent) && IsChildOf(path, other);
       });
       if (IsChildOf(path, parent) && !nested) {
-        input.children.push_back(ChildOf(costs, path, modules_));
+        input.children.push_back(ChildOf(costs, path, modules_, small_op_ms));
       }
     }
     return input;
@@ -969,6 +974,7 @@ class Bisection {
     const PhaseCosts costs = attribution.Inclusive(path);
     hotspot.lines =
         ScopeLines(labelled.front(), costs.forward.host_ms + costs.backward.host_ms, step_ms);
+    hotspot.view_op_us = ViewOpUs(labelled.front());
     return hotspot;
   }
 

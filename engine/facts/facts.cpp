@@ -147,6 +147,7 @@ json HotspotFacts(const Hotspot& hotspot, double step_ms, bool gpu_measured,
     facts["source"] = SourceFacts(*hotspot.source);
   }
   facts["lines"] = SourceLineFacts(hotspot.lines);
+  PutIf(facts, "view_op_us", hotspot.view_op_us);
   return facts;
 }
 
@@ -265,6 +266,11 @@ json DataFacts(const DataWait& data, const StepBreakdown& step) {
   }
   if (data.stage) facts["stage"] = InputStageFacts(*data.stage);
   if (data.loader) facts["loader"] = LoaderFacts(*data.loader);
+  const std::optional<bool> keep_up = WorkersKeepUp(data, step);
+  PutIf(facts, "workers_keep_up", keep_up);
+  if (keep_up && data.stage->worker_busy_share) {
+    facts["main_process_work"] = DataPhaseIsMainProcessWork(data, step);
+  }
   return facts;
 }
 

@@ -35,6 +35,7 @@ RunReport SampleReportAllMeasured() {
   report.run.cudnn_benchmark = false;
   report.run.dtype = "float32";
   report.step.median_ms = 20.0;
+  report.step.mean_ms = 20.4;
   report.step.min_ms = 19.0;
   report.step.max_ms = 24.0;
   report.step.forward_ms = 6.0;
@@ -75,6 +76,7 @@ RunReport SampleReportAllMeasured() {
   gather_line.ms = 6.5;
   gather_line.share = 0.325;
   hotspot.lines = {gather_line};
+  hotspot.view_op_us = 1.5;
   hotspot.top_ops = attention_ops;
   report.hotspot = hotspot;
 

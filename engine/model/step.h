@@ -148,4 +148,22 @@ struct DataWait {
                                                       // batch of one
 };
 
+// Whether the input stage's workers supply a batch (the stage's batch time over the workers the
+// cores can run) at least as fast as the step computes one (the unprofiled steps' mean less their
+// wait for data, the profiled window's wait where they were not timed by phase); none where the
+// stage was not measured, there are no workers, or no step was timed.
+std::optional<bool> WorkersKeepUp(const DataWait& data, const StepBreakdown& step);
+
+// Workers busy under this share of the window have slack (rules/data_loader_stall.lua).
+inline constexpr double kIdleWorkersShare = 0.5;
+
+// Whether the step's data phase is the main process's own work, not a wait for its DataLoader
+// workers: they keep up (WorkersKeepUp) and are busy under kIdleWorkersShare of the window, so
+// more of them cannot shorten it. It is receiving each batch from them and, in script mode, the
+// loop's code between the optimizer step and the next forward (a trainer's hooks and logging,
+// zero_grad, the scheduler). bench/user_trial/lightning_docs.py (2026-11-30): 2 workers busy 3 %
+// of the window, 0.9 ms a batch, a data phase of 4.1 ms in a 30 ms step; by hand 3.6 ms, 2.1 of
+// it in the DataLoader iterator's __next__, and with 4 workers the step was no faster.
+bool DataPhaseIsMainProcessWork(const DataWait& data, const StepBreakdown& step);
+
 }  // namespace advisor

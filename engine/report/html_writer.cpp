@@ -168,11 +168,11 @@ void RenderSteps(std::ostringstream& out, const RunReport& report) {
                  Ms(whole) + " step"};
   BarChart chart{"Step breakdown", {}, {}};
   // In the step's order: the batch, the forward, the loss, the backward, the optimizer.
-  const auto add = [&](double ms, const char* fill, const char* legend) {
+  const auto add = [&](double ms, const char* fill, const std::string& legend) {
     row.segments.push_back({ms, fill});
     chart.legend.push_back({fill, legend});
   };
-  if (report.data) add(report.data->wait_ms, "fill-data", "waiting for the input batch");
+  if (report.data) add(report.data->wait_ms, "fill-data", DataPhaseLegend(*report.data, step));
   add(step.forward_ms, "fill-forward", "forward");
   if (step.loss_ms) add(*step.loss_ms, "fill-loss", "loss");
   add(step.backward_ms, "fill-backward", "backward");

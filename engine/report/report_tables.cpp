@@ -67,13 +67,25 @@ TableCell ShareOfStep(double ms, double step_ms) {
 
 }  // namespace
 
+std::string DataPhaseLabel(const DataWait& data, const StepBreakdown& step) {
+  return DataPhaseIsMainProcessWork(data, step)
+             ? "the main process's own work between the optimizer step and the next forward "
+               "(the input batch's receipt included)"
+             : "waiting for the input batch";
+}
+
+std::string DataPhaseLegend(const DataWait& data, const StepBreakdown& step) {
+  return DataPhaseIsMainProcessWork(data, step) ? "main process before the forward"
+                                                : "waiting for the input batch";
+}
+
 Table StepTable(const StepBreakdown& step, const std::optional<DataWait>& data) {
   // The parts are the profiled window's mean step's, so their shares add up to 100 %;
   // the unprofiled median below is the step time the rest of the report compares against.
   Table table{{"part of the step", "ms/step", "share of step"}, {false, true, true}, {}};
   const double whole = SharesStepMs(step);
   if (data) {
-    table.rows.push_back({{Text("waiting for the input batch"), Ms(data->wait_ms),
+    table.rows.push_back({{Text(DataPhaseLabel(*data, step)), Ms(data->wait_ms),
                            ShareOfStep(data->wait_ms, whole)}});
   }
   table.rows.push_back(

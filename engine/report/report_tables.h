@@ -39,6 +39,13 @@ inline constexpr std::size_t kModulesShown = 15;
 // forward / backward / optimizer / step median, min and max, with shares of the median step.
 Table StepTable(const StepBreakdown& step, const std::optional<DataWait>& data);
 
+// What the step breakdown calls its data phase: a wait for the input batch, or where the
+// DataLoader's workers keep up and are mostly idle (DataPhaseIsMainProcessWork, as the
+// data-loader-stall rule decides it), the main process's own work before the forward.
+std::string DataPhaseLabel(const DataWait& data, const StepBreakdown& step);
+// The same for a chart's legend, in a few words.
+std::string DataPhaseLegend(const DataWait& data, const StepBreakdown& step);
+
 // The input stage's pieces (transforms and lines), heaviest first: where, ms per batch, share of
 // the batch, the shape and dtype each ran at.
 Table InputStageTable(const InputStageProfile& stage);

@@ -145,6 +145,114 @@ TEST(WindowAttribution, StepOpsListEveryOpWithInclusiveHostAndDeviceTime) {
   EXPECT_EQ(attribution.TopOps("a").size(), 2u) << "linear and the top-level addmm";
 }
 
+// torch 2 dispatches aten::std to an aten::std inside it: the op table counts the recursion as
+// one call of the outermost's time, and each level's self time once.
+TEST(WindowAttribution, StepOpsCountAnOpNestedInItsOwnNameOnce) {
+  TimelineBuilder b;
+  for (double t : {0.0, 100.0}) {
+    b.Step(t, t + 10, t + 30, t + 40)
+        .Forward("a", t + 1, t + 9)
+        .Op("aten::std", t + 1, t + 5)
+        .Op("aten::std", t + 1.5, t + 4.5)
+        .Op("aten::sub", t + 2, t + 3)
+        .Op("aten::std", t + 6, t + 7)  // a call of its own
+        .Op("MmBackward0", t + 12, t + 18, 1, OpScope::kBackward);
+  }
+  const Timeline timeline = b.Build();
+  const WindowAttribution attribution(timeline, PlaceOps(timeline), {});
+  std::map<std::pair<Phase, std::string>, OpCost> ops;
+  for (const OpCost& op : attribution.StepOps()) ops[{op.phase, op.name}] = op;
+
+  const OpCost& std_op = ops.at({Phase::kForward, "aten::std"});
+  EXPECT_NEAR(std_op.calls, 2.0, 1e-9) << "two calls a step, the nested one part of the first";
+  EXPECT_NEAR(std_op.cost.host_ms, 5.0, 1e-9) << "4 ms and 1 ms: the outermost calls' time";
+  // Outside the aten::sub: 1 ms in the outer level, 2 in the inner, and the second call's 1.
+  EXPECT_NEAR(std_op.self_host_ms, 4.0, 1e-9);
+  EXPECT_NEAR(ops.at({Phase::kForward, "aten::sub"}).cost.host_ms, 1.0, 1e-9);
+  EXPECT_NEAR(attribution.TopOps("a").front().calls, 2.0, 1e-9) << "the top-level view agrees";
+}
+
+// Lightning's automatic optimisation: the optimizer's range (`Optimizer.step#AdamW.step`) opens
+// before the closure's forward and closes after the update, with the forward, the loss and the
+// backward inside it. The op table counts it in the optimizer phase it ends in, at its time there
+// (4 ms, 2 of them outside the update's op); not 19.5 ms of the data phase it starts in.
+TEST(WindowAttribution, StepOpsCountARangeAroundTheModelInThePhaseItEndsIn) {
+  TimelineBuilder b;
+  for (double t : {0.0, 100.0}) {
+    b.Stretches(t, {{Phase::kData, t + 3},
+                    {Phase::kForward, t + 10},
+                    {Phase::kLoss, t + 11},
+                    {Phase::kBackward, t + 18},
+                    {Phase::kOptimizer, t + 22}})
+        .Op("aten::to", t + 0.5, t + 1)  // the batch's receipt, before the range
+        .Op("Optimizer.step#AdamW.step", t + 2.5, t + 22, 1, OpScope::kUser)
+        .Forward("model", t + 3, t + 10)
+        .Op("aten::linear", t + 4, t + 8)
+        .Op("aten::cross_entropy", t + 10.2, t + 10.8)
+        .Backward("model", t + 11, t + 17.5)
+        .Op("AddmmBackward0", t + 12, t + 16, 1, OpScope::kBackward)
+        .Op("aten::_foreach_add_", t + 19, t + 21);
+  }
+  const Timeline timeline = b.Build();
+  std::vector<double> gpu_ms(timeline.ops.size(), 0.0);
+  for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
+    if (timeline.ops[i].name == "aten::linear") gpu_ms[i] = 3.0;
+    if (timeline.ops[i].name == "aten::_foreach_add_") gpu_ms[i] = 1.5;
+  }
+  const WindowAttribution attribution(timeline, PlaceOps(timeline), gpu_ms);
+  std::map<std::pair<Phase, std::string>, OpCost> ops;
+  for (const OpCost& op : attribution.StepOps()) ops[{op.phase, op.name}] = op;
+
+  EXPECT_EQ(ops.count({Phase::kData, "Optimizer.step#AdamW.step"}), 0u);
+  const OpCost& range = ops.at({Phase::kOptimizer, "Optimizer.step#AdamW.step"});
+  EXPECT_NEAR(range.calls, 1.0, 1e-9);
+  EXPECT_NEAR(range.cost.host_ms, 4.0, 1e-9) << "from the backward's end to its own";
+  EXPECT_NEAR(range.self_host_ms, 2.0, 1e-9) << "less the update's aten::_foreach_add_";
+  EXPECT_NEAR(range.cost.gpu_ms, 1.5, 1e-9) << "the update's kernels, not the forward's";
+  EXPECT_NEAR(range.self_gpu_ms, 0.0, 1e-9);
+  // The model's ops inside it are their phases' own, as before.
+  EXPECT_NEAR(ops.at({Phase::kForward, "aten::linear"}).cost.host_ms, 4.0, 1e-9);
+  EXPECT_NEAR(ops.at({Phase::kBackward, "AddmmBackward0"}).cost.host_ms, 4.0, 1e-9);
+  EXPECT_NEAR(ops.at({Phase::kOptimizer, "aten::_foreach_add_"}).cost.host_ms, 2.0, 1e-9);
+  // The hottest op of the step is the forward's linear, not the range around the whole step.
+  EXPECT_EQ(attribution.StepOps().front().name, "aten::linear");
+  EXPECT_NEAR(attribution.Step().optimizer.host_ms, 2.0, 1e-9);
+  EXPECT_NEAR(attribution.Step().forward.host_ms, 4.0, 1e-9);
+}
+
+// The same step in a window that instruments no module (the baseline's): no marker falls inside
+// the range, but the step's phases change inside it, and its ops are still their phases' own.
+TEST(WindowAttribution, ARangeAroundTheModelIsNoTopLevelOpWithoutMarkers) {
+  TimelineBuilder b;
+  b.Stretches(0, {{Phase::kData, 3},
+                  {Phase::kForward, 10},
+                  {Phase::kLoss, 11},
+                  {Phase::kBackward, 18},
+                  {Phase::kOptimizer, 22}})
+      .Op("Optimizer.step#AdamW.step", 2.5, 22, 1, OpScope::kUser)
+      .Op("aten::linear", 4, 8)
+      .Op("AddmmBackward0", 12, 16, 1, OpScope::kBackward)
+      .Op("aten::_foreach_add_", 19, 21)
+      // A DataLoader's pin-memory thread beside the backward and the update: an op of its own
+      // thread, in the phase it started in, as before.
+      .Op("aten::pin_memory", 15, 20, 2)
+      .Op("aten::copy_", 15.5, 19.5, 2);
+  const Timeline timeline = b.Build();
+  const WindowAttribution attribution(timeline, PlaceOps(timeline), {});
+  std::map<std::pair<Phase, std::string>, OpCost> ops;
+  for (const OpCost& op : attribution.StepOps()) ops[{op.phase, op.name}] = op;
+  const OpCost& range = ops.at({Phase::kOptimizer, "Optimizer.step#AdamW.step"});
+  EXPECT_NEAR(range.cost.host_ms, 4.0, 1e-9);
+  EXPECT_NEAR(range.self_host_ms, 2.0, 1e-9);
+  const PhaseCosts step = attribution.Step();
+  EXPECT_NEAR(step.data.host_ms, 0.0, 1e-9) << "the range is no op of the data phase";
+  EXPECT_NEAR(step.forward.host_ms, 4.0, 1e-9);
+  EXPECT_NEAR(step.optimizer.host_ms, 2.0, 1e-9);
+  EXPECT_NEAR(step.backward.host_ms, 4.0 + 5.0, 1e-9) << "the backward's node and pin_memory";
+  EXPECT_NEAR(ops.at({Phase::kBackward, "aten::pin_memory"}).cost.host_ms, 5.0, 1e-9);
+  EXPECT_NEAR(ops.at({Phase::kBackward, "aten::copy_"}).cost.host_ms, 4.0, 1e-9);
+}
+
 // One slow step does not choose a module's hottest op: the forward gather costs 2 ms in four steps
 // and 20 in the fifth (mean 5.6), its backward 5 ms in every step.
 TEST(WindowAttribution, TopOpsRankByTheMedianStepNotTheMean) {

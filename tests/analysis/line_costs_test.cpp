@@ -58,6 +58,38 @@ TEST(CostsByLine, ALinesOwnTimeLeavesOutTheLinesItCalls) {
   EXPECT_DOUBLE_EQ(call.ops, 0);
 }
 
+// RollingStats' loop (bench/user_trial/lightning_docs.py): each run slices a window and takes its
+// std, whose aten::std views its input inside. The lines' own view ops price an op with no work:
+// the slices alone, their median call (those of the second step waited for a core).
+TEST(ViewOpUs, IsTheMedianCallOfTheLinesOwnViewOps) {
+  TimelineBuilder b;
+  LabelledSteps step;
+  const SourceLocation slice{"lightning_docs.py", 64, "chunk = x[..., start:start + w]"};
+  const SourceLocation spread{"lightning_docs.py", 66, "spreads.append(chunk.std(-1))"};
+  const double slice_ms[] = {0.002, 0.02, 0.003};
+  for (int s = 0; s < 3; ++s) {
+    const double t = 100.0 * s;
+    b.Stretches(t, {{Phase::kForward, t + 10}, {Phase::kBackward, t + 20}});
+    for (int run = 0; run < 2; ++run) {
+      const double at = t + 1 + 4 * run;
+      step.labels[b.Build().ops.size()] = slice;
+      b.Op("label 64", at, at + 1).Op("aten::slice", at + 0.1, at + 0.1 + slice_ms[s]);
+      step.labels[b.Build().ops.size()] = spread;
+      b.Op("label 66", at + 1, at + 3)
+          .Op("aten::std", at + 1.1, at + 2.9)
+          .Op("aten::view", at + 1.2, at + 1.3);  // inside aten::std: its work, not the line's
+    }
+  }
+  b.Op("aten::view", 400, 401);  // outside every step
+  step.timeline = b.Build();
+  const std::optional<double> view_op_us = ViewOpUs(step);
+  ASSERT_TRUE(view_op_us.has_value());
+  EXPECT_NEAR(*view_op_us, 3.0, 0.01) << "3 us a slice: the builder keeps whole nanoseconds";
+
+  step.labels.clear();
+  EXPECT_FALSE(ViewOpUs(step).has_value()) << "no line's own view op";
+}
+
 // Three labelled steps, the line's op in the second waiting for a core: the medians keep the
 // other two steps' numbers.
 TEST(CostsByLine, EachNumberIsTheMedianOfTheSteps) {

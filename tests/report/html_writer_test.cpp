@@ -86,6 +86,14 @@ TEST(HtmlWriter, ARankLateInTheProfiledStepsOnlyIsNotMarkedAStraggler) {
                        "not show it: no straggler"));
 }
 
+// The chart's legend names the data phase as the breakdown's table does.
+TEST(HtmlWriter, TheStepChartNamesTheMainProcesssOwnWorkWhereTheWorkersKeepUp) {
+  RunReport report = testing::IdleWorkersReport();
+  EXPECT_TRUE(Contains(ReportToHtml(report), ">main process before the forward</text>"));
+  report.data->stage->batch_ms = 60;  // 30 ms a batch from 2 workers: slower than the step
+  EXPECT_TRUE(Contains(ReportToHtml(report), ">waiting for the input batch</text>"));
+}
+
 TEST(HtmlWriter, ChartsSamplesPerSecondAgainstInputWorkers) {
   RunReport report = FilledReport();
   FixResult& fix = report.fixes.front();

@@ -602,6 +602,23 @@ TEST(MarkdownWriter, StepBreakdownShowsTheWaitForTheInputBatch) {
       << "no row without an input stage";
 }
 
+// The data phase of a step whose DataLoader workers keep up and are mostly idle is what the main
+// process does from the optimizer step to the next forward, not a wait (the data-loader-stall rule
+// says so); workers that fall behind the step make it a wait again.
+TEST(MarkdownWriter, StepBreakdownNamesTheMainProcesssOwnWorkWhereTheWorkersKeepUp) {
+  RunReport report = testing::IdleWorkersReport();
+  std::string md = ReportToMarkdown(report);
+  EXPECT_EQ(LineWith(md, "| the main process's own work"),
+            "| the main process's own work between the optimizer step and the next forward (the "
+            "input batch's receipt included) | 4.10 | 10.0% |");
+  EXPECT_EQ(LineWith(md, "waiting for the input batch"), "");
+
+  report.data->stage->batch_ms = 60;  // 30 ms a batch from 2 workers, against 25.9 ms of step
+  md = ReportToMarkdown(report);
+  EXPECT_EQ(LineWith(md, "waiting for the input batch"),
+            "| waiting for the input batch | 4.10 | 10.0% |");
+}
+
 TEST(MarkdownWriter, TheInputStageNamesEachPieceWhereItRunsAndItsShare) {
   RunReport report = FilledReport();
   report.data = DataWait{10.31, 4, false, std::nullopt};

@@ -344,4 +344,16 @@ RunReport BisectionMemoryReport() {
   return report;
 }
 
+RunReport IdleWorkersReport() {
+  RunReport report = FilledReport();
+  report.step.mean_ms = 30.0;
+  report.data = DataWait{4.1, 2, false, std::nullopt};
+  InputStageProfile stage;
+  stage.batch_ms = 0.9;
+  stage.cores = 2;
+  stage.worker_busy_share = 0.03;
+  report.data->stage = stage;
+  return report;
+}
+
 }  // namespace advisor::testing

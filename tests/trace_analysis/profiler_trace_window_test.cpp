@@ -275,6 +275,29 @@ TEST(TraceReport, WithoutProfilerStepsTheStepsEndWithTheOptimizersSteps) {
   EXPECT_TRUE(SaysThat(report, "the trace begins inside a step"));
 }
 
+// torch 2 records aten::std inside an aten::std: the trace's op table counts it once a call, at
+// the outer one's time, as the bisection's windows do (engine/analysis/attribution.cpp).
+TEST(TraceReport, AnOpNestedInItsOwnNameIsOneCallOfTheOpTable) {
+  KinetoTraceBuilder b;
+  for (int i = 0; i < 2; ++i) {
+    const double t = 1000 + i * 1000;
+    b.Annotation("ProfilerStep#" + std::to_string(i), t, 1000)
+        .Op("aten::std", t + 100, 60)
+        .Op("aten::std", t + 105, 50)
+        .Op("aten::sub", t + 110, 10)
+        .Op("AddmmBackward0", t + 300, 100)
+        .Annotation("Optimizer.step#SGD.step", t + 600, 100);
+  }
+  testing::ScratchDir dir;
+  const TraceStore store = b.Write(dir / "trace.json");
+  const RunReport report = ReportOfTrace(store, BuildProfilerTraceWindow(store));
+  const OpTime* std_op = FindOp(report, "aten::std");
+  ASSERT_NE(std_op, nullptr);
+  EXPECT_EQ(std_op->calls, 1);
+  EXPECT_NEAR(std_op->ms, 0.06, 1e-9) << "the outer call's time, not 0.06 + 0.05";
+  EXPECT_NEAR(std_op->self_ms, 0.05, 1e-9) << "both levels' own time: 0.01 + 0.04";
+}
+
 // The autograd thread's node is written before the main thread's, which starts first: forward
 // ends at the first node to start and backward at the last to end, whatever the file's order.
 TEST(TraceReport, BackwardIsCutAtItsNodesInTimeNotInFileOrder) {
