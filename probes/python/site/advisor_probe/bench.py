@@ -351,10 +351,10 @@ def merge_ranks(own, others):
         if "blocks" in merged:
             for block, theirs in zip(merged["blocks"], other["blocks"]):
                 _slowest(block, theirs)
-            merged["epoch_start_waits_ms"] = _longest_waits(
-                merged.get("epoch_start_waits_ms", []), other.get("epoch_start_waits_ms", []))
-            if not merged["epoch_start_waits_ms"]:
-                del merged["epoch_start_waits_ms"]
+            waits = _longest_waits(merged.get("epoch_start_waits_ms", []),
+                                   other.get("epoch_start_waits_ms", []))
+            if waits:
+                merged["epoch_start_waits_ms"] = waits
         else:
             _slowest(merged, other)
         merged["samples_per_step"] += other["samples_per_step"]
