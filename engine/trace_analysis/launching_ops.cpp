@@ -2,40 +2,15 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <map>
 
 #include "engine/util/parallel_for.h"
+#include "engine/util/sweep_blocks.h"
 
 namespace advisor {
 namespace {
 
 constexpr std::uint64_t kNoOp = 0;
-// Blocks a thread, so that uneven ones even out; none so small that handing it over costs more
-// than it saves.
-constexpr std::size_t kBlocksPerThread = 4;
-constexpr std::size_t kLeastPerBlock = 4096;
-
-// [0, n) cut into blocks for up to `threads` threads: one block where one thread works.
-class Blocks {
- public:
-  Blocks(std::size_t n, int threads)
-      : n_(n),
-        count_(threads <= 1 ? 1
-                            : std::max<std::size_t>(
-                                  1, std::min(static_cast<std::size_t>(threads) * kBlocksPerThread,
-                                              n / kLeastPerBlock))),
-        size_((n + count_ - 1) / count_) {}
-
-  std::size_t count() const { return count_; }
-  std::size_t Begin(std::size_t block) const { return std::min(n_, block * size_); }
-  std::size_t End(std::size_t block) const { return std::min(n_, (block + 1) * size_); }
-
- private:
-  std::size_t n_;
-  std::size_t count_;
-  std::size_t size_;
-};
 
 // The ops and advisor's ranges of every thread, by one index: host.ops, then
 // host.advisor_ranges.
@@ -71,7 +46,7 @@ template <typename ThreadOf, typename Wanted>
 std::map<ThreadId, std::vector<std::size_t>> IndicesByThread(std::size_t n,
                                                              const ThreadOf& thread_of,
                                                              const Wanted& wanted, int threads) {
-  const Blocks blocks(n, threads);
+  const SweepBlocks blocks(n, threads);
   std::vector<std::map<ThreadId, std::vector<std::size_t>>> found(blocks.count());
   ParallelFor(blocks.count(), threads, [&](std::size_t block) {
     for (std::size_t i = blocks.Begin(block); i < blocks.End(block); ++i) {
@@ -87,59 +62,6 @@ std::map<ThreadId, std::vector<std::size_t>> IndicesByThread(std::size_t n,
     }
   }
   return joined;
-}
-
-// Sorts `items` by `before`, where they are not in that order already, strictly (checked a block
-// at a time on up to `threads` threads): std::sort's order of equal items is its own, and
-// checked first, they keep it.
-template <typename Before>
-void SortUnlessStrictlyInOrder(std::vector<std::size_t>& items, const Before& before, int threads) {
-  const Blocks blocks(items.size(), threads);
-  std::vector<char> in_order(blocks.count());
-  ParallelFor(blocks.count(), threads, [&](std::size_t block) {
-    // Each block with the first of the next: every pair of neighbours is checked.
-    const auto begin = items.begin() + static_cast<std::ptrdiff_t>(blocks.Begin(block));
-    const auto end =
-        items.begin() + static_cast<std::ptrdiff_t>(std::min(items.size(), blocks.End(block) + 1));
-    in_order[block] = std::adjacent_find(begin, end, [&](std::size_t a, std::size_t b) {
-                        return !before(a, b);
-                      }) == end;
-  });
-  if (std::find(in_order.begin(), in_order.end(), 0) != in_order.end()) {
-    std::sort(items.begin(), items.end(), before);
-  }
-}
-
-// Where a sweep of `order` (spans in start order) may begin with none open: at a span that
-// starts once every span before it has ended, which the sweep's stack is emptied for. The first
-// such in each block (from the latest end of the blocks before), 0 first.
-std::vector<std::size_t> FreshStarts(const Spans& spans, const std::vector<std::size_t>& order,
-                                     int threads) {
-  const Blocks blocks(order.size(), threads);
-  std::vector<std::size_t> starts{0};
-  if (blocks.count() <= 1) return starts;
-  std::vector<TimeNs> latest_end(blocks.count(), std::numeric_limits<TimeNs>::min());
-  ParallelFor(blocks.count(), threads, [&](std::size_t block) {
-    for (std::size_t i = blocks.Begin(block); i < blocks.End(block); ++i) {
-      latest_end[block] = std::max(latest_end[block], spans.End(order[i]));
-    }
-  });
-  std::vector<std::size_t> fresh(blocks.count(), order.size());  // order.size(): none
-  ParallelFor(blocks.count() - 1, threads, [&](std::size_t before) {
-    const std::size_t block = before + 1;
-    TimeNs latest = *std::max_element(latest_end.begin(), latest_end.begin() + block);
-    for (std::size_t i = blocks.Begin(block); i < blocks.End(block); ++i) {
-      if (spans.Start(order[i]) >= latest) {
-        fresh[block] = i;
-        return;
-      }
-      latest = std::max(latest, spans.End(order[i]));
-    }
-  });
-  for (std::size_t block = 1; block < blocks.count(); ++block) {
-    if (fresh[block] < order.size()) starts.push_back(fresh[block]);
-  }
-  return starts;
 }
 
 // One launching thread's spans and calls, each in start order.
@@ -199,9 +121,9 @@ void LinkCallsToOps(const HostEvents& host, std::vector<ApiCallEvent>& calls, in
   for (auto& thread : launching) {
     // Not a structured binding: a lambda below captures it, which C++17 (and clang) refuse one.
     LaunchingThread& launches = thread.second;
-    SortUnlessStrictlyInOrder(
+    SortUnlessInOrder(
         launches.spans, [&](std::size_t a, std::size_t b) { return spans.Before(a, b); }, threads);
-    SortUnlessStrictlyInOrder(
+    SortUnlessInOrder(
         launches.calls,
         [&](std::size_t a, std::size_t b) { return calls[a].start_ns < calls[b].start_ns; },
         threads);
@@ -214,7 +136,14 @@ void LinkCallsToOps(const HostEvents& host, std::vector<ApiCallEvent>& calls, in
                                [&](std::size_t call) { return calls[call].start_ns < start; }) -
           launches.calls.begin());
     };
-    const std::vector<std::size_t> starts = FreshStarts(spans, launches.spans, threads);
+    // Where the sweep may begin with none open: at a span that starts once every span before it
+    // has ended, which the sweep's stack is emptied for.
+    const std::vector<std::size_t> starts = FreshStarts<TimeNs>(
+        launches.spans.size(), [&](std::size_t i) { return spans.End(launches.spans[i]); },
+        [&](TimeNs latest_end, std::size_t i) {
+          return spans.Start(launches.spans[i]) >= latest_end;
+        },
+        threads);
     for (std::size_t p = 0; p < starts.size(); ++p) {
       const bool last = p + 1 == starts.size();
       pieces.push_back({&launches, starts[p], last ? launches.spans.size() : starts[p + 1],

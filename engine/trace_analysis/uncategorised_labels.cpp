@@ -1,10 +1,10 @@
 #include "engine/trace_analysis/uncategorised_labels.h"
 
 #include <algorithm>
-#include <limits>
 
 #include "engine/trace_analysis/event_names.h"
 #include "engine/util/parallel_for.h"
+#include "engine/util/sweep_blocks.h"
 
 namespace advisor {
 namespace {
@@ -12,9 +12,6 @@ namespace {
 // Nesting is judged to the exporter's precision, whole microseconds: a zero-length "detach_" was
 // written 1 us after its zero-length "aten::detach_" ended.
 constexpr TimeNs kExporterPrecisionNs = 1000;
-// Pieces of the walk a thread: enough for uneven pieces to even out.
-constexpr std::size_t kPiecesPerThread = 4;
-constexpr std::size_t kLeastOperatorsPerPiece = 4096;
 
 // Outer before inner; of two events with one interval, the one written first is outer.
 bool OuterFirst(TimeNs start_a, TimeNs end_a, std::uint32_t order_a, TimeNs start_b, TimeNs end_b,
@@ -41,58 +38,21 @@ std::vector<HostChunkRecords> PlaceThreadLabels(const std::vector<OpEvent>& ops,
                       op.order);
   };
   const std::size_t n = operators.size();
-  // One thread walks the whole in one piece.
-  const std::size_t blocks =
-      threads <= 1
-          ? 1
-          : std::max<std::size_t>(1, std::min(static_cast<std::size_t>(threads) * kPiecesPerThread,
-                                              n / kLeastOperatorsPerPiece));
-  const std::size_t block = (n + blocks - 1) / blocks;
   // The operators, nearly all of the events, mostly come in this order already: they are checked
-  // (a block each, with the first of the next), and the few labels sorted.
-  std::vector<char> in_order(blocks, 1);
-  ParallelFor(blocks, threads, [&](std::size_t b) {
-    const auto begin = operators.begin() + static_cast<std::ptrdiff_t>(std::min(n, b * block));
-    const auto end =
-        operators.begin() + static_cast<std::ptrdiff_t>(std::min(n, (b + 1) * block + 1));
-    in_order[b] = std::is_sorted(begin, end, operator_first);
-  });
-  if (std::find(in_order.begin(), in_order.end(), 0) != in_order.end()) {
-    std::sort(operators.begin(), operators.end(), operator_first);
-  }
+  // a block at a time, and the few labels sorted.
+  SortUnlessInOrder(operators, operator_first, threads);
   std::sort(labels.begin(), labels.end(), [&](const Label& a, const Label& b) {
     return OuterFirst(a.fields.start, a.fields.end, a.order, b.fields.start, b.fields.end, b.order);
   });
 
-  // Where the walk may begin afresh: at an operator that starts after every one before it ended
-  // (to the exporter's precision), none is open. The first such in each block, from the latest
-  // end of the blocks before.
-  std::vector<std::size_t> fresh(blocks, n);  // n: none in the block
-  fresh[0] = 0;
-  if (blocks > 1) {
-    std::vector<TimeNs> latest_end(blocks, std::numeric_limits<TimeNs>::min() / 2);
-    ParallelFor(blocks, threads, [&](std::size_t b) {
-      for (std::size_t i = b * block; i < std::min(n, (b + 1) * block); ++i) {
-        latest_end[b] = std::max(latest_end[b], ops[operators[i].op].end_ns);
-      }
-    });
-    ParallelFor(blocks - 1, threads, [&](std::size_t before) {
-      const std::size_t b = before + 1;
-      TimeNs latest = *std::max_element(latest_end.begin(), latest_end.begin() + b);
-      for (std::size_t i = b * block; i < std::min(n, (b + 1) * block); ++i) {
-        const OpEvent& op = ops[operators[i].op];
-        if (latest + kExporterPrecisionNs < op.start_ns) {
-          fresh[b] = i;
-          return;
-        }
-        latest = std::max(latest, op.end_ns);
-      }
-    });
-  }
-  std::vector<std::size_t> starts;  // of the pieces, in operator order
-  for (std::size_t start : fresh) {
-    if (start < n || starts.empty()) starts.push_back(start);
-  }
+  // Where the walk may begin afresh, in operator order: at an operator that starts after every one
+  // before it ended (to the exporter's precision), none is open.
+  const std::vector<std::size_t> starts = FreshStarts<TimeNs>(
+      n, [&](std::size_t i) { return ops[operators[i].op].end_ns; },
+      [&](TimeNs latest_end, std::size_t i) {
+        return latest_end < ops[operators[i].op].start_ns - kExporterPrecisionNs;
+      },
+      threads);
   // Each label is walked after the operators that come before it: in the last piece whose first
   // operator comes before it.
   std::vector<std::size_t> piece_of(labels.size());
