@@ -118,17 +118,17 @@ def install(directory, dataset_class):
 
 class _StepPhases:
     """The main thread's host time in each phase of a step, between the returns of the DataLoader
-    iterator's __next__: `wait` (in __next__), `forward` (from the batch to the loss's call: the
-    copies to the device, the model's call, advisor's hooks on it), `loss`, `backward`, `optimizer`
-    (the optimizer's step, its hooks included) and `rest`; `cpu` is the main thread's CPU time over
-    the step. Patched at the classes, so that a compiled forward is left as it is."""
+    iterator's __next__: `wait` (in __next__), `forward` (from the batch to the call of the seed's
+    nn.CrossEntropyLoss: the copies to the device, the model's call, advisor's hooks on it),
+    `loss`, `backward`, `optimizer` (the optimizer's step, its hooks included) and `rest`; `cpu` is
+    the main thread's CPU time over the step. Patched at the classes, so that a compiled forward is
+    left as it is; torch 2's global optimizer hooks mark the optimizer's step."""
 
     PHASES = ("wait", "forward", "loss", "backward", "optimizer", "rest")
 
     def __init__(self, lines):
         self._lines = lines
         self._marks = {}
-        self._cpu = None
         self._last = None  # (perf_counter, thread_time) where the last batch came
         self._tag = None
         self._steps = []
