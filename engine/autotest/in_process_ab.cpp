@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iterator>
 
+#include "engine/autotest/host_pace.h"
 #include "engine/autotest/process.h"
 #include "engine/util/printable_text.h"
 #include "engine/util/printf.h"
@@ -110,6 +111,30 @@ void RecordEpochStartCost(const EpochStart& start, const EpochStartShares& share
                   "device), the baseline %.1f ms (%.1f ms ahead)\n",
                   shares.candidate.cost_ms, shares.candidate.host_lead_ms, shares.baseline.cost_ms,
                   shares.baseline.host_lead_ms);
+}
+
+// Which clock paced each side (engine/autotest/host_pace.h), with each side's lead where an
+// epoch's start did not already report it; where the candidate's host paced its steps and the
+// baseline's device did, a note in its detail and the progress that the speedup follows the
+// host's speed.
+void RecordHostPace(const BlocksResult& result, const BlockDesign& design, FixResult& fix,
+                    std::ostream& progress) {
+  const std::optional<CandidatePace> pace = CandidatePaceOf(result, fix.recipe, design.block_steps);
+  if (!pace) return;
+  fix.host_paced = pace->candidate.host_paced;
+  fix.baseline_host_paced = pace->baseline.host_paced;
+  if (!fix.host_lead_ms) fix.host_lead_ms = pace->candidate.host_lead_ms;
+  if (!fix.baseline_host_lead_ms) fix.baseline_host_lead_ms = pace->baseline.host_lead_ms;
+  if (!pace->SpeedupFollowsHost()) return;
+  const std::string note = Printf(
+      "paced by the host: at its blocks' ends the host was %.1f ms ahead of the device, under "
+      "a step (%.1f ms), against the baseline's %.1f ms (a step of %.1f ms), so this speedup "
+      "follows the host CPU's speed while it ran; a long run on a busier or slower host gains "
+      "less",
+      pace->candidate.host_lead_ms, pace->candidate.step_ms, pace->baseline.host_lead_ms,
+      pace->baseline.step_ms);
+  fix.detail += (fix.detail.empty() ? "" : "; ") + note;
+  progress << "[autotest] " << fix.recipe << ": " << note << "\n";
 }
 
 // One run of the door's blocks command: its result, or why there is none.
@@ -357,6 +382,7 @@ InProcessOutcome RunInProcessAb(const std::vector<CandidateSpec>& candidates,
         DecideAb(measurement, settings.noise_threshold, /*last_round=*/true);
     RecordVerdict(measurement, decision, pairs.notes[candidate.id], ab, progress);
     RecordLoaderWaits(blocks, design, ab, progress);
+    RecordHostPace(blocks, design, ab.fix, progress);
     outcome.decided.emplace(candidate.id, std::move(ab));
   }
   return outcome;

@@ -199,23 +199,45 @@ bool IsFull(const StepBlock& block, int block_steps) {
   return static_cast<int>(block.step_ms.size()) >= block_steps;
 }
 
-// One side's lead, the median of its full blocks' host_lead_ms, and the extra wait beyond it.
+bool IsSideOf(const StepBlock& block, const std::string& candidate, bool baseline,
+              int block_steps) {
+  return block.candidate == candidate && block.baseline == baseline && IsFull(block, block_steps);
+}
+
+// One side's lead and the extra wait beyond it.
 SideEpochStart SideEpochStartOf(const EpochStart& start, const BlocksResult& result,
                                 const std::string& candidate, bool baseline, int block_steps) {
-  std::vector<double> leads;
-  for (const StepBlock& block : result.blocks) {
-    if (block.candidate == candidate && block.baseline == baseline && IsFull(block, block_steps) &&
-        block.host_lead_ms) {
-      leads.push_back(*block.host_lead_ms);
-    }
-  }
   SideEpochStart side;
-  if (!leads.empty()) side.host_lead_ms = MedianOf(std::move(leads));
+  side.host_lead_ms = SideHostLeadMs(result, candidate, baseline, block_steps).value_or(0.0);
   side.cost_ms = std::max(0.0, start.extra_wait_ms - side.host_lead_ms);
   return side;
 }
 
 }  // namespace
+
+std::optional<double> SideHostLeadMs(const BlocksResult& result, const std::string& candidate,
+                                     bool baseline, int block_steps) {
+  std::vector<double> leads;
+  for (const StepBlock& block : result.blocks) {
+    if (IsSideOf(block, candidate, baseline, block_steps) && block.host_lead_ms) {
+      leads.push_back(*block.host_lead_ms);
+    }
+  }
+  if (leads.empty()) return std::nullopt;
+  return MedianOf(std::move(leads));
+}
+
+std::optional<double> SideMedianStepMs(const BlocksResult& result, const std::string& candidate,
+                                       bool baseline, int block_steps) {
+  std::vector<double> steps;
+  for (const StepBlock& block : result.blocks) {
+    if (IsSideOf(block, candidate, baseline, block_steps)) {
+      steps.insert(steps.end(), block.step_ms.begin(), block.step_ms.end());
+    }
+  }
+  if (steps.empty()) return std::nullopt;
+  return MedianOf(std::move(steps));
+}
 
 std::optional<EpochStart> EpochStartOf(const BlocksResult& result) {
   if (!result.epoch_batches || result.epoch_start_waits_ms.empty()) return std::nullopt;
@@ -320,8 +342,7 @@ std::optional<double> SideLoaderWaitMs(const BlocksResult& result, const std::st
   double total_ms = 0;
   std::size_t steps = 0;
   for (const StepBlock& block : result.blocks) {
-    if (block.candidate != candidate || block.baseline != baseline || !IsFull(block, block_steps) ||
-        block.loader_wait_ms.empty()) {
+    if (!IsSideOf(block, candidate, baseline, block_steps) || block.loader_wait_ms.empty()) {
       continue;
     }
     for (const std::size_t step : StepsBesideEpochStarts(block)) {
@@ -338,10 +359,7 @@ EpochStartWaits SideEpochStartWaits(const BlocksResult& result, const std::strin
   double total_ms = 0;
   EpochStartWaits waits;
   for (const StepBlock& block : result.blocks) {
-    if (block.candidate != candidate || block.baseline != baseline ||
-        static_cast<int>(block.step_ms.size()) < block_steps) {
-      continue;
-    }
+    if (!IsSideOf(block, candidate, baseline, block_steps)) continue;
     for (const int step : block.epoch_starts) {
       total_ms += block.loader_wait_ms[step];
       ++waits.steps;

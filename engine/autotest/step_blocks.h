@@ -128,8 +128,17 @@ struct EpochStart {
 // None where the loader's epoch has no length or no epoch began after the warm-up.
 std::optional<EpochStart> EpochStartOf(const BlocksResult& result);
 
-// One side's lead (the median host_lead_ms of its full blocks; 0 where the host timed its steps)
-// and what an epoch's start costs it: the extra wait less that lead, at least 0.
+// The median lead of one side's full blocks of `candidate` (StepBlock::host_lead_ms); none where
+// none reported one (the host timed the steps).
+std::optional<double> SideHostLeadMs(const BlocksResult& result, const std::string& candidate,
+                                     bool baseline, int block_steps);
+
+// The median timed step of one side's full blocks of `candidate`; none where it has none.
+std::optional<double> SideMedianStepMs(const BlocksResult& result, const std::string& candidate,
+                                       bool baseline, int block_steps);
+
+// One side's lead (SideHostLeadMs; 0 where the host timed its steps) and what an epoch's start
+// costs it: the extra wait less that lead, at least 0.
 struct SideEpochStart {
   double host_lead_ms = 0;
   double cost_ms = 0;  // per epoch

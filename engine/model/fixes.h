@@ -137,6 +137,12 @@ struct FixResult {
   std::optional<double> baseline_host_lead_ms;
   std::optional<double> epoch_start_cost_ms;
   std::optional<double> baseline_epoch_start_cost_ms;
+  // Measured in blocks on a GPU: whether the host paced each side's steps, its lead over the
+  // device at its blocks' ends under most of a step (engine/autotest/host_pace.h). A host-paced
+  // candidate over a device-paced baseline has a speedup that follows the host CPU's speed, which
+  // `detail` says. Absent on the host's clock (CPU) and measured in processes.
+  std::optional<bool> host_paced;
+  std::optional<bool> baseline_host_paced;
   // The candidate's warm-up, left out of the A/B steps: a compiling recipe's compilation; the
   // longest of its rounds.
   std::optional<double> warmup_s;

@@ -565,6 +565,8 @@ json FixesToJson(const std::vector<FixResult>& fixes) {
                    {"baseline_host_lead_ms", OrNull(fix.baseline_host_lead_ms)},
                    {"epoch_start_cost_ms", OrNull(fix.epoch_start_cost_ms)},
                    {"baseline_epoch_start_cost_ms", OrNull(fix.baseline_epoch_start_cost_ms)},
+                   {"host_paced", OrNull(fix.host_paced)},
+                   {"baseline_host_paced", OrNull(fix.baseline_host_paced)},
                    {"warmup_s", OrNull(fix.warmup_s)},
                    {"warmup_rounds", WarmupRoundsToJson(fix.warmup_rounds)},
                    {"detail", fix.detail},

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <sstream>
 
 #include "tests/autotest/fake_candidate.h"
@@ -499,6 +500,22 @@ TEST_F(Autotest, ACandidateTheLoaderHoldsBackSaysSo) {
                                          "none"));
 }
 
+// `blocks` (BlocksJson's) with each block's lead over the device at its end, as the probe writes
+// it on a GPU: `baseline_lead` in the baseline's blocks, `candidate_lead` in the candidate's.
+std::string WithHostLeads(std::string blocks, const std::string& baseline_lead,
+                          const std::string& candidate_lead) {
+  for (const auto& [side, lead] : {std::pair<std::string, std::string>{"baseline", baseline_lead},
+                                   {"candidate", candidate_lead}}) {
+    const std::string marker = R"("side":")" + side + R"(",)";
+    const std::string field = R"("host_lead_ms":)" + lead + ",";
+    for (std::size_t at = blocks.find(marker); at != std::string::npos;
+         at = blocks.find(marker, at + marker.size() + field.size())) {
+      blocks.insert(at + marker.size(), field);
+    }
+  }
+  return blocks;
+}
+
 // An epoch's start on a GPU: the loader's extra wait (300 ms beyond the steps' usual 2) idles the
 // device only once the host's lead is used up, so the baseline, whose host kept 200 ms ahead, pays
 // 100 ms an epoch and the candidate, whose host kept none, all 300; each side's pairs count its own
@@ -507,17 +524,10 @@ TEST_F(Autotest, EachSidePaysAnEpochsStartLessItsHostsLead) {
   plan_.recipes = {Switchable("fed")};
   plan_.recipe_ids = {"fed"};
   runner_.set_check([](const CandidateSpec&) { return Within(); });
-  std::string blocks = WithLoaderWaits(
-      BlocksJson({{"fed", 40.0}}, 5, 100.0, true, InRunNumericsJson({"fed"})), 2.0, 2.0);
-  for (const auto& [side, lead] :
-       {std::pair<std::string, std::string>{"baseline", "200"}, {"candidate", "0"}}) {
-    const std::string marker = R"("side":")" + side + R"(",)";
-    const std::string field = R"("host_lead_ms":)" + lead + ",";
-    for (std::size_t at = blocks.find(marker); at != std::string::npos;
-         at = blocks.find(marker, at + marker.size() + field.size())) {
-      blocks.insert(at + marker.size(), field);
-    }
-  }
+  std::string blocks = WithHostLeads(
+      WithLoaderWaits(BlocksJson({{"fed", 40.0}}, 5, 100.0, true, InRunNumericsJson({"fed"})), 2.0,
+                      2.0),
+      "200", "0");
   blocks.insert(blocks.find(R"("complete":)"), R"("epoch_start_waits_ms":[302,302,302],)");
   runner_.set_blocks_script(WriteBlocksScript(blocks));
 
@@ -538,6 +548,64 @@ TEST_F(Autotest, EachSidePaysAnEpochsStartLessItsHostsLead) {
   EXPECT_THAT(progress_.str(),
               HasSubstr("[autotest] fed: an epoch's start costs it 300.0 ms (its host 0.0 ms "
                         "ahead of the device), the baseline 100.0 ms (200.0 ms ahead)"));
+}
+
+// On a GPU, a candidate whose host kept 5 ms of its 40 ms steps queued ahead of the device is
+// paced by the host, and a baseline 100 ms ahead of its 100 ms steps by the device: the speedup
+// (2.5x) is the device's time over the host's, which follows the host CPU's speed, and the verdict
+// says so beside it. A candidate 35 ms ahead of its 40 ms steps is the device's too: no note.
+TEST_F(Autotest, AHostPacedCandidateOverADevicePacedBaselineSaysItsSpeedupFollowsTheHost) {
+  plan_.recipes = {Switchable("launch-bound"), Switchable("queued")};
+  plan_.recipe_ids = {"launch-bound", "queued"};
+  runner_.set_check([](const CandidateSpec&) { return Within(); });
+  const std::string blocks = BlocksJson({{"launch-bound", 40.0}, {"queued", 40.0}}, 5, 100.0, true,
+                                        InRunNumericsJson({"launch-bound", "queued"}));
+  // The second candidate's blocks follow the first's in each cycle: give it its own leads.
+  std::string led = WithHostLeads(blocks, "100", "5");
+  for (std::size_t at = led.find(R"("candidate":"queued","side":"candidate",)");
+       at != std::string::npos;
+       at = led.find(R"("candidate":"queued","side":"candidate",)", at + 1)) {
+    const std::size_t lead = led.find(R"("host_lead_ms":5,)", at);
+    led.replace(lead, std::string(R"("host_lead_ms":5,)").size(), R"("host_lead_ms":35,)");
+  }
+  runner_.set_blocks_script(WriteBlocksScript(led));
+
+  std::map<std::string, FixResult> fixes;
+  for (const AbResult& result : Run()) fixes[result.fix.recipe] = result.fix;
+  ASSERT_EQ(fixes.count("launch-bound"), 1u);
+  ASSERT_EQ(fixes.count("queued"), 1u);
+  const FixResult& paced = fixes.at("launch-bound");
+  const FixResult& queued = fixes.at("queued");
+  EXPECT_EQ(paced.status, "verified") << paced.detail;
+  EXPECT_EQ(paced.host_paced, true);
+  EXPECT_EQ(paced.baseline_host_paced, false);
+  EXPECT_EQ(paced.host_lead_ms, 5.0) << "read from the blocks where no epoch began";
+  EXPECT_EQ(paced.baseline_host_lead_ms, 100.0);
+  EXPECT_THAT(paced.detail,
+              HasSubstr("paced by the host: at its blocks' ends the host was 5.0 ms ahead of the "
+                        "device, under a step (40.0 ms), against the baseline's 100.0 ms (a step "
+                        "of 100.0 ms), so this speedup follows the host CPU's speed"));
+  EXPECT_THAT(progress_.str(), HasSubstr("[autotest] launch-bound: paced by the host"));
+  EXPECT_EQ(queued.host_paced, false) << "35 ms ahead of 40 ms steps";
+  EXPECT_EQ(queued.detail.find("paced by the host"), std::string::npos) << queued.detail;
+  EXPECT_EQ(progress_.str().find("[autotest] queued: paced by the host"), std::string::npos);
+}
+
+// On the host's clock (CPU) the blocks report no lead: every side is the host's, no pace is
+// judged and no note is written.
+TEST_F(Autotest, BlocksWithoutLeadsJudgeNoPace) {
+  plan_.recipes = {Switchable("fast")};
+  plan_.recipe_ids = {"fast"};
+  runner_.set_check([](const CandidateSpec&) { return Within(); });
+  runner_.set_blocks_script(
+      WriteBlocksScript(BlocksJson({{"fast", 40.0}}, 5, 100.0, true, InRunNumericsJson({"fast"}))));
+
+  const std::vector<AbResult> results = Run();
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_FALSE(results[0].fix.host_paced.has_value());
+  EXPECT_FALSE(results[0].fix.baseline_host_paced.has_value());
+  EXPECT_FALSE(results[0].fix.host_lead_ms.has_value());
+  EXPECT_EQ(results[0].fix.detail.find("paced by the host"), std::string::npos);
 }
 
 // torch.compile switches between steps too: measured in the same run of blocks as TF32, its

@@ -297,6 +297,8 @@ TEST(JsonWriter, EachSidesWaitForTheLoadersBatches) {
   fed.baseline_host_lead_ms = 150.0;
   fed.epoch_start_cost_ms = 280.0;
   fed.baseline_epoch_start_cost_ms = 150.0;
+  fed.host_paced = true;
+  fed.baseline_host_paced = false;
   const json fixes = ReportToJson(report).at("fixes");
   EXPECT_DOUBLE_EQ(fixes.at(0).at("loader_wait_ms").get<double>(), 19.5);
   EXPECT_DOUBLE_EQ(fixes.at(0).at("baseline_loader_wait_ms").get<double>(), 0.25);
@@ -310,11 +312,13 @@ TEST(JsonWriter, EachSidesWaitForTheLoadersBatches) {
   EXPECT_DOUBLE_EQ(fixes.at(0).at("baseline_host_lead_ms").get<double>(), 150.0);
   EXPECT_DOUBLE_EQ(fixes.at(0).at("epoch_start_cost_ms").get<double>(), 280.0);
   EXPECT_DOUBLE_EQ(fixes.at(0).at("baseline_epoch_start_cost_ms").get<double>(), 150.0);
+  EXPECT_EQ(fixes.at(0).at("host_paced"), true);
+  EXPECT_EQ(fixes.at(0).at("baseline_host_paced"), false);
   for (const char* field :
        {"loader_wait_ms", "baseline_loader_wait_ms", "epoch_starts", "baseline_epoch_starts",
         "epoch_start_wait_ms", "baseline_epoch_start_wait_ms", "epoch_batches",
         "epoch_start_extra_wait_ms", "host_lead_ms", "baseline_host_lead_ms", "epoch_start_cost_ms",
-        "baseline_epoch_start_cost_ms"}) {
+        "baseline_epoch_start_cost_ms", "host_paced", "baseline_host_paced"}) {
     EXPECT_TRUE(fixes.at(1).at(field).is_null()) << field << ": no DataLoader fed its steps";
   }
 }
