@@ -3,7 +3,12 @@
 bench/scripts/vit_train.py (its report.json) beside the same fixes timed by hand in the same call
 (bench/seed_by_hand.py's JSON line). Prints one table and the verdicts for summary.txt:
 
-    seed_judge.py REPORT.json BY_HAND.json [--wall-s S] [--bar-s 240] [--within 0.05]
+    seed_judge.py REPORT.json BY_HAND.json [BY_HAND.json ...] [--wall-s S] [--bar-s 240]
+                  [--within 0.05]
+
+Several BY_HAND files (long runs timed before and after advisor's run: a bracket) are pooled:
+a setting's step is the mean over all their processes, a fix's range the lowest and highest of
+any one round's baseline process over the same round's fix process.
 
 - each fix advisor tried that was timed by hand (a combination matched by its members, whatever
   their order): advisor's status, speedup and interval beside the speedup by hand, and whether
@@ -20,6 +25,30 @@ import sys
 
 def members(recipe):
     return frozenset(recipe.split("+"))
+
+
+def pooled(by_hands):
+    """One by-hand record of several runs of long runs (seed_by_hand.py --long-runs): their
+    processes side by side, as if one run had made them all."""
+    if len(by_hands) == 1:
+        return by_hands[0]
+    if any(run.get("method") != "long runs" for run in by_hands):
+        raise ValueError("only long runs can be pooled")
+
+    def mean(values):
+        return sum(values) / len(values)
+
+    baseline = [ms for run in by_hands for ms in run["baseline"]["process_step_ms"]]
+    fixes = {}
+    for name in by_hands[0]["fixes"]:
+        if not all(name in run["fixes"] for run in by_hands):
+            continue
+        steps = [ms for run in by_hands for ms in run["fixes"][name]["process_step_ms"]]
+        pairs = [b / f for run in by_hands for b, f in zip(
+            run["baseline"]["process_step_ms"], run["fixes"][name]["process_step_ms"])]
+        fixes[name] = {"step_ms": mean(steps), "speedup": mean(baseline) / mean(steps),
+                       "speedup_range": [min(pairs), max(pairs)]}
+    return {"baseline_ms": mean(baseline), "fixes": fixes}
 
 
 def judge(report, by_hand, within):
@@ -47,24 +76,32 @@ def judge(report, by_hand, within):
         by_hand_text = "%.3fx" % mine["speedup"]
         if len(mine.get("speedup_range", [])) == 2:  # several rounds of long runs
             by_hand_text += " (%.3f-%.3f)" % tuple(mine["speedup_range"])
+        verdict = "pass" if ok else "FAIL"
+        spread = mine.get("speedup_range", [])
+        if not ok and len(spread) == 2 and spread[0] <= speedup <= spread[1]:
+            verdict += " (inside the by-hand pairs' range)"
         rows.append((fix["recipe"], fix.get("status"), speedup, interval, by_hand_text, gap,
-                     "pass" if ok else "FAIL"))
+                     verdict))
     return rows, close, timed, decided, len(fixes)
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("report")
-    parser.add_argument("by_hand")
+    parser.add_argument("by_hand", nargs="+")
     parser.add_argument("--wall-s", type=float)
     parser.add_argument("--bar-s", type=float, default=240)
     parser.add_argument("--within", type=float, default=0.05)
     args = parser.parse_args()
     try:
-        with open(args.report) as report_file, open(args.by_hand) as hand_file:
+        with open(args.report) as report_file:
             report = json.load(report_file)
-            by_hand = json.loads(hand_file.read().strip().splitlines()[-1])
-    except (OSError, ValueError, IndexError) as error:
+        runs = []
+        for name in args.by_hand:
+            with open(name) as hand_file:
+                runs.append(json.loads(hand_file.read().strip().splitlines()[-1]))
+        by_hand = pooled(runs)
+    except (OSError, ValueError, IndexError, KeyError) as error:
         print("seed_judge.py: cannot read the inputs: %s" % error, file=sys.stderr)
         return 2
     rows, close, timed, decided, tried = judge(report, by_hand, args.within)

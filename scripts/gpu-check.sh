@@ -414,6 +414,16 @@ script_autotest() {
   if [ "${LOADER_TRACE:-0}" = 1 ]; then
     script=vit_train_traced.py trace=(--loader-trace "$traced/by-hand")
   fi
+  # SEED_BRACKET=1: the fixes named in SEED_FIXES are also timed by hand before advisor's run
+  # (the long runs, SEED_PROCESSES rounds), so that the oracle brackets it in time: the host's
+  # speed drifts within one call (docs/benchmarks.md, twentieth session). Both are pooled.
+  local by_hand=()
+  if [ "${SEED_BRACKET:-0}" = 1 ]; then
+    seed_long_runs seed_by_hand_before "${SEED_FIXES:?SEED_BRACKET needs SEED_FIXES}" \
+      "$results/seed-by-hand-before.json" "$traced/by-hand-before"
+    by_hand+=("$results/seed-by-hand-before.json")
+  fi
+  start=$SECONDS
   ADVISOR_LOADER_TRACE="${trace[*]:+$traced/advisor}" step script_autotest build-gpu/advisor bisect \
     --autotest --autotest-rounds "${AUTOTEST_ROUNDS:-3}" \
     --autotest-budget "${AUTOTEST_BUDGET:-6m30s}" --out "$results/script-vit-autotest" -- \
@@ -450,7 +460,8 @@ PY
   # SEED_FIXES: the single fixes timed by hand (all four by default), where a rules folder
   # (ADVISOR_RULES_DIR) left the autotest fewer; the report's combinations of them are added.
   local fixes="${SEED_FIXES:-bf16-autocast,tf32-matmul,deterministic-off,torch-compile,bf16-autocast+tf32-matmul}"
-  fixes+=$(python3 - "$results/script-vit-autotest/report.json" <<'PY'
+  # (A bracket times the same settings after as before: only those pool.)
+  [ "${SEED_BRACKET:-0}" = 1 ] || fixes+=$(python3 - "$results/script-vit-autotest/report.json" <<'PY'
 import json, sys
 known = {"bf16-autocast", "tf32-matmul", "deterministic-off", "torch-compile"}
 for fix in json.load(open(sys.argv[1]))["fixes"]:
@@ -468,15 +479,26 @@ PY
     step seed_by_hand python3 bench/seed_by_hand.py --fixes "$fixes" --cycles "${SEED_CYCLES:-4}" \
       --steps "${SEED_STEPS:-20}" --out "$results/seed-by-hand.json"
   else
-    step seed_by_hand python3 bench/seed_by_hand.py --long-runs --fixes "$fixes" \
-      --epochs "${SEED_EPOCHS:-3}" --min-seconds "${SEED_MIN_S:-0}" \
-      --processes "${SEED_PROCESSES:-1}" "${trace[@]}" \
-      --out "$results/seed-by-hand.json"
+    seed_long_runs seed_by_hand "$fixes" "$results/seed-by-hand.json" "$traced/by-hand"
   fi
-  [ ${#trace[@]} -gt 0 ] && python3 bench/scripts/loader_trace.py "$traced/advisor" "$traced/by-hand" \
-    | tee -a "$out/summary.txt"
+  by_hand+=("$results/seed-by-hand.json")
+  if [ "${LOADER_TRACE:-0}" = 1 ]; then
+    local in_order=("$traced/advisor" "$traced/by-hand")
+    [ -d "$traced/by-hand-before" ] && in_order=("$traced/by-hand-before" "${in_order[@]}")
+    python3 bench/scripts/loader_trace.py "${in_order[@]}" | tee -a "$out/summary.txt"
+  fi
   python3 bench/seed_judge.py "$results/script-vit-autotest/report.json" \
-    "$results/seed-by-hand.json" --wall-s "$wall" | tee -a "$out/summary.txt"
+    "${by_hand[@]}" --wall-s "$wall" | tee -a "$out/summary.txt"
+}
+
+# seed_long_runs STEP FIXES OUT TRACE_DIR: script_autotest's oracle, each setting trained by hand
+# in processes of its own (bench/seed_by_hand.py --long-runs), traced under LOADER_TRACE=1.
+seed_long_runs() {
+  local trace=()
+  [ "${LOADER_TRACE:-0}" = 1 ] && trace=(--loader-trace "$4")
+  step "$1" python3 bench/seed_by_hand.py --long-runs --fixes "$2" \
+    --epochs "${SEED_EPOCHS:-3}" --min-seconds "${SEED_MIN_S:-0}" \
+    --processes "${SEED_PROCESSES:-1}" "${trace[@]}" --out "$3"
 }
 
 # Why advisor's run of blocks got the seed combination's batches slower than a plain process
@@ -498,6 +520,18 @@ loader_trace() {
     --cycles 7 --steps 20 --settle 14 --loader-trace "$dir/plain" --out "$results/plain-blocks.json"
   grep -E "^seed_by_hand.py: cycle [0-9]+, " "$logs/loader_trace_plain.log" | tee -a "$out/summary.txt"
   python3 bench/scripts/loader_trace.py "$dir/advisor" "$dir/plain" | tee -a "$out/summary.txt"
+}
+
+# Lightning as its docs write it (bench/user_trial/lightning_docs.py) on the GPU: the trainer
+# trial's checks (docs/benchmarks.md): the closure's `Optimizer.step#` range in phase optimizer,
+# aten::std counted once a call, the step's data row beside data-loader-stall, the planted loop
+# (lines 65-66) named. About a minute; its report.md lands in $OUT.
+lightning_docs() {
+  step lightning_docs build-gpu/advisor bisect --out "$results/lightning-docs" -- \
+    python3 bench/user_trial/lightning_docs.py --accelerator gpu
+  cp "$results/lightning-docs/report.md" "$out/lightning-docs-report.md"
+  grep -E "^\[bisect\]|hot spot|finding" "$logs/lightning_docs.log" | tail -n 12 |
+    tee -a "$out/summary.txt"
 }
 
 # Several ranks (issue #16), on two GPUs over NCCL; skipped with a line on fewer. In about 6
@@ -753,11 +787,12 @@ zoo() {
 for stage in "${stages[@]}"; do
   case "$stage" in
     build) build || { log "build failed: later stages skipped"; exit 1; } ;;
-    tests|script_tests|zoo_cpu|controls|vit|graphs|overhead|zoo|script|compile_findings|compile_modes|round_trip|script_overhead|script_autotest|loader_trace|script_pipeline|traces|analyze_bench|marker_cost|ddp|seed|detached_cost|detached_cost_ddp|rank_traces|real_models|stragglers|memory|memory_oracle)
+    tests|script_tests|zoo_cpu|controls|vit|graphs|overhead|zoo|script|compile_findings|compile_modes|round_trip|script_overhead|script_autotest|loader_trace|lightning_docs|script_pipeline|traces|analyze_bench|marker_cost|ddp|seed|detached_cost|detached_cost_ddp|rank_traces|real_models|stragglers|memory|memory_oracle)
       "$stage" ;;
     diff) diff_stage ;;
     *) log "unknown stage '$stage' (build, tests, script_tests, zoo_cpu, controls, vit, graphs, overhead," \
-         "zoo, script, compile_findings, compile_modes, round_trip, script_overhead, script_autotest, loader_trace, script_pipeline, traces, analyze_bench," \
+         "zoo, script, compile_findings, compile_modes, round_trip, script_overhead, script_autotest, loader_trace, lightning_docs, script_pipeline," \
+         "traces, analyze_bench," \
          "marker_cost, ddp, seed, detached_cost, detached_cost_ddp, rank_traces, real_models," \
          "stragglers, memory, memory_oracle, diff)"; exit 2 ;;
   esac

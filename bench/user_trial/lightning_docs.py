@@ -4,6 +4,7 @@ and the default logger and progress bar, trainer.fit(model, datamodule=dm). It c
 synthetic 6-channel sensor windows on the CPU.
 
     OMP_NUM_THREADS=1 python lightning_docs.py [--max_steps N]    # one thread on a shared CPU
+    python lightning_docs.py --accelerator gpu                     # on a GPU
 
 Planted: RollingStats.forward (`features`) takes each window's rolling mean and spread with a
 Python loop over time steps, 113 slices a batch, where F.avg_pool1d of x and of x * x does it
@@ -14,10 +15,15 @@ import argparse
 import math
 import tempfile
 
-import lightning as L
 import torch
 import torch.nn.functional as F
-from lightning.pytorch.callbacks import LearningRateMonitor, ModelCheckpoint
+
+try:  # the `lightning` package, or `pytorch-lightning` alone as on the GPU machine
+    import lightning as L
+    from lightning.pytorch.callbacks import LearningRateMonitor, ModelCheckpoint
+except ImportError:
+    import pytorch_lightning as L
+    from pytorch_lightning.callbacks import LearningRateMonitor, ModelCheckpoint
 from torch import nn
 from torch.utils.data import DataLoader, Dataset
 
@@ -99,10 +105,11 @@ class ActivityClassifier(L.LightningModule):
 def main(extra_callbacks=()):
     parser = argparse.ArgumentParser()
     parser.add_argument("--max_steps", type=int, default=2000)
+    parser.add_argument("--accelerator", default="cpu")
     args = parser.parse_args()
     L.seed_everything(0)
     with tempfile.TemporaryDirectory(prefix="lightning-docs-") as root:
-        trainer = L.Trainer(max_steps=args.max_steps, accelerator="cpu", devices=1,
+        trainer = L.Trainer(max_steps=args.max_steps, accelerator=args.accelerator, devices=1,
                             default_root_dir=root, log_every_n_steps=10,
                             callbacks=[ModelCheckpoint(monitor="train_loss"),
                                        LearningRateMonitor(logging_interval="step"),
