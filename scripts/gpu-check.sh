@@ -525,13 +525,22 @@ loader_trace() {
 # Lightning as its docs write it (bench/user_trial/lightning_docs.py) on the GPU: the trainer
 # trial's checks (docs/benchmarks.md): the closure's `Optimizer.step#` range in phase optimizer,
 # aten::std counted once a call, the step's data row beside data-loader-stall, the planted loop
-# (lines 65-66) named. About a minute; its report.md lands in $OUT.
+# (lines 71-72) named; then the same by hand. About a minute; its report.md lands in $OUT.
 lightning_docs() {
   step lightning_docs build-gpu/advisor bisect --out "$results/lightning-docs" -- \
     python3 bench/user_trial/lightning_docs.py --accelerator gpu
   cp "$results/lightning-docs/report.md" "$out/lightning-docs-report.md"
   grep -E "^\[bisect\]|hot spot|finding" "$logs/lightning_docs.log" | tail -n 12 |
     tee -a "$out/summary.txt"
+  # By hand right after (bench/user_trial/docs_by_hand.py): the step and the gap from the
+  # optimizer's end to the next forward (the data row), then the planted loop's share, its fix
+  # swapped in every 10 steps.
+  local mode
+  for mode in "" --alternate; do
+    step "lightning_by_hand${mode:+_alternate}" python3 bench/user_trial/docs_by_hand.py lightning \
+      --accelerator gpu $mode &&
+      tail -n 1 "$logs/lightning_by_hand${mode:+_alternate}.log" | tee -a "$out/summary.txt"
+  done
 }
 
 # Several ranks (issue #16), on two GPUs over NCCL; skipped with a line on fewer. In about 6

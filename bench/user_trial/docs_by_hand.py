@@ -4,14 +4,14 @@ logging and progress bar included, as advisor's step includes them), and with --
 loop replaced by its vectorised form, for an A/B of its share.
 
     python docs_by_hand.py lightning|hf [--fixed | --alternate] [--workers N] [--steps 300]
-                                        [--skip 30]
+                                        [--skip 30] [--accelerator gpu]
 
 Prints one line: the script, planted or fixed, the median step and its quartiles in ms, and the
 median gap from an optimizer step's end to the model's next forward (advisor's data phase) with
 the part of it spent in the DataLoader iterator's __next__. --workers sets lightning_docs.py's
 DataLoader workers (2 in the script). --alternate swaps the planted loop and its fix every 10
 steps in one process, so that both see the same load, and prints each one's median step and the
-planted loop's share, (planted - fixed) / planted.
+planted loop's share, (planted - fixed) / planted. --accelerator is lightning_docs.py's (cpu).
 """
 
 import argparse
@@ -72,6 +72,7 @@ def main():
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--skip", type=int, default=30)
     parser.add_argument("--workers", type=int)
+    parser.add_argument("--accelerator", default="cpu")
     args = parser.parse_args()
     starts, fixed_steps = [], []
     gaps, fetches = Gaps(), []
@@ -82,12 +83,12 @@ def main():
         iterator.__next__ = timed(iterator.__next__, fetches)
     sys.argv = [sys.argv[0], "--max_steps", str(args.steps)]
     if args.script == "lightning":
-        import lightning as L
         import lightning_docs as script
 
+        sys.argv += ["--accelerator", args.accelerator]
         planted_class, fix = script.RollingStats, rolling_stats_fixed
 
-        class StepClock(L.Callback):
+        class StepClock(script.L.Callback):
             def on_train_batch_start(self, *unused):
                 starts.append(time.perf_counter())
                 alternate(len(starts))
