@@ -3,6 +3,7 @@
 // it fires and near misses where it must not; the clean cases expect nothing at all.
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -37,6 +38,19 @@ std::vector<std::string> CaseNames() {
   }
   std::sort(names.begin(), names.end());
   return names;
+}
+
+// Where the case gives `field`: a number, the rule's estimate to 0.05 (MB or ms); null, the rule
+// makes none.
+void ExpectEstimate(const json& want, const char* field, const std::optional<double>& estimate,
+                    const std::string& rule) {
+  const auto expected = want.find(field);
+  if (expected == want.end()) return;
+  if (expected->is_null()) {
+    EXPECT_FALSE(estimate) << rule << " " << field;
+  } else {
+    EXPECT_NEAR(estimate.value_or(-1), expected->get<double>(), 0.05) << rule << " " << field;
+  }
 }
 
 json CaseFile(const std::string& name) { return ReadJson(kFixtures / "cases" / (name + ".json")); }
@@ -94,15 +108,8 @@ TEST_P(BuiltinRuleCase, FiresExactlyTheExpectedFindings) {
       for (const json& quoted : want.value("message_contains", json::array())) {
         EXPECT_THAT(finding.message, HasSubstr(quoted.get<std::string>())) << finding.rule;
       }
-      // A number: the rule's estimate to 0.05 MB; null: the rule makes none.
-      if (const auto saving = want.find("expected_saving_mb"); saving != want.end()) {
-        if (saving->is_null()) {
-          EXPECT_FALSE(finding.expected_saving_mb) << finding.rule;
-        } else {
-          EXPECT_NEAR(finding.expected_saving_mb.value_or(-1), saving->get<double>(), 0.05)
-              << finding.rule;
-        }
-      }
+      ExpectEstimate(want, "expected_saving_mb", finding.expected_saving_mb, finding.rule);
+      ExpectEstimate(want, "expected_gain_ms", finding.expected_gain_ms, finding.rule);
     }
   }
 }
