@@ -9,7 +9,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "engine/analysis/line_costs.h"
+#include "engine/analysis/view_ops.h"
 #include "engine/json_input/json_document.h"
 #include "engine/script/compile_message.h"
 #include "engine/script/loader_summary.h"
@@ -40,7 +43,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       measured.attribution->StepOps();
       const advisor::LabelledSteps labelled = advisor::ReadLabelledSteps(window);
       advisor::LineOfOp(labelled, "aten::gather");
-      advisor::ScopeLines(labelled, 10.0, 100.0);
+      const std::vector<advisor::LineCost> lines = advisor::CostsByLine(labelled);
+      advisor::ScopeLines(lines, advisor::CallsPerStep(labelled), 10.0, 100.0);
+      advisor::ViewOpMs(advisor::OwnOpsOfLines(lines));
     }
   } catch (const advisor::ProbeMessageError&) {
   } catch (const advisor::RankEnvironmentError&) {

@@ -5,7 +5,6 @@
 
 #include "engine/analysis/placement.h"
 #include "engine/analysis/sequence_numbers.h"
-#include "engine/analysis/view_ops.h"
 #include "engine/util/median.h"
 
 namespace advisor {
@@ -50,6 +49,28 @@ bool InsideItsName(const Timeline& timeline, const OpPlacements& placements, int
   return false;
 }
 
+// A line's ops by name, each number the median of the steps' (0 in a step that ran none of
+// them), costliest first.
+std::vector<LineOps> MedianKinds(const std::vector<LineCost>& per_step) {
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_name;
+  for (std::size_t at = 0; at < per_step.size(); ++at) {
+    for (const LineOps& ops : per_step[at].op_kinds) {
+      auto& [calls, ms] = by_name[ops.name];
+      calls.resize(per_step.size());
+      ms.resize(per_step.size());
+      calls[at] = ops.calls;
+      ms[at] = ops.ms;
+    }
+  }
+  std::vector<LineOps> kinds;
+  for (const auto& [name, values] : by_name) {
+    kinds.push_back({name, Median(values.first), Median(values.second)});
+  }
+  std::stable_sort(kinds.begin(), kinds.end(),
+                   [](const LineOps& a, const LineOps& b) { return a.ms > b.ms; });
+  return kinds;
+}
+
 }  // namespace
 
 std::vector<LineCost> CostsByLine(const LabelledSteps& step) {
@@ -84,6 +105,12 @@ std::vector<LineCost> CostsByLine(const LabelledSteps& step) {
       LineCost& line = line_at(label, at);
       line.ops += 1;
       line.op_ms += Ms(op);
+      const std::string name = op.name.str();
+      auto kind = std::find_if(line.op_kinds.begin(), line.op_kinds.end(),
+                               [&name](const LineOps& ops) { return ops.name == name; });
+      if (kind == line.op_kinds.end()) kind = line.op_kinds.insert(kind, LineOps{name});
+      kind->calls += 1;
+      kind->ms += Ms(op);
     } else if (op.scope == OpScope::kBackward && placements[i].top_level == index &&
                creator[i] >= 0) {
       const int label = LabelAround(step, placements, creator[i]);
@@ -108,6 +135,7 @@ std::vector<LineCost> CostsByLine(const LabelledSteps& step) {
     line.op_ms = median(&LineCost::op_ms);
     line.own_ms = median(&LineCost::own_ms);
     line.backward_ms = median(&LineCost::backward_ms);
+    line.op_kinds = MedianKinds(per_step);
     lines.push_back(std::move(line));
   }
   std::stable_sort(lines.begin(), lines.end(),
@@ -115,36 +143,44 @@ std::vector<LineCost> CostsByLine(const LabelledSteps& step) {
   return lines;
 }
 
-std::optional<double> ViewOpUs(const LabelledSteps& step) {
-  const Timeline& timeline = step.timeline;
-  const OpPlacements placements = PlaceOps(timeline);
-  std::vector<double> us;
-  for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
-    const OpEvent& op = timeline.ops[i];
-    if (placements[i].step < 0 || op.scope != OpScope::kForward || !IsViewOp(op.name.str()) ||
-        LineOfOwnOp(step, placements, static_cast<int>(i)) < 0) {
-      continue;
+std::vector<OpCost> OwnOpsOfLines(const std::vector<LineCost>& lines) {
+  std::map<std::string, OpCost> by_name;
+  for (const LineCost& line : lines) {
+    for (const LineOps& ops : line.op_kinds) {
+      OpCost& op = by_name[ops.name];
+      op.name = ops.name;
+      op.phase = Phase::kForward;
+      op.calls += ops.calls;
+      op.cost.host_ms += ops.ms;
     }
-    us.push_back(1e3 * Ms(op));
   }
-  if (us.empty()) return std::nullopt;
-  return Median(us);
+  std::vector<OpCost> ops;
+  for (auto& entry : by_name) ops.push_back(std::move(entry.second));
+  return ops;
 }
 
-std::vector<SourceLine> ScopeLines(const LabelledSteps& step, double scope_ms, double step_ms) {
-  const std::vector<LineCost> costs = CostsByLine(step);
+double CallsPerStep(const LabelledSteps& step) {
+  if (step.timeline.steps.empty()) return 0;
+  return static_cast<double>(step.scope_calls) / static_cast<double>(step.timeline.steps.size());
+}
+
+std::vector<SourceLine> ScopeLines(const std::vector<LineCost>& costs, double calls_per_step,
+                                   double scope_ms, double step_ms) {
   double labelled_ms = 0;
   for (const LineCost& line : costs) labelled_ms += line.ms();
   std::vector<SourceLine> lines;
-  if (labelled_ms <= 0 || step_ms <= 0 || step.timeline.steps.empty()) return lines;
-  const double calls_per_step =
-      static_cast<double>(step.scope_calls) / static_cast<double>(step.timeline.steps.size());
+  if (labelled_ms <= 0 || step_ms <= 0) return lines;
   for (const LineCost& cost : costs) {
     SourceLine line;
     line.source = cost.source;
     line.runs = cost.runs;
     line.ops = cost.ops;
     line.op_us = cost.ops > 0 ? 1e3 * cost.op_ms / cost.ops : 0;
+    for (const LineOps& ops : cost.op_kinds) {
+      if (ops.calls <= 0) continue;  // a name the median step did not run
+      line.op_kinds.push_back({ops.name, ops.calls, 1e3 * ops.ms / ops.calls,
+                               cost.op_ms > 0 ? ops.ms / cost.op_ms : 0});
+    }
     if (calls_per_step > 0) {
       line.runs_per_call = cost.runs / calls_per_step;
       line.ops_per_call = cost.ops / calls_per_step;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/analysis/attribution.h"
 #include "engine/model/source_lines.h"
 #include "engine/timeline/timeline.h"
 
@@ -23,32 +24,44 @@ struct LabelledSteps {
   int scope_calls = 0;
 };
 
+// The ops of one name a line ran itself: each number the median of the steps'.
+struct LineOps {
+  std::string name;
+  double calls = 0;
+  double ms = 0;  // their host time
+};
+
 // One line in labelled steps: each number the median of the steps'.
 struct LineCost {
   SourceLocation source;
-  double runs = 0;         // its ranges: the times it ran
-  double ops = 0;          // the outermost ATen ops that ran in it (not in a line it called)
-  double op_ms = 0;        // those ops' host time
-  double own_ms = 0;       // its ranges' time less the labelled lines' inside them
-  double backward_ms = 0;  // the backward nodes its ops made (by sequence number)
+  double runs = 0;                // its ranges: the times it ran
+  double ops = 0;                 // the outermost ATen ops that ran in it (not in a line it called)
+  double op_ms = 0;               // those ops' host time
+  std::vector<LineOps> op_kinds;  // those ops by name, costliest first
+  double own_ms = 0;              // its ranges' time less the labelled lines' inside them
+  double backward_ms = 0;         // the backward nodes its ops made (by sequence number)
   double ms() const { return own_ms + backward_ms; }
 };
 
 // Every labelled line, heaviest (ms()) first.
 std::vector<LineCost> CostsByLine(const LabelledSteps& step);
 
-// The host time of the median call, in us, of the view ops (IsViewOp) the labelled lines ran
-// themselves; none where they ran none. What an op costs beside its work in the same steps as
-// the lines' ops (rules/python_loop.lua: a small op); a call that waited for a core does not move
-// it.
-std::optional<double> ViewOpUs(const LabelledSteps& step);
+// The ops the lines ran themselves, by name, as a window's forward ops (per step): ViewOpMs of
+// them is what a view op cost in the same steps as the lines' ops (rules/python_loop.lua: a small
+// op), read from the same placement of the ops as the lines' costs.
+std::vector<OpCost> OwnOpsOfLines(const std::vector<LineCost>& lines);
 
-// The lines of a scope that took `scope_ms` of a `step_ms` step in the windows: each line's
-// part of the labelled steps' lines' time, times scope_ms (labelling slows the lines, not their
+// The forward calls a step of the labelled module (LabelledSteps::scope_calls); 0 for the loss.
+double CallsPerStep(const LabelledSteps& step);
+
+// The lines of a scope (`costs`: CostsByLine of its labelled steps, `calls_per_step`:
+// CallsPerStep's) that took `scope_ms` of a `step_ms` step in the windows: each line's part of
+// the labelled steps' lines' time, times scope_ms (labelling slows the lines, not their
 // proportions), heaviest first; at most kMaxScopeLines, each at least kMinLineShare of the step.
 inline constexpr std::size_t kMaxScopeLines = 8;
 inline constexpr double kMinLineShare = 0.01;
-std::vector<SourceLine> ScopeLines(const LabelledSteps& step, double scope_ms, double step_ms);
+std::vector<SourceLine> ScopeLines(const std::vector<LineCost>& costs, double calls_per_step,
+                                   double scope_ms, double step_ms);
 
 // One line of the user's code that ran an op, and what the op cost there: each number the median
 // of the labelled steps'.

@@ -16,9 +16,10 @@ namespace advisor {
 
 bool IsViewOp(std::string_view name);
 
-// The host time of the median call, in ms, of the forward view ops among `ops` (a window's
-// top-level ops: WindowAttribution::TopOps), from each kind's mean call; none where there are
-// none.
+// The host time of the median call, in ms, of the forward view ops among `ops`, from each kind's
+// mean call; none where there are none. One measure for both places that price a small op: a
+// window's top-level ops (WindowAttribution::TopOps, the bisection's host-bound loops) and the
+// ops labelled lines ran themselves (OwnOpsOfLines, rules/python_loop.lua's small op).
 std::optional<double> ViewOpMs(const std::vector<OpCost>& ops);
 
 }  // namespace advisor

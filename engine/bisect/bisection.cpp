@@ -972,9 +972,12 @@ class Bisection {
       break;
     }
     const PhaseCosts costs = attribution.Inclusive(path);
-    hotspot.lines =
-        ScopeLines(labelled.front(), costs.forward.host_ms + costs.backward.host_ms, step_ms);
-    hotspot.view_op_us = ViewOpUs(labelled.front());
+    const std::vector<LineCost> line_costs = CostsByLine(labelled.front());
+    hotspot.lines = ScopeLines(line_costs, CallsPerStep(labelled.front()),
+                               costs.forward.host_ms + costs.backward.host_ms, step_ms);
+    if (const std::optional<double> view_op_ms = ViewOpMs(OwnOpsOfLines(line_costs))) {
+      hotspot.view_op_us = 1e3 * *view_op_ms;
+    }
     return hotspot;
   }
 
@@ -990,8 +993,9 @@ class Bisection {
       return;
     }
     if (labelled.empty()) return;
-    report.loss->lines = ScopeLines(labelled.front(), report.loss->ms + report.loss->backward_ms,
-                                    SharesStepMs(report.step));
+    report.loss->lines =
+        ScopeLines(CostsByLine(labelled.front()), CallsPerStep(labelled.front()),
+                   report.loss->ms + report.loss->backward_ms, SharesStepMs(report.step));
   }
 
   // Where memory climbs from step to step: the line whose allocations were kept, read in

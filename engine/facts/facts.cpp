@@ -95,6 +95,15 @@ json SourceFacts(const SourceLocation& source) {
   return {{"file", source.file}, {"line", source.line}, {"text", source.text}};
 }
 
+json OpKindFacts(const std::vector<LineOpKind>& kinds) {
+  json facts = json::array();
+  for (const LineOpKind& kind : kinds) {
+    facts.push_back(
+        {{"name", kind.name}, {"calls", kind.calls}, {"us", kind.us}, {"share", kind.share}});
+  }
+  return facts;
+}
+
 json SourceLineFacts(const std::vector<SourceLine>& lines) {
   json facts = json::array();
   for (const SourceLine& line : lines) {
@@ -102,6 +111,7 @@ json SourceLineFacts(const std::vector<SourceLine>& lines) {
                   {"runs", line.runs},
                   {"ops", line.ops},
                   {"op_us", line.op_us},
+                  {"op_kinds", OpKindFacts(line.op_kinds)},
                   {"ms", line.ms},
                   {"share", line.share}};
     PutIf(entry, "runs_per_call", line.runs_per_call);

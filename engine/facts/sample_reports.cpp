@@ -71,6 +71,7 @@ RunReport SampleReportAllMeasured() {
   gather_line.runs = 2;
   gather_line.ops = 4;
   gather_line.op_us = 900;
+  gather_line.op_kinds = {{"aten::gather", 2, 1500, 0.83}, {"aten::view", 2, 300, 0.17}};
   gather_line.runs_per_call = 1;
   gather_line.ops_per_call = 2;
   gather_line.ms = 6.5;

@@ -99,9 +99,10 @@ struct Hotspot {
   std::optional<SourceLocation> source;
   // The module's lines in the user's code, heaviest first, where the door labels calls (a script).
   std::vector<SourceLine> lines;
-  // The host time of the median call of a view op (aten::slice, aten::view: no arithmetic) those
-  // lines ran, in us, in the same labelled steps: what an op costs beside its work
-  // (engine/analysis/view_ops.h). None where they ran none.
+  // The host time of the median call of a view op (aten::slice, aten::view: no arithmetic) the
+  // module's labelled lines ran themselves, in us as the lines' op_us, in the same labelled steps:
+  // what an op costs beside its work (engine/analysis/view_ops.h: ViewOpMs). None where they ran
+  // none.
   std::optional<double> view_op_us;
   // The lines that ran `op` (for a backward node, whose forward ops made it), costliest first;
   // `source` is the first's. Where the door labels calls (a script), else none.

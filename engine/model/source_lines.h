@@ -11,6 +11,15 @@
 
 namespace advisor {
 
+// The ops of one name a line of the user's code ran itself (the median step's): whether the line's
+// time is in many small ops or in one costly op it repeats (rules/python_loop.lua).
+struct LineOpKind {
+  std::string name;  // "aten::matmul"
+  double calls = 0;  // per step
+  double us = 0;     // the mean call's host time
+  double share = 0;  // of the line's ops' host time
+};
+
 // One line of the user's code: what it ran in labelled steps (the median step's), and its part of
 // the time of the code it belongs to (the module's or the loss's), per step.
 struct SourceLine {
@@ -18,6 +27,7 @@ struct SourceLine {
   double runs = 0;   // the times it ran (a loop's body line: once an iteration)
   double ops = 0;    // the outermost ATen ops it ran, not those of the labelled lines it called
   double op_us = 0;  // those ops' mean host time
+  std::vector<LineOpKind> op_kinds;  // those ops by name, costliest first
   // runs and ops over the module's forward calls in the step, for a module's line (a loop in the
   // forward runs many times a call; a module called many times a step need not); absent for the
   // loss's.

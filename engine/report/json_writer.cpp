@@ -154,6 +154,15 @@ json SourceToJson(const std::optional<SourceLocation>& source) {
   return {{"file", source->file}, {"line", source->line}, {"text", source->text}};
 }
 
+json OpKindsToJson(const std::vector<LineOpKind>& kinds) {
+  json out = json::array();
+  for (const LineOpKind& kind : kinds) {
+    out.push_back(
+        {{"name", kind.name}, {"calls", kind.calls}, {"us", kind.us}, {"share", kind.share}});
+  }
+  return out;
+}
+
 json SourceLinesToJson(const std::vector<SourceLine>& lines) {
   json out = json::array();
   for (const SourceLine& line : lines) {
@@ -163,6 +172,7 @@ json SourceLinesToJson(const std::vector<SourceLine>& lines) {
                    {"runs", line.runs},
                    {"ops", line.ops},
                    {"op_us", line.op_us},
+                   {"op_kinds", OpKindsToJson(line.op_kinds)},
                    {"runs_per_call", OrNull(line.runs_per_call)},
                    {"ops_per_call", OrNull(line.ops_per_call)},
                    {"ms", line.ms},
@@ -208,6 +218,7 @@ json HotspotToJson(const std::optional<Hotspot>& hotspot, bool gpu_measured, boo
           {"source", std::move(source)},
           {"op_lines", OpLinesToJson(hotspot->op_lines)},
           {"lines", SourceLinesToJson(hotspot->lines)},
+          {"view_op_us", OrNull(hotspot->view_op_us)},
           {"top_ops", OpsToJson(hotspot->top_ops, gpu_measured, faults_counted)},
           {"confidence", hotspot->confidence},
           {"candidates", hotspot->candidates}};

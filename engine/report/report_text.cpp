@@ -178,10 +178,22 @@ std::string AvoidableCostSentence(const RunReport& report, const InlineMarkup& m
   }
   if (top.rule == "python-loop" && report.hotspot) {
     if (const SourceLine* line = LineOfFinding(report.hotspot->lines, top)) {
-      return "The biggest avoidable cost is a Python loop in " + markup.code(top.path) +
-             "'s forward: " + LineText(line->source, markup) + " takes " +
-             FormatShare(line->share) + " of the step, " + std::to_string(std::lround(line->ops)) +
-             " small ops a step.";
+      const std::string where = markup.code(top.path) +
+                                "'s forward: " + LineText(line->source, markup) + " takes " +
+                                FormatShare(line->share) + " of the step, ";
+      const std::string ops = std::to_string(std::lround(line->ops));
+      // A finding that names an op is a loop whose time is that one costly op, repeated
+      // (rules/python_loop.lua); one that names none, a loop of small ops.
+      const auto costly =
+          std::find_if(line->op_kinds.begin(), line->op_kinds.end(),
+                       [&top](const LineOpKind& kind) { return kind.name == top.op; });
+      if (costly == line->op_kinds.end()) {
+        return "The biggest avoidable cost is a Python loop in " + where + ops +
+               " small ops a step.";
+      }
+      return "The biggest avoidable cost is a loop in " + where + "repeating " +
+             markup.code(top.op) + " (" + FormatShare(costly->share) + " of its ops' time) among " +
+             ops + " ops a step.";
     }
   }
   return "";

@@ -115,6 +115,12 @@ TEST(BuildFacts, HotspotWithItsOpsAndSource) {
   EXPECT_EQ(hotspot.at("ops")[0].at("path"), "blocks.0.attn");
   EXPECT_DOUBLE_EQ(hotspot.at("ops")[0].at("share"), 1.5 / 20.0);
   EXPECT_DOUBLE_EQ(hotspot.at("view_op_us"), 1.5);
+  const json kinds = hotspot.at("lines").at(0).at("op_kinds");
+  ASSERT_EQ(kinds.size(), 2u);
+  EXPECT_EQ(kinds.at(0).at("name"), "aten::gather");
+  EXPECT_DOUBLE_EQ(kinds.at(0).at("calls"), 2);
+  EXPECT_DOUBLE_EQ(kinds.at(0).at("us"), 1500);
+  EXPECT_DOUBLE_EQ(kinds.at(0).at("share"), 0.83);
   EXPECT_FALSE(BuildFacts(SampleReportNothingMeasured()).contains("hotspot"));
   RunReport unlabelled = SampleReportAllMeasured();
   unlabelled.hotspot->view_op_us.reset();

@@ -144,6 +144,28 @@ TEST(JsonWriter, HotspotListsTheLinesThatRanItsOp) {
   EXPECT_EQ(lines.at(1).at("forward_op"), "aten::dropout");
 }
 
+// What python-loop judged a line's loop by (rules/python_loop.lua): the line's ops by name, and
+// the view op's time the small op is measured against.
+TEST(JsonWriter, HotspotLinesCarryTheirOpsByNameAndTheViewOpsTime) {
+  EXPECT_TRUE(ReportToJson(FilledReport()).at("hotspot").at("view_op_us").is_null())
+      << "no line ran a view op";
+  RunReport report = FilledReport();
+  report.hotspot->view_op_us = 2.2;
+  SourceLine line;
+  line.source = {"/home/u/seq.py", 70, "gx = (inputs @ self.w_ih.t() + self.b_ih)[:, t]"};
+  line.op_kinds = {{"aten::matmul", 48, 480, 0.87}, {"aten::slice", 48, 2.1, 0.004}};
+  report.hotspot->lines = {line};
+  const json hotspot = ReportToJson(report).at("hotspot");
+  EXPECT_DOUBLE_EQ(hotspot.at("view_op_us").get<double>(), 2.2);
+  const json kinds = hotspot.at("lines").at(0).at("op_kinds");
+  ASSERT_EQ(kinds.size(), 2u);
+  EXPECT_EQ(kinds.at(0).at("name"), "aten::matmul");
+  EXPECT_DOUBLE_EQ(kinds.at(0).at("calls").get<double>(), 48);
+  EXPECT_DOUBLE_EQ(kinds.at(0).at("us").get<double>(), 480);
+  EXPECT_DOUBLE_EQ(kinds.at(0).at("share").get<double>(), 0.87);
+  EXPECT_EQ(kinds.at(1).at("name"), "aten::slice");
+}
+
 TEST(JsonWriter, OpsHaveInclusiveAndSelfTime) {
   const json op = ReportToJson(FilledReport()).at("ops").at(1);
   EXPECT_EQ(op.at("name"), "aten::addmm");

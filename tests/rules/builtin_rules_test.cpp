@@ -23,6 +23,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 
 const fs::path kFixtures = ADVISOR_RULE_FIXTURES_DIR;
 
@@ -107,6 +108,10 @@ TEST_P(BuiltinRuleCase, FiresExactlyTheExpectedFindings) {
       }
       for (const json& quoted : want.value("message_contains", json::array())) {
         EXPECT_THAT(finding.message, HasSubstr(quoted.get<std::string>())) << finding.rule;
+      }
+      // What the finding must not say: a reason that fits a near case, not this one.
+      for (const json& quoted : want.value("message_excludes", json::array())) {
+        EXPECT_THAT(finding.message, Not(HasSubstr(quoted.get<std::string>()))) << finding.rule;
       }
       ExpectEstimate(want, "expected_saving_mb", finding.expected_saving_mb, finding.rule);
       ExpectEstimate(want, "expected_gain_ms", finding.expected_gain_ms, finding.rule);

@@ -1294,6 +1294,12 @@ TEST(ScriptMode, APythonLoopInAModulesForwardIsNamedWithItsLine) {
   EXPECT_GE((*line)["ops_per_call"].get<double>(), 2 * 192.0) << line->dump();
   EXPECT_NE((*finding)["evidence"].get<std::string>().find("192 runs"), std::string::npos)
       << finding->dump();
+  // Judged by its ops by name against the view ops' time beside them (rules/python_loop.lua): a
+  // loop of small ops, so the step waits on Python.
+  EXPECT_NE((*finding)["message"].get<std::string>().find("waits on Python"), std::string::npos)
+      << finding->dump();
+  EXPECT_FALSE((*line)["op_kinds"].empty()) << line->dump();
+  EXPECT_TRUE(hotspot["view_op_us"].is_number()) << "the slicing line's aten::slice";
   // The line that only slices has its ops too (torch 1.x's indexing reaches no TorchFunctionMode:
   // the line tracer sees it).
   const json* slicing =
