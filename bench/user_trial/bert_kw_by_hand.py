@@ -20,6 +20,8 @@ import time
 import torch
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
+from alternation import print_alternated
+
 SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bert_kw.py")
 
 
@@ -71,13 +73,7 @@ def main():
     steps_ms = [(b - a) * 1e3 for a, b in zip(ends[args.skip:], ends[args.skip + 1:])]
     variants = fixed_steps[args.skip + 1:args.skip + 1 + len(steps_ms)]
     if args.alternate:
-        runs = {False: [], True: []}
-        for ms, fixed in zip(steps_ms, variants):
-            runs[fixed].append(ms)
-        planted_ms, fixed_ms = (statistics.median(runs[fixed]) for fixed in (False, True))
-        print(f"bert_kw alternated: planted {planted_ms:.2f} ms ({len(runs[False])} steps), "
-              f"fixed {fixed_ms:.2f} ms ({len(runs[True])} steps): the loop is "
-              f"{100 * (planted_ms - fixed_ms) / planted_ms:.1f}% of the step", flush=True)
+        print_alternated("bert_kw", steps_ms, variants)
         return
     q1, median, q3 = statistics.quantiles(steps_ms, n=4)
     print(f"bert_kw {'fixed' if args.fixed else 'planted'}: median step {median:.2f} ms "

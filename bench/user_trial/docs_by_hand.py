@@ -24,6 +24,8 @@ import torch.nn.functional as F
 from torch.optim.optimizer import register_optimizer_step_post_hook
 from torch.utils.data import dataloader
 
+from alternation import print_alternated
+
 
 def rolling_stats_fixed(self, x):
     window = self.window
@@ -116,13 +118,7 @@ def main():
     script.main((StepClock(),))
     steps_ms = [(b - a) * 1e3 for a, b in zip(starts[args.skip:], starts[args.skip + 1:])]
     if args.alternate:
-        runs = {False: [], True: []}
-        for ms, fixed in zip(steps_ms, fixed_steps[args.skip:]):
-            runs[fixed].append(ms)
-        planted_ms, fixed_ms = (statistics.median(runs[fixed]) for fixed in (False, True))
-        print(f"{args.script} alternated: planted {planted_ms:.2f} ms ({len(runs[False])} steps), "
-              f"fixed {fixed_ms:.2f} ms ({len(runs[True])} steps): the loop is "
-              f"{100 * (planted_ms - fixed_ms) / planted_ms:.1f}% of the step", flush=True)
+        print_alternated(args.script, steps_ms, fixed_steps[args.skip:])
         return
     q1, median, q3 = statistics.quantiles(steps_ms, n=4)
     gap_ms = statistics.median(gaps.ms[args.skip:])
