@@ -84,7 +84,11 @@ std::vector<LineCost> CostsByLine(const LabelledSteps& step) {
   const auto line_at = [&](int label, int step_index) -> LineCost& {
     const SourceLocation& source = step.labels.at(static_cast<std::size_t>(label));
     std::vector<LineCost>& line = by_step[{source.file, source.line}];
-    if (line.empty()) line.resize(steps, LineCost{source});
+    if (line.empty()) {
+      LineCost blank;
+      blank.source = source;
+      line.resize(steps, blank);
+    }
     return line[static_cast<std::size_t>(step_index)];
   };
   for (std::size_t i = 0; i < timeline.ops.size(); ++i) {
@@ -129,7 +133,8 @@ std::vector<LineCost> CostsByLine(const LabelledSteps& step) {
       for (const LineCost& cost : per_step) values.push_back(cost.*field);
       return Median(values);
     };
-    LineCost line{per_step.front().source};
+    LineCost line;
+    line.source = per_step.front().source;
     line.runs = median(&LineCost::runs);
     line.ops = median(&LineCost::ops);
     line.op_ms = median(&LineCost::op_ms);
