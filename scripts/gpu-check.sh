@@ -545,6 +545,23 @@ lightning_docs() {
   done
 }
 
+# A Hugging Face BERT called with keyword arguments, a per-token pooler planted
+# (bench/user_trial/bert_kw.py), then its by-hand oracle right after: the step, and the loop's
+# share with its fix swapped in every 10 steps (docs/benchmarks.md, "BERT and Lightning's docs
+# script on the H200"). About 80 s; its report.md lands in $OUT.
+bert_kw() {
+  step bert_kw build-gpu/advisor bisect --out "$results/bert-kw" -- \
+    python3 bench/user_trial/bert_kw.py
+  cp "$results/bert-kw/report.md" "$out/bert-kw-report.md"
+  grep -E "hot spot|finding" "$logs/bert_kw.log" | tail -n 8 | tee -a "$out/summary.txt"
+  local mode
+  for mode in "" --alternate; do
+    step "bert_kw_by_hand${mode:+_alternate}" python3 bench/user_trial/bert_kw_by_hand.py \
+      --steps 120 $mode &&
+      tail -n 1 "$logs/bert_kw_by_hand${mode:+_alternate}.log" | tee -a "$out/summary.txt"
+  done
+}
+
 # Several ranks (issue #16), on two GPUs over NCCL; skipped with a line on fewer. In about 6
 # minutes: `bisect --autotest` of bench/scripts/ddp_vit_train.py (DDP ViT-B/16, batch 4 per GPU)
 # under torchrun with 2 ranks, its per-rank facts and the DDP recipes measured (only the rules
@@ -798,11 +815,11 @@ zoo() {
 for stage in "${stages[@]}"; do
   case "$stage" in
     build) build || { log "build failed: later stages skipped"; exit 1; } ;;
-    tests|script_tests|zoo_cpu|controls|vit|graphs|overhead|zoo|script|compile_findings|compile_modes|round_trip|script_overhead|script_autotest|loader_trace|lightning_docs|script_pipeline|traces|analyze_bench|marker_cost|ddp|seed|detached_cost|detached_cost_ddp|rank_traces|real_models|stragglers|memory|memory_oracle)
+    tests|script_tests|zoo_cpu|controls|vit|graphs|overhead|zoo|script|compile_findings|compile_modes|round_trip|script_overhead|script_autotest|loader_trace|lightning_docs|bert_kw|script_pipeline|traces|analyze_bench|marker_cost|ddp|seed|detached_cost|detached_cost_ddp|rank_traces|real_models|stragglers|memory|memory_oracle)
       "$stage" ;;
     diff) diff_stage ;;
     *) log "unknown stage '$stage' (build, tests, script_tests, zoo_cpu, controls, vit, graphs, overhead," \
-         "zoo, script, compile_findings, compile_modes, round_trip, script_overhead, script_autotest, loader_trace, lightning_docs, script_pipeline," \
+         "zoo, script, compile_findings, compile_modes, round_trip, script_overhead, script_autotest, loader_trace, lightning_docs, bert_kw, script_pipeline," \
          "traces, analyze_bench," \
          "marker_cost, ddp, seed, detached_cost, detached_cost_ddp, rank_traces, real_models," \
          "stragglers, memory, memory_oracle, diff)"; exit 2 ;;
